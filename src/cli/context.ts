@@ -1,0 +1,91 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { UsageError } from '../core/errors.ts';
+import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
+import { readPlanFile } from '../core/plan/parse.ts';
+import { SqliteStore } from '../core/store/sqliteStore.ts';
+import type { Actor, PlanSource } from '../core/store/types.ts';
+import { int, str, type ParsedArgs } from './args.ts';
+
+/** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
+export class CliContext {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly args: ParsedArgs;
+  private repo: RepoLocation | undefined;
+  private opened: SqliteStore | undefined;
+
+  constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs) {
+    this.cwd = cwd;
+    this.env = env;
+    this.args = args;
+  }
+
+  get location(): RepoLocation {
+    this.repo ??= locateRepo(this.cwd, this.env);
+    return this.repo;
+  }
+
+  /** The database path: --db, then SPRINGFIELD_DB, then the repository's shared location. */
+  get dbPath(): string {
+    const flagged = str(this.args, 'db');
+    if (flagged) return resolve(this.cwd, flagged);
+    if (this.env.SPRINGFIELD_DB) return resolve(this.cwd, this.env.SPRINGFIELD_DB);
+    return this.location.dbPath;
+  }
+
+  /** Opens the store; readers of a missing database see an empty one and nothing is created. */
+  store(mode: 'write' | 'read'): SqliteStore {
+    this.opened ??= new SqliteStore(this.dbPath, { ifMissing: mode === 'write' ? 'create' : 'empty' });
+    return this.opened;
+  }
+
+  /** The worktree this process acts for: --worktree, else the current worktree's root. */
+  get worktree(): string {
+    const given = str(this.args, 'worktree');
+    if (given) {
+      const abs = resolve(this.cwd, given);
+      return existsSync(abs) ? realpathSync(abs) : abs;
+    }
+    const root = this.location.worktreeRoot;
+    if (!root) throw new UsageError('no_worktree', 'not inside a worktree (a bare repository has none): pass --worktree PATH');
+    return root;
+  }
+
+  get actor(): Actor {
+    const agent = str(this.args, 'agent') ?? (this.env.SPRINGFIELD_AGENT || null);
+    return { worktree: this.worktree, agent, token: this.token };
+  }
+
+  private get token(): number | null {
+    const flagged = int(this.args, 'token');
+    if (flagged !== undefined) return flagged;
+    const env = this.env.SPRINGFIELD_CLAIM_TOKEN;
+    if (env === undefined || env === '') return null;
+    if (!/^\d+$/.test(env)) throw new UsageError('bad_token', `SPRINGFIELD_CLAIM_TOKEN must be a whole number, got '${env}'`);
+    return Number(env);
+  }
+
+  /** The plan's key in the store: its path relative to the worktree root, with forward slashes. */
+  planKey(pathArg: string): string {
+    const abs = resolve(this.cwd, pathArg);
+    const root = this.location.worktreeRoot ?? this.cwd;
+    const real = existsSync(abs) ? realpathSync(abs) : abs;
+    const rel = relative(root, real);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+      throw new UsageError('plan_outside_worktree', `${pathArg}: plan must be a file inside the worktree ${root}`);
+    }
+    return rel.split(sep).join('/');
+  }
+
+  /** Reads and parses the plan file in this worktree (refusing malformed plans before any write). */
+  planSource(pathArg: string): PlanSource {
+    const planPath = this.planKey(pathArg);
+    const root = this.location.worktreeRoot ?? this.cwd;
+    return { planPath, plan: readPlanFile(resolve(root, planPath), pathArg) };
+  }
+
+  close(): void {
+    this.opened?.close();
+  }
+}

@@ -1,0 +1,38 @@
+import type { OptionSpec } from './args.ts';
+import { GLOBAL_OPTIONS, type Command } from './command.ts';
+
+export const VERSION = '0.1.0';
+
+/** `springfield --help`. */
+export function mainHelp(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return [
+    'springfield — coordinate several coding agents on one repository',
+    '',
+    'Usage: springfield <command> [args] [--json] [--db PATH] [--worktree PATH] [--agent ID]',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    "Run 'springfield <command> --help' for a command's arguments.",
+    'Exit codes: 0 done · 1 refused by the rules · 2 bad usage or input · 3 environment (not a repo, locked, schema too new)',
+  ].join('\n');
+}
+
+/** `springfield <command> --help`. */
+export function commandHelp(c: Command): string {
+  const usage = ['springfield', c.name, ...c.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`)), '[options]'].join(' ');
+  const opt = (o: OptionSpec) => `--${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}${o.alias && o.alias.length > 1 ? ` (or --${o.alias})` : ''}`;
+  const all = [...c.options, ...GLOBAL_OPTIONS];
+  const width = Math.max(...all.map((o) => opt(o).length), ...c.positionals.map((p) => p.name.length + 2)) + 2;
+  return [
+    `Usage: ${usage}`,
+    '',
+    c.summary.charAt(0).toUpperCase() + c.summary.slice(1) + '.',
+    ...(c.details ? ['', c.details] : []),
+    ...(c.positionals.length ? ['', 'Arguments:', ...c.positionals.map((p) => `  ${`<${p.name}>`.padEnd(width)}${p.description}`)] : []),
+    '',
+    'Options:',
+    ...all.map((o) => `  ${opt(o).padEnd(width)}${o.description}`),
+  ].join('\n');
+}

@@ -1,0 +1,59 @@
+import { SpringfieldError, UsageError, type ErrorCategory } from '../core/errors.ts';
+import { parseArgs } from './args.ts';
+import { GLOBAL_OPTIONS } from './command.ts';
+import { COMMANDS } from './commands/index.ts';
+import { CliContext } from './context.ts';
+import { commandHelp, mainHelp, VERSION } from './help.ts';
+
+const EXIT: Record<ErrorCategory, number> = { refused: 1, usage: 2, environment: 3 };
+const EXIT_INTERNAL = 70;
+
+export interface Io {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Runs one CLI invocation and returns its exit code; the only place errors become exit codes. */
+export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+  const json = argv.includes('--json');
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help' && rest.length === 0) {
+    io.stdout(mainHelp(COMMANDS) + '\n');
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  let ctx: CliContext | undefined;
+  try {
+    const commandName = name === 'help' ? (rest[0] as string) : name;
+    const command = COMMANDS.find((c) => c.name === commandName);
+    if (!command) throw new UsageError('unknown_command', `unknown command '${commandName}' (see 'springfield --help')`);
+    if (name === 'help' || rest.includes('--help') || rest.includes('-h')) {
+      io.stdout(commandHelp(command) + '\n');
+      return 0;
+    }
+    const args = parseArgs(command.name, rest, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
+    ctx = new CliContext(io.cwd, io.env, args);
+    const result = await command.run(ctx);
+    io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
+    return result.exitCode ?? 0;
+  } catch (err) {
+    return reportError(err, json, io);
+  } finally {
+    ctx?.close();
+  }
+}
+
+function reportError(err: unknown, json: boolean, io: Io): number {
+  const known = err instanceof SpringfieldError;
+  const code = known ? err.code : 'internal_error';
+  const message = known ? err.message : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+  io.stderr(`springfield: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  if (!known && io.env.SPRINGFIELD_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
+  if (json) io.stdout(JSON.stringify({ error: { code, message } }) + '\n');
+  return known ? EXIT[err.category] : EXIT_INTERNAL;
+}

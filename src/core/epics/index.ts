@@ -1,0 +1,4 @@
+/** The pure epic domain: state machine, complexity, ids. */
+export * from './transitions.ts';
+export * from './complexity.ts';
+export * from './ids.ts';

@@ -1,0 +1,117 @@
+/**
+ * The epic state machine (SPEC §4): one data table is the only way an epic's status changes.
+ * Pure: no database. The store applies a transition and records its event.
+ */
+import { RefusedError } from '../errors.ts';
+
+export type EpicStatus =
+  | 'planned' | 'ready' | 'in_progress' | 'implemented' | 'verified' | 'done' | 'deferred' | 'blocked';
+
+export const EPIC_STATUSES: readonly EpicStatus[] = [
+  'planned', 'ready', 'in_progress', 'implemented', 'verified', 'done', 'deferred', 'blocked',
+];
+
+export type EpicEvent =
+  | 'plan_approved' | 'start' | 'steps_completed' | 'signal_pass' | 'signal_implementation_failure'
+  | 'signal_option_viability_failure' | 'signal_adr_invalidated' | 'merged' | 'new_plan_approved'
+  | 'defer' | 'resume' | 'iteration_budget_exhausted';
+
+export const EPIC_EVENTS: readonly EpicEvent[] = [
+  'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
+  'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
+  'defer', 'resume', 'iteration_budget_exhausted',
+];
+
+export type Role = 'marge' | 'lisa' | 'ralph' | 'bart' | 'lovejoy';
+
+export const ROLES: readonly Role[] = ['marge', 'lisa', 'ralph', 'bart', 'lovejoy'];
+
+/** Display names shown in the UI. */
+export const ROLE_NAMES: Readonly<Record<Role, string>> = {
+  marge: 'Marge',
+  lisa: 'Lisa',
+  ralph: 'Ralph',
+  bart: 'Bart',
+  lovejoy: 'Lovejoy',
+};
+
+export type SignalType = 'pass' | 'implementation_failure' | 'option_viability_failure' | 'adr_invalidated';
+
+export const SIGNAL_TYPES: readonly SignalType[] = [
+  'pass', 'implementation_failure', 'option_viability_failure', 'adr_invalidated',
+];
+
+export interface TransitionRow {
+  readonly from: EpicStatus;
+  readonly event: EpicEvent;
+  readonly to: EpicStatus;
+  /** The role that acts next, or null when nobody is due (a person or nothing). */
+  readonly nextRole: Role | null;
+  /** The condition in SPEC §4's words. */
+  readonly when: string;
+}
+
+/** SPEC §4's table, plus the iteration budget rule; `defer` is spelled out per status (not done, not deferred). */
+export const TRANSITIONS: readonly TransitionRow[] = [
+  { from: 'planned', event: 'plan_approved', to: 'ready', nextRole: null, when: 'plan approved' },
+  { from: 'ready', event: 'start', to: 'in_progress', nextRole: 'ralph', when: 'scheduler starts it' },
+  { from: 'in_progress', event: 'steps_completed', to: 'implemented', nextRole: 'bart', when: 'all steps completed and verification passes' },
+  { from: 'implemented', event: 'signal_pass', to: 'verified', nextRole: 'lovejoy', when: 'signal pass' },
+  { from: 'implemented', event: 'signal_implementation_failure', to: 'in_progress', nextRole: 'ralph', when: 'signal implementation_failure (next iteration)' },
+  { from: 'implemented', event: 'signal_option_viability_failure', to: 'blocked', nextRole: 'lisa', when: 'signal option_viability_failure' },
+  { from: 'implemented', event: 'signal_adr_invalidated', to: 'blocked', nextRole: 'lisa', when: 'signal adr_invalidated' },
+  { from: 'verified', event: 'merged', to: 'done', nextRole: null, when: 'merged' },
+  { from: 'blocked', event: 'new_plan_approved', to: 'ready', nextRole: 'ralph', when: 'new plan approved' },
+  { from: 'planned', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
+  { from: 'ready', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
+  { from: 'in_progress', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
+  { from: 'implemented', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
+  { from: 'verified', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
+  { from: 'blocked', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
+  { from: 'deferred', event: 'resume', to: 'planned', nextRole: null, when: 'resume' },
+  { from: 'in_progress', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
+  { from: 'implemented', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
+];
+
+/** The events accepted from `from`, in EPIC_EVENTS order (empty for `done`). */
+export function allowedEvents(from: EpicStatus): EpicEvent[] {
+  return EPIC_EVENTS.filter((event) => TRANSITIONS.some((row) => row.from === from && row.event === event));
+}
+
+/** Applies `event` to an epic in status `from`; refuses with `invalid_transition` and the allowed events. */
+export function transition(from: EpicStatus, event: EpicEvent): { to: EpicStatus; nextRole: Role | null } {
+  const row = TRANSITIONS.find((r) => r.from === from && r.event === event);
+  if (!row) {
+    const allowed = allowedEvents(from);
+    throw new RefusedError(
+      'invalid_transition',
+      `cannot ${event} an epic that is ${from}; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
+    );
+  }
+  return { to: row.to, nextRole: row.nextRole };
+}
+
+/** The epic event a review signal of this type raises. */
+export function signalEvent(type: SignalType): EpicEvent {
+  switch (type) {
+    case 'pass': return 'signal_pass';
+    case 'implementation_failure': return 'signal_implementation_failure';
+    case 'option_viability_failure': return 'signal_option_viability_failure';
+    case 'adr_invalidated': return 'signal_adr_invalidated';
+  }
+}
+
+/** True when `s` names an epic status. */
+export function isEpicStatus(s: string): s is EpicStatus {
+  return (EPIC_STATUSES as readonly string[]).includes(s);
+}
+
+/** True when `s` names an epic event. */
+export function isEpicEvent(s: string): s is EpicEvent {
+  return (EPIC_EVENTS as readonly string[]).includes(s);
+}
+
+/** True when `s` names a review signal type. */
+export function isSignalType(s: string): s is SignalType {
+  return (SIGNAL_TYPES as readonly string[]).includes(s);
+}

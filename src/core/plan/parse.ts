@@ -1,0 +1,286 @@
+import { readFileSync } from 'node:fs';
+import { PlanError } from '../errors.ts';
+import type { ItemKind, Plan, PlanItem, PlanStep } from './types.ts';
+
+const ANCHOR_RE = /^[a-z0-9][a-z0-9-]*$/;
+const HEADING_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
+const STEP_HEADING_RE = /^step\s+(\d+(?:\.\d+)*)\.?(?=[\s:{]|$)\s*:?(.*)$/i;
+const ANCHOR_SUFFIX_RE = /\{#([^}]*)\}\s*$/;
+const FENCE_RE = /^\s*(`{3,}|~{3,})(.*)$/;
+const DEPENDS_RE = /^\*\*depends on:?\*\*:?(.*)$/i;
+const KIND_LABEL_RE = /^\*\*(task|test|checkpoint)s?:?\*\*:?$/i;
+const CHECKBOX_RE = /^\s*[-*+]\s+\[([ xX])\](.*)$/;
+const CONTINUATION_RE = /^(?: {2,}|\t)\s*\S/;
+
+interface DependencyDraft {
+  readonly anchor: string;
+  readonly line: number;
+}
+
+interface ItemDraft {
+  readonly kind: ItemKind;
+  readonly ordinal: number;
+  text: string;
+  readonly checked: boolean;
+  readonly line: number;
+}
+
+interface StepDraft {
+  readonly anchor: string;
+  readonly parentAnchor: string | null;
+  readonly number: string;
+  readonly title: string;
+  readonly line: number;
+  readonly deps: DependencyDraft[];
+  readonly items: ItemDraft[];
+}
+
+interface Fence {
+  readonly char: string;
+  readonly length: number;
+}
+
+/** Collapses runs of whitespace to single spaces and trims, so re-wrapping never changes text. */
+function normalise(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Parses a plan file's text (SPEC §5); throws PlanError(file, line, reason) on a malformed plan. */
+export function parsePlan(text: string, file: string): Plan {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
+  const steps: StepDraft[] = [];
+  const anchorLines = new Map<string, number>();
+  const sections = new Map<string, string[]>();
+  let title: string | null = null;
+  let step: StepDraft | null = null; // the step or substep receiving lines
+  let parent: StepDraft | null = null; // the current top-level step, for `### Step` headings
+  let sectionBody: string[] | null = null;
+  let kind: ItemKind = 'task';
+  let lastItem: ItemDraft | null = null;
+  let fence: Fence | null = null;
+
+  const openStep = (level: number, match: RegExpExecArray, line: number): void => {
+    if (level === 3 && parent === null) throw new PlanError(file, line, 'substep outside a step');
+    const number = match[1] ?? '';
+    let rest = match[2] ?? '';
+    let anchor = `step-${number.replaceAll('.', '-')}`;
+    const explicit = ANCHOR_SUFFIX_RE.exec(rest);
+    if (explicit) {
+      anchor = (explicit[1] ?? '').trim();
+      rest = rest.slice(0, explicit.index);
+      if (!ANCHOR_RE.test(anchor)) {
+        throw new PlanError(file, line, `invalid anchor "${anchor}" (use lowercase letters, digits and dashes)`);
+      }
+    }
+    const stepTitle = normalise(rest);
+    if (stepTitle === '') throw new PlanError(file, line, 'empty step title');
+    const first = anchorLines.get(anchor);
+    if (first !== undefined) throw new PlanError(file, line, `duplicate anchor ${anchor} (first at line ${first})`);
+    anchorLines.set(anchor, line);
+    const draft: StepDraft = {
+      anchor, parentAnchor: level === 3 && parent ? parent.anchor : null, number, title: stepTitle, line, deps: [], items: [],
+    };
+    steps.push(draft);
+    step = draft;
+    if (level === 2) parent = draft;
+    sectionBody = null;
+    kind = 'task';
+    lastItem = null;
+  };
+
+  for (const [index, raw] of lines.entries()) {
+    const line = index + 1;
+    const fenceMatch = FENCE_RE.exec(raw);
+    if (fence) {
+      const marker = fenceMatch?.[1] ?? '';
+      if (marker[0] === fence.char && marker.length >= fence.length && (fenceMatch?.[2] ?? '').trim() === '') fence = null;
+      sectionBody?.push(raw);
+      continue;
+    }
+    if (fenceMatch && !(fenceMatch[1]?.startsWith('`') && fenceMatch[2]?.includes('`'))) {
+      const marker = fenceMatch[1] ?? '```';
+      fence = { char: marker[0] ?? '`', length: marker.length };
+      sectionBody?.push(raw);
+      lastItem = null;
+      continue;
+    }
+
+    const heading = HEADING_RE.exec(raw);
+    if (heading) {
+      const level = (heading[1] ?? '').length;
+      const headingText = (heading[2] ?? '').replace(/(?:^|\s+)#+\s*$/, '').trim();
+      if (level === 1 && title === null) {
+        title = normalise(headingText.replace(/^plan\s*:/i, ''));
+        continue;
+      }
+      const stepMatch = level === 2 || level === 3 ? STEP_HEADING_RE.exec(headingText) : null;
+      if (stepMatch) {
+        openStep(level, stepMatch, line);
+        continue;
+      }
+      if (level === 2) {
+        const name = normalise(headingText);
+        const existing = sections.get(name);
+        if (existing) existing.push('');
+        sectionBody = existing ?? [];
+        sections.set(name, sectionBody);
+        step = null;
+        parent = null;
+        lastItem = null;
+        continue;
+      }
+      // any other heading is prose: it falls through to the generic handling below
+    }
+
+    const trimmed = raw.trim();
+    if (trimmed === '') {
+      sectionBody?.push(raw);
+      continue;
+    }
+    const depends = DEPENDS_RE.exec(trimmed);
+    if (depends) {
+      if (!step) throw new PlanError(file, line, 'dependency line outside a step');
+      const current: StepDraft = step;
+      for (const token of (depends[1] ?? '').split(/[\s,]+/)) {
+        const anchor = token.replace(/^#/, '');
+        if (anchor === '' || anchor.toLowerCase() === 'none') continue;
+        if (!current.deps.some((d) => d.anchor === anchor)) current.deps.push({ anchor, line });
+      }
+      lastItem = null;
+      continue;
+    }
+    const checkbox = CHECKBOX_RE.exec(raw);
+    if (checkbox) {
+      if (!step) throw new PlanError(file, line, 'checklist item outside a step');
+      const current: StepDraft = step;
+      const itemText = normalise(checkbox[2] ?? '');
+      if (itemText === '') throw new PlanError(file, line, 'empty checklist item');
+      const ordinal = current.items.filter((i) => i.kind === kind).length;
+      const item: ItemDraft = { kind, ordinal, text: itemText, checked: checkbox[1] !== ' ', line };
+      current.items.push(item);
+      lastItem = item;
+      continue;
+    }
+    if (step) {
+      const label = KIND_LABEL_RE.exec(trimmed);
+      if (label) {
+        kind = (label[1] ?? 'task').toLowerCase() as ItemKind;
+        lastItem = null;
+        continue;
+      }
+      if (lastItem && CONTINUATION_RE.test(raw)) {
+        lastItem.text = normalise(`${lastItem.text} ${trimmed}`);
+        continue;
+      }
+    }
+    sectionBody?.push(raw);
+    lastItem = null;
+  }
+
+  if (steps.length === 0) throw new PlanError(file, 0, 'plan has no steps');
+  validateDependencies(steps, file);
+  return {
+    title: title ?? '',
+    steps: steps.map((s, stepIndex): PlanStep => ({
+      anchor: s.anchor,
+      parentAnchor: s.parentAnchor,
+      number: s.number,
+      title: s.title,
+      stepIndex,
+      dependsOn: s.deps.map((d) => d.anchor),
+      items: s.items.map((i): PlanItem => ({ kind: i.kind, ordinal: i.ordinal, text: i.text, checked: i.checked, line: i.line })),
+      line: s.line,
+    })),
+    sections: Object.fromEntries([...sections].map(([name, body]) => [name, body.join('\n').trim()])),
+  };
+}
+
+/** Checks every dependency: known, not itself, not across a step/substep boundary, no cycles. */
+function validateDependencies(steps: readonly StepDraft[], file: string): void {
+  const byAnchor = new Map(steps.map((s) => [s.anchor, s]));
+  for (const step of steps) {
+    for (const dep of step.deps) {
+      const target = byAnchor.get(dep.anchor);
+      const fail = (reason: string): PlanError => new PlanError(file, dep.line, `${step.anchor} depends on ${reason}`);
+      if (!target) throw fail(`unknown step ${dep.anchor}`);
+      if (target === step) throw fail('itself');
+      if (target.parentAnchor === step.anchor) throw fail(`its own substep ${target.anchor}`);
+      if (step.parentAnchor === target.anchor) throw fail(`its own parent ${target.anchor}`);
+      if (target.parentAnchor !== null && target.parentAnchor !== step.parentAnchor) {
+        throw fail(`${target.anchor}, a substep of ${target.parentAnchor}; depend on ${target.parentAnchor} instead`);
+      }
+    }
+  }
+  const cycle = findCycle(steps);
+  if (cycle) {
+    const first = byAnchor.get(cycle[0] ?? '');
+    throw new PlanError(file, first?.line ?? 0, `dependency cycle: ${[...cycle, cycle[0]].join(' → ')}`);
+  }
+}
+
+/**
+ * Finds one dependency cycle, rotated to start at its earliest-declared step, or null. A parent
+ * needs its substeps (they go with it), so containment counts as an edge parent → substep.
+ */
+function findCycle(steps: readonly StepDraft[]): string[] | null {
+  const order = new Map(steps.map((s, i) => [s.anchor, i]));
+  const edges = new Map<string, string[]>(steps.map((s) => [s.anchor, s.deps.map((d) => d.anchor)]));
+  for (const s of steps) if (s.parentAnchor !== null) edges.get(s.parentAnchor)?.push(s.anchor);
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+
+  const visit = (anchor: string): string[] | null => {
+    state.set(anchor, 'visiting');
+    stack.push(anchor);
+    for (const next of edges.get(anchor) ?? []) {
+      const seen = state.get(next);
+      if (seen === 'visiting') return stack.slice(stack.indexOf(next));
+      if (seen === undefined) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(anchor, 'done');
+    return null;
+  };
+
+  for (const s of steps) {
+    if (state.has(s.anchor)) continue;
+    const cycle = visit(s.anchor);
+    if (!cycle) continue;
+    let start = 0;
+    cycle.forEach((a, i) => {
+      if ((order.get(a) ?? 0) < (order.get(cycle[start] ?? '') ?? 0)) start = i;
+    });
+    return [...cycle.slice(start), ...cycle.slice(0, start)];
+  }
+  return null;
+}
+
+/** Reads and parses a plan file; errors name `displayPath` (e.g. the repo-relative path). */
+export function readPlanFile(absPath: string, displayPath: string): Plan {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(absPath);
+  } catch (err) {
+    throw new PlanError(displayPath, 0, `cannot read plan: ${readFailureReason(err)}`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new PlanError(displayPath, 0, 'not valid UTF-8');
+  }
+  return parsePlan(text, displayPath);
+}
+
+function readFailureReason(err: unknown): string {
+  const code = err instanceof Error && 'code' in err ? String(err.code) : '';
+  switch (code) {
+    case 'ENOENT': return 'no such file';
+    case 'EISDIR': return 'is a directory';
+    case 'EACCES': case 'EPERM': return 'permission denied';
+    default: return err instanceof Error ? err.message : String(err);
+  }
+}

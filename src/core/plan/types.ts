@@ -1,0 +1,34 @@
+/** The parsed shape of a plan file (SPEC §5). */
+export type ItemKind = 'task' | 'test' | 'checkpoint';
+
+export const ITEM_KINDS: readonly ItemKind[] = ['task', 'test', 'checkpoint'];
+
+export interface PlanItem {
+  readonly kind: ItemKind;
+  /** Position within its kind group for this step, 0-based. */
+  readonly ordinal: number;
+  readonly text: string;
+  /** `- [x]` in the file; informational only, never part of the structural hash. */
+  readonly checked: boolean;
+  readonly line: number;
+}
+
+export interface PlanStep {
+  readonly anchor: string;
+  readonly parentAnchor: string | null;
+  /** "1" for a step, "1.1" for a substep, as written in the heading. */
+  readonly number: string;
+  readonly title: string;
+  /** Interleaved declaration order, 0-based: step-1, step-1-1, step-1-2, step-2, … */
+  readonly stepIndex: number;
+  readonly dependsOn: readonly string[];
+  readonly items: readonly PlanItem[];
+  readonly line: number;
+}
+
+export interface Plan {
+  readonly title: string;
+  readonly steps: readonly PlanStep[];
+  /** Free prose sections of the plan keyed by heading (e.g. "Approach", "Constraints"), trimmed. */
+  readonly sections: Readonly<Record<string, string>>;
+}

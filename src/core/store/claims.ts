@@ -1,0 +1,103 @@
+import { RefusedError } from '../errors.ts';
+import { countReady, countRemaining, partitionSteps, READY_CONDITION } from './readiness.ts';
+import { assertHolder, assertNoDrift, leaseUntil, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
+
+export const DEFAULT_LEASE_SECONDS = 7200;
+
+/**
+ * Claims the first ready top-level step (by step_index) with its substeps, or reclaims one whose
+ * lease expired. One guarded UPDATE inside the caller's IMMEDIATE transaction; bumps the token.
+ */
+export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number): ClaimResult {
+  const plan = source.planPath;
+  assertNoDrift(requirePlan(db, plan), source);
+  const at = now.toISOString();
+  const cand = db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`).get({ plan, now: at }) as StepRow | undefined;
+  if (!cand) {
+    const p = partitionSteps(db, plan, at);
+    const allDone = p.completed.length === p.all.length;
+    return { claimed: false, plan_path: plan, reason: allDone ? 'all_completed' : 'no_ready_steps', all_completed: allDone, blocked_steps: p.blocked, claimed_steps: p.claimed };
+  }
+  const until = leaseUntil(now, leaseSeconds);
+  const token = cand.claim_token + 1;
+  const changed = db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = @wt, claimed_agent = @agent, claim_token = @token,
+      claimed_at = @now, lease_expires_at = @until, heartbeat_at = NULL, started_at = NULL
+    WHERE plan_path = @plan AND anchor = @anchor AND claim_token = @old
+      AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < @now))`)
+    .run({ wt: actor.worktree, agent: actor.agent, token, now: at, until, plan, anchor: cand.anchor, old: cand.claim_token }).changes;
+  if (changed !== 1) throw new RefusedError('claim_conflict', `${cand.anchor} changed while being claimed; try again`);
+  const substeps = db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = @wt, claimed_agent = @agent, claim_token = @token,
+      claimed_at = @now, lease_expires_at = @until, heartbeat_at = NULL, started_at = NULL
+    WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed' RETURNING anchor`).pluck()
+    .all({ wt: actor.worktree, agent: actor.agent, token, now: at, until, plan, anchor: cand.anchor }) as string[];
+  const reclaimed = cand.status !== 'pending';
+  if (reclaimed) {
+    db.prepare(`UPDATE checklist_items SET status = 'open', updated_at = @now, updated_by = NULL
+      WHERE plan_path = @plan AND status = 'in_progress'
+        AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor))`)
+      .run({ now: at, plan, anchor: cand.anchor });
+  }
+  writeEvent(db, at, actor, {
+    entity: 'step', action: reclaimed ? 'reclaim' : 'claim', planPath: plan, stepAnchor: cand.anchor, from: cand.status, to: 'claimed',
+    reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
+    data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, substeps },
+  });
+  return {
+    claimed: true, plan_path: plan, step_anchor: cand.anchor, step_title: cand.title, step_index: cand.step_index, substeps,
+    claim_token: token, claimed_by: actor.worktree, agent: actor.agent,
+    remaining_ready: countReady(db, plan, at), total_remaining: countRemaining(db, plan), lease_expires_at: until,
+    reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
+  };
+}
+
+/** Moves a claimed step (or substep) to in_progress; only its holder may. Idempotent. */
+export function startStep(db: Database, now: Date, plan: string, anchor: string, actor: Actor): StartResult {
+  const step = requireStep(db, plan, anchor);
+  const owner = ownerOf(db, step);
+  assertHolder(owner, actor, 'start');
+  const at = now.toISOString();
+  if (step.status === 'in_progress') return { started: true, step_anchor: anchor, status: 'in_progress', started_at: step.started_at ?? at };
+  if (step.status !== 'claimed') throw new RefusedError('not_claimed', `cannot start ${anchor}: it is ${step.status}`);
+  const changed = db.prepare(`UPDATE steps SET status = 'in_progress', started_at = ?
+    WHERE plan_path = ? AND anchor = ? AND status = 'claimed' AND claimed_by = ? AND claim_token = ?`)
+    .run(at, plan, anchor, actor.worktree, owner.claim_token).changes;
+  if (changed !== 1) throw new RefusedError('not_holder', `cannot start ${anchor}: the claim changed`);
+  writeEvent(db, at, actor, { entity: 'step', action: 'start', planPath: plan, stepAnchor: anchor, from: 'claimed', to: 'in_progress', data: { claim_token: owner.claim_token } });
+  return { started: true, step_anchor: anchor, status: 'in_progress', started_at: at };
+}
+
+/** Renews the lease of the holder's claim (a substep renews its parent's). */
+export function heartbeat(db: Database, now: Date, plan: string, anchor: string, actor: Actor, leaseSeconds: number): HeartbeatResult {
+  const owner = ownerOf(db, requireStep(db, plan, anchor));
+  assertHolder(owner, actor, 'heartbeat');
+  const at = now.toISOString();
+  const until = leaseUntil(now, leaseSeconds);
+  const changed = db.prepare(`UPDATE steps SET heartbeat_at = @now, lease_expires_at = @until
+    WHERE plan_path = @plan AND (anchor = @anchor OR parent_anchor = @anchor) AND status IN ('claimed', 'in_progress')
+      AND claimed_by = @wt AND claim_token = @token`)
+    .run({ now: at, until, plan, anchor: owner.anchor, wt: actor.worktree, token: owner.claim_token }).changes;
+  if (changed < 1) throw new RefusedError('not_holder', `cannot heartbeat ${anchor}: the claim changed`);
+  writeEvent(db, at, actor, { entity: 'step', action: 'heartbeat', planPath: plan, stepAnchor: owner.anchor, data: { claim_token: owner.claim_token, lease_expires_at: until } });
+  return { renewed: true, step_anchor: owner.anchor, claim_token: owner.claim_token, lease_expires_at: until };
+}
+
+/** Admin escape hatch: returns a claimed step and its unfinished substeps to pending, fencing the old holder. */
+export function resetStep(db: Database, now: Date, plan: string, anchor: string, actor: Actor, reason: string | null): ResetResult {
+  const step = requireStep(db, plan, anchor);
+  if (step.status === 'completed') throw new RefusedError('already_completed', `cannot reset ${anchor}: it is completed (its commit is in git)`);
+  const at = now.toISOString();
+  if (step.status !== 'pending') {
+    db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,
+        claimed_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL, started_at = NULL
+      WHERE plan_path = @plan AND (anchor = @anchor OR parent_anchor = @anchor) AND status IN ('claimed', 'in_progress')`)
+      .run({ plan, anchor });
+    db.prepare(`UPDATE checklist_items SET status = 'open', updated_at = @now, updated_by = NULL
+      WHERE plan_path = @plan AND status = 'in_progress'
+        AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor))`)
+      .run({ now: at, plan, anchor });
+  }
+  writeEvent(db, at, actor, { entity: 'step', action: 'reset', planPath: plan, stepAnchor: anchor, from: step.status, to: 'pending', reason, data: { previous_holder: step.claimed_by, claim_token: step.claim_token } });
+  return { reset: true, step_anchor: anchor, from_status: step.status, previous_holder: step.claimed_by };
+}

@@ -1,0 +1,77 @@
+import { RefusedError } from '../errors.ts';
+import { countRemaining } from './readiness.ts';
+import { assertHolder, assertNoDrift, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor, CompleteOptions, CompleteResult, PlanSource } from './types.ts';
+
+/**
+ * Completes a step the actor holds: strict (all items and substeps done) unless forced with a
+ * reason. Re-completing with the same token is a no-op, so a retry after a crash is safe.
+ */
+export function completeStep(db: Database, now: Date, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): CompleteResult {
+  const plan = source.planPath;
+  assertNoDrift(requirePlan(db, plan), source);
+  const step = requireStep(db, plan, anchor);
+  if (step.status === 'completed') return repeatCompletion(db, step, actor);
+  const owner = ownerOf(db, step);
+  assertHolder(owner, actor, 'complete');
+  const force = options.forceReason ?? null;
+  const openItems = db.prepare(`SELECT kind, ordinal, text FROM checklist_items WHERE plan_path = ? AND status != 'completed'
+      AND (step_anchor = @a OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = @a AND status != 'completed'))`)
+    .all(plan, plan, { a: anchor }) as { kind: string; ordinal: number; text: string }[];
+  const openSubsteps = db.prepare(`SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = ? AND status != 'completed' ORDER BY step_index`).pluck().all(plan, anchor) as string[];
+  if (force === null && (openItems.length > 0 || openSubsteps.length > 0)) throw incomplete(anchor, openItems, openSubsteps);
+  const at = now.toISOString();
+  const commit = options.commitHash ?? null;
+  const changed = db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = @wt, completed_token = @token,
+      commit_hash = @commit, complete_reason = @reason, lease_expires_at = NULL
+    WHERE plan_path = @plan AND anchor = @anchor AND status IN ('claimed', 'in_progress') AND claimed_by = @wt AND claim_token = @token`)
+    .run({ now: at, wt: actor.worktree, token: owner.claim_token, commit, reason: force, plan, anchor }).changes;
+  if (changed !== 1) throw new RefusedError('not_holder', `cannot complete ${anchor}: the claim changed`);
+  let autoCompleted = 0;
+  if (force !== null) {
+    autoCompleted = db.prepare(`UPDATE checklist_items SET status = 'completed', updated_at = @now, updated_by = @wt WHERE plan_path = @plan AND status != 'completed'
+        AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor))`)
+      .run({ now: at, wt: actor.worktree, plan, anchor }).changes;
+    db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = @wt, completed_token = claim_token, complete_reason = @reason, lease_expires_at = NULL
+      WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed'`)
+      .run({ now: at, wt: actor.worktree, reason: force, plan, anchor });
+  }
+  writeEvent(db, at, actor, {
+    entity: 'step', action: 'complete', planPath: plan, stepAnchor: anchor, from: step.status, to: 'completed', reason: force,
+    data: { claim_token: owner.claim_token, commit_hash: commit, forced: force !== null, items_auto_completed: autoCompleted, substeps_auto_completed: force !== null ? openSubsteps : [] },
+  });
+  const remaining = countRemaining(db, plan);
+  const unfinished = Number(db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND status != 'completed'`).pluck().get(plan));
+  const planCompleted = unfinished === 0;
+  if (planCompleted) {
+    db.prepare(`UPDATE plans SET status = 'done', updated_at = ? WHERE plan_path = ?`).run(at, plan);
+    writeEvent(db, at, actor, { entity: 'plan', action: 'complete', planPath: plan, from: 'active', to: 'done', reason: `last step ${anchor} completed` });
+  }
+  return {
+    completed: true, step_anchor: anchor, commit_hash: commit, forced: force !== null, force_reason: force,
+    incomplete_items_auto_completed: autoCompleted, already_completed: false, plan_completed: planCompleted, remaining_steps: remaining,
+  };
+}
+
+function repeatCompletion(db: Database, step: StepRow, actor: Actor): CompleteResult {
+  const sameToken = actor.token != null ? actor.token === step.completed_token : step.completed_by === actor.worktree;
+  if (!sameToken || step.completed_by !== actor.worktree) {
+    throw new RefusedError('already_completed', `${step.anchor} is already completed by ${step.completed_by ?? 'someone else'}${step.completed_token !== null ? ` with token ${step.completed_token}` : ''}`);
+  }
+  const plan = requirePlan(db, step.plan_path);
+  return {
+    completed: true, step_anchor: step.anchor, commit_hash: step.commit_hash, forced: step.complete_reason !== null, force_reason: step.complete_reason,
+    incomplete_items_auto_completed: 0, already_completed: true, plan_completed: plan.status === 'done', remaining_steps: countRemaining(db, step.plan_path),
+  };
+}
+
+function incomplete(anchor: string, items: { kind: string; ordinal: number; text: string }[], substeps: string[]): RefusedError {
+  const parts: string[] = [];
+  if (items.length > 0) {
+    const shown = items.slice(0, 3).map((i) => `${i.kind} ${i.ordinal} "${i.text.length > 40 ? i.text.slice(0, 39) + '…' : i.text}"`).join(', ');
+    parts.push(`${items.length} open item${items.length === 1 ? '' : 's'} (${shown}${items.length > 3 ? ', …' : ''})`);
+  }
+  if (substeps.length > 0) parts.push(`unfinished substep${substeps.length === 1 ? '' : 's'} ${substeps.join(', ')}`);
+  return new RefusedError('incomplete', `cannot complete ${anchor}: ${parts.join(' and ')}; finish them or pass --force <reason>`);
+}

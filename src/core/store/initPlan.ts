@@ -1,0 +1,109 @@
+import { planHash, planStructure } from '../plan/hash.ts';
+import type { PlanStep } from '../plan/types.ts';
+import { findPlan, writeEvent, type StepRow } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor, InitResult, ItemStatus, PlanSource } from './types.ts';
+
+interface KeptItem {
+  kind: string;
+  text: string;
+  status: ItemStatus;
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+/**
+ * Writes a plan's steps, dependencies and checklist items. Idempotent; with `force` it
+ * re-initialises from the current file, keeping steps (and items) already completed.
+ * The caller wraps this in a write transaction.
+ */
+export function initPlan(db: Database, now: string, source: PlanSource, actor: Actor, force: boolean, epicId: string | null): InitResult {
+  const existing = findPlan(db, source.planPath);
+  const hash = planHash(source.plan);
+  const base = { plan_path: source.planPath, plan_hash: hash };
+  if (existing && (!force || existing.plan_hash === hash && !epicId)) {
+    return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };
+  }
+  const structure = JSON.stringify(planStructure(source.plan));
+  if (existing) {
+    db.prepare('UPDATE plans SET plan_hash = ?, structure = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?')
+      .run(hash, structure, source.plan.title, epicId, now, source.planPath);
+  } else {
+    db.prepare('INSERT INTO plans (plan_path, epic_id, plan_hash, structure, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(source.planPath, epicId, hash, structure, source.plan.title, 'active', now, now);
+  }
+  const counts = writeSteps(db, now, source, actor, existing !== undefined);
+  const allDone = source.plan.steps.every((s) => counts.keptCompleted.has(s.anchor));
+  db.prepare('UPDATE plans SET status = ? WHERE plan_path = ?').run(allDone ? 'done' : 'active', source.planPath);
+  writeEvent(db, now, actor, {
+    entity: 'plan', action: existing ? 'reinit' : 'init', planPath: source.planPath, epicId,
+    from: existing ? existing.plan_hash : null, to: hash,
+    data: { steps: source.plan.steps.length, items: counts.items, kept_completed: [...counts.keptCompleted], removed: counts.removed },
+  });
+  return {
+    ...base, steps_created: source.plan.steps.length, checklist_items_created: counts.items, already_initialized: false,
+    reinitialized: existing !== undefined, steps_kept_completed: counts.keptCompleted.size,
+  };
+}
+
+function stepKey(step: PlanStep): string {
+  return JSON.stringify([step.parentAnchor, step.title, step.items.map((i) => [i.kind, i.text])]);
+}
+
+function writeSteps(db: Database, now: string, source: PlanSource, actor: Actor, reinit: boolean) {
+  const { planPath, plan } = source;
+  const oldSteps = new Map<string, StepRow>();
+  const oldItems = new Map<string, KeptItem[]>();
+  const oldKeys = new Map<string, string>();
+  if (reinit) {
+    for (const row of db.prepare('SELECT * FROM steps WHERE plan_path = ?').all(planPath) as StepRow[]) oldSteps.set(row.anchor, row);
+    for (const item of db.prepare('SELECT step_anchor, kind, text, status, updated_at, updated_by FROM checklist_items WHERE plan_path = ? ORDER BY kind, ordinal').all(planPath) as (KeptItem & { step_anchor: string })[]) {
+      const list = oldItems.get(item.step_anchor) ?? [];
+      list.push(item);
+      oldItems.set(item.step_anchor, list);
+    }
+    const prev = JSON.parse((db.prepare('SELECT structure FROM plans WHERE plan_path = ?').get(planPath) as { structure: string }).structure);
+    void prev;
+    for (const [anchor, row] of oldSteps) oldKeys.set(anchor, JSON.stringify([row.parent_anchor, row.title, (oldItems.get(anchor) ?? []).map((i) => [i.kind, i.text])]));
+    db.prepare('DELETE FROM checklist_items WHERE plan_path = ?').run(planPath);
+    db.prepare('DELETE FROM step_deps WHERE plan_path = ?').run(planPath);
+  }
+  const keptCompleted = new Set<string>();
+  const newAnchors = new Set(plan.steps.map((s) => s.anchor));
+  const removed = [...oldSteps.keys()].filter((a) => !newAnchors.has(a));
+  // Children first, so the parent foreign key never dangles.
+  const removeStep = db.prepare('DELETE FROM steps WHERE plan_path = ? AND anchor = ?');
+  for (const anchor of [...removed].sort((a, b) => (oldSteps.get(b)?.parent_anchor ? 1 : 0) - (oldSteps.get(a)?.parent_anchor ? 1 : 0))) {
+    removeStep.run(planPath, anchor);
+  }
+  const insert = db.prepare(`INSERT INTO steps (plan_path, anchor, parent_anchor, step_index, number, title, status) VALUES (?, ?, ?, ?, ?, ?, 'pending')`);
+  const refresh = db.prepare(`UPDATE steps SET parent_anchor = ?, step_index = ?, number = ?, title = ? WHERE plan_path = ? AND anchor = ?`);
+  const release = db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,
+    claimed_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL, started_at = NULL, completed_at = NULL, completed_by = NULL,
+    completed_token = NULL, commit_hash = NULL, complete_reason = NULL WHERE plan_path = ? AND anchor = ?`);
+  for (const step of plan.steps) {
+    const old = oldSteps.get(step.anchor);
+    if (!old) {
+      insert.run(planPath, step.anchor, step.parentAnchor, step.stepIndex, step.number, step.title);
+      continue;
+    }
+    refresh.run(step.parentAnchor, step.stepIndex, step.number, step.title, planPath, step.anchor);
+    if (old.status === 'completed' && oldKeys.get(step.anchor) === stepKey(step)) keptCompleted.add(step.anchor);
+    else if (old.status !== 'pending') release.run(planPath, step.anchor);
+  }
+  const dep = db.prepare('INSERT INTO step_deps (plan_path, step_anchor, depends_on) VALUES (?, ?, ?)');
+  for (const step of plan.steps) for (const d of step.dependsOn) dep.run(planPath, step.anchor, d);
+  const item = db.prepare('INSERT INTO checklist_items (plan_path, step_anchor, kind, ordinal, text, status, updated_at, updated_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  let items = 0;
+  for (const step of plan.steps) {
+    const pool = [...(oldItems.get(step.anchor) ?? [])];
+    for (const it of step.items) {
+      const idx = pool.findIndex((o) => o.kind === it.kind && o.text === it.text && o.status === 'completed');
+      const kept = idx >= 0 ? pool.splice(idx, 1)[0] : undefined;
+      item.run(planPath, step.anchor, it.kind, it.ordinal, it.text, kept ? 'completed' : 'open', kept?.updated_at ?? null, kept?.updated_by ?? null);
+      items++;
+    }
+  }
+  void actor;
+  return { items, keptCompleted, removed };
+}

@@ -1,0 +1,91 @@
+import { RefusedError, UsageError } from '../errors.ts';
+import { assertHolder, assertNoDrift, ownerOf, requirePlan, requireStep, writeEvent } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor, ArtifactResult, StepStatus, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from './types.ts';
+
+interface ItemRow {
+  id: number;
+  step_anchor: string;
+  kind: 'task' | 'test' | 'checkpoint';
+  ordinal: number;
+  text: string;
+  status: 'open' | 'in_progress' | 'completed';
+}
+
+export interface UpdateOptions {
+  /** A person acting over an agent's claim (confirmed in the UI); recorded as an override. */
+  readonly override?: boolean;
+}
+
+/** Sets checklist item statuses of a step the actor holds; a substep whose items are all done completes. */
+export function updateItems(db: Database, now: Date, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): UpdateResult {
+  const plan = source.planPath;
+  assertNoDrift(requirePlan(db, plan), source);
+  const step = requireStep(db, plan, anchor);
+  if (step.status === 'completed') throw new RefusedError('already_completed', `cannot update ${anchor}: it is completed`);
+  const owner = ownerOf(db, step);
+  if (!options.override) assertHolder(owner, actor, 'update');
+  const at = now.toISOString();
+  const items = db.prepare('SELECT id, step_anchor, kind, ordinal, text, status FROM checklist_items WHERE plan_path = ? AND step_anchor = ? ORDER BY kind, ordinal').all(plan, anchor) as ItemRow[];
+  const set = db.prepare('UPDATE checklist_items SET status = ?, updated_at = ?, updated_by = ? WHERE id = ? AND status != ?');
+  let updated = 0;
+  for (const change of changes) {
+    for (const item of select(items, change.selector, anchor)) {
+      if (item.status === change.status) continue;
+      set.run(change.status, at, actor.worktree, item.id, change.status);
+      writeEvent(db, at, actor, {
+        entity: 'item', action: 'update', planPath: plan, stepAnchor: anchor, from: item.status, to: change.status,
+        reason: options.override ? `override of ${owner.claimed_by ?? 'no holder'}` : null,
+        data: { item_id: item.id, kind: item.kind, ordinal: item.ordinal, text: item.text },
+      });
+      item.status = change.status;
+      updated++;
+    }
+  }
+  let stepStatus: StepStatus = step.status;
+  if (step.parent_anchor && items.length > 0 && items.every((i) => i.status === 'completed')) {
+    db.prepare(`UPDATE steps SET status = 'completed', completed_at = ?, completed_by = ?, completed_token = claim_token WHERE plan_path = ? AND anchor = ?`)
+      .run(at, actor.worktree, plan, anchor);
+    writeEvent(db, at, actor, { entity: 'step', action: 'complete', planPath: plan, stepAnchor: anchor, from: step.status, to: 'completed', reason: 'all checklist items completed' });
+    stepStatus = 'completed';
+  }
+  return { updated, step_anchor: anchor, step_status: stepStatus, ...countByKind(items) };
+}
+
+function select(items: ItemRow[], s: ItemSelector, anchor: string): ItemRow[] {
+  if ('all' in s) return items;
+  if ('id' in s) {
+    const found = items.filter((i) => i.id === s.id);
+    if (found.length === 0) throw new UsageError('unknown_item', `${anchor} has no checklist item with id ${s.id}`);
+    return found;
+  }
+  const ofKind = items.filter((i) => i.kind === s.kind);
+  if (s.ordinal === 'all') return ofKind;
+  const found = ofKind.filter((i) => i.ordinal === s.ordinal);
+  if (found.length === 0) {
+    throw new UsageError('unknown_item', `${anchor} has no ${s.kind} ${s.ordinal} (it has ${ofKind.length} ${s.kind}${ofKind.length === 1 ? '' : 's'}, numbered from 0)`);
+  }
+  return found;
+}
+
+function countByKind(items: readonly ItemRow[]): { tasks: ItemCounts; tests: ItemCounts; checkpoints: ItemCounts } {
+  const blank = (): ItemCounts => ({ open: 0, in_progress: 0, completed: 0 });
+  const out = { tasks: blank(), tests: blank(), checkpoints: blank() };
+  for (const i of items) {
+    const bucket = i.kind === 'task' ? out.tasks : i.kind === 'test' ? out.tests : out.checkpoints;
+    bucket[i.status]++;
+  }
+  return out;
+}
+
+/** Records a short audit breadcrumb on a step the actor holds (summary cut to 500 characters). */
+export function recordArtifact(db: Database, now: Date, plan: string, anchor: string, kind: string, summary: string, actor: Actor): ArtifactResult {
+  const owner = ownerOf(db, requireStep(db, plan, anchor));
+  assertHolder(owner, actor, 'record an artifact on');
+  const at = now.toISOString();
+  const text = summary.length > 500 ? summary.slice(0, 499) + '…' : summary;
+  const id = Number(db.prepare('INSERT INTO artifacts (plan_path, step_anchor, kind, summary, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(plan, anchor, kind, text, actor.worktree, at).lastInsertRowid);
+  writeEvent(db, at, actor, { entity: 'artifact', action: 'record', planPath: plan, stepAnchor: anchor, data: { artifact_id: id, kind } });
+  return { recorded: true, step_anchor: anchor, kind, artifact_id: id };
+}

@@ -1,0 +1,190 @@
+/**
+ * Forward-only schema migrations. Each runs once, in order, inside the same transaction that bumps
+ * `PRAGMA user_version`. Never edit a released migration; add a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: plans, steps, checklists, leases, epics, approval, signals, runs, verifications, events.
+  `
+  CREATE TABLE epics (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    brief TEXT NOT NULL DEFAULT '',
+    priority TEXT NOT NULL DEFAULT 'P2',
+    complexity TEXT NOT NULL DEFAULT 'standard',
+    complexity_source TEXT NOT NULL DEFAULT 'detected',
+    status TEXT NOT NULL DEFAULT 'planned',
+    status_reason TEXT,
+    iteration INTEGER NOT NULL DEFAULT 0,
+    plan_iteration INTEGER NOT NULL DEFAULT 0,
+    worktree_path TEXT,
+    branch TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE plans (
+    plan_path TEXT PRIMARY KEY,
+    epic_id TEXT REFERENCES epics(id),
+    plan_hash TEXT NOT NULL,
+    structure TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'active',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+
+  CREATE TABLE plan_versions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    epic_id TEXT NOT NULL REFERENCES epics(id),
+    plan_path TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    plan_hash TEXT NOT NULL,
+    structure TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'proposed',
+    feedback TEXT,
+    proposed_by TEXT,
+    decided_by TEXT,
+    created_at TEXT NOT NULL,
+    decided_at TEXT,
+    UNIQUE (epic_id, version)
+  );
+
+  CREATE TABLE steps (
+    plan_path TEXT NOT NULL REFERENCES plans(plan_path) ON DELETE CASCADE,
+    anchor TEXT NOT NULL,
+    parent_anchor TEXT,
+    step_index INTEGER NOT NULL,
+    number TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending'
+      CHECK (status IN ('pending', 'claimed', 'in_progress', 'completed')),
+    claimed_by TEXT,
+    claimed_agent TEXT,
+    claim_token INTEGER NOT NULL DEFAULT 0,
+    claimed_at TEXT,
+    lease_expires_at TEXT,
+    heartbeat_at TEXT,
+    started_at TEXT,
+    completed_at TEXT,
+    completed_by TEXT,
+    completed_token INTEGER,
+    commit_hash TEXT,
+    complete_reason TEXT,
+    PRIMARY KEY (plan_path, anchor),
+    FOREIGN KEY (plan_path, parent_anchor) REFERENCES steps(plan_path, anchor) ON DELETE CASCADE
+  );
+  CREATE INDEX idx_steps_top ON steps(plan_path, status, step_index) WHERE parent_anchor IS NULL;
+  CREATE INDEX idx_steps_parent ON steps(plan_path, parent_anchor) WHERE parent_anchor IS NOT NULL;
+
+  CREATE TABLE step_deps (
+    plan_path TEXT NOT NULL,
+    step_anchor TEXT NOT NULL,
+    depends_on TEXT NOT NULL,
+    PRIMARY KEY (plan_path, step_anchor, depends_on),
+    FOREIGN KEY (plan_path, step_anchor) REFERENCES steps(plan_path, anchor) ON DELETE CASCADE,
+    FOREIGN KEY (plan_path, depends_on) REFERENCES steps(plan_path, anchor) ON DELETE CASCADE
+  );
+  CREATE INDEX idx_deps_target ON step_deps(plan_path, depends_on);
+
+  CREATE TABLE checklist_items (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    plan_path TEXT NOT NULL,
+    step_anchor TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('task', 'test', 'checkpoint')),
+    ordinal INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'in_progress', 'completed')),
+    updated_at TEXT,
+    updated_by TEXT,
+    FOREIGN KEY (plan_path, step_anchor) REFERENCES steps(plan_path, anchor) ON DELETE CASCADE
+  );
+  CREATE INDEX idx_items_step ON checklist_items(plan_path, step_anchor, kind, ordinal);
+
+  CREATE TABLE artifacts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    plan_path TEXT NOT NULL,
+    step_anchor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    recorded_by TEXT,
+    recorded_at TEXT NOT NULL,
+    FOREIGN KEY (plan_path, step_anchor) REFERENCES steps(plan_path, anchor) ON DELETE CASCADE
+  );
+  CREATE INDEX idx_artifacts_step ON artifacts(plan_path, step_anchor);
+
+  CREATE TABLE signals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    epic_id TEXT NOT NULL REFERENCES epics(id),
+    type TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    created_by TEXT,
+    created_at TEXT NOT NULL,
+    resolved_at TEXT,
+    resolution TEXT
+  );
+  CREATE TABLE signal_locations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    signal_id INTEGER NOT NULL REFERENCES signals(id) ON DELETE CASCADE,
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER,
+    note TEXT
+  );
+
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    epic_id TEXT,
+    plan_path TEXT,
+    step_anchor TEXT,
+    role TEXT NOT NULL,
+    iteration INTEGER NOT NULL DEFAULT 0,
+    worktree TEXT,
+    agent_id TEXT,
+    command TEXT NOT NULL,
+    pid INTEGER,
+    status TEXT NOT NULL DEFAULT 'running',
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    exit_code INTEGER
+  );
+
+  CREATE TABLE verifications (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER REFERENCES runs(id),
+    epic_id TEXT,
+    plan_path TEXT,
+    step_anchor TEXT,
+    command TEXT NOT NULL,
+    exit_code INTEGER,
+    verdict TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    output_tail TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    worktree TEXT,
+    agent TEXT,
+    entity TEXT NOT NULL,
+    action TEXT NOT NULL,
+    plan_path TEXT,
+    step_anchor TEXT,
+    epic_id TEXT,
+    from_status TEXT,
+    to_status TEXT,
+    reason TEXT,
+    data TEXT
+  );
+  CREATE INDEX idx_events_plan ON events(plan_path, id);
+  CREATE INDEX idx_events_epic ON events(epic_id, id);
+  CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+  CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,83 @@
+import { partitionSteps } from './readiness.ts';
+import { findPlan, requirePlan, type PlanRow, type StepRow } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepView } from './types.ts';
+
+/** Read-only view of which steps are ready, claimed, expired, blocked and completed. */
+export function readySteps(db: Database, now: Date, plan: string): ReadyResult {
+  requirePlan(db, plan);
+  const p = partitionSteps(db, plan, now.toISOString());
+  return { plan_path: plan, ready_steps: p.ready, all_steps: p.all, completed_steps: p.completed, claimed_steps: p.claimed, blocked_steps: p.blocked, expired_claims: p.expired };
+}
+
+/** Every plan (or one) with its step tree, items, deps, blockers and progress. */
+export function showPlans(db: Database, now: Date, plan?: string): PlanView[] {
+  const rows = plan ? [requirePlan(db, plan)] : (db.prepare('SELECT * FROM plans ORDER BY created_at, plan_path').all() as PlanRow[]);
+  return rows.map((row) => planView(db, now, row));
+}
+
+function planView(db: Database, now: Date, row: PlanRow): PlanView {
+  const at = now.toISOString();
+  const steps = db.prepare('SELECT * FROM steps WHERE plan_path = ? ORDER BY step_index').all(row.plan_path) as StepRow[];
+  const deps = db.prepare('SELECT step_anchor, depends_on FROM step_deps WHERE plan_path = ?').all(row.plan_path) as { step_anchor: string; depends_on: string }[];
+  const items = db.prepare('SELECT id, step_anchor, kind, ordinal, text, status, updated_by FROM checklist_items WHERE plan_path = ? ORDER BY step_anchor, CASE kind WHEN \'task\' THEN 0 WHEN \'test\' THEN 1 ELSE 2 END, ordinal')
+    .all(row.plan_path) as (ItemView & { step_anchor: string })[];
+  const status = new Map(steps.map((s) => [s.anchor, s.status]));
+  const depsOf = group(deps, (d) => d.step_anchor, (d) => d.depends_on);
+  const itemsOf = group(items, (i) => i.step_anchor, ({ step_anchor: _, ...i }) => i);
+  const views = new Map<string, StepView & { substeps: StepView[] }>();
+  const top: StepView[] = [];
+  let itemsDone = 0;
+  for (const s of steps) {
+    const own = itemsOf.get(s.anchor) ?? [];
+    const dependsOn = depsOf.get(s.anchor) ?? [];
+    const done = own.filter((i) => i.status === 'completed').length;
+    itemsDone += done;
+    const view = {
+      anchor: s.anchor, parent_anchor: s.parent_anchor, number: s.number, title: s.title, step_index: s.step_index, status: s.status,
+      claimed_by: s.claimed_by, agent: s.claimed_agent, claim_token: s.claim_token, claimed_at: s.claimed_at,
+      lease_expires_at: s.lease_expires_at, lease_expired: s.status !== 'completed' && s.lease_expires_at !== null && s.lease_expires_at < at,
+      heartbeat_at: s.heartbeat_at, started_at: s.started_at, completed_at: s.completed_at, commit_hash: s.commit_hash,
+      complete_reason: s.complete_reason, depends_on: dependsOn, blocked_by: dependsOn.filter((d) => status.get(d) !== 'completed'),
+      items: own, progress: { done, total: own.length }, substeps: [] as StepView[],
+    };
+    views.set(s.anchor, view);
+    const parent = s.parent_anchor ? views.get(s.parent_anchor) : undefined;
+    if (parent) parent.substeps.push(view);
+    else top.push(view);
+  }
+  return {
+    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
+    created_at: row.created_at, updated_at: row.updated_at, steps: top,
+    progress: {
+      steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length,
+      items_completed: itemsDone, items_total: items.length,
+    },
+  };
+}
+
+function group<T, V>(rows: readonly T[], key: (r: T) => string, value: (r: T) => V): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(value(r));
+    else out.set(k, [value(r)]);
+  }
+  return out;
+}
+
+/** The audit log, oldest first, filtered by plan, epic, step and/or position. */
+export function listEvents(db: Database, q: EventQuery = {}): EventView[] {
+  const where: string[] = [];
+  const args: Record<string, string | number> = {};
+  if (q.planPath !== undefined) { where.push('plan_path = @plan'); args.plan = q.planPath; }
+  if (q.epicId !== undefined) { where.push('epic_id = @epic'); args.epic = q.epicId; }
+  if (q.stepAnchor !== undefined) { where.push('step_anchor = @step'); args.step = q.stepAnchor; }
+  if (q.afterId !== undefined) { where.push('id > @after'); args.after = q.afterId; }
+  if (q.planPath !== undefined && !findPlan(db, q.planPath)) requirePlan(db, q.planPath);
+  const limit = q.limit ?? 1000;
+  const sql = `SELECT * FROM (SELECT * FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ${Math.max(1, Math.floor(limit))}) ORDER BY id`;
+  return (db.prepare(sql).all(args) as (Omit<EventView, 'data'> & { data: string | null })[])
+    .map((e) => ({ ...e, data: e.data === null ? null : JSON.parse(e.data) as unknown }));
+}

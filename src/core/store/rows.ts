@@ -1,0 +1,112 @@
+import { RefusedError, UsageError } from '../errors.ts';
+import { describeDrift, planHash, planStructure, type PlanStructure } from '../plan/hash.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor, PlanSource, StepStatus } from './types.ts';
+
+export interface PlanRow {
+  plan_path: string;
+  epic_id: string | null;
+  plan_hash: string;
+  structure: string;
+  title: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StepRow {
+  plan_path: string;
+  anchor: string;
+  parent_anchor: string | null;
+  step_index: number;
+  number: string;
+  title: string;
+  status: StepStatus;
+  claimed_by: string | null;
+  claimed_agent: string | null;
+  claim_token: number;
+  claimed_at: string | null;
+  lease_expires_at: string | null;
+  heartbeat_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  completed_by: string | null;
+  completed_token: number | null;
+  commit_hash: string | null;
+  complete_reason: string | null;
+}
+
+export interface EventInput {
+  readonly entity: string;
+  readonly action: string;
+  readonly planPath?: string | null;
+  readonly stepAnchor?: string | null;
+  readonly epicId?: string | null;
+  readonly from?: string | null;
+  readonly to?: string | null;
+  readonly reason?: string | null;
+  readonly data?: unknown;
+}
+
+/** Appends one audit event; every state change calls this inside its own transaction. */
+export function writeEvent(db: Database, at: string, actor: Actor | null, e: EventInput): void {
+  db.prepare(
+    `INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    at, actor?.worktree ?? null, actor?.agent ?? null, e.entity, e.action, e.planPath ?? null, e.stepAnchor ?? null,
+    e.epicId ?? null, e.from ?? null, e.to ?? null, e.reason ?? null, e.data === undefined ? null : JSON.stringify(e.data),
+  );
+}
+
+export function findPlan(db: Database, planPath: string): PlanRow | undefined {
+  return db.prepare('SELECT * FROM plans WHERE plan_path = ?').get(planPath) as PlanRow | undefined;
+}
+
+export function requirePlan(db: Database, planPath: string): PlanRow {
+  const row = findPlan(db, planPath);
+  if (!row) throw new UsageError('unknown_plan', `${planPath}: plan is not initialised (run 'springfield init ${planPath}')`);
+  return row;
+}
+
+export function requireStep(db: Database, planPath: string, anchor: string): StepRow {
+  requirePlan(db, planPath);
+  const row = db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(planPath, anchor) as StepRow | undefined;
+  if (!row) throw new UsageError('unknown_step', `${planPath}: no step '${anchor}' (see 'springfield show ${planPath}')`);
+  return row;
+}
+
+/** The row that carries the claim: the parent for a substep, the step itself otherwise. */
+export function ownerOf(db: Database, step: StepRow): StepRow {
+  return step.parent_anchor ? requireStep(db, step.plan_path, step.parent_anchor) : step;
+}
+
+/** Refuses unless `actor` holds the claim on `owner` (and carries its current token, when given). */
+export function assertHolder(owner: StepRow, actor: Actor, action: string): void {
+  if (owner.status !== 'claimed' && owner.status !== 'in_progress') {
+    throw new RefusedError('not_claimed', `cannot ${action} ${owner.anchor}: it is ${owner.status}, not claimed (claim it first)`);
+  }
+  const agentMismatch = owner.claimed_agent !== null && actor.agent !== null && owner.claimed_agent !== actor.agent;
+  if (owner.claimed_by !== actor.worktree || agentMismatch) {
+    const holder = owner.claimed_agent ? `${owner.claimed_by} (agent ${owner.claimed_agent})` : `${owner.claimed_by}`;
+    const caller = actor.agent ? `${actor.worktree} (agent ${actor.agent})` : actor.worktree;
+    throw new RefusedError('not_holder', `cannot ${action} ${owner.anchor}: it is held by ${holder}, not by ${caller}`);
+  }
+  if (actor.token != null && actor.token !== owner.claim_token) {
+    throw new RefusedError('stale_token', `cannot ${action} ${owner.anchor}: claim token ${actor.token} is stale (current ${owner.claim_token}); the lease was reclaimed`);
+  }
+}
+
+/** Refuses when the plan file's structure differs from what was initialised, naming the changes. */
+export function assertNoDrift(row: PlanRow, source: PlanSource): void {
+  if (planHash(source.plan) === row.plan_hash) return;
+  const before = JSON.parse(row.structure) as PlanStructure;
+  const changes = describeDrift(before, planStructure(source.plan));
+  const what = changes.length > 0 ? changes.slice(0, 5).join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') : 'structure changed';
+  throw new RefusedError('plan_drift', `${row.plan_path}: plan changed since init (${what}); re-initialise with 'springfield init --force ${row.plan_path}'`);
+}
+
+/** The ISO time `seconds` after `now`. */
+export function leaseUntil(now: Date, seconds: number): string {
+  return new Date(now.getTime() + seconds * 1000).toISOString();
+}
