@@ -10,9 +10,11 @@ import { resetCommand } from './reset.ts';
 import { showCommand } from './show.ts';
 import { startCommand } from './start.ts';
 import { updateCommand } from './update.ts';
+import { EPIC_COMMANDS } from './epicCommands.ts';
+import { GIT_COMMANDS } from './gitCommands.ts';
 
 /** Every command, in the order `springfield --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   initCommand, claimCommand, startCommand, heartbeatCommand, updateCommand, artifactCommand, completeCommand,
-  resetCommand, readyCommand, showCommand, eventsCommand,
+  resetCommand, readyCommand, showCommand, eventsCommand, ...EPIC_COMMANDS, ...GIT_COMMANDS,
 ];
