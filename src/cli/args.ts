@@ -24,6 +24,8 @@ export interface ParsedArgs {
   readonly options: Map<string, OptionValue>;
   /** Everything after a bare `--`, untouched (for `run -- <cmd…>`). */
   readonly rest: string[];
+  /** Every option occurrence in command-line order, for options whose meaning pairs up (--location … --note …). */
+  readonly ordered: { name: string; values: string[] }[];
 }
 
 /** Parses argv against a command's declared options; anything undeclared is a usage error. */
@@ -33,7 +35,7 @@ export function parseArgs(command: string, argv: readonly string[], specs: reado
     byName.set(s.name, s);
     if (s.alias) byName.set(s.alias, s);
   }
-  const out: ParsedArgs = { positionals: [], options: new Map(), rest: [] };
+  const out: ParsedArgs = { positionals: [], options: new Map(), rest: [], ordered: [] };
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] as string;
     if (token === '--') {
@@ -61,6 +63,7 @@ export function parseArgs(command: string, argv: readonly string[], specs: reado
       i += arity;
     }
     store(out.options, spec, values);
+    out.ordered.push({ name: spec.name, values });
   }
   const required = positionals.filter((p) => p.required).length;
   if (out.positionals.length < required) {

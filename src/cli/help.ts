@@ -19,6 +19,12 @@ export function mainHelp(commands: readonly Command[]): string {
   ].join('\n');
 }
 
+/** `springfield epic --help`: the subcommands of a group. */
+export function groupHelp(group: string, commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return [`Usage: springfield ${group} <subcommand> [args] [options]`, '', 'Subcommands:', ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`), '', `Run 'springfield ${group} <subcommand> --help' for its arguments.`].join('\n');
+}
+
 /** `springfield <command> --help`. */
 export function commandHelp(c: Command): string {
   const usage = ['springfield', c.name, ...c.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`)), '[options]'].join(' ');

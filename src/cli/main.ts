@@ -3,7 +3,7 @@ import { parseArgs } from './args.ts';
 import { GLOBAL_OPTIONS } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliContext } from './context.ts';
-import { commandHelp, mainHelp, VERSION } from './help.ts';
+import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
 
 const EXIT: Record<ErrorCategory, number> = { refused: 1, usage: 2, environment: 3 };
 const EXIT_INTERNAL = 70;
@@ -29,14 +29,24 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   }
   let ctx: CliContext | undefined;
   try {
-    const commandName = name === 'help' ? (rest[0] as string) : name;
-    const command = COMMANDS.find((c) => c.name === commandName);
-    if (!command) throw new UsageError('unknown_command', `unknown command '${commandName}' (see 'springfield --help')`);
-    if (name === 'help' || rest.includes('--help') || rest.includes('-h')) {
+    const words = name === 'help' ? rest : [name, ...rest];
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
+    const command = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`) ?? COMMANDS.find((c) => c.name === words[0]);
+    const helpWanted = name === 'help' || rest.includes('--help') || rest.includes('-h');
+    if (!command && group.length > 0 && (helpWanted || words[1] === undefined || words[1].startsWith('-'))) {
+      io.stdout(groupHelp(words[0] as string, group) + '\n');
+      return helpWanted ? 0 : 2;
+    }
+    if (!command) {
+      const what = group.length > 0 ? `${words[0]} ${words[1]}` : words[0];
+      throw new UsageError('unknown_command', `unknown command '${what}' (see 'springfield ${group.length > 0 ? `${words[0]} ` : ''}--help')`);
+    }
+    if (helpWanted) {
       io.stdout(commandHelp(command) + '\n');
       return 0;
     }
-    const args = parseArgs(command.name, rest, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
+    const argv = words.slice(command.name.split(' ').length);
+    const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
     ctx = new CliContext(io.cwd, io.env, args);
     const result = await command.run(ctx);
     io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');

@@ -1,4 +1,9 @@
 import { systemClock, type Clock } from '../clock.ts';
+import { buildContext, type ContextRequest, type ContextView } from '../epics/context.ts';
+import { applyEpicEvent, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
+import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../epics/planApproval.ts';
+import { listSignals, recordSignal, resolveSignal, type SignalLocation, type SignalResult, type SignalView } from '../epics/signals.ts';
+import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
 import { completeStep } from './complete.ts';
 import { initPlan } from './initPlan.ts';
@@ -32,8 +37,9 @@ export class SqliteStore implements StateStore {
     return this.guard(() => writeTransaction(this.db, () => fn(this.db, this.clock.now())));
   }
 
+  /** Runs a read in one deferred transaction, so it sees a single consistent snapshot. */
   read<T>(fn: (db: Database, now: Date) => T): Promise<T> {
-    return this.guard(() => fn(this.db, this.clock.now()));
+    return this.guard(() => this.db.transaction(() => fn(this.db, this.clock.now()))());
   }
 
   private guard<T>(fn: () => T): Promise<T> {
@@ -76,6 +82,51 @@ export class SqliteStore implements StateStore {
   }
   events(query?: EventQuery): Promise<EventView[]> {
     return this.read((db) => listEvents(db, query));
+  }
+  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow> {
+    return this.write((db, now) => createEpic(db, now.toISOString(), input, actor));
+  }
+  listEpics(status?: EpicStatus): Promise<EpicRow[]> {
+    return this.read((db) => listEpics(db, status));
+  }
+  getEpic(id: string): Promise<EpicRow> {
+    return this.read((db) => getEpic(db, id));
+  }
+  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null): Promise<TransitionOutcome> {
+    return this.write((db, now) => applyEpicEvent(db, now.toISOString(), id, event, actor, reason));
+  }
+  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
+    return this.write((db, now) => startEpic(db, now.toISOString(), epicId, current, actor));
+  }
+  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome> {
+    return this.write((db, now) => finishEpic(db, now.toISOString(), epicId, actor, reason));
+  }
+  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult> {
+    return this.write((db, now) => proposePlan(db, now.toISOString(), epicId, plan, actor));
+  }
+  approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult> {
+    return this.write((db, now) => approvePlan(db, now.toISOString(), epicId, current, actor, version));
+  }
+  requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow> {
+    return this.write((db, now) => requestChanges(db, now.toISOString(), epicId, feedback, actor, version));
+  }
+  discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow> {
+    return this.write((db, now) => discardPlan(db, now.toISOString(), epicId, actor, version, reason));
+  }
+  planVersions(epicId: string): Promise<PlanVersionRow[]> {
+    return this.read((db) => listVersions(db, epicId));
+  }
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor): Promise<SignalResult> {
+    return this.write((db, now) => recordSignal(db, now.toISOString(), epicId, type, summary, locations, actor));
+  }
+  signals(epicId?: string): Promise<SignalView[]> {
+    return this.read((db) => listSignals(db, epicId));
+  }
+  resolveSignal(signalId: number, resolution: string, actor: Actor): Promise<void> {
+    return this.write((db, now) => resolveSignal(db, now.toISOString(), signalId, resolution, actor));
+  }
+  context(request: ContextRequest): Promise<ContextView> {
+    return this.read((db, now) => buildContext(db, now, request));
   }
   dataVersion(): Promise<number> {
     return this.read((db) => Number(db.pragma('data_version', { simple: true })));

@@ -1,3 +1,8 @@
+import type { ContextRequest, ContextView } from '../epics/context.ts';
+import type { EpicRow, NewEpic, TransitionOutcome } from '../epics/epicStore.ts';
+import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from '../epics/planApproval.ts';
+import type { SignalLocation, SignalResult, SignalView } from '../epics/signals.ts';
+import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import type { ItemKind, Plan } from '../plan/types.ts';
 
 /** Who is acting: the worktree (holder identity), an optional agent id and claim token. */
@@ -211,7 +216,7 @@ export interface EventQuery {
  * The narrow, Promise-returning store interface that the CLI and the extension use. Only a SQLite
  * backend exists; the shape leaves room for a networked one without changing callers.
  */
-export interface StateStore {
+export interface StateStore extends PlanningStore {
   readonly location: string;
   initPlan(source: PlanSource, actor: Actor, options?: { force?: boolean; epicId?: string | null }): Promise<InitResult>;
   claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number }): Promise<ClaimResult>;
@@ -227,4 +232,23 @@ export interface StateStore {
   /** A cheap counter that changes whenever any process commits a write. */
   dataVersion(): Promise<number>;
   close(): void;
+}
+
+/** Epics, plan versions and approval, review signals and context recovery. */
+export interface PlanningStore {
+  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow>;
+  listEpics(status?: EpicStatus): Promise<EpicRow[]>;
+  getEpic(id: string): Promise<EpicRow>;
+  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null): Promise<TransitionOutcome>;
+  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
+  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome>;
+  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult>;
+  approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;
+  requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
+  discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow>;
+  planVersions(epicId: string): Promise<PlanVersionRow[]>;
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor): Promise<SignalResult>;
+  signals(epicId?: string): Promise<SignalView[]>;
+  resolveSignal(signalId: number, resolution: string, actor: Actor): Promise<void>;
+  context(request: ContextRequest): Promise<ContextView>;
 }

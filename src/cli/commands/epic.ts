@@ -1,0 +1,141 @@
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { COMPLEXITY_POLICY, parseComplexity } from '../../core/epics/complexity.ts';
+import type { EpicRow } from '../../core/epics/epicStore.ts';
+import { parsePriority } from '../../core/epics/ids.ts';
+import { isEpicStatus } from '../../core/epics/transitions.ts';
+import { UsageError } from '../../core/errors.ts';
+import { flag, int, str } from '../args.ts';
+import { arg, type Command } from '../command.ts';
+import type { CliContext } from '../context.ts';
+import { output } from '../output.ts';
+import { renderEpic, renderEpicLine } from '../render/epicText.ts';
+
+const EPIC_ARG = { name: 'epic', required: true, description: 'epic id, e.g. sf-a3f8' } as const;
+
+export const epicCreate: Command = {
+  name: 'epic create',
+  summary: 'create an epic (status planned) with a short id; complexity detected from title and brief',
+  positionals: [{ name: 'title', required: true, description: 'what the epic delivers' }],
+  options: [
+    { name: 'brief', type: 'string', placeholder: 'FILE|TEXT', description: "Marge's brief: intent and acceptance criteria (a file path or the text)" },
+    { name: 'priority', type: 'string', placeholder: 'P0-P3', description: 'priority (default P2)' },
+    { name: 'complexity', type: 'string', placeholder: 'LEVEL', description: 'trivial|simple|standard|critical (default: detected)' },
+    { name: 'max-iterations', type: 'int', placeholder: 'N', description: "override the complexity's build-iteration budget" },
+    { name: 'plan-md', type: 'boolean', description: "add the epic to PLAN.md with its '**springfield:** `id`' line" },
+  ],
+  async run(ctx) {
+    const title = arg(ctx, 0).trim();
+    if (title === '') throw new UsageError('missing_argument', 'an epic needs a non-empty title');
+    const priority = parsePriority(str(ctx.args, 'priority') ?? 'P2');
+    const level = str(ctx.args, 'complexity');
+    const complexity = level !== undefined ? parseComplexity(level) : undefined;
+    const max = int(ctx.args, 'max-iterations');
+    if (max === 0) throw new UsageError('bad_option', '--max-iterations must be at least 1');
+    const brief = readBrief(ctx, str(ctx.args, 'brief'));
+    const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
+    const epic = await ctx.store('write').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
+    if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
+    return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title} [planned] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
+      (planMd ? `\nAdded to ${planMd}` : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);
+  },
+};
+
+function readBrief(ctx: CliContext, value: string | undefined): string {
+  if (value === undefined) return '';
+  const path = resolve(ctx.cwd, value);
+  if (value.length < 4096 && existsSync(path) && statSync(path).isFile()) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(path)).trim();
+    } catch {
+      throw new UsageError('bad_brief', `${value}: brief file is not valid UTF-8`);
+    }
+  }
+  return value.trim();
+}
+
+function planMdEntry(epic: EpicRow, current: string): string {
+  const lead = current === '' ? '# Plan\n' : current.endsWith('\n') ? '' : '\n';
+  const firstParagraph = epic.brief.split(/\n\s*\n/)[0]?.trim();
+  return `${lead}\n### ${epic.title}\n**springfield:** \`${epic.id}\`\n${firstParagraph ? `\n${firstParagraph}\n` : ''}`;
+}
+
+export function epicJson(e: EpicRow) {
+  const policy = COMPLEXITY_POLICY[e.complexity];
+  return { ...e, build_budget: e.max_iterations ?? policy.buildIterations, plan_budget: policy.planIterations, review: policy.review, person_approval_before_merge: policy.personApprovalBeforeMerge };
+}
+
+export const epicList: Command = {
+  name: 'epic list',
+  summary: 'list epics with status, complexity and progress',
+  positionals: [],
+  options: [{ name: 'status', type: 'string', placeholder: 'STATUS', description: 'only epics in this status' }],
+  async run(ctx) {
+    const status = str(ctx.args, 'status');
+    if (status !== undefined && !isEpicStatus(status)) throw new UsageError('bad_option', `unknown epic status '${status}'`);
+    const store = ctx.store('read');
+    const epics = await store.listEpics(status);
+    const plans = await store.showPlans();
+    const progress = (id: string) => plans.find((p) => p.epic_id === id)?.progress;
+    const rows = epics.map((e) => ({ ...epicJson(e), progress: progress(e.id) ?? null }));
+    return output({ epics: rows }, rows.length === 0 ? "No epics yet. Create one with 'springfield epic create \"title\"'." : rows.map((r) => renderEpicLine(r, r.progress)).join('\n'));
+  },
+};
+
+export const epicShow: Command = {
+  name: 'epic show',
+  summary: 'an epic: status, complexity and budgets, plan versions, progress, signals, allowed events',
+  positionals: [EPIC_ARG],
+  options: [],
+  async run(ctx) {
+    const store = ctx.store('read');
+    const epic = await store.getEpic(arg(ctx, 0));
+    const versions = (await store.planVersions(epic.id)).map(({ body: _b, structure: _s, ...v }) => v);
+    const plan = (await store.showPlans()).find((p) => p.epic_id === epic.id) ?? null;
+    const signals = await store.signals(epic.id);
+    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals };
+    return output(json, renderEpic(json));
+  },
+};
+
+function transitionCommand(name: 'defer' | 'resume', summary: string): Command {
+  return {
+    name: `epic ${name}`,
+    summary,
+    positionals: [EPIC_ARG],
+    options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded in the event log' }],
+    async run(ctx) {
+      const r = await ctx.store('write').applyEpicEvent(arg(ctx, 0), name, ctx.actor, str(ctx.args, 'reason') ?? null);
+      return output(r, `${r.epic_id}: ${r.from} → ${r.to}`);
+    },
+  };
+}
+
+export const epicStart: Command = {
+  name: 'epic start',
+  summary: "start an approved epic (ready → in_progress); the scheduler's action, by hand",
+  positionals: [EPIC_ARG],
+  options: [],
+  details: 'Refused when the plan file no longer has the approved structure.',
+  async run(ctx) {
+    const store = ctx.store('write');
+    const plan = (await store.showPlans()).find((p) => p.epic_id === arg(ctx, 0));
+    if (!plan) throw new UsageError('no_approved_plan', `${arg(ctx, 0)} has no approved plan`);
+    const r = await store.startEpic(arg(ctx, 0), ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, plan.plan_path)), ctx.actor);
+    return output(r, `${r.epic_id}: ${r.from} → ${r.to}${r.reason ? ` (${r.reason})` : ''} · iteration ${r.iteration}`);
+  },
+};
+
+export const epicFinish: Command = {
+  name: 'epic finish',
+  summary: 'mark an in-progress epic implemented once all its steps are completed (hands it to review)',
+  positionals: [EPIC_ARG],
+  options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'e.g. the verification evidence' }],
+  async run(ctx) {
+    const r = await ctx.store('write').finishEpic(arg(ctx, 0), ctx.actor, str(ctx.args, 'reason') ?? 'all steps completed');
+    return output(r, `${r.epic_id}: ${r.from} → ${r.to}${r.next_role ? ` · next: ${r.next_role}` : ''}`);
+  },
+};
+
+export const epicDefer = transitionCommand('defer', 'set an epic aside (any status but done)');
+export const epicResume = transitionCommand('resume', 'bring a deferred epic back to planned');

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { writeHandoffOnce } from '../../core/epics/handoff.ts';
+import type { PlanVersionRow } from '../../core/epics/planApproval.ts';
+import { UsageError } from '../../core/errors.ts';
+import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
+import { parsePlan } from '../../core/plan/parse.ts';
+import { int, str } from '../args.ts';
+import { arg, type Command } from '../command.ts';
+import { output } from '../output.ts';
+
+const EPIC_ARG = { name: 'epic', required: true, description: 'epic id, e.g. sf-a3f8' } as const;
+const VERSION_OPTION = { name: 'version', type: 'int', placeholder: 'N', description: 'the plan version (default: the latest proposed)' } as const;
+
+export const planPropose: Command = {
+  name: 'plan propose',
+  summary: "record a plan file as a new proposed version of an epic's plan",
+  positionals: [EPIC_ARG, { name: 'plan', required: true, description: 'the plan file (markdown)' }],
+  options: [],
+  async run(ctx) {
+    const source = ctx.planSource(arg(ctx, 1));
+    const body = readFileSync(resolve(ctx.location.worktreeRoot ?? ctx.cwd, source.planPath), 'utf8');
+    const r = await ctx.store('write').proposePlan(arg(ctx, 0), { ...source, body }, ctx.actor);
+    const changes = r.changes_since_previous.length ? `\n  changes since v${r.version - 1}: ${r.changes_since_previous.join('; ')}` : '';
+    return output(r, `Proposed ${r.plan_path} as version ${r.version} of ${r.epic_id}'s plan (planning iteration ${r.plan_iteration})${changes}\nnext (a person): springfield plan approve ${r.epic_id}`);
+  },
+};
+
+export const planApprove: Command = {
+  name: 'plan approve',
+  summary: 'approve the proposed plan: create its steps, write the handoff TODO-<epic>.md, epic → ready',
+  positionals: [EPIC_ARG, { name: 'plan', required: false, description: 'the plan file (default: the proposed version\'s path)' }],
+  options: [VERSION_OPTION],
+  details: 'The file must still have the structure that was proposed. A planner agent never approves its own plan.',
+  async run(ctx) {
+    const store = ctx.store('write');
+    const epicId = arg(ctx, 0);
+    const versions = await store.planVersions(epicId);
+    const wanted = int(ctx.args, 'version');
+    const target = versions.filter((v) => v.status === 'proposed' && (wanted === undefined || v.version === wanted)).at(-1);
+    const path = ctx.args.positionals[1] ?? (target ? resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.plan_path) : undefined);
+    if (!path) throw new UsageError('no_proposed_plan', `${epicId} has no plan waiting for approval`);
+    const source = ctx.planSource(path);
+    const r = await store.approvePlan(epicId, source, ctx.actor, wanted);
+    const epic = await store.getEpic(epicId);
+    const docsRoot = ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd;
+    const handoff = writeHandoffOnce(docsRoot, epic, source.plan, source.planPath);
+    const text = [
+      `Approved version ${r.version} of ${r.epic_id}'s plan (${r.plan_path})`,
+      `  ${r.init.steps_created} steps, ${r.init.checklist_items_created} checklist items${r.init.reinitialized ? `, ${r.init.steps_kept_completed} completed steps kept` : ''}`,
+      `  handoff ${handoff.written ? 'written' : 'already present (immutable)'}: ${handoff.path}`,
+      `  epic ${r.transition.from} → ${r.transition.to}`,
+    ].join('\n');
+    return output({ ...r, handoff_path: handoff.path, handoff_written: handoff.written }, text);
+  },
+};
+
+export const planRequestChanges: Command = {
+  name: 'plan request-changes',
+  summary: 'send the proposed plan back to the planner with feedback',
+  positionals: [EPIC_ARG],
+  options: [{ name: 'feedback', type: 'string', placeholder: 'TEXT', description: 'what to change (shown in the planner\'s context)' }, VERSION_OPTION],
+  async run(ctx) {
+    const feedback = str(ctx.args, 'feedback');
+    if (!feedback || feedback.trim() === '') throw new UsageError('missing_value', "'plan request-changes' needs --feedback TEXT");
+    const r = await ctx.store('write').requestChanges(arg(ctx, 0), feedback, ctx.actor, int(ctx.args, 'version'));
+    return output(versionJson(r), `Requested changes to version ${r.version} of ${r.epic_id}'s plan`);
+  },
+};
+
+export const planDiscard: Command = {
+  name: 'plan discard',
+  summary: 'discard the proposed plan version',
+  positionals: [EPIC_ARG],
+  options: [VERSION_OPTION, { name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded' }],
+  async run(ctx) {
+    const r = await ctx.store('write').discardPlan(arg(ctx, 0), ctx.actor, int(ctx.args, 'version'), str(ctx.args, 'reason') ?? null);
+    return output(versionJson(r), `Discarded version ${r.version} of ${r.epic_id}'s plan`);
+  },
+};
+
+export const planShow: Command = {
+  name: 'plan show',
+  summary: "an epic's plan versions, one version's text and what changed since the previous one",
+  positionals: [EPIC_ARG],
+  options: [{ name: 'version', type: 'int', placeholder: 'N', description: 'the version to show (default: the latest)' }],
+  async run(ctx) {
+    const versions = await ctx.store('read').planVersions(arg(ctx, 0));
+    const wanted = int(ctx.args, 'version');
+    const chosen = wanted === undefined ? versions.at(-1) : versions.find((v) => v.version === wanted);
+    if (wanted !== undefined && !chosen) throw new UsageError('unknown_version', `${arg(ctx, 0)} has no plan version ${wanted}`);
+    const previous = chosen ? versions.filter((v) => v.version < chosen.version).at(-1) : undefined;
+    const changes = chosen && previous ? describeDrift(JSON.parse(previous.structure) as PlanStructure, JSON.parse(chosen.structure) as PlanStructure) : [];
+    const json = { epic_id: arg(ctx, 0), versions: versions.map(versionJson), version: chosen ? { ...versionJson(chosen), body: chosen.body, title: parsePlan(chosen.body, chosen.plan_path).title, changes_since_previous: changes } : null };
+    const text = chosen
+      ? [`${json.epic_id} plan v${chosen.version} of ${versions.length} [${chosen.status}] ${chosen.plan_path}`, ...(changes.length ? ['Changes since v' + previous?.version + ':', ...changes.map((c) => `  ${c}`)] : []), '', chosen.body].join('\n')
+      : `${json.epic_id} has no plan versions yet`;
+    return output(json, text);
+  },
+};
+
+function versionJson({ body: _b, structure: _s, ...v }: PlanVersionRow) {
+  return v;
+}

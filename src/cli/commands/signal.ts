@@ -1,0 +1,87 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { SignalLocation } from '../../core/epics/signals.ts';
+import { isSignalType, SIGNAL_TYPES } from '../../core/epics/transitions.ts';
+import { UsageError } from '../../core/errors.ts';
+import { flag, str } from '../args.ts';
+import { arg, type Command } from '../command.ts';
+import type { CliContext } from '../context.ts';
+import { output } from '../output.ts';
+
+export const signalCommand: Command = {
+  name: 'signal',
+  summary: "record Bart's typed review signal for an implemented epic and apply its transition",
+  positionals: [{ name: 'epic', required: true, description: 'epic id' }],
+  options: [
+    { name: 'type', type: 'string', placeholder: 'TYPE', description: SIGNAL_TYPES.join('|') },
+    { name: 'summary', type: 'string', placeholder: 'TEXT', description: 'the finding in one sentence' },
+    { name: 'location', type: 'string', multiple: true, placeholder: 'FILE:LINE[:END]', description: 'a place in the code (repeatable); a following --note annotates it' },
+    { name: 'file', type: 'string', multiple: true, placeholder: 'PATH', description: 'alternative to --location: a file, followed by --line N' },
+    { name: 'line', type: 'string', multiple: true, placeholder: 'N[:END]', description: 'the line for the preceding --file' },
+    { name: 'note', type: 'string', multiple: true, placeholder: 'TEXT', description: 'note for the preceding location' },
+  ],
+  details: 'pass → verified · implementation_failure → in_progress (Ralph) · option_viability_failure / adr_invalidated → blocked (Lisa).\nThe signal and its transition are stored together or not at all.',
+  async run(ctx) {
+    const type = str(ctx.args, 'type');
+    if (!type || !isSignalType(type)) throw new UsageError('bad_option', `--type must be one of ${SIGNAL_TYPES.join(', ')}${type ? `, got '${type}'` : ''}`);
+    const summary = str(ctx.args, 'summary');
+    if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'signal' needs --summary TEXT");
+    const locations = parseLocations(ctx);
+    const r = await ctx.store('write').recordSignal(arg(ctx, 0), type, summary, locations, ctx.actor);
+    return output(r, `Recorded ${r.type} for ${r.epic_id} (${r.locations} location${r.locations === 1 ? '' : 's'}): ${r.transition.from} → ${r.transition.to}${r.transition.next_role ? ` · next: ${r.transition.next_role}` : ''}`);
+  },
+};
+
+function parseLocations(ctx: CliContext): SignalLocation[] {
+  const out: { file: string; line: number; endLine: number | null; note: string | null }[] = [];
+  let pendingFile: string | null = null;
+  for (const { name, values } of ctx.args.ordered) {
+    const value = values[0] as string;
+    if (name === 'location') {
+      const m = /^(.+?):(\d+)(?::(\d+))?$/.exec(value);
+      if (!m) throw new UsageError('bad_location', `--location needs FILE:LINE[:ENDLINE], got '${value}'`);
+      out.push(location(ctx, m[1] as string, m[2] as string, m[3]));
+    } else if (name === 'file') {
+      pendingFile = value;
+    } else if (name === 'line') {
+      const m = /^(\d+)(?::(\d+))?$/.exec(value);
+      if (!pendingFile || !m) throw new UsageError('bad_location', pendingFile ? `--line needs N or N:END, got '${value}'` : '--line must follow --file PATH');
+      out.push(location(ctx, pendingFile, m[1] as string, m[2]));
+      pendingFile = null;
+    } else if (name === 'note') {
+      const last = out.at(-1);
+      if (!last) throw new UsageError('bad_location', '--note must follow a --location');
+      if (last.note !== null) throw new UsageError('bad_location', `a location has two notes: ${last.file}:${last.line}`);
+      last.note = value;
+    }
+  }
+  if (pendingFile) throw new UsageError('bad_location', `--file ${pendingFile} needs a following --line N`);
+  return out;
+}
+
+function location(ctx: CliContext, file: string, line: string, end: string | undefined) {
+  const root = ctx.location.worktreeRoot ?? ctx.location.mainRoot ?? ctx.cwd;
+  const abs = resolve(ctx.cwd, file);
+  const real = existsSync(abs) ? realpathSync(abs) : abs;
+  const rel = relative(root, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new UsageError('location_outside_repository', `${file}: location is outside the repository ${root}`);
+  const start = Number(line);
+  const stop = end !== undefined ? Number(end) : null;
+  if (start < 1) throw new UsageError('bad_location', `${file}:${line}: lines start at 1`);
+  if (stop !== null && stop < start) throw new UsageError('bad_location', `${file}:${line}:${end}: the end line is before the start line`);
+  return { file: rel.split(sep).join('/'), line: start, endLine: stop, note: null as string | null };
+}
+
+export const signalsCommand: Command = {
+  name: 'signals',
+  summary: 'list review signals with their locations (newest first)',
+  positionals: [{ name: 'epic', required: false, description: 'only this epic' }],
+  options: [{ name: 'open', type: 'boolean', description: 'only signals no person has resolved' }],
+  async run(ctx) {
+    const all = await ctx.store('read').signals(ctx.args.positionals[0]);
+    const signals = flag(ctx.args, 'open') ? all.filter((s) => s.resolved_at === null) : all;
+    const text = signals.length === 0 ? 'No signals.' : signals.map((s) => [`#${s.id} ${s.epic_id} ${s.type} — ${s.summary}${s.resolved_at ? ` (resolved: ${s.resolution})` : ''}`,
+      ...s.locations.map((l) => `    ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`)].join('\n')).join('\n');
+    return output({ signals }, text);
+  },
+};

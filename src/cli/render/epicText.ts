@@ -1,0 +1,57 @@
+import type { SignalView } from '../../core/epics/signals.ts';
+
+interface EpicLine {
+  id: string;
+  title: string;
+  status: string;
+  status_reason: string | null;
+  complexity: string;
+  priority: string;
+  iteration: number;
+  build_budget: number;
+}
+
+/** "▰▰▰▱▱ 3/5" for tree rows and lists. */
+export function miniBar(done: number, total: number, cells = 5): string {
+  const filled = total === 0 ? 0 : Math.round((done / total) * cells);
+  return `${'▰'.repeat(filled)}${'▱'.repeat(cells - filled)} ${done}/${total}`;
+}
+
+export function renderEpicLine(e: EpicLine, progress: { steps_completed: number; steps_total: number } | null): string {
+  const bar = progress ? `  ${miniBar(progress.steps_completed, progress.steps_total)}` : '';
+  return `${e.id}  ${e.title}  [${e.status}${e.status_reason ? `: ${e.status_reason}` : ''}]${bar}  ${e.complexity} · ${e.priority} · iteration ${e.iteration}/${e.build_budget}`;
+}
+
+interface EpicDetail extends EpicLine {
+  brief: string;
+  plan_budget: number;
+  plan_iteration: number;
+  review: string;
+  person_approval_before_merge: boolean;
+  complexity_source: string;
+  plan_versions: { version: number; status: string; plan_path: string; feedback: string | null; created_at: string }[];
+  plan: { plan_path: string; status: string; progress: { steps_completed: number; steps_total: number; items_completed: number; items_total: number } } | null;
+  signals: readonly SignalView[];
+}
+
+export function renderEpic(e: EpicDetail): string {
+  const lines = [
+    `${e.id}: ${e.title} [${e.status}${e.status_reason ? `: ${e.status_reason}` : ''}]`,
+    `  complexity ${e.complexity} (${e.complexity_source}) · priority ${e.priority} · review ${e.review}${e.person_approval_before_merge ? ' · person approves merge' : ''}`,
+    `  build iterations ${e.iteration}/${e.build_budget} · plan iterations ${e.plan_iteration}/${e.plan_budget}`,
+  ];
+  if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
+  if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${miniBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
+  if (e.plan_versions.length) {
+    lines.push('', '  Plan versions:');
+    for (const v of e.plan_versions) lines.push(`    v${v.version} ${v.plan_path} [${v.status}] ${v.created_at}${v.feedback ? ` — feedback: ${v.feedback}` : ''}`);
+  }
+  if (e.signals.length) {
+    lines.push('', '  Signals:');
+    for (const s of e.signals) {
+      lines.push(`    #${s.id} ${s.type} — ${s.summary}${s.resolved_at ? ` (resolved: ${s.resolution})` : ''}`);
+      for (const l of s.locations) lines.push(`      ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}
