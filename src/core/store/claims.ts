@@ -84,8 +84,10 @@ export function heartbeat(db: Database, now: Date, plan: string, anchor: string,
 }
 
 /** Admin escape hatch: returns a claimed step and its unfinished substeps to pending, fencing the old holder. */
-export function resetStep(db: Database, now: Date, plan: string, anchor: string, actor: Actor, reason: string | null): ResetResult {
-  const step = requireStep(db, plan, anchor);
+export function resetStep(db: Database, now: Date, plan: string, requested: string, actor: Actor, reason: string | null): ResetResult {
+  // Substeps go with their parent: resetting one resets the claim that carries it.
+  const step = ownerOf(db, requireStep(db, plan, requested));
+  const anchor = step.anchor;
   if (step.status === 'completed') throw new RefusedError('already_completed', `cannot reset ${anchor}: it is completed (its commit is in git)`);
   const at = now.toISOString();
   if (step.status !== 'pending') {

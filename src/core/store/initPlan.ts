@@ -21,7 +21,8 @@ export function initPlan(db: Database, now: string, source: PlanSource, actor: A
   const existing = findPlan(db, source.planPath);
   const hash = planHash(source.plan);
   const base = { plan_path: source.planPath, plan_hash: hash };
-  if (existing && (!force || existing.plan_hash === hash && !epicId)) {
+  if (existing && (!force || existing.plan_hash === hash)) {
+    if (epicId && existing.epic_id !== epicId) db.prepare('UPDATE plans SET epic_id = ?, updated_at = ? WHERE plan_path = ?').run(epicId, now, source.planPath);
     return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };
   }
   const structure = JSON.stringify(planStructure(source.plan));
@@ -32,7 +33,7 @@ export function initPlan(db: Database, now: string, source: PlanSource, actor: A
     db.prepare('INSERT INTO plans (plan_path, epic_id, plan_hash, structure, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(source.planPath, epicId, hash, structure, source.plan.title, 'active', now, now);
   }
-  const counts = writeSteps(db, now, source, actor, existing !== undefined);
+  const counts = writeSteps(db, now, source, existing !== undefined);
   const allDone = source.plan.steps.every((s) => counts.keptCompleted.has(s.anchor));
   db.prepare('UPDATE plans SET status = ? WHERE plan_path = ?').run(allDone ? 'done' : 'active', source.planPath);
   writeEvent(db, now, actor, {
@@ -50,11 +51,10 @@ function stepKey(step: PlanStep): string {
   return JSON.stringify([step.parentAnchor, step.title, step.items.map((i) => [i.kind, i.text])]);
 }
 
-function writeSteps(db: Database, now: string, source: PlanSource, actor: Actor, reinit: boolean) {
+function writeSteps(db: Database, now: string, source: PlanSource, reinit: boolean) {
   const { planPath, plan } = source;
   const oldSteps = new Map<string, StepRow>();
   const oldItems = new Map<string, KeptItem[]>();
-  const oldKeys = new Map<string, string>();
   if (reinit) {
     for (const row of db.prepare('SELECT * FROM steps WHERE plan_path = ?').all(planPath) as StepRow[]) oldSteps.set(row.anchor, row);
     for (const item of db.prepare('SELECT step_anchor, kind, text, status, updated_at, updated_by FROM checklist_items WHERE plan_path = ? ORDER BY kind, ordinal').all(planPath) as (KeptItem & { step_anchor: string })[]) {
@@ -62,35 +62,39 @@ function writeSteps(db: Database, now: string, source: PlanSource, actor: Actor,
       list.push(item);
       oldItems.set(item.step_anchor, list);
     }
-    const prev = JSON.parse((db.prepare('SELECT structure FROM plans WHERE plan_path = ?').get(planPath) as { structure: string }).structure);
-    void prev;
-    for (const [anchor, row] of oldSteps) oldKeys.set(anchor, JSON.stringify([row.parent_anchor, row.title, (oldItems.get(anchor) ?? []).map((i) => [i.kind, i.text])]));
     db.prepare('DELETE FROM checklist_items WHERE plan_path = ?').run(planPath);
     db.prepare('DELETE FROM step_deps WHERE plan_path = ?').run(planPath);
+    // Detach every parent link first, so removing a step never cascades into one that is kept.
+    db.prepare('UPDATE steps SET parent_anchor = NULL WHERE plan_path = ?').run(planPath);
   }
-  const keptCompleted = new Set<string>();
+  const oldKey = (row: StepRow) => JSON.stringify([row.parent_anchor, row.title, (oldItems.get(row.anchor) ?? []).map((i) => [i.kind, i.text])]);
   const newAnchors = new Set(plan.steps.map((s) => s.anchor));
   const removed = [...oldSteps.keys()].filter((a) => !newAnchors.has(a));
-  // Children first, so the parent foreign key never dangles.
   const removeStep = db.prepare('DELETE FROM steps WHERE plan_path = ? AND anchor = ?');
-  for (const anchor of [...removed].sort((a, b) => (oldSteps.get(b)?.parent_anchor ? 1 : 0) - (oldSteps.get(a)?.parent_anchor ? 1 : 0))) {
-    removeStep.run(planPath, anchor);
-  }
-  const insert = db.prepare(`INSERT INTO steps (plan_path, anchor, parent_anchor, step_index, number, title, status) VALUES (?, ?, ?, ?, ?, ?, 'pending')`);
-  const refresh = db.prepare(`UPDATE steps SET parent_anchor = ?, step_index = ?, number = ?, title = ? WHERE plan_path = ? AND anchor = ?`);
+  for (const anchor of removed) removeStep.run(planPath, anchor);
+  // A step stays completed only if it, and every substep it now has, is unchanged and was completed.
+  const unchangedDone = new Set(plan.steps.filter((s) => {
+    const old = oldSteps.get(s.anchor);
+    return old !== undefined && old.status === 'completed' && oldKey(old) === stepKey(s);
+  }).map((s) => s.anchor));
+  const keptCompleted = new Set(plan.steps.filter((s) => unchangedDone.has(s.anchor) &&
+    (s.parentAnchor !== null || plan.steps.every((c) => c.parentAnchor !== s.anchor || unchangedDone.has(c.anchor)))).map((s) => s.anchor));
+  const insert = db.prepare(`INSERT INTO steps (plan_path, anchor, step_index, number, title, status) VALUES (?, ?, ?, ?, ?, 'pending')`);
+  const refresh = db.prepare(`UPDATE steps SET step_index = ?, number = ?, title = ? WHERE plan_path = ? AND anchor = ?`);
   const release = db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,
     claimed_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL, started_at = NULL, completed_at = NULL, completed_by = NULL,
     completed_token = NULL, commit_hash = NULL, complete_reason = NULL WHERE plan_path = ? AND anchor = ?`);
   for (const step of plan.steps) {
     const old = oldSteps.get(step.anchor);
     if (!old) {
-      insert.run(planPath, step.anchor, step.parentAnchor, step.stepIndex, step.number, step.title);
+      insert.run(planPath, step.anchor, step.stepIndex, step.number, step.title);
       continue;
     }
-    refresh.run(step.parentAnchor, step.stepIndex, step.number, step.title, planPath, step.anchor);
-    if (old.status === 'completed' && oldKeys.get(step.anchor) === stepKey(step)) keptCompleted.add(step.anchor);
-    else if (old.status !== 'pending') release.run(planPath, step.anchor);
+    refresh.run(step.stepIndex, step.number, step.title, planPath, step.anchor);
+    if (!keptCompleted.has(step.anchor) && old.status !== 'pending') release.run(planPath, step.anchor);
   }
+  const parent = db.prepare('UPDATE steps SET parent_anchor = ? WHERE plan_path = ? AND anchor = ?');
+  for (const step of plan.steps) if (step.parentAnchor) parent.run(step.parentAnchor, planPath, step.anchor);
   const dep = db.prepare('INSERT INTO step_deps (plan_path, step_anchor, depends_on) VALUES (?, ?, ?)');
   for (const step of plan.steps) for (const d of step.dependsOn) dep.run(planPath, step.anchor, d);
   const item = db.prepare('INSERT INTO checklist_items (plan_path, step_anchor, kind, ordinal, text, status, updated_at, updated_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
@@ -104,6 +108,5 @@ function writeSteps(db: Database, now: string, source: PlanSource, actor: Actor,
       items++;
     }
   }
-  void actor;
   return { items, keptCompleted, removed };
 }

@@ -1,0 +1,388 @@
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/core/clock.ts';
+import { parsePlan } from '../../src/core/plan/parse.ts';
+import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import type { Actor, ClaimResult, PlanSource } from '../../src/core/store/types.ts';
+
+const P = 'plans/p.md';
+const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
+const B: Actor = { worktree: '/wt/b', agent: 'agent-b' };
+const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
+const T0 = Date.UTC(2026, 0, 1);
+const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });
+
+/** step-1 has two substeps (1.2 after 1.1); step-2 needs step-1; step-3 is free. */
+const PLAN = source(`# Plan: Demo
+## Step 1: First
+**Tasks:**
+- [ ] t1
+- [ ] t2
+**Tests:**
+- [ ] u1
+### Step 1.1: Sub one
+- [ ] s1
+### Step 1.2: Sub two
+**Depends on:** #step-1-1
+- [ ] s2
+## Step 2: Second
+**Depends on:** #step-1
+- [ ] w
+## Step 3: Third
+- [ ] z
+`);
+const ONE = source('# Plan: One\n## Step 1: Only\n- [ ] a\n');
+
+async function setup(t: TestContext, plan: PlanSource = PLAN): Promise<{ store: SqliteStore; clock: ManualClock }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-claims-'));
+  const clock = new ManualClock(T0);
+  const store = new SqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
+  t.after(() => { store.close(); rmSync(dir, { recursive: true, force: true }); });
+  await store.initPlan(plan, ADMIN);
+  return { store, clock };
+}
+
+type Claimed = Extract<ClaimResult, { claimed: true }>;
+async function claim(store: SqliteStore, actor: Actor, leaseSeconds?: number, plan: PlanSource = PLAN): Promise<Claimed> {
+  const r = await store.claimNext(plan, actor, leaseSeconds === undefined ? {} : { leaseSeconds });
+  assert.ok(r.claimed, `expected a claim, got ${JSON.stringify(r)}`);
+  return r;
+}
+
+function step(store: SqliteStore, anchor: string): Record<string, unknown> {
+  const row = store.db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(P, anchor) as Record<string, unknown> | undefined;
+  assert.ok(row, `no step ${anchor}`);
+  return row;
+}
+
+function items(store: SqliteStore, anchor: string): string[] {
+  return store.db.prepare('SELECT status FROM checklist_items WHERE step_anchor = ? ORDER BY kind, ordinal').pluck().all(anchor) as string[];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const refused = (code: string) => ({ name: 'RefusedError', category: 'refused', code });
+
+test('claims go by step_index and respect dependencies; nothing ready is claimed:false with the blockers', async (t) => {
+  const { store } = await setup(t);
+
+  const first = await claim(store, A);
+  const second = await claim(store, B);
+  const none = await store.claimNext(PLAN, ADMIN);
+
+  assert.deepEqual(first, {
+    claimed: true, plan_path: P, step_anchor: 'step-1', step_title: 'First', step_index: 0, substeps: ['step-1-1', 'step-1-2'],
+    claim_token: 1, claimed_by: '/wt/a', agent: 'agent-a', remaining_ready: 1, total_remaining: 3,
+    lease_expires_at: iso(T0 + 7200_000), reclaimed_from_expired: false, previous_holder: null,
+  });
+  assert.equal(second.step_anchor, 'step-3');
+  assert.equal(second.step_index, 4);
+  assert.deepEqual(none, { claimed: false, plan_path: P, reason: 'no_ready_steps', all_completed: false, blocked_steps: ['step-2'], claimed_steps: ['step-1', 'step-3'] });
+});
+
+test('substeps are claimed with their parent and carry its token, so the holder can act on them', async (t) => {
+  const { store } = await setup(t);
+  await claim(store, A);
+  await store.reset(P, 'step-1', ADMIN);
+
+  const c = await claim(store, A, 60);
+
+  assert.equal(c.claim_token, 3);
+  for (const anchor of ['step-1', 'step-1-1', 'step-1-2']) {
+    const row = step(store, anchor);
+    assert.deepEqual([row.status, row.claimed_by, row.claimed_agent, row.claim_token, row.lease_expires_at], ['claimed', '/wt/a', 'agent-a', 3, iso(T0 + 60_000)]);
+  }
+  assert.equal((await store.start(P, 'step-1-1', { ...A, token: 3 })).status, 'in_progress');
+  await assert.rejects(store.start(P, 'step-1-2', B), refused('not_holder'));
+});
+
+test('a substep depending on another top-level step blocks its parent', async (t) => {
+  const plan = source('# P\n## Step 1: A {#a}\n## Step 2: B {#b}\n### Step 2.1: B1 {#b1}\n**Depends on:** #c\n## Step 3: C {#c}\n');
+  const { store } = await setup(t, plan);
+
+  const order = [(await claim(store, A, undefined, plan)).step_anchor, (await claim(store, A, undefined, plan)).step_anchor];
+  const blocked = await store.claimNext(plan, A);
+  await store.complete(plan, 'c', A);
+  const unblocked = await claim(store, A, undefined, plan);
+
+  assert.deepEqual(order, ['a', 'c']);
+  assert.equal(blocked.claimed, false);
+  assert.deepEqual(!blocked.claimed && blocked.blocked_steps, ['b']);
+  assert.deepEqual([unblocked.step_anchor, unblocked.substeps], ['b', ['b1']]);
+});
+
+test('an expired lease is reclaimed: new token, previous holder, in-progress items reopened, completed work kept', async (t) => {
+  const { store, clock } = await setup(t);
+  await claim(store, A, 60);
+  await store.start(P, 'step-1', A);
+  await store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'task', ordinal: 0 }, status: 'in_progress' }, { selector: { kind: 'task', ordinal: 1 }, status: 'completed' }], A);
+  await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+  await store.updateItems(PLAN, 'step-1-2', [{ selector: { all: true }, status: 'in_progress' }], A);
+  clock.advance(60_001);
+
+  const c = await claim(store, B, 60);
+
+  assert.deepEqual([c.step_anchor, c.claim_token, c.reclaimed_from_expired, c.previous_holder, c.substeps], ['step-1', 2, true, '/wt/a', ['step-1-2']]);
+  assert.deepEqual(items(store, 'step-1'), ['open', 'completed', 'open']);
+  assert.deepEqual(items(store, 'step-1-1'), ['completed']);
+  assert.deepEqual(items(store, 'step-1-2'), ['open']);
+  assert.deepEqual([step(store, 'step-1').status, step(store, 'step-1').started_at], ['claimed', null]);
+  assert.equal(step(store, 'step-1-1').status, 'completed');
+  assert.deepEqual([step(store, 'step-1-2').claimed_by, step(store, 'step-1-2').claim_token], ['/wt/b', 2]);
+  const event = (await store.events({ planPath: P })).at(-1);
+  assert.deepEqual([event?.action, event?.from_status, event?.to_status, event?.worktree], ['reclaim', 'in_progress', 'claimed', '/wt/b']);
+});
+
+test('a live lease is never reclaimed, not even at the exact expiry instant', async (t) => {
+  const { store, clock } = await setup(t, ONE);
+  await claim(store, A, 60, ONE);
+
+  clock.set(T0 + 59_999);
+  const early = await store.claimNext(ONE, B);
+  clock.set(T0 + 60_000);
+  const atExpiry = await store.claimNext(ONE, B);
+  const readyAtExpiry = await store.ready(P);
+  clock.set(T0 + 60_001);
+  const after = await store.claimNext(ONE, B);
+
+  assert.deepEqual([early.claimed, atExpiry.claimed], [false, false]);
+  assert.deepEqual([readyAtExpiry.ready_steps, readyAtExpiry.claimed_steps, readyAtExpiry.expired_claims], [[], ['step-1'], []]);
+  assert.equal(after.claimed && after.previous_holder, '/wt/a');
+});
+
+test('heartbeat extends the lease of the step and its substeps past the original expiry', async (t) => {
+  const { store, clock } = await setup(t);
+  await claim(store, A, 60);
+  clock.advance(50_000);
+
+  const hb = await store.heartbeat(P, 'step-1-1', { ...A, token: 1 }, { leaseSeconds: 60 });
+  clock.set(T0 + 100_000);
+  const stillHeld = await store.claimNext(PLAN, B);
+
+  assert.deepEqual(hb, { renewed: true, step_anchor: 'step-1', claim_token: 1, lease_expires_at: iso(T0 + 110_000) });
+  for (const anchor of ['step-1', 'step-1-1', 'step-1-2']) assert.equal(step(store, anchor).lease_expires_at, iso(T0 + 110_000));
+  assert.equal(step(store, 'step-1').heartbeat_at, iso(T0 + 50_000));
+  assert.equal(stillHeld.claimed && stillHeld.step_anchor, 'step-3');
+  clock.set(T0 + 110_001);
+  assert.equal((await claim(store, B)).step_anchor, 'step-1');
+});
+
+test('heartbeat is refused for a non-holder, a stale token and an unclaimed step', async (t) => {
+  const { store } = await setup(t);
+  await claim(store, A);
+
+  await assert.rejects(store.heartbeat(P, 'step-1', B), refused('not_holder'));
+  await assert.rejects(store.heartbeat(P, 'step-1', { worktree: '/wt/a', agent: 'agent-other', token: 1 }), refused('not_holder'));
+  assert.equal((await store.heartbeat(P, 'step-1', { ...A, token: 1 })).renewed, true);
+  assert.equal((await store.heartbeat(P, 'step-1', { worktree: '/wt/a', agent: null })).renewed, true);
+  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 2 }), refused('stale_token'));
+  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 0 }), refused('stale_token'));
+  await assert.rejects(store.heartbeat(P, 'step-2', A), refused('not_claimed'));
+});
+
+test('after a reclaim the old holder is fenced out of start, heartbeat, update and complete', async (t) => {
+  const cases: [string, Actor, Actor, string][] = [
+    ['another worktree', A, B, 'not_holder'],
+    ['same worktree, another agent', A, { worktree: '/wt/a', agent: 'agent-a2' }, 'not_holder'],
+    ['same worktree, no agent ids', { worktree: '/wt/a', agent: null }, { worktree: '/wt/a', agent: null }, 'stale_token'],
+  ];
+  for (const [name, oldHolder, newHolder, code] of cases) {
+    await t.test(name, async (t) => {
+      const { store, clock } = await setup(t, ONE);
+      await claim(store, oldHolder, 60, ONE);
+      clock.advance(60_001);
+      const fresh = await claim(store, newHolder, 60, ONE);
+      const stale = { ...oldHolder, token: 1 };
+
+      await assert.rejects(store.start(P, 'step-1', stale), refused(code));
+      await assert.rejects(store.heartbeat(P, 'step-1', stale), refused(code));
+      await assert.rejects(store.updateItems(ONE, 'step-1', [{ selector: { all: true }, status: 'completed' }], stale), refused(code));
+      await assert.rejects(store.complete(ONE, 'step-1', stale, { forceReason: 'done anyway' }), refused(code));
+
+      assert.deepEqual([step(store, 'step-1').status, items(store, 'step-1')], ['claimed', ['open']]);
+      const done = await store.complete(ONE, 'step-1', { ...newHolder, token: fresh.claim_token }, { forceReason: 'new holder' });
+      assert.equal(done.completed, true);
+    });
+  }
+});
+
+test('complete is strict unless forced; force records the reason and completes items and substeps', async (t) => {
+  const { store } = await setup(t);
+  await claim(store, A);
+  await store.start(P, 'step-1', A);
+  await store.updateItems(PLAN, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
+
+  await assert.rejects(store.complete(PLAN, 'step-1', A), { ...refused('incomplete'), message: /step-1-1, step-1-2/ });
+  assert.equal(step(store, 'step-1').status, 'in_progress');
+  const forced = await store.complete(PLAN, 'step-1', { ...A, token: 1 }, { forceReason: 'reviewed by hand', commitHash: 'abc123' });
+
+  assert.deepEqual(forced, {
+    completed: true, step_anchor: 'step-1', commit_hash: 'abc123', forced: true, force_reason: 'reviewed by hand',
+    incomplete_items_auto_completed: 2, already_completed: false, plan_completed: false, remaining_steps: 2,
+  });
+  for (const anchor of ['step-1', 'step-1-1', 'step-1-2']) {
+    assert.deepEqual([step(store, anchor).status, step(store, anchor).complete_reason], ['completed', 'reviewed by hand']);
+  }
+  assert.deepEqual([...items(store, 'step-1'), ...items(store, 'step-1-1'), ...items(store, 'step-1-2')], Array(5).fill('completed'));
+  const strict = await claim(store, A);
+  await assert.rejects(store.complete(PLAN, strict.step_anchor, A), refused('incomplete'));
+  await store.updateItems(PLAN, strict.step_anchor, [{ selector: { kind: 'task', ordinal: 0 }, status: 'completed' }], A);
+  const ok = await store.complete(PLAN, strict.step_anchor, A, { commitHash: 'def456' });
+  assert.deepEqual([ok.forced, ok.force_reason, step(store, strict.step_anchor).complete_reason, step(store, strict.step_anchor).commit_hash], [false, null, null, 'def456']);
+});
+
+test('re-completing is a no-op with the same token and refused with another token or worktree', async (t) => {
+  const { store } = await setup(t, ONE);
+  const c = await claim(store, A, undefined, ONE);
+  const first = await store.complete(ONE, 'step-1', { ...A, token: c.claim_token }, { forceReason: 'r', commitHash: 'abc' });
+
+  const again = await store.complete(ONE, 'step-1', { ...A, token: c.claim_token });
+
+  assert.deepEqual(again, { ...first, already_completed: true, incomplete_items_auto_completed: 0 });
+  await assert.rejects(store.complete(ONE, 'step-1', { ...A, token: c.claim_token + 1 }), refused('already_completed'));
+  await assert.rejects(store.complete(ONE, 'step-1', { ...B, token: c.claim_token }), refused('already_completed'));
+  assert.equal(store.db.prepare(`SELECT COUNT(*) FROM events WHERE action = 'complete' AND entity = 'step'`).pluck().get(), 1);
+});
+
+test('completing the last step completes the plan', async (t) => {
+  const { store } = await setup(t);
+  const everything = [{ selector: { all: true } as const, status: 'completed' as const }];
+  const results = [];
+  for (let i = 0; i < 3; i++) {
+    const c = await claim(store, A);
+    for (const anchor of [c.step_anchor, ...c.substeps]) await store.updateItems(PLAN, anchor, everything, A);
+    results.push(await store.complete(PLAN, c.step_anchor, A));
+  }
+
+  assert.deepEqual(results.map((r) => [r.step_anchor, r.plan_completed, r.remaining_steps]), [['step-1', false, 2], ['step-2', false, 1], ['step-3', true, 0]]);
+  assert.equal(store.db.prepare('SELECT status FROM plans WHERE plan_path = ?').pluck().get(P), 'done');
+  const none = await store.claimNext(PLAN, A);
+  assert.deepEqual([none.claimed, !none.claimed && none.reason, !none.claimed && none.all_completed], [false, 'all_completed', true]);
+});
+
+test('reset returns a claim to pending and fences the old holder; a completed step cannot be reset', async (t) => {
+  const { store } = await setup(t);
+  await claim(store, A);
+  await store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'task', ordinal: 0 }, status: 'in_progress' }], A);
+
+  const r = await store.reset(P, 'step-1', ADMIN, 'worktree removed');
+
+  assert.deepEqual(r, { reset: true, step_anchor: 'step-1', from_status: 'claimed', previous_holder: '/wt/a' });
+  assert.deepEqual(items(store, 'step-1'), ['open', 'open', 'open']);
+  assert.deepEqual(['step-1', 'step-1-1', 'step-1-2'].map((a) => [step(store, a).status, step(store, a).claim_token, step(store, a).claimed_by]), Array(3).fill(['pending', 2, null]));
+  await assert.rejects(store.start(P, 'step-1', { ...A, token: 1 }), refused('not_claimed'));
+  const again = await claim(store, A);
+  assert.equal(again.claim_token, 3);
+  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 1 }), refused('stale_token'));
+  await assert.rejects(store.complete(PLAN, 'step-1', { ...A, token: 1 }, { forceReason: 'x' }), refused('stale_token'));
+  await store.complete(PLAN, 'step-1', A, { forceReason: 'x' });
+  await assert.rejects(store.reset(P, 'step-1', ADMIN), refused('already_completed'));
+  assert.equal(step(store, 'step-1').status, 'completed');
+});
+
+test('an update that completes every item of a substep completes the substep (not its parent)', async (t) => {
+  const { store } = await setup(t);
+  await claim(store, A);
+
+  const r = await store.updateItems(PLAN, 'step-1-1', [{ selector: { kind: 'task', ordinal: 'all' }, status: 'completed' }], { ...A, token: 1 });
+
+  assert.deepEqual(r, {
+    updated: 1, step_anchor: 'step-1-1', step_status: 'completed',
+    tasks: { open: 0, in_progress: 0, completed: 1 }, tests: { open: 0, in_progress: 0, completed: 0 }, checkpoints: { open: 0, in_progress: 0, completed: 0 },
+  });
+  assert.deepEqual([step(store, 'step-1-1').status, step(store, 'step-1-1').completed_by], ['completed', '/wt/a']);
+  assert.equal(step(store, 'step-1').status, 'claimed');
+  await assert.rejects(store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'open' }], A), refused('already_completed'));
+});
+
+test('claim → start → update → complete writes exactly these events', async (t) => {
+  const { store, clock } = await setup(t, ONE);
+  const base = Number(store.db.prepare('SELECT MAX(id) FROM events').pluck().get());
+  clock.set(T0 + 1000);
+  await claim(store, A, 60, ONE);
+  clock.set(T0 + 2000);
+  await store.start(P, 'step-1', A);
+  clock.set(T0 + 3000);
+  const itemId = Number(store.db.prepare('SELECT id FROM checklist_items').pluck().get());
+  await store.updateItems(ONE, 'step-1', [{ selector: { id: itemId }, status: 'completed' }], A);
+  clock.set(T0 + 4000);
+  await store.complete(ONE, 'step-1', { ...A, token: 1 }, { commitHash: 'c0ffee' });
+
+  const events = store.db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id').all(base) as { id: number; data: string | null }[];
+  const row = (at: number, entity: string, action: string, step: string | null, from: string | null, to: string | null, reason: string | null, data: unknown) => ({
+    at: iso(T0 + at), worktree: '/wt/a', agent: 'agent-a', entity, action, plan_path: P, step_anchor: step, epic_id: null,
+    from_status: from, to_status: to, reason, data,
+  });
+  assert.deepEqual(events.map(({ id: _id, ...e }) => ({ ...e, data: e.data === null ? null : JSON.parse(e.data) as unknown })), [
+    row(1000, 'step', 'claim', 'step-1', 'pending', 'claimed', null, { claim_token: 1, lease_expires_at: iso(T0 + 61_000), previous_holder: null, substeps: [] }),
+    row(2000, 'step', 'start', 'step-1', 'claimed', 'in_progress', null, { claim_token: 1 }),
+    row(3000, 'item', 'update', 'step-1', 'open', 'completed', null, { item_id: itemId, kind: 'task', ordinal: 0, text: 'a' }),
+    row(4000, 'step', 'complete', 'step-1', 'in_progress', 'completed', null, { claim_token: 1, commit_hash: 'c0ffee', forced: false, items_auto_completed: 0, substeps_auto_completed: [] }),
+    row(4000, 'plan', 'complete', null, 'active', 'done', 'last step step-1 completed', null),
+  ]);
+});
+
+test('a structurally drifted plan refuses claim, update and complete but not start, heartbeat or reset', async (t) => {
+  const { store } = await setup(t);
+  const drifted = source('# Plan: Demo\n## Step 1: First\n- [ ] t1\n');
+  const ticked = source('# Plan: One\n## Step 1: Only\n- [x] a\n');
+  const onePlan = await setup(t, ONE);
+  await claim(store, A);
+
+  await assert.rejects(store.claimNext(drifted, B), { ...refused('plan_drift'), message: /step-1-1 removed/ });
+  await assert.rejects(store.updateItems(drifted, 'step-1', [{ selector: { all: true }, status: 'completed' }], A), refused('plan_drift'));
+  await assert.rejects(store.complete(drifted, 'step-1', A, { forceReason: 'x' }), refused('plan_drift'));
+  assert.deepEqual([step(store, 'step-3').status, step(store, 'step-1').status, items(store, 'step-1')], ['pending', 'claimed', ['open', 'open', 'open']]);
+  assert.equal((await store.start(P, 'step-1', A)).status, 'in_progress');
+  assert.equal((await store.heartbeat(P, 'step-1', A)).renewed, true);
+  assert.equal((await store.reset(P, 'step-1', ADMIN)).reset, true);
+  assert.equal((await onePlan.store.claimNext(ticked, A)).claimed, true, 'ticking a box is not drift');
+});
+
+test('ready() partitions top-level steps into ready, claimed, expired, blocked and completed', async (t) => {
+  const plan = source('# P\n## Step 1: S1\n## Step 2: S2\n## Step 3: S3\n## Step 4: S4\n**Depends on:** #step-2\n## Step 5: S5\n');
+  const { store, clock } = await setup(t, plan);
+  await claim(store, A, undefined, plan);
+  await store.complete(plan, 'step-1', A);
+  await claim(store, B, 600, plan);
+  await claim(store, ADMIN, 60, plan);
+  clock.advance(61_000);
+
+  const r = await store.ready(P);
+
+  assert.deepEqual(r, {
+    plan_path: P, ready_steps: ['step-3', 'step-5'], all_steps: ['step-1', 'step-2', 'step-3', 'step-4', 'step-5'],
+    completed_steps: ['step-1'], claimed_steps: ['step-2'], blocked_steps: ['step-4'], expired_claims: ['step-3'],
+  });
+  await assert.rejects(store.ready('plans/missing.md'), { code: 'unknown_plan' });
+});
+
+test('showPlans() nests substeps under their parent with blockers, items and progress counts', async (t) => {
+  const { store, clock } = await setup(t);
+  await claim(store, A, 60);
+  await store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'test', ordinal: 0 }, status: 'completed' }], A);
+  await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+  clock.advance(61_000);
+
+  const [view, ...others] = await store.showPlans();
+
+  assert.equal(others.length, 0);
+  assert.ok(view);
+  assert.deepEqual([view.plan_path, view.title, view.status], [P, 'Demo', 'active']);
+  assert.deepEqual(view.progress, { steps_completed: 0, steps_total: 3, items_completed: 2, items_total: 7 });
+  assert.deepEqual(view.steps.map((s) => [s.anchor, s.status, s.blocked_by, s.progress]), [
+    ['step-1', 'claimed', [], { done: 1, total: 3 }], ['step-2', 'pending', ['step-1'], { done: 0, total: 1 }], ['step-3', 'pending', [], { done: 0, total: 1 }],
+  ]);
+  const first = view.steps[0];
+  assert.ok(first);
+  assert.deepEqual([first.claimed_by, first.agent, first.claim_token, first.lease_expired], ['/wt/a', 'agent-a', 1, true]);
+  assert.deepEqual(first.items.map((i) => [i.kind, i.ordinal, i.text, i.status]), [['task', 0, 't1', 'open'], ['task', 1, 't2', 'open'], ['test', 0, 'u1', 'completed']]);
+  assert.deepEqual(first.substeps.map((s) => [s.anchor, s.parent_anchor, s.status, s.depends_on, s.blocked_by, s.progress, s.substeps.length]), [
+    ['step-1-1', 'step-1', 'completed', [], [], { done: 1, total: 1 }, 0],
+    ['step-1-2', 'step-1', 'claimed', ['step-1-1'], [], { done: 0, total: 1 }, 0],
+  ]);
+  assert.deepEqual((await store.showPlans(P)).map((p) => p.plan_path), [P]);
+});
