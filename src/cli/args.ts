@@ -9,6 +9,9 @@ export interface OptionSpec {
   readonly placeholder?: string;
   readonly description: string;
   readonly alias?: string;
+  /** Bounds for int options. */
+  readonly min?: number;
+  readonly max?: number;
 }
 
 export interface PositionalSpec {
@@ -84,7 +87,11 @@ function store(options: Map<string, OptionValue>, spec: OptionSpec, values: stri
   if (spec.type === 'int') {
     const v = values[0] as string;
     if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError('bad_option', `--${spec.name} needs a whole number, got '${v}'`);
-    options.set(spec.name, Number(v));
+    const n = Number(v);
+    if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+      throw new UsageError('bad_option', `--${spec.name} must be between ${spec.min ?? 0} and ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${v}`);
+    }
+    options.set(spec.name, n);
     return;
   }
   if ((spec.arity ?? 1) > 1) {

@@ -34,9 +34,12 @@ export class CliContext {
     return this.location.dbPath;
   }
 
-  /** Opens the store; readers of a missing database see an empty one and nothing is created. */
-  store(mode: 'write' | 'read'): SqliteStore {
-    this.opened ??= new SqliteStore(this.dbPath, { ifMissing: mode === 'write' ? 'create' : 'empty' });
+  /**
+   * Opens the store. Only commands that bring state into being (`create`) make a missing database;
+   * every other command sees an empty one, so a refused command never leaves a file behind.
+   */
+  store(mode: 'create' | 'write' | 'read'): SqliteStore {
+    this.opened ??= new SqliteStore(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
     return this.opened;
   }
 

@@ -1,8 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ClaimResult, PlanView, StepView } from '../../src/core/store/types.ts';
 
 /** The project root (two levels above this file) and the bundled CLI that `npm test` builds first. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -75,6 +77,15 @@ export function writeFiles(dir: string, files: Readonly<Record<string, string>>)
 /** Creates a real git repository (main branch, one commit) with linked worktrees in a temp dir. */
 export function makeRepo(options: RepoOptions = {}): Repo {
   const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-repo-')));
+  try {
+    return buildRepo(tmp, options);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function buildRepo(tmp: string, options: RepoOptions): Repo {
   const work = join(tmp, options.bare ? 'seed' : 'repo');
   mkdirSync(work);
   git(['init', '-q', '-b', 'main'], work);
@@ -116,17 +127,122 @@ export function makeRepo(options: RepoOptions = {}): Repo {
 export function runCli(cwd: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): CliResult {
   const r = spawnSync(process.execPath, [CLI_PATH, ...args], { cwd, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
   if (r.error) throw r.error;
-  const stdout = r.stdout;
+  return cliResult(r.status, r.stdout, r.stderr);
+}
+
+/** Like runCli, without blocking the event loop (for runs that overlap other work). */
+export function runCliAsync(cwd: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise(cliResult(code, stdout, stderr)));
+  });
+}
+
+function cliResult(code: number | null, stdout: string, stderr: string): CliResult {
   return {
-    code: r.status,
+    code,
     stdout,
-    stderr: r.stderr,
+    stderr,
     json<T>() {
       try {
         return JSON.parse(stdout) as T;
       } catch {
-        throw new Error(`stdout is not one JSON document (exit ${r.status}):\n${stdout}\nstderr:\n${r.stderr}`);
+        throw new Error(`stdout is not one JSON document (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
       }
     },
   };
+}
+
+/** Asserts a failed run: its exit code, exactly one `springfield: ` line on stderr, no stack trace, and (with --json) the error document. */
+export function assertFails(r: CliResult, exit: number, code: string): { code: string; message: string } {
+  const where = `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+  assert.equal(r.code, exit, where);
+  assert.match(r.stderr, /^springfield: [^\n]+\n$/, `stderr must be one line: ${where}`);
+  assert.ok(!r.stdout.includes('    at ') && !r.stderr.includes('    at '), `stack trace leaked: ${where}`);
+  if (r.stdout === '') return { code, message: r.stderr.slice('springfield: '.length).trim() };
+  const doc = r.json<{ error: { code: string; message: string } }>();
+  assert.deepEqual(Object.keys(doc), ['error'], where);
+  assert.deepEqual(Object.keys(doc.error).sort(), ['code', 'message'], where);
+  assert.equal(doc.error.code, code, where);
+  assert.equal(`springfield: ${doc.error.message.replace(/\s*\n\s*/g, ' ')}\n`, r.stderr, where);
+  return doc.error;
+}
+
+/** Asserts exit 0 and returns the parsed --json output. */
+export function assertOk<T = Record<string, unknown>>(r: CliResult): T {
+  assert.equal(r.code, 0, `expected success, got exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  assert.equal(r.stderr, '', 'a successful command writes nothing on stderr');
+  return r.json<T>();
+}
+
+/** Runs the CLI with `--json` appended. */
+export function runJson(cwd: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): CliResult {
+  return runCli(cwd, [...args, '--json'], env);
+}
+
+export type Claimed = Extract<ClaimResult, { claimed: true }>;
+export type NotClaimed = Extract<ClaimResult, { claimed: false }>;
+
+/** Asserts a `claim --json` run claimed a step and returns the claim. */
+export function assertClaimed(r: CliResult): Claimed {
+  const c = assertOk<ClaimResult>(r);
+  assert.ok(c.claimed, `expected a claim: ${r.stdout}`);
+  return c;
+}
+
+/** Asserts a `claim --json` run exited 0 without claiming and returns the answer. */
+export function assertNotClaimed(r: CliResult): NotClaimed {
+  const c = assertOk<ClaimResult>(r);
+  assert.ok(!c.claimed, `expected no claim: ${r.stdout}`);
+  return c;
+}
+
+/** Every step and substep of one plan, by anchor, from `show <plan> --json` run in `cwd`. */
+export function showSteps(cwd: string, planPath: string): Map<string, StepView> {
+  const { plans } = assertOk<{ plans: PlanView[] }>(runJson(cwd, ['show', planPath]));
+  const out = new Map<string, StepView>();
+  for (const s of plans[0]?.steps ?? []) {
+    out.set(s.anchor, s);
+    for (const sub of s.substeps) out.set(sub.anchor, sub);
+  }
+  return out;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/cli.js when missing or older than src/ (under a lock, so parallel test files never spawn a half-written bundle). */
+export function ensureCli(): void {
+  const lock = join(PROJECT_ROOT, 'dist', '.test-build-lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (Date.now() > deadline || (held && Date.now() - held.mtimeMs > 120_000)) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+  try {
+    const built = existsSync(CLI_PATH) ? statSync(CLI_PATH).mtimeMs : 0;
+    if (built < newestMtime(join(PROJECT_ROOT, 'src'))) {
+      execFileSync(process.execPath, ['esbuild.mjs'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: cleanEnv() });
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }

@@ -34,7 +34,7 @@ export const epicCreate: Command = {
     if (max === 0) throw new UsageError('bad_option', '--max-iterations must be at least 1');
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
-    const epic = await ctx.store('write').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
+    const epic = await ctx.store('create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
     return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title} [planned] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
       (planMd ? `\nAdded to ${planMd}` : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);

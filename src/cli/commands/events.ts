@@ -10,7 +10,7 @@ export const eventsCommand: Command = {
     { name: 'epic', type: 'string', placeholder: 'ID', description: 'only events of this epic' },
     { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'only events of this step' },
     { name: 'since', type: 'int', placeholder: 'ID', description: 'only events after this event id' },
-    { name: 'limit', type: 'int', placeholder: 'N', description: 'at most the last N events (default 1000)' },
+    { name: 'limit', type: 'int', placeholder: 'N', description: 'at most the last N events (default 1000)', min: 1 },
   ],
   async run(ctx) {
     const plan = ctx.args.positionals[0];

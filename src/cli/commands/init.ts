@@ -11,7 +11,7 @@ export const initCommand: Command = {
   details: 'Idempotent: a plan already initialised is left as it is unless --force is given.',
   async run(ctx) {
     const source = ctx.planSource(arg(ctx, 0));
-    const store = ctx.store('write');
+    const store = ctx.store('create');
     const result = await store.initPlan(source, ctx.actor, { force: flag(ctx.args, 'force') });
     const ignored = ctx.args.options.has('db') || ctx.env.SPRINGFIELD_DB ? false : ensureGitignored(ctx.location);
     const text = result.already_initialized

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { writeHandoffOnce } from '../../core/epics/handoff.ts';
+import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
 import type { PlanVersionRow } from '../../core/epics/planApproval.ts';
 import { UsageError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
@@ -20,7 +20,7 @@ export const planPropose: Command = {
   async run(ctx) {
     const source = ctx.planSource(arg(ctx, 1));
     const body = readFileSync(resolve(ctx.location.worktreeRoot ?? ctx.cwd, source.planPath), 'utf8');
-    const r = await ctx.store('write').proposePlan(arg(ctx, 0), { ...source, body }, ctx.actor);
+    const r = await ctx.store('create').proposePlan(arg(ctx, 0), { ...source, body }, ctx.actor);
     const changes = r.changes_since_previous.length ? `\n  changes since v${r.version - 1}: ${r.changes_since_previous.join('; ')}` : '';
     return output(r, `Proposed ${r.plan_path} as version ${r.version} of ${r.epic_id}'s plan (planning iteration ${r.plan_iteration})${changes}\nnext (a person): springfield plan approve ${r.epic_id}`);
   },
@@ -41,17 +41,16 @@ export const planApprove: Command = {
     const path = ctx.args.positionals[1] ?? (target ? resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.plan_path) : undefined);
     if (!path) throw new UsageError('no_proposed_plan', `${epicId} has no plan waiting for approval`);
     const source = ctx.planSource(path);
-    const r = await store.approvePlan(epicId, source, ctx.actor, wanted);
-    const epic = await store.getEpic(epicId);
     const docsRoot = ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd;
-    const handoff = writeHandoffOnce(docsRoot, epic, source.plan, source.planPath);
+    const r = await approveWithHandoff(store, epicId, source, ctx.actor, docsRoot, wanted);
+    const handoff = { path: r.handoff_path, written: r.handoff_written };
     const text = [
       `Approved version ${r.version} of ${r.epic_id}'s plan (${r.plan_path})`,
       `  ${r.init.steps_created} steps, ${r.init.checklist_items_created} checklist items${r.init.reinitialized ? `, ${r.init.steps_kept_completed} completed steps kept` : ''}`,
       `  handoff ${handoff.written ? 'written' : 'already present (immutable)'}: ${handoff.path}`,
       `  epic ${r.transition.from} → ${r.transition.to}`,
     ].join('\n');
-    return output({ ...r, handoff_path: handoff.path, handoff_written: handoff.written }, text);
+    return output(r, text);
   },
 };
 

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { SignalLocation } from '../../core/epics/signals.ts';
+import { SIGNAL_DECISIONS, type SignalDecision, type SignalLocation } from '../../core/epics/signals.ts';
 import { isSignalType, SIGNAL_TYPES } from '../../core/epics/transitions.ts';
 import { UsageError } from '../../core/errors.ts';
 import { flag, str } from '../args.ts';
@@ -19,6 +19,7 @@ export const signalCommand: Command = {
     { name: 'file', type: 'string', multiple: true, placeholder: 'PATH', description: 'alternative to --location: a file, followed by --line N' },
     { name: 'line', type: 'string', multiple: true, placeholder: 'N[:END]', description: 'the line for the preceding --file' },
     { name: 'note', type: 'string', multiple: true, placeholder: 'TEXT', description: 'note for the preceding location' },
+    { name: 'await-person', type: 'boolean', description: "store it for a person to decide ('signal decide'); the epic does not move yet" },
   ],
   details: 'pass → verified · implementation_failure → in_progress (Ralph) · option_viability_failure / adr_invalidated → blocked (Lisa).\nThe signal and its transition are stored together or not at all.',
   async run(ctx) {
@@ -27,8 +28,10 @@ export const signalCommand: Command = {
     const summary = str(ctx.args, 'summary');
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'signal' needs --summary TEXT");
     const locations = parseLocations(ctx);
-    const r = await ctx.store('write').recordSignal(arg(ctx, 0), type, summary, locations, ctx.actor);
-    return output(r, `Recorded ${r.type} for ${r.epic_id} (${r.locations} location${r.locations === 1 ? '' : 's'}): ${r.transition.from} → ${r.transition.to}${r.transition.next_role ? ` · next: ${r.transition.next_role}` : ''}`);
+    const r = await ctx.store('write').recordSignal(arg(ctx, 0), type, summary, locations, ctx.actor, flag(ctx.args, 'await-person'));
+    const t = r.transition;
+    const what = t ? `${t.from} → ${t.to}${t.next_role ? ` · next: ${t.next_role}` : ''}` : `awaiting a person's decision (springfield signal decide ${r.signal_id} --decision send-back|escalate|accept)`;
+    return output(r, `Recorded ${r.type} #${r.signal_id} for ${r.epic_id} (${r.locations} location${r.locations === 1 ? '' : 's'}): ${what}`);
   },
 };
 
@@ -76,12 +79,31 @@ export const signalsCommand: Command = {
   name: 'signals',
   summary: 'list review signals with their locations (newest first)',
   positionals: [{ name: 'epic', required: false, description: 'only this epic' }],
-  options: [{ name: 'open', type: 'boolean', description: 'only signals no person has resolved' }],
+  options: [{ name: 'open', type: 'boolean', description: 'only signals waiting for a person' }],
   async run(ctx) {
     const all = await ctx.store('read').signals(ctx.args.positionals[0]);
-    const signals = flag(ctx.args, 'open') ? all.filter((s) => s.resolved_at === null) : all;
-    const text = signals.length === 0 ? 'No signals.' : signals.map((s) => [`#${s.id} ${s.epic_id} ${s.type} — ${s.summary}${s.resolved_at ? ` (resolved: ${s.resolution})` : ''}`,
+    const signals = flag(ctx.args, 'open') ? all.filter((s) => s.status === 'awaiting_person') : all;
+    const text = signals.length === 0 ? 'No signals.' : signals.map((s) => [`#${s.id} ${s.epic_id} ${s.type} — ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`,
       ...s.locations.map((l) => `    ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`)].join('\n')).join('\n');
     return output({ signals }, text);
+  },
+};
+
+export const signalDecide: Command = {
+  name: 'signal decide',
+  summary: "a person's decision on a signal awaiting one: send-back (Ralph), escalate (Lisa) or accept (pass)",
+  positionals: [{ name: 'signal', required: true, description: "the signal's number (see 'springfield signals --open')" }],
+  options: [
+    { name: 'decision', type: 'string', placeholder: 'DECISION', description: 'send-back | escalate | accept' },
+    { name: 'note', type: 'string', placeholder: 'TEXT', description: 'why, recorded with the transition' },
+  ],
+  async run(ctx) {
+    const id = arg(ctx, 0);
+    if (!/^\d+$/.test(id)) throw new UsageError('bad_argument', `signal must be a number, got '${id}'`);
+    const raw = str(ctx.args, 'decision');
+    const decision = raw?.replace('-', '_') as SignalDecision | undefined;
+    if (!decision || !SIGNAL_DECISIONS.includes(decision)) throw new UsageError('bad_option', `--decision must be send-back, escalate or accept${raw ? `, got '${raw}'` : ''}`);
+    const t = await ctx.store('write').decideSignal(Number(id), decision, ctx.actor, str(ctx.args, 'note') ?? null);
+    return output(t, `Signal #${id}: ${t.epic_id} ${t.from} → ${t.to}${t.next_role ? ` · next: ${t.next_role}` : ''}`);
   },
 };

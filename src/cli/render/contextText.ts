@@ -25,7 +25,7 @@ export function renderContext(c: ContextView): string {
   if (c.signals.length) {
     out.push('', '## Review signals');
     for (const s of c.signals) {
-      out.push(`- ${s.type}: ${s.summary}${s.resolved_at ? ` (resolved: ${s.resolution})` : ''}`);
+      out.push(`- ${s.type}: ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`);
       for (const l of s.locations) out.push(`  - ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? ` — ${l.note}` : ''}`);
     }
   }

@@ -49,7 +49,7 @@ export function renderEpic(e: EpicDetail): string {
   if (e.signals.length) {
     lines.push('', '  Signals:');
     for (const s of e.signals) {
-      lines.push(`    #${s.id} ${s.type} — ${s.summary}${s.resolved_at ? ` (resolved: ${s.resolution})` : ''}`);
+      lines.push(`    #${s.id} ${s.type} — ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`);
       for (const l of s.locations) lines.push(`      ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`);
     }
   }

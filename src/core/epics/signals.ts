@@ -1,9 +1,9 @@
-import { UsageError } from '../errors.ts';
+import { RefusedError, UsageError } from '../errors.ts';
 import { writeEvent } from '../store/rows.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { applyEpicEvent, getEpic, type TransitionOutcome } from './epicStore.ts';
-import { signalEvent, type SignalType } from './transitions.ts';
+import { signalEvent, transition, type SignalType } from './transitions.ts';
 
 export interface SignalLocation {
   /** Repository-relative path with forward slashes. */
@@ -20,7 +20,10 @@ export interface SignalView {
   readonly summary: string;
   readonly created_by: string | null;
   readonly created_at: string;
+  /** applied: the transition happened when recorded; awaiting_person: a person decides; decided: a person did. */
+  readonly status: 'applied' | 'awaiting_person' | 'decided';
   readonly resolved_at: string | null;
+  readonly resolved_by: string | null;
   readonly resolution: string | null;
   readonly locations: readonly { file: string; line: number; end_line: number | null; note: string | null }[];
 }
@@ -31,20 +34,46 @@ export interface SignalResult {
   readonly epic_id: string;
   readonly type: SignalType;
   readonly locations: number;
-  readonly transition: TransitionOutcome;
+  readonly awaiting_person: boolean;
+  readonly transition: TransitionOutcome | null;
 }
 
-/** Stores a typed review signal and applies its transition in the caller's transaction: both or neither. */
-export function recordSignal(db: Database, now: string, epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor): SignalResult {
+/**
+ * Stores a typed review signal and applies its transition in the caller's transaction (both or
+ * neither) — or, with `awaitPerson`, stores it for a person to decide and changes nothing else.
+ */
+export function recordSignal(db: Database, now: string, epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false): SignalResult {
   if (summary.trim() === '') throw new UsageError('missing_value', 'a signal needs --summary TEXT');
-  getEpic(db, epicId);
-  const outcome = applyEpicEvent(db, now, epicId, signalEvent(type), actor, `${type}: ${summary.trim()}`);
-  const id = Number(db.prepare('INSERT INTO signals (epic_id, type, summary, created_by, created_at) VALUES (?, ?, ?, ?, ?)')
-    .run(epicId, type, summary.trim(), actor.agent ?? actor.worktree, now).lastInsertRowid);
+  const epic = getEpic(db, epicId);
+  if (awaitPerson) transition(epic.status, signalEvent(type));
+  const outcome = awaitPerson ? null : applyEpicEvent(db, now, epicId, signalEvent(type), actor, `${type}: ${summary.trim()}`);
+  const id = Number(db.prepare('INSERT INTO signals (epic_id, type, summary, created_by, created_at, status) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(epicId, type, summary.trim(), actor.agent ?? actor.worktree, now, awaitPerson ? 'awaiting_person' : 'applied').lastInsertRowid);
   const loc = db.prepare('INSERT INTO signal_locations (signal_id, file, line, end_line, note) VALUES (?, ?, ?, ?, ?)');
   for (const l of locations) loc.run(id, l.file, l.line, l.endLine, l.note);
-  writeEvent(db, now, actor, { entity: 'signal', action: 'record', epicId, to: type, reason: summary.trim(), data: { signal_id: id, locations: locations.length } });
-  return { recorded: true, signal_id: id, epic_id: epicId, type, locations: locations.length, transition: outcome };
+  writeEvent(db, now, actor, { entity: 'signal', action: 'record', epicId, to: type, reason: summary.trim(), data: { signal_id: id, locations: locations.length, awaiting_person: awaitPerson } });
+  return { recorded: true, signal_id: id, epic_id: epicId, type, locations: locations.length, awaiting_person: awaitPerson, transition: outcome };
+}
+
+export type SignalDecision = 'send_back' | 'escalate' | 'accept';
+export const SIGNAL_DECISIONS: readonly SignalDecision[] = ['send_back', 'escalate', 'accept'];
+
+/**
+ * A person's decision on a signal awaiting one: send back to Ralph (implementation failure),
+ * escalate to Lisa (re-plan) or accept (pass). Applies the typed transition and closes the signal.
+ */
+export function decideSignal(db: Database, now: string, signalId: number, decision: SignalDecision, actor: Actor, note: string | null = null): TransitionOutcome {
+  const row = db.prepare('SELECT * FROM signals WHERE id = ?').get(signalId) as { epic_id: string; type: SignalType; status: string; summary: string } | undefined;
+  if (!row) throw new UsageError('unknown_signal', `no signal #${signalId} (see 'springfield signals')`);
+  if (row.status !== 'awaiting_person') throw new RefusedError('signal_closed', `signal #${signalId} is ${row.status === 'applied' ? 'already applied' : 'already decided'}; nothing to decide`);
+  const type: SignalType = decision === 'accept' ? 'pass' : decision === 'send_back' ? 'implementation_failure'
+    : row.type === 'adr_invalidated' ? 'adr_invalidated' : 'option_viability_failure';
+  const words = { send_back: 'sent back to Ralph', escalate: 'escalated to Lisa', accept: 'accepted' }[decision];
+  const outcome = applyEpicEvent(db, now, row.epic_id, signalEvent(type), actor, `signal #${signalId} ${words}${note ? `: ${note}` : ''}`);
+  db.prepare(`UPDATE signals SET status = 'decided', resolved_at = ?, resolved_by = ?, resolution = ? WHERE id = ? AND status = 'awaiting_person'`)
+    .run(now, actor.agent ?? actor.worktree, words, signalId);
+  writeEvent(db, now, actor, { entity: 'signal', action: 'decide', epicId: row.epic_id, from: 'awaiting_person', to: decision, reason: note, data: { signal_id: signalId } });
+  return outcome;
 }
 
 /** Signals of one epic (or all), newest first, with their locations. */
@@ -56,10 +85,3 @@ export function listSignals(db: Database, epicId?: string, limit = 100): SignalV
   return rows.map((r) => ({ ...r, locations: locs.all(r.id) as SignalView['locations'] }));
 }
 
-/** Marks a signal handled by a person (e.g. acted on from the editor), with what was done. */
-export function resolveSignal(db: Database, now: string, signalId: number, resolution: string, actor: Actor): void {
-  const changed = db.prepare('UPDATE signals SET resolved_at = ?, resolution = ? WHERE id = ? AND resolved_at IS NULL').run(now, resolution, signalId).changes;
-  if (changed !== 1) throw new UsageError('unknown_signal', `no open signal #${signalId}`);
-  const epicId = db.prepare('SELECT epic_id FROM signals WHERE id = ?').pluck().get(signalId) as string;
-  writeEvent(db, now, actor, { entity: 'signal', action: 'resolve', epicId, reason: resolution, data: { signal_id: signalId } });
-}

@@ -20,23 +20,40 @@ export interface RepoLocation {
  * nested worktree, subdirectory, symlinked path or bare repository (SPEC §2).
  */
 export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): RepoLocation {
-  const out = runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel']);
-  const [commonRaw, isBare, topRaw] = out.split('\n');
+  const [commonRaw, isBare, topRaw] = revParse(cwd);
   if (!commonRaw) throw notARepo(cwd);
   const commonDir = realpathSync(commonRaw);
   const worktreeRoot = isBare === 'true' || !topRaw ? null : realpathSync(topRaw);
-  const mainRoot = mainWorktreeRoot(commonDir);
+  const mainRoot = mainWorktreeRoot(cwd, commonDir);
   const dbPath = env.SPRINGFIELD_DB
     ? resolveOverride(env.SPRINGFIELD_DB, cwd)
     : mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
   return { worktreeRoot, commonDir, mainRoot, dbPath };
 }
 
-/** The main worktree is the parent of a common dir named `.git`; a bare repo has none. */
-function mainWorktreeRoot(commonDir: string): string | null {
-  if (basename(commonDir) !== '.git') return null;
-  const root = dirname(commonDir);
-  return existsSync(root) ? root : null;
+/** One git call in the common case; inside a bare repository's own folder there is no toplevel. */
+function revParse(cwd: string): string[] {
+  try {
+    return runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel']).split('\n');
+  } catch (err) {
+    if (!(err instanceof EnvironmentError) || err.code !== 'git_failed') throw err;
+    return runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository']).split('\n');
+  }
+}
+
+/**
+ * The main worktree: the parent of a common dir named `.git`; otherwise (submodules, separate git
+ * dirs) the first entry git lists; a bare repository has none.
+ */
+function mainWorktreeRoot(cwd: string, commonDir: string): string | null {
+  if (basename(commonDir) === '.git') {
+    const root = dirname(commonDir);
+    return existsSync(root) ? root : null;
+  }
+  const first = runGit(cwd, ['worktree', 'list', '--porcelain']).split('\n\n')[0] ?? '';
+  const path = /^worktree (.+)$/m.exec(first)?.[1];
+  if (!path || /^bare$/m.test(first) || !existsSync(path)) return null;
+  return realpathSync(path);
 }
 
 function resolveOverride(path: string, cwd: string): string {

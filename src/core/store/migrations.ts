@@ -124,7 +124,9 @@ export const MIGRATIONS: readonly string[] = [
     summary TEXT NOT NULL,
     created_by TEXT,
     created_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'applied' CHECK (status IN ('applied', 'awaiting_person', 'decided')),
     resolved_at TEXT,
+    resolved_by TEXT,
     resolution TEXT
   );
   CREATE TABLE signal_locations (

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { buildContext, type ContextRequest, type ContextView } from '../epics/context.ts';
 import { applyEpicEvent, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
 import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../epics/planApproval.ts';
-import { listSignals, recordSignal, resolveSignal, type SignalLocation, type SignalResult, type SignalView } from '../epics/signals.ts';
+import { decideSignal, listSignals, recordSignal, type SignalDecision, type SignalLocation, type SignalResult, type SignalView } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
 import { completeStep } from './complete.ts';
@@ -10,6 +10,7 @@ import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems, type UpdateOptions } from './items.ts';
 import { openDatabase, writeTransaction, type OpenOptions } from './open.ts';
 import { listEvents, readySteps, showPlans } from './queries.ts';
+import { listRuns, listVerifications, type RunView, type VerificationView } from './runs.ts';
 import { mapSqliteError, type Database } from './sqlite.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
@@ -116,17 +117,23 @@ export class SqliteStore implements StateStore {
   planVersions(epicId: string): Promise<PlanVersionRow[]> {
     return this.read((db) => listVersions(db, epicId));
   }
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor): Promise<SignalResult> {
-    return this.write((db, now) => recordSignal(db, now.toISOString(), epicId, type, summary, locations, actor));
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false): Promise<SignalResult> {
+    return this.write((db, now) => recordSignal(db, now.toISOString(), epicId, type, summary, locations, actor, awaitPerson));
   }
   signals(epicId?: string): Promise<SignalView[]> {
     return this.read((db) => listSignals(db, epicId));
   }
-  resolveSignal(signalId: number, resolution: string, actor: Actor): Promise<void> {
-    return this.write((db, now) => resolveSignal(db, now.toISOString(), signalId, resolution, actor));
+  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note: string | null = null): Promise<TransitionOutcome> {
+    return this.write((db, now) => decideSignal(db, now.toISOString(), signalId, decision, actor, note));
   }
   context(request: ContextRequest): Promise<ContextView> {
     return this.read((db, now) => buildContext(db, now, request));
+  }
+  runs(options: { active?: boolean; epicId?: string; limit?: number } = {}): Promise<RunView[]> {
+    return this.read((db) => listRuns(db, options));
+  }
+  verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
+    return this.read((db) => listVerifications(db, options));
   }
   dataVersion(): Promise<number> {
     return this.read((db) => Number(db.pragma('data_version', { simple: true })));

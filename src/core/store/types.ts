@@ -1,9 +1,10 @@
 import type { ContextRequest, ContextView } from '../epics/context.ts';
 import type { EpicRow, NewEpic, TransitionOutcome } from '../epics/epicStore.ts';
 import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from '../epics/planApproval.ts';
-import type { SignalLocation, SignalResult, SignalView } from '../epics/signals.ts';
+import type { SignalDecision, SignalLocation, SignalResult, SignalView } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import type { ItemKind, Plan } from '../plan/types.ts';
+import type { RunView, VerificationView } from './runs.ts';
 
 /** Who is acting: the worktree (holder identity), an optional agent id and claim token. */
 export interface Actor {
@@ -247,8 +248,10 @@ export interface PlanningStore {
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
   discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow>;
   planVersions(epicId: string): Promise<PlanVersionRow[]>;
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor): Promise<SignalResult>;
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean): Promise<SignalResult>;
   signals(epicId?: string): Promise<SignalView[]>;
-  resolveSignal(signalId: number, resolution: string, actor: Actor): Promise<void>;
+  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note?: string | null): Promise<TransitionOutcome>;
   context(request: ContextRequest): Promise<ContextView>;
+  runs(options?: { active?: boolean; epicId?: string; limit?: number }): Promise<RunView[]>;
+  verifications(options?: { epicId?: string; limit?: number }): Promise<VerificationView[]>;
 }

@@ -1,0 +1,47 @@
+import type { Database } from './sqlite.ts';
+
+export interface RunView {
+  readonly id: number;
+  readonly epic_id: string | null;
+  readonly plan_path: string | null;
+  readonly step_anchor: string | null;
+  readonly role: string;
+  readonly iteration: number;
+  readonly worktree: string | null;
+  readonly agent_id: string | null;
+  readonly command: string;
+  readonly pid: number | null;
+  readonly status: string;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly exit_code: number | null;
+}
+
+/** Agent runs, newest first; `active` keeps only those still running. */
+export function listRuns(db: Database, options: { active?: boolean; epicId?: string; limit?: number } = {}): RunView[] {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (options.active) where.push(`status = 'running'`);
+  if (options.epicId) { where.push('epic_id = ?'); args.push(options.epicId); }
+  args.push(options.limit ?? 200);
+  return db.prepare(`SELECT * FROM runs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`).all(...args) as RunView[];
+}
+
+export interface VerificationView {
+  readonly id: number;
+  readonly epic_id: string | null;
+  readonly step_anchor: string | null;
+  readonly command: string;
+  readonly exit_code: number | null;
+  readonly verdict: string;
+  readonly duration_ms: number;
+  readonly output_tail: string;
+  readonly created_at: string;
+}
+
+/** Verification results, newest first. */
+export function listVerifications(db: Database, options: { epicId?: string; limit?: number } = {}): VerificationView[] {
+  return (options.epicId
+    ? db.prepare('SELECT * FROM verifications WHERE epic_id = ? ORDER BY id DESC LIMIT ?').all(options.epicId, options.limit ?? 50)
+    : db.prepare('SELECT * FROM verifications ORDER BY id DESC LIMIT ?').all(options.limit ?? 50)) as VerificationView[];
+}

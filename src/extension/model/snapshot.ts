@@ -1,0 +1,33 @@
+import type { EpicRow } from '../../core/epics/epicStore.ts';
+import type { SignalView } from '../../core/epics/signals.ts';
+import type { RunView } from '../../core/store/runs.ts';
+import type { PlanView, StateStore } from '../../core/store/types.ts';
+
+/** Everything the views show, read in one go from the store (no vscode here: tested in plain Node). */
+export interface Snapshot {
+  readonly now: Date;
+  /** The worktree this window acts for (holder identity). */
+  readonly worktree: string;
+  readonly epics: readonly EpicRow[];
+  readonly plans: readonly PlanView[];
+  readonly signals: readonly SignalView[];
+  readonly runs: readonly RunView[];
+  /** Epic id → the latest proposed plan version waiting for approval. */
+  readonly awaitingApproval: ReadonlyMap<string, { version: number; plan_path: string; created_at: string }>;
+}
+
+export async function loadSnapshot(store: StateStore, worktree: string, now = new Date()): Promise<Snapshot> {
+  const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 100 })]);
+  const awaitingApproval = new Map<string, { version: number; plan_path: string; created_at: string }>();
+  for (const epic of epics) {
+    if (epic.status !== 'planned' && epic.status !== 'blocked') continue;
+    const proposed = (await store.planVersions(epic.id)).filter((v) => v.status === 'proposed').at(-1);
+    if (proposed) awaitingApproval.set(epic.id, { version: proposed.version, plan_path: proposed.plan_path, created_at: proposed.created_at });
+  }
+  return { now, worktree, epics, plans, signals, runs, awaitingApproval };
+}
+
+/** Plans waiting for approval plus signals waiting for a person: the view badge. */
+export function attentionCount(s: Snapshot): number {
+  return s.awaitingApproval.size + s.signals.filter((x) => x.status === 'awaiting_person').length;
+}

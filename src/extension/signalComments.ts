@@ -1,0 +1,57 @@
+import * as vscode from 'vscode';
+import { Disposable } from './lifecycle.ts';
+import type { Snapshot } from './model/snapshot.ts';
+import { SIGNAL_WORDS } from './views/format.ts';
+
+/** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
+export class SignalComments extends Disposable {
+  private readonly controller = this.register(vscode.comments.createCommentController('springfield.signals', 'Springfield review signals'));
+  private readonly threads = new Map<string, vscode.CommentThread>();
+  private readonly signalOf = new WeakMap<vscode.CommentThread, number>();
+  private readonly root: () => string | undefined;
+
+  constructor(root: () => string | undefined) {
+    super();
+    this.root = root;
+    this.register({ dispose: () => this.threads.forEach((t) => t.dispose()) });
+  }
+
+  signalIdOf(thread: vscode.CommentThread): number | undefined {
+    return this.signalOf.get(thread);
+  }
+
+  /** Shows signals that wait for a person, and failures the epic is still working through. */
+  update(s: Snapshot): void {
+    const root = this.root();
+    if (!root) return;
+    const active = new Set(s.epics.filter((e) => e.status !== 'done' && e.status !== 'verified' && e.status !== 'deferred').map((e) => e.id));
+    const wanted = new Map<string, { sig: Snapshot['signals'][number]; loc: Snapshot['signals'][number]['locations'][number] }>();
+    for (const sig of s.signals) {
+      if (sig.status === 'decided' || sig.type === 'pass' && sig.status !== 'awaiting_person') continue;
+      if (sig.status === 'applied' && !active.has(sig.epic_id)) continue;
+      sig.locations.forEach((loc, i) => wanted.set(`${sig.id}:${i}:${sig.status}`, { sig, loc }));
+    }
+    for (const [key, thread] of this.threads) {
+      if (!wanted.has(key)) {
+        thread.dispose();
+        this.threads.delete(key);
+      }
+    }
+    for (const [key, { sig, loc }] of wanted) {
+      if (this.threads.has(key)) continue;
+      const start = Math.max(0, loc.line - 1);
+      const range = new vscode.Range(start, 0, Math.max(start, (loc.end_line ?? loc.line) - 1), 0);
+      const body = new vscode.MarkdownString(`**${SIGNAL_WORDS[sig.type] ?? sig.type}** — ${sig.summary}${loc.note ? `\n\n${loc.note}` : ''}${sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: Send back to Ralph, Escalate to Lisa or Accept._' : ''}`);
+      const thread = this.controller.createCommentThread(vscode.Uri.file(`${root}/${loc.file}`), range, [{
+        body, mode: vscode.CommentMode.Preview, author: { name: sig.created_by ? `Bart (${sig.created_by})` : 'Bart' }, timestamp: new Date(sig.created_at),
+      }]);
+      thread.label = `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${sig.epic_id}: ${sig.summary}`;
+      thread.contextValue = sig.status === 'awaiting_person' ? 'awaiting' : 'applied';
+      thread.canReply = false;
+      thread.state = vscode.CommentThreadState.Unresolved;
+      thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
+      this.signalOf.set(thread, sig.id);
+      this.threads.set(key, thread);
+    }
+  }
+}

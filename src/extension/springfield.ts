@@ -1,0 +1,154 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { onCheckboxes } from './commands/checkboxes.ts';
+import type { CommandContext } from './commands/context.ts';
+import { createEpic, deferEpic, initHere, proposePlan, resumeEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
+import { guarded } from './commands/guard.ts';
+import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
+import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, resetStep, showTerminal, startStep } from './commands/stepCommands.ts';
+import { Disposable } from './lifecycle.ts';
+import { attentionCount, type Snapshot } from './model/snapshot.ts';
+import { SignalComments } from './signalComments.ts';
+import { StatusBar } from './statusBar.ts';
+import { StoreHost } from './storeHost.ts';
+import { agentsRoot, epicsRoot, signalsRoot } from './views/treeModel.ts';
+import { NodeTreeProvider, type Row } from './views/treeProvider.ts';
+import { ApprovalPanel } from './webviews/approvalPanel.ts';
+import { DashboardPanel } from './webviews/dashboardPanel.ts';
+
+/** Wires the store host to the views, commands, comments, status bar and panels of one window. */
+export class SpringfieldExtension extends Disposable {
+  private readonly context: vscode.ExtensionContext;
+  private readonly epics = new NodeTreeProvider(epicsRoot);
+  private readonly signals = new NodeTreeProvider(signalsRoot);
+  private readonly agents = new NodeTreeProvider(agentsRoot);
+  private readonly approvals = new Map<string, ApprovalPanel>();
+  private dashboard: DashboardPanel | undefined;
+  private host: StoreHost | undefined;
+
+  constructor(context: vscode.ExtensionContext) {
+    super();
+    this.context = context;
+  }
+
+  async activate(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    void vscode.commands.executeCommand('setContext', 'springfield.state', 'noRepo');
+    if (!folder || folder.uri.scheme !== 'file') return;
+    const host = this.register(new StoreHost(folder.uri.fsPath));
+    this.host = host;
+    const epicsView = this.register(vscode.window.createTreeView('springfield.epics', { treeDataProvider: this.epics, showCollapseAll: true, manageCheckboxStateManually: true }));
+    this.register(vscode.window.createTreeView('springfield.signals', { treeDataProvider: this.signals }));
+    this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
+    const status = this.register(new StatusBar());
+    const comments = this.register(new SignalComments(() => host.location?.worktreeRoot ?? undefined));
+    const ctx: CommandContext = { host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard() };
+    this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
+    this.register(host.onDidChange((s: Snapshot) => {
+      this.epics.update(s);
+      this.signals.update(s);
+      this.agents.update(s);
+      status.update(s);
+      comments.update(s);
+      const n = attentionCount(s);
+      epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
+    }));
+    this.registerCommands(ctx, comments);
+    this.registerSerializers(host);
+    this.exposeCli();
+    await host.start();
+  }
+
+  private registerCommands(ctx: CommandContext, comments: SignalComments): void {
+    const threadSignal = (t: vscode.CommentThread) => comments.signalIdOf(t);
+    const commands: Record<string, (...args: never[]) => unknown> = {
+      'springfield.claimNextStep': () => claimNextStep(ctx),
+      'springfield.refresh': () => ctx.host.refresh(),
+      'springfield.openDashboard': () => this.openDashboard(),
+      'springfield.init': () => initHere(ctx),
+      'springfield.walkthrough': () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${this.context.extension.id}#springfield.start`, false),
+      'springfield.epic.create': () => createEpic(ctx),
+      'springfield.epic.reviewPlan': (row?: Row) => reviewPlan(ctx, row),
+      'springfield.epic.proposePlan': (row?: Row) => proposePlan(ctx, row),
+      'springfield.epic.start': (row?: Row) => startEpic(ctx, row),
+      'springfield.epic.defer': (row?: Row) => deferEpic(ctx, row),
+      'springfield.epic.resume': (row?: Row) => resumeEpic(ctx, row),
+      'springfield.step.start': (row?: Row) => startStep(ctx, row),
+      'springfield.step.complete': (row?: Row) => completeStep(ctx, row),
+      'springfield.step.reset': (row?: Row) => resetStep(ctx, row),
+      'springfield.step.heartbeat': (row?: Row) => heartbeatStep(ctx, row),
+      'springfield.step.openInPlan': (row?: Row) => openInPlan(ctx, row),
+      'springfield.step.openWorktree': (row?: Row) => openWorktree(ctx, row),
+      'springfield.step.showTerminal': (row?: Row) => showTerminal(ctx, row),
+      'springfield.signal.sendBack': (t?: SignalTarget) => decide(ctx, t, 'send_back', threadSignal),
+      'springfield.signal.escalate': (t?: SignalTarget) => decide(ctx, t, 'escalate', threadSignal),
+      'springfield.signal.accept': (t?: SignalTarget) => decide(ctx, t, 'accept', threadSignal),
+      'springfield.signal.open': (row?: Row) => openLocation(ctx, row),
+    };
+    for (const [id, fn] of Object.entries(commands)) this.register(vscode.commands.registerCommand(id, guarded(fn as (...a: unknown[]) => unknown)));
+  }
+
+  private openApproval(epicId: string): void {
+    const existing = this.approvals.get(epicId);
+    if (existing) return existing.reveal();
+    const panel = vscode.window.createWebviewPanel(ApprovalPanel.viewType, `Plan · ${epicId}`, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    this.adoptApproval(panel, epicId);
+  }
+
+  private adoptApproval(panel: vscode.WebviewPanel, epicId: string): void {
+    if (!this.host) return;
+    const view = new ApprovalPanel(panel, this.context.extensionUri, this.host, epicId);
+    this.approvals.set(epicId, view);
+    this.register({ dispose: () => view.dispose() });
+    panel.onDidDispose(() => this.approvals.delete(epicId));
+  }
+
+  private openDashboard(): void {
+    if (this.dashboard) return this.dashboard.reveal();
+    const panel = vscode.window.createWebviewPanel(DashboardPanel.viewType, 'Springfield', vscode.ViewColumn.Active, {});
+    this.adoptDashboard(panel);
+  }
+
+  private adoptDashboard(panel: vscode.WebviewPanel): void {
+    if (!this.host) return;
+    const host = this.host;
+    const ctx = { host, epics: this.epics, signals: this.signals, openApproval: () => undefined, openDashboard: () => undefined };
+    const view = new DashboardPanel(panel, this.context.extensionUri, host, (planPath, anchor) => void guarded(openInPlan)(ctx, this.epics.rowFor(`step:${planPath}#${anchor}`)));
+    this.dashboard = view;
+    this.register({ dispose: () => view.dispose() });
+    panel.onDidDispose(() => (this.dashboard = undefined));
+  }
+
+  /** Panels come back after a window reload. */
+  private registerSerializers(host: StoreHost): void {
+    void host;
+    this.register(vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
+      deserializeWebviewPanel: async (panel) => this.adoptDashboard(panel),
+    }));
+    this.register(vscode.window.registerWebviewPanelSerializer(ApprovalPanel.viewType, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const epicId = typeof state === 'object' && state !== null && typeof (state as { epicId?: unknown }).epicId === 'string' ? (state as { epicId: string }).epicId : undefined;
+        if (epicId && /^sf-[0-9a-f]{4,6}$/.test(epicId)) this.adoptApproval(panel, epicId);
+        else panel.dispose();
+      },
+    }));
+  }
+
+  /** Terminals opened by the editor get `springfield` on PATH, run by this extension host's own runtime. */
+  private exposeCli(): void {
+    const bin = join(this.context.globalStorageUri.fsPath, 'bin');
+    const cli = join(this.context.extensionUri.fsPath, 'dist', 'cli.js');
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    try {
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'springfield'), `#!/bin/sh\nELECTRON_RUN_AS_NODE=1 exec ${q(process.execPath)} ${q(cli)} "$@"\n`);
+      chmodSync(join(bin, 'springfield'), 0o755);
+      writeFileSync(join(bin, 'springfield.cmd'), `@echo off\r\nset ELECTRON_RUN_AS_NODE=1\r\n"${process.execPath}" "${cli}" %*\r\n`);
+      this.context.environmentVariableCollection.description = 'Puts the springfield CLI on PATH';
+      this.context.environmentVariableCollection.prepend('PATH', `${bin}${process.platform === 'win32' ? ';' : ':'}`);
+    } catch {
+      // a read-only storage folder only costs the PATH convenience
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
+import * as vscode from 'vscode';
+import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
+import { SqliteStore } from '../core/store/sqliteStore.ts';
+import type { Actor } from '../core/store/types.ts';
+import { Disposable } from './lifecycle.ts';
+import { loadSnapshot, type Snapshot } from './model/snapshot.ts';
+
+export type HostState = 'noRepo' | 'empty' | 'ready' | 'error';
+
+/**
+ * The extension's one connection to the shared store. Notices writes by any process within a
+ * fraction of a second: a watch on the database folder (WAL writes), confirmed by `PRAGMA
+ * data_version`, with a slow timer as a safety net — no busy polling.
+ */
+export class StoreHost extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<Snapshot>());
+  readonly onDidChange = this.changed.event;
+  private readonly stateChanged = this.register(new vscode.EventEmitter<HostState>());
+  readonly onDidChangeState = this.stateChanged.event;
+  state: HostState = 'noRepo';
+  error: string | undefined;
+  location: RepoLocation | undefined;
+  snapshot: Snapshot | undefined;
+  private store: SqliteStore | undefined;
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastVersion = -1;
+  private pending: NodeJS.Timeout | undefined;
+  private loading: Promise<void> | undefined;
+  private again = false;
+
+  private readonly folder: string;
+  private watchedPath: string | undefined;
+
+  constructor(folder: string) {
+    super();
+    this.folder = folder;
+    this.register({ dispose: () => this.stop() });
+  }
+
+  /** The actor for actions taken in this window: the person, in this worktree. */
+  get actor(): Actor {
+    return { worktree: this.location?.worktreeRoot ?? this.folder, agent: null };
+  }
+
+  get dbPath(): string | undefined {
+    return this.location?.dbPath;
+  }
+
+  async start(): Promise<void> {
+    try {
+      this.location = locateRepo(this.folder);
+    } catch (err) {
+      this.setState('noRepo', err instanceof Error ? err.message : String(err));
+      return;
+    }
+    this.watchFolder();
+    this.timer = setInterval(() => this.poke(), 2000);
+    await this.open();
+  }
+
+  /** The store, opened for writing (created on first write, e.g. from the welcome view). */
+  writable(): SqliteStore {
+    if (!this.location) throw new Error('Springfield needs a folder inside a git repository');
+    if (!this.store) {
+      this.store = new SqliteStore(this.location.dbPath, { ifMissing: 'create' });
+      this.watchFolder();
+    }
+    return this.store;
+  }
+
+  private async open(): Promise<void> {
+    if (!this.location) return;
+    if (!this.store && !existsSync(this.location.dbPath)) {
+      this.setState('empty');
+      return;
+    }
+    try {
+      this.writable();
+      await this.refresh();
+    } catch (err) {
+      this.setState('error', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Reloads the snapshot now (after our own writes, or when another process wrote). */
+  async refresh(): Promise<void> {
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.again = false;
+        if (!this.store) return;
+        this.lastVersion = await this.store.dataVersion();
+        this.snapshot = await loadSnapshot(this.store, this.actor.worktree);
+        this.setState(this.snapshot.epics.length + this.snapshot.plans.length === 0 ? 'empty' : 'ready');
+        this.changed.fire(this.snapshot);
+      } while (this.again);
+    })().catch((err: unknown) => this.setState('error', err instanceof Error ? err.message : String(err))).finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private setState(state: HostState, error?: string): void {
+    this.error = error;
+    if (state === this.state) return;
+    this.state = state;
+    void vscode.commands.executeCommand('setContext', 'springfield.state', state);
+    this.stateChanged.fire(state);
+  }
+
+  private watchFolder(): void {
+    if (!this.location) return;
+    const dir = dirname(this.location.dbPath);
+    const target = existsSync(dir) ? dir : this.location.mainRoot;
+    if (!target || this.watchedPath === target) return;
+    this.watcher?.close();
+    try {
+      this.watcher = watch(target, () => this.schedule());
+      this.watcher.on('error', () => undefined);
+      this.watchedPath = target;
+    } catch {
+      this.watcher = undefined;
+      this.watchedPath = undefined;
+    }
+  }
+
+  private schedule(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.poke();
+    }, 40);
+  }
+
+  /** Cheap check: reload only when another connection committed since the last look. */
+  private poke(): void {
+    if (!this.store) {
+      if (this.location && existsSync(this.location.dbPath)) void this.open();
+      return;
+    }
+    this.watchFolder();
+    void this.store.dataVersion().then((v) => {
+      if (v !== this.lastVersion) void this.refresh();
+    }, () => undefined);
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.pending) clearTimeout(this.pending);
+    this.watcher?.close();
+    this.store?.close();
+    this.store = undefined;
+  }
+}

@@ -1,0 +1,111 @@
+import * as vscode from 'vscode';
+import type { Snapshot } from '../model/snapshot.ts';
+import { nodeSignature, type TreeNode } from './nodes.ts';
+
+/** The element VS Code holds on to: one stable object per row id, so refreshes can name rows. */
+export interface Row {
+  readonly id: string;
+}
+
+/**
+ * Adapts TreeNode descriptors to a VS Code tree. On each snapshot it recomputes only the rows the
+ * person has seen and fires change events for exactly the rows that differ (or their parent when
+ * the set of children changed).
+ */
+export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
+  private readonly emitter = new vscode.EventEmitter<Row | Row[] | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly rows = new Map<string, Row>();
+  private readonly nodes = new Map<string, TreeNode>();
+  private readonly childIds = new Map<string, string[]>();
+  private rootIds: string[] | undefined;
+  private root: TreeNode[] = [];
+  private readonly build: (s: Snapshot) => TreeNode[];
+
+  constructor(build: (s: Snapshot) => TreeNode[]) {
+    this.build = build;
+  }
+
+  node(row: Row): TreeNode | undefined {
+    return this.nodes.get(row.id);
+  }
+
+  rowFor(id: string): Row | undefined {
+    return this.rows.get(id);
+  }
+
+  /** Applies a new snapshot, firing the smallest set of change events. */
+  update(snapshot: Snapshot): void {
+    this.root = this.build(snapshot);
+    if (this.rootIds === undefined) return this.emitter.fire(undefined);
+    const changed = new Set<Row>();
+    let rootChanged = !sameIds(this.rootIds, this.root.map((n) => n.id));
+    const visit = (nodes: readonly TreeNode[]) => {
+      for (const n of nodes) {
+        const old = this.nodes.get(n.id);
+        this.nodes.set(n.id, n);
+        const row = this.rows.get(n.id);
+        if (old && row && nodeSignature(old) !== nodeSignature(n)) changed.add(row);
+        const seen = this.childIds.get(n.id);
+        if (seen === undefined) continue;
+        const kids = n.children?.() ?? [];
+        if (!sameIds(seen, kids.map((k) => k.id))) {
+          if (row) changed.add(row);
+          this.childIds.delete(n.id);
+          continue;
+        }
+        visit(kids);
+      }
+    };
+    visit(this.root);
+    if (rootChanged || changed.size > 300) {
+      this.rootIds = undefined;
+      rootChanged = true;
+    }
+    this.emitter.fire(rootChanged ? undefined : changed.size > 0 ? [...changed] : []);
+  }
+
+  getChildren(row?: Row): Row[] {
+    const nodes = row ? this.nodes.get(row.id)?.children?.() ?? [] : this.root;
+    const ids = nodes.map((n) => n.id);
+    if (row) this.childIds.set(row.id, ids);
+    else this.rootIds = ids;
+    return nodes.map((n) => {
+      this.nodes.set(n.id, n);
+      let r = this.rows.get(n.id);
+      if (!r) {
+        r = { id: n.id };
+        this.rows.set(n.id, r);
+      }
+      return r;
+    });
+  }
+
+  getTreeItem(row: Row): vscode.TreeItem {
+    const n = this.nodes.get(row.id);
+    if (!n) return new vscode.TreeItem('…');
+    const item = new vscode.TreeItem(n.label, n.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None
+      : n.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = n.id;
+    item.description = n.description;
+    item.contextValue = n.contextValue;
+    if (n.icon) item.iconPath = new vscode.ThemeIcon(n.icon.id, n.icon.color ? new vscode.ThemeColor(n.icon.color) : undefined);
+    if (n.checked !== undefined) item.checkboxState = n.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
+    if (n.command) item.command = { ...n.command, arguments: [row] };
+    return item;
+  }
+
+  resolveTreeItem(item: vscode.TreeItem, row: Row): vscode.TreeItem {
+    const tip = this.nodes.get(row.id)?.tooltip?.();
+    if (tip) item.tooltip = new vscode.MarkdownString(tip);
+    return item;
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,105 @@
+import * as vscode from 'vscode';
+import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
+import { SpringfieldError } from '../../core/errors.ts';
+import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
+import { parsePlan } from '../../core/plan/parse.ts';
+import { loadPlanSource } from '../../core/plan/source.ts';
+import type { ApprovalData, FromWebview } from '../../protocol/messages.ts';
+import type { StoreHost } from '../storeHost.ts';
+import { PanelHost } from './panelHost.ts';
+
+/** The plan-approval panel: rendered plan, changes since the previous version, Approve / Request changes / Discard. */
+export class ApprovalPanel extends PanelHost {
+  static readonly viewType = 'springfield.approval';
+  readonly epicId: string;
+  private readonly host: StoreHost;
+
+  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, host: StoreHost, epicId: string) {
+    super(panel, extensionUri, 'approval');
+    this.host = host;
+    this.epicId = epicId;
+    this.register(host.onDidChange(() => void this.send()));
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  protected onReady(): void {
+    void this.send();
+  }
+
+  async send(): Promise<void> {
+    try {
+      this.post({ type: 'approval', data: await approvalData(this.host, this.epicId) });
+    } catch (err) {
+      this.post({ type: 'result', requestId: 0, ok: false, message: err instanceof Error ? err.message : String(err), lines: [] });
+    }
+  }
+
+  protected async handle(message: Exclude<FromWebview, { type: 'ready' }>): Promise<void> {
+    if (message.type !== 'decide') return;
+    if (message.epicId !== this.epicId) {
+      this.post({ type: 'result', requestId: message.requestId, ok: false, message: `this panel reviews ${this.epicId}, not ${message.epicId}`, lines: [] });
+      return;
+    }
+    try {
+      const lines = await this.decide(message);
+      if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1) });
+      else this.post({ type: 'result', requestId: message.requestId, ok: false, message: 'Cancelled', lines: [] });
+    } catch (err) {
+      const text = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+      this.post({ type: 'result', requestId: message.requestId, ok: false, message: text, lines: [] });
+    }
+    await this.host.refresh();
+  }
+
+  private async decide(m: Extract<FromWebview, { type: 'decide' }>): Promise<string[] | undefined> {
+    const store = this.host.writable();
+    const actor = this.host.actor;
+    if (m.decision === 'approve') {
+      const versions = await store.planVersions(this.epicId);
+      const v = versions.find((x) => x.version === m.version);
+      if (!v) throw new Error(`version ${m.version} not found`);
+      const docsRoot = this.host.location?.mainRoot ?? actor.worktree;
+      const r = await approveWithHandoff(store, this.epicId, loadPlanSource(actor.worktree, v.plan_path), actor, docsRoot, m.version);
+      return [
+        `Approved version ${r.version}: ${r.epic_id} is ${r.transition.to}`,
+        `${r.init.steps_created} steps and ${r.init.checklist_items_created} checklist items created${r.init.reinitialized ? ` (${r.init.steps_kept_completed} completed steps kept)` : ''}`,
+        `Handoff ${r.handoff_written ? 'written' : 'already present'}: ${r.handoff_path}`,
+        `Epic ${r.transition.from} → ${r.transition.to}`,
+      ];
+    }
+    if (m.decision === 'requestChanges') {
+      const feedback = m.feedback?.trim() ?? '';
+      if (!feedback) throw new Error('Write feedback for Lisa before requesting changes');
+      const r = await store.requestChanges(this.epicId, feedback, actor, m.version);
+      return [`Requested changes to version ${r.version}`, 'Lisa sees the feedback in her context on the next run.'];
+    }
+    const ok = await vscode.window.showWarningMessage(`Discard version ${m.version} of ${this.epicId}'s plan?`, { modal: true }, 'Discard');
+    if (ok !== 'Discard') return undefined;
+    const r = await store.discardPlan(this.epicId, actor, m.version, m.feedback?.trim() || null);
+    return [`Discarded version ${r.version}`];
+  }
+}
+
+/** Builds what the approval view shows from the store: the latest version, rendered, and its changes. */
+export async function approvalData(host: StoreHost, epicId: string): Promise<ApprovalData> {
+  const store = host.writable();
+  const epic = await store.getEpic(epicId);
+  const versions = await store.planVersions(epicId);
+  const current = versions.filter((v) => v.status === 'proposed').at(-1) ?? versions.at(-1);
+  const previous = current ? versions.filter((v) => v.version < current.version).at(-1) : undefined;
+  const plan = current ? parsePlan(current.body, current.plan_path) : undefined;
+  return {
+    epic: { id: epic.id, title: epic.title, status: epic.status, complexity: epic.complexity },
+    version: current && plan ? {
+      version: current.version, of: versions.length, status: current.status, planPath: current.plan_path,
+      proposedBy: current.proposed_agent ?? current.proposed_by, createdAt: current.created_at, title: plan.title, sections: plan.sections,
+      steps: plan.steps.map((s) => ({ anchor: s.anchor, number: s.number, title: s.title, parent: s.parentAnchor, dependsOn: s.dependsOn, items: s.items.map((i) => ({ kind: i.kind, text: i.text, checked: i.checked })) })),
+    } : null,
+    changes: current && previous ? describeDrift(JSON.parse(previous.structure) as PlanStructure, JSON.parse(current.structure) as PlanStructure) : [],
+    previousVersion: previous?.version ?? null,
+    feedbackHistory: versions.filter((v) => v.feedback).map((v) => ({ version: v.version, feedback: v.feedback as string })),
+  };
+}

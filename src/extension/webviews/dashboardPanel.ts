@@ -1,0 +1,43 @@
+import type * as vscode from 'vscode';
+import type { DashboardData, FromWebview } from '../../protocol/messages.ts';
+import type { StoreHost } from '../storeHost.ts';
+import { dashboardData } from './dashboardData.ts';
+import { PanelHost } from './panelHost.ts';
+
+/** The live dashboard: figures, epics, the selected plan's dependency graph, leases, runs, evidence, timeline. */
+export class DashboardPanel extends PanelHost {
+  static readonly viewType = 'springfield.dashboard';
+  private readonly host: StoreHost;
+  private selected: string | null = null;
+  private readonly openStep: (planPath: string, anchor: string) => void;
+
+  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, host: StoreHost, openStep: (planPath: string, anchor: string) => void) {
+    super(panel, extensionUri, 'dashboard');
+    this.host = host;
+    this.openStep = openStep;
+    this.register(host.onDidChange(() => void this.send()));
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  protected onReady(): void {
+    void this.send();
+  }
+
+  private async send(): Promise<void> {
+    if (!this.host.snapshot) return;
+    const data: DashboardData = await dashboardData(this.host.writable(), this.host.snapshot, this.selected);
+    this.post({ type: 'dashboard', data });
+  }
+
+  protected async handle(message: Exclude<FromWebview, { type: 'ready' }>): Promise<void> {
+    if (message.type === 'selectPlan') {
+      this.selected = message.planPath;
+      await this.send();
+    } else if (message.type === 'openStep') {
+      this.openStep(message.planPath, message.anchor);
+    }
+  }
+}

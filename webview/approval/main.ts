@@ -1,0 +1,77 @@
+import type { ApprovalData, ToWebview } from '../../src/protocol/messages.ts';
+import { ago, h, onMessage, vscode } from '../common/vscodeApi.ts';
+
+let data: ApprovalData | undefined;
+let nextRequest = 1;
+let result: Extract<ToWebview, { type: 'result' }> | undefined;
+let busy = false;
+const app = document.getElementById('app') as HTMLElement;
+
+onMessage((m) => {
+  if (m.type === 'approval') {
+    data = m.data;
+    vscode.setState({ epicId: m.data.epic.id });
+  } else if (m.type === 'result') {
+    result = m;
+    busy = false;
+  }
+  render();
+});
+vscode.postMessage({ type: 'ready' });
+
+function decide(decision: 'approve' | 'requestChanges' | 'discard'): void {
+  if (!data?.version || busy) return;
+  const feedback = (document.getElementById('feedback') as HTMLTextAreaElement | null)?.value ?? '';
+  busy = true;
+  result = undefined;
+  vscode.postMessage({ type: 'decide', requestId: nextRequest++, decision, epicId: data.epic.id, version: data.version.version, feedback });
+  render();
+}
+
+function render(): void {
+  if (!data) return;
+  const v = data.version;
+  const header = h('header', {},
+    h('h1', {}, `Plan for ${data.epic.id} · ${data.epic.title}`),
+    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${v.status} · proposed by ${v.proposedBy ?? 'unknown'} ${ago(v.createdAt)} · ${v.planPath}` : 'No plan has been proposed yet.',
+      ` · epic ${data.epic.status} · ${data.epic.complexity}`));
+  const children: HTMLElement[] = [header];
+  if (result) {
+    children.push(h('section', { class: `result ${result.ok ? 'ok' : 'error'}`, role: 'status' }, h('strong', {}, result.message), ...result.lines.map((l) => h('div', {}, l))));
+  }
+  if (v) {
+    const plan = h('section', { class: 'plan' }, h('h2', {}, v.title || 'Plan'));
+    for (const [name, text] of Object.entries(v.sections)) plan.append(h('h3', {}, name), h('p', { class: 'prose' }, text));
+    for (const s of v.steps) {
+      const step = h('div', { class: s.parent ? 'step substep' : 'step', id: `step-${s.anchor}` },
+        h('h3', {}, `Step ${s.number}: ${s.title}`, h('span', { class: 'anchor' }, ` #${s.anchor}`)),
+        s.dependsOn.length ? h('div', { class: 'deps' }, `Depends on: ${s.dependsOn.map((d) => `#${d}`).join(', ')}`) : null);
+      for (const kind of ['task', 'test', 'checkpoint']) {
+        const items = s.items.filter((i) => i.kind === kind);
+        if (items.length === 0) continue;
+        step.append(h('div', { class: 'kind' }, `${kind[0]?.toUpperCase()}${kind.slice(1)}s`), h('ul', {}, ...items.map((i) => h('li', {}, `${i.checked ? '☑' : '☐'} ${i.text}`))));
+      }
+      plan.append(step);
+    }
+    const diff = h('section', { class: 'diff' }, h('h2', {}, data.previousVersion ? `Changes since version ${data.previousVersion}` : 'Changes'),
+      data.changes.length ? h('ul', {}, ...data.changes.map((c) => h('li', { class: /added/.test(c) ? 'add' : /removed/.test(c) ? 'del' : 'mod' }, `${/added/.test(c) ? '+' : /removed/.test(c) ? '−' : '~'} ${c}`)))
+        : h('p', { class: 'muted' }, data.previousVersion ? 'No structural changes.' : 'This is the first version.'));
+    if (data.feedbackHistory.length) diff.append(h('h2', {}, 'Earlier feedback'), h('ul', {}, ...data.feedbackHistory.map((f) => h('li', {}, `v${f.version}: ${f.feedback}`))));
+    children.push(h('div', { class: 'columns' }, plan, diff));
+    if (v.status === 'proposed') {
+      const feedback = h('textarea', { id: 'feedback', rows: '4', placeholder: 'What should Lisa change? (required to request changes)', 'aria-label': 'Feedback for Lisa' });
+      const approve = h('button', { class: 'primary', id: 'approve' }, 'Approve');
+      const changes = h('button', { class: 'secondary', id: 'request-changes' }, 'Request changes');
+      const discard = h('button', { class: 'secondary', id: 'discard' }, 'Discard');
+      approve.addEventListener('click', () => decide('approve'));
+      changes.addEventListener('click', () => decide('requestChanges'));
+      discard.addEventListener('click', () => decide('discard'));
+      for (const b of [approve, changes, discard]) if (busy) b.setAttribute('disabled', 'true');
+      children.push(h('section', { class: 'decision' }, h('label', { for: 'feedback' }, 'Feedback for Lisa'), feedback, h('div', { class: 'buttons' }, approve, changes, discard)));
+    }
+  }
+  const keep = (document.getElementById('feedback') as HTMLTextAreaElement | null)?.value;
+  app.replaceChildren(...children);
+  const box = document.getElementById('feedback') as HTMLTextAreaElement | null;
+  if (box && keep) box.value = keep;
+}
