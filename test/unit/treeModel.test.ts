@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/core/clock.ts';
+import { parsePlan } from '../../src/core/plan/parse.ts';
+import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { loadSnapshot, attentionCount } from '../../src/extension/model/snapshot.ts';
+import { epicsRoot, signalsRoot } from '../../src/extension/views/treeModel.ts';
+import type { TreeNode } from '../../src/extension/views/nodes.ts';
+
+const PLAN = `# Plan: Cache
+## Approach
+Read-through.
+## Step 1: Client {#step-1}
+**Tasks:**
+- [ ] Implement
+- [ ] Errors
+### Step 1.1: Retry {#step-1-1}
+- [ ] Backoff
+## Step 2: Cache {#step-2}
+**Depends on:** #step-1
+- [ ] Store
+`;
+
+function setup(t: { after: (fn: () => void) => void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-tree-'));
+  const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
+  const store = new SqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
+  t.after(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { store, clock, source: { planPath: 'plans/cache.md', plan: parsePlan(PLAN, 'plans/cache.md') } };
+}
+
+const me = { worktree: '/wt/me', agent: null };
+const ralph = { worktree: '/wt/ralph', agent: 'ralph-1' };
+
+function walk(nodes: readonly TreeNode[]): TreeNode[] {
+  return nodes.flatMap((n) => [n, ...walk(n.children?.() ?? [])]);
+}
+
+test('an epic with an approved plan shows its steps, progress, holder and lease; items carry checkboxes', async (t) => {
+  const { store, clock, source } = setup(t);
+  const epic = await store.createEpic({ title: 'Cache reads', brief: 'Fast reads', priority: 'P1' }, me);
+  await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
+  await store.approvePlan(epic.id, source, me);
+  await store.startEpic(epic.id, source, me);
+  await store.claimNext(source, ralph, { leaseSeconds: 6300 });
+  await store.updateItems(source, 'step-1', [{ selector: { kind: 'task', ordinal: 0 }, status: 'completed' }], ralph);
+
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const nodes = walk(epicsRoot(snap));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+
+  const epicRow = byId.get(`epic:${epic.id}`);
+  assert.equal(epicRow?.label, `${epic.id}  Cache reads`);
+  assert.match(epicRow?.description ?? '', /in progress .*▱.* 0\/2/);
+  assert.equal(epicRow?.contextValue, 'epic:in_progress');
+  const step1 = byId.get('step:plans/cache.md#step-1');
+  assert.equal(step1?.icon?.id, 'circle-filled');
+  assert.match(step1?.description ?? '', /1\/3 .*ralph-1 · ralph · 1h45m left/);
+  assert.equal(step1?.contextValue, 'step:claimed');
+  assert.match(step1?.tooltip?.() ?? '', /claim token 1/);
+  const step2 = byId.get('step:plans/cache.md#step-2');
+  assert.equal(step2?.icon?.id, 'lock');
+  assert.match(step2?.description ?? '', /blocked by step-1/);
+  const items = nodes.filter((n) => n.kind === 'item' && n.ref.anchor === 'step-1');
+  assert.deepEqual(items.map((n) => [n.label, n.checked]), [['Implement', true], ['Errors', false]]);
+  assert.ok(byId.has('step:plans/cache.md#step-1-1'), 'substep nested under its parent');
+});
+
+test('a proposed plan waiting for approval and a signal awaiting a person count toward the badge', async (t) => {
+  const { store, clock, source } = setup(t);
+  const epic = await store.createEpic({ title: 'Search', brief: '', priority: 'P2' }, me);
+  await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const row = epicsRoot(snap).find((n) => n.id === `epic:${epic.id}`);
+  assert.match(row?.description ?? '', /plan awaiting approval/);
+  assert.equal(row?.contextValue, 'epic:planned:awaitingApproval');
+  assert.equal(attentionCount(snap), 1);
+});
+
+test('signals list awaiting ones first with their locations', async (t) => {
+  const { store, clock, source } = setup(t);
+  const epic = await store.createEpic({ title: 'Fix typo', brief: '', priority: 'P2' }, me);
+  await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
+  await store.approvePlan(epic.id, source, me);
+  await store.startEpic(epic.id, source, me);
+  await store.write((db, now) => db.prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`).run(now.toISOString(), source.planPath));
+  await store.finishEpic(epic.id, me, 'done');
+  await store.recordSignal(epic.id, 'implementation_failure', 'races on write', [{ file: 'src/a.ts', line: 3, endLine: null, note: 'here' }], { worktree: '/wt/bart', agent: 'bart' }, true);
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const [sig] = signalsRoot(snap);
+  assert.equal(sig?.label, `implementation failure · ${epic.id}`);
+  assert.equal(sig?.contextValue, 'signal:awaiting');
+  assert.deepEqual(sig?.children?.().map((c) => [c.label, c.description]), [['src/a.ts:3', 'here']]);
+  assert.equal(attentionCount(snap), 1);
+});
