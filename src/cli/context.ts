@@ -14,6 +14,7 @@ export class CliContext {
   readonly args: ParsedArgs;
   private repo: RepoLocation | undefined;
   private opened: SqliteStore | undefined;
+  private openedToCreate = false;
 
   constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs) {
     this.cwd = cwd;
@@ -39,7 +40,14 @@ export class CliContext {
    * every other command sees an empty one, so a refused command never leaves a file behind.
    */
   store(mode: 'create' | 'write' | 'read'): SqliteStore {
-    this.opened ??= new SqliteStore(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
+    if (this.opened && mode === 'create' && !this.openedToCreate) {
+      this.opened.close();
+      this.opened = undefined;
+    }
+    if (!this.opened) {
+      this.opened = new SqliteStore(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
+      this.openedToCreate = mode === 'create';
+    }
     return this.opened;
   }
 

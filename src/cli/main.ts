@@ -49,6 +49,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
     ctx = new CliContext(io.cwd, io.env, args);
     const result = await command.run(ctx);
+    for (const w of result.warnings ?? []) io.stderr(`springfield: warning: ${w}\n`);
     io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
     return result.exitCode ?? 0;
   } catch (err) {

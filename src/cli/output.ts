@@ -4,10 +4,12 @@ export interface CommandOutput {
   readonly text: string;
   /** Exit code when the command succeeded in a way that still needs attention (default 0). */
   readonly exitCode?: number;
+  /** Lines for stderr (prefixed 'springfield: warning: '), printed in text and --json mode alike. */
+  readonly warnings?: readonly string[];
 }
 
-export function output(json: unknown, text: string, exitCode = 0): CommandOutput {
-  return { json, text, exitCode };
+export function output(json: unknown, text: string, exitCode = 0, warnings: readonly string[] = []): CommandOutput {
+  return { json, text, exitCode, warnings };
 }
 
 /** A 12-cell bar like the Tugstate seed's: `████░░░░░░░░  33%`. */

@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import { COMPLEXITY_POLICY, parseComplexity } from '../../core/epics/complexity.ts';
 import type { EpicRow } from '../../core/epics/epicStore.ts';
 import { parsePriority } from '../../core/epics/ids.ts';
-import { isEpicStatus } from '../../core/epics/transitions.ts';
-import { UsageError } from '../../core/errors.ts';
+import { allowedEvents, isEpicStatus, transition } from '../../core/epics/transitions.ts';
+import { RefusedError, UsageError } from '../../core/errors.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -62,7 +62,7 @@ function planMdEntry(epic: EpicRow, current: string): string {
 
 export function epicJson(e: EpicRow) {
   const policy = COMPLEXITY_POLICY[e.complexity];
-  return { ...e, build_budget: e.max_iterations ?? policy.buildIterations, plan_budget: policy.planIterations, review: policy.review, person_approval_before_merge: policy.personApprovalBeforeMerge };
+  return { ...e, build_budget: e.max_iterations ?? policy.buildIterations, plan_budget: policy.planIterations, review: policy.review, person_approval_before_merge: policy.personApprovalBeforeMerge, allowed_events: allowedEvents(e.status) };
 }
 
 export const epicList: Command = {
@@ -105,7 +105,7 @@ function transitionCommand(name: 'defer' | 'resume', summary: string): Command {
     positionals: [EPIC_ARG],
     options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded in the event log' }],
     async run(ctx) {
-      const r = await ctx.store('write').applyEpicEvent(arg(ctx, 0), name, ctx.actor, str(ctx.args, 'reason') ?? null);
+      const r = await ctx.store('write').applyEpicEvent(arg(ctx, 0), name, ctx.actor, str(ctx.args, 'reason') ?? `${name === 'defer' ? 'deferred' : 'resumed'} by ${ctx.actor.agent ?? 'a person'}`);
       return output(r, `${r.epic_id}: ${r.from} → ${r.to}`);
     },
   };
@@ -119,8 +119,9 @@ export const epicStart: Command = {
   details: 'Refused when the plan file no longer has the approved structure.',
   async run(ctx) {
     const store = ctx.store('write');
+    transition((await store.getEpic(arg(ctx, 0))).status, 'start');
     const plan = (await store.showPlans()).find((p) => p.epic_id === arg(ctx, 0));
-    if (!plan) throw new UsageError('no_approved_plan', `${arg(ctx, 0)} has no approved plan`);
+    if (!plan) throw new RefusedError('no_approved_plan', `${arg(ctx, 0)} has no approved plan`);
     const r = await store.startEpic(arg(ctx, 0), ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, plan.plan_path)), ctx.actor);
     return output(r, `${r.epic_id}: ${r.from} → ${r.to}${r.reason ? ` (${r.reason})` : ''} · iteration ${r.iteration}`);
   },

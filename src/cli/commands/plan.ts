@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
 import type { PlanVersionRow } from '../../core/epics/planApproval.ts';
-import { UsageError } from '../../core/errors.ts';
+import { RefusedError, UsageError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
 import { parsePlan } from '../../core/plan/parse.ts';
 import { int, str } from '../args.ts';
@@ -39,7 +39,7 @@ export const planApprove: Command = {
     const wanted = int(ctx.args, 'version');
     const target = versions.filter((v) => v.status === 'proposed' && (wanted === undefined || v.version === wanted)).at(-1);
     const path = ctx.args.positionals[1] ?? (target ? resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.plan_path) : undefined);
-    if (!path) throw new UsageError('no_proposed_plan', `${epicId} has no plan waiting for approval`);
+    if (!path) throw new RefusedError('no_proposed_plan', `${epicId} has no plan waiting for approval (propose one with 'springfield plan propose ${epicId} <plan.md>')`);
     const source = ctx.planSource(path);
     const docsRoot = ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd;
     const r = await approveWithHandoff(store, epicId, source, ctx.actor, docsRoot, wanted);

@@ -70,6 +70,7 @@ function location(ctx: CliContext, file: string, line: string, end: string | und
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new UsageError('location_outside_repository', `${file}: location is outside the repository ${root}`);
   const start = Number(line);
   const stop = end !== undefined ? Number(end) : null;
+  if (!Number.isSafeInteger(start) || start > 10_000_000 || (stop !== null && (!Number.isSafeInteger(stop) || stop > 10_000_000))) throw new UsageError('bad_location', `${file}:${line}: line number out of range`);
   if (start < 1) throw new UsageError('bad_location', `${file}:${line}: lines start at 1`);
   if (stop !== null && stop < start) throw new UsageError('bad_location', `${file}:${line}:${end}: the end line is before the start line`);
   return { file: rel.split(sep).join('/'), line: start, endLine: stop, note: null as string | null };

@@ -42,6 +42,7 @@ export function buildContext(db: Database, now: Date, req: ContextRequest): Cont
       ${epic ? 'AND plan_path IN (SELECT plan_path FROM plans WHERE epic_id = @epic)' : ''} ORDER BY claimed_at DESC LIMIT 1`)
     .get(req.actor.worktree, ...(epic ? [{ epic: epic.id }] : [])) as { plan_path: string; anchor: string } | undefined;
   let planPath = epic ? (db.prepare('SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(epic.id) as string | undefined) : held?.plan_path;
+  const proposedPath = epic && !planPath ? db.prepare('SELECT plan_path FROM plan_versions WHERE epic_id = ? ORDER BY version DESC LIMIT 1').pluck().get(epic.id) as string | undefined : undefined;
   if (req.stepAnchor && !planPath) planPath = held?.plan_path ?? (db.prepare('SELECT plan_path FROM steps WHERE anchor = ? LIMIT 1').pluck().get(req.stepAnchor) as string | undefined);
   const planView: PlanView | undefined = planPath ? showPlans(db, now, planPath)[0] : undefined;
   if (!epic && planView?.epic_id) epic = getEpic(db, planView.epic_id);
@@ -62,8 +63,8 @@ export function buildContext(db: Database, now: Date, req: ContextRequest): Cont
     decisions: decisionsOf(db, planPath, anchor, epic?.id),
     signals: epic ? listSignals(db, epic.id, 5) : [],
     verification_failures: failuresOf(db, epic?.id, planPath),
-    must_read: mustRead(req.docsRoot, epic, planPath),
-    next_commands: nextCommands(epic, planPath, stepView, db),
+    must_read: mustRead(req.docsRoot, epic, planPath ?? proposedPath),
+    next_commands: nextCommands(epic, planPath ?? proposedPath, stepView, db),
   };
 }
 
@@ -137,9 +138,9 @@ function nextCommands(epic: EpicRow | undefined, planPath: string | undefined, s
   const cmds: string[] = [];
   if (step.status === 'claimed') cmds.push(`springfield start ${planPath} ${step.anchor}`);
   cmds.push(`springfield heartbeat ${planPath} ${step.anchor}`);
-  const open = [...step.items, ...step.substeps.flatMap((s) => s.items)].find((i) => i.status !== 'completed');
-  const owner = open ? [step, ...step.substeps].find((s) => s.items.includes(open)) : undefined;
-  if (open && owner) cmds.push(`springfield update ${planPath} ${owner.anchor} --${open.kind} ${open.ordinal} completed`);
+  for (const s of [step, ...step.substeps]) {
+    for (const i of s.items) if (i.status !== 'completed') cmds.push(`springfield update ${planPath} ${s.anchor} --${i.kind} ${i.ordinal} completed`);
+  }
   cmds.push(`springfield commit -m "<what you did>" --step ${step.anchor}`);
   return cmds;
 }

@@ -88,7 +88,8 @@ export function applyEpicEvent(db: Database, now: string, epicId: string, event:
   let to = step.to;
   let nextRole = step.nextRole;
   let why = reason;
-  let iteration = epic.iteration;
+  // A new plan after a block is a fresh attempt: its build iterations count from zero.
+  let iteration = event === 'new_plan_approved' ? 0 : epic.iteration;
   if (to === 'in_progress') {
     iteration += 1;
     if (iteration > buildBudget(epic)) {

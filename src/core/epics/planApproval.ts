@@ -158,9 +158,9 @@ export function startEpic(db: Database, now: string, epicId: string, current: Pl
   const live = findPlan(db, version.plan_path);
   if (!live || planHash(current.plan) !== live.plan_hash) {
     const changes = describeDrift(JSON.parse(live?.structure ?? version.structure) as PlanStructure, planStructure(current.plan));
-    throw new RefusedError('plan_drift', `${version.plan_path} differs from the approved plan (${changes.slice(0, 3).join('; ')}); propose and approve it again`);
+    throw new RefusedError('plan_drift', `${version.plan_path} differs from the approved plan (${changes.slice(0, 3).join('; ')}); restore it, or defer and resume the epic to propose and approve it again`);
   }
-  return applyEpicEvent(db, now, epicId, 'start', actor, null);
+  return applyEpicEvent(db, now, epicId, 'start', actor, `started on approved plan ${version.plan_path} v${version.version}`);
 }
 
 /** in_progress → implemented once every step of the epic's plan is completed (the caller has verified). */

@@ -48,7 +48,7 @@ export interface ReconcileResult {
  */
 export function reconcileTrailers(db: Database, now: Date, trailers: readonly StepTrailer[], actor: Actor | null, options: ReconcileOptions): ReconcileResult {
   const at = now.toISOString();
-  const result: ReconcileResult = { reconciled: [], conflicts: [], unknown: [], unchanged: 0, plans_completed: [] };
+  const result = { reconciled: [] as ReconciledStep[], conflicts: [] as ReconcileConflict[], unknown: [] as UnknownTrailer[], unchanged: 0, plans_completed: [] as string[] };
   const seen = new Set<string>();
   const touched = new Set<string>();
   for (const t of trailers) {
@@ -86,7 +86,7 @@ export function reconcileTrailers(db: Database, now: Date, trailers: readonly St
     result.reconciled.push({ plan_path: step.plan_path, step_anchor: step.anchor, commit_hash: t.commit_hash, from_status: 'completed', previous_hash: step.commit_hash });
   }
   for (const plan of touched) if (finishPlan(db, at, plan, actor)) result.plans_completed.push(plan);
-  return result;
+  return result satisfies ReconcileResult;
 }
 
 /** Completes a step git says landed, with its unfinished substeps and items; the holder (if any) keeps authorship. */

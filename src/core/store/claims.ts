@@ -12,7 +12,14 @@ export const DEFAULT_LEASE_SECONDS = 7200;
  */
 export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number): ClaimResult {
   const plan = source.planPath;
-  assertNoDrift(requirePlan(db, plan), source);
+  const row = requirePlan(db, plan);
+  assertNoDrift(row, source);
+  if (row.epic_id) {
+    const status = db.prepare('SELECT status FROM epics WHERE id = ?').pluck().get(row.epic_id) as string | undefined;
+    if (status !== undefined && status !== 'in_progress') {
+      throw new RefusedError('epic_not_in_progress', `${plan} belongs to epic ${row.epic_id}, which is ${status}; steps are claimed while it is in progress${status === 'ready' ? ` (start it: 'springfield epic start ${row.epic_id}')` : ''}`);
+    }
+  }
   const at = now.toISOString();
   const cand = db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`).get({ plan, now: at }) as StepRow | undefined;
   if (!cand) {

@@ -57,7 +57,7 @@ function writeSteps(db: Database, now: string, source: PlanSource, reinit: boole
   const oldItems = new Map<string, KeptItem[]>();
   if (reinit) {
     for (const row of db.prepare('SELECT * FROM steps WHERE plan_path = ?').all(planPath) as StepRow[]) oldSteps.set(row.anchor, row);
-    for (const item of db.prepare('SELECT step_anchor, kind, text, status, updated_at, updated_by FROM checklist_items WHERE plan_path = ? ORDER BY kind, ordinal').all(planPath) as (KeptItem & { step_anchor: string })[]) {
+    for (const item of db.prepare('SELECT step_anchor, kind, text, status, updated_at, updated_by FROM checklist_items WHERE plan_path = ? ORDER BY id').all(planPath) as (KeptItem & { step_anchor: string })[]) {
       const list = oldItems.get(item.step_anchor) ?? [];
       list.push(item);
       oldItems.set(item.step_anchor, list);

@@ -75,9 +75,10 @@ export function listEvents(db: Database, q: EventQuery = {}): EventView[] {
   if (q.epicId !== undefined) { where.push('epic_id = @epic'); args.epic = q.epicId; }
   if (q.stepAnchor !== undefined) { where.push('step_anchor = @step'); args.step = q.stepAnchor; }
   if (q.afterId !== undefined) { where.push('id > @after'); args.after = q.afterId; }
-  if (q.planPath !== undefined && !findPlan(db, q.planPath)) requirePlan(db, q.planPath);
   const limit = q.limit ?? 1000;
   const sql = `SELECT * FROM (SELECT * FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ${Math.max(1, Math.floor(limit))}) ORDER BY id`;
-  return (db.prepare(sql).all(args) as (Omit<EventView, 'data'> & { data: string | null })[])
-    .map((e) => ({ ...e, data: e.data === null ? null : JSON.parse(e.data) as unknown }));
+  const rows = db.prepare(sql).all(args) as (Omit<EventView, 'data'> & { data: string | null })[];
+  // A plan that never existed is a typo; a pruned one still has its history.
+  if (rows.length === 0 && q.planPath !== undefined && !findPlan(db, q.planPath)) requirePlan(db, q.planPath);
+  return rows.map((e) => ({ ...e, data: e.data === null ? null : JSON.parse(e.data) as unknown }));
 }

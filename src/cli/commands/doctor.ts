@@ -1,0 +1,29 @@
+import { listWorktrees } from '../../core/git/worktrees.ts';
+import { diagnose, type CheckResult } from '../../core/store/doctor.ts';
+import type { Command } from '../command.ts';
+import { output } from '../output.ts';
+
+const MARK: Record<CheckResult['status'], string> = { ok: 'ok', warning: 'warn', error: 'error', skipped: 'skip' };
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check the state database and its links to git worktrees and PLAN.md; print the fixes',
+  positionals: [],
+  options: [],
+  details: 'Read-only. Exit 0 when there are no errors (warnings allowed), 1 when there are errors.',
+  async run(ctx) {
+    const location = ctx.location;
+    const worktrees = listWorktrees(location.worktreeRoot ?? location.commonDir, ctx.env);
+    const report = diagnose({ dbPath: ctx.dbPath, mainRoot: location.mainRoot, worktrees, now: new Date() });
+    const width = Math.max(...report.checks.map((c) => c.name.length)) + 2;
+    const lines = report.checks.map((c) => `${MARK[c.status].padEnd(6)}${c.name.padEnd(width)}${c.detail}`);
+    if (report.findings.length > 0) {
+      lines.push('', 'Findings:');
+      for (const f of report.findings) lines.push(`  ${f.severity === 'error' ? 'error' : 'warn '} ${f.code}: ${f.message}`);
+      const fixes = [...new Set(report.findings.map((f) => f.fix))];
+      lines.push('', 'Fixes:', ...fixes.map((f) => `  ${f}`));
+    }
+    lines.push('', report.ok ? `No errors${report.warnings ? ` (${report.warnings} warning${report.warnings === 1 ? '' : 's'})` : ''}.` : `${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}.`);
+    return output(report, lines.join('\n'), report.ok ? 0 : 1);
+  },
+};

@@ -1,0 +1,178 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorktreeEntry } from '../git/worktrees.ts';
+import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES, planRoots, shellQuote } from './maintenance.ts';
+import { SCHEMA_VERSION } from './migrations.ts';
+import { loadSqlite, type Database } from './sqlite.ts';
+
+export type Severity = 'error' | 'warning';
+
+/** One problem and the exact command (or edit) that fixes it. */
+export interface Finding {
+  readonly severity: Severity;
+  readonly code: string;
+  readonly message: string;
+  readonly fix: string;
+}
+
+export interface CheckResult {
+  readonly name: string;
+  readonly status: 'ok' | 'warning' | 'error' | 'skipped';
+  readonly detail: string;
+}
+
+export interface DoctorReport {
+  readonly ok: boolean;
+  readonly db_path: string;
+  readonly errors: number;
+  readonly warnings: number;
+  readonly checks: CheckResult[];
+  readonly findings: Finding[];
+}
+
+export interface DoctorInput {
+  readonly dbPath: string;
+  /** The main worktree (where PLAN.md and plan files live); null for a bare repository. */
+  readonly mainRoot: string | null;
+  readonly worktrees: readonly WorktreeEntry[];
+  readonly now: Date;
+}
+
+const RECOVER = (db: string) => `sqlite3 ${shellQuote(db)} .recover | sqlite3 ${shellQuote(db + '.recovered')}  # stop every agent, move it into place, then run 'springfield reconcile'`;
+
+/** Diagnoses the store and its links to git and PLAN.md, read-only; never modifies the database. */
+export function diagnose(input: DoctorInput): DoctorReport {
+  const checks: CheckResult[] = [];
+  const findings: Finding[] = [];
+  const check = (name: string, found: Finding[], okDetail: string, badDetail?: string) => {
+    findings.push(...found);
+    const status = found.some((f) => f.severity === 'error') ? 'error' : found.length > 0 ? 'warning' : 'ok';
+    checks.push({ name, status, detail: status === 'ok' ? okDetail : badDetail ?? `${found.length} finding${found.length === 1 ? '' : 's'}` });
+  };
+  const skip = (name: string, detail: string) => checks.push({ name, status: 'skipped', detail });
+  const db = openReadOnly(input.dbPath, check);
+  if (db) {
+    try {
+      const sane = databaseChecks(db, input, check);
+      const names = ['orphaned_plans', 'expired_leases', 'missing_holders', 'plan_md'];
+      if (sane) stateChecks(db, input, check, skip);
+      else for (const n of names) skip(n, 'database is not at the current schema or not intact');
+    } finally {
+      db.close();
+    }
+  }
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  return { ok: errors === 0, db_path: input.dbPath, errors, warnings: findings.length - errors, checks, findings };
+}
+
+type Check = (name: string, found: Finding[], okDetail: string, badDetail?: string) => void;
+
+function openReadOnly(path: string, check: Check): Database | null {
+  if (!existsSync(path)) {
+    check('database', [{ severity: 'warning', code: 'no_database', message: `no state database at ${path} yet`, fix: 'springfield init <plan.md>' }], '', 'missing');
+    return null;
+  }
+  try {
+    const Sqlite = loadSqlite();
+    const db = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    db.pragma('schema_version');
+    check('database', [], path);
+    return db;
+  } catch (err) {
+    const message = `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`;
+    check('database', [{ severity: 'error', code: 'database_unreadable', message, fix: RECOVER(path) }], '', 'unreadable');
+    return null;
+  }
+}
+
+/** Integrity, schema version, journal mode, foreign keys; true when the state checks can run. */
+function databaseChecks(db: Database, input: DoctorInput, check: Check): boolean {
+  const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
+  const intact = integrity.length === 1 && integrity[0] === 'ok';
+  check('integrity', intact ? [] : [{ severity: 'error', code: 'integrity_check_failed', message: `integrity_check: ${integrity.slice(0, 3).join('; ')}`, fix: RECOVER(input.dbPath) }], 'ok', 'failed');
+  const version = Number(db.pragma('user_version', { simple: true }));
+  const schema: Finding[] = [];
+  if (version > SCHEMA_VERSION) {
+    schema.push({ severity: 'error', code: 'schema_too_new', message: `schema version ${version} is newer than this Springfield supports (${SCHEMA_VERSION})`, fix: 'npm install -g springfield@latest' });
+  } else if (version < SCHEMA_VERSION) {
+    schema.push({ severity: 'warning', code: 'schema_outdated', message: `schema version ${version}, current is ${SCHEMA_VERSION}; the next write migrates it`, fix: 'springfield reconcile' });
+  }
+  check('schema', schema, `version ${version}`, `version ${version} (expected ${SCHEMA_VERSION})`);
+  const mode = String(db.pragma('journal_mode', { simple: true })).toLowerCase();
+  const journal: Finding[] = mode === 'wal' ? [] : [{ severity: 'error', code: 'journal_mode_not_wal', message: `journal mode is ${mode}, must be wal (concurrent agents need it)`, fix: 'springfield reconcile  # any write reopens the database in WAL mode' }];
+  check('journal_mode', journal, 'wal', mode);
+  const keys: Finding[] = [];
+  if (intact) {
+    const violations = foreignKeyViolations(db);
+    const byTable = new Map<string, number>();
+    for (const v of violations) byTable.set(v.table, (byTable.get(v.table) ?? 0) + 1);
+    for (const [table, n] of byTable) {
+      const fix = PLAN_CHILD_TABLES.includes(table) ? 'springfield prune' : `sqlite3 ${shellQuote(input.dbPath)} 'PRAGMA foreign_key_check'  # inspect, then restore the missing parent rows`;
+      keys.push({ severity: 'error', code: 'foreign_key_violation', message: `${n} row${n === 1 ? '' : 's'} in ${table} reference${n === 1 ? 's' : ''} a missing parent`, fix });
+    }
+  }
+  check('foreign_keys', keys, intact ? 'no violations' : 'skipped', `${keys.length} table${keys.length === 1 ? '' : 's'} with violations`);
+  return intact && version === SCHEMA_VERSION;
+}
+
+interface ClaimRow {
+  plan_path: string;
+  anchor: string;
+  claimed_by: string | null;
+  lease_expires_at: string | null;
+}
+
+function stateChecks(db: Database, input: DoctorInput, check: Check, skip: (name: string, detail: string) => void): void {
+  const roots = planRoots(input.mainRoot, input.worktrees);
+  if (roots.length === 0) skip('orphaned_plans', 'no worktree to look for plan files in');
+  else {
+    const orphans = findOrphanedPlans(db, roots);
+    check('orphaned_plans', orphans.map((p) => ({ severity: 'warning', code: 'orphaned_plan', message: `${p}: plan file is in no worktree`, fix: 'springfield prune' })), 'every plan file exists', `${orphans.length} orphaned`);
+  }
+  const claims = db.prepare(`SELECT plan_path, anchor, claimed_by, lease_expires_at FROM steps
+    WHERE parent_anchor IS NULL AND status IN ('claimed', 'in_progress') ORDER BY plan_path, step_index`).all() as ClaimRow[];
+  const reset = (c: ClaimRow) => `springfield reset ${shellQuote(c.plan_path)} ${shellQuote(c.anchor)}`;
+  const now = input.now.toISOString();
+  const expired = claims.filter((c) => c.lease_expires_at !== null && c.lease_expires_at < now);
+  check('expired_leases', expired.map((c) => ({
+    severity: 'warning', code: 'lease_expired', message: `${c.plan_path} ${c.anchor}: lease of ${c.claimed_by ?? 'nobody'} expired at ${c.lease_expires_at}`,
+    fix: `${reset(c)}  # or 'springfield claim ${shellQuote(c.plan_path)}' reclaims it`,
+  })), `${claims.length} live claim${claims.length === 1 ? '' : 's'}`, `${expired.length} expired`);
+  const registered = new Map(input.worktrees.map((w) => [w.path, w]));
+  const gone = claims.filter((c) => c.claimed_by !== null && (registered.get(c.claimed_by)?.missing ?? !existsSync(c.claimed_by)));
+  check('missing_holders', gone.map((c) => {
+    const stale = registered.get(c.claimed_by as string)?.missing === true;
+    return {
+      severity: 'warning', code: 'holder_worktree_missing', message: `${c.plan_path} ${c.anchor}: held by ${c.claimed_by}, which no longer exists`,
+      fix: stale ? `${reset(c)} && git worktree prune` : reset(c),
+    };
+  }), "every claim's worktree exists", `${gone.length} held by missing worktrees`);
+  planMdCheck(db, input, check, skip);
+}
+
+/** PLAN.md ids (`**springfield:** \`sf-a3f8\``) that name no epic, and epics PLAN.md never mentions. */
+function planMdCheck(db: Database, input: DoctorInput, check: Check, skip: (name: string, detail: string) => void): void {
+  const file = input.mainRoot ? join(input.mainRoot, 'PLAN.md') : null;
+  if (!file || !existsSync(file)) {
+    skip('plan_md', 'no PLAN.md in the main worktree');
+    return;
+  }
+  const epics = new Set(db.prepare('SELECT id FROM epics ORDER BY id').pluck().all() as string[]);
+  const mentioned = new Set<string>();
+  const found: Finding[] = [];
+  readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
+    for (const m of line.matchAll(/\*\*springfield:\*\*\s*`([^`]*)`/g)) {
+      const id = (m[1] as string).trim();
+      mentioned.add(id);
+      if (!epics.has(id)) {
+        found.push({ severity: 'warning', code: 'plan_md_unknown_epic', message: `PLAN.md:${i + 1}: ${id} names no epic`, fix: `edit PLAN.md line ${i + 1}: use an id from 'springfield epic list', or remove it` });
+      }
+    }
+  });
+  for (const id of epics) {
+    if (!mentioned.has(id)) {
+      found.push({ severity: 'warning', code: 'epic_not_in_plan_md', message: `epic ${id} is not mentioned in PLAN.md`, fix: `add the line "**springfield:** \`${id}\`" under the epic's section of PLAN.md` });
+    }
+  }
+  check('plan_md', found, `${mentioned.size} id${mentioned.size === 1 ? '' : 's'}, ${epics.size} epic${epics.size === 1 ? '' : 's'}, all linked`, `${found.length} unlinked`);
+}

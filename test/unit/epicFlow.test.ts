@@ -1,0 +1,270 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EpicRow, TransitionOutcome } from '../../src/core/epics/epicStore.ts';
+import type { ApproveResult, PlanVersionRow, ProposeResult } from '../../src/core/epics/planApproval.ts';
+import type { SignalResult } from '../../src/core/epics/signals.ts';
+import { loadSqlite } from '../../src/core/store/sqlite.ts';
+import type { ClaimResult } from '../../src/core/store/types.ts';
+import { assertFails, assertOk, ensureCli, makeRepo, runCli, writeFiles, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+
+type EpicJson = EpicRow & { build_budget: number; plan_budget: number; review: string; person_approval_before_merge: boolean };
+type Row = Record<string, unknown>;
+
+/** A plan with a title, Approach/Constraints prose and one task per named step (each depending on the previous). */
+function planDoc(title: string, steps: readonly string[], extra = ''): string {
+  const body = steps.map((s, i) => `## Step ${i + 1}: ${s} {#step-${i + 1}}\n**Depends on:** ${i === 0 ? 'none' : `#step-${i}`}\n**Tasks:**\n- [ ] Do ${s}\n`).join('\n');
+  return `# Plan: ${title}\n\n## Approach\nApproach for ${title}.\n\n## Constraints\nNo new dependencies for ${title}.\n\n${body}${extra}`;
+}
+
+let repo: Repo;
+let wt: string;
+before(() => {
+  ensureCli();
+  repo = makeRepo({ files: { '.gitignore': '.springfield/\n' }, worktrees: ['a'] });
+  wt = repo.worktree('a');
+});
+after(() => repo.cleanup());
+
+function sf(cwd: string, args: readonly string[], env: Record<string, string> = {}): CliResult {
+  return runCli(cwd, [...args, '--json'], env);
+}
+
+function query(sql: string, ...params: (string | number)[]): Row[] {
+  const Sqlite = loadSqlite();
+  const db = new Sqlite(join(repo.root, '.springfield', 'state.db'), { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Every row of every planning table, for "nothing changed" checks. */
+function snapshot(): string {
+  const tables = ['epics', 'plans', 'plan_versions', 'steps', 'checklist_items', 'signals', 'signal_locations', 'events'];
+  return JSON.stringify(tables.map((t) => query(`SELECT * FROM ${t} ORDER BY rowid`)));
+}
+
+function epic(id: string): EpicJson {
+  return assertOk<EpicJson>(sf(repo.root, ['epic', 'show', id]));
+}
+
+/** Writes the plan into the main worktree and worktree a (the builder's copy). */
+function writePlan(path: string, text: string): void {
+  writeFiles(repo.root, { [path]: text });
+  writeFiles(wt, { [path]: text });
+}
+
+/** Claims, finishes every ready step of the plan from worktree a, until nothing is ready. */
+function buildAll(planPath: string): string[] {
+  const done: string[] = [];
+  for (;;) {
+    const c = assertOk<ClaimResult>(sf(wt, ['claim', planPath]));
+    if (!c.claimed) return done;
+    assertOk(sf(wt, ['start', planPath, c.step_anchor]));
+    assertOk(sf(wt, ['update', planPath, c.step_anchor, '--all', 'completed']));
+    assertOk(sf(wt, ['complete', planPath, c.step_anchor, '--token', String(c.claim_token)]));
+    done.push(c.step_anchor);
+  }
+}
+
+/** Creates an epic and takes it through propose, approve, start and build to `implemented`. */
+function implementedEpic(title: string, planPath: string, options: readonly string[] = []): string {
+  writePlan(planPath, planDoc(title, ['One']));
+  const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', title, ...options]));
+  assertOk(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+  assertOk(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+  assertOk(sf(repo.root, ['epic', 'start', id]));
+  buildAll(planPath);
+  assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'finish', id])).to, 'implemented');
+  return id;
+}
+
+describe('epic lifecycle through the CLI', () => {
+  test('create → propose → request-changes → re-propose → approve → build → review → verified', () => {
+    const planPath = 'plans/cache.md';
+    writeFiles(repo.root, { 'briefs/cache.md': 'Cache API responses.\n\nAccept: a hit costs under 1 ms.\n' });
+    const created = assertOk<EpicJson & { plan_md: string }>(sf(repo.root, ['epic', 'create', 'Add response cache', '--brief', 'briefs/cache.md', '--priority', 'p1', '--plan-md']));
+    const id = created.id;
+    assert.match(id, /^sf-[0-9a-f]{4,6}$/);
+    assert.equal(created.status, 'planned');
+    assert.equal(created.priority, 'P1');
+    assert.equal(created.brief, 'Cache API responses.\n\nAccept: a hit costs under 1 ms.');
+    assert.match(readFileSync(join(repo.root, 'PLAN.md'), 'utf8'), new RegExp(`\\*\\*springfield:\\*\\* \`${id}\``));
+
+    writePlan(planPath, planDoc('Cache', ['Client', 'Cache']));
+    const v1 = assertOk<ProposeResult>(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+    assert.deepEqual([v1.version, v1.plan_iteration, v1.changes_since_previous], [1, 1, []]);
+    const asked = assertOk<PlanVersionRow>(sf(repo.root, ['plan', 'request-changes', id, '--feedback', 'Add a docs step', '--agent', 'marge']));
+    assert.deepEqual([asked.version, asked.status, asked.feedback], [1, 'changes_requested', 'Add a docs step']);
+
+    const v2Text = planDoc('Cache', ['Client', 'Cache', 'Docs']);
+    writePlan(planPath, v2Text);
+    const v2 = assertOk<ProposeResult>(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+    assert.equal(v2.version, 2);
+    assert.ok(v2.changes_since_previous.includes('step-3 added'), v2.changes_since_previous.join('; '));
+    const shown = assertOk<{ versions: PlanVersionRow[]; version: { version: number; body: string; changes_since_previous: string[] } }>(sf(repo.root, ['plan', 'show', id]));
+    assert.deepEqual(shown.versions.map((v) => [v.version, v.status]), [[1, 'changes_requested'], [2, 'proposed']]);
+    assert.equal(shown.version.body, v2Text);
+    assert.ok(shown.version.changes_since_previous.includes('step-3 added'));
+
+    assertFails(sf(repo.root, ['plan', 'approve', id, '--agent', 'lisa']), 1, 'self_approval');
+    assertFails(sf(repo.root, ['plan', 'approve', id], { SPRINGFIELD_AGENT: 'lisa' }), 1, 'self_approval');
+    const approved = assertOk<ApproveResult & { handoff_path: string }>(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+    assert.deepEqual([approved.version, approved.init.steps_created, approved.transition.from, approved.transition.to], [2, 3, 'planned', 'ready']);
+    assert.equal(approved.plan_hash, v2.plan_hash);
+    assert.equal(approved.handoff_path, join(repo.root, `TODO-${id}.md`));
+    const handoff = readFileSync(approved.handoff_path, 'utf8');
+    assert.match(handoff, /## Intent[^\n]*\n\nCache API responses\.\n\nAccept: a hit costs under 1 ms\.\n/);
+    assert.match(handoff, /## Approach[^\n]*\n\nApproach for Cache\.\n/);
+    assert.match(handoff, /## Constraints[^\n]*\n\nNo new dependencies for Cache\.\n/);
+    assert.ok(handoff.indexOf('## Intent') < handoff.indexOf('## Approach') && handoff.indexOf('## Approach') < handoff.indexOf('## Constraints'));
+
+    const started = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'start', id]));
+    assert.deepEqual([started.from, started.to, started.iteration, started.next_role], ['ready', 'in_progress', 1, 'ralph']);
+    const first = assertOk<ClaimResult>(sf(wt, ['claim', planPath]));
+    assert.ok(first.claimed && first.step_anchor === 'step-1' && first.claimed_by === wt);
+    assertOk(sf(wt, ['update', planPath, 'step-1', '--all', 'completed']));
+    assertOk(sf(wt, ['complete', planPath, 'step-1']));
+    assertFails(sf(repo.root, ['epic', 'finish', id]), 1, 'incomplete');
+    assert.deepEqual(buildAll(planPath), ['step-2', 'step-3']);
+    const finished = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'finish', id, '--reason', 'tests green']));
+    assert.deepEqual([finished.to, finished.next_role], ['implemented', 'bart']);
+
+    const failed = assertOk<SignalResult>(sf(repo.root, ['signal', id, '--type', 'implementation_failure', '--summary', 'cache never evicts', '--location', 'plans/cache.md:3']));
+    assert.deepEqual([failed.transition?.from, failed.transition?.to, failed.transition?.iteration, failed.transition?.next_role], ['implemented', 'in_progress', 2, 'ralph']);
+    assertOk(sf(repo.root, ['epic', 'finish', id, '--reason', 'eviction fixed']));
+    const passed = assertOk<SignalResult>(sf(repo.root, ['signal', id, '--type', 'pass', '--summary', 'looks right']));
+    assert.deepEqual([passed.transition?.to, passed.transition?.next_role], ['verified', 'lovejoy']);
+    assert.equal(epic(id).status, 'verified');
+
+    const events = query(`SELECT action, from_status, to_status, reason FROM events WHERE entity = 'epic' AND epic_id = ? ORDER BY id`, id);
+    assert.deepEqual(events.map((e) => [e.action, e.from_status, e.to_status]), [
+      ['create', null, 'planned'], ['plan_approved', 'planned', 'ready'], ['start', 'ready', 'in_progress'],
+      ['steps_completed', 'in_progress', 'implemented'], ['signal_implementation_failure', 'implemented', 'in_progress'],
+      ['steps_completed', 'in_progress', 'implemented'], ['signal_pass', 'implemented', 'verified'],
+    ]);
+    assert.deepEqual(events.filter((e) => e.action !== 'create' && e.action !== 'start').map((e) => e.reason), [
+      'plan version 2 approved', 'tests green', 'implementation_failure: cache never evicts', 'eviction fixed', 'pass: looks right',
+    ]);
+    const listed = assertOk<{ epics: (EpicJson & { progress: { steps_completed: number } | null })[] }>(sf(repo.root, ['epic', 'list'])).epics.find((e) => e.id === id);
+    assert.equal(listed?.status, 'verified');
+    assert.equal(listed?.progress?.steps_completed, 3);
+    const other = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Another epic']));
+    assertFails(sf(repo.root, ['plan', 'propose', other.id, planPath]), 1, 'plan_owned');
+  });
+
+  test('option_viability_failure and adr_invalidated block the epic; a new approved plan makes it ready again', () => {
+    for (const type of ['option_viability_failure', 'adr_invalidated'] as const) {
+      const planPath = `plans/${type}.md`;
+      const id = implementedEpic(`Blocked by ${type}`, planPath);
+      const r = assertOk<SignalResult>(sf(repo.root, ['signal', id, '--type', type, '--summary', 'approach cannot work']));
+      assert.deepEqual([r.transition?.from, r.transition?.to, r.transition?.next_role], ['implemented', 'blocked', 'lisa']);
+      assert.equal(epic(id).status_reason, `${type}: approach cannot work`);
+      const refused = assertFails(sf(repo.root, ['epic', 'start', id]), 1, 'invalid_transition');
+      assert.match(refused.message, /allowed: new_plan_approved, defer/);
+
+      writePlan(planPath, planDoc(`Blocked by ${type}`, ['One', 'Two']));
+      assertOk(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+      const approved = assertOk<ApproveResult>(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+      assert.deepEqual([approved.transition.event, approved.transition.from, approved.transition.to], ['new_plan_approved', 'blocked', 'ready']);
+      assert.equal(approved.init.steps_kept_completed, 1);
+      assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'start', id])).iteration, 1, 'a new plan after a block counts its build iterations afresh');
+      assert.deepEqual(buildAll(planPath), ['step-2'], 'the completed step is kept; only the new step is built');
+    }
+  });
+
+  test('defer and resume; invalid events exit 1 naming the allowed events', () => {
+    const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Park me']));
+    const resumeRefused = assertFails(sf(repo.root, ['epic', 'resume', id]), 1, 'invalid_transition');
+    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer$/);
+    const deferred = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', id, '--reason', 'not this quarter']));
+    assert.deepEqual([deferred.from, deferred.to, deferred.reason], ['planned', 'deferred', 'not this quarter']);
+    assert.match(assertFails(sf(repo.root, ['epic', 'defer', id]), 1, 'invalid_transition').message, /allowed: resume$/);
+    assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'resume', id, '--reason', 'back'])).to, 'planned');
+
+    const building = implementedEpic('Defer mid-flight', 'plans/defer.md');
+    const before = snapshot();
+    const finishRefused = assertFails(sf(repo.root, ['epic', 'finish', building]), 1, 'invalid_transition');
+    assert.match(finishRefused.message, /implemented; allowed: signal_pass, signal_implementation_failure, signal_option_viability_failure, signal_adr_invalidated, defer, iteration_budget_exhausted$/);
+    assert.equal(snapshot(), before, 'a refused event writes nothing');
+    assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', building])).from, 'implemented');
+    assertOk(sf(repo.root, ['epic', 'resume', building]));
+    const notApproved = assertFails(sf(repo.root, ['epic', 'start', building]), 1, 'invalid_transition');
+    assert.match(notApproved.message, /allowed: plan_approved, defer$/, 'a resumed epic needs its plan approved again');
+  });
+
+  test('approving a plan edited after it was proposed is plan_drift and changes nothing', () => {
+    const planPath = 'plans/drift.md';
+    const text = planDoc('Drift', ['One', 'Two']);
+    writePlan(planPath, text);
+    const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Drifting plan']));
+    assertOk(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+    writeFiles(repo.root, { [planPath]: text.replace('- [ ] Do Two\n', '- [ ] Do Two\n- [ ] And three\n') });
+    const before = snapshot();
+    const refused = assertFails(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']), 1, 'plan_drift');
+    assert.match(refused.message, /And three/);
+    assert.equal(snapshot(), before);
+    assert.equal(existsSync(join(repo.root, `TODO-${id}.md`)), false);
+
+    writeFiles(repo.root, { [planPath]: text.replace('- [ ] Do One', '- [x] Do One').replace('Approach for Drift.', 'Approach for\nDrift, re-wrapped.') });
+    assert.equal(assertOk<ApproveResult>(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge'])).transition.to, 'ready', 'ticking a box or re-wrapping prose is not drift');
+
+    writeFiles(repo.root, { [planPath]: planDoc('Drift', ['One', 'Two', 'Three']) });
+    const beforeStart = snapshot();
+    assertFails(sf(repo.root, ['epic', 'start', id]), 1, 'plan_drift');
+    assert.equal(snapshot(), beforeStart);
+    assert.equal(epic(id).status, 'ready');
+  });
+
+  test('the iteration budget: past --max-iterations the epic is blocked with iteration_budget_exhausted', () => {
+    const id = implementedEpic('Budgeted', 'plans/budget.md', ['--max-iterations', '2']);
+    assert.equal(epic(id).build_budget, 2);
+    const again = assertOk<SignalResult>(sf(repo.root, ['signal', id, '--type', 'implementation_failure', '--summary', 'first miss']));
+    assert.deepEqual([again.transition?.to, again.transition?.iteration], ['in_progress', 2]);
+    assertOk(sf(repo.root, ['epic', 'finish', id]));
+    const out = assertOk<SignalResult>(sf(repo.root, ['signal', id, '--type', 'implementation_failure', '--summary', 'second miss']));
+    assert.deepEqual([out.transition?.to, out.transition?.reason, out.transition?.next_role], ['blocked', 'iteration_budget_exhausted', 'lisa']);
+    const shown = epic(id);
+    assert.deepEqual([shown.status, shown.status_reason, shown.iteration], ['blocked', 'iteration_budget_exhausted', 2]);
+    const last = query(`SELECT to_status, reason FROM events WHERE entity = 'epic' AND epic_id = ? ORDER BY id DESC LIMIT 1`, id)[0];
+    assert.deepEqual(last, { to_status: 'blocked', reason: 'iteration_budget_exhausted' });
+    assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 2, 'the review signal itself is kept');
+  });
+
+  test('a refused signal stores no signal row and no event (atomic)', () => {
+    const planPath = 'plans/atomic.md';
+    writePlan(planPath, planDoc('Atomic', ['One']));
+    const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Atomic signal']));
+    assertOk(sf(repo.root, ['plan', 'propose', id, planPath]));
+    assertOk(sf(repo.root, ['plan', 'approve', id]));
+    assertOk(sf(repo.root, ['epic', 'start', id]));
+    const before = snapshot();
+    const refused = assertFails(sf(repo.root, ['signal', id, '--type', 'pass', '--summary', 'too early', '--location', 'plans/atomic.md:1', '--note', 'n']), 1, 'invalid_transition');
+    assert.match(refused.message, /in_progress; allowed: steps_completed, defer, iteration_budget_exhausted$/);
+    assert.equal(snapshot(), before);
+    assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 0);
+  });
+
+  test('complexity sets budgets and review policy, shown by epic show; PLAN.md entries from a linked worktree', () => {
+    const typo = assertOk<EpicJson>(sf(wt, ['epic', 'create', 'fix typo', '--plan-md']));
+    assert.deepEqual([typo.complexity, typo.build_budget, typo.plan_budget, typo.review], ['trivial', 5, 2, 'skip_when_verified']);
+    const auth = assertOk<EpicJson>(sf(wt, ['epic', 'create', 'add auth migration', '--plan-md', '--brief', 'Move sessions to the new table.']));
+    assert.deepEqual([auth.complexity, auth.build_budget, auth.review, auth.person_approval_before_merge], ['critical', 40, 'required', true]);
+    const forced = assertOk<EpicJson>(sf(wt, ['epic', 'create', 'fix typo in auth docs', '--complexity', 'Simple']));
+    assert.deepEqual([forced.complexity, forced.complexity_source, forced.build_budget], ['simple', 'override', 10]);
+    const text = runCli(repo.root, ['epic', 'show', auth.id]);
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /critical/);
+    assert.match(text.stdout, /review required/);
+    assert.match(text.stdout, /0\/40/);
+    const planMd = readFileSync(join(repo.root, 'PLAN.md'), 'utf8');
+    for (const id of [typo.id, auth.id]) assert.ok(planMd.includes(`**springfield:** \`${id}\``), planMd);
+    assert.ok(planMd.includes('Move sessions to the new table.'));
+    assert.equal(existsSync(join(wt, 'PLAN.md')), false, 'PLAN.md lives in the main worktree');
+    assertFails(sf(repo.root, ['epic', 'create', 'x', '--priority', 'P7']), 2, 'invalid_priority');
+    assertFails(sf(repo.root, ['epic', 'create', 'x', '--complexity', 'huge']), 2, 'invalid_complexity');
+  });
+});

@@ -1,0 +1,252 @@
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ManualClock } from '../../src/core/clock.ts';
+import { createEpic } from '../../src/core/epics/epicStore.ts';
+import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
+import { RefusedError, SpringfieldError } from '../../src/core/errors.ts';
+import { parsePlan } from '../../src/core/plan/parse.ts';
+import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import type { Actor } from '../../src/core/store/types.ts';
+
+const LISA: Actor = { worktree: '/wt/main', agent: 'lisa' };
+const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
+const BART: Actor = { worktree: '/wt/review', agent: 'bart' };
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-epicstore-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function openStore(t: TestContext, clock = new ManualClock(), path = join(tempDir(t), 'state.db')): SqliteStore {
+  const store = new SqliteStore(path, { clock, ifMissing: 'create' });
+  t.after(() => store.close());
+  return store;
+}
+
+function count(store: SqliteStore, table: string): number {
+  return store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+}
+
+function planText(steps: readonly string[], extra = ''): string {
+  return `# Plan: Versions\n\n${steps.map((s, i) => `## Step ${i + 1}: ${s} {#step-${i + 1}}\n**Tasks:**\n- [ ] Do ${s}\n`).join('\n')}${extra}`;
+}
+
+function proposed(text: string, planPath = 'plans/v.md') {
+  return { planPath, plan: parsePlan(text, planPath), body: text };
+}
+
+/** Events that take a new epic from planned to each status, through the table only. */
+const PATH_TO: Readonly<Record<EpicStatus, readonly EpicEvent[]>> = {
+  planned: [],
+  ready: ['plan_approved'],
+  in_progress: ['plan_approved', 'start'],
+  implemented: ['plan_approved', 'start', 'steps_completed'],
+  verified: ['plan_approved', 'start', 'steps_completed', 'signal_pass'],
+  done: ['plan_approved', 'start', 'steps_completed', 'signal_pass', 'merged'],
+  deferred: ['defer'],
+  blocked: ['plan_approved', 'start', 'steps_completed', 'signal_adr_invalidated'],
+};
+
+async function epicIn(store: SqliteStore, status: EpicStatus, title = `epic ${status}`): Promise<string> {
+  const { id } = await store.createEpic({ title, brief: '', priority: 'P2' }, MARGE);
+  for (const event of PATH_TO[status]) await store.applyEpicEvent(id, event, MARGE, `to reach ${status}`);
+  assert.equal((await store.getEpic(id)).status, status);
+  return id;
+}
+
+test('ids stay unique and well-formed across many creates in one database', async (t) => {
+  const store = openStore(t);
+  const ids = await store.write((db, now) => Array.from({ length: 1500 }, (_, i) => createEpic(db, now.toISOString(), { title: `e${i}`, brief: '', priority: 'P3' }, MARGE).id));
+  assert.equal(new Set(ids).size, 1500);
+  for (const id of ids) assert.match(id, /^sf-[0-9a-f]{4,6}$/);
+  assert.equal(count(store, 'epics'), 1500);
+});
+
+test('when every 4-hex id is taken, new epics get 5-hex ids and never reuse one', async (t) => {
+  const store = openStore(t);
+  store.db.exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 65535)
+    INSERT INTO epics (id, title, created_at, updated_at) SELECT 'sf-' || printf('%04x', i), 'filler', 'x', 'x' FROM n`);
+  const ids: string[] = [];
+  for (let i = 0; i < 40; i++) ids.push((await store.createEpic({ title: `new ${i}`, brief: '', priority: 'P2' }, MARGE)).id);
+  for (const id of ids) assert.match(id, /^sf-[0-9a-f]{5}$/);
+  assert.equal(new Set(ids).size, ids.length);
+  assert.equal(count(store, 'epics'), 65536 + 40);
+});
+
+test('processes creating epics at the same time never collide', async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'state.db');
+  openStore(t, new ManualClock(), path).close();
+  const script = join(dir, 'creator.mjs');
+  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqliteStore.ts')).href;
+  writeFileSync(script, `import { SqliteStore } from '${storeUrl}';
+const store = new SqliteStore(process.argv[2]);
+for (let i = 0; i < 150; i++) await store.createEpic({ title: 'p' + process.pid + '-' + i, brief: '', priority: 'P2' }, { worktree: '/wt/' + process.pid, agent: null });
+store.close();
+`);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')));
+  const codes = await Promise.all([0, 1, 2, 3].map(() => new Promise<[number | null, string]>((resolve) => {
+    const child = spawn(process.execPath, [script, path], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.on('close', (code) => resolve([code, err]));
+  })));
+  for (const [code, err] of codes) assert.equal(code, 0, err);
+  const store = openStore(t, new ManualClock(), path);
+  const ids = store.db.prepare('SELECT id FROM epics').pluck().all() as string[];
+  assert.equal(ids.length, 600);
+  assert.equal(new Set(ids).size, 600);
+  assert.equal(count(store, 'events'), 600, 'one create event per epic');
+});
+
+test('every transition in the table writes exactly one event with its reason, actor and time', async (t) => {
+  const clock = new ManualClock(Date.UTC(2026, 2, 1));
+  const store = openStore(t, clock);
+  const rows = TRANSITIONS.filter((r) => r.event !== 'iteration_budget_exhausted');
+  assert.ok(rows.length >= 16);
+  for (const row of rows) {
+    const id = await epicIn(store, row.from, `${row.from} ${row.event}`);
+    clock.advance(60_000);
+    const before = count(store, 'events');
+    const reason = `because ${row.event} from ${row.from}`;
+    const out = await store.applyEpicEvent(id, row.event, BART, reason);
+    assert.deepEqual([out.from, out.to, out.next_role, out.reason], [row.from, row.to, row.nextRole, reason], `${row.from} --${row.event}->`);
+    const epic = await store.getEpic(id);
+    assert.deepEqual([epic.status, epic.status_reason, epic.updated_at], [row.to, reason, clock.now().toISOString()]);
+    assert.equal(count(store, 'events'), before + 1);
+    const event = store.db.prepare('SELECT * FROM events ORDER BY id DESC LIMIT 1').get() as Record<string, unknown>;
+    assert.deepEqual(
+      [event.entity, event.action, event.epic_id, event.from_status, event.to_status, event.reason, event.at, event.worktree, event.agent],
+      ['epic', row.event, id, row.from, row.to, reason, clock.now().toISOString(), BART.worktree, BART.agent],
+    );
+  }
+});
+
+test('an event the table does not allow is refused with the allowed events, and nothing is written', async (t) => {
+  const store = openStore(t);
+  for (const status of EPIC_STATUSES) {
+    const id = await epicIn(store, status);
+    const snapshot = JSON.stringify([store.db.prepare('SELECT * FROM epics WHERE id = ?').get(id), count(store, 'events')]);
+    const allowed = allowedEvents(status);
+    for (const event of EPIC_EVENTS.filter((e) => !allowed.includes(e))) {
+      await assert.rejects(store.applyEpicEvent(id, event, MARGE, 'try'), (err: unknown) => {
+        assert.ok(err instanceof RefusedError, String(err));
+        assert.equal(err.code, 'invalid_transition');
+        assert.ok(err.message.endsWith(`allowed: ${allowed.length ? allowed.join(', ') : 'none'}`), err.message);
+        return true;
+      });
+    }
+    assert.equal(JSON.stringify([store.db.prepare('SELECT * FROM epics WHERE id = ?').get(id), count(store, 'events')]), snapshot, status);
+  }
+  assert.deepEqual(allowedEvents('done'), []);
+});
+
+test('build iterations count each entry to in_progress; past the complexity budget the epic is blocked', async (t) => {
+  const store = openStore(t);
+  const epic = await store.createEpic({ title: 'fix typo', brief: '', priority: 'P2' }, MARGE);
+  assert.equal(epic.complexity, 'trivial');
+  await store.applyEpicEvent(epic.id, 'plan_approved', MARGE, 'ok');
+  let last = await store.applyEpicEvent(epic.id, 'start', MARGE, 'go');
+  for (let i = 2; i <= 5; i++) {
+    await store.applyEpicEvent(epic.id, 'steps_completed', MARGE, 'done');
+    last = await store.applyEpicEvent(epic.id, 'signal_implementation_failure', BART, `miss ${i}`);
+    assert.deepEqual([last.to, last.iteration], ['in_progress', i]);
+  }
+  await store.applyEpicEvent(epic.id, 'steps_completed', MARGE, 'done');
+  const blocked = await store.applyEpicEvent(epic.id, 'signal_implementation_failure', BART, 'miss 6');
+  assert.deepEqual([blocked.to, blocked.reason, blocked.iteration, blocked.next_role], ['blocked', 'iteration_budget_exhausted', 5, 'lisa']);
+  const row = await store.getEpic(epic.id);
+  assert.deepEqual([row.status, row.status_reason, row.iteration], ['blocked', 'iteration_budget_exhausted', 5]);
+});
+
+test('plan versions: a new proposal supersedes the pending one; decisions are kept; the latest is approved', async (t) => {
+  const store = openStore(t);
+  const { id } = await store.createEpic({ title: 'Versions', brief: 'why', priority: 'P2' }, MARGE);
+  const v1 = await store.proposePlan(id, proposed(planText(['A'])), LISA);
+  const v2 = await store.proposePlan(id, proposed(planText(['A', 'B'])), LISA);
+  assert.deepEqual([v1.version, v2.version, v2.plan_iteration], [1, 2, 2]);
+  await store.requestChanges(id, 'split B', MARGE);
+  await assert.rejects(store.requestChanges(id, 'again', MARGE), { code: 'no_proposed_plan' });
+  await store.proposePlan(id, proposed(planText(['A', 'B', 'C'])), LISA);
+  await store.discardPlan(id, MARGE, undefined, 'wrong direction');
+  await assert.rejects(store.approvePlan(id, proposed(planText(['A'])), MARGE, 1), { code: 'not_proposed' });
+  const v4Text = planText(['A', 'B1', 'B2']);
+  await store.proposePlan(id, proposed(v4Text), LISA);
+  await assert.rejects(store.approvePlan(id, proposed(v4Text), LISA), { code: 'self_approval' });
+  const approved = await store.approvePlan(id, proposed(v4Text), MARGE);
+  assert.equal(approved.version, 4);
+  const versions = await store.planVersions(id);
+  assert.deepEqual(versions.map((v) => [v.version, v.status, v.feedback]), [
+    [1, 'superseded', null], [2, 'changes_requested', 'split B'], [3, 'discarded', 'wrong direction'], [4, 'approved', null],
+  ]);
+  assert.equal(versions[3]?.body, v4Text);
+  assert.equal(versions[3]?.plan_hash, approved.plan_hash);
+  assert.equal(versions[3]?.proposed_agent, 'lisa');
+  const epic = await store.getEpic(id);
+  assert.deepEqual([epic.status, epic.plan_iteration], ['ready', 4]);
+  const actions = store.db.prepare(`SELECT action FROM events WHERE entity = 'plan_version' AND epic_id = ? ORDER BY id`).pluck().all(id);
+  assert.deepEqual(actions, ['propose', 'propose', 'request_changes', 'propose', 'discard', 'propose', 'approve']);
+
+  const other = await store.createEpic({ title: 'Other', brief: '', priority: 'P2' }, MARGE);
+  await assert.rejects(store.proposePlan(other.id, proposed(planText(['X'])), LISA), { code: 'plan_owned' });
+});
+
+test('the planning budget: a trivial epic takes two proposals, the third is refused', async (t) => {
+  const store = openStore(t);
+  const { id } = await store.createEpic({ title: 'fix typo', brief: '', priority: 'P2' }, MARGE);
+  await store.proposePlan(id, proposed(planText(['A']), 'plans/t.md'), LISA);
+  await store.proposePlan(id, proposed(planText(['A', 'B']), 'plans/t.md'), LISA);
+  await assert.rejects(store.proposePlan(id, proposed(planText(['A', 'B', 'C']), 'plans/t.md'), LISA), { code: 'plan_budget_exhausted' });
+  assert.equal((await store.planVersions(id)).length, 2);
+});
+
+test('the changes between versions are described; ticking boxes and re-wrapping prose are not changes', async (t) => {
+  const store = openStore(t);
+  const { id } = await store.createEpic({ title: 'Diff', brief: '', priority: 'P2' }, MARGE);
+  const base = '# Plan: Diff\n\n## Approach\nShort.\n\n## Step 1: Client {#step-1}\n**Tasks:**\n- [ ] Write client\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Tasks:**\n- [ ] Add cache\n';
+  await store.proposePlan(id, proposed(base, 'plans/d.md'), LISA);
+  const changed = base
+    .replace('Step 1: Client', 'Step 1: HTTP client')
+    .replace('- [ ] Add retries\n', '- [ ] Add backoff\n')
+    .replace('## Step 2: Cache {#step-2}\n', '## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n')
+    + '\n## Step 3: Docs {#step-3}\n**Tests:**\n- [ ] Docs build\n';
+  const v2 = await store.proposePlan(id, proposed(changed, 'plans/d.md'), LISA);
+  assert.deepEqual(v2.changes_since_previous, [
+    'step-1 title changed: "Client" → "HTTP client"',
+    'step-1 task removed: "Add retries"',
+    'step-1 task added: "Add backoff"',
+    'step-2 dependencies changed: none → step-1',
+    'step-3 added',
+  ]);
+  const cosmetic = changed.replace('- [ ] Write client', '- [x] Write client').replace('Short.', 'Short,\nbut now wrapped.');
+  const v3 = await store.proposePlan(id, proposed(cosmetic, 'plans/d.md'), LISA);
+  assert.deepEqual(v3.changes_since_previous, []);
+  assert.equal(v3.plan_hash, v2.plan_hash);
+  const propose = store.db.prepare(`SELECT data FROM events WHERE action = 'propose' AND epic_id = ? ORDER BY id`).pluck().all(id) as string[];
+  assert.deepEqual((JSON.parse(propose[1] ?? '{}') as { changes: string[] }).changes, v2.changes_since_previous);
+});
+
+test('a signal and its transition are stored together or not at all', async (t) => {
+  const store = openStore(t);
+  const id = await epicIn(store, 'implemented');
+  store.db.exec(`CREATE TRIGGER fail_location BEFORE INSERT ON signal_locations WHEN NEW.note = 'boom'
+    BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+  const before = JSON.stringify([store.db.prepare('SELECT * FROM epics').all(), count(store, 'events'), count(store, 'signals')]);
+  const locations = [{ file: 'src/a.ts', line: 1, endLine: null, note: 'fine' }, { file: 'src/b.ts', line: 2, endLine: 3, note: 'boom' }];
+  await assert.rejects(store.recordSignal(id, 'implementation_failure', 'broken', locations, BART), /injected failure/);
+  assert.equal(JSON.stringify([store.db.prepare('SELECT * FROM epics').all(), count(store, 'events'), count(store, 'signals')]), before);
+  assert.equal(count(store, 'signal_locations'), 0);
+
+  await assert.rejects(store.recordSignal(id, 'pass', '   ', [], BART), (err: unknown) => err instanceof SpringfieldError && err.code === 'missing_value');
+  const ok = await store.recordSignal(id, 'implementation_failure', 'broken', [{ file: 'src/b.ts', line: 2, endLine: 3, note: 'real' }], BART);
+  assert.deepEqual([ok.transition?.to, ok.locations], ['in_progress', 1]);
+  assert.equal(count(store, 'signals'), 1);
+  assert.equal(store.db.prepare(`SELECT COUNT(*) FROM events WHERE epic_id = ? AND entity IN ('epic', 'signal') AND action IN ('signal_implementation_failure', 'record')`).pluck().get(id), 2);
+});
