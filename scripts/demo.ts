@@ -1,73 +1,33 @@
-// The README's main job: a throwaway repository with linked worktrees and a sample plan, three
-// agents (real processes) claiming and completing steps through the CLI in parallel, and the result.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+// The README's main job: a demo repository with linked worktrees, three agents (real processes)
+// claiming and completing steps through the CLI in parallel, then the extension in a real VS Code
+// (code-server) on that repository. `--no-editor` stops after the CLI part.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureCodeServer, startCodeServer } from './codeServer.ts';
+import { buildDemoRepo, CLI } from './demoRepo.ts';
+import { DEMO_PACKAGES, ensureAptPackages } from './systemDeps.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'cli.js');
-const base = mkdtempSync(join(tmpdir(), 'springfield-demo-'));
-const repo = join(base, 'repo');
-
-const PLAN = `# Plan: Add a caching layer
-
-## Approach
-Wrap the API client in a read-through cache; invalidate on writes.
-
-## Step 1: Create API client {#step-1}
-**Depends on:** none
-**Tasks:**
-- [ ] Implement the client
-- [ ] Handle errors
-**Tests:**
-- [ ] Unit tests for the client
-
-### Step 1.1: Retry policy {#step-1-1}
-**Tasks:**
-- [ ] Exponential backoff
-
-## Step 2: Add cache store {#step-2}
-**Depends on:** #step-1
-**Tasks:**
-- [ ] In-memory store
-**Checkpoints:**
-- [ ] \`npm test\` passes
-
-## Step 3: Metrics {#step-3}
-**Tasks:**
-- [ ] Count hits and misses
-
-## Step 4: Docs {#step-4}
-**Depends on:** #step-2, #step-3
-**Tasks:**
-- [ ] Document the cache
-`;
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, { cwd, stdio: 'ignore' });
-}
-
-function sf(cwd: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
-}
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const noEditor = process.argv.includes('--no-editor');
 
 /** One agent: claim, tick every item, complete, until nothing is left for it. */
 function agent(name: string, cwd: string): Promise<void> {
   const script = `
     const { execFileSync } = require('node:child_process');
-    const sf = (...a) => JSON.parse(execFileSync(process.execPath, [${JSON.stringify(cli)}, ...a, '--json', '--agent', ${JSON.stringify(name)}], { encoding: 'utf8' }));
-    for (let idle = 0; idle < 40;) {
-      const c = sf('claim', 'plans/cache.md');
-      if (!c.claimed) { if (c.reason === 'all_completed') break; idle++; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150); continue; }
-      console.log(${JSON.stringify(name)} + ': claimed ' + c.step_anchor + ' (token ' + c.claim_token + ')');
-      sf('start', 'plans/cache.md', c.step_anchor);
-      for (const s of c.substeps) sf('update', 'plans/cache.md', s, '--all', 'completed');
-      sf('update', 'plans/cache.md', c.step_anchor, '--all', 'completed');
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
-      const done = sf('complete', 'plans/cache.md', c.step_anchor);
-      console.log(${JSON.stringify(name)} + ': completed ' + c.step_anchor + (done.plan_completed ? ' — plan complete' : ''));
+    const sf = (...a) => JSON.parse(execFileSync(process.execPath, [${JSON.stringify(CLI)}, ...a, '--json'], { encoding: 'utf8', env: { ...process.env, SPRINGFIELD_AGENT: ${JSON.stringify(name)} } }));
+    const nap = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    for (let idle = 0; idle < 60;) {
+      const c = sf('claim', 'plans/onboarding.md');
+      if (!c.claimed) { if (c.reason === 'all_completed') break; idle++; nap(100); continue; }
+      console.log('  ' + ${JSON.stringify(name)}.padEnd(8) + ' claimed   ' + c.step_anchor + ' (token ' + c.claim_token + ')');
+      sf('start', 'plans/onboarding.md', c.step_anchor);
+      sf('update', 'plans/onboarding.md', c.step_anchor, '--all', 'completed');
+      nap(250);
+      const done = sf('complete', 'plans/onboarding.md', c.step_anchor);
+      console.log('  ' + ${JSON.stringify(name)}.padEnd(8) + ' completed ' + c.step_anchor + (done.plan_completed ? ' — plan complete' : ''));
     }`;
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, ['-e', script], { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -75,24 +35,35 @@ function agent(name: string, cwd: string): Promise<void> {
   });
 }
 
-mkdirSync(join(repo, 'plans'), { recursive: true });
-writeFileSync(join(repo, 'plans', 'cache.md'), PLAN);
-writeFileSync(join(repo, 'README.md'), '# demo\n');
-git(repo, 'init', '-q', '-b', 'main');
-git(repo, 'config', 'user.email', 'demo@example.com');
-git(repo, 'config', 'user.name', 'Springfield demo');
-git(repo, 'add', '-A');
-git(repo, 'commit', '-qm', 'Add the caching plan');
-const worktrees = ['ralph-a', 'ralph-b', 'ralph-c'].map((name) => {
-  const path = join(base, name);
-  git(repo, 'worktree', 'add', '-q', path, '-b', name);
-  return { name, path };
-});
+function show(cwd: string, ...args: string[]): Promise<void> {
+  return new Promise((ok) => spawn(process.execPath, [CLI, ...args], { cwd, stdio: 'inherit' }).on('exit', () => ok()));
+}
 
-console.log(`Demo repository: ${repo}`);
-console.log(`Worktrees: ${worktrees.map((w) => w.path).join(', ')}\n`);
-console.log(sf(repo, 'init', 'plans/cache.md').trim() + '\n');
-await Promise.all(worktrees.map((w) => agent(w.name, w.path)));
-console.log('\n' + sf(repo, 'show', 'plans/cache.md'));
-console.log(sf(repo, 'events', 'plans/cache.md', '--limit', '8'));
-console.log(`\nTry it yourself:\n  alias springfield='${process.execPath} ${cli}'\n  cd ${worktrees[0]?.path}\n  springfield show --json | head -20\n  springfield --help`);
+const base = mkdtempSync(join(tmpdir(), 'springfield-demo-'));
+console.log('Building the demo repository (epics, an approved plan, a plan awaiting approval, claims, a signal)…');
+const demo = buildDemoRepo(base);
+console.log(`Demo repository: ${demo.root}\nWorktrees: ${Object.values(demo.worktrees).join(', ')}\n`);
+await show(demo.root, 'init', 'plans/onboarding.md');
+console.log('\nThree agents claim steps of plans/onboarding.md in parallel, from three worktrees:');
+await Promise.all([agent('ralph-a', demo.worktrees['ralph-a'] as string), agent('ralph-b', demo.worktrees['ralph-b'] as string), agent('ralph-m', demo.root)]);
+console.log('');
+await show(demo.root, 'show', 'plans/onboarding.md');
+console.log('');
+await show(demo.root, 'epic', 'list');
+console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.worktrees['ralph-a']}\n  springfield context\n  springfield --help\n`);
+
+if (!noEditor) {
+  ensureAptPackages(DEMO_PACKAGES);
+  await ensureCodeServer();
+  const server = await startCodeServer({ folder: demo.root, extensionDevelopmentPath: projectRoot });
+  console.log(`VS Code (code-server) with Springfield on the demo repository:\n\n  ${server.url}\n`);
+  console.log('Open it in a browser: the Springfield icon in the activity bar shows the epics; the plan for "Search" waits for approval;');
+  console.log('src/greeting.ts carries a review signal waiting for you. Press Ctrl+C to stop.');
+  const stop = async () => {
+    await server.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  await new Promise(() => undefined);
+}

@@ -6,6 +6,7 @@ import { readPlanFile } from '../core/plan/parse.ts';
 import { SqliteStore } from '../core/store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../core/store/types.ts';
 import { int, str, type ParsedArgs } from './args.ts';
+import { ensureGitignored } from './gitignore.ts';
 
 /** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
 export class CliContext {
@@ -15,6 +16,8 @@ export class CliContext {
   private repo: RepoLocation | undefined;
   private opened: SqliteStore | undefined;
   private openedToCreate = false;
+  /** Whether creating the database added `.springfield/` to the main worktree's .gitignore. */
+  gitignoreAdded = false;
 
   constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs) {
     this.cwd = cwd;
@@ -45,8 +48,11 @@ export class CliContext {
       this.opened = undefined;
     }
     if (!this.opened) {
+      const creating = mode === 'create' && !existsSync(this.dbPath);
       this.opened = new SqliteStore(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
       this.openedToCreate = mode === 'create';
+      const overridden = str(this.args, 'db') !== undefined || Boolean(this.env.SPRINGFIELD_DB);
+      if (creating && !overridden) this.gitignoreAdded = ensureGitignored(this.location);
     }
     return this.opened;
   }

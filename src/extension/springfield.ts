@@ -13,6 +13,7 @@ import { SignalComments } from './signalComments.ts';
 import { StatusBar } from './statusBar.ts';
 import { StoreHost } from './storeHost.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from './views/treeModel.ts';
+import type { TreeNode } from './views/nodes.ts';
 import { NodeTreeProvider, type Row } from './views/treeProvider.ts';
 import { ApprovalPanel } from './webviews/approvalPanel.ts';
 import { DashboardPanel } from './webviews/dashboardPanel.ts';
@@ -26,6 +27,18 @@ export class SpringfieldExtension extends Disposable {
   private readonly approvals = new Map<string, ApprovalPanel>();
   private dashboard: DashboardPanel | undefined;
   private host: StoreHost | undefined;
+
+  /** What tests and other extensions may read: the current snapshot and the rows each view would show. */
+  readonly api = {
+    snapshot: (): Snapshot | undefined => this.host?.snapshot,
+    rows: (view: 'epics' | 'signals' | 'agents'): TreeNode[] => {
+      const s = this.host?.snapshot;
+      if (!s) return [];
+      const walk = (nodes: readonly TreeNode[]): TreeNode[] => nodes.flatMap((n) => [n, ...walk(n.children?.() ?? [])]);
+      return walk(view === 'epics' ? epicsRoot(s) : view === 'signals' ? signalsRoot(s) : agentsRoot(s));
+    },
+    refresh: (): Promise<void> => this.host?.refresh() ?? Promise.resolve(),
+  };
 
   constructor(context: vscode.ExtensionContext) {
     super();

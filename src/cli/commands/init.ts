@@ -1,6 +1,5 @@
 import { flag } from '../args.ts';
 import { arg, PLAN_ARG, type Command } from '../command.ts';
-import { ensureGitignored } from '../gitignore.ts';
 import { output } from '../output.ts';
 
 export const initCommand: Command = {
@@ -13,7 +12,7 @@ export const initCommand: Command = {
     const source = ctx.planSource(arg(ctx, 0));
     const store = ctx.store('create');
     const result = await store.initPlan(source, ctx.actor, { force: flag(ctx.args, 'force') });
-    const ignored = ctx.args.options.has('db') || ctx.env.SPRINGFIELD_DB ? false : ensureGitignored(ctx.location);
+    const ignored = ctx.gitignoreAdded;
     const text = result.already_initialized
       ? `${result.plan_path} is already initialised (use --force to re-initialise)`
       : `${result.reinitialized ? 'Re-initialised' : 'Initialised'} ${result.plan_path}: ${result.steps_created} steps, ${result.checklist_items_created} checklist items` +

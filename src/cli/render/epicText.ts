@@ -19,7 +19,8 @@ export function miniBar(done: number, total: number, cells = 5): string {
 
 export function renderEpicLine(e: EpicLine, progress: { steps_completed: number; steps_total: number } | null): string {
   const bar = progress ? `  ${miniBar(progress.steps_completed, progress.steps_total)}` : '';
-  return `${e.id}  ${e.title}  [${e.status}${e.status_reason ? `: ${e.status_reason}` : ''}]${bar}  ${e.complexity} · ${e.priority} · iteration ${e.iteration}/${e.build_budget}`;
+  const why = e.status_reason && (e.status === 'blocked' || e.status === 'deferred') ? `: ${e.status_reason}` : '';
+  return `${e.id}  ${e.title}  [${e.status}${why}]${bar}  ${e.complexity} · ${e.priority} · iteration ${e.iteration}/${e.build_budget}`;
 }
 
 interface EpicDetail extends EpicLine {

@@ -84,7 +84,7 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
     id: `step:${plan.plan_path}#${st.anchor}`, kind: 'step', label: `${st.anchor}  ${st.title}`,
     description: [bar, fact].filter(Boolean).join('   '), icon,
     contextValue: `step:${st.status}${mine ? ':held' : ''}${st.parent_anchor ? ':substep' : ''}`,
-    collapsible: st.items.length + st.substeps.length === 0 ? 'none' : live ? 'expanded' : 'collapsed',
+    collapsible: st.items.length + st.substeps.length === 0 ? 'none' : mine ? 'expanded' : 'collapsed',
     ref: { planPath: plan.plan_path, anchor: st.anchor, epicId: plan.epic_id ?? undefined },
     tooltip: () => stepTooltip(s, st),
     children: () => [...st.items.map((i) => ({

@@ -1,0 +1,128 @@
+// Runs extension code inside a real VS Code (code-server) driven by Debian's Chromium through playwright-core.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { cleanEnv, remoteUri, startCodeServer, workbenchUrl, type RunningCodeServer } from '../../scripts/codeServer.ts';
+
+const CHROMIUM = process.env.SPRINGFIELD_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export interface SuiteOptions {
+  /** Folder holding the extension's package.json. */
+  extensionPath: string;
+  /** File exporting `run(): Promise<void>` (CommonJS, or ESM when `.mjs` / inside a `"type": "module"` extension). */
+  suitePath: string;
+  workspace: string;
+  timeoutMs?: number;
+}
+
+export interface SuiteResult {
+  /** 0 when `run()` resolved, non-zero when it rejected or the test runner could not load. */
+  code: number;
+  /** Browser console lines (extension host console output shows up here) and workbench log lines. */
+  logs: string[];
+}
+
+export interface EditorSession {
+  page: Page;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(width = 1400, height = 900): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'springfield-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      viewport: { width, height },
+      // Chromium's crash reporter writes under $XDG_CONFIG_HOME, not the profile: keep it in the temp dir.
+      env: cleanEnv({ XDG_CONFIG_HOME: join(profile, 'xdg-config'), XDG_CACHE_HOME: join(profile, 'xdg-cache') }),
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const close = async (): Promise<void> => {
+      await context.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+    };
+    return { context, page, close };
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Runs `suitePath` in the remote extension host with `extensionPath` under development; always stops code-server and Chromium. */
+export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteResult> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const logs: string[] = [];
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true });
+    browser = await launchBrowser();
+    const { page } = browser;
+    // Workbench log lines (extension host console output among them) arrive through codeAutomationLog;
+    // their '%c'-styled console copies are skipped.
+    page.on('console', (message) => {
+      if (!message.text().startsWith('%c')) logs.push(`[console.${message.type()}] ${message.text()}`);
+    });
+    page.on('pageerror', (error) => logs.push(`[pageerror] ${error.message}`));
+    let onExit: (code: number) => void = () => undefined;
+    const exited = new Promise<number>((resolve) => { onExit = resolve; });
+    await page.exposeFunction('codeAutomationExit', (code: number) => onExit(code));
+    await page.exposeFunction('codeAutomationLog', (level: string, message: string) => logs.push(`[workbench.${level}] ${message}`));
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`extension suite did not finish within ${timeoutMs} ms\n${tail(logs)}`)), timeoutMs);
+    });
+    const url = workbenchUrl(server.port, options.workspace, [
+      ['extensionDevelopmentPath', remoteUri(server.port, options.extensionPath)],
+      ['extensionTestsPath', remoteUri(server.port, options.suitePath)],
+      ['skipWelcome', 'true'],
+    ]);
+    await page.goto(url);
+    const code = await Promise.race([exited, timedOut]);
+    return { code, logs };
+  } finally {
+    clearTimeout(timer);
+    await browser?.close();
+    await server?.stop();
+  }
+}
+
+/** Opens the workbench at `workspace` with `extensionPath` loaded as a development extension, ready for UI tests. */
+export async function openEditor(options: { extensionPath: string; workspace: string }): Promise<EditorSession> {
+  const server = await startCodeServer({ folder: options.workspace, extensionDevelopmentPath: options.extensionPath });
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const { page } = browser;
+    await page.goto(server.url);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    const opened = browser;
+    return {
+      page,
+      url: server.url,
+      close: async () => {
+        await opened.close();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await server.stop();
+    throw error;
+  }
+}
+
+function tail(lines: string[], count = 40): string {
+  return lines.slice(-count).join('\n');
+}

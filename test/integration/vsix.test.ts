@@ -1,0 +1,53 @@
+// Packaging: `vsce package` builds one VSIX for every platform; it installs into code-server with
+// --install-extension and activates with no build step: the Springfield view shows the store.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv, ensureCodeServer, node24, startCodeServer } from '../../scripts/codeServer.ts';
+import { buildDemoRepo } from '../../scripts/demoRepo.ts';
+import { launchBrowser } from './harness.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+test('the packaged VSIX installs into code-server and shows the epics', { timeout: 300_000 }, async (t) => {
+  const work = mkdtempSync(join(tmpdir(), 'sf-vsix-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  const vsix = join(work, 'springfield.vsix');
+  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '-o', vsix], { cwd: root, stdio: 'pipe' });
+  const listing = execFileSync('unzip', ['-l', vsix], { encoding: 'utf8' });
+  for (const platform of ['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64', 'win32-x64']) assert.match(listing, new RegExp(`better-sqlite3/prebuilds/${platform}\\.node`));
+  assert.match(listing, /extension\/dist\/extension\.cjs/);
+  assert.doesNotMatch(listing, /extension\/src\//, 'sources stay out of the VSIX');
+
+  const extensionsDir = join(work, 'extensions');
+  const home = join(work, 'home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+  const entry = await ensureCodeServer();
+  const out = execFileSync(node24(), [entry, '--config', join(home, 'config.yaml'), '--user-data-dir', join(home, 'data'), '--extensions-dir', extensionsDir, '--install-extension', vsix],
+    { encoding: 'utf8', env: cleanEnv({ XDG_DATA_HOME: join(home, 'xdg'), XDG_CONFIG_HOME: join(home, 'xdg') }) });
+  assert.match(out, /was successfully installed/);
+
+  const base = join(work, 'repo');
+  mkdirSync(base);
+  const demo = buildDemoRepo(base);
+  const server = await startCodeServer({ folder: demo.root, extensionsDir });
+  const browser = await launchBrowser();
+  try {
+    const { page } = browser;
+    await page.goto(server.url);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.activitybar [aria-label^="Springfield"]').first().click({ timeout: 60_000 });
+    const row = page.locator('.monaco-list-row', { hasText: `${demo.epics.cache}  Add a caching layer` }).first();
+    await row.waitFor({ state: 'visible', timeout: 30_000 });
+    mkdirSync(join(root, 'test-results'), { recursive: true });
+    await page.screenshot({ path: join(root, 'test-results', 'vsix-installed.png') });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
