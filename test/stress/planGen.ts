@@ -1,3 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parsePlan } from '../../src/core/plan/index.ts';
+import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import type { PlanSource } from '../../src/core/store/types.ts';
+
 /** A small seeded PRNG (mulberry32): the same seed replays the same plan, delays and kill order. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
@@ -44,4 +51,31 @@ export function generatePlan(shape: PlanShape): string {
     out.push('');
   }
   return out.join('\n');
+}
+
+export interface PreparedRun {
+  readonly dir: string;
+  readonly dbPath: string;
+  /** The plan file on disk, and the key it is initialised under. */
+  readonly planFile: string;
+  readonly planPath: string;
+  readonly source: PlanSource;
+}
+
+/** Writes a generated plan into a fresh temp dir and initialises it in a new database there. */
+export async function prepareRun(shape: PlanShape): Promise<PreparedRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'springfield-stress-'));
+  const planPath = 'plans/stress.md';
+  const planFile = join(dir, 'stress.md');
+  const text = generatePlan(shape);
+  writeFileSync(planFile, text);
+  const dbPath = join(dir, '.springfield', 'state.db');
+  const source: PlanSource = { planPath, plan: parsePlan(text, planPath) };
+  const store = new SqliteStore(dbPath, { ifMissing: 'create' });
+  try {
+    await store.initPlan(source, { worktree: '/wt/setup', agent: null });
+  } finally {
+    store.close();
+  }
+  return { dir, dbPath, planFile, planPath, source };
 }

@@ -76,7 +76,12 @@ export function listEvents(db: Database, q: EventQuery = {}): EventView[] {
   if (q.stepAnchor !== undefined) { where.push('step_anchor = @step'); args.step = q.stepAnchor; }
   if (q.afterId !== undefined) { where.push('id > @after'); args.after = q.afterId; }
   const limit = q.limit ?? 1000;
-  const sql = `SELECT * FROM (SELECT * FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ${Math.max(1, Math.floor(limit))}) ORDER BY id`;
+  const filter = where.length ? 'WHERE ' + where.join(' AND ') : '';
+  const n = Math.max(1, Math.floor(limit));
+  // Paging forward from an id takes the oldest events after it; otherwise the newest N, oldest first.
+  const sql = q.afterId !== undefined
+    ? `SELECT * FROM events ${filter} ORDER BY id LIMIT ${n}`
+    : `SELECT * FROM (SELECT * FROM events ${filter} ORDER BY id DESC LIMIT ${n}) ORDER BY id`;
   const rows = db.prepare(sql).all(args) as (Omit<EventView, 'data'> & { data: string | null })[];
   // A plan that never existed is a typo; a pruned one still has its history.
   if (rows.length === 0 && q.planPath !== undefined && !findPlan(db, q.planPath)) requirePlan(db, q.planPath);

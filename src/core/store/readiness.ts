@@ -3,20 +3,21 @@ import type { Database } from './sqlite.ts';
 /**
  * SQL condition for a claimable top-level step `s`: pending, or holding an expired lease, with every
  * dependency of the step and of its substeps (outside its own family) completed.
- * Binds @plan and @now.
+ * Binds @plan and @now. Two NOT EXISTS (the step's own deps, then its substeps') with forced join
+ * order keep every lookup on an index: one OR across both made SQLite scan all of a plan's deps.
  */
 export const READY_CONDITION = `
   s.plan_path = @plan AND s.parent_anchor IS NULL
   AND (s.status = 'pending' OR (s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < @now))
   AND NOT EXISTS (
-    SELECT 1 FROM step_deps d
-    JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
-    WHERE d.plan_path = s.plan_path
-      AND (d.step_anchor = s.anchor OR d.step_anchor IN (SELECT anchor FROM steps c WHERE c.plan_path = s.plan_path AND c.parent_anchor = s.anchor))
-      AND dep.status != 'completed'
-      AND dep.anchor != s.anchor
-      AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor)
-  )`;
+    SELECT 1 FROM step_deps d CROSS JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
+    WHERE d.plan_path = s.plan_path AND d.step_anchor = s.anchor AND dep.status != 'completed'
+      AND dep.anchor != s.anchor AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor))
+  AND NOT EXISTS (
+    SELECT 1 FROM steps c CROSS JOIN step_deps d ON d.plan_path = c.plan_path AND d.step_anchor = c.anchor
+    CROSS JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
+    WHERE c.plan_path = s.plan_path AND c.parent_anchor = s.anchor AND dep.status != 'completed'
+      AND dep.anchor != s.anchor AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor))`;
 
 export interface StepPartition {
   readonly all: string[];
