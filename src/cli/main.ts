@@ -17,7 +17,9 @@ export interface Io {
 
 /** Runs one CLI invocation and returns its exit code; the only place errors become exit codes. */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
-  const json = argv.includes('--json');
+  // Only our own options count: everything after a bare `--` belongs to the agent command.
+  const ours = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  const json = ours.includes('--json');
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help' && rest.length === 0) {
     io.stdout(mainHelp(COMMANDS) + '\n');
@@ -32,7 +34,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     const words = name === 'help' ? rest : [name, ...rest];
     const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
     const command = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`) ?? COMMANDS.find((c) => c.name === words[0]);
-    const helpWanted = name === 'help' || rest.includes('--help') || rest.includes('-h');
+    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    const helpWanted = name === 'help' || own.includes('--help') || own.includes('-h');
     if (!command && group.length > 0 && (helpWanted || words[1] === undefined || words[1].startsWith('-'))) {
       io.stdout(groupHelp(words[0] as string, group) + '\n');
       return helpWanted ? 0 : 2;

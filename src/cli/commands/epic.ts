@@ -138,5 +138,16 @@ export const epicFinish: Command = {
   },
 };
 
+export const epicApproveMerge: Command = {
+  name: 'epic approve-merge',
+  summary: "a person's approval to merge (critical epics need it before Lovejoy merges)",
+  positionals: [EPIC_ARG],
+  options: [],
+  async run(ctx) {
+    const e = await ctx.store('write').approveMerge(arg(ctx, 0), ctx.actor);
+    return output(epicJson(e), `${e.id}: merge approved by ${e.merge_approved_by}`);
+  },
+};
+
 export const epicDefer = transitionCommand('defer', 'set an epic aside (any status but done)');
 export const epicResume = transitionCommand('resume', 'bring a deferred epic back to planned');

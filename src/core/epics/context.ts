@@ -111,7 +111,7 @@ function failuresOf(db: Database, epicId: string | undefined, planPath: string |
 function mustRead(root: string | null, epic: EpicRow | undefined, planPath: string | undefined): { path: string; why: string }[] {
   if (!root) return planPath ? [{ path: planPath, why: 'the whole plan' }] : [];
   const out: { path: string; why: string }[] = [];
-  if (epic && existsSync(join(root, handoffFileName(epic.id)))) out.push({ path: handoffFileName(epic.id), why: 'handoff: intent, approach, constraints (immutable)' });
+  if (epic && (existsSync(join(root, handoffFileName(epic.id))) || (epic.worktree_path && existsSync(join(epic.worktree_path, handoffFileName(epic.id)))))) out.push({ path: handoffFileName(epic.id), why: 'handoff: intent, approach, constraints (immutable)' });
   if (existsSync(join(root, 'PLAN.md'))) out.push({ path: 'PLAN.md', why: 'why the epics exist and their scope' });
   if (planPath) out.push({ path: planPath, why: 'the whole plan: every step, dependency and checklist' });
   for (const dir of ['docs/adr', 'adr', 'docs/decisions']) {

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.ts';
+import { RefusedError, UsageError } from '../errors.ts';
 import { writeEvent } from '../store/rows.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { Actor } from '../store/types.ts';
@@ -107,4 +107,35 @@ export function applyEpicEvent(db: Database, now: string, epicId: string, event:
     data: { next_role: nextRole, iteration, budget: buildBudget(epic) },
   });
   return { epic_id: epicId, event, from: epic.status, to, next_role: nextRole, iteration, reason: why };
+}
+
+/** A person's approval to merge (required for critical epics before Lovejoy merges). */
+export function approveMerge(db: Database, now: string, epicId: string, actor: Actor): EpicRow {
+  const epic = getEpic(db, epicId);
+  if (epic.status !== 'verified' && epic.status !== 'implemented') {
+    throw new RefusedError('invalid_transition', `cannot approve the merge of ${epicId}: it is ${epic.status} (approve once it is implemented or verified)`);
+  }
+  db.prepare('UPDATE epics SET merge_approved_by = ?, merge_approved_at = ?, updated_at = ? WHERE id = ?').run(actor.agent ?? actor.worktree, now, now, epicId);
+  writeEvent(db, now, actor, { entity: 'epic', action: 'approve_merge', epicId, reason: 'a person approved the merge' });
+  return getEpic(db, epicId);
+}
+
+/**
+ * Counts one more build iteration for a retry that stays in_progress (a failed verification sent
+ * back to Ralph); past the budget the epic is blocked instead. Returns whether Ralph may run.
+ */
+export function countIteration(db: Database, now: string, epicId: string, actor: Actor, reason: string): boolean {
+  const epic = getEpic(db, epicId);
+  if (epic.iteration + 1 > buildBudget(epic)) {
+    applyEpicEvent(db, now, epicId, 'iteration_budget_exhausted', actor, `iteration_budget_exhausted: ${reason}`);
+    return false;
+  }
+  db.prepare('UPDATE epics SET iteration = iteration + 1, updated_at = ? WHERE id = ?').run(now, epicId);
+  writeEvent(db, now, actor, { entity: 'epic', action: 'iteration', epicId, reason, data: { iteration: epic.iteration + 1, budget: buildBudget(epic) } });
+  return true;
+}
+
+/** Records where the epic's worktree lives. */
+export function setEpicWorktree(db: Database, now: string, epicId: string, path: string, branch: string): void {
+  db.prepare('UPDATE epics SET worktree_path = ?, branch = ?, updated_at = ? WHERE id = ?').run(path, branch, now, epicId);
 }

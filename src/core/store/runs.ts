@@ -45,3 +45,9 @@ export function listVerifications(db: Database, options: { epicId?: string; limi
     ? db.prepare('SELECT * FROM verifications WHERE epic_id = ? ORDER BY id DESC LIMIT ?').all(options.epicId, options.limit ?? 50)
     : db.prepare('SELECT * FROM verifications ORDER BY id DESC LIMIT ?').all(options.limit ?? 50)) as VerificationView[];
 }
+
+/** Stores one verification result (one command of a pass; rows of a pass share run_id). */
+export function recordVerification(db: Database, now: string, v: { runId: number | null; epicId: string | null; planPath: string | null; stepAnchor: string | null; command: string; exitCode: number | null; verdict: 'pass' | 'fail'; durationMs: number; outputTail: string }): void {
+  db.prepare(`INSERT INTO verifications (run_id, epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(v.runId, v.epicId, v.planPath, v.stepAnchor, v.command, v.exitCode, v.verdict, v.durationMs, v.outputTail, now);
+}

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../clock.ts';
 import { buildContext, type ContextRequest, type ContextView } from '../epics/context.ts';
-import { applyEpicEvent, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
+import { applyEpicEvent, approveMerge, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
 import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../epics/planApproval.ts';
 import { decideSignal, listSignals, recordSignal, type SignalDecision, type SignalLocation, type SignalResult, type SignalView } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
@@ -95,6 +95,9 @@ export class SqliteStore implements StateStore {
   }
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null): Promise<TransitionOutcome> {
     return this.write((db, now) => applyEpicEvent(db, now.toISOString(), id, event, actor, reason));
+  }
+  approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
+    return this.write((db, now) => approveMerge(db, now.toISOString(), epicId, actor));
   }
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
     return this.write((db, now) => startEpic(db, now.toISOString(), epicId, current, actor));

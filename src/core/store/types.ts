@@ -242,6 +242,7 @@ export interface PlanningStore {
   getEpic(id: string): Promise<EpicRow>;
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null): Promise<TransitionOutcome>;
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
+  approveMerge(epicId: string, actor: Actor): Promise<EpicRow>;
   finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome>;
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult>;
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;

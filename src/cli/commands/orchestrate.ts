@@ -1,0 +1,62 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../../core/errors.ts';
+import { ProcessLauncher } from '../../core/orchestrate/launcher.ts';
+import { Orchestrator } from '../../core/orchestrate/orchestrator.ts';
+import { configPathFor, loadRoleCommands } from '../../core/runs/roles.ts';
+import type { Action } from '../../core/scheduler/types.ts';
+import { flag, int, str } from '../args.ts';
+import type { Command } from '../command.ts';
+import { output } from '../output.ts';
+
+export const orchestrateCommand: Command = {
+  name: 'orchestrate',
+  summary: 'run the scheduler without an editor: start epics, agents, verification, reviews and merges',
+  positionals: [],
+  options: [
+    { name: 'once', type: 'boolean', description: 'one pass: take the actions, wait for the agents it started, exit' },
+    { name: 'watch', type: 'boolean', description: 'keep going until interrupted (Ctrl+C stops the agents it started)' },
+    { name: 'interval', type: 'int', placeholder: 'SECONDS', description: 'seconds between passes with --watch (default 2)', min: 1, max: 3600 },
+    { name: 'until-idle', type: 'boolean', description: 'with --watch: exit once a pass finds nothing to do and no agent runs' },
+    { name: 'worktrees', type: 'string', placeholder: 'DIR', description: 'where epic worktrees go (default: <repo>.springfield/)' },
+  ],
+  details: 'Agents, verification and limits come from .springfield/config.json: { "roles": { "ralph": ["…"] }, "verification": [["npm","test"]], "maxParallelAgents": 3 }.\nEvery agent is started through `springfield run`, never through a shell.',
+  async run(ctx) {
+    const once = flag(ctx.args, 'once');
+    const watch = flag(ctx.args, 'watch');
+    if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once or --watch");
+    const mainRoot = ctx.location.mainRoot;
+    if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
+    const store = ctx.store('write');
+    const config = loadRoleCommands(configPathFor(ctx.dbPath));
+    const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+    const cli = [process.execPath, join(dirname(fileURLToPath(import.meta.url)), 'cli.js')];
+    const launcher = new ProcessLauncher(join(dirname(ctx.dbPath), 'logs'), log);
+    const orchestrator = new Orchestrator({ store, mainRoot, config, cli, launcher, log, worktreeLocation: str(ctx.args, 'worktrees') });
+    const taken: Action[] = [];
+    if (once) {
+      taken.push(...(await orchestrator.tick()));
+      await orchestrator.settle();
+    } else {
+      const interval = (int(ctx.args, 'interval') ?? 2) * 1000;
+      let stopping = false;
+      const stop = () => {
+        stopping = true;
+        orchestrator.stopAll();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      while (!stopping) {
+        const actions = await orchestrator.tick();
+        taken.push(...actions);
+        const busy = actions.some((a) => a.kind !== 'surface');
+        if (flag(ctx.args, 'until-idle') && !busy && orchestrator.activeAgents === 0 && !(await store.runs({ active: true })).length) break;
+        await Promise.race([new Promise((r) => setTimeout(r, busy ? 50 : interval)), orchestrator.nextExit()]);
+      }
+      await orchestrator.settle();
+    }
+    const counts: Record<string, number> = {};
+    for (const a of taken) counts[a.kind] = (counts[a.kind] ?? 0) + 1;
+    return output({ actions: taken, counts }, `Took ${taken.length} action${taken.length === 1 ? '' : 's'}: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing to do'}`);
+  },
+};

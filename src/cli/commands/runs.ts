@@ -1,0 +1,40 @@
+import { countSessions } from '../../core/runs/recordRun.ts';
+import { AGENT_ROLES } from '../../core/runs/roles.ts';
+import { listRuns, type RunView } from '../../core/store/runs.ts';
+import { flag, int, str } from '../args.ts';
+import { type Command } from '../command.ts';
+import { duration, output } from '../output.ts';
+
+export const runsCommand: Command = {
+  name: 'runs',
+  summary: 'list agent runs (newest first) and the sessions each epic has spent, by role',
+  positionals: [],
+  options: [
+    { name: 'epic', type: 'string', placeholder: 'ID', description: 'only runs of this epic' },
+    { name: 'active', type: 'boolean', description: 'only runs still running' },
+    { name: 'limit', type: 'int', placeholder: 'N', description: 'at most N runs (default 200); session counts always cover every run', min: 1 },
+  ],
+  details: 'A run whose supervising process died without finishing shows as running until the extension or scheduler marks it lost.',
+  async run(ctx) {
+    const epicId = str(ctx.args, 'epic');
+    const { runs, sessions } = await ctx.store('read').read((db) => ({
+      runs: listRuns(db, { epicId, active: flag(ctx.args, 'active'), limit: int(ctx.args, 'limit') }),
+      sessions: countSessions(db, epicId),
+    }));
+    const lines = runs.length === 0 ? ['No runs.'] : runs.map(describe);
+    const epics = Object.entries(sessions);
+    if (epics.length > 0) {
+      lines.push('', 'Sessions per epic:');
+      for (const [id, c] of epics) lines.push(`  ${id}: ${c.total} — ${AGENT_ROLES.map((r) => `${r} ${c[r]}`).join(' · ')}`);
+    }
+    return output({ runs, sessions }, lines.join('\n'));
+  },
+};
+
+function describe(r: RunView): string {
+  const where = [r.epic_id, r.step_anchor].filter((x) => x !== null).join(' ');
+  const end = r.status === 'running'
+    ? `since ${r.started_at} (pid ${r.pid ?? '?'})`
+    : `${r.exit_code !== null ? `exit ${r.exit_code}` : 'no exit code'}${r.ended_at ? ` after ${duration(Date.parse(r.ended_at) - Date.parse(r.started_at))}` : ''}`;
+  return `#${r.id} ${r.role} ${where} [${r.status}] iteration ${r.iteration} — ${end}`;
+}

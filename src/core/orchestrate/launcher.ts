@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isEditorVariable } from '../runs/agentEnv.ts';
+
+/** One agent to start: the full `springfield run …` argv (program first), where, and how to name it. */
+export interface LaunchSpec {
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** "Ralph · sf-a3f8 · step-2": the terminal name in VS Code, the log prefix headless. */
+  readonly name: string;
+  readonly role: string;
+}
+
+export interface LaunchedAgent {
+  /** Resolves with the exit code when the agent process ends. */
+  readonly done: Promise<number>;
+  kill(): void;
+}
+
+/** Starts agent processes: a PTY terminal in VS Code, a child process headless. */
+export interface Launcher {
+  launch(spec: LaunchSpec): LaunchedAgent;
+}
+
+/** Headless: a child process whose output goes to a log file and, line by line, to `log`. */
+export class ProcessLauncher implements Launcher {
+  private readonly logDir: string;
+  private readonly log: (line: string) => void;
+
+  constructor(logDir: string, log: (line: string) => void) {
+    this.logDir = logDir;
+    this.log = log;
+  }
+
+  launch(spec: LaunchSpec): LaunchedAgent {
+    mkdirSync(this.logDir, { recursive: true });
+    const file = createWriteStream(join(this.logDir, `${spec.name.replace(/[^\w.-]+/g, '_')}-${Date.now()}.log`));
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
+    Object.assign(env, spec.env);
+    const [cmd, ...args] = spec.argv;
+    const child = spawn(cmd as string, args, { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const forward = (chunk: Buffer) => {
+      file.write(chunk);
+      for (const line of chunk.toString().split('\n')) if (line.trim()) this.log(`[${spec.name}] ${line}`);
+    };
+    child.stdout.on('data', forward);
+    child.stderr.on('data', forward);
+    const done = new Promise<number>((resolve) => {
+      child.on('error', (err) => {
+        this.log(`[${spec.name}] cannot start: ${err.message}`);
+        file.end();
+        resolve(127);
+      });
+      child.on('close', (code, signal) => {
+        file.end();
+        resolve(code ?? (signal ? 128 + 9 : 1));
+      });
+    });
+    return { done, kill: () => child.kill('SIGTERM') };
+  }
+}

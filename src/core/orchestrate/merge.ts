@@ -1,0 +1,39 @@
+import { simpleGit } from 'simple-git';
+import { RefusedError } from '../errors.ts';
+import { epicBranch } from './worktrees.ts';
+
+export interface MergeResult {
+  readonly merged: true;
+  readonly epic_id: string;
+  readonly commit_hash: string;
+  readonly branch: string;
+  readonly trailers: number;
+}
+
+/**
+ * Lovejoy's mechanical part: squash-merges `springfield/<epic>` into the main worktree's branch,
+ * keeping every Springfield trailer of the branch's commits in the squash commit's message.
+ * Refuses staged changes in the main worktree or a branch that does not apply cleanly (git refuses to
+ * overwrite local changes), so nothing is left half-done.
+ */
+export async function squashMerge(mainRoot: string, epicId: string, title: string): Promise<MergeResult> {
+  const git = simpleGit({ baseDir: mainRoot, trimmed: true });
+  const branch = epicBranch(epicId);
+  const status = await git.status();
+  if (status.staged.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has staged changes (${status.staged.slice(0, 3).join(', ')}); commit or unstage them first`);
+  const log = await git.raw(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
+  const trailers = [...new Set(log.split('\x1e').flatMap((block) => block.split('\n').map((l) => l.trim()).filter((l) => /^Springfield-(Step|Plan): /.test(l))))];
+  try {
+    await git.raw(['merge', '--squash', branch]);
+  } catch (err) {
+    await git.raw(['merge', '--abort']).catch(() => git.raw(['reset', '--hard', 'HEAD']));
+    throw new RefusedError('merge_conflict', `${branch} does not merge cleanly into ${status.current ?? 'the main branch'}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; rebase it and verify again`);
+  }
+  const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
+  if (staged === '') throw new RefusedError('nothing_to_merge', `${branch} has no changes to merge`);
+  const args = ['commit', '-m', `${title} (${epicId})`, '--trailer', `Springfield-Epic: ${epicId}`];
+  for (const t of trailers) args.push('--trailer', t);
+  await git.raw(args);
+  const hash = await git.revparse(['HEAD']);
+  return { merged: true, epic_id: epicId, commit_hash: hash, branch, trailers: trailers.length };
+}

@@ -1,0 +1,74 @@
+import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
+import { buildBudget, listEpics, type EpicRow } from '../epics/epicStore.ts';
+import type { Role } from '../epics/transitions.ts';
+import type { EpicSnapshot, SchedulerSnapshot } from '../scheduler/types.ts';
+import { partitionSteps } from '../store/readiness.ts';
+import { listRuns } from '../store/runs.ts';
+import type { Database } from '../store/sqlite.ts';
+
+interface Marker {
+  id: number;
+  at: string;
+  action: string;
+}
+
+/** Reads everything decide() needs in one pass over the store (call it inside a read transaction). */
+export function schedulerSnapshot(db: Database, now: Date): SchedulerSnapshot {
+  const at = now.toISOString();
+  const epics = listEpics(db).filter((e) => e.status !== 'done').map((e) => epicSnapshot(db, at, e));
+  const runs = listRuns(db, { active: true, limit: 1000 }).map((r) => ({ id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role, startedAt: r.started_at }));
+  return { epics, runs };
+}
+
+function lastEvent(db: Database, epicId: string, where: string): Marker | undefined {
+  return db.prepare(`SELECT id, at, action FROM events WHERE epic_id = ? AND entity = 'epic' AND ${where} ORDER BY id DESC LIMIT 1`).get(epicId) as Marker | undefined;
+}
+
+function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
+  const planPath = db.prepare('SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(e.id) as string | undefined;
+  const p = planPath ? partitionSteps(db, planPath, at) : undefined;
+  const entered = lastEvent(db, e.id, `to_status = 'in_progress'`);
+  const implementedAt = lastEvent(db, e.id, `to_status = 'implemented'`);
+  const approvedAt = lastEvent(db, e.id, `action IN ('plan_approved', 'new_plan_approved')`);
+  const since = entered?.at ?? '';
+  // One batch per verification pass (rows share run_id); a batch fails on its failing command.
+  const rows = db.prepare(`SELECT run_id, command, exit_code, verdict, created_at FROM verifications WHERE epic_id = ? AND created_at >= ? ORDER BY id DESC`)
+    .all(e.id, approvedAt?.at ?? '') as { run_id: number | null; command: string; exit_code: number | null; verdict: string; created_at: string }[];
+  const batches: { key: string; verdict: string; created_at: string }[] = [];
+  for (const r of rows) {
+    const batch = batches.at(-1);
+    const id = `${r.run_id ?? r.created_at}`;
+    if (batch && batch.key.startsWith(`${id}|`)) {
+      if (r.verdict === 'fail') Object.assign(batch, { verdict: 'fail', key: `${id}|${r.command}|${r.exit_code}` });
+      continue;
+    }
+    batches.push({ key: `${id}|${r.verdict === 'fail' ? `${r.command}|${r.exit_code}` : ''}`, verdict: r.verdict, created_at: r.created_at });
+  }
+  const last = batches.find((b) => b.created_at >= since);
+  const signature = (b: { key: string }) => b.key.slice(b.key.indexOf('|'));
+  let streak = 0;
+  for (const b of batches) {
+    if (b.verdict !== 'fail' || signature(b) !== signature(batches[0] as { key: string })) break;
+    streak++;
+  }
+  const lastRalphEnd = db.prepare(`SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL`).pluck().get(e.id) as string | null;
+  const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
+  const reworkPending = entered?.action === 'signal_implementation_failure' && !(lastRalphEnd !== null && lastRalphEnd > (entered?.at ?? ''));
+  const iterationStart = implementedAt?.at ?? '';
+  const signalsThisIteration = implementedAt ? Number(db.prepare('SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?').pluck().get(e.id, iterationStart)) : 0;
+  const bartRuns = implementedAt ? Number(db.prepare(`SELECT COUNT(*) FROM runs WHERE epic_id = ? AND role = 'bart' AND ended_at IS NOT NULL AND started_at >= ?`).pluck().get(e.id, iterationStart)) : 0;
+  return {
+    id: e.id, title: e.title, status: e.status, priority: e.priority, complexity: e.complexity,
+    iteration: e.iteration, buildBudget: buildBudget(e), planIteration: e.plan_iteration, planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
+    planPath: planPath ?? null,
+    awaitingApproval: db.prepare(`SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`).get(e.id) !== undefined,
+    steps: { total: p?.all.length ?? 0, completed: p?.completed.length ?? 0, ready: p?.ready ?? [], claimedLive: p?.claimed ?? [] },
+    worktree: e.worktree_path,
+    verification: { lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, running: false, unverifiedBuild },
+    reworkPending,
+    review: { signalsThisIteration, bartRunsThisIteration: bartRuns },
+    signalsAwaitingPerson: Number(db.prepare(`SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`).pluck().get(e.id)),
+    mergeApprovedByPerson: e.merge_approved_by !== null,
+    mergeQueued: false,
+  };
+}

@@ -1,0 +1,47 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getEpic } from '../epics/epicStore.ts';
+import { listSignals } from '../epics/signals.ts';
+import { showPlans } from '../store/queries.ts';
+import { listRuns, listVerifications } from '../store/runs.ts';
+import type { Database } from '../store/sqlite.ts';
+
+export function summaryFileName(epicId: string): string {
+  return `SUMMARY-${epicId}.md`;
+}
+
+/**
+ * Mechanical completion's record (pipeline-simplification ADR): steps with their commits,
+ * verification evidence, artifacts, signals and sessions spent — assembled, not written by an agent.
+ */
+export function renderSummary(db: Database, now: Date, epicId: string): string {
+  const epic = getEpic(db, epicId);
+  const plan = showPlans(db, now).find((p) => p.epic_id === epicId);
+  const runs = listRuns(db, { epicId, limit: 10_000 });
+  const sessions = new Map<string, number>();
+  for (const r of runs) sessions.set(r.role, (sessions.get(r.role) ?? 0) + 1);
+  const verifications = listVerifications(db, { epicId, limit: 20 });
+  const artifacts = plan ? db.prepare('SELECT step_anchor, kind, summary FROM artifacts WHERE plan_path = ? ORDER BY id').all(plan.plan_path) as { step_anchor: string; kind: string; summary: string }[] : [];
+  const lines = [
+    `# ${summaryFileName(epicId)} — ${epic.title}`, '',
+    `Epic \`${epic.id}\` · complexity ${epic.complexity} · build iterations ${epic.iteration} · generated ${now.toISOString()}`, '',
+    '## Steps', '',
+    ...(plan?.steps ?? []).flatMap((s) => [s, ...s.substeps]).map((s) => `- ${s.status === 'completed' ? '[x]' : '[ ]'} ${s.anchor} ${s.title}${s.commit_hash ? ` — \`${s.commit_hash.slice(0, 12)}\`` : ''}${s.complete_reason ? ` (forced: ${s.complete_reason})` : ''}`),
+    '', '## Verification evidence', '',
+    ...(verifications.length ? verifications.map((v) => `- ${v.verdict === 'pass' ? 'PASS' : 'FAIL'} \`${v.command}\` (exit ${v.exit_code ?? '?'}, ${(v.duration_ms / 1000).toFixed(1)} s, ${v.created_at})`) : ['- none configured']),
+    '', '## Artifacts', '',
+    ...(artifacts.length ? artifacts.map((a) => `- ${a.step_anchor} ${a.kind}: ${a.summary}`) : ['- none']),
+    '', '## Signals', '',
+    ...(listSignals(db, epicId).map((s) => `- ${s.type}: ${s.summary}${s.resolution ? ` (${s.resolution})` : ''}`)),
+    '', '## Sessions spent', '',
+    ...([...sessions].map(([role, n]) => `- ${role}: ${n}`)), `- total: ${runs.length} (ceremony: 0)`, '',
+  ];
+  return lines.join('\n');
+}
+
+/** Writes SUMMARY-<epic>.md into the epic's worktree; returns its path. */
+export function writeSummary(db: Database, now: Date, epicId: string, worktree: string): string {
+  const path = join(worktree, summaryFileName(epicId));
+  writeFileSync(path, renderSummary(db, now, epicId));
+  return path;
+}

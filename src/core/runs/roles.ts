@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../errors.ts';
+
+/** The roles an agent run can take (Marge is the person, never a command). */
+export const AGENT_ROLES = ['lisa', 'ralph', 'bart', 'lovejoy'] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
+/** A command as an argument vector: the program, then its arguments; never shell text. */
+const CommandSchema = z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program');
+
+const ConfigSchema = z.strictObject({
+  roles: z.strictObject({ lisa: CommandSchema.optional(), ralph: CommandSchema.optional(), bart: CommandSchema.optional(), lovejoy: CommandSchema.optional() }).optional(),
+  verification: z.array(CommandSchema).optional(),
+  maxParallelAgents: z.int().min(1).max(64).optional(),
+  leaseSeconds: z.int().min(1).max(31_622_400).optional(),
+  runTimeoutSeconds: z.int().min(1).max(31_622_400).optional(),
+});
+
+export interface RunConfig {
+  readonly roles: Readonly<Partial<Record<AgentRole, readonly string[]>>>;
+  readonly verification: readonly (readonly string[])[];
+  readonly maxParallelAgents: number;
+  readonly leaseSeconds: number;
+  readonly runTimeoutSeconds: number;
+}
+
+export const DEFAULT_RUN_CONFIG: RunConfig = { roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600 };
+
+/** `.springfield/config.json` beside the database file. */
+export function configPathFor(dbPath: string): string {
+  return join(dirname(dbPath), 'config.json');
+}
+
+/** Reads the run configuration; a missing file gives the defaults, a bad one a UsageError `file: path: reason`. */
+export function loadRoleCommands(configPath: string): RunConfig {
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_RUN_CONFIG;
+    throw new UsageError('invalid_config', `${configPath}: cannot read: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError('invalid_config', `${configPath}: invalid JSON: ${(err as Error).message}`);
+  }
+  return parseRunConfig(value, configPath);
+}
+
+/** Validates an already-parsed configuration value (the file's, or editor settings) named `source` in errors. */
+export function parseRunConfig(value: unknown, source: string): RunConfig {
+  const parsed = ConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const [first, ...others] = parsed.error.issues;
+    const where = first && first.path.length > 0 ? formatPath(first.path) : '(top level)';
+    const more = others.length > 0 ? ` (and ${others.length} more problem${others.length === 1 ? '' : 's'})` : '';
+    throw new UsageError('invalid_config', `${source}: ${where}: ${first?.message ?? 'invalid'}${more}`);
+  }
+  const c = parsed.data;
+  return {
+    roles: c.roles ?? {},
+    verification: c.verification ?? [],
+    maxParallelAgents: c.maxParallelAgents ?? DEFAULT_RUN_CONFIG.maxParallelAgents,
+    leaseSeconds: c.leaseSeconds ?? DEFAULT_RUN_CONFIG.leaseSeconds,
+    runTimeoutSeconds: c.runTimeoutSeconds ?? DEFAULT_RUN_CONFIG.runTimeoutSeconds,
+  };
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
+}

@@ -1,0 +1,136 @@
+/**
+ * What one idle epic wants next (SPEC §4 table, budgets, complexity review policy, plan approval).
+ * Pure; decide() adds slots, run timeouts and the one-agent-per-epic rule.
+ */
+import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
+import type { Role } from '../epics/transitions.ts';
+import type { Action, EpicSnapshot, SchedulerConfig } from './types.ts';
+
+/** An epic-scoped action (every kind but stop_run). */
+export type EpicAction = Exclude<Action, { kind: 'stop_run' }>;
+
+export const MESSAGES = {
+  planAwaitingApproval: "a plan version is waiting for a person's approval",
+  signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
+  bartWithoutSignal: "Bart's review ended without a signal: record a signal, or start Bart again",
+  mergeApproval: "waiting for a person's approval before merge",
+  noApprovedPlan: 'ready without an approved plan',
+  planBudget: (e: EpicSnapshot) =>
+    `planning budget spent (${e.planIteration} of ${e.planBudget} plan iterations): re-scope, defer or raise its complexity`,
+} as const;
+
+export const REASONS = {
+  sameFailure: (n: number) => `same verification failure ${n} times`,
+  budget: (e: EpicSnapshot) => `iteration budget exhausted: ${e.iteration} of ${e.buildBudget} build iterations used`,
+  skipReview: (e: EpicSnapshot) => `review skipped: ${e.complexity} epic passed verification`,
+} as const;
+
+/** True when the role has a non-empty command configured. */
+export function hasCommand(config: SchedulerConfig, role: Role): boolean {
+  return (config.roles[role]?.length ?? 0) > 0;
+}
+
+function run(epic: EpicSnapshot, role: Role, reason: string, stepAnchor: string | null = null, newIteration = false): EpicAction {
+  return { kind: 'run', role, epicId: epic.id, stepAnchor, worktree: epic.worktree, newIteration, reason };
+}
+
+function surface(epic: EpicSnapshot, message: string): EpicAction {
+  return { kind: 'surface', epicId: epic.id, message };
+}
+
+/** The action an epic with no live run wants, or null; roles without a command are not started. */
+export function intentFor(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
+  switch (epic.status) {
+    case 'planned':
+    case 'blocked':
+      return planning(epic, config);
+    case 'ready':
+      return epic.planPath === null ? surface(epic, MESSAGES.noApprovedPlan) : { kind: 'start_epic', epicId: epic.id };
+    case 'in_progress':
+      return building(epic, config);
+    case 'implemented':
+      return reviewing(epic, config);
+    case 'verified':
+      if (epic.mergeQueued) return null;
+      if (COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson) {
+        return surface(epic, MESSAGES.mergeApproval);
+      }
+      return { kind: 'merge', epicId: epic.id };
+    case 'done':
+    case 'deferred':
+      return null;
+  }
+}
+
+function planning(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
+  if (epic.awaitingApproval) return surface(epic, MESSAGES.planAwaitingApproval);
+  if (epic.planIteration >= epic.planBudget) return surface(epic, MESSAGES.planBudget(epic));
+  if (!hasCommand(config, 'lisa')) return null;
+  return run(epic, 'lisa', epic.status === 'blocked' ? 're-plan the blocked epic' : 'write the plan');
+}
+
+function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
+  const v = epic.verification;
+  const configured = config.verificationConfigured;
+  if (configured && v.unverifiedBuild) return { kind: 'verify', epicId: epic.id };
+  const failed = configured && v.lastVerdict === 'fail';
+  if (failed && v.sameFailureStreak >= config.sameFailureLimit) {
+    return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.sameFailure(v.sameFailureStreak) };
+  }
+  if (failed && epic.iteration >= epic.buildBudget) {
+    return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.budget(epic) };
+  }
+  const ralph = hasCommand(config, 'ralph');
+  const next = epic.steps.ready[0] ?? null;
+  const allDone = epic.steps.completed >= epic.steps.total;
+  if (failed) {
+    // Back to Ralph: on the next ready step, or on the whole epic once every step is done.
+    if (!ralph || (!allDone && next === null)) return null;
+    return run(epic, 'ralph', 'verification failed: back to Ralph', next, true);
+  }
+  if (allDone) {
+    if (epic.reworkPending) return ralph ? run(epic, 'ralph', "fix the findings of Bart's review") : null;
+    if (!configured || v.lastVerdict === 'pass') return { kind: 'complete_mechanically', epicId: epic.id };
+    return { kind: 'verify', epicId: epic.id };
+  }
+  return next !== null && ralph ? run(epic, 'ralph', `build ${next}`, next) : null;
+}
+
+function reviewing(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
+  if (epic.signalsAwaitingPerson > 0) return surface(epic, MESSAGES.signalsAwaitingPerson(epic.signalsAwaitingPerson));
+  const policy = COMPLEXITY_POLICY[epic.complexity];
+  if (policy.review === 'skip_when_verified' && config.verificationConfigured && epic.verification.lastVerdict === 'pass') {
+    return { kind: 'transition', epicId: epic.id, event: 'signal_pass', reason: REASONS.skipReview(epic) };
+  }
+  if (epic.review.signalsThisIteration > 0) return null;
+  if (epic.review.bartRunsThisIteration > 0) return surface(epic, MESSAGES.bartWithoutSignal);
+  return hasCommand(config, 'bart') ? run(epic, 'bart', 'review the implementation') : null;
+}
+
+/**
+ * Who acts next on the epic, for display: a role, 'person' when a person must decide, or null when
+ * nothing is due. Ignores slots and configured commands.
+ */
+export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
+  switch (epic.status) {
+    case 'planned':
+    case 'blocked':
+      return epic.awaitingApproval || epic.planIteration >= epic.planBudget ? 'person' : 'lisa';
+    case 'ready':
+      return epic.planPath === null ? 'person' : 'ralph';
+    case 'in_progress':
+      return 'ralph';
+    case 'implemented': {
+      if (epic.signalsAwaitingPerson > 0) return 'person';
+      const policy = COMPLEXITY_POLICY[epic.complexity];
+      if (policy.review === 'skip_when_verified' && epic.verification.lastVerdict === 'pass') return 'lovejoy';
+      if (epic.review.signalsThisIteration === 0 && epic.review.bartRunsThisIteration > 0) return 'person';
+      return 'bart';
+    }
+    case 'verified':
+      return COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson ? 'person' : 'lovejoy';
+    case 'done':
+    case 'deferred':
+      return null;
+  }
+}

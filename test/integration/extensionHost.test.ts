@@ -1,0 +1,69 @@
+// Runs test/integration/suite/extension.suite.ts inside a real extension host (code-server) against
+// the demo repository plus one loose plan, so that exactly one plan has a ready step.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { buildDemoRepo, CLI, sf, type DemoRepo } from '../../scripts/demoRepo.ts';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { runExtensionSuite } from './harness.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const LOOSE_PLAN = 'plans/notes.md';
+const NOTES = `# Plan: Release notes
+
+## Step 1: Draft notes {#step-1}
+**Tasks:**
+- [ ] List changes
+- [ ] Thank contributors
+
+## Step 2: Publish {#step-2}
+**Depends on:** #step-1
+**Tasks:**
+- [ ] Post it
+`;
+
+describe('extension host integration suite (real VS Code via code-server)', () => {
+  let base: string;
+  let demo: DemoRepo;
+  let suitePath: string;
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+    base = mkdtempSync(join(tmpdir(), 'springfield-exthost-'));
+    demo = buildDemoRepo(base);
+    writeFileSync(join(demo.root, LOOSE_PLAN), NOTES);
+    sf(demo.root, ['init', LOOSE_PLAN], { SPRINGFIELD_AGENT: '' });
+    const fixture = { node: realpathSync(process.execPath), cli: CLI, root: demo.root, worktrees: demo.worktrees, epics: demo.epics, loosePlan: LOOSE_PLAN };
+    suitePath = join(base, 'extension.suite.cjs');
+    await build({
+      entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')],
+      outfile: suitePath,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['vscode'],
+      define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
+      logLevel: 'silent',
+    });
+    await ensureCodeServer();
+  }, { timeout: 15 * 60_000 });
+
+  after(() => {
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  test('activation, contributions, commands against a temp repository, rows match the store', { timeout: 180_000 }, async () => {
+    const started = Date.now();
+    const result = await runExtensionSuite({ extensionPath: root, suitePath, workspace: demo.root, timeoutMs: 150_000 });
+    const suiteLines = result.logs.filter((l) => l.includes('springfield-suite'));
+    if (result.code !== 0) process.stderr.write(`extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`);
+    assert.equal(result.code, 0, 'the suite passed inside the extension host (logs above)');
+    assert.ok(suiteLines.some((l) => l.includes('springfield-suite finished')), `the suite ran to its end:\n${suiteLines.join('\n')}`);
+    process.stderr.write(`${suiteLines.join('\n')}\nextension host suite took ${Date.now() - started} ms\n`);
+  });
+});

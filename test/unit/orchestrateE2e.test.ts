@@ -1,0 +1,133 @@
+// The scheduler end to end, headless: scripted agents (real processes calling the CLI as an agent
+// would) take a 12-step epic from planned to done through `springfield orchestrate`.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(root, 'dist', 'cli.js');
+
+const PLAN = ['# Plan: Widget pipeline', '', '## Approach', 'One module per stage.', '',
+  ...Array.from({ length: 12 }, (_, i) => [`## Step ${i + 1}: Stage ${i + 1} {#step-${i + 1}}`, ...(i > 0 && i % 3 === 0 ? [`**Depends on:** #step-${i}`] : []), '**Tasks:**', `- [ ] Build stage ${i + 1}`, '']).flat()].join('\n');
+
+const AGENT = `
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const sf = (...a) => execFileSync(process.execPath, [process.env.SF_CLI, ...a], { encoding: 'utf8' });
+const role = process.env.SPRINGFIELD_ROLE;
+if (role === 'lisa') sf('plan', 'propose', process.env.SPRINGFIELD_EPIC, 'plans/widget.md');
+if (role === 'ralph') {
+  const step = process.env.SPRINGFIELD_STEP;
+  fs.mkdirSync('work', { recursive: true });
+  if (process.env.SF_SLOW === step && !fs.existsSync(process.env.SF_SLOW_MARK)) { fs.writeFileSync(process.env.SF_SLOW_MARK, String(process.pid)); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000); }
+  if (step) {
+    fs.writeFileSync('work/' + step + '.txt', step + '\\n');
+    sf('update', process.env.SPRINGFIELD_PLAN, step, '--all', 'completed');
+    sf('commit', '-m', 'Build ' + step);
+  } else {
+    fs.writeFileSync('work/fix.txt', 'fixed\\n');
+    execFileSync('git', ['add', '-A']); execFileSync('git', ['commit', '-qm', 'Fix the verification failure']);
+  }
+}
+if (role === 'bart') sf('signal', process.env.SPRINGFIELD_EPIC, '--type', 'pass', '--summary', 'reviewed: looks right');
+`;
+
+const VERIFY = `
+const fs = require('node:fs');
+const done = fs.existsSync('work') ? fs.readdirSync('work').filter((f) => /^step-/.test(f)).length : 0;
+if (process.env.SF_FAIL_ONCE && done === 12 && !fs.existsSync('work/fix.txt')) { console.error('stage wiring broken'); process.exit(1); }
+`;
+
+function setup(t: { after: (fn: () => void) => void }, env: Record<string, string> = {}) {
+  const base = mkdtempSync(join(tmpdir(), 'sf-orch-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const repo = join(base, 'repo');
+  mkdirSync(join(repo, 'plans'), { recursive: true });
+  writeFileSync(join(repo, 'plans', 'widget.md'), PLAN);
+  writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
+  const agent = join(base, 'agent.cjs');
+  const verify = join(base, 'verify.cjs');
+  writeFileSync(agent, AGENT);
+  writeFileSync(verify, VERIFY);
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 't@example.com');
+  git('config', 'user.name', 't');
+  git('add', '-A');
+  git('commit', '-qm', 'plan');
+  const fullEnv = { ...process.env, SF_CLI: CLI, ...env };
+  const sf = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, encoding: 'utf8', env: fullEnv });
+    return { code: r.status, json: r.stdout ? JSON.parse(r.stdout) as Record<string, unknown> : {}, stderr: r.stderr };
+  };
+  const epic = String(sf('epic', 'create', 'Widget pipeline').json.id);
+  mkdirSync(join(repo, '.springfield'), { recursive: true });
+  writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({
+    roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
+    verification: [[process.execPath, verify]], maxParallelAgents: 2, leaseSeconds: 3,
+  }));
+  return { repo, epic, sf, git };
+}
+
+function sessions(sf: (...a: string[]) => { json: Record<string, unknown> }, epic: string): Record<string, number> {
+  return (sf('runs', '--epic', epic).json.sessions as Record<string, Record<string, number>>)[epic] ?? {};
+}
+
+test('a 12-step epic goes planned → done with 1 planning, 12 builder and 1 review session (no ceremony)', { timeout: 240_000 }, async (t) => {
+  const { repo, epic, sf } = setup(t);
+  const first = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, /plan .*waits for approval|awaiting approval|approval/i);
+  assert.equal(sf('plan', 'approve', epic).code, 0);
+  const run = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  assert.equal(run.code, 0, run.stderr);
+  const shown = sf('epic', 'show', epic).json;
+  assert.equal(shown.status, 'done', run.stderr);
+  assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 12, bart: 1, lovejoy: 0, total: 14 });
+  const log = execFileSync('git', ['log', '-1', '--format=%B'], { cwd: repo, encoding: 'utf8' });
+  assert.match(log, new RegExp(`Springfield-Epic: ${epic}`));
+  assert.equal((log.match(/Springfield-Step: step-/g) ?? []).length, 12, 'the squash commit keeps every step trailer');
+  assert.ok(existsSync(join(repo, `SUMMARY-${epic}.md`)), 'the mechanical summary is merged');
+  assert.match(readFileSync(join(repo, `SUMMARY-${epic}.md`), 'utf8'), /ralph: 12/);
+  assert.ok(!existsSync(join(`${repo}.springfield`, epic)), 'the worktree is removed after the merge');
+});
+
+test('a failing verification costs exactly one more builder run', { timeout: 240_000 }, async (t) => {
+  const { epic, sf } = setup(t, { SF_FAIL_ONCE: '1' });
+  sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  sf('plan', 'approve', epic);
+  const run = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  assert.equal(sf('epic', 'show', epic).json.status, 'done', run.stderr);
+  assert.match(run.stderr, /verification FAILED/);
+  assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
+});
+
+test("a killed builder's step is reclaimed and finished by the next run", { timeout: 240_000 }, async (t) => {
+  const mark = join(tmpdir(), `sf-slow-${process.pid}-${Date.now()}`);
+  t.after(() => rmSync(mark, { force: true }));
+  const { repo, epic, sf } = setup(t, { SF_SLOW: 'step-1', SF_SLOW_MARK: mark });
+  sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  sf('plan', 'approve', epic);
+  const child = spawn(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'], { cwd: repo, env: { ...process.env, SF_CLI: CLI, SF_SLOW: 'step-1', SF_SLOW_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(mark) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(mark), 'the slow builder started');
+  const agentPid = Number(readFileSync(mark, 'utf8'));
+  const running = (sf('runs', '--epic', epic, '--active').json.runs as { pid: number; step_anchor: string }[]).find((r) => r.step_anchor === 'step-1');
+  assert.ok(running, 'the builder run on step-1 is recorded as running');
+  process.kill(running.pid, 'SIGKILL');
+  process.kill(agentPid, 'SIGKILL');
+  assert.equal(await exited, 0, stderr);
+  assert.equal(sf('epic', 'show', epic).json.status, 'done', stderr);
+  const stepEvents = (sf('events', 'plans/widget.md', '--step', 'step-1').json.events as { action: string }[]).map((e) => e.action);
+  assert.ok(stepEvents.includes('reclaim'), `step-1 was reclaimed after the lease expired: ${stepEvents.join(', ')}`);
+  assert.match(stderr, /marked lost/);
+  assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
+});

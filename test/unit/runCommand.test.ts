@@ -1,0 +1,347 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../../src/core/errors.ts';
+import { agentEnv } from '../../src/core/runs/agentEnv.ts';
+import { markOrphans, pidAlive, startRun } from '../../src/core/runs/recordRun.ts';
+import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/roles.ts';
+import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { loadSqlite } from '../../src/core/store/sqlite.ts';
+import type { RunView } from '../../src/core/store/runs.ts';
+import { assertClaimed, assertFails, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, writeFiles, type Claimed, type Repo } from '../helpers/gitRepo.ts';
+
+/** A scripted agent: records its env, argv and cwd as JSON in argv[2], sleeps argv[4] ms, then exits with argv[3] (or kills itself with a signal name). */
+const AGENT = String.raw`
+import { readFileSync, writeFileSync } from 'node:fs';
+const [out, exit, sleep, ...rest] = process.argv.slice(2);
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SPRINGFIELD_') || k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE'));
+const context = env.SPRINGFIELD_CONTEXT_FILE ? readFileSync(env.SPRINGFIELD_CONTEXT_FILE, 'utf8') : null;
+writeFileSync(out, JSON.stringify({ env, argv: rest, cwd: process.cwd(), pid: process.pid, context }));
+setTimeout(() => (/^SIG/.test(exit) ? process.kill(process.pid, exit) : process.exit(Number(exit))), Number(sleep));
+`;
+
+interface AgentReport {
+  readonly env: Record<string, string>;
+  readonly argv: string[];
+  readonly cwd: string;
+  readonly pid: number;
+  readonly context: string | null;
+}
+
+interface Wrapper {
+  readonly child: ChildProcess;
+  readonly done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+const plan = (title: string) => `# Plan: ${title}\n\n## Step 1: Build the ${title} {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Document it {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Docs\n`;
+
+let repo: Repo;
+let agentPath: string;
+let reportDir: string;
+let counter = 0;
+
+before(() => {
+  ensureCli();
+  const names = ['env', 'nostep', 'exit', 'missing', 'usage', 'literal', 'heartbeat', 'sessions', 'orphan'];
+  repo = makeRepo({ files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) } });
+  agentPath = join(repo.tmp, 'agent.mjs');
+  writeFileSync(agentPath, AGENT);
+  reportDir = join(repo.tmp, 'reports');
+  mkdirSync(reportDir);
+});
+after(() => repo.cleanup());
+
+/** An in-progress epic on plans/<name>.md with step-1 claimed by the main worktree. */
+function epicWithClaim(name: string, lease = 7200): { id: string; planPath: string; claim: Claimed } {
+  const planPath = `plans/${name}.md`;
+  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', `Runs ${name}`, '--brief', `Exercise runs: ${name}.`]));
+  assertOk(runJson(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+  assertOk(runJson(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+  assertOk(runJson(repo.root, ['epic', 'start', id]));
+  const claim = assertClaimed(runJson(repo.root, ['claim', planPath, '--lease', String(lease)]));
+  assert.equal(claim.step_anchor, 'step-1');
+  return { id, planPath, claim };
+}
+
+/** The argv of `springfield run` whose agent reports to a fresh file; returns both. */
+function runArgs(head: readonly string[], exit: string, sleepMs: number, extra: readonly string[] = []): { args: string[]; report: string } {
+  const report = join(reportDir, `agent-${++counter}.json`);
+  return { args: ['run', ...head, '--', process.execPath, agentPath, report, exit, String(sleepMs), ...extra], report };
+}
+
+function startWrapper(cwd: string, args: readonly string[], env: Record<string, string> = {}): Wrapper {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
+    child.on('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stdout, stderr })));
+  });
+  return { child, done };
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function rows<T = Record<string, unknown>>(sql: string, ...params: (string | number)[]): T[] {
+  const db = new (loadSqlite())(join(repo.root, '.springfield', 'state.db'), { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+const runRow = (id: number) => rows<RunView>('SELECT * FROM runs WHERE id = ?', id)[0];
+const readReport = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as AgentReport;
+const stepLease = (planPath: string) => rows<{ lease_expires_at: string }>(`SELECT lease_expires_at FROM steps WHERE plan_path = ? AND anchor = 'step-1'`, planPath)[0]?.lease_expires_at ?? '';
+
+describe('springfield run', () => {
+  test('passes SPRINGFIELD_* values and a context file, strips editor variables, and records running → succeeded', async () => {
+    const { id, planPath, claim } = epicWithClaim('env');
+    mkdirSync(join(repo.root, 'src'), { recursive: true });
+    const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--json'], '0', 300);
+    const w = startWrapper(join(repo.root, 'src'), args, { ELECTRON_RUN_AS_NODE: '1', VSCODE_PID: '4242', VSCODE_IPC_HOOK: '/tmp/x.sock', SPRINGFIELD_DEBUG: '1' });
+    const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
+    const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
+    const live = runRow(runId);
+    assert.deepEqual([live?.status, live?.pid, live?.ended_at, live?.exit_code], ['running', w.child.pid, null, null], 'recorded as running with the supervising pid while the agent lives');
+
+    const r = await w.done;
+    assert.equal(r.code, 0, r.stderr);
+    const contextFile = join(repo.root, '.springfield', 'context', `${runId}.md`);
+    assert.deepEqual(seen.env, {
+      SPRINGFIELD_EPIC: id, SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: planPath, SPRINGFIELD_WORKTREE: repo.root,
+      SPRINGFIELD_CLAIM_TOKEN: String(claim.claim_token), SPRINGFIELD_CONTEXT_FILE: contextFile, SPRINGFIELD_ROLE: 'ralph',
+      SPRINGFIELD_RUN_ID: String(runId), SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_DB: join(repo.root, '.springfield', 'state.db'), SPRINGFIELD_DEBUG: '1',
+    }, 'no ELECTRON_RUN_AS_NODE or VSCODE_* although the parent had them');
+    assert.equal(seen.cwd, repo.root, 'the agent runs at the worktree root');
+    assert.match(seen.context ?? '', /## Step step-1: Build the env \[claimed\]/);
+    assert.match(seen.context ?? '', /Exercise runs: env\./);
+    assert.ok(existsSync(contextFile));
+
+    const out = JSON.parse(r.stdout) as { run: RunView; exit_code: number; context_file: string };
+    const done = runRow(runId);
+    assert.deepEqual(out.run, done, 'stdout is the one JSON document, the agent writes nothing to it');
+    assert.deepEqual([done?.status, done?.exit_code, done?.role, done?.epic_id, done?.plan_path, done?.step_anchor, done?.worktree, done?.iteration],
+      ['succeeded', 0, 'ralph', id, planPath, 'step-1', repo.root, 1]);
+    assert.ok(done?.ended_at && done.ended_at >= done.started_at);
+    assert.deepEqual(JSON.parse(done?.command ?? ''), args.slice(args.indexOf('--') + 1));
+    const events = rows<{ action: string; from_status: string | null; to_status: string }>(`SELECT action, from_status, to_status FROM events WHERE entity = 'run' AND json_extract(data, '$.run_id') = ? ORDER BY id`, runId);
+    assert.deepEqual(events, [{ action: 'start', from_status: null, to_status: 'running' }, { action: 'finish', from_status: 'running', to_status: 'succeeded' }]);
+  });
+
+  test('a run without a step drops a stale step and claim token from the parent environment', async () => {
+    const { id } = epicWithClaim('nostep');
+    const { args, report } = runArgs(['--role', 'lisa', '--epic', id], '0', 0);
+    const r = await startWrapper(repo.root, args, { SPRINGFIELD_STEP: 'step-9', SPRINGFIELD_CLAIM_TOKEN: '99' }).done;
+    assert.equal(r.code, 0, r.stderr);
+    const env = readReport(report).env;
+    assert.equal(env.SPRINGFIELD_STEP, undefined);
+    assert.equal(env.SPRINGFIELD_CLAIM_TOKEN, undefined);
+    assert.deepEqual([env.SPRINGFIELD_ROLE, env.SPRINGFIELD_EPIC, env.SPRINGFIELD_PLAN], ['lisa', id, 'plans/nostep.md']);
+  });
+
+  test('the exit code propagates; a signal gives 128+N and status killed; SIGTERM is forwarded to the agent', async () => {
+    const { id } = epicWithClaim('exit');
+    const failing = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1'], '3', 0);
+    const r3 = await startWrapper(repo.root, failing.args).done;
+    assert.equal(r3.code, 3, r3.stderr);
+    const run3 = runRow(Number(readReport(failing.report).env.SPRINGFIELD_RUN_ID));
+    assert.deepEqual([run3?.status, run3?.exit_code], ['failed', 3]);
+    assert.ok(run3?.ended_at);
+
+    const killed = runArgs(['--role', 'ralph', '--epic', id], 'SIGKILL', 0);
+    const r9 = await startWrapper(repo.root, killed.args).done;
+    assert.equal(r9.code, 137);
+    const run9 = runRow(Number(readReport(killed.report).env.SPRINGFIELD_RUN_ID));
+    assert.deepEqual([run9?.status, run9?.exit_code], ['killed', 137]);
+
+    const sleeper = runArgs(['--role', 'ralph', '--epic', id], '0', 30_000);
+    const w = startWrapper(repo.root, sleeper.args);
+    const seen = await waitFor('the agent to start', () => existsSync(sleeper.report) && readReport(sleeper.report));
+    w.child.kill('SIGTERM');
+    const r15 = await w.done;
+    assert.equal(r15.code, 143, 'the wrapper survived SIGTERM, forwarded it and exited with the agent');
+    assert.equal(pidAlive(seen.pid), false, 'the agent got the SIGTERM');
+    const run15 = runRow(Number(seen.env.SPRINGFIELD_RUN_ID));
+    assert.deepEqual([run15?.status, run15?.exit_code], ['killed', 143]);
+  });
+
+  test('a command that cannot be found is recorded as failed with exit 127 and one clear line', () => {
+    const { id } = epicWithClaim('missing');
+    const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
+    const r = runCli(repo.root, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
+    assert.equal(r.code, 127);
+    assert.equal(r.stderr, `springfield: warning: agent command not found: 'springfield-no-such-agent' (run ${before + 1} recorded as failed, exit 127)\n`);
+    assert.deepEqual([runRow(before + 1)?.status, runRow(before + 1)?.exit_code], ['failed', 127]);
+  });
+
+  test('refuses bad usage before recording anything', () => {
+    const { id } = epicWithClaim('usage');
+    const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
+    const sf = (cwd: string, args: readonly string[]) => runCli(cwd, ['run', '--json', ...args]);
+    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id]), 2, 'missing_command');
+    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id, '--']), 2, 'missing_command');
+    assertFails(sf(repo.root, ['--role', 'marge', '--epic', id, '--', 'true']), 2, 'bad_option');
+    assertFails(sf(repo.root, ['--role', 'ralph', '--', 'true']), 2, 'missing_option');
+    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', 'sf-0000', '--', 'true']), 2, 'unknown_epic');
+    const other = repo.addWorktree('other');
+    assertFails(sf(other, ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']), 1, 'not_holder');
+    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id, '--step', 'step-2', '--', 'true']), 1, 'not_claimed');
+    assert.equal(rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n, before);
+  });
+
+  test('arguments with shell metacharacters reach the agent literally', async () => {
+    const { id } = epicWithClaim('literal');
+    writeFiles(repo.root, { x: 'keep me\n' });
+    const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$SPRINGFIELD_EPIC'];
+    const { args, report } = runArgs(['--role', 'ralph', '--epic', id], '0', 0, nasty);
+    const r = await startWrapper(repo.root, args).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(readReport(report).argv, nasty);
+    for (const f of ['pwned', 'pwned2', 'pwned3']) assert.equal(existsSync(join(repo.root, f)), false, `${f} was created: a shell ran`);
+    assert.equal(readFileSync(join(repo.root, 'x'), 'utf8'), 'keep me\n');
+  });
+});
+
+describe('leases, sessions and orphans', () => {
+  test('the lease is heartbeated every lease/3 while the agent lives', async () => {
+    const { id, planPath } = epicWithClaim('heartbeat', 3);
+    const claimedLease = stepLease(planPath);
+    const lastEvent = rows<{ id: number }>('SELECT MAX(id) AS id FROM events')[0]?.id ?? 0;
+    const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3'], '0', 2500);
+    const w = startWrapper(repo.root, args);
+    await waitFor('the agent to start', () => existsSync(report));
+    const observed = new Set<string>();
+    let ended = false;
+    void w.done.then(() => { ended = true; });
+    while (!ended) {
+      observed.add(stepLease(planPath));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await w.done;
+    assert.equal(r.code, 0, r.stderr);
+    const beats = rows<{ at: string }>(`SELECT at FROM events WHERE id > ? AND entity = 'step' AND action = 'heartbeat' AND plan_path = ? ORDER BY id`, lastEvent, planPath);
+    assert.ok(beats.length >= 3, `expected a heartbeat at start and about every second, got ${beats.length}`);
+    const finalLease = stepLease(planPath);
+    assert.ok(Date.parse(finalLease) - Date.parse(claimedLease) >= 1500, `lease advanced from ${claimedLease} to ${finalLease}`);
+    assert.ok(observed.size >= 2, `the lease moved while the agent lived: ${[...observed].join(', ')}`);
+    const run = runRow(Number(readReport(report).env.SPRINGFIELD_RUN_ID));
+    for (const b of beats) assert.ok(run?.ended_at && b.at <= run.ended_at, 'no heartbeat after the run ended');
+  });
+
+  test('runs lists runs with per-epic session counts by role', async () => {
+    const { id } = epicWithClaim('sessions');
+    for (const role of ['lisa', 'ralph', 'ralph', 'bart', 'lovejoy', 'ralph']) {
+      const r = await startWrapper(repo.root, runArgs(['--role', role, '--epic', id], role === 'bart' ? '1' : '0', 0).args).done;
+      assert.equal(r.code, role === 'bart' ? 1 : 0, r.stderr);
+    }
+    const listed = assertOk<{ runs: RunView[]; sessions: Record<string, unknown> }>(runJson(repo.root, ['runs', '--epic', id]));
+    assert.deepEqual(listed.sessions, { [id]: { lisa: 1, ralph: 3, bart: 1, lovejoy: 1, total: 6 } });
+    assert.deepEqual(listed.runs.map((r) => [r.role, r.status]), [['ralph', 'succeeded'], ['lovejoy', 'succeeded'], ['bart', 'failed'], ['ralph', 'succeeded'], ['ralph', 'succeeded'], ['lisa', 'succeeded']]);
+    const all = assertOk<{ sessions: Record<string, { total: number }> }>(runJson(repo.root, ['runs']));
+    assert.ok(Object.keys(all.sessions).length >= 2 && all.sessions[id]?.total === 6);
+    assert.deepEqual(assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs, []);
+    const text = runCli(repo.root, ['runs', '--epic', id]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`^  ${id}: 6 — lisa 1 · ralph 3 · bart 1 · lovejoy 1$`, 'm'));
+    assert.match(text.stdout, new RegExp(`^#\\d+ bart ${id} \\[failed\\] iteration 1 — exit 1 after `, 'm'));
+  });
+
+  test('markOrphans marks a run whose supervisor was killed -9 as lost; the lease then expires and the step is reclaimable', async () => {
+    const { id, planPath, claim } = epicWithClaim('orphan', 3);
+    const other = repo.addWorktree('reclaimer');
+    const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3'], '0', 60_000);
+    const w = startWrapper(repo.root, args);
+    const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
+    const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+    try {
+      const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
+      assert.deepEqual(await store.write((db, now) => markOrphans(db, pidAlive, now)), [], 'a live supervisor is no orphan');
+      w.child.kill('SIGKILL');
+      await w.done;
+      assert.equal(pidAlive(seen.pid), true, 'the agent itself outlives its supervisor');
+      assert.equal(runRow(runId)?.status, 'running', 'nobody finished the row');
+
+      const lost = await store.write((db, now) => markOrphans(db, pidAlive, now));
+      assert.deepEqual(lost.map((r) => [r.id, r.status, r.exit_code]), [[runId, 'lost', null]]);
+      assert.ok(lost[0]?.ended_at);
+      assert.deepEqual(await store.write((db, now) => markOrphans(db, pidAlive, now)), [], 'marking is done once');
+      const events = rows<{ to_status: string; reason: string }>(`SELECT to_status, reason FROM events WHERE entity = 'run' AND action = 'lost' AND json_extract(data, '$.run_id') = ?`, runId);
+      assert.deepEqual(events, [{ to_status: 'lost', reason: `supervising process ${w.child.pid} is gone` }]);
+
+      const early = assertOk<{ claimed: boolean }>(runJson(other, ['claim', planPath]));
+      assert.equal(early.claimed, false, 'the lease is still live right after the crash');
+      await waitFor('the lease to expire', () => Date.now() > Date.parse(stepLease(planPath)) + 50, 10_000);
+      const reclaimed = assertClaimed(runJson(other, ['claim', planPath]));
+      assert.deepEqual([reclaimed.step_anchor, reclaimed.reclaimed_from_expired, reclaimed.previous_holder, reclaimed.claimed_by], ['step-1', true, repo.root, other]);
+      assert.ok(reclaimed.claim_token > claim.claim_token);
+    } finally {
+      store.close();
+      if (pidAlive(seen.pid)) process.kill(seen.pid, 'SIGKILL');
+    }
+  });
+
+  test('markOrphans leaves rows whose supervisor is alive and judges by the recorded pid', async () => {
+    const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+    try {
+      const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Orphan judging', '--brief', 'x']));
+      const mine = await store.write((db, now) => startRun(db, now, { epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: process.pid }, null));
+      const gone = await store.write((db, now) => startRun(db, now, { epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: 999_999 }, null));
+      const asked: number[] = [];
+      const lost = await store.write((db, now) => markOrphans(db, (pid) => { asked.push(pid); return pid !== 999_999; }, now));
+      assert.deepEqual(lost.map((r) => r.id), [gone.id]);
+      assert.ok(asked.includes(process.pid) && asked.includes(999_999));
+      assert.equal(runRow(mine.id)?.status, 'running');
+      assert.deepEqual(assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs.map((r) => r.id), [mine.id]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('agentEnv and the run configuration', () => {
+  test('agentEnv strips editor variables and unset values, and sets every SPRINGFIELD_* value', () => {
+    const env = agentEnv({ PATH: '/bin', ELECTRON_RUN_AS_NODE: '1', VSCODE_GIT_IPC_HANDLE: 'x', VSCODE_PID: '1', SPRINGFIELD_STEP: 'old', SPRINGFIELD_CLAIM_TOKEN: '7', MY_VSCODE_SETTING: 'kept' }, {
+      epic: 'sf-ab12', step: null, plan: null, worktree: '/w', claimToken: null, contextFile: '/c.md', role: 'lisa', runId: 4, agent: 'lisa', db: '/db',
+    });
+    assert.deepEqual(env, {
+      PATH: '/bin', MY_VSCODE_SETTING: 'kept', SPRINGFIELD_EPIC: 'sf-ab12', SPRINGFIELD_WORKTREE: '/w', SPRINGFIELD_CONTEXT_FILE: '/c.md',
+      SPRINGFIELD_ROLE: 'lisa', SPRINGFIELD_RUN_ID: '4', SPRINGFIELD_AGENT: 'lisa', SPRINGFIELD_DB: '/db',
+    });
+  });
+
+  test('loadRoleCommands reads argument arrays and refuses a bad file with file: path: reason', () => {
+    const dir = join(repo.tmp, 'config');
+    mkdirSync(dir);
+    const file = join(dir, 'config.json');
+    assert.deepEqual(loadRoleCommands(file), DEFAULT_RUN_CONFIG, 'a missing file gives the defaults');
+    writeFileSync(file, JSON.stringify({ roles: { ralph: ['claude', '-p', 'do $(this)'] }, verification: [['npm', 'test']], maxParallelAgents: 2, leaseSeconds: 600 }));
+    assert.deepEqual(loadRoleCommands(file), { roles: { ralph: ['claude', '-p', 'do $(this)'] }, verification: [['npm', 'test']], maxParallelAgents: 2, leaseSeconds: 600, runTimeoutSeconds: 3600 });
+    const bad = (value: string, pattern: RegExp) => {
+      writeFileSync(file, value);
+      assert.throws(() => loadRoleCommands(file), (err: unknown) => err instanceof UsageError && err.code === 'invalid_config' && pattern.test(err.message));
+    };
+    bad('{"roles": {"ralph": "claude -p go"}}', new RegExp(`^${escape(file)}: roles\\.ralph: .*array`));
+    bad('{"roles": {"ralph": ["claude", 3]}}', new RegExp(`^${escape(file)}: roles\\.ralph\\[1\\]: `));
+    bad('{"roles": {"marge": ["x"]}}', new RegExp(`^${escape(file)}: roles: .*marge`));
+    bad('{"verification": [[]]}', new RegExp(`^${escape(file)}: verification\\[0\\]: a command needs at least the program`));
+    bad('{"leaseSeconds": 0}', new RegExp(`^${escape(file)}: leaseSeconds: `));
+    bad('{"roles": ', new RegExp(`^${escape(file)}: invalid JSON: `));
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
