@@ -2,7 +2,7 @@ import tseslint from 'typescript-eslint';
 
 /** Lint mainly enforces the architecture's import boundaries (ARCHITECTURE.md). */
 export default tseslint.config(
-  { ignores: ['dist/**', 'media/dist/**', 'node_modules/**', '.cache/**'] },
+  { ignores: ['dist/**', 'media/dist/**', 'node_modules/**', '.cache/**', 'test-results/**', '*.vsix'] },
   ...tseslint.configs.recommended,
   {
     files: ['src/core/**/*.ts', 'src/cli/**/*.ts'],
