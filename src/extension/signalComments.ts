@@ -27,8 +27,8 @@ export class SignalComments extends Disposable {
     const active = new Set(s.epics.filter((e) => e.status !== 'done' && e.status !== 'verified' && e.status !== 'deferred').map((e) => e.id));
     const wanted = new Map<string, { sig: Snapshot['signals'][number]; loc: Snapshot['signals'][number]['locations'][number] }>();
     for (const sig of s.signals) {
-      if (sig.status === 'decided' || sig.type === 'pass' && sig.status !== 'awaiting_person') continue;
-      if (sig.status === 'applied' && !active.has(sig.epic_id)) continue;
+      if (sig.type === 'pass' && sig.status !== 'awaiting_person') continue;
+      if (sig.status !== 'awaiting_person' && !active.has(sig.epic_id)) continue;
       sig.locations.forEach((loc, i) => wanted.set(`${sig.id}:${i}:${sig.status}`, { sig, loc }));
     }
     for (const [key, thread] of this.threads) {
@@ -41,15 +41,16 @@ export class SignalComments extends Disposable {
       if (this.threads.has(key)) continue;
       const start = Math.max(0, loc.line - 1);
       const range = new vscode.Range(start, 0, Math.max(start, (loc.end_line ?? loc.line) - 1), 0);
-      const body = new vscode.MarkdownString(`**${SIGNAL_WORDS[sig.type] ?? sig.type}** — ${sig.summary}${loc.note ? `\n\n${loc.note}` : ''}${sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: Send back to Ralph, Escalate to Lisa or Accept._' : ''}`);
+      const body = new vscode.MarkdownString(`**${SIGNAL_WORDS[sig.type] ?? sig.type}** — ${sig.summary}${loc.note ? `\n\n${loc.note}` : ''}${sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: Send back to Ralph, Escalate to Lisa or Accept._' : sig.resolution ? `\n\n_Decided: ${sig.resolution}${sig.resolved_by ? ` by ${sig.resolved_by}` : ''}._` : ''}`);
       const thread = this.controller.createCommentThread(vscode.Uri.file(`${root}/${loc.file}`), range, [{
         body, mode: vscode.CommentMode.Preview, author: { name: sig.created_by ? `Bart (${sig.created_by})` : 'Bart' }, timestamp: new Date(sig.created_at),
       }]);
       thread.label = `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${sig.epic_id}: ${sig.summary}`;
-      thread.contextValue = sig.status === 'awaiting_person' ? 'awaiting' : 'applied';
+      thread.contextValue = sig.status === 'awaiting_person' ? 'awaiting' : sig.status;
       thread.canReply = false;
-      thread.state = vscode.CommentThreadState.Unresolved;
-      thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
+      const open = sig.status === 'awaiting_person';
+      thread.state = open ? vscode.CommentThreadState.Unresolved : vscode.CommentThreadState.Resolved;
+      thread.collapsibleState = open ? vscode.CommentThreadCollapsibleState.Expanded : vscode.CommentThreadCollapsibleState.Collapsed;
       this.signalOf.set(thread, sig.id);
       this.threads.set(key, thread);
     }

@@ -70,7 +70,13 @@ export class SpringfieldExtension extends Disposable {
     this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
     const status = this.register(new StatusBar());
     const comments = this.register(new SignalComments(() => host.location?.worktreeRoot ?? undefined));
-    const ctx: CommandContext = { host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard() };
+    const revealStep = (planPath: string, anchor: string) => {
+      const epicId = host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
+      const top = epicId ? `epic:${epicId}` : `plan:${planPath}`;
+      const row = this.epics.materialise([top, `step:${planPath}#${anchor}`]);
+      if (row) void epicsView.reveal(row, { expand: true, select: true, focus: false }).then(undefined, () => undefined);
+    };
+    const ctx: CommandContext = { host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep };
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
     this.register(host.onDidChange((s: Snapshot) => {
       this.epics.update(s);

@@ -33,8 +33,8 @@ function render(): void {
   const v = data.version;
   const header = h('header', {},
     h('h1', {}, `Plan for ${data.epic.id} · ${data.epic.title}`),
-    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${v.status} · proposed by ${v.proposedBy ?? 'unknown'} ${ago(v.createdAt)} · ${v.planPath}` : 'No plan has been proposed yet.',
-      ` · epic ${data.epic.status} · ${data.epic.complexity}`));
+    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${v.status.replace(/_/g, ' ')} · proposed by ${v.proposedBy ?? 'unknown'} ${ago(v.createdAt)} · ${v.planPath}` : 'No plan has been proposed yet.',
+      ` · epic ${data.epic.status.replace(/_/g, ' ')} · ${data.epic.complexity}`));
   const children: HTMLElement[] = [header];
   if (result) {
     children.push(h('section', { class: `result ${result.ok ? 'ok' : 'error'}`, role: 'status' }, h('strong', {}, result.message), ...result.lines.map((l) => h('div', {}, l))));

@@ -8,6 +8,8 @@ export interface CommandContext {
   readonly signals: NodeTreeProvider;
   readonly openApproval: (epicId: string) => void;
   readonly openDashboard: () => void;
+  /** Shows and expands a step in the Epics tree. */
+  readonly revealStep?: (planPath: string, anchor: string) => void;
 }
 
 /** The node behind a clicked row, from whichever tree it came. */

@@ -43,6 +43,7 @@ export async function claimNextStep(ctx: CommandContext): Promise<void> {
     void vscode.window.showInformationMessage(`Springfield: nothing to claim in ${result.plan_path} (${result.reason.replace(/_/g, ' ')}).`);
     return;
   }
+  ctx.revealStep?.(result.plan_path, result.step_anchor);
   void vscode.window.showInformationMessage(`Claimed ${result.step_anchor}: ${result.step_title} — token ${result.claim_token}, lease until ${new Date(result.lease_expires_at).toLocaleTimeString()}`);
 }
 

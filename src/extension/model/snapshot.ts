@@ -14,17 +14,22 @@ export interface Snapshot {
   readonly runs: readonly RunView[];
   /** Epic id → the latest proposed plan version waiting for approval. */
   readonly awaitingApproval: ReadonlyMap<string, { version: number; plan_path: string; created_at: string }>;
+  /** Epics whose latest plan version was sent back with feedback: Lisa's move. */
+  readonly changesRequested: ReadonlySet<string>;
 }
 
 export async function loadSnapshot(store: StateStore, worktree: string, now = new Date()): Promise<Snapshot> {
   const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 100 })]);
   const awaitingApproval = new Map<string, { version: number; plan_path: string; created_at: string }>();
+  const changesRequested = new Set<string>();
   for (const epic of epics) {
     if (epic.status !== 'planned' && epic.status !== 'blocked') continue;
-    const proposed = (await store.planVersions(epic.id)).filter((v) => v.status === 'proposed').at(-1);
+    const versions = await store.planVersions(epic.id);
+    const proposed = versions.filter((v) => v.status === 'proposed').at(-1);
     if (proposed) awaitingApproval.set(epic.id, { version: proposed.version, plan_path: proposed.plan_path, created_at: proposed.created_at });
+    else if (versions.at(-1)?.status === 'changes_requested') changesRequested.add(epic.id);
   }
-  return { now, worktree, epics, plans, signals, runs, awaitingApproval };
+  return { now, worktree, epics, plans, signals, runs, awaitingApproval, changesRequested };
 }
 
 /** Plans waiting for approval plus signals waiting for a person: the view badge. */

@@ -28,6 +28,7 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
   const facts = [STATUS_WORDS[e.status] ?? e.status];
   if (plan) facts.push(progressBar(plan.progress.steps_completed, plan.progress.steps_total));
   if (awaiting) facts.push('plan awaiting approval');
+  else if (s.changesRequested.has(e.id)) facts.push('changes requested · Lisa revising');
   else if (e.status === 'blocked' && e.status_reason) facts.push(e.status_reason.split(':')[0]?.replace(/_/g, ' ') ?? '');
   facts.push(e.complexity);
   return {

@@ -18,6 +18,7 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
   private readonly rows = new Map<string, Row>();
   private readonly nodes = new Map<string, TreeNode>();
   private readonly childIds = new Map<string, string[]>();
+  private readonly parents = new Map<string, Row>();
   private rootIds: string[] | undefined;
   private root: TreeNode[] = [];
   private readonly build: (s: Snapshot) => TreeNode[];
@@ -77,6 +78,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
         r = { id: n.id };
         this.rows.set(n.id, r);
       }
+      if (row) this.parents.set(n.id, row);
+      else this.parents.delete(n.id);
       return r;
     });
   }
@@ -101,8 +104,19 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
     return item;
   }
 
-  getParent(): undefined {
-    return undefined;
+  getParent(row: Row): Row | undefined {
+    return this.parents.get(row.id);
+  }
+
+  /** The row for `id`, materialising its ancestors (via `path`, root first) so VS Code can reveal it. */
+  materialise(path: readonly string[]): Row | undefined {
+    let parent: Row | undefined;
+    for (const id of path) {
+      const kids = this.getChildren(parent);
+      parent = kids.find((k) => k.id === id);
+      if (!parent) return undefined;
+    }
+    return parent;
   }
 }
 
