@@ -10,6 +10,7 @@ import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, r
 import { Disposable } from './lifecycle.ts';
 import { attentionCount, type Snapshot } from './model/snapshot.ts';
 import { SignalComments } from './signalComments.ts';
+import { EditorScheduler } from './scheduler.ts';
 import { StatusBar } from './statusBar.ts';
 import { StoreHost } from './storeHost.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from './views/treeModel.ts';
@@ -87,10 +88,21 @@ export class SpringfieldExtension extends Disposable {
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
+    const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath));
     this.registerCommands(ctx, comments);
+    this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => {
+      scheduler.start();
+      void vscode.window.setStatusBarMessage('Springfield: scheduler started', 3000);
+    })));
+    this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
+    this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(async () => {
+      const n = await scheduler.runOnce();
+      void vscode.window.setStatusBarMessage(`Springfield: scheduler took ${n} action${n === 1 ? '' : 's'}`, 4000);
+    })));
     this.registerSerializers(host);
     this.exposeCli();
     await host.start();
+    if (vscode.workspace.isTrusted && vscode.workspace.getConfiguration('springfield').get<boolean>('autoOrchestrate', false)) guarded(() => scheduler.start())();
   }
 
   private registerCommands(ctx: CommandContext, comments: SignalComments): void {

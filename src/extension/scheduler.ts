@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { LaunchedAgent, LaunchSpec, Launcher } from '../core/orchestrate/launcher.ts';
+import { Orchestrator } from '../core/orchestrate/orchestrator.ts';
+import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig } from '../core/runs/roles.ts';
+import { Disposable } from './lifecycle.ts';
+import type { StoreHost } from './storeHost.ts';
+
+const ROLE_ICONS: Readonly<Record<string, string>> = { lisa: 'lightbulb', ralph: 'tools', bart: 'eye', lovejoy: 'git-merge' };
+
+/** Each agent is an integrated terminal whose process is `springfield run …` (a real PTY) in the epic's worktree. */
+export class TerminalLauncher implements Launcher {
+  launch(spec: LaunchSpec): LaunchedAgent {
+    const [shellPath, ...shellArgs] = spec.argv;
+    const terminal = vscode.window.createTerminal({
+      name: spec.name,
+      cwd: spec.cwd,
+      shellPath,
+      shellArgs,
+      // The CLI itself runs on the editor's runtime; `springfield run` strips this again for the agent.
+      env: { ...spec.env, ELECTRON_RUN_AS_NODE: '1' },
+      iconPath: new vscode.ThemeIcon(ROLE_ICONS[spec.role] ?? 'terminal'),
+      isTransient: false,
+    });
+    const done = new Promise<number>((resolve) => {
+      const timer = setInterval(() => {
+        if (terminal.exitStatus) {
+          clearInterval(timer);
+          resolve(terminal.exitStatus.code ?? 1);
+        }
+      }, 1000);
+    });
+    return { done, kill: () => terminal.sendText('\u0003', false) };
+  }
+}
+
+/** Settings win over `.springfield/config.json`; both are validated the same way. */
+export function runConfig(host: StoreHost): RunConfig {
+  const fromFile = host.dbPath ? loadRoleCommands(configPathFor(host.dbPath)) : DEFAULT_RUN_CONFIG;
+  const s = vscode.workspace.getConfiguration('springfield');
+  const roles = s.get<Record<string, string[]>>('roles', {});
+  const verification = s.get<string[][]>('verification.commands', []);
+  return parseRunConfig({
+    roles: Object.keys(roles).length ? roles : fromFile.roles,
+    verification: verification.length ? verification : fromFile.verification,
+    maxParallelAgents: s.inspect<number>('maxParallelAgents')?.workspaceValue ?? s.inspect<number>('maxParallelAgents')?.globalValue ?? fromFile.maxParallelAgents,
+    leaseSeconds: s.inspect<number>('leaseSeconds')?.workspaceValue ?? s.inspect<number>('leaseSeconds')?.globalValue ?? fromFile.leaseSeconds,
+    runTimeoutSeconds: fromFile.runTimeoutSeconds,
+  }, 'settings (springfield.*)');
+}
+
+/** The scheduler hosted by the extension: ticks on every store change and on a slow timer. */
+export class EditorScheduler extends Disposable {
+  private readonly output = this.register(vscode.window.createOutputChannel('Springfield scheduler'));
+  private orchestrator: Orchestrator | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private readonly host: StoreHost;
+  private readonly cliPath: string;
+
+  constructor(host: StoreHost, extensionPath: string) {
+    super();
+    this.host = host;
+    this.cliPath = join(extensionPath, 'dist', 'cli.js');
+    this.register(host.onDidChange(() => void this.tick()));
+    this.register({ dispose: () => this.stop() });
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  private create(): Orchestrator {
+    if (!vscode.workspace.isTrusted) throw new Error('the scheduler launches agents, which Restricted Mode does not allow; trust this workspace first');
+    const mainRoot = this.host.location?.mainRoot;
+    if (!mainRoot) throw new Error('the scheduler needs a repository with a main worktree');
+    const log = (line: string) => this.output.appendLine(`${new Date().toISOString().slice(11, 19)} ${line}`);
+    const location = vscode.workspace.getConfiguration('springfield').get<string>('worktrees.location', '');
+    return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: new TerminalLauncher(), log, worktreeLocation: location || undefined });
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.orchestrator = this.create();
+    this.timer = setInterval(() => void this.tick(), 2000);
+    this.output.appendLine('scheduler started');
+    void this.tick();
+  }
+
+  stop(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.output.appendLine('scheduler stopped (running agents keep going; their terminals stay open)');
+  }
+
+  /** One pass, whether or not the loop runs. */
+  async runOnce(): Promise<number> {
+    this.orchestrator ??= this.create();
+    const actions = await this.orchestrator.tick();
+    await this.host.refresh();
+    return actions.length;
+  }
+
+  private async tick(): Promise<void> {
+    if (!this.timer || !this.orchestrator || this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.orchestrator.tick();
+    } catch (err) {
+      this.output.appendLine(`tick failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.ticking = false;
+    }
+  }
+}
