@@ -33,6 +33,7 @@ if (role === 'ralph') {
     execFileSync('git', ['add', '-A']); execFileSync('git', ['commit', '-qm', 'Fix the verification failure']);
   }
 }
+if (role === 'bart' && process.env.SF_MOVE_MAIN) { fs.writeFileSync(process.env.SF_MOVE_MAIN + '/moved.txt', 'x'); execFileSync('git', ['-C', process.env.SF_MOVE_MAIN, 'add', 'moved.txt']); execFileSync('git', ['-C', process.env.SF_MOVE_MAIN, 'commit', '-qm', 'main moved on']); }
 if (role === 'bart') sf('signal', process.env.SPRINGFIELD_EPIC, '--type', 'pass', '--summary', 'reviewed: looks right');
 `;
 
@@ -130,4 +131,24 @@ test("a killed builder's step is reclaimed and finished by the next run", { time
   assert.ok(stepEvents.includes('reclaim'), `step-1 was reclaimed after the lease expired: ${stepEvents.join(', ')}`);
   assert.match(stderr, /marked lost/);
   assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
+});
+
+test('the merge queue rebases onto the new main and verifies again before merging', { timeout: 240_000 }, async (t) => {
+  const { repo, epic, sf } = setup(t);
+  const env = { SF_MOVE_MAIN: repo };
+  const run = (...a: string[]) => spawnSync(process.execPath, [CLI, ...a], { cwd: repo, encoding: 'utf8', env: { ...process.env, SF_CLI: CLI, ...env } });
+  run('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  sf('plan', 'approve', epic);
+  const r = run('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  assert.equal(sf('epic', 'show', epic).json.status, 'done', r.stderr);
+  const log = execFileSync('git', ['log', '--format=%s'], { cwd: repo, encoding: 'utf8' }).split('\n');
+  assert.equal(log[0], `Widget pipeline (${epic})`, 'the squash commit lands on top');
+  assert.equal(log[1], 'main moved on', 'of the main that moved while the epic was in review');
+  const rows = JSON.parse(execFileSync(process.execPath, [CLI, 'runs', '--epic', epic, '--json'], { cwd: repo, encoding: 'utf8' })) as { runs: { role: string; ended_at: string }[] };
+  const bartEnded = rows.runs.filter((x) => x.role === 'bart').map((x) => x.ended_at).sort().at(-1) ?? '';
+  assert.match(r.stderr, /verification passed/);
+  const lines = r.stderr.split('\n');
+  const lastVerify = lines.map((l, i) => (/verification passed/.test(l) ? i : -1)).filter((i) => i >= 0).at(-1) ?? -1;
+  const bartLine = lines.findIndex((l) => /Bart .* exited/.test(l));
+  assert.ok(bartEnded !== '' && lastVerify > bartLine, 'a verification ran again after the review, on the rebased branch');
 });

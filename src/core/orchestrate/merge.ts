@@ -37,3 +37,34 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
   const hash = await git.revparse(['HEAD']);
   return { merged: true, epic_id: epicId, commit_hash: hash, branch, trailers: trailers.length };
 }
+
+/**
+ * The merge queue's check before landing: rebase the epic's branch onto the current main branch in
+ * its worktree, so a green epic is never merged onto a main it was not tested against. A conflict
+ * is aborted and refused.
+ */
+export async function rebaseOntoMain(mainRoot: string, worktree: string): Promise<{ moved: boolean }> {
+  const main = simpleGit({ baseDir: mainRoot, trimmed: true });
+  const target = (await main.revparse(['--abbrev-ref', 'HEAD'])) || 'HEAD';
+  const wt = simpleGit({ baseDir: worktree, trimmed: true });
+  const before = await wt.revparse(['HEAD']);
+  try {
+    await wt.raw(['rebase', target]);
+  } catch (err) {
+    await wt.raw(['rebase', '--abort']).catch(() => undefined);
+    throw new RefusedError('merge_conflict', `rebasing onto ${target} conflicts: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; resolve it in ${worktree}`);
+  }
+  return { moved: (await wt.revparse(['HEAD'])) !== before };
+}
+
+/** Opens a pull request with GitHub's CLI instead of merging locally (config `"merge": "pr"`). */
+export async function openPullRequest(worktree: string, epicId: string, title: string): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  const branch = epicBranch(epicId);
+  return new Promise((resolve, reject) => {
+    execFile('gh', ['pr', 'create', '--head', branch, '--title', `${title} (${epicId})`, '--body', `Springfield-Epic: ${epicId}`], { cwd: worktree }, (err, stdout, stderr) => {
+      if (err) reject(new RefusedError('pr_failed', `gh pr create failed: ${(stderr || err.message).split('\n')[0]}`));
+      else resolve(stdout.trim());
+    });
+  });
+}

@@ -15,7 +15,7 @@ import { recordVerification } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
 import type { LaunchedAgent, Launcher } from './launcher.ts';
-import { squashMerge } from './merge.ts';
+import { openPullRequest, rebaseOntoMain, squashMerge } from './merge.ts';
 import { schedulerSnapshot } from './snapshot.ts';
 import { summaryFileName, writeSummary } from './summary.ts';
 import { runVerification, SlotPool } from './verify.ts';
@@ -199,8 +199,27 @@ export class Orchestrator {
     this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
   }
 
+  /** One merge at a time: rebase onto the current main, verify again, then land. */
   private async merge(epicId: string): Promise<void> {
     const epic = await this.o.store.read((db) => getEpic(db, epicId));
+    const worktree = epic.worktree_path;
+    if (worktree && existsSync(worktree)) {
+      const { moved } = await rebaseOntoMain(this.o.mainRoot, worktree);
+      if (moved && this.o.config.verification.length > 0) {
+        await this.verify(epicId);
+        const last = await this.o.store.read((db) => db.prepare(`SELECT verdict FROM verifications WHERE epic_id = ? ORDER BY id DESC LIMIT 1`).pluck().get(epicId) as string | undefined);
+        if (last === 'fail') {
+          this.o.log(`${epicId}: verification fails on the new main; not merged (it waits for a fix)`);
+          return;
+        }
+      }
+      if (this.o.config.merge === 'pr') {
+        const url = await openPullRequest(worktree, epicId, epic.title);
+        this.o.log(`${epicId}: pull request opened ${url}`);
+        await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `pull request ${url}`);
+        return;
+      }
+    }
     const r = await squashMerge(this.o.mainRoot, epicId, epic.title);
     await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`);
     await removeEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation);

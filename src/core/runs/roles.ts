@@ -16,6 +16,7 @@ const ConfigSchema = z.strictObject({
   maxParallelAgents: z.int().min(1).max(64).optional(),
   leaseSeconds: z.int().min(1).max(31_622_400).optional(),
   runTimeoutSeconds: z.int().min(1).max(31_622_400).optional(),
+  merge: z.enum(['squash', 'pr']).optional(),
 });
 
 export interface RunConfig {
@@ -24,6 +25,8 @@ export interface RunConfig {
   readonly maxParallelAgents: number;
   readonly leaseSeconds: number;
   readonly runTimeoutSeconds: number;
+  /** How Lovejoy lands a verified epic: a local squash merge, or `gh pr create`. */
+  readonly merge?: 'squash' | 'pr';
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = { roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600 };
@@ -67,6 +70,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     maxParallelAgents: c.maxParallelAgents ?? DEFAULT_RUN_CONFIG.maxParallelAgents,
     leaseSeconds: c.leaseSeconds ?? DEFAULT_RUN_CONFIG.leaseSeconds,
     runTimeoutSeconds: c.runTimeoutSeconds ?? DEFAULT_RUN_CONFIG.runTimeoutSeconds,
+    merge: c.merge ?? 'squash',
   };
 }
 
