@@ -228,4 +228,21 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await center.getByText(`Signal #1: ${demo.epics.typo} is now in progress — next: ralph`).waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-notifications');
   });
+
+  test('The dashboard shows epics, the dependency graph, leases and the timeline, and follows the CLI live', { timeout: 60_000 }, async () => {
+    await page.keyboard.press('Escape');
+    const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
+    await header.hover();
+    await header.locator('[aria-label="Open dashboard"]').click();
+    const frame = webview(page);
+    await frame.locator('h1', { hasText: 'Springfield' }).waitFor({ timeout: 20_000 });
+    await frame.locator('.card', { hasText: demo.epics.cache }).first().waitFor({ timeout: 10_000 });
+    await frame.locator('svg.graph .node').first().waitFor({ timeout: 10_000 });
+    const nodes = await frame.locator('svg.graph .node').count();
+    assert.ok(nodes >= 4, `the cache plan's steps are drawn (${nodes} nodes)`);
+    await frame.locator('[data-expires]').first().waitFor({ timeout: 10_000 });
+    cli(demo.worktrees['ralph-b'] as string, ['artifact', 'plans/cache.md', 'step-3', '--kind', 'note', '--summary', 'dashboard live check'], 'ralph-b');
+    await frame.locator('.timeline li', { hasText: 'artifact record step-3' }).first().waitFor({ timeout: 5000 });
+    await screenshot(page, 'ui-dashboard');
+  });
 });

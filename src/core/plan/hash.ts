@@ -32,8 +32,16 @@ export function planStructure(plan: Plan): PlanStructure {
 
 /** sha256 hex of the plan's canonical structure: ticking boxes or re-wrapping text keeps it. */
 export function planHash(plan: Plan): string {
-  return createHash('sha256').update(JSON.stringify(planStructure(plan))).digest('hex');
+  let hash = hashes.get(plan);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(JSON.stringify(planStructure(plan))).digest('hex');
+    hashes.set(plan, hash);
+  }
+  return hash;
 }
+
+/** Parsed plans are immutable, so each is hashed once (callers hash before taking the write lock). */
+const hashes = new WeakMap<Plan, string>();
 
 const MAX_QUOTED = 60;
 

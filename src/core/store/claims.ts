@@ -1,10 +1,25 @@
 import { RefusedError } from '../errors.ts';
-import { countReady, countRemaining, partitionSteps, READY_CONDITION } from './readiness.ts';
+import { countRemaining, partitionSteps, READY_CONDITION } from './readiness.ts';
 import { assertHolder, assertNoDrift, leaseUntil, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
 
 export const DEFAULT_LEASE_SECONDS = 7200;
+
+/**
+ * The first claimable top-level step by step_index. Pending steps are walked in index order (the
+ * partial index on plan/status/step_index), stopping at the first whose dependencies are done;
+ * expired leases, few by nature, are looked at separately; the lower index wins.
+ */
+function firstReady(db: Database, plan: string, now: string): StepRow | undefined {
+  const pending = db.prepare(`SELECT s.* FROM steps s INDEXED BY idx_steps_top WHERE s.plan_path = @plan AND s.status = 'pending' AND s.parent_anchor IS NULL AND ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
+    .get({ plan, now }) as StepRow | undefined;
+  const expired = db.prepare(`SELECT s.* FROM steps s WHERE s.plan_path = @plan AND s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < @now AND s.parent_anchor IS NULL AND ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
+    .get({ plan, now }) as StepRow | undefined;
+  if (!pending) return expired;
+  if (!expired) return pending;
+  return pending.step_index < expired.step_index ? pending : expired;
+}
 
 /**
  * Claims the first ready top-level step (by step_index) with its substeps, or reclaims one whose
@@ -21,7 +36,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
     }
   }
   const at = now.toISOString();
-  const cand = db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`).get({ plan, now: at }) as StepRow | undefined;
+  const cand = firstReady(db, plan, at);
   if (!cand) {
     const p = partitionSteps(db, plan, at);
     const allDone = p.completed.length === p.all.length;
@@ -54,7 +69,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
   return {
     claimed: true, plan_path: plan, step_anchor: cand.anchor, step_title: cand.title, step_index: cand.step_index, substeps,
     claim_token: token, claimed_by: actor.worktree, agent: actor.agent,
-    remaining_ready: countReady(db, plan, at), total_remaining: countRemaining(db, plan), lease_expires_at: until,
+    remaining_ready: -1, total_remaining: countRemaining(db, plan), lease_expires_at: until,
     reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
   };
 }

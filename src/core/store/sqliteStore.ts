@@ -10,6 +10,8 @@ import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems, type UpdateOptions } from './items.ts';
 import { openDatabase, writeTransaction, type OpenOptions } from './open.ts';
 import { listEvents, readySteps, showPlans } from './queries.ts';
+import { planHash } from '../plan/hash.ts';
+import { countReady } from './readiness.ts';
 import { listRuns, listVerifications, type RunView, type VerificationView } from './runs.ts';
 import { mapSqliteError, type Database } from './sqlite.ts';
 import type {
@@ -54,8 +56,12 @@ export class SqliteStore implements StateStore {
   initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
     return this.write((db, now) => initPlan(db, now.toISOString(), source, actor, options.force ?? false, options.epicId ?? null));
   }
-  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
-    return this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+  /** The lock is held only for the claim itself: the plan is hashed before, the ready count read after. */
+  async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
+    planHash(source.plan);
+    const result = await this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+    if (!result.claimed) return result;
+    return { ...result, remaining_ready: await this.read((db, now) => countReady(db, source.planPath, now.toISOString())) };
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.write((db, now) => startStep(db, now, planPath, anchor, actor));
@@ -64,12 +70,14 @@ export class SqliteStore implements StateStore {
     return this.write((db, now) => heartbeat(db, now, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
   }
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
+    planHash(source.plan);
     return this.write((db, now) => updateItems(db, now, source, anchor, changes, actor, options));
   }
   recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
     return this.write((db, now) => recordArtifact(db, now, planPath, anchor, kind, summary, actor));
   }
   complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
+    planHash(source.plan);
     return this.write((db, now) => completeStep(db, now, source, anchor, actor, options));
   }
   reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {

@@ -1,0 +1,211 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../src/cli/main.ts';
+import { locateRepo } from '../src/core/git/repo.ts';
+import { readPlanFile } from '../src/core/plan/parse.ts';
+import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import type { Actor } from '../src/core/store/types.ts';
+import type { TargetRow } from './run.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const SQLITE_MODULE = join(ROOT, 'node_modules', 'better-sqlite3');
+const PLAN = 'plans/p.md';
+const WARMUP = 5;
+const ROUNDS = 30;
+const BREAKDOWN_ROUNDS = 20;
+const GIT_ARGS = ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel'];
+
+type Variant = () => number | Promise<number>;
+
+interface Summary {
+  readonly median: number;
+  readonly p90: number;
+}
+
+/** CLI `claim --json` and `show --json` wall time against `node -e 0`, plus where the time goes. */
+export async function benchCliStartup(): Promise<TargetRow[]> {
+  const repo = makeRepo();
+  try {
+    const env = childEnv();
+    const db = join(repo, '.springfield', 'state.db');
+    const store = new SqliteStore(db);
+    const actor: Actor = { worktree: repo, agent: 'bench' };
+    const claim = async (): Promise<number> => {
+      const { ms, stdout } = timeNode(['--', CLI, 'claim', PLAN, '--json'], repo, env);
+      const parsed = JSON.parse(stdout) as { claimed?: boolean; step_anchor?: string };
+      if (parsed.claimed !== true || !parsed.step_anchor) throw new Error(`claim did not claim: ${stdout}`);
+      await store.reset(PLAN, parsed.step_anchor, actor, 'bench');
+      return ms;
+    };
+    const variants: Record<string, Variant> = {
+      baseline: () => timeNode(['-e', '0'], repo, env).ms,
+      claim,
+      show: () => timeNode(['--', CLI, 'show', '--json'], repo, env).ms,
+    };
+    const samples = await sampleInterleaved(variants, ROUNDS);
+    const base = summarize(samples.baseline ?? []);
+    const cl = summarize(samples.claim ?? []);
+    const sh = summarize(samples.show ?? []);
+    const claimRatio = cl.median / base.median;
+    const showRatio = sh.median / base.median;
+
+    console.log(`\n== CLI startup (node ${process.version}, ${ROUNDS} alternating runs each after ${WARMUP} warm-up, 20-step plan in a real git repo)`);
+    console.log(row('node -e 0 (baseline)', base));
+    console.log(row('springfield claim --json', cl) + `   ratio ${claimRatio.toFixed(2)}x`);
+    console.log(row('springfield show --json', sh) + `   ratio ${showRatio.toFixed(2)}x`);
+    await breakdown(repo, env, store, actor, base.median, cl.median);
+    store.close();
+    return [
+      { metric: 'CLI claim --json / node -e 0 (median)', target: '<= 1.30x', measured: `${claimRatio.toFixed(2)}x (${cl.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: claimRatio <= 1.3 },
+      { metric: 'CLI show --json / node -e 0 (median)', target: '<= 1.30x', measured: `${showRatio.toFixed(2)}x (${sh.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: showRatio <= 1.3 },
+    ];
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+/** Differential timings: each startup phase run on its own, plus warm in-process costs. */
+async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStore, actor: Actor, baseMs: number, claimMs: number): Promise<void> {
+  const req = (m: string): string[] => ['-e', `require(${JSON.stringify(m)})`];
+  const gitScript = `require('node:child_process').execFileSync('git', ${JSON.stringify(GIT_ARGS)}, { stdio: ['ignore', 'pipe', 'pipe'] })`;
+  const sqliteScript = `const D = require(${JSON.stringify(SQLITE_MODULE)}); new D(':memory:').close()`;
+  const samples = await sampleInterleaved({
+    baseline: () => timeNode(['-e', '0'], repo, env).ms,
+    bundle: () => timeNode(['--', CLI, '--version'], repo, env).ms,
+    bundleCached: () => timeNode(['--', CLI, '--version'], repo, { ...env, NODE_COMPILE_CACHE: join(repo, '.compile-cache') }).ms,
+    esmFs: () => timeNode(['--input-type=module', '-e', "import 'node:fs'"], repo, env).ms,
+    childProcess: () => timeNode(req('node:child_process'), repo, env).ms,
+    crypto: () => timeNode(req('node:crypto'), repo, env).ms,
+    sqlite: () => timeNode(['-e', sqliteScript], repo, env).ms,
+    git: () => timeNode(['-e', gitScript], repo, env).ms,
+  }, BREAKDOWN_ROUNDS);
+  const med = (k: string): number => summarize(samples[k] ?? []).median;
+  const base = med('baseline');
+
+  const warm = (fn: () => void): number => {
+    for (let i = 0; i < 5; i++) fn();
+    const times: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t0 = performance.now();
+      fn();
+      times.push(performance.now() - t0);
+    }
+    return summarize(times).median;
+  };
+  const gitWarm = warm(() => execFileSync('git', GIT_ARGS, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const locateWarm = warm(() => locateRepo(repo, env));
+  const openWarm = warm(() => new SqliteStore(join(repo, '.springfield', 'state.db')).close());
+  const claimTimes: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const t0 = performance.now();
+    const r = await store.claimNext({ planPath: PLAN, plan: readPlanFile(join(repo, PLAN), PLAN) }, actor);
+    claimTimes.push(performance.now() - t0);
+    if (r.claimed) await store.reset(PLAN, r.step_anchor, actor, 'bench');
+  }
+  const io = { cwd: repo, env, stdout: (): void => {}, stderr: (): void => {} };
+  const cliWarmTimes: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const t0 = performance.now();
+    await runCli(['claim', PLAN, '--json', '--agent', 'bench'], io);
+    cliWarmTimes.push(performance.now() - t0);
+    const r = await store.ready(PLAN);
+    for (const a of r.claimed_steps) await store.reset(PLAN, a, actor, 'bench');
+  }
+  const claimWarm = summarize(claimTimes.slice(5)).median;
+  const cliWarm = summarize(cliWarmTimes.slice(5)).median;
+
+  const pad = (s: string): string => s.padEnd(68);
+  const ms = (v: number): string => `${v.toFixed(1).padStart(6)} ms`;
+  const delta = (k: string): string => ms(med(k) - base);
+  console.log(`\n-- where claim's ${claimMs.toFixed(1)} ms goes (fresh processes: median delta over node -e 0 = ${base.toFixed(1)} ms, ${BREAKDOWN_ROUNDS} runs)`);
+  const kb = Math.round(statSync(CLI).size / 1024);
+  console.log(`${pad(`  dist/cli.js --version (${kb} KB ESM bundle: parse, eval, builtins)`)}${delta('bundle')}`);
+  console.log(`${pad('    of which: require node:child_process (pulls net, stream)')}${delta('childProcess')}`);
+  console.log(`${pad('    of which: require node:crypto (plan hash)')}${delta('crypto')}`);
+  console.log(`${pad("    of which: ESM import 'node:fs' (facade loads fs streams)")}${delta('esmFs')}`);
+  console.log(`${pad('    what-if: same with NODE_COMPILE_CACHE (V8 code cache on disk)')}${delta('bundleCached')}`);
+  console.log(`${pad('  better-sqlite3 require + addon dlopen + :memory: open')}${delta('sqlite')}`);
+  console.log(`${pad('  execFileSync git rev-parse (incl. child_process load)')}${delta('git')}`);
+  console.log(`-- warm, in-process (median of 25 after warm-up)`);
+  console.log(`${pad('  execFileSync git rev-parse')}${ms(gitWarm)}`);
+  console.log(`${pad('  locateRepo (git + realpath)')}${ms(locateWarm)}`);
+  console.log(`${pad('  open state.db (WAL, pragmas, schema check) + close')}${ms(openWarm)}`);
+  console.log(`${pad('  store.claimNext (one BEGIN IMMEDIATE..COMMIT, fsync)')}${ms(claimWarm)}`);
+  console.log(`${pad('  whole runCli(claim --json): parse plan, git, open, claim')}${ms(cliWarm)}`);
+  const accounted = (med('bundle') - base) + (med('sqlite') - base) + cliWarm;
+  console.log(`${pad('  bundle + sqlite load + warm runCli (sum)')}${ms(accounted)}   vs measured claim delta ${ms(claimMs - base)}`);
+}
+
+/** Runs each variant once per round, rotating the order, after a warm-up. */
+async function sampleInterleaved(variants: Record<string, Variant>, rounds: number): Promise<Record<string, number[]>> {
+  const names = Object.keys(variants);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = -WARMUP; r < rounds; r++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + Math.max(r, 0)) % names.length] as string;
+      const ms = await (variants[name] as Variant)();
+      if (r >= 0) out[name]?.push(ms);
+    }
+  }
+  return out;
+}
+
+function timeNode(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ms: number; stdout: string } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${String(r.status)}: ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+
+function makeRepo(): string {
+  const repo = mkdtempSync(join(tmpdir(), 'sf-bench-cli-'));
+  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+  git('init', '-q');
+  git('config', 'user.email', 'bench@example.com');
+  git('config', 'user.name', 'bench');
+  mkdirSync(join(repo, 'plans'));
+  writeFileSync(join(repo, PLAN), planText(20));
+  git('add', '.');
+  git('commit', '-qm', 'plan');
+  const r = spawnSync(process.execPath, [CLI, 'init', PLAN, '--json'], { cwd: repo, env: childEnv(), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`init failed: ${r.stderr}`);
+  return repo;
+}
+
+/** A plan of `n` steps: four independent roots, the rest chained with some fan-in, items on each. */
+function planText(n: number): string {
+  const lines = ['# Plan: Bench plan', '', '## Approach', 'Measure the CLI.', ''];
+  for (let i = 1; i <= n; i++) {
+    const deps = i <= 4 ? [] : [i - 4, ...(i % 5 === 0 ? [i - 1, i - 2] : [])];
+    lines.push(`## Step ${i}: Step number ${i} {#step-${i}}`);
+    if (deps.length) lines.push(`**Depends on:** ${deps.map((d) => `#step-${d}`).join(', ')}`);
+    lines.push('**Tasks:**', `- [ ] Task a of ${i}`, `- [ ] Task b of ${i}`, '**Tests:**', `- [ ] Test of ${i}`, '');
+  }
+  return lines.join('\n');
+}
+
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('VSCODE_') || k.startsWith('SPRINGFIELD_') || k.startsWith('GIT_')) continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+function summarize(values: readonly number[]): Summary {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+  return { median: at(0.5), p90: at(0.9) };
+}
+
+function row(label: string, s: Summary): string {
+  return `  ${label.padEnd(28)} median ${s.median.toFixed(1).padStart(6)} ms   p90 ${s.p90.toFixed(1).padStart(6)} ms`;
+}
+
+if (import.meta.main) await benchCliStartup();
