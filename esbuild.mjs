@@ -9,8 +9,10 @@ const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComme
 const builds = [
   {
     ...common,
-    entryPoints: ['src/cli/bin.ts'],
-    outfile: 'dist/cli.js',
+    entryPoints: { cli: 'src/cli/bin.ts' },
+    outdir: 'dist',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node22',

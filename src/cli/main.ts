@@ -1,7 +1,7 @@
 import { SpringfieldError, UsageError, type ErrorCategory } from '../core/errors.ts';
 import { parseArgs } from './args.ts';
 import { GLOBAL_OPTIONS } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { allCommands, commandsFor } from './commands/index.ts';
 import { CliContext } from './context.ts';
 import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
 
@@ -22,7 +22,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const json = ours.includes('--json');
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help' && rest.length === 0) {
-    io.stdout(mainHelp(COMMANDS) + '\n');
+    io.stdout(mainHelp(await allCommands()) + '\n');
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
@@ -32,6 +32,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   let ctx: CliContext | undefined;
   try {
     const words = name === 'help' ? rest : [name, ...rest];
+    const COMMANDS = await commandsFor(words[0]);
     const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
     const command = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`) ?? COMMANDS.find((c) => c.name === words[0]);
     const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;

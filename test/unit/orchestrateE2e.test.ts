@@ -23,14 +23,14 @@ if (role === 'lisa') sf('plan', 'propose', process.env.SPRINGFIELD_EPIC, 'plans/
 if (role === 'ralph') {
   const step = process.env.SPRINGFIELD_STEP;
   fs.mkdirSync('work', { recursive: true });
-  if (process.env.SF_SLOW === step && !fs.existsSync(process.env.SF_SLOW_MARK)) { fs.writeFileSync(process.env.SF_SLOW_MARK, String(process.pid)); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000); }
+  if (process.env.SF_SLOW && process.env.SF_SLOW === step && !fs.existsSync(process.env.SF_SLOW_MARK)) { fs.writeFileSync(process.env.SF_SLOW_MARK, String(process.pid)); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000); }
   if (step) {
     fs.writeFileSync('work/' + step + '.txt', step + '\\n');
     sf('update', process.env.SPRINGFIELD_PLAN, step, '--all', 'completed');
     sf('commit', '-m', 'Build ' + step);
   } else {
     fs.writeFileSync('work/fix.txt', 'fixed\\n');
-    execFileSync('git', ['add', '-A']); execFileSync('git', ['commit', '-qm', 'Fix the verification failure']);
+    execFileSync('git', ['add', '-A'], { stdio: 'inherit' }); execFileSync('git', ['commit', '-qm', 'Fix the verification failure'], { stdio: 'inherit' });
   }
 }
 if (role === 'bart' && process.env.SF_MOVE_MAIN) { fs.writeFileSync(process.env.SF_MOVE_MAIN + '/moved.txt', 'x'); execFileSync('git', ['-C', process.env.SF_MOVE_MAIN, 'add', 'moved.txt']); execFileSync('git', ['-C', process.env.SF_MOVE_MAIN, 'commit', '-qm', 'main moved on']); }
@@ -62,7 +62,7 @@ function setup(t: { after: (fn: () => void) => void }, env: Record<string, strin
   git('commit', '-qm', 'plan');
   const fullEnv = { ...process.env, SF_CLI: CLI, ...env };
   const sf = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, encoding: 'utf8', env: fullEnv });
+    const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, encoding: 'utf8', env: fullEnv, timeout: 180_000 });
     return { code: r.status, json: r.stdout ? JSON.parse(r.stdout) as Record<string, unknown> : {}, stderr: r.stderr };
   };
   const epic = String(sf('epic', 'create', 'Widget pipeline').json.id);

@@ -1,5 +1,5 @@
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../core/errors.ts';
 import { ProcessLauncher } from '../../core/orchestrate/launcher.ts';
 import { Orchestrator } from '../../core/orchestrate/orchestrator.ts';
@@ -30,7 +30,8 @@ export const orchestrateCommand: Command = {
     const store = ctx.store('write');
     const config = loadRoleCommands(configPathFor(ctx.dbPath));
     const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
-    const cli = [process.execPath, join(dirname(fileURLToPath(import.meta.url)), 'cli.js')];
+    // The entry script that is running now (chunks live below it, so not this module's own path).
+    const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
     const launcher = new ProcessLauncher(join(dirname(ctx.dbPath), 'logs'), log);
     const orchestrator = new Orchestrator({ store, mainRoot, config, cli, launcher, log, worktreeLocation: str(ctx.args, 'worktrees') });
     const taken: Action[] = [];

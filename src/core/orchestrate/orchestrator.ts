@@ -59,7 +59,7 @@ export class Orchestrator {
     return { maxParallelAgents: c.maxParallelAgents, runTimeoutMs: c.runTimeoutSeconds * 1000, sameFailureLimit: this.o.sameFailureLimit ?? 3, roles: c.roles as SchedulerConfig['roles'], verificationConfigured: c.verification.length > 0 };
   }
 
-  /** One scheduling pass; returns the actions it took. */
+  /** One scheduling pass; returns the actions it took (a failed action is logged, not returned). */
   async tick(): Promise<Action[]> {
     // A run whose `springfield run` process died (kill -9, crash, reboot) is marked lost; its lease then expires.
     const lost = await this.o.store.write((db, now) => markOrphans(db, pidAlive, now, this.actor));
@@ -69,14 +69,20 @@ export class Orchestrator {
     const ours = [...this.inFlight.values()].filter((r) => !recorded.has(`${r.epicId}|${r.role}`));
     const snapshot = { ...stored, runs: [...stored.runs, ...ours] };
     const actions = decide(snapshot, this.schedulerConfig, new Date());
+    const taken: Action[] = [];
     for (const action of actions) {
       try {
         await this.execute(action);
+        taken.push(action);
       } catch (err) {
-        this.o.log(`${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err)}`);
+        const message = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+        const key = `${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`;
+        // The same failure every pass is reported once; the loop treats it as nothing to do.
+        if (!this.surfaced.has(key)) this.o.log(`${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`);
+        this.surfaced.add(key);
       }
     }
-    return actions;
+    return taken;
   }
 
   /** Waits until every agent this orchestrator launched has ended. */
