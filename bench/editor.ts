@@ -175,11 +175,15 @@ async function baselineIdleCpu(workspace: string): Promise<number> {
   }
 }
 
+/** Bundle sizes; the CLI for context, with its code-split chunks when the build has them. */
 function sizes(): { file: string; bytes: number; gzip: number }[] {
-  const files = ['dist/extension.cjs', ...readdirSync(join(root, 'media', 'dist')).filter((f) => /\.(js|css)$/.test(f)).sort().map((f) => `media/dist/${f}`), 'dist/cli.js'];
-  return files.map((file) => {
-    const data = readFileSync(join(root, file));
-    return { file, bytes: data.length, gzip: gzipSync(data, { level: 9 }).length };
+  const media = readdirSync(join(root, 'media', 'dist')).filter((f) => /\.(js|css)$/.test(f)).sort().map((f) => [`media/dist/${f}`]);
+  const chunks = existsSync(join(root, 'dist', 'chunks')) ? readdirSync(join(root, 'dist', 'chunks')).filter((f) => f.endsWith('.js')).map((f) => `dist/chunks/${f}`) : [];
+  const groups = [['dist/extension.cjs'], ...media, ['dist/cli.js', ...chunks]];
+  return groups.map((files) => {
+    const data = files.map((f) => readFileSync(join(root, f)));
+    const file = files.length > 1 ? `dist/cli.js + ${files.length - 1} chunks` : files[0] ?? '';
+    return { file, bytes: data.reduce((n, d) => n + d.length, 0), gzip: data.reduce((n, d) => n + gzipSync(d, { level: 9 }).length, 0) };
   });
 }
 
@@ -264,14 +268,14 @@ export async function benchEditor(): Promise<TargetRow[]> {
     console.log(`  idle CPU, extension host without Springfield (same workspace, Explorer open):  ${baseCpu.toFixed(2)} %  → difference ${(cpu - baseCpu).toFixed(2)} points`);
     const files = sizes();
     console.log('  bundle sizes (gzip -9):');
-    for (const s of files) console.log(`    ${s.file.padEnd(26)} ${String(s.bytes).padStart(9)} B  ${kb(s.bytes).padStart(10)}   gzip ${String(s.gzip).padStart(8)} B  ${kb(s.gzip).padStart(9)}`);
+    for (const s of files) console.log(`    ${s.file.padEnd(28)} ${String(s.bytes).padStart(9)} B  ${kb(s.bytes).padStart(10)}   gzip ${String(s.gzip).padStart(8)} B  ${kb(s.gzip).padStart(9)}`);
     const ext = files[0] as { bytes: number; gzip: number };
     const webviews = files.filter((s) => s.file.startsWith('media/dist/') && s.file.endsWith('.js'));
     console.log(`  ${elapsed()}`);
     const expand = timed(big.expandEpic);
     const plain = timed(big.plainTreeItems);
     const prof = (big.idleProfile ?? {}) as Record<string, number>;
-    const sfIdle = ((prof.springfield ?? 0) / (prof.wallMs ?? NaN)) * 100;
+    const sfIdle = prof.wallMs ? ((prof.springfield ?? 0) / prof.wallMs) * 100 : NaN;
     return [
       { metric: 'activation, demo repository', target: '<= 100 ms', measured: `${Number(small.activationMs).toFixed(1)} ms`, met: Number(small.activationMs) <= 100 },
       { metric: 'activation, 2,000-step workspace', target: '<= 100 ms', measured: `${Number(big.activationMs).toFixed(1)} ms`, met: Number(big.activationMs) <= 100 },
@@ -280,7 +284,7 @@ export async function benchEditor(): Promise<TargetRow[]> {
       { metric: 'api.refresh() on the 2,000-step store (median)', target: '(report)', measured: `${timed(big.refresh).median.toFixed(1)} ms`, met: true },
       { metric: 'live update: CLI write → tree DOM (p95)', target: '<= 500 ms', measured: `${lw.p95.toFixed(0)} ms (p50 ${lw.median.toFixed(0)}; from CLI spawn p95 ${ls.p95.toFixed(0)})`, met: lw.p95 <= 500 },
       { metric: 'extension host idle CPU, with Springfield', target: '<= 1 %', measured: `${cpu.toFixed(2)} % (without Springfield ${baseCpu.toFixed(2)} %)`, met: cpu <= 1 },
-      { metric: "Springfield's own idle CPU (profile, main thread)", target: '<= 1 %', measured: `${sfIdle.toFixed(3)} % (${(prof.springfield ?? 0).toFixed(1)} ms in ${((prof.wallMs ?? 0) / 1000).toFixed(0)} s)`, met: sfIdle <= 1 },
+      { metric: "Springfield's own idle CPU (profile, main thread)", target: '<= 1 %', measured: prof.springfield ? `${sfIdle.toFixed(3)} % (${prof.springfield.toFixed(1)} ms in ${((prof.wallMs ?? 0) / 1000).toFixed(0)} s)` : `no 0.5 ms sample in ${((prof.wallMs ?? 0) / 1000).toFixed(0)} s (< 0.01 %)`, met: sfIdle <= 1 },
       { metric: 'bundle dist/extension.cjs', target: '(report)', measured: `${kb(ext.bytes)}, gzip ${kb(ext.gzip)}`, met: true },
       { metric: 'webview bundles media/dist/*.js', target: '(report)', measured: webviews.map((w) => `${w.file.slice(11)} ${kb(w.bytes)} (gzip ${kb(w.gzip)})`).join(', '), met: true },
     ];

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { benchClaimInProcess } from './claimInProcess.ts';
 import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
+import { benchEditor } from './editor.ts';
+import { benchTree } from './tree.ts';
 
 /** One line of the final table: a target next to what this run measured. */
 export interface TargetRow {
@@ -18,6 +20,8 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'cli startup', run: benchCliStartup },
   { name: 'in-process claim', run: benchClaimInProcess },
   { name: 'contention', run: benchContention },
+  { name: 'tree model', run: benchTree },
+  ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 
 function machine(): string {
