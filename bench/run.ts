@@ -6,6 +6,7 @@ import { benchClaimInProcess } from './claimInProcess.ts';
 import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
 import { benchEditor } from './editor.ts';
+import { benchScheduler } from './scheduler.ts';
 import { benchTree } from './tree.ts';
 
 /** One line of the final table: a target next to what this run measured. */
@@ -21,6 +22,7 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'in-process claim', run: benchClaimInProcess },
   { name: 'contention', run: benchContention },
   { name: 'tree model', run: benchTree },
+  { name: 'scheduler', run: benchScheduler },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 

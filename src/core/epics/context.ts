@@ -98,7 +98,7 @@ function decisionsOf(db: Database, planPath: string | undefined, anchor: string 
   const events = epicId
     ? db.prepare(`SELECT at, action AS kind, reason AS summary FROM events WHERE epic_id = ? AND reason IS NOT NULL ORDER BY id DESC LIMIT 5`).all(epicId) as { at: string; kind: string; summary: string }[]
     : [];
-  return [...artifacts, ...events].sort((a, b) => b.at.localeCompare(a.at)).slice(0, 8);
+  return [...artifacts, ...events].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, 8);
 }
 
 function failuresOf(db: Database, epicId: string | undefined, planPath: string | undefined) {

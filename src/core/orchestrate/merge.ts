@@ -13,21 +13,29 @@ export interface MergeResult {
 /**
  * Lovejoy's mechanical part: squash-merges `springfield/<epic>` into the main worktree's branch,
  * keeping every Springfield trailer of the branch's commits in the squash commit's message.
- * Refuses staged changes in the main worktree or a branch that does not apply cleanly (git refuses to
- * overwrite local changes), so nothing is left half-done.
+ * Refuses uncommitted tracked changes in the main worktree, and a branch that does not apply cleanly
+ * (undoing only the merge's own changes), so nothing is lost or left half-done.
  */
 export async function squashMerge(mainRoot: string, epicId: string, title: string): Promise<MergeResult> {
   const git = simpleGit({ baseDir: mainRoot, trimmed: true });
   const branch = epicBranch(epicId);
   const status = await git.status();
-  if (status.staged.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has staged changes (${status.staged.slice(0, 3).join(', ')}); commit or unstage them first`);
+  const tracked = status.files.filter((f) => f.index !== '?' && f.working_dir !== '?').map((f) => f.path);
+  if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
   const log = await git.raw(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
   const trailers = [...new Set(log.split('\x1e').flatMap((block) => block.split('\n').map((l) => l.trim()).filter((l) => /^Springfield-(Step|Plan): /.test(l))))];
+  let failure: string | undefined;
   try {
     await git.raw(['merge', '--squash', branch]);
+    const after = await git.status();
+    if (after.conflicted.length > 0) failure = `conflicts in ${after.conflicted.slice(0, 3).join(', ')}`;
   } catch (err) {
-    await git.raw(['merge', '--abort']).catch(() => git.raw(['reset', '--hard', 'HEAD']));
-    throw new RefusedError('merge_conflict', `${branch} does not merge cleanly into ${status.current ?? 'the main branch'}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; rebase it and verify again`);
+    failure = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  }
+  if (failure !== undefined) {
+    // Only the merge's own changes are undone (there were no other tracked changes; untracked files stay).
+    await git.raw(['reset', '--merge']).catch(() => undefined);
+    throw new RefusedError('merge_conflict', `${branch} does not merge cleanly into ${status.current ?? 'the main branch'}: ${failure}; rebase it and verify again`);
   }
   const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
   if (staged === '') throw new RefusedError('nothing_to_merge', `${branch} has no changes to merge`);

@@ -185,7 +185,10 @@ export const MIGRATIONS: readonly string[] = [
     data TEXT
   );
   CREATE INDEX idx_events_plan ON events(plan_path, id);
-  CREATE INDEX idx_events_epic ON events(epic_id, id);
+  CREATE INDEX idx_events_epic ON events(epic_id, entity, id);
+  CREATE INDEX idx_runs_epic ON runs(epic_id, role, ended_at);
+  CREATE INDEX idx_runs_status ON runs(status) WHERE status = 'running';
+  CREATE INDEX idx_verifications_epic ON verifications(epic_id, id);
   CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
   CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { squashMerge } from '../../src/core/orchestrate/merge.ts';
+
+function repo(t: { after: (fn: () => void) => void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-merge-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 't@example.com');
+  git('config', 'user.name', 't');
+  writeFileSync(join(dir, 'f'), 'base\n');
+  writeFileSync(join(dir, 'g'), 'base\n');
+  git('add', '-A');
+  git('commit', '-qm', 'base');
+  git('checkout', '-q', '-b', 'springfield/sf-0001');
+  writeFileSync(join(dir, 'f'), 'epic\n');
+  git('commit', '-qam', 'epic work', '--trailer', 'Springfield-Step: step-1', '--trailer', 'Springfield-Plan: plans/p.md');
+  git('checkout', '-q', 'main');
+  return { dir, git };
+}
+
+test('squash merge keeps the step trailers and lands one commit', async (t) => {
+  const { dir, git } = repo(t);
+  writeFileSync(join(dir, 'notes.txt'), 'untracked, kept\n');
+  const r = await squashMerge(dir, 'sf-0001', 'Epic');
+  assert.equal(r.trailers, 2);
+  assert.match(git('log', '-1', '--format=%B'), /Springfield-Epic: sf-0001[\s\S]*Springfield-Step: step-1/);
+  assert.equal(readFileSync(join(dir, 'f'), 'utf8'), 'epic\n');
+  assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'untracked, kept\n');
+});
+
+test('uncommitted tracked changes in main refuse the merge and are left untouched', async (t) => {
+  const { dir, git } = repo(t);
+  writeFileSync(join(dir, 'f'), 'my edit\n');
+  writeFileSync(join(dir, 'g'), 'another edit\n');
+  await assert.rejects(squashMerge(dir, 'sf-0001', 'Epic'), { code: 'main_dirty' });
+  assert.equal(readFileSync(join(dir, 'f'), 'utf8'), 'my edit\n');
+  assert.equal(readFileSync(join(dir, 'g'), 'utf8'), 'another edit\n');
+  assert.equal(git('log', '-1', '--format=%s'), 'base');
+});
+
+test('a conflicting branch is refused, main is left clean and untracked files stay', async (t) => {
+  const { dir, git } = repo(t);
+  writeFileSync(join(dir, 'f'), 'main moved\n');
+  git('commit', '-qam', 'main moved');
+  writeFileSync(join(dir, 'scratch.txt'), 'keep me\n');
+  await assert.rejects(squashMerge(dir, 'sf-0001', 'Epic'), { code: 'merge_conflict' });
+  assert.equal(git('status', '--porcelain', '--untracked-files=no'), '');
+  assert.equal(readFileSync(join(dir, 'f'), 'utf8'), 'main moved\n');
+  assert.equal(readFileSync(join(dir, 'scratch.txt'), 'utf8'), 'keep me\n');
+});
