@@ -120,6 +120,9 @@ export async function run(): Promise<void> {
   if (!ext) throw new Error('springfield.springfield is not loaded');
   const api = (ext.isActive ? ext.exports : await ext.activate()).api;
   const result: Record<string, unknown> = { activationMs: api.activationMs(), pid: process.pid };
+  const readyStarted = performance.now();
+  await api.ready();
+  result.firstLoadAfterActivationMs = performance.now() - readyStarted;
   const snapshot = api.snapshot();
   if (!snapshot) throw new Error(`no snapshot after activation (activation took ${api.activationMs()} ms)`);
   result.epics = snapshot.epics.length;

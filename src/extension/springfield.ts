@@ -39,12 +39,15 @@ export class SpringfieldExtension extends Disposable {
       return walk(view === 'epics' ? epicsRoot(s) : view === 'signals' ? signalsRoot(s) : agentsRoot(s));
     },
     refresh: (): Promise<void> => this.host?.refresh() ?? Promise.resolve(),
+    /** Resolves once the first snapshot is loaded (activation does not wait for it). */
+    ready: (): Promise<void> => this.started,
     /** How long activate() took, in milliseconds (measured by the extension itself). */
     activationMs: (): number => this.activationMs,
     /** The Epics tree provider, so benchmarks can time getChildren on a large epic. */
     epicsProvider: (): NodeTreeProvider => this.epics,
   };
   private activationMs = -1;
+  private started: Promise<void> = Promise.resolve();
 
   constructor(context: vscode.ExtensionContext) {
     super();
@@ -101,8 +104,11 @@ export class SpringfieldExtension extends Disposable {
     })));
     this.registerSerializers(host);
     this.exposeCli();
-    await host.start();
-    if (vscode.workspace.isTrusted && vscode.workspace.getConfiguration('springfield').get<boolean>('autoOrchestrate', false)) guarded(() => scheduler.start())();
+    // The views, commands and status bar are ready now; the first read of the store fills them in.
+    this.started = host.start();
+    void this.started.then(() => {
+      if (vscode.workspace.isTrusted && vscode.workspace.getConfiguration('springfield').get<boolean>('autoOrchestrate', false)) guarded(() => scheduler.start())();
+    });
   }
 
   private registerCommands(ctx: CommandContext, comments: SignalComments): void {

@@ -57,6 +57,8 @@ export interface DashboardData {
   readonly epics: readonly {
     readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly iteration: number; readonly budget: number;
     readonly planPath: string | null; readonly stepsDone: number; readonly stepsTotal: number; readonly awaitingApproval: boolean;
+    /** Agent sessions spent on the epic, by role. */
+    readonly sessions: Readonly<Record<string, number>>;
   }[];
   readonly plans: readonly { readonly planPath: string; readonly title: string; readonly stepsDone: number; readonly stepsTotal: number }[];
   readonly selectedPlan: string | null;

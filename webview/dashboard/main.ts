@@ -38,7 +38,8 @@ function render(): void {
   const cards = h('section', { class: 'cards' }, ...d.epics.map((e) => h('article', { class: `card ${e.planPath === d.selectedPlan ? 'selected' : ''}` },
     h('div', { class: 'card-head' }, h('span', { class: `pill ${e.status}` }, e.status.replace('_', ' ')), h('strong', {}, `${e.id}`), ` ${e.title}`),
     h('div', { class: 'muted' }, `${e.complexity} · iteration ${e.iteration}/${e.budget}${e.awaitingApproval ? ' · plan awaiting approval' : ''}`),
-    bar(e.stepsDone, e.stepsTotal), h('div', { class: 'muted' }, `${e.stepsDone}/${e.stepsTotal} steps`))));
+    bar(e.stepsDone, e.stepsTotal), h('div', { class: 'muted' }, `${e.stepsDone}/${e.stepsTotal} steps`),
+    h('div', { class: 'muted' }, sessionsText(e.sessions)))));
   for (const [i, card] of Array.from(cards.children).entries()) {
     const plan = d.epics[i]?.planPath;
     if (plan) card.addEventListener('click', () => vscode.postMessage({ type: 'selectPlan', planPath: plan }));
@@ -59,4 +60,11 @@ function render(): void {
     : h('table', {}, ...d.verifications.map((v) => h('tr', {}, h('td', { class: v.verdict === 'pass' ? 'ok' : 'bad' }, v.verdict), h('td', {}, h('code', {}, v.command)), h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)}s`), h('td', { class: 'muted' }, ago(v.at))))));
   const timeline = h('section', { class: 'panel timeline' }, h('h2', {}, 'Timeline'), h('ol', {}, ...d.events.map((e) => h('li', {}, h('span', { class: 'muted' }, `${ago(e.at)} `), h('strong', {}, e.who), ` ${e.what}`, e.reason ? h('span', { class: 'muted' }, ` — ${e.reason}`) : null))));
   app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, h('div', { class: 'grid' }, graph, leases, runs, evidence), timeline);
+}
+
+/** "sessions: 14 (lisa 1 · ralph 12 · bart 1)" */
+function sessionsText(sessions: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(sessions);
+  const total = entries.reduce((n, [, v]) => n + v, 0);
+  return total === 0 ? 'no agent sessions yet' : `sessions: ${total} (${entries.map(([role, n]) => `${role} ${n}`).join(' · ')})`;
 }

@@ -19,7 +19,7 @@ export interface Snapshot {
 }
 
 export async function loadSnapshot(store: StateStore, worktree: string, now = new Date()): Promise<Snapshot> {
-  const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 100 })]);
+  const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 1000 })]);
   const awaitingApproval = new Map<string, { version: number; plan_path: string; created_at: string }>();
   const changesRequested = new Set<string>();
   for (const epic of epics) {

@@ -27,6 +27,7 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
       return {
         id: e.id, title: e.title, status: e.status, complexity: e.complexity, iteration: e.iteration, budget: buildBudget(e),
         planPath: p?.plan_path ?? null, stepsDone: p?.progress.steps_completed ?? 0, stepsTotal: p?.progress.steps_total ?? 0, awaitingApproval: s.awaitingApproval.has(e.id),
+        sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
       };
     }),
     plans: s.plans.map((p) => ({ planPath: p.plan_path, title: p.title || p.plan_path, stepsDone: p.progress.steps_completed, stepsTotal: p.progress.steps_total })),

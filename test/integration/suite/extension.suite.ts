@@ -20,6 +20,7 @@ interface Fixture {
 
 interface Api {
   snapshot(): { plans: readonly { plan_path: string; steps: readonly StepJson[] }[] } | undefined;
+  ready(): Promise<void>;
   rows(view: 'epics' | 'signals' | 'agents'): TreeNode[];
   refresh(): Promise<void>;
 }
@@ -151,7 +152,8 @@ export async function run(): Promise<void> {
   const exports = await within(30_000, 'activation', ext.activate());
   assert.equal(ext.isActive, true);
   const api = exports.api;
-  assert.ok(api.snapshot(), 'the store was read on activation');
+  await within(30_000, 'the first store read', api.ready());
+  assert.ok(api.snapshot(), 'the store was read after activation');
   assert.deepEqual(vscode.workspace.workspaceFolders?.map((f) => realpathSync(f.uri.fsPath)), [root]);
 
   const contributes = ext.packageJSON.contributes as { commands: { command: string }[]; views: Record<string, { id: string }[]> };
