@@ -1,4 +1,4 @@
-import { simpleGit } from 'simple-git';
+import { schedulerGit } from './git.ts';
 import { RefusedError } from '../errors.ts';
 import { epicBranch } from './worktrees.ts';
 
@@ -17,7 +17,7 @@ export interface MergeResult {
  * (undoing only the merge's own changes), so nothing is lost or left half-done.
  */
 export async function squashMerge(mainRoot: string, epicId: string, title: string): Promise<MergeResult> {
-  const git = simpleGit({ baseDir: mainRoot, trimmed: true });
+  const git = schedulerGit(mainRoot);
   const branch = epicBranch(epicId);
   const status = await git.status();
   const tracked = status.files.filter((f) => f.index !== '?' && f.working_dir !== '?').map((f) => f.path);
@@ -52,9 +52,9 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
  * is aborted and refused.
  */
 export async function rebaseOntoMain(mainRoot: string, worktree: string): Promise<{ moved: boolean }> {
-  const main = simpleGit({ baseDir: mainRoot, trimmed: true });
+  const main = schedulerGit(mainRoot);
   const target = (await main.revparse(['--abbrev-ref', 'HEAD'])) || 'HEAD';
-  const wt = simpleGit({ baseDir: worktree, trimmed: true });
+  const wt = schedulerGit(worktree);
   const before = await wt.revparse(['HEAD']);
   try {
     await wt.raw(['rebase', target]);

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { simpleGit } from 'simple-git';
 import { countIteration, getEpic, setEpicWorktree } from '../epics/epicStore.ts';
 import { finishEpic } from '../epics/planApproval.ts';
 import { ROLE_NAMES, type Role } from '../epics/transitions.ts';
@@ -14,6 +13,7 @@ import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts
 import { recordVerification } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
+import { schedulerGit } from './git.ts';
 import type { LaunchedAgent, Launcher } from './launcher.ts';
 import { openPullRequest, rebaseOntoMain, squashMerge } from './merge.ts';
 import { schedulerSnapshot } from './snapshot.ts';
@@ -198,7 +198,7 @@ export class Orchestrator {
     const epic = await this.o.store.getEpic(epicId);
     const worktree = epic.worktree_path ?? this.o.mainRoot;
     const path = await this.o.store.read((db, now) => writeSummary(db, now, epicId, worktree));
-    const git = simpleGit({ baseDir: worktree });
+    const git = schedulerGit(worktree);
     await git.add([summaryFileName(epicId)]);
     await git.commit(`Summary of ${epicId}`, [summaryFileName(epicId)], { '--trailer': `Springfield-Epic: ${epicId}` });
     const t = await this.o.store.write((db, now) => finishEpic(db, now.toISOString(), epicId, this.actor, `mechanical completion: all steps completed, verification passed; ${path}`));

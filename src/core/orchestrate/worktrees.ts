@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
+import { schedulerGit } from './git.ts';
 import { EnvironmentError, RefusedError } from '../errors.ts';
 import { handoffFileName } from '../epics/handoff.ts';
 
@@ -24,9 +25,7 @@ export function epicBranch(epicId: string): string {
 }
 
 function git(cwd: string): SimpleGit {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('VSCODE_') && k !== 'ELECTRON_RUN_AS_NODE' && k !== 'GIT_DIR' && k !== 'GIT_WORK_TREE') env[k] = v;
-  return simpleGit({ baseDir: cwd, trimmed: true }).env(env);
+  return schedulerGit(cwd);
 }
 
 /**

@@ -70,7 +70,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     maxParallelAgents: c.maxParallelAgents ?? DEFAULT_RUN_CONFIG.maxParallelAgents,
     leaseSeconds: c.leaseSeconds ?? DEFAULT_RUN_CONFIG.leaseSeconds,
     runTimeoutSeconds: c.runTimeoutSeconds ?? DEFAULT_RUN_CONFIG.runTimeoutSeconds,
-    merge: c.merge ?? 'squash',
+    ...(c.merge ? { merge: c.merge } : {}),
   };
 }
 
