@@ -105,7 +105,8 @@ export class SpringfieldExtension extends Disposable {
     this.registerSerializers(host);
     this.exposeCli();
     // The views, commands and status bar are ready now; the first read of the store fills them in.
-    this.started = host.start();
+    // On the next macrotask: the store's calls are synchronous, so starting inline would still run inside activate().
+    this.started = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.start());
     void this.started.then(() => {
       if (vscode.workspace.isTrusted && vscode.workspace.getConfiguration('springfield').get<boolean>('autoOrchestrate', false)) guarded(() => scheduler.start())();
     });
