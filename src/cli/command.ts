@@ -22,6 +22,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 ];
 
 export const PLAN_ARG: PositionalSpec = { name: 'plan', required: true, description: 'path to the plan file (markdown)' };
+export const EPIC_ARG: PositionalSpec = { name: 'epic', required: true, description: 'epic id, e.g. sf-a3f8' };
 export const STEP_ARG: PositionalSpec = { name: 'step', required: true, description: 'step anchor, e.g. step-2 or step-2-1' };
 export const TOKEN_OPTION: OptionSpec = { name: 'token', type: 'int', placeholder: 'N', description: 'claim token that must still be current (env SPRINGFIELD_CLAIM_TOKEN)' };
 export const LEASE_OPTION: OptionSpec = { name: 'lease', type: 'int', alias: 'lease-duration', placeholder: 'SECONDS', description: 'lease length in seconds, 1 to 31622400 (default 7200)', min: 1, max: 31_622_400 };

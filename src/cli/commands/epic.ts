@@ -6,12 +6,11 @@ import { parsePriority } from '../../core/epics/ids.ts';
 import { allowedEvents, isEpicStatus, transition } from '../../core/epics/transitions.ts';
 import { RefusedError, UsageError } from '../../core/errors.ts';
 import { flag, int, str } from '../args.ts';
-import { arg, type Command } from '../command.ts';
+import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 
-const EPIC_ARG = { name: 'epic', required: true, description: 'epic id, e.g. sf-a3f8' } as const;
 
 export const epicCreate: Command = {
   name: 'epic create',

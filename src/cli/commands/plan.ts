@@ -6,10 +6,9 @@ import { RefusedError, UsageError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
 import { parsePlan } from '../../core/plan/parse.ts';
 import { int, str } from '../args.ts';
-import { arg, type Command } from '../command.ts';
+import { arg, EPIC_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-const EPIC_ARG = { name: 'epic', required: true, description: 'epic id, e.g. sf-a3f8' } as const;
 const VERSION_OPTION = { name: 'version', type: 'int', placeholder: 'N', description: 'the plan version (default: the latest proposed)' } as const;
 
 export const planPropose: Command = {

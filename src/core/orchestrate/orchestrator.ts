@@ -6,6 +6,7 @@ import { finishEpic } from '../epics/planApproval.ts';
 import { ROLE_NAMES, type Role } from '../epics/transitions.ts';
 import { SpringfieldError } from '../errors.ts';
 import { loadPlanSource } from '../plan/source.ts';
+import { isEditorVariable } from '../runs/agentEnv.ts';
 import { markOrphans, pidAlive } from '../runs/recordRun.ts';
 import type { RunConfig } from '../runs/roles.ts';
 import { decide } from '../scheduler/decide.ts';
@@ -185,7 +186,7 @@ export class Orchestrator {
     const worktree = epic.worktree_path ?? this.o.mainRoot;
     const runId = await this.o.store.read((db) => db.prepare(`SELECT MAX(id) FROM runs WHERE epic_id = ? AND role = 'ralph'`).pluck().get(epicId) as number | null);
     const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')) env[k] = v;
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
     const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, env));
     await this.o.store.write((db, now) => {
       for (const r of results) recordVerification(db, now.toISOString(), { runId, epicId, planPath: null, stepAnchor: null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail });
