@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { READY_CONDITION } from '../src/core/store/readiness.ts';
+import { countReady, countRemaining, partitionSteps } from '../src/core/store/readiness.ts';
+import { findPlan } from '../src/core/store/rows.ts';
 import { SqliteStore } from '../src/core/store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
@@ -80,7 +81,7 @@ export async function benchClaimInProcess(): Promise<TargetRow[]> {
     big ??= await openPlan(dir, TARGET_STEPS);
     console.log(`  N=${TARGET_STEPS}: parsePlan ${big.parseMs.toFixed(0)} ms, initPlan ${big.initMs.toFixed(0)} ms (one transaction, ${TARGET_STEPS} steps, ${big.items} items)`);
     console.log(`  context: one raw BEGIN IMMEDIATE; UPDATE; COMMIT on the same file (fsync floor): median ${rawCommitMs(big.store).toFixed(2)} ms`);
-    await diagnose(big, !at10k);
+    await diagnose(big);
     big.store.close();
 
     const measured = at10k
@@ -138,36 +139,32 @@ async function progressing(o: Opened): Promise<void> {
 }
 
 /**
- * Where a claim's time goes at 10,000 steps: each query claimNext and ready() run, timed on its own
- * on the fresh plan, and the query plan SQLite picks for the candidate query.
+ * Where a claim's time goes at 10,000 steps: each read claimNext and ready() make, timed on its own
+ * on the plan as the runs above left it, and the query plan SQLite picks for the candidate query.
  */
-async function diagnose(o: Opened, degenerate: boolean): Promise<void> {
+async function diagnose(o: Opened): Promise<void> {
   const db = o.store.db;
-  const at = { plan: PLAN_PATH, now: new Date().toISOString() };
+  const now = new Date().toISOString();
+  const candidate = `SELECT * FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`;
   const parts: [string, () => unknown][] = [
-    ['requirePlan: SELECT * FROM plans (row holds the structure JSON)', () => db.prepare('SELECT * FROM plans WHERE plan_path = ?').get(PLAN_PATH)],
-    ['assertNoDrift: planHash of the parsed plan (JSON + sha256)', () => planHash(o.source.plan)],
-    ['candidate: READY_CONDITION ORDER BY step_index LIMIT 1', () => db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`).get(at)],
-    ['countReady: COUNT(*) over READY_CONDITION', () => db.prepare(`SELECT COUNT(*) FROM steps s WHERE ${READY_CONDITION}`).get(at)],
-    ['countRemaining', () => db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND parent_anchor IS NULL AND status != 'completed'`).get(PLAN_PATH)],
-    ['partitionSteps: all top-level rows (ready() lists them)', () => db.prepare('SELECT anchor, status, lease_expires_at FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index').all(PLAN_PATH)],
-    ['partitionSteps: every ready anchor', () => db.prepare(`SELECT s.anchor FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index`).all(at)],
+    ['requirePlan: the plans row (without the structure JSON)', () => findPlan(db, PLAN_PATH)],
+    ['assertNoDrift: planHash of the parsed plan (memoised per parse)', () => planHash(o.source.plan)],
+    ['candidate: first pending step without blockers (idx_steps_ready)', () => db.prepare(candidate).get({ plan: PLAN_PATH })],
+    ['countReady', () => countReady(db, PLAN_PATH, now)],
+    ['countRemaining (plans.open_steps)', () => countRemaining(db, PLAN_PATH)],
+    ['partitionSteps (everything ready() lists)', () => db.transaction(() => partitionSteps(db, PLAN_PATH, now))()],
   ];
-  console.log(`  where the time goes at N=${TARGET_STEPS} (plan as the runs above left it; each piece alone, median of 15; claimNext runs the first five inside its write lock, ready() the last two):`);
+  console.log(`  where the time goes at N=${TARGET_STEPS} (each piece alone, median of 15; claimNext runs the first four inside its write lock, ready() the last):`);
   for (const [label, fn] of parts) {
-    if (degenerate && label.includes('READY_CONDITION') || degenerate && label.includes('ready anchor')) {
-      console.log(`    ${label.padEnd(66)}  skipped (minutes at this size)`);
-      continue;
-    }
     const times: number[] = [];
     for (let i = 0; i < 15; i++) {
       const t0 = performance.now();
       fn();
       times.push(performance.now() - t0);
     }
-    console.log(`    ${label.padEnd(66)} ${stats(times).p50.toFixed(2).padStart(8)} ms`);
+    console.log(`    ${label.padEnd(66)} ${stats(times).p50.toFixed(3).padStart(8)} ms`);
   }
-  const explain = (db.prepare(`EXPLAIN QUERY PLAN SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`).all(at) as { detail: string }[]).map((r) => r.detail);
+  const explain = (db.prepare(`EXPLAIN QUERY PLAN ${candidate}`).all({ plan: PLAN_PATH }) as { detail: string }[]).map((r) => r.detail);
   console.log(`    query plan of the candidate query: ${explain.join(' | ')}`);
 }
 

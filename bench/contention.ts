@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { READY_CONDITION } from '../src/core/store/readiness.ts';
+import { countReady } from '../src/core/store/readiness.ts';
 import { loadSqlite } from '../src/core/store/sqlite.ts';
 import { SqliteStore } from '../src/core/store/sqliteStore.ts';
 import type { WorkerConfig, WorkerReport } from './contentionWorker.ts';
@@ -158,8 +158,8 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
     const counts: number[] = [];
     const raws: number[] = [];
     const hashes: number[] = [];
-    const first = store.db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`);
-    const count = store.db.prepare(`SELECT COUNT(*) FROM steps s WHERE ${READY_CONDITION}`);
+    const first = store.db.prepare(`SELECT * FROM steps INDEXED BY idx_steps_ready
+      WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`);
     store.db.exec('CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, at TEXT); INSERT INTO bench_counter VALUES (1, 0, NULL)');
     const bump = store.db.prepare('UPDATE bench_counter SET n = n + 1, at = ? WHERE id = 1');
     const time = (into: number[], fn: () => unknown): void => {
@@ -169,8 +169,8 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
     };
     for (let i = 0; i < 200; i++) {
       const now = new Date().toISOString();
-      time(candidates, () => first.get({ plan: PLAN_PATH, now }));
-      time(counts, () => count.get({ plan: PLAN_PATH, now }));
+      time(candidates, () => first.get({ plan: PLAN_PATH }));
+      time(counts, () => countReady(store.db, PLAN_PATH, now));
       time(hashes, () => planHash(source.plan));
       time(raws, () => store.db.transaction(() => bump.run(now)).immediate());
       const t0 = performance.now();

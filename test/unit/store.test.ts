@@ -315,3 +315,17 @@ test('init --force that changes a substep of a completed step leaves that subste
 
   assert.deepEqual(claim.claimed && [claim.step_anchor, claim.substeps], ['step-1', ['step-1-1']]);
 });
+
+test('a statement prepared again is the compiled one, back in its default modes', (t) => {
+  const store = new SqliteStore(join(tempDir(t), 'state.db'), { ifMissing: 'create' });
+  t.after(() => store.close());
+  const sql = 'SELECT 1 AS one, 2 AS two';
+
+  const plucked = store.db.prepare(sql).pluck().get();
+  const raw = store.db.prepare(sql).raw().get();
+  const again = store.db.prepare(sql);
+
+  assert.equal(again, store.db.prepare(sql));
+  assert.deepEqual([plucked, raw, again.get()], [1, [1, 2], { one: 1, two: 2 }]);
+  assert.notEqual(store.db.prepare('SELECT 1 AS one'), again);
+});

@@ -1,7 +1,7 @@
 import { RefusedError, UsageError } from '../errors.ts';
 import { describeDrift, planHash, planStructure, type PlanStructure } from '../plan/hash.ts';
 import { initPlan } from '../store/initPlan.ts';
-import { findPlan, writeEvent } from '../store/rows.ts';
+import { findPlan, initialisedStructure, writeEvent } from '../store/rows.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { Actor, InitResult, PlanSource } from '../store/types.ts';
 import { COMPLEXITY_POLICY } from './complexity.ts';
@@ -157,7 +157,7 @@ export function startEpic(db: Database, now: string, epicId: string, current: Pl
   if (current.planPath !== version.plan_path) throw new UsageError('wrong_plan', `${epicId}'s approved plan is ${version.plan_path}, not ${current.planPath}`);
   const live = findPlan(db, version.plan_path);
   if (!live || planHash(current.plan) !== live.plan_hash) {
-    const changes = describeDrift(JSON.parse(live?.structure ?? version.structure) as PlanStructure, planStructure(current.plan));
+    const changes = describeDrift(live ? initialisedStructure(db, live.plan_path) : JSON.parse(version.structure) as PlanStructure, planStructure(current.plan));
     throw new RefusedError('plan_drift', `${version.plan_path} differs from the approved plan (${changes.slice(0, 3).join('; ')}); restore it, or defer and resume the epic to propose and approve it again`);
   }
   return applyEpicEvent(db, now, epicId, 'start', actor, `started on approved plan ${version.plan_path} v${version.version}`);

@@ -99,7 +99,7 @@ function completeFromGit(db: Database, at: string, step: StepRow, hash: string, 
   const token = holder ? owner.claim_token : null;
   const params = { now: at, by, token, plan: step.plan_path, anchor: step.anchor };
   const items = db.prepare(`UPDATE checklist_items SET status = 'completed', updated_at = @now, updated_by = @by WHERE plan_path = @plan AND status != 'completed'
-      AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed'))`)
+      AND step_anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed')`)
     .run(params).changes;
   const substeps = db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = @by, completed_token = @token, lease_expires_at = NULL,
       complete_reason = @reason WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed' RETURNING anchor`).pluck()

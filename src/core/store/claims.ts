@@ -1,5 +1,5 @@
 import { RefusedError } from '../errors.ts';
-import { countRemaining, partitionSteps, READY_CONDITION } from './readiness.ts';
+import { countRemaining, partitionSteps } from './readiness.ts';
 import { assertHolder, assertNoDrift, leaseUntil, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
@@ -7,14 +7,16 @@ import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, Star
 export const DEFAULT_LEASE_SECONDS = 7200;
 
 /**
- * The first claimable top-level step by step_index. Pending steps are walked in index order (the
- * partial index on plan/status/step_index), stopping at the first whose dependencies are done;
- * expired leases, few by nature, are looked at separately; the lower index wins.
+ * The first claimable top-level step by step_index: the first pending step without blockers (one
+ * seek on idx_steps_ready) or an expired lease (few by nature); the lower index wins.
  */
 function firstReady(db: Database, plan: string, now: string): StepRow | undefined {
-  const pending = db.prepare(`SELECT s.* FROM steps s INDEXED BY idx_steps_top WHERE s.plan_path = @plan AND s.status = 'pending' AND s.parent_anchor IS NULL AND ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
-    .get({ plan, now }) as StepRow | undefined;
-  const expired = db.prepare(`SELECT s.* FROM steps s WHERE s.plan_path = @plan AND s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < @now AND s.parent_anchor IS NULL AND ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
+  const pending = db.prepare(`SELECT * FROM steps INDEXED BY idx_steps_ready
+      WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`)
+    .get({ plan }) as StepRow | undefined;
+  const expired = db.prepare(`SELECT * FROM steps INDEXED BY idx_steps_top
+      WHERE plan_path = @plan AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < @now AND blockers = 0
+      ORDER BY step_index LIMIT 1`)
     .get({ plan, now }) as StepRow | undefined;
   if (!pending) return expired;
   if (!expired) return pending;
@@ -28,7 +30,7 @@ function firstReady(db: Database, plan: string, now: string): StepRow | undefine
 export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number): ClaimResult {
   const plan = source.planPath;
   const row = requirePlan(db, plan);
-  assertNoDrift(row, source);
+  assertNoDrift(db, row, source);
   if (row.epic_id) {
     const status = db.prepare('SELECT status FROM epics WHERE id = ?').pluck().get(row.epic_id) as string | undefined;
     if (status !== undefined && status !== 'in_progress') {
@@ -58,7 +60,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
   if (reclaimed) {
     db.prepare(`UPDATE checklist_items SET status = 'open', updated_at = @now, updated_by = NULL
       WHERE plan_path = @plan AND status = 'in_progress'
-        AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor))`)
+        AND step_anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor)`)
       .run({ now: at, plan, anchor: cand.anchor });
   }
   writeEvent(db, at, actor, {
@@ -97,7 +99,7 @@ export function heartbeat(db: Database, now: Date, plan: string, anchor: string,
   const at = now.toISOString();
   const until = leaseUntil(now, leaseSeconds);
   const changed = db.prepare(`UPDATE steps SET heartbeat_at = @now, lease_expires_at = @until
-    WHERE plan_path = @plan AND (anchor = @anchor OR parent_anchor = @anchor) AND status IN ('claimed', 'in_progress')
+    WHERE plan_path = @plan AND anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor) AND status IN ('claimed', 'in_progress')
       AND claimed_by = @wt AND claim_token = @token`)
     .run({ now: at, until, plan, anchor: owner.anchor, wt: actor.worktree, token: owner.claim_token }).changes;
   if (changed < 1) throw new RefusedError('not_holder', `cannot heartbeat ${anchor}: the claim changed`);
@@ -115,11 +117,11 @@ export function resetStep(db: Database, now: Date, plan: string, requested: stri
   if (step.status !== 'pending') {
     db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,
         claimed_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL, started_at = NULL
-      WHERE plan_path = @plan AND (anchor = @anchor OR parent_anchor = @anchor) AND status IN ('claimed', 'in_progress')`)
+      WHERE plan_path = @plan AND anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor) AND status IN ('claimed', 'in_progress')`)
       .run({ plan, anchor });
     db.prepare(`UPDATE checklist_items SET status = 'open', updated_at = @now, updated_by = NULL
       WHERE plan_path = @plan AND status = 'in_progress'
-        AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor))`)
+        AND step_anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor)`)
       .run({ now: at, plan, anchor });
   }
   writeEvent(db, at, actor, { entity: 'step', action: 'reset', planPath: plan, stepAnchor: anchor, from: step.status, to: 'pending', reason, data: { previous_holder: step.claimed_by, claim_token: step.claim_token } });

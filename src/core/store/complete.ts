@@ -10,14 +10,14 @@ import type { Actor, CompleteOptions, CompleteResult, PlanSource } from './types
  */
 export function completeStep(db: Database, now: Date, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): CompleteResult {
   const plan = source.planPath;
-  assertNoDrift(requirePlan(db, plan), source);
+  assertNoDrift(db, requirePlan(db, plan), source);
   const step = requireStep(db, plan, anchor);
   if (step.status === 'completed') return repeatCompletion(db, step, actor);
   const owner = ownerOf(db, step);
   assertHolder(owner, actor, 'complete');
   const force = options.forceReason ?? null;
   const openItems = db.prepare(`SELECT kind, ordinal, text FROM checklist_items WHERE plan_path = ? AND status != 'completed'
-      AND (step_anchor = @a OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = @a AND status != 'completed'))`)
+      AND step_anchor IN (SELECT @a UNION ALL SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = @a AND status != 'completed')`)
     .all(plan, plan, { a: anchor }) as { kind: string; ordinal: number; text: string }[];
   const openSubsteps = db.prepare(`SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = ? AND status != 'completed' ORDER BY step_index`).pluck().all(plan, anchor) as string[];
   if (force === null && (openItems.length > 0 || openSubsteps.length > 0)) throw incomplete(anchor, openItems, openSubsteps);
@@ -31,7 +31,7 @@ export function completeStep(db: Database, now: Date, source: PlanSource, anchor
   let autoCompleted = 0;
   if (force !== null) {
     autoCompleted = db.prepare(`UPDATE checklist_items SET status = 'completed', updated_at = @now, updated_by = @wt WHERE plan_path = @plan AND status != 'completed'
-        AND (step_anchor = @anchor OR step_anchor IN (SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor))`)
+        AND step_anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor)`)
       .run({ now: at, wt: actor.worktree, plan, anchor }).changes;
     db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = @wt, completed_token = claim_token, complete_reason = @reason, lease_expires_at = NULL
       WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed'`)
@@ -42,8 +42,8 @@ export function completeStep(db: Database, now: Date, source: PlanSource, anchor
     data: { claim_token: owner.claim_token, commit_hash: commit, forced: force !== null, items_auto_completed: autoCompleted, substeps_auto_completed: force !== null ? openSubsteps : [] },
   });
   const remaining = countRemaining(db, plan);
-  const unfinished = Number(db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND status != 'completed'`).pluck().get(plan));
-  const planCompleted = unfinished === 0;
+  // Substeps finish with their parent, so only a plan without open top-level steps needs the full check.
+  const planCompleted = remaining === 0 && db.prepare(`SELECT 1 FROM steps WHERE plan_path = ? AND status != 'completed' LIMIT 1`).get(plan) === undefined;
   if (planCompleted) {
     db.prepare(`UPDATE plans SET status = 'done', updated_at = ? WHERE plan_path = ?`).run(at, plan);
     writeEvent(db, at, actor, { entity: 'plan', action: 'complete', planPath: plan, from: 'active', to: 'done', reason: `last step ${anchor} completed` });

@@ -1,5 +1,6 @@
 import { planHash, planStructure } from '../plan/hash.ts';
 import type { PlanStep } from '../plan/types.ts';
+import { recomputeReadiness } from './readiness.ts';
 import { findPlan, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, InitResult, ItemStatus, PlanSource } from './types.ts';
@@ -34,6 +35,7 @@ export function initPlan(db: Database, now: string, source: PlanSource, actor: A
       .run(source.planPath, epicId, hash, structure, source.plan.title, 'active', now, now);
   }
   const counts = writeSteps(db, now, source, existing !== undefined);
+  recomputeReadiness(db, source.planPath);
   const allDone = source.plan.steps.every((s) => counts.keptCompleted.has(s.anchor));
   db.prepare('UPDATE plans SET status = ? WHERE plan_path = ?').run(allDone ? 'done' : 'active', source.planPath);
   writeEvent(db, now, actor, {

@@ -20,7 +20,7 @@ export interface UpdateOptions {
 /** Sets checklist item statuses of a step the actor holds; a substep whose items are all done completes. */
 export function updateItems(db: Database, now: Date, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): UpdateResult {
   const plan = source.planPath;
-  assertNoDrift(requirePlan(db, plan), source);
+  assertNoDrift(db, requirePlan(db, plan), source);
   const step = requireStep(db, plan, anchor);
   if (step.status === 'completed') throw new RefusedError('already_completed', `cannot update ${anchor}: it is completed`);
   const owner = ownerOf(db, step);

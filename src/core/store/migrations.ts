@@ -194,6 +194,46 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
   `,
+  // 2: stored readiness. steps.blockers counts a top-level step's dependencies (its own and its
+  // substeps') on unfinished steps outside its family; plans.open_steps counts a plan's unfinished
+  // top-level steps. Triggers keep both right on every status change, so a claim finds the next
+  // ready step with one index seek; initPlan recomputes both after rewriting a plan's structure.
+  `
+  ALTER TABLE steps ADD COLUMN blockers INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE plans ADD COLUMN open_steps INTEGER NOT NULL DEFAULT 0;
+  UPDATE steps SET blockers = b.n FROM (
+    SELECT c.plan_path AS plan_path, coalesce(c.parent_anchor, c.anchor) AS top, COUNT(*) AS n
+    FROM step_deps d
+    JOIN steps c ON c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+    JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
+    WHERE dep.status != 'completed' AND coalesce(dep.parent_anchor, dep.anchor) != coalesce(c.parent_anchor, c.anchor)
+    GROUP BY 1, 2) AS b
+  WHERE steps.plan_path = b.plan_path AND steps.anchor = b.top;
+  UPDATE plans SET open_steps = (SELECT COUNT(*) FROM steps s WHERE s.plan_path = plans.plan_path AND s.parent_anchor IS NULL AND s.status != 'completed');
+  CREATE INDEX idx_steps_ready ON steps(plan_path, step_index) WHERE parent_anchor IS NULL AND status = 'pending' AND blockers = 0;
+  CREATE TRIGGER steps_readiness_done AFTER UPDATE OF status ON steps
+    WHEN old.status != 'completed' AND new.status = 'completed'
+  BEGIN
+    UPDATE steps SET blockers = blockers - (
+        SELECT COUNT(*) FROM step_deps d JOIN steps c ON c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+        WHERE d.plan_path = new.plan_path AND d.depends_on = new.anchor AND coalesce(c.parent_anchor, c.anchor) = steps.anchor)
+      WHERE plan_path = new.plan_path AND anchor != coalesce(new.parent_anchor, new.anchor) AND anchor IN (
+        SELECT coalesce(c.parent_anchor, c.anchor) FROM step_deps d JOIN steps c ON c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+        WHERE d.plan_path = new.plan_path AND d.depends_on = new.anchor);
+    UPDATE plans SET open_steps = open_steps - 1 WHERE plan_path = new.plan_path AND new.parent_anchor IS NULL;
+  END;
+  CREATE TRIGGER steps_readiness_undone AFTER UPDATE OF status ON steps
+    WHEN old.status = 'completed' AND new.status != 'completed'
+  BEGIN
+    UPDATE steps SET blockers = blockers + (
+        SELECT COUNT(*) FROM step_deps d JOIN steps c ON c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+        WHERE d.plan_path = new.plan_path AND d.depends_on = new.anchor AND coalesce(c.parent_anchor, c.anchor) = steps.anchor)
+      WHERE plan_path = new.plan_path AND anchor != coalesce(new.parent_anchor, new.anchor) AND anchor IN (
+        SELECT coalesce(c.parent_anchor, c.anchor) FROM step_deps d JOIN steps c ON c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+        WHERE d.plan_path = new.plan_path AND d.depends_on = new.anchor);
+    UPDATE plans SET open_steps = open_steps + 1 WHERE plan_path = new.plan_path AND new.parent_anchor IS NULL;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

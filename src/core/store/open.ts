@@ -39,11 +39,36 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     if (version < SCHEMA_VERSION) migrate(db);
+    cacheStatements(db);
     return db;
   } catch (err) {
     db?.close();
     throw mapSqliteError(err, path);
   }
+}
+
+/** Distinct SQL texts kept prepared per connection; past this the cache starts over. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Makes `db.prepare` return the already-compiled statement for SQL it has seen, so a claim does not
+ * recompile its queries inside the write lock. A reused statement comes back in its default modes
+ * (no raw, pluck or expand), exactly as a fresh one would. No caller iterates a statement lazily.
+ */
+function cacheStatements(db: Database): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, ReturnType<Database['prepare']>>();
+  db.prepare = ((sql: string) => {
+    const known = cache.get(sql);
+    if (known) {
+      if (known.reader) known.raw(false).pluck(false).expand(false);
+      return known;
+    }
+    const statement = prepare(sql);
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+    cache.set(sql, statement);
+    return statement;
+  }) as Database['prepare'];
 }
 
 /** Applies pending migrations in one IMMEDIATE transaction; safe when several processes race. */

@@ -1,5 +1,5 @@
 import { partitionSteps } from './readiness.ts';
-import { findPlan, requirePlan, type PlanRow, type StepRow } from './rows.ts';
+import { findPlan, PLAN_COLUMNS, requirePlan, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepView } from './types.ts';
 
@@ -12,7 +12,7 @@ export function readySteps(db: Database, now: Date, plan: string): ReadyResult {
 
 /** Every plan (or one) with its step tree, items, deps, blockers and progress. */
 export function showPlans(db: Database, now: Date, plan?: string): PlanView[] {
-  const rows = plan ? [requirePlan(db, plan)] : (db.prepare('SELECT * FROM plans ORDER BY created_at, plan_path').all() as PlanRow[]);
+  const rows = plan ? [requirePlan(db, plan)] : (db.prepare(`SELECT ${PLAN_COLUMNS} FROM plans ORDER BY created_at, plan_path`).all() as PlanRow[]);
   return rows.map((row) => planView(db, now, row));
 }
 

@@ -1,23 +1,35 @@
 import type { Database } from './sqlite.ts';
 
 /**
- * SQL condition for a claimable top-level step `s`: pending, or holding an expired lease, with every
- * dependency of the step and of its substeps (outside its own family) completed.
- * Binds @plan and @now. Two NOT EXISTS (the step's own deps, then its substeps') with forced join
- * order keep every lookup on an index: one OR across both made SQLite scan all of a plan's deps.
+ * SQL condition for a claimable top-level step `s`: pending, or holding an expired lease, with no
+ * unfinished dependency outside its family (`blockers`, kept by the triggers of migration 2).
+ * Binds @plan and @now.
  */
 export const READY_CONDITION = `
-  s.plan_path = @plan AND s.parent_anchor IS NULL
-  AND (s.status = 'pending' OR (s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < @now))
-  AND NOT EXISTS (
-    SELECT 1 FROM step_deps d CROSS JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
-    WHERE d.plan_path = s.plan_path AND d.step_anchor = s.anchor AND dep.status != 'completed'
-      AND dep.anchor != s.anchor AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor))
-  AND NOT EXISTS (
-    SELECT 1 FROM steps c CROSS JOIN step_deps d ON d.plan_path = c.plan_path AND d.step_anchor = c.anchor
-    CROSS JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
-    WHERE c.plan_path = s.plan_path AND c.parent_anchor = s.anchor AND dep.status != 'completed'
-      AND dep.anchor != s.anchor AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor))`;
+  s.plan_path = @plan AND s.parent_anchor IS NULL AND s.blockers = 0
+  AND (s.status = 'pending' OR (s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < @now))`;
+
+/**
+ * Each top-level step's blockers computed from the dependency graph: the dependencies of the step
+ * and of its substeps on unfinished steps outside its family. Binds @plan. The stored column must
+ * always equal this; initPlan writes it, doctor and the tests compare against it.
+ */
+export const DERIVED_BLOCKERS = `
+  SELECT coalesce(c.parent_anchor, c.anchor) AS top, COUNT(*) AS n
+  FROM step_deps d
+  JOIN steps c ON c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+  JOIN steps dep ON dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
+  WHERE d.plan_path = @plan AND dep.status != 'completed'
+    AND coalesce(dep.parent_anchor, dep.anchor) != coalesce(c.parent_anchor, c.anchor)
+  GROUP BY 1`;
+
+/** Rewrites a plan's stored blockers and open-step count from scratch (after its structure changed). */
+export function recomputeReadiness(db: Database, plan: string): void {
+  db.prepare('UPDATE steps SET blockers = 0 WHERE plan_path = @plan AND blockers != 0').run({ plan });
+  db.prepare(`UPDATE steps SET blockers = b.n FROM (${DERIVED_BLOCKERS}) AS b WHERE steps.plan_path = @plan AND steps.anchor = b.top`).run({ plan });
+  db.prepare(`UPDATE plans SET open_steps = (SELECT COUNT(*) FROM steps s WHERE s.plan_path = @plan AND s.parent_anchor IS NULL AND s.status != 'completed')
+    WHERE plan_path = @plan`).run({ plan });
+}
 
 export interface StepPartition {
   readonly all: string[];
@@ -28,29 +40,86 @@ export interface StepPartition {
   readonly blocked: string[];
 }
 
-/** Splits a plan's top-level steps by claimability at `now`. */
+/** A plan's top-level anchors in step order; fixed for a given plan hash, so cached per connection. */
+interface Shape {
+  readonly hash: string;
+  readonly anchors: readonly string[];
+  /** step_index → position in `anchors` (-1 for substeps). */
+  readonly position: Int32Array;
+}
+
+const shapes = new WeakMap<Database, Map<string, Shape>>();
+
+function shapeOf(db: Database, plan: string, hash: string): Shape {
+  let byPlan = shapes.get(db);
+  if (!byPlan) shapes.set(db, (byPlan = new Map()));
+  const known = byPlan.get(plan);
+  if (known?.hash === hash) return known;
+  const rows = db.prepare('SELECT step_index, anchor FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index')
+    .raw().all(plan) as [number, string][];
+  const position = new Int32Array((rows.at(-1)?.[0] ?? -1) + 1).fill(-1);
+  rows.forEach(([index], i) => { position[index] = i; });
+  const shape: Shape = { hash, anchors: rows.map((r) => r[1]), position };
+  byPlan.set(plan, shape);
+  return shape;
+}
+
+const COMPLETED = 1;
+const READY = 2;
+const HELD = 3;
+const EXPIRED_READY = 4;
+const EXPIRED_BLOCKED = 5;
+const BLOCKED = 6;
+
+/**
+ * Splits a plan's top-level steps by claimability at `now`. Reads only the small sets (ready, held)
+ * and the smaller of completed and pending, as step indexes; the rest follows by elimination.
+ * Call it inside a read transaction so every query sees the same snapshot.
+ */
 export function partitionSteps(db: Database, plan: string, now: string): StepPartition {
-  const rows = db.prepare(`SELECT anchor, status, lease_expires_at FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index`)
-    .all(plan) as { anchor: string; status: string; lease_expires_at: string | null }[];
-  const ready = new Set((db.prepare(`SELECT s.anchor FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index`).pluck().all({ plan, now }) as string[]));
-  const p: StepPartition = { all: [], ready: [...ready], completed: [], claimed: [], expired: [], blocked: [] };
-  for (const r of rows) {
-    p.all.push(r.anchor);
-    const live = r.status === 'claimed' || r.status === 'in_progress';
-    if (r.status === 'completed') p.completed.push(r.anchor);
-    else if (live && r.lease_expires_at !== null && r.lease_expires_at < now) p.expired.push(r.anchor);
-    else if (live) p.claimed.push(r.anchor);
-    if (!ready.has(r.anchor) && (r.status === 'pending' || (live && r.lease_expires_at !== null && r.lease_expires_at < now))) p.blocked.push(r.anchor);
-  }
+  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
+  const head = db.prepare('SELECT plan_hash, open_steps FROM plans WHERE plan_path = ?').get(plan) as { plan_hash: string; open_steps: number } | undefined;
+  if (!head) return p;
+  const shape = shapeOf(db, plan, head.plan_hash);
+  const at = (index: number): number => shape.position[index] ?? -1;
+  const state = new Uint8Array(shape.anchors.length);
+  const held = db.prepare(`SELECT step_index, lease_expires_at, blockers FROM steps
+      WHERE plan_path = ? AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')`).raw().all(plan) as [number, string | null, number][];
+  for (const [index, lease, blockers] of held) state[at(index)] = lease !== null && lease < now ? (blockers === 0 ? EXPIRED_READY : EXPIRED_BLOCKED) : HELD;
+  const ready = db.prepare(`SELECT step_index FROM steps INDEXED BY idx_steps_ready
+      WHERE plan_path = ? AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0`).pluck().all(plan) as number[];
+  for (const index of ready) state[at(index)] = READY;
+  // Whichever of completed and pending is smaller is read; the other is what is left. The count
+  // only picks the cheaper query: either way the result is exact.
+  const completedMore = shape.anchors.length - head.open_steps > shape.anchors.length / 2;
+  const listed = db.prepare(`SELECT step_index FROM steps INDEXED BY idx_steps_top WHERE plan_path = ? AND parent_anchor IS NULL AND status = ?`)
+    .pluck().all(plan, completedMore ? 'pending' : 'completed') as number[];
+  const [mark, rest] = completedMore ? [BLOCKED, COMPLETED] : [COMPLETED, BLOCKED];
+  for (const index of listed) if (state[at(index)] === 0) state[at(index)] = mark;
+  shape.anchors.forEach((anchor, i) => {
+    const s = state[i] || rest;
+    p.all.push(anchor);
+    if (s === COMPLETED) p.completed.push(anchor);
+    else if (s === READY) p.ready.push(anchor);
+    else if (s === BLOCKED) p.blocked.push(anchor);
+    else if (s === HELD) p.claimed.push(anchor);
+    else {
+      p.expired.push(anchor);
+      (s === EXPIRED_READY ? p.ready : p.blocked).push(anchor);
+    }
+  });
   return p;
 }
 
 /** How many top-level steps are claimable right now. */
 export function countReady(db: Database, plan: string, now: string): number {
-  return Number(db.prepare(`SELECT COUNT(*) FROM steps s WHERE ${READY_CONDITION}`).pluck().get({ plan, now }));
+  return Number(db.prepare(`SELECT
+      (SELECT COUNT(*) FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0)
+    + (SELECT COUNT(*) FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < @now AND blockers = 0)`)
+    .pluck().get({ plan, now }));
 }
 
 /** How many top-level steps are not yet completed. */
 export function countRemaining(db: Database, plan: string): number {
-  return Number(db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND parent_anchor IS NULL AND status != 'completed'`).pluck().get(plan));
+  return Number(db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(plan) ?? 0);
 }

@@ -7,12 +7,15 @@ export interface PlanRow {
   plan_path: string;
   epic_id: string | null;
   plan_hash: string;
-  structure: string;
   title: string;
   status: string;
+  open_steps: number;
   created_at: string;
   updated_at: string;
 }
+
+/** The plans columns callers read; the structure JSON (large for big plans) is read only on drift. */
+export const PLAN_COLUMNS = 'plan_path, epic_id, plan_hash, title, status, open_steps, created_at, updated_at';
 
 export interface StepRow {
   plan_path: string;
@@ -34,6 +37,7 @@ export interface StepRow {
   completed_token: number | null;
   commit_hash: string | null;
   complete_reason: string | null;
+  blockers: number;
 }
 
 export interface EventInput {
@@ -60,7 +64,12 @@ export function writeEvent(db: Database, at: string, actor: Actor | null, e: Eve
 }
 
 export function findPlan(db: Database, planPath: string): PlanRow | undefined {
-  return db.prepare('SELECT * FROM plans WHERE plan_path = ?').get(planPath) as PlanRow | undefined;
+  return db.prepare(`SELECT ${PLAN_COLUMNS} FROM plans WHERE plan_path = ?`).get(planPath) as PlanRow | undefined;
+}
+
+/** The structure recorded when the plan was initialised. */
+export function initialisedStructure(db: Database, planPath: string): PlanStructure {
+  return JSON.parse(String(db.prepare('SELECT structure FROM plans WHERE plan_path = ?').pluck().get(planPath))) as PlanStructure;
 }
 
 export function requirePlan(db: Database, planPath: string): PlanRow {
@@ -98,9 +107,9 @@ export function assertHolder(owner: StepRow, actor: Actor, action: string): void
 }
 
 /** Refuses when the plan file's structure differs from what was initialised, naming the changes. */
-export function assertNoDrift(row: PlanRow, source: PlanSource): void {
+export function assertNoDrift(db: Database, row: PlanRow, source: PlanSource): void {
   if (planHash(source.plan) === row.plan_hash) return;
-  const before = JSON.parse(row.structure) as PlanStructure;
+  const before = initialisedStructure(db, row.plan_path);
   const changes = describeDrift(before, planStructure(source.plan));
   const what = changes.length > 0 ? changes.slice(0, 5).join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') : 'structure changed';
   throw new RefusedError('plan_drift', `${row.plan_path}: plan changed since init (${what}); re-initialise with 'springfield init --force ${row.plan_path}'`);
