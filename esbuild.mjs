@@ -1,23 +1,48 @@
-// Bundles: the CLI (node ESM + shebang), the extension (node CJS; vscode and better-sqlite3 external)
+// Bundles: the CLI (a CommonJS executable for the step commands + ES module chunks for the rest), the extension (node CJS; vscode and better-sqlite3 external)
 // and the webviews (browser IIFE + CSS into media/dist). `--watch` rebuilds on change.
 import { context } from 'esbuild';
-import { chmodSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none' };
 
 const builds = [
   {
+    // The executable: CommonJS (no ES module loader to start) with the step commands linked in.
     ...common,
-    entryPoints: { cli: 'src/cli/bin.ts' },
-    outdir: 'dist',
+    entryPoints: ['src/cli/bin.ts'],
+    outfile: 'dist/springfield.cjs',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    // better-sqlite3's JavaScript is linked in (its native module is named at run time: see sqlite.ts).
+    external: ['*.node'],
+    define: { 'import.meta.url': '__sfImportMetaUrl' },
+    banner: { js: 'const __sfImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  },
+  {
+    // The executable itself: turns on the compile cache, then loads dist/springfield.cjs.
+    ...common,
+    entryPoints: ['src/cli/launcher.ts'],
+    outfile: 'dist/cli.cjs',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    external: ['./springfield.cjs'],
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    // Every other command: ES modules split per command, loaded by the executable when named.
+    ...common,
+    entryPoints: { main: 'src/cli/main.ts' },
+    outdir: 'dist/full',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node22',
     external: ['better-sqlite3'],
-    banner: { js: '#!/usr/bin/env node\nimport { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);' },
+    banner: { js: 'import { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);' },
   },
   {
     ...common,
@@ -37,6 +62,8 @@ const builds = [
   ]),
 ];
 
+// Chunk names carry content hashes: drop the previous build's, or they pile up (and into the VSIX).
+for (const stale of ['dist/chunks', 'dist/full', 'dist/cli.js', 'dist/cli-min.cjs']) rmSync(stale, { recursive: true, force: true });
 const contexts = await Promise.all(builds.map((b) => context(b)));
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));
@@ -44,5 +71,5 @@ if (watch) {
 } else {
   await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
-  chmodSync('dist/cli.js', 0o755);
+  chmodSync('dist/cli.cjs', 0o755);
 }

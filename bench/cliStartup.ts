@@ -11,12 +11,11 @@ import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
-const SQLITE_MODULE = join(ROOT, 'node_modules', 'better-sqlite3');
+const CLI = join(ROOT, 'dist', 'cli.cjs');
 const PLAN = 'plans/p.md';
 const WARMUP = 5;
-const ROUNDS = 30;
-const BREAKDOWN_ROUNDS = 20;
+const ROUNDS = 40;
+const BREAKDOWN_ROUNDS = 40;
 const GIT_ARGS = ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel'];
 
 type Variant = () => number | Promise<number>;
@@ -70,17 +69,12 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
 
 /** Differential timings: each startup phase run on its own, plus warm in-process costs. */
 async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStore, actor: Actor, baseMs: number, claimMs: number): Promise<void> {
-  const req = (m: string): string[] => ['-e', `require(${JSON.stringify(m)})`];
   const gitScript = `require('node:child_process').execFileSync('git', ${JSON.stringify(GIT_ARGS)}, { stdio: ['ignore', 'pipe', 'pipe'] })`;
-  const sqliteScript = `const D = require(${JSON.stringify(SQLITE_MODULE)}); new D(':memory:').close()`;
   const samples = await sampleInterleaved({
     baseline: () => timeNode(['-e', '0'], repo, env).ms,
-    bundle: () => timeNode(['--', CLI, '--version'], repo, env).ms,
-    bundleCached: () => timeNode(['--', CLI, '--version'], repo, { ...env, NODE_COMPILE_CACHE: join(repo, '.compile-cache') }).ms,
-    esmFs: () => timeNode(['--input-type=module', '-e', "import 'node:fs'"], repo, env).ms,
-    childProcess: () => timeNode(req('node:child_process'), repo, env).ms,
-    crypto: () => timeNode(req('node:crypto'), repo, env).ms,
-    sqlite: () => timeNode(['-e', sqliteScript], repo, env).ms,
+    version: () => timeNode(['--', CLI, '--version'], repo, env).ms,
+    versionNoCache: () => timeNode(['--', CLI, '--version'], repo, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }).ms,
+    crypto: () => timeNode(['-e', "require('node:crypto')"], repo, env).ms,
     git: () => timeNode(['-e', gitScript], repo, env).ms,
   }, BREAKDOWN_ROUNDS);
   const med = (k: string): number => summarize(samples[k] ?? []).median;
@@ -96,7 +90,6 @@ async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStor
     }
     return summarize(times).median;
   };
-  const gitWarm = warm(() => execFileSync('git', GIT_ARGS, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }));
   const locateWarm = warm(() => locateRepo(repo, env));
   const openWarm = warm(() => new SqliteStore(join(repo, '.springfield', 'state.db')).close());
   const claimTimes: number[] = [];
@@ -118,26 +111,21 @@ async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStor
   const claimWarm = summarize(claimTimes.slice(5)).median;
   const cliWarm = summarize(cliWarmTimes.slice(5)).median;
 
-  const pad = (s: string): string => s.padEnd(68);
+  const pad = (s: string): string => s.padEnd(72);
   const ms = (v: number): string => `${v.toFixed(1).padStart(6)} ms`;
   const delta = (k: string): string => ms(med(k) - base);
+  const kb = (f: string): number => Math.round(statSync(join(ROOT, 'dist', f)).size / 1024);
   console.log(`\n-- where claim's ${claimMs.toFixed(1)} ms goes (fresh processes: median delta over node -e 0 = ${base.toFixed(1)} ms, ${BREAKDOWN_ROUNDS} runs)`);
-  const kb = Math.round(statSync(CLI).size / 1024);
-  console.log(`${pad(`  dist/cli.js --version (${kb} KB ESM bundle: parse, eval, builtins)`)}${delta('bundle')}`);
-  console.log(`${pad('    of which: require node:child_process (pulls net, stream)')}${delta('childProcess')}`);
-  console.log(`${pad('    of which: require node:crypto (plan hash)')}${delta('crypto')}`);
-  console.log(`${pad("    of which: ESM import 'node:fs' (facade loads fs streams)")}${delta('esmFs')}`);
-  console.log(`${pad('    what-if: same with NODE_COMPILE_CACHE (V8 code cache on disk)')}${delta('bundleCached')}`);
-  console.log(`${pad('  better-sqlite3 require + addon dlopen + :memory: open')}${delta('sqlite')}`);
-  console.log(`${pad('  execFileSync git rev-parse (incl. child_process load)')}${delta('git')}`);
+  console.log(`${pad(`  dist/cli.cjs --version: launcher + ${kb('springfield.cjs')} KB CommonJS bundle (step commands, better-sqlite3 JS)`)}${delta('version')}`);
+  console.log(`${pad('    the same without the compile cache (NODE_DISABLE_COMPILE_CACHE=1)')}${delta('versionNoCache')}`);
+  console.log(`${pad('  not on the path any more: require node:crypto (drift is checked by structure)')}${delta('crypto')}`);
+  console.log(`${pad('  not on the path any more: execFileSync git rev-parse (.git is read instead)')}${delta('git')}`);
   console.log(`-- warm, in-process (median of 25 after warm-up)`);
-  console.log(`${pad('  execFileSync git rev-parse')}${ms(gitWarm)}`);
-  console.log(`${pad('  locateRepo (git + realpath)')}${ms(locateWarm)}`);
+  console.log(`${pad('  locateRepo (reads .git, no git process)')}${ms(locateWarm)}`);
   console.log(`${pad('  open state.db (WAL, pragmas, schema check) + close')}${ms(openWarm)}`);
   console.log(`${pad('  store.claimNext (one BEGIN IMMEDIATE..COMMIT, fsync)')}${ms(claimWarm)}`);
-  console.log(`${pad('  whole runCli(claim --json): parse plan, git, open, claim')}${ms(cliWarm)}`);
-  const accounted = (med('bundle') - base) + (med('sqlite') - base) + cliWarm;
-  console.log(`${pad('  bundle + sqlite load + warm runCli (sum)')}${ms(accounted)}   vs measured claim delta ${ms(claimMs - base)}`);
+  console.log(`${pad('  whole runCli(claim --json): parse plan, locate, open, claim')}${ms(cliWarm)}`);
+  console.log(`${pad('  the rest of a fresh claim: native module load, cold (unoptimised) code, first statements')}${ms(claimMs - base - (med('version') - base) - cliWarm)}`);
 }
 
 /** Runs each variant once per round, rotating the order, after a warm-up. */

@@ -178,11 +178,12 @@ async function baselineIdleCpu(workspace: string): Promise<number> {
 /** Bundle sizes; the CLI for context, with its code-split chunks when the build has them. */
 function sizes(): { file: string; bytes: number; gzip: number }[] {
   const media = readdirSync(join(root, 'media', 'dist')).filter((f) => /\.(js|css)$/.test(f)).sort().map((f) => [`media/dist/${f}`]);
-  const chunks = existsSync(join(root, 'dist', 'chunks')) ? readdirSync(join(root, 'dist', 'chunks')).filter((f) => f.endsWith('.js')).map((f) => `dist/chunks/${f}`) : [];
-  const groups = [['dist/extension.cjs'], ...media, ['dist/cli.js', ...chunks]];
+  const full = join(root, 'dist', 'full');
+  const chunks = existsSync(full) ? ['dist/full/main.js', ...readdirSync(join(full, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => `dist/full/chunks/${f}`)] : [];
+  const groups = [['dist/extension.cjs'], ...media, ['dist/cli.cjs', ...chunks]];
   return groups.map((files) => {
     const data = files.map((f) => readFileSync(join(root, f)));
-    const file = files.length > 1 ? `dist/cli.js + ${files.length - 1} chunks` : files[0] ?? '';
+    const file = files.length > 1 ? `dist/cli.cjs + ${files.length - 1} ES module files for the other commands` : files[0] ?? '';
     return { file, bytes: data.reduce((n, d) => n + d.length, 0), gzip: data.reduce((n, d) => n + gzipSync(d, { level: 9 }).length, 0) };
   });
 }
@@ -224,7 +225,7 @@ function printSuite(name: string, f: Record<string, unknown>): void {
 
 /** The editor benchmarks; returns the target rows for the summary table. */
 export async function benchEditor(): Promise<TargetRow[]> {
-  for (const f of ['dist/extension.cjs', 'dist/cli.js']) if (!existsSync(join(root, f))) throw new Error(`${f} is missing: build first (node esbuild.mjs)`);
+  for (const f of ['dist/extension.cjs', 'dist/cli.cjs']) if (!existsSync(join(root, f))) throw new Error(`${f} is missing: build first (node esbuild.mjs)`);
   await ensureCodeServer();
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-editor-'));
   try {

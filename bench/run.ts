@@ -42,8 +42,8 @@ function table(rows: readonly TargetRow[]): string {
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-if (!existsSync(join(root, 'dist', 'cli.js'))) {
-  console.error('dist/cli.js is missing: build first (npm run build)');
+if (!existsSync(join(root, 'dist', 'cli.cjs'))) {
+  console.error('dist/cli.cjs is missing: build first (npm run build)');
   process.exit(2);
 }
 const started = performance.now();

@@ -22,7 +22,7 @@ import type { Actor, PlanSource } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
+const CLI = join(ROOT, 'dist', 'cli.cjs');
 const EPICS = 50;
 const STEPS = 200;
 const TICKS = 50;

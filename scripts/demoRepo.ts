@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CLI = join(root, 'dist', 'cli.js');
+export const CLI = join(root, 'dist', 'cli.cjs');
 
 export const CACHE_PLAN = `# Plan: Add a caching layer
 

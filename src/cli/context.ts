@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
 import { readPlanFile } from '../core/plan/parse.ts';
-import { SqliteStore } from '../core/store/sqliteStore.ts';
+import { SqliteStepStore } from '../core/store/sqliteStepStore.ts';
 import type { Actor, PlanSource } from '../core/store/types.ts';
 import { int, str, type ParsedArgs } from './args.ts';
 import { ensureGitignored } from './gitignore.ts';
@@ -14,7 +14,7 @@ export class CliContext {
   readonly env: NodeJS.ProcessEnv;
   readonly args: ParsedArgs;
   private repo: RepoLocation | undefined;
-  private opened: SqliteStore | undefined;
+  private opened: SqliteStepStore | undefined;
   private openedToCreate = false;
   /** Whether creating the database added `.springfield/` to the main worktree's .gitignore. */
   gitignoreAdded = false;
@@ -39,22 +39,30 @@ export class CliContext {
   }
 
   /**
-   * Opens the store. Only commands that bring state into being (`create`) make a missing database;
-   * every other command sees an empty one, so a refused command never leaves a file behind.
+   * Opens the store for plans, steps and claims. Only commands that bring state into being
+   * (`create`) make a missing database; every other command sees an empty one, so a refused
+   * command never leaves a file behind.
    */
-  store(mode: 'create' | 'write' | 'read'): SqliteStore {
-    if (this.opened && mode === 'create' && !this.openedToCreate) {
-      this.opened.close();
-      this.opened = undefined;
-    }
+  store(mode: 'create' | 'write' | 'read'): SqliteStepStore {
+    return this.open(mode, SqliteStepStore);
+  }
+
+  /** Opens the store as `Kind` (the step store, or the whole one: see planning.ts), reopening a narrower one. */
+  open<T extends SqliteStepStore>(mode: 'create' | 'write' | 'read', Kind: new (path: string, options: { ifMissing: 'create' | 'empty' }) => T): T {
+    if (this.opened && (mode === 'create' && !this.openedToCreate || !(this.opened instanceof Kind))) this.closeStore();
     if (!this.opened) {
       const creating = mode === 'create' && !existsSync(this.dbPath);
-      this.opened = new SqliteStore(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
+      this.opened = new Kind(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
       this.openedToCreate = mode === 'create';
       const overridden = str(this.args, 'db') !== undefined || Boolean(this.env.SPRINGFIELD_DB);
       if (creating && !overridden) this.gitignoreAdded = ensureGitignored(this.location);
     }
-    return this.opened;
+    return this.opened as T;
+  }
+
+  private closeStore(): void {
+    this.opened?.close();
+    this.opened = undefined;
   }
 
   /** The worktree this process acts for: --worktree, else the current worktree's root. */
@@ -62,7 +70,7 @@ export class CliContext {
     const given = str(this.args, 'worktree');
     if (given) {
       const abs = resolve(this.cwd, given);
-      return existsSync(abs) ? realpathSync(abs) : abs;
+      return existsSync(abs) ? realpathSync.native(abs) : abs;
     }
     const root = this.location.worktreeRoot;
     if (!root) throw new UsageError('no_worktree', 'not inside a worktree (a bare repository has none): pass --worktree PATH');
@@ -87,7 +95,7 @@ export class CliContext {
   planKey(pathArg: string): string {
     const abs = resolve(this.cwd, pathArg);
     const root = this.location.worktreeRoot ?? this.cwd;
-    const real = existsSync(abs) ? realpathSync(abs) : abs;
+    const real = existsSync(abs) ? realpathSync.native(abs) : abs;
     const rel = relative(root, real);
     if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
       throw new UsageError('plan_outside_worktree', `${pathArg}: plan must be a file inside the worktree ${root}`);

@@ -61,7 +61,7 @@ export class EditorScheduler extends Disposable {
   constructor(host: StoreHost, extensionPath: string) {
     super();
     this.host = host;
-    this.cliPath = join(extensionPath, 'dist', 'cli.js');
+    this.cliPath = join(extensionPath, 'dist', 'cli.cjs');
     this.register(host.onDidChange(() => void this.tick()));
     this.register({ dispose: () => this.stop() });
   }

@@ -190,7 +190,7 @@ export class SpringfieldExtension extends Disposable {
   /** Terminals opened by the editor get `springfield` on PATH, run by this extension host's own runtime. */
   private exposeCli(): void {
     const bin = join(this.context.globalStorageUri.fsPath, 'bin');
-    const cli = join(this.context.extensionUri.fsPath, 'dist', 'cli.js');
+    const cli = join(this.context.extensionUri.fsPath, 'dist', 'cli.cjs');
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     try {
       mkdirSync(bin, { recursive: true });

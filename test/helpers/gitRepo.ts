@@ -8,7 +8,7 @@ import type { ClaimResult, PlanView, StepView } from '../../src/core/store/types
 
 /** The project root (two levels above this file) and the bundled CLI that `npm test` builds first. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI_PATH = join(PROJECT_ROOT, 'dist', 'cli.js');
+export const CLI_PATH = join(PROJECT_ROOT, 'dist', 'cli.cjs');
 
 export interface RepoOptions {
   /** Files committed on `main`, by repository-relative path. */
@@ -221,7 +221,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/cli.js when missing or older than src/ (under a lock, so parallel test files never spawn a half-written bundle). */
+/** Builds dist/cli.cjs when missing or older than src/ (under a lock, so parallel test files never spawn a half-written bundle). */
 export function ensureCli(): void {
   const lock = join(PROJECT_ROOT, 'dist', '.test-build-lock');
   mkdirSync(dirname(lock), { recursive: true });

@@ -13,7 +13,7 @@ import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(root, 'dist', 'cli.js');
+const CLI = join(root, 'dist', 'cli.cjs');
 const PLAN_PATH = 'plans/greetings.md';
 const PLAN = ['# Plan: Greetings', '', '## Approach', 'One file per greeting.', '',
   ...['Hello', 'Bonjour', 'Hola'].flatMap((word, i) => [`## Step ${i + 1}: ${word} {#step-${i + 1}}`, '**Tasks:**', `- [ ] Write ${word.toLowerCase()}`, ''])].join('\n');

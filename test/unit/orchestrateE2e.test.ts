@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(root, 'dist', 'cli.js');
+const CLI = join(root, 'dist', 'cli.cjs');
 
 const PLAN = ['# Plan: Widget pipeline', '', '## Approach', 'One module per stage.', '',
   ...Array.from({ length: 12 }, (_, i) => [`## Step ${i + 1}: Stage ${i + 1} {#step-${i + 1}}`, ...(i > 0 && i % 3 === 0 ? [`**Depends on:** #step-${i}`] : []), '**Tasks:**', `- [ ] Build stage ${i + 1}`, '']).flat()].join('\n');

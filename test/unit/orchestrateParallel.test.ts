@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(root, 'dist', 'cli.js');
+const CLI = join(root, 'dist', 'cli.cjs');
 const STEP_MS = 1000;
 
 const EPICS = [

@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EnvironmentError } from '../../src/core/errors.ts';
-import { locateRepo } from '../../src/core/git/repo.ts';
+import { askGitForRepo, findRepoOnDisk, locateRepo } from '../../src/core/git/repo.ts';
 import type { ClaimResult, InitResult, PlanView } from '../../src/core/store/types.ts';
 import { assertFails, assertOk, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
@@ -56,6 +57,14 @@ describe('a repository with linked, nested and symlinked worktrees', () => {
       assert.equal(loc.mainRoot, repo.root, place.name);
       assert.equal(loc.commonDir, realpathSync(join(repo.root, '.git')), place.name);
       assert.equal(loc.worktreeRoot, place.worktree, `${place.name}: its own worktree root, real path`);
+    }
+  });
+
+  test('reading .git from disk finds what git rev-parse finds, from every place', () => {
+    for (const place of places) {
+      const onDisk = findRepoOnDisk(place.cwd, cleanEnv());
+      assert.ok(onDisk, `${place.name}: found without git`);
+      assert.deepEqual(onDisk, askGitForRepo(place.cwd), place.name);
     }
   });
 
@@ -113,6 +122,11 @@ describe('a bare repository with linked worktrees', () => {
     assert.equal(fromA.mainRoot, null);
     assert.equal(fromA.worktreeRoot, repo.worktree('a'));
     assert.equal(fromB.dbPath, fromA.dbPath);
+  });
+
+  test('reading .git from disk finds what git finds in each worktree, and leaves the bare directory itself to git', () => {
+    for (const wt of ['a', 'b']) assert.deepEqual(findRepoOnDisk(repo.worktree(wt), cleanEnv()), askGitForRepo(repo.worktree(wt)), wt);
+    assert.equal(findRepoOnDisk(repo.root, cleanEnv()), undefined);
   });
 
   test('locateRepo from inside the bare repository directory itself', () => {
@@ -207,4 +221,46 @@ describe('outside any git repository', () => {
       assert.deepEqual(readdirSync(dir), ['plans']);
     });
   }
+});
+
+describe('a submodule and a repository with a separate git dir', () => {
+  let tmp: string;
+  const git = (cwd: string, ...args: string[]): void => {
+    const r = spawnSync('git', ['-c', 'protocol.file.allow=always', ...args], { cwd, env: cleanEnv(), encoding: 'utf8' });
+    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  };
+  before(() => {
+    tmp = realpathSync(mkdtempSync(join(tmpdir(), 'sf-sub-')));
+    const lib = makeRepo({ files: { 'lib.txt': 'lib\n' } });
+    const app = makeRepo({ files: FILES });
+    git(app.root, 'submodule', 'add', '-q', lib.root, 'vendor/lib');
+    git(tmp, 'init', '-q', '--separate-git-dir', join(tmp, 'store.git'), join(tmp, 'work'));
+    mkdirSync(join(tmp, 'work', 'src'));
+    places = { app, lib, sub: join(app.root, 'vendor', 'lib'), work: join(tmp, 'work', 'src') };
+  });
+  let places: { app: Repo; lib: Repo; sub: string; work: string };
+  after(() => {
+    places.app.cleanup();
+    places.lib.cleanup();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('inside the submodule: its own git dir under the superproject (its config names the worktree), found on disk as git finds it', () => {
+    const onDisk = findRepoOnDisk(places.sub, cleanEnv());
+    const loc = locateRepo(places.sub, cleanEnv());
+
+    assert.deepEqual(onDisk, askGitForRepo(places.sub));
+    assert.equal(loc.commonDir, join(places.app.root, '.git', 'modules', 'vendor', 'lib'));
+    assert.equal(loc.worktreeRoot, places.sub);
+    assert.equal(loc.mainRoot, places.sub);
+    assert.equal(loc.dbPath, join(places.sub, '.springfield', 'state.db'));
+  });
+
+  test('a worktree whose .git file points to a separate git dir', () => {
+    const loc = locateRepo(places.work, cleanEnv());
+
+    assert.deepEqual(findRepoOnDisk(places.work, cleanEnv()), askGitForRepo(places.work));
+    assert.equal(loc.commonDir, join(tmp, 'store.git'));
+    assert.equal(loc.worktreeRoot, join(tmp, 'work'));
+  });
 });

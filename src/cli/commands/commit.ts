@@ -5,6 +5,7 @@ import { flag, str } from '../args.ts';
 import { TOKEN_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { output } from '../output.ts';
+import { planningStore } from '../planning.ts';
 
 export const commitCommand: Command = {
   name: 'commit',
@@ -30,7 +31,7 @@ export const commitCommand: Command = {
     if (force !== undefined && force.trim() === '') throw new UsageError('missing_value', '--force needs a reason');
     const actor = ctx.actor;
     const step = str(ctx.args, 'step') ?? (ctx.env.SPRINGFIELD_STEP || undefined);
-    const store = ctx.store('read');
+    const store = planningStore(ctx, 'read');
     const target = resolveTarget(store.db, { step, planPath: planKey(ctx), worktree: actor.worktree, agent: actor.agent });
     const source = ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.planPath));
     const r = await commitStep({

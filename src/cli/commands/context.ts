@@ -2,6 +2,7 @@ import { str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
+import { planningStore } from '../planning.ts';
 
 export const contextCommand: Command = {
   name: 'context',
@@ -15,7 +16,7 @@ export const contextCommand: Command = {
   async run(ctx) {
     const epicId = str(ctx.args, 'epic') ?? (ctx.env.SPRINGFIELD_EPIC || undefined);
     const stepAnchor = str(ctx.args, 'step') ?? (ctx.env.SPRINGFIELD_STEP || undefined);
-    const view = await ctx.store('read').context({ epicId, stepAnchor, actor: ctx.actor, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot });
+    const view = await planningStore(ctx, 'read').context({ epicId, stepAnchor, actor: ctx.actor, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot });
     return output(view, renderContext(view));
   },
 };

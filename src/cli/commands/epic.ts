@@ -10,6 +10,7 @@ import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
+import { planningStore } from '../planning.ts';
 
 
 export const epicCreate: Command = {
@@ -33,7 +34,7 @@ export const epicCreate: Command = {
     if (max === 0) throw new UsageError('bad_option', '--max-iterations must be at least 1');
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
-    const epic = await ctx.store('create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
+    const epic = await planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
     return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title} [planned] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
       (planMd ? `\nAdded to ${planMd}` : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);
@@ -72,7 +73,7 @@ export const epicList: Command = {
   async run(ctx) {
     const status = str(ctx.args, 'status');
     if (status !== undefined && !isEpicStatus(status)) throw new UsageError('bad_option', `unknown epic status '${status}'`);
-    const store = ctx.store('read');
+    const store = planningStore(ctx, 'read');
     const epics = await store.listEpics(status);
     const plans = await store.showPlans();
     const progress = (id: string) => plans.find((p) => p.epic_id === id)?.progress;
@@ -87,7 +88,7 @@ export const epicShow: Command = {
   positionals: [EPIC_ARG],
   options: [],
   async run(ctx) {
-    const store = ctx.store('read');
+    const store = planningStore(ctx, 'read');
     const epic = await store.getEpic(arg(ctx, 0));
     const versions = (await store.planVersions(epic.id)).map(({ body: _b, structure: _s, ...v }) => v);
     const plan = (await store.showPlans()).find((p) => p.epic_id === epic.id) ?? null;
@@ -104,7 +105,7 @@ function transitionCommand(name: 'defer' | 'resume', summary: string): Command {
     positionals: [EPIC_ARG],
     options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded in the event log' }],
     async run(ctx) {
-      const r = await ctx.store('write').applyEpicEvent(arg(ctx, 0), name, ctx.actor, str(ctx.args, 'reason') ?? `${name === 'defer' ? 'deferred' : 'resumed'} by ${ctx.actor.agent ?? 'a person'}`);
+      const r = await planningStore(ctx, 'write').applyEpicEvent(arg(ctx, 0), name, ctx.actor, str(ctx.args, 'reason') ?? `${name === 'defer' ? 'deferred' : 'resumed'} by ${ctx.actor.agent ?? 'a person'}`);
       return output(r, `${r.epic_id}: ${r.from} → ${r.to}`);
     },
   };
@@ -117,7 +118,7 @@ export const epicStart: Command = {
   options: [],
   details: 'Refused when the plan file no longer has the approved structure.',
   async run(ctx) {
-    const store = ctx.store('write');
+    const store = planningStore(ctx, 'write');
     transition((await store.getEpic(arg(ctx, 0))).status, 'start');
     const plan = (await store.showPlans()).find((p) => p.epic_id === arg(ctx, 0));
     if (!plan) throw new RefusedError('no_approved_plan', `${arg(ctx, 0)} has no approved plan`);
@@ -132,7 +133,7 @@ export const epicFinish: Command = {
   positionals: [EPIC_ARG],
   options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'e.g. the verification evidence' }],
   async run(ctx) {
-    const r = await ctx.store('write').finishEpic(arg(ctx, 0), ctx.actor, str(ctx.args, 'reason') ?? 'all steps completed');
+    const r = await planningStore(ctx, 'write').finishEpic(arg(ctx, 0), ctx.actor, str(ctx.args, 'reason') ?? 'all steps completed');
     return output(r, `${r.epic_id}: ${r.from} → ${r.to}${r.next_role ? ` · next: ${r.next_role}` : ''}`);
   },
 };
@@ -143,7 +144,7 @@ export const epicApproveMerge: Command = {
   positionals: [EPIC_ARG],
   options: [],
   async run(ctx) {
-    const e = await ctx.store('write').approveMerge(arg(ctx, 0), ctx.actor);
+    const e = await planningStore(ctx, 'write').approveMerge(arg(ctx, 0), ctx.actor);
     return output(epicJson(e), `${e.id}: merge approved by ${e.merge_approved_by}`);
   },
 };

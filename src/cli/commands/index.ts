@@ -1,39 +1,39 @@
-import type { Command } from '../command.ts';
-import { artifactCommand } from './artifact.ts';
-import { claimCommand } from './claim.ts';
-import { completeCommand } from './complete.ts';
-import { eventsCommand } from './events.ts';
-import { heartbeatCommand } from './heartbeat.ts';
-import { initCommand } from './init.ts';
-import { readyCommand } from './ready.ts';
-import { resetCommand } from './reset.ts';
-import { showCommand } from './show.ts';
-import { startCommand } from './start.ts';
-import { updateCommand } from './update.ts';
-import { EPIC_COMMANDS } from './epicCommands.ts';
-import { GIT_COMMANDS } from './gitCommands.ts';
+import { STEP_MODULES, type CommandModule } from './modules.ts';
 
-/** Commands every agent calls often, loaded with the CLI. */
-const EAGER: readonly Command[] = [
-  initCommand, claimCommand, startCommand, heartbeatCommand, updateCommand, artifactCommand, completeCommand,
-  resetCommand, readyCommand, showCommand, eventsCommand, ...EPIC_COMMANDS, ...GIT_COMMANDS,
+/**
+ * Every command, by the module that defines it: the step commands, then the rest, each loaded only
+ * when named (so `epic` does not compile the scheduler).
+ */
+export const COMMAND_MODULES: readonly CommandModule[] = [
+  ...STEP_MODULES,
+  {
+    names: ['epic create', 'epic list', 'epic show', 'epic start', 'epic finish', 'epic approve-merge', 'epic defer', 'epic resume'],
+    load: async () => {
+      const m = await import('./epic.ts');
+      return [m.epicCreate, m.epicList, m.epicShow, m.epicStart, m.epicFinish, m.epicApproveMerge, m.epicDefer, m.epicResume];
+    },
+  },
+  {
+    names: ['plan propose', 'plan approve', 'plan request-changes', 'plan discard', 'plan show'],
+    load: async () => {
+      const m = await import('./plan.ts');
+      return [m.planPropose, m.planApprove, m.planRequestChanges, m.planDiscard, m.planShow];
+    },
+  },
+  {
+    names: ['signal', 'signal decide', 'signals'],
+    load: async () => {
+      const m = await import('./signal.ts');
+      return [m.signalCommand, m.signalDecide, m.signalsCommand];
+    },
+  },
+  { names: ['context'], load: async () => [(await import('./context.ts')).contextCommand] },
+  { names: ['commit'], load: async () => [(await import('./commit.ts')).commitCommand] },
+  { names: ['reconcile'], load: async () => [(await import('./reconcile.ts')).reconcileCommand] },
+  { names: ['doctor'], load: async () => [(await import('./doctor.ts')).doctorCommand] },
+  { names: ['prune'], load: async () => [(await import('./prune.ts')).pruneCommand] },
+  { names: ['run'], load: async () => [(await import('./run.ts')).runCommand] },
+  { names: ['runs'], load: async () => [(await import('./runs.ts')).runsCommand] },
+  { names: ['orchestrate'], load: async () => [(await import('./orchestrate.ts')).orchestrateCommand] },
 ];
 
-/** Commands that pull in heavy libraries (zod, simple-git): loaded only when named, so claim and show start fast. */
-const LAZY: Readonly<Record<string, () => Promise<readonly Command[]>>> = {
-  run: async () => (await import('./runCommands.ts')).RUN_COMMANDS,
-  runs: async () => (await import('./runCommands.ts')).RUN_COMMANDS,
-  orchestrate: async () => [(await import('./orchestrate.ts')).orchestrateCommand],
-};
-
-/** The commands that could match `word` (the eager ones, plus a lazy module when it names one). */
-export async function commandsFor(word: string | undefined): Promise<readonly Command[]> {
-  const load = word !== undefined && Object.hasOwn(LAZY, word) ? LAZY[word] : undefined;
-  return load ? [...EAGER, ...(await load())] : EAGER;
-}
-
-/** Every command, in the order `springfield --help` lists them. */
-export async function allCommands(): Promise<readonly Command[]> {
-  const lazy = [...(await (LAZY.run as () => Promise<readonly Command[]>)()), ...(await (LAZY.orchestrate as () => Promise<readonly Command[]>)())];
-  return [...EAGER, ...lazy];
-}

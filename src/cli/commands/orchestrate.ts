@@ -8,6 +8,7 @@ import type { Action } from '../../core/scheduler/types.ts';
 import { flag, int, str } from '../args.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';
+import { planningStore } from '../planning.ts';
 
 export const orchestrateCommand: Command = {
   name: 'orchestrate',
@@ -27,7 +28,7 @@ export const orchestrateCommand: Command = {
     if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once or --watch");
     const mainRoot = ctx.location.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
-    const store = ctx.store('write');
+    const store = planningStore(ctx, 'write');
     const config = loadRoleCommands(configPathFor(ctx.dbPath));
     const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
     // The entry script that is running now (chunks live below it, so not this module's own path).

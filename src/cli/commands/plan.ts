@@ -8,6 +8,7 @@ import { parsePlan } from '../../core/plan/parse.ts';
 import { int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
+import { planningStore } from '../planning.ts';
 
 const VERSION_OPTION = { name: 'version', type: 'int', placeholder: 'N', description: 'the plan version (default: the latest proposed)' } as const;
 
@@ -19,7 +20,7 @@ export const planPropose: Command = {
   async run(ctx) {
     const source = ctx.planSource(arg(ctx, 1));
     const body = readFileSync(resolve(ctx.location.worktreeRoot ?? ctx.cwd, source.planPath), 'utf8');
-    const r = await ctx.store('create').proposePlan(arg(ctx, 0), { ...source, body }, ctx.actor);
+    const r = await planningStore(ctx, 'create').proposePlan(arg(ctx, 0), { ...source, body }, ctx.actor);
     const changes = r.changes_since_previous.length ? `\n  changes since v${r.version - 1}: ${r.changes_since_previous.join('; ')}` : '';
     return output(r, `Proposed ${r.plan_path} as version ${r.version} of ${r.epic_id}'s plan (planning iteration ${r.plan_iteration})${changes}\nnext (a person): springfield plan approve ${r.epic_id}`);
   },
@@ -32,7 +33,7 @@ export const planApprove: Command = {
   options: [VERSION_OPTION],
   details: 'The file must still have the structure that was proposed. A planner agent never approves its own plan.',
   async run(ctx) {
-    const store = ctx.store('write');
+    const store = planningStore(ctx, 'write');
     const epicId = arg(ctx, 0);
     const versions = await store.planVersions(epicId);
     const wanted = int(ctx.args, 'version');
@@ -61,7 +62,7 @@ export const planRequestChanges: Command = {
   async run(ctx) {
     const feedback = str(ctx.args, 'feedback');
     if (!feedback || feedback.trim() === '') throw new UsageError('missing_value', "'plan request-changes' needs --feedback TEXT");
-    const r = await ctx.store('write').requestChanges(arg(ctx, 0), feedback, ctx.actor, int(ctx.args, 'version'));
+    const r = await planningStore(ctx, 'write').requestChanges(arg(ctx, 0), feedback, ctx.actor, int(ctx.args, 'version'));
     return output(versionJson(r), `Requested changes to version ${r.version} of ${r.epic_id}'s plan`);
   },
 };
@@ -72,7 +73,7 @@ export const planDiscard: Command = {
   positionals: [EPIC_ARG],
   options: [VERSION_OPTION, { name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded' }],
   async run(ctx) {
-    const r = await ctx.store('write').discardPlan(arg(ctx, 0), ctx.actor, int(ctx.args, 'version'), str(ctx.args, 'reason') ?? null);
+    const r = await planningStore(ctx, 'write').discardPlan(arg(ctx, 0), ctx.actor, int(ctx.args, 'version'), str(ctx.args, 'reason') ?? null);
     return output(versionJson(r), `Discarded version ${r.version} of ${r.epic_id}'s plan`);
   },
 };
@@ -83,7 +84,7 @@ export const planShow: Command = {
   positionals: [EPIC_ARG],
   options: [{ name: 'version', type: 'int', placeholder: 'N', description: 'the version to show (default: the latest)' }],
   async run(ctx) {
-    const versions = await ctx.store('read').planVersions(arg(ctx, 0));
+    const versions = await planningStore(ctx, 'read').planVersions(arg(ctx, 0));
     const wanted = int(ctx.args, 'version');
     const chosen = wanted === undefined ? versions.at(-1) : versions.find((v) => v.version === wanted);
     if (wanted !== undefined && !chosen) throw new UsageError('unknown_version', `${arg(ctx, 0)} has no plan version ${wanted}`);

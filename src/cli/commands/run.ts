@@ -18,6 +18,7 @@ import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
+import { planningStore } from '../planning.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -62,7 +63,7 @@ export const runCommand: Command = {
     const planFlag = str(ctx.args, 'plan');
     const planArg = planFlag !== undefined ? ctx.planKey(planFlag) : undefined;
     const leaseSeconds = int(ctx.args, 'lease') ?? loadRoleCommands(configPathFor(ctx.dbPath)).leaseSeconds;
-    const store = ctx.store('write');
+    const store = planningStore(ctx, 'write');
     const actor = ctx.actor;
     const stepAnchor = str(ctx.args, 'step') ?? null;
 

@@ -7,6 +7,7 @@ import { flag, str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { output } from '../output.ts';
+import { planningStore } from '../planning.ts';
 
 export const signalCommand: Command = {
   name: 'signal',
@@ -28,7 +29,7 @@ export const signalCommand: Command = {
     const summary = str(ctx.args, 'summary');
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'signal' needs --summary TEXT");
     const locations = parseLocations(ctx);
-    const r = await ctx.store('write').recordSignal(arg(ctx, 0), type, summary, locations, ctx.actor, flag(ctx.args, 'await-person'));
+    const r = await planningStore(ctx, 'write').recordSignal(arg(ctx, 0), type, summary, locations, ctx.actor, flag(ctx.args, 'await-person'));
     const t = r.transition;
     const what = t ? `${t.from} → ${t.to}${t.next_role ? ` · next: ${t.next_role}` : ''}` : `awaiting a person's decision (springfield signal decide ${r.signal_id} --decision send-back|escalate|accept)`;
     return output(r, `Recorded ${r.type} #${r.signal_id} for ${r.epic_id} (${r.locations} location${r.locations === 1 ? '' : 's'}): ${what}`);
@@ -82,7 +83,7 @@ export const signalsCommand: Command = {
   positionals: [{ name: 'epic', required: false, description: 'only this epic' }],
   options: [{ name: 'open', type: 'boolean', description: 'only signals waiting for a person' }],
   async run(ctx) {
-    const all = await ctx.store('read').signals(ctx.args.positionals[0]);
+    const all = await planningStore(ctx, 'read').signals(ctx.args.positionals[0]);
     const signals = flag(ctx.args, 'open') ? all.filter((s) => s.status === 'awaiting_person') : all;
     const text = signals.length === 0 ? 'No signals.' : signals.map((s) => [`#${s.id} ${s.epic_id} ${s.type} — ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`,
       ...s.locations.map((l) => `    ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`)].join('\n')).join('\n');
@@ -104,7 +105,7 @@ export const signalDecide: Command = {
     const raw = str(ctx.args, 'decision');
     const decision = raw?.replace('-', '_') as SignalDecision | undefined;
     if (!decision || !SIGNAL_DECISIONS.includes(decision)) throw new UsageError('bad_option', `--decision must be send-back, escalate or accept${raw ? `, got '${raw}'` : ''}`);
-    const t = await ctx.store('write').decideSignal(Number(id), decision, ctx.actor, str(ctx.args, 'note') ?? null);
+    const t = await planningStore(ctx, 'write').decideSignal(Number(id), decision, ctx.actor, str(ctx.args, 'note') ?? null);
     return output(t, `Signal #${id}: ${t.epic_id} ${t.from} → ${t.to}${t.next_role ? ` · next: ${t.next_role}` : ''}`);
   },
 };

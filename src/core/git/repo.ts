@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { EnvironmentError } from '../errors.ts';
 
 /** Where a process stands: its own worktree, the repository's common dir, and the shared database. */
@@ -20,15 +19,89 @@ export interface RepoLocation {
  * nested worktree, subdirectory, symlinked path or bare repository (SPEC §2).
  */
 export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): RepoLocation {
-  const [commonRaw, isBare, topRaw] = revParse(cwd);
-  if (!commonRaw) throw notARepo(cwd);
-  const commonDir = realpathSync(commonRaw);
-  const worktreeRoot = isBare === 'true' || !topRaw ? null : realpathSync(topRaw);
+  const { commonDir, worktreeRoot } = findRepoOnDisk(cwd, env) ?? askGitForRepo(cwd);
   const mainRoot = mainWorktreeRoot(cwd, commonDir);
   const dbPath = env.SPRINGFIELD_DB
     ? resolveOverride(env.SPRINGFIELD_DB, cwd)
     : mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
   return { worktreeRoot, commonDir, mainRoot, dbPath };
+}
+
+/**
+ * Git's own discovery done with a few file reads (a CLI call should not spawn git): the nearest
+ * `.git` directory or `gitdir:` file above `cwd`, and its `commondir`. Anything unusual (the
+ * directory is itself a git dir, a `core.worktree` setting, discovery variables in the
+ * environment) returns undefined and git decides.
+ */
+export function findRepoOnDisk(cwd: string, env: NodeJS.ProcessEnv): { commonDir: string; worktreeRoot: string } | undefined {
+  if (env.GIT_CEILING_DIRECTORIES || env.GIT_COMMON_DIR || env.GIT_DISCOVERY_ACROSS_FILESYSTEM) return undefined;
+  let dir: string;
+  try {
+    dir = realpathSync.native(cwd);
+  } catch {
+    return undefined;
+  }
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    const gitDir = gitDirAt(dotGit);
+    if (gitDir === null) return undefined;
+    if (gitDir !== undefined) {
+      const commonDir = realpathSync.native(resolve(gitDir, readText(join(gitDir, 'commondir'))?.trim() || '.'));
+      const config = readText(join(commonDir, 'config')) ?? '';
+      // A submodule's config names its worktree; any other core.worktree is left to git.
+      const worktree = /^\s*worktree\s*=\s*(.+?)\s*$/im.exec(config)?.[1];
+      if (worktree !== undefined && realPath(resolve(commonDir, worktree)) !== dir) return undefined;
+      if (gitDir === dotGit && /^\s*bare\s*=\s*true\s*$/im.test(config)) return undefined;
+      return { commonDir, worktreeRoot: dir };
+    }
+    if (isGitDir(dir)) return undefined;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The git dir `.git` points to; undefined when there is no `.git`; null when it is not one git would accept. */
+function gitDirAt(dotGit: string): string | null | undefined {
+  let stat;
+  try {
+    stat = statSync(dotGit);
+  } catch {
+    return undefined;
+  }
+  if (stat.isDirectory()) return isGitDir(dotGit) ? dotGit : null;
+  const target = /^gitdir: (.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
+  if (!target) return null;
+  const gitDir = resolve(dirname(dotGit), target);
+  return isGitDir(gitDir) ? gitDir : null;
+}
+
+/** A directory with HEAD and either objects/ or a commondir file, as git checks it. */
+function isGitDir(dir: string): boolean {
+  return existsSync(join(dir, 'HEAD')) && (existsSync(join(dir, 'objects')) || existsSync(join(dir, 'commondir')));
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same answer from git itself, for the cases findRepoOnDisk() leaves to it. */
+export function askGitForRepo(cwd: string): { commonDir: string; worktreeRoot: string | null } {
+  const [commonRaw, isBare, topRaw] = revParse(cwd);
+  if (!commonRaw) throw notARepo(cwd);
+  return { commonDir: realpathSync.native(commonRaw), worktreeRoot: isBare === 'true' || !topRaw ? null : realpathSync.native(topRaw) };
 }
 
 /** One git call in the common case; inside a bare repository's own folder there is no toplevel. */
@@ -42,18 +115,24 @@ function revParse(cwd: string): string[] {
 }
 
 /**
- * The main worktree: the parent of a common dir named `.git`; otherwise (submodules, separate git
- * dirs) the first entry git lists; a bare repository has none.
+ * The main worktree: the parent of a common dir named `.git`; a submodule's checkout; otherwise
+ * (separate git dirs) the first entry git lists; a bare repository has none.
  */
 function mainWorktreeRoot(cwd: string, commonDir: string): string | null {
   if (basename(commonDir) === '.git') {
     const root = dirname(commonDir);
     return existsSync(root) ? root : null;
   }
+  const config = readText(join(commonDir, 'config')) ?? '';
+  if (/^\s*bare\s*=\s*true\s*$/im.test(config)) return null;
+  // A submodule: its config names the checkout, which git worktree list would not.
+  const named = /^\s*worktree\s*=\s*(.+?)\s*$/im.exec(config)?.[1];
+  const checkout = named === undefined ? undefined : realPath(resolve(commonDir, named));
+  if (checkout !== undefined) return checkout;
   const first = runGit(cwd, ['worktree', 'list', '--porcelain']).split('\n\n')[0] ?? '';
   const path = /^worktree (.+)$/m.exec(first)?.[1];
   if (!path || /^bare$/m.test(first) || !existsSync(path)) return null;
-  return realpathSync(path);
+  return realpathSync.native(path);
 }
 
 function resolveOverride(path: string, cwd: string): string {
@@ -66,6 +145,7 @@ export function runGit(cwd: string, args: string[]): string {
     throw new EnvironmentError('no_such_directory', `${cwd}: no such directory`);
   }
   try {
+    const { execFileSync } = process.getBuiltinModule('node:child_process');
     return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: gitEnv() }).trim();
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };

@@ -26,7 +26,7 @@ export interface OrchestratorOptions {
   readonly store: SqliteStore;
   readonly mainRoot: string;
   readonly config: RunConfig;
-  /** argv prefix that runs the springfield CLI, e.g. [process.execPath, '/path/dist/cli.js']. */
+  /** argv prefix that runs the springfield CLI, e.g. [process.execPath, '/path/dist/cli.cjs']. */
   readonly cli: readonly string[];
   readonly launcher: Launcher;
   readonly log: (line: string) => void;

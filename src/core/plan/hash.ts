@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ITEM_KINDS } from './types.ts';
 import type { ItemKind, Plan } from './types.ts';
 
@@ -30,17 +29,40 @@ export function planStructure(plan: Plan): PlanStructure {
   };
 }
 
+/** The plan's canonical structure as JSON: what plans.structure holds and what the hash covers. */
+export function structureJson(plan: Plan): string {
+  let json = structures.get(plan);
+  if (json === undefined) {
+    json = JSON.stringify(planStructure(plan));
+    structures.set(plan, json);
+  }
+  return json;
+}
+
 /** sha256 hex of the plan's canonical structure: ticking boxes or re-wrapping text keeps it. */
 export function planHash(plan: Plan): string {
   let hash = hashes.get(plan);
   if (hash === undefined) {
-    hash = createHash('sha256').update(JSON.stringify(planStructure(plan))).digest('hex');
+    // Loaded on first use: a CLI call that only checks drift compares structures and never needs it.
+    const { createHash } = process.getBuiltinModule('node:crypto');
+    hash = createHash('sha256').update(structureJson(plan)).digest('hex');
     hashes.set(plan, hash);
   }
   return hash;
 }
 
-/** Parsed plans are immutable, so each is hashed once (callers hash before taking the write lock). */
+/** The hash of this parsed plan if already known, without computing it. */
+export function knownPlanHash(plan: Plan): string | undefined {
+  return hashes.get(plan);
+}
+
+/** Records a hash learned by matching the plan's structure against one whose hash is stored. */
+export function rememberPlanHash(plan: Plan, hash: string): void {
+  hashes.set(plan, hash);
+}
+
+/** Parsed plans are immutable, so each is serialised and hashed at most once. */
+const structures = new WeakMap<Plan, string>();
 const hashes = new WeakMap<Plan, string>();
 
 const MAX_QUOTED = 60;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { PlanError } from '../errors.ts';
 import type { ItemKind, Plan, PlanItem, PlanStep } from './types.ts';
@@ -266,13 +267,9 @@ export function readPlanFile(absPath: string, displayPath: string): Plan {
   } catch (err) {
     throw new PlanError(displayPath, 0, `cannot read plan: ${readFailureReason(err)}`);
   }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new PlanError(displayPath, 0, 'not valid UTF-8');
-  }
-  return parsePlan(text, displayPath);
+  if (!isUtf8(bytes)) throw new PlanError(displayPath, 0, 'not valid UTF-8');
+  const text = bytes.toString('utf8');
+  return parsePlan(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, displayPath);
 }
 
 function readFailureReason(err: unknown): string {

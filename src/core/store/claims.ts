@@ -1,5 +1,5 @@
 import { RefusedError } from '../errors.ts';
-import { countRemaining, partitionSteps } from './readiness.ts';
+import { countReady, countRemaining, partitionSteps } from './readiness.ts';
 import { assertHolder, assertNoDrift, leaseUntil, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
@@ -11,16 +11,14 @@ export const DEFAULT_LEASE_SECONDS = 7200;
  * seek on idx_steps_ready) or an expired lease (few by nature); the lower index wins.
  */
 function firstReady(db: Database, plan: string, now: string): StepRow | undefined {
-  const pending = db.prepare(`SELECT * FROM steps INDEXED BY idx_steps_ready
-      WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`)
-    .get({ plan }) as StepRow | undefined;
-  const expired = db.prepare(`SELECT * FROM steps INDEXED BY idx_steps_top
+  return db.prepare(`SELECT * FROM (
+      SELECT * FROM steps INDEXED BY idx_steps_ready
+      WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1)
+    UNION ALL SELECT * FROM (
+      SELECT * FROM steps INDEXED BY idx_steps_top
       WHERE plan_path = @plan AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < @now AND blockers = 0
-      ORDER BY step_index LIMIT 1`)
-    .get({ plan, now }) as StepRow | undefined;
-  if (!pending) return expired;
-  if (!expired) return pending;
-  return pending.step_index < expired.step_index ? pending : expired;
+      ORDER BY step_index LIMIT 1)
+    ORDER BY step_index LIMIT 1`).get({ plan, now }) as StepRow | undefined;
 }
 
 /**
@@ -71,7 +69,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
   return {
     claimed: true, plan_path: plan, step_anchor: cand.anchor, step_title: cand.title, step_index: cand.step_index, substeps,
     claim_token: token, claimed_by: actor.worktree, agent: actor.agent,
-    remaining_ready: -1, total_remaining: countRemaining(db, plan), lease_expires_at: until,
+    remaining_ready: countReady(db, plan, at), total_remaining: countRemaining(db, plan), lease_expires_at: until,
     reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
   };
 }

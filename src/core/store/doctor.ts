@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { WorktreeEntry } from '../git/worktrees.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES, planRoots, shellQuote } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
-import { loadSqlite, type Database } from './sqlite.ts';
+import { connect, type Database } from './sqlite.ts';
 
 export type Severity = 'error' | 'warning';
 
@@ -73,8 +73,7 @@ function openReadOnly(path: string, check: Check): Database | null {
     return null;
   }
   try {
-    const Sqlite = loadSqlite();
-    const db = new Sqlite(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    const db = connect(path, { readonly: true, fileMustExist: true, timeout: 5000 });
     db.pragma('schema_version');
     check('database', [], path);
     return db;

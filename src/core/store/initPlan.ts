@@ -1,4 +1,4 @@
-import { planHash, planStructure } from '../plan/hash.ts';
+import { planHash, structureJson } from '../plan/hash.ts';
 import type { PlanStep } from '../plan/types.ts';
 import { recomputeReadiness } from './readiness.ts';
 import { findPlan, writeEvent, type StepRow } from './rows.ts';
@@ -26,7 +26,7 @@ export function initPlan(db: Database, now: string, source: PlanSource, actor: A
     if (epicId && existing.epic_id !== epicId) db.prepare('UPDATE plans SET epic_id = ?, updated_at = ? WHERE plan_path = ?').run(epicId, now, source.planPath);
     return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };
   }
-  const structure = JSON.stringify(planStructure(source.plan));
+  const structure = structureJson(source.plan);
   if (existing) {
     db.prepare('UPDATE plans SET plan_hash = ?, structure = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?')
       .run(hash, structure, source.plan.title, epicId, now, source.planPath);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EnvironmentError } from '../errors.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
-import { loadSqlite, mapSqliteError, type Database } from './sqlite.ts';
+import { connect, loadSqlite, mapSqliteError, type Database } from './sqlite.ts';
 
 export interface OpenOptions {
   /** Milliseconds to wait for a lock before giving up; SPEC §3 wants at least 5000. */
@@ -16,13 +16,13 @@ export interface OpenOptions {
  * database written by a newer Springfield without touching it.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
-  const Sqlite = loadSqlite();
+  loadSqlite(); // refuses an old runtime before anything is created
   const missing = path !== ':memory:' && !existsSync(path);
   if (missing && options.ifMissing === 'empty') return openDatabase(':memory:', options);
   if (missing) mkdirSync(dirname(path), { recursive: true });
   let db: Database | undefined;
   try {
-    db = new Sqlite(path, { timeout: options.busyTimeoutMs ?? 10_000 });
+    db = connect(path, { timeout: options.busyTimeoutMs ?? 10_000 });
     const version = Number(db.pragma('user_version', { simple: true }));
     if (version > SCHEMA_VERSION) {
       throw new EnvironmentError(
@@ -36,8 +36,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
         throw new EnvironmentError('wal_unavailable', `${path}: could not switch the database to WAL mode (got '${mode}')`);
       }
     }
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
+    db.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
     if (version < SCHEMA_VERSION) migrate(db);
     cacheStatements(db);
     return db;

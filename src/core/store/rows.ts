@@ -1,5 +1,5 @@
 import { RefusedError, UsageError } from '../errors.ts';
-import { describeDrift, planHash, planStructure, type PlanStructure } from '../plan/hash.ts';
+import { describeDrift, knownPlanHash, planStructure, rememberPlanHash, structureJson, type PlanStructure } from '../plan/hash.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, PlanSource, StepStatus } from './types.ts';
 
@@ -106,9 +106,20 @@ export function assertHolder(owner: StepRow, actor: Actor, action: string): void
   }
 }
 
-/** Refuses when the plan file's structure differs from what was initialised, naming the changes. */
+/**
+ * Refuses when the plan file's structure differs from what was initialised, naming the changes.
+ * Compares hashes when this parsed plan's is known, else the structure JSON itself (equal JSON is
+ * equal hash), which spares a one-shot CLI call loading node:crypto.
+ */
 export function assertNoDrift(db: Database, row: PlanRow, source: PlanSource): void {
-  if (planHash(source.plan) === row.plan_hash) return;
+  const known = knownPlanHash(source.plan);
+  const same = known !== undefined
+    ? known === row.plan_hash
+    : db.prepare('SELECT structure = ? FROM plans WHERE plan_path = ?').pluck().get(structureJson(source.plan), row.plan_path) === 1;
+  if (same) {
+    rememberPlanHash(source.plan, row.plan_hash);
+    return;
+  }
   const before = initialisedStructure(db, row.plan_path);
   const changes = describeDrift(before, planStructure(source.plan));
   const what = changes.length > 0 ? changes.slice(0, 5).join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') : 'structure changed';

@@ -1,18 +1,20 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type BetterSqlite3 from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import { EnvironmentError } from '../errors.ts';
 
 export type Database = BetterSqlite3.Database;
 type DatabaseConstructor = typeof BetterSqlite3;
-
-let cached: DatabaseConstructor | undefined;
+type ConnectOptions = Omit<BetterSqlite3.Options, 'nativeBinding'>;
 
 /**
- * Loads better-sqlite3 only after checking Node-API 10 is available: on older runtimes the
- * native module crashes the process instead of failing cleanly.
+ * better-sqlite3, after checking Node-API 10 is available: on older runtimes its native module
+ * crashes the process instead of failing cleanly. (The import loads only JavaScript; the native
+ * module is loaded by the first connection.)
  */
 export function loadSqlite(): DatabaseConstructor {
-  if (cached) return cached;
   const napi = Number(process.versions.napi ?? 0);
   if (!(napi >= 10)) {
     throw new EnvironmentError(
@@ -20,9 +22,57 @@ export function loadSqlite(): DatabaseConstructor {
       `Springfield needs Node.js >= 22.14 (Node-API 10); this is Node.js ${process.version} with Node-API ${napi || 'unknown'}`,
     );
   }
-  const load = typeof require === 'function' ? require : createRequire(import.meta.url);
-  cached = load('better-sqlite3') as DatabaseConstructor;
-  return cached;
+  return BetterSqlite3;
+}
+
+/**
+ * Opens a connection, naming the native module's file so better-sqlite3 need not search for it
+ * (a CLI call is mostly start-up). Should that file not load, better-sqlite3 searches as usual.
+ */
+export function connect(path: string, options: ConnectOptions): Database {
+  const Sqlite = loadSqlite();
+  const nativeBinding = addonFile();
+  if (nativeBinding === undefined) return new Sqlite(path, options);
+  try {
+    return new Sqlite(path, { ...options, nativeBinding });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_DLOPEN_FAILED') throw err;
+    return new Sqlite(path, options);
+  }
+}
+
+let addon: string | null | undefined;
+
+/** better-sqlite3's native module for this platform: a local build, else the matching prebuild. */
+function addonFile(): string | undefined {
+  if (addon === undefined) {
+    const pkg = packageDir();
+    const target = process.platform === 'linux' && isMusl() ? `linuxmusl-${process.arch}` : `${process.platform}-${process.arch}`;
+    const candidates = pkg ? [join(pkg, 'build', 'Release', 'better_sqlite3.node'), join(pkg, 'prebuilds', `${target}.node`)] : [];
+    addon = candidates.find((c) => existsSync(c)) ?? null;
+  }
+  return addon ?? undefined;
+}
+
+/** The better-sqlite3 package: beside the bundle (dist/ and node_modules/ are siblings), else resolved. */
+function packageDir(): string | undefined {
+  const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
+  const beside = join(here, '..', 'node_modules', 'better-sqlite3');
+  if (existsSync(join(beside, 'package.json'))) return beside;
+  try {
+    return dirname(createRequire(join(here, 'x.js')).resolve('better-sqlite3/package.json'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** musl's dynamic loader sits in /lib as ld-musl-<arch>.so.1; glibc systems have none. */
+function isMusl(): boolean {
+  try {
+    return readdirSync('/lib').some((f) => f.startsWith('ld-musl-'));
+  } catch {
+    return false;
+  }
 }
 
 interface SqliteLikeError {

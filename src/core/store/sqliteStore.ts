@@ -1,97 +1,16 @@
-import { systemClock, type Clock } from '../clock.ts';
 import { buildContext, type ContextRequest, type ContextView } from '../epics/context.ts';
 import { applyEpicEvent, approveMerge, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
 import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../epics/planApproval.ts';
 import { decideSignal, listSignals, recordSignal, type SignalDecision, type SignalLocation, type SignalResult, type SignalView } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
-import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
-import { completeStep } from './complete.ts';
-import { initPlan } from './initPlan.ts';
-import { recordArtifact, updateItems, type UpdateOptions } from './items.ts';
-import { openDatabase, writeTransaction, type OpenOptions } from './open.ts';
-import { listEvents, readySteps, showPlans } from './queries.ts';
-import { planHash } from '../plan/hash.ts';
-import { countReady } from './readiness.ts';
 import { listRuns, listVerifications, type RunView, type VerificationView } from './runs.ts';
-import { mapSqliteError, type Database } from './sqlite.ts';
-import type {
-  Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
-  ItemChange, PlanSource, PlanView, ReadyResult, ResetResult, StartResult, StateStore, UpdateResult,
-} from './types.ts';
+import { SqliteStepStore } from './sqliteStepStore.ts';
+import type { Actor, PlanSource, StateStore } from './types.ts';
 
-export interface SqliteStoreOptions extends OpenOptions {
-  readonly clock?: Clock;
-}
+export { type SqliteStoreOptions } from './sqliteStepStore.ts';
 
-/** The SQLite backend of StateStore: every write is one BEGIN IMMEDIATE transaction. */
-export class SqliteStore implements StateStore {
-  readonly location: string;
-  readonly db: Database;
-  private readonly clock: Clock;
-
-  constructor(path: string, options: SqliteStoreOptions = {}) {
-    this.location = path;
-    this.db = openDatabase(path, options);
-    this.clock = options.clock ?? systemClock;
-  }
-
-  /** Runs a write in an IMMEDIATE transaction with the current time, mapping SQLite failures. */
-  write<T>(fn: (db: Database, now: Date) => T): Promise<T> {
-    return this.guard(() => writeTransaction(this.db, () => fn(this.db, this.clock.now())));
-  }
-
-  /** Runs a read in one deferred transaction, so it sees a single consistent snapshot. */
-  read<T>(fn: (db: Database, now: Date) => T): Promise<T> {
-    return this.guard(() => this.db.transaction(() => fn(this.db, this.clock.now()))());
-  }
-
-  private guard<T>(fn: () => T): Promise<T> {
-    try {
-      return Promise.resolve(fn());
-    } catch (err) {
-      return Promise.reject(mapSqliteError(err, this.location));
-    }
-  }
-
-  initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
-    return this.write((db, now) => initPlan(db, now.toISOString(), source, actor, options.force ?? false, options.epicId ?? null));
-  }
-  /** The lock is held only for the claim itself: the plan is hashed before, the ready count read after. */
-  async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
-    planHash(source.plan);
-    const result = await this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
-    if (!result.claimed) return result;
-    return { ...result, remaining_ready: await this.read((db, now) => countReady(db, source.planPath, now.toISOString())) };
-  }
-  start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
-    return this.write((db, now) => startStep(db, now, planPath, anchor, actor));
-  }
-  heartbeat(planPath: string, anchor: string, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<HeartbeatResult> {
-    return this.write((db, now) => heartbeat(db, now, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
-  }
-  updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
-    planHash(source.plan);
-    return this.write((db, now) => updateItems(db, now, source, anchor, changes, actor, options));
-  }
-  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
-    return this.write((db, now) => recordArtifact(db, now, planPath, anchor, kind, summary, actor));
-  }
-  complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    planHash(source.plan);
-    return this.write((db, now) => completeStep(db, now, source, anchor, actor, options));
-  }
-  reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
-    return this.write((db, now) => resetStep(db, now, planPath, anchor, actor, reason));
-  }
-  ready(planPath: string): Promise<ReadyResult> {
-    return this.read((db, now) => readySteps(db, now, planPath));
-  }
-  showPlans(planPath?: string): Promise<PlanView[]> {
-    return this.read((db, now) => showPlans(db, now, planPath));
-  }
-  events(query?: EventQuery): Promise<EventView[]> {
-    return this.read((db) => listEvents(db, query));
-  }
+/** The whole SQLite backend: steps and claims (SqliteStepStore) plus epics, approval, signals and runs. */
+export class SqliteStore extends SqliteStepStore implements StateStore {
   createEpic(input: NewEpic, actor: Actor): Promise<EpicRow> {
     return this.write((db, now) => createEpic(db, now.toISOString(), input, actor));
   }
@@ -145,11 +64,5 @@ export class SqliteStore implements StateStore {
   }
   verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
     return this.read((db) => listVerifications(db, options));
-  }
-  dataVersion(): Promise<number> {
-    return this.read((db) => Number(db.pragma('data_version', { simple: true })));
-  }
-  close(): void {
-    if (this.db.open) this.db.close();
   }
 }

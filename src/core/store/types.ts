@@ -217,7 +217,10 @@ export interface EventQuery {
  * The narrow, Promise-returning store interface that the CLI and the extension use. Only a SQLite
  * backend exists; the shape leaves room for a networked one without changing callers.
  */
-export interface StateStore extends PlanningStore {
+export interface StateStore extends StepStore, PlanningStore {}
+
+/** Plans, steps, claims and leases: what the CLI's step commands need. */
+export interface StepStore {
   readonly location: string;
   initPlan(source: PlanSource, actor: Actor, options?: { force?: boolean; epicId?: string | null }): Promise<InitResult>;
   claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number }): Promise<ClaimResult>;

@@ -1,0 +1,89 @@
+import { SpringfieldError, UsageError, type ErrorCategory } from '../core/errors.ts';
+import { parseArgs } from './args.ts';
+import { GLOBAL_OPTIONS } from './command.ts';
+import type { CommandModule } from './commands/modules.ts';
+import type { Command } from './command.ts';
+import { CliContext } from './context.ts';
+import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
+
+const EXIT: Record<ErrorCategory, number> = { refused: 1, usage: 2, environment: 3 };
+const EXIT_INTERNAL = 70;
+
+export interface Io {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/**
+ * Runs one CLI invocation over the given command modules and returns its exit code; the only place
+ * errors become exit codes. Only the module of the named command is loaded.
+ */
+export async function dispatch(argv: readonly string[], io: Io, modules: readonly CommandModule[]): Promise<number> {
+  // Only our own options count: everything after a bare `--` belongs to the agent command.
+  const ours = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  const json = ours.includes('--json');
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help' && rest.length === 0) {
+    io.stdout(mainHelp(await loadAll(modules)) + '\n');
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  let ctx: CliContext | undefined;
+  try {
+    const words = name === 'help' ? rest : [name, ...rest];
+    const COMMANDS = await commandsFor(modules, words[0]);
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
+    const command = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`) ?? COMMANDS.find((c) => c.name === words[0]);
+    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    const helpWanted = name === 'help' || own.includes('--help') || own.includes('-h');
+    if (!command && group.length > 0 && (helpWanted || words[1] === undefined || words[1].startsWith('-'))) {
+      io.stdout(groupHelp(words[0] as string, group) + '\n');
+      return helpWanted ? 0 : 2;
+    }
+    if (!command) {
+      const what = group.length > 0 ? `${words[0]} ${words[1]}` : words[0];
+      throw new UsageError('unknown_command', `unknown command '${what}' (see 'springfield ${group.length > 0 ? `${words[0]} ` : ''}--help')`);
+    }
+    if (helpWanted) {
+      io.stdout(commandHelp(command) + '\n');
+      return 0;
+    }
+    const argv = words.slice(command.name.split(' ').length);
+    const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
+    ctx = new CliContext(io.cwd, io.env, args);
+    const result = await command.run(ctx);
+    for (const w of result.warnings ?? []) io.stderr(`springfield: warning: ${w}\n`);
+    io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
+    return result.exitCode ?? 0;
+  } catch (err) {
+    return reportError(err, json, io);
+  } finally {
+    ctx?.close();
+  }
+}
+
+function reportError(err: unknown, json: boolean, io: Io): number {
+  const known = err instanceof SpringfieldError;
+  const code = known ? err.code : 'internal_error';
+  const message = known ? err.message : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+  io.stderr(`springfield: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  if (!known && io.env.SPRINGFIELD_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
+  if (json) io.stdout(JSON.stringify({ error: { code, message } }) + '\n');
+  return known ? EXIT[err.category] : EXIT_INTERNAL;
+}
+
+/** The commands that could match `word`: the one it names, or the members of the group it names. */
+export async function commandsFor(modules: readonly CommandModule[], word: string | undefined): Promise<readonly Command[]> {
+  if (word === undefined) return [];
+  return loadAll(modules.filter((m) => m.names.some((n) => n === word || n.startsWith(`${word} `))));
+}
+
+/** Every command of `modules`, in order. */
+export async function loadAll(modules: readonly CommandModule[]): Promise<readonly Command[]> {
+  return (await Promise.all(modules.map((m) => m.load()))).flat();
+}
