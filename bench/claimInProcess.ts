@@ -62,6 +62,7 @@ export async function benchClaimInProcess(): Promise<TargetRow[]> {
       if (n === TARGET_STEPS) {
         big = o;
         await progressing(o);
+        await latePlan(o);
         break;
       }
       o.store.close();
@@ -136,6 +137,22 @@ async function progressing(o: Opened): Promise<void> {
     push(s, { ready: r1 - r0, claim: r2 - r1 });
   }
   console.log(`  N=${TARGET_STEPS}, ${s.both.length} successive claim+complete: ready() ${fmt(stats(s.ready))} | claimNext() ${fmt(stats(s.claim))} | both ${fmt(stats(s.both))} | complete() ${fmt(stats(completeTimes))}`);
+}
+
+/**
+ * The same plan with 90 % of its steps completed (one bulk UPDATE; the readiness triggers fire for
+ * each row), where ready() lists pending steps instead of completed ones.
+ */
+async function latePlan(o: Opened): Promise<void> {
+  const t0 = performance.now();
+  o.store.db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = 'bench', lease_expires_at = NULL
+    WHERE plan_path = @plan AND status != 'completed' AND step_index < @upto`).run({ plan: PLAN_PATH, now: new Date().toISOString(), upto: Math.floor(TARGET_STEPS * 0.9) });
+  const bulkMs = performance.now() - t0;
+  const s = emptySample();
+  const until = performance.now() + BUDGET_MS;
+  for (let i = 0; i < FULL_FRESH && (i < 20 || performance.now() < until); i++) push(s, await cycle(o));
+  const ready = await o.store.ready(PLAN_PATH);
+  console.log(`  N=${TARGET_STEPS}, ${ready.completed_steps.length} completed (bulk update ${bulkMs.toFixed(0)} ms), ${s.both.length} claim+reset cycles: ready() ${fmt(stats(s.ready))} | claimNext() ${fmt(stats(s.claim))} | both ${fmt(stats(s.both))}`);
 }
 
 /**

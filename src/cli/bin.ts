@@ -21,7 +21,8 @@ run.then((code) => { process.exitCode = code; }, (err: unknown) => {
 
 /**
  * Writes straight to the file descriptor: one document per call, and no stream machinery to load.
- * A non-blocking descriptor that is full hands the rest to the stream, which waits for it.
+ * A non-blocking descriptor that is full hands the rest to the stream, which waits for it; a closed
+ * pipe ends the output quietly.
  */
 function write(fd: 1 | 2, text: string): void {
   const data = Buffer.from(text);
@@ -29,7 +30,9 @@ function write(fd: 1 | 2, text: string): void {
   try {
     while (at < data.length) at += writeSync(fd, data, at);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') return; // the reader went away (`springfield show | head`): nothing to tell it
+    if (code !== 'EAGAIN') throw err;
     (fd === 1 ? process.stdout : process.stderr).write(data.subarray(at));
   }
 }

@@ -1,0 +1,35 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import type { PlanView } from '../../src/core/store/types.ts';
+import { assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+
+/** 400 steps with long item texts: `show --json` is far larger than a pipe's 64 KiB buffer. */
+const PLAN = ['# Plan: Big output', '', ...Array.from({ length: 400 }, (_, i) => [
+  `## Step ${i + 1}: Step number ${i + 1} {#s${i + 1}}`, '**Tasks:**', `- [ ] ${'a task with a long description '.repeat(6)}${i}`, '',
+].join('\n'))].join('\n');
+
+let repo: Repo;
+before(() => {
+  ensureCli();
+  repo = makeRepo({ files: { 'plans/big.md': PLAN } });
+  assertOk(runCli(repo.root, ['init', 'plans/big.md', '--json']));
+});
+after(() => repo.cleanup());
+
+test('an output many times a pipe buffer arrives whole, as one JSON document', () => {
+  const r = runCli(repo.root, ['show', '--json']);
+  const doc = assertOk<{ plans: PlanView[] }>(r);
+
+  assert.ok(r.stdout.length > 4 * 65_536, `output of ${r.stdout.length} bytes`);
+  assert.equal(doc.plans[0]?.steps.length, 400);
+});
+
+test('a reader that stops early (show | head) ends the output quietly: exit 0, nothing on stderr', () => {
+  const script = `set -o pipefail; "$0" "$1" show --json 2>"$2" | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`;
+  const errFile = `${repo.tmp}/stderr.txt`;
+  const r = spawnSync('bash', ['-c', script, process.execPath, CLI_PATH, errFile], { cwd: repo.root, env: cleanEnv(), encoding: 'utf8' });
+
+  assert.equal(r.stdout.trim(), '0');
+  assert.equal(spawnSync('cat', [errFile], { encoding: 'utf8' }).stdout, '');
+});
