@@ -153,7 +153,6 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
       await store.read((db, now) => { for (const p of plans) partitionSteps(db, p, now.toISOString()); });
       if (i >= WARMUP) partition.push(performance.now() - a);
     }
-    const whatIf = compareIndexes(store, dir);
     const snap = summarize(snaps);
     const dec = summarize(decides);
     const tick = summarize(ticks);
@@ -167,8 +166,6 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
     console.log(line('decide()', dec) + `   mean of 1000 back to back ${(decideMean * 1000).toFixed(1)} µs`);
     console.log(line('tick = snapshot + decide', tick) + `   per epic ${(tick.median / epicsIn).toFixed(3)} ms`);
     console.log(line(`  of which partitionSteps × ${plans.length} plans`, summarize(partition)));
-    console.log(`  what-if, on two VACUUM INTO copies of this store, ${TICKS} interleaved ticks: tick ${whatIf.plain.toFixed(2)} ms as is, ${whatIf.indexed.toFixed(2)} ms with`);
-    console.log(`    ${WHAT_IF_INDEXES.join(';\n    ')}`);
     return [
       { metric: `scheduler tick, ${EPICS} epics × ${STEPS} steps (median)`, target: '<= 10 ms', measured: `${tick.median.toFixed(2)} ms (p95 ${tick.p95.toFixed(2)})`, met: tick.median <= 10 },
       { metric: '  of which schedulerSnapshot / decide (median)', target: '(report)', measured: `${snap.median.toFixed(2)} / ${dec.median.toFixed(3)} ms`, met: true },
@@ -177,32 +174,6 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
   } finally {
     store.close();
   }
-}
-
-const WHAT_IF_INDEXES = [
-  'CREATE INDEX idx_runs_epic ON runs(epic_id, role, ended_at)',
-  'CREATE INDEX idx_verifications_epic ON verifications(epic_id, id)',
-  'CREATE INDEX idx_events_epic_entity ON events(epic_id, entity, id)',
-];
-
-/** Median tick on a copy of the store as it is against a copy with the indexes the snapshot's per-epic queries lack. */
-function compareIndexes(store: SqliteStore, dir: string): { plain: number; indexed: number } {
-  const copies = ['plain', 'indexed'].map((name) => {
-    const path = join(dir, `${name}.db`);
-    store.db.exec(`VACUUM INTO '${path}'`);
-    const copy = new SqliteStore(path);
-    if (name === 'indexed') for (const ddl of WHAT_IF_INDEXES) copy.db.exec(ddl);
-    return { copy, times: [] as number[] };
-  });
-  for (let i = 0; i < WARMUP + TICKS; i++) {
-    for (const c of copies) {
-      const t0 = performance.now();
-      decide(c.copy.db.transaction(() => schedulerSnapshot(c.copy.db, new Date()))(), CONFIG, new Date());
-      if (i >= WARMUP) c.times.push(performance.now() - t0);
-    }
-  }
-  for (const c of copies) c.copy.close();
-  return { plain: summarize(copies[0]?.times ?? []).median, indexed: summarize(copies[1]?.times ?? []).median };
 }
 
 function benchRunOverhead(dir: string): TargetRow[] {
@@ -329,7 +300,7 @@ function profileRun(dir: string, repo: string, env: NodeJS.ProcessEnv, runArgs: 
 
 /** The CLI chunk that bundles a given package (chunk names carry a content hash). */
 function findChunk(marker: string): { name: string; url: string; kb: number } {
-  const chunks = join(ROOT, 'dist', 'chunks');
+  const chunks = join(ROOT, 'dist', 'full', 'chunks');
   for (const name of readdirSync(chunks)) {
     const text = readFileSync(join(chunks, name), 'utf8');
     if (text.includes(`// ${marker}`)) return { name, url: pathToFileURL(join(chunks, name)).href, kb: Math.round(text.length / 1024) };
