@@ -170,14 +170,15 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
   // Back to schema 1: what a database written by the first release looks like.
   const Sqlite = loadSqlite();
   const raw = new Sqlite(path);
-  raw.exec(`DROP TRIGGER steps_readiness_done; DROP TRIGGER steps_readiness_undone; DROP INDEX idx_steps_ready;
+  raw.exec(`DROP INDEX idx_deps_dependents; CREATE INDEX idx_deps_target ON step_deps(plan_path, depends_on);
+    DROP TRIGGER steps_readiness_done; DROP TRIGGER steps_readiness_undone; DROP INDEX idx_steps_ready;
     ALTER TABLE steps DROP COLUMN blockers; ALTER TABLE plans DROP COLUMN open_steps; PRAGMA user_version = 1;`);
   raw.close();
 
   const reopened = new SqliteStore(path, { clock });
   t.after(() => reopened.close());
 
-  assert.equal(reopened.db.pragma('user_version', { simple: true }), 2);
+  assert.equal(reopened.db.pragma('user_version', { simple: true }), 3);
   assertConsistent(reopened, clock.now().toISOString(), 'after migrating');
   assert.deepEqual(oraclePartition(reopened, clock.now().toISOString()), before);
   assert.ok(before.completed.length > 0 && before.blocked.length > 0, 'the fixture has completed and blocked steps');

@@ -234,6 +234,12 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE plans SET open_steps = open_steps + 1 WHERE plan_path = new.plan_path AND new.parent_anchor IS NULL;
   END;
   `,
+  // 3: the readiness triggers look up a completed step's dependents; with the dependent in the index
+  // it covers the lookup, so SQLite stops preferring a scan of the plan's whole primary key.
+  `
+  CREATE INDEX idx_deps_dependents ON step_deps(plan_path, depends_on, step_anchor);
+  DROP INDEX idx_deps_target;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
