@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { planHash } from '../../src/core/plan/hash.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { MIGRATIONS } from '../../src/core/store/migrations.ts';
-import { loadSqlite } from '../../src/core/store/sqlite.ts';
+import { connect, loadSqlite } from '../../src/core/store/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../../src/core/store/types.ts';
 
@@ -328,4 +328,17 @@ test('a statement prepared again is the compiled one, back in its default modes'
   assert.equal(again, store.db.prepare(sql));
   assert.deepEqual([plucked, raw, again.get()], [1, [1, 2], { one: 1, two: 2 }]);
   assert.notEqual(store.db.prepare('SELECT 1 AS one'), again);
+});
+
+test('the native module is named directly; a file that will not load falls back to better-sqlite3 finding its own', (t) => {
+  const dir = tempDir(t);
+  const bogus = join(dir, 'not-a-module.node');
+  writeFileSync(bogus, 'this is not a shared library');
+
+  const named = connect(join(dir, 'a.db'), {});
+  const fallback = connect(join(dir, 'b.db'), {}, bogus);
+  t.after(() => { named.close(); fallback.close(); });
+
+  assert.equal(named.prepare('SELECT sqlite_version() AS v').pluck().get(), fallback.prepare('SELECT sqlite_version() AS v').pluck().get());
+  assert.throws(() => connect(join(dir, 'c.db'), { readonly: true, fileMustExist: true }, bogus), /unable to open|does not exist/i, 'other errors still surface');
 });

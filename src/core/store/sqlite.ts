@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,9 +29,8 @@ export function loadSqlite(): DatabaseConstructor {
  * Opens a connection, naming the native module's file so better-sqlite3 need not search for it
  * (a CLI call is mostly start-up). Should that file not load, better-sqlite3 searches as usual.
  */
-export function connect(path: string, options: ConnectOptions): Database {
+export function connect(path: string, options: ConnectOptions, nativeBinding = addonFile()): Database {
   const Sqlite = loadSqlite();
-  const nativeBinding = addonFile();
   if (nativeBinding === undefined) return new Sqlite(path, options);
   try {
     return new Sqlite(path, { ...options, nativeBinding });
@@ -66,13 +65,10 @@ function packageDir(): string | undefined {
   }
 }
 
-/** musl's dynamic loader sits in /lib as ld-musl-<arch>.so.1; glibc systems have none. */
+/** musl's dynamic loader is /lib/ld-musl-<arch>.so.1; glibc systems have none. */
 function isMusl(): boolean {
-  try {
-    return readdirSync('/lib').some((f) => f.startsWith('ld-musl-'));
-  } catch {
-    return false;
-  }
+  const arch = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
+  return existsSync(`/lib/ld-musl-${arch}.so.1`);
 }
 
 interface SqliteLikeError {
