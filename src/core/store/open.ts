@@ -52,7 +52,8 @@ const STATEMENT_CACHE_SIZE = 500;
 /**
  * Makes `db.prepare` return the already-compiled statement for SQL it has seen, so a claim does not
  * recompile its queries inside the write lock. A reused statement comes back in its default modes
- * (no raw, pluck or expand), exactly as a fresh one would. No caller iterates a statement lazily.
+ * (no raw, pluck or expand), exactly as a fresh one would; so a statement kept with a mode set must
+ * be used before the same SQL is prepared again. No caller iterates a statement lazily.
  */
 function cacheStatements(db: Database): void {
   const prepare = db.prepare.bind(db);
