@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { countReady, countRemaining, partitionSteps } from '../src/core/store/readiness.ts';
+import { countOpen, partitionSteps } from '../src/core/store/readiness.ts';
 import { findPlan } from '../src/core/store/rows.ts';
 import { SqliteStore } from '../src/core/store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../src/core/store/types.ts';
@@ -164,11 +164,10 @@ async function diagnose(o: Opened): Promise<void> {
   const now = new Date().toISOString();
   const candidate = `SELECT * FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`;
   const parts: [string, () => unknown][] = [
-    ['requirePlan: the plans row (without the structure JSON)', () => findPlan(db, PLAN_PATH)],
-    ['assertNoDrift: planHash of the parsed plan (memoised per parse)', () => planHash(o.source.plan)],
+    ['requireCurrentPlan: the plans row (without the structure JSON)', () => findPlan(db, PLAN_PATH)],
+    ['requireCurrentPlan: planHash of the parsed plan (memoised per parse)', () => planHash(o.source.plan)],
     ['candidate: first pending step without blockers (idx_steps_ready)', () => db.prepare(candidate).get({ plan: PLAN_PATH })],
-    ['countReady', () => countReady(db, PLAN_PATH, now)],
-    ['countRemaining (plans.open_steps)', () => countRemaining(db, PLAN_PATH)],
+    ['countOpen: ready steps, and plans.open_steps', () => countOpen(db, PLAN_PATH, now)],
     ['partitionSteps (everything ready() lists)', () => db.transaction(() => partitionSteps(db, PLAN_PATH, now))()],
   ];
   console.log(`  where the time goes at N=${TARGET_STEPS} (each piece alone, median of 15; claimNext runs the first four inside its write lock, ready() the last):`);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { countReady } from '../src/core/store/readiness.ts';
+import { countOpen } from '../src/core/store/readiness.ts';
 import { loadSqlite } from '../src/core/store/sqlite.ts';
 import { SqliteStore } from '../src/core/store/sqliteStore.ts';
 import type { WorkerConfig, WorkerReport } from './contentionWorker.ts';
@@ -68,7 +68,7 @@ export async function benchContention(): Promise<TargetRow[]> {
   console.log(`  complete latency (incl. lock wait)   p50 ${complete.p50.toFixed(1)} ms   p99 ${complete.p99.toFixed(1)} ms   max ${complete.max.toFixed(1)} ms`);
   console.log(lockLine('raw', rawT));
   console.log(lockLine('springfield', sfT));
-  console.log(`  uncontended, one process, same 1600-step plan: claimNext p50 ${solo.claim.toFixed(2)} ms (inside the lock: candidate query ${solo.candidate.toFixed(2)} ms, countReady ${solo.count.toFixed(2)} ms, drift-check planHash ${solo.hash.toFixed(2)} ms), complete p50 ${solo.complete.toFixed(2)} ms, raw txn p50 ${solo.raw.toFixed(2)} ms`);
+  console.log(`  uncontended, one process, same 1600-step plan: claimNext p50 ${solo.claim.toFixed(2)} ms (inside the lock: candidate query ${solo.candidate.toFixed(2)} ms, countOpen ${solo.count.toFixed(2)} ms, drift-check planHash ${solo.hash.toFixed(2)} ms), complete p50 ${solo.complete.toFixed(2)} ms, raw txn p50 ${solo.raw.toFixed(2)} ms`);
   console.log(`  busy errors surfaced: ${busy}   other errors: ${sfT.otherErrors.length + rawT.otherErrors.length}${sfT.otherErrors[0] ? ` (first: ${sfT.otherErrors[0]})` : ''}`);
   console.log(`  per-round wall: raw ${raw.map((x) => x.wallMs.toFixed(0)).join(', ')} ms; springfield ${sf.map((x) => x.wallMs.toFixed(0)).join(', ')} ms`);
   console.log(`  end state per springfield round: ${checks.join('; ')}`);
@@ -170,7 +170,7 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
     for (let i = 0; i < 200; i++) {
       const now = new Date().toISOString();
       time(candidates, () => first.get({ plan: PLAN_PATH }));
-      time(counts, () => countReady(store.db, PLAN_PATH, now));
+      time(counts, () => countOpen(store.db, PLAN_PATH, now));
       time(hashes, () => planHash(source.plan));
       time(raws, () => store.db.transaction(() => bump.run(now)).immediate());
       const t0 = performance.now();

@@ -1,7 +1,8 @@
 import { RefusedError } from '../errors.ts';
-import { countReady, countRemaining, partitionSteps } from './readiness.ts';
-import { assertHolder, assertNoDrift, leaseUntil, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
+import { countOpen, partitionSteps } from './readiness.ts';
+import { assertHolder, leaseUntil, ownerOf, requireCurrentPlan, requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
+import type { Plan } from '../plan/types.ts';
 import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
 
 export const DEFAULT_LEASE_SECONDS = 7200;
@@ -27,8 +28,7 @@ function firstReady(db: Database, plan: string, now: string): StepRow | undefine
  */
 export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number): ClaimResult {
   const plan = source.planPath;
-  const row = requirePlan(db, plan);
-  assertNoDrift(db, row, source);
+  const row = requireCurrentPlan(db, source);
   if (row.epic_id) {
     const status = db.prepare('SELECT status FROM epics WHERE id = ?').pluck().get(row.epic_id) as string | undefined;
     if (status !== undefined && status !== 'in_progress') {
@@ -50,7 +50,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
       AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < @now))`)
     .run({ wt: actor.worktree, agent: actor.agent, token, now: at, until, plan, anchor: cand.anchor, old: cand.claim_token }).changes;
   if (changed !== 1) throw new RefusedError('claim_conflict', `${cand.anchor} changed while being claimed; try again`);
-  const substeps = db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = @wt, claimed_agent = @agent, claim_token = @token,
+  const substeps = !hasSubsteps(source.plan, cand) ? [] : db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = @wt, claimed_agent = @agent, claim_token = @token,
       claimed_at = @now, lease_expires_at = @until, heartbeat_at = NULL, started_at = NULL
     WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed' RETURNING anchor`).pluck()
     .all({ wt: actor.worktree, agent: actor.agent, token, now: at, until, plan, anchor: cand.anchor }) as string[];
@@ -66,12 +66,21 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
     reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
     data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, substeps },
   });
+  const open = countOpen(db, plan, at);
   return {
     claimed: true, plan_path: plan, step_anchor: cand.anchor, step_title: cand.title, step_index: cand.step_index, substeps,
     claim_token: token, claimed_by: actor.worktree, agent: actor.agent,
-    remaining_ready: countReady(db, plan, at), total_remaining: countRemaining(db, plan), lease_expires_at: until,
+    remaining_ready: open.ready, total_remaining: open.remaining, lease_expires_at: until,
     reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
   };
+}
+
+/**
+ * Whether the plan gives `step` substeps. The plan file matched the stored structure inside this
+ * transaction, and a step's substeps follow it in step_index order, so one look at the next step says.
+ */
+function hasSubsteps(plan: Plan, step: StepRow): boolean {
+  return plan.steps[step.step_index + 1]?.parentAnchor === step.anchor;
 }
 
 /** Moves a claimed step (or substep) to in_progress; only its holder may. Idempotent. */

@@ -1,6 +1,6 @@
 import { RefusedError } from '../errors.ts';
 import { countRemaining } from './readiness.ts';
-import { assertHolder, assertNoDrift, ownerOf, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
+import { assertHolder, ownerOf, requireCurrentPlan, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, CompleteOptions, CompleteResult, PlanSource } from './types.ts';
 
@@ -10,7 +10,7 @@ import type { Actor, CompleteOptions, CompleteResult, PlanSource } from './types
  */
 export function completeStep(db: Database, now: Date, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): CompleteResult {
   const plan = source.planPath;
-  assertNoDrift(db, requirePlan(db, plan), source);
+  requireCurrentPlan(db, source);
   const step = requireStep(db, plan, anchor);
   if (step.status === 'completed') return repeatCompletion(db, step, actor);
   const owner = ownerOf(db, step);

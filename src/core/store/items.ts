@@ -1,5 +1,5 @@
 import { RefusedError, UsageError } from '../errors.ts';
-import { assertHolder, assertNoDrift, ownerOf, requirePlan, requireStep, writeEvent } from './rows.ts';
+import { assertHolder, ownerOf, requireCurrentPlan, requireStep, writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, ArtifactResult, StepStatus, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from './types.ts';
 
@@ -20,7 +20,7 @@ export interface UpdateOptions {
 /** Sets checklist item statuses of a step the actor holds; a substep whose items are all done completes. */
 export function updateItems(db: Database, now: Date, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): UpdateResult {
   const plan = source.planPath;
-  assertNoDrift(db, requirePlan(db, plan), source);
+  requireCurrentPlan(db, source);
   const step = requireStep(db, plan, anchor);
   if (step.status === 'completed') throw new RefusedError('already_completed', `cannot update ${anchor}: it is completed`);
   const owner = ownerOf(db, step);

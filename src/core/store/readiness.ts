@@ -111,12 +111,13 @@ export function partitionSteps(db: Database, plan: string, now: string): StepPar
   return p;
 }
 
-/** How many top-level steps are claimable right now. */
-export function countReady(db: Database, plan: string, now: string): number {
-  return Number(db.prepare(`SELECT
+/** How many top-level steps are claimable right now, and how many are not yet completed: one query. */
+export function countOpen(db: Database, plan: string, now: string): { ready: number; remaining: number } {
+  const [ready, remaining] = db.prepare(`SELECT
       (SELECT COUNT(*) FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0)
-    + (SELECT COUNT(*) FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < @now AND blockers = 0)`)
-    .pluck().get({ plan, now }));
+    + (SELECT COUNT(*) FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < @now AND blockers = 0),
+      (SELECT open_steps FROM plans WHERE plan_path = @plan)`).raw().get({ plan, now }) as [number, number | null];
+  return { ready: Number(ready), remaining: Number(remaining ?? 0) };
 }
 
 /** How many top-level steps are not yet completed. */

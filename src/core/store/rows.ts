@@ -107,23 +107,29 @@ export function assertHolder(owner: StepRow, actor: Actor, action: string): void
 }
 
 /**
- * Refuses when the plan file's structure differs from what was initialised, naming the changes.
- * Compares hashes when this parsed plan's is known, else the structure JSON itself (equal JSON is
- * equal hash), which spares a one-shot CLI call loading node:crypto.
+ * The plan's row, refusing an unknown plan or one whose file's structure differs from what was
+ * initialised (naming the changes). Compares hashes when this parsed plan's is known, else the
+ * structure JSON itself in the same query (equal JSON is equal hash), which spares a one-shot CLI
+ * call loading node:crypto.
  */
-export function assertNoDrift(db: Database, row: PlanRow, source: PlanSource): void {
+export function requireCurrentPlan(db: Database, source: PlanSource): PlanRow {
   const known = knownPlanHash(source.plan);
-  const same = known !== undefined
-    ? known === row.plan_hash
-    : db.prepare('SELECT structure = ? FROM plans WHERE plan_path = ?').pluck().get(structureJson(source.plan), row.plan_path) === 1;
-  if (same) {
-    rememberPlanHash(source.plan, row.plan_hash);
-    return;
+  let row: (PlanRow & { same?: number }) | undefined;
+  if (known !== undefined) row = findPlan(db, source.planPath);
+  else {
+    row = db.prepare(`SELECT ${PLAN_COLUMNS}, structure = ? AS same FROM plans WHERE plan_path = ?`)
+      .get(structureJson(source.plan), source.planPath) as (PlanRow & { same: number }) | undefined;
   }
-  const before = initialisedStructure(db, row.plan_path);
+  if (!row) return requirePlan(db, source.planPath);
+  const { same, ...plan } = row;
+  if (known !== undefined ? known === plan.plan_hash : same === 1) {
+    rememberPlanHash(source.plan, plan.plan_hash);
+    return plan;
+  }
+  const before = initialisedStructure(db, plan.plan_path);
   const changes = describeDrift(before, planStructure(source.plan));
   const what = changes.length > 0 ? changes.slice(0, 5).join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') : 'structure changed';
-  throw new RefusedError('plan_drift', `${row.plan_path}: plan changed since init (${what}); re-initialise with 'springfield init --force ${row.plan_path}'`);
+  throw new RefusedError('plan_drift', `${plan.plan_path}: plan changed since init (${what}); re-initialise with 'springfield init --force ${plan.plan_path}'`);
 }
 
 /** The ISO time `seconds` after `now`. */
