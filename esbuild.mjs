@@ -21,14 +21,13 @@ const builds = [
     banner: { js: 'const __sfImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   },
   {
-    // The executable itself: turns on the compile cache, then loads dist/springfield.cjs.
+    // The executable itself: turns the code caches on, then runs dist/springfield.cjs.
     ...common,
     entryPoints: ['src/cli/launcher.ts'],
     outfile: 'dist/cli.cjs',
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    external: ['./springfield.cjs'],
     banner: { js: '#!/usr/bin/env node' },
   },
   {

@@ -1,7 +1,22 @@
 import { enableCompileCache } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { runWithCodeCache } from './codeCache.ts';
+import { STEP_COMMANDS } from './commands/stepNames.ts';
+import { exitWhenDone, processIo } from './stdio.ts';
 
-// The `springfield` executable. Agents call it many times a minute, so compiled code is cached on
-// disk (Node's compile cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off) before the CLI loads.
+/**
+ * The `springfield` executable. Agents call the step commands many times a minute, so those run from
+ * one CommonJS bundle (dist/springfield.cjs) with a code cache per command of everything it compiled
+ * (codeCache.ts); every other command loads the whole CLI, ES modules under Node's compile cache.
+ * NODE_DISABLE_COMPILE_CACHE=1 turns both caches off.
+ */
 enableCompileCache?.();
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded synchronously, after the cache is on
-require('./springfield.cjs');
+const argv = process.argv.slice(2);
+const word = argv[0] ?? '';
+if (STEP_COMMANDS.includes(word) || word === '--version' || word === '-V') {
+  runWithCodeCache(join(__dirname, 'springfield.cjs'), STEP_COMMANDS.includes(word) ? word : 'version');
+} else {
+  const main = pathToFileURL(join(__dirname, 'full', 'main.js')).href;
+  exitWhenDone(import(main).then((m: typeof import('./main.ts')) => m.runCli(argv, processIo())));
+}

@@ -1,6 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import type { PlanView } from '../../src/core/store/types.ts';
 import { assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
@@ -32,4 +35,26 @@ test('a reader that stops early (show | head) ends the output quietly: exit 0, n
 
   assert.equal(r.stdout.trim(), '0');
   assert.equal(spawnSync('cat', [errFile], { encoding: 'utf8' }).stdout, '');
+});
+
+test('a non-blocking stdout that fills up (EAGAIN) still gets the whole output before the process exits', async () => {
+  // The FIFO is opened read-write and non-blocking, so the CLI inherits a descriptor that refuses
+  // writes once 64 KiB wait unread; its reader starts only after a pause.
+  const fifo = join(repo.tmp, 'out.fifo');
+  const outFile = join(repo.tmp, 'fifo-out.json');
+  execFileSync('mkfifo', [fifo]);
+  const reader = spawn('bash', ['-c', 'sleep 0.5; cat "$0" > "$1"', fifo, outFile], { stdio: 'ignore' });
+  const readerDone = once(reader, 'close'); // listen now: it may finish before the CLI's close is seen
+  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  const cli = spawn(process.execPath, [CLI_PATH, 'show', '--json'], { cwd: repo.root, env: cleanEnv(), stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  let stderr = '';
+  cli.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const [code] = await once(cli, 'close') as [number | null];
+  await readerDone;
+
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, '');
+  const doc = JSON.parse(readFileSync(outFile, 'utf8')) as { plans: PlanView[] };
+  assert.equal(doc.plans[0]?.steps.length, 400);
 });

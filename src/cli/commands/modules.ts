@@ -35,8 +35,3 @@ export const STEP_MODULES: readonly CommandModule[] = [
   { names: ['show'], load: async () => [showCommand] },
   { names: ['events'], load: async () => [eventsCommand] },
 ];
-
-/** Whether `word` is a step command, so the entry bundle can run it by itself. */
-export function isStepCommand(word: string | undefined): boolean {
-  return STEP_MODULES.some((m) => m.names.includes(word ?? ''));
-}

@@ -1,0 +1,100 @@
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import Module, { createRequire, getCompileCacheDir } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/**
+ * Runs the CommonJS file `file` (which must not `import()`) as Node's loader would, with a V8 code cache of what the run
+ * compiled. Node's compile cache keeps only a module's top level: every function the command then
+ * calls is compiled again in each process, and a short command spends more time on that than on its
+ * own work. This cache is taken at exit, after the command ran, so it holds those functions too.
+ *
+ * One cache per `name` (a command: each compiles its own path), kept beside Node's compile cache and
+ * off when that is (NODE_DISABLE_COMPILE_CACHE=1). It is written only by a run that succeeded and
+ * found none it could use, read only if this user owns it, and named by the file's size and
+ * modification time under Node's directory for this runtime, so a rebuilt bundle or another Node starts a new one; V8 checks
+ * its own version, flags and the source's length again and rejects a cache that does not fit. Any
+ * failure to read or write it just means no cache.
+ */
+export function runWithCodeCache(file: string, name: string): void {
+  const fd = openSync(file, 'r');
+  let source: string;
+  let cacheFile: string | undefined;
+  try {
+    const stat = fstatSync(fd);
+    source = readFileSync(fd, 'utf8');
+    cacheFile = cachePath(file, name, `${stat.size}-${Math.trunc(stat.mtimeMs)}`);
+  } finally {
+    closeSync(fd);
+  }
+  const cachedData = cacheFile === undefined ? undefined : readOwnFile(cacheFile);
+  const script = new Script(Module.wrap(source), { filename: file, cachedData });
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    const target = cacheFile;
+    process.once('exit', (code) => {
+      if (code === 0) save(target, cacheKey(file, name), script.createCachedData());
+    });
+  }
+  const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+  const module = { exports: {} };
+  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+}
+
+/**
+ * `<Node's compile cache>/springfield/<file>-<name>-<version of file>.cache`, or none when
+ * caching is off. Everything before the file's version is the cache's key (see save).
+ */
+function cachePath(file: string, name: string, version: string): string | undefined {
+  const root = getCompileCacheDir?.();
+  if (!root) return undefined;
+  return join(root, 'springfield', `${cacheKey(file, name)}-${version}.cache`);
+}
+
+/** Node's directory is already one per runtime (version, architecture, V8 flags). */
+function cacheKey(file: string, name: string): string {
+  return `${fileKey(file)}-${name}`;
+}
+
+/** The cache file's contents, if it exists and belongs to this user (a planted cache would run as code). */
+function readOwnFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (uid !== undefined && stat.uid !== uid) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the cache atomically (many agents start at once) and drops the caches `key` had for other versions of the file. */
+function save(path: string, key: string, data: Buffer): void {
+  try {
+    const dir = dirname(path);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, data, { mode: 0o600 });
+    renameSync(temp, path);
+    const base = path.slice(dir.length + 1);
+    for (const other of readdirSync(dir)) {
+      if (other !== base && other.startsWith(`${key}-`) && other.endsWith('.cache')) unlinkSync(join(dir, other));
+    }
+  } catch {
+    // no cache this time: the command itself already succeeded
+  }
+}
+
+/** A short stable key for the file's path (FNV-1a), so two installations keep separate caches. */
+function fileKey(file: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) h = Math.imul(h ^ file.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,117 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertOk, ensureCli, makeRepo, runCli, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+
+const PLAN = '# Plan: Cache\n\n## Step 1: One {#one}\n\n**Tasks:**\n- [ ] a\n\n## Step 2: Two {#two}\n\n**Tasks:**\n- [ ] b\n';
+
+let repo: Repo;
+let cacheRoot: string;
+before(() => {
+  ensureCli();
+  repo = makeRepo({ files: { 'plans/p.md': PLAN } });
+  cacheRoot = mkdtempSync(join(tmpdir(), 'sf-code-cache-'));
+  ok(runCli(repo.root, ['init', 'plans/p.md']));
+});
+after(() => {
+  repo.cleanup();
+  rmSync(cacheRoot, { recursive: true, force: true });
+});
+
+/** Runs the CLI with Node's compile cache (and so Springfield's) in a directory of its own. */
+function run(dir: string, args: readonly string[], env: Record<string, string | undefined> = {}): CliResult {
+  return runCli(repo.root, args, { NODE_COMPILE_CACHE: dir, NODE_DISABLE_COMPILE_CACHE: undefined, ...env });
+}
+
+/** A text command's success: exit 0, nothing on stderr. */
+function ok(r: CliResult): void {
+  assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr}`);
+  assert.equal(r.stderr, '');
+}
+
+/** Springfield's cache files under a compile cache directory (Node adds one level per runtime). */
+function cacheFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((runtime) => {
+    const ours = join(dir, runtime, 'springfield');
+    return existsSync(ours) ? readdirSync(ours).map((f) => join(ours, f)) : [];
+  });
+}
+
+function freshDir(name: string): string {
+  return join(cacheRoot, name);
+}
+
+test('a step command writes a code cache once, private to the user, and later runs use it unchanged', () => {
+  const dir = freshDir('once');
+  const first = run(dir, ['show', '--json']);
+  assertOk(first);
+  const files = cacheFiles(dir);
+  assert.equal(files.length, 1, `one cache file: ${files.join(', ')}`);
+  const file = files[0] as string;
+  assert.match(file, /-show-\d+-\d+\.cache$/, 'named by command and by the bundle version');
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal(statSync(join(file, '..')).mode & 0o777, 0o700);
+  const written = readFileSync(file);
+  const mtime = statSync(file).mtimeMs;
+
+  const second = run(dir, ['show', '--json']);
+  assert.equal(second.stdout, first.stdout, 'same output with the cache');
+  assert.equal(statSync(file).mtimeMs, mtime, 'an accepted cache is not rewritten');
+  assert.deepEqual(readFileSync(file), written);
+
+  assertOk(run(dir, ['ready', 'plans/p.md', '--json']));
+  assert.equal(cacheFiles(dir).length, 2, 'each command keeps its own');
+});
+
+test('a corrupt cache is rejected by V8 and replaced; the command runs as if there were none', () => {
+  const dir = freshDir('corrupt');
+  const clean = assertOk<{ plans: unknown[] }>(run(dir, ['show', '--json']));
+  const file = cacheFiles(dir)[0] as string;
+  const garbage = Buffer.alloc(4096, 0x5a);
+  writeFileSync(file, garbage);
+
+  const again = assertOk<{ plans: unknown[] }>(run(dir, ['show', '--json']));
+  assert.deepEqual(again, clean);
+  assert.notDeepEqual(readFileSync(file), garbage, 'rewritten after V8 rejected it');
+  assertOk(run(dir, ['show', '--json']));
+});
+
+test('a failed run writes no cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off', () => {
+  const failed = freshDir('failed');
+  const r = run(failed, ['claim', 'plans/missing.md']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.deepEqual(cacheFiles(failed), []);
+
+  const disabled = freshDir('disabled');
+  ok(run(disabled, ['show'], { NODE_DISABLE_COMPILE_CACHE: '1' }));
+  assert.deepEqual(cacheFiles(disabled), []);
+});
+
+test('caches of other versions of the bundle are removed when a new one is written', () => {
+  const dir = freshDir('stale');
+  ok(run(dir, ['--version']));
+  const file = cacheFiles(dir)[0] as string;
+  const stale = file.replace(/-\d+-\d+\.cache$/, '-1-1.cache');
+  const otherCommand = file.replace('-version-', '-events-').replace(/-\d+-\d+\.cache$/, '-1-1.cache');
+  rmSync(file);
+  writeFileSync(stale, 'old', { mode: 0o600 });
+  writeFileSync(otherCommand, 'old', { mode: 0o600 });
+
+  ok(run(dir, ['--version']));
+  assert.equal(existsSync(stale), false, 'the same command, another version of the bundle: removed');
+  assert.equal(existsSync(otherCommand), true, "another command's cache is not this run's to remove");
+  assert.equal(existsSync(file), true);
+});
+
+test("a cache file owned by another user is never read (it would run as this user's code)", { skip: process.getuid?.() !== 0 && 'needs root to hand a file to another user' }, () => {
+  const dir = freshDir('foreign');
+  ok(run(dir, ['show']));
+  const file = cacheFiles(dir)[0] as string;
+  chownSync(file, 65534, 65534);
+
+  ok(run(dir, ['show']));
+  assert.equal(statSync(file).uid, 0, 'not used: replaced by one of our own');
+});
