@@ -17,6 +17,9 @@ const builds = [
     target: 'node22',
     // better-sqlite3's JavaScript is linked in (its native module is named at run time: see sqlite.ts).
     external: ['*.node'],
+    // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
+    // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
+    minify: true,
     define: { 'import.meta.url': '__sfImportMetaUrl' },
     banner: { js: 'const __sfImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   },
