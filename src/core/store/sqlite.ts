@@ -26,18 +26,35 @@ export function loadSqlite(): DatabaseConstructor {
 }
 
 /**
- * Opens a connection, naming the native module's file so better-sqlite3 need not search for it
- * (a CLI call is mostly start-up). Should that file not load, better-sqlite3 searches as usual.
+ * Opens a connection with the native module loaded from the file named (a CLI call is mostly
+ * start-up: this spares better-sqlite3's search and Node's module resolution). Should that file not
+ * load, better-sqlite3 searches as usual.
  */
-export function connect(path: string, options: ConnectOptions, nativeBinding = addonFile()): Database {
+export function connect(path: string, options: ConnectOptions, nativeFile = addonFile()): Database {
   const Sqlite = loadSqlite();
-  if (nativeBinding === undefined) return new Sqlite(path, options);
+  if (nativeFile === undefined) return new Sqlite(path, options);
+  let nativeBinding: object;
   try {
-    return new Sqlite(path, { ...options, nativeBinding });
+    nativeBinding = loadAddon(nativeFile);
   } catch (err) {
     if ((err as { code?: unknown }).code !== 'ERR_DLOPEN_FAILED') throw err;
     return new Sqlite(path, options);
   }
+  return new Sqlite(path, { ...options, nativeBinding });
+}
+
+const addons = new Map<string, object>();
+
+/** Loads a native module once per process, as `require` would once it had resolved the file. */
+function loadAddon(file: string): object {
+  let loaded = addons.get(file);
+  if (!loaded) {
+    const module = { exports: {} };
+    process.dlopen(module, file);
+    loaded = module.exports;
+    addons.set(file, loaded);
+  }
+  return loaded;
 }
 
 let addon: string | null | undefined;
