@@ -1,34 +1,35 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import Module, { createRequire, getCompileCacheDir } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /**
- * Runs the CommonJS file `file` (which must not `import()`) as Node's loader would, with a V8 code cache of what the run
- * compiled. Node's compile cache keeps only a module's top level: every function the command then
- * calls is compiled again in each process, and a short command spends more time on that than on its
- * own work. This cache is taken at exit, after the command ran, so it holds those functions too.
+ * Runs the CommonJS file `file` (which must not `import()`) as Node's loader would, with a V8 code
+ * cache of what the run compiled. Node's compile cache keeps only a module's top level: every
+ * function a command then calls is compiled again in each process, and a short command spends more
+ * time on that than on its own work. This cache is taken at exit, after the command ran, so it holds
+ * those functions too.
  *
- * One cache per `name` (a command: each compiles its own path), kept beside Node's compile cache and
- * off when that is (NODE_DISABLE_COMPILE_CACHE=1). It is written only by a run that succeeded and
- * found none it could use, read only if this user owns it, and named by the file's size and
- * modification time under Node's directory for this runtime, so a rebuilt bundle or another Node starts a new one; V8 checks
- * its own version, flags and the source's length again and rejects a cache that does not fit. Any
- * failure to read or write it just means no cache.
+ * One cache per `name` (a command: each compiles its own path), kept where Node keeps its compile
+ * cache and switched off with it (see cacheDir). It is written only by a run that succeeded and found
+ * none it could use, read only if this user owns it, and named by the file's size and modification
+ * time and by the runtime, so a rebuilt bundle or another Node starts a new one; V8 checks its own
+ * version, flags and the source's length again and rejects a cache that does not fit. Any failure to
+ * read or write it just means no cache. `require` must resolve as it would in `file`'s directory.
  */
-export function runWithCodeCache(file: string, name: string): void {
+export function runWithCodeCache(file: string, name: string, require: NodeJS.Require, env: NodeJS.ProcessEnv = process.env): void {
   const fd = openSync(file, 'r');
   let source: string;
   let cacheFile: string | undefined;
   try {
     const stat = fstatSync(fd);
     source = readFileSync(fd, 'utf8');
-    cacheFile = cachePath(file, name, `${stat.size}-${Math.trunc(stat.mtimeMs)}`);
+    const dir = cacheDir(env);
+    cacheFile = dir === undefined ? undefined : join(dir, `${cacheKey(file, name)}-${stat.size}-${Math.trunc(stat.mtimeMs)}.cache`);
   } finally {
     closeSync(fd);
   }
   const cachedData = cacheFile === undefined ? undefined : readOwnFile(cacheFile);
-  const script = new Script(Module.wrap(source), { filename: file, cachedData });
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, { filename: file, cachedData });
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     const target = cacheFile;
     process.once('exit', (code) => {
@@ -37,20 +38,27 @@ export function runWithCodeCache(file: string, name: string): void {
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
   const module = { exports: {} };
-  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  wrapper.call(module.exports, module.exports, require, module, file, dirname(file));
 }
 
 /**
- * `<Node's compile cache>/springfield/<file>-<name>-<version of file>.cache`, or none when
- * caching is off. Everything before the file's version is the cache's key (see save).
+ * `<Node's compile cache directory>/springfield/<version>-<arch>`: NODE_COMPILE_CACHE, else
+ * `node-compile-cache` in the temporary directory; none when NODE_DISABLE_COMPILE_CACHE is set. (The
+ * temporary directory is worked out as os.tmpdir() does, which spares loading node:os on POSIX.)
  */
-function cachePath(file: string, name: string, version: string): string | undefined {
-  const root = getCompileCacheDir?.();
-  if (!root) return undefined;
-  return join(root, 'springfield', `${cacheKey(file, name)}-${version}.cache`);
+export function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const root = env.NODE_COMPILE_CACHE || join(tempDir(env), 'node-compile-cache');
+  return join(root, 'springfield', `${process.version}-${process.arch}`);
 }
 
-/** Node's directory is already one per runtime (version, architecture, V8 flags). */
+function tempDir(env: NodeJS.ProcessEnv): string {
+  if (process.platform === 'win32') return process.getBuiltinModule('node:os').tmpdir();
+  const dir = env.TMPDIR || env.TMP || env.TEMP || '/tmp';
+  return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
+}
+
+/** Everything in a cache file's name before the version of the file it is for (see save). */
 function cacheKey(file: string, name: string): string {
   return `${fileKey(file)}-${name}`;
 }

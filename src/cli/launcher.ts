@@ -1,4 +1,3 @@
-import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runWithCodeCache } from './codeCache.ts';
@@ -11,12 +10,12 @@ import { exitWhenDone, processIo } from './stdio.ts';
  * (codeCache.ts); every other command loads the whole CLI, ES modules under Node's compile cache.
  * NODE_DISABLE_COMPILE_CACHE=1 turns both caches off.
  */
-enableCompileCache?.();
 const argv = process.argv.slice(2);
 const word = argv[0] ?? '';
 if (STEP_COMMANDS.includes(word) || word === '--version' || word === '-V') {
-  runWithCodeCache(join(__dirname, 'springfield.cjs'), STEP_COMMANDS.includes(word) ? word : 'version');
+  runWithCodeCache(join(__dirname, 'springfield.cjs'), STEP_COMMANDS.includes(word) ? word : 'version', require);
 } else {
+  process.getBuiltinModule?.('node:module').enableCompileCache?.(); // (absent before Node 22.3: the CLI then says what it needs)
   const main = pathToFileURL(join(__dirname, 'full', 'main.js')).href;
   exitWhenDone(import(main).then((m: typeof import('./main.ts')) => m.runCli(argv, processIo())));
 }

@@ -1,5 +1,4 @@
 import { writeSync } from 'node:fs';
-import { flushCompileCache } from 'node:module';
 import type { Io } from './dispatch.ts';
 
 /** Whether some output went to a stream (the descriptor was full) and may still be on its way. */
@@ -19,7 +18,6 @@ export function exitWhenDone(run: Promise<number>, options: { immediately?: bool
   const done = (code: number): void => {
     process.exitCode = code;
     if (!options.immediately || streamed) return;
-    flushCompileCache?.(); // process.exit skips the flush Node does on its own way out
     process.exit(code);
   };
   run.then(done, (err: unknown) => {

@@ -49,7 +49,7 @@ test('a non-blocking stdout that fills up (EAGAIN) still gets the whole output b
   const cli = spawn(process.execPath, [CLI_PATH, 'show', '--json'], { cwd: repo.root, env: cleanEnv(), stdio: ['ignore', fd, 'pipe'] });
   closeSync(fd);
   let stderr = '';
-  cli.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  cli.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
   const [code] = await once(cli, 'close') as [number | null];
   await readerDone;
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cacheDir } from '../../src/cli/codeCache.ts';
 import { assertOk, ensureCli, makeRepo, runCli, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 
 const PLAN = '# Plan: Cache\n\n## Step 1: One {#one}\n\n**Tasks:**\n- [ ] a\n\n## Step 2: Two {#two}\n\n**Tasks:**\n- [ ] b\n';
@@ -31,13 +32,11 @@ function ok(r: CliResult): void {
   assert.equal(r.stderr, '');
 }
 
-/** Springfield's cache files under a compile cache directory (Node adds one level per runtime). */
+/** Springfield's cache files under a compile cache directory (one folder per runtime). */
 function cacheFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((runtime) => {
-    const ours = join(dir, runtime, 'springfield');
-    return existsSync(ours) ? readdirSync(ours).map((f) => join(ours, f)) : [];
-  });
+  const ours = join(dir, 'springfield');
+  if (!existsSync(ours)) return [];
+  return readdirSync(ours).flatMap((runtime) => readdirSync(join(ours, runtime)).map((f) => join(ours, runtime, f)));
 }
 
 function freshDir(name: string): string {
@@ -54,6 +53,7 @@ test('a step command writes a code cache once, private to the user, and later ru
   assert.match(file, /-show-\d+-\d+\.cache$/, 'named by command and by the bundle version');
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal(statSync(join(file, '..')).mode & 0o777, 0o700);
+  assert.equal(join(file, '..'), cacheDir({ NODE_COMPILE_CACHE: dir }), 'in the directory cacheDir names');
   const written = readFileSync(file);
   const mtime = statSync(file).mtimeMs;
 
@@ -114,4 +114,13 @@ test("a cache file owned by another user is never read (it would run as this use
 
   ok(run(dir, ['show']));
   assert.equal(statSync(file).uid, 0, 'not used: replaced by one of our own');
+});
+
+test('the cache directory follows Node: NODE_COMPILE_CACHE, else node-compile-cache in the temporary directory; none when disabled', { skip: process.platform === 'win32' && 'POSIX temporary directory rules' }, () => {
+  const runtime = `${process.version}-${process.arch}`;
+  assert.equal(cacheDir({ NODE_COMPILE_CACHE: '/c' }), `/c/springfield/${runtime}`);
+  assert.equal(cacheDir({ TMPDIR: '/scratch/' }), `/scratch/node-compile-cache/springfield/${runtime}`);
+  assert.equal(cacheDir({ TMP: '/t' }), `/t/node-compile-cache/springfield/${runtime}`);
+  assert.equal(cacheDir({}), `/tmp/node-compile-cache/springfield/${runtime}`);
+  assert.equal(cacheDir({ NODE_COMPILE_CACHE: '/c', NODE_DISABLE_COMPILE_CACHE: '1' }), undefined);
 });

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
@@ -40,7 +39,8 @@ export function connect(path: string, options: ConnectOptions, nativeFile = addo
     if ((err as { code?: unknown }).code !== 'ERR_DLOPEN_FAILED') throw err;
     return new Sqlite(path, options);
   }
-  return new Sqlite(path, { ...options, nativeBinding });
+  // better-sqlite3 takes the loaded module as well as a path; its published types name only the path.
+  return new Sqlite(path, { ...options, nativeBinding: nativeBinding as unknown as string });
 }
 
 const addons = new Map<string, object>();
@@ -76,7 +76,7 @@ function packageDir(): string | undefined {
   const beside = join(here, '..', 'node_modules', 'better-sqlite3');
   if (existsSync(join(beside, 'package.json'))) return beside;
   try {
-    return dirname(createRequire(join(here, 'x.js')).resolve('better-sqlite3/package.json'));
+    return dirname(process.getBuiltinModule('node:module').createRequire(join(here, 'x.js')).resolve('better-sqlite3/package.json'));
   } catch {
     return undefined;
   }
