@@ -2,16 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { PlanError } from '../errors.ts';
 import type { ItemKind, Plan, PlanItem, PlanStep } from './types.ts';
+import {
+  anchorSuffix, checkbox, dependsOn, fence as fenceOf, heading as headingOf, isAnchor, isContinuation, kindLabel, listedAnchors,
+  splitLines, withoutClosingHashes, withoutPlanPrefix,
+} from './scan.ts';
 
-const ANCHOR_RE = /^[a-z0-9][a-z0-9-]*$/;
-const HEADING_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
+// The other line tests are string scans (scan.ts): a regular expression is compiled on first use.
 const STEP_HEADING_RE = /^step\s+(\d+(?:\.\d+)*)\.?(?=[\s:{]|$)\s*:?(.*)$/i;
-const ANCHOR_SUFFIX_RE = /\{#([^}]*)\}\s*$/;
-const FENCE_RE = /^\s*(`{3,}|~{3,})(.*)$/;
-const DEPENDS_RE = /^\*\*depends on:?\*\*:?(.*)$/i;
-const KIND_LABEL_RE = /^\*\*(task|test|checkpoint)s?:?\*\*:?$/i;
-const CHECKBOX_RE = /^\s*[-*+]\s+\[([ xX])\](.*)$/;
-const CONTINUATION_RE = /^(?: {2,}|\t)\s*\S/;
 
 interface DependencyDraft {
   readonly anchor: string;
@@ -48,7 +45,7 @@ function normalise(text: string): string {
 
 /** Parses a plan file's text (SPEC §5); throws PlanError(file, line, reason) on a malformed plan. */
 export function parsePlan(text: string, file: string): Plan {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
+  const lines = splitLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   const steps: StepDraft[] = [];
   const anchorLines = new Map<string, number>();
   const sections = new Map<string, string[]>();
@@ -65,11 +62,11 @@ export function parsePlan(text: string, file: string): Plan {
     const number = match[1] ?? '';
     let rest = match[2] ?? '';
     let anchor = `step-${number.replaceAll('.', '-')}`;
-    const explicit = ANCHOR_SUFFIX_RE.exec(rest);
+    const explicit = anchorSuffix(rest);
     if (explicit) {
-      anchor = (explicit[1] ?? '').trim();
+      anchor = explicit.anchor.trim();
       rest = rest.slice(0, explicit.index);
-      if (!ANCHOR_RE.test(anchor)) {
+      if (!isAnchor(anchor)) {
         throw new PlanError(file, line, `invalid anchor "${anchor}" (use lowercase letters, digits and dashes)`);
       }
     }
@@ -91,27 +88,27 @@ export function parsePlan(text: string, file: string): Plan {
 
   for (const [index, raw] of lines.entries()) {
     const line = index + 1;
-    const fenceMatch = FENCE_RE.exec(raw);
+    const fenceMatch = fenceOf(raw);
     if (fence) {
-      const marker = fenceMatch?.[1] ?? '';
-      if (marker[0] === fence.char && marker.length >= fence.length && (fenceMatch?.[2] ?? '').trim() === '') fence = null;
+      const marker = fenceMatch?.marker ?? '';
+      if (marker[0] === fence.char && marker.length >= fence.length && (fenceMatch?.info ?? '').trim() === '') fence = null;
       sectionBody?.push(raw);
       continue;
     }
-    if (fenceMatch && !(fenceMatch[1]?.startsWith('`') && fenceMatch[2]?.includes('`'))) {
-      const marker = fenceMatch[1] ?? '```';
+    if (fenceMatch && !(fenceMatch.marker.startsWith('`') && fenceMatch.info.includes('`'))) {
+      const marker = fenceMatch.marker;
       fence = { char: marker[0] ?? '`', length: marker.length };
       sectionBody?.push(raw);
       lastItem = null;
       continue;
     }
 
-    const heading = HEADING_RE.exec(raw);
+    const heading = headingOf(raw);
     if (heading) {
-      const level = (heading[1] ?? '').length;
-      const headingText = (heading[2] ?? '').replace(/(?:^|\s+)#+\s*$/, '').trim();
+      const level = heading.level;
+      const headingText = withoutClosingHashes(heading.text ?? '').trim();
       if (level === 1 && title === null) {
-        title = normalise(headingText.replace(/^plan\s*:/i, ''));
+        title = normalise(withoutPlanPrefix(headingText));
         continue;
       }
       const stepMatch = level === 2 || level === 3 ? STEP_HEADING_RE.exec(headingText) : null;
@@ -138,38 +135,38 @@ export function parsePlan(text: string, file: string): Plan {
       sectionBody?.push(raw);
       continue;
     }
-    const depends = DEPENDS_RE.exec(trimmed);
-    if (depends) {
+    const depends = dependsOn(trimmed);
+    if (depends !== null) {
       if (!step) throw new PlanError(file, line, 'dependency line outside a step');
       const current: StepDraft = step;
-      for (const token of (depends[1] ?? '').split(/[\s,]+/)) {
-        const anchor = token.replace(/^#/, '');
+      for (const token of listedAnchors(depends)) {
+        const anchor = token.startsWith('#') ? token.slice(1) : token;
         if (anchor === '' || anchor.toLowerCase() === 'none') continue;
         if (!current.deps.some((d) => d.anchor === anchor)) current.deps.push({ anchor, line });
       }
       lastItem = null;
       continue;
     }
-    const checkbox = CHECKBOX_RE.exec(raw);
-    if (checkbox) {
+    const box = checkbox(raw);
+    if (box) {
       if (!step) throw new PlanError(file, line, 'checklist item outside a step');
       const current: StepDraft = step;
-      const itemText = normalise(checkbox[2] ?? '');
+      const itemText = normalise(box.text);
       if (itemText === '') throw new PlanError(file, line, 'empty checklist item');
       const ordinal = current.items.filter((i) => i.kind === kind).length;
-      const item: ItemDraft = { kind, ordinal, text: itemText, checked: checkbox[1] !== ' ', line };
+      const item: ItemDraft = { kind, ordinal, text: itemText, checked: box.box !== ' ', line };
       current.items.push(item);
       lastItem = item;
       continue;
     }
     if (step) {
-      const label = KIND_LABEL_RE.exec(trimmed);
+      const label = kindLabel(trimmed);
       if (label) {
-        kind = (label[1] ?? 'task').toLowerCase() as ItemKind;
+        kind = label;
         lastItem = null;
         continue;
       }
-      if (lastItem && CONTINUATION_RE.test(raw)) {
+      if (lastItem && isContinuation(raw)) {
         lastItem.text = normalise(`${lastItem.text} ${trimmed}`);
         continue;
       }
