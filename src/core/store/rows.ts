@@ -74,8 +74,12 @@ export function initialisedStructure(db: Database, planPath: string): PlanStruct
 
 export function requirePlan(db: Database, planPath: string): PlanRow {
   const row = findPlan(db, planPath);
-  if (!row) throw new UsageError('unknown_plan', `${planPath}: plan is not initialised (run 'springfield init ${planPath}')`);
+  if (!row) throw unknownPlan(planPath);
   return row;
+}
+
+function unknownPlan(planPath: string): UsageError {
+  return new UsageError('unknown_plan', `${planPath}: plan is not initialised (run 'springfield init ${planPath}')`);
 }
 
 export function requireStep(db: Database, planPath: string, anchor: string): StepRow {
@@ -120,7 +124,7 @@ export function requireCurrentPlan(db: Database, source: PlanSource): PlanRow {
     row = db.prepare(`SELECT ${PLAN_COLUMNS}, structure = ? AS same FROM plans WHERE plan_path = ?`)
       .get(structureJson(source.plan), source.planPath) as (PlanRow & { same: number }) | undefined;
   }
-  if (!row) return requirePlan(db, source.planPath);
+  if (!row) throw unknownPlan(source.planPath);
   const { same, ...plan } = row;
   if (known !== undefined ? known === plan.plan_hash : same === 1) {
     rememberPlanHash(source.plan, plan.plan_hash);
