@@ -6,7 +6,7 @@ import { readPlanFile } from '../core/plan/parse.ts';
 import { SqliteStepStore } from '../core/store/sqliteStepStore.ts';
 import type { Actor, PlanSource } from '../core/store/types.ts';
 import { int, str, type ParsedArgs } from './args.ts';
-import { ensureGitignored } from './gitignore.ts';
+import { ensureGitignored } from '../core/git/gitignore.ts';
 
 /** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
 export class CliContext {

@@ -1,6 +1,7 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { ensureGitignored } from '../core/git/gitignore.ts';
 import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
 import { SqliteStore } from '../core/store/sqliteStore.ts';
 import type { Actor } from '../core/store/types.ts';
@@ -61,11 +62,13 @@ export class StoreHost extends Disposable {
     await this.open();
   }
 
-  /** The store, opened for writing (created on first write, e.g. from the welcome view). */
+  /** The store, opened for writing (created on first write, e.g. from the welcome view, which also ignores it in git). */
   writable(): SqliteStore {
     if (!this.location) throw new Error('Springfield needs a folder inside a git repository');
     if (!this.store) {
+      const creating = !existsSync(this.location.dbPath);
       this.store = new SqliteStore(this.location.dbPath, { ifMissing: 'create' });
+      if (creating) ensureGitignored(this.location);
       this.watchFolder();
     }
     return this.store;

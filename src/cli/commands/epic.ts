@@ -37,7 +37,7 @@ export const epicCreate: Command = {
     const epic = await planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
     return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title} [planned] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
-      (planMd ? `\nAdded to ${planMd}` : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);
+      (planMd ? `\nAdded to ${planMd}` : '') + (ctx.gitignoreAdded ? '\nAdded .springfield/ to .gitignore' : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);
   },
 };
 
