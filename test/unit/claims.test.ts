@@ -76,7 +76,7 @@ test('claims go by step_index and respect dependencies; nothing ready is claimed
   assert.deepEqual(first, {
     claimed: true, plan_path: P, step_anchor: 'step-1', step_title: 'First', step_index: 0, substeps: ['step-1-1', 'step-1-2'],
     claim_token: 1, claimed_by: '/wt/a', agent: 'agent-a', remaining_ready: 1, total_remaining: 3,
-    lease_expires_at: iso(T0 + 7200_000), reclaimed_from_expired: false, previous_holder: null,
+    lease_expires_at: iso(T0 + 7200_000), reclaimed_from_expired: false, previous_holder: null, previous_agent: null, previous_lease_expires_at: null,
   });
   assert.equal(second.step_anchor, 'step-3');
   assert.equal(second.step_index, 4);
@@ -126,6 +126,7 @@ test('an expired lease is reclaimed: new token, previous holder, in-progress ite
   const c = await claim(store, B, 60);
 
   assert.deepEqual([c.step_anchor, c.claim_token, c.reclaimed_from_expired, c.previous_holder, c.substeps], ['step-1', 2, true, '/wt/a', ['step-1-2']]);
+  assert.deepEqual([c.previous_agent, c.previous_lease_expires_at], ['agent-a', iso(T0 + 60_000)], 'who held it and when the lease ran out');
   assert.deepEqual(items(store, 'step-1'), ['open', 'completed', 'open']);
   assert.deepEqual(items(store, 'step-1-1'), ['completed']);
   assert.deepEqual(items(store, 'step-1-2'), ['open']);

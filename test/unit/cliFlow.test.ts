@@ -270,6 +270,18 @@ describe('an expired lease', () => {
     assert.equal(s.items[0]?.status, 'open', 'in-progress items of the expired holder are reopened');
     assert.deepEqual(step(repo.root, 'step-1-1').claimed_by, b, 'the substep moves with its parent');
   });
+
+  test('a takeover says from whom, by agent id, and how long ago the lease ran out', async () => {
+    const a = repo.worktree('a');
+    const b = repo.worktree('b');
+    assertOk(sf(b, ['reset', P, 'step-1']));
+    claimed(sf(a, ['claim', P, '--lease', '1'], { SPRINGFIELD_AGENT: 'ralph-b' }));
+    await sleep(1200);
+    const text = runCli(b, ['claim', P]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^Claimed step-1: Scaffold \(taken over from ralph-b, lease expired \d+ s ago\)$/m);
+    assert.doesNotMatch(text.stdout, new RegExp(a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'no worktree path in the text');
+  });
 });
 
 describe('plan drift', () => {

@@ -1,5 +1,6 @@
 import { int } from '../args.ts';
 import { arg, LEASE_OPTION, PLAN_ARG, type Command } from '../command.ts';
+import { takenOverText } from '../../core/names.ts';
 import { output, until } from '../output.ts';
 
 export const claimCommand: Command = {
@@ -18,7 +19,7 @@ export const claimCommand: Command = {
       return output(r, text);
     }
     const text = [
-      `Claimed ${r.step_anchor}: ${r.step_title}${r.reclaimed_from_expired ? ` (reclaimed from ${r.previous_holder}, whose lease expired)` : ''}`,
+      `Claimed ${r.step_anchor}: ${r.step_title}${r.reclaimed_from_expired ? ` (${takenOverText({ worktree: r.previous_holder, agent: r.previous_agent, leaseExpiresAt: r.previous_lease_expires_at }, new Date(), ctx.actor.worktree)})` : ''}`,
       `  token ${r.claim_token} · lease ${until(r.lease_expires_at, new Date())} · ${r.remaining_ready} more ready · ${r.total_remaining} remaining`,
       `  next: springfield start ${source.planPath} ${r.step_anchor}`,
     ].join('\n');

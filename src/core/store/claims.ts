@@ -64,7 +64,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
   writeEvent(db, at, actor, {
     entity: 'step', action: reclaimed ? 'reclaim' : 'claim', planPath: plan, stepAnchor: cand.anchor, from: cand.status, to: 'claimed',
     reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
-    data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, substeps },
+    data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, ...(reclaimed ? { previous_agent: cand.claimed_agent } : {}), substeps },
   });
   const open = countOpen(db, plan, at);
   return {
@@ -72,6 +72,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
     claim_token: token, claimed_by: actor.worktree, agent: actor.agent,
     remaining_ready: open.ready, total_remaining: open.remaining, lease_expires_at: until,
     reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
+    previous_agent: reclaimed ? cand.claimed_agent : null, previous_lease_expires_at: reclaimed ? cand.lease_expires_at : null,
   };
 }
 

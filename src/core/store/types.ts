@@ -51,6 +51,9 @@ export type ClaimResult =
       readonly lease_expires_at: string;
       readonly reclaimed_from_expired: boolean;
       readonly previous_holder: string | null;
+      /** On a takeover: the agent id and lease expiry of the holder whose lease expired. */
+      readonly previous_agent: string | null;
+      readonly previous_lease_expires_at: string | null;
     }
   | {
       readonly claimed: false;
