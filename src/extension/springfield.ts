@@ -8,6 +8,7 @@ import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
 import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, resetStep, showTerminal, startStep } from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';
+import { LiveClock } from './liveClock.ts';
 import { attentionCount, type Snapshot } from './model/snapshot.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler } from './scheduler.ts';
@@ -73,6 +74,8 @@ export class SpringfieldExtension extends Disposable {
     this.register(vscode.window.createTreeView('springfield.signals', { treeDataProvider: this.signals }));
     this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
     const status = this.register(new StatusBar());
+    const clock = this.register(new LiveClock([this.epics, this.agents, status], () => void host.refresh()));
+    for (const tree of [this.epics, this.agents]) this.register(tree.onDidShowLiveRow(() => clock.wake()));
     const comments = this.register(new SignalComments(() => host.location?.worktreeRoot ?? undefined));
     const revealStep = (planPath: string, anchor: string) => {
       const epicId = host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
@@ -88,6 +91,7 @@ export class SpringfieldExtension extends Disposable {
       this.agents.update(s);
       status.update(s);
       comments.update(s);
+      clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));

@@ -63,13 +63,37 @@ test('an epic with an approved plan shows its steps, progress, holder and lease;
   assert.equal(step1?.icon?.id, 'circle-filled');
   assert.match(step1?.description ?? '', /1\/3 .*ralph-1 · ralph · 1h45m left/);
   assert.equal(step1?.contextValue, 'step:claimed');
-  assert.match(step1?.tooltip?.() ?? '', /claim token 1/);
+  assert.equal(step1?.label, 'Step 1  Client');
+  const tip = step1?.tooltip?.() ?? '';
+  assert.match(tip, /claim token 1/);
+  assert.match(tip, /Status: \*\*claimed\*\*/);
+  assert.match(tip, /Held by ralph\\-1 in ralph/);
+  assert.doesNotMatch(tip, /\/wt\//, 'no worktree path in the tooltip');
   const step2 = byId.get('step:plans/cache.md#step-2');
   assert.equal(step2?.icon?.id, 'lock');
-  assert.match(step2?.description ?? '', /blocked by step-1/);
+  assert.match(step2?.description ?? '', /waits for Step 1$/);
+  assert.match(step2?.tooltip?.() ?? '', /Depends on: Step 1 — waiting for Step 1/);
+  assert.equal(byId.get('step:plans/cache.md#step-1-1')?.label, 'Step 1.1  Retry');
   const items = nodes.filter((n) => n.kind === 'item' && n.ref.anchor === 'step-1');
   assert.deepEqual(items.map((n) => [n.label, n.checked]), [['Implement', true], ['Errors', false]]);
   assert.ok(byId.has('step:plans/cache.md#step-1-1'), 'substep nested under its parent');
+});
+
+test('a lease counts down with the clock and reads as expired once it runs out; the next change is when the text changes', async (t) => {
+  const { store, clock, source } = setup(t);
+  await store.initPlan(source, me);
+  await store.claimNext(source, ralph, { leaseSeconds: 125 });
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const step1 = walk(epicsRoot(snap)).find((n) => n.id === 'step:plans/cache.md#step-1');
+  assert.ok(step1?.live, 'a claimed step moves with the clock');
+  const at = (ms: number) => step1.live?.(new Date(clock.now().getTime() + ms));
+  assert.match(step1.description ?? '', /ralph-1 · ralph · 2m left$/);
+  assert.deepEqual(at(0), { text: step1.description, nextMs: 5001 });
+  assert.match(at(5001)?.text ?? '', /· 1m left$/);
+  assert.match(at(66_000)?.text ?? '', /· 59s left$/);
+  assert.match(at(125_000 + 6 * 60_000)?.text ?? '', /· lease expired 6m ago$/);
+  const pending = walk(epicsRoot(snap)).find((n) => n.id === 'step:plans/cache.md#step-2');
+  assert.equal(pending?.live, undefined, 'a step nobody holds does not tick');
 });
 
 test('a proposed plan waiting for approval and a signal awaiting a person count toward the badge', async (t) => {

@@ -1,4 +1,5 @@
-/** Small text helpers shared by the views; no vscode. */
+/** Small text helpers shared by the views; no vscode, so they are tested in plain Node. */
+export { folderName as baseName, holderName } from '../../core/names.ts';
 
 /** "▰▰▰▱▱ 3/5" */
 export function progressBar(done: number, total: number, cells = 5): string {
@@ -8,33 +9,73 @@ export function progressBar(done: number, total: number, cells = 5): string {
 
 /** "1h45m", "12m", "40s" from milliseconds. */
 export function shortDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
+  const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m`;
   const h = Math.floor(m / 60);
+  if (h >= 48) return `${Math.floor(h / 24)}d`;
   return m % 60 ? `${h}h${String(m % 60).padStart(2, '0')}m` : `${h}h`;
 }
 
-/** "1h45m left" or "expired 3m ago". */
-export function leaseLeft(expiresAt: string, now: Date): string {
-  const ms = Date.parse(expiresAt) - now.getTime();
-  return ms >= 0 ? `${shortDuration(ms)} left` : `expired ${shortDuration(-ms)} ago`;
+/** A text that changes with the clock, and how long until it next changes (for a cheap timer). */
+export interface Live {
+  readonly text: string;
+  readonly nextMs: number;
 }
 
-export function baseName(path: string): string {
-  const parts = path.split(/[\\/]/).filter(Boolean);
-  return parts.at(-1) ?? path;
+/** The unit shortDuration shows `ms` in. */
+function unitOf(ms: number): number {
+  return ms < 60_000 ? 1000 : ms < 48 * 3600_000 ? 60_000 : 3600_000;
+}
+
+/** A span that grows with time ("12m ago", "running 3m"): the next change is at the next unit boundary. */
+export function since(iso: string, now: Date): Live {
+  const ms = Math.max(0, now.getTime() - Date.parse(iso));
+  const unit = unitOf(ms);
+  return { text: shortDuration(ms), nextMs: unit - (ms % unit) };
+}
+
+/** "1h45m left", or "lease expired 6m ago" once it has run out. */
+export function leaseLeft(expiresAt: string, now: Date): Live {
+  const ms = Date.parse(expiresAt) - now.getTime();
+  if (ms < 0) {
+    const ago = since(expiresAt, now);
+    return { text: `lease expired ${ago.text} ago`, nextMs: ago.nextMs };
+  }
+  // Counting down, the text changes when the shown unit ticks over, and at expiry at the latest.
+  const unit = unitOf(ms);
+  return { text: `${shortDuration(ms)} left`, nextMs: Math.min((ms % unit) + 1, ms + 1) };
+}
+
+/** "5m ago", "just now". */
+export function ago(iso: string, now: Date): Live {
+  const s = since(iso, now);
+  return Date.parse(iso) > now.getTime() - 5000 ? { text: 'just now', nextMs: Math.max(1, Date.parse(iso) + 5000 - now.getTime()) } : { text: `${s.text} ago`, nextMs: s.nextMs };
+}
+
+/** "Step 2.1": how a person reads a step, whatever its anchor. */
+export function stepName(number: string): string {
+  return `Step ${number}`;
+}
+
+/** "in progress", "changes requested": a status as a word. */
+export function statusWord(status: string): string {
+  return STATUS_WORDS[status] ?? status.replace(/_/g, ' ');
 }
 
 export const STATUS_WORDS: Readonly<Record<string, string>> = {
   planned: 'planned', ready: 'ready', in_progress: 'in progress', implemented: 'implemented', verified: 'verified',
   done: 'done', deferred: 'deferred', blocked: 'blocked', pending: 'pending', claimed: 'claimed', completed: 'completed',
+  open: 'open', proposed: 'proposed', approved: 'approved', changes_requested: 'changes requested', discarded: 'discarded',
+  awaiting_person: 'waiting for you', decided: 'decided', applied: 'applied', running: 'running', active: 'active',
 };
 
 export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
   pass: 'pass', implementation_failure: 'implementation failure', option_viability_failure: 'option viability', adr_invalidated: 'ADR invalidated',
 };
+
+export const ROLE_NAMES: Readonly<Record<string, string>> = { lisa: 'Lisa', ralph: 'Ralph', bart: 'Bart', lovejoy: 'Lovejoy', marge: 'Marge' };
 
 /** Escapes text for a Markdown tooltip. */
 export function md(text: string): string {

@@ -18,6 +18,8 @@ export interface TreeNode {
   readonly kind: NodeKind;
   readonly label: string;
   readonly description?: string;
+  /** For rows whose description moves with the clock (leases, running runs, "5m ago"): the description at `now`. */
+  readonly live?: (now: Date) => { readonly text: string; readonly nextMs: number };
   /** Markdown, resolved lazily when the person hovers. */
   readonly tooltip?: () => string;
   readonly icon?: { readonly id: string; readonly color?: string };

@@ -1,7 +1,7 @@
 import type { EpicRow } from '../../core/epics/epicStore.ts';
 import type { PlanView, StepView } from '../../core/store/types.ts';
 import type { Snapshot } from '../model/snapshot.ts';
-import { baseName, leaseLeft, md, progressBar, SIGNAL_WORDS, STATUS_WORDS } from './format.ts';
+import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './format.ts';
 import type { TreeNode } from './nodes.ts';
 
 const EPIC_ICONS: Readonly<Record<string, { id: string; color?: string }>> = {
@@ -25,7 +25,7 @@ export function epicsRoot(s: Snapshot): TreeNode[] {
 
 function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode {
   const awaiting = s.awaitingApproval.get(e.id);
-  const facts = [STATUS_WORDS[e.status] ?? e.status];
+  const facts = [statusWord(e.status)];
   if (plan) facts.push(progressBar(plan.progress.steps_completed, plan.progress.steps_total));
   if (awaiting) facts.push('plan awaiting approval');
   else if (s.changesRequested.has(e.id)) facts.push('changes requested · Lisa revising');
@@ -38,7 +38,7 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
     ref: { epicId: e.id, planPath: plan?.plan_path },
     tooltip: () => [
       `**${md(e.id)}** ${md(e.title)}`, '',
-      `Status: **${STATUS_WORDS[e.status]}**${e.status_reason ? ` — ${md(e.status_reason)}` : ''}`,
+      `Status: **${statusWord(e.status)}**${e.status_reason ? ` — ${md(e.status_reason)}` : ''}`,
       `Complexity: ${e.complexity} · priority ${e.priority} · iteration ${e.iteration}`,
       plan ? `Plan: \`${plan.plan_path}\` — ${plan.progress.steps_completed}/${plan.progress.steps_total} steps, ${plan.progress.items_completed}/${plan.progress.items_total} items` : 'No approved plan yet',
       awaiting ? `Plan version ${awaiting.version} (\`${awaiting.plan_path}\`) waits for approval` : '',
@@ -54,7 +54,7 @@ function planNode(s: Snapshot, p: PlanView): TreeNode {
     description: `${p.plan_path}  ·  ${progressBar(p.progress.steps_completed, p.progress.steps_total)}`,
     icon: { id: p.status === 'done' ? 'pass-filled' : 'list-tree', color: p.status === 'done' ? 'testing.iconPassed' : undefined },
     contextValue: `plan:${p.status}`, collapsible: 'expanded', ref: { planPath: p.plan_path },
-    tooltip: () => `**${md(p.title || p.plan_path)}**\n\n\`${p.plan_path}\` · ${p.status}`,
+    tooltip: () => `**${md(p.title || p.plan_path)}**\n\n\`${p.plan_path}\` · ${statusWord(p.status)}`,
     children: () => p.steps.map((st) => stepNode(s, p, st)),
   };
 }
@@ -77,34 +77,52 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
     : { id: 'circle-large-outline' };
   const total = st.progress.total + st.substeps.reduce((n, x) => n + x.progress.total, 0);
   const done = st.progress.done + st.substeps.reduce((n, x) => n + x.progress.done, 0);
-  const fact = st.status === 'completed' ? (st.commit_hash ? st.commit_hash.slice(0, 7) : st.complete_reason ? 'forced' : '')
-    : live ? [st.agent ?? (mine ? 'you' : null), st.claimed_by ? baseName(st.claimed_by) : null, st.lease_expires_at ? leaseLeft(st.lease_expires_at, s.now) : null].filter(Boolean).join(' · ')
-    : blocked ? `blocked by ${st.blocked_by.join(', ')}` : 'ready';
   const bar = total > 0 ? progressBar(done, total, Math.min(5, total)) : '';
+  const names = stepNames(plan);
+  const holder = live ? [st.agent ?? (mine ? 'you' : null), st.claimed_by ? baseName(st.claimed_by) : null].filter(Boolean).join(' · ') : '';
+  const fact = st.status === 'completed' ? (st.commit_hash ? st.commit_hash.slice(0, 7) : st.complete_reason ? 'completed with open items' : '')
+    : blocked ? `waits for ${st.blocked_by.map((a) => names.get(a) ?? a).join(', ')}` : live ? holder : 'ready';
+  const describe = (now: Date): Live => {
+    const lease = live && st.lease_expires_at ? leaseLeft(st.lease_expires_at, now) : undefined;
+    return { text: [bar, [fact, lease?.text].filter(Boolean).join(' · ')].filter(Boolean).join('   '), nextMs: lease?.nextMs ?? Infinity };
+  };
   return {
-    id: `step:${plan.plan_path}#${st.anchor}`, kind: 'step', label: `${st.anchor}  ${st.title}`,
-    description: [bar, fact].filter(Boolean).join('   '), icon,
+    id: `step:${plan.plan_path}#${st.anchor}`, kind: 'step', label: `${stepName(st.number)}  ${st.title}`,
+    description: describe(s.now).text, live: live && st.lease_expires_at ? describe : undefined, icon,
     contextValue: `step:${st.status}${mine ? ':held' : ''}${st.parent_anchor ? ':substep' : ''}`,
     collapsible: st.items.length + st.substeps.length === 0 ? 'none' : mine ? 'expanded' : 'collapsed',
     ref: { planPath: plan.plan_path, anchor: st.anchor, epicId: plan.epic_id ?? undefined },
-    tooltip: () => stepTooltip(s, st),
+    tooltip: () => stepTooltip(s, st, names),
     children: () => [...st.items.map((i) => ({
       id: `item:${i.id}`, kind: 'item' as const, label: i.text, description: i.kind === 'task' ? undefined : i.kind,
       checked: i.status === 'completed', contextValue: `item:${i.status}`, collapsible: 'none' as const,
       icon: i.status === 'in_progress' ? { id: 'sync~spin' } : undefined,
       ref: { planPath: plan.plan_path, anchor: st.anchor, itemId: i.id },
-      tooltip: () => `${i.kind} ${i.ordinal} · ${i.status}${i.updated_by ? ` · by \`${i.updated_by}\`` : ''}`,
+      tooltip: () => `${KIND_WORDS[i.kind] ?? i.kind} of ${stepName(st.number)} · ${statusWord(i.status)}${i.updated_by ? ` · last changed by ${md(holderName(i.updated_by, null, s.worktree))}` : ''}`,
     })), ...st.substeps.map((sub) => stepNode(s, plan, sub))],
   };
 }
 
-function stepTooltip(s: Snapshot, st: StepView): string {
-  const lines = [`**${md(st.anchor)}** ${md(st.title)}`, '', `Status: **${st.status}**${st.lease_expired ? ' (lease expired: reclaimable)' : ''}`];
-  if (st.claimed_by) lines.push(`Holder: \`${st.claimed_by}\`${st.agent ? ` · agent ${md(st.agent)}` : ''} · claim token ${st.claim_token}`);
-  if (st.lease_expires_at && st.status !== 'completed') lines.push(`Lease: ${leaseLeft(st.lease_expires_at, s.now)} (${st.lease_expires_at})`);
-  lines.push(`Depends on: ${st.depends_on.length ? st.depends_on.join(', ') : 'nothing'}${st.blocked_by.length ? ` — waiting on ${st.blocked_by.join(', ')}` : ''}`);
-  if (st.commit_hash) lines.push(`Commit: \`${st.commit_hash}\``);
-  if (st.complete_reason) lines.push(`Forced: ${md(st.complete_reason)}`);
+const KIND_WORDS: Readonly<Record<string, string>> = { task: 'Task', test: 'Test', checkpoint: 'Checkpoint' };
+
+/** Anchor → "Step 2.1" for every step and substep of a plan. */
+function stepNames(plan: PlanView): Map<string, string> {
+  return new Map(plan.steps.flatMap((st) => [st, ...st.substeps]).map((st) => [st.anchor, stepName(st.number)]));
+}
+
+function stepTooltip(s: Snapshot, st: StepView, names: ReadonlyMap<string, string>): string {
+  const expired = st.lease_expired ? ' — its lease expired, so anyone may take it over' : '';
+  const lines = [`**${md(stepName(st.number))}** ${md(st.title)}`, '', `Status: **${statusWord(st.status)}**${expired}`];
+  if (st.claimed_by && st.status !== 'completed') {
+    const who = holderName(st.claimed_by, st.agent, s.worktree);
+    lines.push(`Held by ${md(who)}${who === baseName(st.claimed_by) ? '' : ` in ${md(baseName(st.claimed_by))}`} · claim token ${st.claim_token}`);
+  }
+  if (st.lease_expires_at && st.status !== 'completed') lines.push(`Lease: ${leaseLeft(st.lease_expires_at, new Date()).text} (until ${new Date(st.lease_expires_at).toLocaleTimeString()})`);
+  const deps = st.depends_on.map((a) => names.get(a) ?? a);
+  lines.push(`Depends on: ${deps.length ? deps.join(', ') : 'nothing'}${st.blocked_by.length ? ` — waiting for ${st.blocked_by.map((a) => names.get(a) ?? a).join(', ')}` : ''}`);
+  if (st.completed_at) lines.push(`Completed ${ago(st.completed_at, new Date()).text}${st.commit_hash ? ` in commit \`${st.commit_hash.slice(0, 7)}\`` : ''}`);
+  if (st.complete_reason) lines.push(`Completed with open items: ${md(st.complete_reason)}`);
+  lines.push(`Anchor: #${md(st.anchor)}`);
   return lines.join('\n\n');
 }
 
@@ -117,7 +135,7 @@ export function signalsRoot(s: Snapshot): TreeNode[] {
     icon: sig.type === 'pass' ? { id: 'pass', color: 'testing.iconPassed' } : { id: 'warning', color: sig.status === 'awaiting_person' ? 'charts.yellow' : 'disabledForeground' },
     contextValue: `signal:${sig.status === 'awaiting_person' ? 'awaiting' : 'closed'}`,
     collapsible: sig.locations.length ? 'collapsed' : 'none', ref: { signalId: sig.id, epicId: sig.epic_id },
-    tooltip: () => `**${SIGNAL_WORDS[sig.type]}** from ${md(sig.created_by ?? 'unknown')} at ${sig.created_at}\n\n${md(sig.summary)}`,
+    tooltip: () => `**${SIGNAL_WORDS[sig.type] ?? sig.type}** from ${md(holderName(sig.created_by, null, s.worktree))}, ${ago(sig.created_at, new Date()).text}\n\n${md(sig.summary)}${sig.status === 'decided' && sig.resolution ? `\n\nDecided: ${md(sig.resolution)}${sig.resolved_by ? ` by ${md(holderName(sig.resolved_by, null, s.worktree))}` : ''}` : ''}`,
     children: () => sig.locations.map((l, i) => ({
       id: `signal:${sig.id}:loc:${i}`, kind: 'location' as const, label: `${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}`,
       description: l.note ?? undefined, icon: { id: 'location' }, contextValue: 'location', collapsible: 'none' as const,
@@ -128,17 +146,24 @@ export function signalsRoot(s: Snapshot): TreeNode[] {
 
 /** Rows of the Agents view: running first, then the most recent ended runs. */
 export function agentsRoot(s: Snapshot): TreeNode[] {
-  const roles: Record<string, string> = { lisa: 'Lisa', ralph: 'Ralph', bart: 'Bart', lovejoy: 'Lovejoy', marge: 'Marge' };
+  const names = new Map(s.plans.map((p) => [p.plan_path, stepNames(p)]));
   return s.runs.slice(0, 30).map((r) => {
     const running = r.status === 'running';
-    const since = Date.parse(running ? r.started_at : r.ended_at ?? r.started_at);
-    const mins = Math.max(0, Math.round((s.now.getTime() - since) / 60000));
+    const step = r.step_anchor ? (r.plan_path ? names.get(r.plan_path)?.get(r.step_anchor) : undefined) ?? r.step_anchor : null;
+    const describe = (now: Date): Live => {
+      if (running) {
+        const t = since(r.started_at, now);
+        return { text: `running ${t.text} · iteration ${r.iteration}`, nextMs: t.nextMs };
+      }
+      const t = ago(r.ended_at ?? r.started_at, now);
+      return { text: `${statusWord(r.status)}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ''} · ${t.text}`, nextMs: t.nextMs };
+    };
     return {
-      id: `run:${r.id}`, kind: 'run', label: [roles[r.role] ?? r.role, r.epic_id, r.step_anchor].filter(Boolean).join(' · '),
-      description: running ? `running ${mins}m · iteration ${r.iteration}` : `${r.status}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ''} · ${mins}m ago`,
+      id: `run:${r.id}`, kind: 'run', label: [ROLE_NAMES[r.role] ?? r.role, r.epic_id, step].filter(Boolean).join(' · '),
+      description: describe(s.now).text, live: describe,
       icon: running ? { id: r.role === 'bart' ? 'eye' : 'terminal', color: 'charts.blue' } : { id: r.exit_code === 0 ? 'pass' : 'error', color: r.exit_code === 0 ? 'testing.iconPassed' : 'charts.red' },
       contextValue: `run:${r.status}`, collapsible: 'none', ref: { runId: r.id, epicId: r.epic_id ?? undefined, planPath: r.plan_path ?? undefined, anchor: r.step_anchor ?? undefined },
-      tooltip: () => `\`${md(r.command)}\`\n\nworktree \`${r.worktree ?? '?'}\` · started ${r.started_at}${r.ended_at ? ` · ended ${r.ended_at}` : ''}`,
+      tooltip: () => `\`${md(r.command)}\`\n\nIn ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
     };
   });
 }

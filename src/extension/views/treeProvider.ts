@@ -15,12 +15,19 @@ export interface Row {
 export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
   private readonly emitter = new vscode.EventEmitter<Row | Row[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
+  private readonly liveShown = new vscode.EventEmitter<void>();
+  /** A row whose description moves with the clock came on screen. */
+  readonly onDidShowLiveRow = this.liveShown.event;
   private readonly rows = new Map<string, Row>();
   private readonly nodes = new Map<string, TreeNode>();
   private readonly childIds = new Map<string, string[]>();
   private readonly parents = new Map<string, Row>();
   private rootIds: string[] | undefined;
   private root: TreeNode[] = [];
+  /** Rows on screen whose description moves with the clock, and the description VS Code last got for each row. */
+  private readonly live = new Map<string, Row>();
+  private readonly shown = new Map<string, string | undefined>();
+  private readonly overrides = new Map<string, string>();
   private readonly build: (s: Snapshot) => TreeNode[];
 
   constructor(build: (s: Snapshot) => TreeNode[]) {
@@ -38,6 +45,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
   /** Applies a new snapshot, firing the smallest set of change events. */
   update(snapshot: Snapshot): void {
     this.root = this.build(snapshot);
+    this.live.clear();
+    this.overrides.clear();
     if (this.rootIds === undefined) return this.emitter.fire(undefined);
     const changed = new Set<Row>();
     let rootChanged = !sameIds(this.rootIds, this.root.map((n) => n.id));
@@ -46,6 +55,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
         const old = this.nodes.get(n.id);
         this.nodes.set(n.id, n);
         const row = this.rows.get(n.id);
+        if (row && n.live) this.live.set(n.id, row);
+        if (row && !changed.has(row) && this.shown.has(n.id) && this.shown.get(n.id) !== n.description) changed.add(row);
         if (old && row && nodeSignature(old) !== nodeSignature(n)) changed.add(row);
         const seen = this.childIds.get(n.id);
         if (seen === undefined) continue;
@@ -80,8 +91,32 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
       }
       if (row) this.parents.set(n.id, row);
       else this.parents.delete(n.id);
+      if (n.live) {
+        this.live.set(n.id, r);
+        this.liveShown.fire();
+      }
       return r;
     });
+  }
+
+  /**
+   * Moves the clock-bound descriptions (lease countdowns, "running 3m", "5m ago") to `now`,
+   * redrawing only the rows whose text changed. Returns the milliseconds until one next changes
+   * (Infinity when no row on screen moves with the clock).
+   */
+  tick(now: Date): number {
+    let next = Infinity;
+    const changed: Row[] = [];
+    for (const [id, row] of this.live) {
+      const live = this.nodes.get(id)?.live?.(now);
+      if (!live) continue;
+      next = Math.min(next, live.nextMs);
+      if (!this.shown.has(id) || this.shown.get(id) === live.text) continue;
+      this.overrides.set(id, live.text);
+      changed.push(row);
+    }
+    if (changed.length > 0) this.emitter.fire(changed);
+    return next;
   }
 
   getTreeItem(row: Row): vscode.TreeItem {
@@ -90,7 +125,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
     const item = new vscode.TreeItem(n.label, n.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None
       : n.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
     item.id = n.id;
-    item.description = n.description;
+    item.description = this.overrides.get(n.id) ?? n.description;
+    this.shown.set(n.id, item.description);
     item.contextValue = n.contextValue;
     if (n.icon) item.iconPath = new vscode.ThemeIcon(n.icon.id, n.icon.color ? new vscode.ThemeColor(n.icon.color) : undefined);
     if (n.checked !== undefined) item.checkboxState = n.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;

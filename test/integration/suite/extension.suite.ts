@@ -27,7 +27,7 @@ interface Api {
 
 interface ItemJson { id: number; text: string; status: string }
 interface StepJson {
-  anchor: string; title: string; status: string; claimed_by: string | null; agent: string | null; claim_token: number | null;
+  anchor: string; number: string; title: string; status: string; claimed_by: string | null; agent: string | null; claim_token: number | null;
   lease_expires_at: string | null; heartbeat_at: string | null; commit_hash: string | null; blocked_by: string[];
   items: ItemJson[]; progress: { done: number; total: number }; substeps: StepJson[];
 }
@@ -92,10 +92,11 @@ function row(rows: readonly TreeNode[], id: string): TreeNode {
 }
 
 /** Every step row says what `springfield show --json` says: status, progress counts, holder. */
-function checkStepRow(rows: readonly TreeNode[], planPath: string, st: StepJson): void {
+function checkStepRow(rows: readonly TreeNode[], plan: PlanJson, st: StepJson): void {
+  const planPath = plan.plan_path;
   const r = row(rows, `step:${planPath}#${st.anchor}`);
   const where = `${planPath}#${st.anchor}`;
-  assert.equal(r.label, `${st.anchor}  ${st.title}`, `${where} label`);
+  assert.equal(r.label, `Step ${st.number}  ${st.title}`, `${where} label`);
   assert.match(r.contextValue, new RegExp(`^step:${st.status}(:|$)`), `${where} status in contextValue`);
   const live = st.status === 'claimed' || st.status === 'in_progress';
   assert.equal(r.contextValue.includes(':held'), live && st.claimed_by === root, `${where} held by this window`);
@@ -107,18 +108,20 @@ function checkStepRow(rows: readonly TreeNode[], planPath: string, st: StepJson)
     assert.ok(st.claimed_by, `${where} has a holder`);
     assert.ok(desc.includes(baseName(st.claimed_by)), `${where} holder ${baseName(st.claimed_by)} in "${desc}"`);
     assert.ok(desc.includes(st.agent ?? 'you'), `${where} agent ${st.agent ?? 'you'} in "${desc}"`);
-    assert.match(desc, /\d+(h|m|s)\S* left|expired/, `${where} lease in "${desc}"`);
+    assert.match(desc, /\d+(h|m|s)\S* left|lease expired/, `${where} lease in "${desc}"`);
+    assert.ok(!desc.includes('/'), `${where} no path in "${desc}"`);
   } else if (st.status === 'completed' && st.commit_hash) {
     assert.ok(desc.includes(st.commit_hash.slice(0, 7)), `${where} commit in "${desc}"`);
   } else if (st.status === 'pending') {
-    assert.ok(desc.includes(st.blocked_by.length ? `blocked by ${st.blocked_by.join(', ')}` : 'ready'), `${where} readiness in "${desc}"`);
+    const name = (a: string) => `Step ${plan.steps.find((x) => x.anchor === a)?.number ?? '?'}`;
+    assert.ok(desc.includes(st.blocked_by.length ? `waits for ${st.blocked_by.map(name).join(', ')}` : 'ready'), `${where} readiness in "${desc}"`);
   }
   for (const item of st.items) {
     const i = row(rows, `item:${item.id}`);
     assert.equal(i.label, item.text, `item ${item.id} label`);
     assert.equal(i.checked, item.status === 'completed', `item ${item.id} (${item.text}) checked`);
   }
-  for (const sub of st.substeps) checkStepRow(rows, planPath, sub);
+  for (const sub of st.substeps) checkStepRow(rows, plan, sub);
 }
 
 async function checkRowsMatchStore(api: Api): Promise<void> {
@@ -126,7 +129,7 @@ async function checkRowsMatchStore(api: Api): Promise<void> {
   const rows = api.rows('epics');
   const shown = await plans();
   assert.ok(shown.length >= 3, 'fixture has three plans');
-  for (const plan of shown) for (const st of plan.steps) checkStepRow(rows, plan.plan_path, st);
+  for (const plan of shown) for (const st of plan.steps) checkStepRow(rows, plan, st);
   const { epics } = await cli<{ epics: EpicJson[] }>(root, ['epic', 'list']);
   for (const e of epics) {
     const r = row(rows, `epic:${e.id}`);
