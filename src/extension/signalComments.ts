@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import { SIGNAL_WORDS } from './views/format.ts';
+import { holderName, SIGNAL_WORDS } from './views/format.ts';
 
 /** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
 export class SignalComments extends Disposable {
@@ -14,6 +14,8 @@ export class SignalComments extends Disposable {
     super();
     this.root = root;
     this.register({ dispose: () => this.threads.forEach((t) => t.dispose()) });
+    // The box under a waiting thread takes an optional note; the buttons beside it decide.
+    this.controller.options = { prompt: 'Add a note (optional)', placeHolder: 'A note for whoever picks this up (optional), then choose below' };
   }
 
   signalIdOf(thread: vscode.CommentThread): number | undefined {
@@ -41,14 +43,14 @@ export class SignalComments extends Disposable {
       if (this.threads.has(key)) continue;
       const start = Math.max(0, loc.line - 1);
       const range = new vscode.Range(start, 0, Math.max(start, (loc.end_line ?? loc.line) - 1), 0);
-      const body = new vscode.MarkdownString(`**${SIGNAL_WORDS[sig.type] ?? sig.type}** — ${sig.summary}${loc.note ? `\n\n${loc.note}` : ''}${sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: Send back to Ralph, Escalate to Lisa or Accept._' : sig.resolution ? `\n\n_Decided: ${sig.resolution}${sig.resolved_by ? ` by ${sig.resolved_by}` : ''}._` : ''}`);
+      const body = new vscode.MarkdownString(`**${SIGNAL_WORDS[sig.type] ?? sig.type}** — ${sig.summary}${loc.note ? `\n\n${loc.note}` : ''}${sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._' : sig.resolution ? `\n\n_Decided: ${sig.resolution}${sig.resolved_by ? ` by ${holderName(sig.resolved_by, null, root)}` : ''}._` : ''}`);
       const thread = this.controller.createCommentThread(vscode.Uri.file(`${root}/${loc.file}`), range, [{
-        body, mode: vscode.CommentMode.Preview, author: { name: sig.created_by ? `Bart (${sig.created_by})` : 'Bart' }, timestamp: new Date(sig.created_at),
+        body, mode: vscode.CommentMode.Preview, author: { name: sig.created_by ? `Bart (${holderName(sig.created_by, null, root)})` : 'Bart' }, timestamp: new Date(sig.created_at),
       }]);
       thread.label = `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${sig.epic_id}: ${sig.summary}`;
       thread.contextValue = sig.status === 'awaiting_person' ? 'awaiting' : sig.status;
-      thread.canReply = false;
       const open = sig.status === 'awaiting_person';
+      thread.canReply = open;
       thread.state = open ? vscode.CommentThreadState.Unresolved : vscode.CommentThreadState.Resolved;
       thread.collapsibleState = open ? vscode.CommentThreadCollapsibleState.Expanded : vscode.CommentThreadCollapsibleState.Collapsed;
       this.signalOf.set(thread, sig.id);

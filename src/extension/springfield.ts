@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/context.ts';
-import { createEpic, deferEpic, initHere, proposePlan, resumeEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
+import { createEpic, deferEpic, resumeEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
+import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
 import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, resetStep, showTerminal, startStep } from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
-import { attentionCount, type Snapshot } from './model/snapshot.ts';
+import { attentionCount, walkthroughProgress, type Snapshot } from './model/snapshot.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler } from './scheduler.ts';
 import { StatusBar } from './statusBar.ts';
@@ -92,6 +93,7 @@ export class SpringfieldExtension extends Disposable {
       status.update(s);
       comments.update(s);
       clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
+      this.setWalkthroughKeys(s);
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
@@ -116,6 +118,17 @@ export class SpringfieldExtension extends Disposable {
     });
   }
 
+  private readonly walkthroughKeys = new Map<string, boolean>();
+
+  /** Ticks the Get started steps already done, in this repository, whoever did them. */
+  private setWalkthroughKeys(s: Snapshot): void {
+    for (const [key, value] of Object.entries(walkthroughProgress(s))) {
+      if (this.walkthroughKeys.get(key) === value) continue;
+      this.walkthroughKeys.set(key, value);
+      void vscode.commands.executeCommand('setContext', `springfield.walkthrough.${key}`, value);
+    }
+  }
+
   private registerCommands(ctx: CommandContext, comments: SignalComments): void {
     const threadSignal = (t: vscode.CommentThread) => comments.signalIdOf(t);
     const commands: Record<string, (...args: never[]) => unknown> = {
@@ -125,9 +138,11 @@ export class SpringfieldExtension extends Disposable {
       'springfield.init': () => initHere(ctx),
       'springfield.walkthrough': () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${this.context.extension.id}#springfield.start`, false),
       'springfield.epic.create': () => createEpic(ctx),
+      'springfield.plan.new': (row?: Row) => newPlan(ctx, row),
       'springfield.epic.reviewPlan': (row?: Row) => reviewPlan(ctx, row),
       'springfield.epic.proposePlan': (row?: Row) => proposePlan(ctx, row),
       'springfield.epic.start': (row?: Row) => startEpic(ctx, row),
+      'springfield.epic.startAndClaim': (row?: Row) => startEpic(ctx, row, true),
       'springfield.epic.defer': (row?: Row) => deferEpic(ctx, row),
       'springfield.epic.resume': (row?: Row) => resumeEpic(ctx, row),
       'springfield.step.start': (row?: Row) => startStep(ctx, row),

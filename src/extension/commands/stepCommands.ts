@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
+import type { EpicRow } from '../../core/epics/epicStore.ts';
 import { RefusedError, UsageError } from '../../core/errors.ts';
 import { loadPlanSource } from '../../core/plan/source.ts';
+import type { PlanView, StepView } from '../../core/store/types.ts';
+import { shortDuration, stepName } from '../views/format.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './context.ts';
-
-function leaseSeconds(): number {
-  return vscode.workspace.getConfiguration('springfield').get<number>('leaseSeconds', 7200);
-}
+import { claimIn, leaseSeconds, startEpicAndClaim } from './flow.ts';
 
 function stepOf(ctx: CommandContext, row: Row | undefined): { planPath: string; anchor: string } {
   const ref = refOf(ctx, row);
@@ -14,37 +14,57 @@ function stepOf(ctx: CommandContext, row: Row | undefined): { planPath: string; 
   return { planPath: ref.planPath, anchor: ref.anchor };
 }
 
-/** "Claim next step": asks which plan when several have ready steps. */
+/** The step behind a tree row, from the snapshot (substeps included). */
+function stepView(ctx: CommandContext, planPath: string, anchor: string): StepView | undefined {
+  const plan = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath);
+  return plan?.steps.flatMap((s) => [s, ...s.substeps]).find((s) => s.anchor === anchor);
+}
+
+/**
+ * "Claim next step": claims in the one plan with a step to take (asking which when several have
+ * one). A plan whose epic is approved but not started is offered to start and claim instead.
+ */
 export async function claimNextStep(ctx: CommandContext): Promise<void> {
   const store = ctx.host.writable();
-  const plans = (ctx.host.snapshot?.plans ?? []).filter((p) => p.status !== 'done');
-  const ready = [];
-  for (const p of plans) {
-    const r = await store.ready(p.plan_path);
-    if (r.ready_steps.length > 0) ready.push({ plan: p, count: r.ready_steps.length, first: r.ready_steps[0] });
+  const s = ctx.host.snapshot;
+  const epics = new Map((s?.epics ?? []).map((e) => [e.id, e]));
+  const claimable: { plan: PlanView; count: number; first: string }[] = [];
+  const startable: EpicRow[] = [];
+  for (const plan of (s?.plans ?? []).filter((p) => p.status !== 'done')) {
+    const epic = plan.epic_id ? epics.get(plan.epic_id) : undefined;
+    if (epic?.status === 'ready') startable.push(epic);
+    if (epic && epic.status !== 'in_progress') continue;
+    const r = await store.ready(plan.plan_path);
+    const open = [...r.expired_claims, ...r.ready_steps];
+    const first = plan.steps.find((st) => open.includes(st.anchor));
+    if (first) claimable.push({ plan, count: open.length, first: `${stepName(first.number)}: ${first.title}` });
   }
-  if (ready.length === 0) {
-    void vscode.window.showInformationMessage(plans.length === 0 ? 'Springfield: no plans yet. Initialise one first.' : 'Springfield: no step is ready — every open step is claimed or waits on a dependency.');
+  if (claimable.length === 0 && startable.length === 0) {
+    const none = (s?.plans.length ?? 0) === 0 && (s?.epics.length ?? 0) === 0;
+    void vscode.window.showInformationMessage(none ? 'Springfield: nothing to claim yet. Create an epic and write its plan first.' : 'Springfield: no step is ready: every open step is claimed or waits for another.');
     return;
   }
-  let chosen = ready[0];
-  if (ready.length > 1) {
-    const pick = await vscode.window.showQuickPick(ready.map((r) => ({
-      label: r.plan.title || r.plan.plan_path, description: `${r.count} ready · next ${r.first}`, detail: `${r.plan.plan_path}${r.plan.epic_id ? ` · epic ${r.plan.epic_id}` : ''}`, r,
-    })), { title: 'Claim the next step of which plan?' });
-    if (!pick) return;
-    chosen = pick.r;
+  type Choice = { label: string; description: string; detail?: string; plan?: PlanView; epic?: EpicRow };
+  const choices: Choice[] = [
+    ...claimable.map((c) => ({ label: c.plan.title || c.plan.plan_path, description: `next: ${c.first}`, detail: `${c.count} ready · ${c.plan.plan_path}${c.plan.epic_id ? ` · epic ${c.plan.epic_id}` : ''}`, plan: c.plan })),
+    ...startable.map((e) => ({ label: `$(debug-start) Start ${e.id} and claim its first step`, description: e.title, detail: 'its plan is approved; starting it puts it in progress', epic: e })),
+  ];
+  let chosen: Choice | undefined = choices[0];
+  if (claimable.length === 0 && startable.length === 1 && chosen?.epic) {
+    const answer = await vscode.window.showInformationMessage(`${chosen.epic.id} (${chosen.epic.title}) is approved but not started yet. Start it and claim its first step?`, 'Start and claim');
+    if (answer !== 'Start and claim') return;
+  } else if (choices.length > 1) {
+    chosen = await vscode.window.showQuickPick(choices, { title: 'Claim the next step of which plan?' });
   }
   if (!chosen) return;
-  const source = loadPlanSource(ctx.host.actor.worktree, chosen.plan.plan_path);
-  const result = await store.claimNext(source, ctx.host.actor, { leaseSeconds: leaseSeconds() });
-  await ctx.host.refresh();
-  if (!result.claimed) {
-    void vscode.window.showInformationMessage(`Springfield: nothing to claim in ${result.plan_path} (${result.reason.replace(/_/g, ' ')}).`);
+  if (chosen.epic) {
+    const lines = await startEpicAndClaim(ctx, chosen.epic.id, true);
+    void vscode.window.showInformationMessage(lines.join(' '));
     return;
   }
-  ctx.revealStep?.(result.plan_path, result.step_anchor);
-  void vscode.window.showInformationMessage(`Claimed ${result.step_anchor}: ${result.step_title} — token ${result.claim_token}, lease until ${new Date(result.lease_expires_at).toLocaleTimeString()}`);
+  if (!chosen.plan) return;
+  const { message } = await claimIn(ctx, chosen.plan.plan_path);
+  void vscode.window.showInformationMessage(message);
 }
 
 export async function startStep(ctx: CommandContext, row?: Row): Promise<void> {
@@ -57,10 +77,14 @@ export async function heartbeatStep(ctx: CommandContext, row?: Row): Promise<voi
   const { planPath, anchor } = stepOf(ctx, row);
   const r = await ctx.host.writable().heartbeat(planPath, anchor, ctx.host.actor, { leaseSeconds: leaseSeconds() });
   await ctx.host.refresh();
-  void vscode.window.setStatusBarMessage(`Springfield: lease of ${r.step_anchor} renewed`, 3000);
+  const st = stepView(ctx, planPath, anchor);
+  void vscode.window.setStatusBarMessage(`Springfield: lease of ${st ? stepName(st.number) : r.step_anchor} renewed for ${shortDuration(Date.parse(r.lease_expires_at) - Date.now() + 500)}`, 3000);
 }
 
-/** Complete strictly; when items are open, offer to force with a reason. */
+/**
+ * Complete step…: completes when every item is ticked. Otherwise it lists what is still open and
+ * asks; completing anyway needs a reason, which is recorded with the step.
+ */
 export async function completeStep(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
   const store = ctx.host.writable();
@@ -69,18 +93,34 @@ export async function completeStep(ctx: CommandContext, row?: Row): Promise<void
     await store.complete(source, anchor, ctx.host.actor);
   } catch (err) {
     if (!(err instanceof RefusedError) || err.code !== 'incomplete') throw err;
-    const choice = await vscode.window.showWarningMessage(err.message, { modal: true }, 'Force complete…');
-    if (choice !== 'Force complete…') return;
-    const reason = await vscode.window.showInputBox({ title: `Force-complete ${anchor}`, prompt: 'Why complete it with open items? (recorded)', validateInput: (v) => (v.trim() ? undefined : 'A reason is required') });
+    const st = stepView(ctx, planPath, anchor);
+    const name = st ? `${stepName(st.number)} (${st.title})` : anchor;
+    const open = st ? openWork(st) : [];
+    const choice = await vscode.window.showWarningMessage(
+      `${name} still has ${open.length === 1 ? 'one open item' : `${open.length || 'some'} open items`}.`,
+      { modal: true, detail: `${open.map((x) => `• ${x}`).join('\n')}\n\nComplete it anyway? You will be asked why; the reason is kept with the step.` },
+      'Complete anyway…',
+    );
+    if (choice !== 'Complete anyway…') return;
+    const reason = await vscode.window.showInputBox({ title: `Complete ${name} with open items`, prompt: 'Why is it done anyway? (kept with the step)', validateInput: (v) => (v.trim() ? undefined : 'A reason is required') });
     if (!reason) return;
     await store.complete(source, anchor, ctx.host.actor, { forceReason: reason.trim() });
   }
   await ctx.host.refresh();
 }
 
+/** The open checklist items of a step and its substeps, by their text. */
+function openWork(st: StepView): string[] {
+  return [
+    ...st.items.filter((i) => i.status !== 'completed').map((i) => i.text),
+    ...st.substeps.filter((x) => x.status !== 'completed').flatMap((x) => x.items.filter((i) => i.status !== 'completed').map((i) => `${i.text} (${stepName(x.number)})`)),
+  ];
+}
+
 export async function resetStep(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
-  const ok = await vscode.window.showWarningMessage(`Reset ${anchor} to pending? Its holder loses the claim.`, { modal: true }, 'Reset');
+  const st = stepView(ctx, planPath, anchor);
+  const ok = await vscode.window.showWarningMessage(`Reset ${st ? stepName(st.number) : anchor} to pending?`, { modal: true, detail: 'Whoever holds it loses the claim; ticked items stay ticked.' }, 'Reset');
   if (ok !== 'Reset') return;
   await ctx.host.writable().reset(planPath, anchor, ctx.host.actor, 'reset from the editor');
   await ctx.host.refresh();
@@ -99,7 +139,7 @@ export async function openInPlan(ctx: CommandContext, row?: Row): Promise<void> 
 export async function openWorktree(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
   const step = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath)?.steps.find((s) => s.anchor === anchor);
-  if (!step?.claimed_by) throw new RefusedError('not_claimed', `${anchor} is not claimed by any worktree`);
+  if (!step?.claimed_by) throw new RefusedError('not_claimed', `${step ? stepName(step.number) : anchor} is not claimed by any worktree`);
   await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(step.claimed_by), { forceNewWindow: true });
 }
 

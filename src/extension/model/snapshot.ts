@@ -36,3 +36,15 @@ export async function loadSnapshot(store: StateStore, worktree: string, now = ne
 export function attentionCount(s: Snapshot): number {
   return s.awaitingApproval.size + s.signals.filter((x) => x.status === 'awaiting_person').length;
 }
+
+/** How far along the Get started walkthrough this repository is (its steps tick through context keys). */
+export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boolean; approved: boolean; started: boolean; loosePlan: boolean } {
+  const approved = s.plans.some((p) => p.epic_id !== null) || s.epics.some((e) => e.status !== 'planned' && e.status !== 'deferred');
+  return {
+    epic: s.epics.length > 0,
+    proposed: approved || s.awaitingApproval.size > 0 || s.changesRequested.size > 0,
+    approved,
+    started: s.epics.some((e) => e.status !== 'planned' && e.status !== 'ready' && e.status !== 'deferred') || s.plans.some((p) => p.steps.some((st) => st.status !== 'pending')),
+    loosePlan: s.plans.some((p) => p.epic_id === null),
+  };
+}

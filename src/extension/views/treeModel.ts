@@ -34,7 +34,7 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
   return {
     id: `epic:${e.id}`, kind: 'epic', label: `${e.id}  ${e.title}`, description: facts.join('  ·  '),
     icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}`,
-    collapsible: plan ? (e.status === 'in_progress' ? 'expanded' : 'collapsed') : awaiting ? 'collapsed' : 'none',
+    collapsible: plan ? (e.status === 'in_progress' ? 'expanded' : 'collapsed') : awaiting ? 'collapsed' : nextMove(s, e) ? 'expanded' : 'none',
     ref: { epicId: e.id, planPath: plan?.plan_path },
     tooltip: () => [
       `**${md(e.id)}** ${md(e.title)}`, '',
@@ -44,8 +44,21 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
       awaiting ? `Plan version ${awaiting.version} (\`${awaiting.plan_path}\`) waits for approval` : '',
       e.brief ? `\n---\n${md(e.brief.slice(0, 400))}` : '',
     ].filter(Boolean).join('\n\n'),
-    children: () => plan ? plan.steps.map((st) => stepNode(s, plan, st)) : awaiting ? [noteNode(`epic:${e.id}:awaiting`, `Plan v${awaiting.version} awaiting approval — Review plan`, 'springfield.epic.reviewPlan', { epicId: e.id })] : [],
+    children: () => {
+      if (plan) return plan.steps.map((st) => stepNode(s, plan, st));
+      if (awaiting) return [noteNode(`epic:${e.id}:awaiting`, `Plan version ${awaiting.version} waits for your approval: Review plan`, 'springfield.epic.reviewPlan', { epicId: e.id })];
+      const move = nextMove(s, e);
+      return move ? [noteNode(`epic:${e.id}:next`, move.label, move.command, { epicId: e.id })] : [];
+    },
   };
+}
+
+/** What an epic without a plan in the store needs next: a plan written, or one revised. */
+function nextMove(s: Snapshot, e: EpicRow): { label: string; command: string } | undefined {
+  if (e.status !== 'planned' && e.status !== 'blocked') return undefined;
+  if (s.changesRequested.has(e.id)) return { label: 'Changes requested: revise the plan, then Propose plan…', command: 'springfield.epic.proposePlan' };
+  if (e.status === 'planned') return { label: 'No plan yet: New plan…', command: 'springfield.plan.new' };
+  return undefined;
 }
 
 function planNode(s: Snapshot, p: PlanView): TreeNode {
@@ -60,7 +73,7 @@ function planNode(s: Snapshot, p: PlanView): TreeNode {
 }
 
 function noteNode(id: string, label: string, command: string, ref: TreeNode['ref']): TreeNode {
-  return { id, kind: 'note', label, icon: { id: 'info' }, contextValue: 'note', collapsible: 'none', command: { command, title: label }, ref };
+  return { id, kind: 'note', label, icon: { id: command === 'springfield.plan.new' ? 'new-file' : 'info' }, contextValue: 'note', collapsible: 'none', command: { command, title: label }, ref };
 }
 
 /** A step row: icon by status, progress and the one fact that matters most in the description. */
