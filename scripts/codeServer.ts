@@ -1,6 +1,6 @@
 // Installs and starts code-server (a real VS Code in the browser) for integration tests and demos.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,10 +17,18 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface CodeServerOptions {
   folder: string;
+  /**
+   * The editor as a user has it: this extension folder is linked into the extensions folder as an
+   * installed extension, with no test driver (so notifications show: VS Code drops them under the driver).
+   */
+  installedExtensionPath?: string;
+  /** A development extension in the workbench payload; needs (and turns on) the smoke-test driver. */
   extensionDevelopmentPath?: string;
   extensionsDir?: string;
   smokeTestDriver?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** User settings on top of the quiet defaults (e.g. a colour theme). */
+  settings?: Readonly<Record<string, unknown>>;
 }
 
 export interface RunningCodeServer {
@@ -191,8 +199,9 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   const config = join(home, 'config.yaml');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
+  if (options.installedExtensionPath) linkExtension(options.installedExtensionPath, extensionsDir);
   writeFileSync(config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(QUIET_SETTINGS, null, 2) + '\n');
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2) + '\n');
   const smoke = options.smokeTestDriver === true || options.extensionDevelopmentPath !== undefined;
   const args = [
     entry,
@@ -253,6 +262,15 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
     await stop();
     throw error;
   }
+}
+
+/** Links an extension folder into an extensions folder under the name VS Code gives installed ones (publisher.name-version). */
+export function linkExtension(extensionPath: string, extensionsDir: string): string {
+  const manifest = JSON.parse(readFileSync(join(extensionPath, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+  const link = join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(resolve(extensionPath), link, 'dir');
+  return link;
 }
 
 /** Drops variables code-server reads ($PORT overrides --bind-addr, $PASSWORD, …); XDG dirs keep its logs out of $HOME. */

@@ -55,7 +55,9 @@ console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} $
 if (!noEditor) {
   ensureAptPackages(DEMO_PACKAGES);
   await ensureCodeServer();
-  const server = await startCodeServer({ folder: demo.root, extensionDevelopmentPath: projectRoot });
+  // As a user has it: the extension installed (linked into code-server's extensions folder), no test
+  // driver, so its notifications show.
+  const server = await startCodeServer({ folder: demo.root, installedExtensionPath: projectRoot });
   console.log(`VS Code (code-server) with Springfield on the demo repository:\n\n  ${server.url}\n`);
   console.log('Open it in a browser: the Springfield icon in the activity bar shows the epics; the plan for "Search" waits for approval;');
   console.log('src/greeting.ts carries a review signal waiting for you. Press Ctrl+C to stop.');

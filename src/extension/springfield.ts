@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/context.ts';
 import { createEpic, deferEpic, resumeEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
+import { startEpicAndClaim } from './commands/flow.ts';
 import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
@@ -30,6 +31,8 @@ export class SpringfieldExtension extends Disposable {
   private readonly approvals = new Map<string, ApprovalPanel>();
   private dashboard: DashboardPanel | undefined;
   private host: StoreHost | undefined;
+  private ctx: CommandContext | undefined;
+  private revealEpic: ((epicId: string) => void) | undefined;
 
   /** What tests and other extensions may read: the current snapshot and the rows each view would show. */
   readonly api = {
@@ -84,7 +87,12 @@ export class SpringfieldExtension extends Disposable {
       const row = this.epics.materialise([top, `step:${planPath}#${anchor}`]);
       if (row) void epicsView.reveal(row, { expand: true, select: true, focus: false }).then(undefined, () => undefined);
     };
+    this.revealEpic = (epicId: string) => {
+      const row = this.epics.materialise([`epic:${epicId}`]);
+      if (row) void epicsView.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
+    };
     const ctx: CommandContext = { host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep };
+    this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
     this.register(host.onDidChange((s: Snapshot) => {
       this.epics.update(s);
@@ -93,7 +101,7 @@ export class SpringfieldExtension extends Disposable {
       status.update(s);
       comments.update(s);
       clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
-      this.setWalkthroughKeys(s);
+      void this.setWalkthroughKeys(s);
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
@@ -121,12 +129,23 @@ export class SpringfieldExtension extends Disposable {
   private readonly walkthroughKeys = new Map<string, boolean>();
 
   /** Ticks the Get started steps already done, in this repository, whoever did them. */
-  private setWalkthroughKeys(s: Snapshot): void {
-    for (const [key, value] of Object.entries(walkthroughProgress(s))) {
+  private async setWalkthroughKeys(s: Snapshot | undefined): Promise<void> {
+    const progress = s ? walkthroughProgress(s) : { epic: false, proposed: false, approved: false, started: false, loosePlan: false };
+    for (const [key, value] of Object.entries(progress)) {
       if (this.walkthroughKeys.get(key) === value) continue;
       this.walkthroughKeys.set(key, value);
-      void vscode.commands.executeCommand('setContext', `springfield.walkthrough.${key}`, value);
+      await vscode.commands.executeCommand('setContext', `springfield.walkthrough.${key}`, value);
     }
+  }
+
+  /**
+   * VS Code ticks a walkthrough step when its context key turns true while the walkthrough is
+   * loaded, not when it was true before; so the keys go false, the walkthrough opens, and they are set again.
+   */
+  private async openWalkthrough(): Promise<void> {
+    await this.setWalkthroughKeys(undefined);
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${this.context.extension.id}#springfield.start`, false);
+    await this.setWalkthroughKeys(this.host?.snapshot);
   }
 
   private registerCommands(ctx: CommandContext, comments: SignalComments): void {
@@ -136,7 +155,7 @@ export class SpringfieldExtension extends Disposable {
       'springfield.refresh': () => ctx.host.refresh(),
       'springfield.openDashboard': () => this.openDashboard(),
       'springfield.init': () => initHere(ctx),
-      'springfield.walkthrough': () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${this.context.extension.id}#springfield.start`, false),
+      'springfield.walkthrough': () => this.openWalkthrough(),
       'springfield.epic.create': () => createEpic(ctx),
       'springfield.plan.new': (row?: Row) => newPlan(ctx, row),
       'springfield.epic.reviewPlan': (row?: Row) => reviewPlan(ctx, row),
@@ -155,6 +174,10 @@ export class SpringfieldExtension extends Disposable {
       'springfield.signal.sendBack': (t?: SignalTarget) => decide(ctx, t, 'send_back', threadSignal),
       'springfield.signal.escalate': (t?: SignalTarget) => decide(ctx, t, 'escalate', threadSignal),
       'springfield.signal.accept': (t?: SignalTarget) => decide(ctx, t, 'accept', threadSignal),
+      // The same decisions without icons, so a comment thread's title shows them as words.
+      'springfield.signal.thread.sendBack': (t?: SignalTarget) => decide(ctx, t, 'send_back', threadSignal),
+      'springfield.signal.thread.escalate': (t?: SignalTarget) => decide(ctx, t, 'escalate', threadSignal),
+      'springfield.signal.thread.accept': (t?: SignalTarget) => decide(ctx, t, 'accept', threadSignal),
       'springfield.signal.open': (row?: Row) => openLocation(ctx, row),
     };
     for (const [id, fn] of Object.entries(commands)) this.register(vscode.commands.registerCommand(id, guarded(fn as (...a: unknown[]) => unknown)));
@@ -169,7 +192,11 @@ export class SpringfieldExtension extends Disposable {
 
   private adoptApproval(panel: vscode.WebviewPanel, epicId: string): void {
     if (!this.host) return;
-    const view = new ApprovalPanel(panel, this.context.extensionUri, this.host, epicId);
+    const ctx = this.ctx;
+    const view = new ApprovalPanel(panel, this.context.extensionUri, this.host, epicId, async (id, claim) => {
+      if (!ctx) return [];
+      return startEpicAndClaim(ctx, id, claim);
+    });
     this.approvals.set(epicId, view);
     this.register({ dispose: () => view.dispose() });
     panel.onDidDispose(() => this.approvals.delete(epicId));
@@ -182,10 +209,22 @@ export class SpringfieldExtension extends Disposable {
   }
 
   private adoptDashboard(panel: vscode.WebviewPanel): void {
-    if (!this.host) return;
+    if (!this.host || !this.ctx) return;
     const host = this.host;
-    const ctx = { host, epics: this.epics, signals: this.signals, openApproval: () => undefined, openDashboard: () => undefined };
-    const view = new DashboardPanel(panel, this.context.extensionUri, host, (planPath, anchor) => void guarded(openInPlan)(ctx, this.epics.rowFor(`step:${planPath}#${anchor}`)));
+    const ctx = this.ctx;
+    const view = new DashboardPanel(panel, this.context.extensionUri, host, {
+      openStep: (planPath, anchor) => {
+        ctx.revealStep?.(planPath, anchor);
+        void guarded(openInPlan)(ctx, this.epics.rowFor(`step:${planPath}#${anchor}`) ?? { id: `step:${planPath}#${anchor}` });
+      },
+      openEpic: (epicId, target) => void guarded(async () => {
+        if (target === 'tree') return this.revealEpic?.(epicId);
+        if (host.snapshot?.awaitingApproval.has(epicId)) return this.openApproval(epicId);
+        const plan = host.snapshot?.plans.find((p) => p.epic_id === epicId);
+        if (plan) await vscode.window.showTextDocument(vscode.Uri.file(join(host.actor.worktree, plan.plan_path)), { viewColumn: vscode.ViewColumn.Beside });
+        else this.openApproval(epicId);
+      })(),
+    });
     this.dashboard = view;
     this.register({ dispose: () => view.dispose() });
     panel.onDidDispose(() => (this.dashboard = undefined));

@@ -17,8 +17,15 @@ export const FromWebview = z.discriminatedUnion('type', [
     version: z.number().int().positive(),
     feedback: z.string().max(20_000).optional(),
   }).strict(),
+  z.object({
+    type: z.literal('act'),
+    requestId: z.number().int().nonnegative(),
+    epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/),
+    action: z.enum(['startEpic', 'startAndClaim', 'openHandoff']),
+  }).strict(),
   z.object({ type: z.literal('selectPlan'), planPath: z.string().min(1).max(1000) }).strict(),
   z.object({ type: z.literal('openStep'), planPath: z.string().min(1).max(1000), anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/) }).strict(),
+  z.object({ type: z.literal('openEpic'), epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/), target: z.enum(['tree', 'plan']) }).strict(),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
@@ -48,28 +55,66 @@ export interface ApprovalData {
   readonly changes: readonly string[];
   readonly previousVersion: number | null;
   readonly feedbackHistory: readonly { readonly version: number; readonly feedback: string }[];
+  /** The handoff file's name once approval wrote it (the host opens it; the webview never sees paths). */
+  readonly handoff: string | null;
 }
 
-export interface GraphNode { readonly anchor: string; readonly title: string; readonly status: string; readonly lease: string | null; readonly holder: string | null }
+export interface GraphNode {
+  readonly anchor: string;
+  /** "Step 2.1" */
+  readonly name: string;
+  readonly title: string;
+  /** completed, in_progress, claimed, expired (a lease ran out), ready, or waiting (on dependencies). */
+  readonly status: string;
+  readonly lease: string | null;
+  /** By name: "you", an agent id or a worktree's folder, never a path. */
+  readonly holder: string | null;
+}
+
+/** One event as the dashboard's timeline shows it: no hashes, paths or ISO text in `text` or `reason`. */
+export interface TimelineEntry {
+  readonly id: number;
+  readonly at: string;
+  readonly who: string;
+  /** person, lisa, ralph, bart, lovejoy, or agent (another agent id): what the "who" filter offers. */
+  readonly role: string;
+  /** epic, plan, step, signal, run or other: what the "kind" filter offers. */
+  readonly kind: string;
+  readonly epicId: string | null;
+  readonly text: string;
+  readonly reason: string | null;
+}
+
+export interface DashboardEpic {
+  readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly iteration: number; readonly budget: number;
+  readonly planPath: string | null; readonly planTitle: string | null; readonly stepsDone: number; readonly stepsTotal: number; readonly awaitingApproval: boolean;
+  /** Why it is blocked, in words, when it is. */
+  readonly blockedReason: string | null;
+  /** Agent sessions spent on the epic, by role. */
+  readonly sessions: Readonly<Record<string, number>>;
+}
+
 export interface DashboardData {
   readonly now: string;
-  readonly figures: { readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number };
-  readonly epics: readonly {
-    readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly iteration: number; readonly budget: number;
-    readonly planPath: string | null; readonly stepsDone: number; readonly stepsTotal: number; readonly awaitingApproval: boolean;
-    /** Agent sessions spent on the epic, by role. */
-    readonly sessions: Readonly<Record<string, number>>;
-  }[];
-  readonly plans: readonly { readonly planPath: string; readonly title: string; readonly stepsDone: number; readonly stepsTotal: number }[];
+  readonly figures: { readonly epics: number; readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number };
+  readonly epics: readonly DashboardEpic[];
+  readonly plans: readonly { readonly planPath: string; readonly title: string; readonly epicId: string | null; readonly stepsDone: number; readonly stepsTotal: number }[];
   readonly selectedPlan: string | null;
   readonly graph: { readonly nodes: readonly GraphNode[]; readonly edges: readonly (readonly [string, string])[] } | null;
-  readonly leases: readonly { readonly planPath: string; readonly anchor: string; readonly holder: string; readonly agent: string | null; readonly expiresAt: string }[];
+  readonly leases: readonly {
+    readonly planPath: string; readonly planTitle: string; readonly epicId: string | null; readonly epicTitle: string | null;
+    readonly anchor: string; readonly step: string; readonly stepTitle: string; readonly holder: string; readonly expiresAt: string;
+  }[];
   readonly runs: readonly { readonly id: number; readonly role: string; readonly epicId: string | null; readonly step: string | null; readonly status: string; readonly startedAt: string; readonly exitCode: number | null }[];
-  readonly verifications: readonly { readonly command: string; readonly verdict: string; readonly exitCode: number | null; readonly at: string; readonly durationMs: number }[];
-  readonly events: readonly { readonly id: number; readonly at: string; readonly who: string; readonly what: string; readonly reason: string | null }[];
+  readonly verifications: readonly { readonly command: string; readonly verdict: string; readonly exitCode: number | null; readonly at: string; readonly durationMs: number; readonly epicId: string | null }[];
+  readonly events: readonly TimelineEntry[];
 }
 
 export type ToWebview =
   | { readonly type: 'approval'; readonly data: ApprovalData }
   | { readonly type: 'dashboard'; readonly data: DashboardData }
-  | { readonly type: 'result'; readonly requestId: number; readonly ok: boolean; readonly message: string; readonly lines: readonly string[] };
+  | {
+      readonly type: 'result'; readonly requestId: number; readonly ok: boolean; readonly message: string; readonly lines: readonly string[];
+      /** The plan version the result is about: shown only while that version is on screen. */
+      readonly version?: number;
+    };

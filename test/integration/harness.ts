@@ -98,12 +98,16 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
   }
 }
 
-/** Opens the workbench at `workspace` with `extensionPath` loaded as a development extension, ready for UI tests. */
-export async function openEditor(options: { extensionPath: string; workspace: string }): Promise<EditorSession> {
-  const server = await startCodeServer({ folder: options.workspace, extensionDevelopmentPath: options.extensionPath });
+/**
+ * Opens the workbench at `workspace` for UI tests, with `extensionPath` installed as a person has it
+ * (linked into the extensions folder, no test driver: notifications show as toasts).
+ */
+export async function openEditor(options: { extensionPath: string; workspace: string; theme?: 'dark' | 'light'; width?: number; height?: number }): Promise<EditorSession> {
+  const settings = options.theme ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' } : {};
+  const server = await startCodeServer({ folder: options.workspace, installedExtensionPath: options.extensionPath, settings });
   let browser: Browser | undefined;
   try {
-    browser = await launchBrowser();
+    browser = await launchBrowser(options.width, options.height);
     const { page } = browser;
     await page.goto(server.url);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });

@@ -104,7 +104,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     session = await openEditor({ extensionPath: root, workspace: demo.root });
     page = session.page;
     await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
-    await row(page, 'step-2  Add cache store').waitFor({ timeout: 60_000 });
+    await row(page, 'Step 2  Add cache store').waitFor({ timeout: 60_000 });
     const bar = await page.locator('.part.sidebar').boundingBox();
     if (bar) {
       const x = bar.x + bar.width + 1;
@@ -125,7 +125,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
     await header.hover();
     await header.locator('[aria-label="Claim next step"]').click();
-    await rowShows(page, 'step-1  Draft notes', ['you · shop · ', 'left']);
+    await rowShows(page, 'Step 1  Draft notes', ['you · shop · ', 'left']);
     const claimed = step(demo.root, NOTES, 'step-1');
     assert.equal(claimed.status, 'claimed');
     assert.equal(claimed.claimed_by, realpathSync(demo.root));
@@ -136,8 +136,8 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
 
   test('Ticking a checklist box writes the item to the store', { timeout: 60_000 }, async () => {
     if (step(demo.root, NOTES, 'step-1').claimed_by !== realpathSync(demo.root)) cli(demo.root, ['claim', NOTES]);
-    const stepRow = row(page, 'step-1  Draft notes');
-    await rowShows(page, 'step-1  Draft notes', ['you · shop']);
+    const stepRow = row(page, 'Step 1  Draft notes');
+    await rowShows(page, 'Step 1  Draft notes', ['you · shop']);
     if ((await stepRow.getAttribute('aria-expanded')) !== 'true') await stepRow.locator('.monaco-tl-twistie').click();
     const box = row(page, 'List changes').locator('.custom-view-tree-node-item-checkbox');
     await box.click();
@@ -146,24 +146,24 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     assert.equal(item?.updated_by, realpathSync(demo.root), 'recorded as the person in this worktree');
     assert.equal(step(demo.root, NOTES, 'step-1').items.find((i) => i.text === 'Thank contributors')?.status, 'open');
     assert.equal(await box.getAttribute('aria-checked'), 'true');
-    await rowShows(page, 'step-1  Draft notes', ['1/2']);
+    await rowShows(page, 'Step 1  Draft notes', ['1/2']);
     await screenshot(page, 'ui-tick-checklist');
   });
 
   test('The CLI writes from another worktree and the tree follows within a second', { timeout: 60_000 }, async () => {
     const a = demo.worktrees['ralph-a'] as string;
     const b = demo.worktrees['ralph-b'] as string;
-    await rowShows(page, 'step-2  Add cache store', ['1/4']);
+    await rowShows(page, 'Step 2  Add cache store', ['1/4']);
     let spawned = Date.now();
     cli(a, ['update', 'plans/cache.md', 'step-2', '--task', '1', 'completed'], 'ralph-a');
     const updateRun = Date.now() - spawned;
-    const update = await rowShows(page, 'step-2  Add cache store', ['2/4'], 5000);
+    const update = await rowShows(page, 'Step 2  Add cache store', ['2/4'], 5000);
     assert.equal(step(demo.root, 'plans/cache.md', 'step-2').items.find((i) => i.text === 'Add cache invalidation')?.status, 'completed');
-    await rowShows(page, 'step-3  Metrics', ['7m left']);
+    await rowShows(page, 'Step 3  Metrics', ['7m left']);
     spawned = Date.now();
     cli(b, ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '5400'], 'ralph-b');
     const heartbeatRun = Date.now() - spawned;
-    const heartbeat = await rowShows(page, 'step-3  Metrics', ['1h', 'left'], 5000);
+    const heartbeat = await rowShows(page, 'Step 3  Metrics', ['1h', 'left'], 5000);
     assert.ok(Date.parse(step(demo.root, 'plans/cache.md', 'step-3').lease_expires_at ?? '') > Date.now() + 3600_000);
     process.stderr.write(`tree latency after the CLI process exited: update ${update} ms, heartbeat ${heartbeat} ms (target 1000 ms; the CLI runs took ${updateRun} and ${heartbeatRun} ms)\n`);
     await screenshot(page, 'ui-cli-live-update');
@@ -208,14 +208,14 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await thread.waitFor({ timeout: 20_000 });
     await thread.getByText('"Helo" should be "Hello"').waitFor();
     await screenshot(page, 'ui-signal-thread');
-    await thread.locator('[aria-label="Send back to Ralph"]').click();
+    await thread.getByRole('button', { name: 'Send back to Ralph' }).click();
     await eventually('typo epic back in progress', () => cli<Epic>(demo.root, ['epic', 'show', demo.epics.typo]).status === 'in_progress');
     const epic = cli<Epic>(demo.root, ['epic', 'show', demo.epics.typo]);
     assert.match(epic.status_reason ?? '', /sent back to Ralph/);
     const signal = cli<{ signals: { id: number; status: string; resolution: string | null }[] }>(demo.root, ['signals']).signals[0];
     assert.equal(signal?.status, 'decided');
     await rowShows(page, `${demo.epics.typo}  Fix typo in greeting`, ['in progress']);
-    await page.locator('.review-widget [aria-label="Send back to Ralph"]').waitFor({ state: 'detached', timeout: 5000 });
+    await page.locator('.review-widget', { hasText: 'The greeting is still misspelt' }).getByRole('button', { name: 'Send back to Ralph' }).waitFor({ state: 'detached', timeout: 5000 });
     await screenshot(page, 'ui-signal-sent-back');
   });
 
@@ -224,8 +224,8 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
     const center = page.locator('.notifications-center');
     await center.waitFor({ timeout: 10_000 });
-    await center.getByText(/Claimed step-1: Draft notes — token \d+, lease until/).waitFor({ timeout: 5000 });
-    await center.getByText(`Signal #1: ${demo.epics.typo} is now in progress — next: ralph`).waitFor({ timeout: 5000 });
+    await center.getByText(/Claimed Step 1: Draft notes\. It is yours for 2h/).waitFor({ timeout: 5000 });
+    await center.getByText(`Sent back to Ralph: ${demo.epics.typo} is now in progress`).waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-notifications');
   });
 

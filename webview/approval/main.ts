@@ -11,6 +11,8 @@ onMessage((m) => {
   if (m.type === 'approval') {
     data = m.data;
     vscode.setState({ epicId: m.data.epic.id });
+    // A result about another version (e.g. "Requested changes to version 1") goes once version 2 shows.
+    if (result?.version !== undefined && result.version !== m.data.version?.version) result = undefined;
   } else if (m.type === 'result') {
     result = m;
     busy = false;
@@ -28,6 +30,38 @@ function decide(decision: 'approve' | 'requestChanges' | 'discard'): void {
   render();
 }
 
+function act(action: 'startEpic' | 'startAndClaim' | 'openHandoff'): void {
+  if (!data || busy) return;
+  if (action !== 'openHandoff') {
+    busy = true;
+    result = undefined;
+  }
+  vscode.postMessage({ type: 'act', requestId: nextRequest++, epicId: data.epic.id, action });
+  render();
+}
+
+/** After approval: what happened is in the result; what to do next is here, for as long as the epic waits to start. */
+function nextSection(d: ApprovalData): HTMLElement | null {
+  const approved = d.version?.status === 'approved';
+  const handoff = d.handoff ? h('a', { href: '#', id: 'open-handoff', role: 'button' }, d.handoff) : null;
+  handoff?.addEventListener('click', (e) => {
+    e.preventDefault();
+    act('openHandoff');
+  });
+  const handoffLine = handoff ? h('p', {}, 'Handoff for the builders (intent, approach, constraints): ', handoff) : null;
+  if (!approved || d.epic.status !== 'ready') return handoffLine ? h('section', { class: 'next' }, handoffLine) : null;
+  const start = h('button', { class: 'primary', id: 'start-epic' }, 'Start epic');
+  const claim = h('button', { class: 'secondary', id: 'start-and-claim' }, 'Start and claim the first step');
+  start.addEventListener('click', () => act('startEpic'));
+  claim.addEventListener('click', () => act('startAndClaim'));
+  for (const b of [start, claim]) if (busy) b.setAttribute('disabled', 'true');
+  return h('section', { class: 'next' },
+    h('h2', {}, 'Next: start the work'),
+    h('p', { class: 'muted' }, 'The plan is approved and the epic is ready. Starting it puts it in progress; claiming takes its first step for you, under a lease.'),
+    h('div', { class: 'buttons' }, start, claim),
+    handoffLine);
+}
+
 function render(): void {
   if (!data) return;
   const v = data.version;
@@ -39,13 +73,15 @@ function render(): void {
   if (result) {
     children.push(h('section', { class: `result ${result.ok ? 'ok' : 'error'}`, role: 'status' }, h('strong', {}, result.message), ...result.lines.map((l) => h('div', {}, l))));
   }
+  const next = nextSection(data);
+  if (next) children.push(next);
   if (v) {
     const plan = h('section', { class: 'plan' }, h('h2', {}, v.title || 'Plan'));
     for (const [name, text] of Object.entries(v.sections)) plan.append(h('h3', {}, name), h('p', { class: 'prose' }, text));
     for (const s of v.steps) {
       const step = h('div', { class: s.parent ? 'step substep' : 'step', id: `step-${s.anchor}` },
         h('h3', {}, `Step ${s.number}: ${s.title}`, h('span', { class: 'anchor' }, ` #${s.anchor}`)),
-        s.dependsOn.length ? h('div', { class: 'deps' }, `Depends on: ${s.dependsOn.map((d) => `#${d}`).join(', ')}`) : null);
+        s.dependsOn.length ? h('div', { class: 'deps' }, `Depends on: ${s.dependsOn.map((d) => { const n = v.steps.find((x) => x.anchor === d)?.number; return n ? `Step ${n}` : `#${d}`; }).join(', ')}`) : null);
       for (const kind of ['task', 'test', 'checkpoint']) {
         const items = s.items.filter((i) => i.kind === kind);
         if (items.length === 0) continue;

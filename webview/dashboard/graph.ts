@@ -1,14 +1,25 @@
-import type { DashboardData } from '../../src/protocol/messages.ts';
-import { svg } from '../common/vscodeApi.ts';
+import type { DashboardData, GraphNode } from '../../src/protocol/messages.ts';
+import { countdown, svg } from '../common/vscodeApi.ts';
 
 type Graph = NonNullable<DashboardData['graph']>;
 
-/** Lays the plan's steps out in layers by longest dependency path and draws them as a small SVG. */
-export function dependencyGraph(graph: Graph, onClick: (anchor: string) => void): SVGSVGElement {
+const NODE_W = 190;
+const NODE_H = 44;
+const GAP_X = 18;
+const GAP_Y = 30;
+const PAD = 8;
+
+/** The words a node's status reads as, and the legend's order. */
+export const STATUS_LABELS: readonly (readonly [string, string])[] = [
+  ['completed', 'completed'], ['in_progress', 'in progress'], ['claimed', 'claimed'], ['expired', 'lease expired'], ['ready', 'ready'], ['waiting', 'waiting'],
+];
+
+/** Longest-path layer of each step: a step sits one row below the deepest step it depends on. */
+function layers(graph: Graph): Map<string, number> {
   const layer = new Map<string, number>();
   const deps = new Map<string, string[]>();
   for (const [from, to] of graph.edges) deps.set(to, [...(deps.get(to) ?? []), from]);
-  const depth = (a: string, seen = new Set<string>()): number => {
+  const depth = (a: string, seen: Set<string>): number => {
     const known = layer.get(a);
     if (known !== undefined) return known;
     if (seen.has(a)) return 0;
@@ -17,32 +28,88 @@ export function dependencyGraph(graph: Graph, onClick: (anchor: string) => void)
     layer.set(a, d);
     return d;
   };
-  graph.nodes.forEach((n) => depth(n.anchor));
-  const columns = new Map<number, string[]>();
-  for (const n of graph.nodes) {
-    const l = layer.get(n.anchor) ?? 0;
-    columns.set(l, [...(columns.get(l) ?? []), n.anchor]);
-  }
-  const W = 150, H = 34, GX = 40, GY = 12;
+  for (const n of graph.nodes) depth(n.anchor, new Set());
+  return layer;
+}
+
+/**
+ * Lays the plan's steps out top to bottom in dependency layers, wrapping a layer that is wider than
+ * `width` onto more rows, so the graph always fits the panel's width (no horizontal scroll).
+ */
+export function layout(graph: Graph, width: number): { pos: Map<string, { x: number; y: number }>; width: number; height: number; nodeW: number } {
+  const layer = layers(graph);
+  const rows = new Map<number, GraphNode[]>();
+  for (const n of graph.nodes) rows.set(layer.get(n.anchor) ?? 0, [...(rows.get(layer.get(n.anchor) ?? 0) ?? []), n]);
+  const usable = Math.max(NODE_W / 2, width - 2 * PAD);
+  const nodeW = Math.min(NODE_W, usable);
+  const perRow = Math.max(1, Math.floor((usable + GAP_X) / (nodeW + GAP_X)));
   const pos = new Map<string, { x: number; y: number }>();
-  for (const [l, anchors] of columns) anchors.forEach((a, i) => pos.set(a, { x: 8 + l * (W + GX), y: 8 + i * (H + GY) }));
-  const width = 16 + Math.max(1, columns.size) * (W + GX) - GX;
-  const height = 16 + Math.max(1, ...[...columns.values()].map((c) => c.length)) * (H + GY) - GY;
-  const root = svg('svg', { class: 'graph', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': 'Step dependency graph' });
+  let y = PAD;
+  for (const l of [...rows.keys()].sort((a, b) => a - b)) {
+    const nodes = rows.get(l) ?? [];
+    for (let i = 0; i < nodes.length; i += perRow) {
+      const line = nodes.slice(i, i + perRow);
+      const span = line.length * nodeW + (line.length - 1) * GAP_X;
+      let x = PAD + (usable - span) / 2;
+      for (const n of line) {
+        pos.set(n.anchor, { x, y });
+        x += nodeW + GAP_X;
+      }
+      y += NODE_H + GAP_Y;
+    }
+  }
+  return { pos, width: Math.max(width, nodeW + 2 * PAD), height: y - GAP_Y + PAD, nodeW };
+}
+
+/** Cuts `text` to `max` characters, with an ellipsis. */
+export function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+}
+
+/** Cuts `text` to what fits in `px` at about 6.6 px a character. */
+function fit(text: string, px: number): string {
+  return cut(text, Math.max(4, Math.floor(px / 6.6)));
+}
+
+/** The dependency graph as SVG: status fills, arrows from a step to the steps that wait for it. */
+export function dependencyGraph(graph: Graph, width: number, now: () => number, onClick: (anchor: string) => void): SVGSVGElement {
+  const { pos, width: w, height, nodeW } = layout(graph, width);
+  const root = svg('svg', { class: 'graph', viewBox: `0 0 ${w} ${height}`, width: '100%', height, role: 'img', 'aria-label': `Dependency graph of ${graph.nodes.length} steps` });
+  root.append(svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+    svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }))));
   for (const [from, to] of graph.edges) {
-    const a = pos.get(from), b = pos.get(to);
+    const a = pos.get(from);
+    const b = pos.get(to);
     if (!a || !b) continue;
-    root.append(svg('path', { class: 'edge', d: `M${a.x + W},${a.y + H / 2} C${a.x + W + GX / 2},${a.y + H / 2} ${b.x - GX / 2},${b.y + H / 2} ${b.x},${b.y + H / 2}` }));
+    const x1 = a.x + nodeW / 2;
+    const y1 = a.y + NODE_H;
+    const x2 = b.x + nodeW / 2;
+    const y2 = b.y - 2;
+    const bend = Math.max(12, (y2 - y1) / 2);
+    root.append(svg('path', { class: 'edge', d: `M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}`, 'marker-end': 'url(#arrow)' }));
   }
   for (const n of graph.nodes) {
     const p = pos.get(n.anchor);
     if (!p) continue;
-    const g = svg('g', { class: `node ${n.status}`, transform: `translate(${p.x},${p.y})`, tabindex: 0 },
-      svg('rect', { width: W, height: H, rx: 5 }),
-      svg('text', { x: 8, y: 14, class: 'node-anchor' }, n.anchor),
-      svg('text', { x: 8, y: 27, class: 'node-title' }, n.title.length > 22 ? `${n.title.slice(0, 21)}…` : n.title),
-      svg('title', {}, `${n.anchor}: ${n.title} — ${n.status}${n.holder ? ` · ${n.holder}` : ''}`));
+    const label = STATUS_LABELS.find(([s]) => s === n.status)?.[1] ?? n.status.replace(/_/g, ' ');
+    const prefix = [label, n.holder].filter(Boolean).join(' · ');
+    const detail = n.lease ? `${prefix} · ${countdown(n.lease, now())}` : prefix;
+    const sub = svg('text', { x: 10, y: 34, class: 'node-detail' }, fit(detail, nodeW - 20));
+    if (n.lease) {
+      // The countdown moves every second (see tick() in main.ts) without drawing the graph again.
+      sub.setAttribute('data-node-lease', n.lease);
+      sub.setAttribute('data-prefix', `${prefix} · `);
+      sub.setAttribute('data-max', String(Math.max(4, Math.floor((nodeW - 20) / 6.6))));
+    }
+    const g = svg('g', { class: `node ${n.status}`, transform: `translate(${p.x},${p.y})`, tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${n.title}, ${detail}` },
+      svg('rect', { width: nodeW, height: NODE_H, rx: 6 }),
+      svg('text', { x: 10, y: 17, class: 'node-title' }, svg('tspan', { class: 'node-name' }, `${n.name} `), fit(n.title, nodeW - 20 - n.name.length * 7)),
+      sub,
+      svg('title', {}, `${n.name}: ${n.title}\n${detail}\nClick to open it in the plan`));
     g.addEventListener('click', () => onClick(n.anchor));
+    g.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') onClick(n.anchor);
+    });
     root.append(g);
   }
   return root;

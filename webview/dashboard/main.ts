@@ -1,10 +1,13 @@
-import type { DashboardData } from '../../src/protocol/messages.ts';
+import type { DashboardData, DashboardEpic } from '../../src/protocol/messages.ts';
 import { ago, bar, countdown, h, onMessage, vscode } from '../common/vscodeApi.ts';
-import { dependencyGraph } from './graph.ts';
+import { cut, dependencyGraph, STATUS_LABELS } from './graph.ts';
+import { timelineSection, type Filters } from './timeline.ts';
 
 let data: DashboardData | undefined;
 let skew = 0;
+let filters: Filters = readFilters();
 const app = document.getElementById('app') as HTMLElement;
+const now = (): number => Date.now() + skew;
 
 onMessage((m) => {
   if (m.type !== 'dashboard') return;
@@ -14,57 +17,129 @@ onMessage((m) => {
 });
 vscode.postMessage({ type: 'ready' });
 setInterval(tick, 1000);
+let resizing: number | undefined;
+window.addEventListener('resize', () => {
+  clearTimeout(resizing);
+  resizing = window.setTimeout(render, 120);
+});
 
-/** Lease countdowns move every second without a round trip to the host. */
+function readFilters(): Filters {
+  const state = vscode.getState() as { filters?: Filters } | undefined;
+  return state?.filters ?? { epic: '', role: '', kind: '' };
+}
+
+/** Countdowns and "5m ago" move every second without a round trip to the host. */
 function tick(): void {
   for (const el of Array.from(document.querySelectorAll<HTMLElement>('[data-expires]'))) {
     const at = el.dataset.expires ?? '';
-    const left = Date.parse(at) - (Date.now() + skew);
-    el.textContent = countdown(at, Date.now() + skew);
-    el.classList.toggle('warn', left < 10 * 60_000);
+    el.textContent = countdown(at, now());
+    el.classList.toggle('warn', Date.parse(at) - now() < 10 * 60_000);
   }
+  for (const el of Array.from(document.querySelectorAll<SVGTextElement>('[data-node-lease]'))) {
+    el.textContent = cut(`${el.getAttribute('data-prefix') ?? ''}${countdown(el.getAttribute('data-node-lease') ?? '', now())}`, Number(el.getAttribute('data-max') ?? 40));
+  }
+  for (const el of Array.from(document.querySelectorAll<HTMLElement>('[data-ago]'))) el.textContent = ago(el.dataset.ago ?? '', now());
 }
 
-function figure(label: string, value: string | number): HTMLElement {
-  return h('div', { class: 'figure' }, h('div', { class: 'figure-value' }, String(value)), h('div', { class: 'figure-label' }, label));
+const STATUS_ORDER = ['in_progress', 'implemented', 'verified', 'ready', 'planned', 'blocked', 'deferred', 'done'];
+const words = (s: string): string => s.replace(/_/g, ' ');
+
+function figure(label: string, value: string | number, detail?: string): HTMLElement {
+  return h('div', { class: 'figure' }, h('div', { class: 'figure-value' }, String(value)), h('div', { class: 'figure-label' }, label),
+    detail ? h('div', { class: 'figure-detail', title: detail }, detail) : null);
+}
+
+function button(label: string, onClick: () => void, kind = 'secondary'): HTMLButtonElement {
+  const b = h('button', { class: `${kind} small` }, label);
+  b.addEventListener('click', (e) => {
+    e.stopPropagation();
+    onClick();
+  });
+  return b;
+}
+
+function card(d: DashboardData, e: DashboardEpic): HTMLElement {
+  const sessions = Object.entries(e.sessions);
+  const total = sessions.reduce((n, [, v]) => n + v, 0);
+  const el = h('article', { class: `card ${e.planPath && e.planPath === d.selectedPlan ? 'selected' : ''}`, tabindex: '0', 'aria-label': `${e.id} ${e.title}, ${words(e.status)}` },
+    h('div', { class: 'card-head' }, h('span', { class: `pill ${e.status}` }, words(e.status)), h('span', { class: 'card-id' }, e.id), h('span', { class: 'muted' }, e.complexity)),
+    h('div', { class: 'card-title', title: e.title }, e.title),
+    e.awaitingApproval ? h('div', { class: 'note' }, 'Plan waiting for your approval') : e.blockedReason ? h('div', { class: 'note bad' }, `Blocked: ${e.blockedReason}`) : null,
+    bar(e.stepsDone, e.stepsTotal),
+    h('div', { class: 'muted card-meta' }, e.stepsTotal ? `${e.stepsDone} of ${e.stepsTotal} steps` : 'no approved plan yet', ` · iteration ${e.iteration} of ${e.budget}`),
+    h('div', { class: 'muted card-meta' }, total === 0 ? 'no agent sessions yet' : `${total} agent session${total === 1 ? '' : 's'}: ${sessions.map(([r, n]) => `${r} ${n}`).join(', ')}`),
+    h('div', { class: 'card-actions' },
+      button('Show in tree', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'tree' })),
+      e.planPath || e.awaitingApproval ? button(e.awaitingApproval ? 'Review plan' : 'Open plan', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'plan' })) : null));
+  const select = () => {
+    if (e.planPath) vscode.postMessage({ type: 'selectPlan', planPath: e.planPath });
+  };
+  el.addEventListener('click', select);
+  el.addEventListener('keydown', (k) => {
+    if (k.key === 'Enter') select();
+  });
+  return el;
+}
+
+function graphSection(d: DashboardData): HTMLElement {
+  const plan = d.plans.find((p) => p.planPath === d.selectedPlan);
+  const select = h('select', { 'aria-label': 'Plan shown in the graph' }, ...d.plans.map((p) => {
+    const o = h('option', { value: p.planPath }, `${p.epicId ? `${p.epicId} · ` : ''}${p.title} (${p.stepsDone}/${p.stepsTotal})`);
+    if (p.planPath === d.selectedPlan) o.setAttribute('selected', 'true');
+    return o;
+  }));
+  select.addEventListener('change', () => vscode.postMessage({ type: 'selectPlan', planPath: (select as HTMLSelectElement).value }));
+  const legend = h('div', { class: 'legend' }, ...STATUS_LABELS.map(([s, label]) => h('span', { class: `swatch ${s}` }, label)));
+  const width = Math.max(280, app.clientWidth - 26);
+  const body = d.graph && d.selectedPlan
+    ? dependencyGraph(d.graph, width, now, (anchor) => vscode.postMessage({ type: 'openStep', planPath: d.selectedPlan as string, anchor }))
+    : h('p', { class: 'muted' }, 'No plan yet: create an epic and approve its plan, and its steps show here.');
+  return h('section', { class: 'panel graph-panel' },
+    h('div', { class: 'panel-head' }, h('h2', {}, plan ? `Steps of “${plan.title}”` : 'Steps'), d.plans.length > 1 ? select : null),
+    d.graph ? legend : null, body);
+}
+
+function leasesSection(d: DashboardData): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', {}, 'Claimed steps'), d.leases.length === 0 ? h('p', { class: 'muted' }, 'No step is claimed.')
+    : h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Step'), h('th', {}, 'Epic · plan'), h('th', {}, 'Held by'), h('th', { class: 'num' }, 'Lease'))),
+      h('tbody', {}, ...d.leases.map((l) => h('tr', {},
+        h('td', { title: `${l.step}: ${l.stepTitle}` }, h('strong', {}, l.step), ` ${l.stepTitle}`),
+        h('td', { class: 'muted', title: l.planPath }, l.epicId ? `${l.epicId} ${l.epicTitle ?? ''}` : l.planTitle, l.epicId ? h('div', { class: 'sub' }, l.planTitle) : null),
+        h('td', {}, l.holder),
+        h('td', { class: 'num', 'data-expires': l.expiresAt }, countdown(l.expiresAt, now())))))));
+}
+
+function runsSection(d: DashboardData): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', {}, 'Agent runs'), d.runs.length === 0 ? h('p', { class: 'muted' }, 'No agent runs yet.')
+    : h('table', {}, h('tbody', {}, ...d.runs.map((r) => h('tr', {},
+      h('td', {}, h('strong', {}, r.role)), h('td', {}, [r.epicId, r.step].filter(Boolean).join(' · ')),
+      h('td', { class: r.status === 'running' ? '' : r.exitCode === 0 ? 'ok' : 'bad' }, words(r.status) + (r.exitCode !== null ? ` (exit ${r.exitCode})` : '')),
+      h('td', { class: 'muted num', 'data-ago': r.startedAt }, ago(r.startedAt, now())))))));
+}
+
+function verificationSection(d: DashboardData): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', {}, 'Verification'), d.verifications.length === 0 ? h('p', { class: 'muted' }, 'No verification results yet.')
+    : h('table', {}, h('tbody', {}, ...d.verifications.map((v) => h('tr', {},
+      h('td', { class: v.verdict === 'pass' ? 'ok' : 'bad' }, v.verdict === 'pass' ? 'passed' : 'failed'), h('td', {}, h('code', {}, v.command)), h('td', { class: 'muted' }, v.epicId ?? ''),
+      h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)} s`), h('td', { class: 'muted num', 'data-ago': v.at }, ago(v.at, now())))))));
 }
 
 function render(): void {
   if (!data) return;
   const d = data;
-  const statuses = Object.entries(d.figures.byStatus).map(([s, n]) => `${n} ${s.replace('_', ' ')}`).join(' · ') || 'no epics';
+  const statuses = STATUS_ORDER.filter((s) => d.figures.byStatus[s]).map((s) => `${d.figures.byStatus[s]} ${words(s)}`).join(' · ');
   const figures = h('section', { class: 'figures' },
-    figure('epics', statuses), figure('agents running', d.figures.agentsRunning), figure('steps claimed', d.figures.stepsClaimed), figure('sessions this week', d.figures.sessionsThisWeek));
-  const cards = h('section', { class: 'cards' }, ...d.epics.map((e) => h('article', { class: `card ${e.planPath === d.selectedPlan ? 'selected' : ''}` },
-    h('div', { class: 'card-head' }, h('span', { class: `pill ${e.status}` }, e.status.replace('_', ' ')), h('strong', {}, `${e.id}`), ` ${e.title}`),
-    h('div', { class: 'muted' }, `${e.complexity} · iteration ${e.iteration}/${e.budget}${e.awaitingApproval ? ' · plan awaiting approval' : ''}`),
-    bar(e.stepsDone, e.stepsTotal), h('div', { class: 'muted' }, `${e.stepsDone}/${e.stepsTotal} steps`),
-    h('div', { class: 'muted' }, sessionsText(e.sessions)))));
-  for (const [i, card] of Array.from(cards.children).entries()) {
-    const plan = d.epics[i]?.planPath;
-    if (plan) card.addEventListener('click', () => vscode.postMessage({ type: 'selectPlan', planPath: plan }));
-  }
-  const select = h('select', { 'aria-label': 'Plan' }, ...d.plans.map((p) => {
-    const o = h('option', { value: p.planPath }, `${p.title} (${p.stepsDone}/${p.stepsTotal})`);
-    if (p.planPath === d.selectedPlan) o.setAttribute('selected', 'true');
-    return o;
-  }));
-  select.addEventListener('change', () => vscode.postMessage({ type: 'selectPlan', planPath: (select as HTMLSelectElement).value }));
-  const graph = h('section', { class: 'panel' }, h('h2', {}, 'Dependency graph '), d.plans.length > 1 ? select : null,
-    d.graph && d.selectedPlan ? dependencyGraph(d.graph, (anchor) => vscode.postMessage({ type: 'openStep', planPath: d.selectedPlan as string, anchor })) : h('p', { class: 'muted' }, 'No plan yet.'));
-  const leases = h('section', { class: 'panel' }, h('h2', {}, 'Leases'), d.leases.length === 0 ? h('p', { class: 'muted' }, 'No step is claimed.')
-    : h('table', {}, ...d.leases.map((l) => h('tr', {}, h('td', {}, l.anchor), h('td', {}, l.agent ?? l.holder.split('/').at(-1) ?? l.holder), h('td', { class: 'num', 'data-expires': l.expiresAt }, countdown(l.expiresAt, Date.now() + skew))))));
-  const runs = h('section', { class: 'panel' }, h('h2', {}, 'Runs'), d.runs.length === 0 ? h('p', { class: 'muted' }, 'No agent runs yet.')
-    : h('table', {}, ...d.runs.map((r) => h('tr', {}, h('td', {}, r.role), h('td', {}, [r.epicId, r.step].filter(Boolean).join(' · ')), h('td', {}, r.status + (r.exitCode !== null ? ` (${r.exitCode})` : '')), h('td', { class: 'muted' }, ago(r.startedAt))))));
-  const evidence = h('section', { class: 'panel' }, h('h2', {}, 'Verification'), d.verifications.length === 0 ? h('p', { class: 'muted' }, 'No verification results yet.')
-    : h('table', {}, ...d.verifications.map((v) => h('tr', {}, h('td', { class: v.verdict === 'pass' ? 'ok' : 'bad' }, v.verdict), h('td', {}, h('code', {}, v.command)), h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)}s`), h('td', { class: 'muted' }, ago(v.at))))));
-  const timeline = h('section', { class: 'panel timeline' }, h('h2', {}, 'Timeline'), h('ol', {}, ...d.events.map((e) => h('li', {}, h('span', { class: 'muted' }, `${ago(e.at)} `), h('strong', {}, e.who), ` ${e.what}`, e.reason ? h('span', { class: 'muted' }, ` — ${e.reason}`) : null))));
-  app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, h('div', { class: 'grid' }, graph, leases, runs, evidence), timeline);
-}
-
-/** "sessions: 14 (lisa 1 · ralph 12 · bart 1)" */
-function sessionsText(sessions: Readonly<Record<string, number>>): string {
-  const entries = Object.entries(sessions);
-  const total = entries.reduce((n, [, v]) => n + v, 0);
-  return total === 0 ? 'no agent sessions yet' : `sessions: ${total} (${entries.map(([role, n]) => `${role} ${n}`).join(' · ')})`;
+    figure(d.figures.epics === 1 ? 'epic' : 'epics', d.figures.epics, statuses || 'none yet'),
+    figure(d.figures.agentsRunning === 1 ? 'agent running' : 'agents running', d.figures.agentsRunning),
+    figure(d.figures.stepsClaimed === 1 ? 'step claimed' : 'steps claimed', d.figures.stepsClaimed),
+    figure('sessions this week', d.figures.sessionsThisWeek));
+  const cards = d.epics.length ? h('section', { class: 'cards' }, ...d.epics.map((e) => card(d, e))) : h('p', { class: 'muted' }, 'No epics yet.');
+  const timeline = timelineSection(d, filters, (f) => {
+    filters = f;
+    vscode.setState({ filters });
+    render();
+  }, now);
+  const scroll = window.scrollY;
+  app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d)), timeline);
+  window.scrollTo(0, scroll);
 }

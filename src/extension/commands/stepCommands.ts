@@ -96,11 +96,16 @@ export async function completeStep(ctx: CommandContext, row?: Row): Promise<void
     const st = stepView(ctx, planPath, anchor);
     const name = st ? `${stepName(st.number)} (${st.title})` : anchor;
     const open = st ? openWork(st) : [];
+    // VS Code's dialog focuses its first button, so that one is harmless: it shows the open items.
     const choice = await vscode.window.showWarningMessage(
       `${name} still has ${open.length === 1 ? 'one open item' : `${open.length || 'some'} open items`}.`,
-      { modal: true, detail: `${open.map((x) => `• ${x}`).join('\n')}\n\nComplete it anyway? You will be asked why; the reason is kept with the step.` },
-      'Complete anyway…',
+      { modal: true, detail: `${open.map((x) => `• ${x}`).join('\n')}\n\nYou can complete it anyway: you will be asked why, and the reason is kept with the step.` },
+      'Show open items', 'Complete anyway…',
     );
+    if (choice === 'Show open items') {
+      ctx.revealStep?.(planPath, st?.parent_anchor ?? anchor);
+      return;
+    }
     if (choice !== 'Complete anyway…') return;
     const reason = await vscode.window.showInputBox({ title: `Complete ${name} with open items`, prompt: 'Why is it done anyway? (kept with the step)', validateInput: (v) => (v.trim() ? undefined : 'A reason is required') });
     if (!reason) return;

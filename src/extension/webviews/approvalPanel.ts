@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
+import { handoffFileName } from '../../core/epics/handoff.ts';
+import { holderName } from '../../core/names.ts';
 import { SpringfieldError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
 import { parsePlan } from '../../core/plan/parse.ts';
@@ -8,16 +12,24 @@ import type { ApprovalData, FromWebview } from '../../protocol/messages.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { PanelHost } from './panelHost.ts';
 
-/** The plan-approval panel: rendered plan, changes since the previous version, Approve / Request changes / Discard. */
+/** Starts an approved epic (and claims its first step when asked); returns what happened, line by line. */
+export type StartEpic = (epicId: string, claim: boolean) => Promise<string[]>;
+
+/**
+ * The plan-approval panel: rendered plan, changes since the previous version, Approve / Request
+ * changes / Discard; once approved, Start epic and Start and claim the first step.
+ */
 export class ApprovalPanel extends PanelHost {
   static readonly viewType = 'springfield.approval';
   readonly epicId: string;
   private readonly host: StoreHost;
+  private readonly start: StartEpic;
 
-  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, host: StoreHost, epicId: string) {
+  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, host: StoreHost, epicId: string, start: StartEpic) {
     super(panel, extensionUri, 'approval');
     this.host = host;
     this.epicId = epicId;
+    this.start = start;
     this.register(host.onDidChange(() => void this.send()));
   }
 
@@ -38,15 +50,20 @@ export class ApprovalPanel extends PanelHost {
   }
 
   protected async handle(message: Exclude<FromWebview, { type: 'ready' }>): Promise<void> {
-    if (message.type !== 'decide') return;
+    if (message.type !== 'decide' && message.type !== 'act') return;
     if (message.epicId !== this.epicId) {
       this.post({ type: 'result', requestId: message.requestId, ok: false, message: `this panel reviews ${this.epicId}, not ${message.epicId}`, lines: [] });
       return;
     }
+    if (message.type === 'act' && message.action === 'openHandoff') {
+      await vscode.window.showTextDocument(vscode.Uri.file(handoffPath(this.host, this.epicId)));
+      return;
+    }
     try {
-      const lines = await this.decide(message);
-      if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1) });
-      else this.post({ type: 'result', requestId: message.requestId, ok: false, message: 'Cancelled', lines: [] });
+      const version = message.type === 'decide' ? message.version : undefined;
+      const lines = message.type === 'decide' ? await this.decide(message) : await this.start(this.epicId, message.action === 'startAndClaim');
+      if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1), version });
+      else this.post({ type: 'result', requestId: message.requestId, ok: false, message: 'Cancelled', lines: [], version });
     } catch (err) {
       const text = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
       this.post({ type: 'result', requestId: message.requestId, ok: false, message: text, lines: [] });
@@ -61,20 +78,19 @@ export class ApprovalPanel extends PanelHost {
       const versions = await store.planVersions(this.epicId);
       const v = versions.find((x) => x.version === m.version);
       if (!v) throw new Error(`version ${m.version} not found`);
-      const docsRoot = this.host.location?.mainRoot ?? actor.worktree;
+      const docsRoot = this.host.location?.mainRoot ?? actor.worktree; // handoffPath() reads it from here
       const r = await approveWithHandoff(store, this.epicId, loadPlanSource(actor.worktree, v.plan_path), actor, docsRoot, m.version);
       return [
-        `Approved version ${r.version}: ${r.epic_id} is ${r.transition.to}`,
-        `${r.init.steps_created} steps and ${r.init.checklist_items_created} checklist items created${r.init.reinitialized ? ` (${r.init.steps_kept_completed} completed steps kept)` : ''}`,
-        `Handoff ${r.handoff_written ? 'written' : 'already present'}: ${r.handoff_path}`,
-        `Epic ${r.transition.from} → ${r.transition.to}`,
+        `Approved version ${r.version}: ${r.epic_id} is ${r.transition.to.replace(/_/g, ' ')}`,
+        `${r.init.steps_created} steps and ${r.init.checklist_items_created} checklist items created${r.init.reinitialized ? ` (${r.init.steps_kept_completed} completed steps kept)` : ''}.`,
+        `The handoff for the builders (${handoffFileName(r.epic_id)}) ${r.handoff_written ? 'was written' : 'was already there'}.`,
       ];
     }
     if (m.decision === 'requestChanges') {
       const feedback = m.feedback?.trim() ?? '';
       if (!feedback) throw new Error('Write feedback for Lisa before requesting changes');
       const r = await store.requestChanges(this.epicId, feedback, actor, m.version);
-      return [`Requested changes to version ${r.version}`, 'Lisa sees the feedback in her context on the next run.'];
+      return [`Requested changes to version ${r.version}`, 'Lisa sees your feedback on her next run; her new version shows here.'];
     }
     const ok = await vscode.window.showWarningMessage(`Discard version ${m.version} of ${this.epicId}'s plan?`, { modal: true }, 'Discard');
     if (ok !== 'Discard') return undefined;
@@ -95,11 +111,17 @@ export async function approvalData(host: StoreHost, epicId: string): Promise<App
     epic: { id: epic.id, title: epic.title, status: epic.status, complexity: epic.complexity },
     version: current && plan ? {
       version: current.version, of: versions.length, status: current.status, planPath: current.plan_path,
-      proposedBy: current.proposed_agent ?? current.proposed_by, createdAt: current.created_at, title: plan.title, sections: plan.sections,
+      proposedBy: current.proposed_agent || current.proposed_by ? holderName(current.proposed_by, current.proposed_agent, host.actor.worktree) : null, createdAt: current.created_at, title: plan.title, sections: plan.sections,
       steps: plan.steps.map((s) => ({ anchor: s.anchor, number: s.number, title: s.title, parent: s.parentAnchor, dependsOn: s.dependsOn, items: s.items.map((i) => ({ kind: i.kind, text: i.text, checked: i.checked })) })),
     } : null,
     changes: current && previous ? describeDrift(JSON.parse(previous.structure) as PlanStructure, JSON.parse(current.structure) as PlanStructure) : [],
     previousVersion: previous?.version ?? null,
     feedbackHistory: versions.filter((v) => v.feedback).map((v) => ({ version: v.version, feedback: v.feedback as string })),
+    handoff: existsSync(handoffPath(host, epicId)) ? handoffFileName(epicId) : null,
   };
+}
+
+/** Where approval writes the handoff (see approveWithHandoff). */
+function handoffPath(host: StoreHost, epicId: string): string {
+  return join(host.location?.mainRoot ?? host.actor.worktree, handoffFileName(epicId));
 }

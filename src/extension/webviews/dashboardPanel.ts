@@ -4,17 +4,24 @@ import type { StoreHost } from '../storeHost.ts';
 import { dashboardData } from './dashboardData.ts';
 import { PanelHost } from './panelHost.ts';
 
+/** What the dashboard's links do in the editor. */
+export interface DashboardActions {
+  openStep(planPath: string, anchor: string): void;
+  /** Shows the epic in the Epics tree, or opens its plan (the approval panel while a plan waits). */
+  openEpic(epicId: string, target: 'tree' | 'plan'): void;
+}
+
 /** The live dashboard: figures, epics, the selected plan's dependency graph, leases, runs, evidence, timeline. */
 export class DashboardPanel extends PanelHost {
   static readonly viewType = 'springfield.dashboard';
   private readonly host: StoreHost;
   private selected: string | null = null;
-  private readonly openStep: (planPath: string, anchor: string) => void;
+  private readonly actions: DashboardActions;
 
-  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, host: StoreHost, openStep: (planPath: string, anchor: string) => void) {
+  constructor(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, host: StoreHost, actions: DashboardActions) {
     super(panel, extensionUri, 'dashboard');
     this.host = host;
-    this.openStep = openStep;
+    this.actions = actions;
     this.register(host.onDidChange(() => void this.send()));
   }
 
@@ -37,7 +44,9 @@ export class DashboardPanel extends PanelHost {
       this.selected = message.planPath;
       await this.send();
     } else if (message.type === 'openStep') {
-      this.openStep(message.planPath, message.anchor);
+      this.actions.openStep(message.planPath, message.anchor);
+    } else if (message.type === 'openEpic') {
+      this.actions.openEpic(message.epicId, message.target);
     }
   }
 }

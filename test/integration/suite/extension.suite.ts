@@ -197,15 +197,16 @@ export async function run(): Promise<void> {
 
   await checkRowsMatchStore(api);
 
-  // A signal decided from the Signals view row: accept → the epic passes review.
+  // A signal decided from the Signals view row: send back → the epic goes back to Ralph (Accept asks
+  // first in a modal dialog, which the person-level UI tests click through).
   await vscode.commands.executeCommand('springfield.signals.focus');
   const signalRow = { id: 'signal:1' };
   const signalDecided = async (): Promise<boolean> => (await cli<{ signals: SignalJson[] }>(root, ['signals'])).signals.some((s) => s.id === 1 && s.status === 'decided');
-  await until('springfield.signal.accept', async () => { if (!(await signalDecided())) await vscode.commands.executeCommand('springfield.signal.accept', signalRow); }, signalDecided);
+  await until('springfield.signal.sendBack', async () => { if (!(await signalDecided())) await vscode.commands.executeCommand('springfield.signal.sendBack', signalRow); }, signalDecided);
   const typo = await cli<EpicJson>(root, ['epic', 'show', fx.epics.typo]);
-  assert.equal(typo.status, 'verified', 'accepting the signal passes the epic');
+  assert.equal(typo.status, 'in_progress', 'sending the signal back puts the epic back in progress');
   await api.refresh();
   assert.equal(row(api.rows('signals'), 'signal:1').contextValue, 'signal:closed');
-  assert.match(row(api.rows('epics'), `epic:${fx.epics.typo}`).contextValue, /^epic:verified/);
+  assert.match(row(api.rows('epics'), `epic:${fx.epics.typo}`).contextValue, /^epic:in_progress/);
   console.log('springfield-suite finished');
 }

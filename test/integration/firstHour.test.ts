@@ -1,0 +1,192 @@
+// A person's first hour, in a real VS Code (code-server + Chromium) set up as a user has it: the
+// extension installed, no test driver, so notifications show as toasts. From an empty repository:
+// create an epic, write its plan from the template, propose, approve, start and claim, all in the UI;
+// then Complete step… with open items, the walkthrough's ticks, and a takeover of an expired lease.
+// Every step is checked in the store through the CLI, with a screenshot under test-results/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { CLI } from '../../scripts/demoRepo.ts';
+import { parsePlan } from '../../src/core/plan/parse.ts';
+import { openEditor, type EditorSession } from './harness.ts';
+import { cli, epicsTitleAction, git, openSpringfield, palette, root, row, rowShows, screenshot, toast, webview } from './person.ts';
+
+const TITLE = 'Add a caching layer';
+const BRIEF = 'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.';
+const PLAN = 'plans/add-a-caching-layer.md';
+
+interface Epic { id: string; title: string; brief: string; status: string }
+interface Step { anchor: string; status: string; claimed_by: string | null; agent: string | null; items: { text: string; status: string }[] }
+
+function steps(repo: string): Step[] {
+  return cli<{ plans: { plan_path: string; steps: Step[] }[] }>(repo, ['show']).plans.find((p) => p.plan_path === PLAN)?.steps ?? [];
+}
+
+describe('From an empty repository to a claimed step, all in the editor', () => {
+  let base: string;
+  let repo: string;
+  let session: EditorSession;
+  let page: Page;
+  let epic: Epic;
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-first-')));
+    repo = join(base, 'notes-app');
+    mkdirSync(join(repo, 'src'), { recursive: true });
+    writeFileSync(join(repo, 'README.md'), '# notes-app\n\nA small app.\n');
+    writeFileSync(join(repo, 'src', 'store.ts'), 'export const notes = new Map<string, string>();\n');
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'config', 'user.email', 'person@example.com');
+    git(repo, 'config', 'user.name', 'A person');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'An app without Springfield');
+    await ensureCodeServer();
+    session = await openEditor({ extensionPath: root, workspace: repo, theme: 'dark' });
+    page = session.page;
+    await openSpringfield(page);
+  }, { timeout: 15 * 60_000 });
+
+  after(async () => {
+    await session?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  test('the welcome view offers Create epic… and New plan…, in plain words', { timeout: 60_000 }, async () => {
+    const welcome = page.locator('.part.sidebar .welcome-view-content').first();
+    await welcome.getByRole('button', { name: 'Create epic…' }).waitFor({ timeout: 30_000 });
+    await welcome.getByRole('button', { name: 'New plan…' }).waitFor();
+    const text = await page.locator('.part.sidebar').innerText();
+    assert.doesNotMatch(text, /`/, 'no raw Markdown backticks in the welcome texts');
+    assert.match(text, /Initialise with a plan file/);
+    await screenshot(page, 'first-welcome');
+  });
+
+  test('Create epic… asks a title and a brief; a toast offers New plan…; .springfield/ is ignored by git', { timeout: 60_000 }, async () => {
+    await page.locator('.part.sidebar .welcome-view-content').first().getByRole('button', { name: 'Create epic…' }).click();
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget', { hasText: 'New epic (1/2)' }).waitFor();
+    await input.fill(TITLE);
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'New epic (2/2)' }).waitFor();
+    await input.fill(BRIEF);
+    await page.keyboard.press('Enter');
+    const created = toast(page, /Created sf-[0-9a-f]+: Add a caching layer/);
+    await created.waitFor({ timeout: 15_000 });
+    const epics = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics;
+    assert.equal(epics.length, 1);
+    epic = epics[0] as Epic;
+    assert.deepEqual([epic.title, epic.status], [TITLE, 'planned']);
+    assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).brief, BRIEF);
+    assert.equal(readFileSync(join(repo, '.gitignore'), 'utf8'), '.springfield/\n', 'the first write ignored the state store');
+    assert.doesNotMatch(git(repo, 'status', '--porcelain', '--untracked-files=all'), /\.springfield/, 'nothing of .springfield/ shows in git status');
+    await rowShows(page, `${epic.id}  ${TITLE}`, ['planned']);
+    await row(page, 'No plan yet: New plan…').waitFor();
+    await screenshot(page, 'first-epic-created');
+  });
+
+  test('New plan… writes the template for the epic, which parses, opens it and offers to propose it', { timeout: 60_000 }, async () => {
+    await toast(page, /Created sf-/).getByRole('button', { name: 'New plan…' }).click();
+    await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: 15_000 });
+    const text = readFileSync(join(repo, PLAN), 'utf8');
+    const plan = parsePlan(text, PLAN);
+    assert.equal(plan.title, TITLE);
+    assert.deepEqual(plan.steps.map((s) => s.anchor), ['step-1', 'step-2', 'step-3']);
+    assert.deepEqual(plan.steps.flatMap((s) => s.items.filter((i) => i.kind === 'test').map((i) => i.text)), ['repeated reads hit the cache', 'writes invalidate']);
+    assert.equal(plan.sections.Intent, BRIEF);
+    await page.locator('.monaco-editor .view-line', { hasText: '## Step 1: Read the code' }).waitFor();
+    await toast(page, `Wrote ${PLAN} for ${epic.id}`).waitFor();
+    await screenshot(page, 'first-new-plan');
+  });
+
+  test("Propose plan offers the epic's own plan first and opens the approval panel", { timeout: 60_000 }, async () => {
+    await toast(page, `Wrote ${PLAN}`).getByRole('button', { name: 'Propose plan' }).click();
+    const first = page.locator('.quick-input-list .monaco-list-row').first();
+    await first.waitFor({ timeout: 15_000 });
+    assert.match(await first.innerText(), new RegExp(`${PLAN.replace(/[.]/g, '\\.')}[\\s\\S]*this epic's plan`));
+    await screenshot(page, 'first-propose-pick');
+    await page.keyboard.press('Enter');
+    const frame = webview(page);
+    await frame.locator('h1', { hasText: `Plan for ${epic.id} · ${TITLE}` }).waitFor({ timeout: 20_000 });
+    await frame.getByText('proposed by you').waitFor();
+    const shown = cli<{ version: { version: number; status: string; plan_path: string } }>(repo, ['plan', 'show', epic.id]).version;
+    assert.deepEqual([shown.version, shown.status, shown.plan_path], [1, 'proposed', PLAN]);
+  });
+
+  test('Approve, then Start and claim the first step, from the panel', { timeout: 60_000 }, async () => {
+    const frame = webview(page);
+    await frame.locator('#approve').click();
+    await frame.locator('.result.ok', { hasText: `${epic.id} is ready` }).waitFor({ timeout: 15_000 });
+    await frame.locator('#start-and-claim').waitFor();
+    await frame.locator('#open-handoff', { hasText: `TODO-${epic.id}.md` }).waitFor();
+    assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'ready');
+    await screenshot(page, 'first-approved');
+    await frame.locator('#start-and-claim').click();
+    await frame.locator('.result.ok', { hasText: `Started ${epic.id}` }).waitFor({ timeout: 15_000 });
+    await frame.locator('.result.ok', { hasText: 'Claimed Step 1: Read the code and write the first failing test' }).waitFor();
+    assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'in_progress');
+    const first = steps(repo)[0];
+    assert.deepEqual([first?.anchor, first?.status, first?.claimed_by, first?.agent], ['step-1', 'claimed', repo, null]);
+    await rowShows(page, 'Step 1  Read the code and write the first failing test', ['you · notes-app · 1h59m left']);
+    assert.equal(await frame.locator('#start-and-claim').count(), 0, 'the start buttons go once the epic is in progress');
+    await screenshot(page, 'first-claimed');
+  });
+
+  test('the handoff name in the panel opens the handoff file', { timeout: 30_000 }, async () => {
+    await webview(page).locator('#open-handoff').click();
+    await page.locator('.tab', { hasText: `TODO-${epic.id}.md` }).waitFor({ timeout: 10_000 });
+  });
+
+  test('Complete step… with open items lists them by their text, and its first button does not complete', { timeout: 60_000 }, async () => {
+    const stepRow = row(page, 'Step 1  Read the code');
+    await stepRow.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: 'Complete step…' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 10_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /Step 1 \(Read the code and write the first failing test\) still has 2 open items/);
+    assert.match(text, /• Read the code this change touches and note what must keep working/);
+    assert.match(text, /• repeated reads hit the cache/);
+    assert.doesNotMatch(text, /task 0|--force|force/i, 'worded for a person');
+    const focused = await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '');
+    assert.equal(focused, 'Show open items', 'the focused (Enter) button is the harmless one');
+    await screenshot(page, 'first-complete-dialog');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await row(page, 'repeated reads hit the cache').waitFor();
+    assert.equal(steps(repo)[0]?.status, 'claimed', 'nothing was completed');
+  });
+
+  test('the walkthrough ticks the steps already done in this repository', { timeout: 60_000 }, async () => {
+    await palette(page, 'Springfield: Get started');
+    const steps = page.locator('.getting-started-step');
+    await steps.filter({ hasText: 'Start the epic and claim a step' }).waitFor({ timeout: 20_000 });
+    // A ticked step is a button with aria-checked="true" (and a "complete" check icon).
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.getting-started-step[aria-checked="true"]').length >= 4, undefined, { timeout: 10_000 });
+    for (const title of ['Create an epic', 'Write its plan and propose it', 'Review and approve the plan', 'Start the epic and claim a step']) {
+      assert.equal(await steps.filter({ hasText: title }).getAttribute('aria-checked'), 'true', `${title} is ticked`);
+    }
+    assert.notEqual(await steps.filter({ hasText: 'Or: bring a plan' }).getAttribute('aria-checked'), 'true', 'no loose plan here');
+    await screenshot(page, 'first-walkthrough');
+    await page.keyboard.press('Control+W');
+  });
+
+  test('Claim next step takes over an expired lease and says from whom; the row showed it expire', { timeout: 90_000 }, async () => {
+    cli(repo, ['complete', PLAN, 'step-1', '--force', 'done by hand for the test']);
+    cli(repo, ['claim', PLAN, '--lease', '4'], 'ralph-b');
+    await rowShows(page, 'Step 2  Make the change', ['ralph-b · notes-app · ', 's left']);
+    // No store write happens now: the live timer alone moves the row to "expired".
+    await rowShows(page, 'Step 2  Make the change', ['ralph-b · notes-app · lease expired'], 20_000);
+    await screenshot(page, 'first-lease-expired');
+    await epicsTitleAction(page, 'Claim next step');
+    await toast(page, /Claimed Step 2: Make the change \(taken over from ralph-b, lease expired \d+ s ago\)/).waitFor({ timeout: 15_000 });
+    const second = steps(repo)[1];
+    assert.deepEqual([second?.status, second?.claimed_by, second?.agent], ['claimed', repo, null]);
+    await rowShows(page, 'Step 2  Make the change', ['you · notes-app · 1h59m left']);
+    await screenshot(page, 'first-takeover');
+  });
+});

@@ -1,0 +1,97 @@
+// What the person-level tests share: the CLI as another process runs it, sidebar rows, webviews,
+// toasts and screenshots under test-results/.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { CLI } from '../../scripts/demoRepo.ts';
+import { cleanEnv } from '../../scripts/codeServer.ts';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The CLI as another process runs it, with editor variables stripped; its --json answer. */
+export function cli<T>(cwd: string, args: string[], agent = ''): T {
+  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: cleanEnv({ SPRINGFIELD_AGENT: agent }) });
+  return JSON.parse(out) as T;
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: cleanEnv() }).trim();
+}
+
+/** Saves a screenshot of the page into test-results/<name>.png (the mouse parked where it shows no hover card). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const path = join(root, 'test-results', `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  await page.mouse.move(1200, 17);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path });
+  assert.ok(statSync(path).size > 10_000, `${path} written`);
+  return path;
+}
+
+/** A row of the Springfield sidebar whose accessible label starts with `label`. */
+export function row(page: Page, label: string): Locator {
+  return page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(label)}]`);
+}
+
+type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
+
+/** Waits until a sidebar row starting with `label` includes every fragment. */
+export async function rowShows(page: Page, label: string, fragments: string[], timeout = 10_000): Promise<void> {
+  await page.waitForFunction(([l, f]) => [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
+    .map((r) => r.getAttribute('aria-label') ?? '').some((text) => text.startsWith(l) && f.every((x) => text.includes(x))),
+    [label, fragments] as const, { polling: 'raf', timeout });
+}
+
+/** The newest webview panel's content frame. */
+export function webview(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+}
+
+/** A notification toast (as a person sees it, bottom right) containing `text`. */
+export function toast(page: Page, text: string | RegExp): Locator {
+  return page.locator('.notifications-toasts .notification-toast', { hasText: text });
+}
+
+/** Opens the Springfield container and drags the sidebar wider, so descriptions are readable. */
+export async function openSpringfield(page: Page, widen = 320): Promise<void> {
+  await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+  await page.locator('.part.sidebar .pane-header', { hasText: 'Epics' }).waitFor({ timeout: 60_000 });
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) return;
+  const x = bar.x + bar.width + 1;
+  const y = bar.y + bar.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + widen, y, { steps: 5 });
+  await page.mouse.up();
+}
+
+/** Clicks an action in the Epics view's title bar. */
+export async function epicsTitleAction(page: Page, label: string): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
+  await header.hover();
+  await header.locator(`[aria-label="${label}"]`).click();
+}
+
+/** Runs a command from the palette by its title. */
+export async function palette(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title.replace(/^.*: /, '') }).first().waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+}
+
+export async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`${what}: not so within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
