@@ -1,5 +1,7 @@
-// A person at a real VS Code (code-server + Debian Chromium): claims a step, ticks a box, watches
-// the CLI's writes arrive, approves and sends back a plan, and sends a signal back to Ralph.
+// A person at a real VS Code (code-server + Debian Chromium, the extension installed as a user has
+// it): claims a step, ticks a box, watches the CLI's writes arrive, approves and sends back a plan,
+// starts an approved epic from Claim next step, sends a signal back to Ralph with a note and accepts
+// another after a confirmation.
 // Every scenario checks the store through the CLI and saves a screenshot under test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +20,8 @@ const NOTES = 'plans/notes.md';
 const NOTES_PLAN = '# Plan: Release notes\n\n## Step 1: Draft notes {#step-1}\n**Tasks:**\n- [ ] List changes\n- [ ] Thank contributors\n\n## Step 2: Publish {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Post it\n';
 const BILLING_PLAN = '# Plan: Billing export\n\n## Step 1: CSV writer {#step-1}\n**Tasks:**\n- [ ] Write rows\n';
 const FEEDBACK = 'Split the CSV writer into a header step and a rows step.';
+const DOCS_PLAN = '# Plan: Greeting docs\n\n## Step 1: Document the greeting {#step-1}\n**Tasks:**\n- [ ] Write it down\n';
+const NOTE = 'Keep the comma after Hello.';
 
 interface Item { id: number; text: string; status: string; updated_by: string | null }
 interface Step { anchor: string; status: string; claimed_by: string | null; agent: string | null; lease_expires_at: string | null; items: Item[]; substeps: Step[] }
@@ -88,6 +92,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
   let base: string;
   let demo: DemoRepo;
   let billing: string;
+  let docs: string;
   let session: EditorSession;
   let page: Page;
 
@@ -100,6 +105,17 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     writeFileSync(join(demo.root, 'plans', 'billing.md'), BILLING_PLAN);
     billing = cli<{ id: string }>(demo.root, ['epic', 'create', 'Billing export', '--brief', 'Export invoices as CSV.', '--plan-md']).id;
     cli(demo.root, ['plan', 'propose', billing, 'plans/billing.md'], 'lisa');
+    // A second implemented epic whose review waits for a person, at README.md line 1.
+    writeFileSync(join(demo.root, 'plans', 'docs.md'), DOCS_PLAN);
+    docs = cli<{ id: string }>(demo.root, ['epic', 'create', 'Greeting docs', '--brief', 'Say how to greet.']).id;
+    cli(demo.root, ['plan', 'propose', docs, 'plans/docs.md'], 'lisa');
+    cli(demo.root, ['plan', 'approve', docs]);
+    cli(demo.root, ['epic', 'start', docs]);
+    cli(demo.root, ['claim', 'plans/docs.md'], 'ralph-d');
+    cli(demo.root, ['update', 'plans/docs.md', 'step-1', '--all', 'completed'], 'ralph-d');
+    cli(demo.root, ['complete', 'plans/docs.md', 'step-1'], 'ralph-d');
+    cli(demo.root, ['epic', 'finish', docs, '--reason', 'verification passed']);
+    cli(demo.root, ['signal', docs, '--type', 'implementation_failure', '--summary', 'The README example is outdated', '--await-person', '--location', 'README.md:1', '--note', 'Show the new greeting'], 'bart');
     await ensureCodeServer();
     session = await openEditor({ extensionPath: root, workspace: demo.root });
     page = session.page;
@@ -198,7 +214,23 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await screenshot(page, 'ui-request-changes');
   });
 
-  test('Send back to Ralph from the comment thread puts the epic back in progress', { timeout: 60_000 }, async () => {
+  test('Claim next step offers to start an approved epic, then claims its first step', { timeout: 60_000 }, async () => {
+    await page.keyboard.press('Escape');
+    const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
+    await header.hover();
+    await header.locator('[aria-label="Claim next step"]').click();
+    const offer = page.locator('.notifications-toasts .notification-toast', { hasText: `${demo.epics.search} (Search) is approved but not started yet` });
+    await offer.waitFor({ timeout: 15_000 });
+    assert.doesNotMatch(await offer.innerText(), /springfield epic start/, 'no CLI command to copy');
+    await screenshot(page, 'ui-claim-offers-start');
+    await offer.getByRole('button', { name: 'Start and claim' }).click();
+    await eventually('search in progress', () => cli<Epic>(demo.root, ['epic', 'show', demo.epics.search]).status === 'in_progress');
+    const first = step(demo.root, 'plans/search.md', 'step-1');
+    assert.deepEqual([first.status, first.claimed_by, first.agent], ['claimed', realpathSync(demo.root), null]);
+    await rowShows(page, 'Step 1  Tokeniser', ['you · shop · ', 'left']);
+  });
+
+  test('Send back to Ralph from the comment thread, with a note, puts the epic back in progress', { timeout: 60_000 }, async () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+P');
     await page.locator('.quick-input-widget input').fill('src/greeting.ts');
@@ -207,16 +239,42 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const thread = page.locator('.review-widget', { hasText: 'The greeting is still misspelt' });
     await thread.waitFor({ timeout: 20_000 });
     await thread.getByText('"Helo" should be "Hello"').waitFor();
+    await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).waitFor();
     await screenshot(page, 'ui-signal-thread');
-    await thread.getByRole('button', { name: 'Send back to Ralph' }).click();
+    await thread.locator('.review-thread-reply-button').click();
+    await page.keyboard.type(NOTE);
+    await screenshot(page, 'ui-signal-note');
+    await thread.locator('.form-actions a.monaco-button', { hasText: 'Send back to Ralph' }).click();
     await eventually('typo epic back in progress', () => cli<Epic>(demo.root, ['epic', 'show', demo.epics.typo]).status === 'in_progress');
     const epic = cli<Epic>(demo.root, ['epic', 'show', demo.epics.typo]);
     assert.match(epic.status_reason ?? '', /sent back to Ralph/);
-    const signal = cli<{ signals: { id: number; status: string; resolution: string | null }[] }>(demo.root, ['signals']).signals[0];
+    assert.ok(epic.status_reason?.includes(NOTE), `the note is recorded: ${epic.status_reason}`);
+    const signal = cli<{ signals: { id: number; status: string; resolution: string | null }[] }>(demo.root, ['signals']).signals.find((x) => x.id === 1);
     assert.equal(signal?.status, 'decided');
     await rowShows(page, `${demo.epics.typo}  Fix typo in greeting`, ['in progress']);
-    await page.locator('.review-widget', { hasText: 'The greeting is still misspelt' }).getByRole('button', { name: 'Send back to Ralph' }).waitFor({ state: 'detached', timeout: 5000 });
+    await page.locator('.review-widget', { hasText: 'The greeting is still misspelt' }).locator('.review-actions a.action-label', { hasText: 'Send back to Ralph' }).waitFor({ state: 'detached', timeout: 5000 });
     await screenshot(page, 'ui-signal-sent-back');
+  });
+
+  test('Accept asks first; confirmed, the epic passes review', { timeout: 60_000 }, async () => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('README.md');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const thread = page.locator('.review-widget', { hasText: 'The README example is outdated' });
+    await thread.waitFor({ timeout: 20_000 });
+    await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 10_000 });
+    assert.match(await dialog.innerText(), new RegExp(`Accept ${docs} as it is\\?[\\s\\S]*The README example is outdated`));
+    await screenshot(page, 'ui-accept-confirm');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(cli<Epic>(demo.root, ['epic', 'show', docs]).status, 'implemented', 'Cancel changes nothing');
+    await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).click();
+    await dialog.getByRole('button', { name: 'Accept', exact: true }).click();
+    await eventually('docs epic verified', () => cli<Epic>(demo.root, ['epic', 'show', docs]).status === 'verified');
+    await rowShows(page, `${docs}  Greeting docs`, ['verified']);
   });
 
   test('Each action was reported to the person in a notification', { timeout: 30_000 }, async () => {
@@ -225,7 +283,8 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const center = page.locator('.notifications-center');
     await center.waitFor({ timeout: 10_000 });
     await center.getByText(/Claimed Step 1: Draft notes\. It is yours for 2h/).waitFor({ timeout: 5000 });
-    await center.getByText(`Sent back to Ralph: ${demo.epics.typo} is now in progress`).waitFor({ timeout: 5000 });
+    await center.getByText(`Sent back to Ralph: ${demo.epics.typo} is now in progress (your note is recorded).`).waitFor({ timeout: 5000 });
+    await center.getByText(`Accepted: ${docs} is now verified.`).waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-notifications');
   });
 
@@ -242,7 +301,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     assert.ok(nodes >= 4, `the cache plan's steps are drawn (${nodes} nodes)`);
     await frame.locator('[data-expires]').first().waitFor({ timeout: 10_000 });
     cli(demo.worktrees['ralph-b'] as string, ['artifact', 'plans/cache.md', 'step-3', '--kind', 'note', '--summary', 'dashboard live check'], 'ralph-b');
-    await frame.locator('.timeline li', { hasText: 'artifact record step-3' }).first().waitFor({ timeout: 5000 });
+    await frame.locator('.events li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' }).first().waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-dashboard');
   });
 });

@@ -3,7 +3,7 @@ import { countdown, svg } from '../common/vscodeApi.ts';
 
 type Graph = NonNullable<DashboardData['graph']>;
 
-const NODE_W = 190;
+const NODE_W = 224;
 const NODE_H = 44;
 const GAP_X = 18;
 const GAP_Y = 30;
@@ -92,7 +92,8 @@ export function dependencyGraph(graph: Graph, width: number, now: () => number, 
     const p = pos.get(n.anchor);
     if (!p) continue;
     const label = STATUS_LABELS.find(([s]) => s === n.status)?.[1] ?? n.status.replace(/_/g, ' ');
-    const prefix = [label, n.holder].filter(Boolean).join(' · ');
+    // The fill says claimed or in progress (see the legend), so the line under the title leaves room for who and how long.
+    const prefix = n.holder && n.status !== 'expired' ? n.holder : [label, n.holder].filter(Boolean).join(' · ');
     const detail = n.lease ? `${prefix} · ${countdown(n.lease, now())}` : prefix;
     const sub = svg('text', { x: 10, y: 34, class: 'node-detail' }, fit(detail, nodeW - 20));
     if (n.lease) {
@@ -101,11 +102,11 @@ export function dependencyGraph(graph: Graph, width: number, now: () => number, 
       sub.setAttribute('data-prefix', `${prefix} · `);
       sub.setAttribute('data-max', String(Math.max(4, Math.floor((nodeW - 20) / 6.6))));
     }
-    const g = svg('g', { class: `node ${n.status}`, transform: `translate(${p.x},${p.y})`, tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${n.title}, ${detail}` },
+    const g = svg('g', { class: `node ${n.status}`, transform: `translate(${p.x},${p.y})`, tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${n.title}, ${label}${n.holder ? `, ${n.holder}` : ''}` },
       svg('rect', { width: nodeW, height: NODE_H, rx: 6 }),
       svg('text', { x: 10, y: 17, class: 'node-title' }, svg('tspan', { class: 'node-name' }, `${n.name} `), fit(n.title, nodeW - 20 - n.name.length * 7)),
       sub,
-      svg('title', {}, `${n.name}: ${n.title}\n${detail}\nClick to open it in the plan`));
+      svg('title', {}, `${n.name}: ${n.title}\n${label}${n.holder ? ` · ${n.holder}` : ''}\nClick to open it in the plan`));
     g.addEventListener('click', () => onClick(n.anchor));
     g.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') onClick(n.anchor);

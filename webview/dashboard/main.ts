@@ -100,13 +100,13 @@ function graphSection(d: DashboardData): HTMLElement {
 }
 
 function leasesSection(d: DashboardData): HTMLElement {
-  return h('section', { class: 'panel' }, h('h2', {}, 'Claimed steps'), d.leases.length === 0 ? h('p', { class: 'muted' }, 'No step is claimed.')
-    : h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Step'), h('th', {}, 'Epic · plan'), h('th', {}, 'Held by'), h('th', { class: 'num' }, 'Lease'))),
+  return h('section', { class: 'panel leases' }, h('h2', {}, 'Claimed steps'), d.leases.length === 0 ? h('p', { class: 'muted' }, 'No step is claimed.')
+    : h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Step'), h('th', {}, 'Epic and plan'), h('th', {}, 'Held by'), h('th', { class: 'num' }, 'Lease'))),
       h('tbody', {}, ...d.leases.map((l) => h('tr', {},
         h('td', { title: `${l.step}: ${l.stepTitle}` }, h('strong', {}, l.step), ` ${l.stepTitle}`),
-        h('td', { class: 'muted', title: l.planPath }, l.epicId ? `${l.epicId} ${l.epicTitle ?? ''}` : l.planTitle, l.epicId ? h('div', { class: 'sub' }, l.planTitle) : null),
-        h('td', {}, l.holder),
-        h('td', { class: 'num', 'data-expires': l.expiresAt }, countdown(l.expiresAt, now())))))));
+        h('td', { class: 'muted' }, l.epicId ? `${l.epicId} · ${l.epicTitle ?? ''}` : 'no epic', h('div', { class: 'sub' }, l.planPath)),
+        h('td', { class: 'nowrap' }, l.holder),
+        h('td', { class: 'num nowrap', 'data-expires': l.expiresAt }, countdown(l.expiresAt, now())))))));
 }
 
 function runsSection(d: DashboardData): HTMLElement {

@@ -76,8 +76,8 @@ export function timelineEntry(e: EventView, names: TimelineNames): TimelineEntry
       case 'artifact:record': return `noted ${typeof data.kind === 'string' ? `a ${data.kind}` : 'something'} on ${step}`;
       case 'signal:record': return `signalled ${SIGNAL_WORDS[e.to_status ?? ''] ?? statusWord(e.to_status ?? 'a review')}`;
       case 'signal:decide': return e.to_status === 'accept' ? 'accepted a review signal' : e.to_status === 'escalate' ? 'escalated a review signal to Lisa' : 'sent a review signal back to Ralph';
-      case 'run:start': return `started ${role}${step ? ` on ${step}` : ''}`;
-      case 'run:finish': return `${role === 'an agent' ? 'an agent run' : `the ${role} run`} ended${typeof data.exit_code === 'number' ? ` (exit ${data.exit_code})` : ''}`;
+      case 'run:start': return `began ${roleOf(e.agent) === data.role ? 'a run' : `a ${role} run`}${step ? ` on ${step}` : ''}`;
+      case 'run:finish': return `finished a run${typeof data.exit_code === 'number' ? ` (exit ${data.exit_code})` : typeof data.signal === 'string' ? ' (stopped)' : ''}`;
       case 'run:lost': return 'lost track of an agent run';
       default:
         if (e.entity === 'epic') return `${EPIC_EVENTS[e.action] ?? e.action.replace(/_/g, ' ')}${e.to_status ? `: ${statusWord(e.to_status)}` : ''}`;
