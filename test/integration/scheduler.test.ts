@@ -195,8 +195,9 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     await palette(page, 'Terminal: Focus Terminal');
     await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').filter({ hasText: name }).first()
       .waitFor({ timeout: 15_000 }).catch(async () => assert.fail(`no terminal named "${name}"; the panel lists ${JSON.stringify(await terminalNames(page))}`));
-    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(name)}]`).waitFor({ timeout: 10_000 })
-      .catch(async () => assert.fail(`no Agents row "${name}"; rows:\n${await rows(page)}`));
+    const agentsRow = `Ralph · ${epic} · Step 1`; // the tree names steps as a person reads them
+    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(agentsRow)}]`).waitFor({ timeout: 10_000 })
+      .catch(async () => assert.fail(`no Agents row "${agentsRow}"; rows:\n${await rows(page)}`));
     await screenshot(page, 'scheduler-terminal');
   });
 
@@ -213,7 +214,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
     const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}]`);
     if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
-    const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="step-1  Hello"]');
+    const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Step 1  Hello"]');
     const short = done.commit_hash.slice(0, 7);
     await stepRow.filter({ hasText: short }).waitFor({ timeout: 10_000 })
       .catch(async () => assert.fail(`step-1 row without ${short}; rows:\n${await rows(page)}`));
