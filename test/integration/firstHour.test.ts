@@ -66,6 +66,18 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     await screenshot(page, 'first-welcome');
   });
 
+  test('Initialise, with no plan file in the repository, offers New plan… (README.md is not offered as a plan)', { timeout: 60_000 }, async () => {
+    await page.locator('.part.sidebar .welcome-view-content').first().getByRole('button', { name: 'Initialise with a plan file…' }).click();
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor({ timeout: 15_000 });
+    const labels = await rows.allInnerTexts();
+    assert.equal(labels.length, 1, `only New plan… is offered: ${JSON.stringify(labels)}`);
+    assert.match(labels[0] ?? '', /New plan…[\s\S]*no plan file in this repository yet/);
+    await screenshot(page, 'first-initialise-offers-new-plan');
+    await page.keyboard.press('Escape');
+    assert.equal(existsSync(join(repo, '.springfield')), false, 'nothing was written');
+  });
+
   test('Create epic… asks a title and a brief; a toast offers New plan…; .springfield/ is ignored by git', { timeout: 60_000 }, async () => {
     await page.locator('.part.sidebar .welcome-view-content').first().getByRole('button', { name: 'Create epic…' }).click();
     const input = page.locator('.quick-input-widget input');

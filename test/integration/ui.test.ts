@@ -212,6 +212,13 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       .map((r) => r.getAttribute('aria-label') ?? '').some((text) => text.startsWith(label) && !text.includes('awaiting approval')),
       `${billing}  Billing export`, { timeout: 10_000 });
     await screenshot(page, 'ui-request-changes');
+    // Lisa's next version arrives: the note about version 1 goes, the panel shows version 2 to decide on.
+    writeFileSync(join(demo.root, 'plans', 'billing.md'), `${BILLING_PLAN}\n## Step 2: CSV header {#step-2}\n**Tasks:**\n- [ ] Write the header\n`);
+    cli(demo.root, ['plan', 'propose', billing, 'plans/billing.md'], 'lisa');
+    await frame.locator('header', { hasText: 'version 2 of 2 · waiting for your approval · proposed by lisa' }).waitFor({ timeout: 10_000 });
+    assert.equal(await frame.locator('.result').count(), 0, '"Requested changes to version 1" is not shown on version 2');
+    await frame.locator('.diff li.add').first().waitFor();
+    await frame.locator('#approve').waitFor();
   });
 
   test('Claim next step offers to start an approved epic, then claims its first step', { timeout: 60_000 }, async () => {
@@ -283,7 +290,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const center = page.locator('.notifications-center');
     await center.waitFor({ timeout: 10_000 });
     await center.getByText(/Claimed Step 1: Draft notes\. It is yours for 2h/).waitFor({ timeout: 5000 });
-    await center.getByText(`Sent back to Ralph: ${demo.epics.typo} is now in progress (your note is recorded).`).waitFor({ timeout: 5000 });
+    await center.getByText(`Sent back to Ralph: ${demo.epics.typo} is now in progress (your note is recorded). No agent is configured for Ralph`).waitFor({ timeout: 5000 });
     await center.getByText(`Accepted: ${docs} is now verified.`).waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-notifications');
   });

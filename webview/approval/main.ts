@@ -6,6 +6,7 @@ let nextRequest = 1;
 let result: Extract<ToWebview, { type: 'result' }> | undefined;
 let busy = false;
 const app = document.getElementById('app') as HTMLElement;
+const VERSION_WORDS: Readonly<Record<string, string>> = { proposed: 'waiting for your approval', changes_requested: 'changes requested' };
 
 onMessage((m) => {
   if (m.type === 'approval') {
@@ -67,7 +68,7 @@ function render(): void {
   const v = data.version;
   const header = h('header', {},
     h('h1', {}, `Plan for ${data.epic.id} · ${data.epic.title}`),
-    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${v.status.replace(/_/g, ' ')} · proposed by ${v.proposedBy ?? 'unknown'} ${ago(v.createdAt)} · ${v.planPath}` : 'No plan has been proposed yet.',
+    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${VERSION_WORDS[v.status] ?? v.status.replace(/_/g, ' ')} · proposed by ${v.proposedBy ?? 'unknown'} ${ago(v.createdAt)} · ${v.planPath}` : 'No plan has been proposed yet.',
       ` · epic ${data.epic.status.replace(/_/g, ' ')} · ${data.epic.complexity}`));
   const children: HTMLElement[] = [header];
   if (result) {
