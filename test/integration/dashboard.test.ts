@@ -127,7 +127,7 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
 
     test('leases name their step, epic and plan and count down; nothing shows a path, hash or ISO time', { timeout: 60_000 }, async () => {
       const lease = frame.locator('.panel', { hasText: 'Claimed steps' }).locator('tr', { hasText: 'ralph-b' });
-      assert.match(await lease.innerText(), new RegExp(`Step \\d+ \\w+[\\s\\S]*${fixture.search} Product search[\\s\\S]*Product search[\\s\\S]*ralph-b[\\s\\S]*\\d+m \\d+s`));
+      assert.match(await lease.innerText(), new RegExp(`Step \\d+ \\w+[\\s\\S]*${fixture.search} · Product search[\\s\\S]*plans/search\\.md[\\s\\S]*ralph-b[\\s\\S]*\\d+m \\d+s`));
       const text = await frame.locator('body').innerText();
       assert.doesNotMatch(text, /\/tmp\/|springfield-dash-/, 'no absolute paths');
       assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T\d{2}:/, 'no ISO timestamps');

@@ -4,6 +4,7 @@ import { countdown, svg } from '../common/vscodeApi.ts';
 type Graph = NonNullable<DashboardData['graph']>;
 
 const NODE_W = 224;
+const MIN_W = 150;
 const NODE_H = 44;
 const GAP_X = 18;
 const GAP_Y = 30;
@@ -40,8 +41,10 @@ export function layout(graph: Graph, width: number): { pos: Map<string, { x: num
   const layer = layers(graph);
   const rows = new Map<number, GraphNode[]>();
   for (const n of graph.nodes) rows.set(layer.get(n.anchor) ?? 0, [...(rows.get(layer.get(n.anchor) ?? 0) ?? []), n]);
-  const usable = Math.max(NODE_W / 2, width - 2 * PAD);
-  const nodeW = Math.min(NODE_W, usable);
+  const usable = Math.max(MIN_W, width - 2 * PAD);
+  // Narrower nodes before a wrapped layer: a wrapped layer's arrows cross its other row.
+  const widest = Math.max(1, ...[...rows.values()].map((r) => r.length));
+  const nodeW = Math.min(NODE_W, usable, Math.max(MIN_W, Math.floor((usable - (widest - 1) * GAP_X) / widest)));
   const perRow = Math.max(1, Math.floor((usable + GAP_X) / (nodeW + GAP_X)));
   const pos = new Map<string, { x: number; y: number }>();
   let y = PAD;
@@ -93,13 +96,13 @@ export function dependencyGraph(graph: Graph, width: number, now: () => number, 
     if (!p) continue;
     const label = STATUS_LABELS.find(([s]) => s === n.status)?.[1] ?? n.status.replace(/_/g, ' ');
     // The fill says claimed or in progress (see the legend), so the line under the title leaves room for who and how long.
-    const prefix = n.holder && n.status !== 'expired' ? n.holder : [label, n.holder].filter(Boolean).join(' · ');
-    const detail = n.lease ? `${prefix} · ${countdown(n.lease, now())}` : prefix;
+    const prefix = n.status === 'expired' ? `${n.holder ?? 'nobody'} · lease ` : n.holder ? `${n.holder} · ` : label;
+    const detail = n.lease ? `${prefix}${countdown(n.lease, now())}` : prefix.replace(/ · (lease )?$/, '');
     const sub = svg('text', { x: 10, y: 34, class: 'node-detail' }, fit(detail, nodeW - 20));
     if (n.lease) {
       // The countdown moves every second (see tick() in main.ts) without drawing the graph again.
       sub.setAttribute('data-node-lease', n.lease);
-      sub.setAttribute('data-prefix', `${prefix} · `);
+      sub.setAttribute('data-prefix', prefix);
       sub.setAttribute('data-max', String(Math.max(4, Math.floor((nodeW - 20) / 6.6))));
     }
     const g = svg('g', { class: `node ${n.status}`, transform: `translate(${p.x},${p.y})`, tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${n.title}, ${label}${n.holder ? `, ${n.holder}` : ''}` },
