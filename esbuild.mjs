@@ -1,10 +1,13 @@
 // Bundles: the CLI (a CommonJS executable for the step commands + ES module chunks for the rest), the extension (node CJS; vscode and better-sqlite3 external)
 // and the webviews (browser IIFE + CSS into media/dist). `--watch` rebuilds on change.
 import { context } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none' };
+// The role prompts (src/core/agents/prompts/*.md) are bundled as text: see src/core/agents/rolePrompt.ts.
+const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
+const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(prompts) };
 
 const builds = [
   {
@@ -20,7 +23,7 @@ const builds = [
     // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
     // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
     minify: true,
-    define: { 'import.meta.url': '__sfImportMeta.url' },
+    define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine },
     // Worked out only if read (sqlite.ts reads __dirname instead): a URL is not free to build.
     banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
   },
@@ -45,6 +48,7 @@ const builds = [
     format: 'esm',
     target: 'node22',
     external: ['better-sqlite3'],
+    define: promptsDefine,
     banner: { js: 'import { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);' },
   },
   {
@@ -55,7 +59,7 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode', 'better-sqlite3'],
-    define: { 'import.meta.url': '__sfImportMeta.url' },
+    define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine },
     banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
     minify: true,
   },

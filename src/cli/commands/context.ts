@@ -1,8 +1,11 @@
+import { UsageError } from '../../core/errors.ts';
+import { AGENT_ROLES } from '../../core/runs/roles.ts';
 import { str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
+import { contextForRole } from '../rolePromptText.ts';
 
 export const contextCommand: Command = {
   name: 'context',
@@ -11,12 +14,17 @@ export const contextCommand: Command = {
   options: [
     { name: 'epic', type: 'string', placeholder: 'ID', description: 'the epic (default: env SPRINGFIELD_EPIC, else the epic of the step you hold)' },
     { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'the step (default: env SPRINGFIELD_STEP, else the step this worktree holds)' },
+    { name: 'role', type: 'string', placeholder: 'ROLE', description: "put this role's instructions first, as `springfield run` does (default: env SPRINGFIELD_ROLE)" },
   ],
   details: 'Small, step-specific facts are inlined; stable large documents (PLAN.md, ADRs, the whole plan) are listed by path to read.',
   async run(ctx) {
     const epicId = str(ctx.args, 'epic') ?? (ctx.env.SPRINGFIELD_EPIC || undefined);
     const stepAnchor = str(ctx.args, 'step') ?? (ctx.env.SPRINGFIELD_STEP || undefined);
     const view = await planningStore(ctx, 'read').context({ epicId, stepAnchor, actor: ctx.actor, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot });
-    return output(view, renderContext(view));
+    const given = str(ctx.args, 'role');
+    if (given !== undefined && !(AGENT_ROLES as readonly string[]).includes(given)) throw new UsageError('bad_option', `--role must be one of ${AGENT_ROLES.join(', ')}, got '${given}'`);
+    const role = given ?? (ctx.env.SPRINGFIELD_ROLE || null);
+    const planPath = ctx.env.SPRINGFIELD_PLAN || null;
+    return output(view, contextForRole(ctx, role, view, planPath, renderContext(view)));
   },
 };

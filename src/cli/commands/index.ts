@@ -35,5 +35,14 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['run'], load: async () => [(await import('./run.ts')).runCommand] },
   { names: ['runs'], load: async () => [(await import('./runs.ts')).runsCommand] },
   { names: ['orchestrate'], load: async () => [(await import('./orchestrate.ts')).orchestrateCommand] },
+  {
+    names: ['agents', 'agents use'],
+    load: async () => {
+      const m = await import('./agents.ts');
+      return [m.agentsCommand, m.agentsUseCommand];
+    },
+  },
+  { names: ['prime'], load: async () => [(await import('./prime.ts')).primeCommand] },
+  { names: ['mcp'], load: async () => [(await import('./mcp.ts')).mcpCommand] },
 ];
 

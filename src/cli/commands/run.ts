@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { getEpic } from '../../core/epics/epicStore.ts';
 import { EnvironmentError, SpringfieldError, UsageError } from '../../core/errors.ts';
+import { expandAgentArgv } from '../../core/runs/agentArgv.ts';
 import { agentEnv } from '../../core/runs/agentEnv.ts';
 import { finishRun, startRun } from '../../core/runs/recordRun.ts';
 import { AGENT_ROLES, configPathFor, loadRoleCommands, type AgentRole } from '../../core/runs/roles.ts';
@@ -19,6 +20,7 @@ import type { CliContext } from '../context.ts';
 import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
+import { contextForRole } from '../rolePromptText.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -50,6 +52,7 @@ export const runCommand: Command = {
   ],
   details: [
     "The agent command follows a bare '--': springfield run --role ralph --epic sf-a3f8 --step step-1 -- claude -p '…'",
+    '$SPRINGFIELD_CONTEXT_FILE (or ${SPRINGFIELD_…}) inside an argument is replaced by that value; no shell is involved.',
     'The agent command is run directly (no shell) in the worktree, with SPRINGFIELD_EPIC, _STEP, _PLAN, _WORKTREE,',
     '_CLAIM_TOKEN, _CONTEXT_FILE, _ROLE, _RUN_ID, _AGENT and _DB set and ELECTRON_RUN_AS_NODE and VSCODE_* removed.',
     'Exits with the agent\'s exit code (128+N when killed by signal N; 127 when the command cannot be found).',
@@ -84,7 +87,8 @@ export const runCommand: Command = {
     timer?.unref();
 
     const started = Date.now();
-    const ended = await supervise(command, { cwd: actor.worktree, env: agentEnv(ctx.env, values), json: flag(ctx.args, 'json') });
+    const env = agentEnv(ctx.env, values);
+    const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json') });
     clearInterval(timer);
     const run = await store.write((db, now) => finishRun(db, now, prepared.run.id, { exitCode: ended.exitCode, signal: ended.signal }, actor));
 
@@ -156,7 +160,7 @@ async function writeContextFile(ctx: CliContext, store: SqliteStore, p: Prepared
   try {
     const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot });
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, renderContext(view) + '\n');
+    writeFileSync(file, contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
     return file;
   } catch (err) {
     await store.write((db, now) => finishRun(db, now, p.run.id, { exitCode: 1, signal: null }, p.holder));

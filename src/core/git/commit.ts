@@ -140,6 +140,7 @@ function excludeDatabase(cwd: string, dbPath: string, env: NodeJS.ProcessEnv): s
   const rel = relative(cwd, dbPath);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return [];
   const files = ['', '-wal', '-shm', '-journal'].map((suffix) => (rel + suffix).split(sep).join('/'));
-  const ignored = new Set(gitRun(cwd, ['check-ignore', '-z', '--', ...files], env).stdout.split('\0'));
+  // One path per line (`-z` needs --stdin): excluding an ignored path would make `git add` fail.
+  const ignored = new Set(gitRun(cwd, ['-c', 'core.quotePath=false', 'check-ignore', '--', ...files], env).stdout.split('\n'));
   return files.filter((f) => !ignored.has(f)).map((f) => `:(exclude,literal)${f}`);
 }

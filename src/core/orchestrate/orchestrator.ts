@@ -14,6 +14,7 @@ import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts
 import { recordVerification } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
+import { depositApprovedPlan } from './depositPlan.ts';
 import { schedulerGit } from './git.ts';
 import type { LaunchedAgent, Launcher } from './launcher.ts';
 import { openPullRequest, rebaseOntoMain, squashMerge } from './merge.ts';
@@ -137,6 +138,7 @@ export class Orchestrator {
     const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation);
     if (wt.dirty.length > 0) this.o.log(`${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`);
     await this.o.store.write((db, now) => setEpicWorktree(db, now.toISOString(), epicId, wt.path, wt.branch));
+    if (await depositApprovedPlan(this.o.store, this.o.mainRoot, wt.path, epicId)) this.o.log(`${epicId}: committed the approved plan ${plan.plan_path} in ${wt.path}`);
     const t = await this.o.store.startEpic(epicId, loadPlanSource(this.planRoot(wt.path, plan.plan_path), plan.plan_path), this.actor);
     this.o.log(`${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}`);
   }

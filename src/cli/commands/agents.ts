@@ -1,0 +1,57 @@
+import { detectAgentClis } from '../../core/agents/detect.ts';
+import { AGENT_PRESETS, findPreset, PRESET_ROLES } from '../../core/agents/presets.ts';
+import { presetRoles, writeRoleCommands } from '../../core/agents/roleConfig.ts';
+import { configPathFor } from '../../core/runs/roles.ts';
+import { str } from '../args.ts';
+import { arg, type Command } from '../command.ts';
+import { ensureGitignored } from '../../core/git/gitignore.ts';
+import { output } from '../output.ts';
+
+export const agentsCommand: Command = {
+  name: 'agents',
+  summary: 'the agent CLIs found on PATH and the presets Springfield knows for them',
+  positionals: [],
+  options: [],
+  details: "Versions are read from the installed package, without starting the CLI.\nUse one: springfield agents use <preset> [--role lisa|ralph|bart]",
+  async run(ctx) {
+    const found = detectAgentClis(ctx.env);
+    const presets = AGENT_PRESETS.map((p) => {
+      const cli = found.find((f) => f.preset === p.id);
+      return {
+        id: p.id, name: p.name, program: p.program, found: cli?.path != null, path: cli?.path ?? null, version: cli?.version ?? null,
+        checked_version: p.checkedVersion, roles: Object.keys(p.roles), permissions: p.permissions, install: p.install,
+        usage_output: p.usage ? p.usage.format : null, caveat: p.caveat ?? null, commands: p.roles,
+      };
+    });
+    const width = Math.max(...presets.map((p) => p.id.length)) + 2;
+    const lines = presets.map((p) => {
+      const where = p.found ? `found ${p.path}${p.version ? `, version ${p.version}` : ''}` : `not on PATH (install: ${p.install})`;
+      const roles = p.roles.length < PRESET_ROLES.length ? ` · ${p.roles.join(', ')} only` : '';
+      return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}`;
+    });
+    const text = ['Agent presets:', ...lines, '', 'Use one for every role: springfield agents use <preset>   (one role: --role lisa|ralph|bart)'].join('\n');
+    return output({ presets }, text);
+  },
+};
+
+export const agentsUseCommand: Command = {
+  name: 'agents use',
+  summary: "write a preset's role commands into .springfield/config.json (other settings are kept)",
+  positionals: [{ name: 'preset', required: true, description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}` }],
+  options: [{ name: 'role', type: 'string', placeholder: 'ROLE', description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)` }],
+  details: 'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.\nEditor settings (springfield.roles) win over the file.',
+  async run(ctx) {
+    const id = arg(ctx, 0);
+    const roles = presetRoles(id, str(ctx.args, 'role'));
+    const preset = findPreset(id);
+    const written = writeRoleCommands(configPathFor(ctx.dbPath), roles);
+    const ignored = written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
+    const found = detectAgentClis(ctx.env).find((f) => f.preset === id);
+    const warnings = [
+      ...(found?.path ? [] : [`${preset?.program} is not on PATH yet: ${preset?.install}`]),
+      ...(preset?.caveat ? [preset.caveat] : []),
+    ];
+    const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${preset?.name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
+    return output({ path: written.path, created: written.created, preset: id, roles: written.roles }, text, 0, warnings);
+  },
+};

@@ -1,0 +1,46 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { primeText } from '../core/agents/prime.ts';
+import { runTool, toolKeyOf, type ToolSession } from '../core/agents/tools.ts';
+import { TOOL_META, toolJsonSchema, type ToolKey } from '../core/agents/toolSchemas.ts';
+import { SpringfieldError } from '../core/errors.ts';
+import { VERSION } from './help.ts';
+
+/**
+ * The Springfield tools over MCP. Bad arguments and unknown tools are protocol errors (-32602) and
+ * write nothing; a call the rules refuse (not the holder, open items, …) is a tool result with
+ * isError, so the model reads why. The session is built per call: the repository may change under it.
+ */
+export function createMcpServer(session: () => ToolSession): Server {
+  const server = new Server({ name: 'springfield', version: VERSION }, { capabilities: { tools: {} }, instructions: primeText() });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (Object.keys(TOOL_META) as ToolKey[]).map((key) => ({
+      name: TOOL_META[key].name,
+      title: TOOL_META[key].title,
+      description: TOOL_META[key].description,
+      inputSchema: toolJsonSchema(key) as { type: 'object' },
+      annotations: { readOnlyHint: TOOL_META[key].readOnly, destructiveHint: false, openWorldHint: false },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const key = toolKeyOf(request.params.name);
+    if (!key) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${request.params.name}' (tools: ${Object.values(TOOL_META).map((t) => t.name).join(', ')})`);
+    try {
+      const r = await runTool(key, request.params.arguments ?? {}, session());
+      return { content: [{ type: 'text', text: r.text }], structuredContent: { result: r.data } };
+    } catch (err) {
+      if (err instanceof SpringfieldError && err.code === 'bad_tool_input') throw new McpError(ErrorCode.InvalidParams, err.message);
+      const message = err instanceof SpringfieldError ? `${err.code}: ${err.message}` : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+      return { content: [{ type: 'text', text: message }], isError: true };
+    }
+  });
+  return server;
+}
+
+/** Serves until the transport closes (the client ends the stdio session). */
+export async function serveMcp(server: Server, transport: Transport): Promise<void> {
+  const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
+  await server.connect(transport);
+  await closed;
+}

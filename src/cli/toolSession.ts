@@ -1,0 +1,23 @@
+import type { ToolSession } from '../core/agents/tools.ts';
+import { SqliteStore } from '../core/store/sqliteStore.ts';
+import type { CliContext } from './context.ts';
+import { renderContext } from './render/contextText.ts';
+
+/** A tool session for this process: its worktree, agent id (default `fallbackAgent`) and the shared store, opened per call. */
+export function toolSession(ctx: CliContext, fallbackAgent: string): ToolSession {
+  const actor = ctx.actor;
+  return {
+    location: ctx.location,
+    actor: { ...actor, agent: actor.agent ?? fallbackAgent },
+    env: ctx.env,
+    renderContext,
+    async withStore(fn) {
+      const store = new SqliteStore(ctx.dbPath, { ifMissing: 'empty' });
+      try {
+        return await fn(store);
+      } finally {
+        store.close();
+      }
+    },
+  };
+}

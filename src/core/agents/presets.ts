@@ -1,0 +1,136 @@
+/**
+ * The agent CLIs Springfield knows how to start headless, one entry each: the argv per role, how the
+ * CLI accepts edits and commands without prompting, and where its output reports usage and cost.
+ * Every flag was read from the CLI's own `--help` at the version named in the entry's comment;
+ * test/unit/agentPresets.test.ts installs the npm-published ones at those versions and checks each
+ * flag against their help (Aider and Cursor against captured help texts in test/fixtures/agent-help).
+ * Why the argv look the way they do: docs/agents.md.
+ */
+import type { UsageSpec } from './usage.ts';
+
+/** The roles a preset can fill (Lovejoy is mechanical: Springfield merges itself). */
+export const PRESET_ROLES = ['lisa', 'ralph', 'bart'] as const;
+export type PresetRole = (typeof PRESET_ROLES)[number];
+
+export interface AgentPreset {
+  readonly id: string;
+  readonly name: string;
+  /** The executable looked up on PATH. */
+  readonly program: string;
+  /** The subcommand whose `--help` lists the flags used (e.g. `codex exec`), empty for the top level. */
+  readonly subcommand: readonly string[];
+  /** The version whose help the flags were checked against. */
+  readonly checkedVersion: string;
+  /** npm package (installed by the flag test), or null for CLIs distributed otherwise. */
+  readonly npm: string | null;
+  readonly install: string;
+  /** argv per role; `$SPRINGFIELD_CONTEXT_FILE` is replaced by `springfield run` (docs/agents.md). */
+  readonly roles: Readonly<Partial<Record<PresetRole, readonly string[]>>>;
+  /** How edits and commands are accepted without a prompt, in one sentence. */
+  readonly permissions: string;
+  /** Machine-readable usage and cost in the output, or null where the CLI prints none. */
+  readonly usage: UsageSpec | null;
+  /** A limit the user must know before choosing it. */
+  readonly caveat?: string;
+}
+
+const NAMES: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa, the planner', ralph: 'Ralph, the builder', bart: 'Bart, the reviewer' };
+
+/**
+ * The prompt given as an argument: the context file carries the real instructions. The path is
+ * filled in by `springfield run`; the `cat` form also works where the variable is only in the environment.
+ */
+export function kickoff(role: PresetRole): string {
+  return `You are ${NAMES[role]}, started by Springfield. Your instructions and everything you need are in the file $SPRINGFIELD_CONTEXT_FILE: read all of it first (cat "$SPRINGFIELD_CONTEXT_FILE"), then do exactly what it says.`;
+}
+
+/** The same options for every role, with the role's kickoff prompt where `PROMPT` stands. */
+function perRole(argv: readonly string[]): Record<PresetRole, readonly string[]> {
+  const out = {} as Record<PresetRole, readonly string[]>;
+  for (const role of PRESET_ROLES) out[role] = argv.map((a) => (a === PROMPT ? kickoff(role) : a));
+  return out;
+}
+const PROMPT = '\u0000prompt';
+
+export const AGENT_PRESETS: readonly AgentPreset[] = [
+  // Claude Code 2.1.330 (`claude --help`): -p prints and exits; acceptEdits accepts file edits, and
+  // --allowedTools Bash lets it run springfield, git and the tests; stream-json needs --verbose in
+  // print mode (the CLI says so), and its last line is the `result` event with cost and usage.
+  {
+    id: 'claude', name: 'Claude Code', program: 'claude', subcommand: [], checkedVersion: '2.1.330',
+    npm: '@anthropic-ai/claude-code', install: 'npm install -g @anthropic-ai/claude-code',
+    roles: perRole(['claude', '-p', PROMPT, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash', '--output-format', 'stream-json', '--verbose']),
+    permissions: '--permission-mode acceptEdits accepts edits; --allowedTools Bash runs commands without asking',
+    usage: { format: 'jsonl', match: { type: 'result' }, costUsd: 'total_cost_usd', inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cache_read_input_tokens', cacheWriteTokens: 'usage.cache_creation_input_tokens' },
+  },
+  // Codex CLI 0.169.0 (`codex exec --help`): exec is the non-interactive mode and never asks for
+  // approval; the workspace-write sandbox keeps .git and paths outside the worktree read-only, so
+  // `springfield` (the database lives in the main worktree) and `git commit` need danger-full-access.
+  // --json prints JSONL events; `turn.completed` carries token usage (no cost).
+  {
+    id: 'codex', name: 'Codex CLI', program: 'codex', subcommand: ['exec'], checkedVersion: '0.169.0',
+    npm: '@openai/codex', install: 'npm install -g @openai/codex',
+    roles: perRole(['codex', 'exec', '--sandbox', 'danger-full-access', '--json', PROMPT]),
+    permissions: 'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only)',
+    usage: { format: 'jsonl', match: { type: 'turn.completed' }, inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cached_input_tokens', sum: true },
+  },
+  // Gemini CLI 0.61.0 (`gemini --help`): -p/--prompt is headless; --approval-mode yolo approves every
+  // tool, but only in a trusted folder (otherwise it falls back to "default"), hence --skip-trust;
+  // --output-format json ends with `stats.models.<model>.tokens`.
+  {
+    id: 'gemini', name: 'Gemini CLI', program: 'gemini', subcommand: [], checkedVersion: '0.61.0',
+    npm: '@google/gemini-cli', install: 'npm install -g @google/gemini-cli',
+    roles: perRole(['gemini', '--prompt', PROMPT, '--approval-mode', 'yolo', '--skip-trust', '--output-format', 'json']),
+    permissions: '--approval-mode yolo approves every tool; --skip-trust keeps it from falling back to asking in an untrusted folder',
+    usage: { format: 'json', match: {}, perModel: 'stats.models', inputTokens: 'tokens.prompt', outputTokens: 'tokens.candidates', cacheReadTokens: 'tokens.cached', sum: true },
+  },
+  // GitHub Copilot CLI 1.0.102 (`copilot --help`): -p/--prompt is non-interactive and needs
+  // --allow-all-tools; --allow-all-paths lets it read the context file outside the worktree;
+  // --no-ask-user keeps it from stopping for questions. --output-format json prints JSONL whose
+  // `result` event reports premium requests (no tokens).
+  {
+    id: 'copilot', name: 'GitHub Copilot CLI', program: 'copilot', subcommand: [], checkedVersion: '1.0.102',
+    npm: '@github/copilot', install: 'npm install -g @github/copilot',
+    roles: perRole(['copilot', '--prompt', PROMPT, '--allow-all-tools', '--allow-all-paths', '--no-ask-user', '--output-format', 'json']),
+    permissions: '--allow-all-tools and --allow-all-paths approve every tool and path; --no-ask-user never waits for an answer',
+    usage: { format: 'jsonl', match: { type: 'result' }, premiumRequests: 'usage.premiumRequests' },
+  },
+  // opencode 1.18.33 (`opencode run --help`): `run` sends one message and exits; --auto approves
+  // permissions not explicitly denied; --format json prints raw events, each `step_finish` with
+  // tokens and cost.
+  {
+    id: 'opencode', name: 'opencode', program: 'opencode', subcommand: ['run'], checkedVersion: '1.18.33',
+    npm: 'opencode-ai', install: 'npm install -g opencode-ai',
+    roles: perRole(['opencode', 'run', '--auto', '--format', 'json', PROMPT]),
+    permissions: '--auto approves every permission that is not explicitly denied',
+    usage: { format: 'jsonl', match: { type: 'step_finish' }, costUsd: 'part.cost', inputTokens: 'part.tokens.input', outputTokens: 'part.tokens.output', cacheReadTokens: 'part.tokens.cache.read', cacheWriteTokens: 'part.tokens.cache.write', sum: true },
+  },
+  // Cursor Agent 2026.09.28-64d2043 (captured `cursor-agent --help`, test/fixtures/agent-help):
+  // --print is headless with every tool; --force runs commands unless denied; --trust skips the
+  // workspace trust prompt; --sandbox disabled lets it write the state database and .git outside
+  // the worktree. Its json result reports duration, no tokens.
+  {
+    id: 'cursor', name: 'Cursor Agent', program: 'cursor-agent', subcommand: [], checkedVersion: '2026.09.28-64d2043',
+    npm: null, install: 'curl https://cursor.com/install -fsS | bash',
+    roles: perRole(['cursor-agent', '--print', '--force', '--trust', '--sandbox', 'disabled', '--output-format', 'json', PROMPT]),
+    permissions: '--force runs commands unless denied; --trust skips the workspace prompt; --sandbox disabled allows writes outside the worktree',
+    usage: null,
+  },
+  // Aider 0.86.2 (captured `aider --help`, test/fixtures/agent-help): --message-file sends the
+  // context file as the one message and exits; --yes-always accepts edits. Aider never runs shell
+  // commands under --yes-always, so it cannot tick items or commit: Ralph only, with a caveat.
+  // It prints "Tokens: … Cost: $… session" as text.
+  {
+    id: 'aider', name: 'Aider', program: 'aider', subcommand: [], checkedVersion: '0.86.2',
+    npm: null, install: 'python -m pip install aider-install && aider-install',
+    roles: { ralph: ['aider', '--message-file', '$SPRINGFIELD_CONTEXT_FILE', '--yes-always', '--no-auto-commits', '--no-suggest-shell-commands', '--no-pretty', '--no-stream', '--no-check-update', '--no-show-release-notes'] },
+    permissions: '--yes-always accepts every edit; shell commands are never run',
+    usage: { format: 'text', pattern: 'Cost: \\$[\\d.]+ message, \\$([\\d.]+) session', costUsdGroup: 1 },
+    caveat: 'Aider edits files but does not run shell commands unattended, so it cannot tick items or run springfield commit: after its run, finish the step yourself (springfield commit -m …). Use another preset for Lisa and Bart.',
+  },
+];
+
+/** The preset with this id, or undefined. */
+export function findPreset(id: string): AgentPreset | undefined {
+  return AGENT_PRESETS.find((p) => p.id === id);
+}

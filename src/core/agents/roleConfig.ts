@@ -1,0 +1,73 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { RefusedError, UsageError } from '../errors.ts';
+import { parseRunConfig } from '../runs/roles.ts';
+import { findPreset, PRESET_ROLES, type AgentPreset, type PresetRole } from './presets.ts';
+import { createExclusively, replaceFile, statNoLink, unwritable } from './safeWrite.ts';
+
+export interface RoleConfigWrite {
+  readonly path: string;
+  /** True when the file did not exist and was created. */
+  readonly created: boolean;
+  readonly roles: Readonly<Partial<Record<PresetRole, readonly string[]>>>;
+  /** The exact text written: what a trust gate records as allowed. */
+  readonly content: string;
+}
+
+/** The preset's commands for `role`, or for every role it fills; refused when it cannot fill `role`. */
+export function presetRoles(presetId: string, role?: string): Partial<Record<PresetRole, readonly string[]>> {
+  const preset: AgentPreset | undefined = findPreset(presetId);
+  if (!preset) throw new UsageError('unknown_preset', `unknown agent preset '${presetId}' (see 'springfield agents')`);
+  if (role === undefined) return { ...preset.roles };
+  if (!(PRESET_ROLES as readonly string[]).includes(role)) throw new UsageError('bad_option', `--role must be one of ${PRESET_ROLES.join(', ')}, got '${role}'`);
+  const argv = preset.roles[role as PresetRole];
+  if (!argv) throw new RefusedError('role_not_supported', `the ${preset.name} preset cannot act as ${role}${preset.caveat ? `: ${preset.caveat}` : ''}`);
+  return { [role]: argv };
+}
+
+/**
+ * Writes role commands into `.springfield/config.json`, keeping every other key: created
+ * exclusively when absent, replaced through a fresh temporary file when present, never written
+ * through a symbolic link, and never left invalid (the result is validated like any config).
+ */
+export function writeRoleCommands(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>): RoleConfigWrite {
+  statNoLink(dirname(configPath), 'the .springfield folder');
+  const existing = readExisting(configPath);
+  const base = existing?.value ?? {};
+  const merged = { ...base, roles: { ...(isObject(base.roles) ? base.roles : {}), ...roles } };
+  parseRunConfig(merged, configPath);
+  const content = JSON.stringify(merged, null, 2) + '\n';
+  try {
+    mkdirSync(dirname(configPath), { recursive: true });
+  } catch (err) {
+    throw unwritable(dirname(configPath), err);
+  }
+  if (existing) replaceFile(configPath, content, existing.mode);
+  else createExclusively(configPath, content);
+  // INTEGRATION (issue 10, trust gate): once `springfield allow` exists, record `content` as allowed
+  // here — the one place every writer (CLI `agents use`, the editor's "Configure agents…") goes through.
+  return { path: configPath, created: !existing, roles, content };
+}
+
+interface Existing {
+  readonly value: Record<string, unknown>;
+  readonly mode: number;
+}
+
+function readExisting(path: string): Existing | undefined {
+  const stat = statNoLink(path, 'the config file');
+  if (!stat) return undefined;
+  if (!stat.isFile()) throw new RefusedError('config_not_a_file', `${path}: not a regular file; move it away first`);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError('invalid_config', `${path}: invalid JSON (${(err as Error).message}); fix it or move it away — nothing was written`);
+  }
+  if (!isObject(value)) throw new UsageError('invalid_config', `${path}: (top level): expected an object — nothing was written`);
+  return { value, mode: stat.mode };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,82 @@
+// The role prompts, end to end: stand-in agents (scripts/standInAgent.ts, real processes) that read
+// only their context file and do what its prompt says through the CLI take an epic from planned to
+// done under `springfield orchestrate`. A prompt whose commands are wrong makes its run fail.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { assertClaimed, assertOk, ensureCli, makeRepo, PROJECT_ROOT, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+
+const STAND_IN = join(PROJECT_ROOT, 'scripts', 'standInAgent.ts');
+const AGENT = [process.execPath, STAND_IN, '$SPRINGFIELD_CONTEXT_FILE'];
+const VERIFY = `const fs = require('node:fs'); if (!fs.existsSync('standin')) { console.error('nothing built yet'); process.exit(1); }`;
+
+ensureCli();
+
+function setup(): { repo: Repo; epic: string } {
+  const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'verify.cjs': VERIFY } });
+  const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Greeting command', '--brief', 'Print a friendly greeting.', '--complexity', 'standard'])).id;
+  mkdirSync(join(repo.root, '.springfield'), { recursive: true });
+  writeFileSync(join(repo.root, '.springfield', 'config.json'), JSON.stringify({
+    roles: { lisa: AGENT, ralph: AGENT, bart: AGENT }, verification: [[process.execPath, 'verify.cjs']], maxParallelAgents: 2,
+  }));
+  return { repo, epic };
+}
+
+function orchestrate(repo: Repo): string {
+  const r = runCli(repo.root, ['orchestrate', '--watch', '--until-idle', '--interval', '1']);
+  assert.equal(r.code, 0, r.stderr);
+  return r.stderr;
+}
+
+test('stand-in agents following only their prompts take an epic from planned to done', { timeout: 240_000 }, (t) => {
+  const { repo, epic } = setup();
+  t.after(() => repo.cleanup());
+
+  const planning = orchestrate(repo);
+  const versions = assertOk<{ versions: { plan_path: string; status: string }[] }>(runJson(repo.root, ['plan', 'show', epic])).versions;
+  assert.deepEqual(versions.map((v) => [v.plan_path, v.status]), [[`plans/${epic}.md`, 'proposed']], planning);
+  const plan = readFileSync(join(repo.root, `plans/${epic}.md`), 'utf8');
+  assert.match(plan, /^# Plan: Greeting command$/m, 'Lisa titled the plan from the epic');
+  assert.match(planning, /waiting for a person's approval|approval/);
+
+  assertOk(runJson(repo.root, ['plan', 'approve', epic]));
+  const building = orchestrate(repo);
+  const shown = assertOk<{ status: string }>(runJson(repo.root, ['epic', 'show', epic]));
+  assert.equal(shown.status, 'done', building);
+
+  const runs = assertOk<{ runs: { role: string; status: string; exit_code: number }[]; sessions: Record<string, Record<string, number>> }>(runJson(repo.root, ['runs', '--epic', epic]));
+  assert.deepEqual(runs.runs.filter((r) => r.exit_code !== 0), [], 'every stand-in run succeeded');
+  assert.deepEqual(runs.sessions[epic], { lisa: 1, ralph: 2, bart: 1, lovejoy: 0, total: 4 });
+  const signals = assertOk<{ signals: { type: string; locations: { file: string; line: number }[] }[] }>(runJson(repo.root, ['signals', epic])).signals;
+  assert.equal(signals.length, 1, 'Bart recorded exactly one signal');
+  assert.equal(signals[0]?.type, 'pass');
+  assert.ok((signals[0]?.locations.length ?? 0) > 0, 'with a file:line location from the diff');
+
+  const log = repo.git(['log', '-1', '--format=%B']);
+  assert.match(log, new RegExp(`Springfield-Epic: ${epic}`));
+  assert.deepEqual((log.match(/Springfield-Step: step-\d/g) ?? []).sort(), ['Springfield-Step: step-1', 'Springfield-Step: step-2'], 'both steps were committed by Ralph with trailers');
+  assert.ok(existsSync(join(repo.root, 'standin', 'step-1.txt')) && existsSync(join(repo.root, 'standin', 'step-2.txt')), "Ralph's edits are merged");
+  assert.ok(existsSync(join(repo.root, `plans/${epic}.md`)), 'the approved plan came back with the merge');
+});
+
+test("a prompt with a wrong command makes the agent's run fail and leaves the step open", { timeout: 120_000 }, (t) => {
+  const { repo, epic } = setup();
+  t.after(() => repo.cleanup());
+  orchestrate(repo);
+  assertOk(runJson(repo.root, ['plan', 'approve', epic]));
+  const planPath = `plans/${epic}.md`;
+  // A repository's own Ralph prompt, with a misspelt command.
+  const broken = readFileSync(join(PROJECT_ROOT, 'src/core/agents/prompts/ralph.md'), 'utf8').replace('springfield start {{plan}}', 'springfield strat {{plan}}');
+  mkdirSync(join(repo.root, '.springfield', 'prompts'));
+  writeFileSync(join(repo.root, '.springfield', 'prompts', 'ralph.md'), broken);
+  assertOk(runJson(repo.root, ['epic', 'start', epic]));
+  assertClaimed(runJson(repo.root, ['claim', planPath], { SPRINGFIELD_AGENT: 'ralph' }));
+  const r = runCli(repo.root, ['run', '--role', 'ralph', '--epic', epic, '--step', 'step-1', '--', ...AGENT], { SPRINGFIELD_AGENT: 'ralph' });
+  assert.equal(r.code, 1, `the stand-in exits 1: ${r.stdout}\n${r.stderr}`);
+  assert.match(r.stderr, /stand-in agent: 'springfield strat .*' failed \(exit 2\): springfield: unknown command 'strat'/);
+  const step = assertOk<{ plans: { steps: { anchor: string; status: string }[] }[] }>(runJson(repo.root, ['show', planPath])).plans[0]?.steps.find((s) => s.anchor === 'step-1');
+  assert.equal(step?.status, 'claimed', 'never started, never completed');
+  const runs = assertOk<{ runs: { role: string; status: string; exit_code: number }[] }>(runJson(repo.root, ['runs', '--epic', epic])).runs;
+  assert.equal(runs.find((x) => x.role === 'ralph')?.exit_code, 1, 'the run is recorded with its exit code');
+});
