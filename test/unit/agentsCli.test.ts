@@ -1,0 +1,105 @@
+// `springfield agents` (which CLIs are on PATH, with versions read from their packages) and
+// `springfield agents use` (role commands into .springfield/config.json, safely).
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { AGENT_PRESETS, kickoff } from '../../src/core/agents/presets.ts';
+import { assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+
+ensureCli();
+
+interface Listed {
+  presets: { id: string; found: boolean; path: string | null; version: string | null; roles: string[]; commands: Record<string, string[]> }[];
+}
+
+/** A fake npm install of `claude` 9.9.9 and a Cursor-style versioned install, both on their own PATH dir. */
+function fakeInstalls(repo: Repo): string {
+  const pkg = join(repo.tmp, 'npm', 'node_modules', '@anthropic-ai', 'claude-code');
+  mkdirSync(join(pkg, 'bin'), { recursive: true });
+  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@anthropic-ai/claude-code', version: '9.9.9' }));
+  writeFileSync(join(pkg, 'bin', 'claude.js'), '#!/bin/sh\nexit 0\n');
+  chmodSync(join(pkg, 'bin', 'claude.js'), 0o755);
+  const cursor = join(repo.tmp, 'cursor', 'versions', '2026.01.02-abc', 'cursor-agent');
+  mkdirSync(join(cursor, '..'), { recursive: true });
+  writeFileSync(cursor, '#!/bin/sh\nexit 0\n');
+  chmodSync(cursor, 0o755);
+  const bin = join(repo.tmp, 'bin');
+  mkdirSync(bin);
+  symlinkSync(join(pkg, 'bin', 'claude.js'), join(bin, 'claude'));
+  symlinkSync(cursor, join(bin, 'cursor-agent'));
+  writeFileSync(join(bin, 'codex'), 'not executable');
+  return bin;
+}
+
+test('agents lists every preset, which CLIs are on PATH and their versions, without running them', (t) => {
+  const repo = makeRepo();
+  t.after(() => repo.cleanup());
+  const bin = fakeInstalls(repo);
+  const r = assertOk<Listed>(runJson(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` }));
+  assert.deepEqual(r.presets.map((p) => p.id), AGENT_PRESETS.map((p) => p.id));
+  const byId = new Map(r.presets.map((p) => [p.id, p]));
+  assert.deepEqual([byId.get('claude')?.found, byId.get('claude')?.version], [true, '9.9.9']);
+  assert.deepEqual([byId.get('cursor')?.found, byId.get('cursor')?.version], [true, '2026.01.02-abc']);
+  assert.equal(byId.get('codex')?.found, false, 'a file that is not executable is not a CLI');
+  assert.equal(byId.get('gemini')?.found, false);
+  assert.deepEqual(byId.get('aider')?.roles, ['ralph']);
+  const text = runCli(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` });
+  assert.match(text.stdout, /● claude +Claude Code .*found .*\/bin\/claude, version 9\.9\.9/);
+  assert.match(text.stdout, /○ gemini +Gemini CLI .*not on PATH \(install: npm install -g @google\/gemini-cli\)/);
+});
+
+test('agents use writes the role commands, keeps other settings, and refuses what it must not touch', (t) => {
+  const repo = makeRepo();
+  t.after(() => repo.cleanup());
+  const config = join(repo.root, '.springfield', 'config.json');
+  const created = runJson(repo.root, ['agents', 'use', 'claude'], { PATH: '/usr/bin:/bin' });
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(created.stderr, /warning: claude is not on PATH yet: npm install -g @anthropic-ai\/claude-code/);
+  const first = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]> };
+  assert.deepEqual(Object.keys(first.roles), ['lisa', 'ralph', 'bart']);
+  assert.equal(first.roles.ralph?.[0], 'claude');
+  assert.ok(first.roles.ralph?.includes(kickoff('ralph')), 'the kickoff prompt names the context file');
+  assert.match(readFileSync(join(repo.root, '.gitignore'), 'utf8'), /^\.springfield\/$/m, 'the config is kept out of git');
+
+  writeFileSync(config, JSON.stringify({ ...first, verification: [['npm', 'test']], maxParallelAgents: 5 }));
+  const one = runJson(repo.root, ['agents', 'use', 'codex', '--role', 'bart'], { PATH: '/usr/bin:/bin' });
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(one.json<{ created: boolean }>().created, false);
+  const second = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; verification: string[][]; maxParallelAgents: number };
+  assert.equal(second.roles.bart?.[0], 'codex', 'bart now runs Codex');
+  assert.equal(second.roles.ralph?.[0], 'claude', 'the other roles are kept');
+  assert.deepEqual([second.verification, second.maxParallelAgents], [[['npm', 'test']], 5], 'the other settings are kept');
+  assert.ok(!lstatSync(config).isSymbolicLink());
+
+  const before = readFileSync(config, 'utf8');
+  assertFails(runJson(repo.root, ['agents', 'use', 'nope']), 2, 'unknown_preset');
+  assertFails(runJson(repo.root, ['agents', 'use', 'claude', '--role', 'lovejoy']), 2, 'bad_option');
+  const aider = assertFails(runJson(repo.root, ['agents', 'use', 'aider', '--role', 'bart']), 1, 'role_not_supported');
+  assert.match(aider.message, /cannot act as bart: Aider edits files but does not run shell commands/);
+  assert.equal(readFileSync(config, 'utf8'), before, 'refusals write nothing');
+
+  writeFileSync(config, '{ "roles": ');
+  assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
+  assert.equal(readFileSync(config, 'utf8'), '{ "roles": ', 'a broken config is left for the person to fix');
+  writeFileSync(config, JSON.stringify({ maxParallelAgents: 0 }));
+  assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
+});
+
+test('agents use refuses a symbolic link for the config file or its folder', (t) => {
+  const repo = makeRepo();
+  t.after(() => repo.cleanup());
+  const outside = join(repo.tmp, 'outside.json');
+  mkdirSync(join(repo.root, '.springfield'));
+  symlinkSync(outside, join(repo.root, '.springfield', 'config.json'));
+  const r = assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 1, 'symlink_refused');
+  assert.match(r.message, /config\.json: the config file is a symbolic link; refusing to write through it/);
+  assert.equal(existsSync(outside), false, 'nothing was written where the link points');
+
+  const other = makeRepo();
+  t.after(() => other.cleanup());
+  mkdirSync(join(other.tmp, 'elsewhere'));
+  symlinkSync(join(other.tmp, 'elsewhere'), join(other.root, '.springfield'));
+  assertFails(runJson(other.root, ['agents', 'use', 'claude']), 1, 'symlink_refused');
+  assert.equal(existsSync(join(other.tmp, 'elsewhere', 'config.json')), false);
+});
