@@ -66,7 +66,7 @@ function markerFile(cacheDir: string): string {
   return join(cacheDir, `installed-${CODE_SERVER_VERSION}`);
 }
 
-function npmCli(): string {
+export function npmCli(): string {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, 'npm');
     if (!dir || !existsSync(candidate)) continue;
@@ -107,7 +107,7 @@ async function nodeHeaders(node: string, npm: string, logPath: string): Promise<
 }
 
 /** Serialises installs between concurrent test processes with a lock directory holding the owner's pid. */
-async function withLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
+export async function withLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(lockDir);

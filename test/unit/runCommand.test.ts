@@ -205,11 +205,12 @@ describe('springfield run', () => {
   test('arguments with shell metacharacters reach the agent literally', async () => {
     const { id } = epicWithClaim('literal');
     writeFiles(repo.root, { x: 'keep me\n' });
-    const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$SPRINGFIELD_EPIC'];
+    const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$HOME', '${PATH}', 'epic $SPRINGFIELD_EPIC; rm x'];
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id], '0', 0, nasty);
     const r = await startWrapper(repo.root, args).done;
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(readReport(report).argv, nasty);
+    // Only Springfield's own $SPRINGFIELD_* values are replaced, as text inside the one argument (docs/agents.md).
+    assert.deepEqual(readReport(report).argv, [...nasty.slice(0, -1), `epic ${id}; rm x`]);
     for (const f of ['pwned', 'pwned2', 'pwned3']) assert.equal(existsSync(join(repo.root, f)), false, `${f} was created: a shell ran`);
     assert.equal(readFileSync(join(repo.root, 'x'), 'utf8'), 'keep me\n');
   });
