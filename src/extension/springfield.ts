@@ -1,6 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { configureAgents } from './agents/configureAgents.ts';
+import { registerLanguageModelTools } from './agents/languageModelTools.ts';
+import { registerMcpServer } from './agents/mcpProvider.ts';
 import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/context.ts';
 import { createEpic, deferEpic, resumeEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
@@ -116,6 +119,9 @@ export class SpringfieldExtension extends Disposable {
       const n = await scheduler.runOnce();
       void vscode.window.setStatusBarMessage(`Springfield: scheduler took ${n} action${n === 1 ? '' : 's'}`, 4000);
     })));
+    this.register(vscode.commands.registerCommand('springfield.agents.configure', guarded(() => configureAgents(host))));
+    for (const tool of registerLanguageModelTools(host)) this.register(tool);
+    this.register(registerMcpServer(this.context.extensionUri.fsPath));
     this.registerSerializers(host);
     this.exposeCli();
     // The views, commands and status bar are ready now; the first read of the store fills them in.

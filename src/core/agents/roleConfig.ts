@@ -49,6 +49,26 @@ export function writeRoleCommands(configPath: string, roles: Partial<Record<Pres
   return { path: configPath, created: !existing, roles, content };
 }
 
+/**
+ * A complete config.json for a person to edit: the preset's roles and every other setting at its
+ * default (no verification command: nothing runs until the person adds one). An existing file is
+ * left as it is.
+ */
+export function writeConfigTemplate(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>): { path: string; created: boolean } {
+  statNoLink(dirname(configPath), 'the .springfield folder');
+  if (statNoLink(configPath, 'the config file')) return { path: configPath, created: false };
+  const template = { roles, verification: [], maxParallelAgents: 3, leaseSeconds: 7200 };
+  parseRunConfig(template, configPath);
+  try {
+    mkdirSync(dirname(configPath), { recursive: true });
+  } catch (err) {
+    throw unwritable(dirname(configPath), err);
+  }
+  createExclusively(configPath, JSON.stringify(template, null, 2) + '\n');
+  // INTEGRATION (issue 10, trust gate): record this content as allowed too (see writeRoleCommands).
+  return { path: configPath, created: true };
+}
+
 interface Existing {
   readonly value: Record<string, unknown>;
   readonly mode: number;

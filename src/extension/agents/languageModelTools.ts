@@ -1,0 +1,47 @@
+import * as vscode from 'vscode';
+import { confirmationFor, runTool, type ToolSession } from '../../core/agents/tools.ts';
+import { TOOL_META, type ToolKey } from '../../core/agents/toolSchemas.ts';
+import { UsageError } from '../../core/errors.ts';
+import { renderContext } from '../../cli/render/contextText.ts';
+import type { StoreHost } from '../storeHost.ts';
+
+/** The agent id recorded for claims and signals made by an editor agent through these tools. */
+export const EDITOR_AGENT_ID = 'vscode-agent';
+
+/**
+ * The Springfield tools for VS Code's agent mode and chat participants (`vscode.lm.registerTool`):
+ * the same implementations as `springfield mcp`, acting for this window's worktree; every tool that
+ * writes asks the person first (prepareInvocation).
+ */
+export function registerLanguageModelTools(host: StoreHost): vscode.Disposable[] {
+  return (Object.keys(TOOL_META) as ToolKey[]).map((key) => vscode.lm.registerTool<unknown>(TOOL_META[key].name, {
+    prepareInvocation(options) {
+      const confirm = confirmationFor(key, options.input, actorOf(host));
+      return {
+        invocationMessage: `Springfield: ${TOOL_META[key].title.replace(/^Springfield /, '')}`,
+        ...(confirm ? { confirmationMessages: { title: confirm.title, message: new vscode.MarkdownString(confirm.message) } } : {}),
+      };
+    },
+    async invoke(options) {
+      const outcome = await runTool(key, options.input, sessionOf(host));
+      if (!TOOL_META[key].readOnly) void host.refresh();
+      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(outcome.text)]);
+    },
+  }));
+}
+
+function actorOf(host: StoreHost) {
+  return { worktree: host.actor.worktree, agent: EDITOR_AGENT_ID, token: null };
+}
+
+function sessionOf(host: StoreHost): ToolSession {
+  const location = host.location;
+  if (!location) throw new UsageError('no_repo', 'Springfield needs a folder inside a git repository');
+  return {
+    location,
+    actor: actorOf(host),
+    env: process.env,
+    renderContext,
+    withStore: (fn) => fn(host.writable()),
+  };
+}
