@@ -1,0 +1,83 @@
+// A person at a real VS Code (code-server + Debian Chromium) configures the agents from the Agents
+// view: the quick pick lists the presets, the choice lands in .springfield/config.json (other
+// settings kept), and "config.json template" opens the file.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { ensureCli, makeRepo, PROJECT_ROOT, type Repo } from '../helpers/gitRepo.ts';
+import { openEditor, type EditorSession } from './harness.ts';
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const path = join(PROJECT_ROOT, 'test-results', `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path });
+  assert.ok(statSync(path).size > 10_000, `${path} written`);
+}
+
+async function configure(page: Page): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
+  await header.hover();
+  await header.locator('[aria-label="Configure agents…"]').click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
+}
+
+async function pick(page: Page, text: string | RegExp): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ timeout: 10_000 });
+  await row.click();
+}
+
+describe('Configure agents… as a person uses it (code-server + Chromium)', () => {
+  let repo: Repo;
+  let session: EditorSession;
+  let page: Page;
+  let config: string;
+
+  before(async () => {
+    ensureCli();
+    repo = makeRepo({ files: { '.gitignore': '.springfield/\n' } });
+    config = join(repo.root, '.springfield', 'config.json');
+    mkdirSync(dirname(config));
+    writeFileSync(config, JSON.stringify({ verification: [['npm', 'test']], maxParallelAgents: 4 }));
+    await ensureCodeServer();
+    session = await openEditor({ extensionPath: PROJECT_ROOT, workspace: repo.root });
+    page = session.page;
+    await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+    await page.locator('.part.sidebar .pane-header', { hasText: 'Agents' }).waitFor({ timeout: 60_000 });
+  }, { timeout: 15 * 60_000 });
+
+  after(async () => {
+    await session?.close();
+    repo?.cleanup();
+  });
+
+  test('a preset picked for one role is written into config.json, keeping the other settings', { timeout: 90_000 }, async () => {
+    await configure(page);
+    for (const name of ['Claude Code', 'Codex CLI', 'Gemini CLI', 'GitHub Copilot CLI', 'opencode', 'Cursor Agent', 'Aider', 'config.json template']) {
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+    }
+    await screenshot(page, 'ui-configure-agents');
+    await pick(page, 'Codex CLI');
+    await pick(page, /^\s*Ralph \(builds\)/);
+    await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
+    const center = page.locator('.notifications-center');
+    await center.getByText(/Codex CLI now plays Ralph \(builds\) \(\.springfield\/config\.json\)\. codex is not on PATH yet: npm install -g @openai\/codex/).waitFor({ timeout: 10_000 });
+    await screenshot(page, 'ui-configure-agents-done');
+    await page.keyboard.press('Escape');
+    const written = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; verification: string[][]; maxParallelAgents: number };
+    assert.deepEqual(Object.keys(written.roles), ['ralph']);
+    assert.deepEqual(written.roles.ralph?.slice(0, 4), ['codex', 'exec', '--sandbox', 'danger-full-access']);
+    assert.deepEqual([written.verification, written.maxParallelAgents], [[['npm', 'test']], 4]);
+  });
+
+  test('"config.json template" opens the existing file instead of replacing it', { timeout: 60_000 }, async () => {
+    const before = readFileSync(config, 'utf8');
+    await configure(page);
+    await pick(page, 'config.json template');
+    await page.locator('.tabs-container .tab', { hasText: 'config.json' }).waitFor({ timeout: 10_000 });
+    assert.equal(readFileSync(config, 'utf8'), before);
+  });
+});
