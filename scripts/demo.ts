@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureCodeServer, startCodeServer } from './codeServer.ts';
+import { runStandInAgents } from './demoAgents.ts';
 import { buildDemoRepo, CLI } from './demoRepo.ts';
 import { DEMO_PACKAGES, ensureAptPackages } from './systemDeps.ts';
 
@@ -50,6 +51,8 @@ console.log('');
 await show(demo.root, 'show', 'plans/onboarding.md');
 console.log('');
 await show(demo.root, 'epic', 'list');
+console.log('\nStand-in agents plan, build and review an epic under the scheduler, each following only the prompt in its context file:');
+runStandInAgents(base);
 console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.worktrees['ralph-a']}\n  springfield context\n  springfield --help\n`);
 
 if (!noEditor) {
