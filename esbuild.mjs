@@ -7,7 +7,8 @@ const watch = process.argv.includes('--watch');
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none' };
 // The role prompts (src/core/agents/prompts/*.md) are bundled as text: see src/core/agents/rolePrompt.ts.
 const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
-const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(prompts) };
+// A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
+const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
 
 const builds = [
   {
@@ -23,7 +24,7 @@ const builds = [
     // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
     // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
     minify: true,
-    define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine },
+    define: { 'import.meta.url': '__sfImportMeta.url' },
     // Worked out only if read (sqlite.ts reads __dirname instead): a URL is not free to build.
     banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
   },

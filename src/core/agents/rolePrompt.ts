@@ -7,8 +7,8 @@ import type { ContextView } from '../epics/context.ts';
 export const PROMPT_NAMES = ['lisa', 'ralph', 'ralph-fix', 'bart'] as const;
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
-/** Filled in by the build (esbuild.mjs) with the markdown files; absent when running from source. */
-declare const __SF_ROLE_PROMPTS__: Readonly<Record<string, string>> | undefined;
+/** Filled in by the build (esbuild.mjs) with the markdown files as JSON; absent when running from source. */
+declare const __SF_ROLE_PROMPTS__: string | undefined;
 
 const MAX_PROMPT_BYTES = 256 * 1024;
 
@@ -27,7 +27,7 @@ export function promptNameFor(role: string, hasStep: boolean): PromptName | null
 
 /** The built-in prompt text. */
 export function builtInPrompt(name: PromptName): string {
-  if (typeof __SF_ROLE_PROMPTS__ !== 'undefined') return __SF_ROLE_PROMPTS__[name] ?? '';
+  if (typeof __SF_ROLE_PROMPTS__ !== 'undefined') return (JSON.parse(__SF_ROLE_PROMPTS__) as Record<string, string>)[name] ?? '';
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8');
 }
 
