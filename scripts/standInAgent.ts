@@ -44,7 +44,7 @@ function main(): void {
   for (const section of sections) {
     if (facts.role === 'lisa' && /write the plan/i.test(section.heading)) writePlan(section, facts, sections);
     if (facts.role === 'ralph' && /do the work/i.test(section.heading)) doTheWork(facts);
-    if (facts.role === 'ralph-fix' && /^fix/i.test(section.heading)) doTheWork(facts);
+    if (facts.role === 'ralph-fix' && /\bfix it\b/i.test(section.heading)) doTheWork(facts);
     for (const line of shellLines(section.body)) {
       run(split(fillPlaceholders(line, facts)), facts);
       ran++;
