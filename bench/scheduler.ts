@@ -30,7 +30,7 @@ const RUN_ROUNDS = 20;
 const WARMUP = 5;
 /** Status mix of the 50 epics (done epics stay in the table but not in the snapshot). */
 const MIX = [['planned', 3], ['proposed', 7], ['ready', 8], ['in_progress', 20], ['implemented', 7], ['verified', 3], ['done', 2]] as const;
-const CONFIG: SchedulerConfig = { maxParallelAgents: 16, runTimeoutMs: 3_600_000, sameFailureLimit: 3, roles: { lisa: ['a'], ralph: ['a'], bart: ['a'] }, verificationConfigured: true };
+const CONFIG: SchedulerConfig = { maxParallelAgents: 16, runTimeoutMs: 3_600_000, sameFailureLimit: 3, roles: { lisa: ['a'], ralph: ['a'], bart: ['a'] }, verificationConfigured: true, retryLimit: 3, retryBackoffMs: [15_000, 60_000, 240_000], setupConfigured: false };
 const STAMP = "require('node:fs').writeFileSync(process.argv[1], String(performance.timeOrigin + performance.now()))";
 
 interface Summary { readonly median: number; readonly p95: number }

@@ -4,7 +4,7 @@ import { COMPLEXITY_POLICY, transition, type Complexity, type EpicStatus, type P
 import { decide } from '../../src/core/scheduler/decide.ts';
 import { nextRoleFor } from '../../src/core/scheduler/rules.ts';
 import type {
-  Action, EpicSnapshot, ReviewSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot, StepsSnapshot, VerificationSnapshot,
+  Action, EpicSnapshot, ReviewSnapshot, RoleFaults, RunSnapshot, SchedulerConfig, SchedulerSnapshot, StepsSnapshot, VerificationSnapshot,
 } from '../../src/core/scheduler/types.ts';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
@@ -22,12 +22,12 @@ function epic(id: string, status: EpicStatus, options: EpicOptions = {}): EpicSn
   const complexity: Complexity = rest.complexity ?? 'standard';
   const started = !['planned', 'ready', 'blocked', 'deferred'].includes(status);
   return {
-    id, title: `epic ${id}`, status, priority: 'P2', complexity,
+    id, title: `epic ${id}`, status, statusReason: null, priority: 'P2', complexity,
     iteration: started ? 1 : 0, buildBudget: COMPLEXITY_POLICY[complexity].buildIterations,
     planIteration: status === 'planned' ? 0 : 1, planBudget: COMPLEXITY_POLICY[complexity].planIterations,
     planPath: status === 'planned' ? null : `plans/${id}.md`, awaitingApproval: false,
     worktree: started ? `/wt/${id}` : null, reworkPending: false, signalsAwaitingPerson: 0,
-    mergeApprovedByPerson: false, mergeQueued: false,
+    mergeApprovedByPerson: false, mergeQueued: false, faults: {}, setupDone: false,
     ...rest,
     steps: { total: 2, completed: 0, ready: ['step-1'], claimedLive: [], ...steps },
     verification: { lastVerdict: null, sameFailureStreak: 0, running: false, unverifiedBuild: false, ...verification },
@@ -37,13 +37,22 @@ function epic(id: string, status: EpicStatus, options: EpicOptions = {}): EpicSn
 
 const DONE_STEPS: Partial<StepsSnapshot> = { completed: 2, ready: [] };
 
-function run(id: number, epicId: string | null, role: Role, minutesAgo: number, stepAnchor: string | null = null): RunSnapshot {
+/** A role's record of `n` failures in a row, the last ended `secondsAgo` before NOW. */
+function fault(n: number, secondsAgo: number, more: Partial<RoleFaults> = {}): RoleFaults {
+  return {
+    consecutive: n, lastEndedAt: new Date(NOW.getTime() - secondsAgo * 1000).toISOString(), lastRunId: 9, lastOutcome: 'failed',
+    lastExitCode: 1, lastReason: 'exit 1', lastOutput: 'starting\nboom', ...more,
+  };
+}
+
+function run(id: number, epicId: string | null, role: Role | 'setup', minutesAgo: number, stepAnchor: string | null = null): RunSnapshot {
   return { id, epicId, role, stepAnchor, startedAt: new Date(NOW.getTime() - minutesAgo * 60_000).toISOString() };
 }
 
 function config(options: Partial<SchedulerConfig> = {}): SchedulerConfig {
   return {
     maxParallelAgents: 2, runTimeoutMs: HOUR, sameFailureLimit: 3, verificationConfigured: true,
+    retryLimit: 3, retryBackoffMs: [15_000, 60_000, 240_000], setupConfigured: false,
     roles: { lisa: ['lisa-agent'], ralph: ['ralph-agent'], bart: ['bart-agent'], lovejoy: ['lovejoy-agent'] },
     ...options,
   };
@@ -139,9 +148,9 @@ const CASES: Case[] = [
     epics: [epic('e1', 'implemented', { complexity: 'trivial', signalsAwaitingPerson: 2, review: { signalsThisIteration: 2 }, verification: { lastVerdict: 'pass' } })],
     expected: [{ kind: 'surface', epicId: 'e1', message: "2 review signals waiting for a person's decision" }] },
   { name: 'a signal already recorded this iteration: nothing', epics: [epic('e1', 'implemented', { review: { signalsThisIteration: 1, bartRunsThisIteration: 1 } })], expected: [] },
-  { name: "Bart's review ended without a signal: surfaced, never a pass, Bart not restarted",
-    epics: [epic('e1', 'implemented', { review: { bartRunsThisIteration: 1 } })],
-    expected: [{ kind: 'surface', epicId: 'e1', message: "Bart's review ended without a signal: record a signal, or start Bart again" }] },
+  { name: "Bart's review ended without a signal: a Bart fault, retried after its backoff (never a pass)",
+    epics: [epic('e1', 'implemented', { review: { bartRunsThisIteration: 1 }, faults: { bart: fault(1, 20, { lastOutcome: 'no_progress', lastExitCode: 0, lastReason: 'exited 0 without recording a review signal' }) } })],
+    expected: [agent('bart', 'e1', 'review the implementation')] },
   { name: 'no Bart command: nothing', config: { roles: { ralph: ['r'] } }, epics: [epic('e1', 'implemented')], expected: [] },
   // verified: merge, critical waits for a person.
   { name: "critical epic waiting for a person's approval before merge", epics: [epic('e1', 'verified', { complexity: 'critical' })],
@@ -227,7 +236,9 @@ describe('nextRoleFor', () => {
     ['in progress', epic('e', 'in_progress'), 'ralph'],
     ['implemented standard', epic('e', 'implemented'), 'bart'],
     ['implemented trivial and verified', epic('e', 'implemented', { complexity: 'trivial', verification: { lastVerdict: 'pass' } }), 'lovejoy'],
-    ['implemented, Bart ended silent', epic('e', 'implemented', { review: { bartRunsThisIteration: 1 } }), 'person'],
+    ['implemented, Bart ended silent (retried as a fault)', epic('e', 'implemented', { review: { bartRunsThisIteration: 1 } }), 'bart'],
+    ['blocked by agent_failed', epic('e', 'blocked', { statusReason: 'agent_failed: Lisa failed 3 times in a row' }), 'person'],
+    ['blocked by plan_drift', epic('e', 'blocked', { statusReason: 'plan_drift: plans/e.md differs' }), 'person'],
     ['verified critical', epic('e', 'verified', { complexity: 'critical' }), 'person'],
     ['verified critical approved', epic('e', 'verified', { complexity: 'critical', mergeApprovedByPerson: true }), 'lovejoy'],
     ['done', epic('e', 'done'), null],
@@ -244,5 +255,75 @@ describe('nextRoleFor', () => {
         assert.equal(nextRoleFor(e), a.role, c.name);
       }
     }
+  });
+});
+
+describe('decide with agent faults (docs/scheduler-faults.md)', () => {
+  const one = (e: EpicSnapshot, cfg: Partial<SchedulerConfig> = {}, runs: RunSnapshot[] = []) => decide({ epics: [e], runs }, config(cfg), NOW);
+
+  test('a role that failed once waits out the first backoff, then runs again', () => {
+    const [waiting] = one(epic('e1', 'planned', { faults: { lisa: fault(1, 5) } }));
+    assert.ok(waiting?.kind === 'wait', JSON.stringify(waiting));
+    assert.deepEqual([waiting.epicId, waiting.role, waiting.until], ['e1', 'lisa', new Date(NOW.getTime() + 10_000).toISOString()]);
+    assert.match(waiting.message, /^Lisa failed once in a row \(last: run 9 failed: exit 1\); retrying after a 15 s backoff \(1 of 3 failures before the epic is blocked\)$/);
+    assert.deepEqual(one(epic('e1', 'planned', { faults: { lisa: fault(1, 16) } })), [agent('lisa', 'e1', 'write the plan', null, { worktree: null })]);
+  });
+
+  test('the n-th failure waits the n-th delay; past the list the last delay repeats', () => {
+    const until = (n: number, cfg: Partial<SchedulerConfig>) => {
+      const [a] = one(epic('e1', 'in_progress', { faults: { ralph: fault(n, 0) } }), cfg);
+      return a?.kind === 'wait' ? (Date.parse(a.until) - NOW.getTime()) / 1000 : a?.kind;
+    };
+    assert.equal(until(2, {}), 60);
+    assert.equal(until(5, { retryLimit: 10, retryBackoffMs: [1000, 2000] }), 2);
+    assert.equal(until(1, { retryBackoffMs: [0] }), 'run', 'a zero backoff retries at once');
+  });
+
+  test('the retry limit blocks the epic with agent_failed: the role, how often, the last exit code and output', () => {
+    const [blocked] = one(epic('e1', 'planned', { faults: { lisa: fault(3, 500) } }));
+    assert.deepEqual(blocked, {
+      kind: 'transition', epicId: 'e1', event: 'agent_failed',
+      reason: 'agent_failed: Lisa failed 3 times in a row (last: run 9 failed: exit 1); last output: boom',
+      data: { role: 'lisa', failures: 3, run_id: 9, outcome: 'failed', exit_code: 1, outcome_reason: 'exit 1', output_tail: 'starting\nboom' },
+    });
+    assert.doesNotThrow(() => transition('planned', 'agent_failed'));
+    const [timedOut] = one(epic('e1', 'in_progress', { faults: { ralph: fault(2, 0, { lastOutcome: 'timed_out', lastExitCode: 143, lastReason: 'ran past its timeout of 2 s', lastOutput: '' }) } }), { retryLimit: 2 });
+    assert.ok(timedOut?.kind === 'transition');
+    assert.equal(timedOut.reason, 'agent_failed: Ralph failed 2 times in a row (last: run 9 timed_out, exit 143: ran past its timeout of 2 s)');
+  });
+
+  test('a blocked epic waits for a person: nothing is started, and it says how to retry', () => {
+    const reason = 'agent_failed: Ralph failed 3 times in a row (last: run 9 failed: exit 1)';
+    assert.deepEqual(one(epic('e1', 'blocked', { statusReason: reason })), [{ kind: 'surface', epicId: 'e1', message: `blocked — ${reason}; a person retries it: springfield epic retry e1` }]);
+    assert.equal(one(epic('e1', 'blocked', { statusReason: 'plan_drift: plans/e1.md differs' }))[0]?.kind, 'surface');
+    assert.deepEqual(one(epic('e1', 'blocked', { statusReason: 'iteration_budget_exhausted' })), [agent('lisa', 'e1', 're-plan the blocked epic', null, { worktree: null })], 'other blocks still go back to Lisa');
+  });
+
+  test('a waiting epic takes no slot: the other epics keep running', () => {
+    const actions = decide({ epics: [epic('e1', 'in_progress', p('P0')), epic('e2', 'in_progress', { ...p('P1'), faults: {} })].map((e, i) => (i === 0 ? { ...e, faults: { ralph: fault(1, 1) } } : e)), runs: [] }, config({ maxParallelAgents: 1 }), NOW);
+    assert.deepEqual(actions.map((a) => `${a.kind}:${'epicId' in a ? a.epicId : ''}`), ['wait:e1', 'run:e2']);
+  });
+
+  test("only the failing role's record gates: Bart runs although Ralph failed before", () => {
+    assert.deepEqual(one(epic('e1', 'implemented', { faults: { ralph: fault(2, 0) } })), [agent('bart', 'e1', 'review the implementation')]);
+  });
+
+  test('setup comes first in a new worktree, is gated like a role, and takes no agent slot', () => {
+    const cfg = { setupConfigured: true };
+    assert.deepEqual(one(epic('e1', 'in_progress'), cfg), [{ kind: 'setup', epicId: 'e1' }]);
+    assert.deepEqual(one(epic('e1', 'in_progress', { setupDone: true }), cfg), [agent('ralph', 'e1', 'build step-1', 'step-1')]);
+    assert.deepEqual(one(epic('e1', 'in_progress', { worktree: null }), cfg), [agent('ralph', 'e1', 'build step-1', 'step-1', { worktree: null })], 'no worktree of its own: nothing to set up');
+    assert.equal(one(epic('e1', 'in_progress', { faults: { setup: fault(1, 1) } }), cfg)[0]?.kind, 'wait');
+    const [blocked] = one(epic('e1', 'in_progress', { faults: { setup: fault(3, 100, { lastReason: 'setup command `npm ci` exited 1' }) } }), cfg);
+    assert.ok(blocked?.kind === 'transition' && blocked.event === 'agent_failed');
+    assert.match(blocked.reason, /^agent_failed: Setup failed 3 times in a row \(last: run 9 failed: setup command `npm ci` exited 1\)/);
+    const busy = decide({ epics: [epic('e1', 'in_progress'), epic('e2', 'in_progress')], runs: [run(4, 'e1', 'setup', 1)] }, config({ ...cfg, maxParallelAgents: 1 }), NOW);
+    assert.deepEqual(busy.map((a) => a.kind), ['setup'], 'e1 is busy with its setup; e2 sets up too, and no agent slot was used');
+  });
+
+  test("a role's own timeout is enforced with a margin after springfield run's own timeout and grace", () => {
+    const cfg = { timeoutsMs: { ralph: 60_000 }, killGraceMs: 10_000 };
+    assert.deepEqual(one(epic('e1', 'in_progress'), cfg, [run(7, 'e1', 'ralph', 1.5)]), [], 'at 90 s: springfield run is still ending it');
+    assert.deepEqual(one(epic('e1', 'in_progress'), cfg, [run(7, 'e1', 'ralph', 2)]), [{ kind: 'stop_run', runId: 7, reason: 'ralph run 7 for e1 outlived its timeout of 1 min' }]);
   });
 });

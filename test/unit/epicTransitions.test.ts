@@ -6,8 +6,8 @@ import {
 import type { EpicEvent, EpicStatus, Role } from '../../src/core/epics/index.ts';
 import { RefusedError } from '../../src/core/errors.ts';
 
-/** SPEC §4 written out independently of the implementation: [from, event, to, next role]. */
-const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus, Role | null][] = [
+/** SPEC §4 written out independently of the implementation: [from, event, to, next role]; `previous`: where the epic was blocked from. */
+const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role | null][] = [
   ['planned', 'plan_approved', 'ready', null],
   ['ready', 'start', 'in_progress', 'ralph'],
   ['in_progress', 'steps_completed', 'implemented', 'bart'],
@@ -26,6 +26,14 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus, Role | null][] = [
   ['deferred', 'resume', 'planned', null],
   ['in_progress', 'iteration_budget_exhausted', 'blocked', 'lisa'],
   ['implemented', 'iteration_budget_exhausted', 'blocked', 'lisa'],
+  // Agent faults (docs/scheduler-faults.md): a person retries; blocked → blocked keeps the newest reason.
+  ['planned', 'agent_failed', 'blocked', null],
+  ['ready', 'agent_failed', 'blocked', null],
+  ['in_progress', 'agent_failed', 'blocked', null],
+  ['implemented', 'agent_failed', 'blocked', null],
+  ['blocked', 'agent_failed', 'blocked', null],
+  ['in_progress', 'plan_drift', 'blocked', null],
+  ['blocked', 'retry', 'previous', null],
 ];
 
 const ALL_STATUSES: readonly EpicStatus[] = [
@@ -34,7 +42,7 @@ const ALL_STATUSES: readonly EpicStatus[] = [
 const ALL_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry',
 ];
 
 function expectedRow(from: EpicStatus, event: EpicEvent) {
@@ -49,7 +57,9 @@ test('statuses and events are exactly the spec lists', () => {
 
 for (const [from, event, to, role] of EXPECTED) {
   test(`${from} --${event}--> ${to} (${role ?? 'nobody'})`, () => {
-    assert.deepEqual(transition(from, event), { to, nextRole: role });
+    if (to !== 'previous') return assert.deepEqual(transition(from, event), { to, nextRole: role });
+    for (const back of ['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const) assert.deepEqual(transition(from, event, back), { to: back, nextRole: role });
+    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or plan_drift/);
   });
 }
 
@@ -79,7 +89,7 @@ test('done allows nothing; deferred only resumes; defer is refused from deferred
   assert.deepEqual(allowedEvents('deferred'), ['resume']);
   assert.throws(() => transition('done', 'defer'), /cannot defer an epic that is done; allowed: none/);
   assert.throws(() => transition('deferred', 'defer'), /allowed: resume$/);
-  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer$/);
+  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed$/);
 });
 
 test('signals map to their events', () => {

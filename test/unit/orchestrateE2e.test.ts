@@ -43,7 +43,7 @@ const done = fs.existsSync('work') ? fs.readdirSync('work').filter((f) => /^step
 if (process.env.SF_FAIL_ONCE && done === 12 && !fs.existsSync('work/fix.txt')) { console.error('stage wiring broken'); process.exit(1); }
 `;
 
-function setup(t: { after: (fn: () => void) => void }, env: Record<string, string> = {}) {
+function setup(t: { after: (fn: () => void) => void }, env: Record<string, string> = {}, config: Record<string, unknown> = {}) {
   const base = mkdtempSync(join(tmpdir(), 'sf-orch-'));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const repo = join(base, 'repo');
@@ -69,7 +69,7 @@ function setup(t: { after: (fn: () => void) => void }, env: Record<string, strin
   mkdirSync(join(repo, '.springfield'), { recursive: true });
   writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({
     roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
-    verification: [[process.execPath, verify]], maxParallelAgents: 2, leaseSeconds: 3,
+    verification: [[process.execPath, verify]], maxParallelAgents: 2, leaseSeconds: 3, ...config,
   }));
   return { repo, epic, sf, git };
 }
@@ -107,10 +107,11 @@ test('a failing verification costs exactly one more builder run', { timeout: 240
   assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
 });
 
-test("a killed builder's step is reclaimed and finished by the next run", { timeout: 240_000 }, async (t) => {
+test("a killed builder's run is lost, its step released at once (no lease wait) and finished by the next run", { timeout: 240_000 }, async (t) => {
   const mark = join(tmpdir(), `sf-slow-${process.pid}-${Date.now()}`);
   t.after(() => rmSync(mark, { force: true }));
-  const { repo, epic, sf } = setup(t, { SF_SLOW: 'step-1', SF_SLOW_MARK: mark });
+  // An hour's lease: only the release of a lost run, not the lease's expiry, can free step-1 in this test.
+  const { repo, epic, sf } = setup(t, { SF_SLOW: 'step-1', SF_SLOW_MARK: mark }, { leaseSeconds: 3600, retryBackoffSeconds: [0] });
   sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
   sf('plan', 'approve', epic);
   const child = spawn(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'], { cwd: repo, env: { ...process.env, SF_CLI: CLI, SF_SLOW: 'step-1', SF_SLOW_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -127,8 +128,10 @@ test("a killed builder's step is reclaimed and finished by the next run", { time
   process.kill(agentPid, 'SIGKILL');
   assert.equal(await exited, 0, stderr);
   assert.equal(sf('epic', 'show', epic).json.status, 'done', stderr);
-  const stepEvents = (sf('events', 'plans/widget.md', '--step', 'step-1').json.events as { action: string }[]).map((e) => e.action);
-  assert.ok(stepEvents.includes('reclaim'), `step-1 was reclaimed after the lease expired: ${stepEvents.join(', ')}`);
+  const stepEvents = (sf('events', 'plans/widget.md', '--step', 'step-1').json.events as { action: string; reason: string | null }[]);
+  const reset = stepEvents.findIndex((e) => e.action === 'reset' && /lost/.test(e.reason ?? ''));
+  assert.ok(reset >= 0, `step-1 was released when its run was marked lost: ${JSON.stringify(stepEvents)}`);
+  assert.ok(!stepEvents.some((e) => e.action === 'reclaim'), 'no lease had to expire');
   assert.match(stderr, /marked lost/);
   assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
 });

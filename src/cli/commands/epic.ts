@@ -1,7 +1,8 @@
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { COMPLEXITY_POLICY, parseComplexity } from '../../core/epics/complexity.ts';
-import type { EpicRow } from '../../core/epics/epicStore.ts';
+import { blockDetails, isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
+import { listRuns } from '../../core/store/runs.ts';
 import { parsePriority } from '../../core/epics/ids.ts';
 import { allowedEvents, isEpicStatus, transition } from '../../core/epics/transitions.ts';
 import { RefusedError, UsageError } from '../../core/errors.ts';
@@ -93,20 +94,29 @@ export const epicShow: Command = {
     const versions = (await store.planVersions(epic.id)).map(({ body: _b, structure: _s, ...v }) => v);
     const plan = (await store.showPlans()).find((p) => p.epic_id === epic.id) ?? null;
     const signals = await store.signals(epic.id);
-    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals };
+    const { blocked, runs } = await store.read((db) => ({ blocked: blockDetails(db, epic), runs: listRuns(db, { epicId: epic.id, limit: 5 }) }));
+    const recent = runs.map((r) => ({ id: r.id, role: r.role, step_anchor: r.step_anchor, status: r.status, exit_code: r.exit_code, outcome_reason: r.outcome_reason, started_at: r.started_at, ended_at: r.ended_at }));
+    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, recent_runs: recent };
     return output(json, renderEpic(json));
   },
 };
 
-function transitionCommand(name: 'defer' | 'resume', summary: string): Command {
+function transitionCommand(name: 'defer' | 'resume' | 'retry', summary: string, details?: string): Command {
   return {
     name: `epic ${name}`,
     summary,
     positionals: [EPIC_ARG],
     options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded in the event log' }],
+    ...(details ? { details } : {}),
     async run(ctx) {
-      const r = await planningStore(ctx, 'write').applyEpicEvent(arg(ctx, 0), name, ctx.actor, str(ctx.args, 'reason') ?? `${name === 'defer' ? 'deferred' : 'resumed'} by ${ctx.actor.agent ?? 'a person'}`);
-      return output(r, `${r.epic_id}: ${r.from} → ${r.to}`);
+      const store = planningStore(ctx, 'write');
+      const id = arg(ctx, 0);
+      // Resuming an epic a fault blocked is what a person means by retrying it.
+      const event = name === 'resume' && isRetryable(await store.getEpic(id)) ? 'retry' : name;
+      const done = { defer: 'deferred', resume: 'resumed', retry: 'retried' }[event];
+      const r = await store.applyEpicEvent(id, event, ctx.actor, str(ctx.args, 'reason') ?? `${done} by ${ctx.actor.agent ?? 'a person'}`);
+      const next = event === 'retry' ? '\nThe scheduler starts it again on its next pass (springfield orchestrate, or the editor\'s scheduler).' : '';
+      return output(r, `${r.epic_id}: ${r.from} → ${r.to}${next}`);
     },
   };
 }
@@ -150,4 +160,6 @@ export const epicApproveMerge: Command = {
 };
 
 export const epicDefer = transitionCommand('defer', 'set an epic aside (any status but done)');
-export const epicResume = transitionCommand('resume', 'bring a deferred epic back to planned');
+export const epicResume = transitionCommand('resume', 'bring a deferred epic back to planned (an epic blocked by agent_failed or plan_drift: retry it)');
+export const epicRetry = transitionCommand('retry', 'retry an epic blocked by agent_failed or plan_drift: back to the status it was blocked from',
+  'The failing role runs again on the scheduler\'s next pass, its count of failures in a row starting over (fix the cause first: a missing\nAPI key, a broken setup command, the drifted plan file). Other blocks (a review signal, a spent budget) need a new plan instead.');

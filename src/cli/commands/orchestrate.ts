@@ -15,17 +15,24 @@ export const orchestrateCommand: Command = {
   summary: 'run the scheduler without an editor: start epics, agents, verification, reviews and merges',
   positionals: [],
   options: [
-    { name: 'once', type: 'boolean', description: 'one pass: take the actions, wait for the agents it started, exit' },
-    { name: 'watch', type: 'boolean', description: 'keep going until interrupted (Ctrl+C stops the agents it started)' },
+    { name: 'once', type: 'boolean', description: 'one pass: take the actions, wait for the agents and work it started, exit (never loops)' },
+    { name: 'watch', type: 'boolean', description: 'keep going until interrupted (Ctrl+C stops the agents it started), waiting out backoffs and for people' },
     { name: 'interval', type: 'int', placeholder: 'SECONDS', description: 'seconds between passes with --watch (default 2)', min: 1, max: 3600 },
-    { name: 'until-idle', type: 'boolean', description: 'with --watch: exit once a pass finds nothing to do and no agent runs' },
+    { name: 'until-idle', type: 'boolean', description: 'with --watch: exit once only waiting is left (a retry backoff, a person\'s decision), saying what for' },
     { name: 'worktrees', type: 'string', placeholder: 'DIR', description: 'where epic worktrees go (default: <repo>.springfield/)' },
   ],
-  details: 'Agents, verification and limits come from .springfield/config.json: { "roles": { "ralph": ["…"] }, "verification": [["npm","test"]], "maxParallelAgents": 3 }.\nEvery agent is started through `springfield run`, never through a shell.',
+  details: [
+    'Agents, verification and limits come from .springfield/config.json: { "roles": { "ralph": ["…"] }, "verification": [["npm","test"]], "maxParallelAgents": 3 }.',
+    'Every agent is started through `springfield run`, never through a shell. Faults (docs/scheduler-faults.md): each run ends succeeded, failed,',
+    'timed_out (per-role "timeouts": { "ralph": 3600 }), lost or no_progress; a failed role is retried after "retryBackoffSeconds" (default [15, 60, 240]),',
+    'and after "retryLimit" (default 3) non-successes in a row the epic is blocked (agent_failed) until a person runs `springfield epic retry <epic>`.',
+    'New worktrees get the ignored files .worktreeinclude lists and run "setup": [["npm", "ci"]] before any agent; "archive" runs before one is removed.',
+  ].join('\n'),
   async run(ctx) {
     const once = flag(ctx.args, 'once');
     const watch = flag(ctx.args, 'watch');
     if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once or --watch");
+    if (once && flag(ctx.args, 'until-idle')) throw new UsageError('bad_option', '--until-idle goes with --watch; --once already exits after one pass');
     const mainRoot = ctx.location.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
     const store = planningStore(ctx, 'write');
@@ -51,14 +58,23 @@ export const orchestrateCommand: Command = {
       while (!stopping) {
         const actions = await orchestrator.tick();
         taken.push(...actions);
-        const busy = actions.some((a) => a.kind !== 'surface');
-        if (flag(ctx.args, 'until-idle') && !busy && orchestrator.activeAgents === 0 && !(await store.runs({ active: true })).length) break;
-        await Promise.race([new Promise((r) => setTimeout(r, busy ? 50 : interval)), orchestrator.nextExit()]);
+        const busy = actions.length > 0 || !orchestrator.idle || (await store.runs({ active: true })).length > 0;
+        if (flag(ctx.args, 'until-idle') && !busy) break;
+        // Wake when an agent or a piece of work ends, at the end of the nearest backoff, or after the interval.
+        const backoff = orchestrator.waiting.filter((w) => w.until !== null).map((w) => Date.parse(w.until ?? '') - Date.now() + 50);
+        const wait = actions.length > 0 ? 50 : Math.max(50, Math.min(interval, ...backoff));
+        await Promise.race([new Promise((r) => setTimeout(r, wait)), orchestrator.nextExit()]);
       }
       await orchestrator.settle();
     }
     const counts: Record<string, number> = {};
     for (const a of taken) counts[a.kind] = (counts[a.kind] ?? 0) + 1;
-    return output({ actions: taken, counts }, `Took ${taken.length} action${taken.length === 1 ? '' : 's'}: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing to do'}`);
+    const waiting = orchestrator.waiting;
+    const lines = [`Took ${taken.length} action${taken.length === 1 ? '' : 's'}: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing to do'}`];
+    if (waiting.length > 0) {
+      lines.push('Waiting for:');
+      for (const w of waiting) lines.push(`  ${w.epic_id}: ${w.kind === 'backoff' ? `until ${w.until?.slice(11, 19)} — ` : ''}${w.message}`);
+    }
+    return output({ actions: taken, counts, waiting }, lines.join('\n'));
   },
 };

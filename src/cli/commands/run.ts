@@ -1,13 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { getEpic } from '../../core/epics/epicStore.ts';
 import { EnvironmentError, SpringfieldError, UsageError } from '../../core/errors.ts';
+import { isAncestor, readHead, shortRef, type Head } from '../../core/git/head.ts';
 import { expandAgentArgv } from '../../core/runs/agentArgv.ts';
 import { agentEnv } from '../../core/runs/agentEnv.ts';
-import { finishRun, startRun } from '../../core/runs/recordRun.ts';
-import { AGENT_ROLES, configPathFor, loadRoleCommands, type AgentRole } from '../../core/runs/roles.ts';
+import { startGroup, type GroupEnd } from '../../core/runs/processGroup.ts';
+import { finishRun, progressMarks, setAgentPid, startRun, type ProgressMarks } from '../../core/runs/recordRun.ts';
+import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, type AgentRole } from '../../core/runs/roles.ts';
 import { heartbeat } from '../../core/store/claims.ts';
 import { assertHolder, findPlan, ownerOf, requireStep } from '../../core/store/rows.ts';
 import type { RunView } from '../../core/store/runs.ts';
@@ -31,12 +31,7 @@ interface Prepared {
   /** The holder's identity with the claim's current token: what heartbeats are fenced by. */
   readonly holder: Actor;
   readonly agent: string;
-}
-
-interface Ended {
-  readonly exitCode: number;
-  readonly signal: NodeJS.Signals | null;
-  readonly spawnError: NodeJS.ErrnoException | null;
+  readonly marks: ProgressMarks;
 }
 
 export const runCommand: Command = {
@@ -49,12 +44,18 @@ export const runCommand: Command = {
     { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'the step this worktree holds; its lease is renewed every lease/3 while the agent lives' },
     { name: 'plan', type: 'string', placeholder: 'PATH', description: "the plan file (default: the epic's plan)" },
     { ...LEASE_OPTION, description: 'lease length in seconds renewed by each heartbeat (default: leaseSeconds of .springfield/config.json, else 7200)' },
+    { name: 'timeout', type: 'int', placeholder: 'SECONDS', description: "end the agent's whole process group after this long (default: timeouts.<role>, else runTimeoutSeconds of .springfield/config.json, else 3600)", min: 1, max: 31_622_400 },
   ],
   details: [
     "The agent command follows a bare '--': springfield run --role ralph --epic sf-a3f8 --step step-1 -- claude -p '…'",
     '$SPRINGFIELD_CONTEXT_FILE (or ${SPRINGFIELD_…}) inside an argument is replaced by that value; no shell is involved.',
     'The agent command is run directly (no shell) in the worktree, with SPRINGFIELD_EPIC, _STEP, _PLAN, _WORKTREE,',
     '_CLAIM_TOKEN, _CONTEXT_FILE, _ROLE, _RUN_ID, _AGENT and _DB set and ELECTRON_RUN_AS_NODE and VSCODE_* removed.',
+    'The agent runs in its own process group: a timeout, Ctrl+C or a stop ends the whole group (SIGTERM, then SIGKILL',
+    'after killGraceSeconds), and processes it leaves behind are ended when it exits. Its output passes through and the',
+    'last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out or no_progress (exit 0',
+    'but a builder neither completed its step, committed nor ticked an item; a planner proposed nothing; a reviewer',
+    'recorded no signal); a run that does not succeed releases its step at once (see docs/scheduler-faults.md).',
     'Exits with the agent\'s exit code (128+N when killed by signal N; 127 when the command cannot be found).',
   ].join('\n'),
   async run(ctx) {
@@ -65,12 +66,16 @@ export const runCommand: Command = {
     if (command.length === 0 || command[0] === '') throw new UsageError('missing_command', "run needs the agent command after '--', e.g. springfield run --role ralph --epic sf-1234 -- claude -p '…'");
     const planFlag = str(ctx.args, 'plan');
     const planArg = planFlag !== undefined ? ctx.planKey(planFlag) : undefined;
-    const leaseSeconds = int(ctx.args, 'lease') ?? loadRoleCommands(configPathFor(ctx.dbPath)).leaseSeconds;
+    const config = loadRoleCommands(configPathFor(ctx.dbPath));
+    const leaseSeconds = int(ctx.args, 'lease') ?? config.leaseSeconds;
+    const timeoutSeconds = int(ctx.args, 'timeout') ?? timeoutFor(config, role);
     const store = planningStore(ctx, 'write');
     const actor = ctx.actor;
     const stepAnchor = str(ctx.args, 'step') ?? null;
+    const before = readHead(actor.worktree, ctx.env);
+    const launchId = ctx.env.SPRINGFIELD_LAUNCH_ID || null;
 
-    const prepared = await store.write((db, now) => prepare(db, now, { role, epicId, planArg, stepAnchor, command, actor, leaseSeconds }));
+    const prepared = await store.write((db, now) => prepare(db, now, { role, epicId, planArg, stepAnchor, command, actor, leaseSeconds, headBefore: before?.commit ?? null, launchId }));
     const contextFile = await writeContextFile(ctx, store, prepared);
     const values = {
       epic: epicId, step: prepared.stepAnchor, plan: prepared.planPath, worktree: actor.worktree, claimToken: prepared.holder.token ?? null,
@@ -88,22 +93,47 @@ export const runCommand: Command = {
 
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
-    const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json') });
+    delete env.SPRINGFIELD_LAUNCH_ID;
+    const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000 },
+      (pid) => store.write((db) => setAgentPid(db, prepared.run.id, pid)));
     clearInterval(timer);
-    const run = await store.write((db, now) => finishRun(db, now, prepared.run.id, { exitCode: ended.exitCode, signal: ended.signal }, actor));
+    const after = readHead(actor.worktree, ctx.env);
+    const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : branchFault(before, after);
+    const reopen = fault !== null && !ended.spawnError && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
+    const run = await store.write((db, now) => finishRun(db, now, prepared.run.id, {
+      exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
+      fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds,
+    }, actor));
 
     const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
     const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
     if (spawnError) warnings.unshift(`${spawnError.message} (run ${run.id} recorded as failed, exit ${ended.exitCode})`);
     const how = ended.signal ? `killed by ${ended.signal}` : `exit ${ended.exitCode}`;
+    const why = run.outcome_reason && !spawnError ? ` — ${run.outcome_reason}` : '';
     return output(
-      { run, exit_code: ended.exitCode, signal: ended.signal, context_file: contextFile, lease_seconds: prepared.stepAnchor ? leaseSeconds : null, heartbeats, spawn_error: spawnError },
-      `Run ${run.id} (${where}) ${run.status}: ${how} after ${duration(Date.now() - started)}`,
+      { run, outcome: run.status, outcome_reason: run.outcome_reason, exit_code: ended.exitCode, signal: ended.signal, context_file: contextFile, lease_seconds: prepared.stepAnchor ? leaseSeconds : null, timeout_seconds: timeoutSeconds, heartbeats, spawn_error: spawnError },
+      `Run ${run.id} (${where}) ${run.status}: ${how} after ${duration(Date.now() - started)}${why}`,
       ended.exitCode,
       warnings,
     );
   },
 };
+
+/** A run must leave the worktree on the branch it found it on; anything else is a fault (docs/scheduler-faults.md). */
+function branchFault(before: Head | null, after: Head | null): string | null {
+  if (!before?.branch || !after) return null;
+  if (after.branch === before.branch) return null;
+  const now = after.branch ? `on ${shortRef(after.branch)}` : `detached at ${after.commit?.slice(0, 12) ?? '?'}`;
+  return `left ${shortRef(before.branch)}: the worktree is now ${now} (the scheduler restores ${shortRef(before.branch)}; commits made there stay reachable)`;
+}
+
+/** Whether the run's step was completed by this run with a commit that is not on `branch`. */
+async function completedOffBranch(store: SqliteStore, p: Prepared, worktree: string, branch: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  if (!p.planPath || !p.stepAnchor || p.holder.token == null) return false;
+  const step = await store.read((db) => requireStep(db, p.planPath ?? '', p.stepAnchor ?? ''));
+  if (step.status !== 'completed' || step.completed_token !== p.holder.token) return false;
+  return step.commit_hash === null || !isAncestor(worktree, step.commit_hash, branch, env);
+}
 
 function roleOf(given: string | undefined): AgentRole {
   if (given === undefined) throw new UsageError('missing_option', `run needs --role ${AGENT_ROLES.join('|')}`);
@@ -120,6 +150,8 @@ interface PrepareInput {
   readonly command: readonly string[];
   readonly actor: Actor;
   readonly leaseSeconds: number;
+  readonly headBefore: string | null;
+  readonly launchId: string | null;
 }
 
 /** In one transaction: checks the epic (and that this worktree holds the step, renewing its lease), then records the run. */
@@ -143,8 +175,9 @@ function prepare(db: Database, now: Date, input: PrepareInput): Prepared {
   const run = startRun(db, now, {
     epicId: epic.id, planPath, stepAnchor, role: input.role, iteration: input.role === 'lisa' ? epic.plan_iteration : epic.iteration,
     worktree: actor.worktree, agentId: agent, command: input.command, pid: process.pid,
+    claimToken: holder.token ?? null, headBefore: input.headBefore, launchId: input.launchId,
   }, actor);
-  return { run, planPath, stepAnchor, holder, agent };
+  return { run, planPath, stepAnchor, holder, agent, marks: progressMarks(db, epic.id, planPath, stepAnchor) };
 }
 
 /** The epic's live plan, else the plan of its latest proposed version, else none. */
@@ -158,37 +191,43 @@ function epicPlan(db: Database, epicId: string): string | null {
 async function writeContextFile(ctx: CliContext, store: SqliteStore, p: Prepared): Promise<string> {
   const file = join(dirname(ctx.dbPath), 'context', `${p.run.id}.md`);
   try {
-    const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot });
+    const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
     return file;
   } catch (err) {
-    await store.write((db, now) => finishRun(db, now, p.run.id, { exitCode: 1, signal: null }, p.holder));
+    await store.write((db, now) => finishRun(db, now, p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder));
     if (err instanceof SpringfieldError) throw err;
     throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${err instanceof Error ? err.message : String(err)}); run ${p.run.id} recorded as failed`);
   }
 }
 
-/** Spawns the agent without a shell, forwards SIGINT/SIGTERM/SIGHUP to it and resolves when it ends. */
-function supervise(command: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; json: boolean }): Promise<Ended> {
-  return new Promise((resolve) => {
-    // With --json our stdout carries exactly one document, so the agent's stdout goes to stderr.
-    const child = spawn(command[0] as string, command.slice(1), { stdio: ['inherit', options.json ? 2 : 'inherit', 'inherit'], cwd: options.cwd, env: options.env });
-    const forward = (signal: NodeJS.Signals): void => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    };
-    for (const s of FORWARDED) process.on(s, forward);
-    const done = (ended: Ended): void => {
-      for (const s of FORWARDED) process.off(s, forward);
-      resolve(ended);
-    };
-    child.once('error', (err: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) done({ exitCode: err.code === 'EACCES' ? 126 : 127, signal: null, spawnError: err });
-    });
-    child.once('exit', (code, signal) => {
-      done({ exitCode: signal ? 128 + (constants.signals[signal] ?? 0) : code ?? 1, signal, spawnError: null });
-    });
+interface SuperviseOptions {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly json: boolean;
+  readonly timeoutMs: number;
+  readonly graceMs: number;
+}
+
+/**
+ * Runs the agent (no shell) as the leader of its own process group, its output passing through to
+ * ours; SIGINT/SIGTERM/SIGHUP sent to us end its whole group. Resolves when it has ended.
+ */
+async function supervise(command: readonly string[], options: SuperviseOptions, started: (pid: number) => Promise<void>): Promise<GroupEnd> {
+  // With --json our stdout carries exactly one document, so the agent's stdout goes to stderr.
+  const group = startGroup(command, {
+    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs,
+    stdout: options.json ? process.stderr : process.stdout, stderr: process.stderr, stdin: 'inherit',
   });
+  const forward = (signal: NodeJS.Signals): void => group.stop(signal);
+  for (const s of FORWARDED) process.on(s, forward);
+  try {
+    if (group.pid !== undefined) await started(group.pid).catch(() => undefined);
+    return await group.done;
+  } finally {
+    for (const s of FORWARDED) process.off(s, forward);
+  }
 }
 
 function describeSpawnError(program: string, err: NodeJS.ErrnoException): { code: string; message: string } {

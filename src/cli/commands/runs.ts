@@ -13,15 +13,22 @@ export const runsCommand: Command = {
     { name: 'epic', type: 'string', placeholder: 'ID', description: 'only runs of this epic' },
     { name: 'active', type: 'boolean', description: 'only runs still running' },
     { name: 'limit', type: 'int', placeholder: 'N', description: 'at most N runs (default 200); session counts always cover every run', min: 1 },
+    { name: 'output', type: 'boolean', description: 'show the stored output tail (last 40 lines) of every listed run, not only the last lines of those that did not succeed' },
   ],
-  details: 'A run whose supervising process died without finishing shows as running until the extension or scheduler marks it lost.',
+  details: [
+    'Each run ends succeeded, failed (exit code), timed_out, lost (its supervising process vanished) or no_progress (exit 0 without',
+    'completing, committing or ticking anything; a planner without a proposal; a reviewer without a signal), with the reason and the',
+    'last 40 lines of its output (see docs/scheduler-faults.md). A run whose supervisor died shows as running until the scheduler marks',
+    'it lost. Setup runs (the scheduler preparing a new worktree) are listed too but are not agent sessions.',
+  ].join('\n'),
   async run(ctx) {
     const epicId = str(ctx.args, 'epic');
     const { runs, sessions } = await ctx.store('read').read((db) => ({
       runs: listRuns(db, { epicId, active: flag(ctx.args, 'active'), limit: int(ctx.args, 'limit') }),
       sessions: countSessions(db, epicId),
     }));
-    const lines = runs.length === 0 ? ['No runs.'] : runs.map(describe);
+    const all = flag(ctx.args, 'output');
+    const lines = runs.length === 0 ? ['No runs.'] : runs.flatMap((r) => [describe(r), ...outputLines(r, all)]);
     const epics = Object.entries(sessions);
     if (epics.length > 0) {
       lines.push('', 'Sessions per epic:');
@@ -36,5 +43,12 @@ function describe(r: RunView): string {
   const end = r.status === 'running'
     ? `since ${r.started_at} (pid ${r.pid ?? '?'})`
     : `${r.exit_code !== null ? `exit ${r.exit_code}` : 'no exit code'}${r.ended_at ? ` after ${duration(Date.parse(r.ended_at) - Date.parse(r.started_at))}` : ''}`;
-  return `#${r.id} ${r.role} ${where} [${r.status}] iteration ${r.iteration} — ${end}`;
+  return `#${r.id} ${r.role} ${where} [${r.status}] iteration ${r.iteration} — ${end}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`;
+}
+
+/** The output tail under a run: all of it with --output, else the last lines of a run that did not succeed. */
+function outputLines(r: RunView, all: boolean): string[] {
+  const tail = r.output_tail.trimEnd();
+  if (tail === '' || (!all && (r.status === 'succeeded' || r.status === 'running'))) return [];
+  return tail.split('\n').slice(all ? -40 : -3).map((l) => `    | ${l}`);
 }

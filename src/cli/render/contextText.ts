@@ -29,6 +29,11 @@ export function renderContext(c: ContextView): string {
       for (const l of s.locations) out.push(`  - ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? ` — ${l.note}` : ''}`);
     }
   }
+  if (c.previous_run) {
+    const r = c.previous_run;
+    out.push('', `## Your previous session (run ${r.id}) did not succeed`, `${r.role}${r.step_anchor ? ` on ${r.step_anchor}` : ''}: ${r.status}${r.exit_code !== null ? `, exit ${r.exit_code}` : ''}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`);
+    if (r.output_tail.trim()) out.push('Last lines of its output:', '```', r.output_tail.trimEnd().split('\n').slice(-20).join('\n'), '```');
+  }
   if (c.verification_failures.length) {
     out.push('', '## Last verification failures');
     for (const v of c.verification_failures) out.push(`- \`${v.command}\` exited ${v.exit_code ?? '?'} at ${v.created_at}`, '```', v.output_tail.trimEnd(), '```');

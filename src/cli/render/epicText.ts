@@ -33,6 +33,8 @@ interface EpicDetail extends EpicLine {
   plan_versions: { version: number; status: string; plan_path: string; feedback: string | null; created_at: string }[];
   plan: { plan_path: string; status: string; progress: { steps_completed: number; steps_total: number; items_completed: number; items_total: number } } | null;
   signals: readonly SignalView[];
+  blocked_by: Record<string, unknown> | null;
+  recent_runs: readonly { id: number; role: string; step_anchor: string | null; status: string; exit_code: number | null; outcome_reason: string | null; ended_at: string | null }[];
 }
 
 export function renderEpic(e: EpicDetail): string {
@@ -41,6 +43,11 @@ export function renderEpic(e: EpicDetail): string {
     `  complexity ${e.complexity} (${e.complexity_source}) · priority ${e.priority} · review ${e.review}${e.person_approval_before_merge ? ' · person approves merge' : ''}`,
     `  build iterations ${e.iteration}/${e.build_budget} · plan iterations ${e.plan_iteration}/${e.plan_budget}`,
   ];
+  if (e.blocked_by) {
+    lines.push(`  a person decides: fix the cause, then springfield epic retry ${e.id}`);
+    const tail = typeof e.blocked_by.output_tail === 'string' ? e.blocked_by.output_tail.trimEnd() : '';
+    if (tail) lines.push(`  last output of run ${String(e.blocked_by.run_id)}:`, ...tail.split('\n').slice(-10).map((l) => `    | ${l}`));
+  }
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
   if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${miniBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
   if (e.plan_versions.length) {
@@ -53,6 +60,10 @@ export function renderEpic(e: EpicDetail): string {
       lines.push(`    #${s.id} ${s.type} — ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`);
       for (const l of s.locations) lines.push(`      ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`);
     }
+  }
+  if (e.recent_runs.length) {
+    lines.push('', '  Recent runs:');
+    for (const r of e.recent_runs) lines.push(`    #${r.id} ${r.role}${r.step_anchor ? ` ${r.step_anchor}` : ''} [${r.status}]${r.exit_code !== null ? ` exit ${r.exit_code}` : ''}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`);
   }
   return lines.join('\n');
 }

@@ -6,7 +6,7 @@ import { showPlans } from '../store/queries.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { Actor, PlanView, StepView } from '../store/types.ts';
 import { COMPLEXITY_POLICY } from './complexity.ts';
-import { buildBudget, getEpic, type EpicRow } from './epicStore.ts';
+import { buildBudget, getEpic, isRetryable, type EpicRow } from './epicStore.ts';
 import { handoffFileName } from './handoff.ts';
 import { approvedVersion } from './planApproval.ts';
 import { listSignals, type SignalView } from './signals.ts';
@@ -18,6 +18,22 @@ export interface ContextRequest {
   readonly actor: Actor;
   /** Where narrative documents live (the main worktree root), to list what must be read. */
   readonly docsRoot: string | null;
+  /** The role of the session the context is for: its previous run on the epic is shown when it did not succeed. */
+  readonly role?: string;
+  /** Only runs before this one count as previous (the run the context is written for). */
+  readonly beforeRun?: number;
+}
+
+/** The previous run of the same role on the epic, when it did not succeed: what it did and why it failed. */
+export interface PreviousRun {
+  readonly id: number;
+  readonly role: string;
+  readonly step_anchor: string | null;
+  readonly status: string;
+  readonly exit_code: number | null;
+  readonly outcome_reason: string | null;
+  readonly output_tail: string;
+  readonly ended_at: string | null;
 }
 
 export interface ContextView {
@@ -31,6 +47,7 @@ export interface ContextView {
   readonly decisions: readonly { at: string; kind: string; summary: string }[];
   readonly signals: readonly SignalView[];
   readonly verification_failures: readonly { command: string; exit_code: number | null; output_tail: string; created_at: string; step_anchor: string | null }[];
+  readonly previous_run: PreviousRun | null;
   readonly must_read: readonly { path: string; why: string }[];
   readonly next_commands: readonly string[];
 }
@@ -63,6 +80,7 @@ export function buildContext(db: Database, now: Date, req: ContextRequest): Cont
     decisions: decisionsOf(db, planPath, anchor, epic?.id),
     signals: epic ? listSignals(db, epic.id, 5) : [],
     verification_failures: failuresOf(db, epic?.id, planPath),
+    previous_run: epic && req.role ? previousRun(db, epic.id, req.role, req.beforeRun) : null,
     must_read: mustRead(req.docsRoot, epic, planPath ?? proposedPath),
     next_commands: nextCommands(epic, planPath ?? proposedPath, stepView, db),
   };
@@ -82,7 +100,7 @@ function epicSummary(e: EpicRow): NonNullable<ContextView['epic']> {
   return {
     id: e.id, title: e.title, status: e.status, status_reason: e.status_reason, priority: e.priority, complexity: e.complexity,
     iteration: e.iteration, plan_iteration: e.plan_iteration, build_budget: buildBudget(e), plan_budget: COMPLEXITY_POLICY[e.complexity].planIterations,
-    next_role: e.status === 'planned' ? 'lisa' : row?.nextRole ?? null, allowed_events: allowedEvents(e.status),
+    next_role: isRetryable(e) ? 'person' : e.status === 'planned' ? 'lisa' : row?.nextRole ?? null, allowed_events: allowedEvents(e.status),
   };
 }
 
@@ -106,6 +124,13 @@ function failuresOf(db: Database, epicId: string | undefined, planPath: string |
   return db.prepare(`SELECT command, exit_code, output_tail, created_at, step_anchor FROM verifications
       WHERE verdict != 'pass' AND (epic_id = ? OR plan_path = ?) ORDER BY id DESC LIMIT 3`)
     .all(epicId ?? null, planPath ?? null) as ContextView['verification_failures'][number][];
+}
+
+function previousRun(db: Database, epicId: string, role: string, before: number | undefined): PreviousRun | null {
+  const row = db.prepare(`SELECT id, role, step_anchor, status, exit_code, outcome_reason, output_tail, ended_at FROM runs
+      WHERE epic_id = ? AND role = ? AND status != 'running' AND id < ? ORDER BY id DESC LIMIT 1`)
+    .get(epicId, role, before ?? Number.MAX_SAFE_INTEGER) as PreviousRun | undefined;
+  return row && row.status !== 'succeeded' ? row : null;
 }
 
 function mustRead(root: string | null, epic: EpicRow | undefined, planPath: string | undefined): { path: string; why: string }[] {

@@ -4,7 +4,7 @@ import type { Database } from '../store/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { COMPLEXITY_POLICY, detectComplexity, type Complexity } from './complexity.ts';
 import { newEpicId, type Priority } from './ids.ts';
-import { transition, type EpicEvent, type EpicStatus, type Role } from './transitions.ts';
+import { RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus, type Role } from './transitions.ts';
 
 export interface EpicRow {
   id: string;
@@ -80,17 +80,20 @@ export interface TransitionOutcome {
 
 /**
  * The one way an epic's status changes: checks the SPEC §4 table, counts build iterations on each
- * entry to in_progress and blocks the epic when the budget is spent. Writes an event per change.
+ * entry to in_progress (a retry is not a new iteration) and blocks the epic when the budget is
+ * spent. Writes an event per change; `data` adds to its record (a block also keeps the reason it
+ * replaced, which a retry restores).
  */
-export function applyEpicEvent(db: Database, now: string, epicId: string, event: EpicEvent, actor: Actor, reason: string | null = null): TransitionOutcome {
+export function applyEpicEvent(db: Database, now: string, epicId: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Record<string, unknown> = {}): TransitionOutcome {
   const epic = getEpic(db, epicId);
-  const step = transition(epic.status, event);
+  const block = event === 'retry' ? retryableBlock(db, epic) : undefined;
+  const step = transition(epic.status, event, block?.from);
   let to = step.to;
   let nextRole = step.nextRole;
   let why = reason;
   // A new plan after a block is a fresh attempt: its build iterations count from zero.
   let iteration = event === 'new_plan_approved' ? 0 : epic.iteration;
-  if (to === 'in_progress') {
+  if (to === 'in_progress' && event !== 'retry') {
     iteration += 1;
     if (iteration > buildBudget(epic)) {
       const blocked = transition('in_progress', 'iteration_budget_exhausted');
@@ -100,13 +103,31 @@ export function applyEpicEvent(db: Database, now: string, epicId: string, event:
       iteration = epic.iteration;
     }
   }
+  const statusReason = block ? block.previousReason : why;
   db.prepare('UPDATE epics SET status = ?, status_reason = ?, iteration = ?, updated_at = ? WHERE id = ? AND status = ?')
-    .run(to, why, iteration, now, epicId, epic.status);
+    .run(to, statusReason, iteration, now, epicId, epic.status);
   writeEvent(db, now, actor, {
     entity: 'epic', action: event, epicId, from: epic.status, to, reason: why,
-    data: { next_role: nextRole, iteration, budget: buildBudget(epic) },
+    data: { next_role: nextRole, iteration, budget: buildBudget(epic), ...(to === 'blocked' ? { previous_reason: epic.status_reason } : {}), ...data },
   });
   return { epic_id: epicId, event, from: epic.status, to, next_role: nextRole, iteration, reason: why };
+}
+
+/** The block a retry lifts: the latest move to blocked must be agent_failed or plan_drift. */
+function retryableBlock(db: Database, epic: EpicRow): { from: EpicStatus; previousReason: string | null } | undefined {
+  if (epic.status !== 'blocked') return undefined;
+  const last = db.prepare(`SELECT action, from_status, data FROM events WHERE epic_id = ? AND entity = 'epic' AND to_status = 'blocked' ORDER BY id DESC LIMIT 1`)
+    .get(epic.id) as { action: string; from_status: EpicStatus; data: string | null } | undefined;
+  if (!last || !(RETRYABLE_BLOCKS as readonly string[]).includes(last.action)) {
+    throw new RefusedError('not_retryable', `${epic.id} is blocked by ${epic.status_reason ?? 'a review signal'}, not by a failing agent or a drifted plan; re-plan it (propose and approve a new plan) or defer it`);
+  }
+  const data = last.data ? JSON.parse(last.data) as { previous_reason?: string | null } : {};
+  return { from: last.from_status, previousReason: data.previous_reason ?? null };
+}
+
+/** True when the epic is blocked by a fault a person lifts with retry (agent_failed or plan_drift). */
+export function isRetryable(epic: Pick<EpicRow, 'status' | 'status_reason'>): boolean {
+  return epic.status === 'blocked' && RETRYABLE_BLOCKS.some((e) => epic.status_reason?.startsWith(`${e}:`) === true);
 }
 
 /** A person's approval to merge (required for critical epics before Lovejoy merges). */
@@ -138,4 +159,19 @@ export function countIteration(db: Database, now: string, epicId: string, actor:
 /** Records where the epic's worktree lives. */
 export function setEpicWorktree(db: Database, now: string, epicId: string, path: string, branch: string): void {
   db.prepare('UPDATE epics SET worktree_path = ?, branch = ?, updated_at = ? WHERE id = ?').run(path, branch, now, epicId);
+}
+
+/** Records what the scheduler did to an epic's worktree (tidied it, set it up) in the event log. */
+export function recordWorktreeEvent(db: Database, now: string, epicId: string, actor: Actor, action: string, reason: string, data?: Record<string, unknown>): void {
+  writeEvent(db, now, actor, { entity: 'worktree', action, epicId, reason, data });
+}
+
+/** What blocked an epic that a person can retry: the event's record (role, failures, the last run and its output), or null. */
+export function blockDetails(db: Database, epic: EpicRow): Record<string, unknown> | null {
+  if (!isRetryable(epic)) return null;
+  const last = db.prepare(`SELECT action, at, data FROM events WHERE epic_id = ? AND entity = 'epic' AND to_status = 'blocked' ORDER BY id DESC LIMIT 1`)
+    .get(epic.id) as { action: string; at: string; data: string | null } | undefined;
+  if (!last) return null;
+  const { next_role: _n, iteration: _i, budget: _b, previous_reason: _p, ...data } = (last.data ? JSON.parse(last.data) : {}) as Record<string, unknown>;
+  return { event: last.action, at: last.at, ...data };
 }

@@ -172,3 +172,20 @@ export function finishEpic(db: Database, now: string, epicId: string, actor: Act
   if (open.length > 0) throw new RefusedError('incomplete', `cannot finish ${epicId}: steps not completed: ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''}`);
   return applyEpicEvent(db, now, epicId, 'steps_completed', actor, reason);
 }
+
+/**
+ * How the plan file a builder would work from differs from the epic's approved, initialised plan:
+ * the structural changes, or an empty list when it matches (ticked boxes and re-wrapped text are not drift).
+ */
+export function planDrift(db: Database, planPath: string, current: PlanSource): string[] {
+  const live = findPlan(db, planPath);
+  if (!live) return [`${planPath} is not initialised`];
+  if (planHash(current.plan) === live.plan_hash) return [];
+  const changes = describeDrift(initialisedStructure(db, planPath), planStructure(current.plan));
+  return changes.length > 0 ? changes : ['structure changed'];
+}
+
+/** The path of the epic's initialised (approved) plan, or null before approval. */
+export function livePlanPath(db: Database, epicId: string): string | null {
+  return (db.prepare('SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(epicId) as string | undefined) ?? null;
+}

@@ -14,13 +14,16 @@ export const EPIC_STATUSES: readonly EpicStatus[] = [
 export type EpicEvent =
   | 'plan_approved' | 'start' | 'steps_completed' | 'signal_pass' | 'signal_implementation_failure'
   | 'signal_option_viability_failure' | 'signal_adr_invalidated' | 'merged' | 'new_plan_approved'
-  | 'defer' | 'resume' | 'iteration_budget_exhausted';
+  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'plan_drift' | 'retry';
 
 export const EPIC_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry',
 ];
+
+/** Blocks a person lifts with `retry` (docs/scheduler-faults.md): the epic goes back to where it was blocked from. */
+export const RETRYABLE_BLOCKS: readonly EpicEvent[] = ['agent_failed', 'plan_drift'];
 
 export type Role = 'marge' | 'lisa' | 'ralph' | 'bart' | 'lovejoy';
 
@@ -44,14 +47,19 @@ export const SIGNAL_TYPES: readonly SignalType[] = [
 export interface TransitionRow {
   readonly from: EpicStatus;
   readonly event: EpicEvent;
-  readonly to: EpicStatus;
+  /** `previous`: the status the epic was blocked from (retry). */
+  readonly to: EpicStatus | 'previous';
   /** The role that acts next, or null when nobody is due (a person or nothing). */
   readonly nextRole: Role | null;
   /** The condition in SPEC §4's words. */
   readonly when: string;
 }
 
-/** SPEC §4's table, plus the iteration budget rule; `defer` is spelled out per status (not done, not deferred). */
+/**
+ * SPEC §4's table, plus the iteration budget rule; `defer` and `agent_failed` are spelled out per
+ * status. A blocked epic whose re-planning Lisa keeps failing is blocked again for agent_failed, so
+ * the reason a person sees is the current one (docs/scheduler-faults.md).
+ */
 export const TRANSITIONS: readonly TransitionRow[] = [
   { from: 'planned', event: 'plan_approved', to: 'ready', nextRole: null, when: 'plan approved' },
   { from: 'ready', event: 'start', to: 'in_progress', nextRole: 'ralph', when: 'scheduler starts it' },
@@ -71,6 +79,10 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   { from: 'deferred', event: 'resume', to: 'planned', nextRole: null, when: 'resume' },
   { from: 'in_progress', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
   { from: 'implemented', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
+  ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => (
+    { from, event: 'agent_failed', to: 'blocked', nextRole: null, when: "a role's runs fail N times in a row (a person retries)" })),
+  { from: 'in_progress', event: 'plan_drift', to: 'blocked', nextRole: null, when: "the worktree's plan file drifted from the approved version (a person restores it and retries)" },
+  { from: 'blocked', event: 'retry', to: 'previous', nextRole: null, when: 'a person retries an epic blocked by agent_failed or plan_drift' },
 ];
 
 /** The events accepted from `from`, in EPIC_EVENTS order (empty for `done`). */
@@ -78,8 +90,11 @@ export function allowedEvents(from: EpicStatus): EpicEvent[] {
   return EPIC_EVENTS.filter((event) => TRANSITIONS.some((row) => row.from === from && row.event === event));
 }
 
-/** Applies `event` to an epic in status `from`; refuses with `invalid_transition` and the allowed events. */
-export function transition(from: EpicStatus, event: EpicEvent): { to: EpicStatus; nextRole: Role | null } {
+/**
+ * Applies `event` to an epic in status `from`; refuses with `invalid_transition` and the allowed
+ * events. `previous` is where a retry returns to (the status the epic was blocked from).
+ */
+export function transition(from: EpicStatus, event: EpicEvent, previous?: EpicStatus): { to: EpicStatus; nextRole: Role | null } {
   const row = TRANSITIONS.find((r) => r.from === from && r.event === event);
   if (!row) {
     const allowed = allowedEvents(from);
@@ -88,7 +103,9 @@ export function transition(from: EpicStatus, event: EpicEvent): { to: EpicStatus
       `cannot ${event} an epic that is ${from}; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
     );
   }
-  return { to: row.to, nextRole: row.nextRole };
+  if (row.to !== 'previous') return { to: row.to, nextRole: row.nextRole };
+  if (previous === undefined) throw new RefusedError('invalid_transition', `cannot ${event}: the epic was not blocked by ${RETRYABLE_BLOCKS.join(' or ')}`);
+  return { to: previous, nextRole: row.nextRole };
 }
 
 /** The epic event a review signal of this type raises. */

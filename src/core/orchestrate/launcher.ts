@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isEditorVariable } from '../runs/agentEnv.ts';
+import { OutputTail } from '../runs/processGroup.ts';
 
 /** One agent to start: the full `springfield run …` argv (program first), where, and how to name it. */
 export interface LaunchSpec {
@@ -17,6 +18,8 @@ export interface LaunchedAgent {
   /** Resolves with the exit code when the agent process ends. */
   readonly done: Promise<number>;
   kill(): void;
+  /** The last lines it printed, when the launcher can see them (what `springfield run` said if it never recorded a run). */
+  tail?(): string;
 }
 
 /** Starts agent processes: a PTY terminal in VS Code, a child process headless. */
@@ -42,8 +45,10 @@ export class ProcessLauncher implements Launcher {
     Object.assign(env, spec.env);
     const [cmd, ...args] = spec.argv;
     const child = spawn(cmd as string, args, { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail = new OutputTail(10);
     const forward = (chunk: Buffer) => {
       file.write(chunk);
+      tail.push(chunk);
       for (const line of chunk.toString().split('\n')) if (line.trim()) this.log(`[${spec.name}] ${line}`);
     };
     child.stdout.on('data', forward);
@@ -59,6 +64,6 @@ export class ProcessLauncher implements Launcher {
         resolve(code ?? (signal ? 128 + 9 : 1));
       });
     });
-    return { done, kill: () => child.kill('SIGTERM') };
+    return { done, kill: () => child.kill('SIGTERM'), tail: () => tail.text() };
   }
 }

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { schedulerGit } from './git.ts';
 import { RefusedError } from '../errors.ts';
 import { epicBranch } from './worktrees.ts';
@@ -22,6 +24,7 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
   const status = await git.status();
   const tracked = status.files.filter((f) => f.index !== '?' && f.working_dir !== '?').map((f) => f.path);
   if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
+  await clearUntrackedCopies(git, mainRoot, branch, epicId);
   const log = await git.raw(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
   const trailers = [...new Set(log.split('\x1e').flatMap((block) => block.split('\n').map((l) => l.trim()).filter((l) => /^Springfield-(Step|Plan): /.test(l))))];
   let failure: string | undefined;
@@ -44,6 +47,24 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
   await git.raw(args);
   const hash = await git.revparse(['HEAD']);
   return { merged: true, epic_id: epicId, commit_hash: hash, branch, trailers: trailers.length };
+}
+
+/**
+ * Files the branch adds that exist untracked in the main worktree would stop the merge: an identical
+ * copy (the plan a planner proposed without committing it) is removed, since the merge brings it back
+ * byte for byte; a different one is refused, so nothing a person wrote is lost.
+ */
+async function clearUntrackedCopies(git: ReturnType<typeof schedulerGit>, mainRoot: string, branch: string, epicId: string): Promise<void> {
+  const added = (await git.raw(['diff', '--name-only', '-z', '--diff-filter=A', `HEAD...${branch}`])).split('\0').filter(Boolean);
+  if (added.length === 0) return;
+  const untracked = new Set((await git.raw(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean));
+  for (const file of added.filter((f) => untracked.has(f))) {
+    const [mine, theirs] = await Promise.all([git.raw(['hash-object', '--', file]), git.raw(['rev-parse', `${branch}:${file}`])]);
+    if (mine.trim() !== theirs.trim()) {
+      throw new RefusedError('main_untracked', `cannot merge ${epicId}: ${file} is untracked in the main worktree and differs from the epic's committed copy; move or commit it — nothing was touched`);
+    }
+    rmSync(join(mainRoot, file));
+  }
 }
 
 /**

@@ -1,9 +1,9 @@
 import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
 import { buildBudget, listEpics, type EpicRow } from '../epics/epicStore.ts';
 import type { Role } from '../epics/transitions.ts';
-import type { EpicSnapshot, SchedulerSnapshot } from '../scheduler/types.ts';
+import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../scheduler/types.ts';
 import { partitionSteps } from '../store/readiness.ts';
-import { listRuns } from '../store/runs.ts';
+import { endedRuns, listRuns } from '../store/runs.ts';
 import type { Database } from '../store/sqlite.ts';
 
 interface Marker {
@@ -16,7 +16,7 @@ interface Marker {
 export function schedulerSnapshot(db: Database, now: Date): SchedulerSnapshot {
   const at = now.toISOString();
   const epics = listEpics(db).filter((e) => e.status !== 'done').map((e) => epicSnapshot(db, at, e));
-  const runs = listRuns(db, { active: true, limit: 1000 }).map((r) => ({ id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role, startedAt: r.started_at }));
+  const runs = listRuns(db, { active: true, limit: 1000 }).map((r) => ({ id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role | 'setup', startedAt: r.started_at, pid: r.pid, agentPid: r.agent_pid }));
   return { epics, runs };
 }
 
@@ -51,14 +51,17 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     if (b.verdict !== 'fail' || signature(b) !== signature(batches[0] as { key: string })) break;
     streak++;
   }
-  const lastRalphEnd = db.prepare(`SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL`).pluck().get(e.id) as string | null;
+  // A build to verify: a Ralph run that succeeded or moved the branch (a run that failed without a commit changed nothing).
+  const lastRalphEnd = db.prepare(`SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
+      AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before))`).pluck().get(e.id) as string | null;
+  const lastRalphSuccess = db.prepare(`SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND status = 'succeeded'`).pluck().get(e.id) as string | null;
   const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
-  const reworkPending = entered?.action === 'signal_implementation_failure' && !(lastRalphEnd !== null && lastRalphEnd > (entered?.at ?? ''));
+  const reworkPending = entered?.action === 'signal_implementation_failure' && !(lastRalphSuccess !== null && lastRalphSuccess > (entered?.at ?? ''));
   const iterationStart = implementedAt?.at ?? '';
   const signalsThisIteration = implementedAt ? Number(db.prepare('SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?').pluck().get(e.id, iterationStart)) : 0;
   const bartRuns = implementedAt ? Number(db.prepare(`SELECT COUNT(*) FROM runs WHERE epic_id = ? AND role = 'bart' AND ended_at IS NOT NULL AND started_at >= ?`).pluck().get(e.id, iterationStart)) : 0;
   return {
-    id: e.id, title: e.title, status: e.status, priority: e.priority, complexity: e.complexity,
+    id: e.id, title: e.title, status: e.status, statusReason: e.status_reason, priority: e.priority, complexity: e.complexity,
     iteration: e.iteration, buildBudget: buildBudget(e), planIteration: e.plan_iteration, planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
     planPath: planPath ?? null,
     awaitingApproval: db.prepare(`SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`).get(e.id) !== undefined,
@@ -70,5 +73,31 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     signalsAwaitingPerson: Number(db.prepare(`SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`).pluck().get(e.id)),
     mergeApprovedByPerson: e.merge_approved_by !== null,
     mergeQueued: false,
+    faults: faultsOf(db, e.id),
+    setupDone: e.worktree_path !== null && db.prepare(`SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`).get(e.id, e.worktree_path) !== undefined,
   };
+}
+
+/**
+ * Each role's failures in a row, newest first, since a person last acted on the epic (a retry, a
+ * resume, a plan approval): what decide() backs off on and blocks at (docs/scheduler-faults.md).
+ */
+function faultsOf(db: Database, epicId: string): Partial<Record<FaultRole, RoleFaults>> {
+  const reset = lastEvent(db, epicId, `action IN ('retry', 'resume', 'plan_approved', 'new_plan_approved')`)?.at ?? '';
+  const out: Partial<Record<FaultRole, RoleFaults>> = {};
+  const settled = new Set<string>();
+  for (const r of endedRuns(db, epicId, reset)) {
+    const role = r.role as FaultRole;
+    if (!FAULT_ROLES.includes(role) || settled.has(role)) continue;
+    if (r.status === 'succeeded') {
+      settled.add(role);
+      continue;
+    }
+    const known = out[role];
+    out[role] = known ? { ...known, consecutive: known.consecutive + 1 } : {
+      consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code,
+      lastReason: r.outcome_reason, lastOutput: r.output_tail.split('\n').slice(-10).join('\n'),
+    };
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { startGroup } from '../runs/processGroup.ts';
 
 export interface VerificationResult {
   readonly command: string;
@@ -6,6 +6,8 @@ export interface VerificationResult {
   readonly verdict: 'pass' | 'fail';
   readonly duration_ms: number;
   readonly output_tail: string;
+  /** It ran past its timeout and its process group was ended. */
+  readonly timed_out?: boolean;
 }
 
 const TAIL = 4000;
@@ -14,39 +16,28 @@ const TAIL = 4000;
 export async function runVerification(commands: readonly (readonly string[])[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): Promise<VerificationResult[]> {
   const results: VerificationResult[] = [];
   for (const argv of commands) {
-    const result = await runOne(argv, cwd, env, timeoutMs);
+    const result = await runCommand(argv, cwd, env, timeoutMs);
     results.push(result);
     if (result.verdict === 'fail') break;
   }
   return results;
 }
 
-function runOne(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<VerificationResult> {
+/** Shell-like display of an argument array (quoted where needed); never run by a shell. */
+export function displayCommand(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+}
+
+/**
+ * Runs one command in its own process group (ended whole at the timeout) and keeps the end of its
+ * output: what verification, worktree setup and archive commands share.
+ */
+export async function runCommand(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, graceMs = 5000): Promise<VerificationResult> {
   const started = Date.now();
-  const command = argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
-  return new Promise((done) => {
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-TAIL);
-    };
-    const [cmd, ...args] = argv;
-    if (!cmd) return done({ command, exit_code: null, verdict: 'fail', duration_ms: 0, output_tail: 'empty verification command' });
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => {
-      output += `\n[springfield] killed after ${Math.round(timeoutMs / 1000)} s`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      done({ command, exit_code: 127, verdict: 'fail', duration_ms: Date.now() - started, output_tail: `cannot run ${cmd}: ${err.message}` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ command, exit_code: code, verdict: code === 0 ? 'pass' : 'fail', duration_ms: Date.now() - started, output_tail: output });
-    });
-  });
+  const command = displayCommand(argv);
+  if (!argv[0]) return { command, exit_code: null, verdict: 'fail', duration_ms: 0, output_tail: 'empty command', timed_out: false };
+  const end = await startGroup(argv, { cwd, env, timeoutMs, graceMs, stdout: null, stderr: null, stdin: 'ignore', tailLines: 80 }).done;
+  return { command, exit_code: end.exitCode, verdict: end.exitCode === 0 && !end.timedOut ? 'pass' : 'fail', duration_ms: Date.now() - started, output_tail: end.tail.slice(-TAIL), timed_out: end.timedOut };
 }
 
 /** A small counting semaphore: verification runs share a pool so parallel agents do not trample builds. */

@@ -1,5 +1,6 @@
-import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { schedulerGit } from './git.ts';
 import { EnvironmentError, RefusedError } from '../errors.ts';
@@ -11,7 +12,15 @@ export interface EpicWorktree {
   readonly created: boolean;
   /** Uncommitted changes found in a reused worktree: reported, never clobbered. */
   readonly dirty: readonly string[];
+  /** The commit that brought the handoff and/or the approved plan's text, if one was needed. */
   readonly handoffCommitted: boolean;
+}
+
+/** The approved plan version whose text the epic's branch must carry (docs/scheduler-faults.md). */
+export interface ApprovedPlan {
+  readonly planPath: string;
+  readonly body: string;
+  readonly version: number;
 }
 
 /** Where an epic's worktree goes: the configured folder, else a sibling `<repo>.springfield/<epic-id>`. */
@@ -30,9 +39,11 @@ function git(cwd: string): SimpleGit {
 
 /**
  * Creates (or reuses) the epic's worktree on branch `springfield/<epic-id>` from the main branch,
- * and commits the handoff document there once.
+ * and commits there, together, the handoff document (once) and the approved plan version's text
+ * at the plan's path whenever the branch's copy differs: builders never depend on a file that
+ * exists only uncommitted in another worktree.
  */
-export async function ensureEpicWorktree(mainRoot: string, epicId: string, location?: string): Promise<EpicWorktree> {
+export async function ensureEpicWorktree(mainRoot: string, epicId: string, location?: string, plan?: ApprovedPlan): Promise<EpicWorktree> {
   const path = epicWorktreePath(mainRoot, epicId, location);
   const branch = epicBranch(epicId);
   const main = git(mainRoot);
@@ -55,24 +66,66 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
   const wt = git(path);
   const status = await wt.status();
   const dirty = status.files.map((f) => f.path).filter((f) => f !== handoffFileName(epicId));
-  const handoffCommitted = await depositHandoff(mainRoot, path, epicId, wt);
-  return { path: existsSync(path) ? realpathSync(path) : path, branch, created, dirty, handoffCommitted };
+  const handoff = await stageHandoff(mainRoot, path, epicId, wt);
+  const planned = plan ? await stagePlan(path, plan, wt) : false;
+  const paths = [...(handoff ? [handoffFileName(epicId)] : []), ...(planned && plan ? [plan.planPath] : [])];
+  if (paths.length > 0) {
+    const what = handoff && planned ? `Handoff and approved plan v${plan?.version} for ${epicId}` : handoff ? `Handoff for ${epicId}` : `Approved plan v${plan?.version} for ${epicId}`;
+    await wt.raw(['commit', '-q', '--no-verify', '-m', what, '--trailer', `Springfield-Epic: ${epicId}`, '--', ...paths]);
+  }
+  // An untracked copy in the main worktree would block the merge that brings the committed one back.
+  if (handoff && (await git(mainRoot).raw(['ls-files', '--', handoffFileName(epicId)])).trim() === '') rmSync(join(mainRoot, handoffFileName(epicId)));
+  return { path: existsSync(path) ? realpathSync(path) : path, branch, created, dirty, handoffCommitted: paths.length > 0 };
 }
 
-/** Copies TODO-<epic>.md from the main worktree into the epic's branch and commits it, once. */
-async function depositHandoff(mainRoot: string, path: string, epicId: string, wt: SimpleGit): Promise<boolean> {
+/**
+ * Writes the approved plan's text into the worktree and commits it when the branch's copy is
+ * missing or differs (a restore after an agent deleted it, too). Returns whether it committed.
+ */
+export async function depositApprovedPlan(worktree: string, epicId: string, plan: ApprovedPlan): Promise<boolean> {
+  const wt = git(worktree);
+  if (!(await stagePlan(worktree, plan, wt))) return false;
+  await wt.raw(['commit', '-q', '--no-verify', '-m', `Approved plan v${plan.version} for ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', plan.planPath]);
+  return true;
+}
+
+/** Stages TODO-<epic>.md from the main worktree in the epic's branch, once. */
+async function stageHandoff(mainRoot: string, path: string, epicId: string, wt: SimpleGit): Promise<boolean> {
   const name = handoffFileName(epicId);
   const source = join(mainRoot, name);
   if (!existsSync(source)) return false;
-  const tracked = (await wt.raw(['ls-files', '--', name])).trim() !== '';
-  if (tracked) return false;
-  copyFileSync(source, join(path, name));
-  await wt.add([name]);
-  await wt.commit(`Handoff for ${epicId}`, [name], { '--trailer': `Springfield-Epic: ${epicId}` });
-  // An untracked copy in the main worktree would block the merge that brings the committed one back.
-  const mainTracked = (await git(mainRoot).raw(['ls-files', '--', name])).trim() !== '';
-  if (!mainTracked) rmSync(source);
+  if ((await wt.raw(['ls-files', '--', name])).trim() !== '') return false;
+  writeInside(path, name, readFileSync(source, 'utf8'));
+  await wt.raw(['add', '-f', '--', name]);
   return true;
+}
+
+/** Stages the approved plan text when the worktree's file is missing or not byte-equal to it. */
+async function stagePlan(path: string, plan: ApprovedPlan, wt: SimpleGit): Promise<boolean> {
+  const target = join(path, plan.planPath);
+  const current = existsSync(target) ? readFileSync(target, 'utf8') : null;
+  const tracked = (await wt.raw(['ls-files', '--', plan.planPath])).trim() !== '';
+  if (current === plan.body && tracked) return false;
+  if (current !== plan.body) writeInside(path, plan.planPath, plan.body);
+  await wt.raw(['add', '-f', '--', plan.planPath]);
+  return (await wt.raw(['diff', '--cached', '--name-only', '--', plan.planPath])).trim() !== '';
+}
+
+/**
+ * Writes a file at a repository-relative path inside `root` without following a planted link: the
+ * folder must resolve inside `root`, the text goes to a fresh exclusive temporary file, and a rename
+ * replaces whatever was at the path (a link included) instead of writing through it.
+ */
+function writeInside(root: string, rel: string, text: string): void {
+  if (isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) throw new RefusedError('unsafe_path', `${rel}: a plan path must stay inside the repository`);
+  const rootReal = realpathSync(root);
+  const dir = dirname(join(rootReal, rel));
+  mkdirSync(dir, { recursive: true });
+  const dirReal = realpathSync(dir);
+  if (dirReal !== rootReal && !dirReal.startsWith(rootReal + sep)) throw new RefusedError('unsafe_path', `${rel}: its folder resolves outside ${root}`);
+  const tmp = join(dirReal, `.springfield-${randomBytes(8).toString('hex')}.tmp`);
+  writeFileSync(tmp, text, { flag: 'wx', mode: 0o644 });
+  renameSync(tmp, join(dirReal, rel.split(/[\\/]/).at(-1) ?? rel));
 }
 
 interface ListedWorktree {
@@ -95,5 +148,4 @@ export async function removeEpicWorktree(mainRoot: string, epicId: string, locat
   await main.raw(['worktree', 'prune']);
   const branches = await main.branchLocal();
   if (branches.all.includes(epicBranch(epicId))) await main.raw(['branch', '-D', epicBranch(epicId)]);
-  void basename;
 }

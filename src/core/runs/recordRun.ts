@@ -1,17 +1,26 @@
+import { countIteration, getEpic } from '../epics/epicStore.ts';
 import { RefusedError, UsageError } from '../errors.ts';
+import { releaseClaim, reopenStep } from '../store/claims.ts';
 import { writeEvent } from '../store/rows.ts';
 import type { RunView } from '../store/runs.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { AGENT_ROLES, type AgentRole } from './roles.ts';
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'killed' | 'lost';
+/** A run's status is its outcome once it ends (docs/scheduler-faults.md). */
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress';
+
+/** The outcomes that count as a non-success (the retry limit and the budget count them). */
+export const FAILED_STATUSES: readonly RunStatus[] = ['failed', 'timed_out', 'lost', 'no_progress'];
+
+/** The scheduler's own work recorded like an agent run (shown in the Agents view, never a session). */
+export const SETUP_ROLE = 'setup';
 
 export interface NewRun {
   readonly epicId: string;
   readonly planPath: string | null;
   readonly stepAnchor: string | null;
-  readonly role: AgentRole;
+  readonly role: AgentRole | typeof SETUP_ROLE;
   readonly iteration: number;
   readonly worktree: string;
   readonly agentId: string | null;
@@ -19,12 +28,39 @@ export interface NewRun {
   readonly command: readonly string[];
   /** The supervising process (the one that heartbeats and finishes the row): if it dies, the run is lost. */
   readonly pid: number;
+  /** The claim token the run holds on its step, which releasing it is fenced by. */
+  readonly claimToken?: number | null;
+  /** The worktree's commit when the run started. */
+  readonly headBefore?: string | null;
+  /** The scheduler's id for the launch that started this run. */
+  readonly launchId?: string | null;
 }
 
-export interface RunOutcome {
+/** How a run ended, as its supervisor saw it. */
+export interface RunEnd {
   readonly exitCode: number;
   /** The signal that ended the agent, if one did. */
   readonly signal: string | null;
+  readonly timedOut?: boolean;
+  /** The last lines of the agent's output. */
+  readonly outputTail?: string;
+  /** The worktree's commit when the agent ended. */
+  readonly headAfter?: string | null;
+  /** Makes the run failed whatever its exit code (it left the epic's branch, could not start, …). */
+  readonly fault?: string | null;
+  /** The run's step was completed by a commit that is not on the epic's branch: reopen it. */
+  readonly reopenStep?: boolean;
+  /** Counters taken when the run started, to tell progress from none. */
+  readonly marks?: ProgressMarks | null;
+  /** The timeout that ended it, in seconds, for the reason text. */
+  readonly timeoutSeconds?: number;
+}
+
+/** What an agent could have changed in the store: plan proposals, signals, ticked items of its step. */
+export interface ProgressMarks {
+  readonly proposals: number;
+  readonly signals: number;
+  readonly itemsDone: number;
 }
 
 export type SessionCounts = Record<AgentRole | 'total', number>;
@@ -33,9 +69,9 @@ export type SessionCounts = Record<AgentRole | 'total', number>;
 export function startRun(db: Database, now: Date, run: NewRun, actor: Actor | null): RunView {
   const at = now.toISOString();
   const command = JSON.stringify(run.command);
-  const id = Number(db.prepare(`INSERT INTO runs (epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, status, started_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`)
-    .run(run.epicId, run.planPath, run.stepAnchor, run.role, run.iteration, run.worktree, run.agentId, command, run.pid, at).lastInsertRowid);
+  const id = Number(db.prepare(`INSERT INTO runs (epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, status, started_at, claim_token, head_before, launch_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`)
+    .run(run.epicId, run.planPath, run.stepAnchor, run.role, run.iteration, run.worktree, run.agentId, command, run.pid, at, run.claimToken ?? null, run.headBefore ?? null, run.launchId ?? null).lastInsertRowid);
   writeEvent(db, at, actor, {
     entity: 'run', action: 'start', epicId: run.epicId, planPath: run.planPath, stepAnchor: run.stepAnchor, to: 'running',
     data: { run_id: id, role: run.role, iteration: run.iteration, command: run.command, pid: run.pid },
@@ -43,39 +79,113 @@ export function startRun(db: Database, now: Date, run: NewRun, actor: Actor | nu
   return getRun(db, id);
 }
 
-/** Ends a run: `killed` when a signal ended it, else `succeeded` (exit 0) or `failed`. Finishing twice changes nothing. */
-export function finishRun(db: Database, now: Date, runId: number, outcome: RunOutcome, actor: Actor | null): RunView {
-  const row = getRun(db, runId);
-  if (row.status !== 'running' && row.status !== 'lost') return row;
-  const status: RunStatus = outcome.signal ? 'killed' : outcome.exitCode === 0 ? 'succeeded' : 'failed';
-  const at = now.toISOString();
-  const changed = db.prepare(`UPDATE runs SET status = ?, ended_at = ?, exit_code = ? WHERE id = ? AND status = ?`)
-    .run(status, at, outcome.exitCode, runId, row.status).changes;
-  if (changed !== 1) throw new RefusedError('run_changed', `run ${runId} changed while being finished; try again`);
-  writeEvent(db, at, actor, {
-    entity: 'run', action: 'finish', epicId: row.epic_id, planPath: row.plan_path, stepAnchor: row.step_anchor, from: row.status, to: status,
-    reason: outcome.signal ? `agent ended by ${outcome.signal}` : null, data: { run_id: runId, exit_code: outcome.exitCode, signal: outcome.signal },
-  });
-  return getRun(db, runId);
+/** Records the agent's own process group, so a lost run's agent can be ended too. */
+export function setAgentPid(db: Database, runId: number, pid: number): void {
+  db.prepare('UPDATE runs SET agent_pid = ? WHERE id = ?').run(pid, runId);
+}
+
+/** The counters a run's progress is judged by, taken at its start and again at its end. */
+export function progressMarks(db: Database, epicId: string, planPath: string | null, stepAnchor: string | null): ProgressMarks {
+  const count = (sql: string, ...args: (string | null)[]) => Number(db.prepare(sql).pluck().get(...args));
+  return {
+    proposals: count('SELECT COUNT(*) FROM plan_versions WHERE epic_id = ?', epicId),
+    signals: count('SELECT COUNT(*) FROM signals WHERE epic_id = ?', epicId),
+    itemsDone: planPath && stepAnchor ? count(`SELECT COUNT(*) FROM checklist_items WHERE plan_path = ? AND status = 'completed'
+      AND step_anchor IN (SELECT anchor FROM steps WHERE plan_path = ? AND (anchor = ? OR parent_anchor = ?))`, planPath, planPath, stepAnchor, stepAnchor) : 0,
+  };
 }
 
 /**
- * Marks `running` rows whose supervising pid is gone as `lost` (call after a reload or restart; pids
- * are of this host, where the database lives). The step's lease is left to expire, so it becomes reclaimable.
+ * Ends a run with its outcome (succeeded, failed, timed_out or no_progress) and what follows from
+ * it in the same transaction: a step the run still holds is released at once, and a non-success
+ * counts one build iteration for Ralph and Bart. Finishing twice changes nothing.
+ */
+export function finishRun(db: Database, now: Date, runId: number, end: RunEnd, actor: Actor | null): RunView {
+  const row = getRun(db, runId);
+  if (row.status !== 'running' && row.status !== 'lost') return row;
+  const { status, reason } = outcomeOf(db, row, end);
+  const at = now.toISOString();
+  const changed = db.prepare(`UPDATE runs SET status = ?, ended_at = ?, exit_code = ?, outcome_reason = ?, output_tail = ?, head_after = ? WHERE id = ? AND status = ?`)
+    .run(status, at, end.exitCode, reason, end.outputTail ?? '', end.headAfter ?? null, runId, row.status).changes;
+  if (changed !== 1) throw new RefusedError('run_changed', `run ${runId} changed while being finished; try again`);
+  writeEvent(db, at, actor, {
+    entity: 'run', action: 'finish', epicId: row.epic_id, planPath: row.plan_path, stepAnchor: row.step_anchor, from: row.status, to: status,
+    reason, data: { run_id: runId, exit_code: end.exitCode, signal: end.signal, outcome: status },
+  });
+  const ended = getRun(db, runId);
+  if (end.reopenStep && row.plan_path && row.step_anchor && row.claim_token !== null) {
+    reopenStep(db, now, row.plan_path, row.step_anchor, row.claim_token, actor ?? SCHEDULER, `run ${runId}: ${reason ?? status}`);
+  }
+  // A row marked lost was settled then (released, counted); a late finish only corrects its outcome.
+  if (row.status === 'running') afterEnd(db, now, ended, actor ?? SCHEDULER);
+  return ended;
+}
+
+const SCHEDULER: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
+
+/** Releases what an ended run still holds, and counts a non-success against the build budget. */
+function afterEnd(db: Database, now: Date, run: RunView, actor: Actor): void {
+  if (run.plan_path && run.step_anchor && run.worktree && run.claim_token !== null) {
+    const why = run.status === 'succeeded' ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session` : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
+    releaseClaim(db, now, run.plan_path, run.step_anchor, { worktree: run.worktree, token: run.claim_token }, actor, why);
+  }
+  if (run.status === 'succeeded' || !run.epic_id || (run.role !== 'ralph' && run.role !== 'bart')) return;
+  const epic = getEpic(db, run.epic_id);
+  if (epic.status === 'in_progress' || epic.status === 'implemented') countIteration(db, now.toISOString(), epic.id, actor, `${run.role} run ${run.id} ${run.status}`);
+}
+
+/** The outcome and its reason, from how the process ended and what it changed. */
+function outcomeOf(db: Database, run: RunView, end: RunEnd): { status: RunStatus; reason: string | null } {
+  if (end.timedOut) return { status: 'timed_out', reason: `ran past its timeout${end.timeoutSeconds ? ` of ${end.timeoutSeconds} s` : ''}; its process group was ended` };
+  if (end.fault) return { status: 'failed', reason: end.fault };
+  if (end.signal) return { status: 'failed', reason: `ended by ${end.signal}` };
+  if (end.exitCode !== 0) return { status: 'failed', reason: `exit ${end.exitCode}` };
+  if (!end.marks || !run.epic_id) return { status: 'succeeded', reason: null };
+  const now = progressMarks(db, run.epic_id, run.plan_path, run.step_anchor);
+  const committed = end.headAfter != null && run.head_before != null && end.headAfter !== run.head_before;
+  switch (run.role) {
+    case 'lisa':
+      return now.proposals > end.marks.proposals ? { status: 'succeeded', reason: null } : { status: 'no_progress', reason: 'exited 0 without proposing a plan' };
+    case 'bart':
+      return now.signals > end.marks.signals ? { status: 'succeeded', reason: null } : { status: 'no_progress', reason: 'exited 0 without recording a review signal' };
+    case 'ralph': {
+      const completed = run.plan_path && run.step_anchor
+        ? db.prepare(`SELECT status FROM steps WHERE plan_path = ? AND anchor = ?`).pluck().get(run.plan_path, run.step_anchor) === 'completed' : false;
+      if (completed || committed || now.itemsDone > end.marks.itemsDone) return { status: 'succeeded', reason: null };
+      return { status: 'no_progress', reason: run.step_anchor ? `exited 0 without completing ${run.step_anchor}, committing or ticking an item` : 'exited 0 without a commit' };
+    }
+    default:
+      return { status: 'succeeded', reason: null };
+  }
+}
+
+/**
+ * Running rows whose supervising pid is gone (pids are of this host, where the database lives):
+ * the caller ends their agents' process groups, then marks them lost with markLost.
+ */
+export function findOrphans(db: Database, isAlive: (pid: number) => boolean = pidAlive): RunView[] {
+  const running = db.prepare(`SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL ORDER BY id`).all() as RunView[];
+  return running.filter((run) => run.pid !== null && !isAlive(run.pid));
+}
+
+/**
+ * Marks `running` rows whose supervising pid is gone as `lost` and releases their steps at once
+ * (fenced by the token they held); a lost Ralph or Bart run counts against the build budget.
  */
 export function markOrphans(db: Database, isAlive: (pid: number) => boolean = pidAlive, now: Date = new Date(), actor: Actor | null = null): RunView[] {
-  const running = db.prepare(`SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL ORDER BY id`).all() as RunView[];
   const at = now.toISOString();
   const lost: RunView[] = [];
-  for (const run of running) {
-    if (run.pid === null || isAlive(run.pid)) continue;
-    const changed = db.prepare(`UPDATE runs SET status = 'lost', ended_at = ? WHERE id = ? AND status = 'running'`).run(at, run.id).changes;
+  for (const run of findOrphans(db, isAlive)) {
+    const reason = `supervising process ${run.pid} is gone`;
+    const changed = db.prepare(`UPDATE runs SET status = 'lost', ended_at = ?, outcome_reason = ? WHERE id = ? AND status = 'running'`).run(at, reason, run.id).changes;
     if (changed !== 1) continue;
     writeEvent(db, at, actor, {
       entity: 'run', action: 'lost', epicId: run.epic_id, planPath: run.plan_path, stepAnchor: run.step_anchor, from: 'running', to: 'lost',
-      reason: `supervising process ${run.pid} is gone`, data: { run_id: run.id, pid: run.pid },
+      reason, data: { run_id: run.id, pid: run.pid },
     });
-    lost.push(getRun(db, run.id));
+    const ended = getRun(db, run.id);
+    afterEnd(db, now, ended, actor ?? SCHEDULER);
+    lost.push(ended);
   }
   return lost;
 }
@@ -96,9 +206,9 @@ export function getRun(db: Database, runId: number): RunView {
   return row;
 }
 
-/** Sessions spent per epic: every recorded run, counted by role (SPEC §7 session accounting). */
+/** Sessions spent per epic: every recorded agent run, counted by role (SPEC §7 session accounting; setup is no session). */
 export function countSessions(db: Database, epicId?: string): Record<string, SessionCounts> {
-  const rows = db.prepare(`SELECT epic_id, role, COUNT(*) AS n FROM runs WHERE epic_id IS NOT NULL ${epicId ? 'AND epic_id = ?' : ''}
+  const rows = db.prepare(`SELECT epic_id, role, COUNT(*) AS n FROM runs WHERE epic_id IS NOT NULL AND role != '${SETUP_ROLE}' ${epicId ? 'AND epic_id = ?' : ''}
     GROUP BY epic_id, role ORDER BY epic_id`).all(...(epicId ? [epicId] : [])) as { epic_id: string; role: string; n: number }[];
   const out: Record<string, SessionCounts> = {};
   for (const r of rows) {

@@ -10,12 +10,22 @@ export type AgentRole = (typeof AGENT_ROLES)[number];
 /** A command as an argument vector: the program, then its arguments; never shell text. */
 const CommandSchema = z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program');
 
+/** What the scheduler runs besides agents: setup in each new worktree, archive before one is removed. */
+export type TimedRole = AgentRole | 'setup';
+const Seconds = z.int().min(1).max(31_622_400);
+
 const ConfigSchema = z.strictObject({
   roles: z.strictObject({ lisa: CommandSchema.optional(), ralph: CommandSchema.optional(), bart: CommandSchema.optional(), lovejoy: CommandSchema.optional() }).optional(),
   verification: z.array(CommandSchema).optional(),
   maxParallelAgents: z.int().min(1).max(64).optional(),
-  leaseSeconds: z.int().min(1).max(31_622_400).optional(),
-  runTimeoutSeconds: z.int().min(1).max(31_622_400).optional(),
+  leaseSeconds: Seconds.optional(),
+  runTimeoutSeconds: Seconds.optional(),
+  timeouts: z.strictObject({ lisa: Seconds.optional(), ralph: Seconds.optional(), bart: Seconds.optional(), lovejoy: Seconds.optional(), setup: Seconds.optional() }).optional(),
+  killGraceSeconds: z.int().min(0).max(3600).optional(),
+  retryLimit: z.int().min(1).max(100).optional(),
+  retryBackoffSeconds: z.array(z.int().min(0).max(86_400)).min(1, 'needs at least one delay').max(20).optional(),
+  setup: z.array(CommandSchema).optional(),
+  archive: z.array(CommandSchema).optional(),
   merge: z.enum(['squash', 'pr']).optional(),
 });
 
@@ -24,12 +34,32 @@ export interface RunConfig {
   readonly verification: readonly (readonly string[])[];
   readonly maxParallelAgents: number;
   readonly leaseSeconds: number;
+  /** The default timeout of a run, for roles without their own in `timeouts`. */
   readonly runTimeoutSeconds: number;
+  readonly timeouts: Readonly<Partial<Record<TimedRole, number>>>;
+  /** After a timeout, SIGTERM goes to the agent's process group; SIGKILL follows after this grace. */
+  readonly killGraceSeconds: number;
+  /** Consecutive non-successes of one role on one epic that block it (agent_failed). */
+  readonly retryLimit: number;
+  /** The wait before the retry after the n-th consecutive failure (the last value repeats). */
+  readonly retryBackoffSeconds: readonly number[];
+  /** Commands run once in each new worktree before any agent (argument arrays). */
+  readonly setup: readonly (readonly string[])[];
+  /** Commands run in a worktree before it is removed. */
+  readonly archive: readonly (readonly string[])[];
   /** How Lovejoy lands a verified epic: a local squash merge, or `gh pr create`. */
   readonly merge?: 'squash' | 'pr';
 }
 
-export const DEFAULT_RUN_CONFIG: RunConfig = { roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600 };
+export const DEFAULT_RUN_CONFIG: RunConfig = {
+  roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600, timeouts: {}, killGraceSeconds: 10,
+  retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [],
+};
+
+/** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */
+export function timeoutFor(config: RunConfig, role: TimedRole): number {
+  return config.timeouts[role] ?? (role === 'setup' ? 1800 : config.runTimeoutSeconds);
+}
 
 /** `.springfield/config.json` beside the database file. */
 export function configPathFor(dbPath: string): string {
@@ -70,6 +100,12 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     maxParallelAgents: c.maxParallelAgents ?? DEFAULT_RUN_CONFIG.maxParallelAgents,
     leaseSeconds: c.leaseSeconds ?? DEFAULT_RUN_CONFIG.leaseSeconds,
     runTimeoutSeconds: c.runTimeoutSeconds ?? DEFAULT_RUN_CONFIG.runTimeoutSeconds,
+    timeouts: c.timeouts ?? {},
+    killGraceSeconds: c.killGraceSeconds ?? DEFAULT_RUN_CONFIG.killGraceSeconds,
+    retryLimit: c.retryLimit ?? DEFAULT_RUN_CONFIG.retryLimit,
+    retryBackoffSeconds: c.retryBackoffSeconds ?? DEFAULT_RUN_CONFIG.retryBackoffSeconds,
+    setup: c.setup ?? [],
+    archive: c.archive ?? [],
     ...(c.merge ? { merge: c.merge } : {}),
   };
 }

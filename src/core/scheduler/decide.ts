@@ -2,6 +2,7 @@
  * The scheduler's decision function (SPEC §7): snapshot, configuration and time in, actions out.
  * Pure and deterministic: no database, no I/O, no clock; the same input gives the same list.
  */
+import { gateFaults } from './faults.ts';
 import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
 
@@ -14,15 +15,28 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** True when the run has been going for longer than the timeout at `now` (an unreadable start never times out). */
-export function isTimedOut(run: RunSnapshot, config: SchedulerConfig, now: Date): boolean {
-  const started = Date.parse(run.startedAt);
-  return Number.isFinite(started) && now.getTime() - started > config.runTimeoutMs;
+/** The run's timeout: its role's, else the default. */
+export function runTimeoutMs(run: RunSnapshot, config: SchedulerConfig): number {
+  return config.timeoutsMs?.[run.role] ?? config.runTimeoutMs;
 }
 
 /**
+ * True when the run is still going past its timeout and the kill grace (`springfield run` ends its
+ * own agent at the timeout; this is the backstop for a supervisor that did not), at `now`. An
+ * unreadable start never times out.
+ */
+export function isTimedOut(run: RunSnapshot, config: SchedulerConfig, now: Date): boolean {
+  const started = Date.parse(run.startedAt);
+  return Number.isFinite(started) && now.getTime() - started > runTimeoutMs(run, config) + (config.killGraceMs ?? 0) + STOP_MARGIN_MS;
+}
+
+/** How long after its own timeout and grace a run's supervisor has to record the end before the scheduler stops it. */
+const STOP_MARGIN_MS = 30_000;
+
+/**
  * The actions for this tick: stop_run for each timed-out run (by id), then at most one action per
- * epic in priority order. Agent runs, and epic starts when Ralph has a command, take free slots.
+ * epic in priority order. Agent runs, and epic starts when Ralph has a command, take free slots; a
+ * role that keeps failing waits out its backoff, then blocks the epic (gateFaults).
  */
 export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now: Date): Action[] {
   const actions: Action[] = [];
@@ -32,7 +46,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     if (run.epicId !== null) busy.add(run.epicId);
     if (isTimedOut(run, config, now)) {
       actions.push({ kind: 'stop_run', runId: run.id, reason: timeoutReason(run, config) });
-    } else {
+    } else if (run.role !== 'setup') {
       live += 1;
     }
   }
@@ -45,8 +59,9 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     // One agent per epic: its worktree is shared, so nothing else starts while a run (even one being
     // stopped) or its verification is under way there.
     if (busy.has(epic.id) || epic.verification.running) continue;
-    const action = intentFor(epic, config);
-    if (action === null) continue;
+    const intent = intentFor(epic, config);
+    if (intent === null) continue;
+    const action = gateFaults(epic, intent, config, now);
     const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));
     if (needsSlot) {
       if (free <= 0) continue;
@@ -58,7 +73,8 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
 }
 
 function timeoutReason(run: RunSnapshot, config: SchedulerConfig): string {
-  const minutes = Math.round(config.runTimeoutMs / 60_000);
-  const limit = minutes >= 1 ? `${minutes} min` : `${Math.round(config.runTimeoutMs / 1000)} s`;
+  const ms = runTimeoutMs(run, config);
+  const minutes = Math.round(ms / 60_000);
+  const limit = minutes >= 1 ? `${minutes} min` : `${Math.round(ms / 1000)} s`;
   return `${run.role} run ${run.id}${run.epicId ? ` for ${run.epicId}` : ''} outlived its timeout of ${limit}`;
 }

@@ -11,8 +11,8 @@ export type EpicAction = Exclude<Action, { kind: 'stop_run' }>;
 
 export const MESSAGES = {
   planAwaitingApproval: "a plan version is waiting for a person's approval",
+  blockedForPerson: (e: EpicSnapshot) => `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
-  bartWithoutSignal: "Bart's review ended without a signal: record a signal, or start Bart again",
   mergeApproval: "waiting for a person's approval before merge",
   noApprovedPlan: 'ready without an approved plan',
   planBudget: (e: EpicSnapshot) =>
@@ -38,12 +38,18 @@ function surface(epic: EpicSnapshot, message: string): EpicAction {
   return { kind: 'surface', epicId: epic.id, message };
 }
 
+/** True when the epic is blocked by a fault only a person lifts (agent_failed, plan_drift): nothing runs until a retry. */
+export function blockedForPerson(epic: EpicSnapshot): boolean {
+  return epic.status === 'blocked' && /^(agent_failed|plan_drift):/.test(epic.statusReason ?? '');
+}
+
 /** The action an epic with no live run wants, or null; roles without a command are not started. */
 export function intentFor(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
   switch (epic.status) {
     case 'planned':
-    case 'blocked':
       return planning(epic, config);
+    case 'blocked':
+      return blockedForPerson(epic) ? surface(epic, MESSAGES.blockedForPerson(epic)) : planning(epic, config);
     case 'ready':
       return epic.planPath === null ? surface(epic, MESSAGES.noApprovedPlan) : { kind: 'start_epic', epicId: epic.id };
     case 'in_progress':
@@ -70,6 +76,8 @@ function planning(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
 }
 
 function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
+  // A new worktree is made ready (included files, setup commands) before anything runs in it.
+  if (config.setupConfigured && epic.worktree !== null && !epic.setupDone) return { kind: 'setup', epicId: epic.id };
   const v = epic.verification;
   const configured = config.verificationConfigured;
   if (configured && v.unverifiedBuild) return { kind: 'verify', epicId: epic.id };
@@ -103,7 +111,7 @@ function reviewing(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nu
     return { kind: 'transition', epicId: epic.id, event: 'signal_pass', reason: REASONS.skipReview(epic) };
   }
   if (epic.review.signalsThisIteration > 0) return null;
-  if (epic.review.bartRunsThisIteration > 0) return surface(epic, MESSAGES.bartWithoutSignal);
+  // A review that ended without a signal is a Bart fault (no_progress): retried after a backoff, then blocked.
   return hasCommand(config, 'bart') ? run(epic, 'bart', 'review the implementation') : null;
 }
 
@@ -115,7 +123,7 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
   switch (epic.status) {
     case 'planned':
     case 'blocked':
-      return epic.awaitingApproval || epic.planIteration >= epic.planBudget ? 'person' : 'lisa';
+      return blockedForPerson(epic) || epic.awaitingApproval || epic.planIteration >= epic.planBudget ? 'person' : 'lisa';
     case 'ready':
       return epic.planPath === null ? 'person' : 'ralph';
     case 'in_progress':
@@ -124,7 +132,6 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
       if (epic.signalsAwaitingPerson > 0) return 'person';
       const policy = COMPLEXITY_POLICY[epic.complexity];
       if (policy.review === 'skip_when_verified' && epic.verification.lastVerdict === 'pass') return 'lovejoy';
-      if (epic.review.signalsThisIteration === 0 && epic.review.bartRunsThisIteration > 0) return 'person';
       return 'bart';
     }
     case 'verified':

@@ -33,10 +33,32 @@ export interface ReviewSnapshot {
   readonly bartRunsThisIteration: number;
 }
 
+/** The roles whose runs the scheduler counts faults of: the agents it starts, and worktree setup. */
+export type FaultRole = 'lisa' | 'ralph' | 'bart' | 'setup';
+
+export const FAULT_ROLES: readonly FaultRole[] = ['lisa', 'ralph', 'bart', 'setup'];
+
+/** One role's recent failures on one epic (docs/scheduler-faults.md). */
+export interface RoleFaults {
+  /** Non-successes in a row since the role's last success or a person's retry; 0 when the last run succeeded. */
+  readonly consecutive: number;
+  /** When the last of them ended (ISO 8601): the backoff counts from here. */
+  readonly lastEndedAt: string;
+  readonly lastRunId: number;
+  /** failed, timed_out, lost or no_progress. */
+  readonly lastOutcome: string;
+  readonly lastExitCode: number | null;
+  readonly lastReason: string | null;
+  /** The last lines of its output. */
+  readonly lastOutput: string;
+}
+
 export interface EpicSnapshot {
   readonly id: string;
   readonly title: string;
   readonly status: EpicStatus;
+  /** Why the epic has its status (for a block: `agent_failed: …`, `plan_drift: …`, …). */
+  readonly statusReason: string | null;
   readonly priority: Priority;
   readonly complexity: Complexity;
   /** Build iterations used (the store counts each entry to in_progress; the executor counts retries). */
@@ -60,6 +82,10 @@ export interface EpicSnapshot {
   readonly mergeApprovedByPerson: boolean;
   /** The epic waits in, or is being handled by, the merge queue. */
   readonly mergeQueued: boolean;
+  /** Recent failures per role; a role without an entry has none. */
+  readonly faults: Readonly<Partial<Record<FaultRole, RoleFaults>>>;
+  /** Setup has succeeded in the epic's current worktree. */
+  readonly setupDone: boolean;
 }
 
 /** A run whose status is `running` in the store. */
@@ -67,9 +93,13 @@ export interface RunSnapshot {
   readonly id: number;
   readonly epicId: string | null;
   readonly stepAnchor: string | null;
-  readonly role: Role;
+  /** `setup`: the scheduler's own setup of a worktree; it takes no agent slot. */
+  readonly role: Role | 'setup';
   /** ISO 8601. */
   readonly startedAt: string;
+  /** The supervising process and the agent's process group, for stopping a run (decide() ignores them). */
+  readonly pid?: number | null;
+  readonly agentPid?: number | null;
 }
 
 export interface SchedulerSnapshot {
@@ -79,7 +109,17 @@ export interface SchedulerSnapshot {
 
 export interface SchedulerConfig {
   readonly maxParallelAgents: number;
+  /** The default run timeout; `timeoutsMs` overrides it per role. */
   readonly runTimeoutMs: number;
+  readonly timeoutsMs?: Readonly<Partial<Record<Role | 'setup', number>>>;
+  /** `springfield run` ends a run at its timeout, with this grace before SIGKILL; a run still going after both is stopped. */
+  readonly killGraceMs?: number;
+  /** Consecutive non-successes of one role on one epic that block it (agent_failed). */
+  readonly retryLimit: number;
+  /** The wait before retrying after the n-th consecutive failure (the last value repeats). */
+  readonly retryBackoffMs: readonly number[];
+  /** Setup commands or a `.worktreeinclude` exist: each new epic worktree is set up before any agent. */
+  readonly setupConfigured: boolean;
   /** The same verification failure this many times in a row blocks the epic. */
   readonly sameFailureLimit: number;
   /** Configured agent commands; a role without a (non-empty) command is never started. */
@@ -103,7 +143,15 @@ export type Action =
     readonly kind: 'run'; readonly role: Role; readonly epicId: string; readonly stepAnchor: string | null;
     readonly worktree: string | null; readonly newIteration: boolean; readonly reason: string;
   }
-  | { readonly kind: 'transition'; readonly epicId: string; readonly event: EpicEvent; readonly reason: string }
+  | {
+    readonly kind: 'transition'; readonly epicId: string; readonly event: EpicEvent; readonly reason: string;
+    /** Recorded with the transition's event (agent_failed: the role, the failures, the last run and its output). */
+    readonly data?: Readonly<Record<string, unknown>>;
+  }
+  /** Copy `.worktreeinclude` files and run the setup commands in the epic's new worktree. */
+  | { readonly kind: 'setup'; readonly epicId: string }
+  /** A role failed and its retry backs off until `until` (ISO 8601); nothing to do for the epic now. Level-triggered like surface. */
+  | { readonly kind: 'wait'; readonly epicId: string; readonly role: FaultRole; readonly until: string; readonly message: string }
   /** Run the configured verification commands in the epic's worktree (the executor's verification pool). */
   | { readonly kind: 'verify'; readonly epicId: string }
   /** Every step completed and verification passed (or none configured): write SUMMARY, apply steps_completed. */

@@ -135,3 +135,36 @@ export function resetStep(db: Database, now: Date, plan: string, requested: stri
   writeEvent(db, at, actor, { entity: 'step', action: 'reset', planPath: plan, stepAnchor: anchor, from: step.status, to: 'pending', reason, data: { previous_holder: step.claimed_by, claim_token: step.claim_token } });
   return { reset: true, step_anchor: anchor, from_status: step.status, previous_holder: step.claimed_by };
 }
+
+/**
+ * Releases a claim the moment its run ends without finishing the step (docs/scheduler-faults.md):
+ * back to pending, fenced by the holder and the token the run held, so a newer claim is never
+ * touched. Returns whether it released anything.
+ */
+export function releaseClaim(db: Database, now: Date, plan: string, anchor: string, holder: { worktree: string; token: number }, actor: Actor, reason: string): boolean {
+  const step = db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(plan, anchor) as StepRow | undefined;
+  if (!step || (step.status !== 'claimed' && step.status !== 'in_progress') || step.claimed_by !== holder.worktree || step.claim_token !== holder.token) return false;
+  resetStep(db, now, plan, anchor, actor, reason);
+  return true;
+}
+
+/**
+ * Reopens a step its run completed with a commit that is not on the epic's branch (the agent
+ * committed elsewhere): the step, its substeps and their items go back to pending and open, fenced
+ * by the completing token. The commit itself stays reachable where the agent left it.
+ */
+export function reopenStep(db: Database, now: Date, plan: string, anchor: string, token: number, actor: Actor, reason: string): boolean {
+  const at = now.toISOString();
+  const family = `plan_path = @plan AND (anchor = @anchor OR parent_anchor = @anchor)`;
+  const step = db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(plan, anchor) as StepRow | undefined;
+  if (!step || step.status !== 'completed' || step.completed_token !== token) return false;
+  db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1, claimed_at = NULL,
+      lease_expires_at = NULL, heartbeat_at = NULL, started_at = NULL, completed_at = NULL, completed_by = NULL, completed_token = NULL,
+      commit_hash = NULL, complete_reason = NULL
+    WHERE ${family} AND status = 'completed'`).run({ plan, anchor });
+  db.prepare(`UPDATE checklist_items SET status = 'open', updated_at = @now, updated_by = NULL
+    WHERE plan_path = @plan AND step_anchor IN (SELECT anchor FROM steps WHERE ${family})`).run({ plan, anchor, now: at });
+  db.prepare(`UPDATE plans SET status = 'active', updated_at = ? WHERE plan_path = ? AND status = 'done'`).run(at, plan);
+  writeEvent(db, at, actor, { entity: 'step', action: 'reopen', planPath: plan, stepAnchor: anchor, from: 'completed', to: 'pending', reason, data: { commit_hash: step.commit_hash, claim_token: token } });
+  return true;
+}

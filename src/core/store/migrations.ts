@@ -240,6 +240,21 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX idx_deps_dependents ON step_deps(plan_path, depends_on, step_anchor);
   DROP INDEX idx_deps_target;
   `,
+  // 4: agent faults (docs/scheduler-faults.md). A run's status is its outcome: succeeded, failed,
+  // timed_out, lost or no_progress (the old 'killed' is a failure by signal). Each run keeps why it
+  // ended, the last lines of its output, the worktree's commit before and after it, the agent's
+  // process group, the claim token it held, and the scheduler's launch id that ties a launch to its row.
+  `
+  ALTER TABLE runs ADD COLUMN outcome_reason TEXT;
+  ALTER TABLE runs ADD COLUMN claim_token INTEGER;
+  ALTER TABLE runs ADD COLUMN output_tail TEXT NOT NULL DEFAULT '';
+  ALTER TABLE runs ADD COLUMN head_before TEXT;
+  ALTER TABLE runs ADD COLUMN head_after TEXT;
+  ALTER TABLE runs ADD COLUMN agent_pid INTEGER;
+  ALTER TABLE runs ADD COLUMN launch_id TEXT;
+  UPDATE runs SET status = 'failed', outcome_reason = 'ended by a signal' WHERE status = 'killed';
+  CREATE INDEX idx_runs_launch ON runs(launch_id) WHERE launch_id IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -15,6 +15,27 @@ export interface RunView {
   readonly started_at: string;
   readonly ended_at: string | null;
   readonly exit_code: number | null;
+  /** Why the run ended as it did (null for a plain success). */
+  readonly outcome_reason: string | null;
+  /** The last lines of the agent's output. */
+  readonly output_tail: string;
+  readonly head_before: string | null;
+  readonly head_after: string | null;
+  /** The agent's process group leader (the supervisor is `pid`). */
+  readonly agent_pid: number | null;
+  readonly claim_token: number | null;
+  readonly launch_id: string | null;
+}
+
+/** Runs started by the given scheduler launches (any status). */
+export function runsByLaunch(db: Database, launchIds: readonly string[]): RunView[] {
+  if (launchIds.length === 0) return [];
+  return db.prepare(`SELECT * FROM runs WHERE launch_id IN (${launchIds.map(() => '?').join(', ')})`).all(...launchIds) as RunView[];
+}
+
+/** The ended runs of an epic since `since` (ISO; '' for all), newest first: what fault counting reads. */
+export function endedRuns(db: Database, epicId: string, since: string, limit = 200): RunView[] {
+  return db.prepare(`SELECT * FROM runs WHERE epic_id = ? AND status != 'running' AND started_at >= ? ORDER BY id DESC LIMIT ?`).all(epicId, since, limit) as RunView[];
 }
 
 /** Agent runs, newest first; `active` keeps only those still running. */
@@ -50,4 +71,16 @@ export function listVerifications(db: Database, options: { epicId?: string; limi
 export function recordVerification(db: Database, now: string, v: { runId: number | null; epicId: string | null; planPath: string | null; stepAnchor: string | null; command: string; exitCode: number | null; verdict: 'pass' | 'fail'; durationMs: number; outputTail: string }): void {
   db.prepare(`INSERT INTO verifications (run_id, epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     .run(v.runId, v.epicId, v.planPath, v.stepAnchor, v.command, v.exitCode, v.verdict, v.durationMs, v.outputTail, now);
+}
+
+/** The newest run of a role on an epic (any status), or null. */
+export function latestRun(db: Database, epicId: string, role?: string): RunView | null {
+  return (role
+    ? db.prepare('SELECT * FROM runs WHERE epic_id = ? AND role = ? ORDER BY id DESC LIMIT 1').get(epicId, role)
+    : db.prepare('SELECT * FROM runs WHERE epic_id = ? ORDER BY id DESC LIMIT 1').get(epicId)) as RunView | undefined ?? null;
+}
+
+/** The verdict of the epic's newest verification result, or null. */
+export function lastVerdict(db: Database, epicId: string): 'pass' | 'fail' | null {
+  return (db.prepare('SELECT verdict FROM verifications WHERE epic_id = ? ORDER BY id DESC LIMIT 1').pluck().get(epicId) as 'pass' | 'fail' | undefined) ?? null;
 }

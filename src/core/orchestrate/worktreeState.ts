@@ -1,0 +1,116 @@
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { EnvironmentError, RefusedError } from '../errors.ts';
+import { schedulerGit } from './git.ts';
+
+/** What tidying a worktree found and did, for the log. */
+export interface TidyReport {
+  /** A stale `index.lock` (git killed mid-commit) was removed. */
+  readonly clearedLock: boolean;
+  /** The branch the worktree was on instead of the epic's, now restored. */
+  readonly leftBranch: string | null;
+  /** A branch created to keep commits made on a detached HEAD reachable. */
+  readonly strayBranch: string | null;
+  /** The commit that keeps uncommitted leftovers (a marked WIP commit). */
+  readonly wipCommit: string | null;
+}
+
+const STALE_LOCK_MS = 10 * 60_000;
+
+/**
+ * Puts an epic's worktree in a known state before anything runs there (docs/scheduler-faults.md):
+ * clears an `index.lock` no live git holds, brings back the epic's branch if an agent left it
+ * (keeping what it committed reachable), and commits uncommitted leftovers as a marked WIP commit,
+ * so nothing an agent wrote is lost and the next run starts clean.
+ */
+export async function tidyWorktree(worktree: string, branch: string, label: string): Promise<TidyReport> {
+  if (!existsSync(worktree)) throw new EnvironmentError('worktree_missing', `${worktree} is gone`);
+  const git = schedulerGit(worktree);
+  const gitDir = await git.raw(['rev-parse', '--absolute-git-dir']);
+  const clearedLock = clearStaleLock(worktree, gitDir);
+  const current = (await git.raw(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
+  const wanted = `refs/heads/${branch}`;
+  let leftBranch: string | null = null;
+  let strayBranch: string | null = null;
+  let wipCommit: string | null = null;
+  if (current !== wanted) {
+    leftBranch = current === '' ? 'a detached HEAD' : current.replace(/^refs\/heads\//, '');
+    wipCommit = await commitLeftovers(worktree, `${label}, left on ${leftBranch}`);
+    if (current === '') strayBranch = await keepDetached(worktree, branch);
+    await git.raw(['checkout', '-q', branch]).catch((err: unknown) => {
+      throw new RefusedError('worktree_branch', `cannot bring ${worktree} back to ${branch}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    });
+  }
+  wipCommit = (await commitLeftovers(worktree, label)) ?? wipCommit;
+  return { clearedLock, leftBranch, strayBranch, wipCommit };
+}
+
+/** One line for the log, or null when the worktree was already tidy. */
+export function describeTidy(r: TidyReport): string | null {
+  const parts: string[] = [];
+  if (r.clearedLock) parts.push('removed a stale .git index.lock (no live git held it)');
+  if (r.leftBranch) parts.push(`the worktree was on ${r.leftBranch}: switched back${r.strayBranch ? `; its commits are kept on ${r.strayBranch}` : ''}`);
+  if (r.wipCommit) parts.push(`committed uncommitted leftovers as WIP ${r.wipCommit.slice(0, 12)}`);
+  return parts.length ? parts.join('; ') : null;
+}
+
+/** Removes `index.lock` when no git process works in this worktree (git killed mid-commit leaves it behind). */
+function clearStaleLock(worktree: string, gitDir: string): boolean {
+  const lock = join(gitDir, 'index.lock');
+  let age: number;
+  try {
+    age = Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return false;
+  }
+  const live = liveGit(worktree, gitDir);
+  if (live === true || (live === undefined && age < STALE_LOCK_MS)) {
+    throw new RefusedError('worktree_busy', `git is working in ${worktree} (${lock} is held); waiting for it to finish`);
+  }
+  rmSync(lock, { force: true });
+  return true;
+}
+
+/**
+ * Whether a git process works in this worktree: read from /proc where there is one (its working
+ * directory or GIT_DIR); undefined elsewhere, where only the lock's age can tell.
+ */
+function liveGit(worktree: string, gitDir: string): boolean | undefined {
+  if (!existsSync('/proc/self/cwd')) return undefined;
+  const roots = [realpathSync(worktree), realpathSync(gitDir)];
+  const inside = (path: string) => roots.some((r) => path === r || path.startsWith(r + sep));
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!/^git/.test(readFileSync(`/proc/${pid}/comm`, 'utf8'))) continue;
+      if (inside(readlinkSync(`/proc/${pid}/cwd`))) return true;
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      if (env.some((v) => v.startsWith('GIT_DIR=') && inside(v.slice(8)))) return true;
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return false;
+}
+
+/** Commits everything uncommitted (untracked files too, ignored ones not) as a marked WIP commit; null when clean. */
+async function commitLeftovers(worktree: string, label: string): Promise<string | null> {
+  const git = schedulerGit(worktree);
+  if ((await git.raw(['status', '--porcelain', '--untracked-files=all'])).trim() === '') return null;
+  await git.raw(['add', '-A']);
+  // No hooks: this commit keeps an agent's work from being lost, whatever a hook thinks of it.
+  await git.raw(['commit', '-q', '--no-verify', '-m', `WIP: uncommitted leftovers ${label}`, '--trailer', `Springfield-Wip: ${label}`]).catch((err: unknown) => {
+    throw new EnvironmentError('git_failed', `cannot commit the leftovers in ${worktree}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  });
+  return (await git.revparse(['HEAD'])).trim();
+}
+
+/** Keeps commits made on a detached HEAD reachable under `springfield-stray/<branch-leaf>-<time>`, unless the epic's branch has them. */
+async function keepDetached(worktree: string, branch: string): Promise<string | null> {
+  const git = schedulerGit(worktree);
+  const head = (await git.revparse(['HEAD'])).trim();
+  const contained = await git.raw(['merge-base', '--is-ancestor', head, branch]).then(() => true, () => false);
+  if (contained) return null;
+  const name = `springfield-stray/${branch.split('/').at(-1) ?? 'epic'}-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`;
+  await git.raw(['branch', name, head]);
+  return name;
+}
