@@ -1,6 +1,7 @@
 import { constants, copyFileSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { gitRun } from '../git/exec.ts';
+import { spawnSync } from 'node:child_process';
+import { gitEnv, gitRun } from '../git/exec.ts';
 import { runCommand, type VerificationResult } from './verify.ts';
 
 /** The file at the repository root that lists ignored files each new worktree gets a copy of (gitignore syntax). */
@@ -100,13 +101,10 @@ export function copyIncluded(mainRoot: string, worktree: string): { copied: stri
   return { copied, skipped };
 }
 
+/** The paths git ignores, of those given (NUL-separated through stdin: any file name is safe). */
 function spawnCheckIgnore(cwd: string, paths: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < paths.length; i += 500) {
-    const r = gitRun(cwd, ['check-ignore', '-z', '--no-index', '--', ...paths.slice(i, i + 500)], env);
-    if (r.status <= 1) out.push(...r.stdout.split('\0').filter(Boolean));
-  }
-  return out;
+  const r = spawnSync('git', ['check-ignore', '--stdin', '-z', '--no-index'], { cwd, env: gitEnv(env), input: paths.join('\0') + '\0', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return r.status === 0 ? r.stdout.split('\0').filter(Boolean) : [];
 }
 
 /** Copies one file; returns why it was skipped, or null. */

@@ -47,6 +47,7 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
   const child = spawn(cmd ?? '', args, { cwd: options.cwd, env: options.env, detached: GROUPS, stdio: [options.stdin, 'pipe', 'pipe'] });
   const pid = child.pid;
   let timedOut = false;
+  let stopping = false;
   let killTimer: NodeJS.Timeout | undefined;
   const signalGroup = (signal: NodeJS.Signals | 0): boolean => {
     if (pid === undefined) return false;
@@ -59,6 +60,7 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
     }
   };
   const stop = (signal: NodeJS.Signals = 'SIGTERM'): void => {
+    stopping = true;
     if (!signalGroup(signal) || killTimer) return;
     killTimer = setTimeout(() => signalGroup('SIGKILL'), options.graceMs);
     killTimer.unref();
@@ -90,7 +92,7 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
       const exitCode = signal ? 128 + (constants.signals[signal] ?? 0) : code ?? 1;
       void endLeftovers(signalGroup, options.graceMs).then((leftovers) => {
         if (killTimer) clearTimeout(killTimer);
-        if (leftovers) tail.note('[springfield] ended processes the agent left running');
+        if (leftovers && !stopping) tail.note('[springfield] ended processes the agent left running');
         // The pipes close once every writer is gone; do not wait on a writer that escaped the group.
         void Promise.race([closed, new Promise((r) => setTimeout(r, 500))]).then(() => finish({ exitCode, signal, spawnError: null, leftovers }));
       });

@@ -1,0 +1,81 @@
+// Fault suite: builders that fail, hang, do nothing, or lose their supervisor.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { pidAlive } from '../../src/core/runs/recordRun.ts';
+import { approve, faultRepo, sessionsOf, violations } from './harness.ts';
+
+/** An approved epic, ready for the scheduler to start. */
+function approved(f: ReturnType<typeof faultRepo>, title: string, options: { complexity?: string; maxIterations?: number } = {}): string {
+  const epic = f.epic(title, options);
+  assert.equal(f.orchestrate().code, 0);
+  approve(f, epic);
+  return epic;
+}
+
+test('a builder that commits and then fails on every step: three sessions, blocked, its steps released, its commits kept', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = approved(f, 'Always failing');
+  f.behave({ ralph: { do: 'commit-then-fail' } });
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, {
+    epic, maxSessions: { lisa: 1, ralph: 3 }, status: 'blocked',
+    reason: /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ failed: exit 1\); last output: tests failed, giving up$/,
+  }), [], run.stderr);
+  assert.equal(sessionsOf(f, epic).ralph, 3);
+  const commits = f.records().filter((r) => r.event === 'commit');
+  assert.equal(commits.length, 3, 'each attempt committed');
+  for (const c of commits) assert.match(f.git('branch', '--contains', String(c.commit)), new RegExp(`springfield/${epic}`), 'on the epic branch');
+  const steps = f.sf('show', 'plans/always-failing.md').json.plans as { steps: { anchor: string; status: string }[] }[];
+  assert.deepEqual(steps[0]?.steps.map((s) => s.status), ['pending', 'pending'], 'released at once each time, never left claimed');
+  const events = (f.sf('events', 'plans/always-failing.md', '--step', 'step-1').json.events as { action: string; reason: string | null }[]).filter((e) => e.action === 'reset');
+  assert.equal(events.length, 3);
+  for (const e of events) assert.match(e.reason ?? '', /^run \d+ failed: exit 1$/);
+  const shown = f.sf('epic', 'show', epic).json as { iteration: number };
+  assert.equal(shown.iteration, 4, 'the start and one build iteration per failed run');
+});
+
+test('a builder that hangs: ended at its timeout with everything it started; three timed_out runs, then blocked', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t, { timeouts: { ralph: 2 } });
+  const epic = approved(f, 'Hanging');
+  f.behave({ ralph: { do: 'hang' } });
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, {
+    epic, maxSessions: { ralph: 3 }, status: 'blocked',
+    reason: /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ timed_out, exit 143: ran past its timeout of 2 s; its process group was ended\); last output: \[springfield\] timed out after 2 s: ending the agent's process group$/,
+  }), [], run.stderr);
+  const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; status: string; output_tail: string }[];
+  assert.deepEqual(runs.filter((r) => r.role === 'ralph').map((r) => r.status), ['timed_out', 'timed_out', 'timed_out']);
+  assert.match(runs[0]?.output_tail ?? '', /^thinking very hard\n\[springfield\] timed out after 2 s/);
+  const children = f.records().filter((r) => r.event === 'spawned').map((r) => Number(r.child));
+  assert.equal(children.length, 3);
+  for (const pid of children) assert.equal(pidAlive(pid), false, `the agent's own child ${pid} was ended with it`);
+});
+
+test('a builder that exits 0 without doing anything: no_progress three times, then blocked', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = approved(f, 'Idle builder');
+  f.behave({ ralph: { do: 'noop' } });
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, {
+    epic, maxSessions: { ralph: 3 }, status: 'blocked',
+    reason: /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ no_progress, exit 0: exited 0 without completing step-1, committing or ticking an item\); last output: nothing to do, apparently$/,
+  }), [], run.stderr);
+});
+
+test("a builder whose supervisor dies while it keeps working: the run is lost, the agent's group ended, the step released and built by the next run", { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t, { leaseSeconds: 3600 });
+  const epic = approved(f, 'Orphaned');
+  f.behave({ ralph: { do: 'orphan', times: 1 } });
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 3 }, status: 'done' }), [], run.stderr);
+  const orphan = Number(readFileSync(`${f.base}/orphan.pid`, 'utf8'));
+  assert.ok(existsSync(`${f.base}/orphan.pid`));
+  assert.equal(pidAlive(orphan), false, 'the agent that outlived its supervisor was ended before its step was released');
+  const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; status: string; outcome_reason: string | null }[];
+  const lost = runs.filter((r) => r.status === 'lost');
+  assert.equal(lost.length, 1);
+  assert.match(lost[0]?.outcome_reason ?? '', /^supervising process \d+ is gone$/);
+  assert.deepEqual(sessionsOf(f, epic), { lisa: 1, ralph: 3, bart: 0, lovejoy: 0, total: 4 }, 'one lost run, then one per step');
+  assert.match(run.stderr, /marked lost — its step is released at once/);
+});
