@@ -22,13 +22,14 @@ export class TerminalLauncher implements Launcher {
       iconPath: new vscode.ThemeIcon(ROLE_ICONS[spec.role] ?? 'terminal'),
       isTransient: false,
     });
+    // The store says when the run ended (the scheduler ticks on that write); this only tells when the
+    // terminal's process is gone, which the editor reports as it closes the terminal.
     const done = new Promise<number>((resolve) => {
-      const timer = setInterval(() => {
-        if (terminal.exitStatus) {
-          clearInterval(timer);
-          resolve(terminal.exitStatus.code ?? 1);
-        }
-      }, 1000);
+      const closed = vscode.window.onDidCloseTerminal((t) => {
+        if (t !== terminal) return;
+        closed.dispose();
+        resolve(t.exitStatus?.code ?? 1);
+      });
     });
     return { done, kill: () => terminal.sendText('\u0003', false) };
   }
@@ -38,14 +39,25 @@ export class TerminalLauncher implements Launcher {
 export function runConfig(host: StoreHost): RunConfig {
   const fromFile = host.dbPath ? loadRoleCommands(configPathFor(host.dbPath)) : DEFAULT_RUN_CONFIG;
   const s = vscode.workspace.getConfiguration('springfield');
+  const set = <T>(key: string): T | undefined => s.inspect<T>(key)?.workspaceValue ?? s.inspect<T>(key)?.globalValue;
   const roles = s.get<Record<string, string[]>>('roles', {});
   const verification = s.get<string[][]>('verification.commands', []);
+  const setup = s.get<string[][]>('worktrees.setup', []);
+  const archive = s.get<string[][]>('worktrees.archive', []);
+  const timeouts = s.get<Record<string, number>>('timeouts', {});
+  const { merge, ...file } = fromFile;
   return parseRunConfig({
+    ...file,
+    ...(merge ? { merge } : {}),
     roles: Object.keys(roles).length ? roles : fromFile.roles,
     verification: verification.length ? verification : fromFile.verification,
-    maxParallelAgents: s.inspect<number>('maxParallelAgents')?.workspaceValue ?? s.inspect<number>('maxParallelAgents')?.globalValue ?? fromFile.maxParallelAgents,
-    leaseSeconds: s.inspect<number>('leaseSeconds')?.workspaceValue ?? s.inspect<number>('leaseSeconds')?.globalValue ?? fromFile.leaseSeconds,
-    runTimeoutSeconds: fromFile.runTimeoutSeconds,
+    maxParallelAgents: set<number>('maxParallelAgents') ?? fromFile.maxParallelAgents,
+    leaseSeconds: set<number>('leaseSeconds') ?? fromFile.leaseSeconds,
+    timeouts: { ...fromFile.timeouts, ...timeouts },
+    retryLimit: set<number>('retryLimit') ?? fromFile.retryLimit,
+    retryBackoffSeconds: set<number[]>('retryBackoffSeconds') ?? fromFile.retryBackoffSeconds,
+    setup: setup.length ? setup : fromFile.setup,
+    archive: archive.length ? archive : fromFile.archive,
   }, 'settings (springfield.*)');
 }
 

@@ -6,7 +6,8 @@ import { registerLanguageModelTools } from './agents/languageModelTools.ts';
 import { registerMcpServer } from './agents/mcpProvider.ts';
 import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/context.ts';
-import { createEpic, deferEpic, resumeEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
+import { BlockNotifier } from './blockNotifier.ts';
+import { createEpic, deferEpic, resumeEpic, retryEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
 import { startEpicAndClaim } from './commands/flow.ts';
 import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
@@ -97,6 +98,7 @@ export class SpringfieldExtension extends Disposable {
     const ctx: CommandContext = { host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep };
     this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
+    const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard()));
     this.register(host.onDidChange((s: Snapshot) => {
       this.epics.update(s);
       this.signals.update(s);
@@ -105,6 +107,7 @@ export class SpringfieldExtension extends Disposable {
       comments.update(s);
       clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
       void this.setWalkthroughKeys(s);
+      blocks.update(s);
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
@@ -170,6 +173,7 @@ export class SpringfieldExtension extends Disposable {
       'springfield.epic.startAndClaim': (row?: Row) => startEpic(ctx, row, true),
       'springfield.epic.defer': (row?: Row) => deferEpic(ctx, row),
       'springfield.epic.resume': (row?: Row) => resumeEpic(ctx, row),
+      'springfield.epic.retry': (row?: Row) => retryEpic(ctx, row),
       'springfield.step.start': (row?: Row) => startStep(ctx, row),
       'springfield.step.complete': (row?: Row) => completeStep(ctx, row),
       'springfield.step.reset': (row?: Row) => resetStep(ctx, row),
@@ -230,6 +234,7 @@ export class SpringfieldExtension extends Disposable {
         if (plan) await vscode.window.showTextDocument(vscode.Uri.file(join(host.actor.worktree, plan.plan_path)), { viewColumn: vscode.ViewColumn.Beside });
         else this.openApproval(epicId);
       })(),
+      retryEpic: (epicId) => guarded(retryEpic)(ctx, epicId),
     });
     this.dashboard = view;
     this.register({ dispose: () => view.dispose() });

@@ -26,6 +26,7 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('selectPlan'), planPath: z.string().min(1).max(1000) }).strict(),
   z.object({ type: z.literal('openStep'), planPath: z.string().min(1).max(1000), anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/) }).strict(),
   z.object({ type: z.literal('openEpic'), epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/), target: z.enum(['tree', 'plan']) }).strict(),
+  z.object({ type: z.literal('retryEpic'), epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/) }).strict(),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
@@ -90,6 +91,8 @@ export interface DashboardEpic {
   readonly planPath: string | null; readonly planTitle: string | null; readonly stepsDone: number; readonly stepsTotal: number; readonly awaitingApproval: boolean;
   /** Why it is blocked, in words, when it is. */
   readonly blockedReason: string | null;
+  /** Blocked by a failing agent or a drifted plan: a person lifts it with Retry. */
+  readonly retryable: boolean;
   /** Agent sessions spent on the epic, by role. */
   readonly sessions: Readonly<Record<string, number>>;
 }
@@ -105,7 +108,11 @@ export interface DashboardData {
     readonly planPath: string; readonly planTitle: string; readonly epicId: string | null; readonly epicTitle: string | null;
     readonly anchor: string; readonly step: string; readonly stepTitle: string; readonly holder: string; readonly expiresAt: string;
   }[];
-  readonly runs: readonly { readonly id: number; readonly role: string; readonly epicId: string | null; readonly step: string | null; readonly status: string; readonly startedAt: string; readonly exitCode: number | null }[];
+  readonly runs: readonly {
+    readonly id: number; readonly role: string; readonly epicId: string | null; readonly step: string | null; readonly status: string; readonly startedAt: string; readonly exitCode: number | null;
+    /** Why it ended as it did, and its last output lines (for a run that did not succeed). */
+    readonly reason: string | null; readonly outputTail: string;
+  }[];
   readonly verifications: readonly { readonly command: string; readonly verdict: string; readonly exitCode: number | null; readonly at: string; readonly durationMs: number; readonly epicId: string | null }[];
   readonly events: readonly TimelineEntry[];
 }

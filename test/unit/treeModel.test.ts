@@ -7,7 +7,10 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
 import { loadSnapshot, attentionCount } from '../../src/extension/model/snapshot.ts';
-import { epicsRoot, signalsRoot } from '../../src/extension/views/treeModel.ts';
+import { applyEpicEvent } from '../../src/core/epics/epicStore.ts';
+import { finishRun, startRun } from '../../src/core/runs/recordRun.ts';
+import { agentsRoot, epicsRoot, signalsRoot } from '../../src/extension/views/treeModel.ts';
+import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
 import type { TreeNode } from '../../src/extension/views/nodes.ts';
 
 const PLAN = `# Plan: Cache
@@ -122,4 +125,35 @@ test('signals list awaiting ones first with their locations', async (t) => {
   assert.equal(sig?.contextValue, 'signal:awaiting');
   assert.deepEqual(sig?.children?.().map((c) => [c.label, c.description]), [['src/a.ts:3', 'here']]);
   assert.equal(attentionCount(snap), 1);
+});
+
+test('an epic blocked by a failing agent shows who failed, offers Retry, and its runs show their outcome and output', async (t) => {
+  const { store, clock, source } = setup(t);
+  const epic = await store.createEpic({ title: 'Flaky', brief: '', priority: 'P2' }, me);
+  await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
+  await store.approvePlan(epic.id, source, me);
+  await store.startEpic(epic.id, source, me);
+  const run = await store.write((db, now) => {
+    const r = startRun(db, now, { epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 1, worktree: '/wt/e', agentId: 'ralph', command: ['claude', '-p', 'go'], pid: 1 }, ralph);
+    return finishRun(db, now, r.id, { exitCode: 1, signal: null, outputTail: 'working\nError: 401 invalid x-api-key' }, ralph);
+  });
+  const reason = `agent_failed: Ralph failed 3 times in a row (last: run ${run.id} failed: exit 1); last output: Error: 401 invalid x-api-key`;
+  await store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'agent_failed', me, reason, { role: 'ralph' }));
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const row = epicsRoot(snap).find((n) => n.id === `epic:${epic.id}`);
+  assert.match(row?.description ?? '', /^blocked .*·  Ralph failed 3 times in a row  ·  standard$/);
+  assert.equal(row?.contextValue, 'epic:blocked:retry');
+  assert.match(row?.tooltip?.() ?? '', /Nothing runs for it until a person retries/);
+  const [agentRow] = agentsRoot(snap);
+  assert.equal(agentRow?.label, `Ralph · ${epic.id}`);
+  assert.match(agentRow?.description ?? '', /^failed \(exit 1\) · (just now|\d+s ago)$/);
+  assert.equal(agentRow?.icon?.id, 'error');
+  assert.match(agentRow?.tooltip?.() ?? '', /\*\*failed \(exit 1\)\*\* — exit 1\n\n```\nworking\nError: 401 invalid x-api-key\n```$/);
+  const dash = await dashboardData(store, snap, null);
+  assert.deepEqual(dash.epics.map((e) => [e.status, e.blockedReason, e.retryable]), [['blocked', reason.replace('agent_failed: ', ''), true]]);
+  assert.deepEqual(dash.runs.map((r) => [r.status, r.exitCode, r.reason, r.outputTail]), [['failed', 1, 'exit 1', 'working\nError: 401 invalid x-api-key']]);
+
+  await store.applyEpicEvent(epic.id, 'retry', me, 'key fixed');
+  const after = await loadSnapshot(store, me.worktree, clock.now());
+  assert.equal(epicsRoot(after).find((n) => n.id === `epic:${epic.id}`)?.contextValue, 'epic:in_progress', 'back where it was blocked from; no Retry any more');
 });

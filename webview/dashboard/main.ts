@@ -69,6 +69,7 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
     h('div', { class: 'muted card-meta' }, e.stepsTotal ? `${e.stepsDone} of ${e.stepsTotal} steps` : 'no approved plan yet', ` · iteration ${e.iteration} of ${e.budget}`),
     h('div', { class: 'muted card-meta' }, total === 0 ? 'no agent sessions yet' : `${total} agent session${total === 1 ? '' : 's'}: ${sessions.map(([r, n]) => `${r} ${n}`).join(', ')}`),
     h('div', { class: 'card-actions' },
+      e.retryable ? retryButton(e.id) : null,
       button('Show in tree', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'tree' })),
       e.planPath || e.awaitingApproval ? button(e.awaitingApproval ? 'Review plan' : 'Open plan', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'plan' })) : null));
   const select = () => {
@@ -79,6 +80,14 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
     if (k.key === 'Enter') select();
   });
   return el;
+}
+
+/** Retry on the card of an epic a failing agent or a drifted plan blocked: the host lifts the block. */
+function retryButton(epicId: string): HTMLElement {
+  const b = button('Retry', () => vscode.postMessage({ type: 'retryEpic', epicId }), 'primary');
+  b.classList.add('retry');
+  b.title = `Fix the cause first, then start it again (springfield epic retry ${epicId})`;
+  return b;
 }
 
 function graphSection(d: DashboardData): HTMLElement {
@@ -111,9 +120,10 @@ function leasesSection(d: DashboardData): HTMLElement {
 
 function runsSection(d: DashboardData): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', {}, 'Agent runs'), d.runs.length === 0 ? h('p', { class: 'muted' }, 'No agent runs yet.')
-    : h('table', {}, h('tbody', {}, ...d.runs.map((r) => h('tr', {},
+    : h('table', {}, h('tbody', {}, ...d.runs.map((r) => h('tr', { title: [r.reason, r.outputTail].filter(Boolean).join('\n') },
       h('td', {}, h('strong', {}, r.role)), h('td', {}, [r.epicId, r.step].filter(Boolean).join(' · ')),
-      h('td', { class: r.status === 'running' ? '' : r.exitCode === 0 ? 'ok' : 'bad' }, words(r.status) + (r.exitCode !== null ? ` (exit ${r.exitCode})` : '')),
+      h('td', { class: r.status === 'running' ? '' : r.status === 'succeeded' ? 'ok' : 'bad' },
+        words(r.status) + (r.exitCode !== null && r.status !== 'succeeded' ? ` (exit ${r.exitCode})` : '') + (r.reason && r.reason !== `exit ${r.exitCode}` ? ` — ${r.reason}` : '')),
       h('td', { class: 'muted num', 'data-ago': r.startedAt }, ago(r.startedAt, now())))))));
 }
 

@@ -56,3 +56,11 @@ export async function resumeEpic(ctx: CommandContext, row?: Row): Promise<void> 
   await ctx.host.writable().applyEpicEvent(epicOf(ctx, row), 'resume', ctx.host.actor, 'resumed from the editor');
   await ctx.host.refresh();
 }
+
+/** Lifts an agent_failed or plan_drift block: the epic goes back to where it was, and the failing role runs again. */
+export async function retryEpic(ctx: CommandContext, row?: Row | string): Promise<void> {
+  const epicId = typeof row === 'string' ? row : epicOf(ctx, row);
+  const t = await ctx.host.writable().applyEpicEvent(epicId, 'retry', ctx.host.actor, 'retried from the editor');
+  await ctx.host.refresh();
+  void vscode.window.setStatusBarMessage(`Springfield: ${epicId} is ${t.to.replace('_', ' ')} again; the scheduler starts it on its next pass`, 5000);
+}

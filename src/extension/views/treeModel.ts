@@ -1,4 +1,4 @@
-import type { EpicRow } from '../../core/epics/epicStore.ts';
+import { isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
 import type { PlanView, StepView } from '../../core/store/types.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './format.ts';
@@ -29,11 +29,12 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
   if (plan) facts.push(progressBar(plan.progress.steps_completed, plan.progress.steps_total));
   if (awaiting) facts.push('plan awaiting approval');
   else if (s.changesRequested.has(e.id)) facts.push('changes requested · Lisa revising');
-  else if (e.status === 'blocked' && e.status_reason) facts.push(e.status_reason.split(':')[0]?.replace(/_/g, ' ') ?? '');
+  else if (e.status === 'blocked' && e.status_reason) facts.push(blockedFact(e));
   facts.push(e.complexity);
+  const retryable = isRetryable(e);
   return {
     id: `epic:${e.id}`, kind: 'epic', label: `${e.id}  ${e.title}`, description: facts.join('  ·  '),
-    icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}`,
+    icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}`,
     collapsible: plan ? (e.status === 'in_progress' ? 'expanded' : 'collapsed') : awaiting ? 'collapsed' : nextMove(s, e) ? 'expanded' : 'none',
     ref: { epicId: e.id, planPath: plan?.plan_path },
     tooltip: () => [
@@ -42,6 +43,7 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
       `Complexity: ${e.complexity} · priority ${e.priority} · iteration ${e.iteration}`,
       plan ? `Plan: \`${plan.plan_path}\` — ${plan.progress.steps_completed}/${plan.progress.steps_total} steps, ${plan.progress.items_completed}/${plan.progress.items_total} items` : 'No approved plan yet',
       awaiting ? `Plan version ${awaiting.version} (\`${awaiting.plan_path}\`) waits for approval` : '',
+      retryable ? 'Nothing runs for it until a person retries: fix the cause, then **Retry** (right-click), or `springfield epic retry`' : '',
       e.brief ? `\n---\n${md(e.brief.slice(0, 400))}` : '',
     ].filter(Boolean).join('\n\n'),
     children: () => {
@@ -59,6 +61,14 @@ function nextMove(s: Snapshot, e: EpicRow): { label: string; command: string } |
   if (s.changesRequested.has(e.id)) return { label: 'Changes requested: revise the plan, then Propose plan…', command: 'springfield.epic.proposePlan' };
   if (e.status === 'planned') return { label: 'No plan yet: New plan…', command: 'springfield.plan.new' };
   return undefined;
+}
+
+/** The one fact of a blocked epic: "Ralph failed 3 times in a row", "plan drift", "iteration budget exhausted". */
+function blockedFact(e: EpicRow): string {
+  const reason = e.status_reason ?? '';
+  const failed = /^agent_failed: (.+? failed \d+ times in a row)/.exec(reason)?.[1];
+  if (failed) return failed;
+  return reason.split(':')[0]?.replace(/_/g, ' ') ?? '';
 }
 
 function planNode(s: Snapshot, p: PlanView): TreeNode {
@@ -157,26 +167,35 @@ export function signalsRoot(s: Snapshot): TreeNode[] {
   }));
 }
 
-/** Rows of the Agents view: running first, then the most recent ended runs. */
+/** Rows of the Agents view: running first, then the most recent ended runs with their outcome. */
 export function agentsRoot(s: Snapshot): TreeNode[] {
   const names = new Map(s.plans.map((p) => [p.plan_path, stepNames(p)]));
   return s.runs.slice(0, 30).map((r) => {
     const running = r.status === 'running';
+    const ok = r.status === 'succeeded';
     const step = r.step_anchor ? (r.plan_path ? names.get(r.plan_path)?.get(r.step_anchor) : undefined) ?? r.step_anchor : null;
+    const outcome = `${statusWord(r.status)}${r.exit_code !== null && !ok ? ` (exit ${r.exit_code})` : ''}`;
+    const tail = r.output_tail.trimEnd().split('\n').slice(-10).join('\n').replace(/`/g, "'");
     const describe = (now: Date): Live => {
       if (running) {
         const t = since(r.started_at, now);
         return { text: `running ${t.text} · iteration ${r.iteration}`, nextMs: t.nextMs };
       }
       const t = ago(r.ended_at ?? r.started_at, now);
-      return { text: `${statusWord(r.status)}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ''} · ${t.text}`, nextMs: t.nextMs };
+      return { text: `${outcome} · ${t.text}`, nextMs: t.nextMs };
     };
     return {
-      id: `run:${r.id}`, kind: 'run', label: [ROLE_NAMES[r.role] ?? r.role, r.epic_id, step].filter(Boolean).join(' · '),
+      id: `run:${r.id}`, kind: 'run', label: [ROLE_NAMES[r.role] ?? (r.role === 'setup' ? 'Setup' : r.role), r.epic_id, step].filter(Boolean).join(' · '),
       description: describe(s.now).text, live: describe,
-      icon: running ? { id: r.role === 'bart' ? 'eye' : 'terminal', color: 'charts.blue' } : { id: r.exit_code === 0 ? 'pass' : 'error', color: r.exit_code === 0 ? 'testing.iconPassed' : 'charts.red' },
+      icon: running ? { id: r.role === 'bart' ? 'eye' : r.role === 'setup' ? 'gear' : 'terminal', color: 'charts.blue' }
+        : { id: ok ? 'pass' : r.status === 'timed_out' ? 'watch' : 'error', color: ok ? 'testing.iconPassed' : 'charts.red' },
       contextValue: `run:${r.status}`, collapsible: 'none', ref: { runId: r.id, epicId: r.epic_id ?? undefined, planPath: r.plan_path ?? undefined, anchor: r.step_anchor ?? undefined },
-      tooltip: () => `\`${md(r.command)}\`\n\nIn ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
+      tooltip: () => [
+        `\`${md(r.command)}\``,
+        `In ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
+        running ? '' : `**${outcome}**${r.outcome_reason ? ` — ${md(r.outcome_reason)}` : ''}`,
+        tail && !ok ? '```\n' + tail + '\n```' : '',
+      ].filter(Boolean).join('\n\n'),
     };
   });
 }

@@ -1,4 +1,4 @@
-import { buildBudget } from '../../core/epics/epicStore.ts';
+import { buildBudget, isRetryable } from '../../core/epics/epicStore.ts';
 import { holderName } from '../../core/names.ts';
 import type { PlanView, StateStore, StepView } from '../../core/store/types.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
@@ -34,7 +34,10 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
         id: e.id, title: e.title, status: e.status, complexity: e.complexity, iteration: e.iteration, budget: buildBudget(e),
         planPath: p?.plan_path ?? null, planTitle: p ? p.title || p.plan_path : null, stepsDone: p?.progress.steps_completed ?? 0, stepsTotal: p?.progress.steps_total ?? 0,
         awaitingApproval: s.awaitingApproval.has(e.id),
-        blockedReason: e.status === 'blocked' && e.status_reason ? (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' ') : null,
+        // A fault's reason is already words (who failed, how often, the last output); other blocks by their kind.
+        blockedReason: e.status !== 'blocked' || !e.status_reason ? null
+          : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
+        retryable: isRetryable(e),
         sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
       };
     }),
@@ -48,6 +51,7 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
     runs: runs.map((r) => ({
       id: r.id, role: ROLE_NAMES[r.role] ?? r.role, epicId: r.epic_id, step: r.step_anchor ? (r.plan_path ? names.stepName.get(`${r.plan_path}#${r.step_anchor}`) : undefined) ?? r.step_anchor : null,
       status: r.status, startedAt: r.started_at, exitCode: r.exit_code,
+      reason: r.outcome_reason, outputTail: r.status === 'succeeded' ? '' : r.output_tail.split('\n').slice(-10).join('\n'),
     })),
     verifications: verifications.map((v) => ({ command: v.command, verdict: v.verdict, exitCode: v.exit_code, at: v.created_at, durationMs: v.duration_ms, epicId: v.epic_id })),
     events: events.reverse().filter((e) => !(e.entity === 'step' && e.action === 'heartbeat')).slice(0, TIMELINE).map((e) => timelineEntry(e, names)),

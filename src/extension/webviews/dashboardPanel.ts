@@ -9,6 +9,8 @@ export interface DashboardActions {
   openStep(planPath: string, anchor: string): void;
   /** Shows the epic in the Epics tree, or opens its plan (the approval panel while a plan waits). */
   openEpic(epicId: string, target: 'tree' | 'plan'): void;
+  /** Lifts an agent_failed or plan_drift block (the card's Retry). */
+  retryEpic(epicId: string): Promise<void>;
 }
 
 /** The live dashboard: figures, epics, the selected plan's dependency graph, leases, runs, evidence, timeline. */
@@ -47,6 +49,8 @@ export class DashboardPanel extends PanelHost {
       this.actions.openStep(message.planPath, message.anchor);
     } else if (message.type === 'openEpic') {
       this.actions.openEpic(message.epicId, message.target);
+    } else if (message.type === 'retryEpic') {
+      await this.actions.retryEpic(message.epicId);
     }
   }
 }
