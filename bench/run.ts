@@ -6,6 +6,7 @@ import { benchClaimInProcess } from './claimInProcess.ts';
 import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
 import { benchEditor } from './editor.ts';
+import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
 import { benchTree } from './tree.ts';
 
@@ -23,6 +24,7 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'contention', run: benchContention },
   { name: 'tree model', run: benchTree },
   { name: 'scheduler', run: benchScheduler },
+  { name: 'scheduler reaction', run: benchReaction },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 

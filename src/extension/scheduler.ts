@@ -67,6 +67,7 @@ export class EditorScheduler extends Disposable {
   private orchestrator: Orchestrator | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private again = false;
   private readonly host: StoreHost;
   private readonly cliPath: string;
 
@@ -114,11 +115,19 @@ export class EditorScheduler extends Disposable {
     return actions.length;
   }
 
+  /** One pass at a time; a change that arrives during a pass gets a pass of its own right after, so no run's end waits for the timer. */
   private async tick(): Promise<void> {
-    if (!this.timer || !this.orchestrator || this.ticking) return;
+    if (!this.timer || !this.orchestrator) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
     this.ticking = true;
     try {
-      await this.orchestrator.tick();
+      do {
+        this.again = false;
+        await this.orchestrator.tick();
+      } while (this.again && this.timer);
     } catch (err) {
       this.output.appendLine(`tick failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { EnvironmentError, RefusedError } from '../errors.ts';
+import { gitDirOf, readHead } from '../git/head.ts';
 import { schedulerGit } from './git.ts';
 
 /** What tidying a worktree found and did, for the log. */
@@ -26,9 +27,10 @@ const STALE_LOCK_MS = 10 * 60_000;
 export async function tidyWorktree(worktree: string, branch: string, label: string): Promise<TidyReport> {
   if (!existsSync(worktree)) throw new EnvironmentError('worktree_missing', `${worktree} is gone`);
   const git = schedulerGit(worktree);
-  const gitDir = await git.raw(['rev-parse', '--absolute-git-dir']);
+  const gitDir = gitDirOf(worktree) ?? await git.raw(['rev-parse', '--absolute-git-dir']);
   const clearedLock = clearStaleLock(worktree, gitDir);
-  const current = (await git.raw(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
+  const head = readHead(worktree, process.env);
+  const current = head ? head.branch ?? '' : (await git.raw(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
   const wanted = `refs/heads/${branch}`;
   let leftBranch: string | null = null;
   let strayBranch: string | null = null;

@@ -94,7 +94,11 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
         if (killTimer) clearTimeout(killTimer);
         if (leftovers && !stopping) tail.note('[springfield] ended processes the agent left running');
         // The pipes close once every writer is gone; do not wait on a writer that escaped the group.
-        void Promise.race([closed, new Promise((r) => setTimeout(r, 500))]).then(() => finish({ exitCode, signal, spawnError: null, leftovers }));
+        let waited: NodeJS.Timeout | undefined;
+        void Promise.race([closed, new Promise((r) => { waited = setTimeout(r, 500); })]).then(() => {
+          clearTimeout(waited);
+          finish({ exitCode, signal, spawnError: null, leftovers });
+        });
       });
     });
   });
