@@ -89,7 +89,9 @@ export class EditorScheduler extends Disposable {
     if (!mainRoot) throw new Error('the scheduler needs a repository with a main worktree');
     const log = (line: string) => this.output.appendLine(`${new Date().toISOString().slice(11, 19)} ${line}`);
     const location = vscode.workspace.getConfiguration('springfield').get<string>('worktrees.location', '');
-    return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: new TerminalLauncher(), log, worktreeLocation: location || undefined });
+    // The scheduler writes through this window's own connection, which PRAGMA data_version does not count: it says when it wrote.
+    const wrote = () => void this.host.refresh();
+    return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: new TerminalLauncher(), log, worktreeLocation: location || undefined, onWrite: wrote });
   }
 
   start(): void {

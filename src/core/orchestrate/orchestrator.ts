@@ -36,6 +36,8 @@ export interface OrchestratorOptions {
   readonly log: (line: string) => void;
   readonly worktreeLocation?: string;
   readonly sameFailureLimit?: number;
+  /** Called after the orchestrator changed the store (a pass that did something, scheduler work that ended). */
+  readonly onWrite?: () => void;
 }
 
 /** What the scheduler waits for once nothing else is left: a person, or a retry's backoff. */
@@ -121,6 +123,7 @@ export class Orchestrator {
       }
     }
     this.waitingNow = waiting;
+    if (taken.length > 0) this.o.onWrite?.();
     return taken;
   }
 
@@ -196,6 +199,7 @@ export class Orchestrator {
     }).finally(() => {
       this.work.delete(epicId);
       this.pending.delete(job);
+      this.o.onWrite?.();
     });
     this.work.set(epicId, job);
     this.pending.add(job);
@@ -211,6 +215,7 @@ export class Orchestrator {
     }
     const lost = await this.o.store.write((db, now) => markOrphans(db, pidAlive, now, this.actor));
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
+    if (lost.length > 0) this.o.onWrite?.();
   }
 
   /**
@@ -238,6 +243,7 @@ export class Orchestrator {
         return finishRun(db, now, row.id, { exitCode: l.exited ?? 1, signal: null, outputTail: tail, fault: `springfield run exited ${l.exited} before recording the run${last ? `: ${last}` : ''}` }, this.actor);
       });
       this.o.log(`${epicId}: ${ROLE_NAMES[l.role]} never started (run #${run.id} recorded as failed: ${run.outcome_reason ?? ''})`);
+      this.o.onWrite?.();
     }
   }
 

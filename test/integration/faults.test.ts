@@ -1,0 +1,159 @@
+// Agent faults in a real VS Code (code-server + Debian Chromium): the editor's scheduler stops a
+// failing planner at the retry limit, the Epics tree says why and offers Retry, the person is told
+// once per block, and Retry (from the tree and from the dashboard) starts the epic again.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FrameLocator, Page } from 'playwright-core';
+import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
+import { openEditor, type EditorSession } from './harness.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI = join(root, 'dist', 'cli.cjs');
+const PLAN = '# Plan: Docs\n\n## Step 1: Write {#step-1}\n**Tasks:**\n- [ ] Write it\n';
+
+/** Lisa as a script: fails like a missing API key until `fixed-<epic>` exists, then proposes the plan. */
+function planner(out: string): string {
+  return `
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const epic = process.env.SPRINGFIELD_EPIC;
+fs.appendFileSync(${JSON.stringify(join(out, 'runs.log'))}, epic + '\\n');
+if (!fs.existsSync(${JSON.stringify(out)} + '/fixed-' + epic)) { console.error('model unavailable: ANTHROPIC_API_KEY is not set'); process.exit(1); }
+execFileSync(process.execPath, [${JSON.stringify(CLI)}, 'plan', 'propose', epic, 'plans/' + epic + '.md'], { stdio: 'inherit' });
+`;
+}
+
+interface Epic { status: string; status_reason: string | null }
+
+function cli<T>(cwd: string, args: string[]): T {
+  return JSON.parse(execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: cleanEnv({ SPRINGFIELD_AGENT: '' }) })) as T;
+}
+
+async function eventually(what: string, check: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function palette(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label^=${JSON.stringify(title)}]`).first().click({ timeout: 15_000 });
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const path = join(root, 'test-results', `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  await page.mouse.move(1200, 17);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path });
+  assert.ok(statSync(path).size > 10_000, `${path} written`);
+}
+
+/** Notifications that say an epic is blocked, from the notification center. */
+async function blockNotices(page: Page, epic: string): Promise<number> {
+  await page.keyboard.press('Escape');
+  await palette(page, 'Notifications: Show Notifications');
+  const center = page.locator('.notifications-center');
+  await center.waitFor({ timeout: 10_000 });
+  const n = await center.locator('.notification-list-item', { hasText: `${epic} "` }).filter({ hasText: 'is blocked' }).count();
+  await page.keyboard.press('Escape');
+  return n;
+}
+
+describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
+  let base: string;
+  let repo: string;
+  let out: string;
+  let treeEpic: string;
+  let dashEpic: string;
+  let session: EditorSession;
+  let page: Page;
+  const lisaRuns = (epic: string) => existsSync(join(out, 'runs.log')) ? execFileSync('grep', ['-c', `^${epic}$`, join(out, 'runs.log')], { encoding: 'utf8' }).trim() : '0';
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-faults-')));
+    repo = join(base, 'repo');
+    out = join(base, 'out');
+    mkdirSync(join(repo, 'plans'), { recursive: true });
+    mkdirSync(out);
+    writeFileSync(join(repo, '.gitignore'), '.springfield/\n.vscode/\n');
+    // VS Code's own error toast for every terminal that exits non-zero would crowd out the one under test.
+    mkdirSync(join(repo, '.vscode'));
+    writeFileSync(join(repo, '.vscode', 'settings.json'), JSON.stringify({ 'terminal.integrated.showExitAlert': false }));
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore', env: cleanEnv() });
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 'marge@example.com');
+    git('config', 'user.name', 'Marge');
+    treeEpic = cli<{ id: string }>(repo, ['epic', 'create', 'Retry from the tree']).id;
+    dashEpic = cli<{ id: string }>(repo, ['epic', 'create', 'Retry from the dashboard']).id;
+    for (const id of [treeEpic, dashEpic]) writeFileSync(join(repo, 'plans', `${id}.md`), PLAN);
+    git('add', '-A');
+    git('commit', '-qm', 'plans');
+    const agent = join(base, 'lisa.cjs');
+    writeFileSync(agent, planner(out));
+    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, agent] }, maxParallelAgents: 2, retryLimit: 2, retryBackoffSeconds: [0] }));
+    await ensureCodeServer();
+    session = await openEditor({ extensionPath: root, workspace: repo });
+    page = session.page;
+    await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${treeEpic}  Retry from the tree`)}]`).waitFor({ timeout: 60_000 });
+  }, { timeout: 15 * 60_000 });
+
+  after(async () => {
+    if (out) for (const id of [treeEpic, dashEpic]) if (id) writeFileSync(join(out, `fixed-${id}`), '');
+    await session?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  test('a planner that keeps failing is stopped at the limit; the tree says why and offers Retry; the person is told once', { timeout: 120_000 }, async () => {
+    await palette(page, 'Springfield: Start scheduler');
+    for (const id of [treeEpic, dashEpic]) await eventually(`${id} blocked`, () => cli<Epic>(repo, ['epic', 'show', id]).status === 'blocked', 60_000);
+    assert.match(cli<Epic>(repo, ['epic', 'show', treeEpic]).status_reason ?? '', /^agent_failed: Lisa failed 2 times in a row \(last: run \d+ failed: exit 1\); last output: model unavailable: ANTHROPIC_API_KEY is not set$/);
+    const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${treeEpic}  Retry from the tree`)}]`);
+    await epicRow.filter({ hasText: 'Lisa failed 2 times in a row' }).waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(5000); // more than two ticks of the 2 s loop
+    assert.equal(lisaRuns(treeEpic), '2', 'nothing relaunched after the block');
+    assert.equal(await blockNotices(page, treeEpic), 1, 'told once, not on every tick');
+    const agents = page.locator('.part.sidebar .monaco-list-row', { hasText: `Lisa · ${treeEpic}` });
+    await agents.filter({ hasText: 'failed (exit 1)' }).first().waitFor({ timeout: 10_000 });
+    await screenshot(page, 'faults-blocked');
+  });
+
+  test('Retry in the tree starts the epic again after the person fixed the cause', { timeout: 120_000 }, async () => {
+    writeFileSync(join(out, `fixed-${treeEpic}`), '');
+    const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${treeEpic}  Retry from the tree`)}]`);
+    await epicRow.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: /^Retry$/ }).first();
+    await item.waitFor({ timeout: 10_000 }).catch(async () => assert.fail(`no Retry in the context menu: ${await page.locator('.context-view').innerText().catch(() => '(no menu)')}`));
+    await screenshot(page, 'faults-retry-menu');
+    await item.click();
+    await eventually('a plan proposed after the retry', () => cli<{ plan_versions: { status: string }[] }>(repo, ['epic', 'show', treeEpic]).plan_versions.some((v) => v.status === 'proposed'), 60_000);
+    assert.equal(cli<Epic>(repo, ['epic', 'show', treeEpic]).status, 'planned');
+    await epicRow.filter({ hasText: 'plan awaiting approval' }).waitFor({ timeout: 10_000 });
+  });
+
+  test('Retry on the dashboard card does the same', { timeout: 120_000 }, async () => {
+    writeFileSync(join(out, `fixed-${dashEpic}`), '');
+    await palette(page, 'Springfield: Open dashboard');
+    const frame: FrameLocator = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+    const card = frame.locator('.card', { hasText: dashEpic });
+    await card.locator('.note', { hasText: 'Blocked: Lisa failed 2 times in a row' }).waitFor({ timeout: 20_000 });
+    await screenshot(page, 'faults-dashboard');
+    await card.locator('button.retry').click();
+    await eventually('a plan proposed after the retry', () => cli<{ plan_versions: { status: string }[] }>(repo, ['epic', 'show', dashEpic]).plan_versions.some((v) => v.status === 'proposed'), 60_000);
+    await card.locator('button.retry').waitFor({ state: 'detached', timeout: 10_000 });
+    await palette(page, 'Springfield: Stop scheduler');
+  });
+});
