@@ -33,7 +33,8 @@ const rules = JSON.parse(fs.readFileSync(env.SF_BEHAVIOUR, 'utf8'));
 const rule = rules[epic + ':' + role] || rules[role] || { do: 'ok' };
 const seen = fs.readFileSync(env.SF_LOG, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.event === 'start' && r.role === role && r.epic === epic).length;
 const behaviour = rule.times === undefined || seen < rule.times ? rule.do : 'ok';
-log({ event: 'start', behaviour });
+const context = env.SPRINGFIELD_CONTEXT_FILE ? fs.readFileSync(env.SPRINGFIELD_CONTEXT_FILE, 'utf8') : '';
+log({ event: 'start', behaviour, previous: (/^## Your previous session \(run \d+\) did not succeed\n(.*)$/m.exec(context) || [])[1] || null });
 const commit = (file, text, message, viaSpringfield) => {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);

@@ -33,6 +33,11 @@ test('a planner that exits 1 every time: three sessions, then blocked (agent_fai
   assert.equal(again.code, 0, again.stderr);
   assert.equal(sessionsOf(f, epic).lisa, 3, 'no relaunch until a person acts');
 
+  // Each session after a failure read what the previous one did and why it failed, in its context.
+  const starts = f.records().filter((r) => r.event === 'start' && r.role === 'lisa');
+  assert.equal(starts[0]?.previous, null);
+  for (const s of starts.slice(1)) assert.match(String(s.previous), /^lisa: failed, exit 1 — exit 1$/);
+
   // The person fixes the key and retries: back to planned, Lisa proposes, the epic is built and merged.
   f.behave({});
   const retried = f.sf('epic', 'retry', epic);
@@ -115,4 +120,18 @@ test('two epics: one with a failing planner is blocked, the other is built and m
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, { epic: good, maxSessions: { lisa: 1, ralph: 2 }, status: 'done' }), [], run.stderr);
   assert.deepEqual(violations(f, run, { epic: bad, maxSessions: { lisa: 3, ralph: 0 }, status: 'blocked', reason: /^agent_failed: Lisa failed 3 times/ }), [], run.stderr);
+});
+
+test('--once takes one pass and never loops, whatever fails', { timeout: 120_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = f.epic('Once');
+  f.behave({ lisa: { do: 'exit1' } });
+  for (let pass = 1; pass <= 2; pass++) {
+    const r = f.sf('orchestrate', '--once');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(sessionsOf(f, epic).lisa, pass, `pass ${pass} started exactly one session`);
+  }
+  const refused = f.sf('orchestrate', '--once', '--until-idle');
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /--until-idle goes with --watch/);
 });

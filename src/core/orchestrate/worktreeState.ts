@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { EnvironmentError, RefusedError } from '../errors.ts';
-import { gitDirOf, readHead } from '../git/head.ts';
+import { gitDirOf, isAncestor, readHead } from '../git/head.ts';
 import { schedulerGit } from './git.ts';
 
 /** What tidying a worktree found and did, for the log. */
@@ -110,7 +110,8 @@ async function commitLeftovers(worktree: string, label: string): Promise<string 
 async function keepDetached(worktree: string, branch: string): Promise<string | null> {
   const git = schedulerGit(worktree);
   const head = (await git.revparse(['HEAD'])).trim();
-  const contained = await git.raw(['merge-base', '--is-ancestor', head, branch]).then(() => true, () => false);
+  // By exit status alone (simple-git would take a silent exit 1 for success).
+  const contained = isAncestor(worktree, head, branch, process.env);
   if (contained) return null;
   const name = `springfield-stray/${branch.split('/').at(-1) ?? 'epic'}-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`;
   await git.raw(['branch', name, head]);

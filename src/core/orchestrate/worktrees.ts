@@ -102,6 +102,7 @@ async function stageHandoff(mainRoot: string, path: string, epicId: string, wt: 
 
 /** Stages the approved plan text when the worktree's file is missing or not byte-equal to it. */
 async function stagePlan(path: string, plan: ApprovedPlan, wt: SimpleGit): Promise<boolean> {
+  insideOnly(plan.planPath);
   const target = join(path, plan.planPath);
   const current = existsSync(target) ? readFileSync(target, 'utf8') : null;
   const tracked = (await wt.raw(['ls-files', '--', plan.planPath])).trim() !== '';
@@ -111,13 +112,17 @@ async function stagePlan(path: string, plan: ApprovedPlan, wt: SimpleGit): Promi
   return (await wt.raw(['diff', '--cached', '--name-only', '--', plan.planPath])).trim() !== '';
 }
 
+function insideOnly(rel: string): void {
+  if (isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) throw new RefusedError('unsafe_path', `${rel}: a plan path must stay inside the repository`);
+}
+
 /**
  * Writes a file at a repository-relative path inside `root` without following a planted link: the
  * folder must resolve inside `root`, the text goes to a fresh exclusive temporary file, and a rename
  * replaces whatever was at the path (a link included) instead of writing through it.
  */
 function writeInside(root: string, rel: string, text: string): void {
-  if (isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) throw new RefusedError('unsafe_path', `${rel}: a plan path must stay inside the repository`);
+  insideOnly(rel);
   const rootReal = realpathSync(root);
   const dir = dirname(join(rootReal, rel));
   mkdirSync(dir, { recursive: true });
