@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
-import { createEpic } from '../../src/core/epics/epicStore.ts';
+import { applyEpicEvent, createEpic } from '../../src/core/epics/epicStore.ts';
 import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
 import { RefusedError, SpringfieldError } from '../../src/core/errors.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
@@ -109,7 +109,8 @@ store.close();
 test('every transition in the table writes exactly one event with its reason, actor and time', async (t) => {
   const clock = new ManualClock(Date.UTC(2026, 2, 1));
   const store = openStore(t, clock);
-  const rows = TRANSITIONS.filter((r) => r.event !== 'iteration_budget_exhausted');
+  // Retry's target depends on the block it lifts: tested on its own below.
+  const rows = TRANSITIONS.filter((r) => r.event !== 'iteration_budget_exhausted' && r.event !== 'retry');
   assert.ok(rows.length >= 16);
   for (const row of rows) {
     const id = await epicIn(store, row.from, `${row.from} ${row.event}`);
@@ -127,6 +128,32 @@ test('every transition in the table writes exactly one event with its reason, ac
       ['epic', row.event, id, row.from, row.to, reason, clock.now().toISOString(), BART.worktree, BART.agent],
     );
   }
+});
+
+test('retry lifts an agent_failed or plan_drift block back to where it was, restoring its reason, without a new iteration; other blocks are not retryable', async (t) => {
+  const clock = new ManualClock(Date.UTC(2026, 2, 1));
+  const store = openStore(t, clock);
+  const id = await epicIn(store, 'in_progress', 'failing builder');
+  const before = await store.getEpic(id);
+  const blocked = await store.write((db, now) => applyEpicEvent(db, now.toISOString(), id, 'agent_failed', BART, 'agent_failed: Ralph failed 3 times in a row', { role: 'ralph', failures: 3 }));
+  assert.deepEqual([blocked.from, blocked.to], ['in_progress', 'blocked']);
+  const event = store.db.prepare(`SELECT data FROM events WHERE action = 'agent_failed' AND epic_id = ?`).pluck().get(id) as string;
+  assert.deepEqual(JSON.parse(event), { next_role: null, iteration: before.iteration, budget: 20, previous_reason: before.status_reason, role: 'ralph', failures: 3 });
+  const retried = await store.applyEpicEvent(id, 'retry', MARGE, 'key fixed');
+  assert.deepEqual([retried.from, retried.to, retried.iteration, retried.reason], ['blocked', 'in_progress', before.iteration, 'key fixed']);
+  assert.equal((await store.getEpic(id)).status_reason, before.status_reason, 'the reason from before the block is back');
+  await assert.rejects(store.applyEpicEvent(id, 'retry', MARGE), (err: unknown) => err instanceof RefusedError && err.code === 'invalid_transition');
+
+  const drifted = await epicIn(store, 'in_progress', 'drifted');
+  await store.applyEpicEvent(drifted, 'plan_drift', BART, 'plan_drift: plans/p.md differs');
+  await store.applyEpicEvent(drifted, 'agent_failed', BART, 'agent_failed: Lisa failed 3 times in a row');
+  assert.equal((await store.applyEpicEvent(drifted, 'retry', MARGE)).to, 'blocked', 'blocked → blocked is undone to the earlier block');
+  assert.equal((await store.getEpic(drifted)).status_reason, 'plan_drift: plans/p.md differs');
+  assert.equal((await store.applyEpicEvent(drifted, 'retry', MARGE)).to, 'in_progress');
+
+  const reviewed = await epicIn(store, 'implemented', 'reviewed');
+  await store.applyEpicEvent(reviewed, 'signal_option_viability_failure', BART, 'wrong approach');
+  await assert.rejects(store.applyEpicEvent(reviewed, 'retry', MARGE), (err: unknown) => err instanceof RefusedError && err.code === 'not_retryable' && /is blocked by wrong approach, not by a failing agent or a drifted plan/.test(err.message));
 });
 
 test('an event the table does not allow is refused with the allowed events, and nothing is written', async (t) => {

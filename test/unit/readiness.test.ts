@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { loadSqlite } from '../../src/core/store/sqlite.ts';
 import { DERIVED_BLOCKERS, partitionSteps, type StepPartition } from '../../src/core/store/readiness.ts';
+import { MIGRATIONS } from '../../src/core/store/migrations.ts';
 import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from '../stress/planGen.ts';
@@ -172,13 +173,15 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
   const raw = new Sqlite(path);
   raw.exec(`DROP INDEX idx_deps_dependents; CREATE INDEX idx_deps_target ON step_deps(plan_path, depends_on);
     DROP TRIGGER steps_readiness_done; DROP TRIGGER steps_readiness_undone; DROP INDEX idx_steps_ready;
-    ALTER TABLE steps DROP COLUMN blockers; ALTER TABLE plans DROP COLUMN open_steps; PRAGMA user_version = 1;`);
+    ALTER TABLE steps DROP COLUMN blockers; ALTER TABLE plans DROP COLUMN open_steps;
+    DROP INDEX idx_runs_launch; ${['outcome_reason', 'claim_token', 'output_tail', 'head_before', 'head_after', 'agent_pid', 'launch_id'].map((c) => `ALTER TABLE runs DROP COLUMN ${c};`).join(' ')}
+    PRAGMA user_version = 1;`);
   raw.close();
 
   const reopened = new SqliteStore(path, { clock });
   t.after(() => reopened.close());
 
-  assert.equal(reopened.db.pragma('user_version', { simple: true }), 3);
+  assert.equal(reopened.db.pragma('user_version', { simple: true }), MIGRATIONS.length);
   assertConsistent(reopened, clock.now().toISOString(), 'after migrating');
   assert.deepEqual(oraclePartition(reopened, clock.now().toISOString()), before);
   assert.ok(before.completed.length > 0 && before.blocked.length > 0, 'the fixture has completed and blocked steps');

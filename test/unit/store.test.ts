@@ -93,6 +93,23 @@ test('a database with a newer schema version is refused with schema_too_new and 
   assert.equal(existsSync(`${path}-shm`), false);
 });
 
+test('migration 4 upgrades a version-3 database in place: runs gain their fault columns and a killed run becomes failed', (t) => {
+  const path = join(tempDir(t), 'state.db');
+  const raw = new (loadSqlite())(path);
+  for (const m of MIGRATIONS.slice(0, 3)) raw.exec(m);
+  raw.pragma('user_version = 3');
+  raw.exec(`INSERT INTO runs (epic_id, role, command, status, started_at, ended_at, exit_code) VALUES ('sf-0001', 'ralph', '["x"]', 'killed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', 143),
+    ('sf-0001', 'ralph', '["x"]', 'succeeded', '2026-01-01T00:02:00.000Z', '2026-01-01T00:03:00.000Z', 0)`);
+  raw.close();
+  const store = openStore(t, path);
+  assert.equal(store.db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const rows = store.db.prepare('SELECT status, exit_code, outcome_reason, output_tail, head_before, agent_pid, claim_token, launch_id FROM runs ORDER BY id').all();
+  assert.deepEqual(rows, [
+    { status: 'failed', exit_code: 143, outcome_reason: 'ended by a signal', output_tail: '', head_before: null, agent_pid: null, claim_token: null, launch_id: null },
+    { status: 'succeeded', exit_code: 0, outcome_reason: null, output_tail: '', head_before: null, agent_pid: null, claim_token: null, launch_id: null },
+  ]);
+});
+
 test("ifMissing 'empty' on a missing path creates no file and reads as an empty store", async (t) => {
   const path = join(tempDir(t), 'nested', 'state.db');
 

@@ -113,16 +113,35 @@ export function applyEpicEvent(db: Database, now: string, epicId: string, event:
   return { epic_id: epicId, event, from: epic.status, to, next_role: nextRole, iteration, reason: why };
 }
 
-/** The block a retry lifts: the latest move to blocked must be agent_failed or plan_drift. */
+interface BlockEvent {
+  readonly action: string;
+  readonly at: string;
+  readonly from_status: EpicStatus;
+  readonly data: string | null;
+}
+
+/** The block an epic is in now: the newest move to blocked that no retry has undone (blocks on blocks lift one at a time). */
+function currentBlock(db: Database, epicId: string): BlockEvent | undefined {
+  const events = db.prepare(`SELECT action, at, from_status, data FROM events WHERE epic_id = ? AND entity = 'epic' AND (to_status = 'blocked' OR action = 'retry') ORDER BY id DESC`)
+    .iterate(epicId) as IterableIterator<BlockEvent>;
+  let undone = 0;
+  for (const e of events) {
+    if (e.action === 'retry') undone++;
+    else if (undone > 0) undone--;
+    else return e;
+  }
+  return undefined;
+}
+
+/** The block a retry lifts, which must be agent_failed or plan_drift: where it came from and the reason it replaced. */
 function retryableBlock(db: Database, epic: EpicRow): { from: EpicStatus; previousReason: string | null } | undefined {
   if (epic.status !== 'blocked') return undefined;
-  const last = db.prepare(`SELECT action, from_status, data FROM events WHERE epic_id = ? AND entity = 'epic' AND to_status = 'blocked' ORDER BY id DESC LIMIT 1`)
-    .get(epic.id) as { action: string; from_status: EpicStatus; data: string | null } | undefined;
-  if (!last || !(RETRYABLE_BLOCKS as readonly string[]).includes(last.action)) {
+  const block = currentBlock(db, epic.id);
+  if (!block || !(RETRYABLE_BLOCKS as readonly string[]).includes(block.action)) {
     throw new RefusedError('not_retryable', `${epic.id} is blocked by ${epic.status_reason ?? 'a review signal'}, not by a failing agent or a drifted plan; re-plan it (propose and approve a new plan) or defer it`);
   }
-  const data = last.data ? JSON.parse(last.data) as { previous_reason?: string | null } : {};
-  return { from: last.from_status, previousReason: data.previous_reason ?? null };
+  const data = block.data ? JSON.parse(block.data) as { previous_reason?: string | null } : {};
+  return { from: block.from_status, previousReason: data.previous_reason ?? null };
 }
 
 /** True when the epic is blocked by a fault a person lifts with retry (agent_failed or plan_drift). */
@@ -169,8 +188,7 @@ export function recordWorktreeEvent(db: Database, now: string, epicId: string, a
 /** What blocked an epic that a person can retry: the event's record (role, failures, the last run and its output), or null. */
 export function blockDetails(db: Database, epic: EpicRow): Record<string, unknown> | null {
   if (!isRetryable(epic)) return null;
-  const last = db.prepare(`SELECT action, at, data FROM events WHERE epic_id = ? AND entity = 'epic' AND to_status = 'blocked' ORDER BY id DESC LIMIT 1`)
-    .get(epic.id) as { action: string; at: string; data: string | null } | undefined;
+  const last = currentBlock(db, epic.id);
   if (!last) return null;
   const { next_role: _n, iteration: _i, budget: _b, previous_reason: _p, ...data } = (last.data ? JSON.parse(last.data) : {}) as Record<string, unknown>;
   return { event: last.action, at: last.at, ...data };
