@@ -1,0 +1,203 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { applyEpicEvent, getEpic, recordWorktreeEvent, setEpicWorktree, type EpicRow } from '../epics/epicStore.ts';
+import { approvedVersion, finishEpic, livePlanPath, planDrift } from '../epics/planApproval.ts';
+import { loadPlanSource } from '../plan/source.ts';
+import { isEditorVariable } from '../runs/agentEnv.ts';
+import { finishRun, SETUP_ROLE, startRun } from '../runs/recordRun.ts';
+import { timeoutFor, type RunConfig } from '../runs/roles.ts';
+import { lastVerdict, latestRun, recordVerification } from '../store/runs.ts';
+import type { SqliteStore } from '../store/sqliteStore.ts';
+import type { Actor, PlanSource } from '../store/types.ts';
+import { schedulerGit } from './git.ts';
+import { openPullRequest, rebaseOntoMain, squashMerge } from './merge.ts';
+import { archiveWorktree, setUpWorktree } from './setup.ts';
+import { summaryFileName, writeSummary } from './summary.ts';
+import { displayCommand, runVerification, SlotPool } from './verify.ts';
+import { depositApprovedPlan, ensureEpicWorktree, removeEpicWorktree, type ApprovedPlan } from './worktrees.ts';
+import { describeTidy, tidyWorktree } from './worktreeState.ts';
+
+export interface EpicWorkOptions {
+  readonly store: SqliteStore;
+  readonly mainRoot: string;
+  readonly config: RunConfig;
+  readonly log: (line: string) => void;
+  readonly worktreeLocation?: string;
+  readonly actor: Actor;
+}
+
+/**
+ * What the scheduler does to an epic's worktree itself, without an agent: start it (worktree,
+ * handoff, approved plan), set it up, keep it in a known state, check the builder's plan, verify,
+ * complete mechanically and merge (docs/scheduler-faults.md).
+ */
+export class EpicWork {
+  private readonly o: EpicWorkOptions;
+  private readonly pool: SlotPool;
+  private readonly mergeQueue = new SlotPool(1);
+
+  constructor(options: EpicWorkOptions) {
+    this.o = options;
+    this.pool = new SlotPool(Math.max(1, Math.floor(availableParallelism() / 2)));
+  }
+
+  private get actor(): Actor {
+    return this.o.actor;
+  }
+
+  async startEpic(epicId: string): Promise<void> {
+    const { planPath, approved } = await this.o.store.read((db) => ({ planPath: livePlanPath(db, epicId), approved: approvedPlanOf(getEpic(db, epicId), db) }));
+    if (!planPath) throw new Error(`${epicId} has no approved plan`);
+    const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation, approved ?? undefined);
+    if (wt.dirty.length > 0) this.o.log(`${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`);
+    await this.o.store.write((db, now) => setEpicWorktree(db, now.toISOString(), epicId, wt.path, wt.branch));
+    const t = await this.o.store.startEpic(epicId, loadPlanSource(this.planRoot(wt.path, planPath), planPath), this.actor);
+    this.o.log(`${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && approved ? ` with approved plan v${approved.version} committed` : ''}`);
+  }
+
+  /** The plan is read from the epic's worktree when it has the file, else from the main worktree. */
+  private planRoot(worktree: string, planPath: string): string {
+    return existsSync(join(worktree, planPath)) ? worktree : this.o.mainRoot;
+  }
+
+  /**
+   * Puts the epic's own worktree in a known state before anything runs there (a missing one is made
+   * again): a stale git lock cleared, the epic's branch back, leftovers committed as WIP.
+   */
+  async tidy(epic: EpicRow): Promise<void> {
+    if (!epic.worktree_path || !epic.branch || epic.worktree_path === this.o.mainRoot) return;
+    if (!existsSync(epic.worktree_path)) {
+      const approved = await this.o.store.read((db) => approvedPlanOf(epic, db));
+      await ensureEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation, approved ?? undefined);
+      this.o.log(`${epic.id}: its worktree was gone; made it again at ${epic.worktree_path}`);
+    }
+    const last = await this.o.store.read((db) => latestRun(db, epic.id));
+    const label = last ? `after run ${last.id} (${last.role}${last.step_anchor ? ` on ${last.step_anchor}` : ''}, ${last.status})` : 'found in the worktree';
+    const report = await tidyWorktree(epic.worktree_path, epic.branch.replace(/^refs\/heads\//, ''), label);
+    const line = describeTidy(report);
+    if (!line) return;
+    this.o.log(`${epic.id}: ${line}`);
+    await this.o.store.write((db, now) => recordWorktreeEvent(db, now.toISOString(), epic.id, this.actor, 'tidy', line, { ...report }));
+  }
+
+  /**
+   * The plan a builder works from, read in the epic's worktree: restored from the approved text if
+   * an agent removed it; when its structure drifted from the approved version, the epic is blocked
+   * (plan_drift) with the changes and null is returned, so no builder starts.
+   */
+  async builderPlan(epic: EpicRow, planPath: string, worktree: string): Promise<PlanSource | null> {
+    const approved = await this.o.store.read((db) => approvedPlanOf(epic, db));
+    if (approved && worktree !== this.o.mainRoot && !existsSync(join(worktree, planPath))) {
+      await depositApprovedPlan(worktree, epic.id, approved);
+      this.o.log(`${epic.id}: ${planPath} was missing from the worktree; committed the approved v${approved.version} again`);
+    }
+    let changes: string[];
+    let source: PlanSource | null = null;
+    try {
+      source = loadPlanSource(worktree, planPath);
+      const current = source;
+      changes = await this.o.store.read((db) => planDrift(db, planPath, current));
+    } catch (err) {
+      changes = [err instanceof Error ? err.message : String(err)];
+    }
+    if (changes.length === 0) return source;
+    const reason = `plan_drift: ${planPath} in ${worktree} differs from the approved${approved ? ` v${approved.version}` : ''} (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? '; …' : ''}); restore it (springfield plan show ${epic.id} has the approved text) and retry`;
+    const t = await this.o.store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'plan_drift', this.actor, reason, { plan_path: planPath, changes }));
+    this.o.log(`${epic.id}: ${t.from} → ${t.to}: no builder starts on a drifted plan — ${reason}`);
+    return null;
+  }
+
+  /** Copies `.worktreeinclude` files and runs the setup commands in the epic's worktree, recorded like an agent run. */
+  async setup(epicId: string): Promise<void> {
+    const epic = await this.o.store.getEpic(epicId);
+    const worktree = epic.worktree_path;
+    if (!worktree) return;
+    const commands = this.o.config.setup;
+    const shown = commands.length ? commands.map(displayCommand) : ['copy the files .worktreeinclude lists'];
+    const run = await this.o.store.write((db, now) => startRun(db, now, {
+      epicId, planPath: null, stepAnchor: null, role: SETUP_ROLE, iteration: epic.iteration, worktree, agentId: SETUP_ROLE, command: shown, pid: process.pid,
+    }, this.actor));
+    this.o.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
+    const r = await setUpWorktree({
+      mainRoot: this.o.mainRoot, worktree, commands, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
+      env: { ...this.childEnv(), SPRINGFIELD_EPIC: epicId, SPRINGFIELD_WORKTREE: worktree, SPRINGFIELD_MAIN_WORKTREE: this.o.mainRoot },
+    });
+    const ended = await this.o.store.write((db, now) => finishRun(db, now, run.id, { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason }, this.actor));
+    this.o.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
+  }
+
+  private childEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k) && !k.startsWith('SPRINGFIELD_')) env[k] = v;
+    return env;
+  }
+
+  async verify(epicId: string): Promise<void> {
+    const epic = await this.o.store.getEpic(epicId);
+    await this.tidy(epic);
+    const worktree = epic.worktree_path ?? this.o.mainRoot;
+    const runId = (await this.o.store.read((db) => latestRun(db, epicId, 'ralph')))?.id ?? null;
+    const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, this.childEnv()));
+    await this.o.store.write((db, now) => {
+      for (const r of results) recordVerification(db, now.toISOString(), { runId, epicId, planPath: null, stepAnchor: null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail });
+    });
+    const failed = results.find((r) => r.verdict === 'fail');
+    this.o.log(`${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`);
+  }
+
+  async completeMechanically(epicId: string): Promise<void> {
+    const epic = await this.o.store.getEpic(epicId);
+    await this.tidy(epic);
+    const worktree = epic.worktree_path ?? this.o.mainRoot;
+    const path = await this.o.store.read((db, now) => writeSummary(db, now, epicId, worktree));
+    const git = schedulerGit(worktree);
+    await git.add([summaryFileName(epicId)]);
+    await git.commit(`Summary of ${epicId}`, [summaryFileName(epicId)], { '--trailer': `Springfield-Epic: ${epicId}` });
+    const t = await this.o.store.write((db, now) => finishEpic(db, now.toISOString(), epicId, this.actor, `mechanical completion: all steps completed, verification passed; ${path}`));
+    this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
+  }
+
+  /** One merge at a time: rebase onto the current main, verify again, then land; archive, then remove the worktree. */
+  /** Merges through the queue: one at a time. */
+  merge(epicId: string): Promise<void> {
+    return this.mergeQueue.use(() => this.mergeNow(epicId));
+  }
+
+  private async mergeNow(epicId: string): Promise<void> {
+    const epic = await this.o.store.getEpic(epicId);
+    const worktree = epic.worktree_path;
+    if (worktree && existsSync(worktree)) {
+      await this.tidy(epic);
+      const { moved } = await rebaseOntoMain(this.o.mainRoot, worktree);
+      if (moved && this.o.config.verification.length > 0) {
+        await this.verify(epicId);
+        if ((await this.o.store.read((db) => lastVerdict(db, epicId))) === 'fail') {
+          this.o.log(`${epicId}: verification fails on the new main; not merged (it waits for a fix)`);
+          return;
+        }
+      }
+      if (this.o.config.merge === 'pr') {
+        const url = await openPullRequest(worktree, epicId, epic.title);
+        this.o.log(`${epicId}: pull request opened ${url}`);
+        await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `pull request ${url}`);
+        return;
+      }
+    }
+    const r = await squashMerge(this.o.mainRoot, epicId, epic.title);
+    await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`);
+    const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, this.childEnv(), timeoutFor(this.o.config, 'setup') * 1000) : null;
+    if (failed) {
+      this.o.log(`${epicId}: merged as ${r.commit_hash.slice(0, 12)}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept:\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
+      return;
+    }
+    await removeEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation);
+    this.o.log(`${epicId}: merged as ${r.commit_hash.slice(0, 12)}; worktree removed; done`);
+  }
+}
+
+/** The approved version's text for the epic's branch, or null before approval. */
+function approvedPlanOf(epic: EpicRow, db: Parameters<typeof approvedVersion>[0]): ApprovedPlan | null {
+  const v = approvedVersion(db, epic);
+  return v ? { planPath: v.plan_path, body: v.body, version: v.version } : null;
+}
