@@ -44,7 +44,7 @@ let counter = 0;
 
 before(() => {
   ensureCli();
-  const names = ['env', 'nostep', 'exit', 'missing', 'usage', 'literal', 'heartbeat', 'sessions', 'orphan'];
+  const names = ['env', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan'];
   repo = makeRepo({ files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) } });
   agentPath = join(repo.tmp, 'agent.mjs');
   writeFileSync(agentPath, AGENT);
@@ -179,6 +179,21 @@ describe('springfield run', () => {
     assert.equal(pidAlive(seen.pid), false, 'the agent got the SIGTERM');
     const run15 = runRow(Number(seen.env.SPRINGFIELD_RUN_ID));
     assert.deepEqual([run15?.status, run15?.exit_code, run15?.outcome_reason], ['failed', 143, 'ended by SIGTERM']);
+  });
+
+  test("a person switching the main worktree's branch while a run works there is no fault of the run", async () => {
+    const { id } = epicWithClaim('literal-branch');
+    const { args, report } = runArgs(['--role', 'lisa', '--epic', id], '0', 1500);
+    const w = startWrapper(repo.root, args);
+    await waitFor('the agent to start', () => existsSync(report));
+    repo.git(['checkout', '-q', '-b', 'person-elsewhere']);
+    try {
+      const r = await w.done;
+      const run = runRow(Number(readReport(report).env.SPRINGFIELD_RUN_ID));
+      assert.deepEqual([r.code, run?.status, run?.outcome_reason], [0, 'no_progress', 'exited 0 without proposing a plan'], 'judged by what it did, not by the branch a person chose');
+    } finally {
+      repo.git(['checkout', '-q', 'main']);
+    }
   });
 
   test('a command that cannot be found is recorded as failed with exit 127 and one clear line', () => {

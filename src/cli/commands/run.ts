@@ -32,6 +32,8 @@ interface Prepared {
   readonly holder: Actor;
   readonly agent: string;
   readonly marks: ProgressMarks;
+  /** The run works in the epic's own worktree (the scheduler's), not a person's: its branch must not change. */
+  readonly ownWorktree: boolean;
 }
 
 export const runCommand: Command = {
@@ -98,7 +100,8 @@ export const runCommand: Command = {
       (pid) => store.write((db) => setAgentPid(db, prepared.run.id, pid)));
     clearInterval(timer);
     const after = readHead(actor.worktree, ctx.env);
-    const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : branchFault(before, after);
+    // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
+    const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : prepared.ownWorktree ? branchFault(before, after) : null;
     const reopen = fault !== null && !ended.spawnError && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
     const run = await store.write((db, now) => finishRun(db, now, prepared.run.id, {
       exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
@@ -119,7 +122,7 @@ export const runCommand: Command = {
   },
 };
 
-/** A run must leave the worktree on the branch it found it on; anything else is a fault (docs/scheduler-faults.md). */
+/** A run must leave the epic's worktree on the branch it found it on; anything else is a fault (docs/scheduler-faults.md). */
 function branchFault(before: Head | null, after: Head | null): string | null {
   if (!before?.branch || !after) return null;
   if (after.branch === before.branch) return null;
@@ -177,7 +180,7 @@ function prepare(db: Database, now: Date, input: PrepareInput): Prepared {
     worktree: actor.worktree, agentId: agent, command: input.command, pid: process.pid,
     claimToken: holder.token ?? null, headBefore: input.headBefore, launchId: input.launchId,
   }, actor);
-  return { run, planPath, stepAnchor, holder, agent, marks: progressMarks(db, epic.id, planPath, stepAnchor) };
+  return { run, planPath, stepAnchor, holder, agent, marks: progressMarks(db, epic.id, planPath, stepAnchor), ownWorktree: epic.worktree_path === actor.worktree };
 }
 
 /** The epic's live plan, else the plan of its latest proposed version, else none. */
