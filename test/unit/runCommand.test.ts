@@ -14,11 +14,13 @@ import { assertClaimed, assertFails, assertOk, cleanEnv, CLI_PATH, ensureCli, ma
 
 /** A scripted agent: records its env, argv and cwd as JSON in argv[2], sleeps argv[4] ms, then exits with argv[3] (or kills itself with a signal name). */
 const AGENT = String.raw`
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 const [out, exit, sleep, ...rest] = process.argv.slice(2);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SPRINGFIELD_') || k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE'));
 const context = env.SPRINGFIELD_CONTEXT_FILE ? readFileSync(env.SPRINGFIELD_CONTEXT_FILE, 'utf8') : null;
-writeFileSync(out, JSON.stringify({ env, argv: rest, cwd: process.cwd(), pid: process.pid, context }));
+// Written whole, then renamed: the test polls for the file and must never read half of it.
+writeFileSync(out + '.tmp', JSON.stringify({ env, argv: rest, cwd: process.cwd(), pid: process.pid, context }));
+renameSync(out + '.tmp', out);
 setTimeout(() => (/^SIG/.test(exit) ? process.kill(process.pid, exit) : process.exit(Number(exit))), Number(sleep));
 `;
 
