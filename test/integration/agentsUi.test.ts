@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { ensureCli, makeRepo, PROJECT_ROOT, type Repo } from '../helpers/gitRepo.ts';
-import { openEditor, type EditorSession } from './harness.ts';
+import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
 
 async function screenshot(page: Page, name: string): Promise<void> {
   const path = join(PROJECT_ROOT, 'test-results', `${name}.png`);
@@ -45,7 +45,7 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
     await ensureCodeServer();
     session = await openEditor({ extensionPath: PROJECT_ROOT, workspace: repo.root });
     page = session.page;
-    await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+    await clickSpringfieldIcon(page);
     await page.locator('.part.sidebar .pane-header', { hasText: 'Agents' }).waitFor({ timeout: 60_000 });
   }, { timeout: 15 * 60_000 });
 

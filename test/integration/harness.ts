@@ -130,3 +130,12 @@ export async function openEditor(options: { extensionPath: string; workspace: st
 function tail(lines: string[], count = 40): string {
   return lines.slice(-count).join('\n');
 }
+
+/**
+ * Clicks Springfield's activity-bar icon as a person would. The click goes to the icon's list item:
+ * its badge (plans and signals waiting) sits over the icon's centre and would intercept a click on
+ * the icon itself.
+ */
+export async function clickSpringfieldIcon(page: Page, timeout = 30_000): Promise<void> {
+  await page.locator('.activitybar li.action-item:has(> [aria-label^="Springfield"])').first().click({ timeout });
+}

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { cleanEnv } from '../../scripts/codeServer.ts';
+import { clickSpringfieldIcon } from './harness.ts';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -58,7 +59,7 @@ export function toast(page: Page, text: string | RegExp): Locator {
 
 /** Opens the Springfield container and drags the sidebar wider, so descriptions are readable. */
 export async function openSpringfield(page: Page, widen = 320): Promise<void> {
-  await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+  await clickSpringfieldIcon(page);
   await page.locator('.part.sidebar .pane-header', { hasText: 'Epics' }).waitFor({ timeout: 60_000 });
   const bar = await page.locator('.part.sidebar').boundingBox();
   if (!bar) return;

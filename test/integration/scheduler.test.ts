@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
-import { openEditor, type EditorSession } from './harness.ts';
+import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -150,7 +150,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     await ensureCodeServer();
     session = await openEditor({ extensionPath: root, workspace: repo });
     page = session.page;
-    await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+    await clickSpringfieldIcon(page);
     await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}]`).waitFor({ timeout: 60_000 });
     const bar = await page.locator('.part.sidebar').boundingBox(); // a wider sidebar: descriptions readable in the screenshots
     if (bar) {

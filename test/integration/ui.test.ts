@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
-import { openEditor, type EditorSession } from './harness.ts';
+import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NOTES = 'plans/notes.md';
@@ -119,7 +119,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await ensureCodeServer();
     session = await openEditor({ extensionPath: root, workspace: demo.root });
     page = session.page;
-    await page.locator('.activitybar [aria-label^="Springfield"]').first().click();
+    await clickSpringfieldIcon(page);
     await row(page, 'Step 2  Add cache store').waitFor({ timeout: 60_000 });
     const bar = await page.locator('.part.sidebar').boundingBox();
     if (bar) {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv, ensureCodeServer, node24, startCodeServer } from '../../scripts/codeServer.ts';
 import { buildDemoRepo } from '../../scripts/demoRepo.ts';
-import { launchBrowser } from './harness.ts';
+import { clickSpringfieldIcon, launchBrowser } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -41,7 +41,7 @@ test('the packaged VSIX installs into code-server and shows the epics', { timeou
     const { page } = browser;
     await page.goto(server.url);
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.activitybar [aria-label^="Springfield"]').first().click({ timeout: 60_000 });
+    await clickSpringfieldIcon(page, 60_000);
     const row = page.locator('.monaco-list-row', { hasText: `${demo.epics.cache}  Add a caching layer` }).first();
     await row.waitFor({ state: 'visible', timeout: 30_000 });
     mkdirSync(join(root, 'test-results'), { recursive: true });
