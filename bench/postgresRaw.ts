@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../scripts/postgres.ts';
 import type { PgWorkerConfig, PgWorkerReport, Shape } from './postgresRawWorker.ts';
-import { LEAD, PLAN_PATH, REPO_ID, SCHEMA, seedPlan } from './postgresSchema.ts';
+import { LEAD, PLAN_PATH, REPO_ID, schema, seedPlan } from './postgresSchema.ts';
 import type { TargetRow } from './run.ts';
 
 const WORKERS = 16;
@@ -70,7 +70,7 @@ async function exec(url: string, schema: string | null, sql: string): Promise<pg
 async function round(target: Target, shape: Shape, label: string, workers = WORKERS, ops = OPS): Promise<Round & { check: string }> {
   const db = await target.fresh(label);
   try {
-    await exec(db.url, db.schema, SCHEMA + seedPlan(WORKERS * OPS));
+    await exec(db.url, db.schema, schema(shape !== 'derived') + seedPlan(WORKERS * OPS));
     const children = Array.from({ length: workers }, (_, worker) => {
       const config: PgWorkerConfig = { shape, url: db.url, schema: db.schema, worker, ops, leaseSeconds: LEASE_SECONDS };
       return fork(WORKER, [JSON.stringify(config)], { execPath: process.execPath, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -108,13 +108,14 @@ async function verify(url: string, schema: string | null, expected: number): Pro
       (SELECT count(*) FROM events WHERE action = 'claim') AS claims,
       (SELECT count(DISTINCT step_anchor) FROM events WHERE action = 'claim') AS claimed_steps,
       (SELECT count(*) FROM events e JOIN steps s ON s.anchor = e.step_anchor WHERE e.action = 'complete' AND e.worktree <> s.claimed_by) AS foreign_completions,
-      (SELECT open_steps || ' ' || status FROM plans WHERE repo_id = '${REPO_ID}' AND plan_path = '${PLAN_PATH}') AS plan,
+      (SELECT status FROM plans WHERE repo_id = '${REPO_ID}' AND plan_path = '${PLAN_PATH}') AS plan,
+      (SELECT count(*) FROM steps WHERE status <> 'completed') AS open,
       (SELECT count(*) FROM events WHERE entity = 'plan' AND action = 'complete') AS plan_completions,
       (SELECT count(*) FROM steps s WHERE s.blockers <> (SELECT count(*) FROM step_deps d JOIN steps dep ON dep.anchor = d.depends_on
          WHERE d.step_anchor = s.anchor AND dep.status <> 'completed')) AS wrong_blockers`);
   const row = r?.rows[0] as Record<string, string>;
   return `${row.completed}/${WORKERS * OPS} completed (${expected} expected), ${row.claims} claims of ${row.claimed_steps} steps, ` +
-    `${row.foreign_completions} completions by a non-holder, plan ${row.plan} (${row.plan_completions} completion event), ${row.wrong_blockers} wrong blocker counts`;
+    `${row.foreign_completions} completions by a non-holder, ${row.open} open, plan ${row.plan} (${row.plan_completions} completion event), ${row.wrong_blockers} wrong blocker counts`;
 }
 
 function pct(values: readonly number[]): { p50: number; p99: number; max: number } {
@@ -141,16 +142,18 @@ export async function benchPostgresRaw(url?: string): Promise<TargetRow[]> {
   const target = url ? borrowed(url) : throwaway();
   const pgVersion = (createRequire(import.meta.url)('pg/package.json') as { version: string }).version;
   try {
-    const rounds: Record<Shape, Round[]> = { raw: [], statements: [], single: [] };
+    const rounds: Record<Shape, Round[]> = { raw: [], statements: [], single: [], derived: [] };
     const checks: string[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      for (const shape of (r % 2 === 0 ? ['raw', 'statements', 'single'] : ['single', 'statements', 'raw']) as Shape[]) {
+      const order: Shape[] = ['raw', 'statements', 'single', 'derived'];
+      for (const shape of r % 2 === 0 ? order : order.reverse()) {
         const result = await round(target, shape, `${shape}_${r}`);
         rounds[shape].push(result);
         if (result.check) checks.push(`${shape}: ${result.check}`);
       }
     }
-    const solo = Object.fromEntries(await Promise.all((['raw', 'statements', 'single'] as Shape[]).map(async (shape) => [shape, totals([await round(target, shape, `solo_${shape}`, 1, 200)])] as const)));
+    const solo: Partial<Record<Shape, ReturnType<typeof totals>>> = {};
+    for (const shape of ['raw', 'statements', 'single', 'derived'] as const) solo[shape] = totals([await round(target, shape, `solo_${shape}`, 1, 200)]);
     const rawT = totals(rounds.raw);
     const rawTps = rawT.transactions / (rawT.wallMs / 1000);
     const rawLat = pct([...rawT.claimMs, ...rawT.completeMs]);
@@ -158,7 +161,7 @@ export async function benchPostgresRaw(url?: string): Promise<TargetRow[]> {
     console.log(`  ${target.describe}; node-postgres ${pgVersion}, one connection per process, named statements, READ COMMITTED`);
     console.log(`  raw                ${WORKERS} procs x ${OPS * 2} BEGIN; UPDATE … RETURNING; COMMIT: ${rawTps.toFixed(0).padStart(6)} txn/s   latency p50 ${rawLat.p50.toFixed(1)} p99 ${rawLat.p99.toFixed(1)} ms   errors ${rawT.errors.length}`);
     const rows: TargetRow[] = [];
-    for (const shape of ['statements', 'single'] as const) {
+    for (const shape of ['statements', 'single', 'derived'] as const) {
       const t = totals(rounds[shape]);
       const tps = t.transactions / (t.wallMs / 1000);
       const ratio = tps / rawTps;

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { claimSingle, claimStatements, completeSingle, completeStatements, rawTransaction, type Claimed, type Holder, type Outcome, type Sql } from './postgresShapes.ts';
 
-export type Shape = 'raw' | 'statements' | 'single';
+export type Shape = 'raw' | 'statements' | 'single' | 'derived';
 
 /** What the parent passes as argv[2] (JSON). */
 export interface PgWorkerConfig {
@@ -67,7 +67,8 @@ async function main(): Promise<void> {
   const go = new Promise<void>((resolve) => process.once('message', () => resolve()));
   process.send?.({ type: 'ready' });
   await go;
-  const single = config.shape === 'single';
+  const single = config.shape !== 'statements';
+  const counter = config.shape !== 'derived';
   for (let n = 0; n < config.ops; n++) {
     try {
       if (config.shape === 'raw') {
@@ -76,8 +77,8 @@ async function main(): Promise<void> {
         await timed(report.completeMs, () => rawTransaction(sql, id + 1));
         continue;
       }
-      const held: Claimed = await timed(report.claimMs, () => (single ? claimSingle : claimStatements)(sql, who, config.leaseSeconds));
-      await timed(report.completeMs, () => (single ? completeSingle : completeStatements)(sql, who, held));
+      const held: Claimed = await timed(report.claimMs, () => (single ? claimSingle(sql, who, config.leaseSeconds, counter) : claimStatements(sql, who, config.leaseSeconds)));
+      await timed(report.completeMs, () => (single ? completeSingle(sql, who, held, counter) : completeStatements(sql, who, held)));
     } catch (err) {
       report.errors.push(`${(err as { code?: string }).code ?? ''} ${err instanceof Error ? err.message : String(err)}`.trim());
     }

@@ -12,7 +12,12 @@ export const PLAN_PATH = 'plans/wide.md';
 /** Step i depends on step i − LEAD: completions keep unblocking later steps, as a real plan's do. */
 export const LEAD = 160;
 
-export const SCHEMA = `
+/**
+ * The schema; with `counter` false, plans.open_steps is left alone by the trigger (the "derived"
+ * shape counts open steps through steps_open and marks the plan done after its commit).
+ */
+export function schema(counter: boolean): string {
+  return `
 CREATE TABLE plans (
   repo_id text COLLATE "C" NOT NULL,
   plan_path text COLLATE "C" NOT NULL,
@@ -43,6 +48,7 @@ CREATE INDEX steps_ready ON steps (repo_id, plan_path, step_index)
   WHERE parent_anchor IS NULL AND status = 'pending' AND blockers = 0;
 CREATE INDEX steps_held ON steps (repo_id, plan_path, lease_expires_at)
   WHERE parent_anchor IS NULL AND status IN ('claimed', 'in_progress');
+CREATE INDEX steps_open ON steps (repo_id, plan_path) WHERE parent_anchor IS NULL AND status <> 'completed';
 CREATE TABLE step_deps (
   repo_id text COLLATE "C" NOT NULL,
   plan_path text COLLATE "C" NOT NULL,
@@ -96,7 +102,7 @@ BEGIN
         GROUP BY 1) d
   WHERE t.repo_id = NEW.repo_id AND t.plan_path = NEW.plan_path AND t.anchor = d.top
     AND t.anchor <> coalesce(NEW.parent_anchor, NEW.anchor);
-  IF NEW.parent_anchor IS NULL THEN
+  IF NEW.parent_anchor IS NULL AND ${counter ? 'true' : 'false'} THEN
     UPDATE plans SET open_steps = open_steps + delta,
         status = CASE WHEN open_steps + delta = 0 THEN 'done' WHEN delta > 0 THEN 'active' ELSE status END
       WHERE repo_id = NEW.repo_id AND plan_path = NEW.plan_path
@@ -115,6 +121,7 @@ CREATE TRIGGER steps_readiness AFTER UPDATE OF status ON steps FOR EACH ROW
 
 CREATE TABLE counters (id integer PRIMARY KEY, n bigint NOT NULL DEFAULT 0, at timestamptz);
 `;
+}
 
 /** Inserts a plan of `steps` steps (step i depends on step i − LEAD) with its readiness counts. */
 export function seedPlan(steps: number): string {

@@ -3,6 +3,9 @@
 //   write (8 round trips each), the straightforward port;
 // - `single`: one data-modifying statement (CTE) per operation, committed on its own (1 round trip),
 //   refusals classified from what the statement returns — the shape docs/postgres.md settles on;
+// - `derived`: the same without the plans.open_steps counter (every completion of a plan's steps
+//   updates that one row): open steps are counted, and a completion marks the plan done in a second
+//   statement after its commit, guarded so exactly one completer does;
 // - `raw`: BEGIN; UPDATE … RETURNING; COMMIT on a row nobody else touches.
 // All run READ COMMITTED with row locks, take the plan's advisory lock shared, and log an event with
 // the client's operation id; lease times come from the server's now().
@@ -116,7 +119,12 @@ export function completeStatements(sql: Sql, who: Holder, step: Claimed): Promis
   });
 }
 
-const CLAIM_ONE = `WITH plan AS (SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}),
+/** Open top-level steps: the trigger-kept counter, or a count over steps_open. */
+function openSteps(counter: boolean): string {
+  return counter ? `(SELECT open_steps FROM plans WHERE ${PLAN})` : `(SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status <> 'completed')`;
+}
+
+const claimOne = (counter: boolean): string => `WITH plan AS (SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}),
   current AS (SELECT 1 FROM plan WHERE plan_hash = $3),
   ready AS (SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
     AND EXISTS (SELECT 1 FROM current) ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED),
@@ -142,13 +150,13 @@ const CLAIM_ONE = `WITH plan AS (SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE
 SELECT (SELECT plan_hash FROM plan) AS plan_hash, c.anchor, c.title, c.step_index, c.claim_token, c.lease_expires_at, c.from_status, c.previous_holder,
   (SELECT count(*) FROM reopened) AS items_reopened, (SELECT id FROM event) AS event_id,
   (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0) AS ready_before,
-  (SELECT open_steps FROM plans WHERE ${PLAN}) AS total_remaining
+  ${openSteps(counter)} AS total_remaining
 FROM (VALUES (1)) AS one LEFT JOIN claimed c ON true`;
 
 /** claimNext as one statement: nothing claimed and the plan's hash differs → drift; nothing claimed otherwise → nothing ready. */
-export function claimSingle(sql: Sql, who: Holder, leaseSeconds: number): Promise<Outcome<Claimed>> {
+export function claimSingle(sql: Sql, who: Holder, leaseSeconds: number, counter = true): Promise<Outcome<Claimed>> {
   return transaction(sql, null, async () => {
-    const row = (await sql.query<{ plan_hash: string | null; anchor: string | null; claim_token: string }>('claim', CLAIM_ONE,
+    const row = (await sql.query<{ plan_hash: string | null; anchor: string | null; claim_token: string }>(`claim${counter ? '' : '_derived'}`, claimOne(counter),
       [REPO_ID, PLAN_PATH, HASH, who.host, who.worktree, who.agent, leaseSeconds, randomUUID()])).rows[0];
     if (row?.plan_hash !== HASH) throw new Error('plan drift');
     if (!row.anchor) throw new Error('nothing to claim');
@@ -179,14 +187,24 @@ SELECT (SELECT plan_hash FROM plan) AS plan_hash, (SELECT row_to_json(step) FROM
  * completeStep as one statement; when nothing was completed, the returned step, items and plan say
  * why. The readiness trigger updates dependents and the plan's open count, and marks the plan done.
  */
-export function completeSingle(sql: Sql, who: Holder, step: Claimed): Promise<Outcome<void>> {
+export function completeSingle(sql: Sql, who: Holder, step: Claimed, counter = true): Promise<Outcome<void>> {
   return transaction(sql, null, async () => {
-    const row = (await sql.query<{ plan_hash: string | null; completed: string | null }>('complete', COMPLETE_ONE,
-      [REPO_ID, PLAN_PATH, step.anchor, who.host, who.worktree, step.token, HASH, null, null, who.agent, randomUUID()])).rows[0];
+    const op = randomUUID();
+    const row = (await sql.query<{ plan_hash: string | null; completed: string | null; top_level: boolean | null }>('complete', COMPLETE_ONE,
+      [REPO_ID, PLAN_PATH, step.anchor, who.host, who.worktree, step.token, HASH, null, null, who.agent, op])).rows[0];
     if (row?.plan_hash !== HASH) throw new Error('plan drift');
     if (!row.completed) throw new Error(`cannot complete ${step.anchor}: not the holder, stale token or open items`);
+    // Every completion committed before this statement's snapshot is seen, so the last one to commit
+    // always finds no open step; the guard on status lets exactly one completer mark the plan done.
+    if (!counter && row.top_level) await sql.query('plan_done', PLAN_DONE, [REPO_ID, PLAN_PATH, who.host, who.worktree, who.agent, step.anchor, op]);
   });
 }
+
+const PLAN_DONE = `WITH done AS (UPDATE plans SET status = 'done' WHERE ${PLAN} AND status = 'active'
+      AND NOT EXISTS (SELECT 1 FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status <> 'completed') RETURNING plan_path),
+    event AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
+      SELECT $1, $7, now(), $3, $4, $5, 'plan', 'complete', plan_path, 'active', 'done', 'last step ' || $6 || ' completed' FROM done RETURNING id)
+  SELECT ${openSteps(false)} AS remaining_steps, EXISTS (SELECT 1 FROM event) AS plan_completed`;
 
 /** The baseline: one UPDATE … RETURNING on a row only this worker touches, in its own transaction. */
 export function rawTransaction(sql: Sql, id: number): Promise<Outcome<void>> {
