@@ -76,6 +76,7 @@ CREATE TABLE events (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   repo_id text COLLATE "C" NOT NULL,
   op_id uuid,
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
   at timestamptz NOT NULL,
   host text, worktree text, agent text,
   entity text NOT NULL, action text NOT NULL,
@@ -84,6 +85,7 @@ CREATE TABLE events (
 );
 CREATE INDEX events_plan ON events (repo_id, plan_path, id);
 CREATE INDEX events_op ON events (op_id) WHERE op_id IS NOT NULL;
+CREATE INDEX events_xid ON events (repo_id, xid);
 
 -- steps.blockers: unfinished dependencies of a top-level step (its own and its substeps') outside its
 -- family; plans.open_steps: unfinished top-level steps. Kept right on every change into or out of
@@ -109,7 +111,7 @@ BEGIN
       RETURNING open_steps INTO remaining;
     IF remaining = 0 AND delta < 0 THEN
       INSERT INTO events (repo_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
-      VALUES (NEW.repo_id, now(), NEW.completed_host, NEW.completed_by, NEW.claimed_agent, 'plan', 'complete', NEW.plan_path,
+      VALUES (NEW.repo_id, coalesce(NEW.completed_at, now()), NEW.completed_host, NEW.completed_by, NEW.claimed_agent, 'plan', 'complete', NEW.plan_path,
         'active', 'done', 'last step ' || NEW.anchor || ' completed');
     END IF;
   END IF;
