@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -84,27 +84,23 @@ test('a throwaway server: socket-only, durable, survives restarts, and leaves no
   server.stop(); // idempotent
 });
 
-test('fast mode turns fsync and full-page writes off and keeps synchronous_commit', async () => {
-  const server = startPostgres({ durability: 'fast' });
-  try {
-    const rows = await query<{ name: string; setting: string }>(server.url, `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'full_page_writes', 'synchronous_commit') ORDER BY name`);
-    assert.deepEqual(rows.map((r) => `${r.name}=${r.setting}`), ['fsync=off', 'full_page_writes=off', 'synchronous_commit=on']);
-  } finally {
-    server.stop();
-  }
-});
-
 interface Started {
   pid: number;
   children: number[];
   watchdogPid: number;
   dataDir: string;
+  settings: string;
 }
 
 /** Runs harnessChild.ts until it reports its server; `how` says how it then dies. */
-async function childServer(how: 'wait' | 'throw'): Promise<{ started: Started; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; kill: (s: NodeJS.Signals) => void }> {
+async function childServer(how: 'wait' | 'throw', t: TestContext): Promise<{ started: Started; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; kill: (s: NodeJS.Signals) => void }> {
   const child = spawn(process.execPath, [CHILD, how], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // A failed assertion must not leave the child (and so this test file) waiting forever; its watchdog then cleans up.
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
@@ -118,21 +114,25 @@ async function childServer(how: 'wait' | 'throw'): Promise<{ started: Started; e
   return { started, exited, kill: (s) => child.kill(s) };
 }
 
-for (const [name, how, signal] of [
-  ['killed with SIGKILL: the watchdog stops the server and removes its files', 'wait', 'SIGKILL'],
-  ['told to stop with SIGTERM: the exit hook stops the server, and the process still ends by the signal', 'wait', 'SIGTERM'],
-  ['crashed by an uncaught exception: the exit hook stops the server', 'throw', null],
-] as const) {
-  test(`a process that started a server and was ${name}`, async () => {
-    const { started, exited, kill } = await childServer(how);
-    const pids = [started.pid, ...started.children, started.watchdogPid];
-    assert.ok(running(started.pid) && started.children.length > 0, 'the server ran with its background processes');
-    if (signal) kill(signal);
-    const end = await exited;
-    if (signal) assert.equal(end.signal, signal);
-    else assert.equal(end.code, 1);
-    // The exit hook cleans up before the process ends; only the watchdog could do it later.
-    if (signal !== 'SIGKILL') assert.equal(existsSync(dirname(started.dataDir)), false, 'removed by the exit hook before the process ended');
-    assert.ok(await eventually(everythingGone(pids, started.dataDir)), `left behind: ${pids.filter(running).join(', ') || 'no process'}; directory ${existsSync(dirname(started.dataDir)) ? 'still there' : 'gone'}`);
-  });
-}
+// Each case is its own process with its own server, so they run side by side.
+describe('a process that started a server (fast mode) and ended badly leaves nothing behind', { concurrency: true }, () => {
+  for (const [name, how, signal] of [
+    ['killed with SIGKILL: the watchdog stops the server and removes its files', 'wait', 'SIGKILL'],
+    ['told to stop with SIGTERM: the exit hook stops the server, and the process still ends by the signal', 'wait', 'SIGTERM'],
+    ['crashed by an uncaught exception: the exit hook stops the server', 'throw', null],
+  ] as const) {
+    test(name, async (t) => {
+      const { started, exited, kill } = await childServer(how, t);
+      const pids = [started.pid, ...started.children, started.watchdogPid];
+      assert.ok(running(started.pid) && started.children.length > 0, 'the server ran with its background processes');
+      assert.equal(started.settings, 'fsync=off full_page_writes=off synchronous_commit=on', 'fast mode: no fsync, commits still synchronous');
+      if (signal) kill(signal);
+      const end = await exited;
+      if (signal) assert.equal(end.signal, signal);
+      else assert.equal(end.code, 1);
+      // The exit hook cleans up before the process ends; only the watchdog could do it later.
+      if (signal !== 'SIGKILL') assert.equal(existsSync(dirname(started.dataDir)), false, 'removed by the exit hook before the process ended');
+      assert.ok(await eventually(everythingGone(pids, started.dataDir)), `left behind: ${pids.filter(running).join(', ') || 'no process'}; directory ${existsSync(dirname(started.dataDir)) ? 'still there' : 'gone'}`);
+    });
+  }
+});
