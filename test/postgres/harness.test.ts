@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { liveServers, startPostgres } from '../../scripts/postgres.ts';
-import { childrenOf, running } from '../helpers/postgres.ts';
+import { childrenOf, postgresForFile, running, type PostgresServer } from '../helpers/postgres.ts';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'harnessChild.ts');
 
@@ -135,4 +135,19 @@ describe('a process that started a server (fast mode) and ended badly leaves not
       assert.ok(await eventually(everythingGone(pids, started.dataDir)), `left behind: ${pids.filter(running).join(', ') || 'no process'}; directory ${existsSync(dirname(started.dataDir)) ? 'still there' : 'gone'}`);
     });
   }
+});
+
+let fileServer: PostgresServer | undefined;
+describe('postgresForFile: one server for a group of tests', () => {
+  const pg15 = postgresForFile({ durability: 'fast' });
+  test('is running inside the tests and takes SQL', async () => {
+    fileServer = pg15.server;
+    assert.deepEqual(await query(pg15.server.url, 'SELECT 1 + 1 AS two'), [{ two: 2 }]);
+  });
+});
+
+test('postgresForFile: the server is stopped and removed after its group', () => {
+  assert.ok(fileServer, 'the group ran');
+  assert.equal(liveServers().includes(fileServer), false);
+  assert.equal(existsSync(dirname(fileServer.dataDir)), false);
 });
