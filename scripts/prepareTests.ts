@@ -1,6 +1,6 @@
 // Everything the test pass needs beyond npm packages: Debian's Chromium, the headers code-server's
-// native modules build against, jq for the shared contract check, code-server itself, and the
-// npm-published agent CLIs whose --help the preset test reads.
+// native modules build against, jq for the shared contract check, PostgreSQL's server binaries,
+// code-server itself, and the npm-published agent CLIs whose --help the preset test reads.
 import { ensureAgentClis } from './agentClis.ts';
 import { ensureCodeServer } from './codeServer.ts';
 import { ensureAptPackages, TEST_PACKAGES } from './systemDeps.ts';

@@ -1,8 +1,9 @@
-// Debian packages the real-editor tests and the demo need. Installed when missing and running as
-// root (as on a fresh machine of this project's kind and in CI); otherwise one line says what to run.
+// Debian packages the tests and the demo need (the real-editor tests; PostgreSQL for the throwaway
+// server of scripts/postgres.ts). Installed when missing and running as root (as on a fresh machine
+// of this project's kind and in CI); otherwise one line says what to run.
 import { execFileSync, spawnSync } from 'node:child_process';
 
-export const TEST_PACKAGES = ['chromium', 'libkrb5-dev', 'jq', 'git'] as const;
+export const TEST_PACKAGES = ['chromium', 'libkrb5-dev', 'jq', 'git', 'postgresql'] as const;
 export const DEMO_PACKAGES = ['libkrb5-dev', 'git'] as const;
 
 function installed(pkg: string): boolean {
