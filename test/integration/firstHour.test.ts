@@ -13,7 +13,7 @@ import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, epicsTitleAction, git, openSpringfield, palette, root, row, rowShows, screenshot, toast, webview } from './person.ts';
+import { cli, contextAction, epicsTitleAction, git, openSpringfield, palette, root, row, rowShows, screenshot, toast, webview } from './person.ts';
 
 const TITLE = 'Add a caching layer';
 const BRIEF = 'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.';
@@ -155,10 +155,8 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
 
   test('Complete step… with open items lists them by their text, and its first button does not complete', { timeout: 60_000 }, async () => {
     const stepRow = row(page, 'Step 1  Read the code');
-    await stepRow.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Complete step…' }).click();
     const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: 10_000 });
+    await contextAction(page, stepRow, 'Complete step…', dialog);
     const text = await dialog.innerText();
     assert.match(text, /Step 1 \(Read the code and write the first failing test\) still has 2 open items/);
     assert.match(text, /• Read the code this change touches and note what must keep working/);

@@ -78,6 +78,27 @@ export async function epicsTitleAction(page: Page, label: string): Promise<void>
   await header.locator(`[aria-label="${label}"]`).click();
 }
 
+/**
+ * Runs a context-menu action on a tree row and waits for what it should bring (`until`). A live
+ * refresh of the row (a lease countdown ticking) can close the menu before the click lands, so the
+ * right-click and the click are tried again, up to three times, until `until` shows.
+ */
+export async function contextAction(page: Page, target: Locator, action: string | RegExp, until: Locator, timeout = 10_000): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await target.click({ button: 'right' });
+    const item = page.locator('.context-view .action-label', { hasText: action }).first();
+    await item.waitFor({ timeout });
+    await item.click();
+    try {
+      await until.waitFor({ timeout });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 /** Runs a command from the palette by its title. */
 export async function palette(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Escape');
