@@ -181,16 +181,19 @@ for (const [name, expected] of malformed) {
   });
 }
 
-test('a plan with no steps is refused without a line number', () => {
+test('a plan with no steps is refused at line 1 (the whole file is at fault), an empty one too', () => {
   // Arrange
   const text = fixture('no-steps.md');
 
   // Act
   const err = parseError(text, 'plans/no-steps.md');
+  const empty = parseError('', 'plans/empty.md');
 
   // Assert
-  assert.equal(err.line, 0);
-  assert.equal(err.message, 'plans/no-steps.md: plan has no steps');
+  assert.equal(err.line, 1);
+  assert.equal(err.message, 'plans/no-steps.md:1: plan has no steps (a step is a "## Step N: Title" heading)');
+  assert.equal(empty.line, 1);
+  assert.match(empty.message, /^plans\/empty\.md:1: plan has no steps/);
 });
 
 test('a cycle through a substep counts its parent as needing it', () => {
@@ -226,17 +229,20 @@ test('readPlanFile names the display path when the file is missing', () => {
   assert.throws(act, (err: unknown) => err instanceof PlanError && err.message === 'docs/missing.md: cannot read plan: no such file');
 });
 
-test('readPlanFile refuses a file that is not valid UTF-8', () => {
-  // Arrange
+test('readPlanFile refuses a file that is not valid UTF-8 at the first line holding a bad byte', () => {
+  // Arrange: lines end in \n, \r\n and \r (each counts once, as the parser counts them); é in UTF-8 is fine
   const dir = mkdtempSync(join(tmpdir(), 'sf-plan-'));
   const path = join(dir, 'latin1.md');
-  writeFileSync(path, Buffer.from('## Step 1: Caf\xe9\n', 'latin1'));
+  writeFileSync(path, Buffer.concat([Buffer.from('# Plan: Caf\u00e9\n\r\n## Step 1: Ok\r'), Buffer.from('- [ ] Caf\xe9\n- [ ] \xff\n', 'latin1')]));
+  const first = join(dir, 'first.md');
+  writeFileSync(first, Buffer.from('\xff', 'latin1'));
 
   // Act
   const act = () => readPlanFile(path, 'latin1.md');
 
   // Assert
-  assert.throws(act, (err: unknown) => err instanceof PlanError && err.message === 'latin1.md: not valid UTF-8');
+  assert.throws(act, (err: unknown) => err instanceof PlanError && err.message === 'latin1.md:4: not valid UTF-8');
+  assert.throws(() => readPlanFile(first, 'first.md'), (err: unknown) => err instanceof PlanError && err.message === 'first.md:1: not valid UTF-8');
 });
 
 test('readPlanFile reads a UTF-8 file with a BOM', () => {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { COMPLEXITY_POLICY, parseComplexity } from '../../core/epics/complexity.ts';
@@ -6,6 +7,7 @@ import { listRuns } from '../../core/store/runs.ts';
 import { parsePriority } from '../../core/epics/ids.ts';
 import { allowedEvents, isEpicStatus, transition } from '../../core/epics/transitions.ts';
 import { RefusedError, UsageError } from '../../core/errors.ts';
+import { firstBadUtf8Line } from '../../core/plan/parse.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -46,11 +48,9 @@ function readBrief(ctx: CliContext, value: string | undefined): string {
   if (value === undefined) return '';
   const path = resolve(ctx.cwd, value);
   if (value.length < 4096 && existsSync(path) && statSync(path).isFile()) {
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(path)).trim();
-    } catch {
-      throw new UsageError('bad_brief', `${value}: brief file is not valid UTF-8`);
-    }
+    const bytes = readFileSync(path);
+    if (!isUtf8(bytes)) throw new UsageError('bad_brief', `${value}:${firstBadUtf8Line(bytes)}: brief file is not valid UTF-8`);
+    return bytes.toString('utf8').trim();
   }
   return value.trim();
 }

@@ -175,7 +175,8 @@ export function parsePlan(text: string, file: string): Plan {
     lastItem = null;
   }
 
-  if (steps.length === 0) throw new PlanError(file, 0, 'plan has no steps');
+  // The whole file is at fault; line 1 is where a reader starts looking (and all an empty file has).
+  if (steps.length === 0) throw new PlanError(file, 1, 'plan has no steps (a step is a "## Step N: Title" heading)');
   validateDependencies(steps, file);
   return {
     title: title ?? '',
@@ -212,7 +213,10 @@ function validateDependencies(steps: readonly StepDraft[], file: string): void {
   const cycle = findCycle(steps);
   if (cycle) {
     const first = byAnchor.get(cycle[0] ?? '');
-    throw new PlanError(file, first?.line ?? 0, `dependency cycle: ${[...cycle, cycle[0]].join(' → ')}`);
+    const loop = [...cycle, cycle[0] as string];
+    // A long loop is named by its ends, so the refusal stays one readable line.
+    const shown = loop.length <= 12 ? loop : [...loop.slice(0, 5), `… ${loop.length - 8} more …`, ...loop.slice(-3)];
+    throw new PlanError(file, first?.line ?? 0, `dependency cycle${loop.length > 12 ? ` of ${cycle.length} steps` : ''}: ${shown.join(' → ')}`);
   }
 }
 
@@ -225,21 +229,34 @@ function findCycle(steps: readonly StepDraft[]): string[] | null {
   const edges = new Map<string, string[]>(steps.map((s) => [s.anchor, s.deps.map((d) => d.anchor)]));
   for (const s of steps) if (s.parentAnchor !== null) edges.get(s.parentAnchor)?.push(s.anchor);
   const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
 
-  const visit = (anchor: string): string[] | null => {
-    state.set(anchor, 'visiting');
-    stack.push(anchor);
-    for (const next of edges.get(anchor) ?? []) {
-      const seen = state.get(next);
-      if (seen === 'visiting') return stack.slice(stack.indexOf(next));
+  // Depth-first with an explicit stack (a chain of 100,000 steps is as deep as it is long): each
+  // frame is a step on the current path and the index of the next edge to follow from it.
+  const visit = (root: string): string[] | null => {
+    const path: string[] = [root];
+    const next: number[] = [0];
+    state.set(root, 'visiting');
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const anchor = path[top] as string;
+      const out = edges.get(anchor) ?? [];
+      const i = next[top] as number;
+      if (i >= out.length) {
+        path.pop();
+        next.pop();
+        state.set(anchor, 'done');
+        continue;
+      }
+      next[top] = i + 1;
+      const target = out[i] as string;
+      const seen = state.get(target);
+      if (seen === 'visiting') return path.slice(path.indexOf(target));
       if (seen === undefined) {
-        const found = visit(next);
-        if (found) return found;
+        state.set(target, 'visiting');
+        path.push(target);
+        next.push(0);
       }
     }
-    stack.pop();
-    state.set(anchor, 'done');
     return null;
   };
 
@@ -264,9 +281,24 @@ export function readPlanFile(absPath: string, displayPath: string): Plan {
   } catch (err) {
     throw new PlanError(displayPath, 0, `cannot read plan: ${readFailureReason(err)}`);
   }
-  if (!isUtf8(bytes)) throw new PlanError(displayPath, 0, 'not valid UTF-8');
+  if (!isUtf8(bytes)) throw new PlanError(displayPath, firstBadUtf8Line(bytes), 'not valid UTF-8');
   const text = bytes.toString('utf8');
   return parsePlan(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, displayPath);
+}
+
+/** The 1-based line (split as splitLines does: \r\n, \n or \r) holding the first byte that is not UTF-8. */
+export function firstBadUtf8Line(bytes: Buffer): number {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    const b = bytes[i];
+    if (i < bytes.length && b !== 0x0a && b !== 0x0d) continue;
+    if (!isUtf8(bytes.subarray(start, i))) return line;
+    if (b === 0x0d && bytes[i + 1] === 0x0a) i++;
+    line++;
+    start = i + 1;
+  }
+  return line;
 }
 
 function readFailureReason(err: unknown): string {
