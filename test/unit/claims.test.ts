@@ -120,6 +120,7 @@ test('an expired lease is reclaimed: new token, previous holder, in-progress ite
   await store.start(P, 'step-1', A);
   await store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'task', ordinal: 0 }, status: 'in_progress' }, { selector: { kind: 'task', ordinal: 1 }, status: 'completed' }], A);
   await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+  await store.complete(PLAN, 'step-1-1', A);
   await store.updateItems(PLAN, 'step-1-2', [{ selector: { all: true }, status: 'in_progress' }], A);
   clock.advance(60_001);
 
@@ -179,8 +180,8 @@ test('heartbeat is refused for a non-holder, a stale token and an unclaimed step
   await assert.rejects(store.heartbeat(P, 'step-1', { worktree: '/wt/a', agent: 'agent-other', token: 1 }), refused('not_holder'));
   assert.equal((await store.heartbeat(P, 'step-1', { ...A, token: 1 })).renewed, true);
   assert.equal((await store.heartbeat(P, 'step-1', { worktree: '/wt/a', agent: null })).renewed, true);
-  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 2 }), refused('stale_token'));
-  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 0 }), refused('stale_token'));
+  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 2 }), { code: 'unknown_token', category: 'usage', message: 'cannot heartbeat step-1: claim token 2 is unknown (no claim has been given it; current 1)' });
+  await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 0 }), { ...refused('stale_token'), message: /token 0 is stale \(current 1\); the claim was reset or reclaimed since$/ });
   await assert.rejects(store.heartbeat(P, 'step-2', A), refused('not_claimed'));
 });
 
@@ -216,7 +217,7 @@ test('complete is strict unless forced; force records the reason and completes i
   await store.start(P, 'step-1', A);
   await store.updateItems(PLAN, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
 
-  await assert.rejects(store.complete(PLAN, 'step-1', A), { ...refused('incomplete'), message: /step-1-1, step-1-2/ });
+  await assert.rejects(store.complete(PLAN, 'step-1', A), { ...refused('incomplete'), message: /2 open items \(step-1-1 task 0 "s1", step-1-2 task 0 "s2"\)/ });
   assert.equal(step(store, 'step-1').status, 'in_progress');
   const forced = await store.complete(PLAN, 'step-1', { ...A, token: 1 }, { forceReason: 'reviewed by hand', commitHash: 'abc123' });
 
@@ -235,16 +236,21 @@ test('complete is strict unless forced; force records the reason and completes i
   assert.deepEqual([ok.forced, ok.force_reason, step(store, strict.step_anchor).complete_reason, step(store, strict.step_anchor).commit_hash], [false, null, null, 'def456']);
 });
 
-test('re-completing is a no-op with the same token and refused with another token or worktree', async (t) => {
+test('re-completing is a no-op for the completing holder and refused with another token, worktree or agent', async (t) => {
   const { store } = await setup(t, ONE);
   const c = await claim(store, A, undefined, ONE);
   const first = await store.complete(ONE, 'step-1', { ...A, token: c.claim_token }, { forceReason: 'r', commitHash: 'abc' });
 
   const again = await store.complete(ONE, 'step-1', { ...A, token: c.claim_token });
+  const noAgentId = await store.complete(ONE, 'step-1', { worktree: A.worktree, agent: null });
 
   assert.deepEqual(again, { ...first, already_completed: true, incomplete_items_auto_completed: 0 });
+  assert.equal(noAgentId.already_completed, true, 'no agent id: the holder check would have let it complete too');
   await assert.rejects(store.complete(ONE, 'step-1', { ...A, token: c.claim_token + 1 }), refused('already_completed'));
   await assert.rejects(store.complete(ONE, 'step-1', { ...B, token: c.claim_token }), refused('already_completed'));
+  await assert.rejects(store.complete(ONE, 'step-1', { worktree: A.worktree, agent: 'agent-other', token: c.claim_token }),
+    { ...refused('already_completed'), message: 'step-1 is already completed by /wt/a (agent agent-a) with token 1' }, 'another agent in the same worktree');
+  await assert.rejects(store.complete(ONE, 'step-1', { worktree: A.worktree, agent: 'agent-other' }), refused('already_completed'));
   assert.equal(store.db.prepare(`SELECT COUNT(*) FROM events WHERE action = 'complete' AND entity = 'step'`).pluck().get(), 1);
 });
 
@@ -284,19 +290,32 @@ test('reset returns a claim to pending and fences the old holder; a completed st
   assert.equal(step(store, 'step-1').status, 'completed');
 });
 
-test('an update that completes every item of a substep completes the substep (not its parent)', async (t) => {
+test('update sets items and never a status, for substeps as for steps; complete completes a substep, or the step with its finished substeps', async (t) => {
   const { store } = await setup(t);
   await claim(store, A);
 
   const r = await store.updateItems(PLAN, 'step-1-1', [{ selector: { kind: 'task', ordinal: 'all' }, status: 'completed' }], { ...A, token: 1 });
 
   assert.deepEqual(r, {
-    updated: 1, step_anchor: 'step-1-1', step_status: 'completed',
+    updated: 1, step_anchor: 'step-1-1', step_status: 'claimed',
     tasks: { open: 0, in_progress: 0, completed: 1 }, tests: { open: 0, in_progress: 0, completed: 0 }, checkpoints: { open: 0, in_progress: 0, completed: 0 },
   });
-  assert.deepEqual([step(store, 'step-1-1').status, step(store, 'step-1-1').completed_by], ['completed', '/wt/a']);
-  assert.equal(step(store, 'step-1').status, 'claimed');
+  assert.deepEqual([step(store, 'step-1-1').status, step(store, 'step-1').status], ['claimed', 'claimed'], 'ticking the last box completes nothing');
+  const undo = await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'open' }], A);
+  assert.equal(undo.tasks.open, 1, 'so the box can be unticked again');
+  await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+
+  const sub = await store.complete(PLAN, 'step-1-1', { ...A, token: 1 });
+  assert.deepEqual([sub.step_anchor, sub.already_completed, step(store, 'step-1-1').status, step(store, 'step-1-1').completed_by, step(store, 'step-1').status], ['step-1-1', false, 'completed', '/wt/a', 'claimed']);
   await assert.rejects(store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'open' }], A), refused('already_completed'));
+
+  await store.updateItems(PLAN, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
+  await store.updateItems(PLAN, 'step-1-2', [{ selector: { all: true }, status: 'completed' }], A);
+  const parent = await store.complete(PLAN, 'step-1', A);
+  assert.equal(parent.completed, true, 'strict complete passes: every item of the step and its substeps is done');
+  assert.deepEqual(['step-1', 'step-1-1', 'step-1-2'].map((a) => [step(store, a).status, step(store, a).complete_reason]), Array(3).fill(['completed', null]));
+  const event = (await store.events({ planPath: P })).filter((e) => e.action === 'complete').at(-1);
+  assert.deepEqual((event?.data as { substeps_completed: string[] }).substeps_completed, ['step-1-2'], 'the finished substep went with its parent, recorded');
 });
 
 test('claim → start → update → complete writes exactly these events', async (t) => {
@@ -321,7 +340,7 @@ test('claim → start → update → complete writes exactly these events', asyn
     row(1000, 'step', 'claim', 'step-1', 'pending', 'claimed', null, { claim_token: 1, lease_expires_at: iso(T0 + 61_000), previous_holder: null, substeps: [] }),
     row(2000, 'step', 'start', 'step-1', 'claimed', 'in_progress', null, { claim_token: 1 }),
     row(3000, 'item', 'update', 'step-1', 'open', 'completed', null, { item_id: itemId, kind: 'task', ordinal: 0, text: 'a' }),
-    row(4000, 'step', 'complete', 'step-1', 'in_progress', 'completed', null, { claim_token: 1, commit_hash: 'c0ffee', forced: false, items_auto_completed: 0, substeps_auto_completed: [] }),
+    row(4000, 'step', 'complete', 'step-1', 'in_progress', 'completed', null, { claim_token: 1, commit_hash: 'c0ffee', forced: false, items_auto_completed: 0, substeps_completed: [] }),
     row(4000, 'plan', 'complete', null, 'active', 'done', 'last step step-1 completed', null),
   ]);
 });
@@ -355,7 +374,8 @@ test('ready() partitions top-level steps into ready, claimed, expired, blocked a
   const r = await store.ready(P);
 
   assert.deepEqual(r, {
-    plan_path: P, ready_steps: ['step-3', 'step-5'], all_steps: ['step-1', 'step-2', 'step-3', 'step-4', 'step-5'],
+    plan_path: P, ready_steps: ['step-3', 'step-5'], waiting_steps: [], waiting_reason: null, epic_id: null, epic_status: null,
+    all_steps: ['step-1', 'step-2', 'step-3', 'step-4', 'step-5'],
     completed_steps: ['step-1'], claimed_steps: ['step-2'], blocked_steps: ['step-4'], expired_claims: ['step-3'],
   });
   await assert.rejects(store.ready('plans/missing.md'), { code: 'unknown_plan' });
@@ -366,6 +386,7 @@ test('showPlans() nests substeps under their parent with blockers, items and pro
   await claim(store, A, 60);
   await store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'test', ordinal: 0 }, status: 'completed' }], A);
   await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+  await store.complete(PLAN, 'step-1-1', A);
   clock.advance(61_000);
 
   const [view, ...others] = await store.showPlans();

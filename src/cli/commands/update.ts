@@ -1,7 +1,7 @@
 import { UsageError } from '../../core/errors.ts';
 import type { ItemKind } from '../../core/plan/types.ts';
 import { ITEM_STATUSES, type ItemChange, type ItemStatus, type UpdateResult } from '../../core/store/types.ts';
-import { pairs, str, type OptionSpec, type ParsedArgs } from '../args.ts';
+import { pairs, str, wholeNumber, type OptionSpec, type ParsedArgs } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
@@ -19,7 +19,11 @@ export const updateCommand: Command = {
     { name: 'all', type: 'string', placeholder: 'STATUS', description: 'set every item of the step' },
     TOKEN_OPTION,
   ],
-  details: 'Repeat options to change several items at once, e.g. --task 0 completed --test 1 in_progress.',
+  details: [
+    'Repeat options to change several items at once, e.g. --task 0 completed --test 1 in_progress.',
+    "update only sets items, never a step's status, for steps and substeps alike: 'complete' completes a step",
+    'with its substeps (or a substep on its own), so ticking the last box of a substep leaves it claimed.',
+  ].join('\n'),
   async run(ctx) {
     const changes = itemChanges(ctx.args);
     const source = ctx.planSource(arg(ctx, 0));
@@ -43,8 +47,7 @@ function itemChanges(args: ParsedArgs): ItemChange[] {
 }
 
 function whole(text: string, option: string): number {
-  if (!/^\d+$/.test(text)) throw new UsageError('bad_option', `${option} needs an item number (0-based), got '${text}'`);
-  return Number(text);
+  return wholeNumber(text, `${option} ${option === '--item' ? 'ID' : 'N'}`);
 }
 
 function status(text: string): ItemStatus {
@@ -54,6 +57,5 @@ function status(text: string): ItemStatus {
 
 function summary(r: UpdateResult): string {
   const c = (k: { completed: number; open: number; in_progress: number }) => `${k.completed}/${k.completed + k.open + k.in_progress}`;
-  return `Updated ${r.updated} item${r.updated === 1 ? '' : 's'} of ${r.step_anchor}: tasks ${c(r.tasks)}, tests ${c(r.tests)}, checkpoints ${c(r.checkpoints)}` +
-    (r.step_status === 'completed' ? ` — ${r.step_anchor} completed` : '');
+  return `Updated ${r.updated} item${r.updated === 1 ? '' : 's'} of ${r.step_anchor}: tasks ${c(r.tasks)}, tests ${c(r.tests)}, checkpoints ${c(r.checkpoints)}`;
 }

@@ -5,8 +5,10 @@ import type { Database } from './sqlite.ts';
 import type { Actor, CompleteOptions, CompleteResult, PlanSource } from './types.ts';
 
 /**
- * Completes a step the actor holds: strict (all items and substeps done) unless forced with a
- * reason. Re-completing with the same token is a no-op, so a retry after a crash is safe.
+ * Completes a step the actor holds, with its substeps: strict (every item of the step and its
+ * substeps done) unless forced with a reason. Only complete (and commit) change a step's status,
+ * substeps included (docs/steps.md). Re-completing as the same holder is a no-op, so a retry after a
+ * crash is safe.
  */
 export function completeStep(db: Database, now: Date, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): CompleteResult {
   const plan = source.planPath;
@@ -16,11 +18,11 @@ export function completeStep(db: Database, now: Date, source: PlanSource, anchor
   const owner = ownerOf(db, step);
   assertHolder(owner, actor, 'complete');
   const force = options.forceReason ?? null;
-  const openItems = db.prepare(`SELECT kind, ordinal, text FROM checklist_items WHERE plan_path = ? AND status != 'completed'
+  const openItems = db.prepare(`SELECT step_anchor, kind, ordinal, text FROM checklist_items WHERE plan_path = ? AND status != 'completed'
       AND step_anchor IN (SELECT @a UNION ALL SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = @a AND status != 'completed')`)
-    .all(plan, plan, { a: anchor }) as { kind: string; ordinal: number; text: string }[];
+    .all(plan, plan, { a: anchor }) as OpenItem[];
   const openSubsteps = db.prepare(`SELECT anchor FROM steps WHERE plan_path = ? AND parent_anchor = ? AND status != 'completed' ORDER BY step_index`).pluck().all(plan, anchor) as string[];
-  if (force === null && (openItems.length > 0 || openSubsteps.length > 0)) throw incomplete(anchor, openItems, openSubsteps);
+  if (force === null && openItems.length > 0) throw incomplete(anchor, openItems);
   const at = now.toISOString();
   const commit = options.commitHash ?? null;
   const changed = db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = @wt, completed_token = @token,
@@ -33,13 +35,16 @@ export function completeStep(db: Database, now: Date, source: PlanSource, anchor
     autoCompleted = db.prepare(`UPDATE checklist_items SET status = 'completed', updated_at = @now, updated_by = @wt WHERE plan_path = @plan AND status != 'completed'
         AND step_anchor IN (SELECT @anchor UNION ALL SELECT anchor FROM steps WHERE plan_path = @plan AND parent_anchor = @anchor)`)
       .run({ now: at, wt: actor.worktree, plan, anchor }).changes;
+  }
+  // Substeps go with their parent: every item is done now (strict) or was just completed (forced).
+  if (openSubsteps.length > 0) {
     db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = @wt, completed_token = claim_token, complete_reason = @reason, lease_expires_at = NULL
       WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed'`)
       .run({ now: at, wt: actor.worktree, reason: force, plan, anchor });
   }
   writeEvent(db, at, actor, {
     entity: 'step', action: 'complete', planPath: plan, stepAnchor: anchor, from: step.status, to: 'completed', reason: force,
-    data: { claim_token: owner.claim_token, commit_hash: commit, forced: force !== null, items_auto_completed: autoCompleted, substeps_auto_completed: force !== null ? openSubsteps : [] },
+    data: { claim_token: owner.claim_token, commit_hash: commit, forced: force !== null, items_auto_completed: autoCompleted, substeps_completed: openSubsteps },
   });
   const remaining = countRemaining(db, plan);
   // Substeps finish with their parent, so only a plan without open top-level steps needs the full check.
@@ -54,10 +59,19 @@ export function completeStep(db: Database, now: Date, source: PlanSource, anchor
   };
 }
 
+/**
+ * A repeat of a completion: a no-op success only for the holder that completed it (same worktree,
+ * no other agent, the same token when one is given), exactly whom the first complete would have let through.
+ */
 function repeatCompletion(db: Database, step: StepRow, actor: Actor): CompleteResult {
-  const sameToken = actor.token != null ? actor.token === step.completed_token : step.completed_by === actor.worktree;
-  if (!sameToken || step.completed_by !== actor.worktree) {
-    throw new RefusedError('already_completed', `${step.anchor} is already completed by ${step.completed_by ?? 'someone else'}${step.completed_token !== null ? ` with token ${step.completed_token}` : ''}`);
+  // The agent that completed it (recorded on its complete event), else the one that held the claim.
+  const completer = (db.prepare(`SELECT agent FROM events WHERE plan_path = ? AND step_anchor = ? AND entity = 'step' AND action = 'complete' ORDER BY id DESC LIMIT 1`)
+    .pluck().get(step.plan_path, step.anchor) as string | null | undefined) ?? ownerOf(db, step).claimed_agent;
+  const agentMismatch = completer !== null && actor.agent !== null && completer !== actor.agent;
+  const tokenMismatch = actor.token != null && actor.token !== step.completed_token;
+  if (step.completed_by !== actor.worktree || agentMismatch || tokenMismatch) {
+    const by = `${step.completed_by ?? 'someone else'}${completer ? ` (agent ${completer})` : ''}`;
+    throw new RefusedError('already_completed', `${step.anchor} is already completed by ${by}${step.completed_token !== null ? ` with token ${step.completed_token}` : ''}`);
   }
   const plan = requirePlan(db, step.plan_path);
   return {
@@ -66,12 +80,15 @@ function repeatCompletion(db: Database, step: StepRow, actor: Actor): CompleteRe
   };
 }
 
-function incomplete(anchor: string, items: { kind: string; ordinal: number; text: string }[], substeps: string[]): RefusedError {
-  const parts: string[] = [];
-  if (items.length > 0) {
-    const shown = items.slice(0, 3).map((i) => `${i.kind} ${i.ordinal} "${i.text.length > 40 ? i.text.slice(0, 39) + '…' : i.text}"`).join(', ');
-    parts.push(`${items.length} open item${items.length === 1 ? '' : 's'} (${shown}${items.length > 3 ? ', …' : ''})`);
-  }
-  if (substeps.length > 0) parts.push(`unfinished substep${substeps.length === 1 ? '' : 's'} ${substeps.join(', ')}`);
-  return new RefusedError('incomplete', `cannot complete ${anchor}: ${parts.join(' and ')}; finish them or pass --force <reason>`);
+interface OpenItem {
+  step_anchor: string;
+  kind: string;
+  ordinal: number;
+  text: string;
+}
+
+function incomplete(anchor: string, items: OpenItem[]): RefusedError {
+  const shown = items.slice(0, 3).map((i) => `${i.step_anchor === anchor ? '' : `${i.step_anchor} `}${i.kind} ${i.ordinal} "${i.text.length > 40 ? i.text.slice(0, 39) + '…' : i.text}"`).join(', ');
+  const what = `${items.length} open item${items.length === 1 ? '' : 's'} (${shown}${items.length > 3 ? ', …' : ''})`;
+  return new RefusedError('incomplete', `cannot complete ${anchor}: ${what}; finish them or pass --force <reason>`);
 }

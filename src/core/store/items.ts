@@ -1,7 +1,7 @@
 import { RefusedError, UsageError } from '../errors.ts';
 import { assertHolder, ownerOf, requireCurrentPlan, requireStep, writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, ArtifactResult, StepStatus, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from './types.ts';
+import type { Actor, ArtifactResult, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from './types.ts';
 
 interface ItemRow {
   id: number;
@@ -17,7 +17,7 @@ export interface UpdateOptions {
   readonly override?: boolean;
 }
 
-/** Sets checklist item statuses of a step the actor holds; a substep whose items are all done completes. */
+/** Sets checklist item statuses of a step or substep the actor holds; never its status (only complete does: docs/steps.md). */
 export function updateItems(db: Database, now: Date, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): UpdateResult {
   const plan = source.planPath;
   requireCurrentPlan(db, source);
@@ -42,14 +42,7 @@ export function updateItems(db: Database, now: Date, source: PlanSource, anchor:
       updated++;
     }
   }
-  let stepStatus: StepStatus = step.status;
-  if (step.parent_anchor && items.length > 0 && items.every((i) => i.status === 'completed')) {
-    db.prepare(`UPDATE steps SET status = 'completed', completed_at = ?, completed_by = ?, completed_token = claim_token WHERE plan_path = ? AND anchor = ?`)
-      .run(at, actor.worktree, plan, anchor);
-    writeEvent(db, at, actor, { entity: 'step', action: 'complete', planPath: plan, stepAnchor: anchor, from: step.status, to: 'completed', reason: 'all checklist items completed' });
-    stepStatus = 'completed';
-  }
-  return { updated, step_anchor: anchor, step_status: stepStatus, ...countByKind(items) };
+  return { updated, step_anchor: anchor, step_status: step.status, ...countByKind(items) };
 }
 
 function select(items: ItemRow[], s: ItemSelector, anchor: string): ItemRow[] {

@@ -105,8 +105,11 @@ export function assertHolder(owner: StepRow, actor: Actor, action: string): void
     const caller = actor.agent ? `${actor.worktree} (agent ${actor.agent})` : actor.worktree;
     throw new RefusedError('not_holder', `cannot ${action} ${owner.anchor}: it is held by ${holder}, not by ${caller}`);
   }
+  if (actor.token != null && actor.token > owner.claim_token) {
+    throw new UsageError('unknown_token', `cannot ${action} ${owner.anchor}: claim token ${actor.token} is unknown (no claim has been given it; current ${owner.claim_token})`);
+  }
   if (actor.token != null && actor.token !== owner.claim_token) {
-    throw new RefusedError('stale_token', `cannot ${action} ${owner.anchor}: claim token ${actor.token} is stale (current ${owner.claim_token}); the lease was reclaimed`);
+    throw new RefusedError('stale_token', `cannot ${action} ${owner.anchor}: claim token ${actor.token} is stale (current ${owner.claim_token}); the claim was reset or reclaimed since`);
   }
 }
 
