@@ -1,4 +1,5 @@
 import { UsageError } from '../../core/errors.ts';
+import { resolveCommit } from '../../core/git/resolveCommit.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -8,18 +9,21 @@ export const completeCommand: Command = {
   summary: 'mark a step you hold completed (strict: every item and substep done)',
   positionals: [PLAN_ARG, STEP_ARG],
   options: [
-    { name: 'commit', type: 'string', placeholder: 'HASH', description: 'the commit that implements the step' },
+    { name: 'commit', type: 'string', placeholder: 'HASH', description: 'the commit that implements the step (resolved in the worktree by git; its full hash is stored)' },
     { name: 'force', type: 'string', placeholder: 'REASON', description: 'complete despite open items/substeps; the reason is recorded' },
     TOKEN_OPTION,
   ],
-  details: 'Completing an already-completed step again with the same token is a no-op success.',
+  details: [
+    'Completes the step with its substeps; a substep can also be completed on its own.',
+    'Completing an already-completed step again as the same holder (worktree, agent, token) is a no-op success.',
+  ].join('\n'),
   async run(ctx) {
     const force = str(ctx.args, 'force');
     if (force !== undefined && force.trim() === '') throw new UsageError('missing_value', '--force needs a reason');
-    const commit = str(ctx.args, 'commit');
-    if (commit !== undefined && !/^[0-9a-f]{4,64}$/i.test(commit)) throw new UsageError('bad_option', `--commit needs a commit hash, got '${commit}'`);
+    const given = str(ctx.args, 'commit');
     const source = ctx.planSource(arg(ctx, 0));
-    const r = await ctx.store('write').complete(source, arg(ctx, 1), ctx.actor, { commitHash: commit ?? null, forceReason: force?.trim() ?? null });
+    const commit = given === undefined ? null : resolveCommit(ctx.worktree, given, ctx.env);
+    const r = await ctx.store('write').complete(source, arg(ctx, 1), ctx.actor, { commitHash: commit, forceReason: force?.trim() ?? null });
     const text = r.already_completed
       ? `${r.step_anchor} was already completed`
       : `Completed ${r.step_anchor}${r.forced ? ` (forced: "${r.force_reason}", ${r.incomplete_items_auto_completed} items auto-completed)` : ''}` +
