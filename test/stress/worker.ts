@@ -189,7 +189,7 @@ class StressWorker {
   private async read(): Promise<void> {
     const ready = await this.store.ready(this.cfg.planPath);
     const steps = this.source.plan.steps.filter((st) => st.parentAnchor === null).length;
-    const seen = new Set([...ready.completed_steps, ...ready.claimed_steps, ...ready.ready_steps, ...ready.blocked_steps, ...ready.expired_claims]);
+    const seen = new Set([...ready.completed_steps, ...ready.claimed_steps, ...ready.ready_steps, ...ready.waiting_steps, ...ready.blocked_steps, ...ready.expired_claims]);
     if (ready.all_steps.length !== steps || seen.size !== steps) throw new Error(`ready() saw ${seen.size} of ${steps} steps: ${JSON.stringify(ready).slice(0, 300)}`);
     const events = await this.store.events({ afterId: this.lastEvent, limit: 200 });
     if (events.some((e, i) => e.id <= (i === 0 ? this.lastEvent : (events[i - 1]?.id ?? 0)))) throw new Error('events() went backwards');

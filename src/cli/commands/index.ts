@@ -29,6 +29,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   },
   { names: ['context'], load: async () => [(await import('./context.ts')).contextCommand] },
   { names: ['commit'], load: async () => [(await import('./commit.ts')).commitCommand] },
+  { names: ['reopen'], load: async () => [(await import('./reopen.ts')).reopenCommand] },
   { names: ['reconcile'], load: async () => [(await import('./reconcile.ts')).reconcileCommand] },
   { names: ['doctor'], load: async () => [(await import('./doctor.ts')).doctorCommand] },
   { names: ['prune'], load: async () => [(await import('./prune.ts')).pruneCommand] },

@@ -3,13 +3,16 @@ import { output } from '../output.ts';
 
 export const readyCommand: Command = {
   name: 'ready',
-  summary: 'list steps ready to claim (read-only)',
+  summary: 'list steps ready to claim (read-only); steps of an epic not in progress are listed as waiting, with why',
   positionals: [PLAN_ARG],
   options: [],
   async run(ctx) {
     const r = await ctx.store('read').ready(ctx.planKey(arg(ctx, 0)));
     const line = (label: string, xs: readonly string[]) => `${label.padEnd(11)}${xs.length ? xs.join(', ') : '—'}`;
-    const text = [line('Ready:', r.ready_steps), line('Claimed:', r.claimed_steps), line('Expired:', r.expired_claims), line('Blocked:', r.blocked_steps), line('Completed:', r.completed_steps)].join('\n');
+    const text = [
+      line('Ready:', r.ready_steps), ...(r.waiting_steps.length > 0 ? [line('Waiting:', r.waiting_steps), `           ${r.waiting_reason ?? ''}`] : []),
+      line('Claimed:', r.claimed_steps), line('Expired:', r.expired_claims), line('Blocked:', r.blocked_steps), line('Completed:', r.completed_steps),
+    ].join('\n');
     return output(r, text);
   },
 };

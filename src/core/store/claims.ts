@@ -1,6 +1,6 @@
 import { RefusedError } from '../errors.ts';
 import { countOpen, partitionSteps } from './readiness.ts';
-import { assertHolder, leaseUntil, ownerOf, requireCurrentPlan, requireStep, writeEvent, type StepRow } from './rows.ts';
+import { assertHolder, leaseUntil, ownerOf, requireCurrentPlan, requireStep, writeEvent, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Plan } from '../plan/types.ts';
 import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
@@ -23,18 +23,25 @@ function firstReady(db: Database, plan: string, now: string): StepRow | undefine
 }
 
 /**
+ * The status of a plan's epic and, when it stops its steps being claimed (they are claimed while it
+ * is in progress), why: claim refuses with this message and ready reports it.
+ */
+export function epicWait(db: Database, row: PlanRow): { status: string | null; message: string | null } {
+  const status = row.epic_id ? (db.prepare('SELECT status FROM epics WHERE id = ?').pluck().get(row.epic_id) as string | undefined) ?? null : null;
+  if (status === null || status === 'in_progress') return { status, message: null };
+  const hint = status === 'ready' ? ` (start it: 'springfield epic start ${row.epic_id}')` : '';
+  return { status, message: `${row.plan_path} belongs to epic ${row.epic_id}, which is ${status}; steps are claimed while it is in progress${hint}` };
+}
+
+/**
  * Claims the first ready top-level step (by step_index) with its substeps, or reclaims one whose
  * lease expired. One guarded UPDATE inside the caller's IMMEDIATE transaction; bumps the token.
  */
 export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number): ClaimResult {
   const plan = source.planPath;
   const row = requireCurrentPlan(db, source);
-  if (row.epic_id) {
-    const status = db.prepare('SELECT status FROM epics WHERE id = ?').pluck().get(row.epic_id) as string | undefined;
-    if (status !== undefined && status !== 'in_progress') {
-      throw new RefusedError('epic_not_in_progress', `${plan} belongs to epic ${row.epic_id}, which is ${status}; steps are claimed while it is in progress${status === 'ready' ? ` (start it: 'springfield epic start ${row.epic_id}')` : ''}`);
-    }
-  }
+  const waiting = epicWait(db, row).message;
+  if (waiting) throw new RefusedError('epic_not_in_progress', waiting);
   const at = now.toISOString();
   const cand = firstReady(db, plan, at);
   if (!cand) {
@@ -120,7 +127,10 @@ export function resetStep(db: Database, now: Date, plan: string, requested: stri
   // Substeps go with their parent: resetting one resets the claim that carries it.
   const step = ownerOf(db, requireStep(db, plan, requested));
   const anchor = step.anchor;
-  if (step.status === 'completed') throw new RefusedError('already_completed', `cannot reset ${anchor}: it is completed (its commit is in git)`);
+  if (step.status === 'completed') {
+    const what = step.commit_hash ? `by commit ${step.commit_hash}` : 'with no commit recorded';
+    throw new RefusedError('already_completed', `cannot reset ${anchor}: it is completed (${what}); to undo a completion use 'springfield reopen ${plan} ${anchor} --reason TEXT'`);
+  }
   const at = now.toISOString();
   if (step.status !== 'pending') {
     db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,

@@ -138,7 +138,14 @@ export interface ResetResult {
 
 export interface ReadyResult {
   readonly plan_path: string;
+  /** Steps claim would take now (in plan order). */
   readonly ready_steps: readonly string[];
+  /** Steps that would be ready but wait for the plan's epic to be in progress (claim refuses them). */
+  readonly waiting_steps: readonly string[];
+  /** Why `waiting_steps` wait (what claim would say), or null. */
+  readonly waiting_reason: string | null;
+  readonly epic_id: string | null;
+  readonly epic_status: string | null;
   readonly all_steps: readonly string[];
   readonly completed_steps: readonly string[];
   readonly claimed_steps: readonly string[];
