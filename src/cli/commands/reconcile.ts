@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { UsageError } from '../../core/errors.ts';
 import { readStepTrailers } from '../../core/git/trailers.ts';
 import { reconcileTrailers } from '../../core/git/reconcile.ts';
 import { requirePlan } from '../../core/store/rows.ts';
@@ -18,7 +19,8 @@ export const reconcileCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     const planPath = ctx.args.positionals.length > 0 ? ctx.planKey(arg(ctx, 0)) : undefined;
-    const store = ctx.store(existsSync(ctx.dbPath) ? 'write' : 'read');
+    if (!existsSync(ctx.dbPath)) throw new UsageError('no_database', `${ctx.dbPath}: no Springfield state here yet, so nothing to reconcile; run 'springfield init <plan.md>' first`);
+    const store = ctx.store('write');
     if (planPath !== undefined) await store.read((db) => requirePlan(db, planPath));
     const trailers = readStepTrailers(ctx.location.worktreeRoot ?? ctx.location.commonDir, ctx.env);
     const actor = maintenanceActor(ctx);
