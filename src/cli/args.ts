@@ -86,8 +86,8 @@ function store(options: Map<string, OptionValue>, spec: OptionSpec, values: stri
   }
   if (spec.type === 'int') {
     const v = values[0] as string;
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError('bad_option', `--${spec.name} needs a whole number, got '${v}'`);
-    const n = Number(v);
+    const n = wholeNumber(v, `--${spec.name}`);
+    if (options.has(spec.name)) throw new UsageError('bad_option', `--${spec.name} given twice`);
     if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
       throw new UsageError('bad_option', `--${spec.name} must be between ${spec.min ?? 0} and ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${v}`);
     }
@@ -108,6 +108,20 @@ function store(options: Map<string, OptionValue>, spec: OptionSpec, values: stri
   }
   if (options.has(spec.name)) throw new UsageError('bad_option', `--${spec.name} given twice`);
   options.set(spec.name, values[0] as string);
+}
+
+/**
+ * `text` as a whole number, exactly: digits only and at most 2^53 - 1, the largest a JavaScript
+ * number holds without rounding (beyond it an id would be changed, not refused). `what` names the
+ * input in the one-line refusal, which quotes `text` as given.
+ */
+export function wholeNumber(text: string, what: string, code = 'bad_option'): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    const why = Number.isNaN(n) ? 'a whole number' : `a whole number up to ${Number.MAX_SAFE_INTEGER}`;
+    throw new UsageError(code, `${what} needs ${why}, got '${text}'`);
+  }
+  return n;
 }
 
 /** Typed accessors over parsed options. */

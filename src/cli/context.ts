@@ -5,7 +5,7 @@ import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
 import { readPlanFile } from '../core/plan/parse.ts';
 import { SqliteStepStore } from '../core/store/sqliteStepStore.ts';
 import type { Actor, PlanSource } from '../core/store/types.ts';
-import { int, str, type ParsedArgs } from './args.ts';
+import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
 import { ensureGitignored } from '../core/git/gitignore.ts';
 
 /** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
@@ -16,6 +16,7 @@ export class CliContext {
   private repo: RepoLocation | undefined;
   private opened: SqliteStepStore | undefined;
   private openedToCreate = false;
+  private openedReadOnly = false;
   /** Whether creating the database added `.springfield/` to the main worktree's .gitignore. */
   gitignoreAdded = false;
 
@@ -41,19 +42,21 @@ export class CliContext {
   /**
    * Opens the store for plans, steps and claims. Only commands that bring state into being
    * (`create`) make a missing database; every other command sees an empty one, so a refused
-   * command never leaves a file behind.
+   * command never leaves a file behind. `read` opens read-only, so a database the user may not
+   * write can still be shown.
    */
   store(mode: 'create' | 'write' | 'read'): SqliteStepStore {
     return this.open(mode, SqliteStepStore);
   }
 
   /** Opens the store as `Kind` (the step store, or the whole one: see planning.ts), reopening a narrower one. */
-  open<T extends SqliteStepStore>(mode: 'create' | 'write' | 'read', Kind: new (path: string, options: { ifMissing: 'create' | 'empty' }) => T): T {
-    if (this.opened && (mode === 'create' && !this.openedToCreate || !(this.opened instanceof Kind))) this.closeStore();
+  open<T extends SqliteStepStore>(mode: 'create' | 'write' | 'read', Kind: new (path: string, options: { ifMissing: 'create' | 'empty'; readOnly: boolean }) => T): T {
+    if (this.opened && (mode === 'create' && !this.openedToCreate || mode !== 'read' && this.openedReadOnly || !(this.opened instanceof Kind))) this.closeStore();
     if (!this.opened) {
       const creating = mode === 'create' && !existsSync(this.dbPath);
-      this.opened = new Kind(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty' });
+      this.opened = new Kind(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty', readOnly: mode === 'read' });
       this.openedToCreate = mode === 'create';
+      this.openedReadOnly = mode === 'read';
       const overridden = str(this.args, 'db') !== undefined || Boolean(this.env.SPRINGFIELD_DB);
       if (creating && !overridden) this.gitignoreAdded = ensureGitignored(this.location);
     }
@@ -87,8 +90,7 @@ export class CliContext {
     if (flagged !== undefined) return flagged;
     const env = this.env.SPRINGFIELD_CLAIM_TOKEN;
     if (env === undefined || env === '') return null;
-    if (!/^\d+$/.test(env)) throw new UsageError('bad_token', `SPRINGFIELD_CLAIM_TOKEN must be a whole number, got '${env}'`);
-    return Number(env);
+    return wholeNumber(env, 'SPRINGFIELD_CLAIM_TOKEN', 'bad_token');
   }
 
   /** The plan's key in the store: its path relative to the worktree root, with forward slashes. */

@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { SIGNAL_DECISIONS, type SignalDecision, type SignalLocation } from '../../core/epics/signals.ts';
 import { isSignalType, SIGNAL_TYPES } from '../../core/epics/transitions.ts';
 import { UsageError } from '../../core/errors.ts';
-import { flag, str } from '../args.ts';
+import { flag, str, wholeNumber } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { output } from '../output.ts';
@@ -100,12 +100,11 @@ export const signalDecide: Command = {
     { name: 'note', type: 'string', placeholder: 'TEXT', description: 'why, recorded with the transition' },
   ],
   async run(ctx) {
-    const id = arg(ctx, 0);
-    if (!/^\d+$/.test(id)) throw new UsageError('bad_argument', `signal must be a number, got '${id}'`);
+    const id = wholeNumber(arg(ctx, 0), '<signal>', 'bad_argument');
     const raw = str(ctx.args, 'decision');
     const decision = raw?.replace('-', '_') as SignalDecision | undefined;
     if (!decision || !SIGNAL_DECISIONS.includes(decision)) throw new UsageError('bad_option', `--decision must be send-back, escalate or accept${raw ? `, got '${raw}'` : ''}`);
-    const t = await planningStore(ctx, 'write').decideSignal(Number(id), decision, ctx.actor, str(ctx.args, 'note') ?? null);
+    const t = await planningStore(ctx, 'write').decideSignal(id, decision, ctx.actor, str(ctx.args, 'note') ?? null);
     return output(t, `Signal #${id}: ${t.epic_id} ${t.from} → ${t.to}${t.next_role ? ` · next: ${t.next_role}` : ''}`);
   },
 };
