@@ -31,7 +31,7 @@ export const commitCommand: Command = {
     if (force !== undefined && force.trim() === '') throw new UsageError('missing_value', '--force needs a reason');
     const actor = ctx.actor;
     const step = str(ctx.args, 'step') ?? (ctx.env.SPRINGFIELD_STEP || undefined);
-    const store = planningStore(ctx, 'read');
+    const store = planningStore(ctx, 'write');
     const target = resolveTarget(store.db, { step, planPath: planKey(ctx), worktree: actor.worktree, agent: actor.agent });
     const source = ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.planPath));
     const r = await commitStep({

@@ -9,6 +9,8 @@ export interface OpenOptions {
   readonly busyTimeoutMs?: number;
   /** When the file is missing: create it (writers) or use an empty in-memory store (readers). */
   readonly ifMissing?: 'create' | 'empty';
+  /** Open read-only (commands that only read): a database the user may not write can still be read. */
+  readonly readOnly?: boolean;
 }
 
 /**
@@ -18,18 +20,18 @@ export interface OpenOptions {
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   loadSqlite(); // refuses an old runtime before anything is created
   const missing = path !== ':memory:' && !existsSync(path);
-  if (missing && options.ifMissing === 'empty') return openDatabase(':memory:', options);
+  if (missing && options.ifMissing === 'empty') return openDatabase(':memory:', { ...options, readOnly: false });
+  if (options.readOnly && !missing) {
+    const db = openReadOnly(path, options.busyTimeoutMs ?? 10_000);
+    // An older schema needs a migration, which is a write: the writable open does it (or says why it cannot).
+    if (db) return db;
+  }
   if (missing) mkdirSync(dirname(path), { recursive: true });
   let db: Database | undefined;
   try {
     db = connect(path, { timeout: options.busyTimeoutMs ?? 10_000 });
     const version = Number(db.pragma('user_version', { simple: true }));
-    if (version > SCHEMA_VERSION) {
-      throw new EnvironmentError(
-        'schema_too_new',
-        `${path}: database schema version ${version} is newer than this Springfield supports (${SCHEMA_VERSION}); upgrade Springfield — the database was not modified`,
-      );
-    }
+    if (version > SCHEMA_VERSION) throw tooNew(path, version);
     if (path !== ':memory:') {
       const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
       if (mode.toLowerCase() !== 'wal') {
@@ -44,6 +46,46 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db?.close();
     throw mapSqliteError(err, path);
   }
+}
+
+/**
+ * A read-only connection, or null when the schema is older than this program's (it needs migrating).
+ * SQLite reads a WAL database only where it can create the -shm index beside it; in a folder the user
+ * cannot write (a read-only mount, someone else's checkout) with no writer (no -wal file), the file is
+ * read as immutable instead.
+ */
+function openReadOnly(path: string, timeout: number): Database | null {
+  let db: Database | undefined;
+  try {
+    try {
+      db = connect(path, { readonly: true, fileMustExist: true, timeout });
+      db.pragma('schema_version');
+    } catch (err) {
+      db?.close();
+      db = undefined;
+      const code = String((err as { code?: unknown }).code ?? '');
+      if (!(code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) || existsSync(`${path}-wal`)) throw err;
+      db = connect(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, { readonly: true, fileMustExist: true, timeout });
+    }
+    const version = Number(db.pragma('user_version', { simple: true }));
+    if (version > SCHEMA_VERSION) throw tooNew(path, version);
+    if (version < SCHEMA_VERSION) {
+      db.close();
+      return null;
+    }
+    cacheStatements(db);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw mapSqliteError(err, path);
+  }
+}
+
+function tooNew(path: string, version: number): EnvironmentError {
+  return new EnvironmentError(
+    'schema_too_new',
+    `${path}: database schema version ${version} is newer than this Springfield supports (${SCHEMA_VERSION}); upgrade Springfield — the database was not modified`,
+  );
 }
 
 /** Distinct SQL texts kept prepared per connection; past this the cache starts over. */

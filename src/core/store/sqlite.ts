@@ -50,7 +50,16 @@ function loadAddon(file: string): object {
   let loaded = addons.get(file);
   if (!loaded) {
     const module = { exports: {} };
-    process.dlopen(module, file);
+    // better-sqlite3 reads this once, as the module loads: `file:` URIs let a read-only open of a WAL
+    // database in a folder nobody may write fall back to immutable (see open.ts). Plain paths are unaffected.
+    const uri = process.env.SQLITE_USE_URI;
+    process.env.SQLITE_USE_URI = '1';
+    try {
+      process.dlopen(module, file);
+    } finally {
+      if (uri === undefined) delete process.env.SQLITE_USE_URI;
+      else process.env.SQLITE_USE_URI = uri;
+    }
     loaded = module.exports;
     addons.set(file, loaded);
   }
@@ -103,6 +112,9 @@ export function mapSqliteError(err: unknown, dbPath: string): unknown {
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     return new EnvironmentError('database_corrupt', `${dbPath}: not a valid Springfield database (${String(e.message)}); run 'springfield doctor'`);
+  }
+  if (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_READONLY_CANTINIT') {
+    return new EnvironmentError('database_unavailable', `${dbPath}: cannot use the database: SQLite needs to create ${dbPath}-shm beside it and that folder is not writable (${String(e.message)})`);
   }
   if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM')) {
     return new EnvironmentError('database_unavailable', `${dbPath}: cannot open the database for writing (${String(e.message)})`);
