@@ -3,7 +3,7 @@
 // of this project's kind and in CI); otherwise one line says what to run.
 import { execFileSync, spawnSync } from 'node:child_process';
 
-export const TEST_PACKAGES = ['chromium', 'libkrb5-dev', 'jq', 'git', 'postgresql'] as const;
+export const TEST_PACKAGES = ['chromium', 'libkrb5-dev', 'jq', 'git', 'postgresql', 'sqlite3'] as const;
 export const DEMO_PACKAGES = ['libkrb5-dev', 'git'] as const;
 
 function installed(pkg: string): boolean {

@@ -10,7 +10,10 @@ export const doctorCommand: Command = {
   summary: 'check the state database and its links to git worktrees and PLAN.md; print the fixes',
   positionals: [],
   options: [],
-  details: 'Read-only. Exit 0 when there are no errors (warnings allowed), 1 when there are errors.',
+  details: [
+    'Read-only. Exit 0 when there are no errors (warnings allowed), 1 when there are errors.',
+    'Each finding says how to fix it; with --json, `command` is the shell command that does (run in the main worktree), or null when the fix is not one.',
+  ].join('\n'),
   async run(ctx) {
     const location = ctx.location;
     const worktrees = listWorktrees(location.worktreeRoot ?? location.commonDir, ctx.env);

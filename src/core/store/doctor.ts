@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorktreeEntry } from '../git/worktrees.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES, planRoots, shellQuote } from './maintenance.ts';
@@ -7,12 +7,14 @@ import { connect, type Database } from './sqlite.ts';
 
 export type Severity = 'error' | 'warning';
 
-/** One problem and the exact command (or edit) that fixes it. */
+/** One problem and how to fix it: `fix` for a person, `command` when a shell command does it as it stands. */
 export interface Finding {
   readonly severity: Severity;
   readonly code: string;
   readonly message: string;
   readonly fix: string;
+  /** Runs in the main worktree (else the current directory) and works in the state doctor found; null when the fix is not a command. */
+  readonly command: string | null;
 }
 
 export interface CheckResult {
@@ -38,7 +40,26 @@ export interface DoctorInput {
   readonly now: Date;
 }
 
-const RECOVER = (db: string) => `sqlite3 ${shellQuote(db)} .recover | sqlite3 ${shellQuote(db + '.recovered')}  # stop every agent, move it into place, then run 'springfield reconcile'`;
+/**
+ * Copies what SQLite can still read into `<db>.recovered`, with the schema version (.dump leaves it
+ * out, and Springfield would then try to create the tables again) and WAL mode. Needs the sqlite3 tool.
+ */
+function salvage(db: string, version: number): string {
+  const to = shellQuote(`${db}.recovered`);
+  return `{ sqlite3 ${shellQuote(db)} .dump && echo 'PRAGMA user_version = ${version}; PRAGMA journal_mode = WAL;'; } | sqlite3 ${to} >/dev/null`;
+}
+
+const SALVAGE_NEXT = "then stop every agent, move the .recovered file into place (removing the old file's -wal and -shm) and run 'springfield doctor'";
+
+/** Moves a file (or directory) that is not a database out of the way; init and reconcile then rebuild the state. */
+function moveAside(db: string, now: Date): string {
+  return `mv -- ${shellQuote(db)} ${shellQuote(`${db}.broken-${now.toISOString().replace(/[-:]|\.\d+/g, '')}`)}`;
+}
+
+const REBUILD = "then 'springfield init <plan.md>' for each plan and 'springfield reconcile' to take completions back from commit trailers";
+
+const command = (severity: Severity, code: string, message: string, cmd: string, after?: string): Finding =>
+  ({ severity, code, message, fix: after ? `${cmd}  # ${after}` : cmd, command: cmd });
 
 /** Diagnoses the store and its links to git and PLAN.md, read-only; never modifies the database. */
 export function diagnose(input: DoctorInput): DoctorReport {
@@ -50,10 +71,10 @@ export function diagnose(input: DoctorInput): DoctorReport {
     checks.push({ name, status, detail: status === 'ok' ? okDetail : badDetail ?? `${found.length} finding${found.length === 1 ? '' : 's'}` });
   };
   const skip = (name: string, detail: string) => checks.push({ name, status: 'skipped', detail });
-  const db = openReadOnly(input.dbPath, check);
+  const db = openReadOnly(input, check);
   if (db) {
     try {
-      const sane = databaseChecks(db, input, check);
+      const sane = databaseChecks(db, input, check, skip);
       const names = ['orphaned_plans', 'expired_leases', 'missing_holders', 'plan_md'];
       if (sane) stateChecks(db, input, check, skip);
       else for (const n of names) skip(n, 'database is not at the current schema or not intact');
@@ -67,38 +88,60 @@ export function diagnose(input: DoctorInput): DoctorReport {
 
 type Check = (name: string, found: Finding[], okDetail: string, badDetail?: string) => void;
 
-function openReadOnly(path: string, check: Check): Database | null {
-  if (!existsSync(path)) {
-    check('database', [{ severity: 'warning', code: 'no_database', message: `no state database at ${path} yet`, fix: 'springfield init <plan.md>' }], '', 'missing');
+function openReadOnly(input: DoctorInput, check: Check): Database | null {
+  const path = input.dbPath;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) {
+    check('database', [{ severity: 'warning', code: 'no_database', message: `no state database at ${path} yet`, fix: 'springfield init <plan.md>  # with your plan file', command: null }], '', 'missing');
     return null;
   }
+  if (stat.isDirectory()) {
+    check('database', [command('error', 'database_is_directory', `${path} is a directory, not a database`, moveAside(path, input.now), REBUILD)], '', 'a directory');
+    return null;
+  }
+  let db: Database | undefined;
   try {
-    const db = connect(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    db = connect(path, { readonly: true, fileMustExist: true, timeout: 5000 });
     db.pragma('schema_version');
     check('database', [], path);
     return db;
   } catch (err) {
+    db?.close();
+    const code = String((err as { code?: unknown }).code ?? '');
     const message = `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`;
-    check('database', [{ severity: 'error', code: 'database_unreadable', message, fix: RECOVER(path) }], '', 'unreadable');
+    // A file SQLite does not recognise has nothing to salvage; a damaged database may have.
+    const finding = code === 'SQLITE_NOTADB'
+      ? command('error', 'not_a_database', message, moveAside(path, input.now), REBUILD)
+      : command('error', 'database_unreadable', message, salvage(path, SCHEMA_VERSION), SALVAGE_NEXT);
+    check('database', [finding], '', 'unreadable');
     return null;
   }
 }
 
 /** Integrity, schema version, journal mode, foreign keys; true when the state checks can run. */
-function databaseChecks(db: Database, input: DoctorInput, check: Check): boolean {
+function databaseChecks(db: Database, input: DoctorInput, check: Check, skip: (name: string, detail: string) => void): boolean {
   const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
   const intact = integrity.length === 1 && integrity[0] === 'ok';
-  check('integrity', intact ? [] : [{ severity: 'error', code: 'integrity_check_failed', message: `integrity_check: ${integrity.slice(0, 3).join('; ')}`, fix: RECOVER(input.dbPath) }], 'ok', 'failed');
   const version = Number(db.pragma('user_version', { simple: true }));
+  const salvageable = [command('error', 'integrity_check_failed', `integrity_check: ${integrity.slice(0, 3).join('; ')}`, salvage(input.dbPath, version), SALVAGE_NEXT)];
+  check('integrity', intact ? [] : salvageable, 'ok', 'failed');
   const schema: Finding[] = [];
   if (version > SCHEMA_VERSION) {
-    schema.push({ severity: 'error', code: 'schema_too_new', message: `schema version ${version} is newer than this Springfield supports (${SCHEMA_VERSION})`, fix: 'npm install -g springfield@latest' });
+    schema.push({
+      severity: 'error', code: 'schema_too_new', message: `schema version ${version} is newer than this Springfield supports (${SCHEMA_VERSION})`,
+      fix: `use the newer Springfield that wrote it (one that knows schema version ${version}); this one may not write it, so it suggests nothing else`, command: null,
+    });
   } else if (version < SCHEMA_VERSION) {
-    schema.push({ severity: 'warning', code: 'schema_outdated', message: `schema version ${version}, current is ${SCHEMA_VERSION}; the next write migrates it`, fix: 'springfield reconcile' });
+    schema.push(command('warning', 'schema_outdated', `schema version ${version}, current is ${SCHEMA_VERSION}; the next write migrates it`, 'springfield reconcile', 'any write migrates it'));
   }
   check('schema', schema, `version ${version}`, `version ${version} (expected ${SCHEMA_VERSION})`);
+  if (version > SCHEMA_VERSION) {
+    // Every fix for these would be a write this Springfield refuses to make.
+    for (const name of ['journal_mode', 'foreign_keys']) skip(name, `schema version ${version} is newer than this Springfield`);
+    return false;
+  }
   const mode = String(db.pragma('journal_mode', { simple: true })).toLowerCase();
-  const journal: Finding[] = mode === 'wal' ? [] : [{ severity: 'error', code: 'journal_mode_not_wal', message: `journal mode is ${mode}, must be wal (concurrent agents need it)`, fix: 'springfield reconcile  # any write reopens the database in WAL mode' }];
+  const journal: Finding[] = mode === 'wal' ? [] : [command('error', 'journal_mode_not_wal', `journal mode is ${mode}, must be wal (concurrent agents need it)`, 'springfield reconcile', 'any write reopens the database in WAL mode')];
   check('journal_mode', journal, 'wal', mode);
   const keys: Finding[] = [];
   if (intact) {
@@ -106,8 +149,10 @@ function databaseChecks(db: Database, input: DoctorInput, check: Check): boolean
     const byTable = new Map<string, number>();
     for (const v of violations) byTable.set(v.table, (byTable.get(v.table) ?? 0) + 1);
     for (const [table, n] of byTable) {
-      const fix = PLAN_CHILD_TABLES.includes(table) ? 'springfield prune' : `sqlite3 ${shellQuote(input.dbPath)} 'PRAGMA foreign_key_check'  # inspect, then restore the missing parent rows`;
-      keys.push({ severity: 'error', code: 'foreign_key_violation', message: `${n} row${n === 1 ? '' : 's'} in ${table} reference${n === 1 ? 's' : ''} a missing parent`, fix });
+      const message = `${n} row${n === 1 ? '' : 's'} in ${table} reference${n === 1 ? 's' : ''} a missing parent`;
+      keys.push(PLAN_CHILD_TABLES.includes(table)
+        ? command('error', 'foreign_key_violation', message, 'springfield prune')
+        : { severity: 'error', code: 'foreign_key_violation', message, fix: `inspect with: sqlite3 ${shellQuote(input.dbPath)} 'PRAGMA foreign_key_check', then restore the missing parent rows`, command: null });
     }
   }
   check('foreign_keys', keys, intact ? 'no violations' : 'skipped', `${keys.length} table${keys.length === 1 ? '' : 's'} with violations`);
@@ -126,25 +171,20 @@ function stateChecks(db: Database, input: DoctorInput, check: Check, skip: (name
   if (roots.length === 0) skip('orphaned_plans', 'no worktree to look for plan files in');
   else {
     const orphans = findOrphanedPlans(db, roots);
-    check('orphaned_plans', orphans.map((p) => ({ severity: 'warning', code: 'orphaned_plan', message: `${p}: plan file is in no worktree`, fix: 'springfield prune' })), 'every plan file exists', `${orphans.length} orphaned`);
+    check('orphaned_plans', orphans.map((p) => command('warning', 'orphaned_plan', `${p}: plan file is in no worktree`, 'springfield prune')), 'every plan file exists', `${orphans.length} orphaned`);
   }
   const claims = db.prepare(`SELECT plan_path, anchor, claimed_by, lease_expires_at FROM steps
     WHERE parent_anchor IS NULL AND status IN ('claimed', 'in_progress') ORDER BY plan_path, step_index`).all() as ClaimRow[];
   const reset = (c: ClaimRow) => `springfield reset ${shellQuote(c.plan_path)} ${shellQuote(c.anchor)}`;
   const now = input.now.toISOString();
   const expired = claims.filter((c) => c.lease_expires_at !== null && c.lease_expires_at < now);
-  check('expired_leases', expired.map((c) => ({
-    severity: 'warning', code: 'lease_expired', message: `${c.plan_path} ${c.anchor}: lease of ${c.claimed_by ?? 'nobody'} expired at ${c.lease_expires_at}`,
-    fix: `${reset(c)}  # or 'springfield claim ${shellQuote(c.plan_path)}' reclaims it`,
-  })), `${claims.length} live claim${claims.length === 1 ? '' : 's'}`, `${expired.length} expired`);
+  check('expired_leases', expired.map((c) => command('warning', 'lease_expired', `${c.plan_path} ${c.anchor}: lease of ${c.claimed_by ?? 'nobody'} expired at ${c.lease_expires_at}`,
+    reset(c), `or 'springfield claim ${shellQuote(c.plan_path)}' reclaims it`)), `${claims.length} live claim${claims.length === 1 ? '' : 's'}`, `${expired.length} expired`);
   const registered = new Map(input.worktrees.map((w) => [w.path, w]));
   const gone = claims.filter((c) => c.claimed_by !== null && (registered.get(c.claimed_by)?.missing ?? !existsSync(c.claimed_by)));
   check('missing_holders', gone.map((c) => {
     const stale = registered.get(c.claimed_by as string)?.missing === true;
-    return {
-      severity: 'warning', code: 'holder_worktree_missing', message: `${c.plan_path} ${c.anchor}: held by ${c.claimed_by}, which no longer exists`,
-      fix: stale ? `${reset(c)} && git worktree prune` : reset(c),
-    };
+    return command('warning', 'holder_worktree_missing', `${c.plan_path} ${c.anchor}: held by ${c.claimed_by}, which no longer exists`, stale ? `${reset(c)} && git worktree prune` : reset(c));
   }), "every claim's worktree exists", `${gone.length} held by missing worktrees`);
   planMdCheck(db, input, check, skip);
 }
@@ -164,13 +204,13 @@ function planMdCheck(db: Database, input: DoctorInput, check: Check, skip: (name
       const id = (m[1] as string).trim();
       mentioned.add(id);
       if (!epics.has(id)) {
-        found.push({ severity: 'warning', code: 'plan_md_unknown_epic', message: `PLAN.md:${i + 1}: ${id} names no epic`, fix: `edit PLAN.md line ${i + 1}: use an id from 'springfield epic list', or remove it` });
+        found.push({ severity: 'warning', code: 'plan_md_unknown_epic', message: `PLAN.md:${i + 1}: ${id} names no epic`, fix: `edit PLAN.md line ${i + 1}: use an id from 'springfield epic list', or remove it`, command: null });
       }
     }
   });
   for (const id of epics) {
     if (!mentioned.has(id)) {
-      found.push({ severity: 'warning', code: 'epic_not_in_plan_md', message: `epic ${id} is not mentioned in PLAN.md`, fix: `add the line "**springfield:** \`${id}\`" under the epic's section of PLAN.md` });
+      found.push({ severity: 'warning', code: 'epic_not_in_plan_md', message: `epic ${id} is not mentioned in PLAN.md`, fix: `add the line "**springfield:** \`${id}\`" under the epic's section of PLAN.md`, command: null });
     }
   }
   check('plan_md', found, `${mentioned.size} id${mentioned.size === 1 ? '' : 's'}, ${epics.size} epic${epics.size === 1 ? '' : 's'}, all linked`, `${found.length} unlinked`);
