@@ -146,12 +146,16 @@ describe('the full flow across two worktrees', () => {
     assert.deepEqual(showSteps(main, P), before);
   });
 
-  test('a stale --token or SPRINGFIELD_CLAIM_TOKEN is refused; the current one is honoured', () => {
-    const flag = sf(a, ['heartbeat', P, 'step-1', '--token', '7']);
-    const env = sf(a, ['update', P, 'step-1', '--task', '1', 'completed'], { SPRINGFIELD_CLAIM_TOKEN: '7' });
+  test('a stale --token or SPRINGFIELD_CLAIM_TOKEN is refused, a token never given is unknown; the current one is honoured', () => {
+    const flag = sf(a, ['heartbeat', P, 'step-1', '--token', '0']);
+    const env = sf(a, ['update', P, 'step-1', '--task', '1', 'completed'], { SPRINGFIELD_CLAIM_TOKEN: '0' });
+    const future = sf(a, ['heartbeat', P, 'step-1', '--token', '7']);
     const good = sf(a, ['heartbeat', P, 'step-1'], { SPRINGFIELD_CLAIM_TOKEN: '1' });
-    assert.match(assertFails(flag, 1, 'stale_token').message, /token 7 is stale \(current 1\)/);
+    assert.match(assertFails(flag, 1, 'stale_token').message, /token 0 is stale \(current 1\)/);
     assertFails(env, 1, 'stale_token');
+    const unknown = assertFails(future, 2, 'unknown_token').message;
+    assert.match(unknown, /claim token 7 is unknown/);
+    assert.doesNotMatch(unknown, /reclaimed/, 'a token no claim was given says so, not that the lease was reclaimed');
     assert.equal(assertOk<HeartbeatResult>(good).claim_token, 1);
     assert.equal(step(main, 'step-1').items[1]?.status, 'in_progress', 'the stale update changed nothing');
   });
@@ -159,22 +163,27 @@ describe('the full flow across two worktrees', () => {
   test('complete is strict: open items and substeps are refused with incomplete', () => {
     const r = sf(a, ['complete', P, 'step-1']);
     const error = assertFails(r, 1, 'incomplete');
-    assert.match(error.message, /3 open items \(task 1 "Add a README", test 0 "Smoke test", task 0 "Add eslint"\)/, "the substep's item counts too");
+    assert.match(error.message, /3 open items \(task 1 "Add a README", test 0 "Smoke test", step-1-1 task 0 "Add eslint"\)/, "the substep's item counts too");
     assert.match(error.message, /step-1-1/);
     assert.match(error.message, /--force/);
     assert.equal(step(main, 'step-1').status, 'in_progress');
   });
 
-  test('a substep whose items are all done completes; then the parent completes with token and commit', () => {
+  test('update leaves a finished substep claimed; the parent completes with it, its token and a commit git resolves to the full hash', () => {
     const sub = assertOk<UpdateResult>(sf(a, ['update', P, 'step-1-1', '--all-tasks', 'completed']));
     assertOk(sf(a, ['update', P, 'step-1', '--all', 'completed']));
-    const done = assertOk<CompleteResult>(sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', 'abc1234']));
+    repo.git(['commit', '-q', '--allow-empty', '-m', 'scaffold'], a);
+    const full = repo.git(['rev-parse', 'HEAD'], a);
+    const unknown = sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', 'abc1234']);
+    const done = assertOk<CompleteResult>(sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', full.slice(0, 8)]));
     const again = assertOk<CompleteResult>(sf(a, ['complete', P, 'step-1', '--token', '1']));
-    assert.equal(sub.step_status, 'completed');
+    assert.equal(sub.step_status, 'claimed', 'update never completes a step, a substep included');
+    assert.match(assertFails(unknown, 2, 'unknown_commit').message, /^--commit abc1234: no such commit in /);
     assert.deepEqual([done.completed, done.already_completed, done.forced, done.plan_completed, done.remaining_steps], [true, false, false, false, 3]);
-    assert.equal(done.commit_hash, 'abc1234');
-    assert.equal(again.already_completed, true, 'completing again with the same token is a no-op success');
-    assert.equal(step(main, 'step-1').commit_hash, 'abc1234');
+    assert.equal(done.commit_hash, full, 'the full hash is stored, not the abbreviation given');
+    assert.equal(again.already_completed, true, 'completing again as the same holder is a no-op success');
+    assert.equal(step(main, 'step-1').commit_hash, full);
+    assert.equal(step(main, 'step-1-1').status, 'completed', 'the finished substep went with its parent');
   });
 
   test('show prints progress bars and the overall line', () => {
@@ -233,8 +242,9 @@ describe('the full flow across two worktrees', () => {
     ]);
     const completes = events.filter((e) => e.entity === 'step' && e.action === 'complete');
     assert.deepEqual(completes.map((e) => [e.step_anchor, e.worktree, e.to_status]), [
-      ['step-1-1', a, 'completed'], ['step-1', a, 'completed'], ['step-3', b, 'completed'], ['step-2', a, 'completed'], ['step-4', b, 'completed'],
+      ['step-1', a, 'completed'], ['step-3', b, 'completed'], ['step-2', a, 'completed'], ['step-4', b, 'completed'],
     ]);
+    assert.deepEqual((completes[0]?.data as { substeps_completed?: string[] }).substeps_completed, ['step-1-1'], 'the substep completed with its parent, in its event');
     assert.equal(completes.find((e) => e.step_anchor === 'step-3')?.reason, 'docs move to the wiki');
     const reset = events.find((e) => e.action === 'reset');
     assert.deepEqual([reset?.worktree, reset?.from_status, reset?.to_status, reset?.reason], [main, 'in_progress', 'pending', 'worktree a went away']);

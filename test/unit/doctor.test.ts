@@ -158,7 +158,7 @@ describe('springfield doctor and prune', () => {
     mkdirSync(join(broken.root, '.springfield'));
     writeFileSync(dbPath(broken), 'this is not a database\n'.repeat(200));
     const unreadable = doctor(broken, 1);
-    assert.deepEqual(codes(unreadable), ['database_unreadable']);
+    assert.deepEqual(codes(unreadable), ['not_a_database']);
     assert.match(runCli(broken.root, ['doctor']).stdout, /^error database/m);
   });
 
