@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
@@ -42,14 +42,17 @@ export function runWithCodeCache(file: string, name: string, require: NodeJS.Req
 }
 
 /**
- * `<Node's compile cache directory>/springfield/<version>-<arch>`: NODE_COMPILE_CACHE, else
- * `node-compile-cache` in the temporary directory; none when NODE_DISABLE_COMPILE_CACHE is set. (The
- * temporary directory is worked out as os.tmpdir() does, which spares loading node:os on POSIX.)
+ * `<Node's compile cache directory>/springfield-<uid>/<version>-<arch>`: NODE_COMPILE_CACHE, else
+ * `node-compile-cache` in the temporary directory, which other users share; none when
+ * NODE_DISABLE_COMPILE_CACHE is set. The `springfield-<uid>` directory is this user's alone (see
+ * privateDir). (The temporary directory is worked out as os.tmpdir() does, which spares loading node:os
+ * on POSIX.)
  */
 export function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const root = env.NODE_COMPILE_CACHE || join(tempDir(env), 'node-compile-cache');
-  return join(root, 'springfield', `${process.version}-${process.arch}`);
+  const uid = process.getuid?.();
+  return join(root, uid === undefined ? 'springfield' : `springfield-${uid}`, `${process.version}-${process.arch}`);
 }
 
 function tempDir(env: NodeJS.ProcessEnv): string {
@@ -83,13 +86,24 @@ function readOwnFile(path: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache atomically (many agents start at once) and drops the caches `key` had for other versions of the file. */
+/**
+ * Writes the cache atomically (many agents start at once) and drops the caches `key` had for other
+ * versions of the file. Only into a directory of this user's that nobody else may write, through a
+ * temporary file of a fresh random name created exclusively, so nothing is written through a link
+ * someone planted in the shared temporary directory.
+ */
 function save(path: string, key: string, data: Buffer): void {
   try {
     const dir = dirname(path);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, data, { mode: 0o600 });
+    if (!privateDir(dir)) return;
+    // Exclusive creation is what keeps a planted link out (node:crypto would cost every call its load).
+    const temp = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temp, path);
     const base = path.slice(dir.length + 1);
     for (const other of readdirSync(dir)) {
@@ -98,6 +112,26 @@ function save(path: string, key: string, data: Buffer): void {
   } catch {
     // no cache this time: the command itself already succeeded
   }
+}
+
+/**
+ * Makes `dir` (…/springfield-<uid>/<runtime>) and says whether it may be written: the per-user
+ * directory must be a real directory (not a link), this user's, which no one else may write. It is
+ * created 0700 and never through a link; a planted one means no cache.
+ */
+function privateDir(dir: string): boolean {
+  const user = dirname(dir);
+  mkdirSync(dirname(user), { recursive: true });
+  try {
+    mkdirSync(user, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const st = lstatSync(user);
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (process.platform !== 'win32' && (st.mode & 0o077) !== 0)) return false;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return true;
 }
 
 /** A short stable key for the file's path (FNV-1a), so two installations keep separate caches. */

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheDir } from '../../src/cli/codeCache.ts';
@@ -32,9 +32,11 @@ function ok(r: CliResult): void {
   assert.equal(r.stderr, '');
 }
 
+const USER_DIR = process.getuid ? `springfield-${process.getuid()}` : 'springfield';
+
 /** Springfield's cache files under a compile cache directory (one folder per runtime). */
 function cacheFiles(dir: string): string[] {
-  const ours = join(dir, 'springfield');
+  const ours = join(dir, USER_DIR);
   if (!existsSync(ours)) return [];
   return readdirSync(ours).flatMap((runtime) => readdirSync(join(ours, runtime)).map((f) => join(ours, runtime, f)));
 }
@@ -53,6 +55,8 @@ test('a step command writes a code cache once, private to the user, and later ru
   assert.match(file, /-show-\d+-\d+\.cache$/, 'named by command and by the bundle version');
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal(statSync(join(file, '..')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(file, '..', '..')).mode & 0o777, 0o700, 'the per-user directory is private');
+  assert.deepEqual(readdirSync(join(file, '..')).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left behind');
   assert.equal(join(file, '..'), cacheDir({ NODE_COMPILE_CACHE: dir }), 'in the directory cacheDir names');
   const written = readFileSync(file);
   const mtime = statSync(file).mtimeMs;
@@ -116,11 +120,54 @@ test("a cache file owned by another user is never read (it would run as this use
   assert.equal(statSync(file).uid, 0, 'not used: replaced by one of our own');
 });
 
-test('the cache directory follows Node: NODE_COMPILE_CACHE, else node-compile-cache in the temporary directory; none when disabled', { skip: process.platform === 'win32' && 'POSIX temporary directory rules' }, () => {
-  const runtime = `${process.version}-${process.arch}`;
-  assert.equal(cacheDir({ NODE_COMPILE_CACHE: '/c' }), `/c/springfield/${runtime}`);
-  assert.equal(cacheDir({ TMPDIR: '/scratch/' }), `/scratch/node-compile-cache/springfield/${runtime}`);
-  assert.equal(cacheDir({ TMP: '/t' }), `/t/node-compile-cache/springfield/${runtime}`);
-  assert.equal(cacheDir({}), `/tmp/node-compile-cache/springfield/${runtime}`);
+test('the cache directory follows Node: NODE_COMPILE_CACHE, else node-compile-cache in the temporary directory, one folder per user; none when disabled', { skip: process.platform === 'win32' && 'POSIX temporary directory rules' }, () => {
+  const runtime = `${USER_DIR}/${process.version}-${process.arch}`;
+  assert.equal(cacheDir({ NODE_COMPILE_CACHE: '/c' }), `/c/${runtime}`);
+  assert.equal(cacheDir({ TMPDIR: '/scratch/' }), `/scratch/node-compile-cache/${runtime}`);
+  assert.equal(cacheDir({ TMP: '/t' }), `/t/node-compile-cache/${runtime}`);
+  assert.equal(cacheDir({}), `/tmp/node-compile-cache/${runtime}`);
   assert.equal(cacheDir({ NODE_COMPILE_CACHE: '/c', NODE_DISABLE_COMPILE_CACHE: '1' }), undefined);
+});
+
+/** Everything under `dir`, recursively (paths relative to it). */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+test('a cache directory planted as a link (old or new name) is never written through', { skip: process.platform === 'win32' && 'POSIX links' }, () => {
+  const dir = freshDir('planted-link');
+  const victim = freshDir('victim');
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(victim, { recursive: true });
+  writeFileSync(join(victim, 'precious'), 'keep me');
+  for (const name of ['springfield', USER_DIR]) symlinkSync(victim, join(dir, name));
+
+  ok(run(dir, ['show']));
+  ok(run(dir, ['show']));
+
+  assert.deepEqual(tree(victim), ['precious'], 'nothing was written into the directory the links point at');
+  assert.equal(readFileSync(join(victim, 'precious'), 'utf8'), 'keep me');
+  assert.equal(lstatSync(join(dir, USER_DIR)).isSymbolicLink(), true, 'the link is left alone');
+});
+
+test("a cache directory another user owns (or may write) in the shared temporary directory is not written into", { skip: process.getuid?.() !== 0 && 'needs root to hand a directory to another user' }, () => {
+  const dir = freshDir('foreign-dir');
+  for (const name of ['springfield', USER_DIR]) {
+    const planted = join(dir, name, `${process.version}-${process.arch}`);
+    mkdirSync(planted, { recursive: true, mode: 0o777 });
+    for (const d of [join(dir, name), planted]) {
+      chmodSync(d, 0o777);
+      chownSync(d, 65534, 65534);
+    }
+  }
+
+  ok(run(dir, ['show']));
+
+  for (const name of ['springfield', USER_DIR]) assert.deepEqual(tree(join(dir, name)), [`${process.version}-${process.arch}`], `${name}: nothing written`);
+
+  const mine = freshDir('writable-by-others');
+  mkdirSync(join(mine, USER_DIR), { recursive: true });
+  chmodSync(join(mine, USER_DIR), 0o777);
+  ok(run(mine, ['show']));
+  assert.deepEqual(cacheFiles(mine), [], 'our own directory, but others may write it: no cache');
 });
