@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
@@ -46,7 +46,7 @@ let counter = 0;
 
 before(() => {
   ensureCli();
-  const names = ['env', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan'];
+  const names = ['env', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan', 'links'];
   repo = makeRepo({ files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) } });
   agentPath = join(repo.tmp, 'agent.mjs');
   writeFileSync(agentPath, AGENT);
@@ -121,7 +121,8 @@ describe('springfield run', () => {
 
     const r = await w.done;
     assert.equal(r.code, 0, r.stderr);
-    const contextFile = join(repo.root, '.springfield', 'context', `${runId}.md`);
+    const contextFile = seen.env.SPRINGFIELD_CONTEXT_FILE ?? '';
+    assert.match(contextFile, new RegExp(`^${join(repo.root, '.springfield', 'context', String(runId))}-[0-9a-f]{12}\\.md$`), 'a fresh name per run');
     assert.deepEqual(seen.env, {
       SPRINGFIELD_EPIC: id, SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: planPath, SPRINGFIELD_WORKTREE: repo.root,
       SPRINGFIELD_CLAIM_TOKEN: String(claim.claim_token), SPRINGFIELD_CONTEXT_FILE: contextFile, SPRINGFIELD_ROLE: 'ralph',
@@ -144,6 +145,33 @@ describe('springfield run', () => {
     assert.deepEqual(JSON.parse(done?.command ?? ''), args.slice(args.indexOf('--') + 1));
     const events = rows<{ action: string; from_status: string | null; to_status: string }>(`SELECT action, from_status, to_status FROM events WHERE entity = 'run' AND json_extract(data, '$.run_id') = ? ORDER BY id`, runId);
     assert.deepEqual(events, [{ action: 'start', from_status: null, to_status: 'running' }, { action: 'finish', from_status: 'running', to_status: 'no_progress' }]);
+  });
+
+  test('the context file is never written through a planted link: a linked context folder is refused, a link at a run id is ignored', async () => {
+    const { id } = epicWithClaim('links');
+    const contextDir = join(repo.root, '.springfield', 'context');
+    const victim = join(repo.tmp, 'victim');
+    mkdirSync(victim, { recursive: true });
+    writeFileSync(join(victim, 'precious'), 'keep me');
+    const nextRun = Number(rows<{ n: number }>('SELECT COALESCE(MAX(id), 0) + 1 AS n FROM runs')[0]?.n);
+    mkdirSync(contextDir, { recursive: true });
+    for (let i = 0; i < 5; i++) symlinkSync(join(victim, 'precious'), join(contextDir, `${nextRun + i}.md`));
+
+    const ok = runArgs(['--role', 'lisa', '--epic', id, '--json'], '0', 0);
+    const r = await startWrapper(repo.root, ok.args).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(victim, 'precious'), 'utf8'), 'keep me', 'the planted <run-id>.md link was not written through');
+    assert.notEqual(readReport(ok.report).env.SPRINGFIELD_CONTEXT_FILE, join(contextDir, `${nextRun}.md`));
+
+    rmSync(contextDir, { recursive: true });
+    symlinkSync(victim, contextDir);
+    const refused = runArgs(['--role', 'lisa', '--epic', id, '--json'], '0', 0);
+    const r2 = await startWrapper(repo.root, refused.args).done;
+    assert.equal(r2.code, 3, r2.stderr);
+    assert.match(r2.stderr, /context is a link; refusing to write through it/);
+    assert.equal(existsSync(refused.report), false, 'the agent never started');
+    assert.deepEqual(readdirSync(victim), ['precious'], 'nothing was written into the folder the link points at');
+    rmSync(contextDir);
   });
 
   test('a run without a step drops a stale step and claim token from the parent environment', async () => {

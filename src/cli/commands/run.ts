@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { getEpic } from '../../core/epics/epicStore.ts';
 import { EnvironmentError, SpringfieldError, UsageError } from '../../core/errors.ts';
@@ -8,6 +7,7 @@ import { agentEnv } from '../../core/runs/agentEnv.ts';
 import { startGroup, type GroupEnd } from '../../core/runs/processGroup.ts';
 import { finishRun, progressMarks, setAgentPid, startRun, type ProgressMarks } from '../../core/runs/recordRun.ts';
 import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, type AgentRole } from '../../core/runs/roles.ts';
+import { ensureOwnDirectory, writeExclusive } from '../../core/safeFiles.ts';
 import { heartbeat } from '../../core/store/claims.ts';
 import { assertHolder, findPlan, ownerOf, requireStep } from '../../core/store/rows.ts';
 import type { RunView } from '../../core/store/runs.ts';
@@ -190,14 +190,17 @@ function epicPlan(db: Database, epicId: string): string | null {
   return live ?? proposed ?? null;
 }
 
-/** Writes the run's context as markdown under the database folder (`context/<run-id>.md`); a failure ends the run as failed. */
+/**
+ * Writes the run's context as markdown under the database folder (`context/<run-id>-<random>.md`,
+ * created new: never through a link planted there); a failure ends the run as failed.
+ */
 async function writeContextFile(ctx: CliContext, store: SqliteStore, p: Prepared): Promise<string> {
-  const file = join(dirname(ctx.dbPath), 'context', `${p.run.id}.md`);
+  const dir = join(dirname(ctx.dbPath), 'context');
+  const file = join(dir, `${p.run.id}-….md`);
   try {
     const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
-    return file;
+    ensureOwnDirectory(dir);
+    return writeExclusive(dir, String(p.run.id), '.md', contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
   } catch (err) {
     await store.write((db, now) => finishRun(db, now, p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder));
     if (err instanceof SpringfieldError) throw err;

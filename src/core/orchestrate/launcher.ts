@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream } from 'node:fs';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { OutputTail } from '../runs/processGroup.ts';
+import { ensureOwnDirectory, openExclusive } from '../safeFiles.ts';
 
 /** One agent to start: the full `springfield run …` argv (program first), where, and how to name it. */
 export interface LaunchSpec {
@@ -35,11 +35,14 @@ export class ProcessLauncher implements Launcher {
   constructor(logDir: string, log: (line: string) => void) {
     this.logDir = logDir;
     this.log = log;
+    ensureOwnDirectory(logDir); // a planted link is refused before anything is claimed
   }
 
   launch(spec: LaunchSpec): LaunchedAgent {
-    mkdirSync(this.logDir, { recursive: true });
-    const file = createWriteStream(join(this.logDir, `${spec.name.replace(/[^\w.-]+/g, '_')}-${Date.now()}.log`));
+    // A new file of a fresh name in a real directory of ours: never through a link planted in .springfield/.
+    ensureOwnDirectory(this.logDir);
+    const { path, fd } = openExclusive(this.logDir, `${spec.name.replace(/[^\w.-]+/g, '_')}-${Date.now()}`, '.log');
+    const file = createWriteStream(path, { fd });
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
     Object.assign(env, spec.env);

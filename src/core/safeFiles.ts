@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { EnvironmentError } from './errors.ts';
+
+/**
+ * Files Springfield writes where someone else may have planted links: the repository's own
+ * `.springfield/` (a clone brings whatever was committed) and shared temporary directories. A
+ * directory is used only if it is a real directory (not a link) of this user's; a file is always
+ * created new, under a fresh random name, with O_EXCL, which never follows a link. See docs/trust.md.
+ */
+
+/** Makes `dir` (its parent must exist) or checks the one there; refuses a link, another user's, or (`private`) one others may write. */
+export function ensureOwnDirectory(dir: string, options: { private?: boolean } = {}): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      mkdirSync(dirname(dir), { recursive: true });
+      return ensureOwnDirectory(dir, options);
+    }
+    if (code !== 'EEXIST') throw new EnvironmentError('directory_unusable', `${dir}: cannot create the directory (${(err as Error).message})`);
+  }
+  const st = lstatSync(dir);
+  if (st.isSymbolicLink()) throw new EnvironmentError('unsafe_directory', `${dir} is a link; refusing to write through it (remove it: Springfield makes the directory itself)`);
+  if (!st.isDirectory()) throw new EnvironmentError('unsafe_directory', `${dir} is not a directory; refusing to write into it`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) throw new EnvironmentError('unsafe_directory', `${dir} belongs to another user (uid ${st.uid}); refusing to write into it`);
+  if (options.private && process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
+    throw new EnvironmentError('unsafe_directory', `${dir} may be read or written by other users (mode ${(st.mode & 0o777).toString(8)}); make it private with: chmod 700 ${dir}`);
+  }
+}
+
+/** A fresh file name `<stem>-<random><ext>` in `dir`, opened for writing with O_EXCL (mode 0600); returns its path and descriptor. */
+export function openExclusive(dir: string, stem: string, ext: string): { path: string; fd: number } {
+  const path = join(dir, `${stem}-${randomBytes(6).toString('hex')}${ext}`);
+  return { path, fd: openSync(path, 'wx', 0o600) };
+}
+
+/** Writes `data` to a new file in `dir` (see openExclusive) and returns its path. */
+export function writeExclusive(dir: string, stem: string, ext: string, data: string | Uint8Array): string {
+  const { path, fd } = openExclusive(dir, stem, ext);
+  try {
+    if (typeof data === 'string') writeSync(fd, data);
+    else writeSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** Replaces `target` atomically: the data goes to a new exclusive file beside it, renamed over it (a link at `target` is replaced, not followed). */
+export function replaceFile(target: string, data: string | Uint8Array): void {
+  const dir = dirname(target);
+  const temp = writeExclusive(dir, `.${target.slice(dir.length + 1)}`, '.tmp', data);
+  try {
+    renameSync(temp, target);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}
