@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import { holderName, SIGNAL_WORDS } from './views/format.ts';
+import { holderName, signalCommentBody, SIGNAL_WORDS } from './views/format.ts';
 
 /** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
 export class SignalComments extends Disposable {
@@ -43,7 +43,7 @@ export class SignalComments extends Disposable {
       if (this.threads.has(key)) continue;
       const start = Math.max(0, loc.line - 1);
       const range = new vscode.Range(start, 0, Math.max(start, (loc.end_line ?? loc.line) - 1), 0);
-      const body = new vscode.MarkdownString(`**${SIGNAL_WORDS[sig.type] ?? sig.type}** — ${sig.summary}${loc.note ? `\n\n${loc.note}` : ''}${sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._' : sig.resolution ? `\n\n_Decided: ${sig.resolution}${sig.resolved_by ? ` by ${holderName(sig.resolved_by, null, root)}` : ''}._` : ''}`);
+      const body = new vscode.MarkdownString(signalCommentBody(sig, loc, sig.resolved_by ? holderName(sig.resolved_by, null, root) : null));
       const thread = this.controller.createCommentThread(vscode.Uri.file(`${root}/${loc.file}`), range, [{
         body, mode: vscode.CommentMode.Preview, author: { name: sig.created_by ? `Bart (${holderName(sig.created_by, null, root)})` : 'Bart' }, timestamp: new Date(sig.created_at),
       }]);

@@ -81,3 +81,14 @@ export const ROLE_NAMES: Readonly<Record<string, string>> = { lisa: 'Lisa', ralp
 export function md(text: string): string {
   return text.replace(/([\\`*_{}[\]()#+\-.!|<>])/g, '\\$1');
 }
+
+/** The comment at a signal's location: Bart's words (summary, note, the decision) escaped, as the tree tooltips escape them. */
+export function signalCommentBody(
+  sig: { type: string; summary: string; status: string; resolution: string | null },
+  loc: { note: string | null },
+  resolvedBy: string | null,
+): string {
+  const decided = sig.resolution ? `\n\n_Decided: ${md(sig.resolution)}${resolvedBy ? ` by ${md(resolvedBy)}` : ''}._` : '';
+  return `**${SIGNAL_WORDS[sig.type] ?? md(sig.type)}** — ${md(sig.summary)}${loc.note ? `\n\n${md(loc.note)}` : ''}` +
+    (sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._' : decided);
+}
