@@ -41,13 +41,29 @@ export interface CliResult {
   json<T = Record<string, unknown>>(): T;
 }
 
-/** Environment for child processes: no editor leakage, no inherited Springfield or git overrides. */
+let testState: string | undefined;
+
+/**
+ * This test process's own user state directory (XDG_STATE_HOME), so what a test allows never reaches
+ * the real ~/.local/state and no test sees another's decisions; removed when the process exits.
+ */
+export function testStateHome(): string {
+  if (!testState) {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-test-state-'));
+    testState = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return testState;
+}
+
+/** Environment for child processes: no editor leakage, no inherited Springfield or git overrides, a private user state. */
 export function cleanEnv(extra: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
     if (key === 'ELECTRON_RUN_AS_NODE' || key.startsWith('VSCODE_') || key.startsWith('SPRINGFIELD_') || key.startsWith('GIT_')) delete env[key];
   }
   env.GIT_CONFIG_NOSYSTEM = '1';
+  env.XDG_STATE_HOME = testStateHome();
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;

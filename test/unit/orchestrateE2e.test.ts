@@ -60,7 +60,7 @@ function setup(t: { after: (fn: () => void) => void }, env: Record<string, strin
   git('config', 'user.name', 't');
   git('add', '-A');
   git('commit', '-qm', 'plan');
-  const fullEnv = { ...process.env, SF_CLI: CLI, ...env };
+  const fullEnv = { ...process.env, SF_CLI: CLI, XDG_STATE_HOME: join(base, 'state'), ...env };
   const sf = (...args: string[]) => {
     const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, encoding: 'utf8', env: fullEnv, timeout: 180_000 });
     return { code: r.status, json: r.stdout ? JSON.parse(r.stdout) as Record<string, unknown> : {}, stderr: r.stderr };
@@ -71,6 +71,7 @@ function setup(t: { after: (fn: () => void) => void }, env: Record<string, strin
     roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
     verification: [[process.execPath, verify]], maxParallelAgents: 2, leaseSeconds: 3, ...config,
   }));
+  assert.equal(sf('allow').code, 0, 'the person allows the commands the config names');
   return { repo, epic, sf, git };
 }
 
@@ -114,7 +115,7 @@ test("a killed builder's run is lost, its step released at once (no lease wait) 
   const { repo, epic, sf } = setup(t, { SF_SLOW: 'step-1', SF_SLOW_MARK: mark }, { leaseSeconds: 3600, retryBackoffSeconds: [0] });
   sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
   sf('plan', 'approve', epic);
-  const child = spawn(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'], { cwd: repo, env: { ...process.env, SF_CLI: CLI, SF_SLOW: 'step-1', SF_SLOW_MARK: mark }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'], { cwd: repo, env: { ...process.env, SF_CLI: CLI, SF_SLOW: 'step-1', SF_SLOW_MARK: mark, XDG_STATE_HOME: join(repo, '..', 'state') }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -138,7 +139,7 @@ test("a killed builder's run is lost, its step released at once (no lease wait) 
 
 test('the merge queue rebases onto the new main and verifies again before merging', { timeout: 240_000 }, async (t) => {
   const { repo, epic, sf } = setup(t);
-  const env = { SF_MOVE_MAIN: repo };
+  const env = { SF_MOVE_MAIN: repo, XDG_STATE_HOME: join(repo, '..', 'state') };
   const run = (...a: string[]) => spawnSync(process.execPath, [CLI, ...a], { cwd: repo, encoding: 'utf8', env: { ...process.env, SF_CLI: CLI, ...env } });
   run('orchestrate', '--watch', '--until-idle', '--interval', '1');
   sf('plan', 'approve', epic);

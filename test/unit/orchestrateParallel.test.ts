@@ -82,7 +82,7 @@ function setup(t: { after: (fn: () => void) => void }) {
   git('config', 'user.name', 't');
   git('add', '-A');
   git('commit', '-qm', 'three plans');
-  const env: NodeJS.ProcessEnv = { SF_CLI: CLI, SF_LOG: logFile, SF_PLANS: plansFile, SF_STEP_MS: String(STEP_MS) };
+  const env: NodeJS.ProcessEnv = { SF_CLI: CLI, SF_LOG: logFile, SF_PLANS: plansFile, SF_STEP_MS: String(STEP_MS), XDG_STATE_HOME: join(base, 'state') };
   for (const [k, v] of Object.entries(process.env)) if (k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_') && !k.startsWith('SPRINGFIELD_')) env[k] ??= v;
   const sf = (...args: string[]) => {
     const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, encoding: 'utf8', env });
@@ -99,6 +99,7 @@ function setup(t: { after: (fn: () => void) => void }) {
     roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
     verification: [[process.execPath, verify]], maxParallelAgents: 3, leaseSeconds: 30,
   }));
+  assert.equal(sf('allow').code, 0, 'the person allows the commands the config names');
   const records = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RalphRecord | BartRecord);
   return { repo, ids, sf, git, records };
 }

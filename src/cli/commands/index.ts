@@ -45,5 +45,6 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   },
   { names: ['prime'], load: async () => [(await import('./prime.ts')).primeCommand] },
   { names: ['mcp'], load: async () => [(await import('./mcp.ts')).mcpCommand] },
+  { names: ['allow'], load: async () => [(await import('./allow.ts')).allowCommand] },
 ];
 

@@ -4,6 +4,7 @@ import { UsageError } from '../../core/errors.ts';
 import { ProcessLauncher } from '../../core/orchestrate/launcher.ts';
 import { Orchestrator } from '../../core/orchestrate/orchestrator.ts';
 import { configPathFor, loadRoleCommands } from '../../core/runs/roles.ts';
+import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
 import type { Action } from '../../core/scheduler/types.ts';
 import { flag, int, str } from '../args.ts';
 import type { Command } from '../command.ts';
@@ -33,6 +34,7 @@ export const orchestrateCommand: Command = {
     const watch = flag(ctx.args, 'watch');
     if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once or --watch");
     if (once && flag(ctx.args, 'until-idle')) throw new UsageError('bad_option', '--until-idle goes with --watch; --once already exits after one pass');
+    requireAllowed(trustTargetFor(ctx.location, ctx.dbPath, ctx.env));
     const mainRoot = ctx.location.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
     const store = planningStore(ctx, 'write');

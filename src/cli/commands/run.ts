@@ -8,6 +8,7 @@ import { startGroup, type GroupEnd } from '../../core/runs/processGroup.ts';
 import { finishRun, progressMarks, setAgentPid, startRun, type ProgressMarks } from '../../core/runs/recordRun.ts';
 import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, type AgentRole } from '../../core/runs/roles.ts';
 import { ensureOwnDirectory, writeExclusive } from '../../core/safeFiles.ts';
+import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
 import { heartbeat } from '../../core/store/claims.ts';
 import { assertHolder, findPlan, ownerOf, requireStep } from '../../core/store/rows.ts';
 import type { RunView } from '../../core/store/runs.ts';
@@ -66,6 +67,7 @@ export const runCommand: Command = {
     if (epicId === undefined) throw new UsageError('missing_option', "run needs --epic ID (see 'springfield run --help')");
     const command = ctx.args.rest;
     if (command.length === 0 || command[0] === '') throw new UsageError('missing_command', "run needs the agent command after '--', e.g. springfield run --role ralph --epic sf-1234 -- claude -p '…'");
+    requireAllowed(trustTargetFor(ctx.location, ctx.dbPath, ctx.env));
     const planFlag = str(ctx.args, 'plan');
     const planArg = planFlag !== undefined ? ctx.planKey(planFlag) : undefined;
     const config = loadRoleCommands(configPathFor(ctx.dbPath));
