@@ -75,7 +75,7 @@ describe('springfield doctor and prune', () => {
     assert.deepEqual(report.findings, []);
     assert.deepEqual(report.checks.map((c) => [c.name, c.status]), [
       ['database', 'ok'], ['integrity', 'ok'], ['schema', 'ok'], ['journal_mode', 'ok'], ['foreign_keys', 'ok'],
-      ['orphaned_plans', 'ok'], ['expired_leases', 'ok'], ['missing_holders', 'ok'], ['plan_md', 'skipped'],
+      ['orphaned_plans', 'ok'], ['expired_leases', 'ok'], ['missing_holders', 'ok'], ['plan_md', 'skipped'], ['tracked', 'ok'],
     ]);
     const text = runCli(r.root, ['doctor']);
     assert.equal(text.code, 0);

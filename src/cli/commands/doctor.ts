@@ -17,7 +17,7 @@ export const doctorCommand: Command = {
   async run(ctx) {
     const location = ctx.location;
     const worktrees = listWorktrees(location.worktreeRoot ?? location.commonDir, ctx.env);
-    const report = diagnose({ dbPath: ctx.dbPath, mainRoot: location.mainRoot, worktrees, now: new Date() });
+    const report = diagnose({ dbPath: ctx.dbPath, mainRoot: location.mainRoot, worktrees, now: new Date(), env: ctx.env });
     const width = Math.max(...report.checks.map((c) => c.name.length)) + 2;
     const lines = report.checks.map((c) => `${MARK[c.status].padEnd(6)}${c.name.padEnd(width)}${c.detail}`);
     if (report.findings.length > 0) {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { trackedUnder } from '../trust/trust.ts';
 import type { WorktreeEntry } from '../git/worktrees.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES, planRoots, shellQuote } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
@@ -38,6 +39,8 @@ export interface DoctorInput {
   readonly mainRoot: string | null;
   readonly worktrees: readonly WorktreeEntry[];
   readonly now: Date;
+  /** For git (is `.springfield/` tracked?). */
+  readonly env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -82,6 +85,7 @@ export function diagnose(input: DoctorInput): DoctorReport {
       db.close();
     }
   }
+  trackedCheck(input, check, skip);
   const errors = findings.filter((f) => f.severity === 'error').length;
   return { ok: errors === 0, db_path: input.dbPath, errors, warnings: findings.length - errors, checks, findings };
 }
@@ -214,4 +218,18 @@ function planMdCheck(db: Database, input: DoctorInput, check: Check, skip: (name
     }
   }
   check('plan_md', found, `${mentioned.size} id${mentioned.size === 1 ? '' : 's'}, ${epics.size} epic${epics.size === 1 ? '' : 's'}, all linked`, `${found.length} unlinked`);
+}
+
+/** Springfield's folder must stay out of git: a tracked state.db reaches everyone who clones (the scheduler refuses it). */
+function trackedCheck(input: DoctorInput, check: Check, skip: (name: string, detail: string) => void): void {
+  const dir = dirname(input.dbPath);
+  const rel = input.mainRoot ? relative(input.mainRoot, dir).split(sep).join('/') : '';
+  if (!input.mainRoot || rel === '' || rel.startsWith('..') || isAbsolute(rel)) return skip('tracked', 'the database is outside the main worktree');
+  const files = trackedUnder(input.mainRoot, dir, input.env);
+  const db = relative(input.mainRoot, input.dbPath).split(sep).join('/');
+  const line = `${rel}/`;
+  const fix = `git rm -r -q --cached -- ${shellQuote(rel)} && { grep -qxF ${shellQuote(line)} .gitignore 2>/dev/null || echo ${shellQuote(line)} >> .gitignore; }`;
+  const message = `tracked by git: ${files.join(', ')} (Springfield's state must stay out of the repository; the scheduler refuses a tracked state.db)`;
+  const found = files.length === 0 ? [] : [command(files.includes(db) ? 'error' : 'warning', 'springfield_tracked', message, fix, 'then commit; the files stay on disk, untracked')];
+  check('tracked', found, `${line} is not tracked`, `${files.length} tracked`);
 }
