@@ -3,8 +3,11 @@ import * as vscode from 'vscode';
 import type { LaunchedAgent, LaunchSpec, Launcher } from '../core/orchestrate/launcher.ts';
 import { Orchestrator } from '../core/orchestrate/orchestrator.ts';
 import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig } from '../core/runs/roles.ts';
+import { requireAllowed, trustTargetFor } from '../core/trust/trust.ts';
 import { Disposable } from './lifecycle.ts';
 import type { StoreHost } from './storeHost.ts';
+import { confirmRepositoryConfig } from './trustPrompt.ts';
+import { userSetting } from './userSettings.ts';
 
 const ROLE_ICONS: Readonly<Record<string, string>> = { lisa: 'lightbulb', ralph: 'tools', bart: 'eye', lovejoy: 'git-merge' };
 
@@ -40,10 +43,10 @@ export function runConfig(host: StoreHost): RunConfig {
   const fromFile = host.dbPath ? loadRoleCommands(configPathFor(host.dbPath)) : DEFAULT_RUN_CONFIG;
   const s = vscode.workspace.getConfiguration('springfield');
   const set = <T>(key: string): T | undefined => s.inspect<T>(key)?.workspaceValue ?? s.inspect<T>(key)?.globalValue;
-  const roles = s.get<Record<string, string[]>>('roles', {});
-  const verification = s.get<string[][]>('verification.commands', []);
-  const setup = s.get<string[][]>('worktrees.setup', []);
-  const archive = s.get<string[][]>('worktrees.archive', []);
+  const roles = userSetting<Record<string, string[]>>('roles', {});
+  const verification = userSetting<string[][]>('verification.commands', []);
+  const setup = userSetting<string[][]>('worktrees.setup', []);
+  const archive = userSetting<string[][]>('worktrees.archive', []);
   const timeouts = s.get<Record<string, number>>('timeouts', {});
   const { merge, ...file } = fromFile;
   return parseRunConfig({
@@ -86,15 +89,19 @@ export class EditorScheduler extends Disposable {
   private create(): Orchestrator {
     if (!vscode.workspace.isTrusted) throw new Error('the scheduler launches agents, which Restricted Mode does not allow; trust this workspace first');
     const mainRoot = this.host.location?.mainRoot;
-    if (!mainRoot) throw new Error('the scheduler needs a repository with a main worktree');
+    if (!mainRoot || !this.host.location || !this.host.dbPath) throw new Error('the scheduler needs a repository with a main worktree');
+    requireAllowed(trustTargetFor(this.host.location, this.host.dbPath, process.env));
     const log = (line: string) => this.output.appendLine(`${new Date().toISOString().slice(11, 19)} ${line}`);
-    const location = vscode.workspace.getConfiguration('springfield').get<string>('worktrees.location', '');
+    const location = userSetting<string>('worktrees.location', '');
     // The scheduler writes through this window's own connection, which PRAGMA data_version does not count: it says when it wrote.
     const wrote = () => void this.host.refresh();
     return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: new TerminalLauncher(), log, worktreeLocation: location || undefined, onWrite: wrote });
   }
 
-  start(): void {
+  /** `asked`: a person asked for it (not the scheduler starting by itself at activation). */
+  async start(asked = true): Promise<void> {
+    if (this.timer) return;
+    await confirmRepositoryConfig(this.host, asked);
     if (this.timer) return;
     this.orchestrator = this.create();
     this.timer = setInterval(() => void this.tick(), 2000);
@@ -111,6 +118,7 @@ export class EditorScheduler extends Disposable {
 
   /** One pass, whether or not the loop runs. */
   async runOnce(): Promise<number> {
+    await confirmRepositoryConfig(this.host, true);
     this.orchestrator ??= this.create();
     const actions = await this.orchestrator.tick();
     await this.host.refresh();

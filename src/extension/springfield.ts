@@ -17,9 +17,10 @@ import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
 import { attentionCount, walkthroughProgress, type Snapshot } from './model/snapshot.ts';
 import { SignalComments } from './signalComments.ts';
-import { EditorScheduler } from './scheduler.ts';
+import { EditorScheduler, runConfig } from './scheduler.ts';
 import { StatusBar } from './statusBar.ts';
 import { StoreHost } from './storeHost.ts';
+import { userSetting } from './userSettings.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from './views/treeModel.ts';
 import type { TreeNode } from './views/nodes.ts';
 import { NodeTreeProvider, type Row } from './views/treeProvider.ts';
@@ -37,6 +38,7 @@ export class SpringfieldExtension extends Disposable {
   private host: StoreHost | undefined;
   private ctx: CommandContext | undefined;
   private revealEpic: ((epicId: string) => void) | undefined;
+  private scheduler: EditorScheduler | undefined;
 
   /** What tests and other extensions may read: the current snapshot and the rows each view would show. */
   readonly api = {
@@ -54,6 +56,12 @@ export class SpringfieldExtension extends Disposable {
     activationMs: (): number => this.activationMs,
     /** The Epics tree provider, so benchmarks can time getChildren on a large epic. */
     epicsProvider: (): NodeTreeProvider => this.epics,
+    /** Whether the scheduler loop runs in this window. */
+    schedulerRunning: (): boolean => this.scheduler?.running ?? false,
+    /** What the scheduler would run with, as the settings it honours say (user settings only for commands). */
+    runSettings: () => this.host && {
+      config: runConfig(this.host), worktreeLocation: userSetting<string>('worktrees.location', ''), autoOrchestrate: userSetting<boolean>('autoOrchestrate', false),
+    },
   };
   private activationMs = -1;
   private started: Promise<void> = Promise.resolve();
@@ -112,9 +120,10 @@ export class SpringfieldExtension extends Disposable {
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
     const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath));
+    this.scheduler = scheduler;
     this.registerCommands(ctx, comments);
-    this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => {
-      scheduler.start();
+    this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(async () => {
+      await scheduler.start();
       void vscode.window.setStatusBarMessage('Springfield: scheduler started', 3000);
     })));
     this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
@@ -131,7 +140,8 @@ export class SpringfieldExtension extends Disposable {
     // On the next macrotask: the store's calls are synchronous, so starting inline would still run inside activate().
     this.started = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.start());
     void this.started.then(() => {
-      if (vscode.workspace.isTrusted && vscode.workspace.getConfiguration('springfield').get<boolean>('autoOrchestrate', false)) guarded(() => scheduler.start())();
+      // Only the user's own settings can switch this on, never the repository's .vscode/settings.json.
+      if (vscode.workspace.isTrusted && userSetting<boolean>('autoOrchestrate', false)) void guarded(() => scheduler.start(false))();
     });
   }
 
