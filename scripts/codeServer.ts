@@ -276,7 +276,8 @@ export function linkExtension(extensionPath: string, extensionsDir: string): str
 /** Drops variables code-server reads ($PORT overrides --bind-addr, $PASSWORD, …); XDG dirs keep its logs out of $HOME. */
 function codeServerEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   // An empty gallery keeps the workbench from looking up open-vsx.org (there is no network here anyway).
-  const env = cleanEnv({ XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), EXTENSIONS_GALLERY: '{}' });
+  // XDG_STATE_HOME too: what the person allows in a test session never reaches the real user's state.
+  const env = cleanEnv({ XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), EXTENSIONS_GALLERY: '{}' });
   for (const key of Object.keys(env)) {
     if (CODE_SERVER_VARS.has(key) || key.startsWith('CODE_SERVER_') || key.startsWith('CS_')) delete env[key];
   }

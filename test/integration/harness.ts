@@ -15,6 +15,8 @@ export interface SuiteOptions {
   suitePath: string;
   workspace: string;
   timeoutMs?: number;
+  /** Environment for code-server and so the extension host (e.g. XDG_STATE_HOME shared with the CLI). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface SuiteResult {
@@ -67,7 +69,7 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
   let browser: Browser | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true });
+    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true, ...(options.env ? { env: options.env } : {}) });
     browser = await launchBrowser();
     const { page } = browser;
     // Workbench log lines (extension host console output among them) arrive through codeAutomationLog;
@@ -100,11 +102,12 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
 
 /**
  * Opens the workbench at `workspace` for UI tests, with `extensionPath` installed as a person has it
- * (linked into the extensions folder, no test driver: notifications show as toasts).
+ * (linked into the extensions folder, no test driver: notifications show as toasts). `env` goes to
+ * code-server and so the extension host (e.g. XDG_STATE_HOME shared with the CLI).
  */
-export async function openEditor(options: { extensionPath: string; workspace: string; theme?: 'dark' | 'light'; width?: number; height?: number }): Promise<EditorSession> {
+export async function openEditor(options: { extensionPath: string; workspace: string; theme?: 'dark' | 'light'; width?: number; height?: number; env?: NodeJS.ProcessEnv }): Promise<EditorSession> {
   const settings = options.theme ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' } : {};
-  const server = await startCodeServer({ folder: options.workspace, installedExtensionPath: options.extensionPath, settings });
+  const server = await startCodeServer({ folder: options.workspace, installedExtensionPath: options.extensionPath, settings, ...(options.env ? { env: options.env } : {}) });
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser(options.width, options.height);

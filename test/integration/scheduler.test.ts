@@ -46,8 +46,8 @@ interface Run { id: number; role: string; epic_id: string | null; step_anchor: s
 interface AgentSaw { cwd: string; worktree: string; run: string }
 
 /** The CLI as another process runs it, with editor variables stripped; its --json answer. */
-function cli<T>(cwd: string, args: string[], agent = ''): T {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: cleanEnv({ SPRINGFIELD_AGENT: agent }) });
+function cli<T>(cwd: string, args: string[], agent = '', stateHome?: string): T {
+  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: cleanEnv({ SPRINGFIELD_AGENT: agent, ...(stateHome ? { XDG_STATE_HOME: stateHome } : {}) }) });
   return JSON.parse(out) as T;
 }
 
@@ -123,6 +123,8 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
   let session: EditorSession;
   let page: Page;
   const diagnose = (): string => schedulerLog(base);
+  /** The person's own state (what they allowed), shared by the editor and the CLI. */
+  const state = (): string => join(base, 'state');
 
   before(async () => {
     assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
@@ -148,7 +150,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     writeFileSync(agent, agentScript(out));
     writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { ralph: [process.execPath, agent] }, maxParallelAgents: 1, leaseSeconds: 600 }));
     await ensureCodeServer();
-    session = await openEditor({ extensionPath: root, workspace: repo });
+    session = await openEditor({ extensionPath: root, workspace: repo, env: { XDG_STATE_HOME: state() } });
     page = session.page;
     await clickSpringfieldIcon(page);
     await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}]`).waitFor({ timeout: 60_000 });
@@ -168,14 +170,29 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  test('"Run scheduler once" starts the approved epic in its own worktree', { timeout: 60_000 }, async () => {
+  test("the repository's config runs nothing until the person allows it in a modal: Cancel starts nothing", { timeout: 60_000 }, async () => {
+    const dialog = page.locator('.monaco-dialog-box');
     await palette(page, 'Springfield: Run scheduler once');
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.ralph: \S+ \S+ralph\.cjs/, 'the modal shows the command the config names');
+    await screenshot(page, 'scheduler-allow');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForTimeout(1000);
+    assert.equal(cli<{ status: string }>(repo, ['epic', 'show', epic]).status, 'ready', 'declined: nothing started');
+    assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'new', 'and nothing recorded');
+  });
+
+  test('"Run scheduler once" asks again; Allow (recorded where the CLI looks) starts the approved epic in its own worktree', { timeout: 60_000 }, async () => {
+    const dialog = page.locator('.monaco-dialog-box');
+    await palette(page, 'Springfield: Run scheduler once');
+    await dialog.getByRole('button', { name: 'Allow' }).click({ timeout: 15_000 });
     await eventually('the epic in progress', () => cli<{ status: string }>(repo, ['epic', 'show', epic]).status === 'in_progress', 20_000, diagnose);
     const shown = cli<{ worktree_path: string; branch: string }>(repo, ['epic', 'show', epic]);
     assert.equal(shown.worktree_path, worktree);
     assert.equal(shown.branch, `springfield/${epic}`);
     assert.equal(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: worktree, encoding: 'utf8', env: cleanEnv() }).trim(), `springfield/${epic}`);
     assert.deepEqual(runs(repo, epic), [], 'one pass only starts the epic; no agent yet');
+    assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'allowed', "the editor's Allow counts for the CLI too");
     await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}][aria-label*="in progress"]`).waitFor({ timeout: 10_000 });
   });
 
