@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { RefusedError } from '../core/errors.ts';
 import { shellQuote } from '../core/store/maintenance.ts';
-import { allowConfig, trustStatus, trustTargetFor, type TrustStatus } from '../core/trust/trust.ts';
+import { allowConfig, trackedPath, trustStatus, trustTargetFor, type TrustStatus } from '../core/trust/trust.ts';
 import type { StoreHost } from './storeHost.ts';
 
 /** Contents the person declined in this window: the scheduler starting by itself does not ask about them again. */
@@ -16,6 +16,8 @@ const declined = new Set<string>();
 export async function confirmRepositoryConfig(host: StoreHost, asked: boolean): Promise<void> {
   if (!host.location || !host.dbPath) return;
   const target = trustTargetFor(host.location, host.dbPath, process.env);
+  // A tracked state.db is refused whatever the config says (the scheduler says so): no question first.
+  if (trackedPath(target.mainRoot, target.dbPath, target.env)) return;
   const status = trustStatus(target);
   if (status.allowed || status.hash === null) return;
   if (!asked && declined.has(status.hash)) throw notAllowed(status);
