@@ -89,6 +89,21 @@ describe('every command doctor suggests works in the state it was suggested for'
     assert.equal(readdirSync(join(r.root, '.springfield')).filter((f) => f.startsWith('state.db.broken-')).length, 1, 'kept, aside');
   });
 
+  test('a database whose schema is damaged (doctor used to crash on it): reported, and moved aside', () => {
+    const r = repo();
+    assert.equal(runCli(r.root, ['init', P]).code, 0);
+    const fd = openSync(dbOf(r), 'r+');
+    writeSync(fd, Buffer.alloc(64, 0x5a), 0, 64, 100); // the schema table's page header, right after the file header
+    closeSync(fd);
+    const out = runCli(r.root, ['doctor', '--json']);
+    assert.equal(out.code, 1, out.stderr);
+    const report = out.json<Report>();
+    assert.deepEqual(codes(report), ['database_unreadable']);
+    assert.match(report.findings[0]?.command ?? '', /^mv -- /);
+    runFixes(r, report);
+    assert.deepEqual(codes(doctor(r)), ['no_database']);
+  });
+
   test('a damaged database: the salvage command copies what is readable, schema version included, into a database doctor passes', { skip: !hasSqlite3 && 'needs the sqlite3 tool' }, () => {
     const r = repo();
     assert.equal(runCli(r.root, ['init', P]).code, 0);

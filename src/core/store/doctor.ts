@@ -81,6 +81,10 @@ export function diagnose(input: DoctorInput): DoctorReport {
       const names = ['orphaned_plans', 'expired_leases', 'missing_holders', 'plan_md'];
       if (sane) stateChecks(db, input, check, skip);
       else for (const n of names) skip(n, 'database is not at the current schema or not intact');
+    } catch (err) {
+      // Damage past what integrity_check could report (it throws on some): nothing here is readable.
+      if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_')) throw err;
+      check('readable', [unreadable(input, err)], '', 'unreadable');
     } finally {
       db.close();
     }
@@ -106,20 +110,28 @@ function openReadOnly(input: DoctorInput, check: Check): Database | null {
   let db: Database | undefined;
   try {
     db = connect(path, { readonly: true, fileMustExist: true, timeout: 5000 });
-    db.pragma('schema_version');
+    db.prepare('SELECT COUNT(*) FROM sqlite_master').pluck().get(); // reads the schema itself, not just the header
     check('database', [], path);
     return db;
   } catch (err) {
     db?.close();
-    const code = String((err as { code?: unknown }).code ?? '');
-    const message = `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`;
-    // A file SQLite does not recognise has nothing to salvage; a damaged database may have.
-    const finding = code === 'SQLITE_NOTADB'
-      ? command('error', 'not_a_database', message, moveAside(path, input.now), REBUILD)
-      : command('error', 'database_unreadable', message, salvage(path, SCHEMA_VERSION), SALVAGE_NEXT);
-    check('database', [finding], '', 'unreadable');
+    check('database', [unreadable(input, err)], '', 'unreadable');
     return null;
   }
+}
+
+/**
+ * A database SQLite cannot read: permissions are for the person to look at; a file that is no
+ * database, or one whose schema is damaged, has nothing .dump could take, so it is moved aside.
+ */
+function unreadable(input: DoctorInput, err: unknown): Finding {
+  const path = input.dbPath;
+  const code = String((err as { code?: unknown }).code ?? '');
+  const message = `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`;
+  if (/^SQLITE_(CANTOPEN|PERM|READONLY|AUTH)/.test(code)) {
+    return { severity: 'error', code: 'database_unreadable', message, fix: `check who may read ${path} and its folder (ls -l), and that nothing else holds it`, command: null };
+  }
+  return command('error', code === 'SQLITE_NOTADB' ? 'not_a_database' : 'database_unreadable', message, moveAside(path, input.now), REBUILD);
 }
 
 /** Integrity, schema version, journal mode, foreign keys; true when the state checks can run. */
