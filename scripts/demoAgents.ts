@@ -9,8 +9,8 @@ import { CLI, sf } from './demoRepo.ts';
 
 const STAND_IN = resolve(dirname(fileURLToPath(import.meta.url)), 'standInAgent.ts');
 
-function orchestrate(repo: string): void {
-  const r = spawnSync(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+function orchestrate(repo: string, env: NodeJS.ProcessEnv): void {
+  const r = spawnSync(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, ...env } });
   for (const line of r.stderr.split('\n').filter((l) => l && !l.includes('] '))) console.log(`  ${line}`);
   if (r.status !== 0) throw new Error(`orchestrate exited ${r.status}`);
 }
@@ -28,11 +28,14 @@ export function runStandInAgents(base: string): string {
   const agent = [process.execPath, STAND_IN, '$SPRINGFIELD_CONTEXT_FILE'];
   mkdirSync(join(repo, '.springfield'), { recursive: true });
   writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: agent, ralph: agent, bart: agent }, maxParallelAgents: 2 }, null, 2));
-  console.log(`  ${repo}: epic ${epic}, roles played by ${STAND_IN}`);
-  orchestrate(repo);
+  // Nothing the config names runs until allowed; the demo's decision is kept beside its repository, not in your own state.
+  const state = { XDG_STATE_HOME: join(base, 'state') };
+  sf(repo, ['allow'], state);
+  console.log(`  ${repo}: epic ${epic}, roles played by ${STAND_IN} (allowed with 'springfield allow')`);
+  orchestrate(repo, state);
   sf(repo, ['plan', 'approve', epic]);
   console.log(`  (a person) approved Lisa's plan plans/${epic}.md`);
-  orchestrate(repo);
+  orchestrate(repo, state);
   const runs = sf(repo, ['runs', '--epic', epic]) as { sessions: Record<string, Record<string, number>> };
   const shown = sf(repo, ['epic', 'show', epic]);
   console.log(`  ${epic} is ${String(shown.status)}; sessions: ${JSON.stringify(runs.sessions[epic])}`);

@@ -25,6 +25,7 @@ function setup(verify = VERIFY): { repo: Repo; epic: string } {
   writeFileSync(join(repo.root, '.springfield', 'config.json'), JSON.stringify({
     roles: { lisa: AGENT, ralph: AGENT, bart: AGENT }, verification: [[process.execPath, 'verify.cjs']], maxParallelAgents: 2,
   }));
+  assertOk(runJson(repo.root, ['allow'])); // the person allows the commands the config names
   return { repo, epic };
 }
 

@@ -159,6 +159,34 @@ describe('a cloned repository with its own config and state', { concurrency: 1 }
   });
 });
 
+describe('a config written for the person by agents use', () => {
+  test('counts as allowed when there was none (or it was allowed); it never allows the rest of an unreviewed file', () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'sf-trust-agents-')));
+    try {
+      const repo = join(home, 'repo');
+      git(home, 'init', '-q', '-b', 'main', repo);
+      const env = { XDG_STATE_HOME: join(home, 'state'), PATH: '/usr/bin:/bin' };
+      const fresh = runJson(repo, ['agents', 'use', 'claude'], env);
+      assert.equal(fresh.code, 0, fresh.stderr);
+      assert.equal(fresh.json<{ allowed: boolean }>().allowed, true);
+      assert.equal(assertOk<TrustStatus>(runJson(repo, ['allow', '--show'], env)).state, 'allowed', 'the person chose these commands');
+      const again = runJson(repo, ['agents', 'use', 'codex', '--role', 'bart'], env);
+      assert.equal(again.json<{ allowed: boolean }>().allowed, true, 'allowed before, the preset change keeps it allowed');
+
+      // Someone else adds a command to the file: a preset chosen now must not launder it.
+      const config = join(repo, '.springfield', 'config.json');
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), verification: [leaves('planted')] }));
+      const laundered = runJson(repo, ['agents', 'use', 'claude', '--role', 'ralph'], env);
+      assert.equal(laundered.code, 0, laundered.stderr);
+      assert.equal(laundered.json<{ allowed: boolean }>().allowed, false);
+      assert.match(laundered.stderr, /warning: the rest of .*config\.json was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'/);
+      assert.equal(assertOk<TrustStatus>(runJson(repo, ['allow', '--show'], env)).state, 'changed');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the user state directory', () => {
   test('a state directory planted as a link, or loose, is refused (exit 3) and nothing is written through it', () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'sf-trust-home-')));

@@ -2,6 +2,7 @@ import { detectAgentClis } from '../../core/agents/detect.ts';
 import { AGENT_PRESETS, findPreset, PRESET_ROLES } from '../../core/agents/presets.ts';
 import { presetRoles, writeRoleCommands } from '../../core/agents/roleConfig.ts';
 import { configPathFor } from '../../core/runs/roles.ts';
+import { allowWrittenConfig, trustStatus, trustTargetFor } from '../../core/trust/trust.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { ensureGitignored } from '../../core/git/gitignore.ts';
@@ -39,19 +40,27 @@ export const agentsUseCommand: Command = {
   summary: "write a preset's role commands into .springfield/config.json (other settings are kept)",
   positionals: [{ name: 'preset', required: true, description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}` }],
   options: [{ name: 'role', type: 'string', placeholder: 'ROLE', description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)` }],
-  details: 'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.\nEditor settings (springfield.roles) win over the file.',
+  details: [
+    'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.',
+    'Editor settings (springfield.roles) win over the file. You chose these commands, so the file counts as allowed',
+    "(see 'springfield allow') when it did not exist or you had allowed it; otherwise review the rest with 'springfield allow'.",
+  ].join('\n'),
   async run(ctx) {
     const id = arg(ctx, 0);
     const roles = presetRoles(id, str(ctx.args, 'role'));
     const preset = findPreset(id);
+    const target = trustTargetFor(ctx.location, ctx.dbPath, ctx.env);
+    const before = trustStatus(target);
     const written = writeRoleCommands(configPathFor(ctx.dbPath), roles);
+    const allowed = allowWrittenConfig(target, before, written.content);
     const ignored = written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
     const found = detectAgentClis(ctx.env).find((f) => f.preset === id);
     const warnings = [
       ...(found?.path ? [] : [`${preset?.program} is not on PATH yet: ${preset?.install}`]),
       ...(preset?.caveat ? [preset.caveat] : []),
+      ...(allowed ? [] : [`the rest of ${written.path} was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'`]),
     ];
     const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${preset?.name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
-    return output({ path: written.path, created: written.created, preset: id, roles: written.roles }, text, 0, warnings);
+    return output({ path: written.path, created: written.created, preset: id, roles: written.roles, allowed }, text, 0, warnings);
   },
 };

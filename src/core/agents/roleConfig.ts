@@ -10,7 +10,7 @@ export interface RoleConfigWrite {
   /** True when the file did not exist and was created. */
   readonly created: boolean;
   readonly roles: Readonly<Partial<Record<PresetRole, readonly string[]>>>;
-  /** The exact text written: what a trust gate records as allowed. */
+  /** The exact text written: what the trust gate records as allowed (allowWrittenConfig). */
   readonly content: string;
 }
 
@@ -44,8 +44,6 @@ export function writeRoleCommands(configPath: string, roles: Partial<Record<Pres
   }
   if (existing) replaceFile(configPath, content, existing.mode);
   else createExclusively(configPath, content);
-  // INTEGRATION (issue 10, trust gate): once `springfield allow` exists, record `content` as allowed
-  // here — the one place every writer (CLI `agents use`, the editor's "Configure agents…") goes through.
   return { path: configPath, created: !existing, roles, content };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isAbsolute, relative, sep } from 'node:path';
 import { RefusedError, UsageError } from '../errors.ts';
 import { gitRun } from '../git/exec.ts';
@@ -81,6 +82,18 @@ export function allowConfig(target: TrustTarget, expectedHash?: string): TrustSt
   const at = new Date().toISOString();
   recordAllowed(target.env, target.repository, { config_path: target.configPath, hash: status.hash, allowed_at: at });
   return { ...status, state: 'allowed', allowed: true, allowed_at: at };
+}
+
+/**
+ * For a command that writes the config on the person's behalf (a preset they chose): the content
+ * written is allowed when the file was allowed before it (or did not exist), since then everything in
+ * it is what the person chose or already allowed; otherwise the rest of the file is still unreviewed
+ * and stays unallowed. Returns whether the config is allowed now.
+ */
+export function allowWrittenConfig(target: TrustTarget, before: TrustStatus, written: string): boolean {
+  if (before.state !== 'no_config' && !before.allowed) return false;
+  allowConfig(target, createHash('sha256').update(written).digest('hex'));
+  return true;
 }
 
 /** Withdraws every allow recorded for the repository; returns whether there was one. */

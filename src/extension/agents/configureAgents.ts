@@ -5,6 +5,7 @@ import { AGENT_PRESETS, findPreset, PRESET_ROLES, type PresetRole } from '../../
 import { presetRoles, writeConfigTemplate, writeRoleCommands } from '../../core/agents/roleConfig.ts';
 import { UsageError } from '../../core/errors.ts';
 import { configPathFor } from '../../core/runs/roles.ts';
+import { allowWrittenConfig, trustStatus, trustTargetFor } from '../../core/trust/trust.ts';
 import { ensureGitignored } from '../../core/git/gitignore.ts';
 import type { StoreHost } from '../storeHost.ts';
 
@@ -55,7 +56,10 @@ export async function configureAgents(host: StoreHost): Promise<void> {
     if (!scope) return;
     role = scope.role;
   }
+  const target = trustTargetFor(location, location.dbPath, process.env);
+  const before = trustStatus(target);
   const written = writeRoleCommands(configPath, presetRoles(preset.id, role));
+  const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
   const overridden = Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
   const roles = Object.keys(written.roles).map((r) => ROLE_LABELS[r as PresetRole]).join(', ');
@@ -63,6 +67,7 @@ export async function configureAgents(host: StoreHost): Promise<void> {
     ...(pick.found ? [] : [`${preset.program} is not on PATH yet: ${preset.install}.`]),
     ...(preset.caveat ? [preset.caveat] : []),
     ...(overridden ? ['The springfield.roles setting overrides this file in this editor.'] : []),
+    ...(allowed ? [] : ["The rest of the file was never allowed by you: the scheduler will show it and ask before it runs anything."]),
   ];
   const message = `${preset.name} now plays ${roles} (.springfield/config.json).${notes.length ? ` ${notes.join(' ')}` : ''}`;
   const show = notes.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
