@@ -177,6 +177,9 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   const writeConfig = () => {
     mkdirSync(join(repo, '.springfield'), { recursive: true });
     writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify(current));
+    // The person allows what they configured (nothing a config names runs before: docs/trust.md).
+    const allowed = sf('allow');
+    assert.equal(allowed.code, 0, allowed.stderr);
   };
   writeConfig();
   return {
