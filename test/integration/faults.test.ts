@@ -104,8 +104,11 @@ describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
     const agent = join(base, 'lisa.cjs');
     writeFileSync(agent, planner(out));
     writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, agent] }, maxParallelAgents: 2, retryLimit: 2, retryBackoffSeconds: [0] }));
+    // The person allowed what they configured (else the scheduler asks first: docs/trust.md); the editor reads the same state.
+    const state = { XDG_STATE_HOME: join(base, 'state') };
+    execFileSync(process.execPath, [CLI, 'allow'], { cwd: repo, stdio: 'ignore', env: cleanEnv(state) });
     await ensureCodeServer();
-    session = await openEditor({ extensionPath: root, workspace: repo });
+    session = await openEditor({ extensionPath: root, workspace: repo, env: state });
     page = session.page;
     await clickSpringfieldIcon(page);
     await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${treeEpic}  Retry from the tree`)}]`).waitFor({ timeout: 60_000 });
