@@ -72,11 +72,16 @@ export const orchestrateCommand: Command = {
     const counts: Record<string, number> = {};
     for (const a of taken) counts[a.kind] = (counts[a.kind] ?? 0) + 1;
     const waiting = orchestrator.waiting;
+    const unstaffed = orchestrator.unstaffed;
     const lines = [`Took ${taken.length} action${taken.length === 1 ? '' : 's'}: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing to do'}`];
     if (waiting.length > 0) {
       lines.push('Waiting for:');
       for (const w of waiting) lines.push(`  ${w.epic_id}: ${w.kind === 'backoff' ? `until ${w.until?.slice(11, 19)} — ` : ''}${w.message}`);
     }
-    return output({ actions: taken, counts, waiting }, lines.join('\n'));
+    if (unstaffed.length > 0) {
+      lines.push('No agent configured (roles in .springfield/config.json, or springfield agents use <preset>):');
+      for (const u of unstaffed) lines.push(`  ${u.epic_id}: ${u.message}`);
+    }
+    return output({ actions: taken, counts, waiting, unstaffed }, lines.join('\n'));
   },
 };

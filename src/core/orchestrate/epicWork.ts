@@ -154,7 +154,8 @@ export class EpicWork {
     const git = schedulerGit(worktree);
     await git.add([summaryFileName(epicId)]);
     await git.commit(`Summary of ${epicId}`, [summaryFileName(epicId)], { '--trailer': `Springfield-Epic: ${epicId}` });
-    const t = await this.o.store.write((db, now) => finishEpic(db, now.toISOString(), epicId, this.actor, `mechanical completion: all steps completed, verification passed; ${path}`));
+    const verified = this.o.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
+    const t = await this.o.store.write((db, now) => finishEpic(db, now.toISOString(), epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`));
     this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
   }
 

@@ -8,6 +8,7 @@ import { findOrphans, finishRun, markOrphans, pidAlive, startRun } from '../runs
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/roles.ts';
 import { decide } from '../scheduler/decide.ts';
 import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
+import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import { runsByLaunch } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
@@ -73,6 +74,7 @@ export class Orchestrator {
   private readonly stopped = new Map<number, number>();
   private runsSeen = new Map<number, RunSnapshot>();
   private waitingNow: Waiting[] = [];
+  private unstaffedNow: Unstaffed[] = [];
   private readonly actor: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
 
   constructor(options: OrchestratorOptions) {
@@ -112,6 +114,11 @@ export class Orchestrator {
       }
     }
     this.waitingNow = waiting;
+    const acted = new Set<string>(this.jobs.keys());
+    for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
+    for (const w of waiting) acted.add(w.epic_id);
+    for (const a of taken) if ('epicId' in a) acted.add(a.epicId);
+    this.unstaffedNow = unstaffedEpics(snapshot.epics, this.schedulerConfig, acted);
     if (taken.length > 0) this.o.onWrite?.();
     return taken;
   }
@@ -119,6 +126,16 @@ export class Orchestrator {
   /** What the last pass found waiting for a person or a backoff. */
   get waiting(): readonly Waiting[] {
     return this.waitingNow;
+  }
+
+  /** Epics the last pass left alone because the role that acts next has no agent configured. */
+  get unstaffed(): readonly Unstaffed[] {
+    return this.unstaffedNow;
+  }
+
+  /** The roles with an agent command configured. */
+  get configuredRoles(): string[] {
+    return Object.entries(this.o.config.roles).filter(([, command]) => (command?.length ?? 0) > 0).map(([role]) => role);
   }
 
   /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way. */
