@@ -5,7 +5,9 @@
 // Anything it cannot follow — no instructions, a placeholder it does not know, shell syntax, a
 // command that fails — ends it with exit 1 and one line saying what, so a broken prompt fails a test.
 //
-//   node scripts/standInAgent.ts <context-file>      (as an agent command: ["node", "…/standInAgent.ts", "$SPRINGFIELD_CONTEXT_FILE"])
+//   node scripts/standInAgent.ts [--pace SECONDS] <context-file>
+//     (as an agent command: ["node", "…/standInAgent.ts", "$SPRINGFIELD_CONTEXT_FILE"]); --pace waits that
+//     long before each command it runs, so a person watching the editor sees each tick and commit land.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -29,8 +31,24 @@ interface Facts {
   planExample: string | null;
 }
 
+/** The arguments: an optional `--pace SECONDS`, then the context file. */
+export function parseArgs(argv: readonly string[]): { file: string | undefined; paceMs: number } {
+  const args = [...argv];
+  let paceMs = 0;
+  const at = args.indexOf('--pace');
+  if (at >= 0) {
+    const seconds = Number(args[at + 1]);
+    if (!(seconds >= 0 && seconds <= 60)) throw new Refusal(`--pace takes seconds between 0 and 60, got '${args[at + 1] ?? ''}'`);
+    paceMs = seconds * 1000;
+    args.splice(at, 2);
+  }
+  return { file: args[0], paceMs };
+}
+
 function main(): void {
-  const file = process.argv[2] ?? process.env.SPRINGFIELD_CONTEXT_FILE;
+  const { file: given, paceMs } = parseArgs(process.argv.slice(2));
+  pace = paceMs;
+  const file = given ?? process.env.SPRINGFIELD_CONTEXT_FILE;
   if (!file || !existsSync(file)) throw new Refusal(`no context file (argument or SPRINGFIELD_CONTEXT_FILE): ${file ?? '(none)'}`);
   const text = readFileSync(file, 'utf8');
   const separator = text.indexOf('\n---\n');
@@ -95,7 +113,9 @@ function writePlan(section: Section, facts: Facts, sections: readonly Section[])
 
 /** Ralph: a change for the step (what a model's edit would be), in this worktree. */
 function doTheWork(facts: Facts): void {
-  const name = facts.role === 'ralph' ? (process.env.SPRINGFIELD_STEP ?? 'step') : `fix-${Date.now()}`;
+  // Named for the epic too: two epics built side by side in one repository must not both add the same file.
+  const epic = process.env.SPRINGFIELD_EPIC ? `-${process.env.SPRINGFIELD_EPIC}` : '';
+  const name = facts.role === 'ralph' ? `${process.env.SPRINGFIELD_STEP ?? 'step'}${epic}` : `fix-${Date.now()}${epic}`;
   mkdirSync('standin', { recursive: true });
   writeFileSync(join('standin', `${name}.txt`), `${facts.role === 'ralph' ? facts.stepTitle : 'fix'}\n`);
   log(`wrote standin/${name}.txt`);
@@ -116,8 +136,11 @@ function fillPlaceholders(line: string, facts: Facts): string {
   });
 }
 
+let pace = 0;
+
 function run(argv: string[], facts: Facts): void {
   const [program, ...args] = argv as [string, ...string[]];
+  if (pace > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pace);
   log(`$ ${argv.join(' ')}`);
   const [file, prefix] = program === 'springfield' ? [process.execPath, [CLI]] : [program, []];
   let out: string;

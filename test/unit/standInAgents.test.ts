@@ -2,6 +2,7 @@
 // only their context file and do what its prompt says through the CLI take an epic from planned to
 // done under `springfield orchestrate`. A prompt whose commands are wrong makes its run fail.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -62,7 +63,7 @@ test('stand-in agents following only their prompts take an epic from planned to 
   const log = repo.git(['log', '-1', '--format=%B']);
   assert.match(log, new RegExp(`Springfield-Epic: ${epic}`));
   assert.deepEqual((log.match(/Springfield-Step: step-\d/g) ?? []).sort(), ['Springfield-Step: step-1', 'Springfield-Step: step-2'], 'both steps were committed by Ralph with trailers');
-  assert.ok(existsSync(join(repo.root, 'standin', 'step-1.txt')) && existsSync(join(repo.root, 'standin', 'step-2.txt')), "Ralph's edits are merged");
+  assert.ok(existsSync(join(repo.root, 'standin', `step-1-${epic}.txt`)) && existsSync(join(repo.root, 'standin', `step-2-${epic}.txt`)), "Ralph's edits are merged");
   assert.ok(existsSync(join(repo.root, `plans/${epic}.md`)), 'the approved plan came back with the merge');
 });
 
@@ -99,4 +100,13 @@ test("a prompt with a wrong command makes the agent's run fail and releases its 
   const runs = assertOk<{ runs: { role: string; status: string; exit_code: number }[] }>(runJson(repo.root, ['runs', '--epic', epic])).runs;
   const ralph = runs.find((x) => x.role === 'ralph');
   assert.deepEqual([ralph?.status, ralph?.exit_code], ['failed', 1], 'the run is recorded as failed with its exit code');
+});
+
+test('--pace (the demo\'s delay before each command) is read before the context file; a bad value is refused in one line', async () => {
+  const { parseArgs } = await import('../../scripts/standInAgent.ts');
+  assert.deepEqual(parseArgs(['--pace', '0.5', 'ctx.md']), { file: 'ctx.md', paceMs: 500 });
+  assert.deepEqual(parseArgs(['ctx.md']), { file: 'ctx.md', paceMs: 0 });
+  const r = spawnSync(process.execPath, [STAND_IN, '--pace', 'soon', 'ctx.md'], { encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, "stand-in agent: --pace takes seconds between 0 and 60, got 'soon'\n");
 });
