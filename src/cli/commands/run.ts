@@ -230,6 +230,11 @@ async function supervise(command: readonly string[], options: SuperviseOptions, 
   });
   const forward = (signal: NodeJS.Signals): void => group.stop(signal);
   for (const s of FORWARDED) process.on(s, forward);
+  // Whoever showed the output may go away (the editor window that started the run closes): the
+  // agent goes on, its output only to the stored tail, and the run is still recorded.
+  const unread = (): void => undefined;
+  process.stdout.on('error', unread);
+  process.stderr.on('error', unread);
   try {
     if (group.pid !== undefined) await started(group.pid).catch(() => undefined);
     return await group.done;
