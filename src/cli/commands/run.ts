@@ -114,7 +114,7 @@ export const runCommand: Command = {
     const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
     if (spawnError) warnings.unshift(`${spawnError.message} (run ${run.id} recorded as failed, exit ${ended.exitCode})`);
     const how = ended.signal ? `killed by ${ended.signal}` : `exit ${ended.exitCode}`;
-    const why = run.outcome_reason && !spawnError ? ` — ${run.outcome_reason}` : '';
+    const why = run.outcome_reason && !spawnError && run.outcome_reason !== how ? ` — ${run.outcome_reason}` : '';
     return output(
       { run, outcome: run.status, outcome_reason: run.outcome_reason, exit_code: ended.exitCode, signal: ended.signal, context_file: contextFile, lease_seconds: prepared.stepAnchor ? leaseSeconds : null, timeout_seconds: timeoutSeconds, heartbeats, spawn_error: spawnError },
       `Run ${run.id} (${where}) ${run.status}: ${how} after ${duration(Date.now() - started)}${why}`,
