@@ -1,42 +1,15 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { LaunchedAgent, LaunchSpec, Launcher } from '../core/orchestrate/launcher.ts';
 import { Orchestrator } from '../core/orchestrate/orchestrator.ts';
 import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig } from '../core/runs/roles.ts';
+import { RefusedError } from '../core/errors.ts';
 import { requireAllowed, trustTargetFor } from '../core/trust/trust.ts';
+import { AgentTerminalLauncher } from './agentTerminal.ts';
 import { Disposable } from './lifecycle.ts';
+import type { SchedulerPass } from './model/schedulerReport.ts';
 import type { StoreHost } from './storeHost.ts';
 import { confirmRepositoryConfig } from './trustPrompt.ts';
 import { userSetting } from './userSettings.ts';
-
-const ROLE_ICONS: Readonly<Record<string, string>> = { lisa: 'lightbulb', ralph: 'tools', bart: 'eye', lovejoy: 'git-merge' };
-
-/** Each agent is an integrated terminal whose process is `springfield run …` (a real PTY) in the epic's worktree. */
-export class TerminalLauncher implements Launcher {
-  launch(spec: LaunchSpec): LaunchedAgent {
-    const [shellPath, ...shellArgs] = spec.argv;
-    const terminal = vscode.window.createTerminal({
-      name: spec.name,
-      cwd: spec.cwd,
-      shellPath,
-      shellArgs,
-      // The CLI itself runs on the editor's runtime; `springfield run` strips this again for the agent.
-      env: { ...spec.env, ELECTRON_RUN_AS_NODE: '1' },
-      iconPath: new vscode.ThemeIcon(ROLE_ICONS[spec.role] ?? 'terminal'),
-      isTransient: false,
-    });
-    // The store says when the run ended (the scheduler ticks on that write); this only tells when the
-    // terminal's process is gone, which the editor reports as it closes the terminal.
-    const done = new Promise<number>((resolve) => {
-      const closed = vscode.window.onDidCloseTerminal((t) => {
-        if (t !== terminal) return;
-        closed.dispose();
-        resolve(t.exitStatus?.code ?? 1);
-      });
-    });
-    return { done, kill: () => terminal.sendText('\u0003', false) };
-  }
-}
 
 /** Settings win over `.springfield/config.json`; both are validated the same way. */
 export function runConfig(host: StoreHost): RunConfig {
@@ -67,17 +40,33 @@ export function runConfig(host: StoreHost): RunConfig {
 /** The scheduler hosted by the extension: ticks on every store change and on a slow timer. */
 export class EditorScheduler extends Disposable {
   private readonly output = this.register(vscode.window.createOutputChannel('Springfield scheduler'));
+  private readonly runningChanged = this.register(new vscode.EventEmitter<boolean>());
+  /** The loop started or stopped. */
+  readonly onDidChangeRunning = this.runningChanged.event;
+  private readonly passed = this.register(new vscode.EventEmitter<SchedulerPass>());
+  /** A pass ended: what it did, and why it did not do more (docs/editor-scheduler.md). */
+  readonly onDidPass = this.passed.event;
   private orchestrator: Orchestrator | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private again = false;
+  /** The first agent after a Start shows its terminal. */
+  private revealNext = false;
+  private stale = false;
   private readonly host: StoreHost;
   private readonly cliPath: string;
+  private readonly launcher: AgentTerminalLauncher;
 
-  constructor(host: StoreHost, extensionPath: string) {
+  constructor(host: StoreHost, extensionPath: string, binDir?: string) {
     super();
     this.host = host;
     this.cliPath = join(extensionPath, 'dist', 'cli.cjs');
+    const reveal = (): boolean => {
+      const first = this.revealNext;
+      this.revealNext = false;
+      return first;
+    };
+    this.launcher = new AgentTerminalLauncher({ host, binDir, reveal });
     this.register(host.onDidChange(() => void this.tick()));
     this.register({ dispose: () => this.stop() });
   }
@@ -95,7 +84,7 @@ export class EditorScheduler extends Disposable {
     const location = userSetting<string>('worktrees.location', '');
     // The scheduler writes through this window's own connection, which PRAGMA data_version does not count: it says when it wrote.
     const wrote = () => void this.host.refresh();
-    return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: new TerminalLauncher(), log, worktreeLocation: location || undefined, onWrite: wrote });
+    return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: this.launcher, log, worktreeLocation: location || undefined, onWrite: wrote });
   }
 
   /** `asked`: a person asked for it (not the scheduler starting by itself at activation). */
@@ -104,29 +93,59 @@ export class EditorScheduler extends Disposable {
     await confirmRepositoryConfig(this.host, asked);
     if (this.timer) return;
     this.orchestrator = this.create();
+    this.stale = false;
     this.timer = setInterval(() => void this.tick(), 2000);
     this.output.appendLine('scheduler started');
-    void this.tick();
+    this.revealNext = true;
+    this.runningChanged.fire(true);
+    void this.tick(true);
   }
 
   stop(): void {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.revealNext = false;
     this.output.appendLine('scheduler stopped (running agents keep going; their terminals stay open)');
+    this.runningChanged.fire(false);
+  }
+
+  /** The settings or config.json changed: the next pass runs with them (at once when nothing is under way). */
+  reload(): void {
+    this.stale = true;
+  }
+
+  /**
+   * The orchestrator for the next pass: a new one when the configuration changed and the old one has
+   * nothing under way (a changed config.json is confirmed first, as at Start).
+   */
+  private async current(asked: boolean): Promise<Orchestrator> {
+    if (!this.orchestrator || (this.stale && this.orchestrator.idle)) {
+      await confirmRepositoryConfig(this.host, asked);
+      this.orchestrator = this.create();
+      this.stale = false;
+    }
+    return this.orchestrator;
   }
 
   /** One pass, whether or not the loop runs. */
-  async runOnce(): Promise<number> {
+  async runOnce(): Promise<SchedulerPass> {
     await confirmRepositoryConfig(this.host, true);
-    this.orchestrator ??= this.create();
-    const actions = await this.orchestrator.tick();
+    const pass = await this.pass(await this.current(true), 'once');
     await this.host.refresh();
-    return actions.length;
+    return pass;
+  }
+
+  /** One pass of `orchestrator`, told to whoever listens. */
+  private async pass(orchestrator: Orchestrator, kind: SchedulerPass['kind']): Promise<SchedulerPass> {
+    const actions = await orchestrator.tick();
+    const pass: SchedulerPass = { kind, actions, waiting: orchestrator.waiting, unstaffed: orchestrator.unstaffed, busy: !orchestrator.idle, roles: orchestrator.configuredRoles };
+    this.passed.fire(pass);
+    return pass;
   }
 
   /** One pass at a time; a change that arrives during a pass gets a pass of its own right after, so no run's end waits for the timer. */
-  private async tick(): Promise<void> {
+  private async tick(first = false): Promise<void> {
     if (!this.timer || !this.orchestrator) return;
     if (this.ticking) {
       this.again = true;
@@ -134,12 +153,20 @@ export class EditorScheduler extends Disposable {
     }
     this.ticking = true;
     try {
+      let kind: SchedulerPass['kind'] = first ? 'start' : 'loop';
       do {
         this.again = false;
-        await this.orchestrator.tick();
+        await this.pass(await this.current(false), kind);
+        kind = 'loop';
       } while (this.again && this.timer);
     } catch (err) {
-      this.output.appendLine(`tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof RefusedError && (err.code === 'config_not_allowed' || err.code === 'state_tracked')) {
+        // The config changed while the loop ran and the person did not allow the new one: nothing it names may start.
+        this.stop();
+        void vscode.window.showWarningMessage(`Springfield scheduler stopped: ${err.message}`);
+      } else {
+        this.output.appendLine(`tick failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
     } finally {
       this.ticking = false;
     }

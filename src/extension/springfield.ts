@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { configureAgents } from './agents/configureAgents.ts';
 import { registerLanguageModelTools } from './agents/languageModelTools.ts';
 import { registerMcpServer } from './agents/mcpProvider.ts';
+import { AgentSetup } from './agentSetup.ts';
 import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/context.ts';
 import { BlockNotifier } from './blockNotifier.ts';
@@ -18,6 +19,8 @@ import { LiveClock } from './liveClock.ts';
 import { attentionCount, walkthroughProgress, type Snapshot } from './model/snapshot.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler, runConfig } from './scheduler.ts';
+import { SchedulerNotices } from './schedulerNotices.ts';
+import { SchedulerStatus } from './schedulerStatus.ts';
 import { StatusBar } from './statusBar.ts';
 import { StoreHost } from './storeHost.ts';
 import { userSetting } from './userSettings.ts';
@@ -26,6 +29,8 @@ import type { TreeNode } from './views/nodes.ts';
 import { NodeTreeProvider, type Row } from './views/treeProvider.ts';
 import { ApprovalPanel } from './webviews/approvalPanel.ts';
 import { DashboardPanel } from './webviews/dashboardPanel.ts';
+
+const NO_AGENTS = 'No agent is configured, so the scheduler starts nothing. Configure agents… (the gear above) picks the CLI that plays each role.';
 
 /** Wires the store host to the views, commands, comments, status bar and panels of one window. */
 export class SpringfieldExtension extends Disposable {
@@ -88,7 +93,9 @@ export class SpringfieldExtension extends Disposable {
     this.host = host;
     const epicsView = this.register(vscode.window.createTreeView('springfield.epics', { treeDataProvider: this.epics, showCollapseAll: true, manageCheckboxStateManually: true }));
     this.register(vscode.window.createTreeView('springfield.signals', { treeDataProvider: this.signals }));
-    this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
+    const agentsView = this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
+    const setup = this.register(new AgentSetup(host));
+    this.setup = setup;
     const status = this.register(new StatusBar());
     const clock = this.register(new LiveClock([this.epics, this.agents, status], () => void host.refresh()));
     for (const tree of [this.epics, this.agents]) this.register(tree.onDidShowLiveRow(() => clock.wake()));
@@ -116,22 +123,27 @@ export class SpringfieldExtension extends Disposable {
       clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
       void this.setWalkthroughKeys(s);
       blocks.update(s);
+      agentsView.message = s.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
-    const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath));
+    const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath, this.binDir()));
     this.scheduler = scheduler;
+    this.register(new SchedulerStatus(scheduler, agentsView));
+    this.register(new SchedulerNotices(host, scheduler, ctx));
+    this.register(setup.onDidChange(() => {
+      scheduler.reload();
+      void this.setWalkthroughKeys(host.snapshot);
+      if (host.snapshot) agentsView.message = host.snapshot.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
+    }));
     this.registerCommands(ctx, comments);
-    this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(async () => {
-      await scheduler.start();
-      void vscode.window.setStatusBarMessage('Springfield: scheduler started', 3000);
-    })));
+    this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => scheduler.start())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
-    this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(async () => {
-      const n = await scheduler.runOnce();
-      void vscode.window.setStatusBarMessage(`Springfield: scheduler took ${n} action${n === 1 ? '' : 's'}`, 4000);
+    this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(() => scheduler.runOnce())));
+    this.register(vscode.commands.registerCommand('springfield.agents.configure', guarded(async () => {
+      await configureAgents(host);
+      setup.check(true);
     })));
-    this.register(vscode.commands.registerCommand('springfield.agents.configure', guarded(() => configureAgents(host))));
     for (const tool of registerLanguageModelTools(host)) this.register(tool);
     this.register(registerMcpServer(this.context.extensionUri.fsPath));
     this.registerSerializers(host);
@@ -146,10 +158,11 @@ export class SpringfieldExtension extends Disposable {
   }
 
   private readonly walkthroughKeys = new Map<string, boolean>();
+  private setup: AgentSetup | undefined;
 
   /** Ticks the Get started steps already done, in this repository, whoever did them. */
   private async setWalkthroughKeys(s: Snapshot | undefined): Promise<void> {
-    const progress = s ? walkthroughProgress(s) : { epic: false, proposed: false, approved: false, started: false, loosePlan: false };
+    const progress = s ? { ...walkthroughProgress(s), agents: this.setup?.configured ?? false } : { epic: false, proposed: false, approved: false, started: false, loosePlan: false, agents: false, agentsRan: false };
     for (const [key, value] of Object.entries(progress)) {
       if (this.walkthroughKeys.get(key) === value) continue;
       this.walkthroughKeys.set(key, value);
@@ -266,9 +279,14 @@ export class SpringfieldExtension extends Disposable {
     }));
   }
 
+  /** Where the `springfield` wrapper for terminals and agents lives. */
+  private binDir(): string {
+    return join(this.context.globalStorageUri.fsPath, 'bin');
+  }
+
   /** Terminals opened by the editor get `springfield` on PATH, run by this extension host's own runtime. */
   private exposeCli(): void {
-    const bin = join(this.context.globalStorageUri.fsPath, 'bin');
+    const bin = this.binDir();
     const cli = join(this.context.extensionUri.fsPath, 'dist', 'cli.cjs');
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     try {

@@ -105,8 +105,8 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
  * (linked into the extensions folder, no test driver: notifications show as toasts). `env` goes to
  * code-server and so the extension host (e.g. XDG_STATE_HOME shared with the CLI).
  */
-export async function openEditor(options: { extensionPath: string; workspace: string; theme?: 'dark' | 'light'; width?: number; height?: number; env?: NodeJS.ProcessEnv }): Promise<EditorSession> {
-  const settings = options.theme ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' } : {};
+export async function openEditor(options: { extensionPath: string; workspace: string; theme?: 'dark' | 'light'; width?: number; height?: number; env?: NodeJS.ProcessEnv; settings?: Record<string, unknown> }): Promise<EditorSession> {
+  const settings = { ...(options.theme ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' } : {}), ...options.settings };
   const server = await startCodeServer({ folder: options.workspace, installedExtensionPath: options.extensionPath, settings, ...(options.env ? { env: options.env } : {}) });
   let browser: Browser | undefined;
   try {

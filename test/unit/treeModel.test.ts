@@ -157,3 +157,21 @@ test('an epic blocked by a failing agent shows who failed, offers Retry, and its
   const after = await loadSnapshot(store, me.worktree, clock.now());
   assert.equal(epicsRoot(after).find((n) => n.id === `epic:${epic.id}`)?.contextValue, 'epic:in_progress', 'back where it was blocked from; no Retry any more');
 });
+
+test('a running agent row shows its iteration against the budget: build iterations for Ralph, the plan it writes for Lisa', async (t) => {
+  const { store, clock, source } = setup(t);
+  const epic = await store.createEpic({ title: 'Add a login form', brief: '', priority: 'P2', complexity: 'trivial' }, me);
+  const planning = await store.createEpic({ title: 'Search', brief: '', priority: 'P2', complexity: 'critical' }, me);
+  await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
+  await store.approvePlan(epic.id, source, me);
+  await store.startEpic(epic.id, source, me);
+  await store.write((db, now) => {
+    startRun(db, now, { epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 2, worktree: '/wt/e', agentId: 'ralph', command: ['claude'], pid: process.pid }, ralph);
+    startRun(db, now, { epicId: planning.id, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
+  });
+  const rows = agentsRoot(await loadSnapshot(store, me.worktree, clock.now()));
+  const by = (label: string) => rows.find((r) => r.label === label);
+  assert.match(by(`Ralph · ${epic.id}`)?.description ?? '', /^running \d+s · iteration 2\/5$/, 'a trivial epic builds within 5 iterations');
+  assert.match(by(`Lisa · ${planning.id}`)?.description ?? '', /^running \d+s · iteration 1\/8$/, 'her first run writes plan 1 of a critical epic\'s 8');
+  assert.match(by(`Ralph · ${epic.id}`)?.tooltip?.() ?? '', /build iteration 2\/5/);
+});

@@ -38,7 +38,7 @@ export function attentionCount(s: Snapshot): number {
 }
 
 /** How far along the Get started walkthrough this repository is (its steps tick through context keys). */
-export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boolean; approved: boolean; started: boolean; loosePlan: boolean } {
+export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boolean; approved: boolean; started: boolean; loosePlan: boolean; agentsRan: boolean } {
   const approved = s.plans.some((p) => p.epic_id !== null) || s.epics.some((e) => e.status !== 'planned' && e.status !== 'deferred');
   return {
     epic: s.epics.length > 0,
@@ -46,5 +46,6 @@ export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boo
     approved,
     started: s.epics.some((e) => e.status !== 'planned' && e.status !== 'ready' && e.status !== 'deferred') || s.plans.some((p) => p.steps.some((st) => st.status !== 'pending')),
     loosePlan: s.plans.some((p) => p.epic_id === null),
+    agentsRan: s.runs.some((r) => r.role !== 'setup'),
   };
 }

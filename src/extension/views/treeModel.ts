@@ -1,4 +1,6 @@
-import { isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
+import { COMPLEXITY_POLICY } from '../../core/epics/complexity.ts';
+import { buildBudget, isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
+import type { RunView } from '../../core/store/runs.ts';
 import type { PlanView, StepView } from '../../core/store/types.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './format.ts';
@@ -176,10 +178,11 @@ export function agentsRoot(s: Snapshot): TreeNode[] {
     const step = r.step_anchor ? (r.plan_path ? names.get(r.plan_path)?.get(r.step_anchor) : undefined) ?? r.step_anchor : null;
     const outcome = `${statusWord(r.status)}${r.exit_code !== null && !ok ? ` (exit ${r.exit_code})` : ''}`;
     const tail = r.output_tail.trimEnd().split('\n').slice(-10).join('\n').replace(/`/g, "'");
+    const iteration = iterationText(r, s.epics.find((e) => e.id === r.epic_id));
     const describe = (now: Date): Live => {
       if (running) {
         const t = since(r.started_at, now);
-        return { text: `running ${t.text} · iteration ${r.iteration}`, nextMs: t.nextMs };
+        return { text: `running ${t.text}${iteration ? ` · ${iteration}` : ''}`, nextMs: t.nextMs };
       }
       const t = ago(r.ended_at ?? r.started_at, now);
       return { text: `${outcome} · ${t.text}`, nextMs: t.nextMs };
@@ -192,10 +195,20 @@ export function agentsRoot(s: Snapshot): TreeNode[] {
       contextValue: `run:${r.status}`, collapsible: 'none', ref: { runId: r.id, epicId: r.epic_id ?? undefined, planPath: r.plan_path ?? undefined, anchor: r.step_anchor ?? undefined },
       tooltip: () => [
         `\`${md(r.command)}\``,
-        `In ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
+        `In ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')}${iteration ? ` · ${r.role === 'lisa' ? 'plan ' : 'build '}${iteration}` : ''} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
         running ? '' : `**${outcome}**${r.outcome_reason ? ` — ${md(r.outcome_reason)}` : ''}`,
         tail && !ok ? '```\n' + tail + '\n```' : '',
       ].filter(Boolean).join('\n\n'),
     };
   });
+}
+
+/**
+ * "iteration 2/20": the build iteration a Ralph or Bart run belongs to against the epic's budget; for
+ * Lisa the plan iteration her run writes (her first run writes plan 1) against the planning budget.
+ */
+function iterationText(r: RunView, epic: EpicRow | undefined): string {
+  if (!epic || r.role === 'setup') return '';
+  if (r.role === 'lisa') return `iteration ${r.iteration + 1}/${COMPLEXITY_POLICY[epic.complexity].planIterations}`;
+  return `iteration ${r.iteration}/${buildBudget(epic)}`;
 }

@@ -1,0 +1,203 @@
+// The scheduler as a person meets it in a real VS Code (code-server + Chromium, the extension
+// installed, no test driver, so toasts show; dark theme): with no agent configured it says why
+// nothing happened and offers Configure agents…; the Agents view's title shows Start or Stop, never
+// both, and the status bar says while it runs; once agents are configured (config.json written by
+// hand, noticed at once), each run's terminal stays open after it with its outcome in one line, a
+// failing agent brings no "terminal process terminated" toast, the Agents view shows the iteration
+// against the budget, and the walkthrough ticks the agent step.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { CLI } from '../../scripts/demoRepo.ts';
+import { openEditor, type EditorSession } from './harness.ts';
+import { cli, eventually, git, openSpringfield, palette, root, row, screenshot, toast } from './person.ts';
+
+interface Epic { id: string; status: string }
+interface Run { epic_id: string; status: string; exit_code: number | null }
+
+/** Lisa as a script: fails at once for the epic titled "Flaky", else waits for `release` and proposes her plan. */
+function lisa(out: string): string {
+  return `
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const epic = process.env.SPRINGFIELD_EPIC;
+const title = JSON.parse(execFileSync(process.execPath, [${JSON.stringify(CLI)}, 'epic', 'show', epic, '--json'], { encoding: 'utf8' })).title;
+console.log('lisa: planning ' + epic + ' (' + title + ')');
+if (title === 'Flaky') { console.error('model unavailable: ANTHROPIC_API_KEY is not set'); process.exit(1); }
+while (!fs.existsSync(${JSON.stringify(join(out, 'release'))})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+fs.mkdirSync('plans', { recursive: true });
+fs.writeFileSync('plans/' + epic + '.md', '# Plan: Docs\\n\\n## Step 1: Write {#step-1}\\n**Tasks:**\\n- [ ] Write it\\n');
+execFileSync(process.execPath, [${JSON.stringify(CLI)}, 'plan', 'propose', epic, 'plans/' + epic + '.md'], { stdio: 'inherit' });
+`;
+}
+
+function agentsHeader(page: Page): Locator {
+  return page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
+}
+
+function agentsWelcome(page: Page): Locator {
+  return page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agents' }) }).locator('.welcome-view-content');
+}
+
+/** Clicks an action in the Agents view's title bar (shown while the pointer is over it). */
+async function agentsAction(page: Page, label: string): Promise<void> {
+  await agentsHeader(page).hover();
+  await agentsHeader(page).locator(`[aria-label="${label}"]`).click();
+}
+
+/** The labels of the actions in the Agents view's title bar. */
+async function agentsActions(page: Page): Promise<string[]> {
+  await agentsHeader(page).hover();
+  return agentsHeader(page).locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+}
+
+/** Every notification so far (toasts and the center), as text. */
+async function notifications(page: Page): Promise<string[]> {
+  await palette(page, 'Notifications: Show Notifications');
+  const center = page.locator('.notifications-center');
+  await center.waitFor({ timeout: 10_000 });
+  const texts = await center.locator('.notification-list-item').allInnerTexts();
+  await page.keyboard.press('Escape');
+  return texts;
+}
+
+/** Selects the terminal named `name` in the panel and returns the text it shows (xterm's DOM renderer). */
+async function terminalText(page: Page, name: string): Promise<string> {
+  const tab = page.locator('.part.panel .terminal-tabs-entry', { hasText: name }).first();
+  if (await tab.count()) await tab.click();
+  const rows = page.locator('.part.panel .terminal-wrapper.active .xterm-rows');
+  await rows.waitFor({ timeout: 10_000 });
+  return rows.innerText();
+}
+
+describe('The scheduler explains itself, and agent terminals keep their outcome (code-server + Chromium)', () => {
+  let base: string;
+  let repo: string;
+  let out: string;
+  let docs: string;
+  let flaky: string;
+  let session: EditorSession;
+  let page: Page;
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-scheduler-ux-')));
+    repo = join(base, 'notes');
+    out = join(base, 'out');
+    mkdirSync(repo);
+    mkdirSync(out);
+    writeFileSync(join(repo, 'README.md'), '# notes\n');
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'config', 'user.email', 'person@example.com');
+    git(repo, 'config', 'user.name', 'A person');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'Notes');
+    docs = cli<Epic>(repo, ['epic', 'create', 'Write the docs']).id;
+    flaky = cli<Epic>(repo, ['epic', 'create', 'Flaky']).id;
+    await ensureCodeServer();
+    // xterm's DOM renderer, so a terminal's text can be read as a person sees it.
+    session = await openEditor({ extensionPath: root, workspace: repo, theme: 'dark', settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
+    page = session.page;
+    await openSpringfield(page, 260);
+  }, { timeout: 15 * 60_000 });
+
+  after(async () => {
+    if (out) writeFileSync(join(out, 'release'), '');
+    await session?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  test('with no agent configured, the Agents view says so and offers Configure agents…', { timeout: 60_000 }, async () => {
+    const welcome = agentsWelcome(page);
+    await welcome.getByRole('button', { name: 'Configure agents…' }).waitFor({ timeout: 30_000 });
+    assert.match(await welcome.innerText(), /No agent is configured yet, so the scheduler has no one to start/);
+    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Start scheduler', 'Run scheduler once'], 'Start, not Stop');
+    await screenshot(page, 'scheduler-no-agents-welcome');
+  });
+
+  test('Run scheduler once says why nothing happened, and its Configure agents… opens the presets', { timeout: 60_000 }, async () => {
+    await agentsAction(page, 'Run scheduler once');
+    const told = toast(page, /Springfield: Nothing was started because no agent is configured: there is no Lisa to plan, Ralph to build or Bart to review\./);
+    await told.waitFor({ timeout: 15_000 });
+    await screenshot(page, 'scheduler-no-agents-toast');
+    await told.getByRole('button', { name: 'Configure agents…' }).click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Claude Code' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.json template' }).first().waitFor();
+    await screenshot(page, 'scheduler-configure-from-toast');
+    await page.keyboard.press('Escape');
+    assert.equal(existsSync(join(repo, '.springfield', 'config.json')), false, 'nothing written when the pick is dismissed');
+  });
+
+  test('Start shows Stop instead, the status bar says the scheduler runs, and it says what it waits for', { timeout: 60_000 }, async () => {
+    await agentsAction(page, 'Start scheduler');
+    await toast(page, /Springfield scheduler running\. Nothing was started because no agent is configured/).waitFor({ timeout: 15_000 });
+    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 10_000 });
+    await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: 10_000 });
+    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Stop scheduler'], 'Stop only');
+    await screenshot(page, 'scheduler-running-no-agents');
+    await agentsAction(page, 'Stop scheduler');
+    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
+  });
+
+  test('config.json written by hand is noticed: the welcome offers Start scheduler and the walkthrough ticks "Choose your agents"', { timeout: 60_000 }, async () => {
+    const script = join(base, 'lisa.cjs');
+    writeFileSync(script, lisa(out));
+    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, script] }, maxParallelAgents: 2, retryBackoffSeconds: [600] }));
+    const welcome = agentsWelcome(page);
+    await welcome.getByText('Agents are configured.').waitFor({ timeout: 15_000 });
+    await welcome.getByRole('button', { name: 'Start scheduler' }).waitFor();
+    await palette(page, 'Springfield: Get started');
+    const step = page.locator('.getting-started-step', { hasText: 'Choose your agents' });
+    await step.waitFor({ timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } })
+      .document.querySelector('.getting-started-step[data-step-id$="agents"]')?.getAttribute('aria-checked') === 'true', undefined, { timeout: 10_000 })
+      .catch(async () => assert.fail(`"Choose your agents" not ticked: ${await step.getAttribute('aria-checked')}`));
+    assert.notEqual(await page.locator('.getting-started-step', { hasText: 'Let the scheduler run them' }).getAttribute('aria-checked'), 'true', 'no agent has run yet');
+    await screenshot(page, 'scheduler-walkthrough-agents');
+    await page.keyboard.press('Control+W');
+  });
+
+  test('agent terminals stay open with their outcome; a failing agent brings no terminal toast; the row shows iteration 1/5', { timeout: 120_000 }, async () => {
+    await agentsWelcome(page).getByRole('button', { name: 'Start scheduler' }).click();
+    await eventually('the flaky run failed', () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'), 30_000);
+    await row(page, `Lisa · ${docs}`).filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
+    const failed = await eventuallyText(page, `Lisa · ${flaky}`, /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/);
+    assert.match(failed, /model unavailable: ANTHROPIC_API_KEY is not set/, 'the agent\'s own output is above the outcome');
+    assert.match(failed, /Press any key to close this terminal\./);
+    await screenshot(page, 'scheduler-terminal-failed');
+
+    writeFileSync(join(out, 'release'), '');
+    const ok = await eventuallyText(page, `Lisa · ${docs}`, /✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval/);
+    assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, 'the agent\'s output stays above it');
+    await toast(page, new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`)).waitFor({ timeout: 15_000 });
+    await screenshot(page, 'scheduler-terminal-outcome');
+    assert.deepEqual((await notifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)), [], "VS Code's own toast for a failed terminal never shows");
+
+    const before = await page.locator('.part.panel .terminal-tabs-entry').count();
+    await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Lisa · ${docs}` }).first().click();
+    await page.locator('.part.panel .terminal-wrapper.active .xterm').click();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.part.panel .terminal-tabs-entry').length < n, before, { timeout: 10_000 })
+      .catch(() => undefined); // with one terminal left the panel shows no tab list: checked by name below
+    const names = await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').allInnerTexts();
+    assert.ok(!names.some((n) => n.includes(`Lisa · ${docs}`)), `the closed terminal is gone: ${JSON.stringify(names)}`);
+    await agentsAction(page, 'Stop scheduler');
+  });
+});
+
+/** Waits until the terminal named `name` shows `pattern` (rows joined: the panel wraps long lines); returns its text. */
+async function eventuallyText(page: Page, name: string, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await terminalText(page, name).catch(() => '');
+    if (pattern.test(text.replace(/\n/g, ''))) return text.replace(/\n/g, '');
+    await page.waitForTimeout(300);
+  }
+  assert.fail(`terminal "${name}" does not show ${pattern}:\n${text}`);
+}

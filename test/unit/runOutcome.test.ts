@@ -1,0 +1,108 @@
+// The line an agent's terminal keeps after its run, from real `springfield run` runs in a real git
+// repository read back from the store: outcome, exit code, duration, the step's state, commits, a
+// plan proposed or a signal recorded. And `run` outlives a reader that goes away (a closed window).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { countCommits, runOutcome } from '../../src/extension/model/runOutcome.ts';
+import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
+import { assertClaimed, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+
+const PLAN = '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
+
+/** Ralph, Lisa or Bart as a script: does its role's work through the CLI, or fails with exit 1 when told. */
+const AGENT = String.raw`
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const sf = (...a) => execFileSync(process.execPath, [process.env.SF_CLI, ...a], { encoding: 'utf8' });
+const mode = process.argv[2];
+if (mode === 'fail') { console.error('model unavailable: no API key'); process.exit(1); }
+if (mode === 'chatty') { for (let i = 0; i < 400; i++) console.log('line ' + i + ' '.repeat(200)); process.exit(0); }
+if (process.env.SPRINGFIELD_ROLE === 'ralph') {
+  fs.writeFileSync('store-' + process.env.SPRINGFIELD_STEP + '.txt', 'x\n');
+  sf('update', process.env.SPRINGFIELD_PLAN, process.env.SPRINGFIELD_STEP, '--all', 'completed');
+  sf('commit', '-m', 'Write ' + process.env.SPRINGFIELD_STEP);
+}
+if (process.env.SPRINGFIELD_ROLE === 'lisa') sf('plan', 'propose', process.env.SPRINGFIELD_EPIC, 'plans/lisa.md');
+if (process.env.SPRINGFIELD_ROLE === 'bart') sf('signal', process.env.SPRINGFIELD_EPIC, '--type', 'pass', '--summary', 'fine');
+`;
+
+let repo: Repo;
+let agent: string;
+let store: SqliteStore;
+
+before(() => {
+  ensureCli();
+  repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/notes.md': PLAN, 'plans/lisa.md': PLAN } });
+  agent = join(repo.tmp, 'agent.cjs');
+  writeFileSync(agent, AGENT);
+});
+after(() => {
+  store?.close();
+  repo.cleanup();
+});
+
+async function outcomeOf(runId: number): Promise<string> {
+  store ??= new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+  const s = await loadSnapshot(store, repo.root);
+  const run = s.runs.find((r) => r.id === runId);
+  assert.ok(run, `run ${runId} in the snapshot`);
+  const commits = run.head_before && run.head_after ? await countCommits(repo.root, run.head_before, run.head_after) : null;
+  return runOutcome(s, run, run.exit_code ?? -1, 0, commits).text;
+}
+
+function run(args: string[]): { id: number; code: number | null } {
+  const r = runCli(repo.root, ['run', ...args, '--json', '--', process.execPath, agent], { SF_CLI: CLI_PATH });
+  return { id: (JSON.parse(r.stdout) as { run: { id: number } }).run.id, code: r.code };
+}
+
+test("a builder's run: succeeded, the step completed, its commit; a failing one: released, no commits; a reviewer's: its signal", async () => {
+  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Notes']));
+  assertOk(runJson(repo.root, ['plan', 'propose', id, 'plans/notes.md', '--agent', 'lisa']));
+  assertOk(runJson(repo.root, ['plan', 'approve', id]));
+  assertOk(runJson(repo.root, ['epic', 'start', id]));
+  assertClaimed(runJson(repo.root, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  const ok = run(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--plan', 'plans/notes.md']);
+  assert.equal(ok.code, 0);
+  assert.match(await outcomeOf(ok.id), /^succeeded · exit 0 · \d+s · Step 1 completed · 1 commit \([0-9a-f]{7}\)$/);
+
+  assertClaimed(runJson(repo.root, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  const r = runCli(repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md', '--json', '--', process.execPath, agent, 'fail'], { SF_CLI: CLI_PATH });
+  assert.equal(r.code, 1, 'run keeps its exit-code contract: the agent exit code');
+  const failed = (JSON.parse(r.stdout) as { run: { id: number } }).run.id;
+  assert.equal(await outcomeOf(failed), (await outcomeOf(failed)).replace(/ — .*/, ''), 'the reason "exit 1" is not said twice');
+  assert.match(await outcomeOf(failed), /^failed · exit 1 · \d+s · Step 2 released \(pending\) · no commits$/);
+
+  assertClaimed(runJson(repo.root, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  assert.equal(run(['--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md']).code, 0);
+  assertOk(runJson(repo.root, ['epic', 'finish', id]));
+  const bart = run(['--role', 'bart', '--epic', id]);
+  assert.equal(bart.code, 0);
+  assert.match(await outcomeOf(bart.id), /^succeeded · exit 0 · \d+s · signal: pass$/);
+});
+
+test("a planner's run names the plan version it proposed", async () => {
+  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Lisa plans']));
+  const lisa = run(['--role', 'lisa', '--epic', id]);
+  assert.equal(lisa.code, 0);
+  assert.match(await outcomeOf(lisa.id), /^succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval$/);
+});
+
+test('a launch that never recorded a run says so', () => {
+  assert.match(runOutcome(undefined, undefined, 3, 1200, null).text, /^springfield run exited 3 before recording the run/);
+});
+
+test('run outlives a reader that goes away: the agent finishes and the run is recorded', async () => {
+  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Chatty']));
+  const child = spawn(process.execPath, [CLI_PATH, 'run', '--role', 'lisa', '--epic', id, '--', process.execPath, agent, 'chatty'], { cwd: repo.root, env: cleanEnv({ SF_CLI: CLI_PATH }), stdio: ['ignore', 'pipe', 'pipe'] });
+  // The window that showed it closes: nobody reads its output any more.
+  child.stdout.destroy();
+  child.stderr.destroy();
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  assert.equal(code, 0, 'run ended normally with the agent');
+  const runs = assertOk<{ runs: { epic_id: string; status: string }[] }>(runJson(repo.root, ['runs', '--epic', id])).runs;
+  assert.deepEqual(runs.map((r) => r.status), ['no_progress'], 'the run was recorded (it proposed nothing), not left running');
+});
