@@ -11,6 +11,8 @@ import { baseName } from './views/format.ts';
 
 const ROLE_ICONS: Readonly<Record<string, string>> = { lisa: 'lightbulb', ralph: 'tools', bart: 'eye', lovejoy: 'git-merge' };
 const DIM = '\x1b[2m';
+/** Ended agent terminals kept open at most; older ones close (their outcome and output tail stay in the store). */
+const KEEP_ENDED = 20;
 const RESET = '\x1b[0m';
 
 export interface AgentTerminalOptions {
@@ -29,6 +31,7 @@ export interface AgentTerminalOptions {
  */
 export class AgentTerminalLauncher implements Launcher {
   private readonly o: AgentTerminalOptions;
+  private readonly endedTerminals: vscode.Terminal[] = [];
 
   constructor(options: AgentTerminalOptions) {
     this.o = options;
@@ -77,6 +80,8 @@ export class AgentTerminalLauncher implements Launcher {
     const closed = vscode.window.onDidCloseTerminal((t) => {
       if (t !== terminal) return;
       closed.dispose();
+      const at = this.endedTerminals.indexOf(terminal);
+      if (at >= 0) this.endedTerminals.splice(at, 1);
       out.dispose();
       close.dispose();
     });
@@ -104,6 +109,8 @@ export class AgentTerminalLauncher implements Launcher {
       const commits = run?.head_before && run.head_after ? await countCommits(run.worktree ?? spec.cwd, run.head_before, run.head_after) : null;
       const outcome = runOutcome(this.o.host.snapshot, run, code, Date.now() - started, commits);
       write(`\n\x1b[1;${outcome.ok ? '32m✓' : '31m✗'} ${spec.name}: ${outcome.text}${RESET}\n${DIM}Press any key to close this terminal.${RESET}\n`);
+      this.endedTerminals.push(terminal);
+      while (this.endedTerminals.length > KEEP_ENDED) this.endedTerminals.shift()?.dispose();
     });
     return { done, kill: () => child.kill('SIGTERM'), tail: () => tail.text() };
   }
