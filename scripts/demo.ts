@@ -9,10 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { ensureCodeServer, startCodeServer } from './codeServer.ts';
 import { runStandInAgents } from './demoAgents.ts';
 import { buildDemoRepo, CLI } from './demoRepo.ts';
+import { DEFAULT_PACE, prepareSchedulerDemo } from './demoScheduler.ts';
 import { DEMO_PACKAGES, ensureAptPackages } from './systemDeps.ts';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const noEditor = process.argv.includes('--no-editor');
+const paceAt = process.argv.indexOf('--pace');
+const pace = paceAt >= 0 ? Number(process.argv[paceAt + 1]) : DEFAULT_PACE;
+if (!(pace >= 0 && pace <= 60)) {
+  console.error(`--pace takes the seconds a stand-in agent waits before each command (0 to 60), got '${process.argv[paceAt + 1] ?? ''}'`);
+  process.exit(2);
+}
 
 /** One agent: claim, tick every item, complete, until nothing is left for it. */
 function agent(name: string, cwd: string): Promise<void> {
@@ -56,6 +63,9 @@ runStandInAgents(base);
 console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.worktrees['ralph-a']}\n  springfield context\n  springfield --help\n`);
 
 if (!noEditor) {
+  const work = prepareSchedulerDemo(demo, pace);
+  console.log(`Stand-in agents are configured in ${demo.root}/.springfield/config.json (each waits ${pace} s before each command; --pace to change):`);
+  console.log(`  ${work.orders} "Order history" and ${work.wishlist} "Wishlist" have approved plans; ${work.giftCards} "Gift cards" has none yet.\n`);
   ensureAptPackages(DEMO_PACKAGES);
   await ensureCodeServer();
   // As a user has it: the extension installed (linked into code-server's extensions folder), no test
@@ -63,7 +73,9 @@ if (!noEditor) {
   const server = await startCodeServer({ folder: demo.root, installedExtensionPath: projectRoot });
   console.log(`VS Code (code-server) with Springfield on the demo repository:\n\n  ${server.url}\n`);
   console.log('Open it in a browser: the Springfield icon in the activity bar shows the epics; the plan for "Search" waits for approval;');
-  console.log('src/greeting.ts carries a review signal waiting for you. Press Ctrl+C to stop.');
+  console.log('src/greeting.ts carries a review signal waiting for you.');
+  console.log('Press Start scheduler (▷▷ in the Agents view\'s title): Ralph builds "Order history" and "Wishlist" in parallel terminals, each');
+  console.log('build is verified, Bart reviews and the scheduler merges; Lisa plans "Gift cards" and asks for your approval. Press Ctrl+C to stop.');
   const stop = async () => {
     await server.stop();
     process.exit(0);

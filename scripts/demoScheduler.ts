@@ -1,0 +1,102 @@
+// The demo's editor part: the demo repository gets stand-in agents (scripts/standInAgent.ts, real
+// processes that do what their context file's prompt says through the CLI, paced so a person can
+// watch), a verification command, and work for them — two epics with approved plans and one without
+// a plan — so that Start scheduler in the editor plans, builds in parallel terminals, verifies,
+// reviews and merges. Nothing runs here: the person starts the scheduler.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sf, type DemoRepo } from './demoRepo.ts';
+
+const STAND_IN = resolve(dirname(fileURLToPath(import.meta.url)), 'standInAgent.ts');
+
+/** Seconds a stand-in waits before each command it runs; `npm run demo -- --pace 3` slows it down. */
+export const DEFAULT_PACE = 1.5;
+
+export const ORDERS_PLAN = `# Plan: Order history
+
+## Approach
+List a customer's orders from the order store, newest first, a page at a time.
+
+## Constraints
+No new runtime dependencies.
+
+## Step 1: Order store query {#step-1}
+**Tasks:**
+- [ ] Query orders by customer
+**Tests:**
+- [ ] Newest first
+
+## Step 2: Pagination {#step-2}
+**Depends on:** #step-1
+**Tasks:**
+- [ ] Pages of 20
+
+## Step 3: History page {#step-3}
+**Depends on:** #step-2
+**Tasks:**
+- [ ] Render the list
+`;
+
+export const WISHLIST_PLAN = `# Plan: Wishlist
+
+## Approach
+A set of product ids per customer, kept beside the cart.
+
+## Step 1: Wishlist store {#step-1}
+**Tasks:**
+- [ ] Add and remove products
+
+## Step 2: Wishlist button {#step-2}
+**Depends on:** #step-1
+**Tasks:**
+- [ ] Toggle from the product page
+`;
+
+const TEST = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+test('the greeting module exports greet', () => {
+  assert.match(readFileSync(new URL('../src/greeting.ts', import.meta.url), 'utf8'), /export function greet/);
+});
+`;
+
+export interface SchedulerDemo {
+  /** Epics with approved plans, ready for the scheduler to start. */
+  readonly orders: string;
+  readonly wishlist: string;
+  /** An epic without a plan: Lisa writes it, a person approves it. */
+  readonly giftCards: string;
+}
+
+/** Writes the agents' configuration into the demo repository and adds the epics they work on. */
+export function prepareSchedulerDemo(demo: DemoRepo, paceSeconds = DEFAULT_PACE): SchedulerDemo {
+  const repo = demo.root;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+  mkdirSync(join(repo, 'test'), { recursive: true });
+  writeFileSync(join(repo, 'test', 'greeting.test.mjs'), TEST);
+  writeFileSync(join(repo, 'plans', 'orders.md'), ORDERS_PLAN);
+  writeFileSync(join(repo, 'plans', 'wishlist.md'), WISHLIST_PLAN);
+  git('add', 'test', 'plans/orders.md', 'plans/wishlist.md');
+  git('commit', '-qm', 'Plans for order history and a wishlist; a test');
+  const agent = [process.execPath, STAND_IN, '--pace', String(paceSeconds), '$SPRINGFIELD_CONTEXT_FILE'];
+  writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({
+    roles: { lisa: agent, ralph: agent, bart: agent },
+    verification: [[process.execPath, '--test']],
+    maxParallelAgents: 3,
+  }, null, 2) + '\n');
+  const lisa = { SPRINGFIELD_AGENT: 'lisa' };
+  const person = { SPRINGFIELD_AGENT: '' };
+  const approved = (title: string, brief: string, plan: string): string => {
+    const id = String(sf(repo, ['epic', 'create', title, '--brief', brief, '--complexity', 'standard', '--priority', 'P1']).id);
+    sf(repo, ['plan', 'propose', id, plan], lisa);
+    sf(repo, ['plan', 'approve', id], person);
+    return id;
+  };
+  const orders = approved('Order history', 'Customers cannot find past orders. Acceptance: a paged list, newest first.', 'plans/orders.md');
+  const wishlist = approved('Wishlist', 'Customers want to save products for later. Acceptance: add and remove from the product page.', 'plans/wishlist.md');
+  const giftCards = String(sf(repo, ['epic', 'create', 'Gift cards', '--brief', 'Sell gift cards. Acceptance: buy one, redeem it at checkout.', '--complexity', 'standard']).id);
+  return { orders, wishlist, giftCards };
+}

@@ -1,0 +1,105 @@
+// The demo as a person sees it (`npm run demo`'s editor: the demo repository with stand-in agents
+// configured, the extension installed, no test driver, dark theme): one press of Start scheduler
+// builds two epics in parallel terminals, verifies, has Bart review and merges them; Lisa plans the
+// epic without a plan and the person is told it waits for approval; the trees, the status bar and
+// toasts follow. Checked in the store through the CLI and in the tree, with screenshots.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
+import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
+import { openEditor, type EditorSession } from './harness.ts';
+import { cli, eventually, git, openSpringfield, palette, root, row, rowShows, screenshot, toast, webview } from './person.ts';
+
+interface Run { id: number; epic_id: string; role: string; status: string; started_at: string; ended_at: string | null; exit_code: number | null }
+
+function runs(repo: string): Run[] {
+  return cli<{ runs: Run[] }>(repo, ['runs']).runs;
+}
+
+function status(repo: string, epic: string): string {
+  return cli<{ status: string }>(repo, ['epic', 'show', epic]).status;
+}
+
+/** Two runs of different epics that were under way at the same moment. */
+function overlapping(all: readonly Run[]): [Run, Run] | undefined {
+  const end = (r: Run) => (r.ended_at ? Date.parse(r.ended_at) : Infinity);
+  for (const a of all) for (const b of all) {
+    if (a.id < b.id && a.epic_id !== b.epic_id && Date.parse(a.started_at) < end(b) && Date.parse(b.started_at) < end(a)) return [a, b];
+  }
+  return undefined;
+}
+
+describe('The demo: Start scheduler takes epics to done with stand-in agents (code-server + Chromium)', () => {
+  let base: string;
+  let demo: DemoRepo;
+  let work: SchedulerDemo;
+  let session: EditorSession;
+  let page: Page;
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-demo-editor-')));
+    demo = buildDemoRepo(base);
+    work = prepareSchedulerDemo(demo, 0.3);
+    await ensureCodeServer();
+    session = await openEditor({ extensionPath: root, workspace: demo.root, theme: 'dark', width: 1600, height: 1000, settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
+    page = session.page;
+    await openSpringfield(page, 300);
+    await row(page, `${work.orders}  Order history`).waitFor({ timeout: 60_000 });
+  }, { timeout: 15 * 60_000 });
+
+  after(async () => {
+    await session?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  test('Start scheduler: Ralph builds two epics at once, each in a terminal of its own', { timeout: 120_000 }, async () => {
+    const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
+    await header.hover();
+    await header.locator('[aria-label="Start scheduler"]').click();
+    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
+    await eventually('two epics built at the same time', () => overlapping(runs(demo.root).filter((r) => r.role === 'ralph')) !== undefined, 60_000);
+    await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Ralph · ${work.orders}` }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Ralph · ${work.wishlist}` }).first().waitFor({ timeout: 15_000 });
+    await screenshot(page, 'demo-scheduler-parallel');
+  });
+
+  test('Order history goes to done: built step by step, verified, reviewed by Bart, merged into main', { timeout: 240_000 }, async () => {
+    await eventually('Order history done', () => status(demo.root, work.orders) === 'done', 180_000);
+    const own = runs(demo.root).filter((r) => r.epic_id === work.orders);
+    assert.deepEqual(own.filter((r) => r.status !== 'succeeded'), [], 'every run of the epic succeeded');
+    assert.deepEqual(own.map((r) => r.role).sort(), ['bart', 'ralph', 'ralph', 'ralph'], 'three builds (one per step) and one review');
+    const events = cli<{ events: { entity: string; action: string; reason: string | null }[] }>(demo.root, ['events', '--epic', work.orders, '--limit', '500']).events;
+    assert.ok(events.some((e) => e.entity === 'epic' && e.action === 'steps_completed' && /verification passed/.test(e.reason ?? '')), 'completed once the configured verification passed');
+    assert.match(git(demo.root, 'log', '--format=%s', 'main'), new RegExp(`^Order history \\(${work.orders}\\)$`, 'm'), 'squash-merged into main');
+    await rowShows(page, `${work.orders}  Order history`, ['done'], 20_000);
+    await toast(page, new RegExp(`${work.orders} “Order history” is done: reviewed and merged`)).waitFor({ timeout: 20_000 })
+      .catch(async () => assert.fail(`no "done" toast; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`));
+    await screenshot(page, 'demo-scheduler-done');
+  });
+
+  test('Lisa plans Gift cards and the person is told the plan waits for approval; the Agents view and the dashboard follow', { timeout: 180_000 }, async () => {
+    await eventually('Wishlist done', () => status(demo.root, work.wishlist) === 'done', 120_000);
+    // It came early (Lisa plans while Ralph builds) and its toast has faded: the notification center keeps it.
+    await palette(page, 'Notifications: Show Notifications');
+    const center = page.locator('.notifications-center');
+    await center.locator('.notification-list-item', { hasText: `a plan for ${work.giftCards} “Gift cards” (version 1) waits for your approval` }).first().waitFor({ timeout: 20_000 })
+      .catch(async () => assert.fail(`no approval notice; notifications: ${JSON.stringify(await center.locator('.notification-list-item').allInnerTexts())}`));
+    await screenshot(page, 'demo-scheduler-notifications');
+    await page.keyboard.press('Escape');
+    await rowShows(page, `${work.giftCards}  Gift cards`, ['plan awaiting approval'], 20_000);
+    await row(page, `Bart · ${work.orders}`).filter({ hasText: 'succeeded' }).first().waitFor({ timeout: 10_000 });
+    await palette(page, 'Springfield: Open dashboard');
+    await webview(page).locator('.card', { hasText: work.orders }).first().waitFor({ timeout: 20_000 });
+    await screenshot(page, 'demo-scheduler-dashboard');
+    const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
+    await header.hover();
+    await header.locator('[aria-label="Stop scheduler"]').click();
+    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
+  });
+});
