@@ -88,10 +88,7 @@ describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
     out = join(base, 'out');
     mkdirSync(join(repo, 'plans'), { recursive: true });
     mkdirSync(out);
-    writeFileSync(join(repo, '.gitignore'), '.springfield/\n.vscode/\n');
-    // VS Code's own error toast for every terminal that exits non-zero would crowd out the one under test.
-    mkdirSync(join(repo, '.vscode'));
-    writeFileSync(join(repo, '.vscode', 'settings.json'), JSON.stringify({ 'terminal.integrated.showExitAlert': false }));
+    writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
     const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore', env: cleanEnv() });
     git('init', '-q', '-b', 'main');
     git('config', 'user.email', 'marge@example.com');
