@@ -96,6 +96,10 @@ export class SpringfieldExtension extends Disposable {
     const agentsView = this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
     const setup = this.register(new AgentSetup(host));
     this.setup = setup;
+    // A list of past runs hides the view's welcome, so the hint about a missing agent goes above it.
+    const setupHint = (s: Snapshot | undefined) => {
+      agentsView.message = s && s.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
+    };
     const status = this.register(new StatusBar());
     const clock = this.register(new LiveClock([this.epics, this.agents, status], () => void host.refresh()));
     for (const tree of [this.epics, this.agents]) this.register(tree.onDidShowLiveRow(() => clock.wake()));
@@ -123,7 +127,7 @@ export class SpringfieldExtension extends Disposable {
       clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
       void this.setWalkthroughKeys(s);
       blocks.update(s);
-      agentsView.message = s.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
+      setupHint(s);
       const n = attentionCount(s);
       epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
@@ -134,7 +138,7 @@ export class SpringfieldExtension extends Disposable {
     this.register(setup.onDidChange(() => {
       scheduler.reload();
       void this.setWalkthroughKeys(host.snapshot);
-      if (host.snapshot) agentsView.message = host.snapshot.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
+      setupHint(host.snapshot);
     }));
     this.registerCommands(ctx, comments);
     this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => scheduler.start())));
