@@ -63,14 +63,17 @@ runStandInAgents(base);
 console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.worktrees['ralph-a']}\n  springfield context\n  springfield --help\n`);
 
 if (!noEditor) {
-  const work = prepareSchedulerDemo(demo, pace);
-  console.log(`Stand-in agents are configured in ${demo.root}/.springfield/config.json (each waits ${pace} s before each command; --pace to change):`);
+  // The demo's trust decisions live beside it (as the CLI part's do), not in your own state; the editor gets the same XDG_STATE_HOME.
+  const state = join(base, 'state');
+  const work = prepareSchedulerDemo(demo, state, pace);
+  console.log(`Stand-in agents are configured in ${demo.root}/.springfield/config.json and allowed with 'springfield allow' in the demo's own state ${state}`);
+  console.log(`(each waits ${pace} s before each command; --pace to change).`);
   console.log(`  ${work.orders} "Order history" and ${work.wishlist} "Wishlist" have approved plans; ${work.giftCards} "Gift cards" has none yet.\n`);
   ensureAptPackages(DEMO_PACKAGES);
   await ensureCodeServer();
   // As a user has it: the extension installed (linked into code-server's extensions folder), no test
   // driver, so its notifications show.
-  const server = await startCodeServer({ folder: demo.root, installedExtensionPath: projectRoot });
+  const server = await startCodeServer({ folder: demo.root, installedExtensionPath: projectRoot, env: { XDG_STATE_HOME: state } });
   console.log(`VS Code (code-server) with Springfield on the demo repository:\n\n  ${server.url}\n`);
   console.log('Open it in a browser: the Springfield icon in the activity bar shows the epics; the plan for "Search" waits for approval;');
   console.log('src/greeting.ts carries a review signal waiting for you.');

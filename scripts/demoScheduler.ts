@@ -2,7 +2,8 @@
 // processes that do what their context file's prompt says through the CLI, paced so a person can
 // watch), a verification command, and work for them — two epics with approved plans and one without
 // a plan — so that Start scheduler in the editor plans, builds in parallel terminals, verifies,
-// reviews and merges. Nothing runs here: the person starts the scheduler.
+// reviews and merges. Nothing runs here: the person starts the scheduler. The config is allowed
+// (docs/trust.md) in the demo's own state directory, which the demo's editor is started with.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -71,8 +72,12 @@ export interface SchedulerDemo {
   readonly giftCards: string;
 }
 
-/** Writes the agents' configuration into the demo repository and adds the epics they work on. */
-export function prepareSchedulerDemo(demo: DemoRepo, paceSeconds = DEFAULT_PACE): SchedulerDemo {
+/**
+ * Writes the agents' configuration into the demo repository, allows it with `springfield allow` in
+ * `stateDir` (the demo's own state, never the user's: the demo's editor is started with it as
+ * XDG_STATE_HOME, so its Start scheduler asks nothing), and adds the epics the agents work on.
+ */
+export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSeconds = DEFAULT_PACE): SchedulerDemo {
   const repo = demo.root;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
   mkdirSync(join(repo, 'test'), { recursive: true });
@@ -87,6 +92,7 @@ export function prepareSchedulerDemo(demo: DemoRepo, paceSeconds = DEFAULT_PACE)
     verification: [[process.execPath, '--test']],
     maxParallelAgents: 3,
   }, null, 2) + '\n');
+  sf(repo, ['allow'], { XDG_STATE_HOME: stateDir });
   const lisa = { SPRINGFIELD_AGENT: 'lisa' };
   const person = { SPRINGFIELD_AGENT: '' };
   const approved = (title: string, brief: string, plan: string): string => {

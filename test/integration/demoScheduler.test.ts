@@ -45,9 +45,11 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
     assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
     base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-demo-editor-')));
     demo = buildDemoRepo(base);
-    work = prepareSchedulerDemo(demo, 0.3);
+    // As npm run demo does: the config allowed in the demo's own state, which the editor is started with.
+    const state = join(base, 'state');
+    work = prepareSchedulerDemo(demo, state, 0.3);
     await ensureCodeServer();
-    session = await openEditor({ extensionPath: root, workspace: demo.root, theme: 'dark', width: 1600, height: 1000, settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
+    session = await openEditor({ extensionPath: root, workspace: demo.root, theme: 'dark', width: 1600, height: 1000, env: { XDG_STATE_HOME: state }, settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
     page = session.page;
     await openSpringfield(page, 300);
     await row(page, `${work.orders}  Order history`).waitFor({ timeout: 60_000 });
@@ -63,6 +65,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
     await header.hover();
     await header.locator('[aria-label="Start scheduler"]').click();
     await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'the demo allowed its config: no question');
     await eventually('two epics built at the same time', () => overlapping(runs(demo.root).filter((r) => r.role === 'ralph')) !== undefined, 60_000);
     await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Ralph · ${work.orders}` }).first().waitFor({ timeout: 15_000 });
     await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Ralph · ${work.wishlist}` }).first().waitFor({ timeout: 15_000 });
