@@ -8,8 +8,8 @@ import type { StoreHost } from './storeHost.ts';
 
 /**
  * Which roles have an agent configured (settings over `.springfield/config.json`), kept current as
- * either changes: the `springfield.agentsConfigured` context key (the Agents view's welcome) and an
- * event for the walkthrough and the scheduler.
+ * either changes: the `springfield.agentsConfigured` context key (the Agents view's welcome), and an
+ * event on every change of either for the walkthrough and the scheduler.
  */
 export class AgentSetup extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<readonly string[]>());
@@ -53,9 +53,10 @@ export class AgentSetup extends Disposable {
       // An invalid config.json starts nothing; the scheduler says why when asked to run.
       roles = [];
     }
-    if (this.current && roles.join() === this.current.join()) return;
+    const rolesChanged = !this.current || roles.join() !== this.current.join();
     this.current = roles;
-    void vscode.commands.executeCommand('setContext', 'springfield.agentsConfigured', roles.length > 0);
+    if (rolesChanged) void vscode.commands.executeCommand('setContext', 'springfield.agentsConfigured', roles.length > 0);
+    // Any change counts, not only the roles': the scheduler picks up new verification commands too.
     this.changed.fire(roles);
   }
 

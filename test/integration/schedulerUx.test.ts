@@ -4,10 +4,11 @@
 // both, and the status bar says while it runs; once agents are configured (config.json written by
 // hand, noticed at once), each run's terminal stays open after it with its outcome in one line, a
 // failing agent brings no "terminal process terminated" toast, the Agents view shows the iteration
-// against the budget, and the walkthrough ticks the agent step.
+// against the budget, and the walkthrough ticks the agent step. A config.json nobody allowed is
+// shown and allowed first, and one changed while the scheduler runs is asked about again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -164,6 +165,11 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
 
   test('agent terminals stay open with their outcome; a failing agent brings no terminal toast; the row shows iteration 1/5', { timeout: 120_000 }, async () => {
     await agentsWelcome(page).getByRole('button', { name: 'Start scheduler' }).click();
+    // A config nobody allowed yet: the person sees what it runs and allows it (docs/trust.md).
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.lisa: \S+ \S+lisa\.cjs/);
+    await dialog.getByRole('button', { name: 'Allow' }).click();
     await eventually('the flaky run failed', () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'), 30_000);
     await row(page, `Lisa · ${docs}`).filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
     const failed = await eventuallyText(page, `Lisa · ${flaky}`, /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/);
@@ -186,7 +192,20 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       .catch(() => undefined); // with one terminal left the panel shows no tab list: checked by name below
     const names = await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').allInnerTexts();
     assert.ok(!names.some((n) => n.includes(`Lisa · ${docs}`)), `the closed terminal is gone: ${JSON.stringify(names)}`);
-    await agentsAction(page, 'Stop scheduler');
+  });
+
+  test('config.json changed while the scheduler runs is asked about again; Cancel stops the scheduler, saying why', { timeout: 60_000 }, async () => {
+    const config = join(repo, '.springfield', 'config.json');
+    const changed = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+    writeFileSync(config, JSON.stringify({ ...changed, verification: [['npm', 'test']] }));
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 20_000 });
+    assert.match(await dialog.innerText(), /changed since you allowed it[\s\S]*verification\[0\]: npm test/);
+    await screenshot(page, 'scheduler-config-changed');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: 10_000 });
+    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Start scheduler', 'Run scheduler once']);
   });
 });
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { EpicSnapshot, SchedulerConfig } from '../../src/core/scheduler/types.ts';
 import { unstaffedEpics } from '../../src/core/scheduler/unstaffed.ts';
 import { reportPass, type SchedulerPass } from '../../src/extension/model/schedulerReport.ts';
+import { cleanEnv } from '../helpers/gitRepo.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -83,14 +84,14 @@ test('orchestrate names the epics no agent is configured for; an epic built with
   mkdirSync(join(repo, 'plans'), { recursive: true });
   writeFileSync(join(repo, 'plans', 'docs.md'), PLAN);
   writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore' });
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore', env: cleanEnv() });
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 't@example.com');
   git('config', 'user.name', 't');
   git('add', '-A');
   git('commit', '-qm', 'plan');
   const sf = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: repo, encoding: 'utf8', timeout: 120_000, env: cleanEnv() });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const id = JSON.parse(sf('epic', 'create', 'Docs', '--json').stdout).id as string;
@@ -105,6 +106,7 @@ test('orchestrate names the epics no agent is configured for; an epic built with
   const agent = join(base, 'agent.cjs');
   writeFileSync(agent, AGENT);
   writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent] }, maxParallelAgents: 1 }));
+  assert.equal(sf('allow').code, 0, 'the person allows what they configured (docs/trust.md)');
   const planned = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
   assert.equal(planned.code, 0, planned.stderr);
   assert.doesNotMatch(planned.stdout, /No agent configured/, 'Lisa has an agent now; the plan waits for a person');
