@@ -60,15 +60,34 @@ async function screenshot(page: Page, name: string): Promise<void> {
   assert.ok(statSync(path).size > 10_000, `${path} written`);
 }
 
-/** Notifications that say an epic is blocked, from the notification center. */
-async function blockNotices(page: Page, epic: string): Promise<number> {
+/**
+ * Every notification in the notification center, by its text. The center is a virtualized list
+ * that renders only the rows in view, so the list is scrolled to the end and rows are collected by
+ * their index on the way.
+ */
+async function allNotifications(page: Page): Promise<string[]> {
   await page.keyboard.press('Escape');
   await palette(page, 'Notifications: Show Notifications');
   const center = page.locator('.notifications-center');
   await center.waitFor({ timeout: 10_000 });
-  const n = await center.locator('.notification-list-item', { hasText: `${epic} "` }).filter({ hasText: 'is blocked' }).count();
+  const seen = new Map<string, string>();
+  for (let unchanged = 0; unchanged < 3;) {
+    const rows = await center.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const));
+    const before = seen.size;
+    for (const [i, text] of rows) seen.set(i, text.replace(/\s+/g, ' '));
+    unchanged = seen.size === before ? unchanged + 1 : 0;
+    await center.locator('.monaco-list').hover();
+    await page.mouse.wheel(0, 200);
+    await page.waitForTimeout(100);
+  }
   await page.keyboard.press('Escape');
-  return n;
+  return [...seen.values()];
+}
+
+/** Notifications that say an epic is blocked; `all` gets every notification's text, for the failure message. */
+async function blockNotices(page: Page, epic: string, all: string[] = []): Promise<number> {
+  all.push(...await allNotifications(page));
+  return all.filter((t) => t.includes(`${epic} "`) && t.includes('is blocked')).length;
 }
 
 describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
@@ -125,7 +144,9 @@ describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
     await epicRow.filter({ hasText: 'Lisa failed 2 times in a row' }).waitFor({ timeout: 10_000 });
     await page.waitForTimeout(5000); // more than two ticks of the 2 s loop
     assert.equal(lisaRuns(treeEpic), '2', 'nothing relaunched after the block');
-    assert.equal(await blockNotices(page, treeEpic), 1, 'told once, not on every tick');
+    const notices: string[] = [];
+    assert.equal(await blockNotices(page, treeEpic, notices), 1, `told once, not on every tick; the notifications were:\n${notices.join('\n')}`);
+    assert.equal(notices.filter((t) => t.includes(`${dashEpic} "`) && t.includes('is blocked')).length, 1, 'the other blocked epic is told once too');
     const agents = page.locator('.part.sidebar .monaco-list-row', { hasText: `Lisa · ${treeEpic}` });
     await agents.filter({ hasText: 'failed (exit 1)' }).first().waitFor({ timeout: 10_000 });
     await screenshot(page, 'faults-blocked');

@@ -93,7 +93,12 @@ export async function contextAction(page: Page, target: Locator, action: string 
       await until.waitFor({ timeout });
       return;
     } catch (err) {
-      if (attempt >= 3) throw err;
+      if (attempt >= 3) {
+        // Say what the person would see instead (an error toast, a menu still open), so a failure on another machine explains itself.
+        const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+        const menu = await page.locator('.context-view').allInnerTexts().catch(() => []);
+        throw new Error(`${action.toString()} did not bring what it should after 3 tries; toasts: ${JSON.stringify(toasts)}; menu: ${JSON.stringify(menu)}`, { cause: err });
+      }
       await page.keyboard.press('Escape');
     }
   }
