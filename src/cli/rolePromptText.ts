@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { loadRolePrompt, promptNameFor, promptValues, fillPrompt, withPrompt } from '../core/agents/rolePrompt.ts';
 import type { ContextView } from '../core/epics/context.ts';
-import { runGit } from '../core/git/repo.ts';
+import { gitOut } from '../core/git/exec.ts';
 import { configPathFor, loadRoleCommands } from '../core/runs/roles.ts';
 import type { CliContext } from './context.ts';
 
@@ -21,7 +21,7 @@ export function contextForRole(ctx: CliContext, role: string | null, view: Conte
 /** The main worktree's branch: epic branches are made from it. */
 function baseBranch(ctx: CliContext): string {
   try {
-    const branch = runGit(ctx.location.mainRoot ?? ctx.location.commonDir, ['rev-parse', '--abbrev-ref', 'HEAD']);
+    const branch = gitOut(ctx.location.mainRoot ?? ctx.location.commonDir, ['rev-parse', '--abbrev-ref', 'HEAD'], ctx.env).trim();
     return branch && branch !== 'HEAD' ? branch : 'main';
   } catch {
     return 'main';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { delimiter } from 'node:path';
 import { constants } from 'node:os';
 import * as vscode from 'vscode';
-import type { LaunchedAgent, LaunchSpec, Launcher } from '../core/orchestrate/launcher.ts';
+import type { LaunchedAgent, LaunchSpec, Launcher } from '../core/orchestrate/agentLauncher.ts';
 import { isEditorVariable } from '../core/runs/agentEnv.ts';
 import { OutputTail } from '../core/runs/processGroup.ts';
 import { countCommits, runOutcome } from './model/runOutcome.ts';

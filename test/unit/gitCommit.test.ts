@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -244,5 +244,37 @@ describe('springfield commit', () => {
     const rec = runCli(repo.root, ['reconcile', '--json']).json<{ reconciled: { step_anchor: string; commit_hash: string }[] }>();
     assert.deepEqual(rec.reconciled.map((s) => [s.step_anchor, s.commit_hash]), [['step-1', out.commit_hash]]);
     assert.equal(steps(a).find((s) => s.anchor === 'step-1')?.commit_hash, out.commit_hash);
+  });
+  test('a failing git call is one line with exit 3; an inherited GIT_DIR, index or injected hook never reaches git', () => {
+    const repo = setup(['a']);
+    repos.push(repo);
+    const a = repo.worktree('a');
+    claimAndFinish(a);
+    writeFileSync(join(a, 'client.ts'), 'x\n');
+    const lock = join(repo.git(['rev-parse', '--absolute-git-dir'], a), 'index.lock');
+    writeFileSync(lock, '');
+    const before = head(repo, a);
+    const failed = assertFails(runCli(a, ['commit', '-m', 'locked', '--json']), 3, 'git_failed');
+    assert.match(failed.message, /^git add failed in \S+: fatal: Unable to create '\S+index\.lock': File exists\.$/);
+    assert.equal(head(repo, a), before);
+    rmSync(lock);
+    // What a parent git process (springfield run from a hook or an alias) or a person's shell leaves behind.
+    const marker = join(repo.tmp, 'ran');
+    const hooks = join(repo.tmp, 'hooks');
+    mkdirSync(hooks);
+    for (const program of [join(repo.tmp, 'editor.sh'), join(hooks, 'pre-commit')]) {
+      writeFileSync(program, `#!/bin/sh\necho "$0" >> '${marker}'\nexit 1\n`);
+      chmodSync(program, 0o755);
+    }
+    const mainHead = head(repo, repo.root);
+    const r = runCli(a, ['commit', '-m', 'inherited environment', '--json'], {
+      GIT_DIR: join(repo.root, '.git'), GIT_WORK_TREE: repo.root, GIT_INDEX_FILE: join(repo.tmp, 'index'),
+      GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks, GIT_EDITOR: join(repo.tmp, 'editor.sh'),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.json<CommitJson>().commit_hash, head(repo, a));
+    assert.deepEqual(repo.git(['show', '--name-only', '--format=', 'HEAD'], a).split('\n'), ['client.ts']);
+    assert.equal(head(repo, repo.root), mainHead);
+    assert.equal(existsSync(marker), false, 'no injected hook or editor ran');
   });
 });

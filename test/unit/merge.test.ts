@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { gitRunAsync } from '../../src/core/git/exec.ts';
 import { squashMerge } from '../../src/core/orchestrate/merge.ts';
 
 function repo(t: { after: (fn: () => void) => void }) {
@@ -53,4 +54,32 @@ test('a conflicting branch is refused, main is left clean and untracked files st
   assert.equal(git('status', '--porcelain', '--untracked-files=no'), '');
   assert.equal(readFileSync(join(dir, 'f'), 'utf8'), 'main moved\n');
   assert.equal(readFileSync(join(dir, 'scratch.txt'), 'utf8'), 'keep me\n');
+});
+
+test('the scheduler\'s git ignores an inherited GIT_DIR, editor and injected hooks, and never waits for an editor', async (t) => {
+  const { dir, git } = repo(t);
+  const other = repo(t);
+  const marker = join(other.dir, 'ran');
+  const program = join(other.dir, 'program.sh');
+  writeFileSync(program, `#!/bin/sh\necho "$0" >> '${marker}'\nexit 1\n`);
+  chmodSync(program, 0o755);
+  const hooks = join(other.dir, 'hooks');
+  mkdirSync(hooks);
+  writeFileSync(join(hooks, 'pre-commit'), `#!/bin/sh\necho hook >> '${marker}'\nexit 1\n`);
+  chmodSync(join(hooks, 'pre-commit'), 0o755);
+  const inherited = { GIT_DIR: join(other.dir, '.git'), GIT_WORK_TREE: other.dir, GIT_EDITOR: program, EDITOR: program, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks };
+  const saved = { ...process.env };
+  Object.assign(process.env, inherited);
+  t.after(() => {
+    for (const k of Object.keys(inherited)) delete process.env[k];
+    Object.assign(process.env, saved);
+  });
+  const otherHead = other.git('--git-dir', join(other.dir, '.git'), 'rev-parse', 'HEAD');
+  const r = await squashMerge(dir, 'sf-0001', 'Epic');
+  assert.equal(git('--git-dir', join(dir, '.git'), 'log', '-1', '--format=%H'), r.commit_hash);
+  assert.equal(other.git('--git-dir', join(other.dir, '.git'), 'rev-parse', 'HEAD'), otherHead);
+  // A commit without a message would open the editor: git's own "no editor" makes it fail at once.
+  const edited = await gitRunAsync(dir, ['commit', '--allow-empty'], process.env);
+  assert.notEqual(edited.status, 0);
+  assert.equal(existsSync(marker), false, 'no inherited editor or injected hook ran');
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { RefusedError } from '../../src/core/errors.ts';
 import { copyIncluded } from '../../src/core/orchestrate/setup.ts';
-import { depositApprovedPlan } from '../../src/core/orchestrate/worktrees.ts';
+import { depositApprovedPlan } from '../../src/core/orchestrate/epicWorktree.ts';
 import { describeTidy, tidyWorktree } from '../../src/core/orchestrate/worktreeState.ts';
 import { makeRepo } from '../helpers/gitRepo.ts';
 

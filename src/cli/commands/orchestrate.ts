@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { ProcessLauncher } from '../../core/orchestrate/launcher.ts';
+import { ProcessLauncher } from '../../core/orchestrate/agentLauncher.ts';
 import { Orchestrator } from '../../core/orchestrate/orchestrator.ts';
 import { configPathFor, loadRoleCommands } from '../../core/runs/roles.ts';
 import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';

@@ -5,7 +5,8 @@ import { findPlan, requireStep } from '../store/rows.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor, CompleteResult, PlanSource } from '../store/types.ts';
-import { firstLine, gitOut, gitRun } from './exec.ts';
+import { ignoredPaths } from './checkIgnore.ts';
+import { firstLine, gitFailure, gitOut, gitRun } from './exec.ts';
 import { hasSpringfieldTrailer, trailerArgs } from './trailers.ts';
 
 export interface TargetQuery {
@@ -97,9 +98,10 @@ export async function commitStep(input: CommitStepInput): Promise<CommitStepResu
     throw new RefusedError('already_completed', `${anchor} is already completed${preview.commit_hash ? ` by commit ${preview.commit_hash}` : ''}; nothing to commit for it`);
   }
   if (input.add) gitOut(input.cwd, ['add', '-A', '--', '.', ...excludeDatabase(input.cwd, store.location, input.env)], input.env);
-  const staged = gitRun(input.cwd, ['diff', '--cached', '--quiet'], input.env);
+  const diff = ['diff', '--cached', '--quiet'];
+  const staged = gitRun(input.cwd, diff, input.env);
   if (staged.status === 0) throw new RefusedError('nothing_to_commit', `nothing to commit in ${input.cwd}${input.add ? '' : ' (nothing staged; --no-add)'}`);
-  if (staged.status !== 1) throw new RefusedError('git_failed', `git diff failed: ${firstLine(staged.stderr) || `exit ${staged.status}`}`);
+  if (staged.status !== 1) throw gitFailure(input.cwd, diff, staged);
   const commit = gitRun(input.cwd, ['commit', '-q', '-m', input.message, ...trailers], input.env);
   if (commit.status !== 0) throw new RefusedError('commit_failed', `git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`);
   const hash = gitOut(input.cwd, ['rev-parse', 'HEAD'], input.env).trim();
@@ -140,7 +142,7 @@ function excludeDatabase(cwd: string, dbPath: string, env: NodeJS.ProcessEnv): s
   const rel = relative(cwd, dbPath);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return [];
   const files = ['', '-wal', '-shm', '-journal'].map((suffix) => (rel + suffix).split(sep).join('/'));
-  // One path per line (`-z` needs --stdin): excluding an ignored path would make `git add` fail.
-  const ignored = new Set(gitRun(cwd, ['-c', 'core.quotePath=false', 'check-ignore', '--', ...files], env).stdout.split('\n'));
+  // Excluding an ignored path would make `git add` fail.
+  const ignored = new Set(ignoredPaths(cwd, files, env));
   return files.filter((f) => !ignored.has(f)).map((f) => `:(exclude,literal)${f}`);
 }

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { EnvironmentError } from '../errors.ts';
+import { gitOut, notARepository } from './exec.ts';
+import { parseWorktreeList } from './worktrees.ts';
 
 /** Where a process stands: its own worktree, the repository's common dir, and the shared database. */
 export interface RepoLocation {
@@ -19,8 +21,8 @@ export interface RepoLocation {
  * nested worktree, subdirectory, symlinked path or bare repository (SPEC §2).
  */
 export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): RepoLocation {
-  const { commonDir, worktreeRoot } = findRepoOnDisk(cwd, env) ?? askGitForRepo(cwd);
-  const mainRoot = mainWorktreeRoot(cwd, commonDir);
+  const { commonDir, worktreeRoot } = findRepoOnDisk(cwd, env) ?? askGitForRepo(cwd, env);
+  const mainRoot = mainWorktreeRoot(cwd, commonDir, env);
   const dbPath = env.SPRINGFIELD_DB
     ? resolveOverride(env.SPRINGFIELD_DB, cwd)
     : mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
@@ -98,19 +100,20 @@ function readText(path: string): string | undefined {
 }
 
 /** The same answer from git itself, for the cases findRepoOnDisk() leaves to it. */
-export function askGitForRepo(cwd: string): { commonDir: string; worktreeRoot: string | null } {
-  const [commonRaw, isBare, topRaw] = revParse(cwd);
-  if (!commonRaw) throw notARepo(cwd);
+export function askGitForRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): { commonDir: string; worktreeRoot: string | null } {
+  const [commonRaw, isBare, topRaw] = revParse(cwd, env);
+  if (!commonRaw) throw notARepository(cwd);
   return { commonDir: realpathSync.native(commonRaw), worktreeRoot: isBare === 'true' || !topRaw ? null : realpathSync.native(topRaw) };
 }
 
 /** One git call in the common case; inside a bare repository's own folder there is no toplevel. */
-function revParse(cwd: string): string[] {
+function revParse(cwd: string, env: NodeJS.ProcessEnv): string[] {
+  const args = ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository'];
   try {
-    return runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository', '--show-toplevel']).split('\n');
+    return gitOut(cwd, [...args, '--show-toplevel'], env).trim().split('\n');
   } catch (err) {
     if (!(err instanceof EnvironmentError) || err.code !== 'git_failed') throw err;
-    return runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository']).split('\n');
+    return gitOut(cwd, args, env).trim().split('\n');
   }
 }
 
@@ -118,7 +121,7 @@ function revParse(cwd: string): string[] {
  * The main worktree: the parent of a common dir named `.git`; a submodule's checkout; otherwise
  * (separate git dirs) the first entry git lists; a bare repository has none.
  */
-function mainWorktreeRoot(cwd: string, commonDir: string): string | null {
+function mainWorktreeRoot(cwd: string, commonDir: string, env: NodeJS.ProcessEnv): string | null {
   if (basename(commonDir) === '.git') {
     const root = dirname(commonDir);
     return existsSync(root) ? root : null;
@@ -129,44 +132,10 @@ function mainWorktreeRoot(cwd: string, commonDir: string): string | null {
   const named = /^\s*worktree\s*=\s*(.+?)\s*$/im.exec(config)?.[1];
   const checkout = named === undefined ? undefined : realPath(resolve(commonDir, named));
   if (checkout !== undefined) return checkout;
-  const first = runGit(cwd, ['worktree', 'list', '--porcelain']).split('\n\n')[0] ?? '';
-  const path = /^worktree (.+)$/m.exec(first)?.[1];
-  if (!path || /^bare$/m.test(first) || !existsSync(path)) return null;
-  return realpathSync.native(path);
+  const first = parseWorktreeList(gitOut(cwd, ['worktree', 'list', '--porcelain', '-z'], env))[0];
+  return first && !first.bare && !first.missing ? first.path : null;
 }
 
 function resolveOverride(path: string, cwd: string): string {
   return path.startsWith('/') ? path : join(cwd, path);
-}
-
-/** Runs git without a shell and returns trimmed stdout; a missing repository is an EnvironmentError. */
-export function runGit(cwd: string, args: string[]): string {
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    throw new EnvironmentError('no_such_directory', `${cwd}: no such directory`);
-  }
-  try {
-    const { execFileSync } = process.getBuiltinModule('node:child_process');
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: gitEnv() }).trim();
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new EnvironmentError('git_missing', 'git is not installed or not on PATH');
-    const stderr = String(e.stderr ?? '');
-    if (/not a git repository/i.test(stderr)) throw notARepo(cwd);
-    throw new EnvironmentError('git_failed', `git ${args[0]} failed: ${firstLine(stderr) || e.message}`);
-  }
-}
-
-function gitEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.GIT_DIR;
-  delete env.GIT_WORK_TREE;
-  return env;
-}
-
-function notARepo(cwd: string): EnvironmentError {
-  return new EnvironmentError('not_a_git_repository', `${cwd} is not inside a git repository (run springfield from a repository or one of its worktrees)`);
-}
-
-function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
 }

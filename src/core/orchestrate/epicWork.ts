@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { applyEpicEvent, getEpic, recordWorktreeEvent, setEpicWorktree, type EpicRow } from '../epics/epicStore.ts';
 import { approvedVersion, finishEpic, livePlanPath, planDrift } from '../epics/planApproval.ts';
+import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { finishRun, SETUP_ROLE, startRun } from '../runs/recordRun.ts';
@@ -10,12 +11,11 @@ import { timeoutFor, type RunConfig } from '../runs/roles.ts';
 import { lastVerdict, latestRun, recordVerification } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../store/types.ts';
-import { schedulerGit } from './git.ts';
 import { openPullRequest, rebaseOntoMain, squashMerge } from './merge.ts';
 import { archiveWorktree, setUpWorktree } from './setup.ts';
 import { summaryFileName, writeSummary } from './summary.ts';
 import { displayCommand, runVerification, SlotPool } from './verify.ts';
-import { depositApprovedPlan, ensureEpicWorktree, removeEpicWorktree, type ApprovedPlan } from './worktrees.ts';
+import { depositApprovedPlan, ensureEpicWorktree, removeEpicWorktree, type ApprovedPlan } from './epicWorktree.ts';
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
 
 export interface EpicWorkOptions {
@@ -151,9 +151,8 @@ export class EpicWork {
     await this.tidy(epic);
     const worktree = epic.worktree_path ?? this.o.mainRoot;
     const path = await this.o.store.read((db, now) => writeSummary(db, now, epicId, worktree));
-    const git = schedulerGit(worktree);
-    await git.add([summaryFileName(epicId)]);
-    await git.commit(`Summary of ${epicId}`, [summaryFileName(epicId)], { '--trailer': `Springfield-Epic: ${epicId}` });
+    await gitOutAsync(worktree, ['add', '--', summaryFileName(epicId)], process.env);
+    await gitOutAsync(worktree, ['commit', '-q', '-m', `Summary of ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', summaryFileName(epicId)], process.env);
     const verified = this.o.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
     const t = await this.o.store.write((db, now) => finishEpic(db, now.toISOString(), epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`));
     this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);

@@ -1,8 +1,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { schedulerGit } from './git.ts';
 import { RefusedError } from '../errors.ts';
-import { epicBranch } from './worktrees.ts';
+import { firstLine, gitOutAsync, gitRunAsync } from '../git/exec.ts';
+import { isConflicted, worktreeStatus } from '../git/status.ts';
+import { epicBranch } from './epicWorktree.ts';
 
 export interface MergeResult {
   readonly merged: true;
@@ -19,33 +20,31 @@ export interface MergeResult {
  * (undoing only the merge's own changes), so nothing is lost or left half-done.
  */
 export async function squashMerge(mainRoot: string, epicId: string, title: string): Promise<MergeResult> {
-  const git = schedulerGit(mainRoot);
+  const env = process.env;
+  const git = (args: string[]) => gitOutAsync(mainRoot, args, env);
   const branch = epicBranch(epicId);
-  const status = await git.status();
-  const tracked = status.files.filter((f) => f.index !== '?' && f.working_dir !== '?').map((f) => f.path);
+  const tracked = (await worktreeStatus(mainRoot, env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
   if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
-  await clearUntrackedCopies(git, mainRoot, branch, epicId);
-  const log = await git.raw(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
+  await clearUntrackedCopies(mainRoot, branch, epicId);
+  const log = await git(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
   const trailers = [...new Set(log.split('\x1e').flatMap((block) => block.split('\n').map((l) => l.trim()).filter((l) => /^Springfield-(Step|Plan): /.test(l))))];
   let failure: string | undefined;
-  try {
-    await git.raw(['merge', '--squash', branch]);
-    const after = await git.status();
-    if (after.conflicted.length > 0) failure = `conflicts in ${after.conflicted.slice(0, 3).join(', ')}`;
-  } catch (err) {
-    failure = err instanceof Error ? err.message.split('\n')[0] : String(err);
-  }
+  const merged = await gitRunAsync(mainRoot, ['merge', '--squash', branch], env);
+  const conflicted = (await worktreeStatus(mainRoot, env)).filter(isConflicted).map((f) => f.path);
+  if (conflicted.length > 0) failure = `conflicts in ${conflicted.slice(0, 3).join(', ')}`;
+  else if (merged.status !== 0) failure = firstLine(merged.stderr) || firstLine(merged.stdout) || `exit ${merged.status}`;
   if (failure !== undefined) {
     // Only the merge's own changes are undone (there were no other tracked changes; untracked files stay).
-    await git.raw(['reset', '--merge']).catch(() => undefined);
-    throw new RefusedError('merge_conflict', `${branch} does not merge cleanly into ${status.current ?? 'the main branch'}: ${failure}; rebase it and verify again`);
+    await gitRunAsync(mainRoot, ['reset', '--merge'], env);
+    const current = (await gitRunAsync(mainRoot, ['symbolic-ref', '--short', '-q', 'HEAD'], env)).stdout.trim();
+    throw new RefusedError('merge_conflict', `${branch} does not merge cleanly into ${current || 'the main branch'}: ${failure}; rebase it and verify again`);
   }
-  const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
+  const staged = (await git(['diff', '--cached', '--name-only'])).trim();
   if (staged === '') throw new RefusedError('nothing_to_merge', `${branch} has no changes to merge`);
-  const args = ['commit', '-m', `${title} (${epicId})`, '--trailer', `Springfield-Epic: ${epicId}`];
+  const args = ['commit', '-q', '-m', `${title} (${epicId})`, '--trailer', `Springfield-Epic: ${epicId}`];
   for (const t of trailers) args.push('--trailer', t);
-  await git.raw(args);
-  const hash = await git.revparse(['HEAD']);
+  await git(args);
+  const hash = (await git(['rev-parse', 'HEAD'])).trim();
   return { merged: true, epic_id: epicId, commit_hash: hash, branch, trailers: trailers.length };
 }
 
@@ -54,12 +53,13 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
  * copy (the plan a planner proposed without committing it) is removed, since the merge brings it back
  * byte for byte; a different one is refused, so nothing a person wrote is lost.
  */
-async function clearUntrackedCopies(git: ReturnType<typeof schedulerGit>, mainRoot: string, branch: string, epicId: string): Promise<void> {
-  const added = (await git.raw(['diff', '--name-only', '-z', '--diff-filter=A', `HEAD...${branch}`])).split('\0').filter(Boolean);
+async function clearUntrackedCopies(mainRoot: string, branch: string, epicId: string): Promise<void> {
+  const git = (args: string[]) => gitOutAsync(mainRoot, args, process.env);
+  const added = (await git(['diff', '--name-only', '-z', '--diff-filter=A', `HEAD...${branch}`])).split('\0').filter(Boolean);
   if (added.length === 0) return;
-  const untracked = new Set((await git.raw(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean));
+  const untracked = new Set((await git(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean));
   for (const file of added.filter((f) => untracked.has(f))) {
-    const [mine, theirs] = await Promise.all([git.raw(['hash-object', '--', file]), git.raw(['rev-parse', `${branch}:${file}`])]);
+    const [mine, theirs] = await Promise.all([git(['hash-object', '--', file]), git(['rev-parse', `${branch}:${file}`])]);
     if (mine.trim() !== theirs.trim()) {
       throw new RefusedError('main_untracked', `cannot merge ${epicId}: ${file} is untracked in the main worktree and differs from the epic's committed copy; move or commit it — nothing was touched`);
     }
@@ -73,17 +73,16 @@ async function clearUntrackedCopies(git: ReturnType<typeof schedulerGit>, mainRo
  * is aborted and refused.
  */
 export async function rebaseOntoMain(mainRoot: string, worktree: string): Promise<{ moved: boolean }> {
-  const main = schedulerGit(mainRoot);
-  const target = (await main.revparse(['--abbrev-ref', 'HEAD'])) || 'HEAD';
-  const wt = schedulerGit(worktree);
-  const before = await wt.revparse(['HEAD']);
-  try {
-    await wt.raw(['rebase', target]);
-  } catch (err) {
-    await wt.raw(['rebase', '--abort']).catch(() => undefined);
-    throw new RefusedError('merge_conflict', `rebasing onto ${target} conflicts: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; resolve it in ${worktree}`);
+  const env = process.env;
+  const target = (await gitOutAsync(mainRoot, ['rev-parse', '--abbrev-ref', 'HEAD'], env)).trim() || 'HEAD';
+  const head = async () => (await gitOutAsync(worktree, ['rev-parse', 'HEAD'], env)).trim();
+  const before = await head();
+  const rebased = await gitRunAsync(worktree, ['rebase', target], env);
+  if (rebased.status !== 0) {
+    await gitRunAsync(worktree, ['rebase', '--abort'], env);
+    throw new RefusedError('merge_conflict', `rebasing onto ${target} conflicts: ${firstLine(rebased.stderr) || firstLine(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`);
   }
-  return { moved: (await wt.revparse(['HEAD'])) !== before };
+  return { moved: (await head()) !== before };
 }
 
 /** Opens a pull request with GitHub's CLI instead of merging locally (config `"merge": "pr"`). */

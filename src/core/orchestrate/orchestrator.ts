@@ -13,7 +13,7 @@ import { runsByLaunch } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
 import { EpicWork } from './epicWork.ts';
-import type { LaunchedAgent, Launcher } from './launcher.ts';
+import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { setupWanted } from './setup.ts';
 import { schedulerSnapshot } from './snapshot.ts';
 

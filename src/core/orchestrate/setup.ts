@@ -1,7 +1,7 @@
 import { constants, copyFileSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { gitEnv, gitRun } from '../git/exec.ts';
+import { ignoredPaths } from '../git/checkIgnore.ts';
+import { firstLine, gitRun } from '../git/exec.ts';
 import { runCommand, type VerificationResult } from './verify.ts';
 
 /** The file at the repository root that lists ignored files each new worktree gets a copy of (gitignore syntax). */
@@ -83,13 +83,18 @@ export function copyIncluded(mainRoot: string, worktree: string): { copied: stri
     return { copied, skipped };
   }
   if (!stat.isFile()) return { copied, skipped: [`${WORKTREE_INCLUDE} is not a regular file`] };
-  const env = { ...process.env };
+  const env = process.env;
   const listed = gitRun(mainRoot, ['ls-files', '-z', '--others', '--ignored', `--exclude-from=${include}`], env);
-  if (listed.status !== 0) return { copied, skipped: [`${WORKTREE_INCLUDE}: git ls-files failed: ${listed.stderr.trim().split('\n')[0] ?? ''}`] };
+  if (listed.status !== 0) return { copied, skipped: [`${WORKTREE_INCLUDE}: git ls-files failed: ${firstLine(listed.stderr)}`] };
   const candidates = listed.stdout.split('\0').filter((p) => p !== '' && !p.startsWith('.springfield/') && !p.startsWith('.git/'));
   if (candidates.length === 0) return { copied, skipped };
   // Only files git ignores: a tracked or merely untracked file is not the worktree's to copy.
-  const ignored = new Set(spawnCheckIgnore(mainRoot, candidates, env));
+  let ignored: Set<string>;
+  try {
+    ignored = new Set(ignoredPaths(mainRoot, candidates, env, { noIndex: true }));
+  } catch (err) {
+    return { copied, skipped: [`${WORKTREE_INCLUDE}: ${err instanceof Error ? err.message : String(err)}`] };
+  }
   const mainReal = realpathSync(mainRoot);
   const wtReal = realpathSync(worktree);
   for (const rel of candidates) {
@@ -99,12 +104,6 @@ export function copyIncluded(mainRoot: string, worktree: string): { copied: stri
     else skipped.push(`${rel} (${why})`);
   }
   return { copied, skipped };
-}
-
-/** The paths git ignores, of those given (NUL-separated through stdin: any file name is safe). */
-function spawnCheckIgnore(cwd: string, paths: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const r = spawnSync('git', ['check-ignore', '--stdin', '-z', '--no-index'], { cwd, env: gitEnv(env), input: paths.join('\0') + '\0', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return r.status === 0 ? r.stdout.split('\0').filter(Boolean) : [];
 }
 
 /** Copies one file; returns why it was skipped, or null. */

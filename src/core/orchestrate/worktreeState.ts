@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { EnvironmentError, RefusedError } from '../errors.ts';
+import { firstLine, gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { gitDirOf, isAncestor, readHead } from '../git/head.ts';
-import { schedulerGit } from './git.ts';
+import { worktreeStatus } from '../git/status.ts';
 
 /** What tidying a worktree found and did, for the log. */
 export interface TidyReport {
@@ -26,11 +27,11 @@ const STALE_LOCK_MS = 10 * 60_000;
  */
 export async function tidyWorktree(worktree: string, branch: string, label: string): Promise<TidyReport> {
   if (!existsSync(worktree)) throw new EnvironmentError('worktree_missing', `${worktree} is gone`);
-  const git = schedulerGit(worktree);
-  const gitDir = gitDirOf(worktree) ?? await git.raw(['rev-parse', '--absolute-git-dir']);
+  const env = process.env;
+  const gitDir = gitDirOf(worktree) ?? (await gitOutAsync(worktree, ['rev-parse', '--absolute-git-dir'], env)).trim();
   const clearedLock = clearStaleLock(worktree, gitDir);
-  const head = readHead(worktree, process.env);
-  const current = head ? head.branch ?? '' : (await git.raw(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
+  const head = readHead(worktree, env);
+  const current = head ? head.branch ?? '' : (await gitRunAsync(worktree, ['symbolic-ref', '-q', 'HEAD'], env)).stdout.trim();
   const wanted = `refs/heads/${branch}`;
   let leftBranch: string | null = null;
   let strayBranch: string | null = null;
@@ -39,9 +40,8 @@ export async function tidyWorktree(worktree: string, branch: string, label: stri
     leftBranch = current === '' ? 'a detached HEAD' : current.replace(/^refs\/heads\//, '');
     wipCommit = await commitLeftovers(worktree, `${label}, left on ${leftBranch}`);
     if (current === '') strayBranch = await keepDetached(worktree, branch);
-    await git.raw(['checkout', '-q', branch]).catch((err: unknown) => {
-      throw new RefusedError('worktree_branch', `cannot bring ${worktree} back to ${branch}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-    });
+    const checkout = await gitRunAsync(worktree, ['checkout', '-q', branch], env);
+    if (checkout.status !== 0) throw new RefusedError('worktree_branch', `cannot bring ${worktree} back to ${branch}: ${firstLine(checkout.stderr) || `exit ${checkout.status}`}`);
   }
   wipCommit = (await commitLeftovers(worktree, label)) ?? wipCommit;
   return { clearedLock, leftBranch, strayBranch, wipCommit };
@@ -96,24 +96,20 @@ function liveGit(worktree: string, gitDir: string): boolean | undefined {
 
 /** Commits everything uncommitted (untracked files too, ignored ones not) as a marked WIP commit; null when clean. */
 async function commitLeftovers(worktree: string, label: string): Promise<string | null> {
-  const git = schedulerGit(worktree);
-  if ((await git.raw(['status', '--porcelain', '--untracked-files=all'])).trim() === '') return null;
-  await git.raw(['add', '-A']);
+  const env = process.env;
+  if ((await worktreeStatus(worktree, env)).length === 0) return null;
+  await gitOutAsync(worktree, ['add', '-A'], env);
   // No hooks: this commit keeps an agent's work from being lost, whatever a hook thinks of it.
-  await git.raw(['commit', '-q', '--no-verify', '-m', `WIP: uncommitted leftovers ${label}`, '--trailer', `Springfield-Wip: ${label}`]).catch((err: unknown) => {
-    throw new EnvironmentError('git_failed', `cannot commit the leftovers in ${worktree}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-  });
-  return (await git.revparse(['HEAD'])).trim();
+  const commit = await gitRunAsync(worktree, ['commit', '-q', '--no-verify', '-m', `WIP: uncommitted leftovers ${label}`, '--trailer', `Springfield-Wip: ${label}`], env);
+  if (commit.status !== 0) throw new EnvironmentError('git_failed', `cannot commit the leftovers in ${worktree}: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`);
+  return (await gitOutAsync(worktree, ['rev-parse', 'HEAD'], env)).trim();
 }
 
 /** Keeps commits made on a detached HEAD reachable under `springfield-stray/<branch-leaf>-<time>`, unless the epic's branch has them. */
 async function keepDetached(worktree: string, branch: string): Promise<string | null> {
-  const git = schedulerGit(worktree);
-  const head = (await git.revparse(['HEAD'])).trim();
-  // By exit status alone (simple-git would take a silent exit 1 for success).
-  const contained = isAncestor(worktree, head, branch, process.env);
-  if (contained) return null;
+  const head = (await gitOutAsync(worktree, ['rev-parse', 'HEAD'], process.env)).trim();
+  if (isAncestor(worktree, head, branch, process.env)) return null;
   const name = `springfield-stray/${branch.split('/').at(-1) ?? 'epic'}-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`;
-  await git.raw(['branch', name, head]);
+  await gitOutAsync(worktree, ['branch', name, head], process.env);
   return name;
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { SimpleGit } from 'simple-git';
-import { schedulerGit } from './git.ts';
-import { EnvironmentError, RefusedError } from '../errors.ts';
+import { RefusedError } from '../errors.ts';
 import { handoffFileName } from '../epics/handoff.ts';
+import { gitOutAsync } from '../git/exec.ts';
+import { branchExists, worktreeStatus } from '../git/status.ts';
+import { parseWorktreeList } from '../git/worktrees.ts';
 
 export interface EpicWorktree {
   readonly path: string;
@@ -33,8 +34,11 @@ export function epicBranch(epicId: string): string {
   return `springfield/${epicId}`;
 }
 
-function git(cwd: string): SimpleGit {
-  return schedulerGit(cwd);
+/** Git in one directory, under the one environment policy; a failure is one line naming the command. */
+type Git = (args: readonly string[]) => Promise<string>;
+
+function git(cwd: string): Git {
+  return (args) => gitOutAsync(cwd, args, process.env);
 }
 
 /**
@@ -47,34 +51,30 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
   const path = epicWorktreePath(mainRoot, epicId, location);
   const branch = epicBranch(epicId);
   const main = git(mainRoot);
-  const listed = parseWorktrees(await main.raw(['worktree', 'list', '--porcelain']));
+  const listed = parseWorktreeList(await main(['worktree', 'list', '--porcelain', '-z']));
   const real = existsSync(path) ? realpathSync(path) : path;
   const known = listed.find((w) => w.path === real || w.path === path);
   let created = false;
   if (!known) {
     if (existsSync(path)) throw new RefusedError('worktree_path_taken', `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`);
     mkdirSync(dirname(path), { recursive: true });
-    const branches = await main.branchLocal();
-    const args = branches.all.includes(branch) ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, 'HEAD'];
-    await main.raw(args).catch((err: unknown) => {
-      throw new EnvironmentError('git_failed', `git worktree add for ${epicId} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-    });
+    const args = (await branchExists(mainRoot, branch, process.env)) ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, 'HEAD'];
+    await main(args);
     created = true;
   } else if (known.branch && known.branch !== `refs/heads/${branch}`) {
     throw new RefusedError('worktree_branch', `${path} is on ${known.branch.replace('refs/heads/', '')}, not ${branch}`);
   }
   const wt = git(path);
-  const status = await wt.status();
-  const dirty = status.files.map((f) => f.path).filter((f) => f !== handoffFileName(epicId));
+  const dirty = (await worktreeStatus(path, process.env)).map((f) => f.path).filter((f) => f !== handoffFileName(epicId));
   const handoff = await stageHandoff(mainRoot, path, epicId, wt);
   const planned = plan ? await stagePlan(path, plan, wt) : false;
   const paths = [...(handoff ? [handoffFileName(epicId)] : []), ...(planned && plan ? [plan.planPath] : [])];
   if (paths.length > 0) {
     const what = handoff && planned ? `Handoff and approved plan v${plan?.version} for ${epicId}` : handoff ? `Handoff for ${epicId}` : `Approved plan v${plan?.version} for ${epicId}`;
-    await wt.raw(['commit', '-q', '--no-verify', '-m', what, '--trailer', `Springfield-Epic: ${epicId}`, '--', ...paths]);
+    await wt(['commit', '-q', '--no-verify', '-m', what, '--trailer', `Springfield-Epic: ${epicId}`, '--', ...paths]);
   }
   // An untracked copy in the main worktree would block the merge that brings the committed one back.
-  if (handoff && (await git(mainRoot).raw(['ls-files', '--', handoffFileName(epicId)])).trim() === '') rmSync(join(mainRoot, handoffFileName(epicId)));
+  if (handoff && (await git(mainRoot)(['ls-files', '--', handoffFileName(epicId)])).trim() === '') rmSync(join(mainRoot, handoffFileName(epicId)));
   return { path: existsSync(path) ? realpathSync(path) : path, branch, created, dirty, handoffCommitted: paths.length > 0 };
 }
 
@@ -85,31 +85,31 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
 export async function depositApprovedPlan(worktree: string, epicId: string, plan: ApprovedPlan): Promise<boolean> {
   const wt = git(worktree);
   if (!(await stagePlan(worktree, plan, wt))) return false;
-  await wt.raw(['commit', '-q', '--no-verify', '-m', `Approved plan v${plan.version} for ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', plan.planPath]);
+  await wt(['commit', '-q', '--no-verify', '-m', `Approved plan v${plan.version} for ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', plan.planPath]);
   return true;
 }
 
 /** Stages TODO-<epic>.md from the main worktree in the epic's branch, once. */
-async function stageHandoff(mainRoot: string, path: string, epicId: string, wt: SimpleGit): Promise<boolean> {
+async function stageHandoff(mainRoot: string, path: string, epicId: string, wt: Git): Promise<boolean> {
   const name = handoffFileName(epicId);
   const source = join(mainRoot, name);
   if (!existsSync(source)) return false;
-  if ((await wt.raw(['ls-files', '--', name])).trim() !== '') return false;
+  if ((await wt(['ls-files', '--', name])).trim() !== '') return false;
   writeInside(path, name, readFileSync(source, 'utf8'));
-  await wt.raw(['add', '-f', '--', name]);
+  await wt(['add', '-f', '--', name]);
   return true;
 }
 
 /** Stages the approved plan text when the worktree's file is missing or not byte-equal to it. */
-async function stagePlan(path: string, plan: ApprovedPlan, wt: SimpleGit): Promise<boolean> {
+async function stagePlan(path: string, plan: ApprovedPlan, wt: Git): Promise<boolean> {
   insideOnly(plan.planPath);
   const target = join(path, plan.planPath);
   const current = existsSync(target) ? readFileSync(target, 'utf8') : null;
-  const tracked = (await wt.raw(['ls-files', '--', plan.planPath])).trim() !== '';
+  const tracked = (await wt(['ls-files', '--', plan.planPath])).trim() !== '';
   if (current === plan.body && tracked) return false;
   if (current !== plan.body) writeInside(path, plan.planPath, plan.body);
-  await wt.raw(['add', '-f', '--', plan.planPath]);
-  return (await wt.raw(['diff', '--cached', '--name-only', '--', plan.planPath])).trim() !== '';
+  await wt(['add', '-f', '--', plan.planPath]);
+  return (await wt(['diff', '--cached', '--name-only', '--', plan.planPath])).trim() !== '';
 }
 
 function insideOnly(rel: string): void {
@@ -133,24 +133,11 @@ function writeInside(root: string, rel: string, text: string): void {
   renameSync(tmp, join(dirReal, rel.split(/[\\/]/).at(-1) ?? rel));
 }
 
-interface ListedWorktree {
-  path: string;
-  branch: string | null;
-}
-
-function parseWorktrees(porcelain: string): ListedWorktree[] {
-  return porcelain.split('\n\n').filter(Boolean).map((block) => ({
-    path: /^worktree (.+)$/m.exec(block)?.[1] ?? '',
-    branch: /^branch (.+)$/m.exec(block)?.[1] ?? null,
-  }));
-}
-
 /** Removes the epic's worktree and branch after its merge. */
 export async function removeEpicWorktree(mainRoot: string, epicId: string, location?: string): Promise<void> {
   const path = epicWorktreePath(mainRoot, epicId, location);
   const main = git(mainRoot);
-  if (existsSync(path)) await main.raw(['worktree', 'remove', '--force', path]);
-  await main.raw(['worktree', 'prune']);
-  const branches = await main.branchLocal();
-  if (branches.all.includes(epicBranch(epicId))) await main.raw(['branch', '-D', epicBranch(epicId)]);
+  if (existsSync(path)) await main(['worktree', 'remove', '--force', path]);
+  await main(['worktree', 'prune']);
+  if (await branchExists(mainRoot, epicBranch(epicId), process.env)) await main(['branch', '-D', epicBranch(epicId)]);
 }
