@@ -1,4 +1,8 @@
+import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
+
+/** Node's modules by every name they can be imported under: none may reach the webview bundle. */
+const NODE_MODULES = builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
 
 /** Lint mainly enforces the architecture's import boundaries (ARCHITECTURE.md). */
 export default tseslint.config(
@@ -19,6 +23,16 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'core must not depend on vscode' }],
         patterns: [{ group: ['**/cli/**', '**/extension/**', '**/webview/**'], message: 'core is the bottom layer' }],
+      }],
+    },
+  },
+  {
+    // Bundled into the webviews too: plain TypeScript only (tsconfig.webview.json has no node types).
+    files: ['src/shared/**/*.ts', 'src/protocol/**/*.ts', 'webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [...NODE_MODULES, 'vscode', 'better-sqlite3'].map((name) => ({ name, message: 'shared, protocol and webview code runs in the webview: no node or host modules' })),
+        patterns: [{ group: ['**/core/**', '**/cli/**', '**/extension/**'], message: 'shared, protocol and webview code must not import core, cli or extension code' }],
       }],
     },
   },

@@ -1,4 +1,5 @@
 /** How people, worktrees and times read to a person, in the CLI's text and in the editor alike. */
+import { humanSpan } from '../shared/format.ts';
 
 /** The last segment of a path: a worktree is shown by its folder name, never its full path. */
 export function folderName(path: string): string {
@@ -10,17 +11,6 @@ export function holderName(worktree: string | null, agent: string | null, self?:
   if (agent) return agent;
   if (worktree && worktree === self) return 'you';
   return worktree ? folderName(worktree) : 'nobody';
-}
-
-/** "just now", "40 s", "6 min", "2 h 5 min", "3 days": a span as a person says it. */
-export function humanSpan(ms: number): string {
-  const s = Math.round(Math.abs(ms) / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
-  return `${Math.floor(h / 24)} days`;
 }
 
 /** "taken over from ralph-b, lease expired 6 min ago": what a claim of an expired lease says. */

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { isEpicId } from '../shared/epicId.ts';
 import { configureAgents } from './agents/configureAgents.ts';
 import { registerLanguageModelTools } from './agents/languageModelTools.ts';
 import { registerMcpServer } from './agents/mcpProvider.ts';
@@ -277,7 +278,7 @@ export class SpringfieldExtension extends Disposable {
     this.register(vscode.window.registerWebviewPanelSerializer(ApprovalPanel.viewType, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const epicId = typeof state === 'object' && state !== null && typeof (state as { epicId?: unknown }).epicId === 'string' ? (state as { epicId: string }).epicId : undefined;
-        if (epicId && /^sf-[0-9a-f]{4,6}$/.test(epicId)) this.adoptApproval(panel, epicId);
+        if (epicId && isEpicId(epicId)) this.adoptApproval(panel, epicId);
         else panel.dispose();
       },
     }));

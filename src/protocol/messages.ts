@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { EPIC_ID_PATTERN } from '../shared/epicId.ts';
 
 /**
  * Messages between the extension host and its webviews. The host validates everything that
  * arrives from a webview with these schemas; what it sends is typed by the same file.
  */
+
+const EpicId = z.string().regex(EPIC_ID_PATTERN);
 
 export const ApprovalDecision = z.enum(['approve', 'requestChanges', 'discard']);
 
@@ -13,20 +16,20 @@ export const FromWebview = z.discriminatedUnion('type', [
     type: z.literal('decide'),
     requestId: z.number().int().nonnegative(),
     decision: ApprovalDecision,
-    epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/),
+    epicId: EpicId,
     version: z.number().int().positive(),
     feedback: z.string().max(20_000).optional(),
   }).strict(),
   z.object({
     type: z.literal('act'),
     requestId: z.number().int().nonnegative(),
-    epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/),
+    epicId: EpicId,
     action: z.enum(['startEpic', 'startAndClaim', 'openHandoff']),
   }).strict(),
   z.object({ type: z.literal('selectPlan'), planPath: z.string().min(1).max(1000) }).strict(),
   z.object({ type: z.literal('openStep'), planPath: z.string().min(1).max(1000), anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/) }).strict(),
-  z.object({ type: z.literal('openEpic'), epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/), target: z.enum(['tree', 'plan']) }).strict(),
-  z.object({ type: z.literal('retryEpic'), epicId: z.string().regex(/^sf-[0-9a-f]{4,6}$/) }).strict(),
+  z.object({ type: z.literal('openEpic'), epicId: EpicId, target: z.enum(['tree', 'plan']) }).strict(),
+  z.object({ type: z.literal('retryEpic'), epicId: EpicId }).strict(),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 

@@ -2,7 +2,11 @@
 // words, countdowns and "5m ago" with the moment they next change (what the live timer sleeps for).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { holderName, humanSpan, takenOverText } from '../../src/core/names.ts';
+import { holderName, takenOverText } from '../../src/core/names.ts';
+import { duration, until } from '../../src/cli/output.ts';
+import { isEpicId } from '../../src/shared/epicId.ts';
+import { agoText, countdown, humanSpan, percent, percentBar } from '../../src/shared/format.ts';
+import { ROLE_NAMES } from '../../src/shared/roles.ts';
 import { ago, leaseLeft, progressBar, shortDuration, since, statusWord, stepName } from '../../src/extension/views/format.ts';
 
 const NOW = new Date(Date.UTC(2026, 0, 10, 12, 0, 0));
@@ -59,4 +63,23 @@ test('"5m ago" and "running 3m" grow with the clock', () => {
   const { nextMs } = ago(started, NOW);
   assert.equal(ago(started, new Date(NOW.getTime() + nextMs)).text, '1m ago');
   assert.equal(ago(started, new Date(NOW.getTime() + nextMs - 1)).text, '59s ago');
+});
+
+test('one formatting module for every surface: the CLI\'s bars and one-off spans, the dashboard\'s ticking countdown', () => {
+  assert.equal(percentBar(1, 3), '████░░░░░░░░  33%');
+  assert.equal(percentBar(3, 3), '████████████ 100%');
+  assert.equal(percentBar(0, 0), '████████████ 100%', 'nothing to do counts as done in show');
+  assert.equal(percent(0, 0), 0, 'an empty bar in a view');
+  assert.equal(percent(2, 3), 67);
+  // A one-off message rounds to the second: a 2 h lease taken a moment ago reads "2h", not "1h59m".
+  assert.equal(until(at(2 * 3600_000 - 30), NOW), 'expires in 2h');
+  assert.equal(until(at(-(3 * 60_000 + 10_000)), NOW), 'expired 3m ago');
+  assert.equal(duration(105 * 60_000 + 400), '1h45m');
+  assert.equal(agoText(4999), 'just now');
+  assert.equal(agoText(2 * 3600_000 + 5 * 60_000), '2h05m ago');
+  assert.equal(countdown(12 * 60_000 + 5_000), '12m 05s');
+  assert.equal(countdown(3600_000 + 5 * 60_000), '1h 05m');
+  assert.equal(countdown(-45_000), 'expired 45s ago');
+  assert.deepEqual(Object.values(ROLE_NAMES), ['Marge', 'Lisa', 'Ralph', 'Bart', 'Lovejoy']);
+  assert.ok(isEpicId('sf-a3f8') && isEpicId('sf-a3f8c1') && !isEpicId('sf-a3') && !isEpicId('sf-A3F8') && !isEpicId('xsf-a3f8'));
 });

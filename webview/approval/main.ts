@@ -1,5 +1,6 @@
 import type { ApprovalData, ToWebview } from '../../src/protocol/messages.ts';
-import { ago, h, onMessage, vscode } from '../common/vscodeApi.ts';
+import { agoText } from '../../src/shared/format.ts';
+import { h, onMessage, vscode } from '../common/vscodeApi.ts';
 
 let data: ApprovalData | undefined;
 let nextRequest = 1;
@@ -68,7 +69,7 @@ function render(): void {
   const v = data.version;
   const header = h('header', {},
     h('h1', {}, `Plan for ${data.epic.id} · ${data.epic.title}`),
-    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${VERSION_WORDS[v.status] ?? v.status.replace(/_/g, ' ')} · proposed by ${v.proposedBy ?? 'unknown'} ${ago(v.createdAt)} · ${v.planPath}` : 'No plan has been proposed yet.',
+    h('p', { class: 'muted' }, v ? `version ${v.version} of ${v.of} · ${VERSION_WORDS[v.status] ?? v.status.replace(/_/g, ' ')} · proposed by ${v.proposedBy ?? 'unknown'} ${agoText(Date.now() - Date.parse(v.createdAt))} · ${v.planPath}` : 'No plan has been proposed yet.',
       ` · epic ${data.epic.status.replace(/_/g, ' ')} · ${data.epic.complexity}`));
   const children: HTMLElement[] = [header];
   if (result) {

@@ -1,4 +1,5 @@
 import type { FromWebview, ToWebview } from '../../src/protocol/messages.ts';
+import { percent } from '../../src/shared/format.ts';
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -30,24 +31,10 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<
   return el;
 }
 
+/** A progress bar element (the CSS draws it); the text bars are in src/shared/format.ts. */
 export function bar(done: number, total: number): HTMLElement {
-  const pct = total === 0 ? 0 : Math.round((done / total) * 100);
+  const pct = percent(done, total);
   const fill = h('div', { class: 'bar-fill' });
   fill.style.width = `${pct}%`;
   return h('div', { class: 'bar', role: 'progressbar', 'aria-valuenow': String(pct), 'aria-valuemin': '0', 'aria-valuemax': '100', title: `${done}/${total}` }, fill);
-}
-
-export function ago(iso: string, now = Date.now()): string {
-  const s = Math.round((now - Date.parse(iso)) / 1000);
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86400)}d ago`;
-}
-
-export function countdown(iso: string, now = Date.now()): string {
-  const ms = Date.parse(iso) - now;
-  const s = Math.round(Math.abs(ms) / 1000);
-  const text = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-  return ms >= 0 ? text : `expired ${text} ago`;
 }

@@ -1,5 +1,6 @@
 import type { DashboardData, GraphNode } from '../../src/protocol/messages.ts';
-import { countdown, svg } from '../common/vscodeApi.ts';
+import { countdown } from '../../src/shared/format.ts';
+import { svg } from '../common/vscodeApi.ts';
 
 type Graph = NonNullable<DashboardData['graph']>;
 
@@ -97,7 +98,7 @@ export function dependencyGraph(graph: Graph, width: number, now: () => number, 
     const label = STATUS_LABELS.find(([s]) => s === n.status)?.[1] ?? n.status.replace(/_/g, ' ');
     // The fill says claimed or in progress (see the legend), so the line under the title leaves room for who and how long.
     const prefix = n.status === 'expired' ? `${n.holder ?? 'nobody'} · lease ` : n.holder ? `${n.holder} · ` : label;
-    const detail = n.lease ? `${prefix}${countdown(n.lease, now())}` : prefix.replace(/ · (lease )?$/, '');
+    const detail = n.lease ? `${prefix}${countdown(Date.parse(n.lease) - now())}` : prefix.replace(/ · (lease )?$/, '');
     const sub = svg('text', { x: 10, y: 34, class: 'node-detail' }, fit(detail, nodeW - 20));
     if (n.lease) {
       // The countdown moves every second (see tick() in main.ts) without drawing the graph again.

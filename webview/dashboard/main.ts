@@ -1,5 +1,6 @@
 import type { DashboardData, DashboardEpic } from '../../src/protocol/messages.ts';
-import { ago, bar, countdown, h, onMessage, vscode } from '../common/vscodeApi.ts';
+import { agoText, countdown } from '../../src/shared/format.ts';
+import { bar, h, onMessage, vscode } from '../common/vscodeApi.ts';
 import { cut, dependencyGraph, STATUS_LABELS } from './graph.ts';
 import { timelineSection, type Filters } from './timeline.ts';
 
@@ -32,13 +33,13 @@ function readFilters(): Filters {
 function tick(): void {
   for (const el of Array.from(document.querySelectorAll<HTMLElement>('[data-expires]'))) {
     const at = el.dataset.expires ?? '';
-    el.textContent = countdown(at, now());
+    el.textContent = countdown(Date.parse(at) - now());
     el.classList.toggle('warn', Date.parse(at) - now() < 10 * 60_000);
   }
   for (const el of Array.from(document.querySelectorAll<SVGTextElement>('[data-node-lease]'))) {
-    el.textContent = cut(`${el.getAttribute('data-prefix') ?? ''}${countdown(el.getAttribute('data-node-lease') ?? '', now())}`, Number(el.getAttribute('data-max') ?? 40));
+    el.textContent = cut(`${el.getAttribute('data-prefix') ?? ''}${countdown(Date.parse(el.getAttribute('data-node-lease') ?? '') - now())}`, Number(el.getAttribute('data-max') ?? 40));
   }
-  for (const el of Array.from(document.querySelectorAll<HTMLElement>('[data-ago]'))) el.textContent = ago(el.dataset.ago ?? '', now());
+  for (const el of Array.from(document.querySelectorAll<HTMLElement>('[data-ago]'))) el.textContent = agoText(now() - Date.parse(el.dataset.ago ?? ''));
 }
 
 const STATUS_ORDER = ['in_progress', 'implemented', 'verified', 'ready', 'planned', 'blocked', 'deferred', 'done'];
@@ -115,7 +116,7 @@ function leasesSection(d: DashboardData): HTMLElement {
         h('td', { title: `${l.step}: ${l.stepTitle}` }, h('strong', {}, l.step), ` ${l.stepTitle}`),
         h('td', { class: 'muted' }, l.epicId ? `${l.epicId} · ${l.epicTitle ?? ''}` : 'no epic', h('div', { class: 'sub' }, l.planPath)),
         h('td', { class: 'nowrap' }, l.holder),
-        h('td', { class: 'num nowrap', 'data-expires': l.expiresAt }, countdown(l.expiresAt, now())))))));
+        h('td', { class: 'num nowrap', 'data-expires': l.expiresAt }, countdown(Date.parse(l.expiresAt) - now())))))));
 }
 
 function runsSection(d: DashboardData): HTMLElement {
@@ -124,14 +125,14 @@ function runsSection(d: DashboardData): HTMLElement {
       h('td', {}, h('strong', {}, r.role)), h('td', {}, [r.epicId, r.step].filter(Boolean).join(' · ')),
       h('td', { class: r.status === 'running' ? '' : r.status === 'succeeded' ? 'ok' : 'bad' },
         words(r.status) + (r.exitCode !== null && r.status !== 'succeeded' ? ` (exit ${r.exitCode})` : '') + (r.reason && r.reason !== `exit ${r.exitCode}` ? ` — ${r.reason}` : '')),
-      h('td', { class: 'muted num', 'data-ago': r.startedAt }, ago(r.startedAt, now())))))));
+      h('td', { class: 'muted num', 'data-ago': r.startedAt }, agoText(now() - Date.parse(r.startedAt))))))));
 }
 
 function verificationSection(d: DashboardData): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', {}, 'Verification'), d.verifications.length === 0 ? h('p', { class: 'muted' }, 'No verification results yet.')
     : h('table', {}, h('tbody', {}, ...d.verifications.map((v) => h('tr', {},
       h('td', { class: v.verdict === 'pass' ? 'ok' : 'bad' }, v.verdict === 'pass' ? 'passed' : 'failed'), h('td', {}, h('code', {}, v.command)), h('td', { class: 'muted' }, v.epicId ?? ''),
-      h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)} s`), h('td', { class: 'muted num', 'data-ago': v.at }, ago(v.at, now())))))));
+      h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)} s`), h('td', { class: 'muted num', 'data-ago': v.at }, agoText(now() - Date.parse(v.at))))))));
 }
 
 function render(): void {

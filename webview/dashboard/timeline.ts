@@ -1,5 +1,7 @@
 import type { DashboardData, TimelineEntry } from '../../src/protocol/messages.ts';
-import { ago, h } from '../common/vscodeApi.ts';
+import { agoText } from '../../src/shared/format.ts';
+import { AGENT_ROLES, ROLE_NAMES } from '../../src/shared/roles.ts';
+import { h } from '../common/vscodeApi.ts';
 
 /** What the timeline shows: every value '' means "all". */
 export interface Filters {
@@ -8,7 +10,7 @@ export interface Filters {
   readonly kind: string;
 }
 
-const ROLES: readonly (readonly [string, string])[] = [['person', 'People'], ['lisa', 'Lisa'], ['ralph', 'Ralph'], ['bart', 'Bart'], ['lovejoy', 'Lovejoy'], ['agent', 'Other agents']];
+const ROLES: readonly (readonly [string, string])[] = [['person', 'People'], ...AGENT_ROLES.map((r) => [r, ROLE_NAMES[r]] as const), ['agent', 'Other agents']];
 const KINDS: readonly (readonly [string, string])[] = [['epic', 'Epics'], ['plan', 'Plans and approvals'], ['step', 'Steps and checklists'], ['signal', 'Review signals'], ['run', 'Agent runs']];
 
 function choose(label: string, value: string, all: string, options: readonly (readonly [string, string])[], onChange: (v: string) => void): HTMLElement {
@@ -36,7 +38,7 @@ export function timelineSection(d: DashboardData, f: Filters, onChange: (f: Filt
   const list = shown.length === 0
     ? h('p', { class: 'muted' }, d.events.length ? 'Nothing matches these filters.' : 'Nothing has happened yet.')
     : h('ol', { class: 'events' }, ...shown.map((e) => h('li', {},
-      h('span', { class: 'when muted', 'data-ago': e.at, title: new Date(e.at).toLocaleString() }, ago(e.at, now())),
+      h('span', { class: 'when muted', 'data-ago': e.at, title: new Date(e.at).toLocaleString() }, agoText(now() - Date.parse(e.at))),
       h('span', { class: 'what' }, h('strong', {}, e.who), ` ${e.text}`, e.reason ? h('span', { class: 'muted' }, ` — ${e.reason}`) : null),
       e.epicId ? h('span', { class: 'epic-tag' }, e.epicId) : null)));
   return h('section', { class: 'panel timeline' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Timeline'), filters), list);

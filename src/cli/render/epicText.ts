@@ -1,4 +1,5 @@
 import type { SignalView } from '../../core/epics/signals.ts';
+import { progressBar } from '../../shared/format.ts';
 
 interface EpicLine {
   id: string;
@@ -11,14 +12,8 @@ interface EpicLine {
   build_budget: number;
 }
 
-/** "▰▰▰▱▱ 3/5" for tree rows and lists. */
-export function miniBar(done: number, total: number, cells = 5): string {
-  const filled = total === 0 ? 0 : Math.round((done / total) * cells);
-  return `${'▰'.repeat(filled)}${'▱'.repeat(cells - filled)} ${done}/${total}`;
-}
-
 export function renderEpicLine(e: EpicLine, progress: { steps_completed: number; steps_total: number } | null): string {
-  const bar = progress ? `  ${miniBar(progress.steps_completed, progress.steps_total)}` : '';
+  const bar = progress ? `  ${progressBar(progress.steps_completed, progress.steps_total)}` : '';
   const why = e.status_reason && (e.status === 'blocked' || e.status === 'deferred') ? `: ${e.status_reason}` : '';
   return `${e.id}  ${e.title}  [${e.status}${why}]${bar}  ${e.complexity} · ${e.priority} · iteration ${e.iteration}/${e.build_budget}`;
 }
@@ -49,7 +44,7 @@ export function renderEpic(e: EpicDetail): string {
     if (tail) lines.push(`  last output of run ${String(e.blocked_by.run_id)}:`, ...tail.split('\n').slice(-10).map((l) => `    | ${l}`));
   }
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
-  if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${miniBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
+  if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${progressBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
   if (e.plan_versions.length) {
     lines.push('', '  Plan versions:');
     for (const v of e.plan_versions) lines.push(`    v${v.version} ${v.plan_path} [${v.status}] ${v.created_at}${v.feedback ? ` — feedback: ${v.feedback}` : ''}`);

@@ -1,5 +1,6 @@
 import type { PlanView, StepView } from '../../core/store/types.ts';
-import { bar, until } from '../output.ts';
+import { percent, percentBar } from '../../shared/format.ts';
+import { until } from '../output.ts';
 
 const KIND_LABELS = [['task', 'Tasks:'], ['test', 'Tests:'], ['checkpoint', 'Checkpoints:']] as const;
 
@@ -11,7 +12,7 @@ export function renderPlan(plan: PlanView, now: Date): string {
     for (const sub of step.substeps) lines.push('', ...renderStep(sub, now, '  '));
   }
   const { steps_completed: done, steps_total: total } = plan.progress;
-  lines.push('', `Overall: ${done}/${total} steps complete (${total === 0 ? 100 : Math.round((done / total) * 100)}%)`);
+  lines.push('', `Overall: ${done}/${total} steps complete (${percent(done, total, 100)}%)`);
   return lines.join('\n');
 }
 
@@ -25,7 +26,7 @@ function renderStep(step: StepView, now: Date, indent: string): string[] {
     const items = step.items.filter((i) => i.kind === kind);
     if (items.length === 0) continue;
     const done = items.filter((i) => i.status === 'completed').length;
-    out.push(`${indent}  ${label.padEnd(13)}${`${done}/${items.length}`.padEnd(6)}${bar(done, items.length)}`);
+    out.push(`${indent}  ${label.padEnd(13)}${`${done}/${items.length}`.padEnd(6)}${percentBar(done, items.length)}`);
     if (step.status !== 'completed' && step.status !== 'pending') {
       for (const i of items) out.push(`${indent}    [${i.status === 'completed' ? 'x' : ' '}] ${i.text}${i.status === 'in_progress' ? '    ← in_progress' : ''}`);
     }

@@ -7,8 +7,9 @@ import { z } from 'zod';
 import { SIGNAL_TYPES } from '../epics/transitions.ts';
 import { ITEM_KINDS } from '../plan/types.ts';
 import { ITEM_STATUSES } from '../store/types.ts';
+import { EPIC_ID_PATTERN } from '../../shared/epicId.ts';
 
-const epicId = z.string().regex(/^sf-[0-9a-f]{4,6}$/, 'an epic id looks like sf-a3f8');
+const epicId = z.string().regex(EPIC_ID_PATTERN, 'an epic id looks like sf-a3f8');
 const anchor = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a step anchor looks like step-2 or step-2-1');
 const planPath = z.string().min(1).max(4096).describe('the plan file, relative to the worktree root, e.g. plans/cache.md');
 const status = z.enum(ITEM_STATUSES as [string, ...string[]]);

@@ -1,7 +1,7 @@
 /** Epic ids (`sf-a3f8`) and priorities. Pure: the caller says which ids already exist. */
 import { RefusedError, UsageError } from '../errors.ts';
 
-const EPIC_ID_RE = /^sf-[0-9a-f]{4,6}$/;
+export { isEpicId } from '../../shared/epicId.ts';
 const MIN_HEX = 4;
 const MAX_HEX = 6;
 const TRIES_PER_LENGTH = 5;
@@ -22,11 +22,6 @@ export function newEpicId(
     'epic_id_exhausted',
     `could not find a free epic id after ${TRIES_PER_LENGTH * (MAX_HEX - MIN_HEX + 1)} attempts`,
   );
-}
-
-/** True when `s` has the shape of an epic id: `sf-` and 4 to 6 lower-case hex chars. */
-export function isEpicId(s: string): boolean {
-  return EPIC_ID_RE.test(s);
 }
 
 export type Priority = 'P0' | 'P1' | 'P2' | 'P3';

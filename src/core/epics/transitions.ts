@@ -2,7 +2,10 @@
  * The epic state machine (SPEC §4): one data table is the only way an epic's status changes.
  * Pure: no database. The store applies a transition and records its event.
  */
+import type { Role } from '../../shared/roles.ts';
 import { RefusedError } from '../errors.ts';
+
+export { ROLE_NAMES, ROLES, type Role } from '../../shared/roles.ts';
 
 export type EpicStatus =
   | 'planned' | 'ready' | 'in_progress' | 'implemented' | 'verified' | 'done' | 'deferred' | 'blocked';
@@ -24,19 +27,6 @@ export const EPIC_EVENTS: readonly EpicEvent[] = [
 
 /** Blocks a person lifts with `retry` (docs/scheduler-faults.md): the epic goes back to where it was blocked from. */
 export const RETRYABLE_BLOCKS: readonly EpicEvent[] = ['agent_failed', 'plan_drift'];
-
-export type Role = 'marge' | 'lisa' | 'ralph' | 'bart' | 'lovejoy';
-
-export const ROLES: readonly Role[] = ['marge', 'lisa', 'ralph', 'bart', 'lovejoy'];
-
-/** Display names shown in the UI. */
-export const ROLE_NAMES: Readonly<Record<Role, string>> = {
-  marge: 'Marge',
-  lisa: 'Lisa',
-  ralph: 'Ralph',
-  bart: 'Bart',
-  lovejoy: 'Lovejoy',
-};
 
 export type SignalType = 'pass' | 'implementation_failure' | 'option_viability_failure' | 'adr_invalidated';
 

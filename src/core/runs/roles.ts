@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import type { AgentRole } from '../../shared/roles.ts';
 import { UsageError } from '../errors.ts';
 
-/** The roles an agent run can take (Marge is the person, never a command). */
-export const AGENT_ROLES = ['lisa', 'ralph', 'bart', 'lovejoy'] as const;
-export type AgentRole = (typeof AGENT_ROLES)[number];
+export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
 /** A command as an argument vector: the program, then its arguments; never shell text. */
 const CommandSchema = z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program');

@@ -5,6 +5,7 @@ import type { EpicRow } from '../../core/epics/epicStore.ts';
 import { UsageError } from '../../core/errors.ts';
 import { loadPlanSource } from '../../core/plan/source.ts';
 import { planFileName, planTemplate } from '../../core/plan/template.ts';
+import { EPIC_ID_SOURCE } from '../../shared/epicId.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './context.ts';
 import { createEpic } from './epicCommands.ts';
@@ -35,7 +36,7 @@ async function planFiles(root: string): Promise<PlanFile[]> {
     }
     if (!STEP_HEADING.test(text)) continue;
     const title = /^#[ \t]+(?:plan[ \t]*:)?[ \t]*(.+)$/im.exec(text)?.[1]?.trim() ?? '';
-    found.push({ path, title, epicId: /^Epic (sf-[0-9a-f]{4,6})\./m.exec(text)?.[1] ?? null });
+    found.push({ path, title, epicId: new RegExp(`^Epic (${EPIC_ID_SOURCE})\\.`, 'm').exec(text)?.[1] ?? null });
   }
   return found.sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -1,22 +1,9 @@
 /** Small text helpers shared by the views; no vscode, so they are tested in plain Node. */
+import { agoText, shortDuration } from '../../shared/format.ts';
+import { ROLE_NAMES as NAMES } from '../../shared/roles.ts';
+
 export { folderName as baseName, holderName } from '../../core/names.ts';
-
-/** "▰▰▰▱▱ 3/5" */
-export function progressBar(done: number, total: number, cells = 5): string {
-  const filled = total === 0 ? 0 : Math.round((done / total) * cells);
-  return `${'▰'.repeat(filled)}${'▱'.repeat(cells - filled)} ${done}/${total}`;
-}
-
-/** "1h45m", "12m", "40s" from milliseconds. */
-export function shortDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h >= 48) return `${Math.floor(h / 24)}d`;
-  return m % 60 ? `${h}h${String(m % 60).padStart(2, '0')}m` : `${h}h`;
-}
+export { progressBar, shortDuration } from '../../shared/format.ts';
 
 /** A text that changes with the clock, and how long until it next changes (for a cheap timer). */
 export interface Live {
@@ -50,8 +37,8 @@ export function leaseLeft(expiresAt: string, now: Date): Live {
 
 /** "5m ago", "just now". */
 export function ago(iso: string, now: Date): Live {
-  const s = since(iso, now);
-  return Date.parse(iso) > now.getTime() - 5000 ? { text: 'just now', nextMs: Math.max(1, Date.parse(iso) + 5000 - now.getTime()) } : { text: `${s.text} ago`, nextMs: s.nextMs };
+  const ms = now.getTime() - Date.parse(iso);
+  return { text: agoText(ms), nextMs: ms < 5000 ? Math.max(1, 5000 - ms) : since(iso, now).nextMs };
 }
 
 /** "Step 2.1": how a person reads a step, whatever its anchor. */
@@ -75,7 +62,8 @@ export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
   pass: 'pass', implementation_failure: 'implementation failure', option_viability_failure: 'option viability', adr_invalidated: 'ADR invalidated',
 };
 
-export const ROLE_NAMES: Readonly<Record<string, string>> = { lisa: 'Lisa', ralph: 'Ralph', bart: 'Bart', lovejoy: 'Lovejoy', marge: 'Marge' };
+/** Role display names (src/shared/roles.ts), looked up by whatever role a row carries. */
+export const ROLE_NAMES: Readonly<Record<string, string>> = NAMES;
 
 /** Escapes text for a Markdown tooltip. */
 export function md(text: string): string {
