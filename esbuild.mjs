@@ -9,6 +9,8 @@ const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComme
 const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
 const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
+// `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).
+const versionDefine = { __SF_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) };
 
 const builds = [
   {
@@ -24,7 +26,7 @@ const builds = [
     // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
     // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
     minify: true,
-    define: { 'import.meta.url': '__sfImportMeta.url' },
+    define: { 'import.meta.url': '__sfImportMeta.url', ...versionDefine },
     // Worked out only if read (sqlite.ts reads __dirname instead): a URL is not free to build.
     banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
   },
@@ -49,7 +51,7 @@ const builds = [
     format: 'esm',
     target: 'node22',
     external: ['better-sqlite3'],
-    define: promptsDefine,
+    define: { ...promptsDefine, ...versionDefine },
     banner: { js: 'import { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);' },
   },
   {
@@ -60,7 +62,7 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode', 'better-sqlite3'],
-    define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine },
+    define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine, ...versionDefine },
     banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
     minify: true,
   },

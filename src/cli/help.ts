@@ -1,7 +1,15 @@
+import { readFileSync } from 'node:fs';
 import type { OptionSpec } from './args.ts';
 import { GLOBAL_OPTIONS, type Command } from './command.ts';
 
-export const VERSION = '0.1.0';
+declare const __SF_VERSION__: string | undefined;
+
+/** package.json's version: put in by the build (esbuild.mjs `define`), read from the file when run from source. */
+export const VERSION: string = typeof __SF_VERSION__ === 'string' ? __SF_VERSION__ : sourceVersion();
+
+function sourceVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 /** `springfield --help`. */
 export function mainHelp(commands: readonly Command[]): string {

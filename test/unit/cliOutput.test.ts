@@ -5,7 +5,7 @@ import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { PlanView } from '../../src/core/store/types.ts';
-import { assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, PROJECT_ROOT, runCli, type Repo } from '../helpers/gitRepo.ts';
 
 /** 400 steps with long item texts: `show --json` is far larger than a pipe's 64 KiB buffer. */
 const PLAN = ['# Plan: Big output', '', ...Array.from({ length: 400 }, (_, i) => [
@@ -57,4 +57,14 @@ test('a non-blocking stdout that fills up (EAGAIN) still gets the whole output b
   assert.equal(stderr, '');
   const doc = JSON.parse(readFileSync(outFile, 'utf8')) as { plans: PlanView[] };
   assert.equal(doc.plans[0]?.steps.length, 400);
+});
+
+test('springfield --version is package.json\'s version, in the built CLI and from source alike', async () => {
+  const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V']) {
+    const r = spawnSync(process.execPath, [CLI_PATH, flag], { cwd: repo.root, env: cleanEnv(), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${version}\n`);
+  }
+  assert.equal((await import('../../src/cli/help.ts')).VERSION, version);
 });
