@@ -264,3 +264,32 @@ describe('a submodule and a repository with a separate git dir', () => {
     assert.equal(loc.worktreeRoot, join(tmp, 'work'));
   });
 });
+
+describe('a .springfield that is a symbolic link (a repository can commit one)', () => {
+  let repo: Repo;
+  let target: string;
+  before(() => {
+    repo = makeRepo({ files: FILES });
+    target = join(repo.tmp, 'elsewhere');
+    mkdirSync(target);
+    symlinkSync(target, join(repo.root, '.springfield'));
+  });
+  after(() => repo.cleanup());
+
+  test('every command refuses it in one line, exit 1, and nothing is written where it points', () => {
+    for (const args of [['init', 'plans/p.md'], ['show', '--json'], ['epic', 'create', 'X']]) {
+      const r = runCli(repo.root, args);
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /\.springfield is a symbolic link \(to .*elsewhere\); .*remove the link, or set SPRINGFIELD_DB/);
+      assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    }
+    assert.deepEqual(readdirSync(target), []);
+  });
+
+  test('SPRINGFIELD_DB chosen by the person is used instead', () => {
+    const db = join(repo.tmp, 'mine', 'state.db');
+    assertOk(runCli(repo.root, ['init', 'plans/p.md', '--json'], { SPRINGFIELD_DB: db }));
+    assert.ok(existsSync(db));
+    assert.deepEqual(readdirSync(target), []);
+  });
+});

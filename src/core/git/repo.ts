@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { EnvironmentError } from '../errors.ts';
+import { EnvironmentError, RefusedError } from '../errors.ts';
 import { gitOut, notARepository } from './exec.ts';
 import { parseWorktreeList } from './worktrees.ts';
 
@@ -26,7 +26,28 @@ export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): R
   const dbPath = env.SPRINGFIELD_DB
     ? resolveOverride(env.SPRINGFIELD_DB, cwd)
     : mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
+  if (!env.SPRINGFIELD_DB && mainRoot) refuseLinkedStateDir(join(mainRoot, '.springfield'));
   return { worktreeRoot, commonDir, mainRoot, dbPath };
+}
+
+/**
+ * `.springfield` is a place a repository controls (it can commit a symbolic link there): state is
+ * never created or read through a link, which could point anywhere the user can write
+ * (docs/trust.md). A person who wants the state elsewhere sets SPRINGFIELD_DB.
+ */
+function refuseLinkedStateDir(dir: string): void {
+  let link: boolean;
+  try {
+    link = lstatSync(dir).isSymbolicLink();
+  } catch {
+    return; // absent: created as a real directory on the first write
+  }
+  if (!link) return;
+  let target = '';
+  try {
+    target = ` (to ${readlinkSync(dir)})`;
+  } catch { /* shown without its target */ }
+  throw new RefusedError('state_dir_link', `${dir} is a symbolic link${target}; Springfield keeps its state only in a real directory there: remove the link, or set SPRINGFIELD_DB to keep the state elsewhere`);
 }
 
 /**
