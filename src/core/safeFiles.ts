@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EnvironmentError } from './errors.ts';
+import { EnvironmentError, RefusedError } from './errors.ts';
 
 /**
  * Files Springfield writes where someone else may have planted links: the repository's own
@@ -32,15 +32,15 @@ export function ensureOwnDirectory(dir: string, options: { private?: boolean } =
   }
 }
 
-/** A fresh file name `<stem>-<random><ext>` in `dir`, opened for writing with O_EXCL (mode 0600); returns its path and descriptor. */
-export function openExclusive(dir: string, stem: string, ext: string): { path: string; fd: number } {
+/** A fresh file name `<stem>-<random><ext>` in `dir`, opened for writing with O_EXCL (mode 0600 unless given); returns its path and descriptor. */
+export function openExclusive(dir: string, stem: string, ext: string, mode = 0o600): { path: string; fd: number } {
   const path = join(dir, `${stem}-${randomBytes(6).toString('hex')}${ext}`);
-  return { path, fd: openSync(path, 'wx', 0o600) };
+  return { path, fd: openSync(path, 'wx', mode & 0o777) };
 }
 
 /** Writes `data` to a new file in `dir` (see openExclusive) and returns its path. */
-export function writeExclusive(dir: string, stem: string, ext: string, data: string | Uint8Array): string {
-  const { path, fd } = openExclusive(dir, stem, ext);
+export function writeExclusive(dir: string, stem: string, ext: string, data: string | Uint8Array, mode = 0o600): string {
+  const { path, fd } = openExclusive(dir, stem, ext, mode);
   try {
     if (typeof data === 'string') writeSync(fd, data);
     else writeSync(fd, data);
@@ -50,14 +50,46 @@ export function writeExclusive(dir: string, stem: string, ext: string, data: str
   return path;
 }
 
-/** Replaces `target` atomically: the data goes to a new exclusive file beside it, renamed over it (a link at `target` is replaced, not followed). */
-export function replaceFile(target: string, data: string | Uint8Array): void {
+/**
+ * Replaces `target` atomically: the data goes to a new exclusive file beside it (mode 0600 unless
+ * given: pass an existing file's mode to keep it), renamed over it (a link at `target` is replaced,
+ * not followed). A failure is an `unwritable` error naming the file.
+ */
+export function replaceFile(target: string, data: string | Uint8Array, mode = 0o600): void {
   const dir = dirname(target);
-  const temp = writeExclusive(dir, `.${target.slice(dir.length + 1)}`, '.tmp', data);
+  let temp: string | undefined;
   try {
+    temp = writeExclusive(dir, `.${target.slice(dir.length + 1)}`, '.tmp', data, mode);
     renameSync(temp, target);
   } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
+    if (temp) rmSync(temp, { force: true });
+    throw unwritable(target, err);
   }
+}
+
+/** lstat that refuses a symbolic link (a planted link could point a write anywhere); undefined when absent. */
+export function statNoLink(path: string, what: string): Stats | undefined {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unwritable(path, err);
+  }
+  if (stat.isSymbolicLink()) throw new RefusedError('symlink_refused', `${path}: ${what} is a symbolic link; refusing to write through it`);
+  return stat;
+}
+
+/** Creates `path` under its own name, exclusively (O_EXCL: never through a link or over a file that appeared meanwhile). */
+export function createExclusively(path: string, content: string): void {
+  try {
+    writeFileSync(path, content, { flag: 'wx', mode: 0o644 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError('file_appeared', `${path}: appeared while writing; run the command again`);
+    throw unwritable(path, err);
+  }
+}
+
+export function unwritable(path: string, err: unknown): EnvironmentError {
+  return new EnvironmentError('unwritable', `${path}: cannot write (${err instanceof Error ? err.message : String(err)})`);
 }

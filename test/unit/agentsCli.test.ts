@@ -100,6 +100,6 @@ test('agents use refuses a symbolic link for the config file or its folder', (t)
   t.after(() => other.cleanup());
   mkdirSync(join(other.tmp, 'elsewhere'));
   symlinkSync(join(other.tmp, 'elsewhere'), join(other.root, '.springfield'));
-  assertFails(runJson(other.root, ['agents', 'use', 'claude']), 1, 'symlink_refused');
+  assertFails(runJson(other.root, ['agents', 'use', 'claude']), 1, 'state_dir_link');
   assert.equal(existsSync(join(other.tmp, 'elsewhere', 'config.json')), false);
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { RefusedError } from '../errors.ts';
-import { createExclusively, replaceFile, statNoLink } from './safeWrite.ts';
+import { createExclusively, replaceFile, statNoLink } from '../safeFiles.ts';
 
 export const PRIME_BEGIN = '<!-- springfield:begin -->';
 export const PRIME_END = '<!-- springfield:end -->';

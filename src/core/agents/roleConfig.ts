@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { RefusedError, UsageError } from '../errors.ts';
 import { parseRunConfig } from '../runs/roles.ts';
 import { findPreset, PRESET_ROLES, type AgentPreset, type PresetRole } from './presets.ts';
-import { createExclusively, replaceFile, statNoLink, unwritable } from './safeWrite.ts';
+import { createExclusively, replaceFile, statNoLink, unwritable } from '../safeFiles.ts';
 
 export interface RoleConfigWrite {
   readonly path: string;
