@@ -10,6 +10,15 @@ const P = 'plans/p.md';
 const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
 
+/** Why the CLI cannot be run as another user here (not root; or the checkout sits in a folder only its owner may enter), or false. */
+function cannotRunAsNobody(): string | false {
+  if (!asRoot) return 'needs root to run the CLI as another user';
+  ensureCli();
+  const r = spawnSync(process.execPath, [CLI_PATH, '--version'], { uid: NOBODY, gid: NOBODY, encoding: 'utf8', cwd: '/' });
+  if (r.error || r.status !== 0) return `another user cannot run ${CLI_PATH} here (${r.error?.message ?? r.stderr.trim()}): the checkout is in a private folder`;
+  return false;
+}
+
 /** Runs the CLI as another user (uid 65534), who may read the repository but write none of it. */
 function asNobody(cwd: string, args: readonly string[]): CliResult {
   const r = spawnSync(process.execPath, [CLI_PATH, ...args, '--json'], {
@@ -23,7 +32,7 @@ const sha = (path: string) => createHash('sha256').update(readFileSync(path)).di
 
 // Read-only commands open the database read-only, so someone who may read it but not write it (another
 // user, a read-only mount, a checkout owned by someone else) can still look.
-describe('read-only commands on a database this user cannot write', { skip: !asRoot && 'needs root to run the CLI as another user' }, () => {
+describe('read-only commands on a database this user cannot write', { skip: cannotRunAsNobody() }, () => {
   let repo: Repo;
   let db: string;
   before(() => {
