@@ -22,7 +22,18 @@ console.log(`crash test seed ${SEED} (replay with STRESS_SEED=${SEED})`);
 
 interface Live {
   readonly handle: WorkerHandle;
+  readonly worktree: string;
   killed: boolean;
+}
+
+/** The worktrees holding a claim on a top-level step now. */
+function claimHolders(dbPath: string): Set<string> {
+  const db = openForCheck(dbPath);
+  try {
+    return new Set(db.prepare(`SELECT claimed_by FROM steps WHERE status IN ('claimed', 'in_progress') AND parent_anchor IS NULL`).pluck().all() as string[]);
+  } finally {
+    db.close();
+  }
 }
 
 interface Orphan {
@@ -78,7 +89,7 @@ interface KillRun {
  * Keeps LIVE workers running and kills each with SIGKILL at a random moment (seeded) within
  * MAX_LIFE_MS of it becoming ready, replacing it, until KILLS kills; then kills the rest.
  */
-async function killWorkers(run: PreparedRun, rng: () => number, compileCache: string, cleanup: Set<WorkerHandle>): Promise<KillRun> {
+async function killWorkers(run: PreparedRun, rng: () => number, compileCache: string, cleanup: Set<WorkerHandle>, beforeFinalKills: () => Promise<void>): Promise<KillRun> {
   const logs: string[] = [];
   const live = new Set<Live>();
   const exits: string[] = [];
@@ -93,7 +104,7 @@ async function killWorkers(run: PreparedRun, rng: () => number, compileCache: st
       db: run.dbPath, plan: run.planFile, planPath: run.planPath, worktree: `/wt/crash-${n}`, mode: 'correct', log,
       leaseSeconds: LEASE_SECONDS, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 60_000, seed: SEED * 7 + n, thinkMs: 20,
     }, compileCache);
-    const entry: Live = { handle, killed: false };
+    const entry: Live = { handle, worktree: `/wt/crash-${n}`, killed: false };
     live.add(entry);
     cleanup.add(handle);
     void handle.ready.then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS))).then(() => {
@@ -113,6 +124,12 @@ async function killWorkers(run: PreparedRun, rng: () => number, compileCache: st
   for (let i = 0; i < LIVE; i++) spawnOne();
   while (kills < KILLS && exits.length === 0 && Date.now() - started < DEADLINE_MS) await sleep(50);
   stopping = true;
+  // The final kills must leave orphans to check: nobody else may reclaim them (the long-lived worker
+  // stops first; leases are short), and at least one live worker must hold a claim when they come
+  // (a loaded machine can be slow to start the last replacements).
+  await beforeFinalKills();
+  const holdUntil = Date.now() + 60_000;
+  while (Date.now() < holdUntil && ![...live].some((e) => !e.killed && claimHolders(run.dbPath).has(e.worktree))) await sleep(20);
   const rest = [...live].filter((e) => !e.killed);
   for (const e of rest) {
     e.killed = true;
@@ -141,9 +158,12 @@ test(`crash: ${KILLS}+ kill -9 of writer processes lose no completion and leave 
 
   // Act
   const started = Date.now();
-  const k = await killWorkers(run, seededRandom(SEED), compileCache, running);
-  longLived.stop();
-  const survivor = await longLived.done;
+  let survivor: Awaited<WorkerHandle['done']> | undefined;
+  const k = await killWorkers(run, seededRandom(SEED), compileCache, running, async () => {
+    longLived.stop();
+    survivor = await longLived.done;
+  });
+  assert.ok(survivor, 'the long-lived worker was stopped');
   const logs = [longLivedLog, ...k.logs];
 
   // Assert: the run itself
