@@ -2,13 +2,14 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { ProcessLauncher } from '../../core/orchestrate/agentLauncher.ts';
+import { dryRun } from '../../core/orchestrate/dryRun.ts';
 import { Orchestrator } from '../../core/orchestrate/orchestrator.ts';
 import { configPathFor, loadRoleCommands } from '../../core/runs/roles.ts';
 import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
 import type { Action } from '../../core/scheduler/types.ts';
 import { flag, int, str } from '../args.ts';
 import type { Command } from '../command.ts';
-import { output } from '../output.ts';
+import { output, type CommandOutput } from '../output.ts';
 import { planningStore } from '../planning.ts';
 
 export const orchestrateCommand: Command = {
@@ -16,6 +17,7 @@ export const orchestrateCommand: Command = {
   summary: 'run the scheduler without an editor: start epics, agents, verification, reviews and merges',
   positionals: [],
   options: [
+    { name: 'dry-run', type: 'boolean', description: 'print what one pass would do now (decide()), and change nothing: no agent, worktree, claim or write' },
     { name: 'once', type: 'boolean', description: 'one pass: take the actions, wait for the agents and work it started, exit (never loops)' },
     { name: 'watch', type: 'boolean', description: 'keep going until interrupted (Ctrl+C stops the agents it started), waiting out backoffs and for people' },
     { name: 'interval', type: 'int', placeholder: 'SECONDS', description: 'seconds between passes with --watch (default 2)', min: 1, max: 3600 },
@@ -32,7 +34,11 @@ export const orchestrateCommand: Command = {
   async run(ctx) {
     const once = flag(ctx.args, 'once');
     const watch = flag(ctx.args, 'watch');
-    if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once or --watch");
+    if (flag(ctx.args, 'dry-run')) {
+      if (once || watch || flag(ctx.args, 'until-idle')) throw new UsageError('bad_option', '--dry-run takes one look and changes nothing; it goes without --once, --watch and --until-idle');
+      return dryRunOutput(ctx);
+    }
+    if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once, --watch or --dry-run");
     if (once && flag(ctx.args, 'until-idle')) throw new UsageError('bad_option', '--until-idle goes with --watch; --once already exits after one pass');
     requireAllowed(trustTargetFor(ctx.location, ctx.dbPath, ctx.env));
     const mainRoot = ctx.location.mainRoot;
@@ -85,3 +91,18 @@ export const orchestrateCommand: Command = {
     return output({ actions: taken, counts, waiting, unstaffed }, lines.join('\n'));
   },
 };
+
+/** `--dry-run`: the pass decide() would take, read from the store opened read-only; nothing runs, so no trust is asked. */
+async function dryRunOutput(ctx: Parameters<Command['run']>[0]): Promise<CommandOutput> {
+  const mainRoot = ctx.location.mainRoot;
+  if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
+  const r = await dryRun(planningStore(ctx, 'read'), mainRoot, loadRoleCommands(configPathFor(ctx.dbPath)));
+  const lines = [r.actions.length === 0 ? 'Dry run: a pass would do nothing now' : `Dry run: a pass would take ${r.actions.length} action${r.actions.length === 1 ? '' : 's'} (nothing was done):`];
+  for (const a of r.actions) lines.push(`  ${a.description}`);
+  if (r.running > 0) lines.push(`${r.running} agent run${r.running === 1 ? ' is' : 's are'} under way (their epics wait for them)`);
+  if (r.unstaffed.length > 0) {
+    lines.push('No agent configured (roles in .springfield/config.json, or springfield agents use <preset>):');
+    for (const u of r.unstaffed) lines.push(`  ${u.epic_id}: ${u.message}`);
+  }
+  return output(r, lines.join('\n'));
+}

@@ -14,7 +14,7 @@ import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
 import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
-import { setupWanted } from './setup.ts';
+import { schedulerConfigOf } from './schedulerConfig.ts';
 import { schedulerSnapshot } from './snapshot.ts';
 
 export interface OrchestratorOptions {
@@ -83,13 +83,7 @@ export class Orchestrator {
   }
 
   private get schedulerConfig(): SchedulerConfig {
-    const c = this.o.config;
-    const timeoutsMs = Object.fromEntries(Object.entries(c.timeouts).map(([role, s]) => [role, s * 1000]));
-    return {
-      maxParallelAgents: c.maxParallelAgents, runTimeoutMs: c.runTimeoutSeconds * 1000, timeoutsMs, killGraceMs: c.killGraceSeconds * 1000,
-      sameFailureLimit: this.o.sameFailureLimit ?? 3, roles: c.roles as SchedulerConfig['roles'], verificationConfigured: c.verification.length > 0,
-      retryLimit: c.retryLimit, retryBackoffMs: c.retryBackoffSeconds.map((s) => s * 1000), setupConfigured: setupWanted(this.o.mainRoot, c.setup),
-    };
+    return schedulerConfigOf(this.o.config, this.o.mainRoot, this.o.sameFailureLimit);
   }
 
   /** One scheduling pass; returns the actions that did something (a failed action is logged, not returned). */

@@ -1,0 +1,61 @@
+/**
+ * `orchestrate --dry-run`: what one pass of the scheduler would do now, from the same snapshot and
+ * the same decide(), without doing any of it (no claim, no worktree, no agent, no write).
+ */
+import { ROLE_NAMES } from '../epics/transitions.ts';
+import type { RunConfig } from '../runs/roles.ts';
+import { decide } from '../scheduler/decide.ts';
+import type { Action } from '../scheduler/types.ts';
+import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
+import type { SqliteStore } from '../store/sqliteStore.ts';
+import type { Waiting } from './orchestrator.ts';
+import { schedulerConfigOf } from './schedulerConfig.ts';
+import { schedulerSnapshot } from './snapshot.ts';
+
+export interface DryRun {
+  readonly dry_run: true;
+  /** What the pass would do, in decide()'s order, each with its description. */
+  readonly actions: readonly (Action & { readonly description: string })[];
+  readonly waiting: readonly Waiting[];
+  readonly unstaffed: readonly Unstaffed[];
+  /** Agent runs recorded as running now (they keep their epics busy). */
+  readonly running: number;
+}
+
+/** The pass decide() would take at `now`; reads the store only. */
+export async function dryRun(store: SqliteStore, mainRoot: string, config: RunConfig, now = new Date()): Promise<DryRun> {
+  const snapshot = await store.read((db) => schedulerSnapshot(db, now));
+  const scheduler = schedulerConfigOf(config, mainRoot);
+  const actions = decide(snapshot, scheduler, now);
+  const waiting: Waiting[] = [];
+  const acted = new Set<string>();
+  for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
+  for (const a of actions) {
+    if (a.kind === 'surface') waiting.push({ epic_id: a.epicId, kind: 'person', message: a.message, until: null });
+    if (a.kind === 'wait') waiting.push({ epic_id: a.epicId, kind: 'backoff', message: a.message, until: a.until });
+    if ('epicId' in a) acted.add(a.epicId);
+  }
+  return {
+    dry_run: true,
+    actions: actions.map((a) => ({ ...a, description: describeAction(a) })),
+    waiting,
+    unstaffed: unstaffedEpics(snapshot.epics, scheduler, acted),
+    running: snapshot.runs.length,
+  };
+}
+
+/** One line in words for an action, as the pass would log it. */
+export function describeAction(a: Action): string {
+  switch (a.kind) {
+    case 'start_epic': return `${a.epicId}: start the epic (ready → in_progress) in its own worktree`;
+    case 'run': return `${a.epicId}: start ${ROLE_NAMES[a.role]}${a.stepAnchor ? ` on ${a.stepAnchor}` : ''}${a.worktree ? ` in ${a.worktree}` : ''} (${a.reason})`;
+    case 'transition': return `${a.epicId}: ${a.event} (${a.reason})`;
+    case 'setup': return `${a.epicId}: set up its new worktree`;
+    case 'wait': return `${a.epicId}: wait until ${a.until} — ${a.message}`;
+    case 'verify': return `${a.epicId}: run the verification commands`;
+    case 'complete_mechanically': return `${a.epicId}: complete mechanically (summary, no agent session)`;
+    case 'merge': return `${a.epicId}: merge`;
+    case 'stop_run': return `stop run #${a.runId}: ${a.reason}`;
+    case 'surface': return `${a.epicId}: waits for a person — ${a.message}`;
+  }
+}
