@@ -131,6 +131,7 @@ function fillPlaceholders(line: string, facts: Facts): string {
     if (b !== undefined) throw new Refusal(`unknown placeholder '${whole}'`);
     if (/^what you did/.test(a)) return `Stand-in: ${facts.stepTitle}`;
     if (/^what you fixed/.test(a)) return 'Stand-in: fix the review findings';
+    if (/^what you found/.test(a)) return `Stand-in research for ${facts.epicTitle}`;
     if (/^your finding/.test(a)) return 'Stand-in review: the change does what the plan says';
     throw new Refusal(`unknown placeholder '${whole}' in: ${line}`);
   });

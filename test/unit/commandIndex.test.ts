@@ -20,7 +20,7 @@ test('each command module defines exactly the names the index lists, in order, a
 test('a word loads its command, or every member of the group it names, and nothing from other modules', async () => {
   assert.deepEqual((await commandsFor('claim')).map((c) => c.name), ['claim']);
   assert.deepEqual((await commandsFor('signal')).map((c) => c.name), ['signal', 'signal decide', 'signals'], 'the module of signal, whole');
-  assert.deepEqual((await commandsFor('plan')).map((c) => c.name), ['plan propose', 'plan approve', 'plan request-changes', 'plan discard', 'plan show']);
+  assert.deepEqual((await commandsFor('plan')).map((c) => c.name), ['plan propose', 'plan approve', 'plan request-changes', 'plan discard', 'plan note', 'plan show']);
   assert.deepEqual(await commandsFor('nonsense'), []);
   assert.deepEqual(await commandsFor(undefined), []);
 });

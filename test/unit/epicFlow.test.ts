@@ -179,7 +179,7 @@ describe('epic lifecycle through the CLI', () => {
   test('defer and resume; invalid events exit 1 naming the allowed events', () => {
     const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Park me']));
     const resumeRefused = assertFails(sf(repo.root, ['epic', 'resume', id]), 1, 'invalid_transition');
-    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer, agent_failed$/);
+    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer, agent_failed, plan_discarded$/);
     const deferred = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', id, '--reason', 'not this quarter']));
     assert.deepEqual([deferred.from, deferred.to, deferred.reason], ['planned', 'deferred', 'not this quarter']);
     assert.match(assertFails(sf(repo.root, ['epic', 'defer', id]), 1, 'invalid_transition').message, /allowed: resume$/);
@@ -193,7 +193,7 @@ describe('epic lifecycle through the CLI', () => {
     assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', building])).from, 'implemented');
     assertOk(sf(repo.root, ['epic', 'resume', building]));
     const notApproved = assertFails(sf(repo.root, ['epic', 'start', building]), 1, 'invalid_transition');
-    assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed$/, 'a resumed epic needs its plan approved again');
+    assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed, plan_discarded$/, 'a resumed epic needs its plan approved again');
   });
 
   test('approving a plan edited after it was proposed is plan_drift and changes nothing', () => {

@@ -24,6 +24,9 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
   ['verified', 'defer', 'deferred', null],
   ['blocked', 'defer', 'deferred', null],
   ['deferred', 'resume', 'planned', null],
+  // SPEC §4: a discarded plan sets the epic aside until a person resumes it (a re-plan's too).
+  ['planned', 'plan_discarded', 'deferred', null],
+  ['blocked', 'plan_discarded', 'deferred', null],
   ['in_progress', 'iteration_budget_exhausted', 'blocked', 'lisa'],
   ['implemented', 'iteration_budget_exhausted', 'blocked', 'lisa'],
   // Agent faults (docs/scheduler-faults.md): a person retries; blocked → blocked keeps the newest reason.
@@ -42,7 +45,7 @@ const ALL_STATUSES: readonly EpicStatus[] = [
 const ALL_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry', 'plan_discarded',
 ];
 
 function expectedRow(from: EpicStatus, event: EpicEvent) {
@@ -89,7 +92,7 @@ test('done allows nothing; deferred only resumes; defer is refused from deferred
   assert.deepEqual(allowedEvents('deferred'), ['resume']);
   assert.throws(() => transition('done', 'defer'), /cannot defer an epic that is done; allowed: none/);
   assert.throws(() => transition('deferred', 'defer'), /allowed: resume$/);
-  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed$/);
+  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, plan_discarded$/);
 });
 
 test('signals map to their events', () => {

@@ -14,10 +14,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     },
   },
   {
-    names: ['plan propose', 'plan approve', 'plan request-changes', 'plan discard', 'plan show'],
+    names: ['plan propose', 'plan approve', 'plan request-changes', 'plan discard', 'plan note', 'plan show'],
     load: async () => {
       const m = await import('./plan.ts');
-      return [m.planPropose, m.planApprove, m.planRequestChanges, m.planDiscard, m.planShow];
+      return [m.planPropose, m.planApprove, m.planRequestChanges, m.planDiscard, m.planNote, m.planShow];
     },
   },
   {
@@ -34,6 +34,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['doctor'], load: async () => [(await import('./doctor.ts')).doctorCommand] },
   { names: ['prune'], load: async () => [(await import('./prune.ts')).pruneCommand] },
   { names: ['run'], load: async () => [(await import('./run.ts')).runCommand] },
+  { names: ['debt'], load: async () => [(await import('./debt.ts')).debtCommand] },
   { names: ['runs'], load: async () => [(await import('./runs.ts')).runsCommand] },
   { names: ['orchestrate'], load: async () => [(await import('./orchestrate.ts')).orchestrateCommand] },
   {

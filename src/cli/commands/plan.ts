@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
 import type { PlanVersionRow } from '../../core/epics/planApproval.ts';
+import { recordPlanningNote } from '../../core/epics/planningNotes.ts';
 import { RefusedError, UsageError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
 import { parsePlan } from '../../core/plan/parse.ts';
@@ -69,12 +70,32 @@ export const planRequestChanges: Command = {
 
 export const planDiscard: Command = {
   name: 'plan discard',
-  summary: 'discard the proposed plan version',
+  summary: 'discard the proposed plan version: the epic is deferred (debt register) until a person resumes it',
   positionals: [EPIC_ARG],
   options: [VERSION_OPTION, { name: 'reason', type: 'string', placeholder: 'TEXT', description: 'why, recorded' }],
   async run(ctx) {
     const r = await planningStore(ctx, 'write').discardPlan(arg(ctx, 0), ctx.actor, int(ctx.args, 'version'), str(ctx.args, 'reason') ?? null);
-    return output(versionJson(r), `Discarded version ${r.version} of ${r.epic_id}'s plan`);
+    const { transition, ...row } = r;
+    return output({ ...versionJson(row), transition }, `Discarded version ${r.version} of ${r.epic_id}'s plan; ${r.epic_id}: ${transition.from} → ${transition.to} (in the debt register)\nNo planner starts for it until a person resumes it: springfield epic resume ${r.epic_id}`);
+  },
+};
+
+export const planNote: Command = {
+  name: 'plan note',
+  summary: 'record what the planner found while researching an epic (shown to her next session)',
+  positionals: [EPIC_ARG],
+  options: [
+    { name: 'summary', type: 'string', placeholder: 'TEXT', description: 'what was found (cut to 2000 characters)' },
+    { name: 'kind', type: 'string', placeholder: 'KIND', description: 'a lowercase word (default research)' },
+  ],
+  async run(ctx) {
+    const summary = str(ctx.args, 'summary');
+    const kind = str(ctx.args, 'kind') ?? 'research';
+    if (!/^[a-z][a-z0-9_]{0,39}$/.test(kind)) throw new UsageError('bad_option', `--kind needs a lowercase word like research, got '${kind}'`);
+    if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'plan note' needs --summary TEXT");
+    const store = planningStore(ctx, 'write');
+    const n = await store.write((db, now) => recordPlanningNote(db, now.toISOString(), arg(ctx, 0), kind, summary, ctx.actor));
+    return output({ epic_id: arg(ctx, 0), ...n }, `Recorded ${n.kind} note #${n.id} on ${arg(ctx, 0)}`);
   },
 };
 

@@ -10,6 +10,11 @@ export function renderContext(c: ContextView): string {
   if (c.approach) out.push('', '## Approach', c.approach);
   if (c.constraints) out.push('', '## Constraints', c.constraints);
   if (c.feedback.length) out.push('', '## Feedback on earlier plan versions', ...c.feedback.map((f) => `- v${f.version}: ${f.feedback}`));
+  if (c.previous_proposal) {
+    const p = c.previous_proposal;
+    out.push('', `## Your previous proposal (v${p.version}, ${p.plan_path}): a person asked for changes`, ...(p.feedback ? [`Feedback: ${p.feedback}`] : []), '````markdown', p.body.trimEnd(), '````');
+  }
+  if (c.research.length) out.push('', '## What you researched before', ...c.research.map((n) => `- ${n.kind}: ${n.summary}`));
   if (c.plan) out.push('', `## Plan ${c.plan.plan_path} [${c.plan.status}] — ${c.plan.steps_completed}/${c.plan.steps_total} steps completed`);
   if (c.step) {
     const s = c.step;

@@ -9,6 +9,7 @@ import { COMPLEXITY_POLICY } from './complexity.ts';
 import { buildBudget, getEpic, isRetryable, type EpicRow } from './epicStore.ts';
 import { handoffFileName } from './handoff.ts';
 import { approvedVersion } from './planApproval.ts';
+import { planningNotes, type PlanningNote } from './planningNotes.ts';
 import { listSignals, type SignalView } from './signals.ts';
 import { allowedEvents, TRANSITIONS } from './transitions.ts';
 
@@ -48,6 +49,10 @@ export interface ContextView {
   readonly signals: readonly SignalView[];
   readonly verification_failures: readonly { command: string; exit_code: number | null; output_tail: string; created_at: string; step_anchor: string | null }[];
   readonly previous_run: PreviousRun | null;
+  /** For a planner after a person asked for changes: the version sent back, its text and the feedback. */
+  readonly previous_proposal: { version: number; plan_path: string; feedback: string | null; body: string } | null;
+  /** What planners recorded while researching this epic (springfield plan note). */
+  readonly research: readonly PlanningNote[];
   readonly must_read: readonly { path: string; why: string }[];
   readonly next_commands: readonly string[];
 }
@@ -81,6 +86,8 @@ export function buildContext(db: Database, now: Date, req: ContextRequest): Cont
     signals: epic ? listSignals(db, epic.id, 5) : [],
     verification_failures: failuresOf(db, epic?.id, planPath),
     previous_run: epic && req.role ? previousRun(db, epic.id, req.role, req.beforeRun) : null,
+    previous_proposal: epic && (epic.status === 'planned' || epic.status === 'blocked') ? sentBack(db, epic.id) : null,
+    research: epic ? planningNotes(db, epic.id) : [],
     must_read: mustRead(req.docsRoot, epic, planPath ?? proposedPath),
     next_commands: nextCommands(epic, planPath ?? proposedPath, stepView, db),
   };
@@ -124,6 +131,13 @@ function failuresOf(db: Database, epicId: string | undefined, planPath: string |
   return db.prepare(`SELECT command, exit_code, output_tail, created_at, step_anchor FROM verifications
       WHERE verdict != 'pass' AND (epic_id = ? OR plan_path = ?) ORDER BY id DESC LIMIT 3`)
     .all(epicId ?? null, planPath ?? null) as ContextView['verification_failures'][number][];
+}
+
+/** The latest version a person sent back (changes requested), when no newer version was proposed since. */
+function sentBack(db: Database, epicId: string): ContextView['previous_proposal'] {
+  const row = db.prepare('SELECT version, plan_path, status, feedback, body FROM plan_versions WHERE epic_id = ? ORDER BY version DESC LIMIT 1')
+    .get(epicId) as { version: number; plan_path: string; status: string; feedback: string | null; body: string } | undefined;
+  return row && row.status === 'changes_requested' ? { version: row.version, plan_path: row.plan_path, feedback: row.feedback, body: row.body } : null;
 }
 
 function previousRun(db: Database, epicId: string, role: string, before: number | undefined): PreviousRun | null {

@@ -2,6 +2,7 @@ import { RefusedError, UsageError } from '../errors.ts';
 import { writeEvent } from '../store/rows.ts';
 import type { Database } from '../store/sqlite.ts';
 import type { Actor } from '../store/types.ts';
+import { recordDebt, resolveDebt } from './debt.ts';
 import { COMPLEXITY_POLICY, detectComplexity, type Complexity } from './complexity.ts';
 import { newEpicId, type Priority } from './ids.ts';
 import { RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus, type Role } from './transitions.ts';
@@ -106,6 +107,9 @@ export function applyEpicEvent(db: Database, now: string, epicId: string, event:
   const statusReason = block ? block.previousReason : why;
   db.prepare('UPDATE epics SET status = ?, status_reason = ?, iteration = ?, updated_at = ? WHERE id = ? AND status = ?')
     .run(to, statusReason, iteration, now, epicId, epic.status);
+  // Setting an epic aside is debt until a person resumes it (docs/lifecycle.md).
+  if (to === 'deferred') recordDebt(db, now, epicId, event, epic.status, why ?? event, actor);
+  if (epic.status === 'deferred' && to !== 'deferred') resolveDebt(db, now, epicId, why ?? event);
   writeEvent(db, now, actor, {
     entity: 'epic', action: event, epicId, from: epic.status, to, reason: why,
     data: { next_role: nextRole, iteration, budget: buildBudget(epic), ...(to === 'blocked' ? { previous_reason: epic.status_reason } : {}), ...data },

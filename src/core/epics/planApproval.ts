@@ -133,12 +133,16 @@ export function requestChanges(db: Database, now: string, epicId: string, feedba
   return { ...row, status: 'changes_requested', feedback: feedback.trim(), decided_by: actor.worktree, decided_at: now };
 }
 
-/** Discards a proposed version. */
-export function discardPlan(db: Database, now: string, epicId: string, actor: Actor, version?: number, reason: string | null = null): PlanVersionRow {
+/**
+ * Discards a proposed version and sets the epic aside (deferred, with the reason, in the debt
+ * register): no planner starts for it again until a person resumes it.
+ */
+export function discardPlan(db: Database, now: string, epicId: string, actor: Actor, version?: number, reason: string | null = null): PlanVersionRow & { transition: TransitionOutcome } {
   const row = pendingVersion(db, epicId, version);
   db.prepare(`UPDATE plan_versions SET status = 'discarded', feedback = COALESCE(?, feedback), decided_by = ?, decided_at = ? WHERE id = ?`).run(reason, actor.worktree, now, row.id);
   writeEvent(db, now, actor, { entity: 'plan_version', action: 'discard', epicId, planPath: row.plan_path, from: 'proposed', to: 'discarded', reason, data: { version: row.version } });
-  return { ...row, status: 'discarded', decided_by: actor.worktree, decided_at: now };
+  const transition = applyEpicEvent(db, now, epicId, 'plan_discarded', actor, `plan v${row.version} discarded${reason ? `: ${reason}` : ' (no reason given)'}`);
+  return { ...row, status: 'discarded', decided_by: actor.worktree, decided_at: now, transition };
 }
 
 /** The approved version whose steps are live, if any. */

@@ -17,12 +17,12 @@ export const EPIC_STATUSES: readonly EpicStatus[] = [
 export type EpicEvent =
   | 'plan_approved' | 'start' | 'steps_completed' | 'signal_pass' | 'signal_implementation_failure'
   | 'signal_option_viability_failure' | 'signal_adr_invalidated' | 'merged' | 'new_plan_approved'
-  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'plan_drift' | 'retry';
+  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'plan_drift' | 'retry' | 'plan_discarded';
 
 export const EPIC_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry', 'plan_discarded',
 ];
 
 /** Blocks a person lifts with `retry` (docs/scheduler-faults.md): the epic goes back to where it was blocked from. */
@@ -67,6 +67,9 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   { from: 'verified', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
   { from: 'blocked', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
   { from: 'deferred', event: 'resume', to: 'planned', nextRole: null, when: 'resume' },
+  // A discarded plan sets the epic aside until a person resumes it (so no planner starts again at once).
+  { from: 'planned', event: 'plan_discarded', to: 'deferred', nextRole: null, when: 'plan discarded (a person resumes)' },
+  { from: 'blocked', event: 'plan_discarded', to: 'deferred', nextRole: null, when: 'new plan discarded (a person resumes)' },
   { from: 'in_progress', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
   { from: 'implemented', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
   ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => (

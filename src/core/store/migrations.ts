@@ -255,6 +255,32 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE runs SET status = 'failed', outcome_reason = 'ended by a signal' WHERE status = 'killed';
   CREATE INDEX idx_runs_launch ON runs(launch_id) WHERE launch_id IS NOT NULL;
   `,
+  // 5: the epic lifecycle (docs/lifecycle.md). The debt register: one row each time an epic is set
+  // aside (deferred, a discarded plan), closed when a person resumes it. Planning notes: what Lisa
+  // researched for an epic before any step exists, shown to her next session after a request for changes.
+  `
+  CREATE TABLE debt (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    epic_id TEXT NOT NULL REFERENCES epics(id),
+    reason TEXT NOT NULL,
+    event TEXT NOT NULL,
+    from_status TEXT NOT NULL,
+    recorded_by TEXT,
+    recorded_at TEXT NOT NULL,
+    resolved_at TEXT,
+    resolution TEXT
+  );
+  CREATE INDEX idx_debt_epic ON debt(epic_id, resolved_at);
+  CREATE TABLE planning_notes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    epic_id TEXT NOT NULL REFERENCES epics(id),
+    kind TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    recorded_by TEXT,
+    recorded_at TEXT NOT NULL
+  );
+  CREATE INDEX idx_planning_notes_epic ON planning_notes(epic_id, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

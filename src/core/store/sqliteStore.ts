@@ -1,3 +1,4 @@
+import { listDebt, type DebtRow } from '../epics/debt.ts';
 import { buildContext, type ContextRequest, type ContextView } from '../epics/context.ts';
 import { applyEpicEvent, approveMerge, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
 import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../epics/planApproval.ts';
@@ -41,7 +42,7 @@ export class SqliteStore extends SqliteStepStore implements StateStore {
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow> {
     return this.write((db, now) => requestChanges(db, now.toISOString(), epicId, feedback, actor, version));
   }
-  discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow> {
+  discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
     return this.write((db, now) => discardPlan(db, now.toISOString(), epicId, actor, version, reason));
   }
   planVersions(epicId: string): Promise<PlanVersionRow[]> {
@@ -61,6 +62,10 @@ export class SqliteStore extends SqliteStepStore implements StateStore {
   }
   runs(options: { active?: boolean; epicId?: string; limit?: number } = {}): Promise<RunView[]> {
     return this.read((db) => listRuns(db, options));
+  }
+  /** The debt register: epics set aside and why (open entries unless `all`). */
+  debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
+    return this.read((db) => listDebt(db, options));
   }
   verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
     return this.read((db) => listVerifications(db, options));

@@ -260,7 +260,7 @@ export interface PlanningStore {
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult>;
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
-  discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow>;
+  discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow & { transition: TransitionOutcome }>;
   planVersions(epicId: string): Promise<PlanVersionRow[]>;
   recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean): Promise<SignalResult>;
   signals(epicId?: string): Promise<SignalView[]>;
