@@ -86,6 +86,20 @@ switch (behaviour) {
     setInterval(() => {}, 1000);
     break;
   }
+  case 'stage-plan': {
+    // Plans in her own worktree: a new draft staged in its index, then waits (bounded) until rule.n
+    // planners have staged theirs, so they overlap; records what her index holds, then proposes the draft.
+    const plan = JSON.parse(fs.readFileSync(env.SF_PLANS, 'utf8'))[epic];
+    const draft = plan.replace(/\.md$/, '-draft.md');
+    fs.writeFileSync(draft, fs.readFileSync(plan, 'utf8').replace(/^# Plan: .*$/m, '# Plan: drafted for ' + epic));
+    git('add', draft);
+    fs.writeFileSync(path.join(env.SF_SYNC, epic + '.staged'), '');
+    const deadline = Date.now() + 60000;
+    while (fs.readdirSync(env.SF_SYNC).filter((n) => n.endsWith('.staged')).length < (rule.n || 1) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    log({ event: 'planning', toplevel: git('rev-parse', '--show-toplevel'), head: git('rev-parse', 'HEAD'), branch: git('rev-parse', '--abbrev-ref', 'HEAD'), staged: git('diff', '--cached', '--name-only') });
+    sf('plan', 'propose', epic, draft);
+    break;
+  }
   case 'uncommitted-plan': {
     const main = env.SF_MAIN;
     const plan = JSON.parse(fs.readFileSync(env.SF_PLANS, 'utf8'))[epic];
@@ -115,7 +129,7 @@ export interface FaultRepo {
   /** Creates an epic whose planner proposes `plans/<slug>.md`; returns its id. */
   epic(title: string, options?: { complexity?: string; maxIterations?: number }): string;
   /** Sets the agent's behaviours (see AGENT). */
-  behave(rules: Record<string, { do: string; times?: number }>): void;
+  behave(rules: Record<string, { do: string; times?: number; n?: number }>): void;
   config(extra: Record<string, unknown>): void;
   /** The agent's log lines. */
   records(): Record<string, unknown>[];
@@ -152,7 +166,8 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   writeFileSync(behaviour, '{}');
   writeFileSync(plans, '{}');
   writeFileSync(planFile, planText('Scripted work'));
-  const env = cleanEnv({ SF_CLI: CLI_PATH, SF_LOG: log, SF_BEHAVIOUR: behaviour, SF_PLANS: plans, SF_PLAN_TEXT: planFile, SF_MAIN: repo, SF_ORPHAN: join(base, 'orphan.pid') });
+  const env = cleanEnv({ SF_CLI: CLI_PATH, SF_LOG: log, SF_BEHAVIOUR: behaviour, SF_PLANS: plans, SF_PLAN_TEXT: planFile, SF_MAIN: repo, SF_ORPHAN: join(base, 'orphan.pid'), SF_SYNC: join(base, 'sync') });
+  mkdirSync(join(base, 'sync'));
   const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8', env }).trim();
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'faults@springfield.invalid');

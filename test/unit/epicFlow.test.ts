@@ -115,7 +115,8 @@ describe('epic lifecycle through the CLI', () => {
     const approved = assertOk<ApproveResult & { handoff_path: string }>(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
     assert.deepEqual([approved.version, approved.init.steps_created, approved.transition.from, approved.transition.to], [2, 3, 'planned', 'ready']);
     assert.equal(approved.plan_hash, v2.plan_hash);
-    assert.equal(approved.handoff_path, join(repo.root, `TODO-${id}.md`));
+    assert.equal(approved.handoff_path, join(repo.root, '.springfield', 'handoffs', `TODO-${id}.md`), 'a copy beside the database: nothing is written into the worktree (docs/lifecycle.md)');
+    assert.equal(existsSync(join(repo.root, `TODO-${id}.md`)), false);
     const handoff = readFileSync(approved.handoff_path, 'utf8');
     assert.match(handoff, /## Intent[^\n]*\n\nCache API responses\.\n\nAccept: a hit costs under 1 ms\.\n/);
     assert.match(handoff, /## Approach[^\n]*\n\nApproach for Cache\.\n/);
@@ -204,13 +205,14 @@ describe('epic lifecycle through the CLI', () => {
     assertOk(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
     writeFiles(repo.root, { [planPath]: text.replace('- [ ] Do Two\n', '- [ ] Do Two\n- [ ] And three\n') });
     const before = snapshot();
-    const refused = assertFails(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']), 1, 'plan_drift');
+    // A file named at approval must match the stored proposal (without one, the proposal itself is approved).
+    const refused = assertFails(sf(repo.root, ['plan', 'approve', id, planPath, '--agent', 'marge']), 1, 'plan_drift');
     assert.match(refused.message, /And three/);
     assert.equal(snapshot(), before);
     assert.equal(existsSync(join(repo.root, `TODO-${id}.md`)), false);
 
     writeFiles(repo.root, { [planPath]: text.replace('- [ ] Do One', '- [x] Do One').replace('Approach for Drift.', 'Approach for\nDrift, re-wrapped.') });
-    assert.equal(assertOk<ApproveResult>(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge'])).transition.to, 'ready', 'ticking a box or re-wrapping prose is not drift');
+    assert.equal(assertOk<ApproveResult>(sf(repo.root, ['plan', 'approve', id, planPath, '--agent', 'marge'])).transition.to, 'ready', 'ticking a box or re-wrapping prose is not drift');
 
     writeFiles(repo.root, { [planPath]: planDoc('Drift', ['One', 'Two', 'Three']) });
     const beforeStart = snapshot();

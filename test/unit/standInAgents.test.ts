@@ -43,7 +43,9 @@ test('stand-in agents following only their prompts take an epic from planned to 
   const planning = orchestrate(repo);
   const versions = assertOk<{ versions: { plan_path: string; status: string }[] }>(runJson(repo.root, ['plan', 'show', epic])).versions;
   assert.deepEqual(versions.map((v) => [v.plan_path, v.status]), [[`plans/${epic}.md`, 'proposed']], planning);
-  const plan = readFileSync(join(repo.root, `plans/${epic}.md`), 'utf8');
+  // Lisa planned in a worktree of her own (docs/lifecycle.md): the plan is in the store, not in main.
+  assert.equal(existsSync(join(repo.root, `plans/${epic}.md`)), false, 'nothing reached the main worktree');
+  const plan = assertOk<{ version: { body: string } }>(runJson(repo.root, ['plan', 'show', epic])).version.body;
   assert.match(plan, /^# Plan: Greeting command$/m, 'Lisa titled the plan from the epic');
   assert.match(planning, /waiting for a person's approval|approval/);
 
@@ -86,6 +88,9 @@ test("a prompt with a wrong command makes the agent's run fail and releases its 
   orchestrate(repo);
   assertOk(runJson(repo.root, ['plan', 'approve', epic]));
   const planPath = `plans/${epic}.md`;
+  // Building by hand in the main worktree: the person takes the approved plan from the store first.
+  mkdirSync(join(repo.root, 'plans'), { recursive: true });
+  writeFileSync(join(repo.root, planPath), assertOk<{ version: { body: string } }>(runJson(repo.root, ['plan', 'show', epic])).version.body);
   // A repository's own Ralph prompt, with a misspelt command.
   const broken = readFileSync(join(PROJECT_ROOT, 'src/core/agents/prompts/ralph.md'), 'utf8').replace('springfield start {{plan}}', 'springfield strat {{plan}}');
   mkdirSync(join(repo.root, '.springfield', 'prompts'));

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
 import type { PlanVersionRow } from '../../core/epics/planApproval.ts';
 import { recordPlanningNote } from '../../core/epics/planningNotes.ts';
-import { RefusedError, UsageError } from '../../core/errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
 import { parsePlan } from '../../core/plan/parse.ts';
 import { int, str } from '../args.ts';
@@ -29,26 +29,21 @@ export const planPropose: Command = {
 
 export const planApprove: Command = {
   name: 'plan approve',
-  summary: 'approve the proposed plan: create its steps, write the handoff TODO-<epic>.md, epic → ready',
-  positionals: [EPIC_ARG, { name: 'plan', required: false, description: 'the plan file (default: the proposed version\'s path)' }],
+  summary: 'approve the proposed plan (as stored, from any worktree): create its steps, render the handoff TODO-<epic>.md, epic → ready',
+  positionals: [EPIC_ARG, { name: 'plan', required: false, description: 'a plan file that must match the proposal (default: the stored proposal itself)' }],
   options: [VERSION_OPTION],
-  details: 'The file must still have the structure that was proposed. A planner agent never approves its own plan.',
+  details: 'The stored proposal is approved as proposed; a file given must still have its structure. A planner agent never approves its own plan.\nThe handoff is kept beside the database and committed on the epic\'s branch when it starts; nothing is written into this worktree.',
   async run(ctx) {
     const store = planningStore(ctx, 'write');
     const epicId = arg(ctx, 0);
-    const versions = await store.planVersions(epicId);
-    const wanted = int(ctx.args, 'version');
-    const target = versions.filter((v) => v.status === 'proposed' && (wanted === undefined || v.version === wanted)).at(-1);
-    const path = ctx.args.positionals[1] ?? (target ? resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.plan_path) : undefined);
-    if (!path) throw new RefusedError('no_proposed_plan', `${epicId} has no plan waiting for approval (propose one with 'springfield plan propose ${epicId} <plan.md>')`);
-    const source = ctx.planSource(path);
-    const docsRoot = ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd;
-    const r = await approveWithHandoff(store, epicId, source, ctx.actor, docsRoot, wanted);
+    // Without a file, the stored proposal is what is approved, from any worktree (the planner's own worktree is gone).
+    const given = ctx.args.positionals[1];
+    const r = await approveWithHandoff(store, epicId, given ? ctx.planSource(given) : null, ctx.actor, ctx.dbPath, int(ctx.args, 'version'));
     const handoff = { path: r.handoff_path, written: r.handoff_written };
     const text = [
       `Approved version ${r.version} of ${r.epic_id}'s plan (${r.plan_path})`,
       `  ${r.init.steps_created} steps, ${r.init.checklist_items_created} checklist items${r.init.reinitialized ? `, ${r.init.steps_kept_completed} completed steps kept` : ''}`,
-      `  handoff ${handoff.written ? 'written' : 'already present (immutable)'}: ${handoff.path}`,
+      `  handoff ${handoff.written ? 'rendered' : 'not rendered'}: ${handoff.path} (committed on springfield/${r.epic_id} when the epic starts; never into main)`,
       `  epic ${r.transition.from} → ${r.transition.to}`,
     ].join('\n');
     return output(r, text);

@@ -1,16 +1,41 @@
-import type { Actor, PlanSource, StateStore } from '../store/types.ts';
-import { writeHandoffOnce } from './handoff.ts';
-import type { ApproveResult } from './planApproval.ts';
+import { dirname, join } from 'node:path';
+import { parsePlan } from '../plan/parse.ts';
+import { ensureOwnDirectory, replaceFile } from '../safeFiles.ts';
+import type { SqliteStore } from '../store/sqliteStore.ts';
+import type { Actor, PlanSource } from '../store/types.ts';
+import { getEpic } from './epicStore.ts';
+import { handoffFileName } from './handoff.ts';
+import { handoffText } from './handoffVersions.ts';
+import { pendingVersion, type ApproveResult, type PlanVersionRow } from './planApproval.ts';
 
 export interface ApproveWithHandoff extends ApproveResult {
+  /** Springfield's own copy of the handoff, to read (`.springfield/handoffs/`); the epic's branch gets it when the epic starts. */
   readonly handoff_path: string;
   readonly handoff_written: boolean;
 }
 
-/** Approval as people use it (CLI and editor alike): approve in the store, then write the handoff once. */
-export async function approveWithHandoff(store: StateStore, epicId: string, source: PlanSource, actor: Actor, docsRoot: string, version?: number): Promise<ApproveWithHandoff> {
-  const result = await store.approvePlan(epicId, source, actor, version);
-  const epic = await store.getEpic(epicId);
-  const handoff = writeHandoffOnce(docsRoot, epic, source.plan, source.planPath);
-  return { ...result, handoff_path: handoff.path, handoff_written: handoff.written };
+/** The stored proposal as a plan source: what a person approves, from any worktree (docs/lifecycle.md). */
+export function proposalSource(row: Pick<PlanVersionRow, 'plan_path' | 'body'>): PlanSource {
+  return { planPath: row.plan_path, plan: parsePlan(row.body, row.plan_path) };
+}
+
+/** Where Springfield keeps its copy of an epic's handoff: beside the database, never in a working tree. */
+export function handoffCopyPath(dbPath: string, epicId: string): string {
+  return join(dirname(dbPath), 'handoffs', handoffFileName(epicId));
+}
+
+/**
+ * Approval as people use it (CLI and editor alike): approve the stored proposal (or `source`, a file
+ * that must match it), then keep a copy of the handoff beside the database. Nothing is written into
+ * any worktree: the epic's branch gets the handoff when the scheduler starts it.
+ */
+export async function approveWithHandoff(store: SqliteStore, epicId: string, source: PlanSource | null, actor: Actor, dbPath: string, version?: number): Promise<ApproveWithHandoff> {
+  const chosen = source ?? proposalSource(await store.read((db) => pendingVersion(db, epicId, version)));
+  const result = await store.approvePlan(epicId, chosen, actor, version);
+  const text = await store.read((db) => handoffText(db, getEpic(db, epicId)));
+  const path = handoffCopyPath(dbPath, epicId);
+  if (text === null) return { ...result, handoff_path: path, handoff_written: false };
+  ensureOwnDirectory(dirname(path));
+  replaceFile(path, text);
+  return { ...result, handoff_path: path, handoff_written: true };
 }

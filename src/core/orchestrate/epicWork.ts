@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { applyEpicEvent, getEpic, recordWorktreeEvent, setEpicWorktree, type EpicRow } from '../epics/epicStore.ts';
+import { handoffText } from '../epics/handoffVersions.ts';
 import { approvedVersion, finishEpic, livePlanPath, planDrift } from '../epics/planApproval.ts';
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
@@ -199,5 +200,5 @@ export class EpicWork {
 /** The approved version's text for the epic's branch, or null before approval. */
 function approvedPlanOf(epic: EpicRow, db: Parameters<typeof approvedVersion>[0]): ApprovedPlan | null {
   const v = approvedVersion(db, epic);
-  return v ? { planPath: v.plan_path, body: v.body, version: v.version } : null;
+  return v ? { planPath: v.plan_path, body: v.body, version: v.version, handoff: handoffText(db, epic) ?? undefined } : null;
 }

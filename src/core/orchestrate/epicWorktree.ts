@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { RefusedError } from '../errors.ts';
 import { handoffFileName } from '../epics/handoff.ts';
@@ -22,6 +22,8 @@ export interface ApprovedPlan {
   readonly planPath: string;
   readonly body: string;
   readonly version: number;
+  /** The handoff text the branch must carry (docs/lifecycle.md), rendered from the store. */
+  readonly handoff?: string;
 }
 
 /** Where an epic's worktree goes: the configured folder, else a sibling `<repo>.springfield/<epic-id>`. */
@@ -43,9 +45,9 @@ function git(cwd: string): Git {
 
 /**
  * Creates (or reuses) the epic's worktree on branch `springfield/<epic-id>` from the main branch,
- * and commits there, together, the handoff document (once) and the approved plan version's text
- * at the plan's path whenever the branch's copy differs: builders never depend on a file that
- * exists only uncommitted in another worktree.
+ * and commits there, together, the handoff (rendered from the store; a re-plan adds a version) and
+ * the approved plan version's text whenever the branch's copies differ: builders never depend on a
+ * file that exists only uncommitted in another worktree, and the handoff never touches main.
  */
 export async function ensureEpicWorktree(mainRoot: string, epicId: string, location?: string, plan?: ApprovedPlan): Promise<EpicWorktree> {
   const path = epicWorktreePath(mainRoot, epicId, location);
@@ -66,15 +68,13 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
   }
   const wt = git(path);
   const dirty = (await worktreeStatus(path, process.env)).map((f) => f.path).filter((f) => f !== handoffFileName(epicId));
-  const handoff = await stageHandoff(mainRoot, path, epicId, wt);
+  const handoff = plan?.handoff ? await stageText(path, handoffFileName(epicId), plan.handoff, wt) : false;
   const planned = plan ? await stagePlan(path, plan, wt) : false;
   const paths = [...(handoff ? [handoffFileName(epicId)] : []), ...(planned && plan ? [plan.planPath] : [])];
   if (paths.length > 0) {
-    const what = handoff && planned ? `Handoff and approved plan v${plan?.version} for ${epicId}` : handoff ? `Handoff for ${epicId}` : `Approved plan v${plan?.version} for ${epicId}`;
+    const what = handoff && planned ? `Handoff and approved plan v${plan?.version} for ${epicId}` : handoff ? `Handoff for ${epicId} (plan v${plan?.version})` : `Approved plan v${plan?.version} for ${epicId}`;
     await wt(['commit', '-q', '--no-verify', '-m', what, '--trailer', `Springfield-Epic: ${epicId}`, '--', ...paths]);
   }
-  // An untracked copy in the main worktree would block the merge that brings the committed one back.
-  if (handoff && (await git(mainRoot)(['ls-files', '--', handoffFileName(epicId)])).trim() === '') rmSync(join(mainRoot, handoffFileName(epicId)));
   return { path: existsSync(path) ? realpathSync(path) : path, branch, created, dirty, handoffCommitted: paths.length > 0 };
 }
 
@@ -89,15 +89,15 @@ export async function depositApprovedPlan(worktree: string, epicId: string, plan
   return true;
 }
 
-/** Stages TODO-<epic>.md from the main worktree in the epic's branch, once. */
-async function stageHandoff(mainRoot: string, path: string, epicId: string, wt: Git): Promise<boolean> {
-  const name = handoffFileName(epicId);
-  const source = join(mainRoot, name);
-  if (!existsSync(source)) return false;
-  if ((await wt(['ls-files', '--', name])).trim() !== '') return false;
-  writeInside(path, name, readFileSync(source, 'utf8'));
+/** Stages a file with the given text when the branch's copy is missing or differs. Returns whether it staged a change. */
+async function stageText(path: string, name: string, text: string, wt: Git): Promise<boolean> {
+  const target = join(path, name);
+  const current = existsSync(target) ? readFileSync(target, 'utf8') : null;
+  const tracked = (await wt(['ls-files', '--', name])).trim() !== '';
+  if (current === text && tracked) return false;
+  if (current !== text) writeInside(path, name, text);
   await wt(['add', '-f', '--', name]);
-  return true;
+  return (await wt(['diff', '--cached', '--name-only', '--', name])).trim() !== '';
 }
 
 /** Stages the approved plan text when the worktree's file is missing or not byte-equal to it. */

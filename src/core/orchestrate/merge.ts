@@ -4,6 +4,7 @@ import { RefusedError } from '../errors.ts';
 import { firstLine, gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { isConflicted, worktreeStatus } from '../git/status.ts';
 import { epicBranch } from './epicWorktree.ts';
+import { handoffFileName } from '../epics/handoff.ts';
 
 export interface MergeResult {
   readonly merged: true;
@@ -32,12 +33,20 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
   const merged = await gitRunAsync(mainRoot, ['merge', '--squash', branch], env);
   const conflicted = (await worktreeStatus(mainRoot, env)).filter(isConflicted).map((f) => f.path);
   if (conflicted.length > 0) failure = `conflicts in ${conflicted.slice(0, 3).join(', ')}`;
-  else if (merged.status !== 0) failure = firstLine(merged.stderr) || firstLine(merged.stdout) || `exit ${merged.status}`;
+  else if (merged.status !== 0) failure = gitCause(merged.stderr) || firstLine(merged.stdout) || `exit ${merged.status}`;
   if (failure !== undefined) {
     // Only the merge's own changes are undone (there were no other tracked changes; untracked files stay).
     await gitRunAsync(mainRoot, ['reset', '--merge'], env);
     const current = (await gitRunAsync(mainRoot, ['symbolic-ref', '--short', '-q', 'HEAD'], env)).stdout.trim();
-    throw new RefusedError('merge_conflict', `${branch} does not merge cleanly into ${current || 'the main branch'}: ${failure}; rebase it and verify again`);
+    // The true cause, in git's words: "rebase it" only where a rebase is the fix.
+    const rebase = conflicted.length > 0 || /conflict/i.test(failure);
+    throw new RefusedError('merge_conflict', `${branch} does not merge into ${current || 'the main branch'}: ${failure}${rebase ? '; rebase it and verify again' : ''}`);
+  }
+  // The handoff belongs to the epic's branch only (ADR-008): the squash leaves it out.
+  const handoff = handoffFileName(epicId);
+  if ((await git(['diff', '--cached', '--name-only', '--diff-filter=A', '--', handoff])).trim() !== '') {
+    await git(['rm', '-q', '--cached', '--', handoff]);
+    rmSync(join(mainRoot, handoff), { force: true });
   }
   const staged = (await git(['diff', '--cached', '--name-only'])).trim();
   if (staged === '') throw new RefusedError('nothing_to_merge', `${branch} has no changes to merge`);
@@ -46,6 +55,12 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
   await git(args);
   const hash = (await git(['rev-parse', 'HEAD'])).trim();
   return { merged: true, epic_id: epicId, commit_hash: hash, branch, trailers: trailers.length };
+}
+
+/** git's message without its hints, the file list joined on one line (what is in the way, and where). */
+function gitCause(message: string): string {
+  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('hint:'));
+  return lines.slice(0, 4).join(' ').replace(/\s+/g, ' ').slice(0, 400);
 }
 
 /**

@@ -14,6 +14,7 @@ import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor } from '../store/types.ts';
 import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
+import { createPlanningWorktree, planningEpicOf, removePlanningWorktree } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { schedulerSnapshot } from './snapshot.ts';
 
@@ -215,6 +216,10 @@ export class Orchestrator {
     }
     const lost = await this.o.store.write((db, now) => markOrphans(db, pidAlive, now, this.actor));
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
+    for (const r of lost) {
+      const epicId = planningEpicOf(r.worktree);
+      if (r.role === 'lisa' && epicId) await this.removePlanning(epicId);
+    }
     if (lost.length > 0) this.o.onWrite?.();
   }
 
@@ -263,13 +268,33 @@ export class Orchestrator {
     }
   }
 
+  /** Removes an epic's planning worktree; a failure is logged (the next planning run makes a fresh one). */
+  private async removePlanning(epicId: string): Promise<void> {
+    try {
+      if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) this.o.log(`${epicId}: planning worktree removed`);
+    } catch (err) {
+      this.o.log(`${epicId}: could not remove the planning worktree: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
   private async launch(a: RunAction): Promise<boolean> {
     const role = a.role as AgentRole;
     const command = this.o.config.roles[role];
     if (!command) return false;
     const epic = await this.o.store.getEpic(a.epicId);
     await this.work.tidy(epic);
-    const worktree = epic.worktree_path ?? this.o.mainRoot;
+    let worktree = epic.worktree_path ?? this.o.mainRoot;
+    let planningFailed: string | null = null;
+    if (role === 'lisa') {
+      // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
+      try {
+        const planning = await createPlanningWorktree(this.o.mainRoot, a.epicId, epic.status === 'blocked', this.o.worktreeLocation);
+        worktree = planning.path;
+        this.o.log(`${a.epicId}: planning worktree ${planning.path} at ${planning.base}`);
+      } catch (err) {
+        planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
     if (a.newIteration && !(await this.o.store.write((db, now) => countIteration(db, now.toISOString(), a.epicId, this.actor, a.reason)))) {
       this.o.log(`${a.epicId}: build budget spent; blocked`);
       return true;
@@ -298,6 +323,8 @@ export class Orchestrator {
     this.o.log(`start ${name} (${a.reason})`);
     let agent: LaunchedAgent;
     try {
+      // A planning worktree that could not be made is recorded as a failed Lisa run (a fault like any other).
+      if (planningFailed) throw new Error(planningFailed);
       agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
     } catch (err) {
       const message = `cannot launch: ${err instanceof Error ? err.message : String(err)}`;
@@ -309,8 +336,9 @@ export class Orchestrator {
     };
     this.launches.set(launchId, launch);
     this.agents.set(launchId, agent);
-    const done = agent.done.then((code) => {
+    const done = agent.done.then(async (code) => {
       this.o.log(`${name} exited ${code}`);
+      if (role === 'lisa' && !planningFailed) await this.removePlanning(a.epicId);
       launch.exited = code;
       this.agents.delete(launchId);
       this.pending.delete(done);

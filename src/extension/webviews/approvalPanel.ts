@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
+import { approveWithHandoff, handoffCopyPath } from '../../core/epics/approveFlow.ts';
 import { handoffFileName } from '../../core/epics/handoff.ts';
 import { holderName } from '../../core/names.ts';
 import { SpringfieldError } from '../../core/errors.ts';
 import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
 import { parsePlan } from '../../core/plan/parse.ts';
-import { loadPlanSource } from '../../core/plan/source.ts';
 import type { ApprovalData, FromWebview } from '../../protocol/messages.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { PanelHost } from './panelHost.ts';
@@ -75,15 +74,12 @@ export class ApprovalPanel extends PanelHost {
     const store = this.host.writable();
     const actor = this.host.actor;
     if (m.decision === 'approve') {
-      const versions = await store.planVersions(this.epicId);
-      const v = versions.find((x) => x.version === m.version);
-      if (!v) throw new Error(`version ${m.version} not found`);
-      const docsRoot = this.host.location?.mainRoot ?? actor.worktree; // handoffPath() reads it from here
-      const r = await approveWithHandoff(store, this.epicId, loadPlanSource(actor.worktree, v.plan_path), actor, docsRoot, m.version);
+      // The stored proposal is approved, whichever worktree this window shows (docs/lifecycle.md).
+      const r = await approveWithHandoff(store, this.epicId, null, actor, this.host.dbPath ?? join(actor.worktree, '.springfield', 'state.db'), m.version);
       return [
         `Approved version ${r.version}: ${r.epic_id} is ${r.transition.to.replace(/_/g, ' ')}`,
         `${r.init.steps_created} steps and ${r.init.checklist_items_created} checklist items created${r.init.reinitialized ? ` (${r.init.steps_kept_completed} completed steps kept)` : ''}.`,
-        `The handoff for the builders (${handoffFileName(r.epic_id)}) ${r.handoff_written ? 'was written' : 'was already there'}.`,
+        `The handoff for the builders (${handoffFileName(r.epic_id)}) ${r.handoff_written ? 'is ready' : 'was not rendered'}; it is committed on the epic's branch when the epic starts.`,
       ];
     }
     if (m.decision === 'requestChanges') {
@@ -121,7 +117,7 @@ export async function approvalData(host: StoreHost, epicId: string): Promise<App
   };
 }
 
-/** Where approval writes the handoff (see approveWithHandoff). */
+/** Where approval keeps its copy of the handoff (see approveWithHandoff). */
 function handoffPath(host: StoreHost, epicId: string): string {
-  return join(host.location?.mainRoot ?? host.actor.worktree, handoffFileName(epicId));
+  return handoffCopyPath(host.dbPath ?? join(host.actor.worktree, '.springfield', 'state.db'), epicId);
 }
