@@ -100,6 +100,18 @@ switch (behaviour) {
     sf('plan', 'propose', epic, draft);
     break;
   }
+  case 'viability':
+    sf('signal', epic, '--type', 'option_viability_failure', '--summary', 'the approach cannot scale past one file');
+    break;
+  case 'replan': {
+    // A new version of the plan in her (re-)planning worktree: the same steps plus a third.
+    const plan = JSON.parse(fs.readFileSync(env.SF_PLANS, 'utf8'))[epic];
+    log({ event: 'replanning', toplevel: git('rev-parse', '--show-toplevel'), head: git('rev-parse', 'HEAD'), text: fs.readFileSync(plan, 'utf8') });
+    fs.appendFileSync(plan, '\n## Step 3: Sharded store {#step-3}\n**Depends on:** #step-2\n**Tasks:**\n- [ ] Shard the store\n');
+    fs.writeFileSync(plan, fs.readFileSync(plan, 'utf8').replace('One file per step.', 'Shard the store; one file per step.'));
+    sf('plan', 'propose', epic, plan);
+    break;
+  }
   case 'uncommitted-plan': {
     const main = env.SF_MAIN;
     const plan = JSON.parse(fs.readFileSync(env.SF_PLANS, 'utf8'))[epic];
