@@ -33,7 +33,7 @@ export class BlockNotifier extends Disposable {
   }
 
   private async tell(epicId: string, title: string, reason: string): Promise<void> {
-    const choice = await vscode.window.showWarningMessage(`Springfield: ${epicId} "${title}" is blocked — ${reason.replace(/^(agent_failed|plan_drift): /, '')}. Nothing runs for it until you retry.`, 'Retry', 'Open dashboard');
+    const choice = await vscode.window.showWarningMessage(`Springfield: ${epicId} "${title}" is blocked — ${reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '')}. Nothing runs for it until you retry.`, 'Retry', 'Open dashboard');
     if (choice === 'Retry') await this.retry(epicId);
     else if (choice === 'Open dashboard') this.openDashboard();
   }

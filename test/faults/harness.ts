@@ -161,7 +161,7 @@ export interface Orchestrated {
 }
 
 /** A fresh repository with the agent configured for lisa, ralph and bart, zero backoff and the default retry limit of 3. */
-export function faultRepo(t: { after: (fn: () => void) => void }, config: Record<string, unknown> = {}): FaultRepo {
+export function faultRepo(t: { after: (fn: () => void) => void }, config: Record<string, unknown> = {}, extraEnv: (base: string) => Record<string, string> = () => ({})): FaultRepo {
   ensureCli();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'sf-fault-')));
   t.after(() => rmSync(base, { recursive: true, force: true }));
@@ -178,7 +178,7 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   writeFileSync(behaviour, '{}');
   writeFileSync(plans, '{}');
   writeFileSync(planFile, planText('Scripted work'));
-  const env = cleanEnv({ SF_CLI: CLI_PATH, SF_LOG: log, SF_BEHAVIOUR: behaviour, SF_PLANS: plans, SF_PLAN_TEXT: planFile, SF_MAIN: repo, SF_ORPHAN: join(base, 'orphan.pid'), SF_SYNC: join(base, 'sync') });
+  const env = cleanEnv({ SF_CLI: CLI_PATH, SF_LOG: log, SF_BEHAVIOUR: behaviour, SF_PLANS: plans, SF_PLAN_TEXT: planFile, SF_MAIN: repo, SF_ORPHAN: join(base, 'orphan.pid'), SF_SYNC: join(base, 'sync'), ...extraEnv(base) });
   mkdirSync(join(base, 'sync'));
   const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8', env }).trim();
   git('init', '-q', '-b', 'main');

@@ -36,6 +36,8 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
   ['implemented', 'agent_failed', 'blocked', null],
   ['blocked', 'agent_failed', 'blocked', null],
   ['in_progress', 'plan_drift', 'blocked', null],
+  // PR mode: no gh, no remote, a refused push or a pull request closed unmerged (a person retries).
+  ['verified', 'merge_failed', 'blocked', null],
   ['blocked', 'retry', 'previous', null],
 ];
 
@@ -45,7 +47,7 @@ const ALL_STATUSES: readonly EpicStatus[] = [
 const ALL_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry', 'plan_discarded',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
 ];
 
 function expectedRow(from: EpicStatus, event: EpicEvent) {
@@ -62,7 +64,7 @@ for (const [from, event, to, role] of EXPECTED) {
   test(`${from} --${event}--> ${to} (${role ?? 'nobody'})`, () => {
     if (to !== 'previous') return assert.deepEqual(transition(from, event), { to, nextRole: role });
     for (const back of ['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const) assert.deepEqual(transition(from, event, back), { to: back, nextRole: role });
-    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or plan_drift/);
+    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or plan_drift or merge_failed/);
   });
 }
 

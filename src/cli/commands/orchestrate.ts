@@ -66,11 +66,12 @@ export const orchestrateCommand: Command = {
       while (!stopping) {
         const actions = await orchestrator.tick();
         taken.push(...actions);
-        const busy = actions.length > 0 || !orchestrator.idle || (await store.runs({ active: true })).length > 0;
+        // A pull request's state check is waiting for a person (to merge it), not work under way.
+        const busy = actions.some((a) => a.kind !== 'check_pr') || !orchestrator.idle || (await store.runs({ active: true })).length > 0;
         if (flag(ctx.args, 'until-idle') && !busy) break;
         // Wake when an agent or a piece of work ends, at the end of the nearest backoff, or after the interval.
         const backoff = orchestrator.waiting.filter((w) => w.until !== null).map((w) => Date.parse(w.until ?? '') - Date.now() + 50);
-        const wait = actions.length > 0 ? 50 : Math.max(50, Math.min(interval, ...backoff));
+        const wait = actions.some((a) => a.kind !== 'check_pr') ? 50 : Math.max(50, Math.min(interval, ...backoff));
         await Promise.race([new Promise((r) => setTimeout(r, wait)), orchestrator.nextExit()]);
       }
       await orchestrator.settle();

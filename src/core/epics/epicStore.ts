@@ -23,6 +23,9 @@ export interface EpicRow {
   merge_approved_at: string | null;
   worktree_path: string | null;
   branch: string | null;
+  /** PR mode: the pull request the verified epic waits on. */
+  pr_url: string | null;
+  pr_checked_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -177,6 +180,17 @@ export function countIteration(db: Database, now: string, epicId: string, actor:
   db.prepare('UPDATE epics SET iteration = iteration + 1, updated_at = ? WHERE id = ?').run(now, epicId);
   writeEvent(db, now, actor, { entity: 'epic', action: 'iteration', epicId, reason, data: { iteration: epic.iteration + 1, budget: buildBudget(epic) } });
   return true;
+}
+
+/** Records the pull request a verified epic now waits on (PR mode). */
+export function setPullRequest(db: Database, now: string, epicId: string, url: string, actor: Actor, data: Record<string, unknown>): void {
+  db.prepare('UPDATE epics SET pr_url = ?, pr_checked_at = ?, updated_at = ? WHERE id = ?').run(url, now, now, epicId);
+  writeEvent(db, now, actor, { entity: 'epic', action: 'pr_opened', epicId, reason: `pull request ${url}`, data: { url, ...data } });
+}
+
+/** Records that the pull request's state was asked (the rate limit counts from here). */
+export function markPullRequestChecked(db: Database, now: string, epicId: string): void {
+  db.prepare('UPDATE epics SET pr_checked_at = ? WHERE id = ?').run(now, epicId);
 }
 
 /** Records where the epic's worktree lives. */

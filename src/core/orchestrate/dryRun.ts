@@ -55,6 +55,7 @@ export function describeAction(a: Action): string {
     case 'verify': return `${a.epicId}: run the verification commands`;
     case 'complete_mechanically': return `${a.epicId}: complete mechanically (summary, no agent session)`;
     case 'merge': return `${a.epicId}: merge`;
+    case 'check_pr': return `${a.epicId}: ask whether its pull request was merged`;
     case 'stop_run': return `stop run #${a.runId}: ${a.reason}`;
     case 'surface': return `${a.epicId}: waits for a person — ${a.message}`;
   }

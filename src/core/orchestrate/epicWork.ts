@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { applyEpicEvent, getEpic, recordWorktreeEvent, setEpicWorktree, type EpicRow } from '../epics/epicStore.ts';
+import { applyEpicEvent, getEpic, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPullRequest, type EpicRow } from '../epics/epicStore.ts';
+import { handoffFileName } from '../epics/handoff.ts';
 import { handoffText } from '../epics/handoffVersions.ts';
 import { approvedVersion, finishEpic, livePlanPath, planDrift } from '../epics/planApproval.ts';
 import { gitOutAsync } from '../git/exec.ts';
@@ -12,11 +13,12 @@ import { timeoutFor, type RunConfig } from '../runs/roles.ts';
 import { lastVerdict, latestRun, recordVerification } from '../store/runs.ts';
 import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../store/types.ts';
-import { openPullRequest, rebaseOntoMain, squashMerge } from './merge.ts';
+import { rebaseOntoMain, squashMerge } from './merge.ts';
+import { openPullRequest, PullRequestBlocked, pullRequestState } from './pullRequest.ts';
 import { archiveWorktree, setUpWorktree } from './setup.ts';
-import { summaryFileName, writeSummary } from './summary.ts';
+import { renderSummary, summaryFileName, writeSummary } from './summary.ts';
 import { displayCommand, runVerification, SlotPool } from './verify.ts';
-import { depositApprovedPlan, ensureEpicWorktree, removeEpicWorktree, type ApprovedPlan } from './epicWorktree.ts';
+import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree, type ApprovedPlan } from './epicWorktree.ts';
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
 
 export interface EpicWorkOptions {
@@ -178,22 +180,85 @@ export class EpicWork {
           return;
         }
       }
-      if (this.o.config.merge === 'pr') {
-        const url = await openPullRequest(worktree, epicId, epic.title);
-        this.o.log(`${epicId}: pull request opened ${url}`);
-        await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `pull request ${url}`);
-        return;
-      }
+    }
+    if (this.o.config.merge === 'pr') {
+      await this.openPullRequest(epic);
+      return;
     }
     const r = await squashMerge(this.o.mainRoot, epicId, epic.title);
     await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`);
+    await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
+  }
+
+  /** After the merge: the archive commands, then the worktree and its branch removed (kept if archiving failed). */
+  private async closeWorktree(epic: EpicRow, what: string): Promise<void> {
+    const worktree = epic.worktree_path;
     const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, this.childEnv(), timeoutFor(this.o.config, 'setup') * 1000) : null;
     if (failed) {
-      this.o.log(`${epicId}: merged as ${r.commit_hash.slice(0, 12)}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept:\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
+      this.o.log(`${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept:\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
       return;
     }
-    await removeEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation);
-    this.o.log(`${epicId}: merged as ${r.commit_hash.slice(0, 12)}; worktree removed; done`);
+    await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
+    this.o.log(`${epic.id}: ${what}; worktree removed; done`);
+  }
+
+  /**
+   * PR mode: push the branch and open a pull request whose body is the epic's summary and commits; the
+   * epic stays verified with the URL until checkPullRequest sees it merged. No gh, no remote, a refused
+   * push: blocked (merge_failed) with the reason, until a person fixes it and retries.
+   */
+  private async openPullRequest(epic: EpicRow): Promise<void> {
+    const remote = this.o.config.remote ?? 'origin';
+    try {
+      await this.dropHandoff(epic);
+      const body = await this.pullRequestBody(epic);
+      const pr = await openPullRequest({ mainRoot: this.o.mainRoot, epicId: epic.id, title: `${epic.title} (${epic.id})`, body, remote });
+      await this.o.store.write((db, now) => setPullRequest(db, now.toISOString(), epic.id, pr.url, this.actor, { remote, base: pr.base, pushed: pr.pushed }));
+      this.o.log(`${epic.id}: pushed ${epicBranch(epic.id)} to ${remote} and opened ${pr.url}; done once it is merged there`);
+    } catch (err) {
+      if (!(err instanceof PullRequestBlocked)) throw err;
+      const t = await this.o.store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, { remote }));
+      this.o.log(`${epic.id}: ${t.from} → ${t.to}: ${err.message}; after fixing it: springfield epic retry ${epic.id}`);
+    }
+  }
+
+  /** The handoff belongs to the epic's branch only (ADR-008): it is taken out before the branch is offered for merging. */
+  private async dropHandoff(epic: EpicRow): Promise<void> {
+    const worktree = epic.worktree_path;
+    if (!worktree || !existsSync(worktree)) return;
+    const git = (args: readonly string[]) => gitOutAsync(worktree, args, process.env);
+    const name = handoffFileName(epic.id);
+    if ((await git(['ls-files', '--', name])).trim() === '') return;
+    await git(['rm', '-q', '--', name]);
+    await git(['commit', '-q', '--no-verify', '-m', `Leave the handoff out of the pull request for ${epic.id}`, '--trailer', `Springfield-Epic: ${epic.id}`, '--', name]);
+  }
+
+  private async pullRequestBody(epic: EpicRow): Promise<string> {
+    const summary = await this.o.store.read((db, now) => renderSummary(db, now, epic.id));
+    const commits = (await gitOutAsync(this.o.mainRoot, ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`], process.env)).trim();
+    return [summary.replace(/^# .*\n/, ''), '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
+  }
+
+  /** PR mode: asks gh whether the pull request was merged; merged → done and the worktree removed; closed → blocked. */
+  async checkPullRequest(epicId: string): Promise<void> {
+    const epic = await this.o.store.getEpic(epicId);
+    if (epic.status !== 'verified' || !epic.pr_url) return;
+    const url = epic.pr_url;
+    await this.o.store.write((db, now) => markPullRequestChecked(db, now.toISOString(), epicId));
+    let state;
+    try {
+      state = await pullRequestState(this.o.mainRoot, url);
+    } catch (err) {
+      this.o.log(`${epicId}: could not read ${url}: ${err instanceof Error ? err.message : String(err)} (asked again later)`);
+      return;
+    }
+    if (state.state === 'MERGED') {
+      await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`);
+      await this.closeWorktree(epic, `pull request ${url} merged`);
+    } else if (state.state === 'CLOSED') {
+      await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: pull request ${url} was closed without merging`);
+      this.o.log(`${epicId}: pull request ${url} was closed without merging; blocked until a person retries`);
+    }
   }
 }
 

@@ -99,15 +99,3 @@ export async function rebaseOntoMain(mainRoot: string, worktree: string): Promis
   }
   return { moved: (await head()) !== before };
 }
-
-/** Opens a pull request with GitHub's CLI instead of merging locally (config `"merge": "pr"`). */
-export async function openPullRequest(worktree: string, epicId: string, title: string): Promise<string> {
-  const { execFile } = await import('node:child_process');
-  const branch = epicBranch(epicId);
-  return new Promise((resolve, reject) => {
-    execFile('gh', ['pr', 'create', '--head', branch, '--title', `${title} (${epicId})`, '--body', `Springfield-Epic: ${epicId}`], { cwd: worktree }, (err, stdout, stderr) => {
-      if (err) reject(new RefusedError('pr_failed', `gh pr create failed: ${(stderr || err.message).split('\n')[0]}`));
-      else resolve(stdout.trim());
-    });
-  });
-}

@@ -7,6 +7,7 @@ import { endGroup, groupOfRun } from '../runs/processGroup.ts';
 import { findOrphans, finishRun, markOrphans, pidAlive, startRun } from '../runs/recordRun.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/roles.ts';
 import { decide } from '../scheduler/decide.ts';
+import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import { runsByLaunch } from '../store/runs.ts';
@@ -100,6 +101,7 @@ export class Orchestrator {
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
       if (action.kind === 'surface') waiting.push({ epic_id: action.epicId, kind: 'person', message: action.message, until: null });
       if (action.kind === 'wait') waiting.push({ epic_id: action.epicId, kind: 'backoff', message: action.message, until: action.until });
+      if (action.kind === 'check_pr') waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null });
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
@@ -180,6 +182,10 @@ export class Orchestrator {
         await this.work.completeMechanically(a.epicId);
         return true;
       case 'merge': return this.background(a.epicId, () => this.work.merge(a.epicId));
+      case 'check_pr':
+        // Quick and rate-limited: done within the pass, so an open pull request is waiting, not work under way.
+        await this.work.checkPullRequest(a.epicId);
+        return true;
       case 'stop_run':
         this.stopRun(a.runId, a.reason);
         return false;

@@ -9,5 +9,6 @@ export function schedulerConfigOf(c: RunConfig, mainRoot: string, sameFailureLim
     maxParallelAgents: c.maxParallelAgents, runTimeoutMs: c.runTimeoutSeconds * 1000, timeoutsMs, killGraceMs: c.killGraceSeconds * 1000,
     sameFailureLimit, roles: c.roles as SchedulerConfig['roles'], verificationConfigured: c.verification.length > 0,
     retryLimit: c.retryLimit, retryBackoffMs: c.retryBackoffSeconds.map((s) => s * 1000), setupConfigured: setupWanted(mainRoot, c.setup),
+    prCheckMs: (c.prCheckSeconds ?? 60) * 1000,
   };
 }

@@ -74,6 +74,7 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     mergeApprovedByPerson: e.merge_approved_by !== null,
     mergeQueued: false,
     faults: faultsOf(db, e.id),
+    pullRequest: e.pr_url ? { url: e.pr_url, checkedAt: e.pr_checked_at } : null,
     setupDone: e.worktree_path !== null && db.prepare(`SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`).get(e.id, e.worktree_path) !== undefined,
   };
 }

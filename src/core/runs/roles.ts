@@ -26,6 +26,8 @@ const ConfigSchema = z.strictObject({
   setup: z.array(CommandSchema).optional(),
   archive: z.array(CommandSchema).optional(),
   merge: z.enum(['squash', 'pr']).optional(),
+  remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
+  prCheckSeconds: z.int().min(0).max(86_400).optional(),
 });
 
 export interface RunConfig {
@@ -48,6 +50,10 @@ export interface RunConfig {
   readonly archive: readonly (readonly string[])[];
   /** How Lovejoy lands a verified epic: a local squash merge, or `gh pr create`. */
   readonly merge?: 'squash' | 'pr';
+  /** PR mode: the git remote the epic's branch is pushed to (default origin). */
+  readonly remote?: string;
+  /** PR mode: at most one `gh pr view` per epic this often (default 60 s). */
+  readonly prCheckSeconds?: number;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
@@ -106,6 +112,8 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     setup: c.setup ?? [],
     archive: c.archive ?? [],
     ...(c.merge ? { merge: c.merge } : {}),
+    ...(c.remote ? { remote: c.remote } : {}),
+    ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
   };
 }
 

@@ -59,7 +59,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     // One agent per epic: its worktree is shared, so nothing else starts while a run (even one being
     // stopped) or its verification is under way there.
     if (busy.has(epic.id) || epic.verification.running) continue;
-    const intent = intentFor(epic, config);
+    const intent = intentFor(epic, config, now);
     if (intent === null) continue;
     const action = gateFaults(epic, intent, config, now);
     const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));

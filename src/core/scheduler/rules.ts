@@ -14,6 +14,7 @@ export const MESSAGES = {
   blockedForPerson: (e: EpicSnapshot) => `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
   mergeApproval: "waiting for a person's approval before merge",
+  pullRequestOpen: (url: string) => `pull request ${url} is open; the epic is done once it is merged there`,
   noApprovedPlan: 'ready without an approved plan',
   planBudget: (e: EpicSnapshot) =>
     `planning budget spent (${e.planIteration} of ${e.planBudget} plan iterations): re-scope, defer or raise its complexity`,
@@ -40,11 +41,19 @@ function surface(epic: EpicSnapshot, message: string): EpicAction {
 
 /** True when the epic is blocked by a fault only a person lifts (agent_failed, plan_drift): nothing runs until a retry. */
 export function blockedForPerson(epic: EpicSnapshot): boolean {
-  return epic.status === 'blocked' && /^(agent_failed|plan_drift):/.test(epic.statusReason ?? '');
+  return epic.status === 'blocked' && /^(agent_failed|plan_drift|merge_failed):/.test(epic.statusReason ?? '');
+}
+
+/** PR mode: check the pull request when the last check is old enough, else say what the epic waits for. */
+function pullRequestWait(epic: EpicSnapshot, config: SchedulerConfig, now: Date): EpicAction {
+  const pr = epic.pullRequest as NonNullable<EpicSnapshot['pullRequest']>;
+  const last = pr.checkedAt ? Date.parse(pr.checkedAt) : Number.NaN;
+  if (!Number.isFinite(last) || now.getTime() - last >= (config.prCheckMs ?? 60_000)) return { kind: 'check_pr', epicId: epic.id, url: pr.url };
+  return surface(epic, MESSAGES.pullRequestOpen(pr.url));
 }
 
 /** The action an epic with no live run wants, or null; roles without a command are not started. */
-export function intentFor(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
+export function intentFor(epic: EpicSnapshot, config: SchedulerConfig, now: Date = new Date(0)): EpicAction | null {
   switch (epic.status) {
     case 'planned':
       return planning(epic, config);
@@ -58,6 +67,7 @@ export function intentFor(epic: EpicSnapshot, config: SchedulerConfig): EpicActi
       return reviewing(epic, config);
     case 'verified':
       if (epic.mergeQueued) return null;
+      if (epic.pullRequest) return pullRequestWait(epic, config, now);
       if (COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson) {
         return surface(epic, MESSAGES.mergeApproval);
       }
@@ -135,6 +145,7 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
       return 'bart';
     }
     case 'verified':
+      if (epic.pullRequest) return 'person';
       return COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson ? 'person' : 'lovejoy';
     case 'done':
     case 'deferred':

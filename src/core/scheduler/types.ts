@@ -86,6 +86,8 @@ export interface EpicSnapshot {
   readonly faults: Readonly<Partial<Record<FaultRole, RoleFaults>>>;
   /** Setup has succeeded in the epic's current worktree. */
   readonly setupDone: boolean;
+  /** PR mode: the pull request the verified epic waits on, and when its state was last asked (ISO 8601). */
+  readonly pullRequest?: { readonly url: string; readonly checkedAt: string | null } | null;
 }
 
 /** A run whose status is `running` in the store. */
@@ -125,6 +127,8 @@ export interface SchedulerConfig {
   /** Configured agent commands; a role without a (non-empty) command is never started. */
   readonly roles: Readonly<Partial<Record<Role, readonly string[]>>>;
   readonly verificationConfigured: boolean;
+  /** PR mode: the least time between two checks of one pull request's state. */
+  readonly prCheckMs?: number;
 }
 
 /**
@@ -156,8 +160,10 @@ export type Action =
   | { readonly kind: 'verify'; readonly epicId: string }
   /** Every step completed and verification passed (or none configured): write SUMMARY, apply steps_completed. */
   | { readonly kind: 'complete_mechanically'; readonly epicId: string }
-  /** Put the verified epic in the merge queue (rebase, re-verify, merge, one at a time). */
+  /** Put the verified epic in the merge queue (rebase, re-verify, merge — or push and open a pull request — one at a time). */
   | { readonly kind: 'merge'; readonly epicId: string }
+  /** PR mode: ask whether the epic's pull request was merged (rate-limited by prCheckMs). */
+  | { readonly kind: 'check_pr'; readonly epicId: string; readonly url: string }
   | { readonly kind: 'stop_run'; readonly runId: number; readonly reason: string }
   /** A person is needed. */
   | { readonly kind: 'surface'; readonly epicId: string; readonly message: string };

@@ -258,6 +258,7 @@ export const MIGRATIONS: readonly string[] = [
   // 5: the epic lifecycle (docs/lifecycle.md). The debt register: one row each time an epic is set
   // aside (deferred, a discarded plan), closed when a person resumes it. Planning notes: what Lisa
   // researched for an epic before any step exists, shown to her next session after a request for changes.
+  // PR mode: the pull request a verified epic waits on, and when its state was last asked.
   `
   CREATE TABLE debt (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -280,6 +281,8 @@ export const MIGRATIONS: readonly string[] = [
     recorded_at TEXT NOT NULL
   );
   CREATE INDEX idx_planning_notes_epic ON planning_notes(epic_id, id);
+  ALTER TABLE epics ADD COLUMN pr_url TEXT;
+  ALTER TABLE epics ADD COLUMN pr_checked_at TEXT;
   `,
 ];
 

@@ -54,6 +54,7 @@ function actionText(a: Action): string {
     case 'verify': return `verifying ${a.epicId}`;
     case 'complete_mechanically': return `${a.epicId}: every step done, implemented`;
     case 'merge': return `merging ${a.epicId}`;
+    case 'check_pr': return `checking ${a.epicId}'s pull request`;
     case 'transition': return `${a.epicId}: ${a.reason}`;
     case 'stop_run': return `stopping run ${a.runId}`;
     case 'surface':

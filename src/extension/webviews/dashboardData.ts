@@ -36,7 +36,7 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
         awaitingApproval: s.awaitingApproval.has(e.id),
         // A fault's reason is already words (who failed, how often, the last output); other blocks by their kind.
         blockedReason: e.status !== 'blocked' || !e.status_reason ? null
-          : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
+          : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
         retryable: isRetryable(e),
         sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
       };
