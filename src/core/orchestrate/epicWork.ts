@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { applyEpicEvent, getEpic, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPullRequest, type EpicRow } from '../epics/epicStore.ts';
 import { handoffFileName } from '../epics/handoff.ts';
 import { handoffText } from '../epics/handoffVersions.ts';
+import { planMdWithRetrospective, recordRetrospective, renderRetrospective, retrospective } from '../epics/retrospective.ts';
 import { approvedVersion, finishEpic, livePlanPath, planDrift } from '../epics/planApproval.ts';
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
@@ -140,10 +141,12 @@ export class EpicWork {
     const epic = await this.o.store.getEpic(epicId);
     await this.tidy(epic);
     const worktree = epic.worktree_path ?? this.o.mainRoot;
-    const runId = (await this.o.store.read((db) => latestRun(db, epicId, 'ralph')))?.id ?? null;
+    // The evidence is tied to the build it followed: the latest builder run and its step.
+    const build = await this.o.store.read((db) => ({ run: latestRun(db, epicId, 'ralph'), planPath: livePlanPath(db, epicId) }));
+    const runId = build.run?.id ?? null;
     const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, this.childEnv()));
     await this.o.store.write((db, now) => {
-      for (const r of results) recordVerification(db, now.toISOString(), { runId, epicId, planPath: null, stepAnchor: null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail });
+      for (const r of results) recordVerification(db, now.toISOString(), { runId, epicId, planPath: build.planPath, stepAnchor: build.run?.step_anchor ?? null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail });
     });
     const failed = results.find((r) => r.verdict === 'fail');
     this.o.log(`${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`);
@@ -185,8 +188,14 @@ export class EpicWork {
       await this.openPullRequest(epic);
       return;
     }
-    const r = await squashMerge(this.o.mainRoot, epicId, epic.title);
-    await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`);
+    // Lovejoy, mechanically: the retrospective goes into the squash commit (summary and PLAN.md) and the event log.
+    const retro = await this.o.store.read((db, now) => retrospective(db, now, epicId));
+    const notes = { summary: (text: string) => `${text.trimEnd()}\n\n${renderRetrospective(retro).join('\n')}`, planMd: (text: string) => planMdWithRetrospective(text, epicId, retro) };
+    const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes);
+    await this.o.store.write((db, now) => {
+      applyEpicEvent(db, now.toISOString(), epicId, 'merged', this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`);
+      recordRetrospective(db, now.toISOString(), retro, this.actor);
+    });
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
@@ -236,7 +245,7 @@ export class EpicWork {
   private async pullRequestBody(epic: EpicRow): Promise<string> {
     const summary = await this.o.store.read((db, now) => renderSummary(db, now, epic.id));
     const commits = (await gitOutAsync(this.o.mainRoot, ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`], process.env)).trim();
-    return [summary.replace(/^# .*\n/, ''), '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
+    return [summary.replace(/^# .*\n/m, ''), '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
   }
 
   /** PR mode: asks gh whether the pull request was merged; merged → done and the worktree removed; closed → blocked. */
@@ -253,7 +262,10 @@ export class EpicWork {
       return;
     }
     if (state.state === 'MERGED') {
-      await this.o.store.applyEpicEvent(epicId, 'merged', this.actor, `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`);
+      await this.o.store.write((db, now) => {
+        applyEpicEvent(db, now.toISOString(), epicId, 'merged', this.actor, `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`);
+        recordRetrospective(db, now.toISOString(), retrospective(db, now, epicId), this.actor);
+      });
       await this.closeWorktree(epic, `pull request ${url} merged`);
     } else if (state.state === 'CLOSED') {
       await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: pull request ${url} was closed without merging`);

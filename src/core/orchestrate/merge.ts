@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { replaceFile } from '../safeFiles.ts';
 import { join } from 'node:path';
 import { RefusedError } from '../errors.ts';
 import { firstLine, gitOutAsync, gitRunAsync } from '../git/exec.ts';
@@ -20,9 +21,15 @@ export interface MergeResult {
  * Refuses uncommitted tracked changes in the main worktree, and a branch that does not apply cleanly
  * (undoing only the merge's own changes), so nothing is lost or left half-done.
  */
-export async function squashMerge(mainRoot: string, epicId: string, title: string): Promise<MergeResult> {
+/** Lovejoy's mechanical additions to the squash commit: the retrospective in the summary and in PLAN.md. */
+export interface MergeNotes {
+  readonly summary: (text: string) => string;
+  readonly planMd: (text: string) => string | null;
+}
+
+export async function squashMerge(mainRoot: string, epicId: string, title: string, notes?: MergeNotes): Promise<MergeResult> {
   const env = process.env;
-  const git = (args: string[]) => gitOutAsync(mainRoot, args, env);
+  const git = (args: readonly string[]) => gitOutAsync(mainRoot, args, env);
   const branch = epicBranch(epicId);
   const tracked = (await worktreeStatus(mainRoot, env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
   if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
@@ -50,11 +57,28 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
   }
   const staged = (await git(['diff', '--cached', '--name-only'])).trim();
   if (staged === '') throw new RefusedError('nothing_to_merge', `${branch} has no changes to merge`);
+  if (notes) await addNotes(git, mainRoot, epicId, staged.split('\n'), notes);
   const args = ['commit', '-q', '-m', `${title} (${epicId})`, '--trailer', `Springfield-Epic: ${epicId}`];
   for (const t of trailers) args.push('--trailer', t);
   await git(args);
   const hash = (await git(['rev-parse', 'HEAD'])).trim();
   return { merged: true, epic_id: epicId, commit_hash: hash, branch, trailers: trailers.length };
+}
+
+/** Appends the retrospective to the staged summary and writes it beside the epic's id in PLAN.md (files replaced, never written through a link). */
+async function addNotes(git: (args: readonly string[]) => Promise<string>, mainRoot: string, epicId: string, staged: readonly string[], notes: MergeNotes): Promise<void> {
+  const summary = `SUMMARY-${epicId}.md`;
+  if (staged.includes(summary) && existsSync(join(mainRoot, summary))) {
+    replaceFile(join(mainRoot, summary), notes.summary(readFileSync(join(mainRoot, summary), 'utf8')));
+    await git(['add', '--', summary]);
+  }
+  const tracked = (await git(['ls-files', '--', 'PLAN.md'])).trim() !== '';
+  if (!tracked || !existsSync(join(mainRoot, 'PLAN.md'))) return;
+  const text = readFileSync(join(mainRoot, 'PLAN.md'), 'utf8');
+  const next = notes.planMd(text);
+  if (next === null || next === text) return;
+  replaceFile(join(mainRoot, 'PLAN.md'), next);
+  await git(['add', '--', 'PLAN.md']);
 }
 
 /** git's message without its hints, the file list joined on one line (what is in the way, and where). */

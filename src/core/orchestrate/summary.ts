@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { getEpic } from '../epics/epicStore.ts';
 import { listSignals } from '../epics/signals.ts';
 import { showPlans } from '../store/queries.ts';
-import { listRuns, listVerifications } from '../store/runs.ts';
+import { listRuns, listVerifications, type VerificationView } from '../store/runs.ts';
 import type { Database } from '../store/sqlite.ts';
 
 export function summaryFileName(epicId: string): string {
@@ -23,12 +23,13 @@ export function renderSummary(db: Database, now: Date, epicId: string): string {
   const verifications = listVerifications(db, { epicId, limit: 20 });
   const artifacts = plan ? db.prepare('SELECT step_anchor, kind, summary FROM artifacts WHERE plan_path = ? ORDER BY id').all(plan.plan_path) as { step_anchor: string; kind: string; summary: string }[] : [];
   const lines = [
+    verdictLine(verifications), '',
     `# ${summaryFileName(epicId)} — ${epic.title}`, '',
     `Epic \`${epic.id}\` · complexity ${epic.complexity} · build iterations ${epic.iteration} · generated ${now.toISOString()}`, '',
     '## Steps', '',
     ...(plan?.steps ?? []).flatMap((s) => [s, ...s.substeps]).map((s) => `- ${s.status === 'completed' ? '[x]' : '[ ]'} ${s.anchor} ${s.title}${s.commit_hash ? ` — \`${s.commit_hash.slice(0, 12)}\`` : ''}${s.complete_reason ? ` (forced: ${s.complete_reason})` : ''}`),
     '', '## Verification evidence', '',
-    ...(verifications.length ? verifications.map((v) => `- ${v.verdict === 'pass' ? 'PASS' : 'FAIL'} \`${v.command}\` (exit ${v.exit_code ?? '?'}, ${(v.duration_ms / 1000).toFixed(1)} s, ${v.created_at})`) : ['- none configured']),
+    ...(verifications.length ? verifications.map((v) => `- ${v.verdict === 'pass' ? 'PASS' : 'FAIL'} \`${v.command}\`${v.step_anchor ? ` after ${v.step_anchor}` : ''}${v.run_id ? ` (run #${v.run_id})` : ''} (exit ${v.exit_code ?? '?'}, ${(v.duration_ms / 1000).toFixed(1)} s, ${v.created_at})`) : ['- none configured']),
     '', '## Artifacts', '',
     ...(artifacts.length ? artifacts.map((a) => `- ${a.step_anchor} ${a.kind}: ${a.summary}`) : ['- none']),
     '', '## Signals', '',
@@ -37,6 +38,18 @@ export function renderSummary(db: Database, now: Date, epicId: string): string {
     ...([...sessions].map(([role, n]) => `- ${role}: ${n}`)), `- total: ${runs.length} (ceremony: 0)`, '',
   ];
   return lines.join('\n');
+}
+
+/** The summary's first line: the newest verification pass's verdict, which command decided it, and when. */
+export function verdictLine(verifications: readonly VerificationView[]): string {
+  const newest = verifications[0];
+  if (!newest) return '**Verdict: no verification configured** — nothing was run to check the build';
+  // One pass = the rows sharing the newest run id (or timestamp); it fails on its failing command.
+  const pass = verifications.filter((v) => (newest.run_id !== null ? v.run_id === newest.run_id : v.created_at === newest.created_at) && v.created_at === newest.created_at);
+  const failed = pass.find((v) => v.verdict !== 'pass');
+  return failed
+    ? `**Verdict: failed** — \`${failed.command}\` exited ${failed.exit_code ?? '?'}${failed.step_anchor ? ` after ${failed.step_anchor}` : ''} at ${failed.created_at}`
+    : `**Verdict: passed** — ${pass.map((v) => `\`${v.command}\``).join(', ')}${newest.step_anchor ? ` after ${newest.step_anchor}` : ''} at ${newest.created_at}`;
 }
 
 /** Writes SUMMARY-<epic>.md into the epic's worktree; returns its path. */

@@ -50,6 +50,8 @@ export function listRuns(db: Database, options: { active?: boolean; epicId?: str
 
 export interface VerificationView {
   readonly id: number;
+  /** The builder run the verification followed. */
+  readonly run_id: number | null;
   readonly epic_id: string | null;
   readonly step_anchor: string | null;
   readonly command: string;
