@@ -98,6 +98,9 @@ export interface DashboardEpic {
   readonly retryable: boolean;
   /** Agent sessions spent on the epic, by role. */
   readonly sessions: Readonly<Record<string, number>>;
+  /** Cost its agents reported (USD), null when none reported any; tokens likewise. */
+  readonly costUsd: number | null;
+  readonly tokens: number | null;
 }
 
 export interface DashboardData {
@@ -118,6 +121,8 @@ export interface DashboardData {
   }[];
   readonly verifications: readonly { readonly command: string; readonly verdict: string; readonly exitCode: number | null; readonly at: string; readonly durationMs: number; readonly epicId: string | null }[];
   readonly events: readonly TimelineEntry[];
+  /** The debt register: epics set aside, why and since when. */
+  readonly debt: readonly { readonly epicId: string; readonly title: string; readonly reason: string; readonly at: string }[];
 }
 
 export type ToWebview =

@@ -69,6 +69,7 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
     bar(e.stepsDone, e.stepsTotal),
     h('div', { class: 'muted card-meta' }, e.stepsTotal ? `${e.stepsDone} of ${e.stepsTotal} steps` : 'no approved plan yet', ` · iteration ${e.iteration} of ${e.budget}`),
     h('div', { class: 'muted card-meta' }, total === 0 ? 'no agent sessions yet' : `${total} agent session${total === 1 ? '' : 's'}: ${sessions.map(([r, n]) => `${r} ${n}`).join(', ')}`),
+    e.costUsd !== null || e.tokens !== null ? h('div', { class: 'muted card-meta' }, [e.costUsd !== null ? `$${e.costUsd.toFixed(2)}` : null, e.tokens !== null ? `${e.tokens.toLocaleString('en-US')} tokens` : null].filter(Boolean).join(' · ')) : null,
     h('div', { class: 'card-actions' },
       e.retryable ? retryButton(e.id) : null,
       button('Show in tree', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'tree' })),
@@ -135,6 +136,12 @@ function verificationSection(d: DashboardData): HTMLElement {
       h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)} s`), h('td', { class: 'muted num', 'data-ago': v.at }, agoText(now() - Date.parse(v.at))))))));
 }
 
+function debtSection(d: DashboardData): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', {}, 'Debt register'), d.debt.length === 0 ? h('p', { class: 'muted' }, 'Nothing set aside.')
+    : h('table', {}, h('tbody', {}, ...d.debt.map((x) => h('tr', {},
+      h('td', { class: 'card-id' }, x.epicId), h('td', {}, x.title), h('td', { class: 'muted' }, x.reason), h('td', { class: 'muted num', 'data-ago': x.at }, agoText(now() - Date.parse(x.at))))))));
+}
+
 function render(): void {
   if (!data) return;
   const d = data;
@@ -151,6 +158,6 @@ function render(): void {
     render();
   }, now);
   const scroll = window.scrollY;
-  app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d)), timeline);
+  app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d), debtSection(d)), timeline);
   window.scrollTo(0, scroll);
 }

@@ -6,7 +6,7 @@ import { expandAgentArgv } from '../../core/runs/agentArgv.ts';
 import { agentEnv } from '../../core/runs/agentEnv.ts';
 import { startGroup, type GroupEnd } from '../../core/runs/processGroup.ts';
 import { finishRun, progressMarks, setAgentPid, startRun, type ProgressMarks } from '../../core/runs/recordRun.ts';
-import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, type AgentRole } from '../../core/runs/roles.ts';
+import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, usageSpecFor, type AgentRole } from '../../core/runs/roles.ts';
 import { ensureOwnDirectory, writeExclusive } from '../../core/safeFiles.ts';
 import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
 import { heartbeat } from '../../core/store/claims.ts';
@@ -21,6 +21,8 @@ import type { CliContext } from '../context.ts';
 import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
+import { readUsage } from '../../core/agents/usage.ts';
+import { recordRunUsage } from '../../core/store/runs.ts';
 import { contextForRole } from '../rolePromptText.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -98,17 +100,20 @@ export const runCommand: Command = {
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
-    const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000 },
+    // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
+    const usageSpec = usageSpecFor(config, role);
+    const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000, captureStdoutBytes: usageSpec ? USAGE_CAPTURE_BYTES : 0 },
       (pid) => store.write((db) => setAgentPid(db, prepared.run.id, pid)));
     clearInterval(timer);
     const after = readHead(actor.worktree, ctx.env);
     // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
     const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : prepared.ownWorktree ? branchFault(before, after) : null;
     const reopen = fault !== null && !ended.spawnError && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
-    const run = await store.write((db, now) => finishRun(db, now, prepared.run.id, {
+    const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
+    const run = await store.write((db, now) => recordRunUsage(db, finishRun(db, now, prepared.run.id, {
       exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
       fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds,
-    }, actor));
+    }, actor), usage));
 
     const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
     const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
@@ -216,7 +221,11 @@ interface SuperviseOptions {
   readonly json: boolean;
   readonly timeoutMs: number;
   readonly graceMs: number;
+  readonly captureStdoutBytes: number;
 }
+
+/** How much of an agent's stdout is kept to read its usage from (the reports come last). */
+const USAGE_CAPTURE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Runs the agent (no shell) as the leader of its own process group, its output passing through to
@@ -225,7 +234,7 @@ interface SuperviseOptions {
 async function supervise(command: readonly string[], options: SuperviseOptions, started: (pid: number) => Promise<void>): Promise<GroupEnd> {
   // With --json our stdout carries exactly one document, so the agent's stdout goes to stderr.
   const group = startGroup(command, {
-    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs,
+    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs, captureStdoutBytes: options.captureStdoutBytes,
     stdout: options.json ? process.stderr : process.stdout, stderr: process.stderr, stdin: 'inherit',
   });
   const forward = (signal: NodeJS.Signals): void => group.stop(signal);

@@ -1,6 +1,6 @@
 import { countSessions } from '../../core/runs/recordRun.ts';
 import { AGENT_ROLES } from '../../core/runs/roles.ts';
-import { listRuns, type RunView } from '../../core/store/runs.ts';
+import { listRuns, usageByEpic, type RunView } from '../../core/store/runs.ts';
 import { flag, int, str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { duration, output } from '../output.ts';
@@ -23,9 +23,10 @@ export const runsCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     const epicId = str(ctx.args, 'epic');
-    const { runs, sessions } = await ctx.store('read').read((db) => ({
+    const { runs, sessions, usage } = await ctx.store('read').read((db) => ({
       runs: listRuns(db, { epicId, active: flag(ctx.args, 'active'), limit: int(ctx.args, 'limit') }),
       sessions: countSessions(db, epicId),
+      usage: usageByEpic(db, epicId),
     }));
     const all = flag(ctx.args, 'output');
     const lines = runs.length === 0 ? ['No runs.'] : runs.flatMap((r) => [describe(r), ...outputLines(r, all)]);
@@ -34,7 +35,11 @@ export const runsCommand: Command = {
       lines.push('', 'Sessions per epic:');
       for (const [id, c] of epics) lines.push(`  ${id}: ${c.total} — ${AGENT_ROLES.map((r) => `${r} ${c[r]}`).join(' · ')}`);
     }
-    return output({ runs, sessions }, lines.join('\n'));
+    if (usage.length > 0) {
+      lines.push('', 'Usage per epic (runs whose agent reported it):');
+      for (const u of usage) lines.push(`  ${u.epic_id} ${u.role}: ${usageText(u)} over ${u.runs} run${u.runs === 1 ? '' : 's'}`);
+    }
+    return output({ runs, sessions, usage }, lines.join('\n'));
   },
 };
 
@@ -43,7 +48,16 @@ function describe(r: RunView): string {
   const end = r.status === 'running'
     ? `since ${r.started_at} (pid ${r.pid ?? '?'})`
     : `${r.exit_code !== null ? `exit ${r.exit_code}` : 'no exit code'}${r.ended_at ? ` after ${duration(Date.parse(r.ended_at) - Date.parse(r.started_at))}` : ''}`;
-  return `#${r.id} ${r.role} ${where} [${r.status}] iteration ${r.iteration} — ${end}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`;
+  const used = usageText(r);
+  return `#${r.id} ${r.role} ${where} [${r.status}] iteration ${r.iteration} — ${end}${used ? ` — ${used}` : ''}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`;
+}
+
+/** "$0.0421 · 12,345 in / 2,100 out tokens", or '' when nothing was reported. */
+export function usageText(u: { cost_usd?: number | null; input_tokens?: number | null; output_tokens?: number | null }): string {
+  const parts: string[] = [];
+  if (u.cost_usd !== null && u.cost_usd !== undefined) parts.push(`$${u.cost_usd.toFixed(4)}`);
+  if ((u.input_tokens ?? null) !== null || (u.output_tokens ?? null) !== null) parts.push(`${(u.input_tokens ?? 0).toLocaleString('en-US')} in / ${(u.output_tokens ?? 0).toLocaleString('en-US')} out tokens`);
+  return parts.join(' · ');
 }
 
 /** The output tail under a run: all of it with --output, else the last lines of a run that did not succeed. */

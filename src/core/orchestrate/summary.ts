@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { getEpic } from '../epics/epicStore.ts';
 import { listSignals } from '../epics/signals.ts';
 import { showPlans } from '../store/queries.ts';
-import { listRuns, listVerifications, type VerificationView } from '../store/runs.ts';
+import { listRuns, listVerifications, usageByEpic, type VerificationView } from '../store/runs.ts';
 import type { Database } from '../store/sqlite.ts';
 
 export function summaryFileName(epicId: string): string {
@@ -36,8 +36,16 @@ export function renderSummary(db: Database, now: Date, epicId: string): string {
     ...(listSignals(db, epicId).map((s) => `- ${s.type}: ${s.summary}${s.resolution ? ` (${s.resolution})` : ''}`)),
     '', '## Sessions spent', '',
     ...([...sessions].map(([role, n]) => `- ${role}: ${n}`)), `- total: ${runs.length} (ceremony: 0)`, '',
+    ...costLines(usageByEpic(db, epicId)),
   ];
   return lines.join('\n');
+}
+
+/** Tokens and cost by role, when the agents reported them. */
+function costLines(usage: ReturnType<typeof usageByEpic>): string[] {
+  if (usage.length === 0) return [];
+  const cost = usage.reduce((a, u) => a + (u.cost_usd ?? 0), 0);
+  return ['## Cost', '', ...usage.map((u) => `- ${u.role}: ${u.cost_usd !== null ? `$${u.cost_usd.toFixed(4)}` : 'no cost reported'}, ${u.input_tokens ?? 0} in / ${u.output_tokens ?? 0} out tokens (${u.runs} run${u.runs === 1 ? '' : 's'})`), `- total: $${cost.toFixed(4)}`, ''];
 }
 
 /** The summary's first line: the newest verification pass's verdict, which command decided it, and when. */

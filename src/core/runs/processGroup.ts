@@ -13,6 +13,8 @@ export interface GroupOptions {
   readonly stderr: NodeJS.WritableStream | null;
   readonly stdin: 'inherit' | 'ignore';
   readonly tailLines?: number;
+  /** Keep the last this many bytes of stdout as well (for reading usage from it); 0 or absent: none. */
+  readonly captureStdoutBytes?: number;
 }
 
 export interface GroupEnd {
@@ -25,6 +27,8 @@ export interface GroupEnd {
   readonly tail: string;
   /** Processes of the group still alive after the leader exited, ended by us. */
   readonly leftovers: boolean;
+  /** The end of stdout, when captureStdoutBytes asked for it. */
+  readonly stdout?: string;
 }
 
 export interface RunningGroup {
@@ -75,13 +79,24 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
     tail.push(chunk);
     sink?.write(chunk);
   };
+  const cap = options.captureStdoutBytes ?? 0;
+  let captured: Buffer[] = [];
+  let capturedBytes = 0;
+  if (cap > 0) {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      captured.push(chunk);
+      capturedBytes += chunk.length;
+      while (capturedBytes - (captured[0]?.length ?? 0) >= cap && captured.length > 1) capturedBytes -= captured.shift()?.length ?? 0;
+    });
+  }
   child.stdout?.on('data', forward(options.stdout));
   child.stderr?.on('data', forward(options.stderr));
   const closed = new Promise<void>((r) => child.once('close', () => r()));
   const done = new Promise<GroupEnd>((resolve) => {
     const finish = (end: Omit<GroupEnd, 'tail' | 'timedOut'>): void => {
       if (timer) clearTimeout(timer);
-      resolve({ ...end, timedOut, tail: tail.text() });
+      resolve({ ...end, timedOut, tail: tail.text(), ...(cap > 0 ? { stdout: Buffer.concat(captured).toString('utf8') } : {}) });
+      captured = [];
     };
     child.once('error', (err: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) return;

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { AgentRole } from '../../shared/roles.ts';
+import { AGENT_PRESETS } from '../agents/presets.ts';
+import type { UsageSpec } from '../agents/usage.ts';
 import { UsageError } from '../errors.ts';
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
@@ -12,6 +14,17 @@ const CommandSchema = z.array(z.string().min(1, 'must be a non-empty string')).m
 /** What the scheduler runs besides agents: setup in each new worktree, archive before one is removed. */
 export type TimedRole = AgentRole | 'setup';
 const Seconds = z.int().min(1).max(31_622_400);
+
+const Path = z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted field path like usage.input_tokens');
+/** How to read usage from a role's output: a preset's name (claude, codex, …) or the fields themselves. */
+const UsageChoice = z.union([
+  z.string().refine((name) => AGENT_PRESETS.some((p) => p.id === name && p.usage !== null), { message: `must name a preset that reports usage (${AGENT_PRESETS.filter((p) => p.usage !== null).map((p) => p.id).join(', ')}) or give the fields` }),
+  z.strictObject({
+    format: z.enum(['jsonl', 'json']), match: z.record(z.string(), z.string()),
+    costUsd: Path.optional(), inputTokens: Path.optional(), outputTokens: Path.optional(), cacheReadTokens: Path.optional(), cacheWriteTokens: Path.optional(),
+    premiumRequests: Path.optional(), perModel: Path.optional(), sum: z.boolean().optional(),
+  }),
+]);
 
 const ConfigSchema = z.strictObject({
   roles: z.strictObject({ lisa: CommandSchema.optional(), ralph: CommandSchema.optional(), bart: CommandSchema.optional(), lovejoy: CommandSchema.optional() }).optional(),
@@ -28,6 +41,7 @@ const ConfigSchema = z.strictObject({
   merge: z.enum(['squash', 'pr']).optional(),
   remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
+  usage: z.strictObject({ lisa: UsageChoice.optional(), ralph: UsageChoice.optional(), bart: UsageChoice.optional(), lovejoy: UsageChoice.optional() }).optional(),
 });
 
 export interface RunConfig {
@@ -54,6 +68,15 @@ export interface RunConfig {
   readonly remote?: string;
   /** PR mode: at most one `gh pr view` per epic this often (default 60 s). */
   readonly prCheckSeconds?: number;
+  /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
+  readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
+}
+
+/** The usage reader for a role's runs, or null when its config names none. */
+export function usageSpecFor(config: RunConfig, role: AgentRole): UsageSpec | null {
+  const choice = config.usage?.[role];
+  if (choice === undefined) return null;
+  return typeof choice === 'string' ? AGENT_PRESETS.find((p) => p.id === choice)?.usage ?? null : choice;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
@@ -114,6 +137,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
+    ...(c.usage ? { usage: c.usage as RunConfig['usage'] } : {}),
   };
 }
 

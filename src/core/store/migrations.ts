@@ -258,7 +258,8 @@ export const MIGRATIONS: readonly string[] = [
   // 5: the epic lifecycle (docs/lifecycle.md). The debt register: one row each time an epic is set
   // aside (deferred, a discarded plan), closed when a person resumes it. Planning notes: what Lisa
   // researched for an epic before any step exists, shown to her next session after a request for changes.
-  // PR mode: the pull request a verified epic waits on, and when its state was last asked.
+  // PR mode: the pull request a verified epic waits on, and when its state was last asked. Per run: the
+  // tokens and cost its agent reported in its output, when the role's config says how to read them.
   `
   CREATE TABLE debt (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -283,6 +284,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX idx_planning_notes_epic ON planning_notes(epic_id, id);
   ALTER TABLE epics ADD COLUMN pr_url TEXT;
   ALTER TABLE epics ADD COLUMN pr_checked_at TEXT;
+  ALTER TABLE runs ADD COLUMN cost_usd REAL;
+  ALTER TABLE runs ADD COLUMN input_tokens INTEGER;
+  ALTER TABLE runs ADD COLUMN output_tokens INTEGER;
+  ALTER TABLE runs ADD COLUMN cache_read_tokens INTEGER;
+  ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER;
+  ALTER TABLE runs ADD COLUMN premium_requests REAL;
   `,
 ];
 

@@ -1,3 +1,4 @@
+import type { Usage } from '../agents/usage.ts';
 import type { Database } from './sqlite.ts';
 
 export interface RunView {
@@ -25,6 +26,28 @@ export interface RunView {
   readonly agent_pid: number | null;
   readonly claim_token: number | null;
   readonly launch_id: string | null;
+  /** Usage the agent reported in its output (docs/lifecycle.md); null when not configured or not reported. */
+  readonly cost_usd?: number | null;
+  readonly input_tokens?: number | null;
+  readonly output_tokens?: number | null;
+  readonly cache_read_tokens?: number | null;
+  readonly cache_write_tokens?: number | null;
+  readonly premium_requests?: number | null;
+}
+
+/** Stores the usage read from a run's output on its row; returns the row as it is now. */
+export function recordRunUsage(db: Database, run: RunView, usage: Usage | null): RunView {
+  if (!usage) return run;
+  db.prepare(`UPDATE runs SET cost_usd = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?, premium_requests = ? WHERE id = ?`)
+    .run(usage.costUsd, usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens, usage.premiumRequests, run.id);
+  return db.prepare('SELECT * FROM runs WHERE id = ?').get(run.id) as RunView;
+}
+
+/** Tokens and cost per epic and role, from the runs that reported usage. */
+export function usageByEpic(db: Database, epicId?: string): { epic_id: string; role: string; runs: number; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[] {
+  return db.prepare(`SELECT epic_id, role, COUNT(*) AS runs, SUM(cost_usd) AS cost_usd, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
+      FROM runs WHERE epic_id IS NOT NULL ${epicId ? 'AND epic_id = @epic' : ''} AND (cost_usd IS NOT NULL OR input_tokens IS NOT NULL OR output_tokens IS NOT NULL)
+      GROUP BY epic_id, role ORDER BY epic_id, role`).all(...(epicId ? [{ epic: epicId }] : [])) as { epic_id: string; role: string; runs: number; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[];
 }
 
 /** Runs started by the given scheduler launches (any status). */

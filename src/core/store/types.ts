@@ -1,3 +1,4 @@
+import type { DebtRow } from '../epics/debt.ts';
 import type { ContextRequest, ContextView } from '../epics/context.ts';
 import type { EpicRow, NewEpic, TransitionOutcome } from '../epics/epicStore.ts';
 import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from '../epics/planApproval.ts';
@@ -268,4 +269,6 @@ export interface PlanningStore {
   context(request: ContextRequest): Promise<ContextView>;
   runs(options?: { active?: boolean; epicId?: string; limit?: number }): Promise<RunView[]>;
   verifications(options?: { epicId?: string; limit?: number }): Promise<VerificationView[]>;
+  /** The debt register (docs/lifecycle.md): open entries unless `all`. */
+  debt(options?: { all?: boolean }): Promise<DebtRow[]>;
 }

@@ -19,7 +19,7 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
   const plan = s.plans.find((p) => p.plan_path === planPath);
   const epicTitle = new Map(s.epics.map((e) => [e.id, e.title]));
   // Lease renewals are many and say little: the leases table shows them as countdowns instead.
-  const [events, verifications] = await Promise.all([store.events({ limit: TIMELINE * 4 }), store.verifications({ limit: 10 })]);
+  const [events, verifications, debt] = await Promise.all([store.events({ limit: TIMELINE * 4 }), store.verifications({ limit: 10 }), store.debt()]);
   const names = timelineNames(s);
   const runs = s.runs.slice(0, 15);
   return {
@@ -39,6 +39,7 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
           : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
         retryable: isRetryable(e),
         sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
+        ...usageOf(s.runs.filter((r) => r.epic_id === e.id)),
       };
     }),
     plans: s.plans.map((p) => ({ planPath: p.plan_path, title: p.title || p.plan_path, epicId: p.epic_id, stepsDone: p.progress.steps_completed, stepsTotal: p.progress.steps_total })),
@@ -54,8 +55,20 @@ export async function dashboardData(store: StateStore, s: Snapshot, selected: st
       reason: r.outcome_reason, outputTail: r.status === 'succeeded' ? '' : r.output_tail.split('\n').slice(-10).join('\n'),
     })),
     verifications: verifications.map((v) => ({ command: v.command, verdict: v.verdict, exitCode: v.exit_code, at: v.created_at, durationMs: v.duration_ms, epicId: v.epic_id })),
+    debt: debt.map((d) => ({ epicId: d.epic_id, title: d.title, reason: d.reason, at: d.recorded_at })),
     events: events.reverse().filter((e) => !(e.entity === 'step' && e.action === 'heartbeat')).slice(0, TIMELINE).map((e) => timelineEntry(e, names)),
   };
+}
+
+/** What the epic's runs reported: summed cost and tokens, each null when no run reported it. */
+function usageOf(runs: Snapshot['runs']): { costUsd: number | null; tokens: number | null } {
+  let costUsd: number | null = null;
+  let tokens: number | null = null;
+  for (const r of runs) {
+    if (r.cost_usd != null) costUsd = (costUsd ?? 0) + r.cost_usd;
+    if (r.input_tokens != null || r.output_tokens != null) tokens = (tokens ?? 0) + (r.input_tokens ?? 0) + (r.output_tokens ?? 0);
+  }
+  return { costUsd, tokens };
 }
 
 function timelineNames(s: Snapshot): TimelineNames {
