@@ -202,8 +202,11 @@ test('plan versions: a new proposal supersedes the pending one; decisions are ke
   await store.requestChanges(id, 'split B', MARGE);
   await assert.rejects(store.requestChanges(id, 'again', MARGE), { code: 'no_proposed_plan' });
   await store.proposePlan(id, proposed(planText(['A', 'B', 'C'])), LISA);
-  await store.discardPlan(id, MARGE, undefined, 'wrong direction');
+  const discarded = await store.discardPlan(id, MARGE, undefined, 'wrong direction');
+  assert.deepEqual([discarded.transition.from, discarded.transition.to], ['planned', 'deferred'], 'a discarded plan sets the epic aside');
   await assert.rejects(store.approvePlan(id, proposed(planText(['A'])), MARGE, 1), { code: 'not_proposed' });
+  await assert.rejects(store.proposePlan(id, proposed(planText(['A'])), LISA), { code: 'invalid_transition' });
+  await store.applyEpicEvent(id, 'resume', MARGE, 'a new direction');
   const v4Text = planText(['A', 'B1', 'B2']);
   await store.proposePlan(id, proposed(v4Text), LISA);
   await assert.rejects(store.approvePlan(id, proposed(v4Text), LISA), { code: 'self_approval' });

@@ -46,7 +46,8 @@ before(() => {
   assertOk(runJson(origin, ['plan', 'propose', epic, 'plans/p.md', '--agent', 'lisa']));
   assertOk(runJson(origin, ['plan', 'approve', epic]));
   writeFileSync(join(origin, '.springfield', 'config.json'), JSON.stringify({ roles: { ralph: leaves('ralph'), bart: leaves('bart') }, verification: [leaves('verify')], leaseSeconds: 600 }, null, 2));
-  assert.deepEqual(readdirSync(join(origin, '.springfield')).sort(), ['config.json', 'state.db'], 'no writer left open');
+  // handoffs/: approval's copy of the handoff, beside the database (docs/lifecycle.md).
+  assert.deepEqual(readdirSync(join(origin, '.springfield')).sort(), ['config.json', 'handoffs', 'state.db'], 'no writer left open');
   git(origin, 'add', '-f', '.springfield/config.json', '.springfield/state.db');
   git(origin, 'commit', '-qm', 'add springfield state');
   // The victim clones it.

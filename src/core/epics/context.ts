@@ -150,7 +150,13 @@ function previousRun(db: Database, epicId: string, role: string, before: number 
 function mustRead(root: string | null, epic: EpicRow | undefined, planPath: string | undefined): { path: string; why: string }[] {
   if (!root) return planPath ? [{ path: planPath, why: 'the whole plan' }] : [];
   const out: { path: string; why: string }[] = [];
-  if (epic && (existsSync(join(root, handoffFileName(epic.id))) || (epic.worktree_path && existsSync(join(epic.worktree_path, handoffFileName(epic.id)))))) out.push({ path: handoffFileName(epic.id), why: 'handoff: intent, approach, constraints (immutable)' });
+  if (epic) {
+    // On the epic's branch once it started; before that, approval's copy beside the database (docs/lifecycle.md).
+    const name = handoffFileName(epic.id);
+    const why = 'handoff: intent, approach, constraints (immutable; a re-plan adds a version)';
+    if (existsSync(join(root, name)) || (epic.worktree_path && existsSync(join(epic.worktree_path, name)))) out.push({ path: name, why });
+    else if (existsSync(join(root, '.springfield', 'handoffs', name))) out.push({ path: join(root, '.springfield', 'handoffs', name), why });
+  }
   if (existsSync(join(root, 'PLAN.md'))) out.push({ path: 'PLAN.md', why: 'why the epics exist and their scope' });
   if (planPath) out.push({ path: planPath, why: 'the whole plan: every step, dependency and checklist' });
   for (const dir of ['docs/adr', 'adr', 'docs/decisions']) {
