@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
 import { loadSnapshot, attentionCount } from '../../src/extension/model/snapshot.ts';
 import { applyEpicEvent } from '../../src/core/epics/epicStore.ts';
 import { finishRun, startRun } from '../../src/core/runs/recordRun.ts';
+import { recordRunUsage } from '../../src/core/store/runs.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from '../../src/extension/views/treeModel.ts';
 import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
 import type { TreeNode } from '../../src/extension/views/nodes.ts';
@@ -174,4 +175,26 @@ test('a running agent row shows its iteration against the budget: build iteratio
   assert.match(by(`Ralph · ${epic.id}`)?.description ?? '', /^running \d+s · iteration 2\/5$/, 'a trivial epic builds within 5 iterations');
   assert.match(by(`Lisa · ${planning.id}`)?.description ?? '', /^running \d+s · iteration 1\/8$/, 'her first run writes plan 1 of a critical epic\'s 8');
   assert.match(by(`Ralph · ${epic.id}`)?.tooltip?.() ?? '', /build iteration 2\/5/);
+});
+
+test('the dashboard shows the debt register and, per epic, the cost and tokens its runs reported (docs/lifecycle.md)', async (t) => {
+  const { store, clock } = setup(t);
+  const costed = await store.createEpic({ title: 'Costed', brief: '', priority: 'P2' }, me);
+  const parked = await store.createEpic({ title: 'Parked', brief: '', priority: 'P2' }, me);
+  const none = await store.createEpic({ title: 'Unreported', brief: '', priority: 'P2' }, me);
+  await store.applyEpicEvent(parked.id, 'defer', me, 'waiting for the API');
+  await store.write((db, now) => {
+    for (const [epicId, usage] of [[costed.id, { costUsd: 0.5, inputTokens: 1000, outputTokens: 200 }], [costed.id, { costUsd: 0.25, inputTokens: 10, outputTokens: 5 }], [none.id, null]] as const) {
+      const run = startRun(db, now, { epicId, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
+      const ended = finishRun(db, now, run.id, { exitCode: 0, signal: null }, ralph);
+      if (usage) recordRunUsage(db, ended, { ...usage, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null });
+    }
+  });
+  const dash = await dashboardData(store, await loadSnapshot(store, me.worktree, clock.now()), null);
+  const by = (id: string) => dash.epics.find((e) => e.id === id);
+  assert.deepEqual([by(costed.id)?.costUsd, by(costed.id)?.tokens], [0.75, 1215]);
+  assert.deepEqual([by(none.id)?.costUsd, by(none.id)?.tokens], [null, null], 'nothing reported is not zero');
+  assert.deepEqual(dash.debt.map((d) => [d.epicId, d.title, d.reason]), [[parked.id, 'Parked', 'waiting for the API']]);
+  await store.applyEpicEvent(parked.id, 'resume', me, 'back');
+  assert.deepEqual((await dashboardData(store, await loadSnapshot(store, me.worktree, clock.now()), null)).debt, [], 'a resume closes it');
 });
