@@ -1,7 +1,7 @@
 // PR mode ("merge": "pr", docs/lifecycle.md) against a bare repository as origin and a stub `gh` on
 // PATH that records its arguments: the branch is pushed, the pull request opened with the summary as
 // its body, the epic stays verified (checks rate-limited) until gh says merged, then done and the
-// worktree removed. No remote, or no gh: blocked with the reason; fixed and retried, it goes on.
+// worktree removed. No remote, or no gh: blocked with the reason until a person fixes it and retries.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -98,7 +98,7 @@ test('PR mode: pushed to origin, opened with the summary, verified until gh says
   assert.equal(f.git('status', '--porcelain'), '', 'main untouched: the merge happened on GitHub');
 });
 
-test('PR mode without a remote, then without gh: blocked with the reason; fixed and retried, the pull request opens', { timeout: 300_000 }, (t) => {
+test('PR mode without a remote, then (remote added, retried) without gh: blocked each time with the reason, nothing retried by itself', { timeout: 300_000 }, (t) => {
   const f = faultRepo(t, { merge: 'pr' }, (base) => ({ PATH: binDir(base, false) }));
   const epic = f.epic('Wishlist');
   writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'OPEN', mergedAt: null }));
