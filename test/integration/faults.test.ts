@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
+import { allNotifications } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -58,30 +59,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.waitForTimeout(300);
   await page.screenshot({ path });
   assert.ok(statSync(path).size > 10_000, `${path} written`);
-}
-
-/**
- * Every notification in the notification center, by its text. The center is a virtualized list
- * that renders only the rows in view, so the list is scrolled to the end and rows are collected by
- * their index on the way.
- */
-async function allNotifications(page: Page): Promise<string[]> {
-  await page.keyboard.press('Escape');
-  await palette(page, 'Notifications: Show Notifications');
-  const center = page.locator('.notifications-center');
-  await center.waitFor({ timeout: 10_000 });
-  const seen = new Map<string, string>();
-  for (let unchanged = 0; unchanged < 3;) {
-    const rows = await center.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const));
-    const before = seen.size;
-    for (const [i, text] of rows) seen.set(i, text.replace(/\s+/g, ' '));
-    unchanged = seen.size === before ? unchanged + 1 : 0;
-    await center.locator('.monaco-list').hover();
-    await page.mouse.wheel(0, 200);
-    await page.waitForTimeout(100);
-  }
-  await page.keyboard.press('Escape');
-  return [...seen.values()];
 }
 
 /** Notifications that say an epic is blocked; `all` gets every notification's text, for the failure message. */

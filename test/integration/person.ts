@@ -122,3 +122,27 @@ export async function eventually(what: string, check: () => boolean, ms = 10_000
     await new Promise((r) => setTimeout(r, 150));
   }
 }
+
+/**
+ * Every notification in the notification center, by its text. The center is a virtualized list
+ * that renders only the rows in view, so the list is scrolled to the end and rows are collected by
+ * their index on the way.
+ */
+export async function allNotifications(page: Page): Promise<string[]> {
+  await page.keyboard.press('Escape');
+  await palette(page, 'Notifications: Show Notifications');
+  const center = page.locator('.notifications-center');
+  await center.waitFor({ timeout: 10_000 });
+  const seen = new Map<string, string>();
+  for (let unchanged = 0; unchanged < 3;) {
+    const rows = await center.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const));
+    const before = seen.size;
+    for (const [i, text] of rows) seen.set(i, text.replace(/\s+/g, ' '));
+    unchanged = seen.size === before ? unchanged + 1 : 0;
+    await center.locator('.monaco-list').hover();
+    await page.mouse.wheel(0, 200);
+    await page.waitForTimeout(100);
+  }
+  await page.keyboard.press('Escape');
+  return [...seen.values()];
+}

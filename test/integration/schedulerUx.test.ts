@@ -15,7 +15,7 @@ import type { Locator, Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, eventually, git, openSpringfield, palette, root, row, screenshot, toast } from './person.ts';
+import { allNotifications, cli, eventually, git, openSpringfield, palette, root, row, screenshot, toast } from './person.ts';
 
 interface Epic { id: string; status: string }
 interface Run { epic_id: string; status: string; exit_code: number | null }
@@ -56,14 +56,14 @@ async function agentsActions(page: Page): Promise<string[]> {
   return agentsHeader(page).locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
 }
 
-/** Every notification so far (toasts and the center), as text. */
-async function notifications(page: Page): Promise<string[]> {
-  await palette(page, 'Notifications: Show Notifications');
-  const center = page.locator('.notifications-center');
-  await center.waitFor({ timeout: 10_000 });
-  const texts = await center.locator('.notification-list-item').allInnerTexts();
-  await page.keyboard.press('Escape');
-  return texts;
+/** The scheduler's actions in the Agents title become `expected` (the title updates after a context key changes), else fails with what it showed. */
+async function expectSchedulerActions(page: Page, expected: string[], message: string): Promise<void> {
+  let shown: string[] = [];
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await page.waitForTimeout(200)) {
+    shown = (await agentsActions(page)).filter((a) => /scheduler/.test(a));
+    if (JSON.stringify(shown) === JSON.stringify(expected)) return;
+  }
+  assert.deepEqual(shown, expected, message);
 }
 
 /** Selects the terminal named `name` in the panel and returns the text it shows (xterm's DOM renderer). */
@@ -116,7 +116,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     const welcome = agentsWelcome(page);
     await welcome.getByRole('button', { name: 'Configure agents…' }).waitFor({ timeout: 30_000 });
     assert.match(await welcome.innerText(), /No agent is configured yet, so the scheduler has no one to start/);
-    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Start scheduler', 'Run scheduler once'], 'Start, not Stop');
+    await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start, not Stop');
     await screenshot(page, 'scheduler-no-agents-welcome');
   });
 
@@ -138,11 +138,11 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     await toast(page, /Springfield scheduler running\. Nothing was started because no agent is configured/).waitFor({ timeout: 15_000 });
     await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 10_000 });
     await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: 10_000 });
-    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Stop scheduler'], 'Stop only');
+    await expectSchedulerActions(page, ['Stop scheduler'], 'Stop only');
     await screenshot(page, 'scheduler-running-no-agents');
     await agentsAction(page, 'Stop scheduler');
     await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
-    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
+    await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
   });
 
   test('config.json written by hand is noticed: the welcome offers Start scheduler and the walkthrough ticks "Choose your agents"', { timeout: 60_000 }, async () => {
@@ -182,7 +182,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, 'the agent\'s output stays above it');
     await toast(page, new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`)).waitFor({ timeout: 15_000 });
     await screenshot(page, 'scheduler-terminal-outcome');
-    assert.deepEqual((await notifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)), [], "VS Code's own toast for a failed terminal never shows");
+    assert.deepEqual((await allNotifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)), [], "VS Code's own toast for a failed terminal never shows");
 
     const before = await page.locator('.part.panel .terminal-tabs-entry').count();
     await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Lisa · ${docs}` }).first().click();
@@ -205,7 +205,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: 10_000 });
     await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
-    assert.deepEqual((await agentsActions(page)).filter((a) => /scheduler/.test(a)), ['Start scheduler', 'Run scheduler once']);
+    await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again once stopped');
   });
 });
 
