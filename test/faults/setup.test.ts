@@ -7,9 +7,11 @@ import { test } from 'node:test';
 import { approve, faultRepo, sessionsOf, violations } from './harness.ts';
 
 test('a setup command that fails: retried within the limit, then blocked (agent_failed, Setup) with its output; no agent ever starts there', { timeout: 300_000 }, async (t) => {
-  const f = faultRepo(t, { setup: [[process.execPath, '-e', "console.log('installing'); console.error('npm ERR! 404 Not Found - left-pad'); process.exit(1)"]] });
+  const f = faultRepo(t);
   const epic = f.epic('Broken setup');
   assert.equal(f.orchestrate().code, 0);
+  // Broken after planning (the planning worktree's own setup is the next test's).
+  f.config({ setup: [[process.execPath, '-e', "console.log('installing'); console.error('npm ERR! 404 Not Found - left-pad'); process.exit(1)"]] });
   approve(f, epic);
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, {
@@ -26,6 +28,21 @@ test('a setup command that fails: retried within the limit, then blocked (agent_
   assert.equal(f.sf('epic', 'retry', epic).json.to, 'in_progress');
   const after = f.orchestrate();
   assert.deepEqual(violations(f, after, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], after.stderr);
+});
+
+test('a planning worktree is set up like an epic\'s; a setup that fails there is Lisa\'s failed run, bounded by the limit, and leaves no planning worktree', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t, { setup: [[process.execPath, '-e', "console.log('installing'); console.error('npm ERR! 404 Not Found - left-pad'); process.exit(1)"]] });
+  const epic = f.epic('Broken setup before planning');
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, {
+    epic, maxSessions: { lisa: 3, ralph: 0 }, status: 'blocked',
+    reason: /^agent_failed: Lisa failed 3 times in a row \(last: run \d+ failed: .*setup of the planning worktree failed: setup command `.+` exited 1\); last output: .*setup of the planning worktree failed/,
+  }), [], run.stderr);
+  const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; status: string; output_tail: string }[];
+  assert.deepEqual(runs.map((r) => [r.role, r.status]), [['lisa', 'failed'], ['lisa', 'failed'], ['lisa', 'failed']]);
+  assert.match(runs[0]?.output_tail ?? '', /installing\nnpm ERR! 404 Not Found - left-pad\n.*setup of the planning worktree failed/s, 'the setup\'s output is kept with the run');
+  assert.ok(!existsSync(join(`${f.repo}.springfield`, `${epic}-plan`)), 'no planning worktree left');
+  assert.equal(f.records().length, 0, 'Lisa never started');
 });
 
 test('a new worktree gets the ignored files .worktreeinclude lists (never links, never over a file) and runs setup once before any agent; archive runs before removal', { timeout: 300_000 }, async (t) => {
@@ -55,7 +72,8 @@ test('a new worktree gets the ignored files .worktreeinclude lists (never links,
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
   const worktree = join(`${f.repo}.springfield`, epic);
-  assert.deepEqual(readFileSync(countFile, 'utf8').split('\n').filter(Boolean), [worktree], 'setup ran once, in the new worktree');
+  assert.deepEqual(readFileSync(countFile, 'utf8').split('\n').filter(Boolean), [`${worktree}-plan`, worktree], 'setup ran once in each new worktree: the planning one, then the epic\'s');
+  assert.ok(!existsSync(`${worktree}-plan`), 'the planning worktree is gone');
   const setups = (f.sf('runs', '--epic', epic).json.runs as { role: string; status: string; output_tail: string; started_at: string }[]).filter((r) => r.role === 'setup');
   assert.equal(setups.length, 1);
   assert.equal(setups[0]?.status, 'succeeded');

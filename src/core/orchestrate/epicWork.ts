@@ -16,7 +16,7 @@ import type { SqliteStore } from '../store/sqliteStore.ts';
 import type { Actor, PlanSource } from '../store/types.ts';
 import { rebaseOntoMain, squashMerge } from './merge.ts';
 import { openPullRequest, PullRequestBlocked, pullRequestState } from './pullRequest.ts';
-import { archiveWorktree, setUpWorktree } from './setup.ts';
+import { archiveWorktree, setUpWorktree, setupWanted } from './setup.ts';
 import { renderSummary, summaryFileName, writeSummary } from './summary.ts';
 import { displayCommand, runVerification, SlotPool } from './verify.ts';
 import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree, type ApprovedPlan } from './epicWorktree.ts';
@@ -110,6 +110,22 @@ export class EpicWork {
     const t = await this.o.store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'plan_drift', this.actor, reason, { plan_path: planPath, changes }));
     this.o.log(`${epic.id}: ${t.from} → ${t.to}: no builder starts on a drifted plan — ${reason}`);
     return null;
+  }
+
+  /**
+   * Makes a planning worktree ready like an epic's (`.worktreeinclude` files, the setup commands)
+   * before Lisa starts there. Returns null when it is ready, else what failed: the setup's output
+   * ending with the reason in one line, which becomes Lisa's failed run (a fault that counts toward
+   * the retry limit: docs/scheduler-faults.md).
+   */
+  async setUpPlanning(epicId: string, worktree: string): Promise<string | null> {
+    if (!setupWanted(this.o.mainRoot, this.o.config.setup)) return null;
+    const r = await setUpWorktree({
+      mainRoot: this.o.mainRoot, worktree, commands: this.o.config.setup, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
+      env: { ...this.childEnv(), SPRINGFIELD_EPIC: epicId, SPRINGFIELD_WORKTREE: worktree, SPRINGFIELD_MAIN_WORKTREE: this.o.mainRoot },
+    });
+    this.o.log(`${epicId}: planning worktree ${r.ok ? 'set up' : `not set up — ${r.reason ?? 'setup failed'}`}`);
+    return r.ok ? null : `${r.output}\nsetup of the planning worktree failed: ${r.reason ?? 'setup failed'}`;
   }
 
   /** Copies `.worktreeinclude` files and runs the setup commands in the epic's worktree, recorded like an agent run. */

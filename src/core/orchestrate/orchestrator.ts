@@ -297,6 +297,8 @@ export class Orchestrator {
         const planning = await createPlanningWorktree(this.o.mainRoot, a.epicId, epic.status === 'blocked', this.o.worktreeLocation);
         worktree = planning.path;
         this.o.log(`${a.epicId}: planning worktree ${planning.path} at ${planning.base}`);
+        planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
+        if (planningFailed) await this.removePlanning(a.epicId);
       } catch (err) {
         planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
       }
@@ -329,11 +331,13 @@ export class Orchestrator {
     this.o.log(`start ${name} (${a.reason})`);
     let agent: LaunchedAgent;
     try {
-      // A planning worktree that could not be made is recorded as a failed Lisa run (a fault like any other).
+      // A planning worktree that could not be made or set up is recorded as a failed Lisa run (a fault like any other).
       if (planningFailed) throw new Error(planningFailed);
       agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
     } catch (err) {
-      const message = `cannot launch: ${err instanceof Error ? err.message : String(err)}`;
+      // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
+      const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+      const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
       agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
     }
     const launch: Launch = {
