@@ -30,12 +30,32 @@ async function isWorktree(mainRoot: string, path: string): Promise<boolean> {
 }
 
 /**
+ * Operations on one planning worktree, one after another: the scheduler removes a run's worktree
+ * when the run ends while the next run (a retry without backoff) already makes a fresh one.
+ */
+const busy = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const next = (busy.get(path) ?? Promise.resolve()).then(fn, fn);
+  const settled = next.then(() => undefined, () => undefined);
+  busy.set(path, settled);
+  void settled.then(() => {
+    if (busy.get(path) === settled) busy.delete(path);
+  });
+  return next;
+}
+
+/**
  * A fresh planning worktree for the epic (a stale one, left by a crash, is removed first): detached at
  * the epic branch's tip when `replan` and the branch exists, else at the main worktree's HEAD.
  */
-export async function createPlanningWorktree(mainRoot: string, epicId: string, replan: boolean, location?: string): Promise<{ path: string; base: string }> {
+export function createPlanningWorktree(mainRoot: string, epicId: string, replan: boolean, location?: string): Promise<{ path: string; base: string }> {
   const path = planningWorktreePath(mainRoot, epicId, location);
-  await removePlanningWorktree(mainRoot, epicId, location);
+  return oneAtATime(path, () => create(mainRoot, epicId, path, replan));
+}
+
+async function create(mainRoot: string, epicId: string, path: string, replan: boolean): Promise<{ path: string; base: string }> {
+  await remove(mainRoot, path);
   if (existsSync(path)) throw new RefusedError('worktree_path_taken', `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`);
   const branch = epicBranch(epicId);
   const onBranch = replan && (await git(mainRoot)(['branch', '--list', branch])).trim() !== '';
@@ -47,10 +67,21 @@ export async function createPlanningWorktree(mainRoot: string, epicId: string, r
 }
 
 /** Removes the epic's planning worktree, whatever is in it (a planner's files never count; the store has her proposal). */
-export async function removePlanningWorktree(mainRoot: string, epicId: string, location?: string): Promise<boolean> {
+export function removePlanningWorktree(mainRoot: string, epicId: string, location?: string): Promise<boolean> {
   const path = planningWorktreePath(mainRoot, epicId, location);
+  return oneAtATime(path, () => remove(mainRoot, path));
+}
+
+async function remove(mainRoot: string, path: string): Promise<boolean> {
   const known = await isWorktree(mainRoot, path);
-  if (known) await git(mainRoot)(['worktree', 'remove', '--force', '--force', path]);
+  if (known) {
+    try {
+      await git(mainRoot)(['worktree', 'remove', '--force', '--force', path]);
+    } catch (err) {
+      // Another process (a second scheduler, a person's `git worktree remove`) may have been first.
+      if (await isWorktree(mainRoot, path)) throw err;
+    }
+  }
   await git(mainRoot)(['worktree', 'prune']);
   return known;
 }
