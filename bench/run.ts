@@ -3,6 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchClaimInProcess } from './claimInProcess.ts';
+import { benchCliPlanSize } from './cliPlanSize.ts';
 import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
 import { benchEditor } from './editor.ts';
@@ -20,6 +21,7 @@ export interface TargetRow {
 
 const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'cli startup', run: benchCliStartup },
+  { name: 'cli cost by plan size', run: benchCliPlanSize },
   { name: 'in-process claim', run: benchClaimInProcess },
   { name: 'contention', run: benchContention },
   { name: 'tree model', run: benchTree },
