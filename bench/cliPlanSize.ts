@@ -25,7 +25,7 @@ interface Repo {
 
 /**
  * Whether a step command's cost grows with the plan: at 20, 400 and 2,000 steps, each of claim,
- * heartbeat, update, complete, `show PLAN STEP --json` and ready as a whole process, each paired with
+ * heartbeat, update, complete, `show PLAN --step STEP --json` and ready as a whole process, each paired with
  * a `node -e 0` run next to it (alternating which goes first); the figure is the median of the pairs' ratios.
  */
 export async function benchCliPlanSize(): Promise<TargetRow[]> {
@@ -47,7 +47,7 @@ export async function benchCliPlanSize(): Promise<TargetRow[]> {
         }
       }
     }
-    const show = oneStep ? 'show PLAN STEP --json' : 'show PLAN --json (no STEP form yet)';
+    const show = oneStep ? 'show PLAN --step STEP --json' : 'show PLAN --json (no --step yet)';
     console.log(`\n== CLI cost by plan size (${ROUNDS} rounds after ${WARMUP} warm-up; each command paired with a node -e 0 run; median ratio, median ms)`);
     console.log(`  ${'command'.padEnd(34)}${SIZES.map((n) => `${n} steps`.padStart(22)).join('')}`);
     const cell = (name: string, i: number): string => `${median(ratios.get(`${name}@${i}`)).toFixed(2)}x ${median(times.get(`${name}@${i}`)).toFixed(1).padStart(6)} ms`.padStart(22);
@@ -90,7 +90,7 @@ async function oneRound(repo: Repo, env: NodeJS.ProcessEnv, oneStep: boolean, ba
   const [co, coOut, coBase] = pair(['complete', PLAN, step, '--json']);
   if ((JSON.parse(coOut) as { completed?: boolean }).completed !== true) throw new Error(`complete did not complete: ${coOut}`);
   out.complete = [co, coBase];
-  const [sh, , shBase] = pair(oneStep ? ['show', PLAN, step, '--json'] : ['show', PLAN, '--json']);
+  const [sh, , shBase] = pair(oneStep ? ['show', PLAN, '--step', step, '--json'] : ['show', PLAN, '--json']);
   out.show = [sh, shBase];
   const [re, , reBase] = pair(['ready', PLAN, '--json']);
   out.ready = [re, reBase];
@@ -103,7 +103,7 @@ async function oneRound(repo: Repo, env: NodeJS.ProcessEnv, oneStep: boolean, ba
 
 /** Whether this build's `show` takes a step (the bench also measures builds from before it did). */
 function showsOneStep(env: NodeJS.ProcessEnv): boolean {
-  return /STEP|\[step\]/i.test(spawnSync(process.execPath, [CLI, 'show', '--help'], { env, encoding: 'utf8' }).stdout.split('\n')[0] ?? '');
+  return spawnSync(process.execPath, [CLI, 'show', '--help'], { env, encoding: 'utf8' }).stdout.includes('--step');
 }
 
 function timeNode(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ms: number; stdout: string } {

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
-import { readPlanFile } from '../core/plan/parse.ts';
+import { lazyPlanSource } from '../core/plan/source.ts';
 import { SqliteStepStore } from '../core/store/sqliteStepStore.ts';
 import type { Actor, PlanSource } from '../core/store/types.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
@@ -107,9 +107,20 @@ export class CliContext {
 
   /** Reads and parses the plan file in this worktree (refusing malformed plans before any write). */
   planSource(pathArg: string): PlanSource {
+    const source = this.currentPlanSource(pathArg);
+    void source.plan;
+    return source;
+  }
+
+  /**
+   * Reads the plan file in this worktree for a command that checks it against the store: parsed
+   * (and a malformed plan refused, before any write) only when the store has not seen these exact
+   * bytes (docs/cli-cost.md).
+   */
+  currentPlanSource(pathArg: string): PlanSource {
     const planPath = this.planKey(pathArg);
     const root = this.location.worktreeRoot ?? this.cwd;
-    return { planPath, plan: readPlanFile(resolve(root, planPath), pathArg) };
+    return lazyPlanSource(resolve(root, planPath), planPath, pathArg);
   }
 
   close(): void {

@@ -10,7 +10,7 @@ export const claimCommand: Command = {
   options: [LEASE_OPTION],
   details: 'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.',
   async run(ctx) {
-    const source = ctx.planSource(arg(ctx, 0));
+    const source = ctx.currentPlanSource(arg(ctx, 0));
     const r = await ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease') });
     if (!r.claimed) {
       const text = r.reason === 'all_completed'

@@ -21,7 +21,7 @@ export const completeCommand: Command = {
     const force = str(ctx.args, 'force');
     if (force !== undefined && force.trim() === '') throw new UsageError('missing_value', '--force needs a reason');
     const given = str(ctx.args, 'commit');
-    const source = ctx.planSource(arg(ctx, 0));
+    const source = ctx.currentPlanSource(arg(ctx, 0));
     const commit = given === undefined ? null : resolveCommit(ctx.worktree, given, ctx.env);
     const r = await ctx.store('write').complete(source, arg(ctx, 1), ctx.actor, { commitHash: commit, forceReason: force?.trim() ?? null });
     const text = r.already_completed

@@ -26,7 +26,7 @@ export const updateCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     const changes = itemChanges(ctx.args);
-    const source = ctx.planSource(arg(ctx, 0));
+    const source = ctx.currentPlanSource(arg(ctx, 0));
     const r = await ctx.store('write').updateItems(source, arg(ctx, 1), changes, ctx.actor);
     return output(r, summary(r));
   },

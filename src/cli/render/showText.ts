@@ -16,6 +16,13 @@ export function renderPlan(plan: PlanView, now: Date): string {
   return lines.join('\n');
 }
 
+/** The text of `show PLAN STEP`: the step (or substep) with its substeps. */
+export function renderStepTree(planPath: string, step: StepView, now: Date): string {
+  const lines = [`Plan: ${planPath}`, '', ...renderStep(step, now, '')];
+  for (const sub of step.substeps) lines.push('', ...renderStep(sub, now, '  '));
+  return lines.join('\n');
+}
+
 function renderStep(step: StepView, now: Date, indent: string): string[] {
   const notes: string[] = [];
   if (step.claimed_by && step.status !== 'completed') notes.push(`claimed by ${step.claimed_by}${step.agent ? ` (${step.agent})` : ''}`);

@@ -275,12 +275,20 @@ function findCycle(steps: readonly StepDraft[]): string[] | null {
 
 /** Reads and parses a plan file; errors name `displayPath` (e.g. the repo-relative path). */
 export function readPlanFile(absPath: string, displayPath: string): Plan {
-  let bytes: Buffer;
+  return parsePlanBytes(readPlanBytes(absPath, displayPath), displayPath);
+}
+
+/** The plan file's bytes, unparsed; a file that cannot be read is a PlanError naming it. */
+export function readPlanBytes(absPath: string, displayPath: string): Buffer {
   try {
-    bytes = readFileSync(absPath);
+    return readFileSync(absPath);
   } catch (err) {
     throw new PlanError(displayPath, 0, `cannot read plan: ${readFailureReason(err)}`);
   }
+}
+
+/** Parses a plan file's bytes: UTF-8 (a leading BOM is dropped), else a PlanError naming the line. */
+export function parsePlanBytes(bytes: Buffer, displayPath: string): Plan {
   if (!isUtf8(bytes)) throw new PlanError(displayPath, firstBadUtf8Line(bytes), 'not valid UTF-8');
   const text = bytes.toString('utf8');
   return parsePlan(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, displayPath);

@@ -2,7 +2,6 @@ import { RefusedError } from '../errors.ts';
 import { countOpen, partitionSteps } from './readiness.ts';
 import { assertHolder, leaseUntil, ownerOf, requireCurrentPlan, requireStep, writeEvent, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Plan } from '../plan/types.ts';
 import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from './types.ts';
 
 export const DEFAULT_LEASE_SECONDS = 7200;
@@ -57,7 +56,7 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
       AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < @now))`)
     .run({ wt: actor.worktree, agent: actor.agent, token, now: at, until, plan, anchor: cand.anchor, old: cand.claim_token }).changes;
   if (changed !== 1) throw new RefusedError('claim_conflict', `${cand.anchor} changed while being claimed; try again`);
-  const substeps = !hasSubsteps(source.plan, cand) ? [] : db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = @wt, claimed_agent = @agent, claim_token = @token,
+  const substeps = db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = @wt, claimed_agent = @agent, claim_token = @token,
       claimed_at = @now, lease_expires_at = @until, heartbeat_at = NULL, started_at = NULL
     WHERE plan_path = @plan AND parent_anchor = @anchor AND status != 'completed' RETURNING anchor`).pluck()
     .all({ wt: actor.worktree, agent: actor.agent, token, now: at, until, plan, anchor: cand.anchor }) as string[];
@@ -81,14 +80,6 @@ export function claimNext(db: Database, now: Date, source: PlanSource, actor: Ac
     reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
     previous_agent: reclaimed ? cand.claimed_agent : null, previous_lease_expires_at: reclaimed ? cand.lease_expires_at : null,
   };
-}
-
-/**
- * Whether the plan gives `step` substeps. The plan file matched the stored structure inside this
- * transaction, and a step's substeps follow it in step_index order, so one look at the next step says.
- */
-function hasSubsteps(plan: Plan, step: StepRow): boolean {
-  return plan.steps[step.step_index + 1]?.parentAnchor === step.anchor;
 }
 
 /** Moves a claimed step (or substep) to in_progress; only its holder may. Idempotent. */

@@ -27,12 +27,14 @@ export function initPlan(db: Database, now: string, source: PlanSource, actor: A
     return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };
   }
   const structure = structureJson(source.plan);
+  // The file's bytes go with the structure they have (docs/cli-cost.md); none known, none kept.
+  const bytes = source.bytes === undefined ? null : Buffer.from(source.bytes);
   if (existing) {
-    db.prepare('UPDATE plans SET plan_hash = ?, structure = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?')
-      .run(hash, structure, source.plan.title, epicId, now, source.planPath);
+    db.prepare('UPDATE plans SET plan_hash = ?, structure = ?, source = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?')
+      .run(hash, structure, bytes, source.plan.title, epicId, now, source.planPath);
   } else {
-    db.prepare('INSERT INTO plans (plan_path, epic_id, plan_hash, structure, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(source.planPath, epicId, hash, structure, source.plan.title, 'active', now, now);
+    db.prepare('INSERT INTO plans (plan_path, epic_id, plan_hash, structure, source, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(source.planPath, epicId, hash, structure, bytes, source.plan.title, 'active', now, now);
   }
   const counts = writeSteps(db, now, source, existing !== undefined);
   recomputeReadiness(db, source.planPath);

@@ -291,6 +291,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER;
   ALTER TABLE runs ADD COLUMN premium_requests REAL;
   `,
+  // 6: the plan file's bytes last seen to have the stored structure (docs/cli-cost.md): a step command
+  // whose file still has exactly these bytes needs no parse to know the plan has not drifted.
+  `
+  ALTER TABLE plans ADD COLUMN source BLOB;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,8 +1,8 @@
 import { epicWait } from './claims.ts';
 import { partitionSteps } from './readiness.ts';
-import { findPlan, PLAN_COLUMNS, requirePlan, type PlanRow, type StepRow } from './rows.ts';
+import { findPlan, PLAN_COLUMNS, requirePlan, requireStep, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepView } from './types.ts';
+import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepStatus, StepView } from './types.ts';
 
 /**
  * Read-only view of which steps are ready, claimed, expired, blocked and completed. It agrees with
@@ -27,13 +27,43 @@ export function showPlans(db: Database, now: Date, plan?: string): PlanView[] {
   return rows.map((row) => planView(db, now, row));
 }
 
+/** One step (or substep) with its substeps, reading only their rows: what `show PLAN STEP` prints. */
+export function showStep(db: Database, now: Date, plan: string, anchor: string): StepView {
+  requireStep(db, plan, anchor);
+  const family = 'SELECT anchor FROM steps WHERE plan_path = @plan AND (anchor = @anchor OR parent_anchor = @anchor)';
+  const steps = db.prepare(`SELECT * FROM steps WHERE plan_path = @plan AND anchor IN (${family}) ORDER BY step_index`).all({ plan, anchor }) as StepRow[];
+  const deps = db.prepare(`SELECT d.step_anchor, d.depends_on, t.status FROM step_deps d JOIN steps t ON t.plan_path = d.plan_path AND t.anchor = d.depends_on
+    WHERE d.plan_path = @plan AND d.step_anchor IN (${family}) ORDER BY d.step_anchor, d.depends_on`).all({ plan, anchor }) as { step_anchor: string; depends_on: string; status: StepStatus }[];
+  const items = db.prepare(`${ITEMS} WHERE plan_path = @plan AND step_anchor IN (${family}) ${ITEM_ORDER}`).all({ plan, anchor }) as (ItemView & { step_anchor: string })[];
+  const status = new Map([...deps.map((d): [string, StepStatus] => [d.depends_on, d.status]), ...steps.map((s): [string, StepStatus] => [s.anchor, s.status])]);
+  const { top } = stepViews(now, steps, deps, items, status);
+  return top[0] as StepView;
+}
+
+const ITEMS = 'SELECT id, step_anchor, kind, ordinal, text, status, updated_by FROM checklist_items';
+const ITEM_ORDER = "ORDER BY step_anchor, CASE kind WHEN 'task' THEN 0 WHEN 'test' THEN 1 ELSE 2 END, ordinal";
+
 function planView(db: Database, now: Date, row: PlanRow): PlanView {
-  const at = now.toISOString();
   const steps = db.prepare('SELECT * FROM steps WHERE plan_path = ? ORDER BY step_index').all(row.plan_path) as StepRow[];
   const deps = db.prepare('SELECT step_anchor, depends_on FROM step_deps WHERE plan_path = ?').all(row.plan_path) as { step_anchor: string; depends_on: string }[];
-  const items = db.prepare('SELECT id, step_anchor, kind, ordinal, text, status, updated_by FROM checklist_items WHERE plan_path = ? ORDER BY step_anchor, CASE kind WHEN \'task\' THEN 0 WHEN \'test\' THEN 1 ELSE 2 END, ordinal')
-    .all(row.plan_path) as (ItemView & { step_anchor: string })[];
-  const status = new Map(steps.map((s) => [s.anchor, s.status]));
+  const items = db.prepare(`${ITEMS} WHERE plan_path = ? ${ITEM_ORDER}`).all(row.plan_path) as (ItemView & { step_anchor: string })[];
+  const { top, itemsDone } = stepViews(now, steps, deps, items, new Map(steps.map((s) => [s.anchor, s.status])));
+  return {
+    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
+    created_at: row.created_at, updated_at: row.updated_at, steps: top,
+    progress: {
+      steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length,
+      items_completed: itemsDone, items_total: items.length,
+    },
+  };
+}
+
+/** Step rows as views, substeps under their parents; `status` gives every dependency's status. */
+function stepViews(
+  now: Date, steps: readonly StepRow[], deps: readonly { step_anchor: string; depends_on: string }[],
+  items: readonly (ItemView & { step_anchor: string })[], status: ReadonlyMap<string, StepStatus>,
+): { top: StepView[]; itemsDone: number } {
+  const at = now.toISOString();
   const depsOf = group(deps, (d) => d.step_anchor, (d) => d.depends_on);
   const itemsOf = group(items, (i) => i.step_anchor, ({ step_anchor: _, ...i }) => i);
   const views = new Map<string, StepView & { substeps: StepView[] }>();
@@ -57,14 +87,7 @@ function planView(db: Database, now: Date, row: PlanRow): PlanView {
     if (parent) parent.substeps.push(view);
     else top.push(view);
   }
-  return {
-    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
-    created_at: row.created_at, updated_at: row.updated_at, steps: top,
-    progress: {
-      steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length,
-      items_completed: itemsDone, items_total: items.length,
-    },
-  };
+  return { top, itemsDone };
 }
 
 function group<T, V>(rows: readonly T[], key: (r: T) => string, value: (r: T) => V): Map<string, V[]> {

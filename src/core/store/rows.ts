@@ -115,11 +115,30 @@ export function assertHolder(owner: StepRow, actor: Actor, action: string): void
 
 /**
  * The plan's row, refusing an unknown plan or one whose file's structure differs from what was
- * initialised (naming the changes). Compares hashes when this parsed plan's is known, else the
- * structure JSON itself in the same query (equal JSON is equal hash), which spares a one-shot CLI
- * call loading node:crypto.
+ * initialised (naming the changes). When the file's bytes are the ones last matched, that is the
+ * whole check: no parse (docs/cli-cost.md). Otherwise compares hashes when this parsed plan's is
+ * known, else the structure JSON itself in the same query (equal JSON is equal hash), and on a
+ * match records the bytes. Runs inside a write transaction.
  */
 export function requireCurrentPlan(db: Database, source: PlanSource): PlanRow {
+  const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
+  if (bytes !== undefined) {
+    const seen = db.prepare(`SELECT ${PLAN_COLUMNS}, source = ? AS same FROM plans WHERE plan_path = ?`).get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
+    if (seen?.same === 1) {
+      const { same: _, ...plan } = seen;
+      return plan;
+    }
+  }
+  const plan = requireSameStructure(db, source);
+  if (bytes !== undefined) db.prepare('UPDATE plans SET source = ? WHERE plan_path = ?').run(bytes, plan.plan_path);
+  return plan;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function requireSameStructure(db: Database, source: PlanSource): PlanRow {
   const known = knownPlanHash(source.plan);
   let row: (PlanRow & { same?: number }) | undefined;
   if (known !== undefined) row = findPlan(db, source.planPath);

@@ -4,12 +4,11 @@ import { completeStep } from './complete.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems, type UpdateOptions } from './items.ts';
 import { openDatabase, writeTransaction, type OpenOptions } from './open.ts';
-import { listEvents, readySteps, showPlans } from './queries.ts';
-import { structureJson } from '../plan/hash.ts';
+import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
 import { mapSqliteError, type Database } from './sqlite.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
-  ItemChange, PlanSource, PlanView, ReadyResult, ResetResult, StartResult, StepStore, UpdateResult,
+  ItemChange, PlanSource, PlanView, ReadyResult, ResetResult, StartResult, StepStore, StepView, UpdateResult,
 } from './types.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -52,9 +51,8 @@ export class SqliteStepStore implements StepStore {
   initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
     return this.write((db, now) => initPlan(db, now.toISOString(), source, actor, options.force ?? false, options.epicId ?? null));
   }
-  /** The plan is serialised before the lock is taken; the claim and its counts are one transaction. */
+  /** The claim and its counts are one transaction. */
   claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
-    structureJson(source.plan);
     return this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
@@ -64,14 +62,12 @@ export class SqliteStepStore implements StepStore {
     return this.write((db, now) => heartbeat(db, now, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
   }
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
-    structureJson(source.plan);
     return this.write((db, now) => updateItems(db, now, source, anchor, changes, actor, options));
   }
   recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
     return this.write((db, now) => recordArtifact(db, now, planPath, anchor, kind, summary, actor));
   }
   complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    structureJson(source.plan);
     return this.write((db, now) => completeStep(db, now, source, anchor, actor, options));
   }
   reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
@@ -82,6 +78,9 @@ export class SqliteStepStore implements StepStore {
   }
   showPlans(planPath?: string): Promise<PlanView[]> {
     return this.read((db, now) => showPlans(db, now, planPath));
+  }
+  showStep(planPath: string, anchor: string): Promise<StepView> {
+    return this.read((db, now) => showStep(db, now, planPath, anchor));
   }
   events(query?: EventQuery): Promise<EventView[]> {
     return this.read((db) => listEvents(db, query));

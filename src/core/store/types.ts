@@ -24,6 +24,11 @@ export interface PlanSource {
   /** Repository-relative path with forward slashes: the key every worktree shares. */
   readonly planPath: string;
   readonly plan: Plan;
+  /**
+   * The file's bytes as read, when known: a store that recorded these exact bytes with the plan's
+   * structure skips the parse and the structure comparison (docs/cli-cost.md).
+   */
+  readonly bytes?: Uint8Array;
 }
 
 export interface InitResult {
@@ -243,6 +248,8 @@ export interface StepStore {
   reset(planPath: string, anchor: string, actor: Actor, reason?: string | null): Promise<ResetResult>;
   ready(planPath: string): Promise<ReadyResult>;
   showPlans(planPath?: string): Promise<PlanView[]>;
+  /** One step with its substeps, reading only their rows. */
+  showStep(planPath: string, anchor: string): Promise<StepView>;
   events(query?: EventQuery): Promise<EventView[]>;
   /** A cheap counter that changes whenever any process commits a write. */
   dataVersion(): Promise<number>;
