@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runWithCodeCache } from './codeCache.ts';
-import { STEP_COMMANDS } from './commands/stepNames.ts';
+import { isStepCommand } from './commands/stepNames.ts';
 import { exitWhenDone, processIo } from './stdio.ts';
 
 /**
@@ -12,8 +12,8 @@ import { exitWhenDone, processIo } from './stdio.ts';
  */
 const argv = process.argv.slice(2);
 const word = argv[0] ?? '';
-if (STEP_COMMANDS.includes(word) || word === '--version' || word === '-V') {
-  runWithCodeCache(join(__dirname, 'springfield.cjs'), STEP_COMMANDS.includes(word) ? word : 'version', require);
+if (isStepCommand(word) || word === '--version' || word === '-V') {
+  runWithCodeCache(join(__dirname, 'springfield.cjs'), isStepCommand(word) ? word : 'version', require);
 } else {
   process.getBuiltinModule?.('node:module').enableCompileCache?.(); // (absent before Node 22.3: the CLI then says what it needs)
   const main = pathToFileURL(join(__dirname, 'full', 'main.js')).href;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   ArtifactResult, CompleteResult, EventView, HeartbeatResult, InitResult, ReadyResult, ResetResult, StartResult, StepView, UpdateResult,
 } from '../../src/core/store/types.ts';
+import { STEP_COMMANDS } from '../../src/cli/commands/stepNames.ts';
 import {
   assertClaimed, assertFails, assertNotClaimed, assertOk, ensureCli, makeRepo, runCli, runJson, showSteps, type Repo,
 } from '../helpers/gitRepo.ts';
@@ -352,7 +353,7 @@ describe('plan drift', () => {
 test('--help for every command exits 0 with its usage line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'springfield-help-'));
   try {
-    for (const name of ['init', 'claim', 'start', 'heartbeat', 'update', 'artifact', 'complete', 'reset', 'ready', 'show', 'events']) {
+    for (const name of STEP_COMMANDS) {
       const r = runCli(dir, [name, '--help']);
       assert.equal(r.code, 0, `${name}: ${r.stderr}`);
       assert.ok(r.stdout.includes(`Usage: springfield ${name}`), `${name}: ${r.stdout}`);

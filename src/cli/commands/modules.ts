@@ -10,6 +10,7 @@ import { resetCommand } from './reset.ts';
 import { showCommand } from './show.ts';
 import { startCommand } from './start.ts';
 import { updateCommand } from './update.ts';
+import { STEP_COMMANDS, type StepCommandName } from './stepNames.ts';
 
 /** A module of commands: the names it defines, in `--help` order, and how to load their definitions. */
 export interface CommandModule {
@@ -18,20 +19,14 @@ export interface CommandModule {
   load(): Promise<readonly Command[]>;
 }
 
+/** Each step command's definition, by name: the type requires one for every name in stepNames.ts and no other. */
+const STEP_DEFINITIONS: Readonly<Record<StepCommandName, Command>> = {
+  init: initCommand, claim: claimCommand, start: startCommand, heartbeat: heartbeatCommand, update: updateCommand,
+  artifact: artifactCommand, complete: completeCommand, reset: resetCommand, ready: readyCommand, show: showCommand, events: eventsCommand,
+};
+
 /**
  * The step commands agents call many times a minute, linked into the CLI's entry bundle so they run
  * without loading anything else; every other command is loaded on demand (see index.ts).
  */
-export const STEP_MODULES: readonly CommandModule[] = [
-  { names: ['init'], load: async () => [initCommand] },
-  { names: ['claim'], load: async () => [claimCommand] },
-  { names: ['start'], load: async () => [startCommand] },
-  { names: ['heartbeat'], load: async () => [heartbeatCommand] },
-  { names: ['update'], load: async () => [updateCommand] },
-  { names: ['artifact'], load: async () => [artifactCommand] },
-  { names: ['complete'], load: async () => [completeCommand] },
-  { names: ['reset'], load: async () => [resetCommand] },
-  { names: ['ready'], load: async () => [readyCommand] },
-  { names: ['show'], load: async () => [showCommand] },
-  { names: ['events'], load: async () => [eventsCommand] },
-];
+export const STEP_MODULES: readonly CommandModule[] = STEP_COMMANDS.map((name) => ({ names: [name], load: async () => [STEP_DEFINITIONS[name]] }));

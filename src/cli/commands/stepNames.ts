@@ -1,5 +1,13 @@
 /**
- * The step commands: the executable runs them from its entry bundle alone (modules.ts links them
- * in; a test holds the two lists together), and keeps a code cache for each (launcher.ts).
+ * The step commands, the one list of their names: the launcher routes them to the entry bundle and
+ * keys a code cache by each (launcher.ts), modules.ts links in a definition for each (its type
+ * requires exactly these), and the tests walk it.
  */
-export const STEP_COMMANDS: readonly string[] = ['init', 'claim', 'start', 'heartbeat', 'update', 'artifact', 'complete', 'reset', 'ready', 'show', 'events'];
+export const STEP_COMMANDS = ['init', 'claim', 'start', 'heartbeat', 'update', 'artifact', 'complete', 'reset', 'ready', 'show', 'events'] as const;
+
+export type StepCommandName = (typeof STEP_COMMANDS)[number];
+
+/** Whether `word` names a step command. */
+export function isStepCommand(word: string): word is StepCommandName {
+  return (STEP_COMMANDS as readonly string[]).includes(word);
+}
