@@ -2,6 +2,7 @@
 // and the webviews (browser IIFE + CSS into media/dist). `--watch` rebuilds on change.
 import { context } from 'esbuild';
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none' };
@@ -11,6 +12,16 @@ const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n
 const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
 // `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).
 const versionDefine = { __SF_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) };
+
+// In the step commands' bundle, core's imports of these builtins go to forwarders that load them on
+// first call (src/cli/lazy/, docs/cli-cost.md): most step commands never hash or run git.
+const LAZY_BUILTINS = { 'node:crypto': 'src/cli/lazy/crypto.ts', 'node:child_process': 'src/cli/lazy/childProcess.ts' };
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^node:(crypto|child_process)$/ }, (args) => ({ path: resolve(LAZY_BUILTINS[args.path]) }));
+  },
+};
 
 const builds = [
   {
@@ -23,6 +34,7 @@ const builds = [
     target: 'node22',
     // better-sqlite3's JavaScript is linked in (its native module is named at run time: see sqlite.ts).
     external: ['*.node'],
+    plugins: [lazyBuiltins],
     // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
     // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
     minify: true,

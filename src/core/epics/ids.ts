@@ -1,4 +1,5 @@
 /** Epic ids (`sf-a3f8`) and priorities. Pure: the caller says which ids already exist. */
+import { randomBytes } from 'node:crypto';
 import { RefusedError, UsageError } from '../errors.ts';
 
 export { isEpicId } from '../../shared/epicId.ts';
@@ -9,7 +10,7 @@ const TRIES_PER_LENGTH = 5;
 /** A new `sf-` id of 4 hex chars, growing to 5 then 6 when `exists` reports collisions; throws if all fail. */
 export function newEpicId(
   exists: (id: string) => boolean,
-  random: (size: number) => Uint8Array = (size) => process.getBuiltinModule('node:crypto').randomBytes(size),
+  random: (size: number) => Uint8Array = randomBytes,
 ): string {
   for (let length = MIN_HEX; length <= MAX_HEX; length++) {
     for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { EnvironmentError } from '../errors.ts';
 
@@ -19,8 +20,7 @@ export interface GitOptions {
  */
 export function gitRun(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, options: GitOptions = {}): GitRun {
   requireDirectory(cwd);
-  // Loaded on first use: a step command that never runs git does not pay for node:child_process.
-  const r = process.getBuiltinModule('node:child_process').spawnSync('git', args, {
+  const r = spawnSync('git', args, {
     cwd, env: gitEnv(env), encoding: 'utf8', input: options.input, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], maxBuffer: 512 * 1024 * 1024,
   });
   if (r.error) throw cannotRun(args, r.error);
@@ -38,7 +38,7 @@ export function gitOut(cwd: string, args: readonly string[], env: NodeJS.Process
 export function gitRunAsync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, options: GitOptions = {}): Promise<GitRun> {
   requireDirectory(cwd);
   return new Promise((resolve, reject) => {
-    const child = process.getBuiltinModule('node:child_process').spawn('git', args, {
+    const child = spawn('git', args, {
       cwd, env: gitEnv(env), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];

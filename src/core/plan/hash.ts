@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ITEM_KINDS } from './types.ts';
 import type { ItemKind, Plan } from './types.ts';
 
@@ -43,8 +44,6 @@ export function structureJson(plan: Plan): string {
 export function planHash(plan: Plan): string {
   let hash = hashes.get(plan);
   if (hash === undefined) {
-    // Loaded on first use: a CLI call that only checks drift compares structures and never needs it.
-    const { createHash } = process.getBuiltinModule('node:crypto');
     hash = createHash('sha256').update(structureJson(plan)).digest('hex');
     hashes.set(plan, hash);
   }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +86,7 @@ function packageDir(): string | undefined {
   const beside = join(here, '..', 'node_modules', 'better-sqlite3');
   if (existsSync(join(beside, 'package.json'))) return beside;
   try {
-    return dirname(process.getBuiltinModule('node:module').createRequire(join(here, 'x.js')).resolve('better-sqlite3/package.json'));
+    return dirname(createRequire(join(here, 'x.js')).resolve('better-sqlite3/package.json'));
   } catch {
     return undefined;
   }

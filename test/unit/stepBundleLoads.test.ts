@@ -1,0 +1,55 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertClaimed, assertOk, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+
+// docs/cli-cost.md: in the step commands' bundle, core's node:crypto and node:child_process imports
+// load on first call (src/cli/lazy/), so a claim or a show loads neither.
+
+const P = 'plans/p.md';
+const PLAN = '# Plan: Loads\n\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] Do it\n\n## Step 2: Two {#step-2}\n**Tasks:**\n- [ ] Do it\n';
+
+let repo: Repo;
+let dir: string;
+let hook: string;
+
+before(() => {
+  ensureCli();
+  repo = makeRepo({ files: { [P]: PLAN } });
+  dir = mkdtempSync(join(tmpdir(), 'springfield-loads-'));
+  hook = join(dir, 'hook.cjs');
+  // At exit, the Node builtins this process loaded that the test watches for, one per line.
+  writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(process.env.SF_TEST_LOADED, process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process)$/.test(m)).join('\\n')));\n`);
+});
+after(() => {
+  repo.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The watched builtins `springfield args` loaded. */
+function loaded(args: string[]): { out: ReturnType<typeof runCli>; modules: string[] } {
+  const file = join(dir, 'loaded.txt');
+  writeFileSync(file, 'not written');
+  const out = runCli(repo.root, args, { NODE_OPTIONS: `--require ${hook}`, SF_TEST_LOADED: file });
+  const text = readFileSync(file, 'utf8');
+  return { out, modules: text === '' ? [] : text.split('\n') };
+}
+
+test('init hashes the plan, so it loads node:crypto (the watch sees it)', () => {
+  const r = loaded(['init', P, '--json']);
+  assertOk(r.out);
+  assert.deepEqual(r.modules, ['NativeModule crypto']);
+});
+
+test('claim, show --step and ready load neither node:crypto nor node:child_process', () => {
+  const claim = loaded(['claim', P, '--json']);
+  assertClaimed(claim.out);
+  assert.deepEqual(claim.modules, []);
+  for (const args of [['show', P, '--step', 'step-1', '--json'], ['ready', P, '--json']]) {
+    const r = loaded(args);
+    assertOk(r.out);
+    assert.deepEqual(r.modules, [], args.join(' '));
+  }
+});
