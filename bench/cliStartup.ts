@@ -126,7 +126,7 @@ async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStor
   console.log(`${pad('    the same without the code caches (NODE_DISABLE_COMPILE_CACHE=1)')}${delta('claimNoCache')}`);
   console.log(`${pad(`  dist/cli.cjs --version: launcher + ${kb('springfield.cjs')} KB CommonJS bundle (step commands, better-sqlite3 JS)`)}${delta('version')}`);
   console.log(`${pad('    the same without the code caches')}${delta('versionNoCache')}`);
-  console.log(`${pad('  not on the path any more: require node:crypto (drift is checked by structure)')}${delta('crypto')}`);
+  console.log(`${pad('  not on the path any more: require node:crypto (drift is checked by the plan file bytes)')}${delta('crypto')}`);
   console.log(`${pad('  not on the path any more: execFileSync git rev-parse (.git is read instead)')}${delta('git')}`);
   console.log(`-- warm, in-process (median of 25 after warm-up)`);
   console.log(`${pad('  locateRepo (reads .git, no git process)')}${ms(locateWarm)}`);
