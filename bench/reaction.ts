@@ -68,7 +68,8 @@ function prepare(repo: string, dir: string, stamps: string): NodeJS.ProcessEnv {
   writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (k !== 'ELECTRON_RUN_AS_NODE' && !/^(VSCODE_|SPRINGFIELD_|GIT_)/.test(k)) env[k] = v;
-  Object.assign(env, { BENCH_STAMPS: stamps, BENCH_CLI: CLI });
+  // The config is allowed in the bench's own state (beside its repository), never the user's.
+  Object.assign(env, { BENCH_STAMPS: stamps, BENCH_CLI: CLI, XDG_STATE_HOME: join(dir, 'state') });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore', env });
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'bench@example.com');
@@ -82,6 +83,7 @@ function prepare(repo: string, dir: string, stamps: string): NodeJS.ProcessEnv {
   const agent = join(dir, 'agent.cjs');
   writeFileSync(agent, AGENT);
   writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { ralph: [process.execPath, agent] }, maxParallelAgents: 1 }));
+  sf('allow');
   return env;
 }
 
