@@ -126,7 +126,7 @@ describe('a process that started a server (fast mode) and ended badly leaves not
       const pids = [started.pid, ...started.children, started.watchdogPid];
       assert.ok(running(started.pid) && started.children.length > 0, 'the server ran with its background processes');
       assert.equal(started.settings, 'fsync=off full_page_writes=off synchronous_commit=on', 'fast mode: no fsync, commits still synchronous');
-      if (signal) kill(signal);
+      kill(signal ?? 'SIGUSR2'); // SIGUSR2: the child throws
       const end = await exited;
       if (signal) assert.equal(end.signal, signal);
       else assert.equal(end.code, 1);

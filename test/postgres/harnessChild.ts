@@ -1,6 +1,6 @@
 // A process that starts a throwaway server in fast mode, reports it (with its durability settings),
 // then dies the way argv[2] says: `wait` (for a signal from the test), or `throw` (an uncaught
-// exception, as a crashing test file would).
+// exception, as a crashing test file would, once the test sends SIGUSR2).
 import { startPostgres } from '../../scripts/postgres.ts';
 import { childrenOf } from '../helpers/postgres.ts';
 
@@ -8,5 +8,6 @@ const server = startPostgres({ durability: 'fast' });
 const pid = server.pid();
 const settings = server.psql(`SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'full_page_writes', 'synchronous_commit')`);
 process.stdout.write(JSON.stringify({ pid, children: pid ? childrenOf(pid) : [], watchdogPid: server.watchdogPid, dataDir: server.dataDir, settings }) + '\n');
-if (process.argv[2] === 'throw') setImmediate(() => { throw new Error('deliberate crash of a test file'); });
-else setInterval(() => undefined, 1 << 30);
+// `throw` waits for the test's SIGUSR2 (the test first checks the server runs), then crashes.
+if (process.argv[2] === 'throw') process.once('SIGUSR2', () => setImmediate(() => { throw new Error('deliberate crash of a test file'); }));
+setInterval(() => undefined, 1 << 30);
