@@ -74,6 +74,13 @@ export class Orchestrator {
   private readonly work: EpicWork;
   private readonly surfaced = new Set<string>();
   private readonly stopped = new Map<number, number>();
+  /**
+   * Per epic, which of this scheduler's planning runs owns the planning worktree now: a run that
+   * ends removes it only while it is still its own (the next run may already have a fresh one at the
+   * same path when the old process's exit is seen late).
+   */
+  private readonly planningOwner = new Map<string, number>();
+  private planningRuns = 0;
   private runsSeen = new Map<number, RunSnapshot>();
   private waitingNow: Waiting[] = [];
   private unstaffedNow: Unstaffed[] = [];
@@ -224,7 +231,7 @@ export class Orchestrator {
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
-      if (r.role === 'lisa' && epicId) await this.removePlanning(epicId);
+      if (r.role === 'lisa' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
   }
@@ -274,6 +281,13 @@ export class Orchestrator {
     }
   }
 
+  /** Removes the epic's planning worktree if planning run `run` still owns it. */
+  private async removeOwnPlanning(epicId: string, run: number): Promise<void> {
+    if (run === 0 || this.planningOwner.get(epicId) !== run) return;
+    this.planningOwner.delete(epicId);
+    await this.removePlanning(epicId);
+  }
+
   /** Removes an epic's planning worktree; a failure is logged (the next planning run makes a fresh one). */
   private async removePlanning(epicId: string): Promise<void> {
     try {
@@ -291,14 +305,17 @@ export class Orchestrator {
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
+    let planningRun = 0;
     if (role === 'lisa') {
       // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
       try {
         const planning = await createPlanningWorktree(this.o.mainRoot, a.epicId, epic.status === 'blocked', this.o.worktreeLocation);
         worktree = planning.path;
+        planningRun = ++this.planningRuns;
+        this.planningOwner.set(a.epicId, planningRun);
         this.o.log(`${a.epicId}: planning worktree ${planning.path} at ${planning.base}`);
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
-        if (planningFailed) await this.removePlanning(a.epicId);
+        if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       } catch (err) {
         planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
       }
@@ -348,7 +365,7 @@ export class Orchestrator {
     this.agents.set(launchId, agent);
     const done = agent.done.then(async (code) => {
       this.o.log(`${name} exited ${code}`);
-      if (role === 'lisa' && !planningFailed) await this.removePlanning(a.epicId);
+      if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
       this.agents.delete(launchId);
       this.pending.delete(done);
