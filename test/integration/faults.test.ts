@@ -121,9 +121,17 @@ describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
     await epicRow.filter({ hasText: 'Lisa failed 2 times in a row' }).waitFor({ timeout: 10_000 });
     await page.waitForTimeout(5000); // more than two ticks of the 2 s loop
     assert.equal(lisaRuns(treeEpic), '2', 'nothing relaunched after the block');
-    const notices: string[] = [];
-    assert.equal(await blockNotices(page, treeEpic, notices), 1, `told once, not on every tick; the notifications were:\n${notices.join('\n')}`);
-    assert.equal(notices.filter((t) => t.includes(`${dashEpic} "`) && t.includes('is blocked')).length, 1, 'the other blocked epic is told once too');
+    // Both blocks are told (the other epic's may reach the window a refresh later on a loaded machine), each once.
+    let notices: string[] = [];
+    for (const deadline = Date.now() + 20_000; ; await page.waitForTimeout(1000)) {
+      notices = [];
+      const tree = await blockNotices(page, treeEpic, notices);
+      const dash = notices.filter((t) => t.includes(`${dashEpic} "`) && t.includes('is blocked')).length;
+      if ((tree >= 1 && dash >= 1) || Date.now() > deadline) break;
+    }
+    const told = (epic: string) => notices.filter((t) => t.includes(`${epic} "`) && t.includes('is blocked')).length;
+    assert.equal(told(treeEpic), 1, `told once, not on every tick; the notifications were:\n${notices.join('\n')}`);
+    assert.equal(told(dashEpic), 1, `the other blocked epic is told once too; the notifications were:\n${notices.join('\n')}`);
     const agents = page.locator('.part.sidebar .monaco-list-row', { hasText: `Lisa · ${treeEpic}` });
     await agents.filter({ hasText: 'failed (exit 1)' }).first().waitFor({ timeout: 10_000 });
     await screenshot(page, 'faults-blocked');
