@@ -306,22 +306,27 @@ export class Orchestrator {
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
     let planningRun = 0;
+    // One planner per epic at a time: a second would remove the first one's worktree as stale.
+    if (role === 'lisa' && this.planningOwner.has(a.epicId)) return false;
     if (role === 'lisa') {
       // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
+      // Owned before the first await, so a second launch in the same pass sees it.
+      planningRun = ++this.planningRuns;
+      this.planningOwner.set(a.epicId, planningRun);
       try {
         const planning = await createPlanningWorktree(this.o.mainRoot, a.epicId, epic.status === 'blocked', this.o.worktreeLocation);
         worktree = planning.path;
-        planningRun = ++this.planningRuns;
-        this.planningOwner.set(a.epicId, planningRun);
         this.o.log(`${a.epicId}: planning worktree ${planning.path} at ${planning.base}`);
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
         if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       } catch (err) {
         planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
+        this.planningOwner.delete(a.epicId);
       }
     }
     if (a.newIteration && !(await this.o.store.write((db, now) => countIteration(db, now.toISOString(), a.epicId, this.actor, a.reason)))) {
       this.o.log(`${a.epicId}: build budget spent; blocked`);
+      if (planningRun && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       return true;
     }
     const planPath = await this.o.store.read((db) => livePlanPath(db, a.epicId));
