@@ -8,6 +8,7 @@ import { locateRepo } from '../src/core/git/repo.ts';
 import { readPlanFile } from '../src/core/plan/parse.ts';
 import { SqliteStore } from '../src/core/store/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
+import { childEnv, planText } from './cliPlanSize.ts';
 import type { TargetRow } from './run.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -173,26 +174,6 @@ function makeRepo(): string {
   return repo;
 }
 
-/** A plan of `n` steps: four independent roots, the rest chained with some fan-in, items on each. */
-function planText(n: number): string {
-  const lines = ['# Plan: Bench plan', '', '## Approach', 'Measure the CLI.', ''];
-  for (let i = 1; i <= n; i++) {
-    const deps = i <= 4 ? [] : [i - 4, ...(i % 5 === 0 ? [i - 1, i - 2] : [])];
-    lines.push(`## Step ${i}: Step number ${i} {#step-${i}}`);
-    if (deps.length) lines.push(`**Depends on:** ${deps.map((d) => `#step-${d}`).join(', ')}`);
-    lines.push('**Tasks:**', `- [ ] Task a of ${i}`, `- [ ] Task b of ${i}`, '**Tests:**', `- [ ] Test of ${i}`, '');
-  }
-  return lines.join('\n');
-}
-
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('VSCODE_') || k.startsWith('SPRINGFIELD_') || k.startsWith('GIT_')) continue;
-    env[k] = v;
-  }
-  return env;
-}
 
 /** The median over rounds of `a[i] / b[i]` (both sampled in round i). */
 function pairedRatio(a: readonly number[], b: readonly number[]): number {
