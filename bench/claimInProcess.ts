@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { countOpen, partitionSteps } from '../src/core/store/readiness.ts';
-import { findPlan } from '../src/core/store/rows.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { countOpen, partitionSteps } from '../src/core/store/sqlite/readiness.ts';
+import { findPlan } from '../src/core/store/sqlite/rows.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 

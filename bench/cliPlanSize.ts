@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reopenStep } from '../src/core/store/reopen.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { reopenStep } from '../src/core/store/sqlite/reopen.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../src/cli/main.ts';
 import { locateRepo } from '../src/core/git/repo.ts';
 import { readPlanFile } from '../src/core/plan/parse.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import { childEnv, planText } from './cliPlanSize.ts';
 import type { TargetRow } from './run.ts';

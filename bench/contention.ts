@@ -5,9 +5,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { countOpen } from '../src/core/store/readiness.ts';
-import { loadSqlite } from '../src/core/store/sqlite.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { countOpen } from '../src/core/store/sqlite/readiness.ts';
+import { loadSqlite } from '../src/core/store/sqlite/sqlite.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { WorkerConfig, WorkerReport } from './contentionWorker.ts';
 import type { TargetRow } from './run.ts';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { EnvironmentError } from '../src/core/errors.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { loadSqlite, type Database } from '../src/core/store/sqlite.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { loadSqlite, type Database } from '../src/core/store/sqlite/sqlite.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../src/core/store/types.ts';
 
 /** What the parent passes as argv[2] (JSON). */

@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer, startCodeServer } from '../scripts/codeServer.ts';
 import { buildDemoRepo, CLI } from '../scripts/demoRepo.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import { launchBrowser, openEditor, runExtensionSuite } from '../test/integration/harness.ts';
 import type { TargetRow } from './run.ts';
 import { BIG_PLAN_PATH, bigPlanText, buildBigEpic, machine, stats, targetTable, type Stats } from './tree.ts';

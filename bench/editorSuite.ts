@@ -7,7 +7,7 @@ import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { locateRepo } from '../src/core/git/repo.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import { loadSnapshot } from '../src/extension/model/snapshot.ts';
 import type { SpringfieldExtension } from '../src/extension/springfield.ts';
 import type { NodeTreeProvider, Row } from '../src/extension/views/treeProvider.ts';

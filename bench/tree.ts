@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { SqliteStore } from '../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../src/core/store/types.ts';
 import { loadSnapshot, type Snapshot } from '../src/extension/model/snapshot.ts';
 import { nodeSignature, type TreeNode } from '../src/extension/views/nodes.ts';

@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
 import { lazyPlanSource } from '../core/plan/source.ts';
-import { SqliteStepStore } from '../core/store/sqliteStepStore.ts';
+import { SqliteStepStore } from '../core/store/sqlite/sqliteStepStore.ts';
 import type { Actor, PlanSource } from '../core/store/types.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
 import { ensureGitignored } from '../core/git/gitignore.ts';

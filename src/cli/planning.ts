@@ -1,4 +1,4 @@
-import { SqliteStore } from '../core/store/sqliteStore.ts';
+import { SqliteStore } from '../core/store/sqlite/sqliteStore.ts';
 import type { CliContext } from './context.ts';
 
 /** The whole store, epics and signals included, for the commands beyond steps (kept out of the entry bundle). */

@@ -1,5 +1,5 @@
 import type { ToolSession } from '../core/agents/tools.ts';
-import { SqliteStore } from '../core/store/sqliteStore.ts';
+import { SqliteStore } from '../core/store/sqlite/sqliteStore.ts';
 import type { CliContext } from './context.ts';
 import { renderContext } from './render/contextText.ts';
 

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { ensureGitignored } from '../core/git/gitignore.ts';
 import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
-import { SqliteStore } from '../core/store/sqliteStore.ts';
+import { SqliteStore } from '../core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../core/store/types.ts';
 import { Disposable } from './lifecycle.ts';
 import { loadSnapshot, type Snapshot } from './model/snapshot.ts';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { RefusedError } from '../core/errors.ts';
-import { shellQuote } from '../core/store/maintenance.ts';
+import { shellQuote } from '../core/store/sqlite/maintenance.ts';
 import { allowConfig, trackedPath, trustStatus, trustTargetFor, type TrustStatus } from '../core/trust/trust.ts';
 import type { StoreHost } from './storeHost.ts';
 

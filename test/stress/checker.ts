@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { loadSqlite, type Database } from '../../src/core/store/sqlite.ts';
+import { loadSqlite, type Database } from '../../src/core/store/sqlite/sqlite.ts';
 import type { LogLine } from './worker.ts';
 
 export type ViolationKind =

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../src/core/clock.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { checkRun, openForCheck, readLogs, summarize } from './checker.ts';
 import { prepareRun, randomInt, seededRandom, type PreparedRun } from './planGen.ts';

@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, RefusedError } from '../../src/core/errors.ts';
 import { parsePlan } from '../../src/core/plan/index.ts';
-import { READY_CONDITION } from '../../src/core/store/readiness.ts';
-import { leaseUntil, writeEvent, type StepRow } from '../../src/core/store/rows.ts';
-import { mapSqliteError } from '../../src/core/store/sqlite.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { READY_CONDITION } from '../../src/core/store/sqlite/readiness.ts';
+import { leaseUntil, writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
+import { mapSqliteError } from '../../src/core/store/sqlite/sqlite.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from './planGen.ts';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, ClaimResult, PlanSource } from '../../src/core/store/types.ts';
 
 const P = 'plans/p.md';

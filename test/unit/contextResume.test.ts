@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContextView } from '../../src/core/epics/context.ts';
-import { loadSqlite } from '../../src/core/store/sqlite.ts';
+import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, writeFiles, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 

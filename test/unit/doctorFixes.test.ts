@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/core/store/migrations.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/core/store/sqlite/migrations.ts';
 import { CLI_PATH, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
 interface Finding {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 
 const PLAN = '# Plan: P\n## Step 1: One\n- [ ] a\n';
 const person = { worktree: '/wt/main', agent: null };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { EpicRow, TransitionOutcome } from '../../src/core/epics/epicStore.ts';
 import type { ApproveResult, PlanVersionRow, ProposeResult } from '../../src/core/epics/planApproval.ts';
 import type { SignalResult } from '../../src/core/epics/signals.ts';
-import { loadSqlite } from '../../src/core/store/sqlite.ts';
+import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, writeFiles, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 

@@ -11,7 +11,7 @@ import { applyEpicEvent, createEpic } from '../../src/core/epics/epicStore.ts';
 import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
 import { RefusedError, SpringfieldError } from '../../src/core/errors.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 
 const LISA: Actor = { worktree: '/wt/main', agent: 'lisa' };
@@ -85,7 +85,7 @@ test('processes creating epics at the same time never collide', async (t) => {
   const path = join(dir, 'state.db');
   openStore(t, new ManualClock(), path).close();
   const script = join(dir, 'creator.mjs');
-  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqliteStore.ts')).href;
+  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqlite', 'sqliteStore.ts')).href;
   writeFileSync(script, `import { SqliteStore } from '${storeUrl}';
 const store = new SqliteStore(process.argv[2]);
 for (let i = 0; i < 150; i++) await store.createEpic({ title: 'p' + process.pid + '-' + i, brief: '', priority: 'P2' }, { worktree: '/wt/' + process.pid, agent: null });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { lazyPlanSource } from '../../src/core/plan/source.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult, StepView } from '../../src/core/store/types.ts';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runJson, showSteps, type Repo } from '../helpers/gitRepo.ts';
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { loadSqlite } from '../../src/core/store/sqlite.ts';
-import { DERIVED_BLOCKERS, partitionSteps, type StepPartition } from '../../src/core/store/readiness.ts';
-import { MIGRATIONS } from '../../src/core/store/migrations.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
+import { DERIVED_BLOCKERS, partitionSteps, type StepPartition } from '../../src/core/store/sqlite/readiness.ts';
+import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from '../stress/planGen.ts';
 

@@ -7,9 +7,9 @@ import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
 import { markOrphans, pidAlive, startRun } from '../../src/core/runs/recordRun.ts';
 import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/roles.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
-import { loadSqlite } from '../../src/core/store/sqlite.ts';
-import type { RunView } from '../../src/core/store/runs.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
+import type { RunView } from '../../src/core/store/sqlite/runs.ts';
 import { assertClaimed, assertFails, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, writeFiles, type Claimed, type Repo } from '../helpers/gitRepo.ts';
 
 /** A scripted agent: records its env, argv and cwd as JSON in argv[2], sleeps argv[4] ms, then exits with argv[3] (or kills itself with a signal name). */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { countCommits, runOutcome } from '../../src/extension/model/runOutcome.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { assertClaimed, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';

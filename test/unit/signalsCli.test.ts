@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SignalResult, SignalView } from '../../src/core/epics/signals.ts';
-import { loadSqlite } from '../../src/core/store/sqlite.ts';
+import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 
 const PLAN = '# Plan: Signals\n\n## Step 1: Only {#step-1}\n**Tasks:**\n- [ ] Do it\n';

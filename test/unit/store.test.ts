@@ -9,9 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
 import { planHash } from '../../src/core/plan/hash.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { MIGRATIONS } from '../../src/core/store/migrations.ts';
-import { connect, loadSqlite } from '../../src/core/store/sqlite.ts';
-import { SqliteStore } from '../../src/core/store/sqliteStore.ts';
+import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
+import { connect, loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
+import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../../src/core/store/types.ts';
 
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
@@ -130,7 +130,7 @@ test('two processes opening a fresh database at the same moment migrate it exact
   holder.pragma('journal_mode = WAL');
   holder.exec('BEGIN IMMEDIATE'); // both children read user_version 0, then queue on the write lock
   const script = join(dir, 'open.mjs');
-  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqliteStore.ts')).href;
+  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqlite', 'sqliteStore.ts')).href;
   writeFileSync(script, [
     `import { SqliteStore } from ${JSON.stringify(storeUrl)};`,
     `process.stdout.write('ready\\n');`,

@@ -1,6 +1,6 @@
 import { UsageError } from '../../core/errors.ts';
 import { loadRoleCommands } from '../../core/runs/roles.ts';
-import { shellQuote } from '../../core/store/maintenance.ts';
+import { shellQuote } from '../../core/store/sqlite/maintenance.ts';
 import { allowConfig, revokeConfig, trustStatus, trustTargetFor, type TrustStatus } from '../../core/trust/trust.ts';
 import { flag } from '../args.ts';
 import type { Command } from '../command.ts';

@@ -1,5 +1,5 @@
 import { listWorktrees } from '../../core/git/worktrees.ts';
-import { diagnose, type CheckResult } from '../../core/store/doctor.ts';
+import { diagnose, type CheckResult } from '../../core/store/sqlite/doctor.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';
 

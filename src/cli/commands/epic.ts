@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { COMPLEXITY_POLICY, parseComplexity } from '../../core/epics/complexity.ts';
 import { blockDetails, isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
-import { listRuns } from '../../core/store/runs.ts';
+import { listRuns } from '../../core/store/sqlite/runs.ts';
 import { parsePriority } from '../../core/epics/ids.ts';
 import { allowedEvents, isEpicStatus, transition } from '../../core/epics/transitions.ts';
 import { RefusedError, UsageError } from '../../core/errors.ts';

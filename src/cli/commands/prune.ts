@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { RefusedError, UsageError } from '../../core/errors.ts';
 import { listWorktrees } from '../../core/git/worktrees.ts';
-import { planRoots } from '../../core/store/maintenance.ts';
-import { prunePlans } from '../../core/store/prune.ts';
+import { planRoots } from '../../core/store/sqlite/maintenance.ts';
+import { prunePlans } from '../../core/store/sqlite/prune.ts';
 import type { Actor } from '../../core/store/types.ts';
 import { flag } from '../args.ts';
 import type { Command } from '../command.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
 import { readStepTrailers } from '../../core/git/trailers.ts';
 import { reconcileTrailers } from '../../core/git/reconcile.ts';
-import { requirePlan } from '../../core/store/rows.ts';
+import { requirePlan } from '../../core/store/sqlite/rows.ts';
 import { flag } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';

@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.ts';
-import { reopenStep } from '../../core/store/reopen.ts';
+import { reopenStep } from '../../core/store/sqlite/reopen.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';

@@ -9,11 +9,11 @@ import { finishRun, progressMarks, setAgentPid, startRun, type ProgressMarks } f
 import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, usageSpecFor, type AgentRole } from '../../core/runs/roles.ts';
 import { ensureOwnDirectory, writeExclusive } from '../../core/safeFiles.ts';
 import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
-import { heartbeat } from '../../core/store/claims.ts';
-import { assertHolder, findPlan, ownerOf, requireStep } from '../../core/store/rows.ts';
-import type { RunView } from '../../core/store/runs.ts';
-import type { Database } from '../../core/store/sqlite.ts';
-import type { SqliteStore } from '../../core/store/sqliteStore.ts';
+import { heartbeat } from '../../core/store/sqlite/claims.ts';
+import { assertHolder, findPlan, ownerOf, requireStep } from '../../core/store/sqlite/rows.ts';
+import type { RunView } from '../../core/store/sqlite/runs.ts';
+import type { Database } from '../../core/store/sqlite/sqlite.ts';
+import type { SqliteStore } from '../../core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../core/store/types.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
@@ -22,7 +22,7 @@ import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
 import { readUsage } from '../../core/agents/usage.ts';
-import { recordRunUsage } from '../../core/store/runs.ts';
+import { recordRunUsage } from '../../core/store/sqlite/runs.ts';
 import { contextForRole } from '../rolePromptText.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

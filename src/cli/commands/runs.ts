@@ -1,6 +1,6 @@
 import { countSessions } from '../../core/runs/recordRun.ts';
 import { AGENT_ROLES } from '../../core/runs/roles.ts';
-import { listRuns, usageByEpic, type RunView } from '../../core/store/runs.ts';
+import { listRuns, usageByEpic, type RunView } from '../../core/store/sqlite/runs.ts';
 import { flag, int, str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { duration, output } from '../output.ts';

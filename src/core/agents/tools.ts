@@ -14,7 +14,7 @@ import { commitStep, resolveTarget } from '../git/commit.ts';
 import type { RepoLocation } from '../git/repo.ts';
 import { readPlanFile } from '../plan/parse.ts';
 import type { ItemKind } from '../plan/types.ts';
-import type { SqliteStore } from '../store/sqliteStore.ts';
+import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
 import type { Actor, ItemChange, ItemStatus, PlanSource } from '../store/types.ts';
 import { ClaimInput, CommitInput, ContextInput, SignalInput, TOOL_META, UpdateInput, type ToolKey } from './toolSchemas.ts';
 

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { parsePlan } from '../plan/parse.ts';
 import { ensureOwnDirectory, replaceFile } from '../safeFiles.ts';
-import type { SqliteStore } from '../store/sqliteStore.ts';
+import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
 import type { Actor, PlanSource } from '../store/types.ts';
 import { getEpic } from './epicStore.ts';
 import { handoffFileName } from './handoff.ts';

@@ -2,7 +2,7 @@
  * The debt register (docs/lifecycle.md): every time an epic is set aside — deferred by a person, or
  * its plan discarded — a row says why; resuming the epic closes it. Written inside the transition.
  */
-import type { Database } from '../store/sqlite.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 
 export interface DebtRow {

@@ -5,7 +5,7 @@
  */
 import { describeDrift, type PlanStructure } from '../plan/hash.ts';
 import { parsePlan } from '../plan/parse.ts';
-import type { Database } from '../store/sqlite.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { EpicRow } from './epicStore.ts';
 import { renderHandoff } from './handoff.ts';
 

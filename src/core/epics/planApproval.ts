@@ -1,8 +1,8 @@
 import { RefusedError, UsageError } from '../errors.ts';
 import { describeDrift, planHash, planStructure, type PlanStructure } from '../plan/hash.ts';
-import { initPlan } from '../store/initPlan.ts';
-import { findPlan, initialisedStructure, writeEvent } from '../store/rows.ts';
-import type { Database } from '../store/sqlite.ts';
+import { initPlan } from '../store/sqlite/initPlan.ts';
+import { findPlan, initialisedStructure, writeEvent } from '../store/sqlite/rows.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor, InitResult, PlanSource } from '../store/types.ts';
 import { COMPLEXITY_POLICY } from './complexity.ts';
 import { applyEpicEvent, getEpic, type EpicRow, type TransitionOutcome } from './epicStore.ts';

@@ -3,8 +3,8 @@
  * her next session (after a person asked for changes) reads it in its context (docs/lifecycle.md).
  */
 import { UsageError } from '../errors.ts';
-import { writeEvent } from '../store/rows.ts';
-import type { Database } from '../store/sqlite.ts';
+import { writeEvent } from '../store/sqlite/rows.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { getEpic } from './epicStore.ts';
 

@@ -3,8 +3,8 @@
  * read from the store when it is merged — no agent session. It goes into the epic's summary, into
  * PLAN.md beside the epic's id, and into the event log.
  */
-import { writeEvent } from '../store/rows.ts';
-import type { Database } from '../store/sqlite.ts';
+import { writeEvent } from '../store/sqlite/rows.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { getEpic } from './epicStore.ts';
 

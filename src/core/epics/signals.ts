@@ -1,6 +1,6 @@
 import { RefusedError, UsageError } from '../errors.ts';
-import { writeEvent } from '../store/rows.ts';
-import type { Database } from '../store/sqlite.ts';
+import { writeEvent } from '../store/sqlite/rows.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { applyEpicEvent, getEpic, type TransitionOutcome } from './epicStore.ts';
 import { signalEvent, transition, type SignalType } from './transitions.ts';

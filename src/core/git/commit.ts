@@ -1,9 +1,9 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { RefusedError, SpringfieldError, UsageError } from '../errors.ts';
-import { completeStep } from '../store/complete.ts';
-import { findPlan, requireStep } from '../store/rows.ts';
-import type { Database } from '../store/sqlite.ts';
-import type { SqliteStore } from '../store/sqliteStore.ts';
+import { completeStep } from '../store/sqlite/complete.ts';
+import { findPlan, requireStep } from '../store/sqlite/rows.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
+import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
 import type { Actor, CompleteResult, PlanSource } from '../store/types.ts';
 import { ignoredPaths } from './checkIgnore.ts';
 import { firstLine, gitFailure, gitOut, gitRun } from './exec.ts';

@@ -1,5 +1,5 @@
-import { findPlan, writeEvent, type StepRow } from '../store/rows.ts';
-import type { Database } from '../store/sqlite.ts';
+import { findPlan, writeEvent, type StepRow } from '../store/sqlite/rows.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import type { StepTrailer } from './trailers.ts';
 

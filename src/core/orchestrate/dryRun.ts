@@ -7,7 +7,7 @@ import type { RunConfig } from '../runs/roles.ts';
 import { decide } from '../scheduler/decide.ts';
 import type { Action } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
-import type { SqliteStore } from '../store/sqliteStore.ts';
+import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
 import type { Waiting } from './orchestrator.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { schedulerSnapshot } from './snapshot.ts';

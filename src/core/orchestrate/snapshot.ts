@@ -2,9 +2,9 @@ import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
 import { buildBudget, listEpics, type EpicRow } from '../epics/epicStore.ts';
 import type { Role } from '../epics/transitions.ts';
 import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../scheduler/types.ts';
-import { partitionSteps } from '../store/readiness.ts';
-import { endedRuns, listRuns } from '../store/runs.ts';
-import type { Database } from '../store/sqlite.ts';
+import { partitionSteps } from '../store/sqlite/readiness.ts';
+import { endedRuns, listRuns } from '../store/sqlite/runs.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 
 interface Marker {
   id: number;

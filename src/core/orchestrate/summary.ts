@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getEpic } from '../epics/epicStore.ts';
 import { listSignals } from '../epics/signals.ts';
-import { showPlans } from '../store/queries.ts';
-import { listRuns, listVerifications, usageByEpic, type VerificationView } from '../store/runs.ts';
-import type { Database } from '../store/sqlite.ts';
+import { showPlans } from '../store/sqlite/queries.ts';
+import { listRuns, listVerifications, usageByEpic, type VerificationView } from '../store/sqlite/runs.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 
 export function summaryFileName(epicId: string): string {
   return `SUMMARY-${epicId}.md`;

@@ -1,9 +1,9 @@
 import { countIteration, getEpic } from '../epics/epicStore.ts';
 import { RefusedError, UsageError } from '../errors.ts';
-import { releaseClaim, reopenStep } from '../store/claims.ts';
-import { writeEvent } from '../store/rows.ts';
-import type { RunView } from '../store/runs.ts';
-import type { Database } from '../store/sqlite.ts';
+import { releaseClaim, reopenStep } from '../store/sqlite/claims.ts';
+import { writeEvent } from '../store/sqlite/rows.ts';
+import type { RunView } from '../store/sqlite/runs.ts';
+import type { Database } from '../store/sqlite/sqlite.ts';
 import type { Actor } from '../store/types.ts';
 import { AGENT_ROLES, type AgentRole } from './roles.ts';
 

@@ -5,7 +5,7 @@ import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from 
 import type { SignalDecision, SignalLocation, SignalResult, SignalView } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import type { ItemKind, Plan } from '../plan/types.ts';
-import type { RunView, VerificationView } from './runs.ts';
+import type { RunView, VerificationView } from './sqlite/runs.ts';
 
 /** Who is acting: the worktree (holder identity), an optional agent id and claim token. */
 export interface Actor {

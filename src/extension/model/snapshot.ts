@@ -1,6 +1,6 @@
 import type { EpicRow } from '../../core/epics/epicStore.ts';
 import type { SignalView } from '../../core/epics/signals.ts';
-import type { RunView } from '../../core/store/runs.ts';
+import type { RunView } from '../../core/store/sqlite/runs.ts';
 import type { PlanView, StateStore } from '../../core/store/types.ts';
 
 /** Everything the views show, read in one go from the store (no vscode here: tested in plain Node). */

@@ -1,7 +1,7 @@
-import { RefusedError, UsageError } from '../errors.ts';
+import { RefusedError, UsageError } from '../../errors.ts';
 import { assertHolder, ownerOf, requireCurrentPlan, requireStep, writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, ArtifactResult, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from './types.ts';
+import type { Actor, ArtifactResult, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from '../types.ts';
 
 interface ItemRow {
   id: number;

@@ -1,12 +1,12 @@
-import { listDebt, type DebtRow } from '../epics/debt.ts';
-import { buildContext, type ContextRequest, type ContextView } from '../epics/context.ts';
-import { applyEpicEvent, approveMerge, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../epics/epicStore.ts';
-import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../epics/planApproval.ts';
-import { decideSignal, listSignals, recordSignal, type SignalDecision, type SignalLocation, type SignalResult, type SignalView } from '../epics/signals.ts';
-import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
+import { listDebt, type DebtRow } from '../../epics/debt.ts';
+import { buildContext, type ContextRequest, type ContextView } from '../../epics/context.ts';
+import { applyEpicEvent, approveMerge, createEpic, getEpic, listEpics, type EpicRow, type NewEpic, type TransitionOutcome } from '../../epics/epicStore.ts';
+import { approvePlan, discardPlan, finishEpic, listVersions, startEpic, proposePlan, requestChanges, type ApproveResult, type PlanVersionRow, type ProposedPlan, type ProposeResult } from '../../epics/planApproval.ts';
+import { decideSignal, listSignals, recordSignal, type SignalDecision, type SignalLocation, type SignalResult, type SignalView } from '../../epics/signals.ts';
+import type { EpicEvent, EpicStatus, SignalType } from '../../epics/transitions.ts';
 import { listRuns, listVerifications, type RunView, type VerificationView } from './runs.ts';
 import { SqliteStepStore } from './sqliteStepStore.ts';
-import type { Actor, PlanSource, StateStore } from './types.ts';
+import type { Actor, PlanSource, StateStore } from '../types.ts';
 
 export { type SqliteStoreOptions } from './sqliteStepStore.ts';
 

@@ -1,7 +1,7 @@
-import { RefusedError } from '../errors.ts';
+import { RefusedError } from '../../errors.ts';
 import { requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor } from './types.ts';
+import type { Actor } from '../types.ts';
 
 export interface FencedClaim {
   readonly step_anchor: string;

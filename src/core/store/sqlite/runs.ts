@@ -1,4 +1,4 @@
-import type { Usage } from '../agents/usage.ts';
+import type { Usage } from '../../agents/usage.ts';
 import type { Database } from './sqlite.ts';
 
 export interface RunView {

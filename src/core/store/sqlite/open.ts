@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EnvironmentError } from '../errors.ts';
+import { EnvironmentError } from '../../errors.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 import { connect, loadSqlite, mapSqliteError, type Database } from './sqlite.ts';
 

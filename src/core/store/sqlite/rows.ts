@@ -1,7 +1,7 @@
-import { RefusedError, UsageError } from '../errors.ts';
-import { describeDrift, knownPlanHash, planStructure, rememberPlanHash, structureJson, type PlanStructure } from '../plan/hash.ts';
+import { RefusedError, UsageError } from '../../errors.ts';
+import { describeDrift, knownPlanHash, planStructure, rememberPlanHash, structureJson, type PlanStructure } from '../../plan/hash.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, PlanSource, StepStatus } from './types.ts';
+import type { Actor, PlanSource, StepStatus } from '../types.ts';
 
 export interface PlanRow {
   plan_path: string;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WorktreeEntry } from '../git/worktrees.ts';
+import type { WorktreeEntry } from '../../git/worktrees.ts';
 import type { Database } from './sqlite.ts';
 
 /** Directories a plan file may live in: the main worktree, then every linked worktree that still exists. */

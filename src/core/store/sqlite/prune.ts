@@ -1,7 +1,7 @@
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import { findPlan, writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor } from './types.ts';
+import type { Actor } from '../types.ts';
 
 export interface PruneResult {
   /** Plans removed (or, with dry_run, that would be). */

@@ -2,7 +2,7 @@ import { epicWait } from './claims.ts';
 import { partitionSteps } from './readiness.ts';
 import { findPlan, PLAN_COLUMNS, requirePlan, requireStep, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepStatus, StepView } from './types.ts';
+import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepStatus, StepView } from '../types.ts';
 
 /**
  * Read-only view of which steps are ready, claimed, expired, blocked and completed. It agrees with

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { trackedUnder } from '../trust/trust.ts';
-import type { WorktreeEntry } from '../git/worktrees.ts';
+import { trackedUnder } from '../../trust/trust.ts';
+import type { WorktreeEntry } from '../../git/worktrees.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES, planRoots, shellQuote } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
 import { connect, type Database } from './sqlite.ts';

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../../clock.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
 import { completeStep } from './complete.ts';
 import { initPlan } from './initPlan.ts';
@@ -9,7 +9,7 @@ import { mapSqliteError, type Database } from './sqlite.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
   ItemChange, PlanSource, PlanView, ReadyResult, ResetResult, StartResult, StepStore, StepView, UpdateResult,
-} from './types.ts';
+} from '../types.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   readonly clock?: Clock;

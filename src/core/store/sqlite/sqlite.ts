@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { EnvironmentError } from '../errors.ts';
+import { EnvironmentError } from '../../errors.ts';
 
 export type Database = BetterSqlite3.Database;
 type DatabaseConstructor = typeof BetterSqlite3;
