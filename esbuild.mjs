@@ -5,7 +5,16 @@ import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
-const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none' };
+// Springfield's own modules run nothing when imported, so one whose exports go unused is left out of a bundle:
+// src/cli and src/extension import the one public core API (src/core/index.ts; docs/architecture.md) without
+// linking all of core into the step commands' bundle.
+const ownModulesArePure = {
+  name: 'own-modules-are-pure',
+  setup(build) {
+    build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => (args.importer.includes('/src/') ? { path: resolve(args.resolveDir, args.path), sideEffects: false } : undefined));
+  },
+};
+const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none', plugins: [ownModulesArePure] };
 // The role prompts (src/core/agents/prompts/*.md) are bundled as text: see src/core/agents/rolePrompt.ts.
 const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.

@@ -5,9 +5,10 @@ import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { countOpen, partitionSteps } from '../src/core/store/sqlite/readiness.ts';
 import { findPlan } from '../src/core/store/sqlite/rows.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../src/core/store/types.ts';
+import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
+import type { PlanSource } from '../src/core/plan/types.ts';
 
 const TARGET_STEPS = 10_000;
 /** Plan sizes tried in order; the ladder stops at the first size where one ready()+claim is slow. */
@@ -145,7 +146,7 @@ async function progressing(o: Opened): Promise<void> {
  */
 async function latePlan(o: Opened): Promise<void> {
   const t0 = performance.now();
-  o.store.db.prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = 'bench', lease_expires_at = NULL
+  sqliteConnection(o.store).prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = 'bench', lease_expires_at = NULL
     WHERE plan_path = @plan AND status != 'completed' AND step_index < @upto`).run({ plan: PLAN_PATH, now: new Date().toISOString(), upto: Math.floor(TARGET_STEPS * 0.9) });
   const bulkMs = performance.now() - t0;
   const s = emptySample();
@@ -160,7 +161,7 @@ async function latePlan(o: Opened): Promise<void> {
  * on the plan as the runs above left it, and the query plan SQLite picks for the candidate query.
  */
 async function diagnose(o: Opened): Promise<void> {
-  const db = o.store.db;
+  const db = sqliteConnection(o.store);
   const now = new Date().toISOString();
   const candidate = `SELECT * FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`;
   const parts: [string, () => unknown][] = [
@@ -186,7 +187,7 @@ async function diagnose(o: Opened): Promise<void> {
 
 /** The cost of a durable commit alone, so claim figures can be read against the disk. */
 function rawCommitMs(store: SqliteStore): number {
-  const db = store.db;
+  const db = sqliteConnection(store);
   db.exec('CREATE TABLE IF NOT EXISTS bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT OR IGNORE INTO bench_counter VALUES (1, 0)');
   const update = db.prepare('UPDATE bench_counter SET n = n + 1 WHERE id = 1');
   const times: number[] = [];

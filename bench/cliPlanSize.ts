@@ -3,8 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reopenStep } from '../src/core/store/sqlite/reopen.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 
@@ -94,10 +93,8 @@ async function oneRound(repo: Repo, env: NodeJS.ProcessEnv, oneStep: boolean, ba
   out.show = [sh, shBase];
   const [re, , reBase] = pair(['ready', PLAN, '--json']);
   out.ready = [re, reBase];
-  await repo.store.write((db, now) => {
-    reopenStep(db, now, PLAN, step, repo.actor, 'bench');
-    db.prepare(`UPDATE checklist_items SET status = 'open' WHERE plan_path = ? AND step_anchor = ?`).run(PLAN, step);
-  });
+  await repo.store.reopen(PLAN, step, repo.actor, 'bench');
+  sqliteConnection(repo.store).prepare(`UPDATE checklist_items SET status = 'open' WHERE plan_path = ? AND step_anchor = ?`).run(PLAN, step);
   return out;
 }
 

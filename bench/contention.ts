@@ -7,7 +7,7 @@ import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { countOpen } from '../src/core/store/sqlite/readiness.ts';
 import { loadSqlite } from '../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { WorkerConfig, WorkerReport } from './contentionWorker.ts';
 import type { TargetRow } from './run.ts';
 
@@ -158,10 +158,10 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
     const counts: number[] = [];
     const raws: number[] = [];
     const hashes: number[] = [];
-    const first = store.db.prepare(`SELECT * FROM steps INDEXED BY idx_steps_ready
+    const first = sqliteConnection(store).prepare(`SELECT * FROM steps INDEXED BY idx_steps_ready
       WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`);
-    store.db.exec('CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, at TEXT); INSERT INTO bench_counter VALUES (1, 0, NULL)');
-    const bump = store.db.prepare('UPDATE bench_counter SET n = n + 1, at = ? WHERE id = 1');
+    sqliteConnection(store).exec('CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, at TEXT); INSERT INTO bench_counter VALUES (1, 0, NULL)');
+    const bump = sqliteConnection(store).prepare('UPDATE bench_counter SET n = n + 1, at = ? WHERE id = 1');
     const time = (into: number[], fn: () => unknown): void => {
       const t0 = performance.now();
       fn();
@@ -170,9 +170,9 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
     for (let i = 0; i < 200; i++) {
       const now = new Date().toISOString();
       time(candidates, () => first.get({ plan: PLAN_PATH }));
-      time(counts, () => countOpen(store.db, PLAN_PATH, now));
+      time(counts, () => countOpen(sqliteConnection(store), PLAN_PATH, now));
       time(hashes, () => planHash(source.plan));
-      time(raws, () => store.db.transaction(() => bump.run(now)).immediate());
+      time(raws, () => sqliteConnection(store).transaction(() => bump.run(now)).immediate());
       const t0 = performance.now();
       const c = await store.claimNext(source, actor);
       claims.push(performance.now() - t0);
@@ -192,7 +192,7 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
 function verify(db: string): string {
   const store = new SqliteStore(db);
   try {
-    const q = (sql: string): number => Number(store.db.prepare(sql).pluck().get());
+    const q = (sql: string): number => Number(sqliteConnection(store).prepare(sql).pluck().get());
     const completed = q(`SELECT COUNT(*) FROM steps WHERE status = 'completed'`);
     const claims = q(`SELECT COUNT(*) FROM events WHERE action = 'claim'`);
     const holders = q(`SELECT COUNT(DISTINCT completed_by) FROM steps`);

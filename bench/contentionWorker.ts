@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { EnvironmentError } from '../src/core/errors.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { loadSqlite, type Database } from '../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../src/core/store/types.ts';
+import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Actor } from '../src/core/store/types.ts';
+import type { PlanSource } from '../src/core/plan/types.ts';
 
 /** What the parent passes as argv[2] (JSON). */
 export interface WorkerConfig {
@@ -72,7 +73,7 @@ function instrument(db: Database): void {
 /** Springfield: claimNext then complete through the store, as an agent loop would. */
 function springfieldOp(): { op: Op; close: () => void } {
   const store = new SqliteStore(config.db, { busyTimeoutMs: config.busyTimeoutMs });
-  instrument(store.db);
+  instrument(sqliteConnection(store));
   const source: PlanSource = { planPath: config.planPath, plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath) };
   const actor: Actor = { worktree: `/bench/worktree-${config.worker}`, agent: `agent-${config.worker}` };
   const op = async (): Promise<void> => {

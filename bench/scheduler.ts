@@ -3,12 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { applyEpicEvent, createEpic } from '../src/core/epics/epicStore.ts';
-import { approvePlan, finishEpic, proposePlan, startEpic } from '../src/core/epics/planApproval.ts';
-import { recordSignal } from '../src/core/epics/signals.ts';
-import { schedulerSnapshot } from '../src/core/orchestrate/snapshot.ts';
+import { applyEpicEvent, createEpic } from '../src/core/store/sqlite/epics.ts';
+import { approvePlan, finishEpic, proposePlan, startEpic } from '../src/core/store/sqlite/planVersions.ts';
+import { recordSignal } from '../src/core/store/sqlite/signals.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { finishRun, startRun } from '../src/core/runs/recordRun.ts';
+import { finishRun, startRun } from '../src/core/store/sqlite/runLifecycle.ts';
 import { decide } from '../src/core/scheduler/decide.ts';
 import type { SchedulerConfig } from '../src/core/scheduler/types.ts';
 import { claimNext } from '../src/core/store/sqlite/claims.ts';
@@ -17,9 +16,10 @@ import { updateItems } from '../src/core/store/sqlite/items.ts';
 import { partitionSteps } from '../src/core/store/sqlite/readiness.ts';
 import { recordVerification } from '../src/core/store/sqlite/runs.ts';
 import type { Database } from '../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../src/core/store/types.ts';
+import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
+import type { PlanSource } from '../src/core/plan/types.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -84,7 +84,8 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
     const planPath = `plans/e${i}.md`;
     const text = planText(i, STEPS);
     const source: PlanSource = { planPath, plan: parsePlan(text, planPath) };
-    await store.write((db) => {
+    const db = sqliteConnection(store);
+    db.transaction(() => {
       const at = () => new Date().toISOString();
       const complexity = i % 10 === 0 ? 'critical' : i % 7 === 0 ? 'simple' : 'standard';
       const epic = createEpic(db, at(), { title: `Bench epic ${i}`, brief: '', priority: (['P1', 'P2', 'P2', 'P3'] as const)[i % 4] ?? 'P2', complexity }, marge);
@@ -113,7 +114,7 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
       }
       recordSignal(db, at(), epic.id, 'pass', 'reviewed', [], marge);
       if (kind === 'done') applyEpicEvent(db, at(), epic.id, 'merged', marge, 'bench');
-    });
+    }).immediate();
   }
   return counts;
 }
@@ -124,7 +125,7 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
     const t0 = performance.now();
     const counts = await buildStore(store);
     const buildS = (performance.now() - t0) / 1000;
-    const rows = (sql: string): number => Number(store.db.prepare(sql).pluck().get());
+    const rows = (sql: string): number => Number(sqliteConnection(store).prepare(sql).pluck().get());
     const snaps: number[] = [];
     const decides: number[] = [];
     const ticks: number[] = [];
@@ -132,7 +133,7 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
     let epicsIn = 0;
     for (let i = 0; i < WARMUP + TICKS; i++) {
       const a = performance.now();
-      const snapshot = await store.read((db, now) => schedulerSnapshot(db, now));
+      const snapshot = await store.schedulerSnapshot();
       const b = performance.now();
       actions = decide(snapshot, CONFIG, new Date());
       const c = performance.now();
@@ -142,15 +143,17 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
       decides.push(c - b);
       ticks.push(c - a);
     }
-    const snapshot = await store.read((db, now) => schedulerSnapshot(db, now));
+    const snapshot = await store.schedulerSnapshot();
     const d0 = performance.now();
     for (let i = 0; i < 1000; i++) decide(snapshot, CONFIG, new Date());
     const decideMean = (performance.now() - d0) / 1000;
     const partition: number[] = [];
-    const plans = store.db.prepare('SELECT plan_path FROM plans').pluck().all() as string[];
+    const plans = sqliteConnection(store).prepare('SELECT plan_path FROM plans').pluck().all() as string[];
     for (let i = 0; i < WARMUP + TICKS; i++) {
       const a = performance.now();
-      await store.read((db, now) => { for (const p of plans) partitionSteps(db, p, now.toISOString()); });
+      const db = sqliteConnection(store);
+      const now = new Date().toISOString();
+      db.transaction(() => { for (const p of plans) partitionSteps(db, p, now); })();
       if (i >= WARMUP) partition.push(performance.now() - a);
     }
     const snap = summarize(snaps);
@@ -321,12 +324,12 @@ function makeRepo(repo: string): string {
   git('commit', '-qm', 'plan');
   const store = new SqliteStore(join(repo, '.springfield', 'state.db'), { ifMissing: 'create' });
   const source: PlanSource = { planPath: 'plans/p.md', plan: parsePlan(text, 'plans/p.md') };
-  const id = store.db.transaction(() => {
+  const id = sqliteConnection(store).transaction(() => {
     const now = new Date().toISOString();
-    const epic = createEpic(store.db, now, { title: 'Bench run overhead', brief: '', priority: 'P2', complexity: 'standard' }, { worktree: repo, agent: 'marge' });
-    proposePlan(store.db, now, epic.id, { ...source, body: text }, { worktree: repo, agent: 'lisa' });
-    approvePlan(store.db, now, epic.id, source, { worktree: repo, agent: 'marge' });
-    startEpic(store.db, now, epic.id, source, { worktree: repo, agent: 'marge' });
+    const epic = createEpic(sqliteConnection(store), now, { title: 'Bench run overhead', brief: '', priority: 'P2', complexity: 'standard' }, { worktree: repo, agent: 'marge' });
+    proposePlan(sqliteConnection(store), now, epic.id, { ...source, body: text }, { worktree: repo, agent: 'lisa' });
+    approvePlan(sqliteConnection(store), now, epic.id, source, { worktree: repo, agent: 'marge' });
+    startEpic(sqliteConnection(store), now, epic.id, source, { worktree: repo, agent: 'marge' });
     return epic.id;
   })();
   store.close();

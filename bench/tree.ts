@@ -4,12 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../src/core/store/types.ts';
+import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Actor } from '../src/core/store/types.ts';
 import { loadSnapshot, type Snapshot } from '../src/extension/model/snapshot.ts';
 import { nodeSignature, type TreeNode } from '../src/extension/views/nodes.ts';
 import { epicsRoot } from '../src/extension/views/treeModel.ts';
 import type { TargetRow } from './run.ts';
+import type { PlanSource } from '../src/core/plan/types.ts';
 
 export const BIG_STEPS = 2_000;
 export const ITEMS_PER_STEP = 10;
@@ -48,7 +49,7 @@ export function bigPlanText(steps = BIG_STEPS): string {
 export async function buildBigEpic(store: SqliteStore, person: string, text = bigPlanText()): Promise<BigEpic> {
   const started = performance.now();
   // Only the fixture's own connection skips fsync (a throwaway file); readers use the store's pragmas.
-  store.db.pragma('synchronous = OFF');
+  sqliteConnection(store).pragma('synchronous = OFF');
   const source: PlanSource = { planPath: BIG_PLAN_PATH, plan: parsePlan(text, BIG_PLAN_PATH) };
   const me: Actor = { worktree: person, agent: null };
   const epic = await store.createEpic({ title: 'Big migration', brief: 'Move the billing service module by module.', priority: 'P1', complexity: 'standard' }, me);
@@ -175,7 +176,7 @@ export async function benchTree(): Promise<TargetRow[]> {
 
     const json = JSON.stringify(snapshot.plans);
     const parse = await timeRuns(() => JSON.parse(json) as unknown);
-    const rowsFloor = await timeRuns(() => store.db.prepare('SELECT * FROM steps').all().length + store.db.prepare('SELECT * FROM checklist_items').all().length);
+    const rowsFloor = await timeRuns(() => sqliteConnection(store).prepare('SELECT * FROM steps').all().length + sqliteConnection(store).prepare('SELECT * FROM checklist_items').all().length);
     const plain2k = await timeRuns(() => plainRows(stepNodes.length));
     const plain20k = await timeRuns(() => plainRows(itemCount));
     const plain22k = await timeRuns(() => plainRows(stepNodes.length + itemCount));

@@ -1,4 +1,4 @@
-// Installs the npm-published agent CLIs of the presets (src/core/agents/presets.ts), each at the
+// Installs the npm-published agent CLIs of the presets (src/core/runs/presets.ts), each at the
 // version its flags were checked against, into .cache/agent-clis once (under a lock, with the
 // project's Node 24 npm), so a test can read their --help. Only the install scripts that link a
 // CLI's own platform binary run; native add-ons the help does not need are not built.
@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AGENT_PRESETS } from '../src/core/agents/presets.ts';
+import { AGENT_PRESETS } from '../src/core/runs/presets.ts';
 import { cleanEnv, firstCause, node24, npmCli, withLock } from './codeServer.ts';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

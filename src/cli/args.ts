@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.ts';
+import { UsageError } from '../core/index.ts';
 
 export interface OptionSpec {
   readonly name: string;

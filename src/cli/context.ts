@@ -1,12 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { UsageError } from '../core/errors.ts';
-import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
-import { lazyPlanSource } from '../core/plan/source.ts';
-import { SqliteStepStore } from '../core/store/sqlite/sqliteStepStore.ts';
-import type { Actor, PlanSource } from '../core/store/types.ts';
+import { type Actor, ensureGitignored, locateRepo, openStore, type PlanSource, lazyPlanSource, type RepoLocation, type Store, UsageError } from '../core/index.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
-import { ensureGitignored } from '../core/git/gitignore.ts';
 
 /** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
 export class CliContext {
@@ -14,7 +9,7 @@ export class CliContext {
   readonly env: NodeJS.ProcessEnv;
   readonly args: ParsedArgs;
   private repo: RepoLocation | undefined;
-  private opened: SqliteStepStore | undefined;
+  private opened: Store | undefined;
   private openedToCreate = false;
   private openedReadOnly = false;
   /** Whether creating the database added `.springfield/` to the main worktree's .gitignore. */
@@ -43,28 +38,23 @@ export class CliContext {
    * Opens the store for plans, steps and claims. Only commands that bring state into being
    * (`create`) make a missing database; every other command sees an empty one, so a refused
    * command never leaves a file behind. `read` opens read-only, so a database the user may not
-   * write can still be shown.
+   * write can still be shown. An open store is reused when it allows `mode`.
    */
-  store(mode: 'create' | 'write' | 'read'): SqliteStepStore {
-    return this.open(mode, SqliteStepStore);
-  }
-
-  /** Opens the store as `Kind` (the step store, or the whole one: see planning.ts), reopening a narrower one. */
-  open<T extends SqliteStepStore>(mode: 'create' | 'write' | 'read', Kind: new (path: string, options: { ifMissing: 'create' | 'empty'; readOnly: boolean }) => T): T {
-    if (this.opened && (mode === 'create' && !this.openedToCreate || mode !== 'read' && this.openedReadOnly || !(this.opened instanceof Kind))) this.closeStore();
+  store(mode: 'create' | 'write' | 'read'): Store {
+    if (this.opened && (mode === 'create' && !this.openedToCreate || mode !== 'read' && this.openedReadOnly)) this.closeStore();
     if (!this.opened) {
       const creating = mode === 'create' && !existsSync(this.dbPath);
-      this.opened = new Kind(this.dbPath, { ifMissing: mode === 'create' ? 'create' : 'empty', readOnly: mode === 'read' });
+      this.opened = openStore({ location: this.dbPath, ifMissing: mode === 'create' ? 'create' : 'empty', readOnly: mode === 'read' });
       this.openedToCreate = mode === 'create';
       this.openedReadOnly = mode === 'read';
       const overridden = str(this.args, 'db') !== undefined || Boolean(this.env.SPRINGFIELD_DB);
       if (creating && !overridden) this.gitignoreAdded = ensureGitignored(this.location);
     }
-    return this.opened as T;
+    return this.opened;
   }
 
   private closeStore(): void {
-    this.opened?.close();
+    void this.opened?.close();
     this.opened = undefined;
   }
 
@@ -123,7 +113,8 @@ export class CliContext {
     return lazyPlanSource(resolve(root, planPath), planPath, pathArg);
   }
 
-  close(): void {
-    this.opened?.close();
+  /** Closes the store (a step command's work is done when its promise resolves: nothing is pending). */
+  async close(): Promise<void> {
+    await this.opened?.close();
   }
 }

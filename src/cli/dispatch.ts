@@ -1,4 +1,4 @@
-import { SpringfieldError, UsageError, type ErrorCategory } from '../core/errors.ts';
+import { type ErrorCategory, SpringfieldError, UsageError } from '../core/index.ts';
 import { parseArgs } from './args.ts';
 import { GLOBAL_OPTIONS } from './command.ts';
 import type { CommandModule } from './commands/modules.ts';

@@ -1,10 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { primeText } from '../core/agents/prime.ts';
-import { runTool, toolKeyOf, type ToolSession } from '../core/agents/tools.ts';
-import { TOOL_META, toolJsonSchema, type ToolKey } from '../core/agents/toolSchemas.ts';
-import { SpringfieldError } from '../core/errors.ts';
+import { primeText, runTool, SpringfieldError, TOOL_META, toolJsonSchema, type ToolKey, toolKeyOf, type ToolSession } from '../core/index.ts';
 import { VERSION } from './help.ts';
 
 /**

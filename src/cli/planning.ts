@@ -1,7 +1,7 @@
-import { SqliteStore } from '../core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../core/index.ts';
 import type { CliContext } from './context.ts';
 
-/** The whole store, epics and signals included, for the commands beyond steps (kept out of the entry bundle). */
-export function planningStore(ctx: CliContext, mode: 'create' | 'write' | 'read'): SqliteStore {
-  return ctx.open(mode, SqliteStore);
+/** The store for the commands beyond steps: the same one `ctx.store` opens (kept while callers move over). */
+export function planningStore(ctx: CliContext, mode: 'create' | 'write' | 'read'): Store {
+  return ctx.store(mode);
 }

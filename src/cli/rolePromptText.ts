@@ -1,8 +1,5 @@
 import { dirname, join } from 'node:path';
-import { loadRolePrompt, promptNameFor, promptValues, fillPrompt, withPrompt } from '../core/agents/rolePrompt.ts';
-import type { ContextView } from '../core/epics/context.ts';
-import { gitOut } from '../core/git/exec.ts';
-import { configPathFor, loadRoleCommands } from '../core/runs/roles.ts';
+import { configPathFor, type ContextView, fillPrompt, gitOut, loadRoleCommands, loadRolePrompt, promptNameFor, promptValues, withPrompt } from '../core/index.ts';
 import type { CliContext } from './context.ts';
 
 /**

@@ -1,5 +1,4 @@
-import type { ToolSession } from '../core/agents/tools.ts';
-import { SqliteStore } from '../core/store/sqlite/sqliteStore.ts';
+import { openStore, type ToolSession } from '../core/index.ts';
 import type { CliContext } from './context.ts';
 import { renderContext } from './render/contextText.ts';
 
@@ -12,11 +11,11 @@ export function toolSession(ctx: CliContext, fallbackAgent: string): ToolSession
     env: ctx.env,
     renderContext,
     async withStore(fn) {
-      const store = new SqliteStore(ctx.dbPath, { ifMissing: 'empty' });
+      const store = openStore({ location: ctx.dbPath, ifMissing: 'empty' });
       try {
         return await fn(store);
       } finally {
-        store.close();
+        await store.close();
       }
     },
   };

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { configPathFor } from '../core/runs/roles.ts';
+import { configPathFor } from '../core/index.ts';
 import { Disposable } from './lifecycle.ts';
 import { runConfig } from './scheduler.ts';
 import type { StoreHost } from './storeHost.ts';

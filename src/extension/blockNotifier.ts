@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { isRetryable } from '../core/epics/epicStore.ts';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
+import { isRetryable } from '../core/index.ts';
 
 const KEY = 'springfield.notifiedBlocks';
 

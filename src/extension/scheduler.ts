@@ -1,9 +1,6 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { Orchestrator } from '../core/orchestrate/orchestrator.ts';
-import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig } from '../core/runs/roles.ts';
-import { RefusedError } from '../core/errors.ts';
-import { requireAllowed, trustTargetFor } from '../core/trust/trust.ts';
+import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, Orchestrator, parseRunConfig, RefusedError, requireAllowed, type RunConfig, trustTargetFor } from '../core/index.ts';
 import { AgentTerminalLauncher } from './agentTerminal.ts';
 import { Disposable } from './lifecycle.ts';
 import type { SchedulerPass } from './model/schedulerReport.ts';

@@ -1,10 +1,7 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { ensureGitignored } from '../core/git/gitignore.ts';
-import { locateRepo, type RepoLocation } from '../core/git/repo.ts';
-import { SqliteStore } from '../core/store/sqlite/sqliteStore.ts';
-import type { Actor } from '../core/store/types.ts';
+import { type Actor, ensureGitignored, locateRepo, openStore, type RepoLocation, type Store } from '../core/index.ts';
 import { Disposable } from './lifecycle.ts';
 import { loadSnapshot, type Snapshot } from './model/snapshot.ts';
 
@@ -12,8 +9,8 @@ export type HostState = 'noRepo' | 'empty' | 'ready' | 'error';
 
 /**
  * The extension's one connection to the shared store. Notices writes by any process within a
- * fraction of a second: a watch on the database folder (WAL writes), confirmed by `PRAGMA
- * data_version`, with a slow timer as a safety net — no busy polling.
+ * fraction of a second through the store's own watch (docs/architecture.md); until the store
+ * exists, a watch on the folder it will appear in, with a slow timer as a safety net.
  */
 export class StoreHost extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<Snapshot>());
@@ -24,10 +21,9 @@ export class StoreHost extends Disposable {
   error: string | undefined;
   location: RepoLocation | undefined;
   snapshot: Snapshot | undefined;
-  private store: SqliteStore | undefined;
+  private store: Store | undefined;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private lastVersion = -1;
   private pending: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private again = false;
@@ -63,13 +59,14 @@ export class StoreHost extends Disposable {
   }
 
   /** The store, opened for writing (created on first write, e.g. from the welcome view, which also ignores it in git). */
-  writable(): SqliteStore {
+  writable(): Store {
     if (!this.location) throw new Error('Springfield needs a folder inside a git repository');
     if (!this.store) {
       const creating = !existsSync(this.location.dbPath);
-      this.store = new SqliteStore(this.location.dbPath, { ifMissing: 'create' });
+      this.store = openStore({ location: this.location.dbPath, ifMissing: 'create' });
       if (creating) ensureGitignored(this.location);
-      this.watchFolder();
+      // Closing the store ends its watch.
+      this.store.watch(() => void this.refresh());
     }
     return this.store;
   }
@@ -98,7 +95,6 @@ export class StoreHost extends Disposable {
       do {
         this.again = false;
         if (!this.store) return;
-        this.lastVersion = await this.store.dataVersion();
         this.snapshot = await loadSnapshot(this.store, this.actor.worktree);
         this.setState(this.snapshot.epics.length + this.snapshot.plans.length === 0 ? 'empty' : 'ready');
         this.changed.fire(this.snapshot);
@@ -141,23 +137,18 @@ export class StoreHost extends Disposable {
     }, 40);
   }
 
-  /** Cheap check: reload only when another connection committed since the last look. */
+  /** Opens the store once its database exists; from then on the store's watch reports writes. */
   private poke(): void {
-    if (!this.store) {
-      if (this.location && existsSync(this.location.dbPath)) void this.open();
-      return;
-    }
+    if (this.store) return;
     this.watchFolder();
-    void this.store.dataVersion().then((v) => {
-      if (v !== this.lastVersion) void this.refresh();
-    }, () => undefined);
+    if (this.location && existsSync(this.location.dbPath)) void this.open();
   }
 
   private stop(): void {
     if (this.timer) clearInterval(this.timer);
     if (this.pending) clearTimeout(this.pending);
     this.watcher?.close();
-    this.store?.close();
+    void this.store?.close();
     this.store = undefined;
   }
 }

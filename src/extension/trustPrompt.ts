@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
-import { RefusedError } from '../core/errors.ts';
-import { shellQuote } from '../core/store/sqlite/maintenance.ts';
-import { allowConfig, trackedPath, trustStatus, trustTargetFor, type TrustStatus } from '../core/trust/trust.ts';
+import { allowConfig, RefusedError, shellQuote, trackedPath, trustStatus, type TrustStatus, trustTargetFor } from '../core/index.ts';
 import type { StoreHost } from './storeHost.ts';
 
 /** Contents the person declined in this window: the scheduler starting by itself does not ask about them again. */

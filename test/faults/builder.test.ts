@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { pidAlive } from '../../src/core/runs/recordRun.ts';
 import { approve, faultRepo, sessionsOf, violations } from './harness.ts';
+import { pidAlive } from '../../src/core/runs/processGroup.ts';
 
 /** An approved epic, ready for the scheduler to start. */
 function approved(f: ReturnType<typeof faultRepo>, title: string, options: { complexity?: string; maxIterations?: number } = {}): string {

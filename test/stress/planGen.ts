@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../../src/core/plan/index.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
-import type { PlanSource } from '../../src/core/store/types.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
 
 /** A small seeded PRNG (mulberry32): the same seed replays the same plan, delays and kill order. */
 export function seededRandom(seed: number): () => number {

@@ -4,6 +4,7 @@
 //
 // Usage: node test/stress/worker.ts '<WorkerConfig as JSON>' (or spawnWorker from a test).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { sqliteOf } from '../helpers/sqlite.ts';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { flushCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +15,9 @@ import { READY_CONDITION } from '../../src/core/store/sqlite/readiness.ts';
 import { leaseUntil, writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
 import { mapSqliteError } from '../../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../../src/core/store/types.ts';
+import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from './planGen.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
 
 export interface WorkerConfig {
   readonly db: string;
@@ -194,7 +196,6 @@ class StressWorker {
     const events = await this.store.events({ afterId: this.lastEvent, limit: 200 });
     if (events.some((e, i) => e.id <= (i === 0 ? this.lastEvent : (events[i - 1]?.id ?? 0)))) throw new Error('events() went backwards');
     this.lastEvent = events.at(-1)?.id ?? this.lastEvent;
-    await this.store.dataVersion();
     this.stats.reads++;
   }
 
@@ -230,7 +231,7 @@ class StressWorker {
    * UPDATE with no status, holder or token guard, outside any IMMEDIATE transaction.
    */
   private async claimBrokenly(): Promise<Claimed | NotClaimed> {
-    const { db } = this.store;
+    const db = sqliteOf(this.store);
     const plan = this.cfg.planPath;
     const cand = await this.retryLocked(() => db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
       .get({ plan, now: new Date().toISOString() }) as StepRow | undefined);

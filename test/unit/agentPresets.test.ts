@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { AGENT_PRESETS, kickoff, PRESET_ROLES, type AgentPreset } from '../../src/core/agents/presets.ts';
+import { AGENT_PRESETS, kickoff, PRESET_ROLES, type AgentPreset } from '../../src/core/runs/presets.ts';
 import { ensureAgentClis } from '../../scripts/agentClis.ts';
 import { cleanEnv, PROJECT_ROOT } from '../helpers/gitRepo.ts';
 

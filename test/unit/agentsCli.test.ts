@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { AGENT_PRESETS, kickoff } from '../../src/core/agents/presets.ts';
+import { AGENT_PRESETS, kickoff } from '../../src/core/runs/presets.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
 
 ensureCli();

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { sqliteOf } from '../helpers/sqlite.ts';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +8,8 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, ClaimResult, PlanSource } from '../../src/core/store/types.ts';
+import type { Actor, ClaimResult } from '../../src/core/store/types.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
@@ -54,13 +56,13 @@ async function claim(store: SqliteStore, actor: Actor, leaseSeconds?: number, pl
 }
 
 function step(store: SqliteStore, anchor: string): Record<string, unknown> {
-  const row = store.db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(P, anchor) as Record<string, unknown> | undefined;
+  const row = sqliteOf(store).prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(P, anchor) as Record<string, unknown> | undefined;
   assert.ok(row, `no step ${anchor}`);
   return row;
 }
 
 function items(store: SqliteStore, anchor: string): string[] {
-  return store.db.prepare('SELECT status FROM checklist_items WHERE step_anchor = ? ORDER BY kind, ordinal').pluck().all(anchor) as string[];
+  return sqliteOf(store).prepare('SELECT status FROM checklist_items WHERE step_anchor = ? ORDER BY kind, ordinal').pluck().all(anchor) as string[];
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -251,7 +253,7 @@ test('re-completing is a no-op for the completing holder and refused with anothe
   await assert.rejects(store.complete(ONE, 'step-1', { worktree: A.worktree, agent: 'agent-other', token: c.claim_token }),
     { ...refused('already_completed'), message: 'step-1 is already completed by /wt/a (agent agent-a) with token 1' }, 'another agent in the same worktree');
   await assert.rejects(store.complete(ONE, 'step-1', { worktree: A.worktree, agent: 'agent-other' }), refused('already_completed'));
-  assert.equal(store.db.prepare(`SELECT COUNT(*) FROM events WHERE action = 'complete' AND entity = 'step'`).pluck().get(), 1);
+  assert.equal(sqliteOf(store).prepare(`SELECT COUNT(*) FROM events WHERE action = 'complete' AND entity = 'step'`).pluck().get(), 1);
 });
 
 test('completing the last step completes the plan', async (t) => {
@@ -265,7 +267,7 @@ test('completing the last step completes the plan', async (t) => {
   }
 
   assert.deepEqual(results.map((r) => [r.step_anchor, r.plan_completed, r.remaining_steps]), [['step-1', false, 2], ['step-2', false, 1], ['step-3', true, 0]]);
-  assert.equal(store.db.prepare('SELECT status FROM plans WHERE plan_path = ?').pluck().get(P), 'done');
+  assert.equal(sqliteOf(store).prepare('SELECT status FROM plans WHERE plan_path = ?').pluck().get(P), 'done');
   const none = await store.claimNext(PLAN, A);
   assert.deepEqual([none.claimed, !none.claimed && none.reason, !none.claimed && none.all_completed], [false, 'all_completed', true]);
 });
@@ -320,18 +322,18 @@ test('update sets items and never a status, for substeps as for steps; complete 
 
 test('claim → start → update → complete writes exactly these events', async (t) => {
   const { store, clock } = await setup(t, ONE);
-  const base = Number(store.db.prepare('SELECT MAX(id) FROM events').pluck().get());
+  const base = Number(sqliteOf(store).prepare('SELECT MAX(id) FROM events').pluck().get());
   clock.set(T0 + 1000);
   await claim(store, A, 60, ONE);
   clock.set(T0 + 2000);
   await store.start(P, 'step-1', A);
   clock.set(T0 + 3000);
-  const itemId = Number(store.db.prepare('SELECT id FROM checklist_items').pluck().get());
+  const itemId = Number(sqliteOf(store).prepare('SELECT id FROM checklist_items').pluck().get());
   await store.updateItems(ONE, 'step-1', [{ selector: { id: itemId }, status: 'completed' }], A);
   clock.set(T0 + 4000);
   await store.complete(ONE, 'step-1', { ...A, token: 1 }, { commitHash: 'c0ffee' });
 
-  const events = store.db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id').all(base) as { id: number; data: string | null }[];
+  const events = sqliteOf(store).prepare('SELECT * FROM events WHERE id > ? ORDER BY id').all(base) as { id: number; data: string | null }[];
   const row = (at: number, entity: string, action: string, step: string | null, from: string | null, to: string | null, reason: string | null, data: unknown) => ({
     at: iso(T0 + at), worktree: '/wt/a', agent: 'agent-a', entity, action, plan_path: P, step_anchor: step, epic_id: null,
     from_status: from, to_status: to, reason, data,

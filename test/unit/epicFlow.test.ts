@@ -2,12 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EpicRow, TransitionOutcome } from '../../src/core/epics/epicStore.ts';
-import type { ApproveResult, PlanVersionRow, ProposeResult } from '../../src/core/epics/planApproval.ts';
-import type { SignalResult } from '../../src/core/epics/signals.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, writeFiles, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import type { EpicRow, TransitionOutcome, ApproveResult, PlanVersionRow, ProposeResult, SignalResult } from '../../src/core/store/epicTypes.ts';
 
 type EpicJson = EpicRow & { build_budget: number; plan_budget: number; review: string; person_approval_before_merge: boolean };
 type Row = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { sqliteOf } from '../helpers/sqlite.ts';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -7,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
-import { applyEpicEvent, createEpic } from '../../src/core/epics/epicStore.ts';
+import { createEpic } from '../../src/core/store/sqlite/epics.ts';
 import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
 import { RefusedError, SpringfieldError } from '../../src/core/errors.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
@@ -31,7 +32,7 @@ function openStore(t: TestContext, clock = new ManualClock(), path = join(tempDi
 }
 
 function count(store: SqliteStore, table: string): number {
-  return store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  return sqliteOf(store).prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
 }
 
 function planText(steps: readonly string[], extra = ''): string {
@@ -63,7 +64,9 @@ async function epicIn(store: SqliteStore, status: EpicStatus, title = `epic ${st
 
 test('ids stay unique and well-formed across many creates in one database', async (t) => {
   const store = openStore(t);
-  const ids = await store.write((db, now) => Array.from({ length: 1500 }, (_, i) => createEpic(db, now.toISOString(), { title: `e${i}`, brief: '', priority: 'P3' }, MARGE).id));
+  const db = sqliteOf(store);
+  const now = new Date().toISOString();
+  const ids = db.transaction(() => Array.from({ length: 1500 }, (_, i) => createEpic(db, now, { title: `e${i}`, brief: '', priority: 'P3' }, MARGE).id))();
   assert.equal(new Set(ids).size, 1500);
   for (const id of ids) assert.match(id, /^sf-[0-9a-f]{4,6}$/);
   assert.equal(count(store, 'epics'), 1500);
@@ -71,7 +74,7 @@ test('ids stay unique and well-formed across many creates in one database', asyn
 
 test('when every 4-hex id is taken, new epics get 5-hex ids and never reuse one', async (t) => {
   const store = openStore(t);
-  store.db.exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 65535)
+  sqliteOf(store).exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 65535)
     INSERT INTO epics (id, title, created_at, updated_at) SELECT 'sf-' || printf('%04x', i), 'filler', 'x', 'x' FROM n`);
   const ids: string[] = [];
   for (let i = 0; i < 40; i++) ids.push((await store.createEpic({ title: `new ${i}`, brief: '', priority: 'P2' }, MARGE)).id);
@@ -100,7 +103,7 @@ store.close();
   })));
   for (const [code, err] of codes) assert.equal(code, 0, err);
   const store = openStore(t, new ManualClock(), path);
-  const ids = store.db.prepare('SELECT id FROM epics').pluck().all() as string[];
+  const ids = sqliteOf(store).prepare('SELECT id FROM epics').pluck().all() as string[];
   assert.equal(ids.length, 600);
   assert.equal(new Set(ids).size, 600);
   assert.equal(count(store, 'events'), 600, 'one create event per epic');
@@ -122,7 +125,7 @@ test('every transition in the table writes exactly one event with its reason, ac
     const epic = await store.getEpic(id);
     assert.deepEqual([epic.status, epic.status_reason, epic.updated_at], [row.to, reason, clock.now().toISOString()]);
     assert.equal(count(store, 'events'), before + 1);
-    const event = store.db.prepare('SELECT * FROM events ORDER BY id DESC LIMIT 1').get() as Record<string, unknown>;
+    const event = sqliteOf(store).prepare('SELECT * FROM events ORDER BY id DESC LIMIT 1').get() as Record<string, unknown>;
     assert.deepEqual(
       [event.entity, event.action, event.epic_id, event.from_status, event.to_status, event.reason, event.at, event.worktree, event.agent],
       ['epic', row.event, id, row.from, row.to, reason, clock.now().toISOString(), BART.worktree, BART.agent],
@@ -135,9 +138,9 @@ test('retry lifts an agent_failed or plan_drift block back to where it was, rest
   const store = openStore(t, clock);
   const id = await epicIn(store, 'in_progress', 'failing builder');
   const before = await store.getEpic(id);
-  const blocked = await store.write((db, now) => applyEpicEvent(db, now.toISOString(), id, 'agent_failed', BART, 'agent_failed: Ralph failed 3 times in a row', { role: 'ralph', failures: 3 }));
+  const blocked = await store.applyEpicEvent(id, 'agent_failed', BART, 'agent_failed: Ralph failed 3 times in a row', { role: 'ralph', failures: 3 });
   assert.deepEqual([blocked.from, blocked.to], ['in_progress', 'blocked']);
-  const event = store.db.prepare(`SELECT data FROM events WHERE action = 'agent_failed' AND epic_id = ?`).pluck().get(id) as string;
+  const event = sqliteOf(store).prepare(`SELECT data FROM events WHERE action = 'agent_failed' AND epic_id = ?`).pluck().get(id) as string;
   assert.deepEqual(JSON.parse(event), { next_role: null, iteration: before.iteration, budget: 20, previous_reason: before.status_reason, role: 'ralph', failures: 3 });
   const retried = await store.applyEpicEvent(id, 'retry', MARGE, 'key fixed');
   assert.deepEqual([retried.from, retried.to, retried.iteration, retried.reason], ['blocked', 'in_progress', before.iteration, 'key fixed']);
@@ -160,7 +163,7 @@ test('an event the table does not allow is refused with the allowed events, and 
   const store = openStore(t);
   for (const status of EPIC_STATUSES) {
     const id = await epicIn(store, status);
-    const snapshot = JSON.stringify([store.db.prepare('SELECT * FROM epics WHERE id = ?').get(id), count(store, 'events')]);
+    const snapshot = JSON.stringify([sqliteOf(store).prepare('SELECT * FROM epics WHERE id = ?').get(id), count(store, 'events')]);
     const allowed = allowedEvents(status);
     for (const event of EPIC_EVENTS.filter((e) => !allowed.includes(e))) {
       await assert.rejects(store.applyEpicEvent(id, event, MARGE, 'try'), (err: unknown) => {
@@ -170,7 +173,7 @@ test('an event the table does not allow is refused with the allowed events, and 
         return true;
       });
     }
-    assert.equal(JSON.stringify([store.db.prepare('SELECT * FROM epics WHERE id = ?').get(id), count(store, 'events')]), snapshot, status);
+    assert.equal(JSON.stringify([sqliteOf(store).prepare('SELECT * FROM epics WHERE id = ?').get(id), count(store, 'events')]), snapshot, status);
   }
   assert.deepEqual(allowedEvents('done'), []);
 });
@@ -221,7 +224,7 @@ test('plan versions: a new proposal supersedes the pending one; decisions are ke
   assert.equal(versions[3]?.proposed_agent, 'lisa');
   const epic = await store.getEpic(id);
   assert.deepEqual([epic.status, epic.plan_iteration], ['ready', 4]);
-  const actions = store.db.prepare(`SELECT action FROM events WHERE entity = 'plan_version' AND epic_id = ? ORDER BY id`).pluck().all(id);
+  const actions = sqliteOf(store).prepare(`SELECT action FROM events WHERE entity = 'plan_version' AND epic_id = ? ORDER BY id`).pluck().all(id);
   assert.deepEqual(actions, ['propose', 'propose', 'request_changes', 'propose', 'discard', 'propose', 'approve']);
 
   const other = await store.createEpic({ title: 'Other', brief: '', priority: 'P2' }, MARGE);
@@ -259,24 +262,24 @@ test('the changes between versions are described; ticking boxes and re-wrapping 
   const v3 = await store.proposePlan(id, proposed(cosmetic, 'plans/d.md'), LISA);
   assert.deepEqual(v3.changes_since_previous, []);
   assert.equal(v3.plan_hash, v2.plan_hash);
-  const propose = store.db.prepare(`SELECT data FROM events WHERE action = 'propose' AND epic_id = ? ORDER BY id`).pluck().all(id) as string[];
+  const propose = sqliteOf(store).prepare(`SELECT data FROM events WHERE action = 'propose' AND epic_id = ? ORDER BY id`).pluck().all(id) as string[];
   assert.deepEqual((JSON.parse(propose[1] ?? '{}') as { changes: string[] }).changes, v2.changes_since_previous);
 });
 
 test('a signal and its transition are stored together or not at all', async (t) => {
   const store = openStore(t);
   const id = await epicIn(store, 'implemented');
-  store.db.exec(`CREATE TRIGGER fail_location BEFORE INSERT ON signal_locations WHEN NEW.note = 'boom'
+  sqliteOf(store).exec(`CREATE TRIGGER fail_location BEFORE INSERT ON signal_locations WHEN NEW.note = 'boom'
     BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
-  const before = JSON.stringify([store.db.prepare('SELECT * FROM epics').all(), count(store, 'events'), count(store, 'signals')]);
+  const before = JSON.stringify([sqliteOf(store).prepare('SELECT * FROM epics').all(), count(store, 'events'), count(store, 'signals')]);
   const locations = [{ file: 'src/a.ts', line: 1, endLine: null, note: 'fine' }, { file: 'src/b.ts', line: 2, endLine: 3, note: 'boom' }];
   await assert.rejects(store.recordSignal(id, 'implementation_failure', 'broken', locations, BART), /injected failure/);
-  assert.equal(JSON.stringify([store.db.prepare('SELECT * FROM epics').all(), count(store, 'events'), count(store, 'signals')]), before);
+  assert.equal(JSON.stringify([sqliteOf(store).prepare('SELECT * FROM epics').all(), count(store, 'events'), count(store, 'signals')]), before);
   assert.equal(count(store, 'signal_locations'), 0);
 
   await assert.rejects(store.recordSignal(id, 'pass', '   ', [], BART), (err: unknown) => err instanceof SpringfieldError && err.code === 'missing_value');
   const ok = await store.recordSignal(id, 'implementation_failure', 'broken', [{ file: 'src/b.ts', line: 2, endLine: 3, note: 'real' }], BART);
   assert.deepEqual([ok.transition?.to, ok.locations], ['in_progress', 1]);
   assert.equal(count(store, 'signals'), 1);
-  assert.equal(store.db.prepare(`SELECT COUNT(*) FROM events WHERE epic_id = ? AND entity IN ('epic', 'signal') AND action IN ('signal_implementation_failure', 'record')`).pluck().get(id), 2);
+  assert.equal(sqliteOf(store).prepare(`SELECT COUNT(*) FROM events WHERE epic_id = ? AND entity IN ('epic', 'signal') AND action IN ('signal_implementation_failure', 'record')`).pluck().get(id), 2);
 });

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { lazyPlanSource } from '../../src/core/plan/source.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult, StepView } from '../../src/core/store/types.ts';
+import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runJson, showSteps, type Repo } from '../helpers/gitRepo.ts';
 
 // docs/cli-cost.md: a step command skips the parse when the plan file's bytes are the ones the store
@@ -128,7 +129,8 @@ describe('the store skips the parse only for bytes it has seen with the structur
     store = new SqliteStore(join(dir, 'state.db'));
   });
   after(() => {
-    store.close();
+    closeSqlite(store);
+    void store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -150,12 +152,12 @@ describe('the store skips the parse only for bytes it has seen with the structur
   });
 
   test('a database from before the bytes were kept parses, then records them', async () => {
-    store.db.prepare('UPDATE plans SET source = NULL').run();
+    sqliteOf(store).prepare('UPDATE plans SET source = NULL').run();
     const s = unparsed();
     const r = await store.claimNext(s.source, actor);
     assert.equal(s.parsed(), true);
     assert.equal(r.claimed, false);
-    assert.deepEqual(store.db.prepare('SELECT source FROM plans').pluck().get(), readFileSync(file));
+    assert.deepEqual(sqliteOf(store).prepare('SELECT source FROM plans').pluck().get(), readFileSync(file));
   });
 });
 

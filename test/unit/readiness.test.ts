@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { sqliteOf } from '../helpers/sqlite.ts';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,8 +11,9 @@ import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { DERIVED_BLOCKERS, partitionSteps, type StepPartition } from '../../src/core/store/sqlite/readiness.ts';
 import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../../src/core/store/types.ts';
+import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from '../stress/planGen.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
 
 const P = 'plans/p.md';
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
@@ -36,7 +38,7 @@ const DERIVED_READY = `
       AND dep.anchor != s.anchor AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor))`;
 
 function oraclePartition(store: SqliteStore, now: string): StepPartition {
-  const db = store.db;
+  const db = sqliteOf(store);
   const rows = db.prepare(`SELECT anchor, status, lease_expires_at FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index`)
     .all(P) as { anchor: string; status: string; lease_expires_at: string | null }[];
   const ready = new Set(db.prepare(`SELECT s.anchor FROM steps s WHERE ${DERIVED_READY}`).pluck().all({ plan: P, now }) as string[]);
@@ -56,7 +58,7 @@ function oraclePartition(store: SqliteStore, now: string): StepPartition {
 
 /** Stored blockers and open-step count against a recount from the graph, and the partition against the oracle. */
 function assertConsistent(store: SqliteStore, now: string, when: string): void {
-  const db = store.db;
+  const db = sqliteOf(store);
   const stored = Object.fromEntries(db.prepare('SELECT anchor, blockers FROM steps WHERE plan_path = ? AND parent_anchor IS NULL').raw().all(P) as [string, number][]);
   const derived = Object.fromEntries(Object.keys(stored).map((a) => [a, 0]));
   for (const [top, n] of db.prepare(DERIVED_BLOCKERS).raw().all({ plan: P }) as [string, number][]) derived[top] = n;
@@ -183,7 +185,7 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
   const reopened = new SqliteStore(path, { clock });
   t.after(() => reopened.close());
 
-  assert.equal(reopened.db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(sqliteOf(reopened).pragma('user_version', { simple: true }), MIGRATIONS.length);
   assertConsistent(reopened, clock.now().toISOString(), 'after migrating');
   assert.deepEqual(oraclePartition(reopened, clock.now().toISOString()), before);
   assert.ok(before.completed.length > 0 && before.blocked.length > 0, 'the fixture has completed and blocked steps');
@@ -211,11 +213,11 @@ test('a step taken back from completed by any UPDATE (a repair by hand) blocks i
   assert.ok(c.claimed);
   await store.complete(plan, 'one', { ...(ACTORS[0] as Actor), token: c.claim_token });
   const unblocked = await store.ready(P);
-  store.db.prepare(`UPDATE steps SET status = 'pending' WHERE plan_path = ? AND anchor = 'one'`).run(P);
+  sqliteOf(store).prepare(`UPDATE steps SET status = 'pending' WHERE plan_path = ? AND anchor = 'one'`).run(P);
   const reblocked = await store.ready(P);
 
   assert.deepEqual(unblocked.ready_steps, ['two']);
   assert.deepEqual([reblocked.ready_steps, reblocked.blocked_steps], [['one'], ['two']]);
-  assert.equal(store.db.prepare(`SELECT blockers FROM steps WHERE anchor = 'two'`).pluck().get(), 2);
+  assert.equal(sqliteOf(store).prepare(`SELECT blockers FROM steps WHERE anchor = 'two'`).pluck().get(), 2);
   assertConsistent(store, clock.now().toISOString(), 'after the repair');
 });

@@ -6,12 +6,12 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { builtInPrompt, fillPrompt, PROMPT_NAMES, promptValues } from '../../src/core/agents/rolePrompt.ts';
-import { AGENT_PRESETS, findPreset } from '../../src/core/agents/presets.ts';
-import { readUsage } from '../../src/core/agents/usage.ts';
-import type { ContextView } from '../../src/core/epics/context.ts';
+import { AGENT_PRESETS, findPreset } from '../../src/core/runs/presets.ts';
+import { readUsage } from '../../src/core/runs/usage.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { expandAgentArgv } from '../../src/core/runs/agentArgv.ts';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, PROJECT_ROOT, runCli, runJson } from '../helpers/gitRepo.ts';
+import type { ContextView } from '../../src/core/store/epicTypes.ts';
 
 ensureCli();
 

@@ -5,12 +5,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
-import { markOrphans, pidAlive, startRun } from '../../src/core/runs/recordRun.ts';
 import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/roles.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import type { RunView } from '../../src/core/store/sqlite/runs.ts';
 import { assertClaimed, assertFails, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, writeFiles, type Claimed, type Repo } from '../helpers/gitRepo.ts';
+import type { RunView } from '../../src/core/store/runTypes.ts';
+import { pidAlive } from '../../src/core/runs/processGroup.ts';
 
 /** A scripted agent: records its env, argv and cwd as JSON in argv[2], sleeps argv[4] ms, then exits with argv[3] (or kills itself with a signal name). */
 const AGENT = String.raw`
@@ -320,7 +320,7 @@ describe('leases, sessions and orphans', () => {
     const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
       const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
-      assert.deepEqual(await store.write((db, now) => markOrphans(db, pidAlive, now)), [], 'a live supervisor is no orphan');
+      assert.deepEqual(await store.markOrphans(pidAlive, null), [], 'a live supervisor is no orphan');
       assert.equal(runRow(runId)?.agent_pid, seen.pid, "the agent's process group is recorded");
       w.child.kill('SIGKILL');
       await w.done;
@@ -328,10 +328,10 @@ describe('leases, sessions and orphans', () => {
       assert.equal(runRow(runId)?.status, 'running', 'nobody finished the row');
       assert.equal(assertOk<{ claimed: boolean }>(runJson(other, ['claim', planPath])).claimed, false, 'still held while the row says running');
 
-      const lost = await store.write((db, now) => markOrphans(db, pidAlive, now));
+      const lost = await store.markOrphans(pidAlive, null);
       assert.deepEqual(lost.map((r) => [r.id, r.status, r.exit_code]), [[runId, 'lost', null]]);
       assert.ok(lost[0]?.ended_at);
-      assert.deepEqual(await store.write((db, now) => markOrphans(db, pidAlive, now)), [], 'marking is done once');
+      assert.deepEqual(await store.markOrphans(pidAlive, null), [], 'marking is done once');
       const events = rows<{ to_status: string; reason: string }>(`SELECT to_status, reason FROM events WHERE entity = 'run' AND action = 'lost' AND json_extract(data, '$.run_id') = ?`, runId);
       assert.deepEqual(events, [{ to_status: 'lost', reason: `supervising process ${w.child.pid} is gone` }]);
 
@@ -348,10 +348,10 @@ describe('leases, sessions and orphans', () => {
     const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
       const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Orphan judging', '--brief', 'x']));
-      const mine = await store.write((db, now) => startRun(db, now, { epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: process.pid }, null));
-      const gone = await store.write((db, now) => startRun(db, now, { epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: 999_999 }, null));
+      const mine = await store.startRun({ epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: process.pid }, null);
+      const gone = await store.startRun({ epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: 999_999 }, null);
       const asked: number[] = [];
-      const lost = await store.write((db, now) => markOrphans(db, (pid) => { asked.push(pid); return pid !== 999_999; }, now));
+      const lost = await store.markOrphans((pid) => { asked.push(pid); return pid !== 999_999; }, null);
       assert.deepEqual(lost.map((r) => r.id), [gone.id]);
       assert.ok(asked.includes(process.pid) && asked.includes(999_999));
       assert.equal(runRow(mine.id)?.status, 'running');

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SignalResult, SignalView } from '../../src/core/epics/signals.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import type { SignalResult, SignalView } from '../../src/core/store/epicTypes.ts';
 
 const PLAN = '# Plan: Signals\n\n## Step 1: Only {#step-1}\n**Tasks:**\n- [ ] Do it\n';
 const APP = Array.from({ length: 20 }, (_, i) => `export const v${i} = ${i};\n`).join('');

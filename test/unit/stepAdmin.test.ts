@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ReopenResult } from '../../src/core/store/sqlite/reopen.ts';
-import type { CompleteResult, EventView, HeartbeatResult, ReadyResult } from '../../src/core/store/types.ts';
+import type { CompleteResult, ReopenResult, EventView, HeartbeatResult, ReadyResult } from '../../src/core/store/types.ts';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, showSteps, type Repo } from '../helpers/gitRepo.ts';
 
 const P = 'plans/admin.md';

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { sqliteOf } from '../helpers/sqlite.ts';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,7 +13,8 @@ import { parsePlan } from '../../src/core/plan/parse.ts';
 import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
 import { connect, loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../../src/core/store/types.ts';
+import type { Actor } from '../../src/core/store/types.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
 
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
@@ -31,7 +33,7 @@ function openStore(t: TestContext, path = join(tempDir(t), 'state.db')): SqliteS
 }
 
 function rows(store: SqliteStore, sql: string): unknown[] {
-  return store.db.prepare(sql).all();
+  return sqliteOf(store).prepare(sql).all();
 }
 
 function childEnv(): NodeJS.ProcessEnv {
@@ -41,12 +43,12 @@ function childEnv(): NodeJS.ProcessEnv {
 test('opening sets WAL (persisted in the file), synchronous FULL, foreign keys and a busy timeout of at least 5 s', (t) => {
   const store = openStore(t);
 
-  assert.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
-  assert.equal(store.db.pragma('synchronous', { simple: true }), 2);
-  assert.equal(store.db.pragma('foreign_keys', { simple: true }), 1);
-  assert.ok(Number(store.db.pragma('busy_timeout', { simple: true })) >= 5000);
+  assert.equal(sqliteOf(store).pragma('journal_mode', { simple: true }), 'wal');
+  assert.equal(sqliteOf(store).pragma('synchronous', { simple: true }), 2);
+  assert.equal(sqliteOf(store).pragma('foreign_keys', { simple: true }), 1);
+  assert.ok(Number(sqliteOf(store).pragma('busy_timeout', { simple: true })) >= 5000);
   const Sqlite = loadSqlite();
-  const raw = new Sqlite(store.location, { readonly: true });
+  const raw = new Sqlite(store.describe().file ?? '', { readonly: true });
   t.after(() => raw.close());
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
 });
@@ -54,12 +56,12 @@ test('opening sets WAL (persisted in the file), synchronous FULL, foreign keys a
 test('a new database is at schema version MIGRATIONS.length with every table SPEC §3 names', (t) => {
   const store = openStore(t);
 
-  assert.equal(store.db.pragma('user_version', { simple: true }), MIGRATIONS.length);
-  const tables = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
+  assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const tables = sqliteOf(store).prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
   for (const name of ['epics', 'plans', 'steps', 'step_deps', 'checklist_items', 'artifacts', 'signals', 'runs', 'verifications', 'events']) {
     assert.ok(tables.includes(name), `missing table ${name}`);
   }
-  const stepColumns = store.db.prepare(`SELECT name FROM pragma_table_info('steps')`).pluck().all() as string[];
+  const stepColumns = sqliteOf(store).prepare(`SELECT name FROM pragma_table_info('steps')`).pluck().all() as string[];
   for (const col of ['parent_anchor', 'step_index', 'claimed_by', 'claim_token', 'lease_expires_at', 'heartbeat_at', 'commit_hash', 'complete_reason']) {
     assert.ok(stepColumns.includes(col), `steps lacks ${col}`);
   }
@@ -73,7 +75,7 @@ test('reopening an existing database keeps its data and version', async (t) => {
 
   const second = openStore(t, path);
 
-  assert.equal(second.db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(sqliteOf(second).pragma('user_version', { simple: true }), MIGRATIONS.length);
   assert.deepEqual((await second.ready('plans/p.md')).ready_steps, ['step-1']);
 });
 
@@ -102,8 +104,8 @@ test('migration 4 upgrades a version-3 database in place: runs gain their fault 
     ('sf-0001', 'ralph', '["x"]', 'succeeded', '2026-01-01T00:02:00.000Z', '2026-01-01T00:03:00.000Z', 0)`);
   raw.close();
   const store = openStore(t, path);
-  assert.equal(store.db.pragma('user_version', { simple: true }), MIGRATIONS.length);
-  const rows = store.db.prepare('SELECT status, exit_code, outcome_reason, output_tail, head_before, agent_pid, claim_token, launch_id FROM runs ORDER BY id').all();
+  assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const rows = sqliteOf(store).prepare('SELECT status, exit_code, outcome_reason, output_tail, head_before, agent_pid, claim_token, launch_id FROM runs ORDER BY id').all();
   assert.deepEqual(rows, [
     { status: 'failed', exit_code: 143, outcome_reason: 'ended by a signal', output_tail: '', head_before: null, agent_pid: null, claim_token: null, launch_id: null },
     { status: 'succeeded', exit_code: 0, outcome_reason: null, output_tail: '', head_before: null, agent_pid: null, claim_token: null, launch_id: null },
@@ -167,8 +169,8 @@ test('events are append-only: UPDATE and DELETE on events throw and leave the ro
   const before = rows(store, 'SELECT * FROM events');
   assert.equal(before.length, 1);
 
-  assert.throws(() => store.db.prepare(`UPDATE events SET action = 'forged'`).run(), /append-only/);
-  assert.throws(() => store.db.prepare('DELETE FROM events').run(), /append-only/);
+  assert.throws(() => sqliteOf(store).prepare(`UPDATE events SET action = 'forged'`).run(), /append-only/);
+  assert.throws(() => sqliteOf(store).prepare('DELETE FROM events').run(), /append-only/);
 
   assert.deepEqual(rows(store, 'SELECT * FROM events'), before);
 });
@@ -338,13 +340,13 @@ test('a statement prepared again is the compiled one, back in its default modes'
   t.after(() => store.close());
   const sql = 'SELECT 1 AS one, 2 AS two';
 
-  const plucked = store.db.prepare(sql).pluck().get();
-  const raw = store.db.prepare(sql).raw().get();
-  const again = store.db.prepare(sql);
+  const plucked = sqliteOf(store).prepare(sql).pluck().get();
+  const raw = sqliteOf(store).prepare(sql).raw().get();
+  const again = sqliteOf(store).prepare(sql);
 
-  assert.equal(again, store.db.prepare(sql));
+  assert.equal(again, sqliteOf(store).prepare(sql));
   assert.deepEqual([plucked, raw, again.get()], [1, [1, 2], { one: 1, two: 2 }]);
-  assert.notEqual(store.db.prepare('SELECT 1 AS one'), again);
+  assert.notEqual(sqliteOf(store).prepare('SELECT 1 AS one'), again);
 });
 
 test('the native module is named directly; a file that will not load falls back to better-sqlite3 finding its own', (t) => {

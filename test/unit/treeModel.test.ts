@@ -7,9 +7,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { loadSnapshot, attentionCount } from '../../src/extension/model/snapshot.ts';
-import { applyEpicEvent } from '../../src/core/epics/epicStore.ts';
-import { finishRun, startRun } from '../../src/core/runs/recordRun.ts';
-import { recordRunUsage } from '../../src/core/store/sqlite/runs.ts';
+import { sqliteOf } from '../helpers/sqlite.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from '../../src/extension/views/treeModel.ts';
 import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
 import type { TreeNode } from '../../src/extension/views/nodes.ts';
@@ -117,7 +115,7 @@ test('signals list awaiting ones first with their locations', async (t) => {
   await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
   await store.approvePlan(epic.id, source, me);
   await store.startEpic(epic.id, source, me);
-  await store.write((db, now) => db.prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`).run(now.toISOString(), source.planPath));
+  sqliteOf(store).prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`).run(clock.now().toISOString(), source.planPath);
   await store.finishEpic(epic.id, me, 'done');
   await store.recordSignal(epic.id, 'implementation_failure', 'races on write', [{ file: 'src/a.ts', line: 3, endLine: null, note: 'here' }], { worktree: '/wt/bart', agent: 'bart' }, true);
   const snap = await loadSnapshot(store, me.worktree, clock.now());
@@ -134,12 +132,10 @@ test('an epic blocked by a failing agent shows who failed, offers Retry, and its
   await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
   await store.approvePlan(epic.id, source, me);
   await store.startEpic(epic.id, source, me);
-  const run = await store.write((db, now) => {
-    const r = startRun(db, now, { epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 1, worktree: '/wt/e', agentId: 'ralph', command: ['claude', '-p', 'go'], pid: 1 }, ralph);
-    return finishRun(db, now, r.id, { exitCode: 1, signal: null, outputTail: 'working\nError: 401 invalid x-api-key' }, ralph);
-  });
+  const started = await store.startRun({ epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 1, worktree: '/wt/e', agentId: 'ralph', command: ['claude', '-p', 'go'], pid: 1 }, ralph);
+  const run = await store.finishRun(started.id, { exitCode: 1, signal: null, outputTail: 'working\nError: 401 invalid x-api-key' }, ralph);
   const reason = `agent_failed: Ralph failed 3 times in a row (last: run ${run.id} failed: exit 1); last output: Error: 401 invalid x-api-key`;
-  await store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'agent_failed', me, reason, { role: 'ralph' }));
+  await store.applyEpicEvent(epic.id, 'agent_failed', me, reason, { role: 'ralph' });
   const snap = await loadSnapshot(store, me.worktree, clock.now());
   const row = epicsRoot(snap).find((n) => n.id === `epic:${epic.id}`);
   assert.match(row?.description ?? '', /^blocked .*·  Ralph failed 3 times in a row  ·  standard$/);
@@ -166,10 +162,8 @@ test('a running agent row shows its iteration against the budget: build iteratio
   await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
   await store.approvePlan(epic.id, source, me);
   await store.startEpic(epic.id, source, me);
-  await store.write((db, now) => {
-    startRun(db, now, { epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 2, worktree: '/wt/e', agentId: 'ralph', command: ['claude'], pid: process.pid }, ralph);
-    startRun(db, now, { epicId: planning.id, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
-  });
+  await store.startRun({ epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 2, worktree: '/wt/e', agentId: 'ralph', command: ['claude'], pid: process.pid }, ralph);
+  await store.startRun({ epicId: planning.id, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
   const rows = agentsRoot(await loadSnapshot(store, me.worktree, clock.now()));
   const by = (label: string) => rows.find((r) => r.label === label);
   assert.match(by(`Ralph · ${epic.id}`)?.description ?? '', /^running \d+s · iteration 2\/5$/, 'a trivial epic builds within 5 iterations');
@@ -183,13 +177,10 @@ test('the dashboard shows the debt register and, per epic, the cost and tokens i
   const parked = await store.createEpic({ title: 'Parked', brief: '', priority: 'P2' }, me);
   const none = await store.createEpic({ title: 'Unreported', brief: '', priority: 'P2' }, me);
   await store.applyEpicEvent(parked.id, 'defer', me, 'waiting for the API');
-  await store.write((db, now) => {
-    for (const [epicId, usage] of [[costed.id, { costUsd: 0.5, inputTokens: 1000, outputTokens: 200 }], [costed.id, { costUsd: 0.25, inputTokens: 10, outputTokens: 5 }], [none.id, null]] as const) {
-      const run = startRun(db, now, { epicId, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
-      const ended = finishRun(db, now, run.id, { exitCode: 0, signal: null }, ralph);
-      if (usage) recordRunUsage(db, ended, { ...usage, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null });
-    }
-  });
+  for (const [epicId, usage] of [[costed.id, { costUsd: 0.5, inputTokens: 1000, outputTokens: 200 }], [costed.id, { costUsd: 0.25, inputTokens: 10, outputTokens: 5 }], [none.id, null]] as const) {
+    const run = await store.startRun({ epicId, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
+    await store.finishRun(run.id, { exitCode: 0, signal: null, usage: usage ? { ...usage, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null } : null }, ralph);
+  }
   const dash = await dashboardData(store, await loadSnapshot(store, me.worktree, clock.now()), null);
   const by = (id: string) => dash.epics.find((e) => e.id === id);
   assert.deepEqual([by(costed.id)?.costUsd, by(costed.id)?.tokens], [0.75, 1215]);

@@ -1,11 +1,6 @@
-import { detectAgentClis } from '../../core/agents/detect.ts';
-import { AGENT_PRESETS, findPreset, PRESET_ROLES } from '../../core/agents/presets.ts';
-import { presetRoles, writeRoleCommands } from '../../core/agents/roleConfig.ts';
-import { configPathFor } from '../../core/runs/roles.ts';
-import { allowWrittenConfig, trustStatus, trustTargetFor } from '../../core/trust/trust.ts';
+import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, presetRoles, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
-import { ensureGitignored } from '../../core/git/gitignore.ts';
 import { output } from '../output.ts';
 
 export const agentsCommand: Command = {

@@ -1,7 +1,4 @@
-import { UsageError } from '../../core/errors.ts';
-import { loadRoleCommands } from '../../core/runs/roles.ts';
-import { shellQuote } from '../../core/store/sqlite/maintenance.ts';
-import { allowConfig, revokeConfig, trustStatus, trustTargetFor, type TrustStatus } from '../../core/trust/trust.ts';
+import { allowConfig, loadRoleCommands, revokeConfig, shellQuote, trustStatus, type TrustStatus, trustTargetFor, UsageError } from '../../core/index.ts';
 import { flag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';

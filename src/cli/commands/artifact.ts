@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.ts';
+import { UsageError } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';

@@ -1,6 +1,6 @@
 import { int } from '../args.ts';
 import { arg, LEASE_OPTION, PLAN_ARG, type Command } from '../command.ts';
-import { takenOverText } from '../../core/names.ts';
+import { takenOverText } from '../../core/index.ts';
 import { output, until } from '../output.ts';
 
 export const claimCommand: Command = {

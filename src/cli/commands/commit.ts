@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../../core/errors.ts';
-import { commitStep, resolveTarget } from '../../core/git/commit.ts';
+import { commitStep, UsageError } from '../../core/index.ts';
 import { flag, str } from '../args.ts';
 import { TOKEN_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -32,7 +31,7 @@ export const commitCommand: Command = {
     const actor = ctx.actor;
     const step = str(ctx.args, 'step') ?? (ctx.env.SPRINGFIELD_STEP || undefined);
     const store = planningStore(ctx, 'write');
-    const target = resolveTarget(store.db, { step, planPath: planKey(ctx), worktree: actor.worktree, agent: actor.agent });
+    const target = await store.commitTarget({ step, planPath: planKey(ctx), worktree: actor.worktree, agent: actor.agent });
     const source = ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.planPath));
     const r = await commitStep({
       store, source, anchor: target.anchor, actor, message, cwd: actor.worktree, env: ctx.env,

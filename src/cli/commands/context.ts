@@ -1,5 +1,4 @@
-import { UsageError } from '../../core/errors.ts';
-import { AGENT_ROLES } from '../../core/runs/roles.ts';
+import { AGENT_ROLES, UsageError } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { output } from '../output.ts';

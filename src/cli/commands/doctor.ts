@@ -1,5 +1,4 @@
-import { listWorktrees } from '../../core/git/worktrees.ts';
-import { diagnose, type CheckResult } from '../../core/store/sqlite/doctor.ts';
+import { type CheckResult, diagnose, listWorktrees } from '../../core/index.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';
 

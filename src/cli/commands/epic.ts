@@ -1,13 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { COMPLEXITY_POLICY, parseComplexity } from '../../core/epics/complexity.ts';
-import { blockDetails, isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
-import { listRuns } from '../../core/store/sqlite/runs.ts';
-import { parsePriority } from '../../core/epics/ids.ts';
-import { allowedEvents, isEpicStatus, transition } from '../../core/epics/transitions.ts';
-import { RefusedError, UsageError } from '../../core/errors.ts';
-import { firstBadUtf8Line } from '../../core/plan/parse.ts';
+import { allowedEvents, COMPLEXITY_POLICY, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, parseComplexity, parsePriority, RefusedError, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -94,7 +88,8 @@ export const epicShow: Command = {
     const versions = (await store.planVersions(epic.id)).map(({ body: _b, structure: _s, ...v }) => v);
     const plan = (await store.showPlans()).find((p) => p.epic_id === epic.id) ?? null;
     const signals = await store.signals(epic.id);
-    const { blocked, runs } = await store.read((db) => ({ blocked: blockDetails(db, epic), runs: listRuns(db, { epicId: epic.id, limit: 5 }) }));
+    const blocked = await store.blockDetails(epic.id);
+    const runs = await store.runs({ epicId: epic.id, limit: 5 });
     const recent = runs.map((r) => ({ id: r.id, role: r.role, step_anchor: r.step_anchor, status: r.status, exit_code: r.exit_code, outcome_reason: r.outcome_reason, started_at: r.started_at, ended_at: r.ended_at }));
     const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, recent_runs: recent };
     return output(json, renderEpic(json));

@@ -1,12 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../../core/errors.ts';
-import { ProcessLauncher } from '../../core/orchestrate/agentLauncher.ts';
-import { dryRun } from '../../core/orchestrate/dryRun.ts';
-import { Orchestrator } from '../../core/orchestrate/orchestrator.ts';
-import { configPathFor, loadRoleCommands } from '../../core/runs/roles.ts';
-import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
-import type { Action } from '../../core/scheduler/types.ts';
+import { type Action, configPathFor, dryRun, loadRoleCommands, Orchestrator, ProcessLauncher, requireAllowed, trustTargetFor, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import type { Command } from '../command.ts';
 import { output, type CommandOutput } from '../output.ts';

@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { approveWithHandoff } from '../../core/epics/approveFlow.ts';
-import type { PlanVersionRow } from '../../core/epics/planApproval.ts';
-import { recordPlanningNote } from '../../core/epics/planningNotes.ts';
-import { UsageError } from '../../core/errors.ts';
-import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
-import { parsePlan } from '../../core/plan/parse.ts';
+import { approveWithHandoff, describeDrift, parsePlan, type PlanStructure, type PlanVersionRow, UsageError } from '../../core/index.ts';
 import { int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -89,7 +84,7 @@ export const planNote: Command = {
     if (!/^[a-z][a-z0-9_]{0,39}$/.test(kind)) throw new UsageError('bad_option', `--kind needs a lowercase word like research, got '${kind}'`);
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'plan note' needs --summary TEXT");
     const store = planningStore(ctx, 'write');
-    const n = await store.write((db, now) => recordPlanningNote(db, now.toISOString(), arg(ctx, 0), kind, summary, ctx.actor));
+    const n = await store.recordPlanningNote(arg(ctx, 0), kind, summary, ctx.actor);
     return output({ epic_id: arg(ctx, 0), ...n }, `Recorded ${n.kind} note #${n.id} on ${arg(ctx, 0)}`);
   },
 };

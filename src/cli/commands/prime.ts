@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { primeText, writePrimeSection } from '../../core/agents/prime.ts';
-import { UsageError } from '../../core/errors.ts';
+import { primeText, UsageError, writePrimeSection } from '../../core/index.ts';
 import { str } from '../args.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';

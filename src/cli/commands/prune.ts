@@ -1,9 +1,5 @@
 import { existsSync } from 'node:fs';
-import { RefusedError, UsageError } from '../../core/errors.ts';
-import { listWorktrees } from '../../core/git/worktrees.ts';
-import { planRoots } from '../../core/store/sqlite/maintenance.ts';
-import { prunePlans } from '../../core/store/sqlite/prune.ts';
-import type { Actor } from '../../core/store/types.ts';
+import { type Actor, listWorktrees, planRoots, RefusedError, UsageError } from '../../core/index.ts';
 import { flag } from '../args.ts';
 import type { Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -22,9 +18,7 @@ export const pruneCommand: Command = {
     if (roots.length === 0) throw new RefusedError('no_worktrees', 'no worktree to look for plan files in; nothing pruned');
     const actor = maintenanceActor(ctx);
     const store = ctx.store(dryRun || !existsSync(ctx.dbPath) ? 'read' : 'write');
-    const r = dryRun
-      ? await store.read((db, now) => prunePlans(db, now, actor, roots, true))
-      : await store.write((db, now) => prunePlans(db, now, actor, roots, false));
+    const r = await store.prunePlans(roots, actor, { dryRun });
     const verb = dryRun ? 'Would prune' : 'Pruned';
     const text = r.pruned.length === 0 && r.dangling_rows === 0
       ? 'Nothing to prune: every plan file exists.'

@@ -1,8 +1,5 @@
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../core/errors.ts';
-import { readStepTrailers } from '../../core/git/trailers.ts';
-import { reconcileTrailers } from '../../core/git/reconcile.ts';
-import { requirePlan } from '../../core/store/sqlite/rows.ts';
+import { readStepTrailers, UsageError } from '../../core/index.ts';
 import { flag } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -21,11 +18,11 @@ export const reconcileCommand: Command = {
     const planPath = ctx.args.positionals.length > 0 ? ctx.planKey(arg(ctx, 0)) : undefined;
     if (!existsSync(ctx.dbPath)) throw new UsageError('no_database', `${ctx.dbPath}: no Springfield state here yet, so nothing to reconcile; run 'springfield init <plan.md>' first`);
     const store = ctx.store('write');
-    if (planPath !== undefined) await store.read((db) => requirePlan(db, planPath));
+    if (planPath !== undefined) await store.plan(planPath);
     const trailers = readStepTrailers(ctx.location.worktreeRoot ?? ctx.location.commonDir, ctx.env);
     const actor = maintenanceActor(ctx);
     const force = flag(ctx.args, 'force');
-    const r = await store.write((db, now) => reconcileTrailers(db, now, trailers, actor, { force, planPath }));
+    const r = await store.reconcileTrailers(trailers, actor, { force, planPath });
     const warnings = r.conflicts.map((c) => `${c.plan_path} ${c.step_anchor}: the database has commit ${c.db_hash}, git has ${c.git_hash}; ` +
       (c.overwritten ? 'took the git hash (--force)' : 'kept the database hash (use --force to take git\'s)'));
     const lines = [

@@ -1,5 +1,4 @@
-import { UsageError } from '../../core/errors.ts';
-import { reopenStep } from '../../core/store/sqlite/reopen.ts';
+import { UsageError } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -18,7 +17,7 @@ export const reopenCommand: Command = {
     const reason = str(ctx.args, 'reason')?.trim();
     if (!reason) throw new UsageError('missing_option', "reopen needs --reason TEXT (it is recorded in the event log)");
     const plan = ctx.planKey(arg(ctx, 0));
-    const r = await ctx.store('write').write((db, now) => reopenStep(db, now, plan, arg(ctx, 1), ctx.actor, reason));
+    const r = await ctx.store('write').reopen(plan, arg(ctx, 1), ctx.actor, reason);
     const lines = [`Reopened ${r.steps_reopened.join(' and ')} (${r.status} now${r.previous_commit ? `; was completed by commit ${r.previous_commit}` : ''})`];
     for (const f of r.dependents_fenced) lines.push(`  ${f.step_anchor}: claim of ${f.previous_holder ?? 'nobody'} reset (it depends on ${r.step_anchor}); token now ${f.claim_token}`);
     if (r.plan_reopened) lines.push(`  ${r.plan_path} is active again`);

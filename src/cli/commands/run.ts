@@ -1,43 +1,14 @@
 import { dirname, join } from 'node:path';
-import { getEpic } from '../../core/epics/epicStore.ts';
-import { EnvironmentError, SpringfieldError, UsageError } from '../../core/errors.ts';
-import { isAncestor, readHead, shortRef, type Head } from '../../core/git/head.ts';
-import { expandAgentArgv } from '../../core/runs/agentArgv.ts';
-import { agentEnv } from '../../core/runs/agentEnv.ts';
-import { startGroup, type GroupEnd } from '../../core/runs/processGroup.ts';
-import { finishRun, progressMarks, setAgentPid, startRun, type ProgressMarks } from '../../core/runs/recordRun.ts';
-import { AGENT_ROLES, configPathFor, loadRoleCommands, timeoutFor, usageSpecFor, type AgentRole } from '../../core/runs/roles.ts';
-import { ensureOwnDirectory, writeExclusive } from '../../core/safeFiles.ts';
-import { requireAllowed, trustTargetFor } from '../../core/trust/trust.ts';
-import { heartbeat } from '../../core/store/sqlite/claims.ts';
-import { assertHolder, findPlan, ownerOf, requireStep } from '../../core/store/sqlite/rows.ts';
-import type { RunView } from '../../core/store/sqlite/runs.ts';
-import type { Database } from '../../core/store/sqlite/sqlite.ts';
-import type { SqliteStore } from '../../core/store/sqlite/sqliteStore.ts';
-import type { Actor } from '../../core/store/types.ts';
+import { AGENT_ROLES, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, readHead, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
-import { readUsage } from '../../core/agents/usage.ts';
-import { recordRunUsage } from '../../core/store/sqlite/runs.ts';
 import { contextForRole } from '../rolePromptText.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-interface Prepared {
-  readonly run: RunView;
-  readonly planPath: string | null;
-  readonly stepAnchor: string | null;
-  /** The holder's identity with the claim's current token: what heartbeats are fenced by. */
-  readonly holder: Actor;
-  readonly agent: string;
-  readonly marks: ProgressMarks;
-  /** The run works in the epic's own worktree (the scheduler's), not a person's: its branch must not change. */
-  readonly ownWorktree: boolean;
-}
 
 export const runCommand: Command = {
   name: 'run',
@@ -81,7 +52,7 @@ export const runCommand: Command = {
     const before = readHead(actor.worktree, ctx.env);
     const launchId = ctx.env.SPRINGFIELD_LAUNCH_ID || null;
 
-    const prepared = await store.write((db, now) => prepare(db, now, { role, epicId, planArg, stepAnchor, command, actor, leaseSeconds, headBefore: before?.commit ?? null, launchId }));
+    const prepared = await store.beginAgentRun({ role, epicId, planArg, stepAnchor, command, actor, leaseSeconds, headBefore: before?.commit ?? null, launchId, pid: process.pid });
     const contextFile = await writeContextFile(ctx, store, prepared);
     const values = {
       epic: epicId, step: prepared.stepAnchor, plan: prepared.planPath, worktree: actor.worktree, claimToken: prepared.holder.token ?? null,
@@ -103,17 +74,17 @@ export const runCommand: Command = {
     // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
     const usageSpec = usageSpecFor(config, role);
     const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000, captureStdoutBytes: usageSpec ? USAGE_CAPTURE_BYTES : 0 },
-      (pid) => store.write((db) => setAgentPid(db, prepared.run.id, pid)));
+      (pid) => store.setAgentPid(prepared.run.id, pid));
     clearInterval(timer);
     const after = readHead(actor.worktree, ctx.env);
     // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
     const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : prepared.ownWorktree ? branchFault(before, after) : null;
     const reopen = fault !== null && !ended.spawnError && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
     const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
-    const run = await store.write((db, now) => recordRunUsage(db, finishRun(db, now, prepared.run.id, {
+    const run = await store.finishRun(prepared.run.id, {
       exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
-      fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds,
-    }, actor), usage));
+      fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds, usage,
+    }, actor);
 
     const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
     const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
@@ -138,9 +109,9 @@ function branchFault(before: Head | null, after: Head | null): string | null {
 }
 
 /** Whether the run's step was completed by this run with a commit that is not on `branch`. */
-async function completedOffBranch(store: SqliteStore, p: Prepared, worktree: string, branch: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+async function completedOffBranch(store: Store, p: AgentRunStart, worktree: string, branch: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   if (!p.planPath || !p.stepAnchor || p.holder.token == null) return false;
-  const step = await store.read((db) => requireStep(db, p.planPath ?? '', p.stepAnchor ?? ''));
+  const step = await store.stepRecord(p.planPath ?? '', p.stepAnchor ?? '');
   if (step.status !== 'completed' || step.completed_token !== p.holder.token) return false;
   return step.commit_hash === null || !isAncestor(worktree, step.commit_hash, branch, env);
 }
@@ -152,56 +123,11 @@ function roleOf(given: string | undefined): AgentRole {
   return role;
 }
 
-interface PrepareInput {
-  readonly role: AgentRole;
-  readonly epicId: string;
-  readonly planArg: string | undefined;
-  readonly stepAnchor: string | null;
-  readonly command: readonly string[];
-  readonly actor: Actor;
-  readonly leaseSeconds: number;
-  readonly headBefore: string | null;
-  readonly launchId: string | null;
-}
-
-/** In one transaction: checks the epic (and that this worktree holds the step, renewing its lease), then records the run. */
-function prepare(db: Database, now: Date, input: PrepareInput): Prepared {
-  const { actor, stepAnchor } = input;
-  const epic = getEpic(db, input.epicId);
-  const planPath = input.planArg ?? epicPlan(db, epic.id);
-  const owning = planPath !== null ? findPlan(db, planPath)?.epic_id : null;
-  if (owning && owning !== epic.id) throw new UsageError('wrong_plan', `${planPath} belongs to epic ${owning}, not ${epic.id}`);
-  let holder: Actor = { ...actor, token: null };
-  let agent = actor.agent;
-  if (stepAnchor !== null) {
-    if (planPath === null) throw new UsageError('no_plan', `${epic.id} has no plan yet; pass --plan PATH with --step`);
-    const owner = ownerOf(db, requireStep(db, planPath, stepAnchor));
-    assertHolder(owner, actor, 'run an agent on');
-    holder = { ...actor, token: owner.claim_token };
-    agent ??= owner.claimed_agent;
-    heartbeat(db, now, planPath, stepAnchor, holder, input.leaseSeconds);
-  }
-  agent ??= input.role;
-  const run = startRun(db, now, {
-    epicId: epic.id, planPath, stepAnchor, role: input.role, iteration: input.role === 'lisa' ? epic.plan_iteration : epic.iteration,
-    worktree: actor.worktree, agentId: agent, command: input.command, pid: process.pid,
-    claimToken: holder.token ?? null, headBefore: input.headBefore, launchId: input.launchId,
-  }, actor);
-  return { run, planPath, stepAnchor, holder, agent, marks: progressMarks(db, epic.id, planPath, stepAnchor), ownWorktree: epic.worktree_path === actor.worktree };
-}
-
-/** The epic's live plan, else the plan of its latest proposed version, else none. */
-function epicPlan(db: Database, epicId: string): string | null {
-  const live = db.prepare('SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(epicId) as string | undefined;
-  const proposed = db.prepare('SELECT plan_path FROM plan_versions WHERE epic_id = ? ORDER BY version DESC LIMIT 1').pluck().get(epicId) as string | undefined;
-  return live ?? proposed ?? null;
-}
-
 /**
  * Writes the run's context as markdown under the database folder (`context/<run-id>-<random>.md`,
  * created new: never through a link planted there); a failure ends the run as failed.
  */
-async function writeContextFile(ctx: CliContext, store: SqliteStore, p: Prepared): Promise<string> {
+async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart): Promise<string> {
   const dir = join(dirname(ctx.dbPath), 'context');
   const file = join(dir, `${p.run.id}-….md`);
   try {
@@ -209,7 +135,7 @@ async function writeContextFile(ctx: CliContext, store: SqliteStore, p: Prepared
     ensureOwnDirectory(dir);
     return writeExclusive(dir, String(p.run.id), '.md', contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
   } catch (err) {
-    await store.write((db, now) => finishRun(db, now, p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder));
+    await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder);
     if (err instanceof SpringfieldError) throw err;
     throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${err instanceof Error ? err.message : String(err)}); run ${p.run.id} recorded as failed`);
   }

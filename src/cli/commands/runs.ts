@@ -1,6 +1,4 @@
-import { countSessions } from '../../core/runs/recordRun.ts';
-import { AGENT_ROLES } from '../../core/runs/roles.ts';
-import { listRuns, usageByEpic, type RunView } from '../../core/store/sqlite/runs.ts';
+import { AGENT_ROLES, type RunView } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { duration, output } from '../output.ts';
@@ -23,11 +21,10 @@ export const runsCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     const epicId = str(ctx.args, 'epic');
-    const { runs, sessions, usage } = await ctx.store('read').read((db) => ({
-      runs: listRuns(db, { epicId, active: flag(ctx.args, 'active'), limit: int(ctx.args, 'limit') }),
-      sessions: countSessions(db, epicId),
-      usage: usageByEpic(db, epicId),
-    }));
+    const store = ctx.store('read');
+    const [runs, sessions, usage] = await Promise.all([
+      store.runs({ epicId, active: flag(ctx.args, 'active'), limit: int(ctx.args, 'limit') }), store.sessionCounts(epicId), store.usageByEpic(epicId),
+    ]);
     const all = flag(ctx.args, 'output');
     const lines = runs.length === 0 ? ['No runs.'] : runs.flatMap((r) => [describe(r), ...outputLines(r, all)]);
     const epics = Object.entries(sessions);

@@ -1,8 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { SIGNAL_DECISIONS, type SignalDecision, type SignalLocation } from '../../core/epics/signals.ts';
-import { isSignalType, SIGNAL_TYPES } from '../../core/epics/transitions.ts';
-import { UsageError } from '../../core/errors.ts';
+import { isSignalType, SIGNAL_DECISIONS, SIGNAL_TYPES, type SignalDecision, type SignalLocation, UsageError } from '../../core/index.ts';
 import { flag, str, wholeNumber } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';

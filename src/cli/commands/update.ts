@@ -1,6 +1,4 @@
-import { UsageError } from '../../core/errors.ts';
-import type { ItemKind } from '../../core/plan/types.ts';
-import { ITEM_STATUSES, type ItemChange, type ItemStatus, type UpdateResult } from '../../core/store/types.ts';
+import { ITEM_STATUSES, type ItemChange, type ItemKind, type ItemStatus, type UpdateResult, UsageError } from '../../core/index.ts';
 import { pairs, str, wholeNumber, type OptionSpec, type ParsedArgs } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';

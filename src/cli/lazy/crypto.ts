@@ -13,3 +13,9 @@ export function createHash(algorithm: string, options?: crypto.HashOptions): cry
 export function randomBytes(size: number): Buffer {
   return real().randomBytes(size);
 }
+
+// Named so core's every import of node:crypto resolves here (the step commands import core through
+// src/core/index.ts); the scheduler's launch ids never run in a step command.
+export function randomUUID(): `${string}-${string}-${string}-${string}-${string}` {
+  return real().randomUUID();
+}

@@ -1,4 +1,4 @@
-import type { ContextView } from '../../core/epics/context.ts';
+import type { ContextView } from '../../core/index.ts';
 
 /** The context as markdown an agent can read top to bottom. */
 export function renderContext(c: ContextView): string {

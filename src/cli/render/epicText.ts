@@ -1,4 +1,4 @@
-import type { SignalView } from '../../core/epics/signals.ts';
+import type { SignalView } from '../../core/index.ts';
 import { progressBar } from '../../shared/format.ts';
 
 interface EpicLine {

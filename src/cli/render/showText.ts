@@ -1,4 +1,4 @@
-import type { PlanView, StepView } from '../../core/store/types.ts';
+import type { PlanView, StepView } from '../../core/index.ts';
 import { percent, percentBar } from '../../shared/format.ts';
 import { until } from '../output.ts';
 

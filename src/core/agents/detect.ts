@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { AGENT_PRESETS, type AgentPreset } from './presets.ts';
+import { AGENT_PRESETS, type AgentPreset } from '../runs/presets.ts';
 
 export interface FoundCli {
   readonly preset: string;

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
-import type { ContextView } from '../epics/context.ts';
+import type { ContextView } from '../store/epicTypes.ts';
 
 /** The prompts shipped with Springfield (src/core/agents/prompts/*.md), overridable per repository. */
 export const PROMPT_NAMES = ['lisa', 'ralph', 'ralph-fix', 'bart'] as const;

@@ -6,17 +6,16 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
-import type { ContextView } from '../epics/context.ts';
-import type { SignalLocation } from '../epics/signals.ts';
 import type { SignalType } from '../epics/transitions.ts';
 import { UsageError } from '../errors.ts';
-import { commitStep, resolveTarget } from '../git/commit.ts';
+import { commitStep } from '../git/commit.ts';
 import type { RepoLocation } from '../git/repo.ts';
 import { readPlanFile } from '../plan/parse.ts';
-import type { ItemKind } from '../plan/types.ts';
-import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
-import type { Actor, ItemChange, ItemStatus, PlanSource } from '../store/types.ts';
+import type { ItemKind, PlanSource } from '../plan/types.ts';
+import type { Store } from '../store/index.ts';
+import type { Actor, ItemChange, ItemStatus } from '../store/types.ts';
 import { ClaimInput, CommitInput, ContextInput, SignalInput, TOOL_META, UpdateInput, type ToolKey } from './toolSchemas.ts';
+import type { ContextView, SignalLocation } from '../store/epicTypes.ts';
 
 /** What a tool call acts with: the repository, who acts, and the store (opened by the adapter). */
 export interface ToolSession {
@@ -24,7 +23,7 @@ export interface ToolSession {
   readonly actor: Actor;
   /** Environment for git (commit). */
   readonly env: NodeJS.ProcessEnv;
-  withStore<T>(fn: (store: SqliteStore) => Promise<T>): Promise<T>;
+  withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   /** The CLI's markdown rendering of a context (src/cli/render/contextText.ts). */
   renderContext(view: ContextView): string;
 }
@@ -113,7 +112,7 @@ async function update(s: ToolSession, input: z.infer<typeof UpdateInput>): Promi
 async function commit(s: ToolSession, input: z.infer<typeof CommitInput>): Promise<ToolOutcome> {
   const planKey = input.plan !== undefined ? repoPath(s, input.plan, 'plan') : undefined;
   return s.withStore(async (store) => {
-    const target = resolveTarget(store.db, { step: input.step, planPath: planKey, worktree: s.actor.worktree, agent: s.actor.agent });
+    const target = await store.commitTarget({ step: input.step, planPath: planKey, worktree: s.actor.worktree, agent: s.actor.agent });
     const source = planSource(s, target.planPath);
     const r = await commitStep({ store, source, anchor: target.anchor, actor: s.actor, message: input.message, cwd: s.actor.worktree, env: s.env, add: true, forceReason: null });
     const short = r.commit_hash.slice(0, 12);

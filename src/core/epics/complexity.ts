@@ -91,3 +91,8 @@ export function parseComplexity(text: string): Complexity {
     `invalid complexity "${text}"; expected one of: ${COMPLEXITIES.join(', ')}`,
   );
 }
+
+/** The build-iteration budget of an epic: its explicit override, else its complexity's. */
+export function buildBudget(epic: { readonly max_iterations: number | null; readonly complexity: Complexity }): number {
+  return epic.max_iterations ?? COMPLEXITY_POLICY[epic.complexity].buildIterations;
+}

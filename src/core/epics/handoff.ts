@@ -1,7 +1,13 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Plan } from '../plan/types.ts';
-import type { EpicRow } from './epicStore.ts';
+import type { Complexity } from './complexity.ts';
+
+/** What a handoff says of its epic. */
+export interface HandoffEpic {
+  readonly id: string;
+  readonly title: string;
+  readonly brief: string;
+  readonly complexity: Complexity;
+}
 
 /** The handoff file name for an epic (ADR-008 §2). */
 export function handoffFileName(epicId: string): string {
@@ -9,7 +15,7 @@ export function handoffFileName(epicId: string): string {
 }
 
 /** Intent from the brief, Approach and Constraints from the plan's prose sections. */
-export function renderHandoff(epic: EpicRow, plan: Plan, planPath: string): string {
+export function renderHandoff(epic: HandoffEpic, plan: Plan, planPath: string): string {
   const section = (name: string) => plan.sections[name]?.trim() || '_Not stated in the plan._';
   return [
     `# ${handoffFileName(epic.id)} — ${epic.title}`,
@@ -29,12 +35,4 @@ export function renderHandoff(epic: EpicRow, plan: Plan, planPath: string): stri
     section('Constraints'),
     '',
   ].join('\n');
-}
-
-/** Writes the handoff once; an existing file is immutable and left as it is. Returns its path and whether it wrote. */
-export function writeHandoffOnce(dir: string, epic: EpicRow, plan: Plan, planPath: string): { path: string; written: boolean } {
-  const path = join(dir, handoffFileName(epic.id));
-  if (existsSync(path)) return { path, written: false };
-  writeFileSync(path, renderHandoff(epic, plan, planPath), { flag: 'wx' });
-  return { path, written: true };
 }

@@ -126,3 +126,8 @@ export function isEpicEvent(s: string): s is EpicEvent {
 export function isSignalType(s: string): s is SignalType {
   return (SIGNAL_TYPES as readonly string[]).includes(s);
 }
+
+/** True when the epic is blocked by a fault a person lifts with retry (agent_failed or plan_drift). */
+export function isRetryable(epic: { readonly status: EpicStatus; readonly status_reason: string | null }): boolean {
+  return epic.status === 'blocked' && RETRYABLE_BLOCKS.some((e) => epic.status_reason?.startsWith(`${e}:`) === true);
+}

@@ -7,10 +7,9 @@ import type { RunConfig } from '../runs/roles.ts';
 import { decide } from '../scheduler/decide.ts';
 import type { Action } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
-import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
+import type { Store } from '../store/index.ts';
 import type { Waiting } from './orchestrator.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
-import { schedulerSnapshot } from './snapshot.ts';
 
 export interface DryRun {
   readonly dry_run: true;
@@ -22,9 +21,9 @@ export interface DryRun {
   readonly running: number;
 }
 
-/** The pass decide() would take at `now`; reads the store only. */
-export async function dryRun(store: SqliteStore, mainRoot: string, config: RunConfig, now = new Date()): Promise<DryRun> {
-  const snapshot = await store.read((db) => schedulerSnapshot(db, now));
+/** The pass decide() would take at `now`, from the store's snapshot (read by its clock); reads the store only. */
+export async function dryRun(store: Store, mainRoot: string, config: RunConfig, now = new Date()): Promise<DryRun> {
+  const snapshot = await store.schedulerSnapshot();
   const scheduler = schedulerConfigOf(config, mainRoot);
   const actions = decide(snapshot, scheduler, now);
   const waiting: Waiting[] = [];

@@ -1,29 +1,24 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { applyEpicEvent, getEpic, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPullRequest, type EpicRow } from '../epics/epicStore.ts';
 import { handoffFileName } from '../epics/handoff.ts';
-import { handoffText } from '../epics/handoffVersions.ts';
-import { planMdWithRetrospective, recordRetrospective, renderRetrospective, retrospective } from '../epics/retrospective.ts';
-import { approvedVersion, finishEpic, livePlanPath, planDrift } from '../epics/planApproval.ts';
+import { planMdWithRetrospective, renderRetrospective } from '../epics/retrospective.ts';
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
-import { finishRun, SETUP_ROLE, startRun } from '../runs/recordRun.ts';
 import { timeoutFor, type RunConfig } from '../runs/roles.ts';
-import { lastVerdict, latestRun, recordVerification } from '../store/sqlite/runs.ts';
-import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../store/types.ts';
+import { SETUP_ROLE, type Actor, type EpicRow, type Store } from '../store/index.ts';
 import { rebaseOntoMain, squashMerge } from './merge.ts';
 import { openPullRequest, PullRequestBlocked, pullRequestState } from './pullRequest.ts';
 import { archiveWorktree, setUpWorktree, setupWanted } from './setup.ts';
 import { renderSummary, summaryFileName, writeSummary } from './summary.ts';
 import { displayCommand, runVerification, SlotPool } from './verify.ts';
-import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree, type ApprovedPlan } from './epicWorktree.ts';
+import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree } from './epicWorktree.ts';
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
+import type { PlanSource } from '../plan/types.ts';
 
 export interface EpicWorkOptions {
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly mainRoot: string;
   readonly config: RunConfig;
   readonly log: (line: string) => void;
@@ -51,11 +46,11 @@ export class EpicWork {
   }
 
   async startEpic(epicId: string): Promise<void> {
-    const { planPath, approved } = await this.o.store.read((db) => ({ planPath: livePlanPath(db, epicId), approved: approvedPlanOf(getEpic(db, epicId), db) }));
+    const { livePlanPath: planPath, approved } = await this.o.store.epicPlans(epicId);
     if (!planPath) throw new Error(`${epicId} has no approved plan`);
     const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation, approved ?? undefined);
     if (wt.dirty.length > 0) this.o.log(`${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`);
-    await this.o.store.write((db, now) => setEpicWorktree(db, now.toISOString(), epicId, wt.path, wt.branch));
+    await this.o.store.setEpicWorktree(epicId, wt.path, wt.branch);
     const t = await this.o.store.startEpic(epicId, loadPlanSource(this.planRoot(wt.path, planPath), planPath), this.actor);
     this.o.log(`${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && approved ? ` with approved plan v${approved.version} committed` : ''}`);
   }
@@ -72,17 +67,17 @@ export class EpicWork {
   async tidy(epic: EpicRow): Promise<void> {
     if (!epic.worktree_path || !epic.branch || epic.worktree_path === this.o.mainRoot) return;
     if (!existsSync(epic.worktree_path)) {
-      const approved = await this.o.store.read((db) => approvedPlanOf(epic, db));
+      const approved = (await this.o.store.epicPlans(epic.id)).approved;
       await ensureEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation, approved ?? undefined);
       this.o.log(`${epic.id}: its worktree was gone; made it again at ${epic.worktree_path}`);
     }
-    const last = await this.o.store.read((db) => latestRun(db, epic.id));
+    const last = await this.o.store.latestRun(epic.id);
     const label = last ? `after run ${last.id} (${last.role}${last.step_anchor ? ` on ${last.step_anchor}` : ''}, ${last.status})` : 'found in the worktree';
     const report = await tidyWorktree(epic.worktree_path, epic.branch.replace(/^refs\/heads\//, ''), label);
     const line = describeTidy(report);
     if (!line) return;
     this.o.log(`${epic.id}: ${line}`);
-    await this.o.store.write((db, now) => recordWorktreeEvent(db, now.toISOString(), epic.id, this.actor, 'tidy', line, { ...report }));
+    await this.o.store.recordWorktreeEvent(epic.id, this.actor, 'tidy', line, { ...report });
   }
 
   /**
@@ -91,7 +86,7 @@ export class EpicWork {
    * (plan_drift) with the changes and null is returned, so no builder starts.
    */
   async builderPlan(epic: EpicRow, planPath: string, worktree: string): Promise<PlanSource | null> {
-    const approved = await this.o.store.read((db) => approvedPlanOf(epic, db));
+    const approved = (await this.o.store.epicPlans(epic.id)).approved;
     if (approved && worktree !== this.o.mainRoot && !existsSync(join(worktree, planPath))) {
       await depositApprovedPlan(worktree, epic.id, approved);
       this.o.log(`${epic.id}: ${planPath} was missing from the worktree; committed the approved v${approved.version} again`);
@@ -101,13 +96,13 @@ export class EpicWork {
     try {
       source = loadPlanSource(worktree, planPath);
       const current = source;
-      changes = await this.o.store.read((db) => planDrift(db, planPath, current));
+      changes = await this.o.store.planDrift(planPath, current);
     } catch (err) {
       changes = [err instanceof Error ? err.message : String(err)];
     }
     if (changes.length === 0) return source;
     const reason = `plan_drift: ${planPath} in ${worktree} differs from the approved${approved ? ` v${approved.version}` : ''} (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? '; …' : ''}); restore it (springfield plan show ${epic.id} has the approved text) and retry`;
-    const t = await this.o.store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'plan_drift', this.actor, reason, { plan_path: planPath, changes }));
+    const t = await this.o.store.applyEpicEvent(epic.id, 'plan_drift', this.actor, reason, { plan_path: planPath, changes });
     this.o.log(`${epic.id}: ${t.from} → ${t.to}: no builder starts on a drifted plan — ${reason}`);
     return null;
   }
@@ -135,15 +130,15 @@ export class EpicWork {
     if (!worktree) return;
     const commands = this.o.config.setup;
     const shown = commands.length ? commands.map(displayCommand) : ['copy the files .worktreeinclude lists'];
-    const run = await this.o.store.write((db, now) => startRun(db, now, {
+    const run = await this.o.store.startRun({
       epicId, planPath: null, stepAnchor: null, role: SETUP_ROLE, iteration: epic.iteration, worktree, agentId: SETUP_ROLE, command: shown, pid: process.pid,
-    }, this.actor));
+    }, this.actor);
     this.o.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
     const r = await setUpWorktree({
       mainRoot: this.o.mainRoot, worktree, commands, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
       env: { ...this.childEnv(), SPRINGFIELD_EPIC: epicId, SPRINGFIELD_WORKTREE: worktree, SPRINGFIELD_MAIN_WORKTREE: this.o.mainRoot },
     });
-    const ended = await this.o.store.write((db, now) => finishRun(db, now, run.id, { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason }, this.actor));
+    const ended = await this.o.store.finishRun(run.id, { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason }, this.actor);
     this.o.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
   }
 
@@ -158,12 +153,12 @@ export class EpicWork {
     await this.tidy(epic);
     const worktree = epic.worktree_path ?? this.o.mainRoot;
     // The evidence is tied to the build it followed: the latest builder run and its step.
-    const build = await this.o.store.read((db) => ({ run: latestRun(db, epicId, 'ralph'), planPath: livePlanPath(db, epicId) }));
+    const build = { run: await this.o.store.latestRun(epicId, 'ralph'), planPath: (await this.o.store.epicPlans(epicId)).livePlanPath };
     const runId = build.run?.id ?? null;
     const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, this.childEnv()));
-    await this.o.store.write((db, now) => {
-      for (const r of results) recordVerification(db, now.toISOString(), { runId, epicId, planPath: build.planPath, stepAnchor: build.run?.step_anchor ?? null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail });
-    });
+    await this.o.store.recordVerifications(results.map((r) => ({
+      runId, epicId, planPath: build.planPath, stepAnchor: build.run?.step_anchor ?? null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail,
+    })));
     const failed = results.find((r) => r.verdict === 'fail');
     this.o.log(`${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`);
   }
@@ -172,11 +167,11 @@ export class EpicWork {
     const epic = await this.o.store.getEpic(epicId);
     await this.tidy(epic);
     const worktree = epic.worktree_path ?? this.o.mainRoot;
-    const path = await this.o.store.read((db, now) => writeSummary(db, now, epicId, worktree));
+    const path = writeSummary(await this.o.store.epicReport(epicId), worktree);
     await gitOutAsync(worktree, ['add', '--', summaryFileName(epicId)], process.env);
     await gitOutAsync(worktree, ['commit', '-q', '-m', `Summary of ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', summaryFileName(epicId)], process.env);
     const verified = this.o.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
-    const t = await this.o.store.write((db, now) => finishEpic(db, now.toISOString(), epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`));
+    const t = await this.o.store.finishEpic(epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`);
     this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
   }
 
@@ -194,7 +189,7 @@ export class EpicWork {
       const { moved } = await rebaseOntoMain(this.o.mainRoot, worktree);
       if (moved && this.o.config.verification.length > 0) {
         await this.verify(epicId);
-        if ((await this.o.store.read((db) => lastVerdict(db, epicId))) === 'fail') {
+        if ((await this.o.store.lastVerdict(epicId)) === 'fail') {
           this.o.log(`${epicId}: verification fails on the new main; not merged (it waits for a fix)`);
           return;
         }
@@ -205,13 +200,10 @@ export class EpicWork {
       return;
     }
     // Lovejoy, mechanically: the retrospective goes into the squash commit (summary and PLAN.md) and the event log.
-    const retro = await this.o.store.read((db, now) => retrospective(db, now, epicId));
+    const retro = await this.o.store.retrospective(epicId);
     const notes = { summary: (text: string) => `${text.trimEnd()}\n\n${renderRetrospective(retro).join('\n')}`, planMd: (text: string) => planMdWithRetrospective(text, epicId, retro) };
     const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes);
-    await this.o.store.write((db, now) => {
-      applyEpicEvent(db, now.toISOString(), epicId, 'merged', this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`);
-      recordRetrospective(db, now.toISOString(), retro, this.actor);
-    });
+    await this.o.store.markMerged(epicId, this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`, retro);
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
@@ -238,11 +230,11 @@ export class EpicWork {
       await this.dropHandoff(epic);
       const body = await this.pullRequestBody(epic);
       const pr = await openPullRequest({ mainRoot: this.o.mainRoot, epicId: epic.id, title: `${epic.title} (${epic.id})`, body, remote });
-      await this.o.store.write((db, now) => setPullRequest(db, now.toISOString(), epic.id, pr.url, this.actor, { remote, base: pr.base, pushed: pr.pushed }));
+      await this.o.store.setPullRequest(epic.id, pr.url, this.actor, { remote, base: pr.base, pushed: pr.pushed });
       this.o.log(`${epic.id}: pushed ${epicBranch(epic.id)} to ${remote} and opened ${pr.url}; done once it is merged there`);
     } catch (err) {
       if (!(err instanceof PullRequestBlocked)) throw err;
-      const t = await this.o.store.write((db, now) => applyEpicEvent(db, now.toISOString(), epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, { remote }));
+      const t = await this.o.store.applyEpicEvent(epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, { remote });
       this.o.log(`${epic.id}: ${t.from} → ${t.to}: ${err.message}; after fixing it: springfield epic retry ${epic.id}`);
     }
   }
@@ -259,7 +251,7 @@ export class EpicWork {
   }
 
   private async pullRequestBody(epic: EpicRow): Promise<string> {
-    const summary = await this.o.store.read((db, now) => renderSummary(db, now, epic.id));
+    const summary = renderSummary(await this.o.store.epicReport(epic.id));
     const commits = (await gitOutAsync(this.o.mainRoot, ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`], process.env)).trim();
     return [summary.replace(/^# .*\n/m, ''), '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
   }
@@ -269,7 +261,7 @@ export class EpicWork {
     const epic = await this.o.store.getEpic(epicId);
     if (epic.status !== 'verified' || !epic.pr_url) return;
     const url = epic.pr_url;
-    await this.o.store.write((db, now) => markPullRequestChecked(db, now.toISOString(), epicId));
+    await this.o.store.markPullRequestChecked(epicId);
     let state;
     try {
       state = await pullRequestState(this.o.mainRoot, url);
@@ -278,20 +270,11 @@ export class EpicWork {
       return;
     }
     if (state.state === 'MERGED') {
-      await this.o.store.write((db, now) => {
-        applyEpicEvent(db, now.toISOString(), epicId, 'merged', this.actor, `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`);
-        recordRetrospective(db, now.toISOString(), retrospective(db, now, epicId), this.actor);
-      });
+      await this.o.store.markMerged(epicId, this.actor, `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`);
       await this.closeWorktree(epic, `pull request ${url} merged`);
     } else if (state.state === 'CLOSED') {
       await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: pull request ${url} was closed without merging`);
       this.o.log(`${epicId}: pull request ${url} was closed without merging; blocked until a person retries`);
     }
   }
-}
-
-/** The approved version's text for the epic's branch, or null before approval. */
-function approvedPlanOf(epic: EpicRow, db: Parameters<typeof approvedVersion>[0]): ApprovedPlan | null {
-  const v = approvedVersion(db, epic);
-  return v ? { planPath: v.plan_path, body: v.body, version: v.version, handoff: handoffText(db, epic) ?? undefined } : null;
 }

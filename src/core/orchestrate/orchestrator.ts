@@ -1,26 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { applyEpicEvent, countIteration, getEpic } from '../epics/epicStore.ts';
-import { livePlanPath } from '../epics/planApproval.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
 import { SpringfieldError } from '../errors.ts';
-import { endGroup, groupOfRun } from '../runs/processGroup.ts';
-import { findOrphans, finishRun, markOrphans, pidAlive, startRun } from '../runs/recordRun.ts';
+import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/roles.ts';
 import { decide } from '../scheduler/decide.ts';
 import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
-import { runsByLaunch } from '../store/sqlite/runs.ts';
-import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
-import type { Actor } from '../store/types.ts';
+import type { Actor, Store } from '../store/index.ts';
 import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
-import { schedulerSnapshot } from './snapshot.ts';
 
 export interface OrchestratorOptions {
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly mainRoot: string;
   readonly config: RunConfig;
   /** argv prefix that runs the springfield CLI, e.g. [process.execPath, '/path/dist/cli.cjs']. */
@@ -99,7 +93,7 @@ export class Orchestrator {
   async tick(): Promise<Action[]> {
     await this.reapOrphans();
     await this.reconcileLaunches();
-    const stored = await this.o.store.read((db, now) => schedulerSnapshot(db, now));
+    const stored = await this.o.store.schedulerSnapshot();
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
     const snapshot = { epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
@@ -178,7 +172,7 @@ export class Orchestrator {
         return true;
       case 'run': return this.launch(a);
       case 'transition': {
-        const t = await this.o.store.write((db, now) => applyEpicEvent(db, now.toISOString(), a.epicId, a.event, this.actor, a.reason, a.data ? { ...a.data } : {}));
+        const t = await this.o.store.applyEpicEvent(a.epicId, a.event, this.actor, a.reason, a.data ?? {});
         this.o.log(`${a.epicId}: ${t.from} → ${t.to} (${a.reason})`);
         if (a.event === 'agent_failed') this.o.log(`${a.epicId}: nothing more is started for it until a person retries: springfield epic retry ${a.epicId}`);
         return true;
@@ -222,12 +216,12 @@ export class Orchestrator {
 
   /** Runs whose supervisor died: their agents' process groups are ended, then the runs are marked lost and release their steps. */
   private async reapOrphans(): Promise<void> {
-    const orphans = await this.o.store.read((db) => findOrphans(db));
+    const orphans = await this.o.store.findOrphans(pidAlive);
     if (orphans.length === 0) return;
     for (const r of orphans) {
       if (r.agent_pid !== null && groupOfRun(r.agent_pid, r.id)) await endGroup(r.agent_pid, this.o.config.killGraceSeconds * 1000);
     }
-    const lost = await this.o.store.write((db, now) => markOrphans(db, pidAlive, now, this.actor));
+    const lost = await this.o.store.markOrphans(pidAlive, this.actor);
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
@@ -244,7 +238,7 @@ export class Orchestrator {
   private async reconcileLaunches(): Promise<void> {
     if (this.launches.size === 0) return;
     const ended = [...this.launches.values()].filter((l) => l.exited !== null);
-    const seen = new Set((await this.o.store.read((db) => runsByLaunch(db, [...this.launches.keys()]))).map((r) => r.launch_id));
+    const seen = new Set((await this.o.store.runsByLaunch([...this.launches.keys()])).map((r) => r.launch_id));
     for (const l of this.launches.values()) if (seen.has(l.id)) this.launches.delete(l.id);
     for (const l of ended) {
       if (seen.has(l.id)) continue;
@@ -252,14 +246,10 @@ export class Orchestrator {
       const tail = l.agent.tail?.() ?? '';
       const last = tail.trim().split('\n').at(-1)?.trim();
       const epicId = l.placeholder.epicId ?? '';
-      const run = await this.o.store.write((db, now) => {
-        const epic = getEpic(db, epicId);
-        const row = startRun(db, now, {
-          epicId, planPath: l.planPath, stepAnchor: l.placeholder.stepAnchor, role: l.role, iteration: l.role === 'lisa' ? epic.plan_iteration : epic.iteration,
-          worktree: l.worktree, agentId: l.role, command: l.command, pid: process.pid, claimToken: l.claimToken, launchId: l.id,
-        }, this.actor);
-        return finishRun(db, now, row.id, { exitCode: l.exited ?? 1, signal: null, outputTail: tail, fault: `springfield run exited ${l.exited} before recording the run${last ? `: ${last}` : ''}` }, this.actor);
-      });
+      const run = await this.o.store.recordFailedLaunch({
+        epicId, planPath: l.planPath, stepAnchor: l.placeholder.stepAnchor, role: l.role,
+        worktree: l.worktree, agentId: l.role, command: l.command, pid: process.pid, claimToken: l.claimToken, launchId: l.id,
+      }, { exitCode: l.exited ?? 1, signal: null, outputTail: tail, fault: `springfield run exited ${l.exited} before recording the run${last ? `: ${last}` : ''}` }, this.actor);
       this.o.log(`${epicId}: ${ROLE_NAMES[l.role]} never started (run #${run.id} recorded as failed: ${run.outcome_reason ?? ''})`);
       this.o.onWrite?.();
     }
@@ -324,12 +314,12 @@ export class Orchestrator {
         this.planningOwner.delete(a.epicId);
       }
     }
-    if (a.newIteration && !(await this.o.store.write((db, now) => countIteration(db, now.toISOString(), a.epicId, this.actor, a.reason)))) {
+    if (a.newIteration && !(await this.o.store.countIteration(a.epicId, this.actor, a.reason))) {
       this.o.log(`${a.epicId}: build budget spent; blocked`);
       if (planningRun && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       return true;
     }
-    const planPath = await this.o.store.read((db) => livePlanPath(db, a.epicId));
+    const planPath = (await this.o.store.epicPlans(a.epicId)).livePlanPath;
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;

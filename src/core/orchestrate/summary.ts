@@ -1,10 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getEpic } from '../epics/epicStore.ts';
-import { listSignals } from '../epics/signals.ts';
-import { showPlans } from '../store/sqlite/queries.ts';
-import { listRuns, listVerifications, usageByEpic, type VerificationView } from '../store/sqlite/runs.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
+import type { EpicReport, UsageByRole, VerificationView } from '../store/index.ts';
 
 export function summaryFileName(epicId: string): string {
   return `SUMMARY-${epicId}.md`;
@@ -14,18 +10,14 @@ export function summaryFileName(epicId: string): string {
  * Mechanical completion's record (pipeline-simplification ADR): steps with their commits,
  * verification evidence, artifacts, signals and sessions spent — assembled, not written by an agent.
  */
-export function renderSummary(db: Database, now: Date, epicId: string): string {
-  const epic = getEpic(db, epicId);
-  const plan = showPlans(db, now).find((p) => p.epic_id === epicId);
-  const runs = listRuns(db, { epicId, limit: 10_000 });
+export function renderSummary(report: EpicReport): string {
+  const { epic, plan, runs, verifications, artifacts, signals } = report;
   const sessions = new Map<string, number>();
   for (const r of runs) sessions.set(r.role, (sessions.get(r.role) ?? 0) + 1);
-  const verifications = listVerifications(db, { epicId, limit: 20 });
-  const artifacts = plan ? db.prepare('SELECT step_anchor, kind, summary FROM artifacts WHERE plan_path = ? ORDER BY id').all(plan.plan_path) as { step_anchor: string; kind: string; summary: string }[] : [];
   const lines = [
     verdictLine(verifications), '',
-    `# ${summaryFileName(epicId)} — ${epic.title}`, '',
-    `Epic \`${epic.id}\` · complexity ${epic.complexity} · build iterations ${epic.iteration} · generated ${now.toISOString()}`, '',
+    `# ${summaryFileName(epic.id)} — ${epic.title}`, '',
+    `Epic \`${epic.id}\` · complexity ${epic.complexity} · build iterations ${epic.iteration} · generated ${report.read_at}`, '',
     '## Steps', '',
     ...(plan?.steps ?? []).flatMap((s) => [s, ...s.substeps]).map((s) => `- ${s.status === 'completed' ? '[x]' : '[ ]'} ${s.anchor} ${s.title}${s.commit_hash ? ` — \`${s.commit_hash.slice(0, 12)}\`` : ''}${s.complete_reason ? ` (forced: ${s.complete_reason})` : ''}`),
     '', '## Verification evidence', '',
@@ -33,16 +25,16 @@ export function renderSummary(db: Database, now: Date, epicId: string): string {
     '', '## Artifacts', '',
     ...(artifacts.length ? artifacts.map((a) => `- ${a.step_anchor} ${a.kind}: ${a.summary}`) : ['- none']),
     '', '## Signals', '',
-    ...(listSignals(db, epicId).map((s) => `- ${s.type}: ${s.summary}${s.resolution ? ` (${s.resolution})` : ''}`)),
+    ...(signals.map((s) => `- ${s.type}: ${s.summary}${s.resolution ? ` (${s.resolution})` : ''}`)),
     '', '## Sessions spent', '',
     ...([...sessions].map(([role, n]) => `- ${role}: ${n}`)), `- total: ${runs.length} (ceremony: 0)`, '',
-    ...costLines(usageByEpic(db, epicId)),
+    ...costLines(report.usage),
   ];
   return lines.join('\n');
 }
 
 /** Tokens and cost by role, when the agents reported them. */
-function costLines(usage: ReturnType<typeof usageByEpic>): string[] {
+function costLines(usage: readonly UsageByRole[]): string[] {
   if (usage.length === 0) return [];
   const cost = usage.reduce((a, u) => a + (u.cost_usd ?? 0), 0);
   return ['## Cost', '', ...usage.map((u) => `- ${u.role}: ${u.cost_usd !== null ? `$${u.cost_usd.toFixed(4)}` : 'no cost reported'}, ${u.input_tokens ?? 0} in / ${u.output_tokens ?? 0} out tokens (${u.runs} run${u.runs === 1 ? '' : 's'})`), `- total: $${cost.toFixed(4)}`, ''];
@@ -61,8 +53,8 @@ export function verdictLine(verifications: readonly VerificationView[]): string 
 }
 
 /** Writes SUMMARY-<epic>.md into the epic's worktree; returns its path. */
-export function writeSummary(db: Database, now: Date, epicId: string, worktree: string): string {
-  const path = join(worktree, summaryFileName(epicId));
-  writeFileSync(path, renderSummary(db, now, epicId));
+export function writeSummary(report: EpicReport, worktree: string): string {
+  const path = join(worktree, summaryFileName(report.epic.id));
+  writeFileSync(path, renderSummary(report));
   return path;
 }

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import type { PlanSource } from '../store/types.ts';
 import { parsePlanBytes, readPlanBytes } from './parse.ts';
-import type { Plan } from './types.ts';
+import type { Plan, PlanSource } from './types.ts';
 
 /** Reads the plan keyed `planPath` from a worktree (each worktree has its own checkout of it). */
 export function loadPlanSource(worktreeRoot: string, planPath: string): PlanSource {

@@ -32,3 +32,15 @@ export interface Plan {
   /** Free prose sections of the plan keyed by heading (e.g. "Approach", "Constraints"), trimmed. */
   readonly sections: Readonly<Record<string, string>>;
 }
+
+/** A plan as read from disk, with where it is keyed in the store. */
+export interface PlanSource {
+  /** Repository-relative path with forward slashes: the key every worktree shares. */
+  readonly planPath: string;
+  readonly plan: Plan;
+  /**
+   * The file's bytes as read, when known: a store that recorded these exact bytes with the plan's
+   * structure skips the parse and the structure comparison (docs/cli-cost.md).
+   */
+  readonly bytes?: Uint8Array;
+}

@@ -216,3 +216,13 @@ export class OutputTail {
     return shown.length > MAX_LINE ? `${shown.slice(0, MAX_LINE)}…` : shown;
   }
 }
+
+/** Whether a process with this pid exists on this host (EPERM means it exists but is not ours). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { AgentRole } from '../../shared/roles.ts';
-import { AGENT_PRESETS } from '../agents/presets.ts';
-import type { UsageSpec } from '../agents/usage.ts';
+import { AGENT_PRESETS } from './presets.ts';
+import type { UsageSpec } from './usage.ts';
 import { UsageError } from '../errors.ts';
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';

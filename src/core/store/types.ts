@@ -1,12 +1,4 @@
-import type { DebtRow } from '../epics/debt.ts';
-import type { ContextRequest, ContextView } from '../epics/context.ts';
-import type { EpicRow, NewEpic, TransitionOutcome } from '../epics/epicStore.ts';
-import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from '../epics/planApproval.ts';
-import type { SignalDecision, SignalLocation, SignalResult, SignalView } from '../epics/signals.ts';
-import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
-import type { ItemKind, Plan } from '../plan/types.ts';
-import type { RunView, VerificationView } from './sqlite/runs.ts';
-
+import type { ItemKind } from '../plan/types.ts';
 /** Who is acting: the worktree (holder identity), an optional agent id and claim token. */
 export interface Actor {
   readonly worktree: string;
@@ -18,18 +10,6 @@ export interface Actor {
 export type StepStatus = 'pending' | 'claimed' | 'in_progress' | 'completed';
 export type ItemStatus = 'open' | 'in_progress' | 'completed';
 export const ITEM_STATUSES: readonly ItemStatus[] = ['open', 'in_progress', 'completed'];
-
-/** A plan as read from disk, with where it is keyed in the store. */
-export interface PlanSource {
-  /** Repository-relative path with forward slashes: the key every worktree shares. */
-  readonly planPath: string;
-  readonly plan: Plan;
-  /**
-   * The file's bytes as read, when known: a store that recorded these exact bytes with the plan's
-   * structure skips the parse and the structure comparison (docs/cli-cost.md).
-   */
-  readonly bytes?: Uint8Array;
-}
 
 export interface InitResult {
   readonly plan_path: string;
@@ -229,53 +209,76 @@ export interface EventQuery {
   readonly limit?: number;
 }
 
-/**
- * The narrow, Promise-returning store interface that the CLI and the extension use. Only a SQLite
- * backend exists; the shape leaves room for a networked one without changing callers.
- */
-export interface StateStore extends StepStore, PlanningStore {}
-
-/** Plans, steps, claims and leases: what the CLI's step commands need. */
-export interface StepStore {
-  readonly location: string;
-  initPlan(source: PlanSource, actor: Actor, options?: { force?: boolean; epicId?: string | null }): Promise<InitResult>;
-  claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number }): Promise<ClaimResult>;
-  start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
-  heartbeat(planPath: string, anchor: string, actor: Actor, options?: { leaseSeconds?: number }): Promise<HeartbeatResult>;
-  updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: { override?: boolean }): Promise<UpdateResult>;
-  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult>;
-  complete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
-  reset(planPath: string, anchor: string, actor: Actor, reason?: string | null): Promise<ResetResult>;
-  ready(planPath: string): Promise<ReadyResult>;
-  showPlans(planPath?: string): Promise<PlanView[]>;
-  /** One step with its substeps, reading only their rows. */
-  showStep(planPath: string, anchor: string): Promise<StepView>;
-  events(query?: EventQuery): Promise<EventView[]>;
-  /** A cheap counter that changes whenever any process commits a write. */
-  dataVersion(): Promise<number>;
-  close(): void;
+export interface UpdateOptions {
+  /** A person acting over an agent's claim (confirmed in the UI); recorded as an override. */
+  readonly override?: boolean;
 }
 
-/** Epics, plan versions and approval, review signals and context recovery. */
-export interface PlanningStore {
-  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow>;
-  listEpics(status?: EpicStatus): Promise<EpicRow[]>;
-  getEpic(id: string): Promise<EpicRow>;
-  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null): Promise<TransitionOutcome>;
-  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
-  approveMerge(epicId: string, actor: Actor): Promise<EpicRow>;
-  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome>;
-  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult>;
-  approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;
-  requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
-  discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow & { transition: TransitionOutcome }>;
-  planVersions(epicId: string): Promise<PlanVersionRow[]>;
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean): Promise<SignalResult>;
-  signals(epicId?: string): Promise<SignalView[]>;
-  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note?: string | null): Promise<TransitionOutcome>;
-  context(request: ContextRequest): Promise<ContextView>;
-  runs(options?: { active?: boolean; epicId?: string; limit?: number }): Promise<RunView[]>;
-  verifications(options?: { epicId?: string; limit?: number }): Promise<VerificationView[]>;
-  /** The debt register (docs/lifecycle.md): open entries unless `all`. */
-  debt(options?: { all?: boolean }): Promise<DebtRow[]>;
+export interface FencedClaim {
+  readonly step_anchor: string;
+  readonly previous_holder: string | null;
+  readonly claim_token: number;
+}
+
+export interface ReopenResult {
+  readonly reopened: true;
+  readonly plan_path: string;
+  readonly step_anchor: string;
+  /** Every step that left `completed`: the step (or the completed parent of a substep) and the substep asked for. */
+  readonly steps_reopened: string[];
+  readonly status: string;
+  readonly previous_commit: string | null;
+  readonly previous_completer: string | null;
+  /** Claimed steps that depended on it: reset to pending, their tokens bumped, so the holders are fenced. */
+  readonly dependents_fenced: FencedClaim[];
+  readonly plan_reopened: boolean;
+}
+
+/** A plan as the store keeps it (without its structure). */
+export interface PlanRecord {
+  plan_path: string;
+  epic_id: string | null;
+  plan_hash: string;
+  title: string;
+  status: string;
+  open_steps: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A step as the store keeps it: its claim (holder, token, lease) and its completion. */
+export interface StepRecord {
+  plan_path: string;
+  anchor: string;
+  parent_anchor: string | null;
+  step_index: number;
+  number: string;
+  title: string;
+  status: StepStatus;
+  claimed_by: string | null;
+  claimed_agent: string | null;
+  claim_token: number;
+  claimed_at: string | null;
+  lease_expires_at: string | null;
+  heartbeat_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  completed_by: string | null;
+  completed_token: number | null;
+  commit_hash: string | null;
+  complete_reason: string | null;
+  blockers: number;
+}
+
+/** Which step a commit is for: the named one (in the named plan), else the one the worktree holds. */
+export interface TargetQuery {
+  readonly step?: string;
+  readonly planPath?: string;
+  readonly worktree: string;
+  readonly agent: string | null;
+}
+
+export interface CommitTarget {
+  readonly planPath: string;
+  readonly anchor: string;
 }

@@ -1,12 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { detectAgentClis } from '../../core/agents/detect.ts';
-import { AGENT_PRESETS, findPreset, PRESET_ROLES, type PresetRole } from '../../core/agents/presets.ts';
-import { presetRoles, writeConfigTemplate, writeRoleCommands } from '../../core/agents/roleConfig.ts';
-import { UsageError } from '../../core/errors.ts';
-import { configPathFor } from '../../core/runs/roles.ts';
-import { allowWrittenConfig, trustStatus, trustTargetFor } from '../../core/trust/trust.ts';
-import { ensureGitignored } from '../../core/git/gitignore.ts';
+import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
 import type { StoreHost } from '../storeHost.ts';
 
 const ROLE_LABELS: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa (plans)', ralph: 'Ralph (builds)', bart: 'Bart (reviews)' };

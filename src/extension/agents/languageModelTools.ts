@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
-import { confirmationFor, runTool, type ToolSession } from '../../core/agents/tools.ts';
-import { TOOL_META, type ToolKey } from '../../core/agents/toolSchemas.ts';
-import { UsageError } from '../../core/errors.ts';
+import { confirmationFor, runTool, TOOL_META, type ToolKey, type ToolSession, UsageError } from '../../core/index.ts';
 import { renderContext } from '../../cli/render/contextText.ts';
 import type { StoreHost } from '../storeHost.ts';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { loadPlanSource } from '../../core/plan/source.ts';
+import { loadPlanSource } from '../../core/index.ts';
 import type { CommandContext } from './context.ts';
 import type { Row } from '../views/treeProvider.ts';
 

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { EpicRow } from '../../core/epics/epicStore.ts';
-import { UsageError } from '../../core/errors.ts';
+import { type EpicRow, UsageError } from '../../core/index.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './context.ts';
 import { startEpicAndClaim } from './flow.ts';

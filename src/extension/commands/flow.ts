@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
-import { RefusedError } from '../../core/errors.ts';
-import { takenOverText } from '../../core/names.ts';
-import { loadPlanSource } from '../../core/plan/source.ts';
-import type { ClaimResult } from '../../core/store/types.ts';
+import { type ClaimResult, loadPlanSource, RefusedError, takenOverText } from '../../core/index.ts';
 import { shortDuration, stepName } from '../views/format.ts';
 import type { CommandContext } from './context.ts';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SpringfieldError } from '../../core/errors.ts';
+import { SpringfieldError } from '../../core/index.ts';
 
 /** Wraps a command handler: domain refusals become one clear message, never a stack trace. */
 export function guarded<A extends unknown[]>(fn: (...args: A) => Promise<unknown> | unknown): (...args: A) => Promise<void> {

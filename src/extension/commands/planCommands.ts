@@ -1,10 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync, constants } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
-import type { EpicRow } from '../../core/epics/epicStore.ts';
-import { UsageError } from '../../core/errors.ts';
-import { loadPlanSource } from '../../core/plan/source.ts';
-import { planFileName, planTemplate } from '../../core/plan/template.ts';
+import { type EpicRow, loadPlanSource, planFileName, planTemplate, UsageError } from '../../core/index.ts';
 import { EPIC_ID_SOURCE } from '../../shared/epicId.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './context.ts';

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { SignalDecision } from '../../core/epics/signals.ts';
-import { UsageError } from '../../core/errors.ts';
+import { type SignalDecision, UsageError } from '../../core/index.ts';
 import { runConfig } from '../scheduler.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/format.ts';
 import type { Row } from '../views/treeProvider.ts';

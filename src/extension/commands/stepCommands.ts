@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
-import type { EpicRow } from '../../core/epics/epicStore.ts';
-import { RefusedError, UsageError } from '../../core/errors.ts';
-import { loadPlanSource } from '../../core/plan/source.ts';
-import type { PlanView, StepView } from '../../core/store/types.ts';
+import { type EpicRow, loadPlanSource, type PlanView, RefusedError, type StepView, UsageError } from '../../core/index.ts';
 import { shortDuration, stepName } from '../views/format.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './context.ts';

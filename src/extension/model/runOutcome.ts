@@ -3,7 +3,7 @@
  * code, duration and what changed in the store and the worktree. No vscode here: tested in plain Node.
  */
 import { execFile } from 'node:child_process';
-import type { RunView } from '../../core/store/sqlite/runs.ts';
+import type { RunView } from '../../core/index.ts';
 import { SIGNAL_WORDS, shortDuration, statusWord, stepName } from '../views/format.ts';
 import type { Snapshot } from './snapshot.ts';
 

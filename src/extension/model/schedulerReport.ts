@@ -2,9 +2,7 @@
  * What a scheduler pass did, or why it did nothing, in a person's words: the orchestrator's own
  * waiting list (a person, a backoff) and the epics whose next role has no agent. No vscode here.
  */
-import type { Waiting } from '../../core/orchestrate/orchestrator.ts';
-import type { Action } from '../../core/scheduler/types.ts';
-import type { Unstaffed } from '../../core/scheduler/unstaffed.ts';
+import type { Action, Unstaffed, Waiting } from '../../core/index.ts';
 import { ROLE_NAMES } from '../views/format.ts';
 
 export interface SchedulerPass {

@@ -1,7 +1,4 @@
-import type { EpicRow } from '../../core/epics/epicStore.ts';
-import type { SignalView } from '../../core/epics/signals.ts';
-import type { RunView } from '../../core/store/sqlite/runs.ts';
-import type { PlanView, StateStore } from '../../core/store/types.ts';
+import type { EpicRow, PlanView, RunView, SignalView, Store } from '../../core/index.ts';
 
 /** Everything the views show, read in one go from the store (no vscode here: tested in plain Node). */
 export interface Snapshot {
@@ -18,7 +15,7 @@ export interface Snapshot {
   readonly changesRequested: ReadonlySet<string>;
 }
 
-export async function loadSnapshot(store: StateStore, worktree: string, now = new Date()): Promise<Snapshot> {
+export async function loadSnapshot(store: Store, worktree: string, now = new Date()): Promise<Snapshot> {
   const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 1000 })]);
   const awaitingApproval = new Map<string, { version: number; plan_path: string; created_at: string }>();
   const changesRequested = new Set<string>();

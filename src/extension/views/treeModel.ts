@@ -1,7 +1,4 @@
-import { COMPLEXITY_POLICY } from '../../core/epics/complexity.ts';
-import { buildBudget, isRetryable, type EpicRow } from '../../core/epics/epicStore.ts';
-import type { RunView } from '../../core/store/sqlite/runs.ts';
-import type { PlanView, StepView } from '../../core/store/types.ts';
+import { buildBudget, COMPLEXITY_POLICY, type EpicRow, isRetryable, type PlanView, type RunView, type StepView } from '../../core/index.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './format.ts';
 import type { TreeNode } from './nodes.ts';

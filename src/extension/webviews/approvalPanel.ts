@@ -1,12 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { approveWithHandoff, handoffCopyPath } from '../../core/epics/approveFlow.ts';
-import { handoffFileName } from '../../core/epics/handoff.ts';
-import { holderName } from '../../core/names.ts';
-import { SpringfieldError } from '../../core/errors.ts';
-import { describeDrift, type PlanStructure } from '../../core/plan/hash.ts';
-import { parsePlan } from '../../core/plan/parse.ts';
+import { approveWithHandoff, describeDrift, handoffCopyPath, handoffFileName, holderName, parsePlan, type PlanStructure, SpringfieldError } from '../../core/index.ts';
 import type { ApprovalData, FromWebview } from '../../protocol/messages.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { PanelHost } from './panelHost.ts';

@@ -1,6 +1,4 @@
-import { buildBudget, isRetryable } from '../../core/epics/epicStore.ts';
-import { holderName } from '../../core/names.ts';
-import type { PlanView, StateStore, StepView } from '../../core/store/types.ts';
+import { buildBudget, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ROLE_NAMES, stepName } from '../views/format.ts';
@@ -10,7 +8,7 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 const TIMELINE = 80;
 
 /** What the dashboard shows, from a snapshot plus the event log and verification evidence. */
-export async function dashboardData(store: StateStore, s: Snapshot, selected: string | null): Promise<DashboardData> {
+export async function dashboardData(store: Store, s: Snapshot, selected: string | null): Promise<DashboardData> {
   const byStatus: Record<string, number> = {};
   for (const e of s.epics) byStatus[e.status] = (byStatus[e.status] ?? 0) + 1;
   const live = s.plans.flatMap((p) => p.steps.filter((st) => st.status === 'claimed' || st.status === 'in_progress').map((st) => ({ plan: p, st })));

@@ -1,5 +1,4 @@
-import { folderName, holderName } from '../../core/names.ts';
-import type { EventView } from '../../core/store/types.ts';
+import { type EventView, folderName, holderName } from '../../core/index.ts';
 import type { TimelineEntry } from '../../protocol/messages.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/format.ts';
 

@@ -2,7 +2,8 @@ import { RefusedError } from '../../errors.ts';
 import { countOpen, partitionSteps } from './readiness.ts';
 import { assertHolder, leaseUntil, ownerOf, requireCurrentPlan, requireStep, writeEvent, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, ClaimResult, HeartbeatResult, PlanSource, ResetResult, StartResult } from '../types.ts';
+import type { PlanSource } from '../../plan/types.ts';
+import type { Actor, ClaimResult, HeartbeatResult, ResetResult, StartResult } from '../types.ts';
 
 export const DEFAULT_LEASE_SECONDS = 7200;
 

@@ -2,7 +2,8 @@ import { RefusedError } from '../../errors.ts';
 import { countRemaining } from './readiness.ts';
 import { assertHolder, ownerOf, requireCurrentPlan, requirePlan, requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, CompleteOptions, CompleteResult, PlanSource } from '../types.ts';
+import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
+import type { PlanSource } from '../../plan/types.ts';
 
 /**
  * Completes a step the actor holds, with its substeps: strict (every item of the step and its

@@ -1,47 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { trackedUnder } from '../../trust/trust.ts';
-import type { WorktreeEntry } from '../../git/worktrees.ts';
-import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES, planRoots, shellQuote } from './maintenance.ts';
+import { join } from 'node:path';
+import { shellQuote } from '../../shellQuote.ts';
+import type { DoctorInput, Finding } from '../maintenanceTypes.ts';
+import { Checklist, commandFinding as command } from '../shared/checklist.ts';
+import { planRoots } from '../shared/planRoots.ts';
+import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
 import { connect, type Database } from './sqlite.ts';
-
-export type Severity = 'error' | 'warning';
-
-/** One problem and how to fix it: `fix` for a person, `command` when a shell command does it as it stands. */
-export interface Finding {
-  readonly severity: Severity;
-  readonly code: string;
-  readonly message: string;
-  readonly fix: string;
-  /** Runs in the main worktree (else the current directory) and works in the state doctor found; null when the fix is not a command. */
-  readonly command: string | null;
-}
-
-export interface CheckResult {
-  readonly name: string;
-  readonly status: 'ok' | 'warning' | 'error' | 'skipped';
-  readonly detail: string;
-}
-
-export interface DoctorReport {
-  readonly ok: boolean;
-  readonly db_path: string;
-  readonly errors: number;
-  readonly warnings: number;
-  readonly checks: CheckResult[];
-  readonly findings: Finding[];
-}
-
-export interface DoctorInput {
-  readonly dbPath: string;
-  /** The main worktree (where PLAN.md and plan files live); null for a bare repository. */
-  readonly mainRoot: string | null;
-  readonly worktrees: readonly WorktreeEntry[];
-  readonly now: Date;
-  /** For git (is `.springfield/` tracked?). */
-  readonly env: NodeJS.ProcessEnv;
-}
 
 /**
  * Copies what SQLite can still read into `<db>.recovered`, with the schema version (.dump leaves it
@@ -61,19 +26,13 @@ function moveAside(db: string, now: Date): string {
 
 const REBUILD = "then 'springfield init <plan.md>' for each plan and 'springfield reconcile' to take completions back from commit trailers";
 
-const command = (severity: Severity, code: string, message: string, cmd: string, after?: string): Finding =>
-  ({ severity, code, message, fix: after ? `${cmd}  # ${after}` : cmd, command: cmd });
-
-/** Diagnoses the store and its links to git and PLAN.md, read-only; never modifies the database. */
-export function diagnose(input: DoctorInput): DoctorReport {
-  const checks: CheckResult[] = [];
-  const findings: Finding[] = [];
-  const check = (name: string, found: Finding[], okDetail: string, badDetail?: string) => {
-    findings.push(...found);
-    const status = found.some((f) => f.severity === 'error') ? 'error' : found.length > 0 ? 'warning' : 'ok';
-    checks.push({ name, status, detail: status === 'ok' ? okDetail : badDetail ?? `${found.length} finding${found.length === 1 ? '' : 's'}` });
-  };
-  const skip = (name: string, detail: string) => checks.push({ name, status: 'skipped', detail });
+/**
+ * Diagnoses the database and its links to the worktrees and PLAN.md into `list`, read-only: it opens
+ * the file itself, so a database the store would refuse to open is still diagnosed.
+ */
+export function diagnoseDatabase(input: DoctorInput, list: Checklist): void {
+  const check: Check = (...args) => list.check(...args);
+  const skip = (name: string, detail: string) => list.skip(name, detail);
   const db = openReadOnly(input, check);
   if (db) {
     try {
@@ -89,9 +48,6 @@ export function diagnose(input: DoctorInput): DoctorReport {
       db.close();
     }
   }
-  trackedCheck(input, check, skip);
-  const errors = findings.filter((f) => f.severity === 'error').length;
-  return { ok: errors === 0, db_path: input.dbPath, errors, warnings: findings.length - errors, checks, findings };
 }
 
 type Check = (name: string, found: Finding[], okDetail: string, badDetail?: string) => void;
@@ -230,18 +186,4 @@ function planMdCheck(db: Database, input: DoctorInput, check: Check, skip: (name
     }
   }
   check('plan_md', found, `${mentioned.size} id${mentioned.size === 1 ? '' : 's'}, ${epics.size} epic${epics.size === 1 ? '' : 's'}, all linked`, `${found.length} unlinked`);
-}
-
-/** Springfield's folder must stay out of git: a tracked state.db reaches everyone who clones (the scheduler refuses it). */
-function trackedCheck(input: DoctorInput, check: Check, skip: (name: string, detail: string) => void): void {
-  const dir = dirname(input.dbPath);
-  const rel = input.mainRoot ? relative(input.mainRoot, dir).split(sep).join('/') : '';
-  if (!input.mainRoot || rel === '' || rel.startsWith('..') || isAbsolute(rel)) return skip('tracked', 'the database is outside the main worktree');
-  const files = trackedUnder(input.mainRoot, dir, input.env);
-  const db = relative(input.mainRoot, input.dbPath).split(sep).join('/');
-  const line = `${rel}/`;
-  const fix = `git rm -r -q --cached -- ${shellQuote(rel)} && { grep -qxF ${shellQuote(line)} .gitignore 2>/dev/null || echo ${shellQuote(line)} >> .gitignore; }`;
-  const message = `tracked by git: ${files.join(', ')} (Springfield's state must stay out of the repository; the scheduler refuses a tracked state.db)`;
-  const found = files.length === 0 ? [] : [command(files.includes(db) ? 'error' : 'warning', 'springfield_tracked', message, fix, 'then commit; the files stay on disk, untracked')];
-  check('tracked', found, `${line} is not tracked`, `${files.length} tracked`);
 }

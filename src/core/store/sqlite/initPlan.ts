@@ -1,9 +1,9 @@
 import { planHash, structureJson } from '../../plan/hash.ts';
-import type { PlanStep } from '../../plan/types.ts';
+import type { PlanStep, PlanSource } from '../../plan/types.ts';
 import { recomputeReadiness } from './readiness.ts';
 import { findPlan, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, InitResult, ItemStatus, PlanSource } from '../types.ts';
+import type { Actor, InitResult, ItemStatus } from '../types.ts';
 
 interface KeptItem {
   kind: string;

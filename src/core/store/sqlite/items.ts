@@ -1,7 +1,8 @@
 import { RefusedError, UsageError } from '../../errors.ts';
 import { assertHolder, ownerOf, requireCurrentPlan, requireStep, writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, ArtifactResult, ItemChange, ItemCounts, ItemSelector, PlanSource, UpdateResult } from '../types.ts';
+import type { Actor, UpdateOptions, ArtifactResult, ItemChange, ItemCounts, ItemSelector, UpdateResult } from '../types.ts';
+import type { PlanSource } from '../../plan/types.ts';
 
 interface ItemRow {
   id: number;
@@ -10,11 +11,6 @@ interface ItemRow {
   ordinal: number;
   text: string;
   status: 'open' | 'in_progress' | 'completed';
-}
-
-export interface UpdateOptions {
-  /** A person acting over an agent's claim (confirmed in the UI); recorded as an override. */
-  readonly override?: boolean;
 }
 
 /** Sets checklist item statuses of a step or substep the actor holds; never its status (only complete does: docs/steps.md). */

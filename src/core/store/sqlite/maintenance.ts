@@ -1,14 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WorktreeEntry } from '../../git/worktrees.ts';
 import type { Database } from './sqlite.ts';
-
-/** Directories a plan file may live in: the main worktree, then every linked worktree that still exists. */
-export function planRoots(mainRoot: string | null, worktrees: readonly WorktreeEntry[]): string[] {
-  const roots = mainRoot ? [mainRoot] : [];
-  for (const w of worktrees) if (!w.bare && !w.missing && !roots.includes(w.path)) roots.push(w.path);
-  return roots;
-}
 
 /**
  * Plans whose file exists in none of `roots`. A plan still present in some linked worktree (say,
@@ -32,9 +24,4 @@ interface ForeignKeyViolation {
 /** Rows that violate a foreign key, as `PRAGMA foreign_key_check` reports them. */
 export function foreignKeyViolations(db: Database): ForeignKeyViolation[] {
   return db.pragma('foreign_key_check') as ForeignKeyViolation[];
-}
-
-/** Quotes a value for display in a copy-pasteable POSIX shell command. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -5,7 +5,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 import { connect, loadSqlite, mapSqliteError, type Database } from './sqlite.ts';
 
 export interface OpenOptions {
-  /** Milliseconds to wait for a lock before giving up; SPEC §3 wants at least 5000. */
+  /** Milliseconds to wait for a lock before giving up: at least 5000, so agents that write at once wait rather than fail. */
   readonly busyTimeoutMs?: number;
   /** When the file is missing: create it (writers) or use an empty in-memory store (readers). */
   readonly ifMissing?: 'create' | 'empty';
@@ -14,8 +14,8 @@ export interface OpenOptions {
 }
 
 /**
- * Opens (creating if asked) the shared database with the pragmas SPEC §3 requires, refusing a
- * database written by a newer Springfield without touching it.
+ * Opens (creating if asked) the shared database with the pragmas the store relies on (WAL,
+ * synchronous FULL, foreign keys), refusing a database written by a newer Springfield without touching it.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   loadSqlite(); // refuses an old runtime before anything is created
@@ -137,5 +137,15 @@ export function writeTransaction<T>(db: Database, fn: () => T): T {
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
     throw err;
+  }
+}
+
+/** Runs `fn` inside BEGIN IMMEDIATE and always rolls back: the exact checks of a write, nothing written. */
+export function rolledBackTransaction<T>(db: Database, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    return fn();
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
   }
 }

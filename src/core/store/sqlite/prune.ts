@@ -1,15 +1,8 @@
+import type { PruneResult } from '../maintenanceTypes.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import { findPlan, writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor } from '../types.ts';
-
-export interface PruneResult {
-  /** Plans removed (or, with dry_run, that would be). */
-  readonly pruned: string[];
-  readonly dry_run: boolean;
-  /** Rows of steps, deps, items or artifacts whose parent row is gone. */
-  readonly dangling_rows: number;
-}
 
 /**
  * Removes plans whose file is in none of `roots`, with their steps, dependencies, items and

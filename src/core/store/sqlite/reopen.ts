@@ -1,27 +1,8 @@
+import type { FencedClaim, ReopenResult } from '../types.ts';
 import { RefusedError } from '../../errors.ts';
 import { requireStep, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor } from '../types.ts';
-
-export interface FencedClaim {
-  readonly step_anchor: string;
-  readonly previous_holder: string | null;
-  readonly claim_token: number;
-}
-
-export interface ReopenResult {
-  readonly reopened: true;
-  readonly plan_path: string;
-  readonly step_anchor: string;
-  /** Every step that left `completed`: the step (or the completed parent of a substep) and the substep asked for. */
-  readonly steps_reopened: string[];
-  readonly status: string;
-  readonly previous_commit: string | null;
-  readonly previous_completer: string | null;
-  /** Claimed steps that depended on it: reset to pending, their tokens bumped, so the holders are fenced. */
-  readonly dependents_fenced: FencedClaim[];
-  readonly plan_reopened: boolean;
-}
 
 const CLEAR_COMPLETION = 'completed_at = NULL, completed_by = NULL, completed_token = NULL, commit_hash = NULL, complete_reason = NULL';
 

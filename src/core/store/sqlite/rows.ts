@@ -1,44 +1,15 @@
 import { RefusedError, UsageError } from '../../errors.ts';
 import { describeDrift, knownPlanHash, planStructure, rememberPlanHash, structureJson, type PlanStructure } from '../../plan/hash.ts';
 import type { Database } from './sqlite.ts';
-import type { Actor, PlanSource, StepStatus } from '../types.ts';
+import type { Actor, PlanRecord, StepRecord } from '../types.ts';
+import type { PlanSource } from '../../plan/types.ts';
 
-export interface PlanRow {
-  plan_path: string;
-  epic_id: string | null;
-  plan_hash: string;
-  title: string;
-  status: string;
-  open_steps: number;
-  created_at: string;
-  updated_at: string;
-}
+export type PlanRow = PlanRecord;
 
 /** The plans columns callers read; the structure JSON (large for big plans) is read only on drift. */
 export const PLAN_COLUMNS = 'plan_path, epic_id, plan_hash, title, status, open_steps, created_at, updated_at';
 
-export interface StepRow {
-  plan_path: string;
-  anchor: string;
-  parent_anchor: string | null;
-  step_index: number;
-  number: string;
-  title: string;
-  status: StepStatus;
-  claimed_by: string | null;
-  claimed_agent: string | null;
-  claim_token: number;
-  claimed_at: string | null;
-  lease_expires_at: string | null;
-  heartbeat_at: string | null;
-  started_at: string | null;
-  completed_at: string | null;
-  completed_by: string | null;
-  completed_token: number | null;
-  commit_hash: string | null;
-  complete_reason: string | null;
-  blockers: number;
-}
+export type StepRow = StepRecord;
 
 export interface EventInput {
   readonly entity: string;

@@ -1,42 +1,8 @@
-import type { Usage } from '../../agents/usage.ts';
+import type { RunUsage, RunView, UsageByRole, VerificationView } from '../runTypes.ts';
 import type { Database } from './sqlite.ts';
 
-export interface RunView {
-  readonly id: number;
-  readonly epic_id: string | null;
-  readonly plan_path: string | null;
-  readonly step_anchor: string | null;
-  readonly role: string;
-  readonly iteration: number;
-  readonly worktree: string | null;
-  readonly agent_id: string | null;
-  readonly command: string;
-  readonly pid: number | null;
-  readonly status: string;
-  readonly started_at: string;
-  readonly ended_at: string | null;
-  readonly exit_code: number | null;
-  /** Why the run ended as it did (null for a plain success). */
-  readonly outcome_reason: string | null;
-  /** The last lines of the agent's output. */
-  readonly output_tail: string;
-  readonly head_before: string | null;
-  readonly head_after: string | null;
-  /** The agent's process group leader (the supervisor is `pid`). */
-  readonly agent_pid: number | null;
-  readonly claim_token: number | null;
-  readonly launch_id: string | null;
-  /** Usage the agent reported in its output (docs/lifecycle.md); null when not configured or not reported. */
-  readonly cost_usd?: number | null;
-  readonly input_tokens?: number | null;
-  readonly output_tokens?: number | null;
-  readonly cache_read_tokens?: number | null;
-  readonly cache_write_tokens?: number | null;
-  readonly premium_requests?: number | null;
-}
-
 /** Stores the usage read from a run's output on its row; returns the row as it is now. */
-export function recordRunUsage(db: Database, run: RunView, usage: Usage | null): RunView {
+export function recordRunUsage(db: Database, run: RunView, usage: RunUsage | null): RunView {
   if (!usage) return run;
   db.prepare(`UPDATE runs SET cost_usd = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?, premium_requests = ? WHERE id = ?`)
     .run(usage.costUsd, usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens, usage.premiumRequests, run.id);
@@ -44,10 +10,10 @@ export function recordRunUsage(db: Database, run: RunView, usage: Usage | null):
 }
 
 /** Tokens and cost per epic and role, from the runs that reported usage. */
-export function usageByEpic(db: Database, epicId?: string): { epic_id: string; role: string; runs: number; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[] {
+export function usageByEpic(db: Database, epicId?: string): UsageByRole[] {
   return db.prepare(`SELECT epic_id, role, COUNT(*) AS runs, SUM(cost_usd) AS cost_usd, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
       FROM runs WHERE epic_id IS NOT NULL ${epicId ? 'AND epic_id = @epic' : ''} AND (cost_usd IS NOT NULL OR input_tokens IS NOT NULL OR output_tokens IS NOT NULL)
-      GROUP BY epic_id, role ORDER BY epic_id, role`).all(...(epicId ? [{ epic: epicId }] : [])) as { epic_id: string; role: string; runs: number; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[];
+      GROUP BY epic_id, role ORDER BY epic_id, role`).all(...(epicId ? [{ epic: epicId }] : [])) as UsageByRole[];
 }
 
 /** Runs started by the given scheduler launches (any status). */
@@ -69,20 +35,6 @@ export function listRuns(db: Database, options: { active?: boolean; epicId?: str
   if (options.epicId) { where.push('epic_id = ?'); args.push(options.epicId); }
   args.push(options.limit ?? 200);
   return db.prepare(`SELECT * FROM runs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`).all(...args) as RunView[];
-}
-
-export interface VerificationView {
-  readonly id: number;
-  /** The builder run the verification followed. */
-  readonly run_id: number | null;
-  readonly epic_id: string | null;
-  readonly step_anchor: string | null;
-  readonly command: string;
-  readonly exit_code: number | null;
-  readonly verdict: string;
-  readonly duration_ms: number;
-  readonly output_tail: string;
-  readonly created_at: string;
 }
 
 /** Verification results, newest first. */

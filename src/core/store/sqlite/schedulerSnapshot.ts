@@ -1,10 +1,11 @@
-import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
-import { buildBudget, listEpics, type EpicRow } from '../epics/epicStore.ts';
-import type { Role } from '../epics/transitions.ts';
-import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../scheduler/types.ts';
-import { partitionSteps } from '../store/sqlite/readiness.ts';
-import { endedRuns, listRuns } from '../store/sqlite/runs.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
+import { COMPLEXITY_POLICY, buildBudget } from '../../epics/complexity.ts';
+import { listEpics } from './epics.ts';
+import type { Role } from '../../epics/transitions.ts';
+import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../../scheduler/types.ts';
+import { partitionSteps } from './readiness.ts';
+import { endedRuns, listRuns } from './runs.ts';
+import type { Database } from './sqlite.ts';
+import type { EpicRow } from '../epicTypes.ts';
 
 interface Marker {
   id: number;

@@ -2,21 +2,9 @@
  * The debt register (docs/lifecycle.md): every time an epic is set aside — deferred by a person, or
  * its plan discarded — a row says why; resuming the epic closes it. Written inside the transition.
  */
-import type { Database } from '../store/sqlite/sqlite.ts';
-import type { Actor } from '../store/types.ts';
-
-export interface DebtRow {
-  id: number;
-  epic_id: string;
-  title: string;
-  reason: string;
-  event: string;
-  from_status: string;
-  recorded_by: string | null;
-  recorded_at: string;
-  resolved_at: string | null;
-  resolution: string | null;
-}
+import type { DebtRow } from '../epicTypes.ts';
+import type { Actor } from '../types.ts';
+import type { Database } from './sqlite.ts';
 
 /** Opens a debt entry for an epic that was just set aside. */
 export function recordDebt(db: Database, now: string, epicId: string, event: string, fromStatus: string, reason: string, actor: Actor): void {

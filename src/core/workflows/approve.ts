@@ -1,12 +1,9 @@
 import { dirname, join } from 'node:path';
+import { handoffFileName } from '../epics/handoff.ts';
 import { parsePlan } from '../plan/parse.ts';
+import type { PlanSource } from '../plan/types.ts';
 import { ensureOwnDirectory, replaceFile } from '../safeFiles.ts';
-import type { SqliteStore } from '../store/sqlite/sqliteStore.ts';
-import type { Actor, PlanSource } from '../store/types.ts';
-import { getEpic } from './epicStore.ts';
-import { handoffFileName } from './handoff.ts';
-import { handoffText } from './handoffVersions.ts';
-import { pendingVersion, type ApproveResult, type PlanVersionRow } from './planApproval.ts';
+import type { Actor, ApproveResult, PlanVersionRow, Store } from '../store/index.ts';
 
 export interface ApproveWithHandoff extends ApproveResult {
   /** Springfield's own copy of the handoff, to read (`.springfield/handoffs/`); the epic's branch gets it when the epic starts. */
@@ -29,10 +26,10 @@ export function handoffCopyPath(dbPath: string, epicId: string): string {
  * that must match it), then keep a copy of the handoff beside the database. Nothing is written into
  * any worktree: the epic's branch gets the handoff when the scheduler starts it.
  */
-export async function approveWithHandoff(store: SqliteStore, epicId: string, source: PlanSource | null, actor: Actor, dbPath: string, version?: number): Promise<ApproveWithHandoff> {
-  const chosen = source ?? proposalSource(await store.read((db) => pendingVersion(db, epicId, version)));
+export async function approveWithHandoff(store: Store, epicId: string, source: PlanSource | null, actor: Actor, dbPath: string, version?: number): Promise<ApproveWithHandoff> {
+  const chosen = source ?? proposalSource(await store.pendingPlanVersion(epicId, version));
   const result = await store.approvePlan(epicId, chosen, actor, version);
-  const text = await store.read((db) => handoffText(db, getEpic(db, epicId)));
+  const text = await store.handoffText(epicId);
   const path = handoffCopyPath(dbPath, epicId);
   if (text === null) return { ...result, handoff_path: path, handoff_written: false };
   ensureOwnDirectory(dirname(path));

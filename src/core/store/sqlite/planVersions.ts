@@ -1,45 +1,14 @@
-import { RefusedError, UsageError } from '../errors.ts';
-import { describeDrift, planHash, planStructure, type PlanStructure } from '../plan/hash.ts';
-import { initPlan } from '../store/sqlite/initPlan.ts';
-import { findPlan, initialisedStructure, writeEvent } from '../store/sqlite/rows.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
-import type { Actor, InitResult, PlanSource } from '../store/types.ts';
-import { COMPLEXITY_POLICY } from './complexity.ts';
-import { applyEpicEvent, getEpic, type EpicRow, type TransitionOutcome } from './epicStore.ts';
-
-export type PlanVersionStatus = 'proposed' | 'approved' | 'changes_requested' | 'discarded' | 'superseded';
-
-export interface PlanVersionRow {
-  id: number;
-  epic_id: string;
-  plan_path: string;
-  version: number;
-  plan_hash: string;
-  structure: string;
-  body: string;
-  status: PlanVersionStatus;
-  feedback: string | null;
-  proposed_by: string | null;
-  proposed_agent: string | null;
-  decided_by: string | null;
-  created_at: string;
-  decided_at: string | null;
-}
-
-/** A plan file as proposed: its parsed source plus the raw text kept for the approval view. */
-export interface ProposedPlan extends PlanSource {
-  readonly body: string;
-}
-
-export interface ProposeResult {
-  readonly proposed: true;
-  readonly epic_id: string;
-  readonly plan_path: string;
-  readonly version: number;
-  readonly plan_hash: string;
-  readonly changes_since_previous: readonly string[];
-  readonly plan_iteration: number;
-}
+import { RefusedError, UsageError } from '../../errors.ts';
+import { describeDrift, planHash, planStructure, type PlanStructure } from '../../plan/hash.ts';
+import { initPlan } from './initPlan.ts';
+import { findPlan, initialisedStructure, writeEvent } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor } from '../types.ts';
+import { COMPLEXITY_POLICY } from '../../epics/complexity.ts';
+import { applyEpicEvent, getEpic } from './epics.ts';
+import type { EpicRow, TransitionOutcome } from '../epicTypes.ts';
+import type { PlanSource } from '../../plan/types.ts';
+import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from '../epicTypes.ts';
 
 /** Records a new plan version for an epic in `planned` or `blocked`; older proposals are superseded. */
 export function proposePlan(db: Database, now: string, epicId: string, plan: ProposedPlan, actor: Actor): ProposeResult {
@@ -89,16 +58,6 @@ export function pendingVersion(db: Database, epicId: string, version?: number): 
   }
   if (row.status !== 'proposed') throw new RefusedError('not_proposed', `version ${row.version} of ${epicId}'s plan is ${row.status}, not proposed`);
   return row;
-}
-
-export interface ApproveResult {
-  readonly approved: true;
-  readonly epic_id: string;
-  readonly plan_path: string;
-  readonly version: number;
-  readonly plan_hash: string;
-  readonly init: InitResult;
-  readonly transition: TransitionOutcome;
 }
 
 /**

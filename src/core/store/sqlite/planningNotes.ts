@@ -2,19 +2,12 @@
  * What a planner found while researching an epic, before any step exists to hang an artifact on:
  * her next session (after a person asked for changes) reads it in its context (docs/lifecycle.md).
  */
-import { UsageError } from '../errors.ts';
-import { writeEvent } from '../store/sqlite/rows.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
-import type { Actor } from '../store/types.ts';
-import { getEpic } from './epicStore.ts';
-
-export interface PlanningNote {
-  readonly id: number;
-  readonly kind: string;
-  readonly summary: string;
-  readonly recorded_by: string | null;
-  readonly recorded_at: string;
-}
+import { UsageError } from '../../errors.ts';
+import type { PlanningNote } from '../epicTypes.ts';
+import type { Actor } from '../types.ts';
+import { getEpic } from './epics.ts';
+import { writeEvent } from './rows.ts';
+import type { Database } from './sqlite.ts';
 
 /** Records a research note on the epic (cut to 2000 characters). */
 export function recordPlanningNote(db: Database, now: string, epicId: string, kind: string, summary: string, actor: Actor): PlanningNote {

@@ -1,42 +1,12 @@
-import { RefusedError, UsageError } from '../errors.ts';
-import { writeEvent } from '../store/sqlite/rows.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
-import type { Actor } from '../store/types.ts';
+import { buildBudget, detectComplexity } from '../../epics/complexity.ts';
+import { newEpicId } from '../../epics/ids.ts';
+import { isRetryable, RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
+import { RefusedError, UsageError } from '../../errors.ts';
+import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
+import type { Actor } from '../types.ts';
 import { recordDebt, resolveDebt } from './debt.ts';
-import { COMPLEXITY_POLICY, detectComplexity, type Complexity } from './complexity.ts';
-import { newEpicId, type Priority } from './ids.ts';
-import { RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus, type Role } from './transitions.ts';
-
-export interface EpicRow {
-  id: string;
-  title: string;
-  brief: string;
-  priority: Priority;
-  complexity: Complexity;
-  complexity_source: 'detected' | 'override';
-  status: EpicStatus;
-  status_reason: string | null;
-  iteration: number;
-  plan_iteration: number;
-  max_iterations: number | null;
-  merge_approved_by: string | null;
-  merge_approved_at: string | null;
-  worktree_path: string | null;
-  branch: string | null;
-  /** PR mode: the pull request the verified epic waits on. */
-  pr_url: string | null;
-  pr_checked_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface NewEpic {
-  readonly title: string;
-  readonly brief: string;
-  readonly priority: Priority;
-  readonly complexity?: Complexity;
-  readonly maxIterations?: number;
-}
+import { writeEvent } from './rows.ts';
+import type { Database } from './sqlite.ts';
 
 /** Creates an epic in `planned` with a short collision-safe id and a detected (or given) complexity. */
 export function createEpic(db: Database, now: string, input: NewEpic, actor: Actor): EpicRow {
@@ -65,21 +35,6 @@ export function listEpics(db: Database, status?: EpicStatus): EpicRow[] {
   return (status
     ? db.prepare(`SELECT * FROM epics WHERE status = ? ORDER BY priority, created_at`).all(status)
     : db.prepare(`SELECT * FROM epics ORDER BY CASE status WHEN 'done' THEN 1 ELSE 0 END, priority, created_at`).all()) as EpicRow[];
-}
-
-/** The build-iteration budget: the explicit override, else the complexity policy's. */
-export function buildBudget(epic: EpicRow): number {
-  return epic.max_iterations ?? COMPLEXITY_POLICY[epic.complexity].buildIterations;
-}
-
-export interface TransitionOutcome {
-  readonly epic_id: string;
-  readonly event: EpicEvent;
-  readonly from: EpicStatus;
-  readonly to: EpicStatus;
-  readonly next_role: Role | null;
-  readonly iteration: number;
-  readonly reason: string | null;
 }
 
 /**
@@ -149,11 +104,6 @@ function retryableBlock(db: Database, epic: EpicRow): { from: EpicStatus; previo
   }
   const data = block.data ? JSON.parse(block.data) as { previous_reason?: string | null } : {};
   return { from: block.from_status, previousReason: data.previous_reason ?? null };
-}
-
-/** True when the epic is blocked by a fault a person lifts with retry (agent_failed or plan_drift). */
-export function isRetryable(epic: Pick<EpicRow, 'status' | 'status_reason'>): boolean {
-  return epic.status === 'blocked' && RETRYABLE_BLOCKS.some((e) => epic.status_reason?.startsWith(`${e}:`) === true);
 }
 
 /** A person's approval to merge (required for critical epics before Lovejoy merges). */

@@ -1,69 +1,12 @@
-import { countIteration, getEpic } from '../epics/epicStore.ts';
-import { RefusedError, UsageError } from '../errors.ts';
-import { releaseClaim, reopenStep } from '../store/sqlite/claims.ts';
-import { writeEvent } from '../store/sqlite/rows.ts';
-import type { RunView } from '../store/sqlite/runs.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
-import type { Actor } from '../store/types.ts';
-import { AGENT_ROLES, type AgentRole } from './roles.ts';
-
-/** A run's status is its outcome once it ends (docs/scheduler-faults.md). */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress';
-
-/** The outcomes that count as a non-success (the retry limit and the budget count them). */
-export const FAILED_STATUSES: readonly RunStatus[] = ['failed', 'timed_out', 'lost', 'no_progress'];
-
-/** The scheduler's own work recorded like an agent run (shown in the Agents view, never a session). */
-export const SETUP_ROLE = 'setup';
-
-export interface NewRun {
-  readonly epicId: string;
-  readonly planPath: string | null;
-  readonly stepAnchor: string | null;
-  readonly role: AgentRole | typeof SETUP_ROLE;
-  readonly iteration: number;
-  readonly worktree: string;
-  readonly agentId: string | null;
-  /** The agent's argument vector, stored as a JSON array (never shell text). */
-  readonly command: readonly string[];
-  /** The supervising process (the one that heartbeats and finishes the row): if it dies, the run is lost. */
-  readonly pid: number;
-  /** The claim token the run holds on its step, which releasing it is fenced by. */
-  readonly claimToken?: number | null;
-  /** The worktree's commit when the run started. */
-  readonly headBefore?: string | null;
-  /** The scheduler's id for the launch that started this run. */
-  readonly launchId?: string | null;
-}
-
-/** How a run ended, as its supervisor saw it. */
-export interface RunEnd {
-  readonly exitCode: number;
-  /** The signal that ended the agent, if one did. */
-  readonly signal: string | null;
-  readonly timedOut?: boolean;
-  /** The last lines of the agent's output. */
-  readonly outputTail?: string;
-  /** The worktree's commit when the agent ended. */
-  readonly headAfter?: string | null;
-  /** Makes the run failed whatever its exit code (it left the epic's branch, could not start, …). */
-  readonly fault?: string | null;
-  /** The run's step was completed by a commit that is not on the epic's branch: reopen it. */
-  readonly reopenStep?: boolean;
-  /** Counters taken when the run started, to tell progress from none. */
-  readonly marks?: ProgressMarks | null;
-  /** The timeout that ended it, in seconds, for the reason text. */
-  readonly timeoutSeconds?: number;
-}
-
-/** What an agent could have changed in the store: plan proposals, signals, ticked items of its step. */
-export interface ProgressMarks {
-  readonly proposals: number;
-  readonly signals: number;
-  readonly itemsDone: number;
-}
-
-export type SessionCounts = Record<AgentRole | 'total', number>;
+import { countIteration, getEpic } from './epics.ts';
+import { recordRunUsage } from './runs.ts';
+import { RefusedError, UsageError } from '../../errors.ts';
+import { releaseClaim, reopenStep } from './claims.ts';
+import { writeEvent } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor } from '../types.ts';
+import { AGENT_ROLES, type AgentRole } from '../../../shared/roles.ts';
+import { SETUP_ROLE, type NewRun, type ProgressMarks, type RunEnd, type RunStatus, type RunView, type SessionCounts } from '../runTypes.ts';
 
 /** Inserts a `running` row and its event; the row id is the run id. */
 export function startRun(db: Database, now: Date, run: NewRun, actor: Actor | null): RunView {
@@ -102,7 +45,7 @@ export function progressMarks(db: Database, epicId: string, planPath: string | n
  */
 export function finishRun(db: Database, now: Date, runId: number, end: RunEnd, actor: Actor | null): RunView {
   const row = getRun(db, runId);
-  if (row.status !== 'running' && row.status !== 'lost') return row;
+  if (row.status !== 'running' && row.status !== 'lost') return recordRunUsage(db, row, end.usage ?? null);
   const { status, reason } = outcomeOf(db, row, end);
   const at = now.toISOString();
   const changed = db.prepare(`UPDATE runs SET status = ?, ended_at = ?, exit_code = ?, outcome_reason = ?, output_tail = ?, head_after = ? WHERE id = ? AND status = ?`)
@@ -118,7 +61,7 @@ export function finishRun(db: Database, now: Date, runId: number, end: RunEnd, a
   }
   // A row marked lost was settled then (released, counted); a late finish only corrects its outcome.
   if (row.status === 'running') afterEnd(db, now, ended, actor ?? SCHEDULER);
-  return ended;
+  return recordRunUsage(db, ended, end.usage ?? null);
 }
 
 const SCHEDULER: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
@@ -163,7 +106,7 @@ function outcomeOf(db: Database, run: RunView, end: RunEnd): { status: RunStatus
  * Running rows whose supervising pid is gone (pids are of this host, where the database lives):
  * the caller ends their agents' process groups, then marks them lost with markLost.
  */
-export function findOrphans(db: Database, isAlive: (pid: number) => boolean = pidAlive): RunView[] {
+export function findOrphans(db: Database, isAlive: (pid: number) => boolean): RunView[] {
   const running = db.prepare(`SELECT * FROM runs WHERE status = 'running' AND pid IS NOT NULL ORDER BY id`).all() as RunView[];
   return running.filter((run) => run.pid !== null && !isAlive(run.pid));
 }
@@ -172,7 +115,7 @@ export function findOrphans(db: Database, isAlive: (pid: number) => boolean = pi
  * Marks `running` rows whose supervising pid is gone as `lost` and releases their steps at once
  * (fenced by the token they held); a lost Ralph or Bart run counts against the build budget.
  */
-export function markOrphans(db: Database, isAlive: (pid: number) => boolean = pidAlive, now: Date = new Date(), actor: Actor | null = null): RunView[] {
+export function markOrphans(db: Database, isAlive: (pid: number) => boolean, now: Date = new Date(), actor: Actor | null = null): RunView[] {
   const at = now.toISOString();
   const lost: RunView[] = [];
   for (const run of findOrphans(db, isAlive)) {
@@ -188,16 +131,6 @@ export function markOrphans(db: Database, isAlive: (pid: number) => boolean = pi
     lost.push(ended);
   }
   return lost;
-}
-
-/** Whether a process with this pid exists on this host (EPERM means it exists but is not ours). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function getRun(db: Database, runId: number): RunView {

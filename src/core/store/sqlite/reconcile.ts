@@ -1,52 +1,13 @@
-import { findPlan, writeEvent, type StepRow } from '../store/sqlite/rows.ts';
-import type { Database } from '../store/sqlite/sqlite.ts';
-import type { Actor } from '../store/types.ts';
-import type { StepTrailer } from './trailers.ts';
-
-export interface ReconcileOptions {
-  /** Overwrite a completed step's commit hash when git names a different commit. */
-  readonly force: boolean;
-  /** Only this plan (a store key); every plan when absent. */
-  readonly planPath?: string;
-}
-
-export interface ReconciledStep {
-  readonly plan_path: string;
-  readonly step_anchor: string;
-  readonly commit_hash: string;
-  readonly from_status: string;
-  readonly previous_hash: string | null;
-}
-
-export interface ReconcileConflict {
-  readonly plan_path: string;
-  readonly step_anchor: string;
-  readonly db_hash: string;
-  readonly git_hash: string;
-  readonly overwritten: boolean;
-}
-
-export interface UnknownTrailer {
-  readonly plan_path: string;
-  readonly step_anchor: string;
-  readonly commit_hash: string;
-  readonly reason: 'unknown_plan' | 'unknown_step';
-}
-
-export interface ReconcileResult {
-  readonly reconciled: ReconciledStep[];
-  readonly conflicts: ReconcileConflict[];
-  readonly unknown: UnknownTrailer[];
-  /** Steps whose database record already matches git. */
-  readonly unchanged: number;
-  readonly plans_completed: string[];
-}
+import type { CommitTrailer, ReconcileConflict, ReconciledStep, ReconcileOptions, ReconcileResult, UnknownTrailer } from '../maintenanceTypes.ts';
+import { findPlan, writeEvent, type StepRow } from './rows.ts';
+import type { Database } from './sqlite.ts';
+import type { Actor } from '../types.ts';
 
 /**
  * Applies commit trailers (newest first) to the store inside the caller's write transaction: the
  * newest commit per (plan, step) completes the step; a different recorded hash wins unless forced.
  */
-export function reconcileTrailers(db: Database, now: Date, trailers: readonly StepTrailer[], actor: Actor | null, options: ReconcileOptions): ReconcileResult {
+export function reconcileTrailers(db: Database, now: Date, trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): ReconcileResult {
   const at = now.toISOString();
   const result = { reconciled: [] as ReconciledStep[], conflicts: [] as ReconcileConflict[], unknown: [] as UnknownTrailer[], unchanged: 0, plans_completed: [] as string[] };
   const seen = new Set<string>();

@@ -1,0 +1,43 @@
+/**
+ * The store's public face: open a store, diagnose one, and the types of its interface. Nothing
+ * here names the backend's internals; the SQLite implementation lives in ./sqlite/ and nothing
+ * outside src/core/store may import it (eslint no-restricted-imports; docs/architecture.md).
+ */
+import type { Clock } from '../clock.ts';
+import type { DoctorInput } from './maintenanceTypes.ts';
+import type { Checklist } from './shared/checklist.ts';
+import { diagnoseDatabase } from './sqlite/doctor.ts';
+import { SqliteStore } from './sqlite/sqliteStore.ts';
+import type { Store } from './store.ts';
+
+export * from './types.ts';
+export * from './epicTypes.ts';
+export * from './runTypes.ts';
+export * from './maintenanceTypes.ts';
+export type * from './store.ts';
+export { Checklist, commandFinding } from './shared/checklist.ts';
+export { planRoots } from './shared/planRoots.ts';
+
+export interface StoreSettings {
+  /** Where the store is: the SQLite database file. */
+  readonly location: string;
+  /** When it does not exist yet: create it (writers), or read an empty store (readers; nothing is created). */
+  readonly ifMissing?: 'create' | 'empty';
+  /** Open it only to read (a database the user may not write can still be read). */
+  readonly readOnly?: boolean;
+  /** How long to wait for another writer before giving up (default 10 s). */
+  readonly busyTimeoutMs?: number;
+  /** The time operations use (tests pass a fake one). */
+  readonly clock?: Clock;
+}
+
+/** Opens the store at `settings.location`, migrating an older schema; refuses one written by a newer Springfield. */
+export function openStore(settings: StoreSettings): Store {
+  const { location, ...options } = settings;
+  return new SqliteStore(location, options);
+}
+
+/** Diagnoses the store at `input.dbPath` into `list`, read-only, even when it could not be opened as a store. */
+export function diagnoseStore(input: DoctorInput, list: Checklist): void {
+  diagnoseDatabase(input, list);
+}

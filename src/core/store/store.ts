@@ -1,0 +1,145 @@
+import type { SignalDecision } from '../epics/signals.ts';
+import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
+import type { PlanSource } from '../plan/types.ts';
+import type { SchedulerSnapshot } from '../scheduler/types.ts';
+import type {
+  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, PlanningNote, Retrospective, EpicReport, EpicRow, NewEpic, PlanVersionRow, ProposedPlan, ProposeResult,
+  SignalLocation, SignalResult, SignalView, TransitionOutcome,
+} from './epicTypes.ts';
+import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from './maintenanceTypes.ts';
+import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from './runTypes.ts';
+import type {
+  Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
+  ItemChange, PlanRecord, PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
+} from './types.ts';
+
+/** Which backend a store is and where, for messages and `doctor` (never a password). */
+export interface StoreDescription {
+  readonly backend: 'sqlite';
+  /** Where the data lives, as a person may be shown it. */
+  readonly place: string;
+  /** The database file, when the backend keeps one on this machine (git must never add it). */
+  readonly file: string | null;
+}
+
+/** Something a watch started, to stop it. */
+export interface Watch {
+  dispose(): void;
+}
+
+/**
+ * The state store: every query Springfield makes, as domain operations (docs/architecture.md).
+ * Each operation is one transaction and returns a promise; no caller sees a database handle or
+ * knows the backend. Refusals and failures are SpringfieldErrors, mapped to exit codes in src/cli/dispatch.ts.
+ */
+export interface Store {
+  describe(): StoreDescription;
+  close(): Promise<void>;
+  /** Calls `listener` soon after any process commits a write (and now and then regardless); cheap while nothing changes. */
+  watch(listener: () => void): Watch;
+
+  // Plans, steps, claims and leases (docs/steps.md).
+  initPlan(source: PlanSource, actor: Actor, options?: { force?: boolean; epicId?: string | null }): Promise<InitResult>;
+  claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number }): Promise<ClaimResult>;
+  start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
+  heartbeat(planPath: string, anchor: string, actor: Actor, options?: { leaseSeconds?: number }): Promise<HeartbeatResult>;
+  updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult>;
+  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult>;
+  complete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
+  /** What `complete` would do, refusing exactly as it would, with nothing written (commit checks before git runs). */
+  previewComplete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
+  reset(planPath: string, anchor: string, actor: Actor, reason?: string | null): Promise<ResetResult>;
+  reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult>;
+  ready(planPath: string): Promise<ReadyResult>;
+  showPlans(planPath?: string): Promise<PlanView[]>;
+  /** One step with its substeps, reading only their rows. */
+  showStep(planPath: string, anchor: string): Promise<StepView>;
+  /** The plan's record; an unknown plan is refused (unknown_plan). */
+  plan(planPath: string): Promise<PlanRecord>;
+  /** The step's record; an unknown plan or step is refused. */
+  stepRecord(planPath: string, anchor: string): Promise<StepRecord>;
+  /** The step a commit completes: the named one, else the single top-level step the worktree holds. */
+  commitTarget(query: TargetQuery): Promise<CommitTarget>;
+  events(query?: EventQuery): Promise<EventView[]>;
+  /** Completes steps from commit trailers (newest first), in one transaction. */
+  reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult>;
+  /** Removes plans whose file is in none of `roots` (or, with dryRun, says which it would). */
+  prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult>;
+
+  // Epics and their state machine (src/core/epics/transitions.ts).
+  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow>;
+  listEpics(status?: EpicStatus): Promise<EpicRow[]>;
+  getEpic(id: string): Promise<EpicRow>;
+  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null, data?: Readonly<Record<string, unknown>>): Promise<TransitionOutcome>;
+  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
+  approveMerge(epicId: string, actor: Actor): Promise<EpicRow>;
+  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome>;
+  /** One more build iteration for a retry that stays in progress; false (and the epic blocked) past the budget. */
+  countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean>;
+  setEpicWorktree(epicId: string, path: string, branch: string): Promise<void>;
+  /** Records in the event log what the scheduler did to an epic's worktree. */
+  recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void>;
+  /** What blocked an epic a person can retry (the blocking event's record), or null. */
+  blockDetails(epicId: string): Promise<Record<string, unknown> | null>;
+  epicPlans(epicId: string): Promise<EpicPlans>;
+  /** How `current` differs from the initialised plan at `planPath` (empty when it matches). */
+  planDrift(planPath: string, current: PlanSource): Promise<string[]>;
+  /** What a finished epic's summary is made of. */
+  epicReport(epicId: string): Promise<EpicReport>;
+  /** The handoff the epic's branch carries, rendered from its approved versions (null before approval; docs/lifecycle.md). */
+  handoffText(epicId: string): Promise<string | null>;
+  /** PR mode: the pull request a verified epic now waits on, recorded with an event. */
+  setPullRequest(epicId: string, url: string, actor: Actor, data: Readonly<Record<string, unknown>>): Promise<void>;
+  /** PR mode: the pull request's state was asked now (the rate limit counts from here). */
+  markPullRequestChecked(epicId: string): Promise<void>;
+  /** Lovejoy's retrospective of an epic being merged now, read from its runs, verifications and approvals. */
+  retrospective(epicId: string): Promise<Retrospective>;
+  /** The epic merged, with its retrospective (the given one, else one read now) in the event log: one transaction. */
+  markMerged(epicId: string, actor: Actor, reason: string, retrospective?: Retrospective): Promise<TransitionOutcome>;
+  /** The debt register (docs/lifecycle.md): epics set aside and why, open entries unless `all`. */
+  debt(options?: { all?: boolean }): Promise<DebtRow[]>;
+
+  // Plan versions and approval.
+  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult>;
+  approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;
+  requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
+  discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow & { transition: TransitionOutcome }>;
+  planVersions(epicId: string): Promise<PlanVersionRow[]>;
+  /** The proposed version a decision applies to (the given one, else the only one); refused when there is none. */
+  pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow>;
+  /** A planner's research note on the epic, shown to her next session (docs/lifecycle.md). */
+  recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote>;
+
+  // Review signals and context recovery.
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean): Promise<SignalResult>;
+  signals(epicId?: string): Promise<SignalView[]>;
+  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note?: string | null): Promise<TransitionOutcome>;
+  context(request: ContextRequest): Promise<ContextView>;
+
+  // Agent runs and verification (docs/scheduler-faults.md).
+  /** Checks the epic (and that the worktree holds the step, renewing its lease) and records the run: one transaction. */
+  beginAgentRun(input: AgentRunInput): Promise<AgentRunStart>;
+  startRun(run: NewRun, actor: Actor | null): Promise<RunView>;
+  setAgentPid(runId: number, pid: number): Promise<void>;
+  /** Ends a run with its outcome and what follows (its step released, a failure counted); finishing twice changes nothing. */
+  finishRun(runId: number, end: RunEnd, actor: Actor | null): Promise<RunView>;
+  /** Records a launch that ended before its run was recorded, as a failed run of the epic's current iteration. */
+  recordFailedLaunch(run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Promise<RunView>;
+  /** Running runs whose supervising process `isAlive` says is gone. */
+  findOrphans(isAlive: (pid: number) => boolean): Promise<RunView[]>;
+  /** Marks those runs lost and releases their steps. */
+  markOrphans(isAlive: (pid: number) => boolean, actor: Actor | null): Promise<RunView[]>;
+  runs(options?: { active?: boolean; epicId?: string; limit?: number }): Promise<RunView[]>;
+  runsByLaunch(launchIds: readonly string[]): Promise<RunView[]>;
+  latestRun(epicId: string, role?: string): Promise<RunView | null>;
+  /** Agent sessions spent per epic, by role (setup runs are no session). */
+  sessionCounts(epicId?: string): Promise<Record<string, SessionCounts>>;
+  /** Tokens and cost per epic and role, from the runs whose agents reported usage. */
+  usageByEpic(epicId?: string): Promise<UsageByRole[]>;
+  verifications(options?: { epicId?: string; limit?: number }): Promise<VerificationView[]>;
+  /** Stores the results of one verification pass together. */
+  recordVerifications(entries: readonly VerificationEntry[]): Promise<void>;
+  lastVerdict(epicId: string): Promise<'pass' | 'fail' | null>;
+  /** Everything the scheduler's decide() reads, in one consistent read. */
+  schedulerSnapshot(): Promise<SchedulerSnapshot>;
+}
