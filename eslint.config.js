@@ -3,27 +3,40 @@ import tseslint from 'typescript-eslint';
 
 /** Node's modules by every name they can be imported under: none may reach the webview bundle. */
 const NODE_MODULES = builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
+// The SQLite backend is the store's own business: everything else uses the Store interface (docs/architecture.md).
+const storeInternals = { group: ['**/store/sqlite', '**/store/sqlite/**'], message: 'the SQLite store is internal to src/core/store: import the Store interface from core/store/index.ts or core/index.ts (docs/architecture.md)' };
+const noVscodeInCore = { name: 'vscode', message: 'core must not depend on vscode' };
+const coreIsBottom = { group: ['**/cli/**', '**/extension/**', '**/webview/**'], message: 'core is the bottom layer' };
 
-/** Lint mainly enforces the architecture's import boundaries (ARCHITECTURE.md). */
+/** Lint mainly enforces the architecture's import boundaries (docs/architecture.md). */
 export default tseslint.config(
   { ignores: ['dist/**', 'media/dist/**', 'node_modules/**', '.cache/**', 'test-results/**', '*.vsix'] },
   ...tseslint.configs.recommended,
   {
-    files: ['src/core/**/*.ts', 'src/cli/**/*.ts'],
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [storeInternals] }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'core and cli must not depend on vscode' }],
-        patterns: [{ group: ['**/extension/**', '**/webview/**'], message: 'core and cli must not import extension or webview code' }],
+        patterns: [{ group: ['**/extension/**', '**/webview/**'], message: 'core and cli must not import extension or webview code' }, storeInternals],
       }],
     },
   },
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'core must not depend on vscode' }],
-        patterns: [{ group: ['**/cli/**', '**/extension/**', '**/webview/**'], message: 'core is the bottom layer' }],
-      }],
+      'no-restricted-imports': ['error', { paths: [noVscodeInCore], patterns: [coreIsBottom, storeInternals] }],
+    },
+  },
+  {
+    files: ['src/core/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscodeInCore], patterns: [coreIsBottom] }],
     },
   },
   {
