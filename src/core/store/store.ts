@@ -30,7 +30,7 @@ export interface Watch {
 /**
  * The state store: every query Springfield makes, as domain operations (docs/architecture.md).
  * Each operation is one transaction and returns a promise; no caller sees a database handle or
- * knows the backend. Refusals and failures are SpringfieldErrors, mapped to exit codes in src/cli/dispatch.ts.
+ * knows the backend. Refusals and failures are SpringfieldErrors with the codes of docs/cli-contract.md.
  */
 export interface Store {
   describe(): StoreDescription;
@@ -66,7 +66,7 @@ export interface Store {
   /** Removes plans whose file is in none of `roots` (or, with dryRun, says which it would). */
   prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult>;
 
-  // Epics and their state machine (src/core/epics/transitions.ts).
+  // Epics and their state machine (docs/state-machine.md).
   createEpic(input: NewEpic, actor: Actor): Promise<EpicRow>;
   listEpics(status?: EpicStatus): Promise<EpicRow[]>;
   getEpic(id: string): Promise<EpicRow>;
