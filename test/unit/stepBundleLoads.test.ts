@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertClaimed, assertOk, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertClaimed, assertOk, CLI_PATH, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
 // docs/cli-cost.md: in the step commands' bundle, core's node:crypto and node:child_process imports
 // load on first call (src/cli/lazy/), so a claim or a show loads neither.
@@ -52,4 +52,10 @@ test('claim, show --step and ready load neither node:crypto nor node:child_proce
     assertOk(r.out);
     assert.deepEqual(r.modules, [], args.join(' '));
   }
+});
+
+test('the step commands\' bundle links none of zod: its schemas are for the other commands and the editor', () => {
+  // Seen: a build option that dropped the pure-modules plugin linked zod in (157 KB became 619 KB).
+  const bundle = readFileSync(join(CLI_PATH, '..', 'springfield.cjs'), 'utf8');
+  assert.equal(/ZodError|\$ZodType/.test(bundle), false, 'dist/springfield.cjs contains zod');
 });
