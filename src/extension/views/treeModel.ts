@@ -127,9 +127,13 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
 
 const KIND_WORDS: Readonly<Record<string, string>> = { task: 'Task', test: 'Test', checkpoint: 'Checkpoint' };
 
-/** Anchor → "Step 2.1" for every step and substep of a plan. */
+const namesByPlan = new WeakMap<PlanView, Map<string, string>>();
+
+/** Anchor → "Step 2.1" for every step and substep of a plan; built once per plan of a snapshot (every step row asks). */
 function stepNames(plan: PlanView): Map<string, string> {
-  return new Map(plan.steps.flatMap((st) => [st, ...st.substeps]).map((st) => [st.anchor, stepName(st.number)]));
+  let names = namesByPlan.get(plan);
+  if (!names) namesByPlan.set(plan, (names = new Map(plan.steps.flatMap((st) => [st, ...st.substeps]).map((st) => [st.anchor, stepName(st.number)]))));
+  return names;
 }
 
 function stepTooltip(s: Snapshot, st: StepView, names: ReadonlyMap<string, string>): string {
