@@ -1,5 +1,5 @@
 import type { RunUsage, RunView, UsageByRole, VerificationView } from '../runTypes.ts';
-import type { Database } from './sqlite.ts';
+import { cached, type Database } from './sqlite.ts';
 
 /** Stores the usage read from a run's output on its row; returns the row as it is now. */
 export function recordRunUsage(db: Database, run: RunView, usage: RunUsage | null): RunView {
@@ -22,9 +22,13 @@ export function runsByLaunch(db: Database, launchIds: readonly string[]): RunVie
   return db.prepare(`SELECT * FROM runs WHERE launch_id IN (${launchIds.map(() => '?').join(', ')})`).all(...launchIds) as RunView[];
 }
 
-/** The ended runs of an epic since `since` (ISO; '' for all), newest first: what fault counting reads. */
-export function endedRuns(db: Database, epicId: string, since: string, limit = 200): RunView[] {
-  return db.prepare(`SELECT * FROM runs WHERE epic_id = ? AND status != 'running' AND started_at >= ? ORDER BY id DESC LIMIT ?`).all(epicId, since, limit) as RunView[];
+/** What fault counting reads of an ended run: no output (a run's tail is read only for the last failure). */
+export type EndedRun = Pick<RunView, 'id' | 'role' | 'status' | 'exit_code' | 'outcome_reason' | 'started_at' | 'ended_at'>;
+
+/** A role's ended runs on an epic since `since` (ISO; '' for all), newest first, read one at a time. */
+export function endedRuns(db: Database, epicId: string, role: string, since: string, limit = 200): IterableIterator<EndedRun> {
+  return cached(db, `SELECT id, role, status, exit_code, outcome_reason, started_at, ended_at FROM runs
+    WHERE epic_id = ? AND role = ? AND status != 'running' AND started_at >= ? ORDER BY id DESC LIMIT ?`).iterate(epicId, role, since, limit) as IterableIterator<EndedRun>;
 }
 
 /** Agent runs, newest first; `active` keeps only those still running. */

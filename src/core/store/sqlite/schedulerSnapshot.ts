@@ -4,7 +4,7 @@ import type { Role } from '../../epics/transitions.ts';
 import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../../scheduler/types.ts';
 import { partitionSteps } from './readiness.ts';
 import { endedRuns, listRuns } from './runs.ts';
-import type { Database } from './sqlite.ts';
+import { cached, type Database } from './sqlite.ts';
 import type { EpicRow } from '../epicTypes.ts';
 
 interface Marker {
@@ -22,18 +22,18 @@ export function schedulerSnapshot(db: Database, now: Date): SchedulerSnapshot {
 }
 
 function lastEvent(db: Database, epicId: string, where: string): Marker | undefined {
-  return db.prepare(`SELECT id, at, action FROM events WHERE epic_id = ? AND entity = 'epic' AND ${where} ORDER BY id DESC LIMIT 1`).get(epicId) as Marker | undefined;
+  return cached(db, `SELECT id, at, action FROM events WHERE epic_id = ? AND entity = 'epic' AND ${where} ORDER BY id DESC LIMIT 1`).get(epicId) as Marker | undefined;
 }
 
 function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
-  const planPath = db.prepare('SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(e.id) as string | undefined;
+  const planPath = cached(db, 'SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(e.id) as string | undefined;
   const p = planPath ? partitionSteps(db, planPath, at) : undefined;
   const entered = lastEvent(db, e.id, `to_status = 'in_progress'`);
   const implementedAt = lastEvent(db, e.id, `to_status = 'implemented'`);
   const approvedAt = lastEvent(db, e.id, `action IN ('plan_approved', 'new_plan_approved')`);
   const since = entered?.at ?? '';
   // One batch per verification pass (rows share run_id); a batch fails on its failing command.
-  const rows = db.prepare(`SELECT run_id, command, exit_code, verdict, created_at FROM verifications WHERE epic_id = ? AND created_at >= ? ORDER BY id DESC`)
+  const rows = cached(db, `SELECT run_id, command, exit_code, verdict, created_at FROM verifications WHERE epic_id = ? AND created_at >= ? ORDER BY id DESC`)
     .all(e.id, approvedAt?.at ?? '') as { run_id: number | null; command: string; exit_code: number | null; verdict: string; created_at: string }[];
   const batches: { key: string; verdict: string; created_at: string }[] = [];
   for (const r of rows) {
@@ -53,30 +53,30 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     streak++;
   }
   // A build to verify: a Ralph run that succeeded or moved the branch (a run that failed without a commit changed nothing).
-  const lastRalphEnd = db.prepare(`SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
+  const lastRalphEnd = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
       AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before))`).pluck().get(e.id) as string | null;
-  const lastRalphSuccess = db.prepare(`SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND status = 'succeeded'`).pluck().get(e.id) as string | null;
+  const lastRalphSuccess = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND status = 'succeeded'`).pluck().get(e.id) as string | null;
   const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
   const reworkPending = entered?.action === 'signal_implementation_failure' && !(lastRalphSuccess !== null && lastRalphSuccess > (entered?.at ?? ''));
   const iterationStart = implementedAt?.at ?? '';
-  const signalsThisIteration = implementedAt ? Number(db.prepare('SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?').pluck().get(e.id, iterationStart)) : 0;
-  const bartRuns = implementedAt ? Number(db.prepare(`SELECT COUNT(*) FROM runs WHERE epic_id = ? AND role = 'bart' AND ended_at IS NOT NULL AND started_at >= ?`).pluck().get(e.id, iterationStart)) : 0;
+  const signalsThisIteration = implementedAt ? Number(cached(db, 'SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?').pluck().get(e.id, iterationStart)) : 0;
+  const bartRuns = implementedAt ? Number(cached(db, `SELECT COUNT(*) FROM runs WHERE epic_id = ? AND role = 'bart' AND ended_at IS NOT NULL AND started_at >= ?`).pluck().get(e.id, iterationStart)) : 0;
   return {
     id: e.id, title: e.title, status: e.status, statusReason: e.status_reason, priority: e.priority, complexity: e.complexity,
     iteration: e.iteration, buildBudget: buildBudget(e), planIteration: e.plan_iteration, planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
     planPath: planPath ?? null,
-    awaitingApproval: db.prepare(`SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`).get(e.id) !== undefined,
+    awaitingApproval: cached(db, `SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`).get(e.id) !== undefined,
     steps: { total: p?.all.length ?? 0, completed: p?.completed.length ?? 0, ready: p?.ready ?? [], claimedLive: p?.claimed ?? [] },
     worktree: e.worktree_path,
     verification: { lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, running: false, unverifiedBuild },
     reworkPending,
     review: { signalsThisIteration, bartRunsThisIteration: bartRuns },
-    signalsAwaitingPerson: Number(db.prepare(`SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`).pluck().get(e.id)),
+    signalsAwaitingPerson: Number(cached(db, `SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`).pluck().get(e.id)),
     mergeApprovedByPerson: e.merge_approved_by !== null,
     mergeQueued: false,
     faults: faultsOf(db, e.id),
     pullRequest: e.pr_url ? { url: e.pr_url, checkedAt: e.pr_checked_at } : null,
-    setupDone: e.worktree_path !== null && db.prepare(`SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`).get(e.id, e.worktree_path) !== undefined,
+    setupDone: e.worktree_path !== null && cached(db, `SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`).get(e.id, e.worktree_path) !== undefined,
   };
 }
 
@@ -87,19 +87,19 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
 function faultsOf(db: Database, epicId: string): Partial<Record<FaultRole, RoleFaults>> {
   const reset = lastEvent(db, epicId, `action IN ('retry', 'resume', 'plan_approved', 'new_plan_approved')`)?.at ?? '';
   const out: Partial<Record<FaultRole, RoleFaults>> = {};
-  const settled = new Set<string>();
-  for (const r of endedRuns(db, epicId, reset)) {
-    const role = r.role as FaultRole;
-    if (!FAULT_ROLES.includes(role) || settled.has(role)) continue;
-    if (r.status === 'succeeded') {
-      settled.add(role);
-      continue;
+  for (const role of FAULT_ROLES) {
+    let faults: RoleFaults | undefined;
+    for (const r of endedRuns(db, epicId, role, reset)) {
+      if (r.status === 'succeeded') break;
+      faults = faults ? { ...faults, consecutive: faults.consecutive + 1 } : {
+        consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code,
+        lastReason: r.outcome_reason, lastOutput: '',
+      };
     }
-    const known = out[role];
-    out[role] = known ? { ...known, consecutive: known.consecutive + 1 } : {
-      consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code,
-      lastReason: r.outcome_reason, lastOutput: r.output_tail.split('\n').slice(-10).join('\n'),
-    };
+    if (faults) out[role] = faults;
   }
+  // Only the newest failure's output is shown, so only its tail is read.
+  const tail = cached(db, 'SELECT output_tail FROM runs WHERE id = ?').pluck();
+  for (const [role, f] of Object.entries(out) as [FaultRole, RoleFaults][]) out[role] = { ...f, lastOutput: (tail.get(f.lastRunId) as string).split('\n').slice(-10).join('\n') };
   return out;
 }

@@ -125,3 +125,17 @@ export function mapSqliteError(err: unknown, dbPath: string): unknown {
   }
   return err;
 }
+
+const statements = new WeakMap<Database, Map<string, BetterSqlite3.Statement>>();
+
+/**
+ * A prepared statement kept per connection: for reads run many times in one call (the scheduler's
+ * snapshot reads a dozen per epic), where compiling the SQL each time cost more than running it.
+ */
+export function cached(db: Database, sql: string): BetterSqlite3.Statement {
+  let byText = statements.get(db);
+  if (!byText) statements.set(db, (byText = new Map()));
+  let statement = byText.get(sql);
+  if (!statement) byText.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}
