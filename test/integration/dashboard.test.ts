@@ -30,8 +30,8 @@ function planText(): string {
   }).join('\n')}`;
 }
 
-/** A repository with a 20-step epic part done: completed steps, two live claims, one expired, a run; and an epic waiting for approval. */
-function buildRepo(base: string): { repo: string; search: string; billing: string } {
+/** A repository with a 20-step epic part done: completed steps, two live claims, one expired, a run that reported its cost; an epic waiting for approval; one set aside. */
+function buildRepo(base: string): { repo: string; search: string; billing: string; analytics: string } {
   const repo = join(base, 'shop');
   mkdirSync(join(repo, 'plans'), { recursive: true });
   writeFileSync(join(repo, PLAN), planText());
@@ -54,10 +54,18 @@ function buildRepo(base: string): { repo: string; search: string; billing: strin
   cli(repo, ['claim', PLAN, '--lease', '5400'], 'ralph-a');
   cli(repo, ['claim', PLAN, '--lease', '420'], 'ralph-b');
   cli(repo, ['claim', PLAN, '--lease', '1'], 'ralph-c');
-  execFileSync(process.execPath, [CLI, 'run', '--role', 'bart', '--epic', search, '--', process.execPath, '-e', ''], { cwd: repo, env: cleanEnv({ SPRINGFIELD_AGENT: 'bart' }), stdio: 'ignore' });
+  // Bart's run reports its usage as Claude Code does; the reader is named in the (allowed) config, which goes once the run is stored.
+  const config = join(repo, '.springfield', 'config.json');
+  writeFileSync(config, JSON.stringify({ usage: { bart: 'claude' } }));
+  execFileSync(process.execPath, [CLI, 'allow'], { cwd: repo, env: cleanEnv(), stdio: 'ignore' });
+  const report = JSON.stringify({ type: 'result', total_cost_usd: 0.42, usage: { input_tokens: 1500, output_tokens: 300 } });
+  execFileSync(process.execPath, [CLI, 'run', '--role', 'bart', '--epic', search, '--', process.execPath, '-e', `console.log(${JSON.stringify(report)})`], { cwd: repo, env: cleanEnv({ SPRINGFIELD_AGENT: 'bart' }), stdio: 'ignore' });
+  rmSync(config);
   const billing = cli<{ id: string }>(repo, ['epic', 'create', 'Billing export', '--brief', 'Export invoices as CSV.']).id;
   cli(repo, ['plan', 'propose', billing, 'plans/billing.md'], 'lisa');
-  return { repo, search, billing };
+  const analytics = cli<{ id: string }>(repo, ['epic', 'create', 'Search analytics', '--brief', 'Count what people search for.']).id;
+  cli(repo, ['epic', 'defer', analytics, '--reason', 'Not this quarter']);
+  return { repo, search, billing, analytics };
 }
 
 type InFrame = { document: { documentElement: { scrollWidth: number; clientWidth: number } } };
@@ -154,6 +162,15 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
       await frame.locator('.timeline').scrollIntoViewIfNeeded();
       await screenshot(page, 'dashboard-timeline-filtered');
       await frame.locator('select[aria-label="Epic"]').selectOption('');
+    });
+
+    test('a card shows what its epic cost; the debt register lists the epic set aside, with the reason', { timeout: 60_000 }, async () => {
+      const card = frame.locator('.card', { hasText: fixture.search });
+      assert.deepEqual(await card.locator('.card-meta', { hasText: 'tokens' }).allInnerTexts(), ['$0.42 · 1,800 tokens']);
+      assert.equal(await frame.locator('.card', { hasText: fixture.billing }).locator('.card-meta', { hasText: 'tokens' }).count(), 0, 'no cost line where no run reported one');
+      const debt = frame.locator('.panel', { hasText: 'Debt register' });
+      assert.match(await debt.locator('tr', { hasText: fixture.analytics }).innerText(), /Search analytics\s+Not this quarter\s+\S+/);
+      assert.equal(await debt.locator('tr').count(), 1, 'only the deferred epic is in debt');
     });
 
     test('a card opens its epic in the tree, and its plan (or the plan waiting for approval)', { timeout: 60_000 }, async () => {
