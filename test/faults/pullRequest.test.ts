@@ -72,7 +72,7 @@ test('PR mode: pushed to origin, opened with the summary, verified until gh says
   const create = calls.find((c) => c.args[0] === 'pr' && c.args[1] === 'create');
   assert.ok(create, JSON.stringify(calls));
   assert.deepEqual(create.args, ['pr', 'create', '--head', branch, '--base', 'main', '--title', `Gift cards (${epic})`, '--body-file', '-']);
-  for (const part of ['## Steps', '- [x] step-1 First part', '## Verification evidence', '- PASS', '## Signals', '## Sessions spent', '- ralph: 2', '## Commits', `Springfield-Epic: ${epic}`]) {
+  for (const part of ['## Steps', '- [x] step-1 First part', '## Verification evidence', '- PASS', '## Signals', '## Sessions spent', '- ralph: 2', '## Retrospective', '- Sessions by role: lisa 1, ralph 2', '- Approval to merge: ', '## Commits', `Springfield-Epic: ${epic}`]) {
     assert.ok(create.stdin.includes(part), `the body has ${part}:\n${create.stdin}`);
   }
   assert.equal(calls.filter((c) => c.args[1] === 'view').length, 0, 'the state is not asked before the rate limit allows');

@@ -252,8 +252,10 @@ export class EpicWork {
 
   private async pullRequestBody(epic: EpicRow): Promise<string> {
     const summary = renderSummary(await this.o.store.epicReport(epic.id));
+    // The merge happens on GitHub, so the retrospective so far goes where reviewers read it (and into the event log once merged).
+    const retro = renderRetrospective(await this.o.store.retrospective(epic.id));
     const commits = (await gitOutAsync(this.o.mainRoot, ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`], process.env)).trim();
-    return [summary.replace(/^# .*\n/m, ''), '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
+    return [summary.replace(/^# .*\n/m, '').trimEnd(), '', ...retro, '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
   }
 
   /** PR mode: asks gh whether the pull request was merged; merged → done and the worktree removed; closed → blocked. */
