@@ -10,6 +10,7 @@ export * from './agents/rolePrompt.ts';
 export * from './agents/toolSchemas.ts';
 export * from './agents/tools.ts';
 export * from './runs/usage.ts';
+export * from './epics/budget.ts';
 export * from './epics/complexity.ts';
 export * from './epics/handoff.ts';
 export * from './epics/ids.ts';

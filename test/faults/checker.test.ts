@@ -16,7 +16,7 @@ test('with the retry limit effectively off, the bounded-sessions and final-statu
   const found = violations(f, run, { epic, maxSessions: { ralph: 3 }, status: 'blocked', reason: /^agent_failed: Ralph failed 3 times/ });
   assert.equal(found.length, 2, found.join('\n'));
   assert.equal(found[0], 'ralph ran 4 sessions, more than 3');
-  assert.match(found[1] ?? '', new RegExp(`^${epic}'s reason "iteration_budget_exhausted: ralph run \\d+ failed" does not match `));
+  assert.match(found[1] ?? '', new RegExp(`^${epic}'s reason "iteration_budget_exhausted: \\d+ of 4 build iterations used; ralph run \\d+ failed" does not match `));
 });
 
 test('the held-step check reports a step claimed by a run that is not running; the lost-commit check a commit no ref reaches', { timeout: 120_000 }, async (t) => {

@@ -226,11 +226,12 @@ describe('epic lifecycle through the CLI', () => {
     assert.deepEqual([again.transition?.to, again.transition?.iteration], ['in_progress', 2]);
     assertOk(sf(repo.root, ['epic', 'finish', id]));
     const out = assertOk<SignalResult>(sf(repo.root, ['signal', id, '--type', 'implementation_failure', '--summary', 'second miss']));
-    assert.deepEqual([out.transition?.to, out.transition?.reason, out.transition?.next_role], ['blocked', 'iteration_budget_exhausted', 'lisa']);
+    const reason = 'iteration_budget_exhausted: 2 of 2 build iterations used; signal_implementation_failure would start build iteration 3';
+    assert.deepEqual([out.transition?.to, out.transition?.reason, out.transition?.next_role], ['blocked', reason, 'lisa']);
     const shown = epic(id);
-    assert.deepEqual([shown.status, shown.status_reason, shown.iteration], ['blocked', 'iteration_budget_exhausted', 2]);
+    assert.deepEqual([shown.status, shown.status_reason, shown.iteration], ['blocked', reason, 2]);
     const last = query(`SELECT to_status, reason FROM events WHERE entity = 'epic' AND epic_id = ? ORDER BY id DESC LIMIT 1`, id)[0];
-    assert.deepEqual(last, { to_status: 'blocked', reason: 'iteration_budget_exhausted' });
+    assert.deepEqual(last, { to_status: 'blocked', reason });
     assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 2, 'the review signal itself is kept');
   });
 

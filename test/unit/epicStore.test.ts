@@ -191,9 +191,34 @@ test('build iterations count each entry to in_progress; past the complexity budg
   }
   await store.applyEpicEvent(epic.id, 'steps_completed', MARGE, 'done');
   const blocked = await store.applyEpicEvent(epic.id, 'signal_implementation_failure', BART, 'miss 6');
-  assert.deepEqual([blocked.to, blocked.reason, blocked.iteration, blocked.next_role], ['blocked', 'iteration_budget_exhausted', 5, 'lisa']);
+  const reason = 'iteration_budget_exhausted: 5 of 5 build iterations used; signal_implementation_failure would start build iteration 6';
+  assert.deepEqual([blocked.to, blocked.reason, blocked.iteration, blocked.next_role], ['blocked', reason, 5, 'lisa']);
   const row = await store.getEpic(epic.id);
-  assert.deepEqual([row.status, row.status_reason, row.iteration], ['blocked', 'iteration_budget_exhausted', 5]);
+  assert.deepEqual([row.status, row.status_reason, row.iteration], ['blocked', reason, 5]);
+});
+
+test('every build-budget block carries one reason code and one wording: entry to in_progress, a counted failure, the event raised directly', async (t) => {
+  const store = openStore(t);
+  const wording = /^iteration_budget_exhausted: (\d+) of (\d+) build iterations used; \S/;
+  const started = async (title: string, maxIterations: number) => {
+    const e = await store.createEpic({ title, brief: '', priority: 'P2', maxIterations }, MARGE);
+    await store.applyEpicEvent(e.id, 'plan_approved', MARGE, 'ok');
+    await store.applyEpicEvent(e.id, 'start', MARGE, 'go');
+    return e.id;
+  };
+  const onEntry = await started('entry', 1);
+  await store.applyEpicEvent(onEntry, 'steps_completed', MARGE, 'done');
+  const counted = await started('counted', 1);
+  const raised = await started('raised', 3);
+  const outcomes = [
+    (await store.applyEpicEvent(onEntry, 'signal_implementation_failure', BART, 'miss')).reason,
+    (await store.countIteration(counted, MARGE, 'ralph run 7 failed')) ? 'not blocked' : (await store.getEpic(counted)).status_reason,
+    (await store.applyEpicEvent(raised, 'iteration_budget_exhausted', MARGE, 'verification failed')).reason,
+  ];
+  for (const [i, reason] of outcomes.entries()) assert.match(reason ?? '', wording, `path ${i}: ${reason}`);
+  assert.deepEqual(outcomes.map((r) => wording.exec(r ?? '')?.slice(1, 3)), [['1', '1'], ['1', '1'], ['1', '3']]);
+  const events = sqliteOf(store).prepare(`SELECT reason FROM events WHERE to_status = 'blocked'`).pluck().all() as string[];
+  assert.deepEqual(events, outcomes, 'the event log records the same reason as the epic row');
 });
 
 test('plan versions: a new proposal supersedes the pending one; decisions are kept; the latest is approved', async (t) => {

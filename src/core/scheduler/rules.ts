@@ -2,6 +2,7 @@
  * What one idle epic wants next (SPEC §4 table, budgets, complexity review policy, plan approval).
  * Pure; decide() adds slots, run timeouts and the one-agent-per-epic rule.
  */
+import { budgetBlockReason, sameFailureCause } from '../epics/budget.ts';
 import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
 import type { Role } from '../epics/transitions.ts';
 import type { Action, EpicSnapshot, SchedulerConfig } from './types.ts';
@@ -21,8 +22,8 @@ export const MESSAGES = {
 } as const;
 
 export const REASONS = {
-  sameFailure: (n: number) => `same verification failure ${n} times`,
-  budget: (e: EpicSnapshot) => `iteration budget exhausted: ${e.iteration} of ${e.buildBudget} build iterations used`,
+  sameFailure: (e: EpicSnapshot, n: number) => budgetBlockReason(e.iteration, e.buildBudget, sameFailureCause(n)),
+  budget: (e: EpicSnapshot) => budgetBlockReason(e.iteration, e.buildBudget, 'verification failed with no build iteration left'),
   skipReview: (e: EpicSnapshot) => `review skipped: ${e.complexity} epic passed verification`,
 } as const;
 
@@ -93,7 +94,7 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
   if (configured && v.unverifiedBuild) return { kind: 'verify', epicId: epic.id };
   const failed = configured && v.lastVerdict === 'fail';
   if (failed && v.sameFailureStreak >= config.sameFailureLimit) {
-    return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.sameFailure(v.sameFailureStreak) };
+    return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.sameFailure(epic, v.sameFailureStreak) };
   }
   if (failed && epic.iteration >= epic.buildBudget) {
     return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.budget(epic) };

@@ -1,3 +1,4 @@
+import { BUDGET_BLOCK, budgetBlockReason, isBudgetBlockReason } from '../../epics/budget.ts';
 import { buildBudget, detectComplexity } from '../../epics/complexity.ts';
 import { newEpicId } from '../../epics/ids.ts';
 import { isRetryable, RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
@@ -49,16 +50,16 @@ export function applyEpicEvent(db: Database, now: string, epicId: string, event:
   const step = transition(epic.status, event, block?.from);
   let to = step.to;
   let nextRole = step.nextRole;
-  let why = reason;
+  let why = event === BUDGET_BLOCK && !isBudgetBlockReason(reason) ? budgetBlockReason(epic.iteration, buildBudget(epic), reason ?? 'no build iteration left') : reason;
   // A new plan after a block is a fresh attempt: its build iterations count from zero.
   let iteration = event === 'new_plan_approved' ? 0 : epic.iteration;
   if (to === 'in_progress' && event !== 'retry') {
     iteration += 1;
     if (iteration > buildBudget(epic)) {
-      const blocked = transition('in_progress', 'iteration_budget_exhausted');
+      const blocked = transition('in_progress', BUDGET_BLOCK);
       to = blocked.to;
       nextRole = blocked.nextRole;
-      why = 'iteration_budget_exhausted';
+      why = budgetBlockReason(epic.iteration, buildBudget(epic), `${event} would start build iteration ${iteration}`);
       iteration = epic.iteration;
     }
   }
@@ -124,7 +125,7 @@ export function approveMerge(db: Database, now: string, epicId: string, actor: A
 export function countIteration(db: Database, now: string, epicId: string, actor: Actor, reason: string): boolean {
   const epic = getEpic(db, epicId);
   if (epic.iteration + 1 > buildBudget(epic)) {
-    applyEpicEvent(db, now, epicId, 'iteration_budget_exhausted', actor, `iteration_budget_exhausted: ${reason}`);
+    applyEpicEvent(db, now, epicId, BUDGET_BLOCK, actor, budgetBlockReason(epic.iteration, buildBudget(epic), reason));
     return false;
   }
   db.prepare('UPDATE epics SET iteration = iteration + 1, updated_at = ? WHERE id = ?').run(now, epicId);
