@@ -335,6 +335,15 @@ describe('plan drift', () => {
     assert.equal(step(repo.root, 'step-2').status, 'claimed');
   });
 
+  test('init without --force on a drifted plan is refused with what changed, and writes nothing', () => {
+    const events = () => assertOk<{ events: unknown[] }>(sf(repo.root, ['events', '--json'])).events.length;
+    const before = [events(), JSON.stringify([...showSteps(repo.root, P)])];
+    const error = assertFails(sf(a, ['init', P]), 1, 'plan_drift');
+    assert.ok(error.message.startsWith(`${P}: plan changed since init (`) && error.message.includes('step-3 title changed'), error.message);
+    assert.match(error.message, /init --force/);
+    assert.deepEqual([events(), JSON.stringify([...showSteps(repo.root, P)])], before);
+  });
+
   test('init --force re-initialises from the edited file, keeping completed steps', () => {
     const r = assertOk<InitResult>(sf(a, ['init', P, '--force']));
     const nowOk = claimed(sf(a, ['claim', P]));

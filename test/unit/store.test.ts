@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
+import { RefusedError } from '../../src/core/errors.ts';
 import { planHash } from '../../src/core/plan/hash.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
@@ -269,6 +270,16 @@ const V2 = `# P
 **Depends on:** #one
 - [ ] n
 `;
+
+test('init without force on a drifted plan is refused with plan_drift naming what changed; nothing is written', async (t) => {
+  const store = openStore(t);
+  await store.initPlan(source(V1), A);
+  const dump = () => ['plans', 'steps', 'step_deps', 'checklist_items', 'events'].map((table) => rows(store, `SELECT * FROM ${table}`));
+  const before = dump();
+  await assert.rejects(store.initPlan(source(V2), A), (e: unknown) => e instanceof RefusedError && e.code === 'plan_drift' &&
+    e.message.startsWith('plans/p.md: plan changed since init (') && e.message.includes('two title changed') && e.message.includes('init --force plans/p.md'));
+  assert.deepEqual(dump(), before);
+});
 
 test('init --force keeps unchanged completed steps and their items, resets changed and claimed ones, removes and adds steps', async (t) => {
   const store = openStore(t);

@@ -1,7 +1,7 @@
 import { planHash, structureJson } from '../../plan/hash.ts';
 import type { PlanStep, PlanSource } from '../../plan/types.ts';
 import { recomputeReadiness } from './readiness.ts';
-import { findPlan, writeEvent, type StepRow } from './rows.ts';
+import { driftRefusal, findPlan, writeEvent, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor, InitResult, ItemStatus } from '../types.ts';
 
@@ -14,14 +14,16 @@ interface KeptItem {
 }
 
 /**
- * Writes a plan's steps, dependencies and checklist items. Idempotent; with `force` it
- * re-initialises from the current file, keeping steps (and items) already completed.
+ * Writes a plan's steps, dependencies and checklist items. Idempotent; a file whose structure
+ * drifted is refused unless `force`, which re-initialises from it, keeping completed steps (and items).
  * The caller wraps this in a write transaction.
  */
 export function initPlan(db: Database, now: string, source: PlanSource, actor: Actor, force: boolean, epicId: string | null): InitResult {
   const existing = findPlan(db, source.planPath);
   const hash = planHash(source.plan);
   const base = { plan_path: source.planPath, plan_hash: hash };
+  // A drifted file is not "already initialised": say what changed and refuse (docs/cli-contract.md).
+  if (existing && !force && existing.plan_hash !== hash) throw driftRefusal(db, source.planPath, source.plan);
   if (existing && (!force || existing.plan_hash === hash)) {
     if (epicId && existing.epic_id !== epicId) db.prepare('UPDATE plans SET epic_id = ?, updated_at = ? WHERE plan_path = ?').run(epicId, now, source.planPath);
     return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };

@@ -123,10 +123,14 @@ function requireSameStructure(db: Database, source: PlanSource): PlanRow {
     rememberPlanHash(source.plan, plan.plan_hash);
     return plan;
   }
-  const before = initialisedStructure(db, plan.plan_path);
-  const changes = describeDrift(before, planStructure(source.plan));
+  throw driftRefusal(db, plan.plan_path, source.plan);
+}
+
+/** The refusal for a plan file whose structure is no longer the initialised one: what changed, and the way out. */
+export function driftRefusal(db: Database, planPath: string, plan: PlanSource['plan']): RefusedError {
+  const changes = describeDrift(initialisedStructure(db, planPath), planStructure(plan));
   const what = changes.length > 0 ? changes.slice(0, 5).join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') : 'structure changed';
-  throw new RefusedError('plan_drift', `${plan.plan_path}: plan changed since init (${what}); re-initialise with 'springfield init --force ${plan.plan_path}'`);
+  return new RefusedError('plan_drift', `${planPath}: plan changed since init (${what}); re-initialise with 'springfield init --force ${planPath}'`);
 }
 
 /** The ISO time `seconds` after `now`. */
