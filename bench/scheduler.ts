@@ -106,7 +106,7 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
         return;
       }
       buildSteps(db, epic.id, source, STEPS, () => 'pass');
-      finishEpic(db, at(), epic.id, marge, 'bench: all steps completed, verification passed');
+      finishEpic(db, at(), epic.id, marge, 'bench: all steps completed, verification passed', true);
       if (kind === 'implemented') {
         if (i % 3 === 0) finishRun(db, new Date(), startRun(db, new Date(), { epicId: epic.id, planPath, stepAnchor: null, role: 'bart', iteration: 1, worktree: '/repo', agentId: 'bart', command: ['a'], pid: process.pid }, null).id, { exitCode: 0, signal: null }, null);
         if (i % 3 === 1) recordSignal(db, at(), epic.id, 'implementation_failure', 'needs a person', [], marge, true);

@@ -11,6 +11,7 @@ export * from './agents/toolSchemas.ts';
 export * from './agents/tools.ts';
 export * from './runs/usage.ts';
 export * from './epics/budget.ts';
+export * from './epics/completion.ts';
 export * from './epics/complexity.ts';
 export * from './epics/handoff.ts';
 export * from './epics/ids.ts';

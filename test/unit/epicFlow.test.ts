@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
@@ -233,6 +233,28 @@ describe('epic lifecycle through the CLI', () => {
     const last = query(`SELECT to_status, reason FROM events WHERE entity = 'epic' AND epic_id = ? ORDER BY id DESC LIMIT 1`, id)[0];
     assert.deepEqual(last, { to_status: 'blocked', reason });
     assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 2, 'the review signal itself is kept');
+  });
+
+  test('epic finish with verification configured that has not run for the build: refused in one line, nothing written', () => {
+    const planPath = 'plans/unverified.md';
+    writePlan(planPath, planDoc('Unverified', ['One']));
+    const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Unverified finish']));
+    for (const args of [['plan', 'propose', id, planPath, '--agent', 'lisa'], ['plan', 'approve', id, '--agent', 'marge'], ['epic', 'start', id]]) assertOk(sf(repo.root, args));
+    buildAll(planPath);
+    const config = join(repo.root, '.springfield', 'config.json');
+    assert.equal(existsSync(config), false);
+    writeFileSync(config, JSON.stringify({ verification: [['npm', 'test']] }));
+    try {
+      const before = snapshot();
+      const r = sf(repo.root, ['epic', 'finish', id]);
+      const error = assertFails(r, 1, 'unverified');
+      assert.equal(error.message, `cannot finish ${id}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.equal(snapshot(), before);
+    } finally {
+      rmSync(config);
+    }
+    assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'finish', id])).to, 'implemented', 'with no verification configured, the steps suffice');
   });
 
   test('a refused signal stores no signal row and no event (atomic)', () => {

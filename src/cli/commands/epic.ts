@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { allowedEvents, COMPLEXITY_POLICY, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, parseComplexity, parsePriority, RefusedError, transition, UsageError } from '../../core/index.ts';
+import { allowedEvents, COMPLEXITY_POLICY, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, RefusedError, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -134,11 +134,13 @@ export const epicStart: Command = {
 
 export const epicFinish: Command = {
   name: 'epic finish',
-  summary: 'mark an in-progress epic implemented once all its steps are completed (hands it to review)',
+  summary: 'mark an in-progress epic implemented once all its steps are completed and verification passed (hands it to review)',
   positionals: [EPIC_ARG],
   options: [{ name: 'reason', type: 'string', placeholder: 'TEXT', description: 'e.g. the verification evidence' }],
   async run(ctx) {
-    const r = await planningStore(ctx, 'write').finishEpic(arg(ctx, 0), ctx.actor, str(ctx.args, 'reason') ?? 'all steps completed');
+    // The scheduler's rule: with verification configured, it must have passed after the latest build.
+    const verificationConfigured = loadRoleCommands(configPathFor(ctx.dbPath)).verification.length > 0;
+    const r = await planningStore(ctx, 'write').finishEpic(arg(ctx, 0), ctx.actor, str(ctx.args, 'reason') ?? 'all steps completed', { verificationConfigured });
     return output(r, `${r.epic_id}: ${r.from} → ${r.to}${r.next_role ? ` · next: ${r.next_role}` : ''}`);
   },
 };

@@ -171,7 +171,7 @@ export class EpicWork {
     await gitOutAsync(worktree, ['add', '--', summaryFileName(epicId)], process.env);
     await gitOutAsync(worktree, ['commit', '-q', '-m', `Summary of ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', summaryFileName(epicId)], process.env);
     const verified = this.o.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
-    const t = await this.o.store.finishEpic(epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`);
+    const t = await this.o.store.finishEpic(epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`, { verificationConfigured: this.o.config.verification.length > 0 });
     this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
   }
 

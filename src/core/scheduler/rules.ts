@@ -3,6 +3,7 @@
  * Pure; decide() adds slots, run timeouts and the one-agent-per-epic rule.
  */
 import { budgetBlockReason, sameFailureCause } from '../epics/budget.ts';
+import { completionHold } from '../epics/completion.ts';
 import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
 import type { Role } from '../epics/transitions.ts';
 import type { Action, EpicSnapshot, SchedulerConfig } from './types.ts';
@@ -109,7 +110,7 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
   }
   if (allDone) {
     if (epic.reworkPending) return ralph ? run(epic, 'ralph', "fix the findings of Bart's review") : null;
-    if (!configured || v.lastVerdict === 'pass') return { kind: 'complete_mechanically', epicId: epic.id };
+    if (completionHold(configured, v) === null) return { kind: 'complete_mechanically', epicId: epic.id };
     return { kind: 'verify', epicId: epic.id };
   }
   return next !== null && ralph ? run(epic, 'ralph', `build ${next}`, next) : null;

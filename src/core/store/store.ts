@@ -73,7 +73,8 @@ export interface Store {
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null, data?: Readonly<Record<string, unknown>>): Promise<TransitionOutcome>;
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow>;
-  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome>;
+  /** in_progress → implemented: every step completed and, with verification configured or recorded, passed after the latest build. */
+  finishEpic(epicId: string, actor: Actor, reason: string, options?: { verificationConfigured?: boolean }): Promise<TransitionOutcome>;
   /** One more build iteration for a retry that stays in progress; false (and the epic blocked) past the budget. */
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean>;
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void>;

@@ -6,6 +6,8 @@ import type { Database } from './sqlite.ts';
 import type { Actor } from '../types.ts';
 import { COMPLEXITY_POLICY } from '../../epics/complexity.ts';
 import { applyEpicEvent, getEpic } from './epics.ts';
+import { epicVerification } from './schedulerSnapshot.ts';
+import { completionHold } from '../../epics/completion.ts';
 import type { EpicRow, TransitionOutcome } from '../epicTypes.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { ApproveResult, PlanVersionRow, ProposedPlan, ProposeResult } from '../epicTypes.ts';
@@ -126,13 +128,28 @@ export function startEpic(db: Database, now: string, epicId: string, current: Pl
   return applyEpicEvent(db, now, epicId, 'start', actor, `started on approved plan ${version.plan_path} v${version.version}`);
 }
 
-/** in_progress → implemented once every step of the epic's plan is completed (the caller has verified). */
-export function finishEpic(db: Database, now: string, epicId: string, actor: Actor, reason: string): TransitionOutcome {
+/**
+ * in_progress → implemented once every step of the epic's plan is completed and, when verification
+ * is configured (by the caller's config, or in use: verifications recorded), it passed after the
+ * latest build: the rule the scheduler completes by (completionHold, docs/state-machine.md).
+ */
+export function finishEpic(db: Database, now: string, epicId: string, actor: Actor, reason: string, verificationConfigured: boolean): TransitionOutcome {
   const epic = getEpic(db, epicId);
   const planPath = db.prepare('SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(epic.id) as string | undefined;
   if (!planPath) throw new RefusedError('no_approved_plan', `${epicId} has no plan`);
   const open = db.prepare(`SELECT anchor FROM steps WHERE plan_path = ? AND status != 'completed' ORDER BY step_index`).pluck().all(planPath) as string[];
   if (open.length > 0) throw new RefusedError('incomplete', `cannot finish ${epicId}: steps not completed: ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''}`);
+  if (epic.status === 'in_progress') {
+    const v = epicVerification(db, epicId);
+    const hold = completionHold(verificationConfigured || v.recorded, v);
+    if (hold === 'verification_failed') {
+      const what = v.lastFailure ? `: ${v.lastFailure.command} exited ${v.lastFailure.exitCode ?? 'without a code'}` : '';
+      throw new RefusedError(hold, `cannot finish ${epicId}: its latest verification failed${what}; a builder fixes it and the scheduler verifies again (springfield orchestrate)`);
+    }
+    if (hold === 'unverified') {
+      throw new RefusedError(hold, `cannot finish ${epicId}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`);
+    }
+  }
   return applyEpicEvent(db, now, epicId, 'steps_completed', actor, reason);
 }
 

@@ -1,5 +1,6 @@
 import { COMPLEXITY_POLICY, buildBudget } from '../../epics/complexity.ts';
 import { listEpics } from './epics.ts';
+import type { VerificationState } from '../../epics/completion.ts';
 import type { Role } from '../../epics/transitions.ts';
 import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../../scheduler/types.ts';
 import { partitionSteps } from './readiness.ts';
@@ -31,32 +32,8 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
   const entered = lastEvent(db, e.id, `to_status = 'in_progress'`);
   const implementedAt = lastEvent(db, e.id, `to_status = 'implemented'`);
   const approvedAt = lastEvent(db, e.id, `action IN ('plan_approved', 'new_plan_approved')`);
-  const since = entered?.at ?? '';
-  // One batch per verification pass (rows share run_id); a batch fails on its failing command.
-  const rows = cached(db, `SELECT run_id, command, exit_code, verdict, created_at FROM verifications WHERE epic_id = ? AND created_at >= ? ORDER BY id DESC`)
-    .all(e.id, approvedAt?.at ?? '') as { run_id: number | null; command: string; exit_code: number | null; verdict: string; created_at: string }[];
-  const batches: { key: string; verdict: string; created_at: string }[] = [];
-  for (const r of rows) {
-    const batch = batches.at(-1);
-    const id = `${r.run_id ?? r.created_at}`;
-    if (batch && batch.key.startsWith(`${id}|`)) {
-      if (r.verdict === 'fail') Object.assign(batch, { verdict: 'fail', key: `${id}|${r.command}|${r.exit_code}` });
-      continue;
-    }
-    batches.push({ key: `${id}|${r.verdict === 'fail' ? `${r.command}|${r.exit_code}` : ''}`, verdict: r.verdict, created_at: r.created_at });
-  }
-  const last = batches.find((b) => b.created_at >= since);
-  const signature = (b: { key: string }) => b.key.slice(b.key.indexOf('|'));
-  let streak = 0;
-  for (const b of batches) {
-    if (b.verdict !== 'fail' || signature(b) !== signature(batches[0] as { key: string })) break;
-    streak++;
-  }
-  // A build to verify: a Ralph run that succeeded or moved the branch (a run that failed without a commit changed nothing).
-  const lastRalphEnd = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
-      AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before))`).pluck().get(e.id) as string | null;
+  const v = epicVerification(db, e.id, entered, approvedAt);
   const lastRalphSuccess = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND status = 'succeeded'`).pluck().get(e.id) as string | null;
-  const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
   const reworkPending = entered?.action === 'signal_implementation_failure' && !(lastRalphSuccess !== null && lastRalphSuccess > (entered?.at ?? ''));
   const iterationStart = implementedAt?.at ?? '';
   const signalsThisIteration = implementedAt ? Number(cached(db, 'SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?').pluck().get(e.id, iterationStart)) : 0;
@@ -68,7 +45,7 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     awaitingApproval: cached(db, `SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`).get(e.id) !== undefined,
     steps: { total: p?.all.length ?? 0, completed: p?.completed.length ?? 0, ready: p?.ready ?? [], claimedLive: p?.claimed ?? [] },
     worktree: e.worktree_path,
-    verification: { lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, running: false, unverifiedBuild },
+    verification: { lastVerdict: v.lastVerdict, sameFailureStreak: v.sameFailureStreak, running: false, unverifiedBuild: v.unverifiedBuild },
     reworkPending,
     review: { signalsThisIteration, bartRunsThisIteration: bartRuns },
     signalsAwaitingPerson: Number(cached(db, `SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`).pluck().get(e.id)),
@@ -77,6 +54,50 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     faults: faultsOf(db, e.id),
     pullRequest: e.pr_url ? { url: e.pr_url, checkedAt: e.pr_checked_at } : null,
     setupDone: e.worktree_path !== null && cached(db, `SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`).get(e.id, e.worktree_path) !== undefined,
+  };
+}
+
+/** An epic's verification since it last entered in_progress (within its current plan), and the failure that ended the latest. */
+export interface EpicVerification extends VerificationState {
+  readonly sameFailureStreak: number;
+  readonly lastFailure: { readonly command: string; readonly exitCode: number | null } | null;
+  /** Any verification recorded within the current plan: verification is in use for this epic. */
+  readonly recorded: boolean;
+}
+
+/** Reads an epic's verification the way decide() and `epic finish` see it (docs/state-machine.md). */
+export function epicVerification(db: Database, epicId: string,
+  entered = lastEvent(db, epicId, `to_status = 'in_progress'`),
+  approvedAt = lastEvent(db, epicId, `action IN ('plan_approved', 'new_plan_approved')`)): EpicVerification {
+  const since = entered?.at ?? '';
+  // One batch per verification pass (rows share run_id); a batch fails on its failing command.
+  const rows = cached(db, `SELECT run_id, command, exit_code, verdict, created_at FROM verifications WHERE epic_id = ? AND created_at >= ? ORDER BY id DESC`)
+    .all(epicId, approvedAt?.at ?? '') as { run_id: number | null; command: string; exit_code: number | null; verdict: string; created_at: string }[];
+  const batches: { key: string; verdict: string; created_at: string; failure: EpicVerification['lastFailure'] }[] = [];
+  for (const r of rows) {
+    const batch = batches.at(-1);
+    const id = `${r.run_id ?? r.created_at}`;
+    const failure = r.verdict === 'fail' ? { command: r.command, exitCode: r.exit_code } : null;
+    if (batch && batch.key.startsWith(`${id}|`)) {
+      if (failure) Object.assign(batch, { verdict: 'fail', key: `${id}|${r.command}|${r.exit_code}`, failure });
+      continue;
+    }
+    batches.push({ key: `${id}|${failure ? `${r.command}|${r.exit_code}` : ''}`, verdict: r.verdict, created_at: r.created_at, failure });
+  }
+  const last = batches.find((b) => b.created_at >= since);
+  const signature = (b: { key: string }) => b.key.slice(b.key.indexOf('|'));
+  let streak = 0;
+  for (const b of batches) {
+    if (b.verdict !== 'fail' || signature(b) !== signature(batches[0] as { key: string })) break;
+    streak++;
+  }
+  // A build to verify: a Ralph run that succeeded or moved the branch (a run that failed without a commit changed nothing).
+  const lastRalphEnd = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
+      AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before))`).pluck().get(epicId) as string | null;
+  const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
+  return {
+    lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, unverifiedBuild,
+    lastFailure: last?.failure ?? null, recorded: rows.length > 0,
   };
 }
 

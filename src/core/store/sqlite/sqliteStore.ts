@@ -189,8 +189,8 @@ export class SqliteStore implements Store {
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
     return this.write((db, now) => approveMerge(db, now.toISOString(), epicId, actor));
   }
-  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome> {
-    return this.write((db, now) => finishEpic(db, now.toISOString(), epicId, actor, reason));
+  finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
+    return this.write((db, now) => finishEpic(db, now.toISOString(), epicId, actor, reason, options.verificationConfigured ?? false));
   }
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
     return this.write((db, now) => countIteration(db, now.toISOString(), epicId, actor, reason));
