@@ -86,6 +86,35 @@ test('agents use writes the role commands, keeps other settings, and refuses wha
   assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
 });
 
+test("agents use writes each role's usage reader, so a run's cost is kept; a preset that reports none drops it", (t) => {
+  const repo = makeRepo();
+  t.after(() => repo.cleanup());
+  const config = join(repo.root, '.springfield', 'config.json');
+  const read = () => JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; usage?: Record<string, unknown> };
+  const use = (...args: string[]) => {
+    const r = runJson(repo.root, ['agents', 'use', ...args], { PATH: '/usr/bin:/bin' });
+    assert.equal(r.code, 0, r.stderr);
+  };
+  use('claude');
+  assert.deepEqual(read().usage, { lisa: 'claude', ralph: 'claude', bart: 'claude' });
+
+  // The reader is what `springfield run` stores cost and tokens by: a Claude Code result event.
+  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Costed']));
+  const result = { type: 'result', total_cost_usd: 0.25, usage: { input_tokens: 300, output_tokens: 40 } };
+  const agent = [process.execPath, '-e', `console.log(JSON.stringify(${JSON.stringify(result)}))`];
+  runCli(repo.root, ['run', '--role', 'lisa', '--epic', id, '--', ...agent]);
+  const runs = assertOk<{ runs: { role: string; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[] }>(runJson(repo.root, ['runs', '--epic', id])).runs;
+  assert.deepEqual(runs.map((r) => [r.role, r.cost_usd, r.input_tokens, r.output_tokens]), [['lisa', 0.25, 300, 40]]);
+
+  use('codex', '--role', 'bart');
+  assert.deepEqual(read().usage, { lisa: 'claude', ralph: 'claude', bart: 'codex' }, 'one role: only its reader changes');
+  const cursor = AGENT_PRESETS.find((p) => p.usage === null && p.roles.ralph);
+  assert.ok(cursor, 'a preset whose CLI reports no usage');
+  use(cursor.id, '--role', 'ralph');
+  assert.deepEqual(read().usage, { lisa: 'claude', bart: 'codex' }, "no reader for another CLI's output is left behind");
+  assert.equal(read().roles.ralph?.[0], cursor.program);
+});
+
 test('agents use refuses a symbolic link for the config file or its folder', (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());

@@ -1,4 +1,4 @@
-import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, presetRoles, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
+import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, presetRoles, presetUsage, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -32,11 +32,13 @@ export const agentsCommand: Command = {
 
 export const agentsUseCommand: Command = {
   name: 'agents use',
-  summary: "write a preset's role commands into .springfield/config.json (other settings are kept)",
+  summary: "write a preset's role commands and usage readers into .springfield/config.json (other settings are kept)",
   positionals: [{ name: 'preset', required: true, description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}` }],
   options: [{ name: 'role', type: 'string', placeholder: 'ROLE', description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)` }],
   details: [
     'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.',
+    'Each role also gets the preset\'s usage reader ("usage": {"ralph": "claude"}), so cost and tokens are kept per run;',
+    'a preset whose CLI reports none removes the role\'s reader.',
     'Editor settings (springfield.roles) win over the file. You chose these commands, so the file counts as allowed',
     "(see 'springfield allow') when it did not exist or you had allowed it; otherwise review the rest with 'springfield allow'.",
   ].join('\n'),
@@ -46,7 +48,8 @@ export const agentsUseCommand: Command = {
     const preset = findPreset(id);
     const target = trustTargetFor(ctx.location, ctx.dbPath, ctx.env);
     const before = trustStatus(target);
-    const written = writeRoleCommands(configPathFor(ctx.dbPath), roles);
+    const usage = presetUsage(id, roles);
+    const written = writeRoleCommands(configPathFor(ctx.dbPath), roles, usage);
     const allowed = allowWrittenConfig(target, before, written.content);
     const ignored = written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
     const found = detectAgentClis(ctx.env).find((f) => f.preset === id);
@@ -56,6 +59,6 @@ export const agentsUseCommand: Command = {
       ...(allowed ? [] : [`the rest of ${written.path} was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'`]),
     ];
     const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${preset?.name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
-    return output({ path: written.path, created: written.created, preset: id, roles: written.roles, allowed }, text, 0, warnings);
+    return output({ path: written.path, created: written.created, preset: id, roles: written.roles, usage, allowed }, text, 0, warnings);
   },
 };

@@ -26,15 +26,31 @@ export function presetRoles(presetId: string, role?: string): Partial<Record<Pre
 }
 
 /**
- * Writes role commands into `.springfield/config.json`, keeping every other key: created
- * exclusively when absent, replaced through a fresh temporary file when present, never written
- * through a symbolic link, and never left invalid (the result is validated like any config).
+ * How each of `roles` reports usage under the preset: its id where the preset has a usage reader
+ * (cost per run, docs/lifecycle.md), null where it prints none (a reader for another CLI is dropped).
  */
-export function writeRoleCommands(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>): RoleConfigWrite {
+export function presetUsage(presetId: string, roles: Partial<Record<PresetRole, unknown>>): Partial<Record<PresetRole, string | null>> {
+  const reader = findPreset(presetId)?.usage ? presetId : null;
+  return Object.fromEntries(Object.keys(roles).map((role) => [role, reader]));
+}
+
+/**
+ * Writes role commands (and their usage readers: null removes one) into `.springfield/config.json`,
+ * keeping every other key: created exclusively when absent, replaced through a fresh temporary file
+ * when present, never written through a symbolic link, and never left invalid (validated like any config).
+ */
+export function writeRoleCommands(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>, usage: Partial<Record<PresetRole, string | null>> = {}): RoleConfigWrite {
   statNoLink(dirname(configPath), 'the .springfield folder');
   const existing = readExisting(configPath);
   const base = existing?.value ?? {};
-  const merged = { ...base, roles: { ...(isObject(base.roles) ? base.roles : {}), ...roles } };
+  const merged: Record<string, unknown> = { ...base, roles: { ...(isObject(base.roles) ? base.roles : {}), ...roles } };
+  const readers: Record<string, unknown> = { ...(isObject(base.usage) ? base.usage : {}) };
+  for (const [role, reader] of Object.entries(usage)) {
+    if (reader === null) delete readers[role];
+    else readers[role] = reader;
+  }
+  if (Object.keys(readers).length > 0) merged.usage = readers;
+  else delete merged.usage;
   parseRunConfig(merged, configPath);
   const content = JSON.stringify(merged, null, 2) + '\n';
   try {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
+import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
 import type { StoreHost } from '../storeHost.ts';
 
 const ROLE_LABELS: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa (plans)', ralph: 'Ralph (builds)', bart: 'Bart (reviews)' };
@@ -52,7 +52,8 @@ export async function configureAgents(host: StoreHost): Promise<void> {
   }
   const target = trustTargetFor(location, location.dbPath, process.env);
   const before = trustStatus(target);
-  const written = writeRoleCommands(configPath, presetRoles(preset.id, role));
+  const chosen = presetRoles(preset.id, role);
+  const written = writeRoleCommands(configPath, chosen, presetUsage(preset.id, chosen));
   const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
   const overridden = Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
