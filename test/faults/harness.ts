@@ -140,6 +140,8 @@ export interface FaultRepo {
   readonly base: string;
   readonly repo: string;
   readonly log: string;
+  /** The environment the CLI and the agents run with. */
+  readonly env: NodeJS.ProcessEnv;
   /** The CLI as a person runs it in the main worktree, with --json: exit code, parsed stdout, stderr. */
   sf(...args: string[]): { code: number | null; json: Record<string, unknown>; stderr: string; stdout: string };
   git(...args: string[]): string;
@@ -215,7 +217,7 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   };
   writeConfig();
   return {
-    base, repo, log, sf, git,
+    base, repo, log, env, sf, git,
     epic(title, options = {}) {
       const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
       const created = sf('epic', 'create', title, '--complexity', options.complexity ?? 'simple', ...(options.maxIterations ? ['--max-iterations', String(options.maxIterations)] : []));

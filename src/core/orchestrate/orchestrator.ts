@@ -10,7 +10,7 @@ import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Actor, Store } from '../store/index.ts';
 import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
-import { createPlanningWorktree, planningEpicOf, removePlanningWorktree } from './planningWorktree.ts';
+import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 
 export interface OrchestratorOptions {
@@ -79,6 +79,7 @@ export class Orchestrator {
   private waitingNow: Waiting[] = [];
   private unstaffedNow: Unstaffed[] = [];
   private readonly actor: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
+  private swept = false;
 
   constructor(options: OrchestratorOptions) {
     this.o = options;
@@ -92,6 +93,7 @@ export class Orchestrator {
   /** One scheduling pass; returns the actions that did something (a failed action is logged, not returned). */
   async tick(): Promise<Action[]> {
     await this.reapOrphans();
+    if (!this.swept) await this.sweepPlanning();
     await this.reconcileLaunches();
     const stored = await this.o.store.schedulerSnapshot();
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
@@ -228,6 +230,19 @@ export class Orchestrator {
       if (r.role === 'lisa' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
+  }
+
+  /** At start: planning worktrees a scheduler that died left behind, which no live run uses, are removed (docs/lifecycle.md). */
+  private async sweepPlanning(): Promise<void> {
+    this.swept = true;
+    try {
+      const live = (await this.o.store.runs({ active: true, limit: 1000 })).filter((r) => r.worktree !== null && r.pid !== null && pidAlive(r.pid));
+      const s = await sweepPlanningWorktrees(this.o.mainRoot, new Set(live.map((r) => r.worktree as string)), pidAlive, this.o.worktreeLocation);
+      for (const p of s.removed) this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
+      for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
+    } catch (err) {
+      this.o.log(`could not sweep leftover planning worktrees: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /**

@@ -4,7 +4,8 @@
  * two planners never share staged files and nothing a planner writes reaches main or the epic's
  * branch. What she proposes is read from there into the store; the worktree is removed after the run.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { EnvironmentError, RefusedError } from '../errors.ts';
 import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { epicBranch, epicWorktreePath } from './epicWorktree.ts';
@@ -18,6 +19,9 @@ function git(mainRoot: string): (args: readonly string[]) => Promise<string> {
 export function planningWorktreePath(mainRoot: string, epicId: string, location?: string): string {
   return epicWorktreePath(mainRoot, `${epicId}-plan`, location);
 }
+
+/** The lock reason of a planning worktree, followed by the pid of the scheduler that made it. */
+const OWNER = 'springfield planning worktree of scheduler pid';
 
 function listed(porcelain: string): string[] {
   return porcelain.split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length));
@@ -61,7 +65,8 @@ async function create(mainRoot: string, epicId: string, path: string, replan: bo
   const onBranch = replan && (await git(mainRoot)(['branch', '--list', branch])).trim() !== '';
   const base = onBranch ? branch : 'HEAD';
   const commit = (await git(mainRoot)(['rev-parse', `${base}^{commit}`])).trim();
-  const added = await gitRunAsync(mainRoot, ['worktree', 'add', '--detach', path, commit], process.env);
+  // Locked with the scheduler's pid: another scheduler's sweep keeps it while this one lives (sweepPlanningWorktrees).
+  const added = await gitRunAsync(mainRoot, ['worktree', 'add', '--detach', '--lock', '--reason', `${OWNER} ${process.pid}`, path, commit], process.env);
   if (added.status !== 0) throw new EnvironmentError('git_failed', `git worktree add for ${epicId}'s planning failed: ${added.stderr.trim().split('\n')[0] ?? `exit ${added.status}`}`);
   return { path: realpathSync(path), base: onBranch ? branch : `main's tip (${commit.slice(0, 12)})` };
 }
@@ -89,4 +94,60 @@ async function remove(mainRoot: string, path: string): Promise<boolean> {
 /** The epic whose planning worktree `path` is (by its folder name), or null. */
 export function planningEpicOf(path: string | null): string | null {
   return /^(sf-[0-9a-f]+)-plan$/.exec(path?.split(/[\\/]/).at(-1) ?? '')?.[1] ?? null;
+}
+
+/** What a sweep did with each planning worktree it found (paths as git recorded them). */
+export interface PlanningSweep {
+  readonly removed: readonly string[];
+  readonly kept: readonly string[];
+  /** Not touched: a symbolic link where the worktree should be. */
+  readonly refused: readonly string[];
+}
+
+/** Each worktree git knows, as recorded (not resolved), with the pid in its planning lock if any. */
+async function recordedWorktrees(mainRoot: string): Promise<{ path: string; ownerPid: number | null }[]> {
+  const out: { path: string; ownerPid: number | null }[] = [];
+  for (const entry of (await git(mainRoot)(['worktree', 'list', '--porcelain', '-z'])).split('\0\0')) {
+    const lines = entry.split('\0');
+    const path = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
+    if (!path) continue;
+    const lock = lines.find((l) => l.startsWith(`locked ${OWNER} `));
+    out.push({ path, ownerPid: lock ? Number(lock.slice(`locked ${OWNER} `.length)) : null });
+  }
+  return out;
+}
+
+/**
+ * Removes the planning worktrees left by a scheduler that died (docs/lifecycle.md): one in the
+ * configured worktree folder, named `<epic>-plan`, that no live run works in (`liveRunWorktrees`)
+ * and whose making scheduler is gone. A symbolic link there is refused, nothing elsewhere is touched.
+ */
+export async function sweepPlanningWorktrees(mainRoot: string, liveRunWorktrees: ReadonlySet<string>, alive: (pid: number) => boolean, location?: string): Promise<PlanningSweep> {
+  const folder = dirname(planningWorktreePath(mainRoot, 'sf-0', location));
+  const realFolder = existsSync(folder) ? realpathSync(folder) : folder;
+  const removed: string[] = [];
+  const kept: string[] = [];
+  const refused: string[] = [];
+  for (const w of await recordedWorktrees(mainRoot)) {
+    const epicId = planningEpicOf(w.path);
+    if (!epicId || (dirname(w.path) !== folder && dirname(w.path) !== realFolder)) continue;
+    const path = planningWorktreePath(mainRoot, epicId, location);
+    const candidates = [w.path, path, join(realFolder, basename(path))];
+    if (candidates.some(isLink)) {
+      refused.push(w.path);
+      continue;
+    }
+    const inUse = candidates.some((p) => liveRunWorktrees.has(p)) || (w.ownerPid !== null && Number.isInteger(w.ownerPid) && alive(w.ownerPid));
+    if (inUse) kept.push(w.path);
+    else if (await removePlanningWorktree(mainRoot, epicId, location)) removed.push(w.path);
+  }
+  return { removed, kept, refused };
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
