@@ -2,7 +2,7 @@
  * The agent CLIs Springfield knows how to start headless, one entry each: the argv per role, how the
  * CLI accepts edits and commands without prompting, and where its output reports usage and cost.
  * Every flag was read from the CLI's own `--help` at the version named in the entry's comment;
- * test/unit/agentPresets.test.ts installs the npm-published ones at those versions and checks each
+ * test/cli/agentPresets.test.ts installs the npm-published ones at those versions and checks each
  * flag against their help (Aider and Cursor against captured help texts in test/fixtures/agent-help).
  * Why the argv look the way they do: docs/agents.md.
  */
