@@ -1,5 +1,5 @@
 import type { OptionSpec, PositionalSpec } from './args.ts';
-import type { CliContext } from './context.ts';
+import type { CliContext } from './cliContext.ts';
 import type { CommandOutput } from './output.ts';
 
 /** A CLI command: declared arguments (for parsing and --help) and a thin run over core. */

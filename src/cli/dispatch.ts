@@ -3,7 +3,7 @@ import { parseArgs } from './args.ts';
 import { GLOBAL_OPTIONS } from './command.ts';
 import type { CommandModule } from './commands/modules.ts';
 import type { Command } from './command.ts';
-import { CliContext } from './context.ts';
+import { CliContext } from './cliContext.ts';
 import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
 
 const EXIT: Record<ErrorCategory, number> = { refused: 1, usage: 2, environment: 3 };

@@ -1,5 +1,5 @@
 import type { Store } from '../core/index.ts';
-import type { CliContext } from './context.ts';
+import type { CliContext } from './cliContext.ts';
 
 /** The store for the commands beyond steps: the same one `ctx.store` opens (kept while callers move over). */
 export function planningStore(ctx: CliContext, mode: 'create' | 'write' | 'read'): Store {

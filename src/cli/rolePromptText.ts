@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { configPathFor, type ContextView, fillPrompt, gitOut, loadRoleCommands, loadRolePrompt, promptNameFor, promptValues, withPrompt } from '../core/index.ts';
-import type { CliContext } from './context.ts';
+import type { CliContext } from './cliContext.ts';
 
 /**
  * The context as an agent of `role` reads it: the role's prompt (built in, or

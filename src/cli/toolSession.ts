@@ -1,5 +1,5 @@
 import { openStore, type ToolSession } from '../core/index.ts';
-import type { CliContext } from './context.ts';
+import type { CliContext } from './cliContext.ts';
 import { renderContext } from './render/contextText.ts';
 
 /** A tool session for this process: its worktree, agent id (default `fallbackAgent`) and the shared store, opened per call. */

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { configPathFor } from '../core/index.ts';
 import { Disposable } from './lifecycle.ts';
-import { runConfig } from './scheduler.ts';
+import { runConfig } from './editorScheduler.ts';
 import type { StoreHost } from './storeHost.ts';
 
 /**

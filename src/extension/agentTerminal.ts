@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { isEditorVariable, type LaunchedAgent, type Launcher, type LaunchSpec, OutputTail } from '../core/index.ts';
 import { countCommits, runOutcome } from './model/runOutcome.ts';
 import type { StoreHost } from './storeHost.ts';
-import { baseName } from './views/format.ts';
+import { baseName } from './views/viewText.ts';
 
 const ROLE_ICONS: Readonly<Record<string, string>> = { lisa: 'lightbulb', ralph: 'tools', bart: 'eye', lovejoy: 'git-merge' };
 const DIM = '\x1b[2m';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { CommandContext } from './commands/context.ts';
+import type { CommandContext } from './commands/commandContext.ts';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import type { EditorScheduler } from './scheduler.ts';
+import type { EditorScheduler } from './editorScheduler.ts';
 import type { StoreHost } from './storeHost.ts';
 
 interface Notice {

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import { reportPass, type SchedulerPass } from './model/schedulerReport.ts';
-import type { EditorScheduler } from './scheduler.ts';
-import { md } from './views/format.ts';
+import type { EditorScheduler } from './editorScheduler.ts';
+import { md } from './views/viewText.ts';
 
 const CONFIGURE = 'Configure agents…';
 

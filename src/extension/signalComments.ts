@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import { holderName, signalCommentBody, SIGNAL_WORDS } from './views/format.ts';
+import { holderName, signalCommentBody, SIGNAL_WORDS } from './views/viewText.ts';
 
 /** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
 export class SignalComments extends Disposable {

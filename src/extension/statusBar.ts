@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import { leaseLeft } from './views/format.ts';
+import { leaseLeft } from './views/viewText.ts';
 
 /** `$(sync~spin) 2 agents · 3 claimed · lease 4m`, warning colour under ten minutes; opens the dashboard. */
 export class StatusBar extends Disposable {

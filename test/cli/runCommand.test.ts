@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
-import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/roles.ts';
+import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/runConfig.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { assertClaimed, assertFails, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, writeFiles, type Claimed, type Repo } from '../helpers/gitRepo.ts';

@@ -7,7 +7,7 @@ import { duration, until } from '../../src/cli/output.ts';
 import { isEpicId } from '../../src/shared/epicId.ts';
 import { agoText, countdown, humanSpan, percent, percentBar } from '../../src/shared/format.ts';
 import { ROLE_NAMES } from '../../src/shared/roles.ts';
-import { ago, leaseLeft, progressBar, shortDuration, since, statusWord, stepName } from '../../src/extension/views/format.ts';
+import { ago, leaseLeft, progressBar, shortDuration, since, statusWord, stepName } from '../../src/extension/views/viewText.ts';
 
 const NOW = new Date(Date.UTC(2026, 0, 10, 12, 0, 0));
 const at = (ms: number) => new Date(NOW.getTime() + ms).toISOString();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { signalCommentBody } from '../../src/extension/views/format.ts';
+import { signalCommentBody } from '../../src/extension/views/viewText.ts';
 
 const HOSTILE = '**done** [open](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> `code`\n# Heading\n- item _x_';
 

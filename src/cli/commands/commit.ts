@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { commitStep, UsageError } from '../../core/index.ts';
 import { flag, str } from '../args.ts';
 import { TOKEN_OPTION, type Command } from '../command.ts';
-import type { CliContext } from '../context.ts';
+import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { planningStore } from '../planning.ts';
 

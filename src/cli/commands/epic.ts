@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { allowedEvents, COMPLEXITY_POLICY, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, RefusedError, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
-import type { CliContext } from '../context.ts';
+import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { planningStore } from '../planning.ts';

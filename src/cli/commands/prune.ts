@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { type Actor, listWorktrees, planRoots, RefusedError, UsageError } from '../../core/index.ts';
 import { flag } from '../args.ts';
 import type { Command } from '../command.ts';
-import type { CliContext } from '../context.ts';
+import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 
 export const pruneCommand: Command = {

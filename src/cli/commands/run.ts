@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { AGENT_ROLES, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, readHead, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
-import type { CliContext } from '../context.ts';
+import type { CliContext } from '../cliContext.ts';
 import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';

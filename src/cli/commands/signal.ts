@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { isSignalType, SIGNAL_DECISIONS, SIGNAL_TYPES, type SignalDecision, type SignalLocation, UsageError } from '../../core/index.ts';
 import { flag, str, wholeNumber } from '../args.ts';
 import { arg, type Command } from '../command.ts';
-import type { CliContext } from '../context.ts';
+import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { planningStore } from '../planning.ts';
 

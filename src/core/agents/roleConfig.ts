@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RefusedError, UsageError } from '../errors.ts';
-import { parseRunConfig } from '../runs/roles.ts';
+import { parseRunConfig } from '../runs/runConfig.ts';
 import { findPreset, PRESET_ROLES, type AgentPreset, type PresetRole } from '../runs/presets.ts';
 import { createExclusively, replaceFile, statNoLink, unwritable } from '../safeFiles.ts';
 

@@ -3,7 +3,7 @@
  * the same decide(), without doing any of it (no claim, no worktree, no agent, no write).
  */
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import type { RunConfig } from '../runs/roles.ts';
+import type { RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
 import type { Action } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';

@@ -6,7 +6,7 @@ import { planMdWithRetrospective, renderRetrospective } from '../epics/retrospec
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
-import { timeoutFor, type RunConfig } from '../runs/roles.ts';
+import { timeoutFor, type RunConfig } from '../runs/runConfig.ts';
 import { SETUP_ROLE, type Actor, type EpicRow, type Store } from '../store/index.ts';
 import { rebaseOntoMain, squashMerge } from './merge.ts';
 import { openPullRequest, PullRequestBlocked, pullRequestState } from './pullRequest.ts';

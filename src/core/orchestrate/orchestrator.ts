@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ROLE_NAMES } from '../epics/transitions.ts';
 import { SpringfieldError } from '../errors.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
-import { timeoutFor, type AgentRole, type RunConfig } from '../runs/roles.ts';
+import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
 import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';

@@ -1,4 +1,4 @@
-import type { RunConfig } from '../runs/roles.ts';
+import type { RunConfig } from '../runs/runConfig.ts';
 import type { SchedulerConfig } from '../scheduler/types.ts';
 import { setupWanted } from './setup.ts';
 

@@ -3,7 +3,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { RefusedError, UsageError } from '../errors.ts';
 import { gitRun } from '../git/exec.ts';
 import type { RepoLocation } from '../git/repo.ts';
-import { configPathFor } from '../runs/roles.ts';
+import { configPathFor } from '../runs/runConfig.ts';
 import { allowFile, forgetAllowed, readAllowed, recordAllowed } from './allowList.ts';
 import { readConfigContent, type ConfigCommand, type ConfigSetting } from './configContent.ts';
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { loadPlanSource } from '../../core/index.ts';
-import type { CommandContext } from './context.ts';
+import type { CommandContext } from './commandContext.ts';
 import type { Row } from '../views/treeProvider.ts';
 
 /**

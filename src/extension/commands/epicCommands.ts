@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { type EpicRow, UsageError } from '../../core/index.ts';
 import type { Row } from '../views/treeProvider.ts';
-import { refOf, type CommandContext } from './context.ts';
+import { refOf, type CommandContext } from './commandContext.ts';
 import { startEpicAndClaim } from './flow.ts';
 
 function epicOf(ctx: CommandContext, row: Row | undefined): string {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { type ClaimResult, loadPlanSource, RefusedError, takenOverText } from '../../core/index.ts';
-import { shortDuration, stepName } from '../views/format.ts';
-import type { CommandContext } from './context.ts';
+import { shortDuration, stepName } from '../views/viewText.ts';
+import type { CommandContext } from './commandContext.ts';
 
 /** The lease for claims made in the editor (springfield.leaseSeconds). */
 export function leaseSeconds(): number {

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { type EpicRow, loadPlanSource, planFileName, planTemplate, UsageError } from '../../core/index.ts';
 import { EPIC_ID_SOURCE } from '../../shared/epicId.ts';
 import type { Row } from '../views/treeProvider.ts';
-import { refOf, type CommandContext } from './context.ts';
+import { refOf, type CommandContext } from './commandContext.ts';
 import { createEpic } from './epicCommands.ts';
 
 const STEP_HEADING = /^ {0,3}#{2,3}[ \t]+step[ \t]+\d/im;

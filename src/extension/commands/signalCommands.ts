@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { type SignalDecision, UsageError } from '../../core/index.ts';
-import { runConfig } from '../scheduler.ts';
-import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/format.ts';
+import { runConfig } from '../editorScheduler.ts';
+import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
-import { refOf, type CommandContext } from './context.ts';
+import { refOf, type CommandContext } from './commandContext.ts';
 
 /** What the action was invoked on: a Signals tree row, a comment thread, or a thread's note box (a reply). */
 export type SignalTarget = Row | vscode.CommentThread | vscode.CommentReply | undefined;

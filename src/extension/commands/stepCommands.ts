@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { type EpicRow, loadPlanSource, type PlanView, RefusedError, type StepView, UsageError } from '../../core/index.ts';
-import { shortDuration, stepName } from '../views/format.ts';
+import { shortDuration, stepName } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
-import { refOf, type CommandContext } from './context.ts';
+import { refOf, type CommandContext } from './commandContext.ts';
 import { claimIn, leaseSeconds, startEpicAndClaim } from './flow.ts';
 
 function stepOf(ctx: CommandContext, row: Row | undefined): { planPath: string; anchor: string } {

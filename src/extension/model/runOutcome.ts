@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { RunView } from '../../core/index.ts';
-import { SIGNAL_WORDS, shortDuration, statusWord, stepName } from '../views/format.ts';
+import { SIGNAL_WORDS, shortDuration, statusWord, stepName } from '../views/viewText.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export interface RunOutcome {

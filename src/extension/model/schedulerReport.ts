@@ -3,7 +3,7 @@
  * waiting list (a person, a backoff) and the epics whose next role has no agent. No vscode here.
  */
 import type { Action, Unstaffed, Waiting } from '../../core/index.ts';
-import { ROLE_NAMES } from '../views/format.ts';
+import { ROLE_NAMES } from '../views/viewText.ts';
 
 export interface SchedulerPass {
   /** `start`: the first pass after Start scheduler; `once`: Run scheduler once; `loop`: any other. */

@@ -1,6 +1,6 @@
 import { buildBudget, COMPLEXITY_POLICY, type EpicRow, isRetryable, type PlanView, type RunView, type StepView } from '../../core/index.ts';
 import type { Snapshot } from '../model/snapshot.ts';
-import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './format.ts';
+import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './viewText.ts';
 import type { TreeNode } from './nodes.ts';
 
 const EPIC_ICONS: Readonly<Record<string, { id: string; color?: string }>> = {

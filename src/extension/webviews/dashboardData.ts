@@ -1,7 +1,7 @@
 import { buildBudget, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
 import type { Snapshot } from '../model/snapshot.ts';
-import { ROLE_NAMES, stepName } from '../views/format.ts';
+import { ROLE_NAMES, stepName } from '../views/viewText.ts';
 import { timelineEntry, type TimelineNames } from './timeline.ts';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
 import { type EventView, folderName, holderName } from '../../core/index.ts';
 import type { TimelineEntry } from '../../protocol/messages.ts';
-import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/format.ts';
+import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/viewText.ts';
 
 /** What the timeline needs to name things: plans' epics and titles, and steps' numbers and titles. */
 export interface TimelineNames {
