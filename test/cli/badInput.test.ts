@@ -254,7 +254,7 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
         assert.equal(plans.length, 1, 'WAL readers are not blocked by a writer');
         const error = assertFails(write, 3, 'database_locked');
         assert.ok(error.message.includes(dbPath), error.message);
-        assert.ok(waited >= 5000, `the busy timeout must be at least 5 s (SPEC §3), gave up after ${waited} ms`);
+        assert.ok(waited >= 5000, `the busy timeout must be at least 5 s (docs/architecture.md), gave up after ${waited} ms`);
       } finally {
         holder.stdin.end('done\n');
         await exited;

@@ -32,7 +32,7 @@ export interface PlanShape {
 }
 
 /**
- * Generates a SPEC §5 plan of `steps` top-level steps whose dependencies form a DAG: each step
+ * Generates a plan (docs/plan-grammar.md) of `steps` top-level steps whose dependencies form a DAG: each step
  * depends on 0..maxDeps random earlier steps within the last `window`, and has 1–3 tasks.
  */
 export function generatePlan(shape: PlanShape): string {

@@ -189,7 +189,7 @@ describe('decide', () => {
     });
   }
 
-  test('every case: at most one action per epic, transitions allowed by the SPEC §4 table', () => {
+  test('every case: at most one action per epic, transitions allowed by the state machine table', () => {
     for (const c of CASES) {
       const actions = decide({ epics: c.epics, runs: c.runs ?? [] }, config(c.config), NOW);
       const ids = actions.flatMap((a) => (a.kind === 'stop_run' ? [] : [a.epicId]));

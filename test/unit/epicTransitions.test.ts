@@ -6,7 +6,7 @@ import {
 import type { EpicEvent, EpicStatus, Role } from '../../src/core/epics/index.ts';
 import { RefusedError } from '../../src/core/errors.ts';
 
-/** SPEC §4 written out independently of the implementation: [from, event, to, next role]; `previous`: where the epic was blocked from. */
+/** docs/state-machine.md's table written out independently of the implementation: [from, event, to, next role]; `previous`: where the epic was blocked from. */
 const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role | null][] = [
   ['planned', 'plan_approved', 'ready', null],
   ['ready', 'start', 'in_progress', 'ralph'],
@@ -24,7 +24,7 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
   ['verified', 'defer', 'deferred', null],
   ['blocked', 'defer', 'deferred', null],
   ['deferred', 'resume', 'planned', null],
-  // SPEC §4: a discarded plan sets the epic aside until a person resumes it (a re-plan's too).
+  // docs/state-machine.md: a discarded plan sets the epic aside until a person resumes it (a re-plan's too).
   ['planned', 'plan_discarded', 'deferred', null],
   ['blocked', 'plan_discarded', 'deferred', null],
   ['in_progress', 'iteration_budget_exhausted', 'blocked', 'lisa'],

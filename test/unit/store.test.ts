@@ -54,7 +54,7 @@ test('opening sets WAL (persisted in the file), synchronous FULL, foreign keys a
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
 });
 
-test('a new database is at schema version MIGRATIONS.length with every table SPEC §3 names', (t) => {
+test('a new database is at schema version MIGRATIONS.length with every table docs/architecture.md names', (t) => {
   const store = openStore(t);
 
   assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);

@@ -1,5 +1,5 @@
 /**
- * Complexity (ralph-beads REQ-005, SPEC §4): detected from an epic's title and brief by keyword,
+ * Complexity (docs/state-machine.md, "Budgets and iterations"): detected from an epic's title and brief by keyword,
  * overridable; it sets the plan/build iteration budgets and whether review is needed.
  *
  * Matching rule: text is lower-cased and each keyword must stand as a whole word — letters and

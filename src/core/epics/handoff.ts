@@ -9,7 +9,7 @@ export interface HandoffEpic {
   readonly complexity: Complexity;
 }
 
-/** The handoff file name for an epic (ADR-008 §2). */
+/** The handoff file name for an epic (docs/lifecycle.md, "The handoff belongs to the epic's branch"). */
 export function handoffFileName(epicId: string): string {
   return `TODO-${epicId}.md`;
 }

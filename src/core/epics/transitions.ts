@@ -1,5 +1,5 @@
 /**
- * The epic state machine (SPEC §4): one data table is the only way an epic's status changes.
+ * The epic state machine (docs/state-machine.md): one data table is the only way an epic's status changes.
  * Pure: no database. The store applies a transition and records its event.
  */
 import type { Role } from '../../shared/roles.ts';
@@ -41,12 +41,12 @@ export interface TransitionRow {
   readonly to: EpicStatus | 'previous';
   /** The role that acts next, or null when nobody is due (a person or nothing). */
   readonly nextRole: Role | null;
-  /** The condition in SPEC §4's words. */
+  /** The condition in words, as docs/state-machine.md's table gives it. */
   readonly when: string;
 }
 
 /**
- * SPEC §4's table, plus the iteration budget rule; `defer` and `agent_failed` are spelled out per
+ * The transitions of docs/state-machine.md, the iteration budget rule included; `defer` and `agent_failed` are spelled out per
  * status. A blocked epic whose re-planning Lisa keeps failing is blocked again for agent_failed, so
  * the reason a person sees is the current one (docs/scheduler-faults.md).
  */

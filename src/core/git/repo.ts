@@ -18,7 +18,7 @@ export interface RepoLocation {
 
 /**
  * Resolves the shared state database from any directory of a repository: main worktree, linked or
- * nested worktree, subdirectory, symlinked path or bare repository (SPEC §2).
+ * nested worktree, subdirectory, symlinked path or bare repository (docs/cli-contract.md, "Where the state is").
  */
 export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): RepoLocation {
   const { commonDir, worktreeRoot } = findRepoOnDisk(cwd, env) ?? askGitForRepo(cwd, env);

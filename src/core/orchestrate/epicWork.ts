@@ -239,7 +239,7 @@ export class EpicWork {
     }
   }
 
-  /** The handoff belongs to the epic's branch only (ADR-008): it is taken out before the branch is offered for merging. */
+  /** The handoff belongs to the epic's branch only (docs/lifecycle.md): it is taken out before the branch is offered for merging. */
   private async dropHandoff(epic: EpicRow): Promise<void> {
     const worktree = epic.worktree_path;
     if (!worktree || !existsSync(worktree)) return;

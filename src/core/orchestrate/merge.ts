@@ -49,7 +49,7 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
     const rebase = conflicted.length > 0 || /conflict/i.test(failure);
     throw new RefusedError('merge_conflict', `${branch} does not merge into ${current || 'the main branch'}: ${failure}${rebase ? '; rebase it and verify again' : ''}`);
   }
-  // The handoff belongs to the epic's branch only (ADR-008): the squash leaves it out.
+  // The handoff belongs to the epic's branch only (docs/lifecycle.md): the squash leaves it out.
   const handoff = handoffFileName(epicId);
   if ((await git(['diff', '--cached', '--name-only', '--diff-filter=A', '--', handoff])).trim() !== '') {
     await git(['rm', '-q', '--cached', '--', handoff]);

@@ -43,7 +43,7 @@ function normalise(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** Parses a plan file's text (SPEC §5); throws PlanError(file, line, reason) on a malformed plan. */
+/** Parses a plan file's text (docs/plan-grammar.md); throws PlanError(file, line, reason) on a malformed plan. */
 export function parsePlan(text: string, file: string): Plan {
   const lines = splitLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   const steps: StepDraft[] = [];

@@ -1,4 +1,4 @@
-/** The parsed shape of a plan file (SPEC §5). */
+/** The parsed shape of a plan file (docs/plan-grammar.md). */
 export type ItemKind = 'task' | 'test' | 'checkpoint';
 
 export const ITEM_KINDS: readonly ItemKind[] = ['task', 'test', 'checkpoint'];

@@ -1,5 +1,5 @@
 /**
- * The scheduler's decision function (SPEC §7): snapshot, configuration and time in, actions out.
+ * The scheduler's decision function (docs/scheduler.md): snapshot, configuration and time in, actions out.
  * Pure and deterministic: no database, no I/O, no clock; the same input gives the same list.
  */
 import { gateFaults } from './faults.ts';

@@ -1,5 +1,6 @@
 /**
- * What one idle epic wants next (SPEC §4 table, budgets, complexity review policy, plan approval).
+ * What one idle epic wants next: the state machine's transitions and budgets, the review policy by
+ * complexity, plan approval (docs/state-machine.md, docs/scheduler.md).
  * Pure; decide() adds slots, run timeouts and the one-agent-per-epic rule.
  */
 import { budgetBlockReason, sameFailureCause } from '../epics/budget.ts';

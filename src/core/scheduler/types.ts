@@ -1,5 +1,5 @@
 /**
- * The scheduler's input and output (SPEC §7): a snapshot of the store in, actions out.
+ * The scheduler's input and output (docs/scheduler.md): a snapshot of the store in, actions out.
  * Everything decide() knows arrives here; the caller builds the snapshot in one read transaction.
  */
 import type { Complexity } from '../epics/complexity.ts';

@@ -39,7 +39,7 @@ export function listEpics(db: Database, status?: EpicStatus): EpicRow[] {
 }
 
 /**
- * The one way an epic's status changes: checks the SPEC §4 table, counts build iterations on each
+ * The one way an epic's status changes: checks the transition table (docs/state-machine.md), counts build iterations on each
  * entry to in_progress (a retry is not a new iteration) and blocks the epic when the budget is
  * spent. Writes an event per change; `data` adds to its record (a block also keeps the reason it
  * replaced, which a retry restores).

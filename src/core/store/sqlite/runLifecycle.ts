@@ -139,7 +139,7 @@ export function getRun(db: Database, runId: number): RunView {
   return row;
 }
 
-/** Sessions spent per epic: every recorded agent run, counted by role (SPEC §7 session accounting; setup is no session). */
+/** Sessions spent per epic: every recorded agent run, counted by role (docs/scheduler.md, "Sessions spent"; setup is no session). */
 export function countSessions(db: Database, epicId?: string): Record<string, SessionCounts> {
   const rows = db.prepare(`SELECT epic_id, role, COUNT(*) AS n FROM runs WHERE epic_id IS NOT NULL AND role != '${SETUP_ROLE}' ${epicId ? 'AND epic_id = ?' : ''}
     GROUP BY epic_id, role ORDER BY epic_id`).all(...(epicId ? [epicId] : [])) as { epic_id: string; role: string; n: number }[];
