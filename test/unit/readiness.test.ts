@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import { DERIVED_BLOCKERS, partitionSteps, type StepPartition } from '../../src/core/store/sqlite/readiness.ts';
+import { DERIVED_BLOCKERS, partitionAtOnce, partitionByShape, partitionSteps, type StepPartition } from '../../src/core/store/sqlite/readiness.ts';
 import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
@@ -65,8 +65,11 @@ function assertConsistent(store: SqliteStore, now: string, when: string): void {
   assert.deepEqual(stored, derived, `stored blockers differ from the graph ${when}`);
   const open = db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND parent_anchor IS NULL AND status != 'completed'`).pluck().get(P);
   assert.equal(db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(P), open, `open_steps ${when}`);
-  const got = db.transaction(() => partitionSteps(db, P, now))();
-  assert.deepEqual(got, oraclePartition(store, now), `partition ${when}`);
+  const oracle = oraclePartition(store, now);
+  assert.deepEqual(db.transaction(() => partitionSteps(db, P, now))(), oracle, `partition ${when}`);
+  // Both ways of reading it, whichever partitionSteps took: at once (a fresh process), by the cached shape (a long-lived connection).
+  assert.deepEqual(db.transaction(() => partitionAtOnce(db, P, now))(), oracle, `partition at once ${when}`);
+  assert.deepEqual(db.transaction(() => partitionByShape(db, P, now))(), oracle, `partition by shape ${when}`);
 }
 
 interface Variant {

@@ -40,6 +40,58 @@ export interface StepPartition {
   readonly blocked: string[];
 }
 
+/**
+ * Splits a plan's top-level steps by claimability at `now`. The first call for a plan on a
+ * connection reads it in one query (partitionAtOnce: a CLI process calls once); later calls on
+ * the same connection (the editor's, the scheduler's) keep the plan's anchors in order and read
+ * only the small sets (partitionByShape). Both give the same answer. Call it inside a read
+ * transaction so every query sees the same snapshot.
+ */
+export function partitionSteps(db: Database, plan: string, now: string): StepPartition {
+  let byPlan = shapes.get(db);
+  if (!byPlan) shapes.set(db, (byPlan = new Map()));
+  if (byPlan.has(plan)) return partitionByShape(db, plan, now);
+  byPlan.set(plan, null);
+  return partitionAtOnce(db, plan, now);
+}
+
+/**
+ * Each top-level step's place in the partition, as one letter: c completed, r ready, b blocked,
+ * h held, e expired and claimable again, x expired but blocked. Binds @now.
+ */
+const STATE_LETTER = `CASE
+    WHEN status = 'completed' THEN 'c'
+    WHEN status = 'pending' THEN (CASE WHEN blockers = 0 THEN 'r' ELSE 'b' END)
+    WHEN lease_expires_at < @now THEN (CASE WHEN blockers = 0 THEN 'e' ELSE 'x' END)
+    ELSE 'h' END`;
+
+/**
+ * The partition from one query returning one string, a line per step in step order (its state
+ * letter, then its anchor) joined inside SQLite: a fresh process reads a 2,000-step plan so in about
+ * a millisecond, where fetching the steps as rows costs several (docs/cli-cost.md).
+ */
+export function partitionAtOnce(db: Database, plan: string, now: string): StepPartition {
+  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
+  const lines = db.prepare(`SELECT group_concat(${STATE_LETTER} || anchor, char(10) ORDER BY step_index)
+      FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL`).pluck().get({ plan, now }) as string | null;
+  if (lines === null) return p;
+  // Anchors are lowercase letters, digits and dashes (docs/plan-grammar.md): the lines split back exactly.
+  for (const line of lines.split('\n')) place(p, line.slice(1), line[0]);
+  return p;
+}
+
+function place(p: StepPartition, anchor: string, letter: string | undefined): void {
+  p.all.push(anchor);
+  if (letter === 'c') p.completed.push(anchor);
+  else if (letter === 'r') p.ready.push(anchor);
+  else if (letter === 'b') p.blocked.push(anchor);
+  else if (letter === 'h') p.claimed.push(anchor);
+  else {
+    p.expired.push(anchor);
+    (letter === 'e' ? p.ready : p.blocked).push(anchor);
+  }
+}
+
 /** A plan's top-level anchors in step order; fixed for a given plan hash, so cached per connection. */
 interface Shape {
   readonly hash: string;
@@ -48,11 +100,11 @@ interface Shape {
   readonly position: Int32Array;
 }
 
-const shapes = new WeakMap<Database, Map<string, Shape>>();
+/** Per connection and plan: the shape, or null after the first call (which read the plan at once). */
+const shapes = new WeakMap<Database, Map<string, Shape | null>>();
 
 function shapeOf(db: Database, plan: string, hash: string): Shape {
-  let byPlan = shapes.get(db);
-  if (!byPlan) shapes.set(db, (byPlan = new Map()));
+  const byPlan = shapes.get(db) as Map<string, Shape | null>;
   const known = byPlan.get(plan);
   if (known?.hash === hash) return known;
   const rows = db.prepare('SELECT step_index, anchor FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index')
@@ -64,6 +116,7 @@ function shapeOf(db: Database, plan: string, hash: string): Shape {
   return shape;
 }
 
+const LETTER_OF = ['', 'c', 'r', 'h', 'e', 'x', 'b'] as const;
 const COMPLETED = 1;
 const READY = 2;
 const HELD = 3;
@@ -72,14 +125,14 @@ const EXPIRED_BLOCKED = 5;
 const BLOCKED = 6;
 
 /**
- * Splits a plan's top-level steps by claimability at `now`. Reads only the small sets (ready, held)
- * and the smaller of completed and pending, as step indexes; the rest follows by elimination.
- * Call it inside a read transaction so every query sees the same snapshot.
+ * The partition from the cached shape: reads only the small sets (ready, held) and the smaller of
+ * completed and pending, as step indexes; the rest follows by elimination.
  */
-export function partitionSteps(db: Database, plan: string, now: string): StepPartition {
+export function partitionByShape(db: Database, plan: string, now: string): StepPartition {
   const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
   const head = db.prepare('SELECT plan_hash, open_steps FROM plans WHERE plan_path = ?').get(plan) as { plan_hash: string; open_steps: number } | undefined;
   if (!head) return p;
+  if (!shapes.has(db)) shapes.set(db, new Map());
   const shape = shapeOf(db, plan, head.plan_hash);
   const at = (index: number): number => shape.position[index] ?? -1;
   const state = new Uint8Array(shape.anchors.length);
@@ -96,18 +149,7 @@ export function partitionSteps(db: Database, plan: string, now: string): StepPar
     .pluck().all(plan, completedMore ? 'pending' : 'completed') as number[];
   const [mark, rest] = completedMore ? [BLOCKED, COMPLETED] : [COMPLETED, BLOCKED];
   for (const index of listed) if (state[at(index)] === 0) state[at(index)] = mark;
-  shape.anchors.forEach((anchor, i) => {
-    const s = state[i] || rest;
-    p.all.push(anchor);
-    if (s === COMPLETED) p.completed.push(anchor);
-    else if (s === READY) p.ready.push(anchor);
-    else if (s === BLOCKED) p.blocked.push(anchor);
-    else if (s === HELD) p.claimed.push(anchor);
-    else {
-      p.expired.push(anchor);
-      (s === EXPIRED_READY ? p.ready : p.blocked).push(anchor);
-    }
-  });
+  shape.anchors.forEach((anchor, i) => place(p, anchor, LETTER_OF[state[i] || rest]));
   return p;
 }
 
