@@ -9,10 +9,15 @@ export const readyCommand: Command = {
   async run(ctx) {
     const r = await ctx.store('read').ready(ctx.planKey(arg(ctx, 0)));
     const line = (label: string, xs: readonly string[]) => `${label.padEnd(11)}${xs.length ? xs.join(', ') : '—'}`;
-    const text = [
-      line('Ready:', r.ready_steps), ...(r.waiting_steps.length > 0 ? [line('Waiting:', r.waiting_steps), `           ${r.waiting_reason ?? ''}`] : []),
-      line('Claimed:', r.claimed_steps), line('Expired:', r.expired_claims), line('Blocked:', r.blocked_steps), line('Completed:', r.completed_steps),
-    ].join('\n');
-    return output(r, text);
+    // The text is built only if printed: with --json it would join every anchor of a large plan for nothing.
+    return {
+      ...output(r, ''),
+      get text() {
+        return [
+          line('Ready:', r.ready_steps), ...(r.waiting_steps.length > 0 ? [line('Waiting:', r.waiting_steps), `           ${r.waiting_reason ?? ''}`] : []),
+          line('Claimed:', r.claimed_steps), line('Expired:', r.expired_claims), line('Blocked:', r.blocked_steps), line('Completed:', r.completed_steps),
+        ].join('\n');
+      },
+    };
   },
 };
