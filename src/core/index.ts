@@ -23,6 +23,7 @@ export * from './git/exec.ts';
 export * from './git/gitignore.ts';
 export * from './git/head.ts';
 export * from './git/repo.ts';
+export * from './git/repositoryId.ts';
 export * from './git/resolveCommit.ts';
 export * from './git/trailers.ts';
 export * from './git/worktrees.ts';

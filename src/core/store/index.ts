@@ -9,6 +9,8 @@ import type { Checklist } from './shared/checklist.ts';
 import { diagnoseDatabase } from './sqlite/doctor.ts';
 import { SqliteStore } from './sqlite/sqliteStore.ts';
 import type { Store } from './store.ts';
+import { openPostgresLazily } from './postgres/lazy.ts';
+import { isDatabaseUrl } from './databaseUrl.ts';
 
 export * from './types.ts';
 export * from './epicTypes.ts';
@@ -17,10 +19,14 @@ export * from './maintenanceTypes.ts';
 export type * from './store.ts';
 export { Checklist, commandFinding } from './shared/checklist.ts';
 export { planRoots } from './shared/planRoots.ts';
+export { isDatabaseUrl, redactDatabaseUrl } from './databaseUrl.ts';
 
 export interface StoreSettings {
-  /** Where the store is: the SQLite database file. */
+  /** Where the store is: the SQLite database file, or a `postgres://` URL (docs/postgres.md). */
   readonly location: string;
+  /** PostgreSQL only: the repository whose rows this store reads and writes, and this machine's host id. */
+  readonly repository?: { readonly id: string; readonly source: 'root_commit' | 'configured' };
+  readonly host?: string;
   /** When it does not exist yet: create it (writers), or read an empty store (readers; nothing is created). */
   readonly ifMissing?: 'create' | 'empty';
   /** Open it only to read (a database the user may not write can still be read). */
@@ -33,8 +39,15 @@ export interface StoreSettings {
 
 /** Opens the store at `settings.location`, migrating an older schema; refuses one written by a newer Springfield. */
 export function openStore(settings: StoreSettings): Store {
-  const { location, ...options } = settings;
+  if (isDatabaseUrl(settings.location)) return openPostgresLazily(settings);
+  const { location, repository: _r, host: _h, ...options } = settings;
   return new SqliteStore(location, options);
+}
+
+/** Diagnoses a PostgreSQL store into `list`, read-only (node-postgres loaded only here and by the store). */
+export async function diagnoseRemoteStore(input: import('./postgres/doctor.ts').RemoteDoctorInput, list: Checklist): Promise<void> {
+  const { diagnosePostgres } = await import('./postgres/doctor.ts');
+  await diagnosePostgres(input, list);
 }
 
 /** Diagnoses the store at `input.dbPath` into `list`, read-only, even when it could not be opened as a store. */

@@ -15,7 +15,7 @@ import type {
 
 /** Which backend a store is and where, for messages and `doctor` (never a password). */
 export interface StoreDescription {
-  readonly backend: 'sqlite';
+  readonly backend: 'sqlite' | 'postgres';
   /** Where the data lives, as a person may be shown it. */
   readonly place: string;
   /** The database file, when the backend keeps one on this machine (git must never add it). */

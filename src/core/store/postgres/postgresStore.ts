@@ -1,0 +1,115 @@
+import type { PlanSource } from '../../plan/types.ts';
+import { EnvironmentError } from '../../errors.ts';
+import { DEFAULT_LEASE_SECONDS } from '../sqlite/claims.ts';
+import type { Store, StoreDescription, Watch } from '../store.ts';
+import type {
+  Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
+  PlanView, ReadyResult, ResetResult, StartResult, StepRecord, UpdateOptions, UpdateResult,
+} from '../types.ts';
+import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
+import { completeStep } from './complete.ts';
+import { openPool } from './connection.ts';
+import { initPlan } from './initPlan.ts';
+import { recordArtifact, updateItems } from './items.ts';
+import { listEvents, readySteps, showPlans } from './queries.ts';
+import { requirePlan, requireStep, stepRecord } from './rows.ts';
+import { Session, type SessionOptions } from './session.ts';
+import { watchRepository } from './watch.ts';
+
+/** The operations this backend implements so far; the rest refuse with unsupported_backend (docs/postgres.md, "Status"). */
+type Implemented = 'describe' | 'close' | 'watch' | 'initPlan' | 'claimNext' | 'start' | 'heartbeat' | 'updateItems' | 'recordArtifact' | 'complete'
+  | 'previewComplete' | 'reset' | 'ready' | 'showPlans' | 'plan' | 'stepRecord' | 'events';
+
+/**
+ * The store on PostgreSQL (docs/postgres.md): every row scoped by the repository id, holders named by
+ * host, lease times from the server's clock, claims with FOR UPDATE SKIP LOCKED in one transaction.
+ */
+export class PostgresCore implements Pick<Store, Implemented> {
+  private readonly session: Session;
+  private readonly watches = new Set<Watch>();
+  private readonly url: string;
+
+  constructor(options: SessionOptions) {
+    this.url = options.url;
+    this.session = new Session(openPool(options.url), options);
+  }
+
+  describe(): StoreDescription {
+    return { backend: 'postgres', place: this.session.place, file: null };
+  }
+
+  async close(): Promise<void> {
+    for (const w of [...this.watches]) w.dispose();
+    await this.session.close();
+  }
+
+  watch(listener: () => void): Watch {
+    const w = watchRepository(this.url, this.session.options.repo.id, listener, () => this.watches.delete(w));
+    this.watches.add(w);
+    return w;
+  }
+
+  /** The schema version on the server, for doctor (0 when nothing was created yet). */
+  schemaVersion(): Promise<number> {
+    return this.session.schemaVersion();
+  }
+
+  initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
+    return this.session.write('initialising the plan', (tx) => initPlan(tx, source, actor, options.force ?? false, options.epicId ?? null));
+  }
+  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
+    return this.session.write('claiming', (tx) => claimNext(tx, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+  }
+  start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
+    return this.session.write('starting the step', (tx) => startStep(tx, planPath, anchor, actor));
+  }
+  heartbeat(planPath: string, anchor: string, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<HeartbeatResult> {
+    return this.session.write('renewing the lease', (tx) => heartbeat(tx, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+  }
+  updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
+    return this.session.write('updating items', (tx) => updateItems(tx, source, anchor, changes, actor, options));
+  }
+  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
+    return this.session.write('recording the artifact', (tx) => recordArtifact(tx, planPath, anchor, kind, summary, actor));
+  }
+  complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
+    return this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
+  }
+  previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
+    return this.session.write('checking the completion', (tx) => completeStep(tx, source, anchor, actor, options), false);
+  }
+  reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
+    return this.session.write('resetting the step', (tx) => resetStep(tx, planPath, anchor, actor, reason));
+  }
+  ready(planPath: string): Promise<ReadyResult> {
+    return this.session.read('reading the plan', (tx) => readySteps(tx, planPath));
+  }
+  showPlans(planPath?: string): Promise<PlanView[]> {
+    return this.session.read('reading plans', (tx) => showPlans(tx, planPath));
+  }
+  plan(planPath: string): Promise<PlanRecord> {
+    return this.session.read('reading the plan', (tx) => requirePlan(tx, planPath));
+  }
+  async stepRecord(planPath: string, anchor: string): Promise<StepRecord> {
+    return stepRecord(await this.session.read('reading the step', (tx) => requireStep(tx, planPath, anchor)));
+  }
+  events(query?: EventQuery): Promise<EventView[]> {
+    return this.session.read('reading events', (tx) => listEvents(tx, query));
+  }
+}
+
+/** The whole Store: what PostgresCore implements, and for every other operation a refusal naming it (exit 3). */
+export function postgresStore(options: SessionOptions): Store & { schemaVersion(): Promise<number> } {
+  const core = new PostgresCore(options);
+  return new Proxy(core, {
+    get(target, name, receiver) {
+      if (typeof name !== 'string' || name in target) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      if (name === 'then') return undefined;
+      return () => Promise.reject(new EnvironmentError('unsupported_backend',
+        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps and claims are: use the SQLite store for epics, runs and signals for now`));
+    },
+  }) as unknown as Store & { schemaVersion(): Promise<number> };
+}

@@ -1,0 +1,95 @@
+import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepView } from '../types.ts';
+import { epicWait } from './claims.ts';
+import { partitionSteps } from './readiness.ts';
+import { findPlan, PLAN_COLUMNS, requirePlan, STEP_COLUMNS, type PgPlanRow, type PgStepRow } from './rows.ts';
+import type { Tx } from './session.ts';
+
+/** Which steps are ready, claimed, expired, blocked and completed; agrees with claim about the plan's epic. */
+export async function readySteps(tx: Tx, plan: string): Promise<ReadyResult> {
+  const row = await requirePlan(tx, plan);
+  const p = await partitionSteps(tx, plan);
+  const epic = await epicWait(tx, row);
+  const waiting = epic.message !== null;
+  return {
+    plan_path: plan, ready_steps: waiting ? [] : p.ready, waiting_steps: waiting ? p.ready : [], waiting_reason: epic.message,
+    epic_id: row.epic_id, epic_status: epic.status,
+    all_steps: p.all, completed_steps: p.completed, claimed_steps: p.claimed, blocked_steps: p.blocked, expired_claims: p.expired,
+  };
+}
+
+/** Every plan of the repository (or one) with its step tree, items, deps, blockers and progress. */
+export async function showPlans(tx: Tx, plan?: string): Promise<PlanView[]> {
+  const rows = plan ? [await requirePlan(tx, plan)] : await tx.q<PgPlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE repo_id = $1 ORDER BY created_at, plan_path`, [tx.repo]);
+  const out: PlanView[] = [];
+  for (const row of rows) out.push(await planView(tx, row));
+  return out;
+}
+
+async function planView(tx: Tx, row: PgPlanRow): Promise<PlanView> {
+  const P = [tx.repo, row.plan_path];
+  const steps = await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps WHERE repo_id = $1 AND plan_path = $2 ORDER BY step_index`, P);
+  const deps = await tx.q<{ step_anchor: string; depends_on: string }>('SELECT step_anchor, depends_on FROM step_deps WHERE repo_id = $1 AND plan_path = $2 ORDER BY step_anchor, depends_on', P);
+  const items = await tx.q<ItemView & { step_anchor: string }>(`SELECT id, step_anchor, kind, ordinal, text, status, updated_by FROM checklist_items WHERE repo_id = $1 AND plan_path = $2
+    ORDER BY step_anchor, CASE kind WHEN 'task' THEN 0 WHEN 'test' THEN 1 ELSE 2 END, ordinal`, P);
+  const status = new Map(steps.map((s) => [s.anchor, s.status]));
+  const depsOf = group(deps, (d) => d.step_anchor, (d) => d.depends_on);
+  const itemsOf = group(items, (i) => i.step_anchor, ({ step_anchor: _, ...i }) => i);
+  const views = new Map<string, StepView & { substeps: StepView[] }>();
+  const top: StepView[] = [];
+  let itemsDone = 0;
+  for (const s of steps) {
+    const own = itemsOf.get(s.anchor) ?? [];
+    const dependsOn = depsOf.get(s.anchor) ?? [];
+    const done = own.filter((i) => i.status === 'completed').length;
+    itemsDone += done;
+    const view = {
+      anchor: s.anchor, parent_anchor: s.parent_anchor, number: s.number, title: s.title, step_index: s.step_index, status: s.status,
+      claimed_by: s.claimed_by, agent: s.claimed_agent, claim_token: s.claim_token, claimed_at: s.claimed_at,
+      lease_expires_at: s.lease_expires_at, lease_expired: s.status !== 'completed' && s.lease_expires_at !== null && s.lease_expires_at < tx.now,
+      heartbeat_at: s.heartbeat_at, started_at: s.started_at, completed_at: s.completed_at, commit_hash: s.commit_hash,
+      complete_reason: s.complete_reason, depends_on: dependsOn, blocked_by: dependsOn.filter((d) => status.get(d) !== 'completed'),
+      items: own, progress: { done, total: own.length }, substeps: [] as StepView[],
+    };
+    views.set(s.anchor, view);
+    const parent = s.parent_anchor ? views.get(s.parent_anchor) : undefined;
+    if (parent) parent.substeps.push(view);
+    else top.push(view);
+  }
+  return {
+    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
+    created_at: row.created_at, updated_at: row.updated_at, steps: top,
+    progress: { steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length, items_completed: itemsDone, items_total: items.length },
+  };
+}
+
+function group<T, V>(rows: readonly T[], key: (r: T) => string, value: (r: T) => V): Map<string, V[]> {
+  const out = new Map<string, V[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(value(r));
+    else out.set(k, [value(r)]);
+  }
+  return out;
+}
+
+const EVENT_COLUMNS = 'id, at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data';
+
+/** The repository's audit log, oldest first, filtered by plan, epic, step and/or position. */
+export async function listEvents(tx: Tx, q: EventQuery = {}): Promise<EventView[]> {
+  const where = ['repo_id = $1'];
+  const args: unknown[] = [tx.repo];
+  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  if (q.planPath !== undefined) add('plan_path = ?', q.planPath);
+  if (q.epicId !== undefined) add('epic_id = ?', q.epicId);
+  if (q.stepAnchor !== undefined) add('step_anchor = ?', q.stepAnchor);
+  if (q.afterId !== undefined) add('id > ?', q.afterId);
+  const n = Math.max(1, Math.floor(q.limit ?? 1000));
+  const filter = `WHERE ${where.join(' AND ')}`;
+  const sql = q.afterId !== undefined
+    ? `SELECT ${EVENT_COLUMNS} FROM events ${filter} ORDER BY id LIMIT ${n}`
+    : `SELECT * FROM (SELECT ${EVENT_COLUMNS} FROM events ${filter} ORDER BY id DESC LIMIT ${n}) e ORDER BY id`;
+  const rows = await tx.q<EventView>(sql, args);
+  if (rows.length === 0 && q.planPath !== undefined && !(await findPlan(tx, q.planPath))) await requirePlan(tx, q.planPath);
+  return rows;
+}

@@ -1,0 +1,50 @@
+import type { StepPartition } from '../sqlite/readiness.ts';
+import type { Tx } from './session.ts';
+
+/** Rewrites a plan's stored blockers and open-step count from scratch (after its structure changed). */
+export async function recomputeReadiness(tx: Tx, plan: string): Promise<void> {
+  await tx.q('UPDATE steps SET blockers = 0 WHERE repo_id = $1 AND plan_path = $2 AND blockers <> 0', [tx.repo, plan]);
+  await tx.q(`UPDATE steps SET blockers = b.n FROM (
+      SELECT coalesce(c.parent_anchor, c.anchor) AS top, count(*) AS n
+      FROM step_deps d
+      JOIN steps c ON c.repo_id = d.repo_id AND c.plan_path = d.plan_path AND c.anchor = d.step_anchor
+      JOIN steps dep ON dep.repo_id = d.repo_id AND dep.plan_path = d.plan_path AND dep.anchor = d.depends_on
+      WHERE d.repo_id = $1 AND d.plan_path = $2 AND dep.status <> 'completed'
+        AND coalesce(dep.parent_anchor, dep.anchor) <> coalesce(c.parent_anchor, c.anchor)
+      GROUP BY 1) AS b
+    WHERE steps.repo_id = $1 AND steps.plan_path = $2 AND steps.anchor = b.top`, [tx.repo, plan]);
+  await tx.q(`UPDATE plans SET open_steps = (SELECT count(*) FROM steps s WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.parent_anchor IS NULL AND s.status <> 'completed')
+    WHERE repo_id = $1 AND plan_path = $2`, [tx.repo, plan]);
+}
+
+/** Splits a plan's top-level steps by claimability at the transaction's time, in step order: one query. */
+export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartition> {
+  const rows = await tx.q<{ anchor: string; status: string; expired: boolean; blockers: number }>(`SELECT anchor, status, blockers,
+      coalesce(status IN ('claimed', 'in_progress') AND lease_expires_at < $3, false) AS expired
+    FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL ORDER BY step_index`, [tx.repo, plan, tx.now]);
+  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
+  for (const r of rows) {
+    p.all.push(r.anchor);
+    if (r.status === 'completed') p.completed.push(r.anchor);
+    else if (r.expired) {
+      p.expired.push(r.anchor);
+      (r.blockers === 0 ? p.ready : p.blocked).push(r.anchor);
+    } else if (r.status !== 'pending') p.claimed.push(r.anchor);
+    else (r.blockers === 0 ? p.ready : p.blocked).push(r.anchor);
+  }
+  return p;
+}
+
+/** How many top-level steps are claimable right now, and how many are not yet completed. */
+export async function countOpen(tx: Tx, plan: string): Promise<{ ready: number; remaining: number }> {
+  const row = (await tx.q<{ ready: number; remaining: number | null }>(`SELECT
+      (SELECT count(*) FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND blockers = 0
+        AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < $3)))::int AS ready,
+      (SELECT open_steps FROM plans WHERE repo_id = $1 AND plan_path = $2) AS remaining`, [tx.repo, plan, tx.now]))[0];
+  return { ready: Number(row?.ready ?? 0), remaining: Number(row?.remaining ?? 0) };
+}
+
+/** How many top-level steps are not yet completed. */
+export async function countRemaining(tx: Tx, plan: string): Promise<number> {
+  return Number((await tx.q<{ n: number }>('SELECT open_steps AS n FROM plans WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan]))[0]?.n ?? 0);
+}

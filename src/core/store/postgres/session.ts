@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import type { Clock } from '../../clock.ts';
+import { EnvironmentError } from '../../errors.ts';
+import { redactDatabaseUrl } from '../databaseUrl.ts';
+import { isConnectionLost, isRetryable, isUnreachable, mapPgError } from './connection.ts';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
+
+/** One transaction's view: its queries (every one scoped by the caller to `repo`), its time and who acts. */
+export interface Tx {
+  /** Rows of one statement. */
+  q<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /** The transaction's time: the server's `now()`, or the test clock's. ISO-8601 UTC. */
+  readonly now: string;
+  readonly repo: string;
+  readonly host: string;
+  /** This operation's id, stored in its events so a lost reply can be looked up (docs/postgres.md, section 6). */
+  readonly op: string;
+}
+
+export interface SessionOptions {
+  readonly url: string;
+  readonly repo: { readonly id: string; readonly source: 'root_commit' | 'configured' };
+  readonly host: string;
+  readonly clock?: Clock;
+  /** How long to keep trying to connect before failing with database_unreachable (default 10 s). */
+  readonly connectRetryMs?: number;
+}
+
+/**
+ * Runs operations as READ COMMITTED transactions (reads: REPEATABLE READ READ ONLY, one snapshot) on
+ * clients of one pool, running an operation again after a deadlock or serialization failure.
+ * Migrates the schema once per process, under an advisory lock; refuses a newer one untouched.
+ */
+export class Session {
+  readonly options: SessionOptions;
+  private readonly pool: pg.Pool;
+  private ready: Promise<void> | undefined;
+
+  constructor(pool: pg.Pool, options: SessionOptions) {
+    this.pool = pool;
+    this.options = options;
+  }
+
+  get place(): string {
+    return redactDatabaseUrl(this.options.url);
+  }
+
+  /** A write; with `commit` false it is rolled back (a preview that refuses exactly as the write would). */
+  write<T>(doing: string, fn: (tx: Tx) => Promise<T>, commit = true): Promise<T> {
+    return this.run(doing, 'BEGIN', fn, commit);
+  }
+
+  read<T>(doing: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.run(doing, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+  }
+
+  /** The schema version on the server (0: none yet), without changing anything. */
+  async schemaVersion(): Promise<number> {
+    const client = await this.connect('reading the schema version');
+    try {
+      return await versionOf(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  private async run<T>(doing: string, begin: string, fn: (tx: Tx) => Promise<T>, commit = true): Promise<T> {
+    await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
+    const op = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect(doing);
+      let broken = false;
+      try {
+        await client.query(begin);
+        const now = this.options.clock ? this.options.clock.now().toISOString() : ((await client.query<{ now: string }>('SELECT now() AS now')).rows[0]?.now ?? '');
+        const tx: Tx = {
+          q: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, values as unknown[])).rows as R[],
+          now, repo: this.options.repo.id, host: this.options.host, op,
+        };
+        const result = await fn(tx);
+        await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        return result;
+      } catch (err) {
+        broken = isConnectionLost(err);
+        if (!broken) await client.query('ROLLBACK').catch(() => { broken = true; });
+        if (attempt < 5 && isRetryable(err)) {
+          await sleep(10 + Math.random() * 90);
+          continue;
+        }
+        throw mapPgError(err, this.options.url, doing);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /** A client, trying again while the server cannot be reached (nothing was sent yet) for up to connectRetryMs. */
+  private async connect(doing: string): Promise<pg.PoolClient> {
+    const deadline = Date.now() + (this.options.connectRetryMs ?? 10_000);
+    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        return await this.pool.connect();
+      } catch (err) {
+        if (!isUnreachable(err) || Date.now() + wait > deadline) throw mapPgError(err, this.options.url, doing);
+        await sleep(wait);
+      }
+    }
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.connect('opening the store');
+    try {
+      let version = await versionOf(client);
+      if (version > PG_SCHEMA_VERSION) throw tooNew(this.place, version);
+      if (version < PG_SCHEMA_VERSION) {
+        await client.query('BEGIN');
+        try {
+          // Sixteen agents starting at once migrate once: the others wait here, then find it done.
+          await client.query('SELECT pg_advisory_xact_lock(1397096448, 0)');
+          await client.query('CREATE SCHEMA IF NOT EXISTS springfield');
+          await client.query('CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text)');
+          version = await versionOf(client);
+          if (version > PG_SCHEMA_VERSION) throw tooNew(this.place, version);
+          for (let v = version; v < PG_SCHEMA_VERSION; v++) {
+            await client.query(PG_MIGRATIONS[v] ?? '');
+            await client.query('INSERT INTO schema_version (version, applied_by) VALUES ($1, $2)', [v + 1, this.options.host]);
+          }
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }
+      await client.query('INSERT INTO repositories (repo_id, source) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.options.repo.id, this.options.repo.source]);
+    } catch (err) {
+      throw mapPgError(err, this.options.url, 'opening the store');
+    } finally {
+      client.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+async function versionOf(client: pg.PoolClient): Promise<number> {
+  const exists = (await client.query<{ t: string | null }>(`SELECT to_regclass('springfield.schema_version')::text AS t`)).rows[0]?.t;
+  if (!exists) return 0;
+  return (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM springfield.schema_version')).rows[0]?.v ?? 0;
+}
+
+function tooNew(place: string, version: number): EnvironmentError {
+  return new EnvironmentError('schema_too_new',
+    `PostgreSQL at ${place}: schema version ${version} is newer than this Springfield supports (${PG_SCHEMA_VERSION}); upgrade Springfield — the database was not modified`);
+}
