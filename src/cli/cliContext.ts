@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { type Actor, ensureGitignored, locateRepo, openStore, type PlanSource, lazyPlanSource, type RepoLocation, type Store, UsageError } from '../core/index.ts';
+import { type Actor, ensureGitignored, hostId, isDatabaseUrl, lazyPlanSource, locateRepo, openStore, repositoryId, type PlanSource, type RepoLocation, type Store, UsageError } from '../core/index.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
 
 /** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
@@ -26,10 +26,15 @@ export class CliContext {
     return this.repo;
   }
 
-  /** The database path: --db, then SPRINGFIELD_DB, then the repository's shared location. */
+  /**
+   * The database: --db (a file or a postgres:// URL), then SPRINGFIELD_DATABASE_URL, then SPRINGFIELD_DB,
+   * then the repository's shared file (docs/postgres.md, section 1).
+   */
   get dbPath(): string {
     const flagged = str(this.args, 'db');
+    if (isDatabaseUrl(flagged)) return flagged;
     if (flagged) return resolve(this.cwd, flagged);
+    if (isDatabaseUrl(this.env.SPRINGFIELD_DATABASE_URL)) return this.env.SPRINGFIELD_DATABASE_URL;
     if (this.env.SPRINGFIELD_DB) return resolve(this.cwd, this.env.SPRINGFIELD_DB);
     return this.location.dbPath;
   }
@@ -42,6 +47,12 @@ export class CliContext {
    */
   store(mode: 'create' | 'write' | 'read'): Store {
     if (this.opened && (mode === 'create' && !this.openedToCreate || mode !== 'read' && this.openedReadOnly)) this.closeStore();
+    if (!this.opened && isDatabaseUrl(this.dbPath)) {
+      const cwd = this.location.worktreeRoot ?? this.cwd;
+      this.opened = openStore({ location: this.dbPath, repository: repositoryId(this.location.commonDir, cwd, this.env), host: hostId(this.env) });
+      this.openedToCreate = true;
+      this.openedReadOnly = false;
+    }
     if (!this.opened) {
       const creating = mode === 'create' && !existsSync(this.dbPath);
       this.opened = openStore({ location: this.dbPath, ifMissing: mode === 'create' ? 'create' : 'empty', readOnly: mode === 'read' });

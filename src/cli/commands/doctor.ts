@@ -1,4 +1,4 @@
-import { type CheckResult, diagnose, listWorktrees } from '../../core/index.ts';
+import { type CheckResult, diagnose, diagnoseRemote, hostId, isDatabaseUrl, listWorktrees, repositoryId } from '../../core/index.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';
 
@@ -16,7 +16,10 @@ export const doctorCommand: Command = {
   async run(ctx) {
     const location = ctx.location;
     const worktrees = listWorktrees(location.worktreeRoot ?? location.commonDir, ctx.env);
-    const report = diagnose({ dbPath: ctx.dbPath, mainRoot: location.mainRoot, worktrees, now: new Date(), env: ctx.env });
+    const url = ctx.dbPath;
+    const report = isDatabaseUrl(url)
+      ? await diagnoseRemote({ url, repository: repositoryId(location.commonDir, location.worktreeRoot ?? ctx.cwd, ctx.env), host: hostId(ctx.env), env: ctx.env })
+      : diagnose({ dbPath: url, mainRoot: location.mainRoot, worktrees, now: new Date(), env: ctx.env });
     const width = Math.max(...report.checks.map((c) => c.name.length)) + 2;
     const lines = report.checks.map((c) => `${MARK[c.status].padEnd(6)}${c.name.padEnd(width)}${c.detail}`);
     if (report.findings.length > 0) {

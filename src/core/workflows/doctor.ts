@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { shellQuote } from '../shellQuote.ts';
-import { Checklist, commandFinding, diagnoseStore, type DoctorInput, type DoctorReport } from '../store/index.ts';
+import { Checklist, commandFinding, diagnoseRemoteStore, diagnoseStore, redactDatabaseUrl, type DoctorInput, type DoctorReport } from '../store/index.ts';
 import { trackedUnder } from '../trust/trust.ts';
 
 /** Diagnoses the store and its links to git and PLAN.md, read-only; never modifies the database. */
@@ -9,6 +9,13 @@ export function diagnose(input: DoctorInput & { readonly env: NodeJS.ProcessEnv 
   diagnoseStore(input, list);
   trackedCheck(input, list);
   return list.report(input.dbPath);
+}
+
+/** Diagnoses a PostgreSQL store: which server and how, the repository's id, the schema; never prints a password. */
+export async function diagnoseRemote(input: Parameters<typeof diagnoseRemoteStore>[0]): Promise<DoctorReport> {
+  const list = new Checklist();
+  await diagnoseRemoteStore(input, list);
+  return list.report(redactDatabaseUrl(input.url));
 }
 
 /** Springfield's folder must stay out of git: a tracked state.db reaches everyone who clones (the scheduler refuses it). */
