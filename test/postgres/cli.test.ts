@@ -1,0 +1,110 @@
+// The CLI on PostgreSQL end to end: SPRINGFIELD_DATABASE_URL or --db selects it; two clones acting
+// as two hosts share plans by path; doctor names the backend; the password is never printed or
+// stored; a server that is down is exit 3 with one line.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type CliResult } from '../helpers/gitRepo.ts';
+import { postgresForFile } from '../helpers/postgres.ts';
+
+const PLAN = '# Plan: Shared\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n## Step 3: Three\n- [ ] c\n';
+const pgServer = postgresForFile({ durability: 'fast' });
+
+/** Two clones of one repository (same root commit), each its own working copy, as on two machines. */
+function twoClones(t: { after(fn: () => void): void }) {
+  const origin = makeRepo({ files: { 'plans/p.md': PLAN } });
+  t.after(() => origin.cleanup());
+  const clone = join(origin.tmp, 'clone-b');
+  execFileSync('git', ['clone', '-q', origin.root, clone], { stdio: 'ignore' });
+  return { a: origin.root, b: clone };
+}
+
+test('two clones on two hosts share one plan through PostgreSQL: claim, heartbeat, update, complete, ready, show', (t) => {
+  ensureCli();
+  const url = pgServer.server.createDatabase('cli_flow');
+  const { a, b } = twoClones(t);
+  const hostA = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-a' };
+  const hostB = { SPRINGFIELD_HOST: 'host-b' };
+  assertOk(runJson(a, ['init', 'plans/p.md'], hostA));
+  assert.equal(existsSync(join(a, '.springfield', 'state.db')), false, 'no SQLite file is created');
+  const first = assertClaimed(runJson(a, ['claim', 'plans/p.md'], hostA));
+  const second = assertClaimed(runJson(b, ['claim', 'plans/p.md', '--db', url], hostB));
+  assert.deepEqual([first.step_anchor, second.step_anchor], ['step-1', 'step-3'], 'the clone on host b sees the plan host a initialised, by its path');
+  assertFails(runJson(b, ['heartbeat', 'plans/p.md', 'step-1', '--db', url], hostB), 1, 'not_holder');
+  assertOk(runJson(a, ['heartbeat', 'plans/p.md', 'step-1'], hostA));
+  assertOk(runJson(a, ['start', 'plans/p.md', 'step-1'], hostA));
+  assertFails(runJson(a, ['complete', 'plans/p.md', 'step-1'], hostA), 1, 'incomplete');
+  assertOk(runJson(a, ['update', 'plans/p.md', 'step-1', '--task', '0', 'completed'], hostA));
+  const done = assertOk<{ completed: boolean; remaining_steps: number }>(runJson(a, ['complete', 'plans/p.md', 'step-1'], hostA));
+  assert.deepEqual([done.completed, done.remaining_steps], [true, 2]);
+  const ready = assertOk<{ ready_steps: string[]; claimed_steps: string[]; completed_steps: string[] }>(runJson(b, ['ready', 'plans/p.md', '--db', url], hostB));
+  assert.deepEqual([ready.ready_steps, ready.claimed_steps, ready.completed_steps], [['step-2'], ['step-3'], ['step-1']]);
+  const show = runCli(b, ['show', 'plans/p.md', '--db', url], hostB);
+  assert.equal(show.code, 0, show.stderr);
+  assert.match(show.stdout, /Step 1: One \[completed\]/);
+  const repoFile = readFileSync(join(a, '.git', 'springfield', 'repository'), 'utf8');
+  assert.match(repoFile, /^[0-9a-f]{40} root_commit\n$/, 'the repository id is the root commit, cached in the git dir');
+});
+
+test('doctor says which backend and server; the password appears in no output, event or file', (t) => {
+  ensureCli();
+  const url = pgServer.server.createDatabase('cli_secret');
+  const password = /:\/\/[^:]+:([^@]+)@/.exec(url)?.[1] ?? '';
+  assert.ok(password.length >= 16);
+  const { a } = twoClones(t);
+  const env = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-a' };
+  const outputs: CliResult[] = [];
+  const run = (args: string[]) => { const r = runCli(a, args, env); outputs.push(r); return r; };
+  run(['init', 'plans/p.md']);
+  run(['claim', 'plans/p.md', '--json']);
+  run(['complete', 'plans/p.md', 'step-1']);
+  run(['complete', 'plans/p.md', 'step-1', '--force', 'reviewed', '--json']);
+  run(['show', 'plans/p.md', '--json']);
+  run(['events', 'plans/p.md', '--json']);
+  run(['epic', 'list']);
+  const doctor = run(['doctor']);
+  const doctorJson = run(['doctor', '--json']);
+  run(['claim', 'plans/p.md', '--db', url.replace(/port=\d+/, 'port=1')]);
+  assert.equal(doctor.code, 0, doctor.stderr);
+  assert.match(doctor.stdout, /^ok +backend +PostgreSQL 15\.\d+.* at postgres:\/\/springfield@\/cli_secret\?host=[^ ]+&port=\d+ as springfield \(password from the URL\); this host is host-a$/m);
+  assert.match(doctor.stdout, /^ok +repository +[0-9a-f]{40} \(root commit\)$/m);
+  assert.match(doctor.stdout, /^ok +schema +version 1$/m);
+  assert.equal((JSON.parse(doctorJson.stdout) as { db_path: string }).db_path.includes('cli_secret'), true);
+  for (const r of outputs) {
+    assert.ok(!r.stdout.includes(password) && !r.stderr.includes(password), `the password leaked in: ${r.stdout}${r.stderr}`);
+  }
+  const stored = pgServer.server.psql('SELECT string_agg(coalesce(data::text, \'\') || coalesce(reason, \'\') || coalesce(worktree, \'\'), \' \') FROM springfield.events', 'cli_secret');
+  assert.ok(stored.length > 0 && !stored.includes(password), 'not in the event log either');
+  assert.ok(!readFileSync(join(a, '.git', 'springfield', 'repository'), 'utf8').includes(password));
+  const epic = outputs[6];
+  assert.deepEqual([epic?.code, epic?.stderr.trim().split('\n').length], [3, 1], 'an operation not built on PostgreSQL yet says so in one line, exit 3');
+  assert.match(epic?.stderr ?? '', /'listEpics' is not available on PostgreSQL yet/);
+});
+
+test('a server that is down: exit 3 and one line naming it; retrying once it is back loses and doubles nothing', (t) => {
+  ensureCli();
+  const url = pgServer.server.createDatabase('cli_down');
+  const { a } = twoClones(t);
+  const env = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-a' };
+  assertOk(runJson(a, ['init', 'plans/p.md'], env));
+  assertClaimed(runJson(a, ['claim', 'plans/p.md'], env));
+  pgServer.server.down('fast');
+  let back = false;
+  try {
+    const down = runCli(a, ['complete', 'plans/p.md', 'step-1', '--force', 'done'], env);
+    const err = assertFails(down, 3, 'database_unreachable');
+    assert.match(err.message, /^PostgreSQL at postgres:\/\/springfield@\/cli_down\?host=[^ ]+ is unreachable \(.*\); nothing was changed/);
+    pgServer.server.up();
+    back = true;
+  } finally {
+    if (!back) pgServer.server.up();
+  }
+  const retried = assertOk<{ completed: boolean; already_completed: boolean }>(runJson(a, ['complete', 'plans/p.md', 'step-1', '--force', 'done'], env));
+  assert.deepEqual([retried.completed, retried.already_completed], [true, false], 'the first attempt changed nothing; the retry completes it');
+  const again = assertOk<{ already_completed: boolean }>(runJson(a, ['complete', 'plans/p.md', 'step-1', '--force', 'done'], env));
+  assert.equal(again.already_completed, true);
+  const count = pgServer.server.psql(`SELECT count(*) FROM springfield.events WHERE action = 'complete' AND entity = 'step'`, 'cli_down').trim();
+  assert.equal(count, '1', 'one completion event');
+});
