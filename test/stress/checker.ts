@@ -23,7 +23,7 @@ export interface CheckOptions {
   readonly requireAllCompleted?: boolean;
 }
 
-interface StepState {
+export interface StepState {
   anchor: string;
   status: string;
   claim_token: number;
@@ -31,7 +31,7 @@ interface StepState {
   completed_token: number | null;
 }
 
-interface StepEvent {
+export interface StepEvent {
   readonly id: number;
   readonly action: string;
   readonly anchor: string;
@@ -77,11 +77,15 @@ export function integrityViolations(db: Database): Violation[] {
 
 /** Every completion a worker logged as returned must be in the database, by that worker, with that token. */
 export function lostCompletions(db: Database, lines: readonly LogLine[]): Violation[] {
-  const get = db.prepare('SELECT anchor, status, claim_token, completed_by, completed_token FROM steps WHERE anchor = ?');
+  return lostIn(sqliteRows(db).steps, lines);
+}
+
+function lostIn(steps: readonly StepState[], lines: readonly LogLine[]): Violation[] {
+  const byAnchor = new Map(steps.map((s) => [s.anchor, s]));
   const out: Violation[] = [];
   for (const l of lines) {
     if (l.op !== 'complete' || l.step === null) continue;
-    const s = get.get(l.step) as StepState | undefined;
+    const s = byAnchor.get(l.step);
     if (!s || s.status !== 'completed' || s.completed_token !== l.token || s.completed_by !== l.worker) {
       const found = s ? `${s.status} by ${s.completed_by ?? '-'} token ${s.completed_token ?? '-'}` : 'missing';
       out.push({ kind: 'lost_completion', step: l.step, detail: `${l.worker} completed it with token ${l.token} but the database has ${found}` });
@@ -90,14 +94,33 @@ export function lostCompletions(db: Database, lines: readonly LogLine[]): Violat
   return out;
 }
 
+/** What a check reads from a finished run, whichever backend holds it (PostgreSQL names holders `host:worktree`). */
+export interface RunRows {
+  readonly steps: readonly StepState[];
+  readonly events: readonly StepEvent[];
+  readonly deps: readonly { step_anchor: string; depends_on: string }[];
+  readonly integrity: readonly Violation[];
+}
+
+export function sqliteRows(db: Database): RunRows {
+  return {
+    steps: db.prepare('SELECT anchor, status, claim_token, completed_by, completed_token FROM steps').all() as StepState[],
+    events: stepEvents(db),
+    deps: db.prepare('SELECT step_anchor, depends_on FROM step_deps').all() as { step_anchor: string; depends_on: string }[],
+    integrity: integrityViolations(db),
+  };
+}
+
+export function stepEventRow(r: { id: number; action: string; step_anchor: string; worktree: string | null; data: unknown }): StepEvent {
+  const data = (r.data === null ? {} : typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as { claim_token?: unknown };
+  return { id: r.id, action: r.action, anchor: r.step_anchor, worktree: r.worktree, token: typeof data.claim_token === 'number' ? data.claim_token : null };
+}
+
 function stepEvents(db: Database): StepEvent[] {
   const rows = db.prepare(`SELECT id, action, step_anchor, worktree, data FROM events
       WHERE entity = 'step' AND action IN ('claim', 'reclaim', 'complete') ORDER BY id`).all() as
     { id: number; action: string; step_anchor: string; worktree: string | null; data: string | null }[];
-  return rows.map((r) => {
-    const data = r.data === null ? {} : (JSON.parse(r.data) as { claim_token?: unknown });
-    return { id: r.id, action: r.action, anchor: r.step_anchor, worktree: r.worktree, token: typeof data.claim_token === 'number' ? data.claim_token : null };
-  });
+  return rows.map(stepEventRow);
 }
 
 function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
@@ -116,56 +139,59 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
  * the holder of its final token, claims after dependencies, and logs consistent with events.
  */
 export function checkRun(dbPath: string, logPaths: readonly string[], options: CheckOptions = {}): Violation[] {
-  const { lines, violations: out } = readLogs(logPaths);
+  const { lines, violations } = readLogs(logPaths);
   const db = openForCheck(dbPath);
   try {
-    out.push(...integrityViolations(db), ...lostCompletions(db, lines));
-    const steps = db.prepare('SELECT anchor, status, claim_token, completed_by, completed_token FROM steps').all() as StepState[];
-    const events = stepEvents(db);
-    const claims = groupBy(events.filter((e) => e.action !== 'complete'), (e) => e.anchor);
-    const completes = groupBy(events.filter((e) => e.action === 'complete'), (e) => e.anchor);
-    const loggedClaims = groupBy(lines.filter((l) => l.op === 'claim'), (l) => l.step ?? '');
-    const loggedCompletes = groupBy(lines.filter((l) => l.op === 'complete'), (l) => l.step ?? '');
-    for (const s of steps) {
-      const v = (kind: ViolationKind, detail: string): void => void out.push({ kind, step: s.anchor, detail });
-      const stepClaims = claims.get(s.anchor) ?? [];
-      const stepCompletes = completes.get(s.anchor) ?? [];
-      const done = s.status === 'completed';
-      if (options.requireAllCompleted !== false && !done) v('not_completed', `status ${s.status}`);
-      if (stepCompletes.length > 1) v('double_completion', `${stepCompletes.length} complete events (by ${stepCompletes.map((e) => `${e.worktree} token ${e.token}`).join(', ')})`);
-      if ((loggedCompletes.get(s.anchor) ?? []).length > 1) v('double_completion', `completed in the logs by ${(loggedCompletes.get(s.anchor) ?? []).map((l) => `${l.worker} token ${l.token}`).join(', ')}`);
-      if (done !== (stepCompletes.length > 0)) v('unrecorded', `status ${s.status} with ${stepCompletes.length} complete events`);
-      let last = -Infinity;
-      for (const c of stepClaims) {
-        if (c.token === null || c.token <= last) v('duplicate_claim', `${c.action} event ${c.id} by ${c.worktree} has token ${c.token}, after token ${last}`);
-        last = Math.max(last, c.token ?? last);
-      }
-      for (const l of loggedClaims.get(s.anchor) ?? []) {
-        const match = stepClaims.filter((c) => c.token === l.token);
-        if (!match.some((c) => c.worktree === l.worker)) v('unrecorded', `${l.worker} logged claim token ${l.token} but no claim event by it has that token`);
-        if (match.some((c) => c.worktree !== l.worker)) v('duplicate_claim', `token ${l.token} was also handed to ${match.filter((c) => c.worktree !== l.worker).map((c) => c.worktree).join(', ')} besides ${l.worker}`);
-      }
-      if (!done) continue;
-      const holder = stepClaims.filter((c) => c.token === s.completed_token);
-      if (s.completed_token !== s.claim_token) v('wrong_holder', `completed with token ${s.completed_token} but its final token is ${s.claim_token}`);
-      if (holder.length !== 1 || holder[0]?.worktree !== s.completed_by) {
-        v('wrong_holder', `completed by ${s.completed_by} with token ${s.completed_token}, which was claimed by ${holder.map((c) => c.worktree).join(', ') || 'nobody'}`);
-      }
-      for (const e of stepCompletes) {
-        if (e.worktree !== s.completed_by || e.token !== s.completed_token) v('wrong_holder', `complete event ${e.id} by ${e.worktree} token ${e.token}, step says ${s.completed_by} token ${s.completed_token}`);
-      }
-    }
-    out.push(...dependencyViolations(db, claims, completes));
+    return [...violations, ...checkRows(sqliteRows(db), lines, options)];
   } finally {
     db.close();
   }
+}
+
+/** The checks of checkRun on rows read from any backend. */
+export function checkRows(rows: RunRows, lines: readonly LogLine[], options: CheckOptions = {}): Violation[] {
+  const out: Violation[] = [...rows.integrity, ...lostIn(rows.steps, lines)];
+  const { steps, events } = rows;
+  const claims = groupBy(events.filter((e) => e.action !== 'complete'), (e) => e.anchor);
+  const completes = groupBy(events.filter((e) => e.action === 'complete'), (e) => e.anchor);
+  const loggedClaims = groupBy(lines.filter((l) => l.op === 'claim'), (l) => l.step ?? '');
+  const loggedCompletes = groupBy(lines.filter((l) => l.op === 'complete'), (l) => l.step ?? '');
+  for (const s of steps) {
+    const v = (kind: ViolationKind, detail: string): void => void out.push({ kind, step: s.anchor, detail });
+    const stepClaims = claims.get(s.anchor) ?? [];
+    const stepCompletes = completes.get(s.anchor) ?? [];
+    const done = s.status === 'completed';
+    if (options.requireAllCompleted !== false && !done) v('not_completed', `status ${s.status}`);
+    if (stepCompletes.length > 1) v('double_completion', `${stepCompletes.length} complete events (by ${stepCompletes.map((e) => `${e.worktree} token ${e.token}`).join(', ')})`);
+    if ((loggedCompletes.get(s.anchor) ?? []).length > 1) v('double_completion', `completed in the logs by ${(loggedCompletes.get(s.anchor) ?? []).map((l) => `${l.worker} token ${l.token}`).join(', ')}`);
+    if (done !== (stepCompletes.length > 0)) v('unrecorded', `status ${s.status} with ${stepCompletes.length} complete events`);
+    let last = -Infinity;
+    for (const c of stepClaims) {
+      if (c.token === null || c.token <= last) v('duplicate_claim', `${c.action} event ${c.id} by ${c.worktree} has token ${c.token}, after token ${last}`);
+      last = Math.max(last, c.token ?? last);
+    }
+    for (const l of loggedClaims.get(s.anchor) ?? []) {
+      const match = stepClaims.filter((c) => c.token === l.token);
+      if (!match.some((c) => c.worktree === l.worker)) v('unrecorded', `${l.worker} logged claim token ${l.token} but no claim event by it has that token`);
+      if (match.some((c) => c.worktree !== l.worker)) v('duplicate_claim', `token ${l.token} was also handed to ${match.filter((c) => c.worktree !== l.worker).map((c) => c.worktree).join(', ')} besides ${l.worker}`);
+    }
+    if (!done) continue;
+    const holder = stepClaims.filter((c) => c.token === s.completed_token);
+    if (s.completed_token !== s.claim_token) v('wrong_holder', `completed with token ${s.completed_token} but its final token is ${s.claim_token}`);
+    if (holder.length !== 1 || holder[0]?.worktree !== s.completed_by) {
+      v('wrong_holder', `completed by ${s.completed_by} with token ${s.completed_token}, which was claimed by ${holder.map((c) => c.worktree).join(', ') || 'nobody'}`);
+    }
+    for (const e of stepCompletes) {
+      if (e.worktree !== s.completed_by || e.token !== s.completed_token) v('wrong_holder', `complete event ${e.id} by ${e.worktree} token ${e.token}, step says ${s.completed_by} token ${s.completed_token}`);
+    }
+  }
+  out.push(...dependencyViolations(rows.deps, claims, completes));
   return out;
 }
 
 /** No step may be claimed before the first `complete` event of each of its dependencies. */
-function dependencyViolations(db: Database, claims: Map<string, StepEvent[]>, completes: Map<string, StepEvent[]>): Violation[] {
+function dependencyViolations(deps: RunRows['deps'], claims: Map<string, StepEvent[]>, completes: Map<string, StepEvent[]>): Violation[] {
   const out: Violation[] = [];
-  const deps = db.prepare('SELECT step_anchor, depends_on FROM step_deps').all() as { step_anchor: string; depends_on: string }[];
   for (const d of deps) {
     const firstClaim = claims.get(d.step_anchor)?.[0];
     if (!firstClaim) continue;

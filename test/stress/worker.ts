@@ -15,12 +15,16 @@ import { READY_CONDITION } from '../../src/core/store/sqlite/readiness.ts';
 import { leaseUntil, writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
 import { mapSqliteError } from '../../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { isDatabaseUrl, openStore, type Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from './planGen.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 
 export interface WorkerConfig {
+  /** A SQLite file, or a postgres:// URL (then `host` and `repo` say who this worker is and which repository). */
   readonly db: string;
+  readonly host?: string;
+  readonly repo?: string;
   /** The plan file on disk, and the repository-relative key it was initialised under. */
   readonly plan: string;
   readonly planPath: string;
@@ -140,7 +144,7 @@ class Commands {
 class StressWorker {
   private readonly cfg: WorkerConfig;
   private readonly rng: () => number;
-  private readonly store: SqliteStore;
+  private readonly store: Store;
   private readonly source: PlanSource;
   private readonly actor: Actor;
   private readonly logFd: number;
@@ -152,15 +156,17 @@ class StressWorker {
     this.cfg = cfg;
     this.commands = commands;
     this.rng = seededRandom(cfg.seed);
-    this.store = new SqliteStore(cfg.db);
+    this.store = isDatabaseUrl(cfg.db)
+      ? openStore({ location: cfg.db, repository: { id: cfg.repo ?? 'stress', source: 'configured' }, host: cfg.host ?? 'stress-host' })
+      : new SqliteStore(cfg.db);
     this.source = { planPath: cfg.planPath, plan: parsePlan(readFileSync(cfg.plan, 'utf8'), cfg.planPath) };
     this.actor = { worktree: cfg.worktree, agent: null };
     this.logFd = openSync(cfg.log, 'a');
   }
 
-  close(): void {
+  async close(): Promise<void> {
     closeSync(this.logFd);
-    this.store.close();
+    await this.store.close();
   }
 
   async run(): Promise<WorkerSummary['exit']> {
@@ -201,7 +207,9 @@ class StressWorker {
 
   /** Appends one line with a single synchronous write, right after the store call returned. */
   private log(op: LogLine['op'], step: string | null, token: number | null, extra: Partial<LogLine> = {}): void {
-    const line: LogLine = { op, step, token, worker: this.cfg.worktree, t: Date.now(), ...extra };
+    // On PostgreSQL a holder is (host, worktree): the same path on two hosts is two workers.
+    const worker = this.cfg.host ? `${this.cfg.host}:${this.cfg.worktree}` : this.cfg.worktree;
+    const line: LogLine = { op, step, token, worker, t: Date.now(), ...extra };
     writeSync(this.logFd, JSON.stringify(line) + '\n');
   }
 
@@ -281,7 +289,7 @@ async function runWorker(cfg: WorkerConfig): Promise<void> {
     process.stderr.write(`worker ${cfg.worktree}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
     process.exitCode = 1;
   } finally {
-    worker.close();
+    await worker.close();
     commands.close();
   }
 }
