@@ -101,7 +101,14 @@ export class Session {
     const deadline = Date.now() + (this.options.connectRetryMs ?? 10_000);
     for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
       try {
-        return await this.pool.connect();
+        const client = await this.pool.connect();
+        // A checked-out client whose server goes away emits 'error' besides failing its query: without a
+        // listener that event would end the process. The failing query is what reports it.
+        if (!guarded.has(client)) {
+          guarded.add(client);
+          client.on('error', () => undefined);
+        }
+        return client;
       } catch (err) {
         if (!isUnreachable(err) || Date.now() + wait > deadline) throw mapPgError(err, this.options.url, doing);
         await sleep(wait);
@@ -145,6 +152,8 @@ export class Session {
     return this.pool.end();
   }
 }
+
+const guarded = new WeakSet<pg.PoolClient>();
 
 async function versionOf(client: pg.PoolClient): Promise<number> {
   const exists = (await client.query<{ t: string | null }>(`SELECT to_regclass('springfield.schema_version')::text AS t`)).rows[0]?.t;
