@@ -1,8 +1,8 @@
 import { RefusedError } from '../../errors.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ClaimResult, HeartbeatResult, ResetResult, StartResult } from '../types.ts';
-import { countOpen, partitionSteps } from './readiness.ts';
-import { assertHolder, leaseUntil, lockOwner, requireCurrentPlan, STEP_COLUMNS, writeEvent, type PgPlanRow, type PgStepRow } from './rows.ts';
+import { partitionSteps } from './readiness.ts';
+import { assertHolder, eventInsert, leaseUntil, lockOwner, requireCurrentPlan, STEP_COLUMNS, writeEvent, type PgPlanRow, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
 
 /** The status of a plan's epic and, when it stops its steps being claimed, why (claim refuses with it, ready reports it). */
@@ -18,13 +18,15 @@ export async function epicWait(tx: Tx, row: PgPlanRow): Promise<{ status: string
  * whose lease expired. SKIP LOCKED gives concurrent claimers different rows instead of a queue.
  */
 async function firstReady(tx: Tx, plan: string): Promise<PgStepRow | undefined> {
-  const ready = await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps
-    WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
-    ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED`, [tx.repo, plan]);
-  const expired = await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps
-    WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < $3 AND blockers = 0
-      AND ($4::int IS NULL OR step_index < $4) ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED`, [tx.repo, plan, tx.now, ready[0]?.step_index ?? null]);
-  return expired[0] ?? ready[0];
+  // Locking clauses are not allowed under UNION, but are in CTEs: both seeks in one round trip.
+  const rows = await tx.q<PgStepRow>(`WITH ready AS (SELECT ${STEP_COLUMNS} FROM steps
+      WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
+      ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED),
+    expired AS (SELECT ${STEP_COLUMNS} FROM steps
+      WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < $3 AND blockers = 0
+      ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED)
+    SELECT * FROM ready UNION ALL SELECT * FROM expired ORDER BY step_index LIMIT 1`, [tx.repo, plan, tx.now]);
+  return rows[0];
 }
 
 /** Claims the first ready top-level step with its substeps, or reclaims one whose lease expired; bumps the token. */
@@ -46,7 +48,9 @@ export async function claimNext(tx: Tx, source: PlanSource, actor: Actor, leaseS
   const changed = await tx.q(`UPDATE steps SET ${set} WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3 AND claim_token = $10
       AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < $8)) RETURNING anchor`, [...args, cand.claim_token]);
   if (changed.length !== 1) throw new RefusedError('claim_conflict', `${cand.anchor} changed while being claimed; try again`);
-  const substeps = (await tx.q<{ anchor: string; step_index: number }>(`UPDATE steps SET ${set}
+  // The plan file matched the stored structure, and substeps follow their step in step_index order.
+  const hasSubsteps = source.plan.steps[cand.step_index + 1]?.parentAnchor === cand.anchor;
+  const substeps = !hasSubsteps ? [] : (await tx.q<{ anchor: string; step_index: number }>(`UPDATE steps SET ${set}
       WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed' RETURNING anchor, step_index`, args))
     .sort((a, b) => a.step_index - b.step_index).map((s) => s.anchor);
   const reclaimed = cand.status !== 'pending';
@@ -55,12 +59,20 @@ export async function claimNext(tx: Tx, source: PlanSource, actor: Actor, leaseS
       WHERE repo_id = $1 AND plan_path = $2 AND status = 'in_progress'
         AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3)`, [tx.repo, plan, cand.anchor, tx.now]);
   }
-  await writeEvent(tx, actor, {
-    entity: 'step', action: reclaimed ? 'reclaim' : 'claim', planPath: plan, stepAnchor: cand.anchor, from: cand.status, to: 'claimed',
-    reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
-    data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, ...(reclaimed ? { previous_agent: cand.claimed_agent, previous_host: cand.claimed_host } : {}), substeps },
-  });
-  const open = await countOpen(tx, plan);
+  // The event, the counts and COMMIT in one round trip (the claimed row stays locked until then).
+  const L = (v: unknown) => tx.lit(v);
+  const data = { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, ...(reclaimed ? { previous_agent: cand.claimed_agent, previous_host: cand.claimed_host } : {}), substeps };
+  const results = await tx.finish([
+    eventInsert(tx, actor, {
+      entity: 'step', action: reclaimed ? 'reclaim' : 'claim', planPath: plan, stepAnchor: cand.anchor, from: cand.status, to: 'claimed',
+      reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null, data,
+    }),
+    `SELECT (SELECT count(*) FROM steps WHERE repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)} AND parent_anchor IS NULL AND blockers = 0
+        AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < ${L(tx.now)})))::int AS ready,
+      (SELECT open_steps FROM plans WHERE repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)}) AS remaining`,
+  ]);
+  const counts = results[1]?.[0] as { ready: number; remaining: number } | undefined;
+  const open = { ready: Number(counts?.ready ?? 0), remaining: Number(counts?.remaining ?? 0) };
   return {
     claimed: true, plan_path: plan, step_anchor: cand.anchor, step_title: cand.title, step_index: cand.step_index, substeps,
     claim_token: token, claimed_by: actor.worktree, agent: actor.agent,

@@ -2,7 +2,7 @@ import { RefusedError } from '../../errors.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
 import { countRemaining } from './readiness.ts';
-import { assertHolder, holderName, lockOwner, requireCurrentPlan, requirePlan, writeEvent, type PgStepRow } from './rows.ts';
+import { assertHolder, eventInsert, holderName, lockOwner, requireCurrentPlan, requirePlan, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
 
 interface OpenItem {
@@ -20,41 +20,54 @@ interface OpenItem {
 export async function completeStep(tx: Tx, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): Promise<CompleteResult> {
   const plan = source.planPath;
   await requireCurrentPlan(tx, source);
-  const { step, owner } = await lockOwner(tx, plan, anchor);
+  const { step, owner } = await lockOwner(tx, plan, anchor, true);
   if (step.status === 'completed') return repeatCompletion(tx, step, owner, actor);
   assertHolder(tx, owner, actor, 'complete');
   const force = options.forceReason ?? null;
   const args = [tx.repo, plan, anchor];
-  const openItems = await tx.q<OpenItem>(`SELECT step_anchor, kind, ordinal, text FROM checklist_items WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed'
-      AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed')
-    ORDER BY id`, args);
-  const openSubsteps = (await tx.q<{ anchor: string }>(`SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed' ORDER BY step_index`, args)).map((r) => r.anchor);
+  const open = await tx.q<OpenItem & { what: string }>(`SELECT 'item' AS what, step_anchor, kind, ordinal, text, id AS n FROM checklist_items
+      WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed'
+        AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed')
+    UNION ALL SELECT 'substep', anchor, '', 0, '', step_index FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed'
+    ORDER BY what, n`, args);
+  const openItems = open.filter((r) => r.what === 'item');
+  const openSubsteps = open.filter((r) => r.what === 'substep').map((r) => r.step_anchor);
   if (force === null && openItems.length > 0) throw incomplete(anchor, openItems);
   const commit = options.commitHash ?? null;
-  const changed = await tx.q(`UPDATE steps SET status = 'completed', completed_at = $4, completed_host = $5, completed_by = $6, completed_token = $7,
-      commit_hash = $8, complete_reason = $9, lease_expires_at = NULL
-    WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3 AND status IN ('claimed', 'in_progress') AND claimed_host = $5 AND claimed_by = $6 AND claim_token = $7 RETURNING anchor`,
-  [...args, tx.now, tx.host, actor.worktree, owner.claim_token, commit, force]);
-  if (changed.length !== 1) throw new RefusedError('not_holder', `cannot complete ${anchor}: the claim changed`);
   let autoCompleted = 0;
   if (force !== null) {
     autoCompleted = (await tx.q(`UPDATE checklist_items SET status = 'completed', updated_at = $4, updated_by = $5 WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed'
         AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3) RETURNING id`,
     [...args, tx.now, actor.worktree])).length;
   }
-  if (openSubsteps.length > 0) {
-    await tx.q(`UPDATE steps SET status = 'completed', completed_at = $4, completed_host = $5, completed_by = $6, completed_token = claim_token, complete_reason = $7, lease_expires_at = NULL
-      WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed'`, [...args, tx.now, tx.host, actor.worktree, force]);
-  }
-  await writeEvent(tx, actor, {
+  // The step's UPDATE makes the readiness trigger lock the plan's row: it goes last, with its COMMIT, in one round trip.
+  const L = (v: unknown) => tx.lit(v);
+  const where = `repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)}`;
+  const tail: string[] = [eventInsert(tx, actor, {
     entity: 'step', action: 'complete', planPath: plan, stepAnchor: anchor, from: step.status, to: 'completed', reason: force,
     data: { claim_token: owner.claim_token, commit_hash: commit, forced: force !== null, items_auto_completed: autoCompleted, substeps_completed: openSubsteps },
-  });
-  const remaining = await countRemaining(tx, plan);
-  // Concurrent completers of a plan's last steps: the guarded UPDATE lets exactly one mark it done.
-  const planCompleted = remaining === 0 && (await tx.q(`UPDATE plans SET status = 'done', updated_at = $3 WHERE repo_id = $1 AND plan_path = $2 AND status <> 'done'
-      AND NOT EXISTS (SELECT 1 FROM steps WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed') RETURNING plan_path`, [tx.repo, plan, tx.now])).length === 1;
-  if (planCompleted) await writeEvent(tx, actor, { entity: 'plan', action: 'complete', planPath: plan, from: 'active', to: 'done', reason: `last step ${anchor} completed` });
+  })];
+  if (openSubsteps.length > 0) {
+    tail.push(`UPDATE steps SET status = 'completed', completed_at = ${L(tx.now)}, completed_host = ${L(tx.host)}, completed_by = ${L(actor.worktree)}, completed_token = claim_token,
+      complete_reason = ${L(force)}, lease_expires_at = NULL WHERE ${where} AND parent_anchor = ${L(anchor)} AND status <> 'completed'`);
+  }
+  tail.push(`WITH done AS (UPDATE steps SET status = 'completed', completed_at = ${L(tx.now)}, completed_host = ${L(tx.host)}, completed_by = ${L(actor.worktree)},
+      completed_token = ${L(owner.claim_token)}, commit_hash = ${L(commit)}, complete_reason = ${L(force)}, lease_expires_at = NULL
+    WHERE ${where} AND anchor = ${L(anchor)} AND status IN ('claimed', 'in_progress') AND claimed_host = ${L(tx.host)} AND claimed_by = ${L(actor.worktree)}
+      AND claim_token = ${L(owner.claim_token)} RETURNING 1)
+    SELECT sf_expect((SELECT count(*) FROM done), 1, ${L(`cannot complete ${anchor}: the claim changed`)})`);
+  // What is left open, and the plan marked done by the completion that leaves nothing open (the row is
+  // locked by the trigger, so of concurrent last completers exactly one finds it still active).
+  tail.push(`WITH u AS (UPDATE plans SET status = 'done', updated_at = ${L(tx.now)} WHERE ${where} AND status <> 'done' AND open_steps = 0
+        AND NOT EXISTS (SELECT 1 FROM steps WHERE ${where} AND status <> 'completed') RETURNING 1),
+      e AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
+        SELECT ${L(tx.repo)}, ${L(tx.op)}, ${L(tx.now)}, ${L(tx.host)}, ${L(actor.worktree)}, ${L(actor.agent)}, 'plan', 'complete', ${L(plan)}, 'active', 'done',
+          ${L(`last step ${anchor} completed`)} FROM u RETURNING 1)
+    SELECT (SELECT open_steps FROM plans WHERE ${where}) AS remaining, EXISTS (SELECT 1 FROM e) AS done`);
+  const results = await tx.finish(tail);
+  const counted = results[tail.length - 1]?.[0] as { remaining: number; done: boolean } | undefined;
+  const remaining = Number(counted?.remaining ?? 0);
+  const planCompleted = counted?.done === true;
   return {
     completed: true, step_anchor: anchor, commit_hash: commit, forced: force !== null, force_reason: force,
     incomplete_items_auto_completed: autoCompleted, already_completed: false, plan_completed: planCompleted, remaining_steps: remaining,

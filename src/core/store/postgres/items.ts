@@ -17,7 +17,7 @@ interface ItemRow {
 export async function updateItems(tx: Tx, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): Promise<UpdateResult> {
   const plan = source.planPath;
   await requireCurrentPlan(tx, source);
-  const { step, owner } = await lockOwner(tx, plan, anchor);
+  const { step, owner } = await lockOwner(tx, plan, anchor, true);
   if (step.status === 'completed') throw new RefusedError('already_completed', `cannot update ${anchor}: it is completed`);
   if (!options.override) assertHolder(tx, owner, actor, 'update');
   const items = await tx.q<ItemRow>(`SELECT id, step_anchor, kind, ordinal, text, status FROM checklist_items WHERE repo_id = $1 AND plan_path = $2 AND step_anchor = $3

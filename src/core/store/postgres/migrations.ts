@@ -250,6 +250,13 @@ export const PG_MIGRATIONS: readonly string[] = [
     WHEN ((OLD.status = 'completed') IS DISTINCT FROM (NEW.status = 'completed'))
     EXECUTE FUNCTION steps_readiness();
 
+  -- Aborts the transaction when a guarded write changed nothing (a write sent with its COMMIT checks itself).
+  CREATE FUNCTION sf_expect(changed bigint, expected bigint, message text) RETURNS bigint LANGUAGE plpgsql AS $$
+  BEGIN
+    IF changed <> expected THEN RAISE EXCEPTION USING ERRCODE = 'SF001', MESSAGE = message; END IF;
+    RETURN changed;
+  END $$;
+
   -- One notification per repository per statement that logs events (docs/postgres.md, section 8).
   CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
   DECLARE r record;

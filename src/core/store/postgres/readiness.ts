@@ -35,15 +35,6 @@ export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartitio
   return p;
 }
 
-/** How many top-level steps are claimable right now, and how many are not yet completed. */
-export async function countOpen(tx: Tx, plan: string): Promise<{ ready: number; remaining: number }> {
-  const row = (await tx.q<{ ready: number; remaining: number | null }>(`SELECT
-      (SELECT count(*) FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND blockers = 0
-        AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < $3)))::int AS ready,
-      (SELECT open_steps FROM plans WHERE repo_id = $1 AND plan_path = $2) AS remaining`, [tx.repo, plan, tx.now]))[0];
-  return { ready: Number(row?.ready ?? 0), remaining: Number(row?.remaining ?? 0) };
-}
-
 /** How many top-level steps are not yet completed. */
 export async function countRemaining(tx: Tx, plan: string): Promise<number> {
   return Number((await tx.q<{ n: number }>('SELECT open_steps AS n FROM plans WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan]))[0]?.n ?? 0);

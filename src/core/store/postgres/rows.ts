@@ -28,6 +28,16 @@ export async function writeEvent(tx: Tx, actor: Actor | null, e: EventInput): Pr
   ]);
 }
 
+/** The same event as an INSERT with inlined values, for a statement sent with its COMMIT (Tx.finish). */
+export function eventInsert(tx: Tx, actor: Actor | null, e: EventInput): string {
+  const values = [
+    tx.repo, tx.op, tx.now, actor ? tx.host : null, actor?.worktree ?? null, actor?.agent ?? null, e.entity, e.action, e.planPath ?? null, e.stepAnchor ?? null,
+    e.epicId ?? null, e.from ?? null, e.to ?? null, e.reason ?? null, e.data === undefined ? null : JSON.stringify(e.data),
+  ].map((v) => tx.lit(v));
+  return `INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
+    VALUES (${values.join(', ')})`;
+}
+
 export async function findPlan(tx: Tx, planPath: string): Promise<PgPlanRow | undefined> {
   return (await tx.q<PgPlanRow>(`SELECT ${PLAN_COLUMNS} FROM plans WHERE repo_id = $1 AND plan_path = $2`, [tx.repo, planPath]))[0];
 }
@@ -44,25 +54,25 @@ function unknownPlan(planPath: string): UsageError {
 
 /** The step row, locked FOR UPDATE in a write (every decision that follows is made under that lock). */
 export async function requireStep(tx: Tx, planPath: string, anchor: string, lock = false): Promise<PgStepRow> {
-  await requirePlan(tx, planPath);
   const row = (await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3${lock ? ' FOR UPDATE' : ''}`,
     [tx.repo, planPath, anchor]))[0];
-  if (!row) throw new UsageError('unknown_step', `${planPath}: no step '${anchor}' (see 'springfield show ${planPath}')`);
-  return row;
+  if (row) return row;
+  await requirePlan(tx, planPath);
+  throw new UsageError('unknown_step', `${planPath}: no step '${anchor}' (see 'springfield show ${planPath}')`);
 }
 
 /**
  * The step and the row that carries its claim, both locked FOR UPDATE, the claim's owner first (the
- * order claims lock them in, so two operations never wait on each other).
+ * order claims lock them in). A top-level step is one locked read; a substep locks its parent first.
+ * `planLocked`: the caller already holds the plan's lock (requireCurrentPlan).
  */
-export async function lockOwner(tx: Tx, planPath: string, anchor: string): Promise<{ step: PgStepRow; owner: PgStepRow }> {
-  await lockPlan(tx, planPath, false);
+export async function lockOwner(tx: Tx, planPath: string, anchor: string, planLocked = false): Promise<{ step: PgStepRow; owner: PgStepRow }> {
+  if (!planLocked) await lockPlan(tx, planPath, false);
+  const top = (await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3 AND parent_anchor IS NULL FOR UPDATE`,
+    [tx.repo, planPath, anchor]))[0];
+  if (top) return { step: top, owner: top };
   const found = await requireStep(tx, planPath, anchor);
-  if (!found.parent_anchor) {
-    const step = await requireStep(tx, planPath, anchor, true);
-    return { step, owner: step };
-  }
-  const owner = await requireStep(tx, planPath, found.parent_anchor, true);
+  const owner = await requireStep(tx, planPath, found.parent_anchor ?? anchor, true);
   return { step: await requireStep(tx, planPath, anchor, true), owner };
 }
 

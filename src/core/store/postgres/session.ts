@@ -17,6 +17,14 @@ export interface Tx {
   readonly host: string;
   /** This operation's id, stored in its events so a lost reply can be looked up (docs/postgres.md, section 6). */
   readonly op: string;
+  /**
+   * Runs `statements` and COMMIT in one round trip (the simple query protocol, values inlined with
+   * `lit`) and returns each statement's rows: a write whose last statements lock a hot row holds that
+   * lock for no client round trip. An error in any statement rolls the whole transaction back.
+   */
+  finish(statements: readonly string[]): Promise<Record<string, unknown>[][]>;
+  /** A value as an SQL literal, for `finish` (null → NULL; objects as JSON). */
+  lit(value: unknown): string;
 }
 
 export interface SessionOptions {
@@ -73,14 +81,23 @@ export class Session {
       const client = await this.connect(doing);
       let broken = false;
       try {
-        await client.query(begin);
-        const now = this.options.clock ? this.options.clock.now().toISOString() : ((await client.query<{ now: string }>('SELECT now() AS now')).rows[0]?.now ?? '');
+        // BEGIN and the server's clock in one round trip (a simple query with two statements).
+        const now = this.options.clock
+          ? (await client.query(begin), this.options.clock.now().toISOString())
+          : ((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]?.rows[0]?.now ?? '';
+        let finished = false;
         const tx: Tx = {
           q: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, values as unknown[])).rows as R[],
           now, repo: this.options.repo.id, host: this.options.host, op,
+          lit: (v) => literal(client, v),
+          finish: async (statements) => {
+            finished = true;
+            const results = (await client.query([...statements, commit ? 'COMMIT' : 'ROLLBACK'].join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+            return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
+          },
         };
         const result = await fn(tx);
-        await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        if (!finished) await client.query(commit ? 'COMMIT' : 'ROLLBACK');
         return result;
       } catch (err) {
         broken = isConnectionLost(err);
@@ -154,6 +171,13 @@ export class Session {
 }
 
 const guarded = new WeakSet<pg.PoolClient>();
+
+function literal(client: pg.PoolClient, v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'NULL';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return client.escapeLiteral(typeof v === 'string' ? v : JSON.stringify(v));
+}
 
 async function versionOf(client: pg.PoolClient): Promise<number> {
   const exists = (await client.query<{ t: string | null }>(`SELECT to_regclass('springfield.schema_version')::text AS t`)).rows[0]?.t;
