@@ -15,6 +15,17 @@ const ownModulesArePure = {
   },
 };
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none', plugins: [ownModulesArePure] };
+// The PostgreSQL backend (with node-postgres) is its own bundle, dist/postgres.cjs, required from the
+// CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, section 12).
+const postgresApart = {
+  name: 'postgres-apart',
+  setup(build) {
+    build.onResolve({ filter: /entry\.ts$/ }, (args) =>
+      (resolve(args.resolveDir, args.path).endsWith('/src/core/store/postgres/entry.ts') ? { path: 'postgres-bundle', namespace: 'sf-postgres' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'sf-postgres' }, () => ({ contents: 'module.exports = require(require("node:path").join(__dirname, "postgres.cjs"));', loader: 'js' }));
+  },
+};
+const apart = { ...common, plugins: [postgresApart, ownModulesArePure] };
 // The role prompts (src/core/agents/prompts/*.md) are bundled as text: see src/core/agents/rolePrompt.ts.
 const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
@@ -35,7 +46,7 @@ const lazyBuiltins = {
 const builds = [
   {
     // The executable: CommonJS (no ES module loader to start) with the step commands linked in.
-    ...common,
+    ...apart,
     entryPoints: ['src/cli/bin.ts'],
     outfile: 'dist/springfield.cjs',
     platform: 'node',
@@ -76,7 +87,17 @@ const builds = [
     banner: { js: 'import { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);' },
   },
   {
+    // The PostgreSQL backend and node-postgres, loaded by the bundles above when a URL is set.
     ...common,
+    entryPoints: ['src/core/store/postgres/entry.ts'],
+    outfile: 'dist/postgres.cjs',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+  },
+  {
+    ...apart,
     entryPoints: ['src/extension/extension.ts'],
     outfile: 'dist/extension.cjs',
     platform: 'node',

@@ -1,4 +1,4 @@
-import { EnvironmentError } from '../../errors.ts';
+import { EnvironmentError, RefusedError, SpringfieldError, UsageError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import type { StoreSettings } from '../index.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
@@ -16,7 +16,7 @@ export function openPostgresLazily(settings: StoreSettings): Loaded {
   const options = { url: settings.location, repo: settings.repository, host: settings.host, ...(settings.clock ? { clock: settings.clock } : {}) };
   let loading: Promise<Loaded> | undefined;
   let closed = false;
-  const load = (): Promise<Loaded> => (loading ??= import('./postgresStore.ts').then((m) => m.postgresStore(options)));
+  const load = (): Promise<Loaded> => (loading ??= import('./entry.ts').then((m) => m.postgresStore(options)));
   const description: StoreDescription = { backend: 'postgres', place: redactDatabaseUrl(settings.location), file: null };
   return new Proxy({} as Loaded, {
     get(_target, name) {
@@ -33,8 +33,26 @@ export function openPostgresLazily(settings: StoreSettings): Loaded {
       }
       return async (...args: unknown[]) => {
         const store = await load();
-        return (store[name as keyof Loaded] as (...a: unknown[]) => unknown)(...args);
+        try {
+          return await (store[name as keyof Loaded] as (...a: unknown[]) => unknown)(...args);
+        } catch (err) {
+          throw ownError(err);
+        }
       };
     },
   });
+}
+
+/**
+ * The backend is a bundle of its own (dist/postgres.cjs) with its own copy of the error classes: its
+ * errors are rebuilt as this bundle's, so the CLI's mapping to exit codes (instanceof) holds.
+ */
+export function ownError(err: unknown): unknown {
+  if (err instanceof SpringfieldError || !(err instanceof Error)) return err;
+  const e = err as Error & { category?: unknown; code?: unknown };
+  if (typeof e.code !== 'string') return err;
+  if (e.category === 'refused') return new RefusedError(e.code, e.message);
+  if (e.category === 'usage') return new UsageError(e.code, e.message);
+  if (e.category === 'environment') return new EnvironmentError(e.code, e.message);
+  return err;
 }
