@@ -63,7 +63,7 @@ test('doctor says which backend and server; the password appears in no output, e
   run(['complete', 'plans/p.md', 'step-1', '--force', 'reviewed', '--json']);
   run(['show', 'plans/p.md', '--json']);
   run(['events', 'plans/p.md', '--json']);
-  run(['epic', 'list']);
+  run(['runs']);
   const doctor = run(['doctor']);
   const doctorJson = run(['doctor', '--json']);
   run(['claim', 'plans/p.md', '--db', url.replace(/port=\d+/, 'port=1')]);
@@ -80,7 +80,7 @@ test('doctor says which backend and server; the password appears in no output, e
   assert.ok(!readFileSync(join(a, '.git', 'springfield', 'repository'), 'utf8').includes(password));
   const epic = outputs[6];
   assert.deepEqual([epic?.code, epic?.stderr.trim().split('\n').length], [3, 1], 'an operation not built on PostgreSQL yet says so in one line, exit 3');
-  assert.match(epic?.stderr ?? '', /'listEpics' is not available on PostgreSQL yet/);
+  assert.match(epic?.stderr ?? '', /^springfield: 'runs' is not available on PostgreSQL yet \(the store at postgres:\/\/springfield@\/cli_secret\?host=[^ ]+\)/);
 });
 
 test('a server that is down: exit 3 and one line naming it; retrying once it is back loses and doubles nothing', (t) => {

@@ -1,6 +1,8 @@
 import type { PlanSource } from '../../plan/types.ts';
 import { EnvironmentError } from '../../errors.ts';
 import { DEFAULT_LEASE_SECONDS } from '../sqlite/claims.ts';
+import type { EpicEvent, EpicStatus } from '../../epics/transitions.ts';
+import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
@@ -8,6 +10,7 @@ import type {
 } from '../types.ts';
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
 import { completeStep } from './complete.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
@@ -18,7 +21,8 @@ import { watchRepository } from './watch.ts';
 
 /** The operations this backend implements so far; the rest refuse with unsupported_backend (docs/postgres.md, "Status"). */
 type Implemented = 'describe' | 'close' | 'watch' | 'initPlan' | 'claimNext' | 'start' | 'heartbeat' | 'updateItems' | 'recordArtifact' | 'complete'
-  | 'previewComplete' | 'reset' | 'ready' | 'showPlans' | 'plan' | 'stepRecord' | 'events';
+  | 'previewComplete' | 'reset' | 'ready' | 'showPlans' | 'plan' | 'stepRecord' | 'events'
+  | 'createEpic' | 'listEpics' | 'getEpic' | 'applyEpicEvent' | 'approveMerge' | 'countIteration' | 'blockDetails';
 
 /**
  * The store on PostgreSQL (docs/postgres.md): every row scoped by the repository id, holders named by
@@ -96,6 +100,28 @@ export class PostgresCore implements Pick<Store, Implemented> {
   events(query?: EventQuery): Promise<EventView[]> {
     return this.session.read('reading events', (tx) => listEvents(tx, query));
   }
+
+  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow> {
+    return this.session.write('creating the epic', (tx) => createEpic(tx, input, actor));
+  }
+  listEpics(status?: EpicStatus): Promise<EpicRow[]> {
+    return this.session.read('reading epics', (tx) => listEpics(tx, status));
+  }
+  getEpic(id: string): Promise<EpicRow> {
+    return this.session.read('reading the epic', (tx) => getEpic(tx, id));
+  }
+  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Readonly<Record<string, unknown>> = {}): Promise<TransitionOutcome> {
+    return this.session.write('changing the epic', (tx) => applyEpicEvent(tx, id, event, actor, reason, { ...data }));
+  }
+  approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
+    return this.session.write('approving the merge', (tx) => approveMerge(tx, epicId, actor));
+  }
+  countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
+    return this.session.write('counting the iteration', (tx) => countIteration(tx, epicId, actor, reason));
+  }
+  blockDetails(epicId: string): Promise<Record<string, unknown> | null> {
+    return this.session.read('reading the epic', (tx) => blockDetails(tx, epicId));
+  }
 }
 
 /** The whole Store: what PostgresCore implements, and for every other operation a refusal naming it (exit 3). */
@@ -109,7 +135,7 @@ export function postgresStore(options: SessionOptions): Store & { schemaVersion(
       }
       if (name === 'then') return undefined;
       return () => Promise.reject(new EnvironmentError('unsupported_backend',
-        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps and claims are: use the SQLite store for epics, runs and signals for now`));
+        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps, claims and the epic state machine are: use the SQLite store for plan approval, signals and runs for now`));
     },
   }) as unknown as Store & { schemaVersion(): Promise<number> };
 }
