@@ -219,8 +219,8 @@ export function assertNotClaimed(r: CliResult): NotClaimed {
 }
 
 /** Every step and substep of one plan, by anchor, from `show <plan> --json` run in `cwd`. */
-export function showSteps(cwd: string, planPath: string): Map<string, StepView> {
-  const { plans } = assertOk<{ plans: PlanView[] }>(runJson(cwd, ['show', planPath]));
+export function showSteps(cwd: string, planPath: string, env: Readonly<Record<string, string | undefined>> = {}): Map<string, StepView> {
+  const { plans } = assertOk<{ plans: PlanView[] }>(runJson(cwd, ['show', planPath], env));
   const out = new Map<string, StepView>();
   for (const s of plans[0]?.steps ?? []) {
     out.set(s.anchor, s);

@@ -4,6 +4,7 @@ import { isRetryable, RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicSta
 import { RefusedError, UsageError } from '../../errors.ts';
 import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
+import { recordDebt, resolveDebt } from './debt.ts';
 import { writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
@@ -67,6 +68,9 @@ export async function applyEpicEvent(tx: Tx, epicId: string, event: EpicEvent, a
   const statusReason = block ? block.previousReason : why;
   await tx.q('UPDATE epics SET status = $3, status_reason = $4, iteration = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2 AND status = $7',
     [tx.repo, epicId, to, statusReason, iteration, tx.now, epic.status]);
+  // Setting an epic aside is debt until a person resumes it (docs/lifecycle.md).
+  if (to === 'deferred') await recordDebt(tx, epicId, event, epic.status, why ?? event, actor);
+  if (epic.status === 'deferred' && to !== 'deferred') await resolveDebt(tx, epicId, why ?? event);
   await writeEvent(tx, actor, {
     entity: 'epic', action: event, epicId, from: epic.status, to, reason: why,
     data: { next_role: nextRole, iteration, budget: buildBudget(epic), ...(to === 'blocked' ? { previous_reason: epic.status_reason } : {}), ...data },
@@ -134,4 +138,9 @@ export async function blockDetails(tx: Tx, epicId: string): Promise<Record<strin
   if (!last) return null;
   const { next_role: _n, iteration: _i, budget: _b, previous_reason: _p, ...data } = last.data ?? {};
   return { event: last.action, at: last.at, ...data };
+}
+
+/** Records where the epic's worktree lives, and on which host. */
+export async function setEpicWorktree(tx: Tx, epicId: string, path: string, branch: string): Promise<void> {
+  await tx.q('UPDATE epics SET worktree_path = $3, worktree_host = $4, branch = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2', [tx.repo, epicId, path, tx.host, branch, tx.now]);
 }

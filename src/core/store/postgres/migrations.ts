@@ -269,6 +269,39 @@ export const PG_MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER events_notify AFTER INSERT ON events REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION events_notify();
   `,
+  // 2: SQLite's migration 5, the epic lifecycle's tables (docs/lifecycle.md): the debt register (a row each
+  // time an epic is set aside, closed when a person resumes it) and a planner's research notes. The runs
+  // branch's migration adds migration 5's columns of runs and epics. SQLite's migration 6 (plans.source,
+  // the bytes last matched) is a step command's parse-free fast path there; this backend compares hashes.
+  `
+  CREATE TABLE debt (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    repo_id text COLLATE "C" NOT NULL,
+    epic_id text COLLATE "C" NOT NULL,
+    reason text NOT NULL,
+    event text NOT NULL,
+    from_status text NOT NULL,
+    recorded_by text,
+    recorded_at timestamptz NOT NULL,
+    resolved_at timestamptz,
+    resolution text,
+    FOREIGN KEY (repo_id, epic_id) REFERENCES epics (repo_id, id)
+  );
+  CREATE INDEX debt_epic ON debt (repo_id, epic_id, resolved_at);
+  CREATE TABLE planning_notes (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    repo_id text COLLATE "C" NOT NULL,
+    epic_id text COLLATE "C" NOT NULL,
+    kind text NOT NULL,
+    summary text NOT NULL,
+    recorded_by text,
+    recorded_at timestamptz NOT NULL,
+    FOREIGN KEY (repo_id, epic_id) REFERENCES epics (repo_id, id)
+  );
+  CREATE INDEX planning_notes_epic ON planning_notes (repo_id, epic_id, id);
+  CREATE INDEX plan_versions_epic ON plan_versions (repo_id, epic_id, status, version);
+  CREATE INDEX plans_epic ON plans (repo_id, epic_id, updated_at) WHERE epic_id IS NOT NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -2,27 +2,42 @@ import type { PlanSource } from '../../plan/types.ts';
 import { EnvironmentError } from '../../errors.ts';
 import { DEFAULT_LEASE_SECONDS } from '../sqlite/claims.ts';
 import type { EpicEvent, EpicStatus } from '../../epics/transitions.ts';
-import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
+import type {
+  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicRow, NewEpic, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult, TransitionOutcome,
+} from '../epicTypes.ts';
+import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from '../maintenanceTypes.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
 import type {
-  Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
-  PlanView, ReadyResult, ResetResult, StartResult, StepRecord, UpdateOptions, UpdateResult,
+  Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
+  PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
 import { completeStep } from './complete.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics } from './epics.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
-import { listEvents, readySteps, showPlans } from './queries.ts';
+import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
 import { requirePlan, requireStep, stepRecord } from './rows.ts';
 import { Session, type SessionOptions } from './session.ts';
 import { watchRepository } from './watch.ts';
+import { resolveTarget } from './commitTarget.ts';
+import { buildContext } from './context.ts';
+import { listDebt } from './debt.ts';
+import { epicHandoff, epicPlans } from './handoffVersions.ts';
+import { recordPlanningNote } from './planningNotes.ts';
+import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
+import { prunePlans } from './prune.ts';
+import { reconcileTrailers } from './reconcile.ts';
+import { reopenStep } from './reopen.ts';
 
 /** The operations this backend implements so far; the rest refuse with unsupported_backend (docs/postgres.md, "Status"). */
 type Implemented = 'describe' | 'close' | 'watch' | 'initPlan' | 'claimNext' | 'start' | 'heartbeat' | 'updateItems' | 'recordArtifact' | 'complete'
   | 'previewComplete' | 'reset' | 'ready' | 'showPlans' | 'plan' | 'stepRecord' | 'events'
-  | 'createEpic' | 'listEpics' | 'getEpic' | 'applyEpicEvent' | 'approveMerge' | 'countIteration' | 'blockDetails';
+  | 'createEpic' | 'listEpics' | 'getEpic' | 'applyEpicEvent' | 'approveMerge' | 'countIteration' | 'blockDetails'
+  // branch postgres: plan versions and approval, the epic's lifecycle, maintenance
+  | 'proposePlan' | 'approvePlan' | 'requestChanges' | 'discardPlan' | 'pendingPlanVersion' | 'planVersions' | 'handoffText' | 'planDrift' | 'epicPlans'
+  | 'recordPlanningNote' | 'debt' | 'startEpic' | 'finishEpic' | 'setEpicWorktree' | 'commitTarget' | 'reopen' | 'showStep' | 'context' | 'prunePlans' | 'reconcileTrailers';
 
 /**
  * The store on PostgreSQL (docs/postgres.md): every row scoped by the repository id, holders named by
@@ -121,6 +136,70 @@ export class PostgresCore implements Pick<Store, Implemented> {
   }
   blockDetails(epicId: string): Promise<Record<string, unknown> | null> {
     return this.session.read('reading the epic', (tx) => blockDetails(tx, epicId));
+  }
+
+  // branch postgres: plan versions and approval, the epic's lifecycle, maintenance (one line each; the SQL is in the files named).
+  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult> {
+    return this.session.write('proposing the plan', (tx) => proposePlan(tx, epicId, plan, actor));
+  }
+  approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult> {
+    return this.session.write('approving the plan', (tx) => approvePlan(tx, epicId, current, actor, version));
+  }
+  requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow> {
+    return this.session.write('requesting changes', (tx) => requestChanges(tx, epicId, feedback, actor, version));
+  }
+  discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
+    return this.session.write('discarding the plan', (tx) => discardPlan(tx, epicId, actor, version, reason));
+  }
+  pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow> {
+    return this.session.read('reading plan versions', (tx) => pendingVersion(tx, epicId, version));
+  }
+  planVersions(epicId: string): Promise<PlanVersionRow[]> {
+    return this.session.read('reading plan versions', (tx) => listVersions(tx, epicId));
+  }
+  handoffText(epicId: string): Promise<string | null> {
+    return this.session.read('reading the handoff', (tx) => epicHandoff(tx, epicId));
+  }
+  planDrift(planPath: string, current: PlanSource): Promise<string[]> {
+    return this.session.read('reading the plan', (tx) => planDrift(tx, planPath, current));
+  }
+  epicPlans(epicId: string): Promise<EpicPlans> {
+    return this.session.read('reading the epic\'s plans', (tx) => epicPlans(tx, epicId));
+  }
+  recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote> {
+    return this.session.write('recording the note', (tx) => recordPlanningNote(tx, epicId, kind, summary, actor));
+  }
+  debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
+    return this.session.read('reading the debt register', (tx) => listDebt(tx, options));
+  }
+  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
+    return this.session.write('starting the epic', (tx) => startEpic(tx, epicId, current, actor));
+  }
+  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome> {
+    return this.session.write('finishing the epic', (tx) => finishEpic(tx, epicId, actor, reason));
+  }
+  setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
+    return this.session.write('recording the worktree', (tx) => setEpicWorktree(tx, epicId, path, branch));
+  }
+  commitTarget(query: TargetQuery): Promise<CommitTarget> {
+    return this.session.read('finding the step', (tx) => resolveTarget(tx, query));
+  }
+  reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
+    return this.session.write('reopening the step', (tx) => reopenStep(tx, planPath, anchor, actor, reason));
+  }
+  showStep(planPath: string, anchor: string): Promise<StepView> {
+    return this.session.read('reading the step', (tx) => showStep(tx, planPath, anchor));
+  }
+  context(request: ContextRequest): Promise<ContextView> {
+    return this.session.read('reading the context', (tx) => buildContext(tx, request));
+  }
+  prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult> {
+    return options.dryRun
+      ? this.session.read('finding plans to prune', (tx) => prunePlans(tx, actor, roots, true))
+      : this.session.write('pruning plans', (tx) => prunePlans(tx, actor, roots, false));
+  }
+  reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
+    return this.session.write('reconciling', (tx) => reconcileTrailers(tx, trailers, actor, options));
   }
 }
 

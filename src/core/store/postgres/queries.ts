@@ -1,7 +1,7 @@
-import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepView } from '../types.ts';
+import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepStatus, StepView } from '../types.ts';
 import { epicWait } from './claims.ts';
 import { partitionSteps } from './readiness.ts';
-import { findPlan, PLAN_COLUMNS, requirePlan, STEP_COLUMNS, type PgPlanRow, type PgStepRow } from './rows.ts';
+import { findPlan, PLAN_COLUMNS, requirePlan, requireStep, STEP_COLUMNS, type PgPlanRow, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
 
 /** Which steps are ready, claimed, expired, blocked and completed; agrees with claim about the plan's epic. */
@@ -31,7 +31,34 @@ async function planView(tx: Tx, row: PgPlanRow): Promise<PlanView> {
   const deps = await tx.q<{ step_anchor: string; depends_on: string }>('SELECT step_anchor, depends_on FROM step_deps WHERE repo_id = $1 AND plan_path = $2 ORDER BY step_anchor, depends_on', P);
   const items = await tx.q<ItemView & { step_anchor: string }>(`SELECT id, step_anchor, kind, ordinal, text, status, updated_by FROM checklist_items WHERE repo_id = $1 AND plan_path = $2
     ORDER BY step_anchor, CASE kind WHEN 'task' THEN 0 WHEN 'test' THEN 1 ELSE 2 END, ordinal`, P);
-  const status = new Map(steps.map((s) => [s.anchor, s.status]));
+  const { top, itemsDone } = stepViews(tx.now, steps, deps, items, new Map(steps.map((s) => [s.anchor, s.status])));
+  return {
+    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
+    created_at: row.created_at, updated_at: row.updated_at, steps: top,
+    progress: { steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length, items_completed: itemsDone, items_total: items.length },
+  };
+}
+
+/** One step (or substep) with its substeps, reading only their rows: what `show PLAN STEP` prints. */
+export async function showStep(tx: Tx, plan: string, anchor: string): Promise<StepView> {
+  await requireStep(tx, plan, anchor);
+  const P = [tx.repo, plan, anchor];
+  const family = 'SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND (anchor = $3 OR parent_anchor = $3)';
+  const steps = await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor IN (${family}) ORDER BY step_index`, P);
+  const deps = await tx.q<{ step_anchor: string; depends_on: string; status: StepStatus }>(`SELECT d.step_anchor, d.depends_on, t.status FROM step_deps d
+    JOIN steps t ON t.repo_id = d.repo_id AND t.plan_path = d.plan_path AND t.anchor = d.depends_on
+    WHERE d.repo_id = $1 AND d.plan_path = $2 AND d.step_anchor IN (${family}) ORDER BY d.step_anchor, d.depends_on`, P);
+  const items = await tx.q<ItemView & { step_anchor: string }>(`SELECT id, step_anchor, kind, ordinal, text, status, updated_by FROM checklist_items
+    WHERE repo_id = $1 AND plan_path = $2 AND step_anchor IN (${family}) ORDER BY step_anchor, CASE kind WHEN 'task' THEN 0 WHEN 'test' THEN 1 ELSE 2 END, ordinal`, P);
+  const status = new Map([...deps.map((d): [string, StepStatus] => [d.depends_on, d.status]), ...steps.map((s): [string, StepStatus] => [s.anchor, s.status])]);
+  return stepViews(tx.now, steps, deps, items, status).top[0] as StepView;
+}
+
+/** Step rows as views, substeps under their parents; `status` gives every dependency's status. */
+function stepViews(
+  now: string, steps: readonly PgStepRow[], deps: readonly { step_anchor: string; depends_on: string }[],
+  items: readonly (ItemView & { step_anchor: string })[], status: ReadonlyMap<string, StepStatus>,
+): { top: StepView[]; itemsDone: number } {
   const depsOf = group(deps, (d) => d.step_anchor, (d) => d.depends_on);
   const itemsOf = group(items, (i) => i.step_anchor, ({ step_anchor: _, ...i }) => i);
   const views = new Map<string, StepView & { substeps: StepView[] }>();
@@ -45,7 +72,7 @@ async function planView(tx: Tx, row: PgPlanRow): Promise<PlanView> {
     const view = {
       anchor: s.anchor, parent_anchor: s.parent_anchor, number: s.number, title: s.title, step_index: s.step_index, status: s.status,
       claimed_by: s.claimed_by, agent: s.claimed_agent, claim_token: s.claim_token, claimed_at: s.claimed_at,
-      lease_expires_at: s.lease_expires_at, lease_expired: s.status !== 'completed' && s.lease_expires_at !== null && s.lease_expires_at < tx.now,
+      lease_expires_at: s.lease_expires_at, lease_expired: s.status !== 'completed' && s.lease_expires_at !== null && s.lease_expires_at < now,
       heartbeat_at: s.heartbeat_at, started_at: s.started_at, completed_at: s.completed_at, commit_hash: s.commit_hash,
       complete_reason: s.complete_reason, depends_on: dependsOn, blocked_by: dependsOn.filter((d) => status.get(d) !== 'completed'),
       items: own, progress: { done, total: own.length }, substeps: [] as StepView[],
@@ -55,11 +82,7 @@ async function planView(tx: Tx, row: PgPlanRow): Promise<PlanView> {
     if (parent) parent.substeps.push(view);
     else top.push(view);
   }
-  return {
-    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
-    created_at: row.created_at, updated_at: row.updated_at, steps: top,
-    progress: { steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length, items_completed: itemsDone, items_total: items.length },
-  };
+  return { top, itemsDone };
 }
 
 function group<T, V>(rows: readonly T[], key: (r: T) => string, value: (r: T) => V): Map<string, V[]> {
