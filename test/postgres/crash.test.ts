@@ -14,12 +14,13 @@ import { checkRows, readLogs, summarize } from '../stress/checker.ts';
 import { prepareRun, randomInt, seededRandom } from '../stress/planGen.ts';
 import { spawnWorker, type WorkerHandle } from '../stress/worker.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresRows, prepareShared, REPO } from './raceRows.ts';
+import { claimHolders, postgresRows, prepareShared, REPO } from './raceRows.ts';
 
 const SEED = Number(process.env.STRESS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const KILLS = 30;
 const LIVE = 6;
-const STEPS = 600;
+const STEPS = 1200; // several times what a run completes (about 130 on a loaded machine), so workers never run out of work
+const MAX_LIFE_MS = 2000; // a worker is killed at a random moment within this long after it is ready (its first claim opens the pool)
 const pgServer = postgresForFile();
 console.log(`postgres crash seed ${SEED} (replay with STRESS_SEED=${SEED})`);
 
@@ -38,7 +39,8 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
   let spawned = 0;
   let kills = 0;
   let stopping = false;
-  const live = new Set<{ handle: WorkerHandle; killed: boolean }>();
+  let heldBy = new Set<string>();
+  const live = new Set<{ handle: WorkerHandle; holder: string; killed: boolean }>();
   const spawnOne = (): void => {
     const n = spawned++;
     const host = n % 2 === 0 ? 'a' : 'b';
@@ -48,10 +50,10 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
       db: url, host, repo: REPO, plan: host === 'a' ? clones.a : clones.b, planPath: run.planPath, worktree: `/wt/crash-${n}`, mode: 'correct', log,
       leaseSeconds: 2, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 60_000, seed: SEED * 7 + n, thinkMs: 20,
     });
-    const entry = { handle, killed: false };
+    const entry = { handle, holder: `${host}:/wt/crash-${n}`, killed: false };
     live.add(entry);
     running.add(handle);
-    void handle.ready.then(() => sleep(randomInt(rng, 0, 3000))).then(() => {
+    void handle.ready.then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS))).then(() => {
       if (entry.killed || stopping) return;
       entry.killed = true;
       kills++;
@@ -68,13 +70,20 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
   const deadline = Date.now() + 180_000;
   while (kills < KILLS && exits.length === 0 && Date.now() < deadline) await sleep(50);
   stopping = true;
+  // The final kills must leave orphans to check: wait until a live worker holds a claim (a loaded
+  // machine can be slow to start the last replacements).
+  const holdUntil = Date.now() + 60_000;
+  while (Date.now() < holdUntil && ![...live].some((e) => !e.killed && heldBy.has(e.holder))) {
+    heldBy = await claimHolders(url, REPO);
+    await sleep(20);
+  }
   for (const e of [...live].filter((x) => !x.killed)) {
     e.killed = true;
     e.handle.child.kill('SIGKILL');
   }
   await Promise.all([...live].map((e) => e.handle.done));
 
-  assert.deepEqual(exits, [], 'no worker may exit by itself');
+  assert.deepEqual(exits, [], 'no worker may exit by itself (it would mean an error or the plan ran out)');
   assert.ok(kills >= KILLS, `only ${kills} kills before the deadline`);
   const { lines, violations: logViolations } = readLogs(logs);
   assert.ok(lines.some((l) => l.op === 'complete'), 'no killed worker completed a step, so no completion was at risk');
@@ -84,6 +93,9 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
   // Orphans: every claim still held by a killed worker is reclaimed once its lease has run out.
   const rows = await postgresRows(url, REPO);
   const held = rows.steps.filter((s) => s.status === 'claimed' || s.status === 'in_progress');
+  const completed = rows.steps.filter((s) => s.status === 'completed').length;
+  assert.ok(completed > 0 && completed < rows.steps.length, `${completed} of ${rows.steps.length} steps completed: the plan ran out`);
+  assert.ok(held.length > 0, 'the kills left no orphaned claim to reclaim');
   const lastClaim = new Map(rows.events.filter((e) => e.action !== 'complete').map((e) => [e.anchor, e]));
   const store = openStore({ location: url, repository: { id: REPO, source: 'configured' }, host: 'recovery', clock: new ManualClock(Date.now() + 3_600_000) });
   const actor: Actor = { worktree: '/wt/recovery', agent: null };
@@ -95,8 +107,9 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
       assert.ok(c.claimed, `orphans not reclaimable: ${[...left.keys()].join(', ')}`);
       recoveries++;
       const orphan = left.get(c.step_anchor);
-      if (orphan) {
-        assert.equal(c.reclaimed_from_expired, true);
+      if (!orphan) assert.equal(c.reclaimed_from_expired, false, `${c.step_anchor} was not an orphan`);
+      else {
+        assert.equal(c.reclaimed_from_expired, true, `${c.step_anchor} was an orphan`);
         assert.equal(`${lastClaim.get(c.step_anchor)?.worktree?.split(':')[1]}`, c.previous_holder);
         assert.equal(c.claim_token, orphan.claim_token + 1);
         left.delete(c.step_anchor);
@@ -110,5 +123,5 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
   }
   const after = checkRows(await postgresRows(url, REPO), lines, { requireAllCompleted: false });
   assert.deepEqual(after, [], `violations after reclaiming: ${JSON.stringify(summarize(after))}`);
-  t.diagnostic(`seed ${SEED}: ${kills} kills, ${spawned} workers, ${lines.filter((l) => l.op === 'complete').length} completions logged, ${held.length} orphans reclaimed in ${recoveries} claims`);
+  t.diagnostic(`seed ${SEED}: ${kills} kills, ${spawned} workers, ${completed} of ${rows.steps.length} steps completed, ${lines.filter((l) => l.op === 'complete').length} completions logged, ${held.length} orphans reclaimed in ${recoveries} claims`);
 });

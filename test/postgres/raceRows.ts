@@ -39,6 +39,19 @@ export async function postgresRows(url: string, repo: string): Promise<RunRows> 
   }
 }
 
+/** The holders (`host:worktree`) of a claim on a top-level step now. */
+export async function claimHolders(url: string, repo: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: url, options: '-c search_path=springfield' });
+  await client.connect();
+  try {
+    const rows = (await client.query(`SELECT claimed_host || ':' || claimed_by AS holder FROM steps
+        WHERE repo_id = $1 AND status IN ('claimed', 'in_progress') AND parent_anchor IS NULL`, [repo])).rows as { holder: string }[];
+    return new Set(rows.map((r) => r.holder));
+  } finally {
+    await client.end();
+  }
+}
+
 /** Two clones of the prepared plan (the same file in two places) and the plan initialised on the server. */
 export async function prepareShared(url: string, run: PreparedRun): Promise<{ a: string; b: string }> {
   const files = { a: join(run.dir, 'clone-a', 'plans', 'stress.md'), b: join(run.dir, 'clone-b', 'plans', 'stress.md') };
