@@ -11,11 +11,9 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { createEpic } from '../../src/core/store/sqlite/epics.ts';
 import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
 import { RefusedError, SpringfieldError } from '../../src/core/errors.ts';
-import { parsePlan } from '../../src/core/plan/parse.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 
-const LISA: Actor = { worktree: '/wt/main', agent: 'lisa' };
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const BART: Actor = { worktree: '/wt/review', agent: 'bart' };
 
@@ -33,14 +31,6 @@ function openStore(t: TestContext, clock = new ManualClock(), path = join(tempDi
 
 function count(store: SqliteStore, table: string): number {
   return sqliteOf(store).prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
-}
-
-function planText(steps: readonly string[], extra = ''): string {
-  return `# Plan: Versions\n\n${steps.map((s, i) => `## Step ${i + 1}: ${s} {#step-${i + 1}}\n**Tasks:**\n- [ ] Do ${s}\n`).join('\n')}${extra}`;
-}
-
-function proposed(text: string, planPath = 'plans/v.md') {
-  return { planPath, plan: parsePlan(text, planPath), body: text };
 }
 
 /** Events that take a new epic from planned to each status, through the table only. */
@@ -221,75 +211,7 @@ test('every build-budget block carries one reason code and one wording: entry to
   assert.deepEqual(events, outcomes, 'the event log records the same reason as the epic row');
 });
 
-test('plan versions: a new proposal supersedes the pending one; decisions are kept; the latest is approved', async (t) => {
-  const store = openStore(t);
-  const { id } = await store.createEpic({ title: 'Versions', brief: 'why', priority: 'P2' }, MARGE);
-  const v1 = await store.proposePlan(id, proposed(planText(['A'])), LISA);
-  const v2 = await store.proposePlan(id, proposed(planText(['A', 'B'])), LISA);
-  assert.deepEqual([v1.version, v2.version, v2.plan_iteration], [1, 2, 2]);
-  await store.requestChanges(id, 'split B', MARGE);
-  await assert.rejects(store.requestChanges(id, 'again', MARGE), { code: 'no_proposed_plan' });
-  await store.proposePlan(id, proposed(planText(['A', 'B', 'C'])), LISA);
-  const discarded = await store.discardPlan(id, MARGE, undefined, 'wrong direction');
-  assert.deepEqual([discarded.transition.from, discarded.transition.to], ['planned', 'deferred'], 'a discarded plan sets the epic aside');
-  await assert.rejects(store.approvePlan(id, proposed(planText(['A'])), MARGE, 1), { code: 'not_proposed' });
-  await assert.rejects(store.proposePlan(id, proposed(planText(['A'])), LISA), { code: 'invalid_transition' });
-  await store.applyEpicEvent(id, 'resume', MARGE, 'a new direction');
-  const v4Text = planText(['A', 'B1', 'B2']);
-  await store.proposePlan(id, proposed(v4Text), LISA);
-  await assert.rejects(store.approvePlan(id, proposed(v4Text), LISA), { code: 'self_approval' });
-  const approved = await store.approvePlan(id, proposed(v4Text), MARGE);
-  assert.equal(approved.version, 4);
-  const versions = await store.planVersions(id);
-  assert.deepEqual(versions.map((v) => [v.version, v.status, v.feedback]), [
-    [1, 'superseded', null], [2, 'changes_requested', 'split B'], [3, 'discarded', 'wrong direction'], [4, 'approved', null],
-  ]);
-  assert.equal(versions[3]?.body, v4Text);
-  assert.equal(versions[3]?.plan_hash, approved.plan_hash);
-  assert.equal(versions[3]?.proposed_agent, 'lisa');
-  const epic = await store.getEpic(id);
-  assert.deepEqual([epic.status, epic.plan_iteration], ['ready', 4]);
-  const actions = sqliteOf(store).prepare(`SELECT action FROM events WHERE entity = 'plan_version' AND epic_id = ? ORDER BY id`).pluck().all(id);
-  assert.deepEqual(actions, ['propose', 'propose', 'request_changes', 'propose', 'discard', 'propose', 'approve']);
-
-  const other = await store.createEpic({ title: 'Other', brief: '', priority: 'P2' }, MARGE);
-  await assert.rejects(store.proposePlan(other.id, proposed(planText(['X'])), LISA), { code: 'plan_owned' });
-});
-
-test('the planning budget: a trivial epic takes two proposals, the third is refused', async (t) => {
-  const store = openStore(t);
-  const { id } = await store.createEpic({ title: 'fix typo', brief: '', priority: 'P2' }, MARGE);
-  await store.proposePlan(id, proposed(planText(['A']), 'plans/t.md'), LISA);
-  await store.proposePlan(id, proposed(planText(['A', 'B']), 'plans/t.md'), LISA);
-  await assert.rejects(store.proposePlan(id, proposed(planText(['A', 'B', 'C']), 'plans/t.md'), LISA), { code: 'plan_budget_exhausted' });
-  assert.equal((await store.planVersions(id)).length, 2);
-});
-
-test('the changes between versions are described; ticking boxes and re-wrapping prose are not changes', async (t) => {
-  const store = openStore(t);
-  const { id } = await store.createEpic({ title: 'Diff', brief: '', priority: 'P2' }, MARGE);
-  const base = '# Plan: Diff\n\n## Approach\nShort.\n\n## Step 1: Client {#step-1}\n**Tasks:**\n- [ ] Write client\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Tasks:**\n- [ ] Add cache\n';
-  await store.proposePlan(id, proposed(base, 'plans/d.md'), LISA);
-  const changed = base
-    .replace('Step 1: Client', 'Step 1: HTTP client')
-    .replace('- [ ] Add retries\n', '- [ ] Add backoff\n')
-    .replace('## Step 2: Cache {#step-2}\n', '## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n')
-    + '\n## Step 3: Docs {#step-3}\n**Tests:**\n- [ ] Docs build\n';
-  const v2 = await store.proposePlan(id, proposed(changed, 'plans/d.md'), LISA);
-  assert.deepEqual(v2.changes_since_previous, [
-    'step-1 title changed: "Client" → "HTTP client"',
-    'step-1 task removed: "Add retries"',
-    'step-1 task added: "Add backoff"',
-    'step-2 dependencies changed: none → step-1',
-    'step-3 added',
-  ]);
-  const cosmetic = changed.replace('- [ ] Write client', '- [x] Write client').replace('Short.', 'Short,\nbut now wrapped.');
-  const v3 = await store.proposePlan(id, proposed(cosmetic, 'plans/d.md'), LISA);
-  assert.deepEqual(v3.changes_since_previous, []);
-  assert.equal(v3.plan_hash, v2.plan_hash);
-  const propose = sqliteOf(store).prepare(`SELECT data FROM events WHERE action = 'propose' AND epic_id = ? ORDER BY id`).pluck().all(id) as string[];
-  assert.deepEqual((JSON.parse(propose[1] ?? '{}') as { changes: string[] }).changes, v2.changes_since_previous);
-});
+// Plan versions, the planning budget and drift between versions: test/postgres/planContract.test.ts (both backends).
 
 test('a signal and its transition are stored together or not at all', async (t) => {
   const store = openStore(t);
