@@ -274,6 +274,23 @@ for (const backend of BACKENDS) {
       });
     });
 
+    if (backend.name === 'postgres') {
+      test('a holder is per host: the same worktree path on another host holds nothing for commitTarget or context here', async (t) => {
+        const { store, clock } = open(t);
+        const hostB = backend.open(t, clock, { host: 'host-b', shareWith: store });
+        const id = await approvedEpic(store);
+        const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+        await store.startEpic(id, c, RALPH);
+        const claim = await hostB.claimNext(c, RALPH);
+        assert.ok(claim.claimed);
+        const q = { worktree: RALPH.worktree, agent: RALPH.agent };
+        assert.deepEqual(await hostB.commitTarget(q), { planPath: 'plans/c.md', anchor: 'step-1' });
+        await assert.rejects(store.commitTarget(q), { code: 'no_claimed_step' });
+        assert.equal((await hostB.context({ actor: RALPH, docsRoot: null })).step?.anchor, 'step-1');
+        assert.equal((await store.context({ actor: RALPH, docsRoot: null })).step, null);
+      });
+    }
+
     test('context: the epic, its held step, the approved approach, feedback on a sent-back version and recent signals', async (t) => {
       const { store } = open(t);
       const { id } = await store.createEpic({ title: 'Context', brief: 'the intent', priority: 'P2' }, MARGE);
