@@ -70,7 +70,7 @@ test('doctor says which backend and server; the password appears in no output, e
   assert.equal(doctor.code, 0, doctor.stderr);
   assert.match(doctor.stdout, /^ok +backend +PostgreSQL 15\.\d+.* at postgres:\/\/springfield@\/cli_secret\?host=[^ ]+&port=\d+ as springfield \(password from the URL\); this host is host-a$/m);
   assert.match(doctor.stdout, /^ok +repository +[0-9a-f]{40} \(root commit\)$/m);
-  assert.match(doctor.stdout, /^ok +schema +version 1$/m);
+  assert.match(doctor.stdout, /^ok +schema +version 2$/m);
   assert.equal((JSON.parse(doctorJson.stdout) as { db_path: string }).db_path.includes('cli_secret'), true);
   for (const r of outputs) {
     assert.ok(!r.stdout.includes(password) && !r.stderr.includes(password), `the password leaked in: ${r.stdout}${r.stderr}`);
@@ -107,4 +107,47 @@ test('a server that is down: exit 3 and one line naming it; retrying once it is 
   assert.equal(again.already_completed, true);
   const count = pgServer.server.psql(`SELECT count(*) FROM springfield.events WHERE action = 'complete' AND entity = 'step'`, 'cli_down').trim();
   assert.equal(count, '1', 'one completion event');
+});
+
+test('an epic on PostgreSQL through the CLI: plan propose, request-changes, note, approve, epic start, context, debt, reopen and prune', (t) => {
+  ensureCli();
+  const url = pgServer.server.createDatabase('cli_epic');
+  const { a, b } = twoClones(t);
+  const hostA = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-a' };
+  const hostB = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-b' };
+  const epic = assertOk<{ id: string }>(runJson(a, ['epic', 'create', 'Shared work'], hostA));
+  assertOk(runJson(a, ['plan', 'propose', epic.id, 'plans/p.md', '--agent', 'lisa'], hostA));
+  assertOk(runJson(a, ['plan', 'request-changes', epic.id, '--feedback', 'name the risks'], hostA));
+  assertOk(runJson(a, ['plan', 'note', epic.id, '--kind', 'risk', '--summary', 'the API pages at 100', '--agent', 'lisa'], hostA));
+  const planner = assertOk<{ previous_proposal: { feedback: string } | null; research: { summary: string }[] }>(runJson(b, ['context', '--epic', epic.id, '--role', 'lisa'], hostB));
+  assert.deepEqual([planner.previous_proposal?.feedback, planner.research.map((n) => n.summary)], ['name the risks', ['the API pages at 100']], 'host b reads what host a recorded');
+  assertOk(runJson(a, ['plan', 'propose', epic.id, 'plans/p.md', '--agent', 'lisa'], hostA));
+  assertFails(runJson(a, ['plan', 'approve', epic.id, '--agent', 'lisa'], hostA), 1, 'self_approval');
+  const approved = assertOk<{ version: number; transition: { to: string } }>(runJson(b, ['plan', 'approve', epic.id], hostB));
+  assert.deepEqual([approved.version, approved.transition.to], [2, 'ready']);
+  assert.deepEqual(assertOk<{ to: string }>(runJson(a, ['epic', 'start', epic.id], hostA)).to, 'in_progress');
+  const claim = assertClaimed(runJson(a, ['claim', 'plans/p.md'], hostA));
+  const builder = assertOk<{ epic: { id: string }; step: { anchor: string; held_by_you: boolean } }>(runJson(a, ['context'], hostA));
+  assert.deepEqual([builder.epic.id, builder.step.anchor, builder.step.held_by_you], [epic.id, claim.step_anchor, true]);
+  const elsewhere = assertOk<{ step: unknown }>(runJson(b, ['context'], hostB));
+  assert.equal(elsewhere.step, null, 'clone b on host b holds no step');
+  assertOk(runJson(a, ['complete', 'plans/p.md', 'step-1', '--force', 'done'], hostA));
+  const reopened = assertOk<{ steps_reopened: string[]; status: string }>(runJson(b, ['reopen', 'plans/p.md', 'step-1', '--reason', 'regressed'], hostB));
+  assert.deepEqual([reopened.steps_reopened, reopened.status], [['step-1'], 'pending']);
+  const deferred = assertOk<{ id: string }>(runJson(a, ['epic', 'create', 'Later'], hostA));
+  assertOk(runJson(a, ['epic', 'defer', deferred.id, '--reason', 'after the launch'], hostA));
+  const debt = assertOk<{ debt: { epic_id: string; reason: string }[] } | { epic_id: string; reason: string }[]>(runJson(b, ['debt'], hostB));
+  const rows = Array.isArray(debt) ? debt : debt.debt;
+  assert.deepEqual(rows.map((d) => [d.epic_id, d.reason]), [[deferred.id, 'after the launch']]);
+
+  // Prune looks at this clone's worktrees only, and the plan is every clone's (docs/postgres.md, "Status").
+  execFileSync('git', ['rm', '-q', 'plans/p.md'], { cwd: b });
+  const dry = assertOk<{ pruned: string[]; dry_run: boolean }>(runJson(b, ['prune', '--dry-run'], hostB));
+  assert.deepEqual([dry.pruned, dry.dry_run], [['plans/p.md'], true]);
+  assertOk(runJson(a, ['show', 'plans/p.md'], hostA));
+  const pruned = assertOk<{ pruned: string[]; dry_run: boolean }>(runJson(b, ['prune'], hostB));
+  assert.deepEqual([pruned.pruned, pruned.dry_run], [['plans/p.md'], false]);
+  assertFails(runJson(a, ['show', 'plans/p.md'], hostA), 2, 'unknown_plan');
+  const history = assertOk<{ events: { action: string }[] }>(runJson(b, ['events', 'plans/p.md'], hostB));
+  assert.equal(history.events.at(-1)?.action, 'prune', 'the pruned plan keeps its history');
 });
