@@ -214,7 +214,7 @@ export function postgresStore(options: SessionOptions): Store & { schemaVersion(
       }
       if (name === 'then') return undefined;
       return () => Promise.reject(new EnvironmentError('unsupported_backend',
-        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps, claims and the epic state machine are: use the SQLite store for plan approval, signals and runs for now`));
+        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps, claims, epics and plan approval are: use the SQLite store for signals and runs for now`));
     },
   }) as unknown as Store & { schemaVersion(): Promise<number> };
 }
