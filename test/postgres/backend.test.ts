@@ -9,6 +9,7 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
+import { PG_SCHEMA_VERSION } from '../../src/core/store/postgres/migrations.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/src/repo', agent: null };
@@ -78,7 +79,7 @@ test('a schema newer than this Springfield is refused, and nothing in the databa
   const before = dump();
   const fresh = open(url, 'h');
   t.after(() => fresh.close());
-  await assert.rejects(fresh.claimNext(TWO, A), { code: 'schema_too_new', category: 'environment', message: /schema version 99 is newer than this Springfield supports \(1\); upgrade Springfield — the database was not modified/ });
+  await assert.rejects(fresh.claimNext(TWO, A), { code: 'schema_too_new', category: 'environment', message: new RegExp(`schema version 99 is newer than this Springfield supports \\(${PG_SCHEMA_VERSION}\\); upgrade Springfield — the database was not modified`) });
   assert.equal(dump(), before);
 });
 

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type CliResult } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
+import { PG_SCHEMA_VERSION } from '../../src/core/store/postgres/migrations.ts';
 
 const PLAN = '# Plan: Shared\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n## Step 3: Three\n- [ ] c\n';
 const pgServer = postgresForFile({ durability: 'fast' });
@@ -70,7 +71,7 @@ test('doctor says which backend and server; the password appears in no output, e
   assert.equal(doctor.code, 0, doctor.stderr);
   assert.match(doctor.stdout, /^ok +backend +PostgreSQL 15\.\d+.* at postgres:\/\/springfield@\/cli_secret\?host=[^ ]+&port=\d+ as springfield \(password from the URL\); this host is host-a$/m);
   assert.match(doctor.stdout, /^ok +repository +[0-9a-f]{40} \(root commit\)$/m);
-  assert.match(doctor.stdout, /^ok +schema +version 2$/m);
+  assert.match(doctor.stdout, new RegExp(`^ok +schema +version ${PG_SCHEMA_VERSION}$`, 'm'));
   assert.equal((JSON.parse(doctorJson.stdout) as { db_path: string }).db_path.includes('cli_secret'), true);
   for (const r of outputs) {
     assert.ok(!r.stdout.includes(password) && !r.stderr.includes(password), `the password leaked in: ${r.stdout}${r.stderr}`);
