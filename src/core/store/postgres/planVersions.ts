@@ -4,7 +4,9 @@ import { describeDrift, planHash, planStructure, type PlanStructure } from '../.
 import type { PlanSource } from '../../plan/types.ts';
 import type { ApproveResult, EpicRow, PlanVersionRow, ProposedPlan, ProposeResult, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
+import { completionHold } from '../../epics/completion.ts';
 import { applyEpicEvent, getEpic } from './epics.ts';
+import { epicVerification } from './epicVerification.ts';
 import { initPlan } from './initPlan.ts';
 import { findPlan, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
@@ -128,14 +130,29 @@ export async function startEpic(tx: Tx, epicId: string, current: PlanSource, act
   return applyEpicEvent(tx, epicId, 'start', actor, `started on approved plan ${version.plan_path} v${version.version}`);
 }
 
-/** in_progress → implemented once every step of the epic's plan is completed (the caller has verified). */
-export async function finishEpic(tx: Tx, epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome> {
+/**
+ * in_progress → implemented once every step of the epic's plan is completed and, when verification is
+ * configured (by the caller's config, or in use: verifications recorded), it passed after the latest
+ * build: the rule the scheduler completes by (completionHold, docs/state-machine.md).
+ */
+export async function finishEpic(tx: Tx, epicId: string, actor: Actor, reason: string, verificationConfigured: boolean): Promise<TransitionOutcome> {
   const epic = await getEpic(tx, epicId, true);
   const planPath = await livePlanPath(tx, epic.id);
   if (!planPath) throw new RefusedError('no_approved_plan', `${epicId} has no plan`);
   const open = (await tx.q<{ anchor: string }>(`SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed' ORDER BY step_index`, [tx.repo, planPath]))
     .map((r) => r.anchor);
   if (open.length > 0) throw new RefusedError('incomplete', `cannot finish ${epicId}: steps not completed: ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''}`);
+  if (epic.status === 'in_progress') {
+    const v = await epicVerification(tx, epicId);
+    const hold = completionHold(verificationConfigured || v.recorded, v);
+    if (hold === 'verification_failed') {
+      const what = v.lastFailure ? `: ${v.lastFailure.command} exited ${v.lastFailure.exitCode ?? 'without a code'}` : '';
+      throw new RefusedError(hold, `cannot finish ${epicId}: its latest verification failed${what}; a builder fixes it and the scheduler verifies again (springfield orchestrate)`);
+    }
+    if (hold === 'unverified') {
+      throw new RefusedError(hold, `cannot finish ${epicId}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`);
+    }
+  }
   return applyEpicEvent(tx, epicId, 'steps_completed', actor, reason);
 }
 

@@ -175,8 +175,8 @@ export class PostgresCore implements Pick<Store, Implemented> {
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
     return this.session.write('starting the epic', (tx) => startEpic(tx, epicId, current, actor));
   }
-  finishEpic(epicId: string, actor: Actor, reason: string): Promise<TransitionOutcome> {
-    return this.session.write('finishing the epic', (tx) => finishEpic(tx, epicId, actor, reason));
+  finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
+    return this.session.write('finishing the epic', (tx) => finishEpic(tx, epicId, actor, reason, options.verificationConfigured ?? false));
   }
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
     return this.session.write('recording the worktree', (tx) => setEpicWorktree(tx, epicId, path, branch));
