@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
       }
       assert.equal(await store.countIteration(epic.id, MARGE, 'one more'), false, 'the budget of 5 is spent');
       const row = await store.getEpic(epic.id);
-      assert.deepEqual([row.status, row.status_reason, row.iteration], ['blocked', 'iteration_budget_exhausted: one more', 5]);
+      assert.deepEqual([row.status, row.status_reason, row.iteration], ['blocked', 'iteration_budget_exhausted: 5 of 5 build iterations used; one more', 5]);
       const other = await epicIn(store, 'in_progress', 'standard work on the parser');
       assert.equal(await store.countIteration(other, MARGE, 'retry'), true);
       assert.equal((await store.getEpic(other)).iteration, 2);

@@ -217,10 +217,30 @@ for (const backend of BACKENDS) {
         assert.ok(c.claimed && c.step_anchor === anchor);
         await store.complete(current, anchor, { ...RALPH, token: c.claim_token }, { forceReason: 'contract' });
       }
+      await assert.rejects(store.finishEpic(id, RALPH, 'x', { verificationConfigured: true }), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'unverified');
+        assert.equal(err.message, `cannot finish ${id}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`);
+        return true;
+      });
+      assert.equal((await store.getEpic(id)).status, 'in_progress', 'the refusal changed nothing');
       const finished = await store.finishEpic(id, RALPH, 'all steps verified');
       assert.deepEqual([finished.from, finished.to, finished.reason], ['in_progress', 'implemented', 'all steps verified']);
       const planless = await store.createEpic({ title: 'No plan', brief: '', priority: 'P2' }, MARGE);
       await assert.rejects(store.finishEpic(planless.id, RALPH, 'x'), { code: 'no_approved_plan' });
+    });
+
+    test('init refuses a drifted plan without --force, naming the change, and writes nothing (as claim does)', async (t) => {
+      const { store } = open(t);
+      await approvedEpic(store);
+      const before = (await store.events()).length;
+      const drifted = { planPath: 'plans/c.md', plan: parsePlan(APPROACH.replace('Step 2: Cache', 'Step 2: Memo'), 'plans/c.md') };
+      await assert.rejects(store.initPlan(drifted, MARGE), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'plan_drift');
+        assert.equal(err.message, `plans/c.md: plan changed since init (step-2 title changed: "Cache" → "Memo"); re-initialise with 'springfield init --force plans/c.md'`);
+        return true;
+      });
+      assert.equal((await store.events()).length, before);
+      assert.equal((await store.initPlan(drifted, MARGE, { force: true })).reinitialized, true);
     });
 
     test('setEpicWorktree records where the epic is built', async (t) => {

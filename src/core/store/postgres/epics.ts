@@ -1,3 +1,4 @@
+import { BUDGET_BLOCK, budgetBlockReason, isBudgetBlockReason } from '../../epics/budget.ts';
 import { buildBudget, detectComplexity } from '../../epics/complexity.ts';
 import { newEpicId } from '../../epics/ids.ts';
 import { isRetryable, RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
@@ -53,15 +54,15 @@ export async function applyEpicEvent(tx: Tx, epicId: string, event: EpicEvent, a
   const step = transition(epic.status, event, block?.from);
   let to = step.to;
   let nextRole = step.nextRole;
-  let why = reason;
+  let why = event === BUDGET_BLOCK && !isBudgetBlockReason(reason) ? budgetBlockReason(epic.iteration, buildBudget(epic), reason ?? 'no build iteration left') : reason;
   let iteration = event === 'new_plan_approved' ? 0 : epic.iteration;
   if (to === 'in_progress' && event !== 'retry') {
     iteration += 1;
     if (iteration > buildBudget(epic)) {
-      const blocked = transition('in_progress', 'iteration_budget_exhausted');
+      const blocked = transition('in_progress', BUDGET_BLOCK);
       to = blocked.to;
       nextRole = blocked.nextRole;
-      why = 'iteration_budget_exhausted';
+      why = budgetBlockReason(epic.iteration, buildBudget(epic), `${event} would start build iteration ${iteration}`);
       iteration = epic.iteration;
     }
   }
@@ -122,7 +123,7 @@ export async function approveMerge(tx: Tx, epicId: string, actor: Actor): Promis
 export async function countIteration(tx: Tx, epicId: string, actor: Actor, reason: string): Promise<boolean> {
   const epic = await getEpic(tx, epicId, true);
   if (epic.iteration + 1 > buildBudget(epic)) {
-    await applyEpicEvent(tx, epicId, 'iteration_budget_exhausted', actor, `iteration_budget_exhausted: ${reason}`);
+    await applyEpicEvent(tx, epicId, BUDGET_BLOCK, actor, budgetBlockReason(epic.iteration, buildBudget(epic), reason));
     return false;
   }
   await tx.q('UPDATE epics SET iteration = iteration + 1, updated_at = $3 WHERE repo_id = $1 AND id = $2', [tx.repo, epicId, tx.now]);

@@ -2,7 +2,7 @@ import { planHash, structureJson } from '../../plan/hash.ts';
 import type { PlanSource, PlanStep } from '../../plan/types.ts';
 import type { Actor, InitResult, ItemStatus } from '../types.ts';
 import { recomputeReadiness } from './readiness.ts';
-import { findPlan, lockPlan, STEP_COLUMNS, writeEvent, type PgStepRow } from './rows.ts';
+import { driftRefusal, findPlan, lockPlan, STEP_COLUMNS, writeEvent, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
 
 interface KeptItem {
@@ -23,6 +23,8 @@ export async function initPlan(tx: Tx, source: PlanSource, actor: Actor, force: 
   const existing = await findPlan(tx, source.planPath);
   const hash = planHash(source.plan);
   const base = { plan_path: source.planPath, plan_hash: hash };
+  // A drifted file is not "already initialised": say what changed and refuse (docs/cli-contract.md).
+  if (existing && !force && existing.plan_hash !== hash) throw await driftRefusal(tx, source.planPath, source.plan);
   if (existing && (!force || existing.plan_hash === hash)) {
     if (epicId && existing.epic_id !== epicId) await tx.q('UPDATE plans SET epic_id = $3, updated_at = $4 WHERE repo_id = $1 AND plan_path = $2', [tx.repo, source.planPath, epicId, tx.now]);
     return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };

@@ -112,10 +112,15 @@ export async function requireCurrentPlan(tx: Tx, source: PlanSource): Promise<Pg
   const plan = await findPlan(tx, source.planPath);
   if (!plan) throw unknownPlan(source.planPath);
   if (planHash(source.plan) === plan.plan_hash) return plan;
-  const text = (await tx.q<{ structure: string }>('SELECT structure FROM plans WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan.plan_path]))[0]?.structure ?? '{}';
-  const changes = describeDrift(JSON.parse(text) as PlanStructure, planStructure(source.plan));
+  throw await driftRefusal(tx, plan.plan_path, source.plan);
+}
+
+/** The refusal for a plan file whose structure is no longer the initialised one: what changed, and the way out. */
+export async function driftRefusal(tx: Tx, planPath: string, plan: PlanSource['plan']): Promise<RefusedError> {
+  const text = (await tx.q<{ structure: string }>('SELECT structure FROM plans WHERE repo_id = $1 AND plan_path = $2', [tx.repo, planPath]))[0]?.structure ?? '{}';
+  const changes = describeDrift(JSON.parse(text) as PlanStructure, planStructure(plan));
   const what = changes.length > 0 ? changes.slice(0, 5).join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '') : 'structure changed';
-  throw new RefusedError('plan_drift', `${plan.plan_path}: plan changed since init (${what}); re-initialise with 'springfield init --force ${plan.plan_path}'`);
+  return new RefusedError('plan_drift', `${planPath}: plan changed since init (${what}); re-initialise with 'springfield init --force ${planPath}'`);
 }
 
 /** The ISO time `seconds` after `now`. */
