@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type CliResult } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
@@ -151,4 +151,32 @@ test('an epic on PostgreSQL through the CLI: plan propose, request-changes, note
   assertFails(runJson(a, ['show', 'plans/p.md'], hostA), 2, 'unknown_plan');
   const history = assertOk<{ events: { action: string }[] }>(runJson(b, ['events', 'plans/p.md'], hostB));
   assert.equal(history.events.at(-1)?.action, 'prune', 'the pruned plan keeps its history');
+});
+
+test('commit and reconcile on PostgreSQL: the held step is found on this host, committed with its trailers and completed; a trailer committed by hand is reconciled', (t) => {
+  ensureCli();
+  const url = pgServer.server.createDatabase('cli_commit');
+  const { a } = twoClones(t);
+  const env = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-a' };
+  const git = (args: string[]) => execFileSync('git', args, { cwd: a, encoding: 'utf8' }).trim();
+  git(['config', 'user.email', 't@example.com']);
+  git(['config', 'user.name', 'T']);
+  assertOk(runJson(a, ['init', 'plans/p.md'], env));
+  assertFails(runJson(a, ['commit', '-m', 'nothing held'], env), 2, 'no_claimed_step');
+  assertClaimed(runJson(a, ['claim', 'plans/p.md'], env));
+  assertOk(runJson(a, ['update', 'plans/p.md', 'step-1', '--all', 'completed'], env));
+  writeFileSync(join(a, 'one.txt'), 'one\n');
+  const out = assertOk<{ committed: boolean; step_anchor: string; commit_hash: string; state_update_failed: boolean }>(runJson(a, ['commit', '-m', 'feat: one'], env));
+  assert.deepEqual([out.committed, out.step_anchor, out.state_update_failed, out.commit_hash], [true, 'step-1', false, git(['rev-parse', 'HEAD'])]);
+  assert.equal(git(['log', '-1', '--format=%(trailers:key=Springfield-Step,valueonly)']), 'step-1');
+  const shown = assertOk<{ plans: { steps: { anchor: string; status: string; commit_hash: string | null }[] }[] }>(runJson(a, ['show', 'plans/p.md'], env));
+  assert.deepEqual(shown.plans[0]?.steps.map((s) => [s.anchor, s.status, s.commit_hash]), [['step-1', 'completed', out.commit_hash], ['step-2', 'pending', null], ['step-3', 'pending', null]]);
+
+  writeFileSync(join(a, 'three.txt'), 'three\n');
+  git(['add', 'three.txt']);
+  git(['commit', '-q', '-m', 'three by hand', '-m', 'Springfield-Step: step-3\nSpringfield-Plan: plans/p.md']);
+  const rec = assertOk<{ reconciled: { step_anchor: string; commit_hash: string; from_status: string }[] }>(runJson(a, ['reconcile'], env));
+  assert.deepEqual(rec.reconciled.map((s) => [s.step_anchor, s.commit_hash, s.from_status]), [['step-3', git(['rev-parse', 'HEAD']), 'pending']]);
+  const again = assertOk<{ reconciled: unknown[]; unchanged: number }>(runJson(a, ['reconcile'], env));
+  assert.deepEqual([again.reconciled.length, again.unchanged], [0, 2], 'reconciling twice changes nothing');
 });

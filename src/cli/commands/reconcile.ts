@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readStepTrailers, UsageError } from '../../core/index.ts';
+import { isDatabaseUrl, readStepTrailers, UsageError } from '../../core/index.ts';
 import { flag } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -16,7 +16,8 @@ export const reconcileCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     const planPath = ctx.args.positionals.length > 0 ? ctx.planKey(arg(ctx, 0)) : undefined;
-    if (!existsSync(ctx.dbPath)) throw new UsageError('no_database', `${ctx.dbPath}: no Springfield state here yet, so nothing to reconcile; run 'springfield init <plan.md>' first`);
+    // A PostgreSQL server holds the state of every clone: only a SQLite file can be missing here.
+    if (!isDatabaseUrl(ctx.dbPath) && !existsSync(ctx.dbPath)) throw new UsageError('no_database', `${ctx.dbPath}: no Springfield state here yet, so nothing to reconcile; run 'springfield init <plan.md>' first`);
     const store = ctx.store('write');
     if (planPath !== undefined) await store.plan(planPath);
     const trailers = readStepTrailers(ctx.location.worktreeRoot ?? ctx.location.commonDir, ctx.env);
