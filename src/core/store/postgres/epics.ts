@@ -10,7 +10,7 @@ import { writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 const EPIC_COLUMNS = `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
-  merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at`;
+  merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at`;
 
 /** Creates an epic in `planned` with a short id unique in this repository (a taken id is drawn again, longer). */
 export async function createEpic(tx: Tx, input: NewEpic, actor: Actor): Promise<EpicRow> {

@@ -1,3 +1,5 @@
+import { PG_RUNS_MIGRATIONS } from './migrationRuns.ts';
+
 /**
  * PostgreSQL's forward-only schema migrations (docs/postgres.md, sections 3 and 7). Migration 1 is
  * SQLite's migrations 1–4 in their final form, every row scoped by repository id. Never edit a
@@ -302,6 +304,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX plan_versions_epic ON plan_versions (repo_id, epic_id, status, version);
   CREATE INDEX plans_epic ON plans (repo_id, epic_id, updated_at) WHERE epic_id IS NOT NULL;
   `,
+  ...PG_RUNS_MIGRATIONS,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -30,6 +30,20 @@ import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, pla
 import { prunePlans } from './prune.ts';
 import { reconcileTrailers } from './reconcile.ts';
 import { reopenStep } from './reopen.ts';
+// pgruns
+import type { SignalDecision } from '../../epics/signals.ts';
+import type { SignalType } from '../../epics/transitions.ts';
+import type { Retrospective } from '../../epics/retrospective.ts';
+import type { SchedulerSnapshot } from '../../scheduler/types.ts';
+import type { EpicReport, SignalLocation, SignalResult, SignalView } from '../epicTypes.ts';
+import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
+import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
+import { epicReport, markMerged, markPullRequestChecked, recordWorktreeEvent, retrospective, setPullRequest } from './epicRecords.ts';
+import { findOrphans, finishRun, markOrphans, setAgentPid, startRun } from './runLifecycle.ts';
+import { countSessions, latestRun, listRuns, runsByLaunch, usageByEpic } from './runs.ts';
+import { schedulerSnapshot } from './schedulerSnapshot.ts';
+import { decideSignal, listSignals, recordSignal } from './signals.ts';
+import { lastVerdict, listVerifications, recordVerifications } from './verifications.ts';
 
 /** The operations this backend implements so far; the rest refuse with unsupported_backend (docs/postgres.md, "Status"). */
 type Implemented = 'describe' | 'close' | 'watch' | 'initPlan' | 'claimNext' | 'start' | 'heartbeat' | 'updateItems' | 'recordArtifact' | 'complete'
@@ -38,12 +52,16 @@ type Implemented = 'describe' | 'close' | 'watch' | 'initPlan' | 'claimNext' | '
   // branch postgres: plan versions and approval, the epic's lifecycle, maintenance
   | 'proposePlan' | 'approvePlan' | 'requestChanges' | 'discardPlan' | 'pendingPlanVersion' | 'planVersions' | 'handoffText' | 'planDrift' | 'epicPlans'
   | 'recordPlanningNote' | 'debt' | 'startEpic' | 'finishEpic' | 'setEpicWorktree' | 'commitTarget' | 'reopen' | 'showStep' | 'context' | 'prunePlans' | 'reconcileTrailers';
+/** The `pgruns` branch's operations: runs, signals, verifications, the scheduler snapshot, PR mode, the merge's retrospective. */
+type RunsImplemented = 'beginAgentRun' | 'startRun' | 'setAgentPid' | 'finishRun' | 'recordFailedLaunch' | 'findOrphans' | 'markOrphans' | 'runs' | 'runsByLaunch'
+  | 'latestRun' | 'sessionCounts' | 'usageByEpic' | 'recordSignal' | 'signals' | 'decideSignal' | 'verifications' | 'recordVerifications' | 'lastVerdict'
+  | 'schedulerSnapshot' | 'recordWorktreeEvent' | 'setPullRequest' | 'markPullRequestChecked' | 'retrospective' | 'markMerged' | 'epicReport';
 
 /**
  * The store on PostgreSQL (docs/postgres.md): every row scoped by the repository id, holders named by
  * host, lease times from the server's clock, claims with FOR UPDATE SKIP LOCKED in one transaction.
  */
-export class PostgresCore implements Pick<Store, Implemented> {
+export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> {
   private readonly session: Session;
   private readonly watches = new Set<Watch>();
   private readonly url: string;
@@ -201,6 +219,82 @@ export class PostgresCore implements Pick<Store, Implemented> {
   reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
     return this.session.write('reconciling', (tx) => reconcileTrailers(tx, trailers, actor, options));
   }
+  // pgruns: runs, signals, verifications, the scheduler snapshot, PR mode and the merge's retrospective.
+  beginAgentRun(input: AgentRunInput): Promise<AgentRunStart> {
+    return this.session.write('recording the run', (tx) => beginAgentRun(tx, input));
+  }
+  startRun(run: NewRun, actor: Actor | null): Promise<RunView> {
+    return this.session.write('recording the run', (tx) => startRun(tx, run, actor));
+  }
+  setAgentPid(runId: number, pid: number): Promise<void> {
+    return this.session.write('recording the agent', (tx) => setAgentPid(tx, runId, pid));
+  }
+  finishRun(runId: number, end: RunEnd, actor: Actor | null): Promise<RunView> {
+    return this.session.write('finishing the run', (tx) => finishRun(tx, runId, end, actor));
+  }
+  recordFailedLaunch(run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Promise<RunView> {
+    return this.session.write('recording the failed launch', (tx) => recordFailedLaunch(tx, run, end, actor));
+  }
+  findOrphans(isAlive: (pid: number) => boolean): Promise<RunView[]> {
+    return this.session.read('reading runs', (tx) => findOrphans(tx, isAlive));
+  }
+  markOrphans(isAlive: (pid: number) => boolean, actor: Actor | null): Promise<RunView[]> {
+    return this.session.write('marking lost runs', (tx) => markOrphans(tx, isAlive, actor));
+  }
+  runs(options: { active?: boolean; epicId?: string; limit?: number } = {}): Promise<RunView[]> {
+    return this.session.read('reading runs', (tx) => listRuns(tx, options));
+  }
+  runsByLaunch(launchIds: readonly string[]): Promise<RunView[]> {
+    return this.session.read('reading runs', (tx) => runsByLaunch(tx, launchIds));
+  }
+  latestRun(epicId: string, role?: string): Promise<RunView | null> {
+    return this.session.read('reading runs', (tx) => latestRun(tx, epicId, role));
+  }
+  sessionCounts(epicId?: string): Promise<Record<string, SessionCounts>> {
+    return this.session.read('reading runs', (tx) => countSessions(tx, epicId));
+  }
+  usageByEpic(epicId?: string): Promise<UsageByRole[]> {
+    return this.session.read('reading runs', (tx) => usageByEpic(tx, epicId));
+  }
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false): Promise<SignalResult> {
+    return this.session.write('recording the signal', (tx) => recordSignal(tx, epicId, type, summary, locations, actor, awaitPerson));
+  }
+  signals(epicId?: string): Promise<SignalView[]> {
+    return this.session.read('reading signals', (tx) => listSignals(tx, epicId));
+  }
+  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note: string | null = null): Promise<TransitionOutcome> {
+    return this.session.write('deciding the signal', (tx) => decideSignal(tx, signalId, decision, actor, note));
+  }
+  verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
+    return this.session.read('reading verifications', (tx) => listVerifications(tx, options));
+  }
+  recordVerifications(entries: readonly VerificationEntry[]): Promise<void> {
+    return this.session.write('recording verifications', (tx) => recordVerifications(tx, entries));
+  }
+  lastVerdict(epicId: string): Promise<'pass' | 'fail' | null> {
+    return this.session.read('reading verifications', (tx) => lastVerdict(tx, epicId));
+  }
+  schedulerSnapshot(): Promise<SchedulerSnapshot> {
+    return this.session.read('reading the scheduler snapshot', (tx) => schedulerSnapshot(tx));
+  }
+  recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
+    return this.session.write('recording the worktree event', (tx) => recordWorktreeEvent(tx, epicId, actor, action, reason, data ? { ...data } : undefined));
+  }
+  setPullRequest(epicId: string, url: string, actor: Actor, data: Readonly<Record<string, unknown>>): Promise<void> {
+    return this.session.write('recording the pull request', (tx) => setPullRequest(tx, epicId, url, actor, { ...data }));
+  }
+  markPullRequestChecked(epicId: string): Promise<void> {
+    return this.session.write('recording the pull request check', (tx) => markPullRequestChecked(tx, epicId));
+  }
+  retrospective(epicId: string): Promise<Retrospective> {
+    return this.session.read('reading the retrospective', (tx) => retrospective(tx, epicId));
+  }
+  markMerged(epicId: string, actor: Actor, reason: string, retro?: Retrospective): Promise<TransitionOutcome> {
+    return this.session.write('recording the merge', (tx) => markMerged(tx, epicId, actor, reason, retro));
+  }
+  epicReport(epicId: string): Promise<EpicReport> {
+    return this.session.read('reading the epic report', (tx) => epicReport(tx, epicId));
+  }
 }
 
 /** The whole Store: what PostgresCore implements, and for every other operation a refusal naming it (exit 3). */
@@ -214,7 +308,7 @@ export function postgresStore(options: SessionOptions): Store & { schemaVersion(
       }
       if (name === 'then') return undefined;
       return () => Promise.reject(new EnvironmentError('unsupported_backend',
-        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps, claims, epics and plan approval are: use the SQLite store for signals and runs for now`));
+        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps, claims, the epic state machine, signals and runs are: use the SQLite store for plan approval and context for now`));
     },
   }) as unknown as Store & { schemaVersion(): Promise<number> };
 }
