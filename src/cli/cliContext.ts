@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Actor, ensureGitignored, hostId, isDatabaseUrl, lazyPlanSource, locateRepo, openStore, repositoryId, type PlanSource, type RepoLocation, type Store, UsageError } from '../core/index.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
 
@@ -35,8 +35,19 @@ export class CliContext {
     if (isDatabaseUrl(flagged)) return flagged;
     if (flagged) return resolve(this.cwd, flagged);
     if (isDatabaseUrl(this.env.SPRINGFIELD_DATABASE_URL)) return this.env.SPRINGFIELD_DATABASE_URL;
+    if (isDatabaseUrl(this.env.SPRINGFIELD_DB)) return this.env.SPRINGFIELD_DB;
     if (this.env.SPRINGFIELD_DB) return resolve(this.cwd, this.env.SPRINGFIELD_DB);
     return this.location.dbPath;
+  }
+
+  /**
+   * What the repository's own files (config.json, prompts/, context/, logs/) sit beside: the SQLite
+   * database, or on PostgreSQL the file this repository would use (its `.springfield/` folder).
+   */
+  get stateFile(): string {
+    if (!isDatabaseUrl(this.dbPath)) return this.dbPath;
+    const { mainRoot, commonDir } = this.location;
+    return mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
   }
 
   /**

@@ -10,7 +10,7 @@ import type { CliContext } from './cliContext.ts';
 export function contextForRole(ctx: CliContext, role: string | null, view: ContextView, planPath: string | null, context: string): string {
   const name = role ? promptNameFor(role, view.step !== null) : null;
   if (!name) return context;
-  const prompt = loadRolePrompt(name, join(dirname(ctx.dbPath), 'prompts'));
+  const prompt = loadRolePrompt(name, join(dirname(ctx.stateFile), 'prompts'));
   const values = promptValues({ view, planPath, baseBranch: baseBranch(ctx), verification: verificationOf(ctx) });
   return withPrompt(fillPrompt(prompt.text, values), context);
 }
@@ -27,7 +27,7 @@ function baseBranch(ctx: CliContext): string {
 
 function verificationOf(ctx: CliContext): readonly (readonly string[])[] {
   try {
-    return loadRoleCommands(configPathFor(ctx.dbPath)).verification;
+    return loadRoleCommands(configPathFor(ctx.stateFile)).verification;
   } catch {
     return [];
   }

@@ -46,10 +46,10 @@ export const agentsUseCommand: Command = {
     const id = arg(ctx, 0);
     const roles = presetRoles(id, str(ctx.args, 'role'));
     const preset = findPreset(id);
-    const target = trustTargetFor(ctx.location, ctx.dbPath, ctx.env);
+    const target = trustTargetFor(ctx.location, ctx.stateFile, ctx.env);
     const before = trustStatus(target);
     const usage = presetUsage(id, roles);
-    const written = writeRoleCommands(configPathFor(ctx.dbPath), roles, usage);
+    const written = writeRoleCommands(configPathFor(ctx.stateFile), roles, usage);
     const allowed = allowWrittenConfig(target, before, written.content);
     const ignored = written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
     const found = detectAgentClis(ctx.env).find((f) => f.preset === id);

@@ -20,7 +20,7 @@ export const allowCommand: Command = {
     const show = flag(ctx.args, 'show');
     const revoke = flag(ctx.args, 'revoke');
     if (show && revoke) throw new UsageError('bad_option', 'allow takes --show or --revoke, not both');
-    const target = trustTargetFor(ctx.location, ctx.dbPath, ctx.env);
+    const target = trustTargetFor(ctx.location, ctx.stateFile, ctx.env);
     if (revoke) {
       const revoked = revokeConfig(target);
       return output({ revoked, repository: target.repository, config_path: target.configPath },

@@ -34,15 +34,15 @@ export const orchestrateCommand: Command = {
     }
     if (once === watch) throw new UsageError('missing_option', "orchestrate needs exactly one of --once, --watch or --dry-run");
     if (once && flag(ctx.args, 'until-idle')) throw new UsageError('bad_option', '--until-idle goes with --watch; --once already exits after one pass');
-    requireAllowed(trustTargetFor(ctx.location, ctx.dbPath, ctx.env));
+    requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const mainRoot = ctx.location.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
     const store = planningStore(ctx, 'write');
-    const config = loadRoleCommands(configPathFor(ctx.dbPath));
+    const config = loadRoleCommands(configPathFor(ctx.stateFile));
     const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
     // The entry script that is running now (chunks live below it, so not this module's own path).
     const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
-    const launcher = new ProcessLauncher(join(dirname(ctx.dbPath), 'logs'), log);
+    const launcher = new ProcessLauncher(join(dirname(ctx.stateFile), 'logs'), log);
     const orchestrator = new Orchestrator({ store, mainRoot, config, cli, launcher, log, worktreeLocation: str(ctx.args, 'worktrees') });
     const taken: Action[] = [];
     if (once) {
@@ -91,7 +91,7 @@ export const orchestrateCommand: Command = {
 async function dryRunOutput(ctx: Parameters<Command['run']>[0]): Promise<CommandOutput> {
   const mainRoot = ctx.location.mainRoot;
   if (!mainRoot) throw new UsageError('no_worktree', 'orchestrate needs a repository with a main worktree');
-  const r = await dryRun(planningStore(ctx, 'read'), mainRoot, loadRoleCommands(configPathFor(ctx.dbPath)));
+  const r = await dryRun(planningStore(ctx, 'read'), mainRoot, loadRoleCommands(configPathFor(ctx.stateFile)));
   const lines = [r.actions.length === 0 ? 'Dry run: a pass would do nothing now' : `Dry run: a pass would take ${r.actions.length} action${r.actions.length === 1 ? '' : 's'} (nothing was done):`];
   for (const a of r.actions) lines.push(`  ${a.description}`);
   if (r.running > 0) lines.push(`${r.running} agent run${r.running === 1 ? ' is' : 's are'} under way (their epics wait for them)`);

@@ -40,10 +40,10 @@ export const runCommand: Command = {
     if (epicId === undefined) throw new UsageError('missing_option', "run needs --epic ID (see 'springfield run --help')");
     const command = ctx.args.rest;
     if (command.length === 0 || command[0] === '') throw new UsageError('missing_command', "run needs the agent command after '--', e.g. springfield run --role ralph --epic sf-1234 -- claude -p '…'");
-    requireAllowed(trustTargetFor(ctx.location, ctx.dbPath, ctx.env));
+    requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const planFlag = str(ctx.args, 'plan');
     const planArg = planFlag !== undefined ? ctx.planKey(planFlag) : undefined;
-    const config = loadRoleCommands(configPathFor(ctx.dbPath));
+    const config = loadRoleCommands(configPathFor(ctx.stateFile));
     const leaseSeconds = int(ctx.args, 'lease') ?? config.leaseSeconds;
     const timeoutSeconds = int(ctx.args, 'timeout') ?? timeoutFor(config, role);
     const store = planningStore(ctx, 'write');
@@ -128,7 +128,7 @@ function roleOf(given: string | undefined): AgentRole {
  * created new: never through a link planted there); a failure ends the run as failed.
  */
 async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart): Promise<string> {
-  const dir = join(dirname(ctx.dbPath), 'context');
+  const dir = join(dirname(ctx.stateFile), 'context');
   const file = join(dir, `${p.run.id}-….md`);
   try {
     const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
