@@ -116,6 +116,10 @@ test('runs on PostgreSQL lists runs with per-epic session counts; another host s
   assert.match(text.stdout, new RegExp(`^  ${id}: 2 — lisa 0 · ralph 1 · bart 1 · lovejoy 0$`, 'm'));
   assert.match(text.stdout, new RegExp(`^#\\d+ ralph ${id} \\[failed\\] iteration 1 — exit 1 after \\d+s — exit 1$`, 'm'));
   assert.deepEqual(assertOk<{ runs: RunView[] }>(runJson(s.repo.root, ['runs', '--active'], s.env)).runs, []);
+  // What `run` hands its agent: SPRINGFIELD_DB names the database, a URL included.
+  const viaDb = assertOk<{ runs: RunView[] }>(runJson(s.repo.root, ['runs'], { SPRINGFIELD_DB: s.env.SPRINGFIELD_DATABASE_URL, SPRINGFIELD_REPO_ID: 'runs-cli' }));
+  assert.equal(viaDb.runs.length, 3);
+  assert.equal(existsSync(join(s.repo.root, '.springfield', 'state.db')), false);
 });
 
 test('run on PostgreSQL: a builder succeeds and completes its step with a commit; a failing one releases its step', async (t) => {
