@@ -184,6 +184,26 @@ describe('runs on several hosts (PostgreSQL)', () => {
     assert.deepEqual((await b.markOrphans(dead, null)).map((r) => r.id), [onB.id], 'its own host marks it');
   });
 
+  test('two processes of one host marking orphans and finishing at once settle each run once: one outcome, one release, one iteration', async (t) => {
+    const clock = new ManualClock(Date.UTC(2026, 3, 1));
+    const stores = [pgBackend.open(t, clock, { host: 'host-a' })];
+    for (let i = 0; i < 3; i++) stores.push(pgBackend.open(t, clock, { host: 'host-a', shareWith: stores[0] }));
+    const [a] = stores as [Store];
+    const { id, token } = await heldStep(a);
+    const begun = await a.beginAgentRun(input(id, { pid: 999_996 }));
+    const settled = await Promise.all([
+      ...stores.slice(0, 3).map((s) => s.markOrphans(() => false, null)),
+      stores[3]!.finishRun(begun.run.id, { exitCode: 1, signal: null }, RALPH).then((r) => [r]),
+    ]);
+    assert.equal(settled.slice(0, 3).flat().length <= 1, true, 'marked lost at most once');
+    const events = await a.events();
+    assert.equal(events.filter((e) => e.entity === 'run' && (e.action === 'lost' || e.action === 'finish')).length >= 1, true);
+    assert.equal(events.filter((e) => e.entity === 'step' && e.action === 'reset').length, 1, 'the step was released once');
+    assert.equal(events.filter((e) => e.entity === 'epic' && e.action === 'iteration').length, 1, 'the failure counted once');
+    const step = await a.stepRecord(P, 'step-1');
+    assert.deepEqual([step.status, step.claim_token, (await a.getEpic(id)).iteration], ['pending', token + 1, 2]);
+  });
+
   test("a run ending on one host releases only its own host's claim: the same worktree path on another host keeps its step", async (t) => {
     const clock = new ManualClock(Date.UTC(2026, 3, 1));
     const a = pgBackend.open(t, clock, { host: 'host-a' });

@@ -69,7 +69,7 @@ export async function latestRun(tx: Tx, epicId: string, role?: string): Promise<
 export function usageByEpic(tx: Tx, epicId?: string): Promise<UsageByRole[]> {
   return tx.q<UsageByRole>(`SELECT epic_id, role, count(*)::int AS runs, sum(cost_usd) AS cost_usd, sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens
     FROM runs WHERE repo_id = $1 AND epic_id IS NOT NULL ${epicId ? 'AND epic_id = $2' : ''} AND (cost_usd IS NOT NULL OR input_tokens IS NOT NULL OR output_tokens IS NOT NULL)
-    GROUP BY epic_id, role ORDER BY epic_id, role`, epicId ? [tx.repo, epicId] : [tx.repo]);
+    GROUP BY epic_id, role ORDER BY epic_id, role COLLATE "C"`, epicId ? [tx.repo, epicId] : [tx.repo]);
 }
 
 /** Sessions spent per epic: every recorded agent run, counted by role (setup is no session). */
