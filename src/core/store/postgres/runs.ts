@@ -53,11 +53,6 @@ export async function runsByLaunch(tx: Tx, launchIds: readonly string[]): Promis
   return (await selectRuns(tx, 'launch_id = ANY($2::text[])', [launchIds], 'ORDER BY id')).map(runView);
 }
 
-/** The ended runs of an epic since `since` (ISO; null for all), newest first: what fault counting reads. */
-export async function endedRuns(tx: Tx, epicId: string, since: string | null, limit = 200): Promise<RunView[]> {
-  return (await selectRuns(tx, `epic_id = $2 AND status <> 'running' AND ($3::timestamptz IS NULL OR started_at >= $3)`, [epicId, since, limit], 'ORDER BY id DESC LIMIT $4')).map(runView);
-}
-
 /** The newest run of a role on an epic (any status), or null. */
 export async function latestRun(tx: Tx, epicId: string, role?: string): Promise<RunView | null> {
   const rows = role ? await selectRuns(tx, 'epic_id = $2 AND role = $3', [epicId, role], 'ORDER BY id DESC LIMIT 1')

@@ -4,7 +4,7 @@ import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type S
 import type { EpicRow } from '../epicTypes.ts';
 import { listEpics } from './epics.ts';
 import { partitionSteps } from './readiness.ts';
-import { endedRuns, selectRuns } from './runs.ts';
+import { selectRuns } from './runs.ts';
 import type { Tx } from './session.ts';
 
 interface Marker {
@@ -103,23 +103,34 @@ async function epicSnapshot(tx: Tx, e: EpicRow): Promise<EpicSnapshot> {
   };
 }
 
-/** Each role's failures in a row, newest first, since a person last acted on the epic (docs/scheduler-faults.md). */
+/**
+ * Each role's failures in a row, newest first, since a person last acted on the epic (docs/scheduler-faults.md):
+ * as on SQLite, up to 200 ended runs per role are read without their output, then the tail of each role's newest failure.
+ */
 async function faultsOf(tx: Tx, epicId: string): Promise<Partial<Record<FaultRole, RoleFaults>>> {
   const reset = (await lastEvent(tx, epicId, `action IN ('retry', 'resume', 'plan_approved', 'new_plan_approved')`))?.at ?? null;
+  const ended = await tx.q<{ id: number; role: FaultRole; status: string; exit_code: number | null; outcome_reason: string | null; started_at: string; ended_at: string | null }>(`SELECT
+      id, role, status, exit_code, outcome_reason, started_at, ended_at FROM (SELECT id, role, status, exit_code, outcome_reason, started_at, ended_at,
+        row_number() OVER (PARTITION BY role ORDER BY id DESC) AS n
+      FROM runs WHERE repo_id = $1 AND epic_id = $2 AND role = ANY($3::text[]) AND status <> 'running' AND ($4::timestamptz IS NULL OR started_at >= $4)) r
+    WHERE n <= 200 ORDER BY id DESC`, [tx.repo, epicId, FAULT_ROLES, reset]);
   const out: Partial<Record<FaultRole, RoleFaults>> = {};
-  const settled = new Set<string>();
-  for (const r of await endedRuns(tx, epicId, reset)) {
-    const role = r.role as FaultRole;
-    if (!FAULT_ROLES.includes(role) || settled.has(role)) continue;
+  const settled = new Set<FaultRole>();
+  for (const r of ended) {
+    if (settled.has(r.role)) continue;
     if (r.status === 'succeeded') {
-      settled.add(role);
+      settled.add(r.role);
       continue;
     }
-    const known = out[role];
-    out[role] = known ? { ...known, consecutive: known.consecutive + 1 } : {
-      consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code,
-      lastReason: r.outcome_reason, lastOutput: r.output_tail.split('\n').slice(-10).join('\n'),
+    const known = out[r.role];
+    out[r.role] = known ? { ...known, consecutive: known.consecutive + 1 } : {
+      consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code, lastReason: r.outcome_reason, lastOutput: '',
     };
   }
+  // Only the newest failure's output is shown, so only its tail is read.
+  const faults = Object.entries(out) as [FaultRole, RoleFaults][];
+  if (faults.length === 0) return out;
+  const tails = await tx.q<{ id: number; output_tail: string }>('SELECT id, output_tail FROM runs WHERE repo_id = $1 AND id = ANY($2::bigint[])', [tx.repo, faults.map(([, f]) => f.lastRunId)]);
+  for (const [role, f] of faults) out[role] = { ...f, lastOutput: (tails.find((t) => t.id === f.lastRunId)?.output_tail ?? '').split('\n').slice(-10).join('\n') };
   return out;
 }
