@@ -23,6 +23,7 @@ export function runView(row: PgRunRow): RunView {
   return view;
 }
 
+/** The run's row (locked FOR UPDATE with `lock`); an unknown run is refused. */
 export async function getRun(tx: Tx, runId: number, lock = false): Promise<PgRunRow> {
   const row = (await selectRuns(tx, 'id = $2', [runId], lock ? 'FOR UPDATE' : ''))[0];
   if (!row) throw new UsageError('unknown_run', `no run ${runId} (see 'springfield runs')`);
