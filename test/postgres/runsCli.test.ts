@@ -4,7 +4,7 @@
 // where no CLI command exists yet on this backend (plan approval, epic start).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,10 +44,11 @@ interface Setup {
   readonly agent: string;
 }
 
-function setup(t: TestContext, host = 'host-a'): Setup {
+function setup(t: TestContext, gitignore = true): Setup {
+  const host = 'host-a';
   ensureCli();
   const url = pgServer.server.createDatabase(`runs_cli_${++databases}`);
-  const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/notes.md': PLAN } });
+  const repo = makeRepo({ files: { ...(gitignore ? { '.gitignore': '.springfield/\n' } : {}), 'plans/notes.md': PLAN } });
   const agent = join(repo.tmp, 'agent.cjs');
   writeFileSync(agent, AGENT);
   const env = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: host, SPRINGFIELD_REPO_ID: 'runs-cli', SF_CLI: CLI_PATH };
@@ -123,7 +124,7 @@ test('runs on PostgreSQL lists runs with per-epic session counts; another host s
 });
 
 test('run on PostgreSQL: a builder succeeds and completes its step with a commit; a failing one releases its step', async (t) => {
-  const s = setup(t);
+  const s = setup(t, false);
   const skip = await contextMissing(s.store);
   if (skip) return t.skip(skip);
   const id = await startedEpic(s);
@@ -134,6 +135,8 @@ test('run on PostgreSQL: a builder succeeds and completes its step with a commit
   assert.ok(contextFile.startsWith(join(s.repo.root, '.springfield', 'context') + '/'), `the context file is in the repository's .springfield folder: ${contextFile}`);
   assert.deepEqual([okRun.status, okRun.step_anchor, okRun.head_before !== okRun.head_after], ['succeeded', 'step-1', true]);
   assert.equal((await s.store.stepRecord('plans/notes.md', 'step-1')).status, 'completed');
+  assert.match(readFileSync(join(s.repo.root, '.gitignore'), 'utf8'), /^\.springfield\/$/m, 'the context folder is kept out of git');
+  assert.equal(execFileSync('git', ['ls-files', '.springfield'], { cwd: s.repo.root, encoding: 'utf8' }), '', "the agent's 'git add -A' did not commit its context file");
   const claim = assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_AGENT: 'ralph' }));
   const bad = runCli(s.repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--json', '--', process.execPath, s.agent, 'fail'], s.env);
   assert.equal(bad.code, 1, 'the agent\'s exit code');

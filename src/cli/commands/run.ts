@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { AGENT_ROLES, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, readHead, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureGitignored, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, readHead, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -131,6 +131,8 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
   const dir = join(dirname(ctx.stateFile), 'context');
   const file = join(dir, `${p.run.id}-….md`);
   try {
+    // On PostgreSQL no database file makes the repository's .springfield/ folder: keep it out of git as one would.
+    if (isDatabaseUrl(ctx.dbPath)) ctx.gitignoreAdded = ensureGitignored(ctx.location) || ctx.gitignoreAdded;
     const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
     ensureOwnDirectory(dir);
     return writeExclusive(dir, String(p.run.id), '.md', contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
