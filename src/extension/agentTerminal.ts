@@ -3,6 +3,7 @@ import { delimiter } from 'node:path';
 import { constants } from 'node:os';
 import * as vscode from 'vscode';
 import { isEditorVariable, type LaunchedAgent, type Launcher, type LaunchSpec, OutputTail } from '../core/index.ts';
+import { agentEnvironment } from './model/databaseSetting.ts';
 import { countCommits, runOutcome } from './model/runOutcome.ts';
 import type { StoreHost } from './storeHost.ts';
 import { baseName } from './views/viewText.ts';
@@ -113,12 +114,8 @@ export class AgentTerminalLauncher implements Launcher {
     return { done, kill: () => child.kill('SIGTERM'), tail: () => tail.text() };
   }
 
-  /** The editor's environment without its own variables, the CLI run by this editor's runtime, `springfield` on PATH. */
+  /** The editor's environment without its own variables, the CLI run by this editor's runtime, `springfield` on PATH, the editor's database. */
   private env(spec: LaunchSpec): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
-    Object.assign(env, spec.env, { ELECTRON_RUN_AS_NODE: '1' });
-    if (this.o.binDir) env.PATH = env.PATH ? `${this.o.binDir}${delimiter}${env.PATH}` : this.o.binDir;
-    return env;
+    return agentEnvironment(process.env, isEditorVariable, spec.env, this.o.binDir, this.o.host.databaseUrl, delimiter);
   }
 }

@@ -24,7 +24,7 @@ import { SchedulerNotices } from './schedulerNotices.ts';
 import { SchedulerStatus } from './schedulerStatus.ts';
 import { StatusBar } from './statusBar.ts';
 import { StoreHost } from './storeHost.ts';
-import { userSetting } from './userSettings.ts';
+import { databaseSetting, userSetting } from './userSettings.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from './views/treeModel.ts';
 import type { TreeNode } from './views/nodes.ts';
 import { NodeTreeProvider, type Row } from './views/treeProvider.ts';
@@ -90,7 +90,7 @@ export class SpringfieldExtension extends Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     void vscode.commands.executeCommand('setContext', 'springfield.state', 'noRepo');
     if (!folder || folder.uri.scheme !== 'file') return;
-    const host = this.register(new StoreHost(folder.uri.fsPath));
+    const host = this.register(new StoreHost(folder.uri.fsPath, databaseSetting()));
     this.host = host;
     const epicsView = this.register(vscode.window.createTreeView('springfield.epics', { treeDataProvider: this.epics, showCollapseAll: true, manageCheckboxStateManually: true }));
     this.register(vscode.window.createTreeView('springfield.signals', { treeDataProvider: this.signals }));
@@ -150,7 +150,13 @@ export class SpringfieldExtension extends Disposable {
       setup.check(true);
     })));
     for (const tool of registerLanguageModelTools(host)) this.register(tool);
-    this.register(registerMcpServer(this.context.extensionUri.fsPath));
+    this.register(registerMcpServer(this.context.extensionUri.fsPath, () => host.databaseUrl));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('springfield.databaseUrl')) return;
+      void vscode.window.showInformationMessage('Springfield uses the changed springfield.databaseUrl after the window reloads.', 'Reload Window').then((pick) => {
+        if (pick) void vscode.commands.executeCommand('workbench.action.reloadWindow');
+      });
+    }));
     this.registerSerializers(host);
     this.exposeCli();
     // The views, commands and status bar are ready now; the first read of the store fills them in.

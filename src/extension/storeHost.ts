@@ -1,16 +1,18 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { type Actor, ensureGitignored, locateRepo, openStore, type RepoLocation, type Store } from '../core/index.ts';
+import { type Actor, ensureGitignored, hostId, locateRepo, openStore, repositoryId, type RepoLocation, type Store } from '../core/index.ts';
 import { Disposable } from './lifecycle.ts';
+import type { EditorDatabase } from './model/databaseSetting.ts';
 import { loadSnapshot, type Snapshot } from './model/snapshot.ts';
 
 export type HostState = 'noRepo' | 'empty' | 'ready' | 'error';
 
 /**
  * The extension's one connection to the shared store. Notices writes by any process within a
- * fraction of a second through the store's own watch (docs/architecture.md); until the store
- * exists, a watch on the folder it will appear in, with a slow timer as a safety net.
+ * fraction of a second through the store's own watch (docs/architecture.md): on SQLite, until the
+ * file exists, a watch on the folder it will appear in, with a slow timer as a safety net; on
+ * PostgreSQL (`springfield.databaseUrl`), LISTEN/NOTIFY, so writes from other hosts show too.
  */
 export class StoreHost extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<Snapshot>());
@@ -29,11 +31,13 @@ export class StoreHost extends Disposable {
   private again = false;
 
   private readonly folder: string;
+  private readonly database: EditorDatabase | undefined;
   private watchedPath: string | undefined;
 
-  constructor(folder: string) {
+  constructor(folder: string, database?: EditorDatabase) {
     super();
     this.folder = folder;
+    this.database = database;
     this.register({ dispose: () => this.stop() });
   }
 
@@ -46,6 +50,11 @@ export class StoreHost extends Disposable {
     return this.location?.dbPath;
   }
 
+  /** The PostgreSQL URL this window uses, if any (passed to the agents it starts; never shown). */
+  get databaseUrl(): string | undefined {
+    return this.database?.url;
+  }
+
   async start(): Promise<void> {
     try {
       this.location = locateRepo(this.folder);
@@ -53,14 +62,25 @@ export class StoreHost extends Disposable {
       this.setState('noRepo', err instanceof Error ? err.message : String(err));
       return;
     }
-    this.watchFolder();
-    this.timer = setInterval(() => this.poke(), 2000);
+    if (this.database?.problem) {
+      this.setState('error', this.database.problem);
+      return;
+    }
+    if (!this.database?.url) {
+      this.watchFolder();
+      this.timer = setInterval(() => this.poke(), 2000);
+    }
     await this.open();
   }
 
   /** The store, opened for writing (created on first write, e.g. from the welcome view, which also ignores it in git). */
   writable(): Store {
     if (!this.location) throw new Error('Springfield needs a folder inside a git repository');
+    if (!this.store && this.database?.url) {
+      const cwd = this.location.worktreeRoot ?? this.folder;
+      this.store = openStore({ location: this.database.url, repository: repositoryId(this.location.commonDir, cwd, process.env), host: hostId(process.env) });
+      this.store.watch(() => void this.refresh());
+    }
     if (!this.store) {
       const creating = !existsSync(this.location.dbPath);
       this.store = openStore({ location: this.location.dbPath, ifMissing: 'create' });
@@ -73,7 +93,7 @@ export class StoreHost extends Disposable {
 
   private async open(): Promise<void> {
     if (!this.location) return;
-    if (!this.store && !existsSync(this.location.dbPath)) {
+    if (!this.store && !this.database?.url && !existsSync(this.location.dbPath)) {
       this.setState('empty');
       return;
     }

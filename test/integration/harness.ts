@@ -17,6 +17,8 @@ export interface SuiteOptions {
   timeoutMs?: number;
   /** Environment for code-server and so the extension host (e.g. XDG_STATE_HOME shared with the CLI). */
   env?: NodeJS.ProcessEnv;
+  /** User settings on top of the quiet defaults. */
+  settings?: Record<string, unknown>;
 }
 
 export interface SuiteResult {
@@ -69,7 +71,7 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
   let browser: Browser | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true, ...(options.env ? { env: options.env } : {}) });
+    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true, ...(options.env ? { env: options.env } : {}), ...(options.settings ? { settings: options.settings } : {}) });
     browser = await launchBrowser();
     const { page } = browser;
     // Workbench log lines (extension host console output among them) arrive through codeAutomationLog;

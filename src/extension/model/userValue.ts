@@ -1,9 +1,9 @@
 /**
- * Settings that name a command, a path to run in, or switch the scheduler on: only the user may set
- * them (package.json gives them `machine` scope), never a workspace, because a repository's own
- * `.vscode/settings.json` would then decide what runs (docs/trust.md).
+ * Settings that name a command, a path to run in, a database server, or switch the scheduler on: only
+ * the user may set them (package.json gives them `machine` scope), never a workspace, because a
+ * repository's own `.vscode/settings.json` would then decide what runs or where claims go (docs/trust.md).
  */
-export const USER_ONLY_SETTINGS: readonly string[] = ['roles', 'verification.commands', 'worktrees.location', 'worktrees.setup', 'worktrees.archive', 'autoOrchestrate'];
+export const USER_ONLY_SETTINGS: readonly string[] = ['roles', 'verification.commands', 'worktrees.location', 'worktrees.setup', 'worktrees.archive', 'autoOrchestrate', 'databaseUrl'];
 
 /** The parts of `WorkspaceConfiguration.inspect()` a value can come from. */
 export interface Inspected<T> {
