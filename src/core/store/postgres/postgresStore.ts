@@ -12,7 +12,9 @@ import type {
   PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
+import { claimDirect } from './claimOne.ts';
 import { completeStep } from './complete.ts';
+import { completeDirect } from './completeOne.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
@@ -94,8 +96,10 @@ export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> 
   initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
     return this.session.write('initialising the plan', (tx) => initPlan(tx, source, actor, options.force ?? false, options.epicId ?? null));
   }
-  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
-    return this.session.write('claiming', (tx) => claimNext(tx, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
+  async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
+    const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    return (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.session.write('starting the step', (tx) => startStep(tx, planPath, anchor, actor));
@@ -109,8 +113,9 @@ export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> 
   recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
     return this.session.write('recording the artifact', (tx) => recordArtifact(tx, planPath, anchor, kind, summary, actor));
   }
-  complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
+  /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
+  async complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
+    return (await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options))) ?? this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
   }
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
     return this.session.write('checking the completion', (tx) => completeStep(tx, source, anchor, actor, options), false);

@@ -101,9 +101,12 @@ export function assertHolder(tx: Tx, owner: PgStepRow, actor: Actor, action: str
   }
 }
 
+/** The class (first key) of every plan's advisory lock. */
+export const PLAN_LOCK_CLASS = 1397096449;
+
 /** The plan's advisory lock, shared by step operations and exclusive while its structure is rewritten (docs/postgres.md, section 5). */
 export async function lockPlan(tx: Tx, planPath: string, exclusive: boolean): Promise<void> {
-  await tx.q(`SELECT ${exclusive ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(1397096449, hashtext($1 || '/' || $2))`, [tx.repo, planPath]);
+  await tx.q(`SELECT ${exclusive ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${PLAN_LOCK_CLASS}, hashtext($1 || '/' || $2))`, [tx.repo, planPath]);
 }
 
 /** The plan's row, refusing an unknown plan or one whose file's structure differs from what was initialised. */

@@ -27,6 +27,26 @@ export interface Tx {
   lit(value: unknown): string;
 }
 
+/**
+ * One operation sent as a single statement (or a batch of statements in one simple query, which the
+ * server runs as one implicit transaction) without BEGIN: one round trip (docs/postgres.md, section 5).
+ */
+export interface Direct {
+  /**
+   * `EXECUTE name(values…)` for `batch`, `text` prepared as `name` with parameter `types` once per
+   * connection (the plan of a long statement costs more than a round trip on a local socket).
+   */
+  execute(name: string, types: readonly string[], text: string, values: readonly unknown[]): Promise<string>;
+  /** Statements with inlined values (`lit`), one round trip, one transaction; each statement's rows. */
+  batch(statements: readonly string[]): Promise<Record<string, unknown>[][]>;
+  lit(value: unknown): string;
+  /** The test clock's time (ISO-8601), or null: the statement uses the server's `now()`. */
+  readonly now: string | null;
+  readonly repo: string;
+  readonly host: string;
+  readonly op: string;
+}
+
 export interface SessionOptions {
   readonly url: string;
   readonly repo: { readonly id: string; readonly source: 'root_commit' | 'configured' };
@@ -62,6 +82,49 @@ export class Session {
 
   read<T>(doing: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.run(doing, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+  }
+
+  /**
+   * Runs `fn`'s single-statement operation on a pooled client outside any explicit transaction, again
+   * after a deadlock or serialization failure (the statement's writes were rolled back with it). Errors
+   * `fn` lets through are mapped as a transaction's are.
+   */
+  async direct<T>(doing: string, fn: (d: Direct) => Promise<T>): Promise<T> {
+    await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
+    const op = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect(doing);
+      let broken = false;
+      try {
+        return await fn({
+          execute: async (name, types, text, values) => {
+            let names = prepared.get(client);
+            if (!names) prepared.set(client, names = new Set());
+            if (!names.has(name)) {
+              await client.query(`PREPARE ${name} (${types.join(', ')}) AS ${text}`);
+              names.add(name);
+            }
+            return `EXECUTE ${name}(${values.map((v) => literal(client, v)).join(', ')})`;
+          },
+          batch: async (statements) => {
+            const results = (await client.query(statements.join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+            return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
+          },
+          lit: (v) => literal(client, v),
+          now: this.options.clock ? this.options.clock.now().toISOString() : null,
+          repo: this.options.repo.id, host: this.options.host, op,
+        });
+      } catch (err) {
+        broken = isConnectionLost(err);
+        if (attempt < 5 && isRetryable(err)) {
+          await sleep(10 + Math.random() * 90);
+          continue;
+        }
+        throw mapPgError(err, this.options.url, doing);
+      } finally {
+        client.release(broken);
+      }
+    }
   }
 
   /** The schema version on the server (0: none yet), without changing anything. */
@@ -171,6 +234,8 @@ export class Session {
 }
 
 const guarded = new WeakSet<pg.PoolClient>();
+/** The statements prepared on each connection (Direct.execute). */
+const prepared = new WeakMap<pg.PoolClient, Set<string>>();
 
 function literal(client: pg.PoolClient, v: unknown): string {
   if (v === null || v === undefined) return 'NULL';

@@ -1,0 +1,94 @@
+import { planHash } from '../../plan/hash.ts';
+import type { PlanSource } from '../../plan/types.ts';
+import type { Actor, ClaimResult } from '../types.ts';
+import { PLAN_LOCK_CLASS } from './rows.ts';
+import type { Direct } from './session.ts';
+
+/** A timestamptz as the ISO-8601 text JSON shows (milliseconds, UTC), for event data and reasons. */
+export const isoSql = (x: string): string => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The operation's time: the test clock's, else the server's (the transaction's start), at millisecond precision as SQLite keeps it. */
+export const nowSql = (lit: string): string => `date_trunc('milliseconds', coalesce(${lit}::timestamptz, now()))`;
+
+const PLAN = 'repo_id = $1 AND plan_path = $2';
+const CANDIDATE = 'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at';
+
+// $1 repo, $2 plan, $3 plan hash, $4 host, $5 worktree, $6 agent, $7 lease seconds, $8 operation id, $9 test clock or null.
+const CLAIM_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'double precision', 'uuid', 'timestamptz'];
+const CLAIM = `WITH t AS (SELECT ${nowSql('$9')} AS now),
+  plan AS (SELECT plan_hash, epic_id FROM plans WHERE ${PLAN}),
+  go AS (SELECT 1 FROM plan p WHERE p.plan_hash = $3
+    AND coalesce((SELECT e.status FROM epics e WHERE e.repo_id = $1 AND e.id = p.epic_id), 'in_progress') = 'in_progress'),
+  ready AS (SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
+    AND EXISTS (SELECT 1 FROM go) ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED),
+  expired AS (SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')
+    AND lease_expires_at < (SELECT now FROM t) AND blockers = 0 AND EXISTS (SELECT 1 FROM go) ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED),
+  cand AS (SELECT * FROM ready UNION ALL SELECT * FROM expired ORDER BY step_index LIMIT 1),
+  claimed AS (UPDATE steps s SET status = 'claimed', claimed_host = $4, claimed_by = $5, claimed_agent = $6, claim_token = c.claim_token + 1,
+      claimed_at = t.now, lease_expires_at = t.now + make_interval(secs => $7), heartbeat_at = NULL, started_at = NULL
+    FROM cand c, t WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.anchor = c.anchor AND s.claim_token = c.claim_token
+      AND (s.status = 'pending' OR (s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < t.now))
+    RETURNING s.anchor, s.title, s.step_index, s.claim_token, s.claimed_at, s.lease_expires_at, c.status AS from_status,
+      c.claimed_by AS prev_by, c.claimed_agent AS prev_agent, c.claimed_host AS prev_host, c.lease_expires_at AS prev_lease),
+  subs AS (UPDATE steps s SET status = 'claimed', claimed_host = $4, claimed_by = $5, claimed_agent = $6, claim_token = c.claim_token,
+      claimed_at = c.claimed_at, lease_expires_at = c.lease_expires_at, heartbeat_at = NULL, started_at = NULL
+    FROM claimed c WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.parent_anchor = c.anchor AND s.status <> 'completed'
+    RETURNING s.anchor, s.step_index),
+  sub_list AS (SELECT coalesce(jsonb_agg(anchor ORDER BY step_index), '[]'::jsonb) AS anchors FROM subs),
+  reopened AS (UPDATE checklist_items i SET status = 'open', updated_at = c.claimed_at, updated_by = NULL FROM claimed c
+    WHERE c.from_status <> 'pending' AND i.repo_id = $1 AND i.plan_path = $2 AND i.status = 'in_progress'
+      AND i.step_anchor IN (SELECT c.anchor UNION ALL SELECT anchor FROM steps WHERE ${PLAN} AND parent_anchor = c.anchor) RETURNING 1),
+  ev AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, reason, data)
+    SELECT $1, $8, c.claimed_at, $4, $5, $6, 'step', CASE WHEN c.from_status = 'pending' THEN 'claim' ELSE 'reclaim' END, $2, c.anchor, c.from_status, 'claimed',
+      CASE WHEN c.from_status = 'pending' THEN NULL ELSE 'lease of ' || coalesce(c.prev_by, 'null') || ' expired at ' || ${isoSql('c.prev_lease')} END,
+      jsonb_build_object('claim_token', c.claim_token, 'lease_expires_at', ${isoSql('c.lease_expires_at')},
+        'previous_holder', CASE WHEN c.from_status = 'pending' THEN NULL ELSE c.prev_by END, 'substeps', (SELECT anchors FROM sub_list))
+      || CASE WHEN c.from_status = 'pending' THEN '{}'::jsonb ELSE jsonb_build_object('previous_agent', c.prev_agent, 'previous_host', c.prev_host) END
+    FROM claimed c RETURNING 1)
+SELECT c.anchor, c.title, c.step_index, c.claim_token, c.lease_expires_at, c.from_status, c.prev_by, c.prev_agent, c.prev_lease,
+  (SELECT anchors FROM sub_list) AS substeps, (SELECT count(*) FROM reopened) + (SELECT count(*) FROM ev) AS written,
+  (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND blockers = 0
+    AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < (SELECT now FROM t))))::int AS ready_before,
+  (SELECT open_steps FROM plans WHERE ${PLAN}) AS remaining
+FROM (VALUES (1)) AS one LEFT JOIN claimed c ON true`;
+
+interface ClaimRow {
+  anchor: string | null;
+  title: string;
+  step_index: number;
+  claim_token: number;
+  lease_expires_at: string;
+  from_status: string;
+  prev_by: string | null;
+  prev_agent: string | null;
+  prev_lease: string | null;
+  substeps: string[];
+  ready_before: number;
+  remaining: number;
+}
+
+/**
+ * claimNext in one round trip (docs/postgres.md, section 5): the plan's lock, then one statement that
+ * checks the plan and its epic, locks the first claimable step, claims it with its substeps, reopens a
+ * reclaimed step's items and logs the event. Null when it claimed nothing: the caller then runs the
+ * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before.
+ */
+export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, leaseSeconds: number): Promise<ClaimResult | null> {
+  const plan = source.planPath;
+  const L = (v: unknown): string => d.lit(v);
+  const values = [d.repo, plan, planHash(source.plan), d.host, actor.worktree, actor.agent, leaseSeconds, d.op, d.now];
+  const claim = await d.execute('sf_claim', CLAIM_TYPES, CLAIM, values);
+  // The lock is its own statement so the claim's snapshot is taken after it: a re-initialisation that held it is seen whole.
+  const results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${L(d.repo)} || '/' || ${L(plan)}))`, claim]);
+  const row = results[1]?.[0] as ClaimRow | undefined;
+  if (!row?.anchor) return null;
+  const reclaimed = row.from_status !== 'pending';
+  return {
+    claimed: true, plan_path: plan, step_anchor: row.anchor, step_title: row.title, step_index: row.step_index, substeps: row.substeps,
+    claim_token: Number(row.claim_token), claimed_by: actor.worktree, agent: actor.agent,
+    remaining_ready: Math.max(0, Number(row.ready_before) - 1), total_remaining: Number(row.remaining), lease_expires_at: row.lease_expires_at,
+    reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? row.prev_by : null,
+    previous_agent: reclaimed ? row.prev_agent : null, previous_lease_expires_at: reclaimed ? row.prev_lease : null,
+  };
+}
+
