@@ -1,8 +1,9 @@
 import { planHash } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ClaimResult } from '../types.ts';
+import { countRemaining, partitionSteps } from './readiness.ts';
 import { PLAN_LOCK_CLASS } from './rows.ts';
-import type { Direct } from './session.ts';
+import type { Direct, Tx } from './session.ts';
 
 /** A timestamptz as the ISO-8601 text JSON shows (milliseconds, UTC), for event data and reasons. */
 export const isoSql = (x: string): string => `to_char(${x} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -92,3 +93,25 @@ export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, l
   };
 }
 
+/**
+ * The claim operation `op` made, rebuilt from its event and the step, or null when it committed
+ * nothing (its reply was lost: docs/postgres.md, section 6). Counts are as they are now.
+ */
+export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: Actor): Promise<ClaimResult | null> {
+  const row = (await tx.q<{ action: string; step_anchor: string; reason: string | null; data: Record<string, unknown>; title: string; step_index: number }>(
+    `SELECT e.action, e.step_anchor, e.reason, e.data, s.title, s.step_index FROM events e
+      JOIN steps s ON s.repo_id = e.repo_id AND s.plan_path = e.plan_path AND s.anchor = e.step_anchor
+     WHERE e.op_id = $1 AND e.repo_id = $2 AND e.plan_path = $3 AND e.entity = 'step' AND e.action IN ('claim', 'reclaim')`, [op, tx.repo, source.planPath]))[0];
+  if (!row) return null;
+  const reclaimed = row.action === 'reclaim';
+  const p = await partitionSteps(tx, source.planPath);
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return {
+    claimed: true, plan_path: source.planPath, step_anchor: row.step_anchor, step_title: row.title, step_index: row.step_index,
+    substeps: Array.isArray(row.data.substeps) ? row.data.substeps.map(String) : [], claim_token: Number(row.data.claim_token),
+    claimed_by: actor.worktree, agent: actor.agent, remaining_ready: p.ready.length, total_remaining: await countRemaining(tx, source.planPath),
+    lease_expires_at: String(row.data.lease_expires_at), reclaimed_from_expired: reclaimed,
+    previous_holder: reclaimed ? str(row.data.previous_holder) : null, previous_agent: reclaimed ? str(row.data.previous_agent) : null,
+    previous_lease_expires_at: reclaimed ? (/ expired at (\S+)$/.exec(row.reason ?? '')?.[1] ?? null) : null,
+  };
+}

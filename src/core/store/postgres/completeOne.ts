@@ -2,8 +2,9 @@ import { planHash } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
 import { nowSql } from './claimOne.ts';
+import { countRemaining } from './readiness.ts';
 import { PLAN_LOCK_CLASS } from './rows.ts';
-import type { Direct } from './session.ts';
+import type { Direct, Tx } from './session.ts';
 
 const PLAN = 'repo_id = $1 AND plan_path = $2';
 const S_PLAN = 's.repo_id = $1 AND s.plan_path = $2';
@@ -73,3 +74,15 @@ export async function completeDirect(d: Direct, source: PlanSource, anchor: stri
   };
 }
 
+/** The completion operation `op` made, rebuilt from its events, or null when it committed nothing (docs/postgres.md, section 6). */
+export async function findCompletion(tx: Tx, op: string, source: PlanSource, anchor: string): Promise<CompleteResult | null> {
+  const rows = await tx.q<{ entity: string; data: Record<string, unknown> | null }>(
+    `SELECT entity, data FROM events WHERE op_id = $1 AND repo_id = $2 AND plan_path = $3 AND action = 'complete'`, [op, tx.repo, source.planPath]);
+  const step = rows.find((r) => r.entity === 'step');
+  if (!step) return null;
+  const commit = step.data?.commit_hash;
+  return {
+    completed: true, step_anchor: anchor, commit_hash: typeof commit === 'string' ? commit : null, forced: false, force_reason: null,
+    incomplete_items_auto_completed: 0, already_completed: false, plan_completed: rows.some((r) => r.entity === 'plan'), remaining_steps: await countRemaining(tx, source.planPath),
+  };
+}

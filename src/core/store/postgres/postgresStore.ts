@@ -12,10 +12,8 @@ import type {
   PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
-import { claimDirect } from './claimOne.ts';
+import { claimDirect, findClaim } from './claimOne.ts';
 import { completeStep } from './complete.ts';
-import { completeDirect } from './completeOne.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
@@ -99,7 +97,7 @@ export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> 
   /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
   async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-    return (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease));
+    return (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease), (tx, op) => findClaim(tx, op, source, actor))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.session.write('starting the step', (tx) => startStep(tx, planPath, anchor, actor));
@@ -115,7 +113,7 @@ export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> 
   }
   /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
   async complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return (await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options))) ?? this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
+    return (await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options), (tx, op) => findCompletion(tx, op, source, anchor))) ?? this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
   }
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
     return this.session.write('checking the completion', (tx) => completeStep(tx, source, anchor, actor, options), false);

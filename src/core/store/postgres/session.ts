@@ -89,12 +89,13 @@ export class Session {
    * after a deadlock or serialization failure (the statement's writes were rolled back with it). Errors
    * `fn` lets through are mapped as a transaction's are.
    */
-  async direct<T>(doing: string, fn: (d: Direct) => Promise<T>): Promise<T> {
+  async direct<T>(doing: string, fn: (d: Direct) => Promise<T>, recover?: (tx: Tx, op: string) => Promise<T | null>): Promise<T> {
     await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
     const op = randomUUID();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect(doing);
       let broken = false;
+      let released = false;
       try {
         return await fn({
           execute: async (name, types, text, values) => {
@@ -107,7 +108,8 @@ export class Session {
             return `EXECUTE ${name}(${values.map((v) => literal(client, v)).join(', ')})`;
           },
           batch: async (statements) => {
-            const results = (await client.query(statements.join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+            // The operation id leads the text, so a lost reply's backend can be found in pg_stat_activity.
+            const results = (await client.query(`/* sf op ${op} */ ${statements.join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
             return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
           },
           lit: (v) => literal(client, v),
@@ -116,15 +118,40 @@ export class Session {
         });
       } catch (err) {
         broken = isConnectionLost(err);
+        if (broken && recover && attempt < 5) {
+          // The reply was lost: did the operation commit? (docs/postgres.md, section 6)
+          released = true;
+          client.release(true);
+          const found = await this.lookUp(doing, (client as unknown as { processID: number | null }).processID, op, recover).catch(() => {
+            throw mapPgError(err, this.options.url, doing);
+          });
+          if (found !== null) return found;
+          continue;
+        }
         if (attempt < 5 && isRetryable(err)) {
           await sleep(10 + Math.random() * 90);
           continue;
         }
         throw mapPgError(err, this.options.url, doing);
       } finally {
-        client.release(broken);
+        if (!released) client.release(broken);
       }
     }
+  }
+
+  /**
+   * Whether operation `op`, whose reply was lost, committed: its backend (which may still be running
+   * it) is ended first, so that what the events say is final; then `recover` rebuilds the result from
+   * the rows the operation wrote, or says null (nothing committed: the caller runs it again).
+   */
+  private async lookUp<T>(doing: string, pid: number | null, op: string, recover: (tx: Tx, op: string) => Promise<T | null>): Promise<T | null> {
+    const client = await this.connect(doing);
+    try {
+      await client.query(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid = $1 AND query LIKE $2`, [pid ?? 0, `/* sf op ${op} */%`]);
+    } finally {
+      client.release();
+    }
+    return this.read(doing, (tx) => recover(tx, op));
   }
 
   /** The schema version on the server (0: none yet), without changing anything. */
