@@ -54,7 +54,7 @@ const builds = [
     target: 'node22',
     // better-sqlite3's JavaScript is linked in (its native module is named at run time: see sqlite.ts).
     external: ['*.node'],
-    plugins: [ownModulesArePure, lazyBuiltins],
+    plugins: [postgresApart, ownModulesArePure, lazyBuiltins],
     // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
     // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
     minify: true,
