@@ -29,6 +29,8 @@ export interface CodeServerOptions {
   env?: NodeJS.ProcessEnv;
   /** User settings on top of the quiet defaults (e.g. a colour theme). */
   settings?: Readonly<Record<string, unknown>>;
+  /** The remote's own settings (user-data/Machine/settings.json): where a remote window reads machine-scoped settings. */
+  machineSettings?: Readonly<Record<string, unknown>>;
 }
 
 export interface RunningCodeServer {
@@ -202,6 +204,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   if (options.installedExtensionPath) linkExtension(options.installedExtensionPath, extensionsDir);
   writeFileSync(config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2) + '\n');
+  if (options.machineSettings) {
+    mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
+    writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(options.machineSettings, null, 2) + '\n');
+  }
   const smoke = options.smokeTestDriver === true || options.extensionDevelopmentPath !== undefined;
   const args = [
     entry,

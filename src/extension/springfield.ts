@@ -151,11 +151,11 @@ export class SpringfieldExtension extends Disposable {
     })));
     for (const tool of registerLanguageModelTools(host)) this.register(tool);
     this.register(registerMcpServer(this.context.extensionUri.fsPath, () => host.databaseUrl));
+    // A changed database (or user settings that arrive after activation) takes effect at once; the scheduler follows when idle.
     this.register(vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('springfield.databaseUrl')) return;
-      void vscode.window.showInformationMessage('Springfield uses the changed springfield.databaseUrl after the window reloads.', 'Reload Window').then((pick) => {
-        if (pick) void vscode.commands.executeCommand('workbench.action.reloadWindow');
-      });
+      scheduler.reload();
+      void host.useDatabase(databaseSetting());
     }));
     this.registerSerializers(host);
     this.exposeCli();

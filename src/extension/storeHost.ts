@@ -31,7 +31,7 @@ export class StoreHost extends Disposable {
   private again = false;
 
   private readonly folder: string;
-  private readonly database: EditorDatabase | undefined;
+  private database: EditorDatabase | undefined;
   private watchedPath: string | undefined;
 
   constructor(folder: string, database?: EditorDatabase) {
@@ -162,6 +162,20 @@ export class StoreHost extends Disposable {
     if (this.store) return;
     this.watchFolder();
     if (this.location && existsSync(this.location.dbPath)) void this.open();
+  }
+
+  /**
+   * Switches to another database (springfield.databaseUrl changed, or arrived after activation, as
+   * user settings can in a remote window): the old store is closed and the new one read from scratch.
+   */
+  async useDatabase(database: EditorDatabase): Promise<void> {
+    if (database.url === this.database?.url && database.problem === this.database?.problem) return;
+    this.database = database;
+    this.stop();
+    this.watcher = undefined;
+    this.watchedPath = undefined;
+    this.timer = undefined;
+    await this.start();
   }
 
   private stop(): void {

@@ -19,6 +19,8 @@ export interface SuiteOptions {
   env?: NodeJS.ProcessEnv;
   /** User settings on top of the quiet defaults. */
   settings?: Record<string, unknown>;
+  /** The remote's settings (code-server's Machine settings). */
+  machineSettings?: Record<string, unknown>;
 }
 
 export interface SuiteResult {
@@ -71,7 +73,7 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
   let browser: Browser | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true, ...(options.env ? { env: options.env } : {}), ...(options.settings ? { settings: options.settings } : {}) });
+    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true, ...(options.env ? { env: options.env } : {}), ...(options.settings ? { settings: options.settings } : {}), ...(options.machineSettings ? { machineSettings: options.machineSettings } : {}) });
     browser = await launchBrowser();
     const { page } = browser;
     // Workbench log lines (extension host console output among them) arrive through codeAutomationLog;

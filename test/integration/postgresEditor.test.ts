@@ -67,7 +67,8 @@ describe('the editor on PostgreSQL (real VS Code via code-server)', () => {
     assert.ok(password.length >= 16);
     const result = await runExtensionSuite({
       extensionPath: root, suitePath, workspace: repo, timeoutMs: 200_000,
-      env: { SPRINGFIELD_HOST: 'host-a' }, settings: { 'springfield.databaseUrl': url },
+      // A remote window (code-server is one) reads machine-scoped settings from the remote's settings.
+      env: { SPRINGFIELD_HOST: 'host-a' }, machineSettings: { 'springfield.databaseUrl': url },
     });
     const lines = result.logs.filter((l) => l.includes('springfield-pgedit'));
     if (result.code !== 0) process.stderr.write(`extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`);

@@ -28,8 +28,10 @@ export async function run(): Promise<void> {
   assert.ok(ext, 'springfield.springfield is loaded as a development extension');
   const api = (await ext.activate()).api;
   await api.ready();
-  const inspected = vscode.workspace.getConfiguration('springfield').inspect<string>('databaseUrl');
-  assert.ok(inspected?.globalValue?.startsWith('postgres://'), 'the user setting is visible to the extension');
+  // User settings can reach a remote extension host after activation: the window then switches to the server.
+  const setting = (): string | undefined => vscode.workspace.getConfiguration('springfield').inspect<string>('databaseUrl')?.globalValue;
+  for (const until = Date.now() + 60_000; (!setting() || !step(api, 'step-1')) && Date.now() < until;) await sleep(50);
+  assert.ok(setting()?.startsWith('postgres://'), 'the user setting is visible to the extension');
   assert.deepEqual([step(api, 'step-1')?.status, step(api, 'step-2')?.status], ['pending', 'pending'], 'the plan initialised on the server shows');
   assert.equal(existsSync(join(fx.root, '.springfield')), false, 'nothing of the state is in the workspace');
 
