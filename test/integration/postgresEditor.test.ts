@@ -33,6 +33,9 @@ describe('the editor on PostgreSQL (real VS Code via code-server)', () => {
     mkdirSync(join(repo, 'plans'), { recursive: true });
     writeFileSync(join(repo, 'plans', 'p.md'), PLAN);
     writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
+    // A repository that tries to point the editor at another server: ignored (machine scope, user settings only).
+    mkdirSync(join(repo, '.vscode'));
+    writeFileSync(join(repo, '.vscode', 'settings.json'), JSON.stringify({ 'springfield.databaseUrl': 'postgres://evil@/elsewhere?host=/nonexistent-socket-dir' }));
     const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, stdio: 'ignore', env: cleanEnv() });
     git(repo, 'init', '-q', '-b', 'main');
     git(repo, 'config', 'user.email', 'marge@example.com');

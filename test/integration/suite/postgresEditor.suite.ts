@@ -1,5 +1,5 @@
 // Runs inside the real extension host (code-server) whose user settings name a PostgreSQL server:
-// the plan initialised there shows; a claim by the CLI from another clone as another host appears
+// the plan initialised there shows (not the server a workspace setting names); a claim by the CLI from another clone as another host appears
 // without this window refreshing itself and without any file changing. Bundled by postgresEditor.test.ts.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -32,6 +32,8 @@ export async function run(): Promise<void> {
   const setting = (): string | undefined => vscode.workspace.getConfiguration('springfield').inspect<string>('databaseUrl')?.globalValue;
   for (const until = Date.now() + 60_000; (!setting() || !step(api, 'step-1')) && Date.now() < until;) await sleep(50);
   assert.ok(setting()?.startsWith('postgres://'), 'the user setting is visible to the extension');
+  const inspected = vscode.workspace.getConfiguration('springfield').inspect<string>('databaseUrl');
+  console.log(`springfield-pgedit: the workspace's springfield.databaseUrl as VS Code reports it: ${JSON.stringify(inspected?.workspaceValue ?? null)}`);
   assert.deepEqual([step(api, 'step-1')?.status, step(api, 'step-2')?.status], ['pending', 'pending'], 'the plan initialised on the server shows');
   assert.equal(existsSync(join(fx.root, '.springfield')), false, 'nothing of the state is in the workspace');
 
