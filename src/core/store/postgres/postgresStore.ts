@@ -14,6 +14,8 @@ import type {
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
 import { claimDirect, findClaim } from './claimOne.ts';
 import { completeStep } from './complete.ts';
+import { completeDirect, findCompletion } from './completeOne.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
