@@ -66,16 +66,6 @@ async function startedEpic(s: Setup): Promise<string> {
   return id;
 }
 
-/** `run` writes a context file from store.context, which another branch brings to PostgreSQL (docs/postgres.md). */
-async function contextMissing(store: Store): Promise<string | false> {
-  try {
-    await store.context({ epicId: 'sf-0000', actor: { worktree: '/', agent: null }, docsRoot: null, role: 'ralph' });
-  } catch (err) {
-    if ((err as { code?: string }).code === 'unsupported_backend') return "store.context is not on PostgreSQL in this branch: 'run' cannot write its context file";
-  }
-  return false;
-}
-
 test('signal, signals and signal decide on PostgreSQL: locations stored, the transition applied, a person decides once', async (t) => {
   const s = setup(t);
   const id = await startedEpic(s);
@@ -125,8 +115,6 @@ test('runs on PostgreSQL lists runs with per-epic session counts; another host s
 
 test('run on PostgreSQL: a builder succeeds and completes its step with a commit; a failing one releases its step', async (t) => {
   const s = setup(t, false);
-  const skip = await contextMissing(s.store);
-  if (skip) return t.skip(skip);
   const id = await startedEpic(s);
   assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_AGENT: 'ralph' }));
   const ok = runCli(s.repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--json', '--', process.execPath, s.agent], s.env);
@@ -149,8 +137,6 @@ test('run on PostgreSQL: a builder succeeds and completes its step with a commit
 
 test('run on PostgreSQL: a supervisor killed -9 is an orphan of its own host only; marking it lost releases its step', async (t) => {
   const s = setup(t);
-  const skip = await contextMissing(s.store);
-  if (skip) return t.skip(skip);
   const id = await startedEpic(s);
   const claim = assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md', '--lease', '3600'], s.env));
   const pidFile = join(s.repo.tmp, 'agent.pid');

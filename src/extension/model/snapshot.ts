@@ -16,12 +16,12 @@ export interface Snapshot {
 }
 
 export async function loadSnapshot(store: Store, worktree: string, now = new Date()): Promise<Snapshot> {
-  const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), notYet(store.signals(), []), notYet(store.runs({ limit: 1000 }), [])]);
+  const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 1000 })]);
   const awaitingApproval = new Map<string, { version: number; plan_path: string; created_at: string }>();
   const changesRequested = new Set<string>();
   for (const epic of epics) {
     if (epic.status !== 'planned' && epic.status !== 'blocked') continue;
-    const versions = await notYet(store.planVersions(epic.id), []);
+    const versions = await store.planVersions(epic.id);
     const proposed = versions.filter((v) => v.status === 'proposed').at(-1);
     if (proposed) awaitingApproval.set(epic.id, { version: proposed.version, plan_path: proposed.plan_path, created_at: proposed.created_at });
     else if (versions.at(-1)?.status === 'changes_requested') changesRequested.add(epic.id);
@@ -45,17 +45,4 @@ export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boo
     loosePlan: s.plans.some((p) => p.epic_id === null),
     agentsRan: s.runs.some((r) => r.role !== 'setup'),
   };
-}
-
-/**
- * What a backend does not offer yet (`unsupported_backend`: PostgreSQL while its port is under way,
- * docs/postgres.md) reads as nothing, so plans, steps and epics still show; every other error stands.
- */
-async function notYet<T>(reading: Promise<T>, nothing: T): Promise<T> {
-  try {
-    return await reading;
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'unsupported_backend') return nothing;
-    throw err;
-  }
 }

@@ -1,5 +1,4 @@
 import type { PlanSource } from '../../plan/types.ts';
-import { EnvironmentError } from '../../errors.ts';
 import { DEFAULT_LEASE_SECONDS } from '../sqlite/claims.ts';
 import type { EpicEvent, EpicStatus } from '../../epics/transitions.ts';
 import type {
@@ -47,23 +46,12 @@ import { schedulerSnapshot } from './schedulerSnapshot.ts';
 import { decideSignal, listSignals, recordSignal } from './signals.ts';
 import { lastVerdict, listVerifications, recordVerifications } from './verifications.ts';
 
-/** The operations this backend implements so far; the rest refuse with unsupported_backend (docs/postgres.md, "Status"). */
-type Implemented = 'describe' | 'close' | 'watch' | 'initPlan' | 'claimNext' | 'start' | 'heartbeat' | 'updateItems' | 'recordArtifact' | 'complete'
-  | 'previewComplete' | 'reset' | 'ready' | 'showPlans' | 'plan' | 'stepRecord' | 'events'
-  | 'createEpic' | 'listEpics' | 'getEpic' | 'applyEpicEvent' | 'approveMerge' | 'countIteration' | 'blockDetails'
-  // branch postgres: plan versions and approval, the epic's lifecycle, maintenance
-  | 'proposePlan' | 'approvePlan' | 'requestChanges' | 'discardPlan' | 'pendingPlanVersion' | 'planVersions' | 'handoffText' | 'planDrift' | 'epicPlans'
-  | 'recordPlanningNote' | 'debt' | 'startEpic' | 'finishEpic' | 'setEpicWorktree' | 'commitTarget' | 'reopen' | 'showStep' | 'context' | 'prunePlans' | 'reconcileTrailers';
-/** The `pgruns` branch's operations: runs, signals, verifications, the scheduler snapshot, PR mode, the merge's retrospective. */
-type RunsImplemented = 'beginAgentRun' | 'startRun' | 'setAgentPid' | 'finishRun' | 'recordFailedLaunch' | 'findOrphans' | 'markOrphans' | 'runs' | 'runsByLaunch'
-  | 'latestRun' | 'sessionCounts' | 'usageByEpic' | 'recordSignal' | 'signals' | 'decideSignal' | 'verifications' | 'recordVerifications' | 'lastVerdict'
-  | 'schedulerSnapshot' | 'recordWorktreeEvent' | 'setPullRequest' | 'markPullRequestChecked' | 'retrospective' | 'markMerged' | 'epicReport';
 
 /**
  * The store on PostgreSQL (docs/postgres.md): every row scoped by the repository id, holders named by
  * host, lease times from the server's clock, claims with FOR UPDATE SKIP LOCKED in one transaction.
  */
-export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> {
+export class PostgresCore implements Store {
   private readonly session: Session;
   private readonly watches = new Set<Watch>();
   private readonly url: string;
@@ -302,18 +290,7 @@ export class PostgresCore implements Pick<Store, Implemented | RunsImplemented> 
   }
 }
 
-/** The whole Store: what PostgresCore implements, and for every other operation a refusal naming it (exit 3). */
+/** The Store on PostgreSQL: every operation of the interface (docs/postgres.md). */
 export function postgresStore(options: SessionOptions): Store & { schemaVersion(): Promise<number> } {
-  const core = new PostgresCore(options);
-  return new Proxy(core, {
-    get(target, name, receiver) {
-      if (typeof name !== 'string' || name in target) {
-        const value = Reflect.get(target, name, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      }
-      if (name === 'then') return undefined;
-      return () => Promise.reject(new EnvironmentError('unsupported_backend',
-        `'${name}' is not available on PostgreSQL yet (the store at ${core.describe().place}); plans, steps, claims, the epic state machine, signals and runs are: use the SQLite store for plan approval and context for now`));
-    },
-  }) as unknown as Store & { schemaVersion(): Promise<number> };
+  return new PostgresCore(options);
 }
