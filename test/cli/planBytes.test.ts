@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { lazyPlanSource } from '../../src/core/plan/source.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
-import type { ClaimResult, StepView } from '../../src/core/store/types.ts';
+import type { ClaimResult } from '../../src/core/store/types.ts';
 import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runJson, showSteps, type Repo } from '../helpers/gitRepo.ts';
+import { showStepSuite } from '../helpers/showStepSuite.ts';
 
 // docs/cli-cost.md: a step command skips the parse when the plan file's bytes are the ones the store
 // last saw with its structure. These tests hold drift detection exact around that shortcut.
@@ -161,28 +162,4 @@ describe('the store skips the parse only for bytes it has seen with the structur
   });
 });
 
-describe('show --step', () => {
-  let repo: Repo;
-  before(() => {
-    repo = makeRepo({ files: { [P]: PLAN } });
-    assertOk(runJson(repo.root, ['init', P]));
-    assertClaimed(runJson(repo.root, ['claim', P]));
-    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
-  });
-  after(() => repo.cleanup());
-
-  test('prints each step (and substep) as show PLAN lists it', () => {
-    const all = showSteps(repo.root, P);
-    assert.equal(all.size, 4);
-    for (const [anchor, expected] of all) {
-      const r = assertOk<{ plan_path: string; step: StepView }>(runJson(repo.root, ['show', P, '--step', anchor]));
-      assert.equal(r.plan_path, P);
-      assert.deepEqual({ ...r.step, lease_expired: expected.lease_expired }, expected, anchor);
-    }
-  });
-
-  test('an unknown step, or --step without a plan, is refused with exit 2', () => {
-    assertFails(runJson(repo.root, ['show', P, '--step', 'step-9']), 2, 'unknown_step');
-    assertFails(runJson(repo.root, ['show', '--step', 'step-1']), 2, 'missing_argument');
-  });
-});
+showStepSuite('sqlite', () => ({}));
