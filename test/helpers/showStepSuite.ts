@@ -1,5 +1,5 @@
 // `show PLAN --step ANCHOR` through the CLI on a backend chosen by `env`: run by
-// test/unit/planBytes.test.ts on SQLite and by test/postgres/showStep.test.ts on PostgreSQL.
+// test/cli/planBytes.test.ts on SQLite and by test/postgres/showStep.test.ts on PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { StepView } from '../../src/core/store/types.ts';

@@ -1,6 +1,6 @@
 // The step-admin tests (reopen, reset on a completed step, repeated complete; ready while an epic
 // waits, plan propose/approve and epic start) through the CLI, on a backend chosen by `env`: run by
-// test/unit/stepAdmin.test.ts on SQLite and by test/postgres/stepAdmin.test.ts on PostgreSQL.
+// test/cli/stepAdmin.test.ts on SQLite and by test/postgres/stepAdmin.test.ts on PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CompleteResult, ReopenResult, EventView, HeartbeatResult, ReadyResult } from '../../src/core/store/types.ts';

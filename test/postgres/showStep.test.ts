@@ -1,4 +1,4 @@
-// `show PLAN --step` of test/unit/planBytes.test.ts on PostgreSQL: the same assertions, on a fresh
+// `show PLAN --step` of test/cli/planBytes.test.ts on PostgreSQL: the same assertions, on a fresh
 // database of this file's throwaway server.
 import { before } from 'node:test';
 import { ensureCli } from '../helpers/gitRepo.ts';

@@ -1,4 +1,4 @@
-// The step-admin CLI tests of test/unit/stepAdmin.test.ts, on PostgreSQL: the same assertions, each
+// The step-admin CLI tests of test/cli/stepAdmin.test.ts, on PostgreSQL: the same assertions, each
 // suite on a fresh database of this file's throwaway server (reopen and its fencing; plan propose and
 // approve, ready while the epic waits, epic start).
 import { before } from 'node:test';
