@@ -70,11 +70,22 @@ export function epicVerification(db: Database, epicId: string,
   entered = lastEvent(db, epicId, `to_status = 'in_progress'`),
   approvedAt = lastEvent(db, epicId, `action IN ('plan_approved', 'new_plan_approved')`)): EpicVerification {
   const since = entered?.at ?? '';
-  // One batch per verification pass (rows share run_id); a batch fails on its failing command.
+  // One batch per verification pass (rows share run_id); a batch fails on its failing command. Newest
+  // first, and read only until the run of identical failures ends: that is all decide() needs.
+  type Batch = { key: string; verdict: string; created_at: string; failure: EpicVerification['lastFailure'] };
+  const batches: Batch[] = [];
+  const signature = (b: { key: string }) => b.key.slice(b.key.indexOf('|'));
+  let streak = 0;
+  let streaking = true;
+  const settle = (b: Batch): void => {
+    if (b.verdict !== 'fail' || signature(b) !== signature(batches[0] as Batch)) streaking = false;
+    else streak++;
+  };
+  let recorded = false;
   const rows = cached(db, `SELECT run_id, command, exit_code, verdict, created_at FROM verifications WHERE epic_id = ? AND created_at >= ? ORDER BY id DESC`)
-    .all(epicId, approvedAt?.at ?? '') as { run_id: number | null; command: string; exit_code: number | null; verdict: string; created_at: string }[];
-  const batches: { key: string; verdict: string; created_at: string; failure: EpicVerification['lastFailure'] }[] = [];
+    .iterate(epicId, approvedAt?.at ?? '') as IterableIterator<{ run_id: number | null; command: string; exit_code: number | null; verdict: string; created_at: string }>;
   for (const r of rows) {
+    recorded = true;
     const batch = batches.at(-1);
     const id = `${r.run_id ?? r.created_at}`;
     const failure = r.verdict === 'fail' ? { command: r.command, exitCode: r.exit_code } : null;
@@ -82,22 +93,23 @@ export function epicVerification(db: Database, epicId: string,
       if (failure) Object.assign(batch, { verdict: 'fail', key: `${id}|${r.command}|${r.exit_code}`, failure });
       continue;
     }
+    if (batch) {
+      settle(batch);
+      if (!streaking) break;
+    }
     batches.push({ key: `${id}|${failure ? `${r.command}|${r.exit_code}` : ''}`, verdict: r.verdict, created_at: r.created_at, failure });
   }
-  const last = batches.find((b) => b.created_at >= since);
-  const signature = (b: { key: string }) => b.key.slice(b.key.indexOf('|'));
-  let streak = 0;
-  for (const b of batches) {
-    if (b.verdict !== 'fail' || signature(b) !== signature(batches[0] as { key: string })) break;
-    streak++;
-  }
+  const newest = batches.at(-1);
+  if (streaking && newest) settle(newest);
+  // Batches come newest first, so only the newest can have been recorded since the epic entered in_progress.
+  const last = batches[0] !== undefined && batches[0].created_at >= since ? batches[0] : undefined;
   // A build to verify: a Ralph run that succeeded or moved the branch (a run that failed without a commit changed nothing).
   const lastRalphEnd = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
       AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before))`).pluck().get(epicId) as string | null;
   const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
   return {
     lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, unverifiedBuild,
-    lastFailure: last?.failure ?? null, recorded: rows.length > 0,
+    lastFailure: last?.failure ?? null, recorded,
   };
 }
 
