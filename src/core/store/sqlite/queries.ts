@@ -1,3 +1,4 @@
+import { stepViews } from '../shared/stepViews.ts';
 import { epicWait } from './claims.ts';
 import { partitionSteps } from './readiness.ts';
 import { findPlan, PLAN_COLUMNS, requirePlan, requireStep, type PlanRow, type StepRow } from './rows.ts';
@@ -36,7 +37,7 @@ export function showStep(db: Database, now: Date, plan: string, anchor: string):
     WHERE d.plan_path = @plan AND d.step_anchor IN (${family}) ORDER BY d.step_anchor, d.depends_on`).all({ plan, anchor }) as { step_anchor: string; depends_on: string; status: StepStatus }[];
   const items = db.prepare(`${ITEMS} WHERE plan_path = @plan AND step_anchor IN (${family}) ${ITEM_ORDER}`).all({ plan, anchor }) as (ItemView & { step_anchor: string })[];
   const status = new Map([...deps.map((d): [string, StepStatus] => [d.depends_on, d.status]), ...steps.map((s): [string, StepStatus] => [s.anchor, s.status])]);
-  const { top } = stepViews(now, steps, deps, items, status);
+  const { top } = stepViews(now.toISOString(), steps, deps, items, status);
   return top[0] as StepView;
 }
 
@@ -47,7 +48,7 @@ function planView(db: Database, now: Date, row: PlanRow): PlanView {
   const steps = db.prepare('SELECT * FROM steps WHERE plan_path = ? ORDER BY step_index').all(row.plan_path) as StepRow[];
   const deps = db.prepare('SELECT step_anchor, depends_on FROM step_deps WHERE plan_path = ?').all(row.plan_path) as { step_anchor: string; depends_on: string }[];
   const items = db.prepare(`${ITEMS} WHERE plan_path = ? ${ITEM_ORDER}`).all(row.plan_path) as (ItemView & { step_anchor: string })[];
-  const { top, itemsDone } = stepViews(now, steps, deps, items, new Map(steps.map((s) => [s.anchor, s.status])));
+  const { top, itemsDone } = stepViews(now.toISOString(), steps, deps, items, new Map(steps.map((s) => [s.anchor, s.status])));
   return {
     plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
     created_at: row.created_at, updated_at: row.updated_at, steps: top,
@@ -56,49 +57,6 @@ function planView(db: Database, now: Date, row: PlanRow): PlanView {
       items_completed: itemsDone, items_total: items.length,
     },
   };
-}
-
-/** Step rows as views, substeps under their parents; `status` gives every dependency's status. */
-function stepViews(
-  now: Date, steps: readonly StepRow[], deps: readonly { step_anchor: string; depends_on: string }[],
-  items: readonly (ItemView & { step_anchor: string })[], status: ReadonlyMap<string, StepStatus>,
-): { top: StepView[]; itemsDone: number } {
-  const at = now.toISOString();
-  const depsOf = group(deps, (d) => d.step_anchor, (d) => d.depends_on);
-  const itemsOf = group(items, (i) => i.step_anchor, ({ step_anchor: _, ...i }) => i);
-  const views = new Map<string, StepView & { substeps: StepView[] }>();
-  const top: StepView[] = [];
-  let itemsDone = 0;
-  for (const s of steps) {
-    const own = itemsOf.get(s.anchor) ?? [];
-    const dependsOn = depsOf.get(s.anchor) ?? [];
-    const done = own.filter((i) => i.status === 'completed').length;
-    itemsDone += done;
-    const view = {
-      anchor: s.anchor, parent_anchor: s.parent_anchor, number: s.number, title: s.title, step_index: s.step_index, status: s.status,
-      claimed_by: s.claimed_by, agent: s.claimed_agent, claim_token: s.claim_token, claimed_at: s.claimed_at,
-      lease_expires_at: s.lease_expires_at, lease_expired: s.status !== 'completed' && s.lease_expires_at !== null && s.lease_expires_at < at,
-      heartbeat_at: s.heartbeat_at, started_at: s.started_at, completed_at: s.completed_at, commit_hash: s.commit_hash,
-      complete_reason: s.complete_reason, depends_on: dependsOn, blocked_by: dependsOn.filter((d) => status.get(d) !== 'completed'),
-      items: own, progress: { done, total: own.length }, substeps: [] as StepView[],
-    };
-    views.set(s.anchor, view);
-    const parent = s.parent_anchor ? views.get(s.parent_anchor) : undefined;
-    if (parent) parent.substeps.push(view);
-    else top.push(view);
-  }
-  return { top, itemsDone };
-}
-
-function group<T, V>(rows: readonly T[], key: (r: T) => string, value: (r: T) => V): Map<string, V[]> {
-  const out = new Map<string, V[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = out.get(k);
-    if (list) list.push(value(r));
-    else out.set(k, [value(r)]);
-  }
-  return out;
 }
 
 /** The audit log, oldest first, filtered by plan, epic, step and/or position. */
