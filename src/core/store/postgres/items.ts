@@ -1,17 +1,9 @@
-import { RefusedError, UsageError } from '../../errors.ts';
+import { countByKind, type ItemRow, selectItems } from '../shared/itemSelection.ts';
+import { RefusedError } from '../../errors.ts';
 import type { PlanSource } from '../../plan/types.ts';
-import type { Actor, ArtifactResult, ItemChange, ItemCounts, ItemSelector, UpdateOptions, UpdateResult } from '../types.ts';
+import type { Actor, ArtifactResult, ItemChange, UpdateOptions, UpdateResult } from '../types.ts';
 import { assertHolder, lockOwner, requireCurrentPlan, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
-
-interface ItemRow {
-  id: number;
-  step_anchor: string;
-  kind: 'task' | 'test' | 'checkpoint';
-  ordinal: number;
-  text: string;
-  status: 'open' | 'in_progress' | 'completed';
-}
 
 /** Sets checklist item statuses of a step or substep the actor holds; never its status (only complete does). */
 export async function updateItems(tx: Tx, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): Promise<UpdateResult> {
@@ -24,7 +16,7 @@ export async function updateItems(tx: Tx, source: PlanSource, anchor: string, ch
     ORDER BY kind, ordinal FOR UPDATE`, [tx.repo, plan, anchor]);
   let updated = 0;
   for (const change of changes) {
-    for (const item of select(items, change.selector, anchor)) {
+    for (const item of selectItems(items, change.selector, anchor)) {
       if (item.status === change.status) continue;
       await tx.q('UPDATE checklist_items SET status = $2, updated_at = $3, updated_by = $4 WHERE id = $1', [item.id, change.status, tx.now, actor.worktree]);
       await writeEvent(tx, actor, {
@@ -37,29 +29,6 @@ export async function updateItems(tx: Tx, source: PlanSource, anchor: string, ch
     }
   }
   return { updated, step_anchor: anchor, step_status: step.status, ...countByKind(items) };
-}
-
-function select(items: ItemRow[], s: ItemSelector, anchor: string): ItemRow[] {
-  if ('all' in s) return items;
-  if ('id' in s) {
-    const found = items.filter((i) => i.id === s.id);
-    if (found.length === 0) throw new UsageError('unknown_item', `${anchor} has no checklist item with id ${s.id}`);
-    return found;
-  }
-  const ofKind = items.filter((i) => i.kind === s.kind);
-  if (s.ordinal === 'all') return ofKind;
-  const found = ofKind.filter((i) => i.ordinal === s.ordinal);
-  if (found.length === 0) {
-    throw new UsageError('unknown_item', `${anchor} has no ${s.kind} ${s.ordinal} (it has ${ofKind.length} ${s.kind}${ofKind.length === 1 ? '' : 's'}, numbered from 0)`);
-  }
-  return found;
-}
-
-function countByKind(items: readonly ItemRow[]): { tasks: ItemCounts; tests: ItemCounts; checkpoints: ItemCounts } {
-  const blank = (): ItemCounts => ({ open: 0, in_progress: 0, completed: 0 });
-  const out = { tasks: blank(), tests: blank(), checkpoints: blank() };
-  for (const i of items) (i.kind === 'task' ? out.tasks : i.kind === 'test' ? out.tests : out.checkpoints)[i.status]++;
-  return out;
 }
 
 /** Records a short audit breadcrumb on a step the actor holds (summary cut to 500 characters). */

@@ -1,0 +1,37 @@
+import { UsageError } from '../../errors.ts';
+import type { ItemCounts, ItemSelector } from '../types.ts';
+
+/** A checklist item row as both backends read it for an update. */
+export interface ItemRow {
+  id: number;
+  step_anchor: string;
+  kind: 'task' | 'test' | 'checkpoint';
+  ordinal: number;
+  text: string;
+  status: 'open' | 'in_progress' | 'completed';
+}
+
+/** The items a selector names (every item, one by id, or a kind's ordinal or all of that kind); an unknown one is bad input. */
+export function selectItems(items: ItemRow[], s: ItemSelector, anchor: string): ItemRow[] {
+  if ('all' in s) return items;
+  if ('id' in s) {
+    const found = items.filter((i) => i.id === s.id);
+    if (found.length === 0) throw new UsageError('unknown_item', `${anchor} has no checklist item with id ${s.id}`);
+    return found;
+  }
+  const ofKind = items.filter((i) => i.kind === s.kind);
+  if (s.ordinal === 'all') return ofKind;
+  const found = ofKind.filter((i) => i.ordinal === s.ordinal);
+  if (found.length === 0) {
+    throw new UsageError('unknown_item', `${anchor} has no ${s.kind} ${s.ordinal} (it has ${ofKind.length} ${s.kind}${ofKind.length === 1 ? '' : 's'}, numbered from 0)`);
+  }
+  return found;
+}
+
+/** Open, in-progress and completed counts per kind: what an update returns. */
+export function countByKind(items: readonly ItemRow[]): { tasks: ItemCounts; tests: ItemCounts; checkpoints: ItemCounts } {
+  const blank = (): ItemCounts => ({ open: 0, in_progress: 0, completed: 0 });
+  const out = { tasks: blank(), tests: blank(), checkpoints: blank() };
+  for (const i of items) (i.kind === 'task' ? out.tasks : i.kind === 'test' ? out.tests : out.checkpoints)[i.status]++;
+  return out;
+}
