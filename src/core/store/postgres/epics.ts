@@ -1,7 +1,8 @@
-import { BUDGET_BLOCK, budgetBlockReason, isBudgetBlockReason } from '../../epics/budget.ts';
+import { BUDGET_BLOCK, budgetBlockReason } from '../../epics/budget.ts';
 import { buildBudget, detectComplexity } from '../../epics/complexity.ts';
 import { newEpicId } from '../../epics/ids.ts';
-import { isRetryable, RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
+import { nextStatus } from '../../epics/nextStatus.ts';
+import { isRetryable, RETRYABLE_BLOCKS, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
 import { RefusedError, UsageError } from '../../errors.ts';
 import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
@@ -51,21 +52,7 @@ export function listEpics(tx: Tx, status?: EpicStatus): Promise<EpicRow[]> {
 export async function applyEpicEvent(tx: Tx, epicId: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Record<string, unknown> = {}): Promise<TransitionOutcome> {
   const epic = await getEpic(tx, epicId, true);
   const block = event === 'retry' ? await retryableBlock(tx, epic) : undefined;
-  const step = transition(epic.status, event, block?.from);
-  let to = step.to;
-  let nextRole = step.nextRole;
-  let why = event === BUDGET_BLOCK && !isBudgetBlockReason(reason) ? budgetBlockReason(epic.iteration, buildBudget(epic), reason ?? 'no build iteration left') : reason;
-  let iteration = event === 'new_plan_approved' ? 0 : epic.iteration;
-  if (to === 'in_progress' && event !== 'retry') {
-    iteration += 1;
-    if (iteration > buildBudget(epic)) {
-      const blocked = transition('in_progress', BUDGET_BLOCK);
-      to = blocked.to;
-      nextRole = blocked.nextRole;
-      why = budgetBlockReason(epic.iteration, buildBudget(epic), `${event} would start build iteration ${iteration}`);
-      iteration = epic.iteration;
-    }
-  }
+  const { to, nextRole, why, iteration } = nextStatus(epic, event, reason, block?.from);
   const statusReason = block ? block.previousReason : why;
   await tx.q('UPDATE epics SET status = $3, status_reason = $4, iteration = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2 AND status = $7',
     [tx.repo, epicId, to, statusReason, iteration, tx.now, epic.status]);

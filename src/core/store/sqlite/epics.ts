@@ -1,7 +1,8 @@
-import { BUDGET_BLOCK, budgetBlockReason, isBudgetBlockReason } from '../../epics/budget.ts';
+import { BUDGET_BLOCK, budgetBlockReason } from '../../epics/budget.ts';
 import { buildBudget, detectComplexity } from '../../epics/complexity.ts';
 import { newEpicId } from '../../epics/ids.ts';
-import { isRetryable, RETRYABLE_BLOCKS, transition, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
+import { nextStatus } from '../../epics/nextStatus.ts';
+import { isRetryable, RETRYABLE_BLOCKS, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
 import { RefusedError, UsageError } from '../../errors.ts';
 import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
@@ -47,22 +48,7 @@ export function listEpics(db: Database, status?: EpicStatus): EpicRow[] {
 export function applyEpicEvent(db: Database, now: string, epicId: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Record<string, unknown> = {}): TransitionOutcome {
   const epic = getEpic(db, epicId);
   const block = event === 'retry' ? retryableBlock(db, epic) : undefined;
-  const step = transition(epic.status, event, block?.from);
-  let to = step.to;
-  let nextRole = step.nextRole;
-  let why = event === BUDGET_BLOCK && !isBudgetBlockReason(reason) ? budgetBlockReason(epic.iteration, buildBudget(epic), reason ?? 'no build iteration left') : reason;
-  // A new plan after a block is a fresh attempt: its build iterations count from zero.
-  let iteration = event === 'new_plan_approved' ? 0 : epic.iteration;
-  if (to === 'in_progress' && event !== 'retry') {
-    iteration += 1;
-    if (iteration > buildBudget(epic)) {
-      const blocked = transition('in_progress', BUDGET_BLOCK);
-      to = blocked.to;
-      nextRole = blocked.nextRole;
-      why = budgetBlockReason(epic.iteration, buildBudget(epic), `${event} would start build iteration ${iteration}`);
-      iteration = epic.iteration;
-    }
-  }
+  const { to, nextRole, why, iteration } = nextStatus(epic, event, reason, block?.from);
   const statusReason = block ? block.previousReason : why;
   db.prepare('UPDATE epics SET status = ?, status_reason = ?, iteration = ?, updated_at = ? WHERE id = ? AND status = ?')
     .run(to, statusReason, iteration, now, epicId, epic.status);
