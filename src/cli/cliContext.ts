@@ -59,8 +59,7 @@ export class CliContext {
   store(mode: 'create' | 'write' | 'read'): Store {
     if (this.opened && (mode === 'create' && !this.openedToCreate || mode !== 'read' && this.openedReadOnly)) this.closeStore();
     if (!this.opened && isDatabaseUrl(this.dbPath)) {
-      const cwd = this.location.worktreeRoot ?? this.cwd;
-      this.opened = openStore({ location: this.dbPath, repository: repositoryId(this.location.commonDir, cwd, this.env), host: hostId(this.env) });
+      this.opened = this.ownStore();
       this.openedToCreate = true;
       this.openedReadOnly = false;
     }
@@ -73,6 +72,16 @@ export class CliContext {
       if (creating && !overridden) this.gitignoreAdded = ensureGitignored(this.location);
     }
     return this.opened;
+  }
+
+  /**
+   * A store of the caller's own, to close when done (the MCP tools open one per call): the shared
+   * server for a URL, with this repository's id and this host; else the SQLite file, never created.
+   */
+  ownStore(): Store {
+    if (!isDatabaseUrl(this.dbPath)) return openStore({ location: this.dbPath, ifMissing: 'empty' });
+    const cwd = this.location.worktreeRoot ?? this.cwd;
+    return openStore({ location: this.dbPath, repository: repositoryId(this.location.commonDir, cwd, this.env), host: hostId(this.env) });
   }
 
   private closeStore(): void {

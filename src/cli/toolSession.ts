@@ -1,4 +1,4 @@
-import { openStore, type ToolSession } from '../core/index.ts';
+import type { ToolSession } from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
 import { renderContext } from './render/contextText.ts';
 
@@ -11,7 +11,7 @@ export function toolSession(ctx: CliContext, fallbackAgent: string): ToolSession
     env: ctx.env,
     renderContext,
     async withStore(fn) {
-      const store = openStore({ location: ctx.dbPath, ifMissing: 'empty' });
+      const store = ctx.ownStore();
       try {
         return await fn(store);
       } finally {
