@@ -9,34 +9,10 @@ import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
 import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runJson, showSteps, type Repo } from '../helpers/gitRepo.ts';
-import { showStepSuite } from '../helpers/showStepSuite.ts';
+import { P, PLAN, showStepSuite } from '../helpers/showStepSuite.ts';
 
 // docs/cli-cost.md: a step command skips the parse when the plan file's bytes are the ones the store
 // last saw with its structure. These tests hold drift detection exact around that shortcut.
-
-const PLAN = `# Plan: Bytes
-
-## Step 1: Scaffold {#step-1}
-**Tasks:**
-- [ ] Create the package
-**Tests:**
-- [ ] Smoke test
-
-### Step 1.1: Lint config {#step-1-1}
-**Tasks:**
-- [ ] Add eslint
-
-## Step 2: Parser {#step-2}
-**Depends on:** #step-1
-**Tasks:**
-- [ ] Write the parser
-
-## Step 3: Docs {#step-3}
-**Tasks:**
-- [ ] Write docs
-`;
-
-const P = 'plans/bytes.md';
 
 before(() => ensureCli());
 

@@ -6,8 +6,9 @@ import type { StepView } from '../../src/core/store/types.ts';
 import { assertClaimed, assertFails, assertOk, makeRepo, runJson, showSteps, type Repo } from './gitRepo.ts';
 import type { BackendEnv } from './stepAdminSuite.ts';
 
-const P = 'plans/bytes.md';
-const PLAN = `# Plan: Bytes
+/** The plan both suites use: steps, a substep, a dependency. */
+export const P = 'plans/bytes.md';
+export const PLAN = `# Plan: Bytes
 
 ## Step 1: Scaffold {#step-1}
 **Tasks:**
