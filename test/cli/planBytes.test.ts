@@ -37,7 +37,7 @@ function editKeepingSizeAndTime(file: string, from: string, to: string): void {
 function storedBytes(repo: Repo): Buffer | null {
   const db = new Database(join(repo.root, '.springfield', 'state.db'), { readonly: true });
   try {
-    return db.prepare('SELECT source FROM plans WHERE plan_path = ?').pluck().get(P) as Buffer | null;
+    return db.prepare('SELECT source FROM plan_files WHERE plan_path = ?').pluck().get(P) as Buffer | null;
   } finally {
     db.close();
   }
@@ -129,12 +129,12 @@ describe('the store skips the parse only for bytes it has seen with the structur
   });
 
   test('a database from before the bytes were kept parses, then records them', async () => {
-    sqliteOf(store).prepare('UPDATE plans SET source = NULL').run();
+    sqliteOf(store).prepare('UPDATE plan_files SET source = NULL').run();
     const s = unparsed();
     const r = await store.claimNext(s.source, actor);
     assert.equal(s.parsed(), true);
     assert.equal(r.claimed, false);
-    assert.deepEqual(sqliteOf(store).prepare('SELECT source FROM plans').pluck().get(), readFileSync(file));
+    assert.deepEqual(sqliteOf(store).prepare('SELECT source FROM plan_files').pluck().get(), readFileSync(file));
   });
 });
 

@@ -68,6 +68,20 @@ test('a new database is at schema version MIGRATIONS.length with every table doc
   }
 });
 
+test('a 2,000-step plan leaves the plans row on one page: its file bytes and structure live in plan_files', async (t) => {
+  // docs/cli-cost.md: SQLite reads a large value's overflow pages to reach the columns after it, so
+  // a plan-sized value in plans made every read of open_steps or the bytes grow with the plan.
+  const store = openStore(t);
+  const steps = Array.from({ length: 2000 }, (_, i) => `## Step ${i + 1}: Step ${i + 1} {#s${i + 1}}\n${i > 0 ? `**Depends on:** #s${i}\n` : ''}- [ ] task ${i + 1}\n`);
+  const text = `# Big\n${steps.join('')}`;
+  await store.initPlan({ ...source(text), bytes: Buffer.from(text) }, A);
+  const pages = (name: string): Record<string, number> => Object.fromEntries(
+    (sqliteOf(store).prepare('SELECT pagetype, count(*) AS n FROM dbstat WHERE name = ? GROUP BY pagetype').all(name) as { pagetype: string; n: number }[]).map((r) => [r.pagetype, r.n]));
+  assert.deepEqual(pages('plans'), { leaf: 1 });
+  assert.ok((pages('plan_files').overflow ?? 0) > 20, 'the bytes and structure spill onto overflow pages of their own table');
+  assert.equal(sqliteOf(store).prepare('SELECT length(source) FROM plan_files').pluck().get(), Buffer.byteLength(text));
+});
+
 test('reopening an existing database keeps its data and version', async (t) => {
   const path = join(tempDir(t), 'state.db');
   const first = new SqliteStore(path, { clock: new ManualClock() });

@@ -30,7 +30,7 @@ export function planStructure(plan: Plan): PlanStructure {
   };
 }
 
-/** The plan's canonical structure as JSON: what plans.structure holds and what the hash covers. */
+/** The plan's canonical structure as JSON: what plan_files.structure holds and what the hash covers. */
 export function structureJson(plan: Plan): string {
   let json = structures.get(plan);
   if (json === undefined) {

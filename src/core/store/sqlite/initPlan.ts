@@ -32,12 +32,14 @@ export function initPlan(db: Database, now: string, source: PlanSource, actor: A
   // The file's bytes go with the structure they have (docs/cli-cost.md); none known, none kept.
   const bytes = source.bytes === undefined ? null : Buffer.from(source.bytes);
   if (existing) {
-    db.prepare('UPDATE plans SET plan_hash = ?, structure = ?, source = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?')
-      .run(hash, structure, bytes, source.plan.title, epicId, now, source.planPath);
+    db.prepare('UPDATE plans SET plan_hash = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?')
+      .run(hash, source.plan.title, epicId, now, source.planPath);
   } else {
-    db.prepare('INSERT INTO plans (plan_path, epic_id, plan_hash, structure, source, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(source.planPath, epicId, hash, structure, bytes, source.plan.title, 'active', now, now);
+    db.prepare('INSERT INTO plans (plan_path, epic_id, plan_hash, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(source.planPath, epicId, hash, source.plan.title, 'active', now, now);
   }
+  db.prepare('INSERT INTO plan_files (plan_path, source, structure) VALUES (?, ?, ?) ON CONFLICT (plan_path) DO UPDATE SET source = excluded.source, structure = excluded.structure')
+    .run(source.planPath, bytes, structure);
   const counts = writeSteps(db, now, source, existing !== undefined);
   recomputeReadiness(db, source.planPath);
   const allDone = source.plan.steps.every((s) => counts.keptCompleted.has(s.anchor));

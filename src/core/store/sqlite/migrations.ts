@@ -296,6 +296,19 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE plans ADD COLUMN source BLOB;
   `,
+  // 7: the plan file's bytes and structure move out of the plans row (docs/cli-cost.md). Columns
+  // after a large value sit behind its overflow pages, which SQLite reads to reach them: reading
+  // open_steps or source read the whole structure (~170 pages on a 2,000-step plan) on every call.
+  `
+  CREATE TABLE plan_files (
+    plan_path TEXT PRIMARY KEY REFERENCES plans(plan_path) ON DELETE CASCADE,
+    source BLOB,
+    structure TEXT NOT NULL
+  );
+  INSERT INTO plan_files (plan_path, source, structure) SELECT plan_path, source, structure FROM plans;
+  ALTER TABLE plans DROP COLUMN source;
+  ALTER TABLE plans DROP COLUMN structure;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

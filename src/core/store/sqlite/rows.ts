@@ -6,7 +6,7 @@ import type { PlanSource } from '../../plan/types.ts';
 
 export type PlanRow = PlanRecord;
 
-/** The plans columns callers read; the structure JSON (large for big plans) is read only on drift. */
+/** The plans columns callers read; the file's bytes and structure (large for big plans) live in plan_files. */
 export const PLAN_COLUMNS = 'plan_path, epic_id, plan_hash, title, status, open_steps, created_at, updated_at';
 
 export type StepRow = StepRecord;
@@ -40,7 +40,7 @@ export function findPlan(db: Database, planPath: string): PlanRow | undefined {
 
 /** The structure recorded when the plan was initialised. */
 export function initialisedStructure(db: Database, planPath: string): PlanStructure {
-  return JSON.parse(String(db.prepare('SELECT structure FROM plans WHERE plan_path = ?').pluck().get(planPath))) as PlanStructure;
+  return JSON.parse(String(db.prepare('SELECT structure FROM plan_files WHERE plan_path = ?').pluck().get(planPath))) as PlanStructure;
 }
 
 export function requirePlan(db: Database, planPath: string): PlanRow {
@@ -94,14 +94,14 @@ export function assertHolder(owner: StepRow, actor: Actor, action: string): void
 export function requireCurrentPlan(db: Database, source: PlanSource): PlanRow {
   const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
   if (bytes !== undefined) {
-    const seen = db.prepare(`SELECT ${PLAN_COLUMNS}, source = ? AS same FROM plans WHERE plan_path = ?`).get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
+    const seen = db.prepare(`SELECT ${PLAN_COLUMNS}, (SELECT source = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`).get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
     if (seen?.same === 1) {
       const { same: _, ...plan } = seen;
       return plan;
     }
   }
   const plan = requireSameStructure(db, source);
-  if (bytes !== undefined) db.prepare('UPDATE plans SET source = ? WHERE plan_path = ?').run(bytes, plan.plan_path);
+  if (bytes !== undefined) db.prepare('UPDATE plan_files SET source = ? WHERE plan_path = ?').run(bytes, plan.plan_path);
   return plan;
 }
 
@@ -114,7 +114,7 @@ function requireSameStructure(db: Database, source: PlanSource): PlanRow {
   let row: (PlanRow & { same?: number }) | undefined;
   if (known !== undefined) row = findPlan(db, source.planPath);
   else {
-    row = db.prepare(`SELECT ${PLAN_COLUMNS}, structure = ? AS same FROM plans WHERE plan_path = ?`)
+    row = db.prepare(`SELECT ${PLAN_COLUMNS}, (SELECT structure = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`)
       .get(structureJson(source.plan), source.planPath) as (PlanRow & { same: number }) | undefined;
   }
   if (!row) throw unknownPlan(source.planPath);
