@@ -309,6 +309,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE plans DROP COLUMN source;
   ALTER TABLE plans DROP COLUMN structure;
   `,
+  // 8: an epic's runs of one role, newest first, without sorting them all: the scheduler counts a
+  // role's failures in a row on every tick (docs/scheduler.md) and stops at the first success.
+  `
+  CREATE INDEX idx_runs_epic_newest ON runs(epic_id, role, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

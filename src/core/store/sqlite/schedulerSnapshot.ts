@@ -26,14 +26,41 @@ function lastEvent(db: Database, epicId: string, where: string): Marker | undefi
   return cached(db, `SELECT id, at, action FROM events WHERE epic_id = ? AND entity = 'epic' AND ${where} ORDER BY id DESC LIMIT 1`).get(epicId) as Marker | undefined;
 }
 
+/** The epic's latest events that decide() measures from, in one walk back over its epic-level events. */
+interface Markers {
+  /** Last entered in_progress. */
+  readonly entered?: Marker;
+  /** Last became implemented. */
+  readonly implemented?: Marker;
+  /** Its plan last approved. */
+  readonly approved?: Marker;
+  /** A person last acted: a retry, a resume, a plan approval (docs/scheduler-faults.md). */
+  readonly reset?: Marker;
+}
+
+function epicMarkers(db: Database, epicId: string): Markers {
+  const m: { -readonly [K in keyof Markers]: Marker } = {};
+  const rows = cached(db, `SELECT id, at, action, to_status FROM events WHERE epic_id = ? AND entity = 'epic' ORDER BY id DESC`)
+    .iterate(epicId) as IterableIterator<Marker & { to_status: string | null }>;
+  for (const { to_status: to, ...e } of rows) {
+    if (to === 'in_progress') m.entered ??= e;
+    if (to === 'implemented') m.implemented ??= e;
+    const approval = e.action === 'plan_approved' || e.action === 'new_plan_approved';
+    if (approval) m.approved ??= e;
+    if (approval || e.action === 'retry' || e.action === 'resume') m.reset ??= e;
+    if (m.entered && m.implemented && m.approved && m.reset) break;
+  }
+  return m;
+}
+
 function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
   const planPath = cached(db, 'SELECT plan_path FROM plans WHERE epic_id = ? ORDER BY updated_at DESC LIMIT 1').pluck().get(e.id) as string | undefined;
   const p = planPath ? partitionSteps(db, planPath, at) : undefined;
-  const entered = lastEvent(db, e.id, `to_status = 'in_progress'`);
-  const implementedAt = lastEvent(db, e.id, `to_status = 'implemented'`);
-  const approvedAt = lastEvent(db, e.id, `action IN ('plan_approved', 'new_plan_approved')`);
+  const { entered, implemented: implementedAt, approved: approvedAt, reset } = epicMarkers(db, e.id);
   const v = epicVerification(db, e.id, entered, approvedAt);
-  const lastRalphSuccess = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND status = 'succeeded'`).pluck().get(e.id) as string | null;
+  // Latest first on idx_runs_epic, stopping at the first match (MAX() with a condition reads them all).
+  const lastRalphSuccess = (cached(db, `SELECT ended_at FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL AND status = 'succeeded'
+    ORDER BY ended_at DESC LIMIT 1`).pluck().get(e.id) as string | undefined) ?? null;
   const reworkPending = entered?.action === 'signal_implementation_failure' && !(lastRalphSuccess !== null && lastRalphSuccess > (entered?.at ?? ''));
   const iterationStart = implementedAt?.at ?? '';
   const signalsThisIteration = implementedAt ? Number(cached(db, 'SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?').pluck().get(e.id, iterationStart)) : 0;
@@ -51,7 +78,7 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     signalsAwaitingPerson: Number(cached(db, `SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`).pluck().get(e.id)),
     mergeApprovedByPerson: e.merge_approved_by !== null,
     mergeQueued: false,
-    faults: faultsOf(db, e.id),
+    faults: faultsOf(db, e.id, reset?.at ?? ''),
     pullRequest: e.pr_url ? { url: e.pr_url, checkedAt: e.pr_checked_at } : null,
     setupDone: e.worktree_path !== null && cached(db, `SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`).get(e.id, e.worktree_path) !== undefined,
   };
@@ -104,8 +131,8 @@ export function epicVerification(db: Database, epicId: string,
   // Batches come newest first, so only the newest can have been recorded since the epic entered in_progress.
   const last = batches[0] !== undefined && batches[0].created_at >= since ? batches[0] : undefined;
   // A build to verify: a Ralph run that succeeded or moved the branch (a run that failed without a commit changed nothing).
-  const lastRalphEnd = cached(db, `SELECT MAX(ended_at) FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
-      AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before))`).pluck().get(epicId) as string | null;
+  const lastRalphEnd = (cached(db, `SELECT ended_at FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL
+      AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS NOT head_before)) ORDER BY ended_at DESC LIMIT 1`).pluck().get(epicId) as string | undefined) ?? null;
   const unverifiedBuild = lastRalphEnd !== null && lastRalphEnd >= since && (!last || lastRalphEnd > last.created_at);
   return {
     lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, unverifiedBuild,
@@ -117,8 +144,7 @@ export function epicVerification(db: Database, epicId: string,
  * Each role's failures in a row, newest first, since a person last acted on the epic (a retry, a
  * resume, a plan approval): what decide() backs off on and blocks at (docs/scheduler-faults.md).
  */
-function faultsOf(db: Database, epicId: string): Partial<Record<FaultRole, RoleFaults>> {
-  const reset = lastEvent(db, epicId, `action IN ('retry', 'resume', 'plan_approved', 'new_plan_approved')`)?.at ?? '';
+function faultsOf(db: Database, epicId: string, reset: string): Partial<Record<FaultRole, RoleFaults>> {
   const out: Partial<Record<FaultRole, RoleFaults>> = {};
   for (const role of FAULT_ROLES) {
     let faults: RoleFaults | undefined;
