@@ -10,6 +10,7 @@ import { openStore, type Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { PG_SCHEMA_VERSION } from '../../src/core/store/postgres/migrations.ts';
+import { watchRepository } from '../../src/core/store/postgres/watch.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/src/repo', agent: null };
@@ -102,7 +103,41 @@ test('watch() hears writes committed by another connection (LISTEN/NOTIFY)', asy
   const before = heard;
   await writer.reset(P, 'step-1', A);
   for (let i = 0; heard === before && i < 200; i++) await sleep(25);
-  assert.ok(heard > before, 'the next write is heard');
+  assert.ok(heard > before, 'the next write (a transaction) is heard');
+  await sleep(200);
+  const quiet = heard;
+  await assert.rejects(writer.complete(TWO, 'step-2', { ...A, token: 99 }), { category: 'refused' });
+  await sleep(300);
+  assert.equal(heard, quiet, 'a refused write committed nothing and notified no one');
+  const claimed = await writer.claimNext(TWO, A);
+  assert.ok(claimed.claimed);
+  for (let i = 0; heard === quiet && i < 200; i++) await sleep(25);
+  assert.ok(heard > quiet, 'a claim (one statement, one round trip) is heard');
+});
+
+test('a write whose notification was never sent (its writer died after COMMIT) is still heard, by the watch\'s safety check', async (t) => {
+  const db = `safety_${++n}`;
+  const url = pgServer.server.createDatabase(db);
+  const writer = open(url, 'writer-host');
+  t.after(() => writer.close());
+  await writer.initPlan(TWO, A);
+  let heard = 0;
+  const w = watchRepository(url, 'repo-1', () => { heard++; }, () => undefined, 300);
+  t.after(() => w.dispose());
+  for (let i = 0; heard === 0 && i < 200; i++) {
+    await writer.heartbeat(P, 'step-1', A).catch(() => undefined);
+    await writer.claimNext(TWO, A).catch(() => undefined);
+    await sleep(50);
+  }
+  assert.ok(heard > 0, 'the watch is live');
+  await sleep(800);
+  const quiet = heard;
+  await sleep(800);
+  assert.equal(heard, quiet, 'nothing written, nothing heard: the check calls only on a change');
+  // What a writer killed between its COMMIT and its notification leaves: committed events, no NOTIFY.
+  pgServer.server.psql(`INSERT INTO springfield.events (repo_id, at, entity, action, plan_path, reason) VALUES ('repo-1', now(), 'step', 'reset', '${P}', 'written without a notification')`, db);
+  for (let i = 0; heard === quiet && i < 100; i++) await sleep(50);
+  assert.ok(heard > quiet, 'the safety check noticed the new event');
 });
 
 test('a server that cannot be reached is one line, exit category environment, naming the server without its password', async (t) => {

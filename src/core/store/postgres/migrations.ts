@@ -305,6 +305,14 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX plans_epic ON plans (repo_id, epic_id, updated_at) WHERE epic_id IS NOT NULL;
   `,
   ...PG_RUNS_MIGRATIONS,
+  // 4: the notification leaves the write's transaction (docs/postgres.md, section 8): a NOTIFY holds the
+  // server-wide notification lock until its transaction's commit is on disk, so this trigger made every
+  // writer of every repository commit one at a time. Each write now notifies after its COMMIT, in the
+  // same round trip (./notify.ts).
+  `
+  DROP TRIGGER events_notify ON events;
+  DROP FUNCTION events_notify();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

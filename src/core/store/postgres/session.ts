@@ -6,6 +6,7 @@ import { EnvironmentError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import { isConnectionLost, isRetryable, isUnreachable, mapPgError } from './connection.ts';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
+import { commitAndNotify } from './notify.ts';
 
 /** One transaction's view: its queries (every one scoped by the caller to `repo`), its time and who acts. */
 export interface Tx {
@@ -77,11 +78,11 @@ export class Session {
 
   /** A write; with `commit` false it is rolled back (a preview that refuses exactly as the write would). */
   write<T>(doing: string, fn: (tx: Tx) => Promise<T>, commit = true): Promise<T> {
-    return this.run(doing, 'BEGIN', fn, commit);
+    return this.run(doing, 'BEGIN', fn, commit ? 'notify' : 'rollback');
   }
 
   read<T>(doing: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run(doing, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+    return this.run(doing, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, 'commit');
   }
 
   /**
@@ -109,7 +110,8 @@ export class Session {
           },
           batch: async (statements) => {
             // The operation id leads the text, so a lost reply's backend can be found in pg_stat_activity.
-            const results = (await client.query(`/* sf op ${op} */ ${statements.join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
+            const ending = commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v));
+            const results = (await client.query(`/* sf op ${op} */ ${[...statements, ...ending].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
             return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
           },
           lit: (v) => literal(client, v),
@@ -164,7 +166,8 @@ export class Session {
     }
   }
 
-  private async run<T>(doing: string, begin: string, fn: (tx: Tx) => Promise<T>, commit = true): Promise<T> {
+  /** `end`: how the transaction ends — committed and the repository notified (a write), committed (a read), or rolled back. */
+  private async run<T>(doing: string, begin: string, fn: (tx: Tx) => Promise<T>, end: 'notify' | 'commit' | 'rollback'): Promise<T> {
     await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
     const op = randomUUID();
     for (let attempt = 1; ; attempt++) {
@@ -176,18 +179,19 @@ export class Session {
           ? (await client.query(begin), this.options.clock.now().toISOString())
           : ((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]?.rows[0]?.now ?? '';
         let finished = false;
+        const ending = (): string[] => (end === 'notify' ? commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v)) : [end === 'commit' ? 'COMMIT' : 'ROLLBACK']);
         const tx: Tx = {
           q: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, values as unknown[])).rows as R[],
           now, repo: this.options.repo.id, host: this.options.host, op,
           lit: (v) => literal(client, v),
           finish: async (statements) => {
             finished = true;
-            const results = (await client.query([...statements, commit ? 'COMMIT' : 'ROLLBACK'].join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+            const results = (await client.query([...statements, ...ending()].join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
             return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
           },
         };
         const result = await fn(tx);
-        if (!finished) await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+        if (!finished) await client.query(ending().join(';\n'));
         return result;
       } catch (err) {
         broken = isConnectionLost(err);
