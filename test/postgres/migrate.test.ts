@@ -91,6 +91,27 @@ function newDatabase(): string {
   return pgServer.server.createDatabase(`migrate_${++databases}`);
 }
 
+/**
+ * A server another repository already uses (its rows made through the CLI), every identity sequence
+ * moved on by a different amount: ids copied unchanged, or through the wrong table, name no row.
+ */
+function sharedDatabase(root: string): string {
+  const url = newDatabase();
+  const other = { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_HOST: 'host-z', SPRINGFIELD_REPO_ID: 'another-repository' };
+  assertOk(runJson(root, ['init', 'plans/q.md'], other));
+  assertClaimed(runJson(root, ['claim', 'plans/q.md'], other));
+  assertOk(runJson(root, ['update', 'plans/q.md', 'step-1', '--all', 'completed'], other));
+  const epic = assertOk<{ id: string }>(runJson(root, ['epic', 'create', 'Theirs'], other)).id;
+  assertOk(runJson(root, ['plan', 'note', epic, '--kind', 'risk', '--summary', 'not ours'], other));
+  const tables = ['plan_versions', 'checklist_items', 'artifacts', 'signals', 'signal_locations', 'runs', 'verifications', 'debt', 'planning_notes', 'events'];
+  pgServer.server.psql(tables.map((t, i) => `SELECT setval(pg_get_serial_sequence('springfield.${t}', 'id'), ${(i + 1) * 1000});`).join(' '), dbOf(url));
+  return url;
+}
+
+function dbOf(url: string): string {
+  return /\/(\w+)\?/.exec(url)?.[1] ?? '';
+}
+
 /** Rows of every table of one database (all repositories), for "nothing changed". */
 function pgCounts(url: string): string {
   const db = /\/(\w+)\?/.exec(url)?.[1] ?? '';
@@ -118,20 +139,24 @@ function migrated(r: CliResult): Migrated {
   return r.json<Migrated>();
 }
 
-/** What the CLI shows of the state, minus what is per backend (ids, which are renumbered). */
+/** What the CLI shows of the state, numeric ids (renumbered by design) blanked; the SQL checks follow the references. */
 function view(cwd: string, env: Record<string, string>, epic: string): unknown {
-  const get = (args: string[]) => assertOk<Record<string, unknown>>(runJson(cwd, args, env));
-  const signals = (get(['signals']).signals as { id: number }[]).map(({ id: _id, ...s }) => s);
-  const runs = (get(['runs']).runs as { id: number }[]).map(({ id: _id, ...r }) => r);
+  const get = (args: string[]) => withoutIds(assertOk(runJson(cwd, args, env)));
   return {
     show: get(['show']), ready: get(['ready', 'plans/p.md']), epics: get(['epic', 'list']), epic: get(['epic', 'show', epic]),
-    plan: get(['plan', 'show', epic]), debt: get(['debt', '--all']), signals, runs,
+    plan: get(['plan', 'show', epic]), debt: get(['debt', '--all']), signals: get(['signals']), runs: get(['runs']),
   };
+}
+
+function withoutIds(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutIds);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, (k === 'id' || k.endsWith('_id')) && typeof x === 'number' ? '#' : withoutIds(x)]));
 }
 
 test('migrate to PostgreSQL and back: the CLI sees the same state on each, hosts set, ids and references renumbered, the source only read', async (t) => {
   const f = await sqliteState(t);
-  const url = newDatabase();
+  const url = sharedDatabase(f.root);
   const env = { SPRINGFIELD_HOST: HOST };
   const onSqlite = view(f.root, env, f.epic);
   const before = { db: fileHash(f.db), wal: fileHash(`${f.db}-wal`) };
@@ -146,21 +171,21 @@ test('migrate to PostgreSQL and back: the CLI sees the same state on each, hosts
 
   const onPg = { SPRINGFIELD_HOST: HOST, SPRINGFIELD_DATABASE_URL: url };
   assert.deepEqual(view(f.root, onPg, f.epic), onSqlite, 'show, ready, epic list/show, plan show, debt, signals and runs are the same on PostgreSQL');
-  const dbName = /\/(\w+)\?/.exec(url)?.[1] ?? '';
-  const sql = (q: string) => pgServer.server.psql(q, dbName).trim();
-  assert.equal(sql(`SELECT count(*) FROM springfield.steps WHERE claimed_by IS NOT NULL AND claimed_host IS DISTINCT FROM '${HOST}'`), '0', 'live claims are this host\'s');
-  assert.equal(sql(`SELECT count(*) FROM springfield.steps WHERE status = 'claimed'`), '1');
-  assert.equal(sql(`SELECT count(*) FROM springfield.epics WHERE worktree_path IS NOT NULL AND worktree_host IS DISTINCT FROM '${HOST}'`), '0');
-  assert.equal(sql(`SELECT count(*) FROM springfield.runs WHERE host IS DISTINCT FROM '${HOST}'`), '0');
+  const sql = (q: string) => pgServer.server.psql(q, dbOf(url)).trim();
+  const ours = `repo_id = '${there.repository}'`;
+  assert.equal(sql(`SELECT count(*) FROM springfield.steps WHERE ${ours} AND claimed_by IS NOT NULL AND claimed_host IS DISTINCT FROM '${HOST}'`), '0', 'live claims are this host\'s');
+  assert.equal(sql(`SELECT count(*) FROM springfield.steps WHERE ${ours} AND status = 'claimed'`), '1');
+  assert.equal(sql(`SELECT count(*) FROM springfield.epics WHERE ${ours} AND worktree_path IS NOT NULL AND worktree_host IS DISTINCT FROM '${HOST}'`), '0');
+  assert.equal(sql(`SELECT count(*) FROM springfield.runs WHERE ${ours} AND host IS DISTINCT FROM '${HOST}'`), '0');
   // Every id in event data names a row of this repository on the server.
   for (const [key, table] of [['run_id', 'runs'], ['signal_id', 'signals'], ['artifact_id', 'artifacts'], ['note_id', 'planning_notes'], ['item_id', 'checklist_items']]) {
-    const named = sql(`SELECT count(*) FROM springfield.events WHERE data ? '${key}' AND data->>'${key}' IS NOT NULL`);
-    const found = sql(`SELECT count(*) FROM springfield.events e JOIN springfield.${table} r ON r.id = (e.data->>'${key}')::bigint AND r.repo_id = e.repo_id WHERE e.data ? '${key}'`);
+    const named = sql(`SELECT count(*) FROM springfield.events WHERE ${ours} AND data ? '${key}' AND data->>'${key}' IS NOT NULL`);
+    const found = sql(`SELECT count(*) FROM springfield.events e JOIN springfield.${table} r ON r.id = (e.data->>'${key}')::bigint AND r.repo_id = e.repo_id WHERE e.${ours} AND e.data ? '${key}'`);
     assert.equal(found, named, `${key}: every id names its ${table} row`);
-    if (key !== 'item_id') assert.ok(Number(named) > 0, `some event names a ${key}`);
+    assert.ok(Number(named) > 0, `some event names a ${key}`);
   }
-  assert.equal(sql(`SELECT count(*) FROM springfield.verifications v JOIN springfield.runs r ON r.id = v.run_id`), '1', 'the verification follows its run');
-  const event = JSON.parse(sql(`SELECT data FROM springfield.events WHERE entity = 'store' AND action = 'migrate'`)) as { from: string; dump_sha256: string };
+  assert.equal(sql(`SELECT count(*) FROM springfield.verifications v JOIN springfield.runs r ON r.id = v.run_id AND r.repo_id = v.repo_id WHERE v.${ours}`), '1', 'the verification follows its run');
+  const event = JSON.parse(sql(`SELECT data FROM springfield.events WHERE ${ours} AND entity = 'store' AND action = 'migrate'`)) as { from: string; dump_sha256: string };
   assert.deepEqual([event.from, event.dump_sha256], ['sqlite', there.dump_sha256], 'a store/migrate event on the target');
 
   // And back, into a new file: what the CLI shows is what it showed on the original file.
