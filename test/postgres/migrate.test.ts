@@ -125,7 +125,7 @@ function fileHash(path: string): string {
 
 interface Migrated {
   readonly dump_sha256: string;
-  readonly rows: Record<string, number>;
+  readonly rows: Record<string, number> & { events: number };
   readonly repository: string;
   readonly set_on_every_clone: string;
   readonly event_ids_cleared: number;
@@ -217,7 +217,7 @@ test('refusals: rows already there, an existing file, a bad URL, no state: exit 
   migrated(runJson(f.root, ['migrate', '--to', url], env));
   const counts = pgCounts(url);
   const refused = assertFails(runJson(f.root, ['migrate', '--to', url], env), 1, 'repository_not_empty');
-  assert.match(refused.message, /already holds repository [0-9a-f]{40} \(3 epics, 2 plans, .*\); migrate never merges: nothing was written$/);
+  assert.match(refused.message, /already holds repository [0-9a-f]{40} \(3 epics, 2 plans, 2 plan versions, 6 steps, 3 dependencies, .*, 1 debt entry, 1 planning note, \d+ events\); migrate never merges: nothing was written$/);
   assert.equal(pgCounts(url), counts, 'nothing was written');
 
   const onPg = { SPRINGFIELD_HOST: HOST, SPRINGFIELD_DATABASE_URL: url };
@@ -238,6 +238,7 @@ test('refusals: rows already there, an existing file, a bad URL, no state: exit 
   const none = assertFails(runJson(fresh.root, ['migrate', '--to', url], env), 1, 'nothing_to_migrate');
   assert.match(none.message, /\.springfield\/state\.db does not exist/);
   assert.equal(pgCounts(url), counts);
+  assertFails(runJson(fresh.root, ['migrate', '--to', 'sqlite'], { ...env, SPRINGFIELD_DATABASE_URL: url }), 1, 'nothing_to_migrate');
   assert.equal(existsSync(join(fresh.root, '.springfield')), false, 'nothing was created');
 });
 

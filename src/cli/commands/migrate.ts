@@ -19,7 +19,9 @@ export const migrateCommand: Command = {
     '                   file (default .springfield/state.db); an existing file is refused.',
     'Both sides are dumped to one canonical text and compared before the copy is committed (or moved into place): equal → done,',
     'its SHA-256 printed; different → nothing written, exit 3, naming the first differing table and row. The source is never',
-    'modified. Stop the agents first: what they write meanwhile is not copied. Design: docs/postgres.md, section 9.',
+    'modified. Stop the agents first: what they write meanwhile is not copied. Progress: a line per table on stdout (on',
+    'stderr with --json). Exit 1: the server already has rows of this repository, the file exists, or there is no SQLite state.',
+    'Design: docs/postgres.md, section 9.',
   ].join('\n'),
   async run(ctx) {
     const to = str(ctx.args, 'to');
@@ -57,9 +59,8 @@ export const migrateCommand: Command = {
 
 function done(r: MigrateResult, set: string) {
   const name = (b: 'sqlite' | 'postgres') => (b === 'sqlite' ? 'SQLite' : 'PostgreSQL');
-  const counts = Object.entries(r.rows).filter(([, n]) => n > 0).map(([t, n]) => `${n} ${t.replace(/_/g, ' ')}`).join(', ') || 'no rows';
   const text = [
-    `Migrated repository ${r.repository} from ${name(r.from)} at ${r.source} to ${name(r.to)} at ${r.target}: ${counts}.`,
+    `Migrated repository ${r.repository} from ${name(r.from)} at ${r.source} to ${name(r.to)} at ${r.target}: ${r.summary}.`,
     `Both sides dump to sha256 ${r.dump_sha256}.`,
     ...(r.event_ids_cleared > 0 ? [`${r.event_ids_cleared} id${r.event_ids_cleared === 1 ? '' : 's'} in event data named rows that no longer exist; they are null in the copy.`] : []),
     set,

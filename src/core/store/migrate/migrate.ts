@@ -7,7 +7,7 @@ import type { Actor } from '../types.ts';
 import { canonicalDump, firstDifference, type Dump } from './dump.ts';
 import { ranks, renumber } from './renumber.ts';
 import { finishSqliteCopy, readSqliteSnapshot, removeCopy, writeSqliteCopy } from './sqliteSide.ts';
-import { countRows, type Snapshot, type TableName } from './tables.ts';
+import { countRows, describeCounts, type Snapshot, type TableName } from './tables.ts';
 
 /** What `springfield migrate` did (docs/postgres.md, section 9). */
 export interface MigrateResult {
@@ -23,6 +23,8 @@ export interface MigrateResult {
   /** Ids in event data whose row no longer existed (now null): items of a re-initialised plan, a pruned plan's rows. */
   readonly event_ids_cleared: number;
   readonly warnings: readonly string[];
+  /** The row counts in words ("3 epics, 1 plan, 40 events"). */
+  readonly summary: string;
 }
 
 export interface MigrateInput {
@@ -62,6 +64,9 @@ export async function migrateToSqlite(input: MigrateInput & { readonly target: s
   const { readPostgresSnapshot } = await import('../postgres/entry.ts');
   const read = await readPostgresSnapshot({ url: input.url, repo: input.repository, host: input.host }).catch((err: unknown) => { throw ownError(err); });
   const source = read.snapshot;
+  if (Object.values(countRows(source)).every((n) => n === 0)) {
+    throw new RefusedError('nothing_to_migrate', `PostgreSQL at ${place} has no rows of repository ${input.repository.id}: there is nothing to migrate`);
+  }
   const dense = renumber(source, ranks);
   mkdirSync(dirname(target), { recursive: true });
   writeSqliteCopy(target, dense.snapshot, input.progress);
@@ -92,5 +97,6 @@ function migrateEvent(from: 'sqlite' | 'postgres', source: string, dump: Dump, r
 
 function result(from: 'sqlite' | 'postgres', to: 'postgres' | 'sqlite', source: string, target: string, input: MigrateInput, rows: Snapshot, dump: Dump,
   cleared: number, warnings: string[]): MigrateResult {
-  return { from, to, source, target, repository: input.repository.id, rows: countRows(rows), dump_sha256: dump.sha256, event_ids_cleared: cleared, warnings };
+  const counts = countRows(rows);
+  return { from, to, source, target, repository: input.repository.id, rows: counts, summary: describeCounts(counts), dump_sha256: dump.sha256, event_ids_cleared: cleared, warnings };
 }

@@ -6,7 +6,7 @@ import type { EventInput } from '../sqlite/rows.ts';
 import type { Actor } from '../types.ts';
 import { canonicalDump, firstDifference, type Dump } from './dump.ts';
 import { renumber } from './renumber.ts';
-import { emptySnapshot, TABLES, type Row, type Snapshot, type TableName, type TableSpec } from './tables.ts';
+import { describeCounts, emptySnapshot, TABLES, type Row, type Snapshot, type TableName, type TableSpec } from './tables.ts';
 
 /** The class (first key) of a repository's advisory lock, held by `migrate` (plans use 0x53460001). */
 const REPO_LOCK_CLASS = 0x53460002;
@@ -33,8 +33,8 @@ export async function copyToPostgres(options: SessionOptions, source: Snapshot, 
     return await session.write('migrating into PostgreSQL', async (tx) => {
       await tx.q('SELECT pg_advisory_xact_lock($1, hashtext($2))', [REPO_LOCK_CLASS, tx.repo]);
       const present = await rowsPresent(tx);
-      if (present.length > 0) {
-        throw new RefusedError('repository_not_empty', `PostgreSQL at ${session.place} already holds repository ${tx.repo} (${present.join(', ')}); migrate never merges: nothing was written`);
+      if (present !== null) {
+        throw new RefusedError('repository_not_empty', `PostgreSQL at ${session.place} already holds repository ${tx.repo} (${present}); migrate never merges: nothing was written`);
       }
       const ids = new Map<TableName, number[]>();
       for (const t of TABLES) if (t.id) ids.set(t.name, await newIds(tx, t.name, source[t.name].length));
@@ -72,10 +72,10 @@ export async function readPostgresSnapshot(options: SessionOptions): Promise<{ s
   }
 }
 
-/** Which tables already hold rows of this repository ("3 epics, 120 events"); empty when none do. */
-async function rowsPresent(tx: Tx): Promise<string[]> {
-  const [row] = await tx.q<Record<string, number>>(`SELECT ${TABLES.map((t) => `(SELECT count(*)::int FROM ${from(t)}) AS ${t.name}`).join(', ')}`, [tx.repo]);
-  return TABLES.filter((t) => (row?.[t.name] ?? 0) > 0).map((t) => `${row?.[t.name]} ${t.name.replace(/_/g, ' ')}`);
+/** Which tables already hold rows of this repository ("3 epics, 120 events"); null when none do. */
+async function rowsPresent(tx: Tx): Promise<string | null> {
+  const [row] = await tx.q<Record<TableName, number>>(`SELECT ${TABLES.map((t) => `(SELECT count(*)::int FROM ${from(t)}) AS ${t.name}`).join(', ')}`, [tx.repo]);
+  return row && TABLES.some((t) => row[t.name] > 0) ? describeCounts(row) : null;
 }
 
 /** The table's rows of repository $1 (signal locations have no repo_id: through their signal). */

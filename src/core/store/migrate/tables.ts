@@ -95,3 +95,16 @@ export function emptySnapshot(): Snapshot {
 export function countRows(s: Snapshot): Record<TableName, number> {
   return Object.fromEntries(TABLE_NAMES.map((t) => [t, s[t].length])) as Record<TableName, number>;
 }
+
+const SINGULAR: Readonly<Record<TableName, [string, string]>> = {
+  epics: ['epic', 'epics'], plans: ['plan', 'plans'], plan_versions: ['plan version', 'plan versions'], steps: ['step', 'steps'],
+  step_deps: ['dependency', 'dependencies'], checklist_items: ['checklist item', 'checklist items'], artifacts: ['artifact', 'artifacts'],
+  signals: ['signal', 'signals'], signal_locations: ['signal location', 'signal locations'], runs: ['run', 'runs'],
+  verifications: ['verification', 'verifications'], debt: ['debt entry', 'debt entries'], planning_notes: ['planning note', 'planning notes'],
+  events: ['event', 'events'],
+};
+
+/** "3 epics, 1 plan, 40 events": the tables with rows, in table order. */
+export function describeCounts(counts: Readonly<Record<TableName, number>>): string {
+  return TABLE_NAMES.filter((t) => counts[t] > 0).map((t) => `${counts[t]} ${SINGULAR[t][counts[t] === 1 ? 0 : 1]}`).join(', ') || 'no rows';
+}
