@@ -33,6 +33,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['reconcile'], load: async () => [(await import('./reconcile.ts')).reconcileCommand] },
   { names: ['doctor'], load: async () => [(await import('./doctor.ts')).doctorCommand] },
   { names: ['prune'], load: async () => [(await import('./prune.ts')).pruneCommand] },
+  { names: ['migrate'], load: async () => [(await import('./migrate.ts')).migrateCommand] },
   { names: ['run'], load: async () => [(await import('./run.ts')).runCommand] },
   { names: ['debt'], load: async () => [(await import('./debt.ts')).debtCommand] },
   { names: ['runs'], load: async () => [(await import('./runs.ts')).runsCommand] },

@@ -20,6 +20,7 @@ export type * from './store.ts';
 export { Checklist, commandFinding } from './shared/checklist.ts';
 export { planRoots } from './shared/planRoots.ts';
 export { isDatabaseUrl, redactDatabaseUrl } from './databaseUrl.ts';
+export { migrateToPostgres, migrateToSqlite, type MigrateResult } from './migrate/migrate.ts';
 
 export interface StoreSettings {
   /** Where the store is: the SQLite database file, or a `postgres://` URL (docs/postgres.md). */
