@@ -14,6 +14,8 @@ export class CliContext {
   private openedReadOnly = false;
   /** Whether creating the database added `.springfield/` to the main worktree's .gitignore. */
   gitignoreAdded = false;
+  /** Lines for stderr (as a result's warnings), printed whether the command succeeds or fails. */
+  readonly warnings: string[] = [];
 
   constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs) {
     this.cwd = cwd;
@@ -81,7 +83,8 @@ export class CliContext {
   ownStore(): Store {
     if (!isDatabaseUrl(this.dbPath)) return openStore({ location: this.dbPath, ifMissing: 'empty' });
     const cwd = this.location.worktreeRoot ?? this.cwd;
-    return openStore({ location: this.dbPath, repository: repositoryId(this.location.commonDir, cwd, this.env), host: hostId(this.env) });
+    const connectRetryMs = connectTimeoutMs(this.env);
+    return openStore({ location: this.dbPath, repository: repositoryId(this.location.commonDir, cwd, this.env), host: hostId(this.env), ...(connectRetryMs !== undefined ? { connectRetryMs } : {}) });
   }
 
   private closeStore(): void {
@@ -148,4 +151,16 @@ export class CliContext {
   async close(): Promise<void> {
     await this.opened?.close();
   }
+}
+
+/**
+ * SPRINGFIELD_PG_CONNECT_TIMEOUT: seconds to keep trying to reach a PostgreSQL server (and to look up a
+ * write whose reply was lost) before giving up with exit 3; default 10 (docs/postgres.md, section 6).
+ */
+function connectTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.SPRINGFIELD_PG_CONNECT_TIMEOUT;
+  if (raw === undefined || raw === '') return undefined;
+  const seconds = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!(seconds > 0 && seconds <= 3600)) throw new UsageError('bad_connect_timeout', `SPRINGFIELD_PG_CONNECT_TIMEOUT: expected seconds between 0 and 3600, got '${raw}'`);
+  return Math.round(seconds * 1000);
 }

@@ -57,10 +57,11 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
     const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
     ctx = new CliContext(io.cwd, io.env, args);
     const result = await command.run(ctx);
-    for (const w of result.warnings ?? []) io.stderr(`springfield: warning: ${w}\n`);
+    for (const w of [...ctx.warnings, ...result.warnings ?? []]) io.stderr(`springfield: warning: ${w}\n`);
     io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
     return result.exitCode ?? 0;
   } catch (err) {
+    for (const w of ctx?.warnings ?? []) io.stderr(`springfield: warning: ${w}\n`);
     return reportError(err, json, io);
   } finally {
     ctx?.close();

@@ -48,3 +48,16 @@ export class PlanError extends UsageError {
     this.reason = reason;
   }
 }
+
+/**
+ * A write whose reply was lost and whose outcome could not be looked up (the server stayed away):
+ * `op` is its operation id, which the CLI hands to the next run of the same command
+ * (docs/postgres.md, section 6, "Retrying from a new process").
+ */
+export class OutcomeUnknownError extends EnvironmentError {
+  readonly op: string;
+  constructor(op: string, message: string) {
+    super('database_unreachable', message);
+    this.op = op;
+  }
+}

@@ -28,6 +28,7 @@ export * from './git/resolveCommit.ts';
 export * from './git/trailers.ts';
 export * from './git/worktrees.ts';
 export * from './names.ts';
+export * from './pending.ts';
 export * from './orchestrate/agentLauncher.ts';
 export * from './orchestrate/dryRun.ts';
 export * from './orchestrate/orchestrator.ts';

@@ -2,16 +2,18 @@ import { int } from '../args.ts';
 import { arg, LEASE_OPTION, PLAN_ARG, type Command } from '../command.ts';
 import { takenOverText } from '../../core/index.ts';
 import { output, until } from '../output.ts';
+import { withHandOver } from '../pending.ts';
 
 export const claimCommand: Command = {
   name: 'claim',
   summary: 'atomically claim the next ready step (dependencies done, by plan order)',
   positionals: [PLAN_ARG],
   options: [LEASE_OPTION],
-  details: 'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.',
+  details: 'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.\nOn PostgreSQL, a claim whose reply was lost (exit 3) is picked up by running the same command again (resumed=true).',
   async run(ctx) {
     const source = ctx.currentPlanSource(arg(ctx, 0));
-    const r = await ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease') });
+    // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres.md, section 6).
+    const r = await withHandOver(ctx, 'claim', source.planPath, (resume) => ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), ...(resume ? { resume } : {}) }));
     if (!r.claimed) {
       const text = r.reason === 'all_completed'
         ? `All steps of ${r.plan_path} are completed.`
@@ -19,6 +21,7 @@ export const claimCommand: Command = {
       return output(r, text);
     }
     const text = [
+      ...(r.resumed ? [`Resumed the claim an earlier run made (its reply was lost): ${r.step_anchor} is yours.`] : []),
       `Claimed ${r.step_anchor}: ${r.step_title}${r.reclaimed_from_expired ? ` (${takenOverText({ worktree: r.previous_holder, agent: r.previous_agent, leaseExpiresAt: r.previous_lease_expires_at }, new Date(), ctx.actor.worktree)})` : ''}`,
       `  token ${r.claim_token} · lease ${until(r.lease_expires_at, new Date())} · ${r.remaining_ready} more ready · ${r.total_remaining} remaining`,
       `  next: springfield start ${source.planPath} ${r.step_anchor}`,

@@ -10,6 +10,8 @@ export interface RepoLocation {
   readonly worktreeRoot: string | null;
   /** The repository's common git dir (real path), shared by every worktree. */
   readonly commonDir: string;
+  /** This worktree's own git dir (real path): the common dir for the main worktree, `<common>/worktrees/<name>` for a linked one. */
+  readonly gitDir: string;
   /** Root of the main worktree, or null for a bare repository. */
   readonly mainRoot: string | null;
   /** The shared database file. */
@@ -21,13 +23,13 @@ export interface RepoLocation {
  * nested worktree, subdirectory, symlinked path or bare repository (docs/cli-contract.md, "Where the state is").
  */
 export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): RepoLocation {
-  const { commonDir, worktreeRoot } = findRepoOnDisk(cwd, env) ?? askGitForRepo(cwd, env);
+  const { commonDir, gitDir, worktreeRoot } = findRepoOnDisk(cwd, env) ?? askGitForRepo(cwd, env);
   const mainRoot = mainWorktreeRoot(cwd, commonDir, env);
   const dbPath = env.SPRINGFIELD_DB
     ? resolveOverride(env.SPRINGFIELD_DB, cwd)
     : mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
   if (!env.SPRINGFIELD_DB && mainRoot) refuseLinkedStateDir(join(mainRoot, '.springfield'));
-  return { worktreeRoot, commonDir, mainRoot, dbPath };
+  return { worktreeRoot, commonDir, gitDir, mainRoot, dbPath };
 }
 
 /**
@@ -56,7 +58,7 @@ function refuseLinkedStateDir(dir: string): void {
  * directory is itself a git dir, a `core.worktree` setting, discovery variables in the
  * environment) returns undefined and git decides.
  */
-export function findRepoOnDisk(cwd: string, env: NodeJS.ProcessEnv): { commonDir: string; worktreeRoot: string } | undefined {
+export function findRepoOnDisk(cwd: string, env: NodeJS.ProcessEnv): { commonDir: string; gitDir: string; worktreeRoot: string } | undefined {
   if (env.GIT_CEILING_DIRECTORIES || env.GIT_COMMON_DIR || env.GIT_DISCOVERY_ACROSS_FILESYSTEM) return undefined;
   let dir: string;
   try {
@@ -75,7 +77,7 @@ export function findRepoOnDisk(cwd: string, env: NodeJS.ProcessEnv): { commonDir
       const worktree = /^\s*worktree\s*=\s*(.+?)\s*$/im.exec(config)?.[1];
       if (worktree !== undefined && realPath(resolve(commonDir, worktree)) !== dir) return undefined;
       if (gitDir === dotGit && /^\s*bare\s*=\s*true\s*$/im.test(config)) return undefined;
-      return { commonDir, worktreeRoot: dir };
+      return { commonDir, gitDir: realpathSync.native(gitDir), worktreeRoot: dir };
     }
     if (isGitDir(dir)) return undefined;
     const parent = dirname(dir);
@@ -121,15 +123,15 @@ function readText(path: string): string | undefined {
 }
 
 /** The same answer from git itself, for the cases findRepoOnDisk() leaves to it. */
-export function askGitForRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): { commonDir: string; worktreeRoot: string | null } {
-  const [commonRaw, isBare, topRaw] = revParse(cwd, env);
-  if (!commonRaw) throw notARepository(cwd);
-  return { commonDir: realpathSync.native(commonRaw), worktreeRoot: isBare === 'true' || !topRaw ? null : realpathSync.native(topRaw) };
+export function askGitForRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): { commonDir: string; gitDir: string; worktreeRoot: string | null } {
+  const [commonRaw, gitDirRaw, isBare, topRaw] = revParse(cwd, env);
+  if (!commonRaw || !gitDirRaw) throw notARepository(cwd);
+  return { commonDir: realpathSync.native(commonRaw), gitDir: realpathSync.native(gitDirRaw), worktreeRoot: isBare === 'true' || !topRaw ? null : realpathSync.native(topRaw) };
 }
 
 /** One git call in the common case; inside a bare repository's own folder there is no toplevel. */
 function revParse(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const args = ['rev-parse', '--path-format=absolute', '--git-common-dir', '--is-bare-repository'];
+  const args = ['rev-parse', '--path-format=absolute', '--git-common-dir', '--absolute-git-dir', '--is-bare-repository'];
   try {
     return gitOut(cwd, [...args, '--show-toplevel'], env).trim().split('\n');
   } catch (err) {

@@ -32,6 +32,8 @@ export interface StoreSettings {
   readonly ifMissing?: 'create' | 'empty';
   /** Open it only to read (a database the user may not write can still be read). */
   readonly readOnly?: boolean;
+  /** PostgreSQL only: how long to keep trying to reach the server before giving up (default 10 s; SPRINGFIELD_PG_CONNECT_TIMEOUT). */
+  readonly connectRetryMs?: number;
   /** How long to wait for another writer before giving up (default 10 s). */
   readonly busyTimeoutMs?: number;
   /** The time operations use (tests pass a fake one). */
@@ -41,7 +43,7 @@ export interface StoreSettings {
 /** Opens the store at `settings.location`, migrating an older schema; refuses one written by a newer Springfield. */
 export function openStore(settings: StoreSettings): Store {
   if (isDatabaseUrl(settings.location)) return openPostgresLazily(settings);
-  const { location, repository: _r, host: _h, ...options } = settings;
+  const { location, repository: _r, host: _h, connectRetryMs: _c, ...options } = settings;
   return new SqliteStore(location, options);
 }
 

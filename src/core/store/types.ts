@@ -40,6 +40,8 @@ export type ClaimResult =
       /** On a takeover: the agent id and lease expiry of the holder whose lease expired. */
       readonly previous_agent: string | null;
       readonly previous_lease_expires_at: string | null;
+      /** Present (true) only when this is an earlier process's claim whose reply was lost, handed over (docs/postgres.md, section 6). */
+      readonly resumed?: true;
     }
   | {
       readonly claimed: false;

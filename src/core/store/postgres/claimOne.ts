@@ -11,6 +11,8 @@ export const isoSql = (x: string): string => `to_char(${x} AT TIME ZONE 'UTC', '
 /** The operation's time: the test clock's, else the server's (the transaction's start), at millisecond precision as SQLite keeps it. */
 export const nowSql = (lit: string): string => `date_trunc('milliseconds', coalesce(${lit}::timestamptz, now()))`;
 
+type Claimed = Extract<ClaimResult, { claimed: true }>;
+
 const PLAN = 'repo_id = $1 AND plan_path = $2';
 const CANDIDATE = 'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at';
 
@@ -94,14 +96,21 @@ export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, l
 }
 
 /**
- * The claim operation `op` made, rebuilt from its event and the step, or null when it committed
- * nothing (its reply was lost: docs/postgres.md, section 6). Counts are as they are now.
+ * The claim operation `op` made for this holder, rebuilt from its event and the step, or null when it
+ * committed nothing (its reply was lost: docs/postgres.md, section 6). Counts are as they are now.
+ * With `held`, also null unless the step is still this holder's under that claim's token.
  */
-export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: Actor): Promise<ClaimResult | null> {
+export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: Actor, held = false): Promise<Claimed | null> {
+  const stillHeld = held
+    ? `AND s.status IN ('claimed', 'in_progress') AND s.claimed_host = e.host AND s.claimed_by = e.worktree
+      AND s.claimed_agent IS NOT DISTINCT FROM e.agent AND s.claim_token = (e.data->>'claim_token')::bigint`
+    : '';
   const row = (await tx.q<{ action: string; step_anchor: string; reason: string | null; data: Record<string, unknown>; title: string; step_index: number }>(
     `SELECT e.action, e.step_anchor, e.reason, e.data, s.title, s.step_index FROM events e
       JOIN steps s ON s.repo_id = e.repo_id AND s.plan_path = e.plan_path AND s.anchor = e.step_anchor
-     WHERE e.op_id = $1 AND e.repo_id = $2 AND e.plan_path = $3 AND e.entity = 'step' AND e.action IN ('claim', 'reclaim')`, [op, tx.repo, source.planPath]))[0];
+     WHERE e.op_id = $1 AND e.repo_id = $2 AND e.plan_path = $3 AND e.entity = 'step' AND e.action IN ('claim', 'reclaim')
+       AND e.host = $4 AND e.worktree = $5 AND e.agent IS NOT DISTINCT FROM $6 ${stillHeld}`,
+    [op, tx.repo, source.planPath, tx.host, actor.worktree, actor.agent]))[0];
   if (!row) return null;
   const reclaimed = row.action === 'reclaim';
   const p = await partitionSteps(tx, source.planPath);
@@ -114,4 +123,13 @@ export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: A
     previous_holder: reclaimed ? str(row.data.previous_holder) : null, previous_agent: reclaimed ? str(row.data.previous_agent) : null,
     previous_lease_expires_at: reclaimed ? (/ expired at (\S+)$/.exec(row.reason ?? '')?.[1] ?? null) : null,
   };
+}
+
+/**
+ * An earlier process's claim whose reply was lost, handed over by its operation id: the claim it made
+ * if it committed and the step is still this holder's under its token; null otherwise (nothing
+ * committed, or the claim has since ended: a lease taken over, a reset), and the caller claims anew.
+ */
+export function resumeClaim(tx: Tx, op: string, source: PlanSource, actor: Actor): Promise<Claimed | null> {
+  return findClaim(tx, op, source, actor, true);
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { EnvironmentError, RefusedError, SpringfieldError } from '../../errors.ts';
+import { EnvironmentError, OutcomeUnknownError, RefusedError, SpringfieldError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 
 /** Timestamps as ISO-8601 UTC with milliseconds (what SQLite stores and JSON shows); bigints as numbers. */
@@ -45,8 +45,9 @@ export function isRetryable(err: unknown): boolean {
 /**
  * Maps a driver or server failure into Springfield's categories and codes, as mapSqliteError does.
  * Messages name the server by its redacted URL, never the URL given (which may hold a password).
+ * `op`: the id of a write whose reply a lost connection may have taken; the error then carries it.
  */
-export function mapPgError(err: unknown, url: string, doing: string): unknown {
+export function mapPgError(err: unknown, url: string, doing: string, op?: string): unknown {
   if (err instanceof SpringfieldError) return err;
   const place = redactDatabaseUrl(url);
   const e = err as { code?: unknown; message?: unknown };
@@ -54,7 +55,8 @@ export function mapPgError(err: unknown, url: string, doing: string): unknown {
   const reason = (String(e.message ?? code) || 'no reason given').split('\n')[0]?.replace(url, place);
   if (isUnreachable(err)) return new EnvironmentError('database_unreachable', `PostgreSQL at ${place} is unreachable (${reason}); nothing was changed: check the URL, the network and that the server runs`);
   if (isConnectionLost(err)) {
-    return new EnvironmentError('database_unreachable', `PostgreSQL at ${place} went away while ${doing}; the outcome is unknown: run the same command again (it picks up where this one stopped)`);
+    const message = `PostgreSQL at ${place} went away while ${doing}; the outcome is unknown: run the same command again (it picks up where this one stopped)`;
+    return op ? new OutcomeUnknownError(op, message) : new EnvironmentError('database_unreachable', message);
   }
   // A guarded write sent with its COMMIT found the row changed (sf_expect in the schema).
   if (code === 'SF001') return new RefusedError('not_holder', String(e.message ?? 'the claim changed'));

@@ -1,4 +1,4 @@
-import { EnvironmentError, RefusedError, SpringfieldError, UsageError } from '../../errors.ts';
+import { EnvironmentError, OutcomeUnknownError, RefusedError, SpringfieldError, UsageError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import type { StoreSettings } from '../index.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
@@ -13,7 +13,10 @@ export function openPostgresLazily(settings: StoreSettings): Loaded {
   if (!settings.repository || !settings.host) {
     throw new EnvironmentError('no_repository_id', `${redactDatabaseUrl(settings.location)}: a PostgreSQL store needs the repository id and the host id`);
   }
-  const options = { url: settings.location, repo: settings.repository, host: settings.host, ...(settings.clock ? { clock: settings.clock } : {}) };
+  const options = {
+    url: settings.location, repo: settings.repository, host: settings.host,
+    ...(settings.clock ? { clock: settings.clock } : {}), ...(settings.connectRetryMs !== undefined ? { connectRetryMs: settings.connectRetryMs } : {}),
+  };
   let loading: Promise<Loaded> | undefined;
   let closed = false;
   const load = (): Promise<Loaded> => (loading ??= import('./entry.ts').then((m) => m.postgresStore(options)));
@@ -49,8 +52,9 @@ export function openPostgresLazily(settings: StoreSettings): Loaded {
  */
 export function ownError(err: unknown): unknown {
   if (err instanceof SpringfieldError || !(err instanceof Error)) return err;
-  const e = err as Error & { category?: unknown; code?: unknown };
+  const e = err as Error & { category?: unknown; code?: unknown; op?: unknown };
   if (typeof e.code !== 'string') return err;
+  if (e.category === 'environment' && typeof e.op === 'string') return new OutcomeUnknownError(e.op, e.message);
   if (e.category === 'refused') return new RefusedError(e.code, e.message);
   if (e.category === 'usage') return new UsageError(e.code, e.message);
   if (e.category === 'environment') return new EnvironmentError(e.code, e.message);

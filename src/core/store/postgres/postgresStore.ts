@@ -11,7 +11,7 @@ import type {
   PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
-import { claimDirect, findClaim } from './claimOne.ts';
+import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
 import { completeStep } from './complete.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
@@ -85,8 +85,13 @@ export class PostgresCore implements Store {
     return this.session.write('initialising the plan', (tx) => initPlan(tx, source, actor, options.force ?? false, options.epicId ?? null));
   }
   /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
-  async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
+  async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string } = {}): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    if (options.resume) {
+      // An earlier process lost this claim's reply (docs/postgres.md, section 6): what it holds, if it committed.
+      const held = await this.session.settle('looking up the claim whose reply was lost', options.resume, (tx, op) => resumeClaim(tx, op, source, actor));
+      if (held) return { ...held, resumed: true };
+    }
     return (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease), (tx, op) => findClaim(tx, op, source, actor))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {

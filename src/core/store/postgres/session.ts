@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { Clock } from '../../clock.ts';
-import { EnvironmentError } from '../../errors.ts';
+import { EnvironmentError, OutcomeUnknownError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import { isConnectionLost, isRetryable, isUnreachable, mapPgError } from './connection.ts';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
@@ -125,7 +125,7 @@ export class Session {
           released = true;
           client.release(true);
           const found = await this.lookUp(doing, (client as unknown as { processID: number | null }).processID, op, recover).catch(() => {
-            throw mapPgError(err, this.options.url, doing);
+            throw mapPgError(err, this.options.url, doing, op);
           });
           if (found !== null) return found;
           continue;
@@ -134,7 +134,7 @@ export class Session {
           await sleep(10 + Math.random() * 90);
           continue;
         }
-        throw mapPgError(err, this.options.url, doing);
+        throw mapPgError(err, this.options.url, doing, op);
       } finally {
         if (!released) client.release(broken);
       }
@@ -154,6 +154,30 @@ export class Session {
       client.release();
     }
     return this.read(doing, (tx) => recover(tx, op));
+  }
+
+  /**
+   * The same lookup for an operation an earlier process sent and lost (its id handed over in
+   * pending.json: docs/postgres.md, section 6): a backend still running it — found by the id that
+   * leads its text, whatever its pid — is ended first, then `recover` reads what it committed
+   * (null: nothing). When the server cannot be reached the outcome stays unknown, with the same id.
+   */
+  async settle<T>(doing: string, op: string, recover: (tx: Tx, op: string) => Promise<T | null>): Promise<T | null> {
+    try {
+      await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
+      const client = await this.connect(doing);
+      try {
+        await client.query(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE $1`, [`/* sf op ${op} */%`]);
+      } finally {
+        client.release();
+      }
+      return await this.read(doing, (tx) => recover(tx, op));
+    } catch (err) {
+      if (err instanceof EnvironmentError && err.code === 'database_unreachable') {
+        throw new OutcomeUnknownError(op, `PostgreSQL at ${this.place} is unreachable while ${doing}; its outcome is still unknown: run the same command again (it picks up where this one stopped)`);
+      }
+      throw err;
+    }
   }
 
   /** The schema version on the server (0: none yet), without changing anything. */
@@ -179,6 +203,7 @@ export class Session {
           ? (await client.query(begin), this.options.clock.now().toISOString())
           : ((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]?.rows[0]?.now ?? '';
         let finished = false;
+        const mark = end === 'notify' ? `/* sf op ${op} */ ` : '';
         const ending = (): string[] => (end === 'notify' ? commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v)) : [end === 'commit' ? 'COMMIT' : 'ROLLBACK']);
         const tx: Tx = {
           q: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, values as unknown[])).rows as R[],
@@ -186,12 +211,13 @@ export class Session {
           lit: (v) => literal(client, v),
           finish: async (statements) => {
             finished = true;
-            const results = (await client.query([...statements, ...ending()].join(';\n'))) as unknown as pg.QueryResult[] | pg.QueryResult;
+            // A write's text leads with its operation id, as in direct(): a later lookup can end the backend still running it.
+            const results = (await client.query(`${mark}${[...statements, ...ending()].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
             return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
           },
         };
         const result = await fn(tx);
-        if (!finished) await client.query(ending().join(';\n'));
+        if (!finished) await client.query(`${mark}${ending().join(';\n')}`);
         return result;
       } catch (err) {
         broken = isConnectionLost(err);
@@ -200,7 +226,8 @@ export class Session {
           await sleep(10 + Math.random() * 90);
           continue;
         }
-        throw mapPgError(err, this.options.url, doing);
+        // A write's COMMIT may have happened with its reply lost: the error carries the id (section 6).
+        throw mapPgError(err, this.options.url, doing, end === 'notify' ? op : undefined);
       } finally {
         client.release(broken);
       }

@@ -1,0 +1,46 @@
+import { hostId, isDatabaseUrl, OutcomeUnknownError, pendingPath, readPending, removePending, writePending, type PendingOperation } from '../core/index.ts';
+import type { CliContext } from './cliContext.ts';
+
+/**
+ * Runs a write that is not idempotent (`claim`) with the hand-over of a lost reply
+ * (docs/postgres.md, section 6, "Retrying from a new process"). On PostgreSQL only: SQLite has no
+ * lost replies, and on it the file is neither read nor written.
+ *
+ * Before: `<worktree's git dir>/springfield/pending.json`, if it names this command, plan and holder,
+ * gives `send` the earlier operation's id to look up first. Another holder's, another command's or an
+ * unusable file is ignored with a warning. After: the file is removed once the lookup settled it; a
+ * new write whose outcome is unknown records its own id (created exclusively, 0600, never through a
+ * link); a lookup that could not reach the server keeps the file.
+ */
+export async function withHandOver<T>(ctx: CliContext, command: string, planPath: string | null, send: (resume: string | undefined) => Promise<T>): Promise<T> {
+  if (!isDatabaseUrl(ctx.dbPath)) return send(undefined);
+  const path = pendingPath(ctx.location.gitDir);
+  const actor = ctx.actor;
+  const holder = { host: hostId(ctx.env), worktree: actor.worktree, agent: actor.agent };
+  const found = readPending(path);
+  let resume: string | undefined;
+  if (found.state === 'unusable') ctx.warnings.push(`ignoring ${path}: ${found.why}`);
+  if (found.state === 'found') {
+    const p = found.pending;
+    const same = p.command === command && p.plan_path === planPath && p.holder.host === holder.host && p.holder.worktree === holder.worktree && p.holder.agent === holder.agent;
+    if (same) resume = p.op;
+    else ctx.warnings.push(`ignoring ${path}: it is for '${p.command}${p.plan_path ? ` ${p.plan_path}` : ''}' by ${p.holder.host}:${p.holder.worktree} (${p.holder.agent ?? 'no agent'}), not this command and holder`);
+  }
+  try {
+    const result = await send(resume);
+    if (resume) removePending(path, resume);
+    return result;
+  } catch (err) {
+    // The earlier operation could not be looked up: the file stays for the next run.
+    if (resume && err instanceof OutcomeUnknownError && err.op === resume) throw err;
+    if (resume) removePending(path, resume);
+    if (!(err instanceof OutcomeUnknownError)) throw err;
+    const pending: PendingOperation = { v: 1, op: err.op, command, plan_path: planPath, holder, at: new Date().toISOString() };
+    try {
+      writePending(path, pending);
+    } catch (failed) {
+      throw new OutcomeUnknownError(err.op, `${err.message}; its operation id ${err.op} could not be handed over (${failed instanceof Error ? failed.message : String(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`);
+    }
+    throw new OutcomeUnknownError(err.op, `${err.message} (operation ${err.op}, kept in ${path})`);
+  }
+}
