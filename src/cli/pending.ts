@@ -2,7 +2,7 @@ import { hostId, isDatabaseUrl, OutcomeUnknownError, pendingPath, readPending, r
 import type { CliContext } from './cliContext.ts';
 
 /**
- * Runs a write that is not idempotent (`claim`) with the hand-over of a lost reply
+ * Runs a write that is not idempotent (`claim`, `artifact`) with the hand-over of a lost reply
  * (docs/postgres.md, section 6, "Retrying from a new process"). On PostgreSQL only: SQLite has no
  * lost replies, and on it the file is neither read nor written.
  *

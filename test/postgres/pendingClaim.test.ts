@@ -158,6 +158,28 @@ test('a planted link at pending.json is neither read nor written through; garbag
   assert.equal(readFileSync(s.pending, 'utf8'), 'not json at all', 'left alone');
 });
 
+test('an artifact whose COMMIT reply is lost is handed over the same way: the retry returns it, recorded once', async (t) => {
+  const s = await setup(t);
+  const claim = await runCliAsync(s.repo.root, ['claim', P, '--json'], s.env);
+  assert.equal(claim.code, 0, claim.stderr);
+  const args = ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'looked at it', '--json'];
+  const cut = s.proxy.arm('*/ COMMIT', 'after-reply', 'down');
+  const lost = await runCliAsync(s.repo.root, args, s.env);
+  await cut;
+  assert.equal(lost.code, 3, lost.stderr);
+  assert.match(lost.stderr, /^springfield: PostgreSQL at \S+ went away while recording the artifact; the outcome is unknown: .* \(operation [0-9a-f-]{36}, kept in \S+pending\.json\)\n$/);
+  assert.equal(JSON.parse(readFileSync(s.pending, 'utf8')).command, 'artifact');
+  const artifacts = async () => (await s.direct.events({ planPath: P })).filter((e) => e.entity === 'artifact');
+  assert.equal((await artifacts()).length, 1, 'it committed');
+  await s.proxy.up();
+  const again = await runCliAsync(s.repo.root, args, s.env);
+  assert.equal(again.code, 0, again.stderr);
+  const r = again.json<{ artifact_id: number; kind: string; resumed?: boolean }>();
+  assert.deepEqual([r.kind, r.resumed, r.artifact_id], ['note', true, ((await artifacts())[0]?.data as { artifact_id?: number } | undefined)?.artifact_id]);
+  assert.equal((await artifacts()).length, 1, 'recorded once');
+  assert.equal(existsSync(s.pending), false);
+});
+
 test('on SQLite the hand-over file is neither read nor written', () => {
   ensureCli();
   const repo = makeRepo({ files: { [P]: PLAN } });

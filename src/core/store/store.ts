@@ -49,7 +49,8 @@ export interface Store {
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
   heartbeat(planPath: string, anchor: string, actor: Actor, options?: { leaseSeconds?: number }): Promise<HeartbeatResult>;
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult>;
-  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult>;
+  /** `resume`: as claimNext's, for an artifact whose reply was lost (PostgreSQL only). */
+  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options?: { resume?: string }): Promise<ArtifactResult>;
   complete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
   /** What `complete` would do, refusing exactly as it would, with nothing written (commit checks before git runs). */
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;

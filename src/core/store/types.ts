@@ -98,6 +98,8 @@ export interface ArtifactResult {
   readonly step_anchor: string;
   readonly kind: string;
   readonly artifact_id: number;
+  /** Present (true) only when this is an earlier process's artifact whose reply was lost, handed over (docs/postgres.md, section 6). */
+  readonly resumed?: true;
 }
 
 export interface CompleteOptions {

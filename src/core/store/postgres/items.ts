@@ -41,3 +41,15 @@ export async function recordArtifact(tx: Tx, plan: string, anchor: string, kind:
   await writeEvent(tx, actor, { entity: 'artifact', action: 'record', planPath: plan, stepAnchor: anchor, data: { artifact_id: id, kind } });
   return { recorded: true, step_anchor: anchor, kind, artifact_id: id };
 }
+
+/**
+ * The artifact operation `op` recorded on `anchor` for this holder, from its event; null when it
+ * committed nothing (its reply was lost: docs/postgres.md, section 6).
+ */
+export async function findArtifact(tx: Tx, op: string, plan: string, anchor: string, actor: Actor): Promise<ArtifactResult | null> {
+  const row = (await tx.q<{ data: { artifact_id?: unknown; kind?: unknown } }>(`SELECT data FROM events
+    WHERE op_id = $1 AND repo_id = $2 AND plan_path = $3 AND step_anchor = $4 AND entity = 'artifact' AND action = 'record'
+      AND host = $5 AND worktree = $6 AND agent IS NOT DISTINCT FROM $7`, [op, tx.repo, plan, anchor, tx.host, actor.worktree, actor.agent]))[0];
+  if (!row) return null;
+  return { recorded: true, step_anchor: anchor, kind: String(row.data.kind), artifact_id: Number(row.data.artifact_id) };
+}

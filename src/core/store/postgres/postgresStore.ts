@@ -17,7 +17,7 @@ import { completeDirect, findCompletion } from './completeOne.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
-import { recordArtifact, updateItems } from './items.ts';
+import { findArtifact, recordArtifact, updateItems } from './items.ts';
 import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
 import { requirePlan, requireStep, stepRecord } from './rows.ts';
 import { Session, type SessionOptions } from './session.ts';
@@ -103,7 +103,12 @@ export class PostgresCore implements Store {
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
     return this.session.write('updating items', (tx) => updateItems(tx, source, anchor, changes, actor, options));
   }
-  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
+  async recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options: { resume?: string } = {}): Promise<ArtifactResult> {
+    if (options.resume) {
+      // An earlier process lost this artifact's reply (docs/postgres.md, section 6): the one it recorded, if it committed.
+      const found = await this.session.settle('looking up the artifact whose reply was lost', options.resume, (tx, op) => findArtifact(tx, op, planPath, anchor, actor));
+      if (found) return { ...found, resumed: true };
+    }
     return this.session.write('recording the artifact', (tx) => recordArtifact(tx, planPath, anchor, kind, summary, actor));
   }
   /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
