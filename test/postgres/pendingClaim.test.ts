@@ -103,6 +103,11 @@ test('a claim cut before the server received it: exit 3 and pending.json; the sa
   assert.deepEqual([c.step_anchor, c.claim_token, 'resumed' in c], ['step-1', 1, false]);
   assert.deepEqual((await claimEvents(s.direct)).map((e) => e.step_anchor), ['step-1'], 'one claim');
   assert.equal(existsSync(s.pending), false);
+  // The window is a documented setting: a value that is not seconds is refused before anything is sent.
+  const bad = await runCliAsync(s.repo.root, ['claim', P, '--json'], { ...s.env, SPRINGFIELD_PG_CONNECT_TIMEOUT: '1s' });
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.equal(bad.stderr, "springfield: SPRINGFIELD_PG_CONNECT_TIMEOUT: expected seconds between 0 and 3600, got '1s'\n");
+  assert.equal((await claimEvents(s.direct)).length, 1);
 });
 
 test('another agent\'s pending.json is ignored with a warning, kept for that agent, who then resumes its own claim', async (t) => {
