@@ -6,12 +6,12 @@
 // process"). The built CLI runs as a real process against a real server through the cutting proxy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import type { EpicRow, ProposeResult, SignalResult } from '../../src/core/store/epicTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { ensureCli, makeRepo, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
+import { ensureCli, makeRepo, runCli, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { startPgProxy, type PgProxy } from '../helpers/pgProxy.ts';
 
@@ -153,4 +153,25 @@ test('signal with its COMMIT reply lost: the same command again returns that sig
   assert.equal((await s.direct.getEpic(other)).status, 'verified');
   assert.deepEqual((await s.direct.signals(other)).map((x) => x.id), [m.signal_id], 'one signal');
   assert.equal((await s.direct.events({ epicId: other })).filter((e) => e.action === 'signal_pass').length, 1, 'one move');
+});
+
+test('on SQLite epic create and plan propose neither read nor write the hand-over file', () => {
+  ensureCli();
+  const repo = makeRepo({ files: { [P]: PLAN } });
+  try {
+    const env = { SPRINGFIELD_AGENT: 'agent-a' };
+    const pending = join(repo.root, '.git', 'springfield', 'pending.json');
+    mkdirSync(join(repo.root, '.git', 'springfield'), { recursive: true });
+    writeFileSync(pending, 'garbage', { mode: 0o600 });
+    const e = runCli(repo.root, ['epic', 'create', 'On SQLite', '--json'], env);
+    assert.equal(e.code, 0, e.stderr);
+    assert.equal(e.stderr, '', 'no warning: the file is not read');
+    const p = runCli(repo.root, ['plan', 'propose', e.json<EpicRow>().id, P, '--json'], env);
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(p.stderr, '');
+    assert.equal('resumed' in p.json<object>(), false);
+    assert.equal(readFileSync(pending, 'utf8'), 'garbage');
+  } finally {
+    repo.cleanup();
+  }
 });
