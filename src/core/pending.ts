@@ -14,9 +14,11 @@ export interface PendingOperation {
   readonly v: 1;
   /** The operation id (events.op_id) of the write whose outcome is unknown. */
   readonly op: string;
-  /** The command that sent it, as its name (`claim`). */
+  /** The command that sent it, as its name (`claim`, `epic create`). */
   readonly command: string;
   readonly plan_path: string | null;
+  /** The epic it was for (`signal`, `plan propose`); absent in files that name none. */
+  readonly epic_id: string | null;
   readonly holder: { readonly host: string; readonly worktree: string; readonly agent: string | null };
   /** When the process gave up, ISO-8601 UTC. */
   readonly at: string;
@@ -116,6 +118,8 @@ function asPending(data: unknown): PendingOperation | undefined {
   const text = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 4096;
   if (d.v !== 1 || typeof d.op !== 'string' || !UUID.test(d.op) || !text(d.command) || !text(d.at)) return undefined;
   if (d.plan_path !== null && !text(d.plan_path)) return undefined;
+  const epic = d.epic_id === undefined || d.epic_id === null ? null : text(d.epic_id) ? d.epic_id : undefined;
+  if (epic === undefined) return undefined;
   if (typeof h !== 'object' || h === null || !text(h.host) || !text(h.worktree) || (h.agent !== null && !text(h.agent))) return undefined;
-  return { v: 1, op: d.op, command: d.command, plan_path: d.plan_path, holder: { host: h.host, worktree: h.worktree, agent: h.agent }, at: d.at };
+  return { v: 1, op: d.op, command: d.command, plan_path: d.plan_path, epic_id: epic, holder: { host: h.host, worktree: h.worktree, agent: h.agent }, at: d.at };
 }

@@ -2,7 +2,7 @@ import { UsageError } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';
-import { withHandOver } from '../pending.ts';
+import { byEarlierRun, withHandOver } from '../pending.ts';
 
 export const artifactCommand: Command = {
   name: 'artifact',
@@ -20,7 +20,7 @@ export const artifactCommand: Command = {
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', '--summary needs a non-empty text');
     const plan = ctx.planKey(arg(ctx, 0));
     // An artifact whose reply an earlier process lost is looked up before another is recorded (docs/postgres.md, section 6).
-    const r = await withHandOver(ctx, 'artifact', plan, (resume) => ctx.store('write').recordArtifact(plan, arg(ctx, 1), kind, summary.trim(), ctx.actor, resume ? { resume } : {}));
-    return output(r, `Recorded ${r.kind} #${r.artifact_id} on ${r.step_anchor}${r.resumed ? ' (by an earlier run whose reply was lost)' : ''}`);
+    const r = await withHandOver(ctx, 'artifact', { plan }, (resume) => ctx.store('write').recordArtifact(plan, arg(ctx, 1), kind, summary.trim(), ctx.actor, resume ? { resume } : {}));
+    return output(r, `Recorded ${r.kind} #${r.artifact_id} on ${r.step_anchor}${byEarlierRun(r)}`);
   },
 };

@@ -13,7 +13,7 @@ export const claimCommand: Command = {
   async run(ctx) {
     const source = ctx.currentPlanSource(arg(ctx, 0));
     // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres.md, section 6).
-    const r = await withHandOver(ctx, 'claim', source.planPath, (resume) => ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), ...(resume ? { resume } : {}) }));
+    const r = await withHandOver(ctx, 'claim', { plan: source.planPath }, (resume) => ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), ...(resume ? { resume } : {}) }));
     if (!r.claimed) {
       const text = r.reason === 'all_completed'
         ? `All steps of ${r.plan_path} are completed.`

@@ -7,6 +7,7 @@ import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
+import { byEarlierRun, withHandOver } from '../pending.ts';
 import { planningStore } from '../planning.ts';
 
 
@@ -21,6 +22,7 @@ export const epicCreate: Command = {
     { name: 'max-iterations', type: 'int', placeholder: 'N', description: "override the complexity's build-iteration budget" },
     { name: 'plan-md', type: 'boolean', description: "add the epic to PLAN.md with its '**springfield:** `id`' line" },
   ],
+  details: 'On PostgreSQL, an epic whose reply was lost (exit 3) is picked up by running the same command again (resumed=true), not created twice.',
   async run(ctx) {
     const title = arg(ctx, 0).trim();
     if (title === '') throw new UsageError('missing_argument', 'an epic needs a non-empty title');
@@ -31,9 +33,11 @@ export const epicCreate: Command = {
     if (max === 0) throw new UsageError('bad_option', '--max-iterations must be at least 1');
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
-    const epic = await planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor);
+    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, section 6).
+    const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
+      planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor, resume ? { resume } : {}));
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
-    return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title} [planned] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
+    return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title}${byEarlierRun(epic)} [${epic.status}] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
       (planMd ? `\nAdded to ${planMd}` : '') + (ctx.gitignoreAdded ? '\nAdded .springfield/ to .gitignore' : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);
   },
 };

@@ -4,6 +4,7 @@ import { approveWithHandoff, describeDrift, parsePlan, type PlanStructure, type 
 import { int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
+import { byEarlierRun, withHandOver } from '../pending.ts';
 import { planningStore } from '../planning.ts';
 
 const VERSION_OPTION = { name: 'version', type: 'int', placeholder: 'N', description: 'the plan version (default: the latest proposed)' } as const;
@@ -13,12 +14,16 @@ export const planPropose: Command = {
   summary: "record a plan file as a new proposed version of an epic's plan",
   positionals: [EPIC_ARG, { name: 'plan', required: true, description: 'the plan file (markdown)' }],
   options: [],
+  details: 'On PostgreSQL, a proposal whose reply was lost (exit 3) is picked up by running the same command again (resumed=true), not made a second version.',
   async run(ctx) {
     const source = ctx.planSource(arg(ctx, 1));
     const body = readFileSync(resolve(ctx.location.worktreeRoot ?? ctx.cwd, source.planPath), 'utf8');
-    const r = await planningStore(ctx, 'create').proposePlan(arg(ctx, 0), { ...source, body }, ctx.actor);
+    const epicId = arg(ctx, 0);
+    // A proposal whose reply an earlier process lost is looked up before another version is made (docs/postgres.md, section 6).
+    const r = await withHandOver(ctx, 'plan propose', { epic: epicId, plan: source.planPath }, (resume) =>
+      planningStore(ctx, 'create').proposePlan(epicId, { ...source, body }, ctx.actor, resume ? { resume } : {}));
     const changes = r.changes_since_previous.length ? `\n  changes since v${r.version - 1}: ${r.changes_since_previous.join('; ')}` : '';
-    return output(r, `Proposed ${r.plan_path} as version ${r.version} of ${r.epic_id}'s plan (planning iteration ${r.plan_iteration})${changes}\nnext (a person): springfield plan approve ${r.epic_id}`);
+    return output(r, `Proposed ${r.plan_path} as version ${r.version} of ${r.epic_id}'s plan (planning iteration ${r.plan_iteration})${byEarlierRun(r)}${changes}\nnext (a person): springfield plan approve ${r.epic_id}`);
   },
 };
 

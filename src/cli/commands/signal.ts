@@ -5,6 +5,7 @@ import { flag, str, wholeNumber } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
+import { byEarlierRun, withHandOver } from '../pending.ts';
 import { planningStore } from '../planning.ts';
 
 export const signalCommand: Command = {
@@ -20,17 +21,20 @@ export const signalCommand: Command = {
     { name: 'note', type: 'string', multiple: true, placeholder: 'TEXT', description: 'note for the preceding location' },
     { name: 'await-person', type: 'boolean', description: "store it for a person to decide ('signal decide'); the epic does not move yet" },
   ],
-  details: 'pass → verified · implementation_failure → in_progress (Ralph) · option_viability_failure / adr_invalidated → blocked (Lisa).\nThe signal and its transition are stored together or not at all.',
+  details: 'pass → verified · implementation_failure → in_progress (Ralph) · option_viability_failure / adr_invalidated → blocked (Lisa).\nThe signal and its transition are stored together or not at all.\nOn PostgreSQL, a signal whose reply was lost (exit 3) is picked up by running the same command again (resumed=true).',
   async run(ctx) {
     const type = str(ctx.args, 'type');
     if (!type || !isSignalType(type)) throw new UsageError('bad_option', `--type must be one of ${SIGNAL_TYPES.join(', ')}${type ? `, got '${type}'` : ''}`);
     const summary = str(ctx.args, 'summary');
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'signal' needs --summary TEXT");
     const locations = parseLocations(ctx);
-    const r = await planningStore(ctx, 'write').recordSignal(arg(ctx, 0), type, summary, locations, ctx.actor, flag(ctx.args, 'await-person'));
+    const epicId = arg(ctx, 0);
+    // A signal whose reply an earlier process lost is looked up before another is recorded (docs/postgres.md, section 6).
+    const r = await withHandOver(ctx, 'signal', { epic: epicId }, (resume) =>
+      planningStore(ctx, 'write').recordSignal(epicId, type, summary, locations, ctx.actor, flag(ctx.args, 'await-person'), resume ? { resume } : {}));
     const t = r.transition;
     const what = t ? `${t.from} → ${t.to}${t.next_role ? ` · next: ${t.next_role}` : ''}` : `awaiting a person's decision (springfield signal decide ${r.signal_id} --decision send-back|escalate|accept)`;
-    return output(r, `Recorded ${r.type} #${r.signal_id} for ${r.epic_id} (${r.locations} location${r.locations === 1 ? '' : 's'}): ${what}`);
+    return output(r, `Recorded ${r.type} #${r.signal_id} for ${r.epic_id} (${r.locations} location${r.locations === 1 ? '' : 's'})${byEarlierRun(r)}: ${what}`);
   },
 };
 

@@ -82,6 +82,8 @@ export interface ProposeResult {
   readonly plan_hash: string;
   readonly changes_since_previous: readonly string[];
   readonly plan_iteration: number;
+  /** Present (true) only when this is an earlier process's proposal whose reply was lost, handed over (docs/postgres.md, section 6). */
+  readonly resumed?: true;
 }
 
 export interface ApproveResult {
@@ -140,6 +142,8 @@ export interface SignalResult {
   readonly locations: number;
   readonly awaiting_person: boolean;
   readonly transition: TransitionOutcome | null;
+  /** Present (true) only when this is an earlier process's signal whose reply was lost, handed over (docs/postgres.md, section 6). */
+  readonly resumed?: true;
 }
 
 export interface ContextRequest {

@@ -73,7 +73,8 @@ export interface Store {
   prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult>;
 
   // Epics and their state machine (docs/state-machine.md).
-  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow>;
+  /** `resume`: as claimNext's, for an epic whose reply was lost (PostgreSQL only): the epic it created, as it is now. */
+  createEpic(input: NewEpic, actor: Actor, options?: { resume?: string }): Promise<EpicRow & { readonly resumed?: true }>;
   listEpics(status?: EpicStatus): Promise<EpicRow[]>;
   getEpic(id: string): Promise<EpicRow>;
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null, data?: Readonly<Record<string, unknown>>): Promise<TransitionOutcome>;
@@ -107,7 +108,8 @@ export interface Store {
   debt(options?: { all?: boolean }): Promise<DebtRow[]>;
 
   // Plan versions and approval.
-  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult>;
+  /** `resume`: as claimNext's, for a proposal whose reply was lost (PostgreSQL only). */
+  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, options?: { resume?: string }): Promise<ProposeResult>;
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
   discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow & { transition: TransitionOutcome }>;
@@ -118,7 +120,8 @@ export interface Store {
   recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote>;
 
   // Review signals and context recovery.
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean): Promise<SignalResult>;
+  /** `resume`: as claimNext's, for a signal whose reply was lost (PostgreSQL only). */
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean, options?: { resume?: string }): Promise<SignalResult>;
   signals(epicId?: string): Promise<SignalView[]>;
   decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note?: string | null): Promise<TransitionOutcome>;
   context(request: ContextRequest): Promise<ContextView>;

@@ -7,7 +7,7 @@ import { RefusedError, UsageError } from '../../errors.ts';
 import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
 import { recordDebt, resolveDebt } from './debt.ts';
-import { writeEvent } from './rows.ts';
+import { opEvent, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 const EPIC_COLUMNS = `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
@@ -30,6 +30,15 @@ export async function createEpic(tx: Tx, input: NewEpic, actor: Actor): Promise<
     await writeEvent(tx, actor, { entity: 'epic', action: 'create', epicId: id, to: 'planned', data: { title: input.title.trim(), complexity, priority: input.priority } });
     return getEpic(tx, id);
   }
+}
+
+/**
+ * The epic operation `op` created for this holder with this title, as it is now; null when it committed
+ * none (its reply was lost: docs/postgres.md, section 6). An epic of another title is not this one.
+ */
+export async function findEpic(tx: Tx, op: string, input: NewEpic, actor: Actor): Promise<EpicRow | null> {
+  const row = await opEvent(tx, op, actor, 'epic', 'create', { "data->>'title'": input.title.trim() });
+  return row?.epic_id ? ((await tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND id = $2`, [tx.repo, row.epic_id]))[0] ?? null) : null;
 }
 
 /** The epic's row; `lock` takes it FOR UPDATE (every change of its status reads it under that lock). */

@@ -2,7 +2,7 @@ import { countByKind, type ItemRow, selectItems } from '../shared/itemSelection.
 import { RefusedError } from '../../errors.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ArtifactResult, ItemChange, UpdateOptions, UpdateResult } from '../types.ts';
-import { assertHolder, lockOwner, requireCurrentPlan, writeEvent } from './rows.ts';
+import { assertHolder, lockOwner, opEvent, requireCurrentPlan, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 /** Sets checklist item statuses of a step or substep the actor holds; never its status (only complete does). */
@@ -47,9 +47,7 @@ export async function recordArtifact(tx: Tx, plan: string, anchor: string, kind:
  * committed nothing (its reply was lost: docs/postgres.md, section 6).
  */
 export async function findArtifact(tx: Tx, op: string, plan: string, anchor: string, actor: Actor): Promise<ArtifactResult | null> {
-  const row = (await tx.q<{ data: { artifact_id?: unknown; kind?: unknown } }>(`SELECT data FROM events
-    WHERE op_id = $1 AND repo_id = $2 AND plan_path = $3 AND step_anchor = $4 AND entity = 'artifact' AND action = 'record'
-      AND host = $5 AND worktree = $6 AND agent IS NOT DISTINCT FROM $7`, [op, tx.repo, plan, anchor, tx.host, actor.worktree, actor.agent]))[0];
+  const row = await opEvent(tx, op, actor, 'artifact', 'record', { plan_path: plan, step_anchor: anchor });
   if (!row) return null;
   return { recorded: true, step_anchor: anchor, kind: String(row.data.kind), artifact_id: Number(row.data.artifact_id) };
 }

@@ -8,7 +8,7 @@ import { completionHold } from '../../epics/completion.ts';
 import { applyEpicEvent, getEpic } from './epics.ts';
 import { epicVerification } from './epicVerification.ts';
 import { initPlan } from './initPlan.ts';
-import { findPlan, writeEvent } from './rows.ts';
+import { findPlan, opEvent, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 const VERSION_COLUMNS = `id, epic_id, plan_path, version, plan_hash, structure, body, status, feedback, proposed_by, proposed_agent, decided_by, created_at, decided_at`;
@@ -38,6 +38,21 @@ export async function proposePlan(tx: Tx, epicId: string, plan: ProposedPlan, ac
   const changes = previous ? describeDrift(JSON.parse(previous.structure) as PlanStructure, structure) : [];
   await writeEvent(tx, actor, { entity: 'plan_version', action: 'propose', epicId, planPath: plan.planPath, to: 'proposed', data: { version, plan_hash: hash, changes } });
   return { proposed: true, epic_id: epicId, plan_path: plan.planPath, version, plan_hash: hash, changes_since_previous: changes, plan_iteration: epic.plan_iteration + 1 };
+}
+
+/**
+ * The version operation `op` proposed for `epicId` from this plan file, with these contents, for this
+ * holder, rebuilt from its event; null when it committed none (its reply was lost: docs/postgres.md,
+ * section 6). Its planning iteration is the epic's count of versions up to it (each proposal adds one).
+ */
+export async function findProposal(tx: Tx, op: string, epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult | null> {
+  const hash = planHash(plan.plan);
+  const row = await opEvent(tx, op, actor, 'plan_version', 'propose', { epic_id: epicId, plan_path: plan.planPath, "data->>'plan_hash'": hash });
+  if (!row) return null;
+  const version = Number(row.data.version);
+  const iteration = Number((await tx.q<{ n: number }>('SELECT count(*)::int AS n FROM plan_versions WHERE repo_id = $1 AND epic_id = $2 AND version <= $3', [tx.repo, epicId, version]))[0]?.n);
+  const changes = Array.isArray(row.data.changes) ? row.data.changes.map(String) : [];
+  return { proposed: true, epic_id: epicId, plan_path: plan.planPath, version, plan_hash: hash, changes_since_previous: changes, plan_iteration: iteration };
 }
 
 async function latestVersion(tx: Tx, epicId: string): Promise<PlanVersionRow | undefined> {

@@ -14,20 +14,20 @@ import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
 import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
 import { completeStep } from './complete.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, findEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
 import { findArtifact, recordArtifact, updateItems } from './items.ts';
 import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
 import { requirePlan, requireStep, stepRecord } from './rows.ts';
-import { Session, type SessionOptions } from './session.ts';
+import { Session, type SessionOptions, type Tx } from './session.ts';
 import { watchRepository } from './watch.ts';
 import { resolveTarget } from './commitTarget.ts';
 import { buildContext } from './context.ts';
 import { listDebt } from './debt.ts';
 import { epicHandoff, epicPlans } from './handoffVersions.ts';
 import { recordPlanningNote } from './planningNotes.ts';
-import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
+import { approvePlan, discardPlan, findProposal, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
 import { prunePlans } from './prune.ts';
 import { reconcileTrailers } from './reconcile.ts';
 import { reopenStep } from './reopen.ts';
@@ -43,7 +43,7 @@ import { epicReport, markMerged, markPullRequestChecked, recordWorktreeEvent, re
 import { findOrphans, finishRun, markOrphans, setAgentPid, startRun } from './runLifecycle.ts';
 import { countSessions, latestRun, listRuns, runsByLaunch, usageByEpic } from './runs.ts';
 import { schedulerSnapshot } from './schedulerSnapshot.ts';
-import { decideSignal, listSignals, recordSignal } from './signals.ts';
+import { decideSignal, findSignal, listSignals, recordSignal } from './signals.ts';
 import { lastVerdict, listVerifications, recordVerifications } from './verifications.ts';
 
 
@@ -84,15 +84,26 @@ export class PostgresCore implements Store {
   initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
     return this.session.write('initialising the plan', (tx) => initPlan(tx, source, actor, options.force ?? false, options.epicId ?? null));
   }
-  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
-  async claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string } = {}): Promise<ClaimResult> {
-    const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-    if (options.resume) {
-      // An earlier process lost this claim's reply (docs/postgres.md, section 6): what it holds, if it committed.
-      const held = await this.session.settle('looking up the claim whose reply was lost', options.resume, (tx, op) => resumeClaim(tx, op, source, actor));
-      if (held) return { ...held, resumed: true };
+  /**
+   * A write an earlier process sent and lost the reply of, handed over by its operation id `resume`
+   * (docs/postgres.md, section 6): what it committed, found by `find` after its backend is ended, with
+   * `resumed: true`; when it committed nothing (or there is no id), `write` does it now. The server
+   * still away: OutcomeUnknownError with the same id, and nothing is written.
+   */
+  private async resumeOr<T extends object>(resume: string | undefined, what: string, find: (tx: Tx, op: string) => Promise<T | null>, write: () => Promise<T>): Promise<T> {
+    if (resume) {
+      const found = await this.session.settle(`looking up ${what} whose reply was lost`, resume, find);
+      if (found) return { ...found, resumed: true };
     }
-    return (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease), (tx, op) => findClaim(tx, op, source, actor))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease));
+    return write();
+  }
+
+  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
+  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string } = {}): Promise<ClaimResult> {
+    const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    // A handed-over claim counts only while its step is still this holder's under its token.
+    return this.resumeOr<ClaimResult>(options.resume, 'the claim', (tx, op) => resumeClaim(tx, op, source, actor), async () =>
+      (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease), (tx, op) => findClaim(tx, op, source, actor))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease)));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.session.write('starting the step', (tx) => startStep(tx, planPath, anchor, actor));
@@ -103,13 +114,9 @@ export class PostgresCore implements Store {
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
     return this.session.write('updating items', (tx) => updateItems(tx, source, anchor, changes, actor, options));
   }
-  async recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options: { resume?: string } = {}): Promise<ArtifactResult> {
-    if (options.resume) {
-      // An earlier process lost this artifact's reply (docs/postgres.md, section 6): the one it recorded, if it committed.
-      const found = await this.session.settle('looking up the artifact whose reply was lost', options.resume, (tx, op) => findArtifact(tx, op, planPath, anchor, actor));
-      if (found) return { ...found, resumed: true };
-    }
-    return this.session.write('recording the artifact', (tx) => recordArtifact(tx, planPath, anchor, kind, summary, actor));
+  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options: { resume?: string } = {}): Promise<ArtifactResult> {
+    return this.resumeOr(options.resume, 'the artifact', (tx, op) => findArtifact(tx, op, planPath, anchor, actor),
+      () => this.session.write('recording the artifact', (tx) => recordArtifact(tx, planPath, anchor, kind, summary, actor)));
   }
   /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
   async complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
@@ -137,8 +144,8 @@ export class PostgresCore implements Store {
     return this.session.read('reading events', (tx) => listEvents(tx, query));
   }
 
-  createEpic(input: NewEpic, actor: Actor): Promise<EpicRow> {
-    return this.session.write('creating the epic', (tx) => createEpic(tx, input, actor));
+  createEpic(input: NewEpic, actor: Actor, options: { resume?: string } = {}): Promise<EpicRow & { readonly resumed?: true }> {
+    return this.resumeOr(options.resume, 'the epic', (tx, op) => findEpic(tx, op, input, actor), () => this.session.write('creating the epic', (tx) => createEpic(tx, input, actor)));
   }
   listEpics(status?: EpicStatus): Promise<EpicRow[]> {
     return this.session.read('reading epics', (tx) => listEpics(tx, status));
@@ -160,8 +167,8 @@ export class PostgresCore implements Store {
   }
 
   // branch postgres: plan versions and approval, the epic's lifecycle, maintenance (one line each; the SQL is in the files named).
-  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult> {
-    return this.session.write('proposing the plan', (tx) => proposePlan(tx, epicId, plan, actor));
+  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, options: { resume?: string } = {}): Promise<ProposeResult> {
+    return this.resumeOr(options.resume, 'the proposal', (tx, op) => findProposal(tx, op, epicId, plan, actor), () => this.session.write('proposing the plan', (tx) => proposePlan(tx, epicId, plan, actor)));
   }
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult> {
     return this.session.write('approving the plan', (tx) => approvePlan(tx, epicId, current, actor, version));
@@ -259,8 +266,9 @@ export class PostgresCore implements Store {
   usageByEpic(epicId?: string): Promise<UsageByRole[]> {
     return this.session.read('reading runs', (tx) => usageByEpic(tx, epicId));
   }
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false): Promise<SignalResult> {
-    return this.session.write('recording the signal', (tx) => recordSignal(tx, epicId, type, summary, locations, actor, awaitPerson));
+  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false, options: { resume?: string } = {}): Promise<SignalResult> {
+    return this.resumeOr(options.resume, 'the signal', (tx, op) => findSignal(tx, op, epicId, type, summary, actor, awaitPerson),
+      () => this.session.write('recording the signal', (tx) => recordSignal(tx, epicId, type, summary, locations, actor, awaitPerson)));
   }
   signals(epicId?: string): Promise<SignalView[]> {
     return this.session.read('reading signals', (tx) => listSignals(tx, epicId));

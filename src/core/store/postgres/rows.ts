@@ -28,6 +28,30 @@ export async function writeEvent(tx: Tx, actor: Actor | null, e: EventInput): Pr
   ]);
 }
 
+/** An event as opEvent reads it. */
+export interface OpEvent {
+  readonly epic_id: string | null;
+  readonly action: string;
+  readonly from_status: string | null;
+  readonly to_status: string | null;
+  readonly reason: string | null;
+  readonly data: Record<string, unknown>;
+}
+
+/**
+ * The event of `entity` and `action` that operation `op` wrote in this repository for this holder (host,
+ * worktree, agent), whose columns or expressions in `match` (the callers' own text, never input) equal
+ * the values given; undefined when it committed none of that (docs/postgres.md, section 6: a write whose
+ * reply was lost, handed over to the next process).
+ */
+export async function opEvent(tx: Tx, op: string, actor: Actor, entity: string, action: string, match: Readonly<Record<string, string | null>>): Promise<OpEvent | undefined> {
+  const keys = Object.keys(match);
+  const more = keys.map((k, i) => ` AND ${k} IS NOT DISTINCT FROM $${i + 8}::text`).join('');
+  return (await tx.q<OpEvent>(`SELECT epic_id, action, from_status, to_status, reason, coalesce(data, '{}'::jsonb) AS data FROM events
+    WHERE op_id = $1 AND repo_id = $2 AND entity = $3 AND action = $4 AND host = $5 AND worktree = $6 AND agent IS NOT DISTINCT FROM $7${more}
+    ORDER BY id LIMIT 1`, [op, tx.repo, entity, action, tx.host, actor.worktree, actor.agent, ...keys.map((k) => match[k])]))[0];
+}
+
 /** The same event as an INSERT with inlined values, for a statement sent with its COMMIT (Tx.finish). */
 export function eventInsert(tx: Tx, actor: Actor | null, e: EventInput): string {
   const values = [

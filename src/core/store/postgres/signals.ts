@@ -4,7 +4,7 @@ import { RefusedError, UsageError } from '../../errors.ts';
 import type { SignalLocation, SignalResult, SignalView, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
 import { applyEpicEvent, getEpic } from './epics.ts';
-import { writeEvent } from './rows.ts';
+import { opEvent, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 /**
@@ -25,6 +25,24 @@ export async function recordSignal(tx: Tx, epicId: string, type: SignalType, sum
   }
   await writeEvent(tx, actor, { entity: 'signal', action: 'record', epicId, to: type, reason: summary.trim(), data: { signal_id: id, locations: locations.length, awaiting_person: awaitPerson } });
   return { recorded: true, signal_id: id, epic_id: epicId, type, locations: locations.length, awaiting_person: awaitPerson, transition: outcome };
+}
+
+/**
+ * The signal operation `op` recorded on `epicId` for this holder — the same type, summary and whether
+ * it awaits a person — with the transition it applied, rebuilt from its events; null when it committed
+ * none (its reply was lost: docs/postgres.md, section 6). A different signal is not this one.
+ */
+export async function findSignal(tx: Tx, op: string, epicId: string, type: SignalType, summary: string, actor: Actor, awaitPerson: boolean): Promise<SignalResult | null> {
+  const row = await opEvent(tx, op, actor, 'signal', 'record', { epic_id: epicId, to_status: type, reason: summary.trim(), "data->>'awaiting_person'": String(awaitPerson) });
+  if (!row) return null;
+  const moved = awaitPerson ? undefined : await opEvent(tx, op, actor, 'epic', signalEvent(type), { epic_id: epicId });
+  const transition: TransitionOutcome | null = moved
+    ? {
+        epic_id: epicId, event: signalEvent(type), from: moved.from_status as TransitionOutcome['from'], to: moved.to_status as TransitionOutcome['to'],
+        next_role: (moved.data.next_role ?? null) as TransitionOutcome['next_role'], iteration: Number(moved.data.iteration), reason: moved.reason,
+      }
+    : null;
+  return { recorded: true, signal_id: Number(row.data.signal_id), epic_id: epicId, type, locations: Number(row.data.locations), awaiting_person: awaitPerson, transition };
 }
 
 /**
