@@ -72,3 +72,37 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+const WIDE = 8;
+const WIDE_PLAN = (round: number): PlanSource => {
+  const path = `plans/wide-${round}.md`;
+  return { planPath: path, plan: parsePlan(`# Plan: Wide ${round}\n${Array.from({ length: WIDE }, (_, i) => `## Step ${i + 1}: S${i + 1}\n- [ ] t${i + 1}\n`).join('')}`, path) };
+};
+
+for (const backend of BACKENDS) {
+  test(`the last steps completed at once by ${WIDE} connections mark the plan done exactly once (${backend.name})`, async (t: TestContext) => {
+    // On PostgreSQL no lock orders completions of one plan any more (docs/postgres.md, section 5): the
+    // plan is marked done after each completion's COMMIT, where the last to commit sees every other.
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const first = backend.open(t, clock);
+    const stores = [first, ...Array.from({ length: WIDE - 1 }, () => backend.open(t, clock, { shareWith: first }))];
+    for (let round = 0; round < 6; round++) {
+      const plan = WIDE_PLAN(round);
+      await first.initPlan(plan, ADMIN);
+      const actors = stores.map((_, i): Actor => ({ worktree: `/wt/${i}`, agent: `agent-${i}` }));
+      const claims: { step_anchor: string; claim_token: number }[] = [];
+      for (const [i, store] of stores.entries()) {
+        const c = await store.claimNext(plan, actors[i] as Actor);
+        assert.ok(c.claimed);
+        await store.updateItems(plan, c.step_anchor, [{ selector: { all: true }, status: 'completed' }], actors[i] as Actor);
+        claims.push({ step_anchor: c.step_anchor, claim_token: c.claim_token });
+      }
+      const results = await Promise.all(stores.map((store, i) => store.complete(plan, claims[i]?.step_anchor ?? '', { ...(actors[i] as Actor), token: claims[i]?.claim_token })));
+      const marked = (await first.events({ planPath: plan.planPath })).filter((e) => e.entity === 'plan' && e.action === 'complete');
+      assert.equal(marked.length, 1, `round ${round}: one plan completion event`);
+      assert.equal(results.filter((r) => r.plan_completed).length, 1, `round ${round}: one completion reports the plan completed`);
+      assert.equal((await first.showPlans(plan.planPath))[0]?.status, 'done', `round ${round}: the plan is done`);
+      assert.equal(Math.min(...results.map((r) => r.remaining_steps)), 0);
+    }
+  });
+}

@@ -56,7 +56,7 @@ describe('race on PostgreSQL: 16 processes on two hosts claim and complete one p
     // The checker reads what PostgreSQL holds: a completion moved to another holder and a stored count off by one are reported.
     const db = 'race';
     pgServer.server.psql(`UPDATE springfield.steps SET completed_host = CASE completed_host WHEN 'a' THEN 'b' ELSE 'a' END WHERE anchor = (SELECT min(anchor) FROM springfield.steps)`, db);
-    pgServer.server.psql(`UPDATE springfield.plans SET open_steps = open_steps + 1`, db);
+    pgServer.server.psql(`UPDATE springfield.plan_open SET n = n + 1 WHERE shard = (SELECT min(shard) FROM springfield.plan_open)`, db);
     const tampered = summarize(checkRows(await postgresRows(url, REPO), lines));
     assert.ok((tampered.wrong_holder ?? 0) > 0 && (tampered.lost_completion ?? 0) > 0 && (tampered.integrity ?? 0) > 0, `the checker must see the tampering: ${JSON.stringify(tampered)}`);
   });

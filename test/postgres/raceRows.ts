@@ -27,7 +27,9 @@ export async function postgresRows(url: string, repo: string): Promise<RunRows> 
           WHERE sd.repo_id = $1 AND dep.status <> 'completed' AND coalesce(dep.parent_anchor, dep.anchor) <> coalesce(c.parent_anchor, c.anchor) GROUP BY 1, 2) d
         ON d.plan_path = s.plan_path AND d.top = s.anchor
       WHERE s.repo_id = $1 AND s.parent_anchor IS NULL AND s.blockers <> coalesce(d.n, 0)`, [repo])).rows as { anchor: string; blockers: number; derived: number }[];
-    const open = (await client.query(`SELECT p.plan_path, p.open_steps, (SELECT count(*)::int FROM steps s WHERE s.repo_id = p.repo_id AND s.plan_path = p.plan_path
+    const open = (await client.query(`SELECT p.plan_path,
+        (SELECT coalesce(sum(n), 0)::int FROM plan_open o WHERE o.repo_id = p.repo_id AND o.plan_path = p.plan_path) AS open_steps,
+        (SELECT count(*)::int FROM steps s WHERE s.repo_id = p.repo_id AND s.plan_path = p.plan_path
         AND s.parent_anchor IS NULL AND s.status <> 'completed') AS counted FROM plans p WHERE p.repo_id = $1`, [repo])).rows as { plan_path: string; open_steps: number; counted: number }[];
     const integrity: Violation[] = [
       ...wrongCounts.map((w) => ({ kind: 'integrity' as const, step: w.anchor, detail: `blockers ${w.blockers}, the graph says ${w.derived}` })),

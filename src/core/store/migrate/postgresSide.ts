@@ -1,5 +1,6 @@
 import { EnvironmentError, RefusedError, SpringfieldError } from '../../errors.ts';
 import { openPool } from '../postgres/connection.ts';
+import { openStepsSql, rebuildOpenCounts } from '../postgres/readiness.ts';
 import { writeEvent } from '../postgres/rows.ts';
 import { Session, type SessionOptions, type Tx } from '../postgres/session.ts';
 import type { EventInput } from '../sqlite/rows.ts';
@@ -44,6 +45,9 @@ export async function copyToPostgres(options: SessionOptions, source: Snapshot, 
         await insertRows(tx, t, copy.snapshot[t.name]);
         progress(`${t.name}: ${copy.snapshot[t.name].length} row${copy.snapshot[t.name].length === 1 ? '' : 's'}`);
       }
+      // A plan's open-step count is its counters' sum here (migration 5), counted from the steps just
+      // copied; the dump compare then holds it to SQLite's plans.open_steps.
+      for (const plan of copy.snapshot.plans) await rebuildOpenCounts(tx, String(plan.plan_path));
       const expected = canonicalDump(source);
       const got = canonicalDump(await readRepository(tx));
       const diff = firstDifference(expected, got, 'SQLite', 'PostgreSQL');
@@ -107,8 +111,14 @@ const HOST_COLUMNS: Partial<Record<TableName, readonly string[]>> = {
   epics: ['worktree_host'], steps: ['claimed_host', 'completed_host'], runs: ['host'], events: ['host'],
 };
 
+/** Columns that PostgreSQL computes rather than stores, and how it reads them. */
+const COMPUTED: Partial<Record<TableName, Readonly<Record<string, string>>>> = {
+  plans: { open_steps: `${openStepsSql('plan_open.repo_id = plans.repo_id AND plan_open.plan_path = plans.plan_path')} AS open_steps` },
+};
+
 async function insertRows(tx: Tx, t: TableSpec, rows: readonly Row[]): Promise<void> {
-  const columns = [...t.columns, ...(HOST_COLUMNS[t.name] ?? []), ...(t.name === 'signal_locations' ? [] : ['repo_id'])];
+  const computed = COMPUTED[t.name] ?? {};
+  const columns = [...t.columns.filter((c) => !(c in computed)), ...(HOST_COLUMNS[t.name] ?? []), ...(t.name === 'signal_locations' ? [] : ['repo_id'])];
   const sql = `INSERT INTO ${t.name} (${quoted(columns)})${t.id ? ' OVERRIDING SYSTEM VALUE' : ''}
     SELECT ${quoted(columns)} FROM json_populate_recordset(NULL::${t.name}, $1::json)`;
   for (let i = 0; i < rows.length; i += CHUNK) {
@@ -130,7 +140,8 @@ function isConnectionError(err: unknown): boolean {
 async function readRepository(tx: Tx): Promise<Snapshot> {
   const out = emptySnapshot();
   for (const t of TABLES) {
-    const columns = t.name === 'signal_locations' ? t.columns.map((c) => `l."${c}"`).join(', ') : quoted(t.columns);
+    const computed = COMPUTED[t.name] ?? {};
+    const columns = t.name === 'signal_locations' ? t.columns.map((c) => `l."${c}"`).join(', ') : t.columns.map((c) => computed[c] ?? `"${c}"`).join(', ');
     out[t.name] = await tx.q<Row>(`SELECT ${columns} FROM ${from(t)} ORDER BY ${t.id ? (t.name === 'signal_locations' ? 'l.id' : 'id') : quoted(t.key)}`, [tx.repo]);
   }
   return out;

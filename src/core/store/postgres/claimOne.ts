@@ -1,7 +1,7 @@
 import { planHash } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ClaimResult } from '../types.ts';
-import { countRemaining, partitionSteps } from './readiness.ts';
+import { countRemaining, openStepsSql, partitionSteps } from './readiness.ts';
 import { PLAN_LOCK_CLASS } from './rows.ts';
 import type { Direct, Tx } from './session.ts';
 
@@ -27,9 +27,10 @@ const CLAIM = `WITH t AS (SELECT ${nowSql('$9')} AS now),
   expired AS (SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')
     AND lease_expires_at < (SELECT now FROM t) AND blockers = 0 AND EXISTS (SELECT 1 FROM go) ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED),
   cand AS (SELECT * FROM ready UNION ALL SELECT * FROM expired ORDER BY step_index LIMIT 1),
+  -- The row by its whole key, not a join the planner may run as a scan of the plan's steps (a generic plan made on an empty table).
   claimed AS (UPDATE steps s SET status = 'claimed', claimed_host = $4, claimed_by = $5, claimed_agent = $6, claim_token = c.claim_token + 1,
       claimed_at = t.now, lease_expires_at = t.now + make_interval(secs => $7), heartbeat_at = NULL, started_at = NULL
-    FROM cand c, t WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.anchor = c.anchor AND s.claim_token = c.claim_token
+    FROM cand c, t WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.anchor = (SELECT anchor FROM cand) AND s.anchor = c.anchor AND s.claim_token = c.claim_token
       AND (s.status = 'pending' OR (s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < t.now))
     RETURNING s.anchor, s.title, s.step_index, s.claim_token, s.claimed_at, s.lease_expires_at, c.status AS from_status,
       c.claimed_by AS prev_by, c.claimed_agent AS prev_agent, c.claimed_host AS prev_host, c.lease_expires_at AS prev_lease),
@@ -52,7 +53,7 @@ SELECT c.anchor, c.title, c.step_index, c.claim_token, c.lease_expires_at, c.fro
   (SELECT anchors FROM sub_list) AS substeps, (SELECT count(*) FROM reopened) + (SELECT count(*) FROM ev) AS written,
   (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND blockers = 0
     AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < (SELECT now FROM t))))::int AS ready_before,
-  (SELECT open_steps FROM plans WHERE ${PLAN}) AS remaining
+  ${openStepsSql(PLAN)} AS remaining
 FROM (VALUES (1)) AS one LEFT JOIN claimed c ON true`;
 
 interface ClaimRow {

@@ -1,7 +1,7 @@
 import { RefusedError } from '../../errors.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ClaimResult, HeartbeatResult, ResetResult, StartResult } from '../types.ts';
-import { partitionSteps } from './readiness.ts';
+import { openStepsSql, partitionSteps } from './readiness.ts';
 import { assertHolder, eventInsert, leaseUntil, lockOwner, requireCurrentPlan, STEP_COLUMNS, writeEvent, type PgPlanRow, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
 
@@ -69,7 +69,7 @@ export async function claimNext(tx: Tx, source: PlanSource, actor: Actor, leaseS
     }),
     `SELECT (SELECT count(*) FROM steps WHERE repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)} AND parent_anchor IS NULL AND blockers = 0
         AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < ${L(tx.now)})))::int AS ready,
-      (SELECT open_steps FROM plans WHERE repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)}) AS remaining`,
+      ${openStepsSql(`repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)}`)} AS remaining`,
   ]);
   const counts = results[1]?.[0] as { ready: number; remaining: number } | undefined;
   const open = { ready: Number(counts?.ready ?? 0), remaining: Number(counts?.remaining ?? 0) };

@@ -1,7 +1,7 @@
 import { RefusedError } from '../../errors.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
-import { countRemaining } from './readiness.ts';
+import { countRemaining, openStepsSql } from './readiness.ts';
 import { assertHolder, eventInsert, holderName, lockOwner, requireCurrentPlan, requirePlan, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
 
@@ -40,7 +40,7 @@ export async function completeStep(tx: Tx, source: PlanSource, anchor: string, a
         AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3) RETURNING id`,
     [...args, tx.now, actor.worktree])).length;
   }
-  // The step's UPDATE makes the readiness trigger lock the plan's row: it goes last, with its COMMIT, in one round trip.
+  // The step's UPDATE makes the readiness trigger lock its shard's open-step counter: it goes last, with its COMMIT, in one round trip.
   const L = (v: unknown) => tx.lit(v);
   const where = `repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)}`;
   const tail: string[] = [eventInsert(tx, actor, {
@@ -56,16 +56,17 @@ export async function completeStep(tx: Tx, source: PlanSource, anchor: string, a
     WHERE ${where} AND anchor = ${L(anchor)} AND status IN ('claimed', 'in_progress') AND claimed_host = ${L(tx.host)} AND claimed_by = ${L(actor.worktree)}
       AND claim_token = ${L(owner.claim_token)} RETURNING 1)
     SELECT sf_expect((SELECT count(*) FROM done), 1, ${L(`cannot complete ${anchor}: the claim changed`)})`);
-  // What is left open, and the plan marked done by the completion that leaves nothing open (the row is
-  // locked by the trigger, so of concurrent last completers exactly one finds it still active).
-  tail.push(`WITH u AS (UPDATE plans SET status = 'done', updated_at = ${L(tx.now)} WHERE ${where} AND status <> 'done' AND open_steps = 0
-        AND NOT EXISTS (SELECT 1 FROM steps WHERE ${where} AND status <> 'completed') RETURNING 1),
+  // After the COMMIT (docs/postgres.md, section 5): what is left open, and the plan marked done when
+  // nothing is. The last completion to commit sees every other one; the row lock and the status test
+  // let one of several through.
+  const planDone = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${L(tx.now)} WHERE ${where} AND status <> 'done'
+        AND CASE WHEN ${openStepsSql(where)} = 0 THEN NOT EXISTS (SELECT 1 FROM steps WHERE ${where} AND status <> 'completed') ELSE false END RETURNING 1),
       e AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
         SELECT ${L(tx.repo)}, ${L(tx.op)}, ${L(tx.now)}, ${L(tx.host)}, ${L(actor.worktree)}, ${L(actor.agent)}, 'plan', 'complete', ${L(plan)}, 'active', 'done',
           ${L(`last step ${anchor} completed`)} FROM u RETURNING 1)
-    SELECT (SELECT open_steps FROM plans WHERE ${where}) AS remaining, EXISTS (SELECT 1 FROM e) AS done`);
-  const results = await tx.finish(tail);
-  const counted = results[tail.length - 1]?.[0] as { remaining: number; done: boolean } | undefined;
+    SELECT ${openStepsSql(where)} AS remaining, EXISTS (SELECT 1 FROM e) AS done`;
+  const results = await tx.finish(tail, [planDone]);
+  const counted = results[tail.length]?.[0] as { remaining: number; done: boolean } | undefined;
   const remaining = Number(counted?.remaining ?? 0);
   const planCompleted = counted?.done === true;
   return {

@@ -2,7 +2,7 @@ import { planHash } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
 import { nowSql } from './claimOne.ts';
-import { countRemaining } from './readiness.ts';
+import { countRemaining, openStepsSql } from './readiness.ts';
 import { PLAN_LOCK_CLASS } from './rows.ts';
 import type { Direct, Tx } from './session.ts';
 
@@ -35,12 +35,13 @@ const COMPLETE = `WITH t AS (SELECT ${nowSql('$11')} AS now),
 
 // $1 repo, $2 plan, $3 host, $4 worktree, $5 agent, $6 operation id, $7 test clock or null, $8 reason.
 const PLAN_DONE_TYPES = ['text', 'text', 'text', 'text', 'text', 'uuid', 'timestamptz', 'text'];
-// Of concurrent last completers exactly one finds the plan still active: the trigger's lock on the plan's row orders them.
-const PLAN_DONE = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${nowSql('$7')} WHERE ${PLAN} AND status <> 'done' AND open_steps = 0
-      AND NOT EXISTS (SELECT 1 FROM steps WHERE ${PLAN} AND status <> 'completed') RETURNING 1),
+// Sent after the completion's COMMIT (docs/postgres.md, section 5): the last completion to commit sees
+// every other one and no open step; of several that see that, the row lock and the status test let one through.
+const PLAN_DONE = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${nowSql('$7')} WHERE ${PLAN} AND status <> 'done'
+      AND CASE WHEN ${openStepsSql(PLAN)} = 0 THEN NOT EXISTS (SELECT 1 FROM steps WHERE ${PLAN} AND status <> 'completed') ELSE false END RETURNING 1),
     e AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
       SELECT $1, $6, ${nowSql('$7')}, $3, $4, $5, 'plan', 'complete', $2, 'active', 'done', $8 FROM u RETURNING 1)
-  SELECT (SELECT open_steps FROM plans WHERE ${PLAN}) AS remaining, EXISTS (SELECT 1 FROM e) AS done`;
+  SELECT ${openStepsSql(PLAN)} AS remaining, EXISTS (SELECT 1 FROM e) AS done`;
 
 /**
  * completeStep in one round trip (docs/postgres.md, section 5), for what nearly every completion is:
@@ -62,7 +63,7 @@ export async function completeDirect(d: Direct, source: PlanSource, anchor: stri
   const planDone = await d.execute('sf_plan_done', PLAN_DONE_TYPES, PLAN_DONE, [d.repo, plan, d.host, actor.worktree, actor.agent, d.op, d.now, `last step ${anchor} completed`]);
   let results: Record<string, unknown>[][];
   try {
-    results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${d.lit(d.repo)} || '/' || ${d.lit(plan)}))`, complete, planDone]);
+    results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${d.lit(d.repo)} || '/' || ${d.lit(plan)}))`, complete], [planDone]);
   } catch (err) {
     if ((err as { code?: unknown }).code === 'SF001') return null;
     throw err;

@@ -20,6 +20,7 @@ export async function prunePlans(tx: Tx, actor: Actor | null, roots: readonly st
     if (!row) continue;
     const counts = (await tx.q<{ steps: number; completed: number }>(`SELECT count(*)::int AS steps, count(*) FILTER (WHERE status = 'completed')::int AS completed
       FROM steps WHERE repo_id = $1 AND plan_path = $2`, [tx.repo, plan]))[0] ?? { steps: 0, completed: 0 };
+    await tx.q('DELETE FROM plan_open WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan]);
     await tx.q('DELETE FROM plans WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan]);
     await writeEvent(tx, actor, {
       entity: 'plan', action: 'prune', planPath: plan, epicId: row.epic_id, from: row.status, to: null,

@@ -13,8 +13,20 @@ export async function recomputeReadiness(tx: Tx, plan: string): Promise<void> {
         AND coalesce(dep.parent_anchor, dep.anchor) <> coalesce(c.parent_anchor, c.anchor)
       GROUP BY 1) AS b
     WHERE steps.repo_id = $1 AND steps.plan_path = $2 AND steps.anchor = b.top`, [tx.repo, plan]);
-  await tx.q(`UPDATE plans SET open_steps = (SELECT count(*) FROM steps s WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.parent_anchor IS NULL AND s.status <> 'completed')
-    WHERE repo_id = $1 AND plan_path = $2`, [tx.repo, plan]);
+  await rebuildOpenCounts(tx, plan);
+}
+
+/** A plan's open-step counters (migration 5: one per shard of its top-level steps) counted again from its steps. */
+export async function rebuildOpenCounts(tx: Tx, plan: string): Promise<void> {
+  await tx.q('DELETE FROM plan_open WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan]);
+  await tx.q(`INSERT INTO plan_open (repo_id, plan_path, shard, n)
+    SELECT $1, $2, (hashtext(anchor) & 15)::smallint, count(*) FROM steps
+    WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL AND status <> 'completed' GROUP BY 3`, [tx.repo, plan]);
+}
+
+/** SQL for a plan's count of top-level steps not completed: the sum of its counters. `where` scopes plan_open to one plan. */
+export function openStepsSql(where: string): string {
+  return `(SELECT coalesce(sum(n), 0)::int FROM plan_open WHERE ${where})`;
 }
 
 /** Splits a plan's top-level steps by claimability at the transaction's time, in step order: one query. */
@@ -37,5 +49,5 @@ export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartitio
 
 /** How many top-level steps are not yet completed. */
 export async function countRemaining(tx: Tx, plan: string): Promise<number> {
-  return Number((await tx.q<{ n: number }>('SELECT open_steps AS n FROM plans WHERE repo_id = $1 AND plan_path = $2', [tx.repo, plan]))[0]?.n ?? 0);
+  return Number((await tx.q<{ n: number }>(`SELECT ${openStepsSql('repo_id = $1 AND plan_path = $2')} AS n`, [tx.repo, plan]))[0]?.n ?? 0);
 }

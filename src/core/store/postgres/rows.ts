@@ -4,12 +4,14 @@ import type { PlanSource } from '../../plan/types.ts';
 import type { EventInput } from '../sqlite/rows.ts';
 import type { Actor, PlanRecord, StepRecord } from '../types.ts';
 import type { Tx } from './session.ts';
+import { openStepsSql } from './readiness.ts';
 
 export type PgPlanRow = PlanRecord;
 /** A step row with the hosts of its holder and completer (a holder is host, worktree, agent). */
 export type PgStepRow = StepRecord & { claimed_host: string | null; completed_host: string | null };
 
-export const PLAN_COLUMNS = 'plan_path, epic_id, plan_hash, title, status, open_steps, created_at, updated_at';
+export const PLAN_COLUMNS = `plan_path, epic_id, plan_hash, title, status,
+  ${openStepsSql('plan_open.repo_id = plans.repo_id AND plan_open.plan_path = plans.plan_path')} AS open_steps, created_at, updated_at`;
 export const STEP_COLUMNS = `plan_path, anchor, parent_anchor, step_index, number, title, status, claimed_by, claimed_agent, claim_token, claimed_at,
   lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers, claimed_host, completed_host`;
 

@@ -6,7 +6,7 @@ import { EnvironmentError, OutcomeUnknownError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import { isConnectionLost, isRetryable, isUnreachable, mapPgError } from './connection.ts';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
-import { commitAndNotify } from './notify.ts';
+import { commitAndNotify, rowsOf } from './notify.ts';
 
 /** One transaction's view: its queries (every one scoped by the caller to `repo`), its time and who acts. */
 export interface Tx {
@@ -22,8 +22,10 @@ export interface Tx {
    * Runs `statements` and COMMIT in one round trip (the simple query protocol, values inlined with
    * `lit`) and returns each statement's rows: a write whose last statements lock a hot row holds that
    * lock for no client round trip. An error in any statement rolls the whole transaction back.
+   * `afterCommit` runs after the COMMIT, in a transaction of its own (not in a preview that rolls
+   * back); its rows follow the statements'.
    */
-  finish(statements: readonly string[]): Promise<Record<string, unknown>[][]>;
+  finish(statements: readonly string[], afterCommit?: readonly string[]): Promise<Record<string, unknown>[][]>;
   /** A value as an SQL literal, for `finish` (null → NULL; objects as JSON). */
   lit(value: unknown): string;
 }
@@ -38,8 +40,11 @@ export interface Direct {
    * connection (the plan of a long statement costs more than a round trip on a local socket).
    */
   execute(name: string, types: readonly string[], text: string, values: readonly unknown[]): Promise<string>;
-  /** Statements with inlined values (`lit`), one round trip, one transaction; each statement's rows. */
-  batch(statements: readonly string[]): Promise<Record<string, unknown>[][]>;
+  /**
+   * Statements with inlined values (`lit`), one round trip, one transaction; each statement's rows,
+   * then those of `afterCommit`, run after the COMMIT in a transaction of their own (as Tx.finish).
+   */
+  batch(statements: readonly string[], afterCommit?: readonly string[]): Promise<Record<string, unknown>[][]>;
   lit(value: unknown): string;
   /** The test clock's time (ISO-8601), or null: the statement uses the server's `now()`. */
   readonly now: string | null;
@@ -108,11 +113,11 @@ export class Session {
             }
             return `EXECUTE ${name}(${values.map((v) => literal(client, v)).join(', ')})`;
           },
-          batch: async (statements) => {
+          batch: async (statements, afterCommit = []) => {
             // The operation id leads the text, so a lost reply's backend can be found in pg_stat_activity.
-            const ending = commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v));
+            const ending = commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v), afterCommit);
             const results = (await client.query(`/* sf op ${op} */ ${[...statements, ...ending].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
-            return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
+            return rowsOf((Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]), statements.length, afterCommit.length);
           },
           lit: (v) => literal(client, v),
           now: this.options.clock ? this.options.clock.now().toISOString() : null,
@@ -204,16 +209,20 @@ export class Session {
           : ((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]?.rows[0]?.now ?? '';
         let finished = false;
         const mark = end === 'notify' ? `/* sf op ${op} */ ` : '';
-        const ending = (): string[] => (end === 'notify' ? commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v)) : [end === 'commit' ? 'COMMIT' : 'ROLLBACK']);
+        const ending = (after: readonly string[] = []): string[] =>
+          (end === 'notify' ? commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v), after) : [end === 'commit' ? 'COMMIT' : 'ROLLBACK']);
         const tx: Tx = {
           q: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, values as unknown[])).rows as R[],
           now, repo: this.options.repo.id, host: this.options.host, op,
           lit: (v) => literal(client, v),
-          finish: async (statements) => {
+          finish: async (statements, afterCommit = []) => {
             finished = true;
+            // A preview runs afterCommit before its ROLLBACK: it shows what the write would do.
+            const before = end === 'notify' ? statements : [...statements, ...afterCommit];
+            const after = end === 'notify' ? afterCommit : [];
             // A write's text leads with its operation id, as in direct(): a later lookup can end the backend still running it.
-            const results = (await client.query(`${mark}${[...statements, ...ending()].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
-            return (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]);
+            const results = (await client.query(`${mark}${[...before, ...ending(after)].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
+            return rowsOf((Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]), before.length, after.length);
           },
         };
         const result = await fn(tx);
