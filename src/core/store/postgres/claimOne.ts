@@ -51,8 +51,10 @@ const CLAIM = `WITH t AS (SELECT ${nowSql('$9')} AS now),
     FROM claimed c RETURNING 1)
 SELECT c.anchor, c.title, c.step_index, c.claim_token, c.lease_expires_at, c.from_status, c.prev_by, c.prev_agent, c.prev_lease,
   (SELECT anchors FROM sub_list) AS substeps, (SELECT count(*) FROM reopened) + (SELECT count(*) FROM ev) AS written,
-  (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND blockers = 0
-    AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < (SELECT now FROM t))))::int AS ready_before,
+  -- Two counts, each on its partial index (steps_ready, steps_held), rather than one OR over every top-level step.
+  ((SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0)
+    + (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')
+      AND lease_expires_at < (SELECT now FROM t) AND blockers = 0))::int AS ready_before,
   ${openStepsSql(PLAN)} AS remaining
 FROM (VALUES (1)) AS one LEFT JOIN claimed c ON true`;
 
