@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Actor } from '../../src/core/store/types.ts';
+import { openStore } from '../../src/core/store/index.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
 
@@ -106,3 +107,22 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+test('a plan whose last completion committed but was not marked done after it (a server crash between) is marked by the holder repeating the completion (postgres)', async (t: TestContext) => {
+  const db = `unmarked_${process.pid}`;
+  const url = pg.server.createDatabase(db);
+  const store = openStore({ location: url, repository: { id: 'unmarked-repo', source: 'configured' }, host: 'host-a', clock: new ManualClock(Date.UTC(2026, 0, 1)) });
+  t.after(() => store.close());
+  const one = source('# Plan: One\n## Step 1: One\n- [ ] a\n');
+  await store.initPlan(one, ADMIN);
+  const c = await store.claimNext(one, A);
+  assert.ok(c.claimed);
+  await store.updateItems(one, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
+  assert.equal((await store.complete(one, 'step-1', { ...A, token: c.claim_token })).plan_completed, true);
+  // What a crash between the completion's COMMIT and the mark after it leaves.
+  pg.server.psql(`UPDATE springfield.plans SET status = 'active'`, db);
+  assert.equal((await store.showPlans(P))[0]?.status, 'active');
+  const again = await store.complete(one, 'step-1', { ...A, token: c.claim_token });
+  assert.deepEqual([again.already_completed, again.plan_completed, again.remaining_steps], [true, true, 0]);
+  assert.equal((await store.showPlans(P))[0]?.status, 'done');
+});

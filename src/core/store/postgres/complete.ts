@@ -56,16 +56,8 @@ export async function completeStep(tx: Tx, source: PlanSource, anchor: string, a
     WHERE ${where} AND anchor = ${L(anchor)} AND status IN ('claimed', 'in_progress') AND claimed_host = ${L(tx.host)} AND claimed_by = ${L(actor.worktree)}
       AND claim_token = ${L(owner.claim_token)} RETURNING 1)
     SELECT sf_expect((SELECT count(*) FROM done), 1, ${L(`cannot complete ${anchor}: the claim changed`)})`);
-  // After the COMMIT (docs/postgres.md, section 5): what is left open, and the plan marked done when
-  // nothing is. The last completion to commit sees every other one; the row lock and the status test
-  // let one of several through.
-  const planDone = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${L(tx.now)} WHERE ${where} AND status <> 'done'
-        AND CASE WHEN ${openStepsSql(where)} = 0 THEN NOT EXISTS (SELECT 1 FROM steps WHERE ${where} AND status <> 'completed') ELSE false END RETURNING 1),
-      e AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
-        SELECT ${L(tx.repo)}, ${L(tx.op)}, ${L(tx.now)}, ${L(tx.host)}, ${L(actor.worktree)}, ${L(actor.agent)}, 'plan', 'complete', ${L(plan)}, 'active', 'done',
-          ${L(`last step ${anchor} completed`)} FROM u RETURNING 1)
-    SELECT ${openStepsSql(where)} AS remaining, EXISTS (SELECT 1 FROM e) AS done`;
-  const results = await tx.finish(tail, [planDone]);
+  // After the COMMIT (docs/postgres.md, section 5): what is left open, and the plan marked done when nothing is.
+  const results = await tx.finish(tail, [planDoneSql(tx, actor, plan, `last step ${anchor} completed`)]);
   const counted = results[tail.length]?.[0] as { remaining: number; done: boolean } | undefined;
   const remaining = Number(counted?.remaining ?? 0);
   const planCompleted = counted?.done === true;
@@ -86,10 +78,34 @@ async function repeatCompletion(tx: Tx, step: PgStepRow, owner: PgStepRow, actor
     throw new RefusedError('already_completed', `${step.anchor} is already completed by ${by}${step.completed_token !== null ? ` with token ${step.completed_token}` : ''}`);
   }
   const plan = await requirePlan(tx, step.plan_path);
+  const remaining = await countRemaining(tx, step.plan_path);
+  let done = plan.status === 'done';
+  if (!done && remaining === 0) {
+    // The completion committed but the plan was not marked after it (a server crash between the two
+    // transactions, docs/postgres.md section 5): the holder's retry marks it.
+    const results = await tx.finish([], [planDoneSql(tx, actor, step.plan_path, `last step ${step.anchor} completed`)]);
+    done = (results[0]?.[0] as { done?: boolean } | undefined)?.done === true;
+  }
   return {
     completed: true, step_anchor: step.anchor, commit_hash: step.commit_hash, forced: step.complete_reason !== null, force_reason: step.complete_reason,
-    incomplete_items_auto_completed: 0, already_completed: true, plan_completed: plan.status === 'done', remaining_steps: await countRemaining(tx, step.plan_path),
+    incomplete_items_auto_completed: 0, already_completed: true, plan_completed: done, remaining_steps: remaining,
   };
+}
+
+/**
+ * The plan marked done when nothing in it is open, with its event; what is left open. Sent after a
+ * completion's COMMIT (Tx.finish's afterCommit): the last completion to commit sees every other one,
+ * and of several that see nothing open the row lock and the status test let one through.
+ */
+function planDoneSql(tx: Tx, actor: Actor, plan: string, reason: string): string {
+  const L = (v: unknown) => tx.lit(v);
+  const where = `repo_id = ${L(tx.repo)} AND plan_path = ${L(plan)}`;
+  return `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${L(tx.now)} WHERE ${where} AND status <> 'done'
+        AND CASE WHEN ${openStepsSql(where)} = 0 THEN NOT EXISTS (SELECT 1 FROM steps WHERE ${where} AND status <> 'completed') ELSE false END RETURNING 1),
+      e AS (INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, from_status, to_status, reason)
+        SELECT ${L(tx.repo)}, ${L(tx.op)}, ${L(tx.now)}, ${L(tx.host)}, ${L(actor.worktree)}, ${L(actor.agent)}, 'plan', 'complete', ${L(plan)}, 'active', 'done',
+          ${L(reason)} FROM u RETURNING 1)
+    SELECT ${openStepsSql(where)} AS remaining, EXISTS (SELECT 1 FROM e) AS done`;
 }
 
 function incomplete(anchor: string, items: OpenItem[]): RefusedError {
