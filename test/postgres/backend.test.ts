@@ -69,6 +69,35 @@ test('twelve claimers on their own connections claim twelve different steps at o
   assert.equal((await stores[0]?.plan(P))?.status, 'done');
 });
 
+test('migration 5 moves a schema-4 database\'s open-step counts into the counters, and its claims and completions go on from there', async (t) => {
+  const db = `schema4_${++n}`;
+  const url = pgServer.server.createDatabase(db);
+  const plan = source(`# Plan: Five\n${Array.from({ length: 5 }, (_, i) => `## Step ${i + 1}: S${i + 1}\n`).join('')}`);
+  const store = open(url, 'h');
+  await store.initPlan(plan, A);
+  for (let i = 0; i < 2; i++) {
+    const c = await store.claimNext(plan, A);
+    assert.ok(c.claimed);
+    await store.complete(plan, c.step_anchor, { ...A, token: c.claim_token });
+  }
+  await store.close();
+  // Back to schema 4: the count in the plan's row (3 open of 5), no counters.
+  pgServer.server.psql(`ALTER TABLE springfield.plans ADD COLUMN open_steps integer NOT NULL DEFAULT 0;
+    UPDATE springfield.plans SET open_steps = 3; DROP TABLE springfield.plan_open; DELETE FROM springfield.schema_version WHERE version = 5`, db);
+  const reopened = open(url, 'h');
+  t.after(() => reopened.close());
+  assert.equal((await reopened.plan(P)).open_steps, 3);
+  assert.equal(Number(pgServer.server.psql('SELECT sum(n) FROM springfield.plan_open', db)), 3);
+  assert.equal(pgServer.server.psql(`SELECT count(*) FROM information_schema.columns WHERE table_schema = 'springfield' AND table_name = 'plans' AND column_name = 'open_steps'`, db), '0');
+  let last = null;
+  for (let i = 0; i < 3; i++) {
+    const c = await reopened.claimNext(plan, A);
+    assert.ok(c.claimed);
+    last = await reopened.complete(plan, c.step_anchor, { ...A, token: c.claim_token });
+  }
+  assert.deepEqual([last?.remaining_steps, last?.plan_completed], [0, true]);
+});
+
 test('a schema newer than this Springfield is refused, and nothing in the database changes', async (t) => {
   const url = pgServer.server.createDatabase(`newer_${++n}`);
   const store = open(url, 'h');
