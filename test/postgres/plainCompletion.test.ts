@@ -126,3 +126,25 @@ test('a plan whose last completion committed but was not marked done after it (a
   assert.deepEqual([again.already_completed, again.plan_completed, again.remaining_steps], [true, true, 0]);
   assert.equal((await store.showPlans(P))[0]?.status, 'done');
 });
+
+test('a last completion whose mark after the COMMIT did not happen (a reply lost in between) marks the plan before it answers (postgres)', async (t: TestContext) => {
+  const db = `unmarked_direct_${process.pid}`;
+  const url = pg.server.createDatabase(db);
+  const store = openStore({ location: url, repository: { id: 'unmarked-repo', source: 'configured' }, host: 'host-a', clock: new ManualClock(Date.UTC(2026, 0, 1)) });
+  t.after(() => store.close());
+  const one = source('# Plan: One\n## Step 1: One\n- [ ] a\n');
+  await store.initPlan(one, ADMIN);
+  const c = await store.claimNext(one, A);
+  assert.ok(c.claimed);
+  await store.updateItems(one, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
+  // The first status change of the plan row is skipped, as if the mark after the COMMIT never ran.
+  pg.server.psql(`CREATE TABLE springfield.skip_once (n int); INSERT INTO springfield.skip_once VALUES (1); GRANT ALL ON springfield.skip_once TO PUBLIC;
+    CREATE FUNCTION springfield.skip_once() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF EXISTS (SELECT 1 FROM springfield.skip_once) THEN DELETE FROM springfield.skip_once; RETURN NULL; END IF; RETURN NEW; END $$;
+    CREATE TRIGGER skip_once BEFORE UPDATE OF status ON springfield.plans FOR EACH ROW EXECUTE FUNCTION springfield.skip_once()`, db);
+  const done = await store.complete(one, 'step-1', { ...A, token: c.claim_token });
+  assert.equal(pg.server.psql('SELECT count(*) FROM springfield.skip_once', db), '0', 'the mark after the COMMIT was skipped');
+  assert.deepEqual([done.already_completed, done.plan_completed, done.remaining_steps], [false, true, 0]);
+  assert.equal((await store.showPlans(P))[0]?.status, 'done');
+  assert.equal((await store.events({ planPath: P })).filter((e) => e.entity === 'plan' && e.action === 'complete').length, 1);
+});

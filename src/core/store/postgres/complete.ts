@@ -83,13 +83,18 @@ async function repeatCompletion(tx: Tx, step: PgStepRow, owner: PgStepRow, actor
   if (!done && remaining === 0) {
     // The completion committed but the plan was not marked after it (a server crash between the two
     // transactions, docs/postgres.md section 5): the holder's retry marks it.
-    const results = await tx.finish([], [planDoneSql(tx, actor, step.plan_path, `last step ${step.anchor} completed`)]);
-    done = (results[0]?.[0] as { done?: boolean } | undefined)?.done === true;
+    done = await markPlanDone(tx, actor, step.plan_path, `last step ${step.anchor} completed`);
   }
   return {
     completed: true, step_anchor: step.anchor, commit_hash: step.commit_hash, forced: step.complete_reason !== null, force_reason: step.complete_reason,
     incomplete_items_auto_completed: 0, already_completed: true, plan_completed: done, remaining_steps: remaining,
   };
+}
+
+/** Marks the plan done if nothing in it is open and it is not already (a write of its own); whether this call marked it. */
+export async function markPlanDone(tx: Tx, actor: Actor, plan: string, reason: string): Promise<boolean> {
+  const results = await tx.finish([], [planDoneSql(tx, actor, plan, reason)]);
+  return (results[0]?.[0] as { done?: boolean } | undefined)?.done === true;
 }
 
 /**

@@ -12,7 +12,7 @@ import type {
 } from '../types.ts';
 import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
 import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
-import { completeStep } from './complete.ts';
+import { completeStep, markPlanDone } from './complete.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, findEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
@@ -120,7 +120,13 @@ export class PostgresCore implements Store {
   }
   /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
   async complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return (await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options), (tx, op) => findCompletion(tx, op, source, anchor))) ?? this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
+    const direct = await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options), (tx, op) => findCompletion(tx, op, source, anchor));
+    if (direct === null) return this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
+    if (direct.remaining_steps > 0 || direct.plan_completed) return direct;
+    // Nothing open and not marked by this completion: another marked it, or the reply was lost between the
+    // COMMIT and the mark after it (docs/postgres.md, section 5). Make sure; report it only if this marked it.
+    const marked = await this.session.write('completing', (tx) => markPlanDone(tx, actor, source.planPath, `last step ${anchor} completed`));
+    return marked ? { ...direct, plan_completed: true } : direct;
   }
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
     return this.session.write('checking the completion', (tx) => completeStep(tx, source, anchor, actor, options), false);
