@@ -12,10 +12,12 @@ export const mcpCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     // Loaded here, not at the top: the SDK stays out of every other command's start-up.
-    const [{ createMcpServer, serveMcp }, { StdioServerTransport }, { toolSession }] = await Promise.all([
-      import('../mcpServer.ts'), import('@modelcontextprotocol/sdk/server/stdio.js'), import('../toolSession.ts'),
+    const [{ createMcpServer, serveMcp }, { StdioServerTransport }, { toolSession }, { LostReplies }] = await Promise.all([
+      import('../mcpServer.ts'), import('@modelcontextprotocol/sdk/server/stdio.js'), import('../toolSession.ts'), import('../../core/index.ts'),
     ]);
-    const server = createMcpServer(() => toolSession(ctx, 'mcp'));
+    // Kept for the life of the server: a claim or signal whose reply was lost is resumed by the same call again.
+    const lostReplies = new LostReplies();
+    const server = createMcpServer(() => toolSession(ctx, 'mcp', lostReplies));
     const transport = new StdioServerTransport();
     process.stdin.once('end', () => void server.close());
     await serveMcp(server, transport);

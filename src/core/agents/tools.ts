@@ -14,6 +14,7 @@ import { readPlanFile } from '../plan/parse.ts';
 import type { ItemKind, PlanSource } from '../plan/types.ts';
 import type { Store } from '../store/index.ts';
 import type { Actor, ItemChange, ItemStatus } from '../store/types.ts';
+import { LostReplies } from './lostReplies.ts';
 import { ClaimInput, CommitInput, ContextInput, SignalInput, TOOL_META, UpdateInput, type ToolKey } from './toolSchemas.ts';
 import type { ContextView, SignalLocation } from '../store/epicTypes.ts';
 
@@ -26,7 +27,14 @@ export interface ToolSession {
   withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
   /** The CLI's markdown rendering of a context (src/cli/render/contextText.ts). */
   renderContext(view: ContextView): string;
+  /**
+   * Operation ids of claims and signals whose reply was lost, kept for the next call with the same
+   * input: one per MCP server or editor window, for its whole life (docs/postgres.md, section 6).
+   */
+  readonly lostReplies: LostReplies;
 }
+
+export { LostReplies };
 
 export interface ToolOutcome {
   /** For the model: one readable text. */
@@ -94,9 +102,10 @@ async function context(s: ToolSession, input: z.infer<typeof ContextInput>): Pro
 
 async function claim(s: ToolSession, input: z.infer<typeof ClaimInput>): Promise<ToolOutcome> {
   const source = planSource(s, input.plan);
-  const r = await s.withStore((store) => store.claimNext(source, s.actor, { leaseSeconds: input.lease_seconds }));
+  const r = await s.lostReplies.run(TOOL_META.claim.name, input, s.actor, (resume) =>
+    s.withStore((store) => store.claimNext(source, s.actor, { leaseSeconds: input.lease_seconds, ...(resume ? { resume } : {}) })));
   const text = r.claimed
-    ? `Claimed ${r.step_anchor} (${r.step_title}) of ${r.plan_path}: claim token ${r.claim_token}, lease until ${r.lease_expires_at}. Next: do its items, tick them with springfield_update_items, then springfield_commit_step.`
+    ? `${r.resumed ? `Resumed the claim an earlier call made (its reply was lost): ${r.step_anchor} is yours. ` : ''}Claimed ${r.step_anchor} (${r.step_title}) of ${r.plan_path}: claim token ${r.claim_token}, lease until ${r.lease_expires_at}. Next: do its items, tick them with springfield_update_items, then springfield_commit_step.`
     : r.reason === 'all_completed' ? `Every step of ${r.plan_path} is completed.` : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;
   return { text, data: r };
 }
@@ -128,9 +137,10 @@ async function signal(s: ToolSession, input: z.infer<typeof SignalInput>): Promi
     if (l.end_line !== undefined && l.end_line < l.line) throw new UsageError('bad_location', `${l.file}:${l.line}:${l.end_line}: the end line is before the start line`);
     return { file: repoPath(s, l.file, 'location'), line: l.line, endLine: l.end_line ?? null, note: l.note ?? null };
   });
-  const r = await s.withStore((store) => store.recordSignal(input.epic, input.type as SignalType, input.summary, locations, s.actor));
+  const r = await s.lostReplies.run(TOOL_META.signal.name, input, s.actor, (resume) =>
+    s.withStore((store) => store.recordSignal(input.epic, input.type as SignalType, input.summary, locations, s.actor, false, resume ? { resume } : undefined)));
   const t = r.transition;
-  return { text: `Recorded ${r.type} signal #${r.signal_id} for ${r.epic_id}${t ? `: ${t.from} → ${t.to}` : ''}.`, data: r };
+  return { text: `Recorded ${r.type} signal #${r.signal_id} for ${r.epic_id}${t ? `: ${t.from} → ${t.to}` : ''}${r.resumed ? ' (by an earlier call whose reply was lost)' : ''}.`, data: r };
 }
 
 function root(s: ToolSession): string {

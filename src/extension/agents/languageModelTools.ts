@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { confirmationFor, runTool, TOOL_META, type ToolKey, type ToolSession, UsageError } from '../../core/index.ts';
+import { confirmationFor, LostReplies, runTool, TOOL_META, type ToolKey, type ToolSession, UsageError } from '../../core/index.ts';
 import { renderContext } from '../../cli/render/contextText.ts';
 import type { StoreHost } from '../storeHost.ts';
 
@@ -12,6 +12,8 @@ export const EDITOR_AGENT_ID = 'vscode-agent';
  * writes asks the person first (prepareInvocation).
  */
 export function registerLanguageModelTools(host: StoreHost): vscode.Disposable[] {
+  // Kept for the window's life: a claim or signal whose reply was lost is resumed by the same call again.
+  const lostReplies = new LostReplies();
   return (Object.keys(TOOL_META) as ToolKey[]).map((key) => vscode.lm.registerTool<unknown>(TOOL_META[key].name, {
     prepareInvocation(options) {
       const confirm = confirmationFor(key, options.input, actorOf(host));
@@ -21,7 +23,7 @@ export function registerLanguageModelTools(host: StoreHost): vscode.Disposable[]
       };
     },
     async invoke(options) {
-      const outcome = await runTool(key, options.input, sessionOf(host));
+      const outcome = await runTool(key, options.input, sessionOf(host, lostReplies));
       if (!TOOL_META[key].readOnly) void host.refresh();
       return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(outcome.text)]);
     },
@@ -32,7 +34,7 @@ function actorOf(host: StoreHost) {
   return { worktree: host.actor.worktree, agent: EDITOR_AGENT_ID, token: null };
 }
 
-function sessionOf(host: StoreHost): ToolSession {
+function sessionOf(host: StoreHost, lostReplies: LostReplies): ToolSession {
   const location = host.location;
   if (!location) throw new UsageError('no_repo', 'Springfield needs a folder inside a git repository');
   return {
@@ -40,6 +42,7 @@ function sessionOf(host: StoreHost): ToolSession {
     actor: actorOf(host),
     env: process.env,
     renderContext,
+    lostReplies,
     withStore: (fn) => fn(host.writable()),
   };
 }
