@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { openStore } from '../../src/core/store/index.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
 
@@ -108,41 +108,37 @@ for (const backend of BACKENDS) {
   });
 }
 
-test('a plan whose last completion committed but was not marked done after it (a server crash between) is marked by the holder repeating the completion (postgres)', async (t: TestContext) => {
-  const db = `unmarked_${process.pid}`;
-  const url = pg.server.createDatabase(db);
-  const store = openStore({ location: url, repository: { id: 'unmarked-repo', source: 'configured' }, host: 'host-a', clock: new ManualClock(Date.UTC(2026, 0, 1)) });
+/** A one-step plan on a database of its own, its step claimed by A with every item done: one completion from done. */
+async function lastStepHeld(t: TestContext, db: string): Promise<{ db: string; store: Store; one: PlanSource; token: number }> {
+  const store = openStore({ location: pg.server.createDatabase(db), repository: { id: 'unmarked-repo', source: 'configured' }, host: 'host-a', clock: new ManualClock(Date.UTC(2026, 0, 1)) });
   t.after(() => store.close());
   const one = source('# Plan: One\n## Step 1: One\n- [ ] a\n');
   await store.initPlan(one, ADMIN);
   const c = await store.claimNext(one, A);
   assert.ok(c.claimed);
   await store.updateItems(one, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
-  assert.equal((await store.complete(one, 'step-1', { ...A, token: c.claim_token })).plan_completed, true);
+  return { db, store, one, token: c.claim_token };
+}
+
+test('a plan whose last completion committed but was not marked done after it (a server crash between) is marked by the holder repeating the completion (postgres)', async (t: TestContext) => {
+  const { db, store, one, token } = await lastStepHeld(t, `unmarked_${process.pid}`);
+  assert.equal((await store.complete(one, 'step-1', { ...A, token })).plan_completed, true);
   // What a crash between the completion's COMMIT and the mark after it leaves.
   pg.server.psql(`UPDATE springfield.plans SET status = 'active'`, db);
   assert.equal((await store.showPlans(P))[0]?.status, 'active');
-  const again = await store.complete(one, 'step-1', { ...A, token: c.claim_token });
+  const again = await store.complete(one, 'step-1', { ...A, token });
   assert.deepEqual([again.already_completed, again.plan_completed, again.remaining_steps], [true, true, 0]);
   assert.equal((await store.showPlans(P))[0]?.status, 'done');
 });
 
 test('a last completion whose mark after the COMMIT did not happen (a reply lost in between) marks the plan before it answers (postgres)', async (t: TestContext) => {
-  const db = `unmarked_direct_${process.pid}`;
-  const url = pg.server.createDatabase(db);
-  const store = openStore({ location: url, repository: { id: 'unmarked-repo', source: 'configured' }, host: 'host-a', clock: new ManualClock(Date.UTC(2026, 0, 1)) });
-  t.after(() => store.close());
-  const one = source('# Plan: One\n## Step 1: One\n- [ ] a\n');
-  await store.initPlan(one, ADMIN);
-  const c = await store.claimNext(one, A);
-  assert.ok(c.claimed);
-  await store.updateItems(one, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
+  const { db, store, one, token } = await lastStepHeld(t, `unmarked_direct_${process.pid}`);
   // The first status change of the plan row is skipped, as if the mark after the COMMIT never ran.
   pg.server.psql(`CREATE TABLE springfield.skip_once (n int); INSERT INTO springfield.skip_once VALUES (1); GRANT ALL ON springfield.skip_once TO PUBLIC;
     CREATE FUNCTION springfield.skip_once() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF EXISTS (SELECT 1 FROM springfield.skip_once) THEN DELETE FROM springfield.skip_once; RETURN NULL; END IF; RETURN NEW; END $$;
     CREATE TRIGGER skip_once BEFORE UPDATE OF status ON springfield.plans FOR EACH ROW EXECUTE FUNCTION springfield.skip_once()`, db);
-  const done = await store.complete(one, 'step-1', { ...A, token: c.claim_token });
+  const done = await store.complete(one, 'step-1', { ...A, token });
   assert.equal(pg.server.psql('SELECT count(*) FROM springfield.skip_once', db), '0', 'the mark after the COMMIT was skipped');
   assert.deepEqual([done.already_completed, done.plan_completed, done.remaining_steps], [false, true, 0]);
   assert.equal((await store.showPlans(P))[0]?.status, 'done');
