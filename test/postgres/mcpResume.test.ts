@@ -10,11 +10,12 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { openStore, type Store } from '../../src/core/store/index.ts';
+import type { Store } from '../../src/core/store/index.ts';
 import type { Actor, ClaimResult } from '../../src/core/store/types.ts';
-import { CLI_PATH, cleanEnv, ensureCli, makeRepo, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
+import { CLI_PATH, cleanEnv, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { startPgProxy, type PgProxy } from '../helpers/pgProxy.ts';
+import type { PgProxy } from '../helpers/pgProxy.ts';
+import { proxiedRepo } from './proxiedRepo.ts';
 
 const P = 'plans/p.md';
 const PLAN = '# Plan: Three\n## Step 1: One\n## Step 2: Two\n## Step 3: Three\n';
@@ -30,18 +31,13 @@ function text(r: unknown): string {
 }
 
 async function setup(t: { after(fn: () => unknown): void }): Promise<Setup> {
-  ensureCli();
-  const url = pg.server.createDatabase(`mcp_resume_${++n}`);
-  const proxy = await startPgProxy(url);
-  const repo = makeRepo({ files: { [P]: PLAN } });
-  const direct = openStore({ location: url, repository: { id: REPO, source: 'configured' }, host: 'host-a' });
-  const env = { SPRINGFIELD_DATABASE_URL: proxy.url, SPRINGFIELD_REPO_ID: REPO, SPRINGFIELD_HOST: 'host-a', SPRINGFIELD_AGENT: 'agent-a', SPRINGFIELD_PG_CONNECT_TIMEOUT: '1' };
+  const { repo, proxy, direct, env, closeFirst } = await proxiedRepo(t, pg.server, `mcp_resume_${++n}`, REPO, { [P]: PLAN });
   const init = await runCliAsync(repo.root, ['init', P], env); // async: the proxy runs in this process
   assert.equal(init.code, 0, init.stderr);
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp'], cwd: repo.root, env: cleanEnv(env) as Record<string, string>, stderr: 'pipe' });
   const client = new Client({ name: 'springfield-test', version: '1.0.0' });
+  closeFirst(client); // the MCP server before the proxy and the repository it works in
   await client.connect(transport);
-  t.after(async () => { await client.close(); await direct.close(); proxy.close(); repo.cleanup(); });
   return { repo, proxy, direct, client };
 }
 

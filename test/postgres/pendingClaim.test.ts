@@ -8,11 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/core/store/index.ts';
+import type { Store } from '../../src/core/store/index.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
-import { ensureCli, makeRepo, runCli, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
+import { ensureCli, makeRepo, runCli, runCliAsync } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { startPgProxy, type PgProxy } from '../helpers/pgProxy.ts';
+import { proxiedRepo, type ProxiedRepo } from './proxiedRepo.ts';
 
 const P = 'plans/p.md';
 const PLAN = '# Plan: Three\n## Step 1: One\n## Step 2: Two\n## Step 3: Three\n';
@@ -20,19 +20,13 @@ const REPO = 'pending-claim';
 const pg = postgresForFile({ durability: 'fast' });
 let n = 0;
 
-interface Setup { repo: Repo; proxy: PgProxy; direct: Store; env: Record<string, string>; pending: string }
+type Setup = ProxiedRepo;
 
 async function setup(t: { after(fn: () => unknown): void }): Promise<Setup> {
-  ensureCli();
-  const url = pg.server.createDatabase(`pending_${++n}`);
-  const proxy = await startPgProxy(url);
-  const repo = makeRepo({ files: { [P]: PLAN } });
-  const direct = openStore({ location: url, repository: { id: REPO, source: 'configured' }, host: 'host-a' });
-  t.after(async () => { await direct.close(); proxy.close(); repo.cleanup(); });
-  const env = { SPRINGFIELD_DATABASE_URL: proxy.url, SPRINGFIELD_REPO_ID: REPO, SPRINGFIELD_HOST: 'host-a', SPRINGFIELD_AGENT: 'agent-a', SPRINGFIELD_PG_CONNECT_TIMEOUT: '1' };
-  const init = await runCliAsync(repo.root, ['init', P], env); // async: the proxy runs in this process
+  const s = await proxiedRepo(t, pg.server, `pending_${++n}`, REPO, { [P]: PLAN });
+  const init = await runCliAsync(s.repo.root, ['init', P], s.env); // async: the proxy runs in this process
   assert.equal(init.code, 0, init.stderr);
-  return { repo, proxy, direct, env, pending: join(repo.root, '.git', 'springfield', 'pending.json') };
+  return s;
 }
 
 const claimEvents = async (store: Store) => (await store.events({ planPath: P })).filter((e) => e.entity === 'step' && (e.action === 'claim' || e.action === 'reclaim'));

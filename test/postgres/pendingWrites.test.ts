@@ -8,12 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/core/store/index.ts';
+import type { Store } from '../../src/core/store/index.ts';
 import type { EpicRow, ProposeResult, SignalResult } from '../../src/core/store/epicTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { ensureCli, makeRepo, runCli, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
+import { ensureCli, makeRepo, runCli, runCliAsync } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { startPgProxy, type PgProxy } from '../helpers/pgProxy.ts';
+import { proxiedRepo, type ProxiedRepo } from './proxiedRepo.ts';
 
 const P = 'plans/p.md';
 const PLAN = '# Plan: Three\n## Step 1: One\n## Step 2: Two\n';
@@ -22,19 +22,13 @@ const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const pg = postgresForFile({ durability: 'fast' });
 let n = 0;
 
-interface Setup { repo: Repo; proxy: PgProxy; direct: Store; env: Record<string, string>; pending: string }
+type Setup = ProxiedRepo;
 type Run = Awaited<ReturnType<typeof runCliAsync>>;
 
 async function setup(t: { after(fn: () => unknown): void }): Promise<Setup> {
-  ensureCli();
-  const url = pg.server.createDatabase(`pending_writes_${++n}`);
-  const proxy = await startPgProxy(url);
-  const repo = makeRepo({ files: { [P]: PLAN } });
-  const direct = openStore({ location: url, repository: { id: REPO, source: 'configured' }, host: 'host-a' });
-  t.after(async () => { await direct.close(); proxy.close(); repo.cleanup(); });
-  const env = { SPRINGFIELD_DATABASE_URL: proxy.url, SPRINGFIELD_REPO_ID: REPO, SPRINGFIELD_HOST: 'host-a', SPRINGFIELD_AGENT: 'agent-a', SPRINGFIELD_PG_CONNECT_TIMEOUT: '1' };
-  await direct.listEpics(); // the schema exists before the first cut: only the command's own COMMIT carries the marker
-  return { repo, proxy, direct, env, pending: join(repo.root, '.git', 'springfield', 'pending.json') };
+  const s = await proxiedRepo(t, pg.server, `pending_writes_${++n}`, REPO, { [P]: PLAN });
+  await s.direct.listEpics(); // the schema exists before the first cut: only the command's own COMMIT carries the marker
+  return s;
 }
 
 /** Runs `args` while the proxy cuts its COMMIT (`when`) and then stays away: exit 3, the outcome unknown, the id handed over. */
