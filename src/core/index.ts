@@ -40,6 +40,7 @@ export * from './plan/types.ts';
 export * from './runs/agentArgv.ts';
 export * from './runs/agentEnv.ts';
 export * from './runs/processGroup.ts';
+export * from './runs/cliShim.ts';
 export * from './runs/runConfig.ts';
 export * from './safeFiles.ts';
 export * from './scheduler/types.ts';

@@ -116,6 +116,6 @@ export class AgentTerminalLauncher implements Launcher {
 
   /** The editor's environment without its own variables, the CLI run by this editor's runtime, `springfield` on PATH, the editor's database. */
   private env(spec: LaunchSpec): NodeJS.ProcessEnv {
-    return agentEnvironment(process.env, isEditorVariable, spec.env, this.o.binDir, this.o.host.databaseUrl, delimiter);
+    return agentEnvironment(process.env, isEditorVariable, spec.env, this.o.binDir, this.o.host.databaseUrl, delimiter, spec.cwd);
   }
 }

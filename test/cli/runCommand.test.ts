@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
 import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/runConfig.ts';
@@ -46,7 +46,7 @@ let counter = 0;
 
 before(() => {
   ensureCli();
-  const names = ['env', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan', 'links'];
+  const names = ['env', 'pwdpath', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan', 'links'];
   repo = makeRepo({ files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) } });
   agentPath = join(repo.tmp, 'agent.mjs');
   writeFileSync(agentPath, AGENT);
@@ -226,6 +226,22 @@ describe('springfield run', () => {
     }
   });
 
+  test("the agent's PWD is its worktree and `springfield` on its PATH runs this CLI, whatever the launcher's PWD and PATH", async () => {
+    const { id } = epicWithClaim('pwdpath');
+    const report = join(reportDir, 'pwdpath.txt');
+    // What a real agent does: a shell tool in $PWD, and `springfield` found on PATH (never SPRINGFIELD_* lookups).
+    const script = `cd "$PWD" && pwd -P > '${report}' && command -v springfield >> '${report}' && springfield --version >> '${report}' && springfield show plans/pwdpath.md --json >> '${report}'`;
+    const bare = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'springfield'))).join(':');
+    const w = startWrapper(repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'sh', '-c', script], { PWD: repo.tmp, PATH: bare });
+    const r = await w.done;
+    const lines = readFileSync(report, 'utf8').split('\n');
+    assert.equal(lines[0], repo.root, `PWD names the worktree, not the launcher's folder (${r.stderr})`);
+    assert.match(lines[1] ?? '', /\/\.springfield\/bin\/\d+-[0-9a-f]{8}\/springfield$/, 'a springfield of this run, first on PATH');
+    assert.match(lines[2] ?? '', /^\d+\.\d+\.\d+/, 'it runs this CLI');
+    assert.match(lines.slice(3).join('\n'), /"plan_path": "plans\/pwdpath.md"/, 'and reads the same store');
+    assert.equal(existsSync(dirname(lines[1] ?? '')), false, 'the run removes its springfield when it ends');
+  });
+
   test('a command that cannot be found is recorded as failed with exit 127 and one clear line', () => {
     const { id } = epicWithClaim('missing');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
@@ -363,13 +379,13 @@ describe('leases, sessions and orphans', () => {
 });
 
 describe('agentEnv and the run configuration', () => {
-  test('agentEnv strips editor variables and unset values, and sets every SPRINGFIELD_* value', () => {
-    const env = agentEnv({ PATH: '/bin', ELECTRON_RUN_AS_NODE: '1', VSCODE_GIT_IPC_HANDLE: 'x', VSCODE_PID: '1', SPRINGFIELD_STEP: 'old', SPRINGFIELD_CLAIM_TOKEN: '7', MY_VSCODE_SETTING: 'kept' }, {
+  test('agentEnv strips editor variables and unset values, sets every SPRINGFIELD_* value, and PWD to the worktree', () => {
+    const env = agentEnv({ PATH: '/bin', PWD: '/launcher', ELECTRON_RUN_AS_NODE: '1', VSCODE_GIT_IPC_HANDLE: 'x', VSCODE_PID: '1', SPRINGFIELD_STEP: 'old', SPRINGFIELD_CLAIM_TOKEN: '7', MY_VSCODE_SETTING: 'kept' }, {
       epic: 'sf-ab12', step: null, plan: null, worktree: '/w', claimToken: null, contextFile: '/c.md', role: 'lisa', runId: 4, agent: 'lisa', db: '/db',
     });
     assert.deepEqual(env, {
       PATH: '/bin', MY_VSCODE_SETTING: 'kept', SPRINGFIELD_EPIC: 'sf-ab12', SPRINGFIELD_WORKTREE: '/w', SPRINGFIELD_CONTEXT_FILE: '/c.md',
-      SPRINGFIELD_ROLE: 'lisa', SPRINGFIELD_RUN_ID: '4', SPRINGFIELD_AGENT: 'lisa', SPRINGFIELD_DB: '/db',
+      SPRINGFIELD_ROLE: 'lisa', SPRINGFIELD_RUN_ID: '4', SPRINGFIELD_AGENT: 'lisa', SPRINGFIELD_DB: '/db', PWD: '/w',
     });
   });
 

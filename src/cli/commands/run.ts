@@ -1,5 +1,7 @@
-import { dirname, join } from 'node:path';
-import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureGitignored, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, readHead, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureGitignored, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -71,11 +73,15 @@ export const runCommand: Command = {
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
+    // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
+    const shim = cliShimFor(ctx, prepared.run.id, warnings);
+    if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
     // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
     const usageSpec = usageSpecFor(config, role);
     const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000, captureStdoutBytes: usageSpec ? USAGE_CAPTURE_BYTES : 0 },
       (pid) => store.setAgentPid(prepared.run.id, pid));
     clearInterval(timer);
+    if (shim) removeCliShim(shim);
     const after = readHead(actor.worktree, ctx.env);
     // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
     const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : prepared.ownWorktree ? branchFault(before, after) : null;
@@ -140,6 +146,20 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
     await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder);
     if (err instanceof SpringfieldError) throw err;
     throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${err instanceof Error ? err.message : String(err)}); run ${p.run.id} recorded as failed`);
+  }
+}
+
+/**
+ * A fresh folder with a `springfield` command for this run, under the state folder's `bin/`; null
+ * (with a warning) when it cannot be made: the agent then needs `springfield` on its own PATH.
+ */
+function cliShimFor(ctx: CliContext, runId: number, warnings: string[]): string | null {
+  try {
+    const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
+    return makeCliShim(join(dirname(ctx.stateFile), 'bin'), `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
+  } catch (err) {
+    warnings.push(`could not put springfield on the agent's PATH: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
   }
 }
 

@@ -45,7 +45,7 @@ export class ProcessLauncher implements Launcher {
     const file = createWriteStream(path, { fd });
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
-    Object.assign(env, spec.env);
+    Object.assign(env, spec.env, { PWD: spec.cwd });
     const [cmd, ...args] = spec.argv;
     const child = spawn(cmd as string, args, { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const tail = new OutputTail(10);

@@ -33,6 +33,8 @@ export function isEditorVariable(key: string): boolean {
 /**
  * The agent's environment: `base` without editor variables, with every SPRINGFIELD_* value of this
  * run set, and those that do not apply removed, so a nested run never inherits a stale claim token.
+ * `PWD` is the worktree the agent runs in: many CLIs take their folder from `$PWD`, not from the
+ * process's working directory, and the one inherited is the launcher's (docs/agents.md).
  */
 export function agentEnv(base: NodeJS.ProcessEnv, values: AgentValues): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -44,5 +46,6 @@ export function agentEnv(base: NodeJS.ProcessEnv, values: AgentValues): NodeJS.P
     if (value === null) delete env[key];
     else env[key] = String(value);
   }
+  env.PWD = values.worktree;
   return env;
 }

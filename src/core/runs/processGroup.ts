@@ -48,7 +48,8 @@ const GROUPS = process.platform !== 'win32';
 export function startGroup(argv: readonly string[], options: GroupOptions): RunningGroup {
   const tail = new OutputTail(options.tailLines ?? 40);
   const [cmd, ...args] = argv;
-  const child = spawn(cmd ?? '', args, { cwd: options.cwd, env: options.env, detached: GROUPS, stdio: [options.stdin, 'pipe', 'pipe'] });
+  // PWD says where the command runs: an inherited one names the launcher's folder (docs/agents.md).
+  const child = spawn(cmd ?? '', args, { cwd: options.cwd, env: { ...options.env, PWD: options.cwd }, detached: GROUPS, stdio: [options.stdin, 'pipe', 'pipe'] });
   const pid = child.pid;
   let timedOut = false;
   let stopping = false;

@@ -31,10 +31,11 @@ export function editorDatabase(env: NodeJS.ProcessEnv, inspected: Inspected<stri
  * variables (`isEditor`), then the launch's, run by the editor's runtime, `springfield` first on PATH,
  * and the editor's database so the agent and its CLI write where the editor reads (never on a command line).
  */
-export function agentEnvironment(base: NodeJS.ProcessEnv, isEditor: (name: string) => boolean, launch: Readonly<Record<string, string>>, binDir: string | undefined, databaseUrl: string | undefined, delimiter: string): NodeJS.ProcessEnv {
+export function agentEnvironment(base: NodeJS.ProcessEnv, isEditor: (name: string) => boolean, launch: Readonly<Record<string, string>>, binDir: string | undefined, databaseUrl: string | undefined, delimiter: string, cwd?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined && !isEditor(k)) env[k] = v;
   Object.assign(env, launch, { ELECTRON_RUN_AS_NODE: '1' });
+  if (cwd) env.PWD = cwd;
   if (databaseUrl) env.SPRINGFIELD_DATABASE_URL = databaseUrl;
   if (binDir) env.PATH = env.PATH ? `${binDir}${delimiter}${env.PATH}` : binDir;
   return env;
