@@ -178,7 +178,7 @@ describe('epic lifecycle through the CLI', () => {
   test('defer and resume; invalid events exit 1 naming the allowed events', () => {
     const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Park me']));
     const resumeRefused = assertFails(sf(repo.root, ['epic', 'resume', id]), 1, 'invalid_transition');
-    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer, agent_failed, plan_discarded$/);
+    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/);
     const deferred = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', id, '--reason', 'not this quarter']));
     assert.deepEqual([deferred.from, deferred.to, deferred.reason], ['planned', 'deferred', 'not this quarter']);
     assert.match(assertFails(sf(repo.root, ['epic', 'defer', id]), 1, 'invalid_transition').message, /allowed: resume$/);
@@ -192,7 +192,7 @@ describe('epic lifecycle through the CLI', () => {
     assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', building])).from, 'implemented');
     assertOk(sf(repo.root, ['epic', 'resume', building]));
     const notApproved = assertFails(sf(repo.root, ['epic', 'start', building]), 1, 'invalid_transition');
-    assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed, plan_discarded$/, 'a resumed epic needs its plan approved again');
+    assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/, 'a resumed epic needs its plan approved again');
   });
 
   test('approving a plan edited after it was proposed is plan_drift and changes nothing', () => {
@@ -266,7 +266,7 @@ describe('epic lifecycle through the CLI', () => {
     assertOk(sf(repo.root, ['epic', 'start', id]));
     const before = snapshot();
     const refused = assertFails(sf(repo.root, ['signal', id, '--type', 'pass', '--summary', 'too early', '--location', 'plans/atomic.md:1', '--note', 'n']), 1, 'invalid_transition');
-    assert.match(refused.message, /in_progress; allowed: steps_completed, defer, iteration_budget_exhausted, agent_failed, plan_drift$/);
+    assert.match(refused.message, /in_progress; allowed: steps_completed, defer, iteration_budget_exhausted, agent_failed, agent_unavailable, plan_drift$/);
     assert.equal(snapshot(), before);
     assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 0);
   });

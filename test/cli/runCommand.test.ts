@@ -185,7 +185,7 @@ describe('springfield run', () => {
     assert.deepEqual([env.SPRINGFIELD_ROLE, env.SPRINGFIELD_EPIC, env.SPRINGFIELD_PLAN], ['lisa', id, 'plans/nostep.md']);
   });
 
-  test('the exit code propagates; a signal gives 128+N and status failed; SIGTERM is forwarded to the agent', async () => {
+  test('the exit code propagates; a signal gives 128+N and status failed; SIGTERM is forwarded to the agent and the run is stopped, spending nothing', async () => {
     const { id } = epicWithClaim('exit');
     const failing = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1'], '3', 0);
     const r3 = await startWrapper(repo.root, failing.args).done;
@@ -201,6 +201,7 @@ describe('springfield run', () => {
     assert.deepEqual([run9?.status, run9?.exit_code, run9?.outcome_reason], ['failed', 137, 'ended by SIGKILL']);
 
     const sleeper = runArgs(['--role', 'ralph', '--epic', id], '0', 30_000);
+    const iteration = rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration;
     const w = startWrapper(repo.root, sleeper.args);
     const seen = await waitFor('the agent to start', () => existsSync(sleeper.report) && readReport(sleeper.report));
     w.child.kill('SIGTERM');
@@ -208,7 +209,9 @@ describe('springfield run', () => {
     assert.equal(r15.code, 143, 'the wrapper survived SIGTERM, forwarded it and exited with the agent');
     assert.equal(pidAlive(seen.pid), false, 'the agent got the SIGTERM');
     const run15 = runRow(Number(seen.env.SPRINGFIELD_RUN_ID));
-    assert.deepEqual([run15?.status, run15?.exit_code, run15?.outcome_reason], ['failed', 143, 'ended by SIGTERM']);
+    assert.deepEqual([run15?.status, run15?.exit_code], ['stopped', 143], 'a stop (the scheduler stopping, a person) is no failure of the agent');
+    assert.match(run15?.outcome_reason ?? '', /^stopped by SIGTERM before its timeout/);
+    assert.equal(rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration, iteration, 'a stopped run spends no build iteration');
   });
 
   test("a person switching the main worktree's branch while a run works there is no fault of the run", async () => {
@@ -242,13 +245,15 @@ describe('springfield run', () => {
     assert.equal(existsSync(dirname(lines[1] ?? '')), false, 'the run removes its springfield when it ends');
   });
 
-  test('a command that cannot be found is recorded as failed with exit 127 and one clear line', () => {
+  test('a command that cannot be found is recorded as unavailable (no iteration spent) with exit 127 and one clear line', () => {
     const { id } = epicWithClaim('missing');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
+    const iteration = rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration;
     const r = runCli(repo.root, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
     assert.equal(r.code, 127);
-    assert.equal(r.stderr, `springfield: warning: agent command not found: 'springfield-no-such-agent' (run ${before + 1} recorded as failed, exit 127)\n`);
-    assert.deepEqual([runRow(before + 1)?.status, runRow(before + 1)?.exit_code], ['failed', 127]);
+    assert.equal(r.stderr, `springfield: warning: agent command not found: 'springfield-no-such-agent' (run ${before + 1} recorded as unavailable, exit 127)\n`);
+    assert.deepEqual([runRow(before + 1)?.status, runRow(before + 1)?.exit_code], ['unavailable', 127]);
+    assert.equal(rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration, iteration, 'an agent that never ran spends no build iteration');
   });
 
   test('refuses bad usage before recording anything', () => {

@@ -79,3 +79,26 @@ test("a builder whose supervisor dies while it keeps working: the run is lost, t
   assert.deepEqual(sessionsOf(f, epic), { lisa: 1, ralph: 3, bart: 0, lovejoy: 0, total: 4 }, 'one lost run, then one per step');
   assert.match(run.stderr, /marked lost — its step is released at once/);
 });
+
+test('a builder that goes silent is ended as stalled after stallSeconds, three times, then blocked; one that works quietly is left alone', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t, { stallSeconds: 2, timeouts: { ralph: 120 } });
+  const epic = approved(f, 'Silent');
+  f.behave({ ralph: { do: 'silent' } });
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, {
+    epic, maxSessions: { ralph: 3 }, status: 'blocked',
+    reason: /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ stalled, exit 143: no output and no progress in the store for 2 s\)$/,
+  }), [], run.stderr);
+  const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; status: string; started_at: string; ended_at: string }[];
+  const ralph = runs.filter((r) => r.role === 'ralph');
+  assert.deepEqual(ralph.map((r) => r.status), ['stalled', 'stalled', 'stalled']);
+  for (const r of ralph) assert.ok(Date.parse(r.ended_at) - Date.parse(r.started_at) < 60_000, 'ended long before its 120 s timeout');
+
+  const g = faultRepo(t, { stallSeconds: 2, timeouts: { ralph: 120 } });
+  const quiet = approved(g, 'Quiet');
+  g.behave({ ralph: { do: 'quiet-progress', n: 8 } });
+  const run2 = g.orchestrate();
+  assert.deepEqual(violations(g, run2, { epic: quiet, maxSessions: { ralph: 2 }, status: 'done' }), [], run2.stderr);
+  const statuses = (g.sf('runs', '--epic', quiet).json.runs as { role: string; status: string }[]).filter((r) => r.role === 'ralph').map((r) => r.status);
+  assert.deepEqual(statuses, ['succeeded', 'succeeded'], 'four seconds without a word, but progress in the store: not stalled');
+});

@@ -64,6 +64,20 @@ switch (behaviour) {
     setInterval(() => {}, 1000);
     break;
   }
+  case 'silent':
+    // Prints nothing and changes nothing, forever (a CLI waiting on a model that never answers).
+    setInterval(() => {}, 1000);
+    break;
+  case 'quiet-progress': {
+    // Works without a word: records a breadcrumb on its step every half second (rule.n of them), then commits.
+    let i = 0;
+    const tick = setInterval(() => {
+      if (i < (rule.n || 6)) { sf('artifact', env.SPRINGFIELD_PLAN, step, '--kind', 'note', '--summary', 'quiet ' + i++); return; }
+      clearInterval(tick);
+      commit('work/' + epic + '/' + step + '.txt', epic + ' ' + step + '\n', 'Build ' + step, true);
+    }, 500);
+    break;
+  }
   case 'commit-then-fail':
     commit('work/' + epic + '/attempt-' + seen + '.txt', 'attempt ' + seen + '\n', 'Attempt ' + seen, false);
     console.error('tests failed, giving up'); process.exit(1);

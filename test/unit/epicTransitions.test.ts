@@ -35,6 +35,12 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
   ['in_progress', 'agent_failed', 'blocked', null],
   ['implemented', 'agent_failed', 'blocked', null],
   ['blocked', 'agent_failed', 'blocked', null],
+  // An agent that cannot run at all (not installed, not logged in): blocked at once, a person fixes it and retries.
+  ['planned', 'agent_unavailable', 'blocked', null],
+  ['ready', 'agent_unavailable', 'blocked', null],
+  ['in_progress', 'agent_unavailable', 'blocked', null],
+  ['implemented', 'agent_unavailable', 'blocked', null],
+  ['blocked', 'agent_unavailable', 'blocked', null],
   ['in_progress', 'plan_drift', 'blocked', null],
   // PR mode: no gh, no remote, a refused push or a pull request closed unmerged (a person retries).
   ['verified', 'merge_failed', 'blocked', null],
@@ -47,7 +53,7 @@ const ALL_STATUSES: readonly EpicStatus[] = [
 const ALL_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
 ];
 
 function expectedRow(from: EpicStatus, event: EpicEvent) {
@@ -64,7 +70,7 @@ for (const [from, event, to, role] of EXPECTED) {
   test(`${from} --${event}--> ${to} (${role ?? 'nobody'})`, () => {
     if (to !== 'previous') return assert.deepEqual(transition(from, event), { to, nextRole: role });
     for (const back of ['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const) assert.deepEqual(transition(from, event, back), { to: back, nextRole: role });
-    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or plan_drift or merge_failed/);
+    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or agent_unavailable or plan_drift or merge_failed/);
   });
 }
 
@@ -94,7 +100,7 @@ test('done allows nothing; deferred only resumes; defer is refused from deferred
   assert.deepEqual(allowedEvents('deferred'), ['resume']);
   assert.throws(() => transition('done', 'defer'), /cannot defer an epic that is done; allowed: none/);
   assert.throws(() => transition('deferred', 'defer'), /allowed: resume$/);
-  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, plan_discarded$/);
+  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/);
 });
 
 test('signals map to their events', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureGitignored, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type GroupEnd, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, SpringfieldError, startGroup, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureGitignored, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -9,8 +9,7 @@ import { duration, output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
 import { contextForRole } from '../rolePromptText.ts';
-
-const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+import { supervise } from '../supervise.ts';
 
 export const runCommand: Command = {
   name: 'run',
@@ -78,23 +77,29 @@ export const runCommand: Command = {
     if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
     // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
     const usageSpec = usageSpecFor(config, role);
-    const ended = await supervise(expandAgentArgv(command, env), { cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000, captureStdoutBytes: usageSpec ? USAGE_CAPTURE_BYTES : 0 },
-      (pid) => store.setAgentPid(prepared.run.id, pid));
+    const progressed = progressProbe(store, epicId, prepared.planPath);
+    await progressed().catch(() => false); // the mark progress is measured from
+    const stall = config.stallSeconds > 0 ? { ms: config.stallSeconds * 1000, retryLines: presetFor(command)?.retryLines ?? [], progressed } : null;
+    const ended = await supervise(expandAgentArgv(command, env), {
+      cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000,
+      captureStdoutBytes: usageSpec ? USAGE_CAPTURE_BYTES : 0, stall,
+    }, (pid) => store.setAgentPid(prepared.run.id, pid));
     clearInterval(timer);
     if (shim) removeCliShim(shim);
     const after = readHead(actor.worktree, ctx.env);
     // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
-    const fault = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError).message : prepared.ownWorktree ? branchFault(before, after) : null;
-    const reopen = fault !== null && !ended.spawnError && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
+    const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
+    const fault = spawnError ? null : prepared.ownWorktree ? branchFault(before, after) : null;
+    const reopen = fault !== null && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
     const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
     const run = await store.finishRun(prepared.run.id, {
       exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
       fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds, usage,
+      stopped: ended.stoppedBy ? stoppedReason(ended.stoppedBy) : null, stalled: ended.stalled, unavailable: spawnError?.message ?? null,
     }, actor);
 
     const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
-    const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
-    if (spawnError) warnings.unshift(`${spawnError.message} (run ${run.id} recorded as failed, exit ${ended.exitCode})`);
+    if (spawnError) warnings.unshift(`${spawnError.message} (run ${run.id} recorded as ${run.status}, exit ${ended.exitCode})`);
     const how = ended.signal ? `killed by ${ended.signal}` : `exit ${ended.exitCode}`;
     const why = run.outcome_reason && !spawnError && run.outcome_reason !== how ? ` — ${run.outcome_reason}` : '';
     return output(
@@ -105,6 +110,26 @@ export const runCommand: Command = {
     );
   },
 };
+
+/** Why a stopped run ended: someone sent its supervisor a signal before its timeout. */
+function stoppedReason(signal: NodeJS.Signals): string {
+  return `stopped by ${signal === 'SIGINT' ? 'Ctrl+C (SIGINT)' : signal} before its timeout: a person or the scheduler stopping ended it; nothing is counted against it`;
+}
+
+/**
+ * Whether the store changed for the run's epic or plan since the last call: the stall watch's other
+ * sign of life (an agent that ticks items quietly is working). The first call takes the mark.
+ */
+function progressProbe(store: Store, epicId: string, planPath: string | null): () => Promise<boolean> {
+  let mark: string | null = null;
+  return async () => {
+    const newest = async (q: { epicId?: string; planPath?: string }) => (await store.events({ ...q, limit: 1 })).at(-1)?.id ?? 0;
+    const now = `${await newest({ epicId })}:${planPath ? await newest({ planPath }) : 0}`;
+    const moved = mark !== null && now !== mark;
+    mark = now;
+    return moved;
+  };
+}
 
 /** A run must leave the epic's worktree on the branch it found it on; anything else is a fault (docs/scheduler-faults.md). */
 function branchFault(before: Head | null, after: Head | null): string | null {
@@ -163,42 +188,8 @@ function cliShimFor(ctx: CliContext, runId: number, warnings: string[]): string 
   }
 }
 
-interface SuperviseOptions {
-  readonly cwd: string;
-  readonly env: NodeJS.ProcessEnv;
-  readonly json: boolean;
-  readonly timeoutMs: number;
-  readonly graceMs: number;
-  readonly captureStdoutBytes: number;
-}
-
 /** How much of an agent's stdout is kept to read its usage from (the reports come last). */
 const USAGE_CAPTURE_BYTES = 8 * 1024 * 1024;
-
-/**
- * Runs the agent (no shell) as the leader of its own process group, its output passing through to
- * ours; SIGINT/SIGTERM/SIGHUP sent to us end its whole group. Resolves when it has ended.
- */
-async function supervise(command: readonly string[], options: SuperviseOptions, started: (pid: number) => Promise<void>): Promise<GroupEnd> {
-  // With --json our stdout carries exactly one document, so the agent's stdout goes to stderr.
-  const group = startGroup(command, {
-    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs, captureStdoutBytes: options.captureStdoutBytes,
-    stdout: options.json ? process.stderr : process.stdout, stderr: process.stderr, stdin: 'inherit',
-  });
-  const forward = (signal: NodeJS.Signals): void => group.stop(signal);
-  for (const s of FORWARDED) process.on(s, forward);
-  // Whoever showed the output may go away (the editor window that started the run closes): the
-  // agent goes on, its output only to the stored tail, and the run is still recorded.
-  const unread = (): void => undefined;
-  process.stdout.on('error', unread);
-  process.stderr.on('error', unread);
-  try {
-    if (group.pid !== undefined) await started(group.pid).catch(() => undefined);
-    return await group.done;
-  } finally {
-    for (const s of FORWARDED) process.off(s, forward);
-  }
-}
 
 function describeSpawnError(program: string, err: NodeJS.ErrnoException): { code: string; message: string } {
   if (err.code === 'ENOENT') return { code: 'command_not_found', message: `agent command not found: '${program}'` };

@@ -17,16 +17,16 @@ export const EPIC_STATUSES: readonly EpicStatus[] = [
 export type EpicEvent =
   | 'plan_approved' | 'start' | 'steps_completed' | 'signal_pass' | 'signal_implementation_failure'
   | 'signal_option_viability_failure' | 'signal_adr_invalidated' | 'merged' | 'new_plan_approved'
-  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'plan_drift' | 'retry' | 'plan_discarded' | 'merge_failed';
+  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'agent_unavailable' | 'plan_drift' | 'retry' | 'plan_discarded' | 'merge_failed';
 
 export const EPIC_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
 ];
 
 /** Blocks a person lifts with `retry` (docs/scheduler-faults.md): the epic goes back to where it was blocked from. */
-export const RETRYABLE_BLOCKS: readonly EpicEvent[] = ['agent_failed', 'plan_drift', 'merge_failed'];
+export const RETRYABLE_BLOCKS: readonly EpicEvent[] = ['agent_failed', 'agent_unavailable', 'plan_drift', 'merge_failed'];
 
 export type SignalType = 'pass' | 'implementation_failure' | 'option_viability_failure' | 'adr_invalidated';
 
@@ -74,9 +74,11 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   { from: 'implemented', event: 'iteration_budget_exhausted', to: 'blocked', nextRole: 'lisa', when: 'iteration budget exhausted' },
   ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => (
     { from, event: 'agent_failed', to: 'blocked', nextRole: null, when: "a role's runs fail N times in a row (a person retries)" })),
+  ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => (
+    { from, event: 'agent_unavailable', to: 'blocked', nextRole: null, when: "the role's agent cannot run: not installed or not logged in (a person fixes it and retries)" })),
   { from: 'in_progress', event: 'plan_drift', to: 'blocked', nextRole: null, when: "the worktree's plan file drifted from the approved version (a person restores it and retries)" },
   { from: 'verified', event: 'merge_failed', to: 'blocked', nextRole: null, when: 'a pull request cannot be opened (no gh, no remote, push refused) or was closed unmerged (a person fixes it and retries)' },
-  { from: 'blocked', event: 'retry', to: 'previous', nextRole: null, when: 'a person retries an epic blocked by agent_failed or plan_drift' },
+  { from: 'blocked', event: 'retry', to: 'previous', nextRole: null, when: 'a person retries an epic blocked by agent_failed, agent_unavailable, plan_drift or merge_failed' },
 ];
 
 /** The events accepted from `from`, in EPIC_EVENTS order (empty for `done`). */
@@ -127,7 +129,7 @@ export function isSignalType(s: string): s is SignalType {
   return (SIGNAL_TYPES as readonly string[]).includes(s);
 }
 
-/** True when the epic is blocked by a fault a person lifts with retry (agent_failed or plan_drift). */
+/** True when the epic is blocked by a fault a person lifts with retry (RETRYABLE_BLOCKS). */
 export function isRetryable(epic: { readonly status: EpicStatus; readonly status_reason: string | null }): boolean {
   return epic.status === 'blocked' && RETRYABLE_BLOCKS.some((e) => epic.status_reason?.startsWith(`${e}:`) === true);
 }

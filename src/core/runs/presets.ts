@@ -32,6 +32,8 @@ export interface AgentPreset {
   readonly usage: UsageSpec | null;
   /** A limit the user must know before choosing it. */
   readonly caveat?: string;
+  /** Lines the CLI prints while it retries an unreachable model: no sign of life for the stall watch (docs/scheduler-faults.md). */
+  readonly retryLines?: readonly RegExp[];
 }
 
 const NAMES: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa, the planner', ralph: 'Ralph, the builder', bart: 'Bart, the reviewer' };
@@ -73,6 +75,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     roles: perRole(['codex', 'exec', '--sandbox', 'danger-full-access', '--json', PROMPT]),
     permissions: 'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only)',
     usage: { format: 'jsonl', match: { type: 'turn.completed' }, inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cached_input_tokens', sum: true },
+    retryLines: [/Reconnecting/i],
   },
   // Gemini CLI 0.61.0 (`gemini --help`): -p/--prompt is headless; --approval-mode yolo approves every
   // tool, but only in a trusted folder (otherwise it falls back to "default"), hence --skip-trust;
@@ -133,4 +136,10 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
 /** The preset with this id, or undefined. */
 export function findPreset(id: string): AgentPreset | undefined {
   return AGENT_PRESETS.find((p) => p.id === id);
+}
+
+/** The preset whose program a command runs (`claude`, `/usr/local/bin/codex`), or undefined for any other command. */
+export function presetFor(command: readonly string[]): AgentPreset | undefined {
+  const program = (command[0] ?? '').split(/[\\/]/).at(-1)?.replace(/\.(cmd|exe)$/i, '');
+  return AGENT_PRESETS.find((p) => p.program === program);
 }

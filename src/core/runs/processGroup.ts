@@ -15,6 +15,8 @@ export interface GroupOptions {
   readonly tailLines?: number;
   /** Keep the last this many bytes of stdout as well (for reading usage from it); 0 or absent: none. */
   readonly captureStdoutBytes?: number;
+  /** Called with each chunk of output (stdout or stderr), e.g. to tell a live agent from a stalled one. */
+  readonly onOutput?: (chunk: Buffer) => void;
 }
 
 export interface GroupEnd {
@@ -78,6 +80,7 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
   timer?.unref();
   const forward = (sink: NodeJS.WritableStream | null) => (chunk: Buffer) => {
     tail.push(chunk);
+    options.onOutput?.(chunk);
     sink?.write(chunk);
   };
   const cap = options.captureStdoutBytes ?? 0;

@@ -34,6 +34,7 @@ const ConfigSchema = z.strictObject({
   runTimeoutSeconds: Seconds.optional(),
   timeouts: z.strictObject({ lisa: Seconds.optional(), ralph: Seconds.optional(), bart: Seconds.optional(), lovejoy: Seconds.optional(), setup: Seconds.optional() }).optional(),
   killGraceSeconds: z.int().min(0).max(3600).optional(),
+  stallSeconds: z.int().min(0).max(86_400).optional(),
   retryLimit: z.int().min(1).max(100).optional(),
   retryBackoffSeconds: z.array(z.int().min(0).max(86_400)).min(1, 'needs at least one delay').max(20).optional(),
   setup: z.array(CommandSchema).optional(),
@@ -54,6 +55,8 @@ export interface RunConfig {
   readonly timeouts: Readonly<Partial<Record<TimedRole, number>>>;
   /** After a timeout, SIGTERM goes to the agent's process group; SIGKILL follows after this grace. */
   readonly killGraceSeconds: number;
+  /** A run with no output (but its CLI's own retries) and no progress in the store this long is ended as stalled; 0: never. */
+  readonly stallSeconds: number;
   /** Consecutive non-successes of one role on one epic that block it (agent_failed). */
   readonly retryLimit: number;
   /** The wait before the retry after the n-th consecutive failure (the last value repeats). */
@@ -80,7 +83,7 @@ export function usageSpecFor(config: RunConfig, role: AgentRole): UsageSpec | nu
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
-  roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600, timeouts: {}, killGraceSeconds: 10,
+  roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600, timeouts: {}, killGraceSeconds: 10, stallSeconds: 300,
   retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [],
 };
 
@@ -130,6 +133,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     runTimeoutSeconds: c.runTimeoutSeconds ?? DEFAULT_RUN_CONFIG.runTimeoutSeconds,
     timeouts: c.timeouts ?? {},
     killGraceSeconds: c.killGraceSeconds ?? DEFAULT_RUN_CONFIG.killGraceSeconds,
+    stallSeconds: c.stallSeconds ?? DEFAULT_RUN_CONFIG.stallSeconds,
     retryLimit: c.retryLimit ?? DEFAULT_RUN_CONFIG.retryLimit,
     retryBackoffSeconds: c.retryBackoffSeconds ?? DEFAULT_RUN_CONFIG.retryBackoffSeconds,
     setup: c.setup ?? [],

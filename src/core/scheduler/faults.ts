@@ -34,6 +34,10 @@ export function gateFaults(epic: EpicSnapshot, action: EpicAction, config: Sched
   const role = roleOf(action);
   const f = role ? epic.faults[role] : undefined;
   if (!role || !f || f.consecutive <= 0) return action;
+  // An agent that cannot run at all is told once, not retried: nothing it does can change that (docs/scheduler-faults.md).
+  if (f.lastOutcome === 'unavailable') {
+    return { kind: 'transition', epicId: epic.id, event: 'agent_unavailable', reason: unavailableReason(role, f.lastReason ?? 'its command cannot run'), data: agentFailedData(role, f) };
+  }
   if (f.consecutive >= config.retryLimit) {
     return { kind: 'transition', epicId: epic.id, event: 'agent_failed', reason: agentFailedReason(role, f), data: agentFailedData(role, f) };
   }
@@ -58,6 +62,11 @@ function lastRun(f: RoleFaults): string {
 export function agentFailedReason(role: FaultRole, f: RoleFaults): string {
   const output = f.lastOutput.trim().split('\n').filter((l) => l.trim() !== '').at(-1);
   return `agent_failed: ${faultRoleName(role)} failed ${f.consecutive} times in a row (last: ${lastRun(f)})${output ? `; last output: ${output.trim().slice(0, 200)}` : ''}`;
+}
+
+/** The epic's status reason when a role's agent cannot run; `agent_unavailable:` marks a retryable block. */
+export function unavailableReason(role: FaultRole, why: string): string {
+  return `agent_unavailable: ${faultRoleName(role)} cannot run — ${why}`;
 }
 
 function agentFailedData(role: FaultRole, f: RoleFaults): Record<string, unknown> {

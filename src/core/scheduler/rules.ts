@@ -6,7 +6,7 @@
 import { budgetBlockReason, sameFailureCause } from '../epics/budget.ts';
 import { completionHold } from '../epics/completion.ts';
 import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
-import type { Role } from '../epics/transitions.ts';
+import { RETRYABLE_BLOCKS, type Role } from '../epics/transitions.ts';
 import type { Action, EpicSnapshot, SchedulerConfig } from './types.ts';
 
 /** An epic-scoped action (every kind but stop_run). */
@@ -42,9 +42,9 @@ function surface(epic: EpicSnapshot, message: string): EpicAction {
   return { kind: 'surface', epicId: epic.id, message };
 }
 
-/** True when the epic is blocked by a fault only a person lifts (agent_failed, plan_drift): nothing runs until a retry. */
+/** True when the epic is blocked by a fault only a person lifts (RETRYABLE_BLOCKS): nothing runs until a retry. */
 export function blockedForPerson(epic: EpicSnapshot): boolean {
-  return epic.status === 'blocked' && /^(agent_failed|plan_drift|merge_failed):/.test(epic.statusReason ?? '');
+  return epic.status === 'blocked' && RETRYABLE_BLOCKS.some((e) => epic.statusReason?.startsWith(`${e}:`) === true);
 }
 
 /** PR mode: check the pull request when the last check is old enough, else say what the epic waits for. */

@@ -55,11 +55,15 @@ export interface UsageByRole {
   readonly output_tokens: number | null;
 }
 
-/** A run's status is its outcome once it ends (docs/scheduler-faults.md). */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress';
+/**
+ * A run's status is its outcome once it ends (docs/scheduler-faults.md): `stopped` when a person
+ * stopped it (no fault, no iteration), `stalled` when it went silent without progress, `unavailable`
+ * when its agent could not run at all (not installed, not logged in).
+ */
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress' | 'stopped' | 'stalled' | 'unavailable';
 
 /** The outcomes that count as a non-success (the retry limit and the budget count them). */
-export const FAILED_STATUSES: readonly RunStatus[] = ['failed', 'timed_out', 'lost', 'no_progress'];
+export const FAILED_STATUSES: readonly RunStatus[] = ['failed', 'timed_out', 'lost', 'no_progress', 'stalled', 'unavailable'];
 
 /** The scheduler's own work recorded like an agent run (shown in the Agents view, never a session). */
 export const SETUP_ROLE = 'setup';
@@ -96,6 +100,12 @@ export interface RunEnd {
   readonly headAfter?: string | null;
   /** Makes the run failed whatever its exit code (it left the epic's branch, could not start, …). */
   readonly fault?: string | null;
+  /** Who stopped it (a person, the scheduler being stopped): the run is `stopped`, counts no fault and no iteration. */
+  readonly stopped?: string | null;
+  /** Why it was ended as stalled: no output and no progress for the stall time. */
+  readonly stalled?: string | null;
+  /** Why its agent could not run at all (command not found): `unavailable`. */
+  readonly unavailable?: string | null;
   /** The run's step was completed by a commit that is not on the epic's branch: reopen it. */
   readonly reopenStep?: boolean;
   /** Counters taken when the run started, to tell progress from none. */

@@ -1,5 +1,6 @@
 import { RefusedError } from '../../errors.ts';
-import type { NewRun, ProgressMarks, RunEnd, RunStatus, RunView } from '../runTypes.ts';
+import type { NewRun, ProgressMarks, RunEnd, RunView } from '../runTypes.ts';
+import { type Outcome, processOutcome, progressOutcome, spendsIteration } from '../shared/runOutcome.ts';
 import type { Actor } from '../types.ts';
 import { countIteration, getEpic } from './epics.ts';
 import { releaseClaim, reopenCompleted } from './runRelease.ts';
@@ -69,35 +70,20 @@ async function afterEnd(tx: Tx, run: PgRunRow, actor: Actor): Promise<void> {
     const why = run.status === 'succeeded' ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session` : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
     await releaseClaim(tx, run.plan_path, run.step_anchor, { host: run.host, worktree: run.worktree, token: run.claim_token }, actor, why);
   }
-  if (run.status === 'succeeded' || !run.epic_id || (run.role !== 'ralph' && run.role !== 'bart')) return;
+  if (!run.epic_id || !spendsIteration(run.role, run.status)) return;
   const epic = await getEpic(tx, run.epic_id);
   if (epic.status === 'in_progress' || epic.status === 'implemented') await countIteration(tx, epic.id, actor, `${run.role} run ${run.id} ${run.status}`);
 }
 
 /** The outcome and its reason, from how the process ended and what it changed. */
-async function outcomeOf(tx: Tx, run: RunView, end: RunEnd): Promise<{ status: RunStatus; reason: string | null }> {
-  if (end.timedOut) return { status: 'timed_out', reason: `ran past its timeout${end.timeoutSeconds ? ` of ${end.timeoutSeconds} s` : ''}; its process group was ended` };
-  if (end.fault) return { status: 'failed', reason: end.fault };
-  if (end.signal) return { status: 'failed', reason: `ended by ${end.signal}` };
-  if (end.exitCode !== 0) return { status: 'failed', reason: `exit ${end.exitCode}` };
+async function outcomeOf(tx: Tx, run: RunView, end: RunEnd): Promise<Outcome> {
+  const ended = processOutcome(end);
+  if (ended) return ended;
   if (!end.marks || !run.epic_id) return { status: 'succeeded', reason: null };
-  const now = await progressMarks(tx, run.epic_id, run.plan_path, run.step_anchor);
+  const completed = run.role === 'ralph' && run.plan_path !== null && run.step_anchor !== null
+    && (await tx.q<{ status: string }>('SELECT status FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3', [tx.repo, run.plan_path, run.step_anchor]))[0]?.status === 'completed';
   const committed = end.headAfter != null && run.head_before != null && end.headAfter !== run.head_before;
-  switch (run.role) {
-    case 'lisa':
-      return now.proposals > end.marks.proposals ? { status: 'succeeded', reason: null } : { status: 'no_progress', reason: 'exited 0 without proposing a plan' };
-    case 'bart':
-      return now.signals > end.marks.signals ? { status: 'succeeded', reason: null } : { status: 'no_progress', reason: 'exited 0 without recording a review signal' };
-    case 'ralph': {
-      const completed = run.plan_path && run.step_anchor
-        ? (await tx.q<{ status: string }>('SELECT status FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3', [tx.repo, run.plan_path, run.step_anchor]))[0]?.status === 'completed'
-        : false;
-      if (completed || committed || now.itemsDone > end.marks.itemsDone) return { status: 'succeeded', reason: null };
-      return { status: 'no_progress', reason: run.step_anchor ? `exited 0 without completing ${run.step_anchor}, committing or ticking an item` : 'exited 0 without a commit' };
-    }
-    default:
-      return { status: 'succeeded', reason: null };
-  }
+  return progressOutcome(run.role, run.step_anchor, end.marks, await progressMarks(tx, run.epic_id, run.plan_path, run.step_anchor), { completed, committed });
 }
 
 /**

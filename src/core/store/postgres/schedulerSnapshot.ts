@@ -122,6 +122,7 @@ async function faultsOf(tx: Tx, epicId: string): Promise<Partial<Record<FaultRol
       settled.add(r.role);
       continue;
     }
+    if (r.status === 'stopped') continue; // a person's stop is no fault (docs/scheduler-faults.md)
     const known = out[r.role];
     out[r.role] = known ? { ...known, consecutive: known.consecutive + 1 } : {
       consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code, lastReason: r.outcome_reason, lastOutput: '',

@@ -6,7 +6,8 @@ import { writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor } from '../types.ts';
 import { AGENT_ROLES, type AgentRole } from '../../../shared/roles.ts';
-import { SETUP_ROLE, type NewRun, type ProgressMarks, type RunEnd, type RunStatus, type RunView, type SessionCounts } from '../runTypes.ts';
+import { SETUP_ROLE, type NewRun, type ProgressMarks, type RunEnd, type RunView, type SessionCounts } from '../runTypes.ts';
+import { type Outcome, processOutcome, progressOutcome, spendsIteration } from '../shared/runOutcome.ts';
 
 /** Inserts a `running` row and its event; the row id is the run id. */
 export function startRun(db: Database, now: Date, run: NewRun, actor: Actor | null): RunView {
@@ -72,34 +73,20 @@ function afterEnd(db: Database, now: Date, run: RunView, actor: Actor): void {
     const why = run.status === 'succeeded' ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session` : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
     releaseClaim(db, now, run.plan_path, run.step_anchor, { worktree: run.worktree, token: run.claim_token }, actor, why);
   }
-  if (run.status === 'succeeded' || !run.epic_id || (run.role !== 'ralph' && run.role !== 'bart')) return;
+  if (!run.epic_id || !spendsIteration(run.role, run.status)) return;
   const epic = getEpic(db, run.epic_id);
   if (epic.status === 'in_progress' || epic.status === 'implemented') countIteration(db, now.toISOString(), epic.id, actor, `${run.role} run ${run.id} ${run.status}`);
 }
 
 /** The outcome and its reason, from how the process ended and what it changed. */
-function outcomeOf(db: Database, run: RunView, end: RunEnd): { status: RunStatus; reason: string | null } {
-  if (end.timedOut) return { status: 'timed_out', reason: `ran past its timeout${end.timeoutSeconds ? ` of ${end.timeoutSeconds} s` : ''}; its process group was ended` };
-  if (end.fault) return { status: 'failed', reason: end.fault };
-  if (end.signal) return { status: 'failed', reason: `ended by ${end.signal}` };
-  if (end.exitCode !== 0) return { status: 'failed', reason: `exit ${end.exitCode}` };
+function outcomeOf(db: Database, run: RunView, end: RunEnd): Outcome {
+  const ended = processOutcome(end);
+  if (ended) return ended;
   if (!end.marks || !run.epic_id) return { status: 'succeeded', reason: null };
-  const now = progressMarks(db, run.epic_id, run.plan_path, run.step_anchor);
+  const completed = run.role === 'ralph' && run.plan_path !== null && run.step_anchor !== null
+    && db.prepare(`SELECT status FROM steps WHERE plan_path = ? AND anchor = ?`).pluck().get(run.plan_path, run.step_anchor) === 'completed';
   const committed = end.headAfter != null && run.head_before != null && end.headAfter !== run.head_before;
-  switch (run.role) {
-    case 'lisa':
-      return now.proposals > end.marks.proposals ? { status: 'succeeded', reason: null } : { status: 'no_progress', reason: 'exited 0 without proposing a plan' };
-    case 'bart':
-      return now.signals > end.marks.signals ? { status: 'succeeded', reason: null } : { status: 'no_progress', reason: 'exited 0 without recording a review signal' };
-    case 'ralph': {
-      const completed = run.plan_path && run.step_anchor
-        ? db.prepare(`SELECT status FROM steps WHERE plan_path = ? AND anchor = ?`).pluck().get(run.plan_path, run.step_anchor) === 'completed' : false;
-      if (completed || committed || now.itemsDone > end.marks.itemsDone) return { status: 'succeeded', reason: null };
-      return { status: 'no_progress', reason: run.step_anchor ? `exited 0 without completing ${run.step_anchor}, committing or ticking an item` : 'exited 0 without a commit' };
-    }
-    default:
-      return { status: 'succeeded', reason: null };
-  }
+  return progressOutcome(run.role, run.step_anchor, end.marks, progressMarks(db, run.epic_id, run.plan_path, run.step_anchor), { completed, committed });
 }
 
 /**

@@ -150,6 +150,7 @@ function faultsOf(db: Database, epicId: string, reset: string): Partial<Record<F
     let faults: RoleFaults | undefined;
     for (const r of endedRuns(db, epicId, role, reset)) {
       if (r.status === 'succeeded') break;
+      if (r.status === 'stopped') continue; // a person's stop is no fault (docs/scheduler-faults.md)
       faults = faults ? { ...faults, consecutive: faults.consecutive + 1 } : {
         consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code,
         lastReason: r.outcome_reason, lastOutput: '',
