@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { primeText, runTool, SpringfieldError, TOOL_META, toolJsonSchema, type ToolKey, toolKeyOf, type ToolSession } from '../core/index.ts';
 import { VERSION } from './help.ts';
 
@@ -22,17 +22,26 @@ export function createMcpServer(session: () => ToolSession): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const key = toolKeyOf(request.params.name);
-    if (!key) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${request.params.name}' (tools: ${Object.values(TOOL_META).map((t) => t.name).join(', ')})`);
+    if (!key) throw new InvalidParams(`unknown tool '${request.params.name}' (tools: ${Object.values(TOOL_META).map((t) => t.name).join(', ')})`);
     try {
       const r = await runTool(key, request.params.arguments ?? {}, session());
       return { content: [{ type: 'text', text: r.text }], structuredContent: { result: r.data } };
     } catch (err) {
-      if (err instanceof SpringfieldError && err.code === 'bad_tool_input') throw new McpError(ErrorCode.InvalidParams, err.message);
+      if (err instanceof SpringfieldError && err.code === 'bad_tool_input') throw new InvalidParams(err.message);
       const message = err instanceof SpringfieldError ? `${err.code}: ${err.message}` : `internal error: ${err instanceof Error ? err.message : String(err)}`;
       return { content: [{ type: 'text', text: message }], isError: true };
     }
   });
   return server;
+}
+
+/**
+ * A -32602 error whose message is the bare reason. The SDK sends a thrown error's `code` and
+ * `message` as they are, and the client's SDK prefixes "MCP error <code>: " when it rebuilds the
+ * error; an McpError thrown here already carries that prefix, so the client would show it twice.
+ */
+class InvalidParams extends Error {
+  readonly code = ErrorCode.InvalidParams;
 }
 
 /** Serves until the transport closes (the client ends the stdio session). */

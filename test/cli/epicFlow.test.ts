@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import type { ClaimResult } from '../../src/core/store/types.ts';
+import type { ClaimResult, EventView } from '../../src/core/store/types.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, writeFiles, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 import type { EpicRow, TransitionOutcome, ApproveResult, PlanVersionRow, ProposeResult, SignalResult } from '../../src/core/store/epicTypes.ts';
 
@@ -125,8 +125,12 @@ describe('epic lifecycle through the CLI', () => {
     assert.deepEqual([started.from, started.to, started.iteration, started.next_role], ['ready', 'in_progress', 1, 'ralph']);
     const first = assertOk<ClaimResult>(sf(wt, ['claim', planPath]));
     assert.ok(first.claimed && first.step_anchor === 'step-1' && first.claimed_by === wt);
+    assertOk(sf(repo.root, ['reset', planPath, 'step-1', '--reason', 'handed back']));
+    assert.ok(assertOk<ClaimResult>(sf(wt, ['claim', planPath])).claimed);
     assertOk(sf(wt, ['update', planPath, 'step-1', '--all', 'completed']));
     assertOk(sf(wt, ['complete', planPath, 'step-1']));
+    const stepOne = assertOk<{ events: EventView[] }>(sf(repo.root, ['events', '--epic', id])).events.filter((e) => e.step_anchor === 'step-1').map((e) => e.action);
+    assert.deepEqual(stepOne.filter((a) => ['claim', 'reset', 'complete'].includes(a)), ['claim', 'reset', 'claim', 'complete'], 'events --epic shows the step events of its plan');
     assertFails(sf(repo.root, ['epic', 'finish', id]), 1, 'incomplete');
     assert.deepEqual(buildAll(planPath), ['step-2', 'step-3']);
     const finished = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'finish', id, '--reason', 'tests green']));

@@ -1,5 +1,6 @@
 // `springfield mcp` driven by the MCP SDK's own client over stdio, in a real repository: list the
-// tools, claim, update, commit, signal; bad arguments are MCP errors and write nothing.
+// tools, claim, update, commit, signal; bad arguments are MCP errors (prefixed once, by the client's
+// SDK) and write nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -59,6 +60,7 @@ test('the MCP server lists the tools and claims, updates, commits and signals th
       assert.ok(err instanceof McpError, `${name}: an MCP error, got ${String(err)}`);
       assert.equal(err.code, -32602, `${name}: invalid params`);
       assert.match(err.message, message);
+      assert.match(err.message, /^MCP error -32602: (?!MCP error)/, `${name}: the client adds the prefix once: ${err.message}`);
       return true;
     });
   }

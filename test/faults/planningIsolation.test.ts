@@ -1,6 +1,7 @@
 // Planning in isolation (docs/lifecycle.md): each planning run has a worktree and an index of its own,
 // detached at main's tip; what the planner proposes reaches the store only; main and the epic's branch
-// stay untouched until a person approves — from any worktree — and the worktree is gone after the run.
+// stay untouched until a person approves — from any worktree — and the worktree (with the empty
+// `<repo>.springfield/` it was made in) is gone after the run.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ test('two epics plan at once, each in its own worktree and index; main is untouc
   assert.equal(f.git('status', '--porcelain'), '', 'nothing reached the main worktree');
   assert.equal(f.git('rev-parse', 'HEAD'), mainHead);
   assert.deepEqual(worktrees(f), [f.repo], 'the planning worktrees are removed after the runs');
+  assert.ok(!existsSync(`${f.repo}.springfield`), 'and no empty <repo>.springfield/ is left beside the repository');
   assert.equal(f.git('branch', '--list', 'springfield/*'), '', 'no epic branch exists before approval');
   assert.ok(!existsSync(join(f.repo, 'plans', 'alpha-search-draft.md')));
 
@@ -50,6 +52,7 @@ test('two epics plan at once, each in its own worktree and index; main is untouc
   assert.equal(f.git('status', '--porcelain'), '', 'main is clean after both merges');
   assert.match(f.git('show', 'HEAD:plans/alpha-search-draft.md').concat(f.git('show', 'HEAD:plans/beta-export-draft.md')), /drafted for/, 'the approved plans arrive with the merges');
   assert.deepEqual(worktrees(f), [f.repo]);
+  assert.ok(!existsSync(`${f.repo}.springfield`), 'nor after the merges');
 });
 
 test('a planner that keeps failing in her planning worktree: blocked after the limit, no planning worktree or claim left, main untouched', { timeout: 180_000 }, (t) => {
@@ -60,6 +63,6 @@ test('a planner that keeps failing in her planning worktree: blocked after the l
   assert.deepEqual(violations(f, run, { epic, maxSessions: { lisa: 2 }, status: 'blocked', reason: /^agent_failed: Lisa failed 2 times in a row/ }), [], run.stderr);
   assert.equal(sessionsOf(f, epic).lisa, 2);
   assert.deepEqual(worktrees(f), [f.repo], 'every planning worktree was removed, failures included');
-  assert.ok(!existsSync(join(`${f.repo}.springfield`, `${epic}-plan`)));
+  assert.ok(!existsSync(`${f.repo}.springfield`), 'nor the empty folder it was made in');
   assert.equal(f.git('status', '--porcelain'), '');
 });

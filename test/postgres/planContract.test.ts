@@ -360,6 +360,36 @@ for (const backend of BACKENDS) {
         ['step-1', 'completed by mistake', RALPH.worktree]);
     });
 
+    test('an epic\'s events include every event of its plan\'s steps (claim, reset, complete carry no epic id), and no other plan\'s', async (t) => {
+      const { store } = open(t);
+      const id = await approvedEpic(store);
+      const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+      const loose = { planPath: 'plans/loose.md', plan: parsePlan(planText(['Loose']), 'plans/loose.md') };
+      await store.initPlan(loose, MARGE);
+      await store.startEpic(id, c, RALPH);
+      const first = await store.claimNext(c, RALPH);
+      assert.ok(first.claimed && first.step_anchor === 'step-1');
+      await store.reset('plans/c.md', 'step-1', MARGE, 'stuck');
+      const second = await store.claimNext(c, RALPH);
+      assert.ok(second.claimed && second.step_anchor === 'step-1');
+      await store.complete(c, 'step-1', { ...RALPH, token: second.claim_token }, { forceReason: 'contract' });
+      const elsewhere = await store.claimNext(loose, RALPH);
+      assert.ok(elsewhere.claimed);
+
+      const steps = (events: { entity: string; action: string; plan_path: string | null; step_anchor: string | null }[]) =>
+        events.filter((e) => e.entity === 'step').map((e) => `${e.plan_path} ${e.step_anchor} ${e.action}`);
+      const ofEpic = await store.events({ epicId: id });
+      assert.deepEqual(steps(ofEpic), steps(await store.events({ planPath: 'plans/c.md' })), 'every step event of the epic\'s plan, and only those');
+      assert.deepEqual(steps(ofEpic).filter((e) => e.startsWith('plans/c.md step-1 ')), ['plans/c.md step-1 claim', 'plans/c.md step-1 reset', 'plans/c.md step-1 claim', 'plans/c.md step-1 complete']);
+      assert.ok(ofEpic.some((e) => e.entity === 'epic' && e.action === 'start'), 'and the epic\'s own events');
+      assert.deepEqual(steps(await store.events({ epicId: id, stepAnchor: 'step-1' })), steps(ofEpic).filter((e) => e.startsWith('plans/c.md step-1 ')), '--epic with --step');
+
+      const root = mkdtempSync(join(tmpdir(), 'sf-prune-'));
+      t.after(() => rmSync(root, { recursive: true, force: true }));
+      assert.deepEqual((await store.prunePlans([root], MARGE, { dryRun: false })).pruned, ['plans/c.md', 'plans/loose.md']);
+      assert.deepEqual(steps(await store.events({ epicId: id })), steps(ofEpic), 'a pruned plan\'s step events still belong to its epic');
+    });
+
     test('reconcile completes steps from commit trailers once, keeps a conflicting hash unless forced, and finishes the plan', async (t) => {
       const { store } = open(t);
       const plan = { planPath: 'plans/r.md', plan: parsePlan('# Plan: R\n## Step 1: A {#step-1}\n- [ ] a\n### Step 1.1: Sub {#step-1-1}\n- [ ] s\n## Step 2: B {#step-2}\n- [ ] b\n', 'plans/r.md') };

@@ -7,7 +7,7 @@ export const eventsCommand: Command = {
   summary: 'show the append-only event log (who did what, from/to, why, when)',
   positionals: [{ name: 'plan', required: false, description: 'only events of this plan' }],
   options: [
-    { name: 'epic', type: 'string', placeholder: 'ID', description: 'only events of this epic' },
+    { name: 'epic', type: 'string', placeholder: 'ID', description: 'only events of this epic and of its plans and their steps' },
     { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'only events of this step' },
     { name: 'since', type: 'int', placeholder: 'ID', description: 'only events after this event id' },
     { name: 'limit', type: 'int', placeholder: 'N', description: 'at most the last N events (default 1000)', min: 1 },

@@ -7,7 +7,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import type { SignalType } from '../epics/transitions.ts';
-import { UsageError } from '../errors.ts';
+import { SpringfieldError, UsageError } from '../errors.ts';
 import { commitStep } from '../git/commit.ts';
 import type { RepoLocation } from '../git/repo.ts';
 import { readPlanFile } from '../plan/parse.ts';
@@ -15,6 +15,7 @@ import type { ItemKind, PlanSource } from '../plan/types.ts';
 import type { Store } from '../store/index.ts';
 import type { Actor, ItemChange, ItemStatus } from '../store/types.ts';
 import { LostReplies } from './lostReplies.ts';
+import { toolWording } from './toolWording.ts';
 import { ClaimInput, CommitInput, ContextInput, SignalInput, TOOL_META, UpdateInput, type ToolKey } from './toolSchemas.ts';
 import type { ContextView, SignalLocation } from '../store/epicTypes.ts';
 
@@ -48,9 +49,20 @@ export function toolKeyOf(name: string): ToolKey | undefined {
   return (Object.keys(TOOL_META) as ToolKey[]).find((k) => TOOL_META[k].name === name);
 }
 
-/** Parses the input (a UsageError naming every problem when it does not fit) and runs the tool. */
+/**
+ * Parses the input (a UsageError naming every problem when it does not fit) and runs the tool. A
+ * refusal is rethrown in the tools' words (toolWording.ts): its code and class stay as they were.
+ */
 export async function runTool(key: ToolKey, rawInput: unknown, session: ToolSession): Promise<ToolOutcome> {
-  const input = parseInput(key, rawInput);
+  try {
+    return await dispatch(key, parseInput(key, rawInput), session);
+  } catch (err) {
+    if (err instanceof SpringfieldError) err.message = toolWording(err.message);
+    throw err;
+  }
+}
+
+function dispatch(key: ToolKey, input: unknown, session: ToolSession): Promise<ToolOutcome> {
   switch (key) {
     case 'context': return context(session, input as z.infer<typeof ContextInput>);
     case 'claim': return claim(session, input as z.infer<typeof ClaimInput>);
@@ -126,7 +138,7 @@ async function commit(s: ToolSession, input: z.infer<typeof CommitInput>): Promi
     const r = await commitStep({ store, source, anchor: target.anchor, actor: s.actor, message: input.message, cwd: s.actor.worktree, env: s.env, add: true, forceReason: null });
     const short = r.commit_hash.slice(0, 12);
     const text = r.state_update_failed
-      ? `Committed ${short}, but completing ${r.step_anchor} failed: ${r.state_error.message}. Run 'springfield reconcile' to repair it.`
+      ? `Committed ${short}, but completing ${r.step_anchor} failed: ${toolWording(r.state_error.message)}. Run 'springfield reconcile' to repair it.`
       : `Committed ${short} and completed ${r.step_anchor} of ${r.plan_path}${r.plan_completed ? '; the plan is complete' : ''}.`;
     return { text, data: r };
   });

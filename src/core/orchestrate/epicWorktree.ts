@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { RefusedError } from '../errors.ts';
 import { handoffFileName } from '../epics/handoff.ts';
@@ -28,8 +28,33 @@ export interface ApprovedPlan {
 
 /** Where an epic's worktree goes: the configured folder, else a sibling `<repo>.springfield/<epic-id>`. */
 export function epicWorktreePath(mainRoot: string, epicId: string, location?: string): string {
-  const base = location && location.trim() !== '' ? resolve(mainRoot, location) : `${mainRoot}.springfield`;
-  return join(base, epicId);
+  return join(configured(location) ? resolve(mainRoot, location) : defaultFolder(mainRoot), epicId);
+}
+
+function configured(location: string | undefined): location is string {
+  return location !== undefined && location.trim() !== '';
+}
+
+function defaultFolder(mainRoot: string): string {
+  return `${mainRoot}.springfield`;
+}
+
+/**
+ * Removes the default worktree folder, `<repo>.springfield/`, once its last worktree is gone, so
+ * planning runs and merges leave nothing beside the repository. A configured folder is the
+ * person's and stays; a symbolic link at the default place is not followed; a folder with anything
+ * in it stays (rmdir removes only an empty directory, and `git worktree add` makes the folder again
+ * if a worktree is being made at the same moment). Tidying is best effort: it never fails a removal.
+ */
+export function removeEmptyWorktreeFolder(mainRoot: string, location?: string): void {
+  if (configured(location)) return;
+  const folder = defaultFolder(mainRoot);
+  if (!lstatSync(folder, { throwIfNoEntry: false })?.isDirectory()) return;
+  try {
+    rmdirSync(folder);
+  } catch {
+    // Not empty, gone already, or not ours to remove: it stays.
+  }
 }
 
 export function epicBranch(epicId: string): string {
@@ -133,11 +158,12 @@ function writeInside(root: string, rel: string, text: string): void {
   renameSync(tmp, join(dirReal, rel.split(/[\\/]/).at(-1) ?? rel));
 }
 
-/** Removes the epic's worktree and branch after its merge. */
+/** Removes the epic's worktree and branch after its merge (and the default folder, if that leaves it empty). */
 export async function removeEpicWorktree(mainRoot: string, epicId: string, location?: string): Promise<void> {
   const path = epicWorktreePath(mainRoot, epicId, location);
   const main = git(mainRoot);
   if (existsSync(path)) await main(['worktree', 'remove', '--force', path]);
   await main(['worktree', 'prune']);
   if (await branchExists(mainRoot, epicBranch(epicId), process.env)) await main(['branch', '-D', epicBranch(epicId)]);
+  removeEmptyWorktreeFolder(mainRoot, location);
 }

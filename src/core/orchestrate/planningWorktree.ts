@@ -8,7 +8,7 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { EnvironmentError, RefusedError } from '../errors.ts';
 import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
-import { epicBranch, epicWorktreePath } from './epicWorktree.ts';
+import { epicBranch, epicWorktreePath, removeEmptyWorktreeFolder } from './epicWorktree.ts';
 
 /** Git in the main worktree under the one environment policy (docs/git.md). */
 function git(mainRoot: string): (args: readonly string[]) => Promise<string> {
@@ -71,10 +71,17 @@ async function create(mainRoot: string, epicId: string, path: string, replan: bo
   return { path: realpathSync(path), base: onBranch ? branch : `main's tip (${commit.slice(0, 12)})` };
 }
 
-/** Removes the epic's planning worktree, whatever is in it (a planner's files never count; the store has her proposal). */
+/**
+ * Removes the epic's planning worktree, whatever is in it (a planner's files never count; the store
+ * has her proposal), and the default worktree folder when that leaves it empty.
+ */
 export function removePlanningWorktree(mainRoot: string, epicId: string, location?: string): Promise<boolean> {
   const path = planningWorktreePath(mainRoot, epicId, location);
-  return oneAtATime(path, () => remove(mainRoot, path));
+  return oneAtATime(path, async () => {
+    const removed = await remove(mainRoot, path);
+    removeEmptyWorktreeFolder(mainRoot, location);
+    return removed;
+  });
 }
 
 async function remove(mainRoot: string, path: string): Promise<boolean> {

@@ -66,6 +66,7 @@ export interface Store {
   stepRecord(planPath: string, anchor: string): Promise<StepRecord>;
   /** The step a commit completes: the named one, else the single top-level step the worktree holds. */
   commitTarget(query: TargetQuery): Promise<CommitTarget>;
+  /** The audit log, oldest first; `epicId` takes the epic's own events and every event of its plans (pruned ones too). */
   events(query?: EventQuery): Promise<EventView[]>;
   /** Completes steps from commit trailers (newest first), in one transaction. */
   reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult>;

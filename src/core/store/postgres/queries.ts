@@ -57,13 +57,18 @@ export async function showStep(tx: Tx, plan: string, anchor: string): Promise<St
 
 const EVENT_COLUMNS = 'id, at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data';
 
-/** The repository's audit log, oldest first, filtered by plan, epic, step and/or position. */
+/** The repository's audit log, oldest first, filtered by plan, epic (with its plans' events), step and/or position. */
 export async function listEvents(tx: Tx, q: EventQuery = {}): Promise<EventView[]> {
   const where = ['repo_id = $1'];
   const args: unknown[] = [tx.repo];
   const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
   if (q.planPath !== undefined) add('plan_path = ?', q.planPath);
-  if (q.epicId !== undefined) add('epic_id = ?', q.epicId);
+  if (q.epicId !== undefined) {
+    // Its own events and its plans' (pruned ones included: their versions stay), whose step events carry no epic id.
+    args.push(q.epicId);
+    const e = `$${args.length}`;
+    where.push(`(epic_id = ${e} OR plan_path IN (SELECT plan_path FROM plans WHERE repo_id = $1 AND epic_id = ${e} UNION SELECT plan_path FROM plan_versions WHERE repo_id = $1 AND epic_id = ${e}))`);
+  }
   if (q.stepAnchor !== undefined) add('step_anchor = ?', q.stepAnchor);
   if (q.afterId !== undefined) add('id > ?', q.afterId);
   const n = Math.max(1, Math.floor(q.limit ?? 1000));

@@ -59,12 +59,18 @@ function planView(db: Database, now: Date, row: PlanRow): PlanView {
   };
 }
 
-/** The audit log, oldest first, filtered by plan, epic, step and/or position. */
+/**
+ * The plans of an epic, pruned ones included (their versions stay): its events are its own and
+ * those of its plans, whose step events (claim, reset, complete, …) carry no epic id.
+ */
+const EPIC_PLANS = 'SELECT plan_path FROM plans WHERE epic_id = @epic UNION SELECT plan_path FROM plan_versions WHERE epic_id = @epic';
+
+/** The audit log, oldest first, filtered by plan, epic (with its plans' events), step and/or position. */
 export function listEvents(db: Database, q: EventQuery = {}): EventView[] {
   const where: string[] = [];
   const args: Record<string, string | number> = {};
   if (q.planPath !== undefined) { where.push('plan_path = @plan'); args.plan = q.planPath; }
-  if (q.epicId !== undefined) { where.push('epic_id = @epic'); args.epic = q.epicId; }
+  if (q.epicId !== undefined) { where.push(`(epic_id = @epic OR plan_path IN (${EPIC_PLANS}))`); args.epic = q.epicId; }
   if (q.stepAnchor !== undefined) { where.push('step_anchor = @step'); args.step = q.stepAnchor; }
   if (q.afterId !== undefined) { where.push('id > @after'); args.after = q.afterId; }
   const limit = q.limit ?? 1000;
