@@ -1,7 +1,19 @@
-import type { Store } from '../core/index.ts';
+import { configPathFor, loadRoleCommands, retryStatus, type RoleRetry, type Store } from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
 
 /** The store for the commands beyond steps: the same one `ctx.store` opens (kept while callers move over). */
 export function planningStore(ctx: CliContext, mode: 'create' | 'write' | 'read'): Store {
   return ctx.store(mode);
+}
+
+/**
+ * The roles of an epic that are backing off after failures, as the scheduler would see them now
+ * (epic show, context). A bad configuration only costs this line: the command still answers.
+ */
+export async function retriesOf(ctx: CliContext, store: Store, epicId: string): Promise<RoleRetry[]> {
+  try {
+    return await retryStatus(store, epicId, loadRoleCommands(configPathFor(ctx.stateFile)), ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.location.commonDir);
+  } catch {
+    return [];
+  }
 }

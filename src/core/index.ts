@@ -32,6 +32,7 @@ export * from './pending.ts';
 export * from './orchestrate/agentLauncher.ts';
 export * from './orchestrate/dryRun.ts';
 export * from './orchestrate/orchestrator.ts';
+export * from './orchestrate/retryStatus.ts';
 export * from './plan/hash.ts';
 export * from './plan/parse.ts';
 export * from './plan/source.ts';

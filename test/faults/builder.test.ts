@@ -1,9 +1,11 @@
 // Fault suite: builders that fail, hang, do nothing, or lose their supervisor.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { approve, faultRepo, sessionsOf, violations } from './harness.ts';
 import { pidAlive } from '../../src/core/runs/processGroup.ts';
+import { CLI_PATH } from '../helpers/gitRepo.ts';
 
 /** An approved epic, ready for the scheduler to start. */
 function approved(f: ReturnType<typeof faultRepo>, title: string, options: { complexity?: string; maxIterations?: number } = {}): string {
@@ -101,4 +103,22 @@ test('a builder that goes silent is ended as stalled after stallSeconds, three t
   assert.deepEqual(violations(g, run2, { epic: quiet, maxSessions: { ralph: 2 }, status: 'done' }), [], run2.stderr);
   const statuses = (g.sf('runs', '--epic', quiet).json.runs as { role: string; status: string }[]).filter((r) => r.role === 'ralph').map((r) => r.status);
   assert.deepEqual(statuses, ['succeeded', 'succeeded'], 'four seconds without a word, but progress in the store: not stalled');
+});
+
+test('epic show and context say when a failing role is backing off: failures in a row, the limit, the next try', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t, { retryBackoffSeconds: [600] });
+  const epic = approved(f, 'Backing off');
+  f.behave({ ralph: { do: 'exit1' } });
+  const run = f.orchestrate();
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.json.waiting?.[0]?.message ?? '', /Ralph failed once in a row/, 'orchestrate waits out the backoff');
+  const shown = f.sf('epic', 'show', epic);
+  const retries = shown.json.retries as { role: string; failures: number; limit: number; next_try_at: string; last_outcome: string }[];
+  assert.deepEqual(retries.map((r) => [r.role, r.failures, r.limit, r.last_outcome]), [['ralph', 1, 3, 'failed']]);
+  const next = Date.parse(retries[0]?.next_try_at ?? '');
+  assert.ok(next > Date.now() + 500_000 && next < Date.now() + 600_000, 'the next try is the backoff after the failure');
+  const text = spawnSync(process.execPath, [CLI_PATH, 'epic', 'show', epic], { cwd: f.repo, env: f.env, encoding: 'utf8' }).stdout;
+  assert.match(text, new RegExp(`backing off: Ralph failed 1 of 3 times in a row \\(last: run \\d+ failed: exit 1\\); next try at ${retries[0]?.next_try_at.slice(11, 19)} UTC`));
+  const context = spawnSync(process.execPath, [CLI_PATH, 'context', '--epic', epic], { cwd: f.repo, env: f.env, encoding: 'utf8' }).stdout;
+  assert.match(context, /## Backing off\n- Ralph failed 1 of 3 times in a row/);
 });

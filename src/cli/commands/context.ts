@@ -1,9 +1,9 @@
-import { AGENT_ROLES, UsageError } from '../../core/index.ts';
+import { AGENT_ROLES, retryLines, UsageError } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { output } from '../output.ts';
 import { renderContext } from '../render/contextText.ts';
-import { planningStore } from '../planning.ts';
+import { planningStore, retriesOf } from '../planning.ts';
 import { contextForRole } from '../rolePromptText.ts';
 
 export const contextCommand: Command = {
@@ -25,6 +25,9 @@ export const contextCommand: Command = {
     const runId = Number(ctx.env.SPRINGFIELD_RUN_ID) || undefined;
     const view = await planningStore(ctx, 'read').context({ epicId, stepAnchor, actor: ctx.actor, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: role ?? undefined, beforeRun: runId });
     const planPath = ctx.env.SPRINGFIELD_PLAN || null;
-    return output(view, contextForRole(ctx, role, view, planPath, renderContext(view)));
+    // Inside a run the agent is the retry: what the scheduler waits for is for the people asking.
+    const retries = view.epic && !runId ? await retriesOf(ctx, planningStore(ctx, 'read'), view.epic.id) : [];
+    const text = renderContext(view) + (retries.length ? `\n\n## Backing off\n${retryLines(retries).map((l) => `- ${l}`).join('\n')}` : '');
+    return output({ ...view, retries }, contextForRole(ctx, role, view, planPath, text));
   },
 };

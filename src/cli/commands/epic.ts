@@ -8,7 +8,7 @@ import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
-import { planningStore } from '../planning.ts';
+import { planningStore, retriesOf } from '../planning.ts';
 
 
 export const epicCreate: Command = {
@@ -95,7 +95,8 @@ export const epicShow: Command = {
     const blocked = await store.blockDetails(epic.id);
     const runs = await store.runs({ epicId: epic.id, limit: 5 });
     const recent = runs.map((r) => ({ id: r.id, role: r.role, step_anchor: r.step_anchor, status: r.status, exit_code: r.exit_code, outcome_reason: r.outcome_reason, started_at: r.started_at, ended_at: r.ended_at }));
-    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, recent_runs: recent };
+    const retries = await retriesOf(ctx, store, epic.id);
+    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent };
     return output(json, renderEpic(json));
   },
 };

@@ -1,4 +1,4 @@
-import type { SignalView } from '../../core/index.ts';
+import { retryLines, type RoleRetry, type SignalView } from '../../core/index.ts';
 import { progressBar } from '../../shared/format.ts';
 
 interface EpicLine {
@@ -29,6 +29,7 @@ interface EpicDetail extends EpicLine {
   plan: { plan_path: string; status: string; progress: { steps_completed: number; steps_total: number; items_completed: number; items_total: number } } | null;
   signals: readonly SignalView[];
   blocked_by: Record<string, unknown> | null;
+  retries: readonly RoleRetry[];
   recent_runs: readonly { id: number; role: string; step_anchor: string | null; status: string; exit_code: number | null; outcome_reason: string | null; ended_at: string | null }[];
 }
 
@@ -43,6 +44,7 @@ export function renderEpic(e: EpicDetail): string {
     const tail = typeof e.blocked_by.output_tail === 'string' ? e.blocked_by.output_tail.trimEnd() : '';
     if (tail) lines.push(`  last output of run ${String(e.blocked_by.run_id)}:`, ...tail.split('\n').slice(-10).map((l) => `    | ${l}`));
   }
+  for (const line of retryLines(e.retries)) lines.push(`  backing off: ${line}`);
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
   if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${progressBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
   if (e.plan_versions.length) {
