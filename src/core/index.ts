@@ -39,6 +39,7 @@ export * from './plan/source.ts';
 export * from './plan/template.ts';
 export * from './plan/types.ts';
 export * from './runs/agentArgv.ts';
+export * from './runs/contextDir.ts';
 export * from './runs/agentEnv.ts';
 export * from './runs/processGroup.ts';
 export * from './runs/cliShim.ts';

@@ -4,7 +4,7 @@
 // in test/fixtures/agent-help. A renamed or misspelt flag fails here, not in a user's first run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -25,8 +25,11 @@ export function unknownToHelp(preset: AgentPreset, argv: readonly string[], help
   };
   if (argv[0] !== preset.program) problems.push(`starts with ${argv[0]}, not ${preset.program}`);
   for (const [i, sub] of preset.subcommand.entries()) if (argv[1 + i] !== sub) problems.push(`argument ${1 + i} is ${argv[1 + i]}, not the subcommand ${sub}`);
-  for (const word of argv.slice(1 + preset.subcommand.length)) {
+  const words = argv.slice(1 + preset.subcommand.length);
+  for (const [i, word] of words.entries()) {
     if (prompts.has(word) || word.includes('$SPRINGFIELD_')) continue;
+    // A config override's key is checked by the CLI itself (codexConfigOverrides below), not by its help.
+    if (preset.id === 'codex' && (words[i - 1] === '-c' || words[i - 1] === '--config') && /^[a-z_.]+=/.test(word)) continue;
     if (word.startsWith('-')) {
       if (!mentions(word.split('=')[0] as string, true)) problems.push(`flag ${word} is not in the help`);
     } else if (!mentions(word, false)) {
@@ -83,6 +86,28 @@ describe('agent presets against their CLIs', () => {
       }
     });
   }
+
+  test('Codex recognises every configuration key the preset sets with -c (it names the keys it ignores)', { timeout: 120_000 }, () => {
+    const argv = AGENT_PRESETS.find((p) => p.id === 'codex')?.roles.ralph ?? [];
+    const keys = argv.flatMap((a, i) => (argv[i - 1] === '-c' ? [a] : []));
+    assert.ok(keys.length > 0, 'the preset sets configuration');
+    const ignored = (overrides: readonly string[]) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'springfield-codex-'));
+      const codexHome = join(cwd, '.codex');
+      try {
+        spawnSync('git', ['init', '-q'], { cwd });
+        mkdirSync(codexHome);
+        // Nothing listens on port 9 of loopback: the run fails at once, after reading its configuration.
+        writeFileSync(join(codexHome, 'config.toml'), 'model = "gpt-5.5"\nmodel_provider = "none"\n[features]\nunbounded_connection_retries = false\nplugins = false\n[model_providers.none]\nname = "none"\nbase_url = "http://127.0.0.1:9/v1"\nwire_api = "responses"\nrequest_max_retries = 0\nstream_max_retries = 0\n');
+        const r = spawnSync(join(bin, 'codex'), ['exec', ...overrides.flatMap((o) => ['-c', o]), '--json', 'hi'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, env: cleanEnv({ HOME: cwd, CODEX_HOME: codexHome }) });
+        return /unrecognized configuration setting/.test(r.stdout + r.stderr);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    };
+    assert.equal(ignored(['springfield_no_such_key=1']), true, 'the check sees a key Codex does not know');
+    assert.equal(ignored(keys), false, `codex knows ${keys.join(', ')}`);
+  });
 
   test('Claude Code accepts the preset invocation as a whole: it gets as far as asking for a login', { timeout: 120_000 }, () => {
     // Flag combinations are refused before any model call (stream-json without --verbose is, for one).

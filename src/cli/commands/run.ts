@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, ensureGitignored, ensureOwnDirectory, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -155,17 +155,18 @@ function roleOf(given: string | undefined): AgentRole {
 }
 
 /**
- * Writes the run's context as markdown under the database folder (`context/<run-id>-<random>.md`,
- * created new: never through a link planted there); a failure ends the run as failed.
+ * Writes the run's context as markdown where the agent may read it (contextDirFor: `context/` beside
+ * the database in the main worktree, `.springfield-context/` in any other), `<run-id>-<random>.md`,
+ * created new: never through a link planted there; a failure ends the run as failed.
  */
 async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart): Promise<string> {
-  const dir = join(dirname(ctx.stateFile), 'context');
+  const dir = contextDirFor(p.holder.worktree, ctx.location.mainRoot, ctx.stateFile);
   const file = join(dir, `${p.run.id}-….md`);
   try {
     // On PostgreSQL no database file makes the repository's .springfield/ folder: keep it out of git as one would.
     if (isDatabaseUrl(ctx.dbPath)) ctx.gitignoreAdded = ensureGitignored(ctx.location) || ctx.gitignoreAdded;
     const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
-    ensureOwnDirectory(dir);
+    ensureContextDir(dir);
     return writeExclusive(dir, String(p.run.id), '.md', contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
   } catch (err) {
     await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder);

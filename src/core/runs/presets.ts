@@ -68,12 +68,14 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // Codex CLI 0.169.0 (`codex exec --help`): exec is the non-interactive mode and never asks for
   // approval; the workspace-write sandbox keeps .git and paths outside the worktree read-only, so
   // `springfield` (the database lives in the main worktree) and `git commit` need danger-full-access.
-  // --json prints JSONL events; `turn.completed` carries token usage (no cost).
+  // --json prints JSONL events; `turn.completed` carries token usage (no cost). Its commands run in a
+  // login shell by default (`bash -lc`), which rebuilds PATH from /etc/profile and loses the
+  // `springfield` Springfield puts first on it: -c allow_login_shell=false keeps the PATH it was given.
   {
     id: 'codex', name: 'Codex CLI', program: 'codex', subcommand: ['exec'], checkedVersion: '0.169.0',
     npm: '@openai/codex', install: 'npm install -g @openai/codex',
-    roles: perRole(['codex', 'exec', '--sandbox', 'danger-full-access', '--json', PROMPT]),
-    permissions: 'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only)',
+    roles: perRole(['codex', 'exec', '--sandbox', 'danger-full-access', '-c', 'allow_login_shell=false', '--json', PROMPT]),
+    permissions: 'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only); allow_login_shell=false keeps the PATH Springfield gives it (a login shell rebuilds PATH from /etc/profile)',
     usage: { format: 'jsonl', match: { type: 'turn.completed' }, inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cached_input_tokens', sum: true },
     retryLines: [/Reconnecting/i],
   },

@@ -12,7 +12,7 @@
 export type Action =
   | { readonly kind: 'bash'; readonly command: string }
   | { readonly kind: 'read'; readonly path: string }
-  | { readonly kind: 'write'; readonly path: string; readonly content: string };
+  | { readonly kind: 'write'; readonly path: string; readonly relative: string; readonly content: string };
 
 export type Turn = Action | { readonly kind: 'final'; readonly text: string };
 
@@ -57,10 +57,10 @@ function* roleScript(kickoff: string): Script {
     if (who === 'Lisa' && /write the plan/i.test(section.heading)) {
       const plan = planFrom(section.heading, prompt, facts);
       if (typeof plan === 'string') return plan;
-      yield { kind: 'write', path: `${folder}/${plan.path}`, content: plan.text };
+      yield { kind: 'write', path: `${folder}/${plan.path}`, relative: plan.path, content: plan.text };
     }
     if (who === 'Ralph' && (fix ? /\bfix it\b/i : /do the work/i).test(section.heading)) {
-      for (const file of workFiles(context, fix)) yield { kind: 'write', path: `${folder}/${file.path}`, content: file.content };
+      for (const file of workFiles(context, fix)) yield { kind: 'write', path: `${folder}/${file.path}`, relative: file.path, content: file.content };
     }
     for (const line of shellLines(section.body)) {
       const command = fill(line, facts);
@@ -141,11 +141,12 @@ function fill(line: string, facts: Facts): string | { refusal: string } {
   return refusal ? { refusal } : out;
 }
 
+/** The first line the diff adds to a file of the change itself (not Springfield's plan, handoff or summary). */
 function firstAddedLine(diff: string): { file: string; line: number } | null {
   let file: string | null = null;
   let line = 0;
   for (const l of diff.split('\n')) {
-    if (l.startsWith('+++ ')) file = l.startsWith('+++ b/') ? l.slice(6) : null;
+    if (l.startsWith('+++ ')) file = l.startsWith('+++ b/') && !/^(plans\/|TODO-|SUMMARY-)/.test(l.slice(6)) ? l.slice(6) : null;
     else if (l.startsWith('@@')) line = Number(/\+(\d+)/.exec(l)?.[1] ?? 0);
     else if (file && line > 0) {
       if (l.startsWith('+')) return { file, line };

@@ -1,0 +1,184 @@
+// The real agent CLIs (installed from npm into .cache/agent-clis by scripts/agentClis.ts, at the
+// versions the presets name) driven by a scripted model on 127.0.0.1 (scriptedModel/): what each
+// needs to talk to it and nothing else, and a whole epic run through the headless scheduler with the
+// preset exactly as `springfield agents use` writes it (docs/agents.md, "Tested end to end").
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { anthropic } from './scriptedModel/anthropic.ts';
+import { openaiChat } from './scriptedModel/openaiChat.ts';
+import { openaiResponses } from './scriptedModel/openaiResponses.ts';
+import { startScriptedModel, type Adapter, type Failure, type ModelRequest, type ScriptedModel } from './scriptedModel/server.ts';
+import { cleanEnv, ensureCli, PROJECT_ROOT, runCliAsync, type CliResult } from './gitRepo.ts';
+
+/** Where the test pass installs the agent CLIs (scripts/prepareTests.ts). */
+export const AGENT_BIN = join(PROJECT_ROOT, '.cache', 'agent-clis', 'node_modules', '.bin');
+
+export interface AgentCli {
+  readonly preset: string;
+  readonly adapter: Adapter;
+  /** The environment (and files under `home`) that point the CLI at the scripted model and nowhere else. */
+  prepare(home: string, modelUrl: string): Record<string, string>;
+}
+
+export const CLAUDE: AgentCli = {
+  preset: 'claude',
+  adapter: anthropic,
+  prepare: (_home, url) => ({
+    ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-scripted', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  }),
+};
+
+export const CODEX: AgentCli = {
+  preset: 'codex',
+  adapter: openaiResponses,
+  prepare: (home, url) => {
+    const codexHome = join(home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    // A custom provider needs no login; plugins, analytics and unbounded retries would reach the network.
+    writeFileSync(join(codexHome, 'config.toml'), [
+      'model = "gpt-5.5"', 'model_provider = "scripted"', 'check_for_update_on_startup = false', '',
+      '[features]', 'plugins = false', 'unbounded_connection_retries = false', '',
+      '[analytics]', 'enabled = false', '', '[feedback]', 'enabled = false', '',
+      '[model_providers.scripted]', 'name = "Springfield scripted model"', `base_url = "${url}/v1"`, 'wire_api = "responses"',
+      'request_max_retries = 0', 'stream_max_retries = 0', 'stream_idle_timeout_ms = 20000', '',
+    ].join('\n'));
+    return { CODEX_HOME: codexHome };
+  },
+};
+
+export const OPENCODE: AgentCli = {
+  preset: 'opencode',
+  adapter: openaiChat,
+  prepare: (home, url) => {
+    const dir = join(home, '.config', 'opencode');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'opencode.json'), JSON.stringify({
+      $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled', model: 'scripted/scripted-model', small_model: 'scripted/scripted-model',
+      provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Springfield scripted model', options: { baseURL: `${url}/v1`, apiKey: 'sk-scripted' }, models: { 'scripted-model': { name: 'Scripted model' } } } },
+    }, null, 2));
+    return { XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' };
+  },
+};
+
+export interface RealAgentRepo {
+  readonly base: string;
+  readonly repo: string;
+  readonly model: ScriptedModel;
+  readonly env: Record<string, string>;
+  /** `springfield …` in the main worktree with the agents' environment (never blocks the scripted model). */
+  sf(...args: string[]): Promise<CliResult>;
+  git(...args: string[]): string;
+}
+
+/** PATH without any `springfield`, with the agent CLIs: what a person's shell would have before installing Springfield. */
+function agentPath(): string {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'springfield')));
+  return [AGENT_BIN, ...dirs].join(delimiter);
+}
+
+/**
+ * A repository with a committed README and a person's untracked note in the main checkout, the
+ * scripted model started, the CLI pointed at it, `agents use <preset>` written as a person would,
+ * a verification command, and the config allowed.
+ */
+export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, cli: AgentCli, options: { fail?: (r: ModelRequest) => Failure | null; config?: Record<string, unknown> } = {}): Promise<RealAgentRepo> {
+  ensureCli();
+  assert.ok(existsSync(join(AGENT_BIN, cli.preset === 'claude' ? 'claude' : cli.preset)), `${cli.preset} is installed in ${AGENT_BIN} (npm test installs it: scripts/prepareTests.ts)`);
+  const base = realpathSync(mkdtempSync(join(tmpdir(), `sf-${cli.preset}-`)));
+  const repo = join(base, 'repo');
+  const home = join(base, 'home');
+  mkdirSync(repo);
+  mkdirSync(home);
+  const model = await startScriptedModel({ adapters: [cli.adapter], logFile: join(base, 'requests.jsonl'), maxRequests: 300, lifetimeMs: 8 * 60_000, ...(options.fail ? { fail: options.fail } : {}) });
+  t.after(async () => {
+    await model.close();
+    if (!process.env.SPRINGFIELD_KEEP_TEST_DIRS) rmSync(base, { recursive: true, force: true });
+  });
+  const env = { HOME: home, PATH: agentPath(), TMPDIR: join(base, 'tmp'), ...cli.prepare(home, model.url) };
+  mkdirSync(env.TMPDIR);
+  const full = cleanEnv(env);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: full, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'person@springfield.invalid');
+  git('config', 'user.name', 'A Person');
+  writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
+  writeFileSync(join(repo, 'README.md'), '# Greeter\n');
+  git('add', '-A');
+  git('commit', '-qm', 'start');
+  writeFileSync(join(repo, 'notes-of-a-person.txt'), 'mine, not committed\n');
+  const sf = (...args: string[]) => runCliAsync(repo, args, env);
+  const use = await sf('agents', 'use', cli.preset, '--json');
+  assert.equal(use.code, 0, use.stderr);
+  const configFile = join(repo, '.springfield', 'config.json');
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  Object.assign(config, { verification: [[process.execPath, '-e', "require('node:fs').accessSync('src/greeting.ts')"]], retryBackoffSeconds: [0], ...options.config });
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  const allowed = await sf('allow', '--json');
+  assert.equal(allowed.code, 0, allowed.stderr);
+  return { base, repo, model, env, sf, git };
+}
+
+/**
+ * A whole epic through `springfield orchestrate`: Lisa plans, a person approves, Ralph builds both
+ * steps, verification passes, Bart signals, the epic merges. Checks what a person must be able to
+ * rely on: the main checkout is untouched until the one merge commit, every step's commit was made
+ * in the epic's worktree on its branch, and nothing stays claimed.
+ */
+export async function runWholeEpic(r: RealAgentRepo): Promise<{ epic: string; planning: string; building: string }> {
+  const created = await r.sf('epic', 'create', 'Greeting command', '--brief', 'Print a friendly greeting from src/greeting.ts.', '--json');
+  assert.equal(created.code, 0, created.stderr);
+  const epic = created.json<{ id: string }>().id;
+  const start = r.git('rev-parse', 'HEAD');
+  const planning = await r.sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  assert.equal(planning.code, 0, planning.stderr);
+  const versions = (await r.sf('plan', 'show', epic, '--json')).json<{ versions: { status: string; plan_path: string }[] }>().versions;
+  assert.deepEqual(versions.map((v) => v.status), ['proposed'], `Lisa proposed one plan
+${planning.stderr}`);
+  assert.deepEqual(mainCheckout(r), [start, '?? notes-of-a-person.txt'], 'planning wrote nothing into the main checkout');
+
+  const approved = await r.sf('plan', 'approve', epic, '--json');
+  assert.equal(approved.code, 0, approved.stderr);
+  const building = await r.sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+  assert.equal(building.code, 0, building.stderr);
+  const shown = (await r.sf('epic', 'show', epic, '--json')).json<{ status: string; status_reason: string | null }>();
+  assert.equal(shown.status, 'done', `${shown.status_reason ?? ''}
+${building.stderr}`);
+
+  const runs = (await r.sf('runs', '--epic', epic, '--json')).json<{ runs: { role: string; status: string; worktree: string; input_tokens: number | null }[] }>().runs;
+  assert.deepEqual(runs.map((x) => `${x.role}:${x.status}`).sort(), ['bart:succeeded', 'lisa:succeeded', 'ralph:succeeded', 'ralph:succeeded']);
+  for (const run of runs) assert.notEqual(run.worktree, r.repo, `${run.role} ran in its own worktree, never in the person's checkout`);
+
+  const [head, ...status] = mainCheckout(r);
+  assert.deepEqual(status, ['?? notes-of-a-person.txt'], "the person's untracked file is untouched and nothing else is left");
+  assert.equal(r.git('rev-parse', `${head}^`), start, 'main gained exactly one commit: the merge');
+  assert.equal(readFileSync(join(r.repo, 'notes-of-a-person.txt'), 'utf8'), 'mine, not committed\n');
+  assert.ok(existsSync(join(r.repo, 'src', 'greeting.ts')), "Ralph's work arrived through the merge");
+  const plan = versions[0]?.plan_path ?? '';
+  const steps = (await r.sf('show', plan, '--json')).json<{ plans: { steps: { anchor: string; status: string; commit_hash: string | null }[] }[] }>().plans[0]?.steps ?? [];
+  assert.equal(steps.length, 2);
+  for (const step of steps) {
+    assert.equal(step.status, 'completed', 'nothing left claimed or half done');
+    const commit = step.commit_hash ?? '';
+    assert.match(r.git('log', '-1', '--format=%B', commit), new RegExp(`Springfield-Epic: ${epic}`), `${step.anchor}'s commit carries the epic's trailer`);
+    assert.throws(() => r.git('merge-base', '--is-ancestor', commit, start), `${step.anchor} was committed on the epic's branch, not on main`);
+  }
+  const signals = (await r.sf('signals', epic, '--json')).json<{ signals: { type: string; locations: { file: string; line: number }[] }[] }>().signals;
+  assert.equal(signals.length, 1);
+  assert.equal(signals[0]?.type, 'pass');
+  assert.ok((signals[0]?.locations.length ?? 0) > 0, 'Bart pointed at a line of the diff');
+  return { epic, planning: planning.stderr, building: building.stderr };
+}
+
+/** The main worktree: its HEAD, then `git status --porcelain` lines (untracked files shown, ignored ones not). */
+function mainCheckout(r: RealAgentRepo): string[] {
+  return [r.git('rev-parse', 'HEAD'), ...r.git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean)];
+}
+
+/** The requests of the conversation Springfield's kickoff began (not titles, quota checks, compactions). */
+export function agentTurns(model: ScriptedModel): ModelRequest[] {
+  return model.requests.filter((q) => JSON.stringify(q.body ?? '').includes('started by Springfield'));
+}
