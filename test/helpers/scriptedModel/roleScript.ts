@@ -79,12 +79,16 @@ interface Facts {
   addedLine: { file: string; line: number } | null;
 }
 
-/** A read tool's result without the line numbers some CLIs put before each line (`   1→`, `00001| `, `1\t`). */
+/**
+ * A read tool's result as the file's text: without the wrapper some CLIs put around it (opencode's
+ * `<content>`) and the line numbers they put before each line (`   1→`, `1: `, `00001| `, `1\t`).
+ */
 export function withoutLineNumbers(text: string): string {
-  const lines = text.replace(/^<file>\n|\n<\/file>\s*$/g, '').split('\n');
-  const numbered = /^\s*\d+(?:\t|→|\| |: )/;
+  const wrapped = /<content>\n([\s\S]*?)(?:\n<\/content>|$)/.exec(text)?.[1] ?? text;
+  const lines = wrapped.split('\n');
+  const numbered = /^\s*\d+(?:\t|→|\| ?|: ?)/;
   const counted = lines.filter((l) => l.trim() !== '');
-  if (counted.length < 2 || !counted.slice(0, -1).every((l) => numbered.test(l))) return text;
+  if (counted.length < 2 || counted.filter((l) => numbered.test(l)).length < counted.length * 0.8) return text;
   return lines.filter((l) => numbered.test(l)).map((l) => l.replace(numbered, '')).join('\n');
 }
 
