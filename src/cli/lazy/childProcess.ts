@@ -9,3 +9,5 @@ const real = (): typeof childProcess => process.getBuiltinModule('node:child_pro
 export const spawnSync = ((...args: unknown[]) => (real().spawnSync as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.spawnSync;
 
 export const spawn = ((...args: unknown[]) => (real().spawn as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.spawn;
+
+export const execFile = ((...args: unknown[]) => (real().execFile as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.execFile;

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
 import { SpringfieldError } from '../errors.ts';
+import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
+import { unavailableReason } from '../scheduler/faults.ts';
 import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
@@ -80,6 +83,8 @@ export class Orchestrator {
   private unstaffedNow: Unstaffed[] = [];
   private readonly actor: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
   private swept = false;
+  /** Each role command's preflight, once per scheduler's life while it passes (docs/scheduler-faults.md, "An agent that cannot run"). */
+  private readonly preflights = new Map<string, Promise<string | null>>();
 
   constructor(options: OrchestratorOptions) {
     this.o = options;
@@ -286,6 +291,25 @@ export class Orchestrator {
     }
   }
 
+  /**
+   * Why a role command cannot run (not installed, not logged in), or null: checked before its first
+   * launch in this scheduler's life and kept while it passes; a failure is checked again next time,
+   * which is after a person's retry (the epic is blocked meanwhile).
+   */
+  private async preflightOf(command: readonly string[]): Promise<string | null> {
+    const key = JSON.stringify(command);
+    let check = this.preflights.get(key);
+    if (!check) {
+      const env: NodeJS.ProcessEnv = {};
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
+      check = preflight(command, env, this.o.mainRoot).then((p) => p.reason, () => null);
+      this.preflights.set(key, check);
+    }
+    const reason = await check;
+    if (reason !== null) this.preflights.delete(key);
+    return reason;
+  }
+
   /** Removes the epic's planning worktree if planning run `run` still owns it. */
   private async removeOwnPlanning(epicId: string, run: number): Promise<void> {
     if (run === 0 || this.planningOwner.get(epicId) !== run) return;
@@ -306,6 +330,13 @@ export class Orchestrator {
     const role = a.role as AgentRole;
     const command = this.o.config.roles[role];
     if (!command) return false;
+    const unavailable = await this.preflightOf(command);
+    if (unavailable) {
+      // Nothing is claimed, counted or started: the epic waits for a person to install or log in and retry.
+      await this.o.store.applyEpicEvent(a.epicId, 'agent_unavailable', this.actor, unavailableReason(role, unavailable), { role, command, reason: unavailable });
+      this.o.log(`${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`);
+      return true;
+    }
     const epic = await this.o.store.getEpic(a.epicId);
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;

@@ -65,8 +65,8 @@ export function agentFailedReason(role: FaultRole, f: RoleFaults): string {
 }
 
 /** The epic's status reason when a role's agent cannot run; `agent_unavailable:` marks a retryable block. */
-export function unavailableReason(role: FaultRole, why: string): string {
-  return `agent_unavailable: ${faultRoleName(role)} cannot run — ${why}`;
+export function unavailableReason(role: FaultRole | 'lovejoy', why: string): string {
+  return `agent_unavailable: ${role === 'lovejoy' ? ROLE_NAMES.lovejoy : faultRoleName(role)} cannot run — ${why}`;
 }
 
 function agentFailedData(role: FaultRole, f: RoleFaults): Record<string, unknown> {
