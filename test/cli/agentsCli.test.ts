@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_PRESETS, kickoff } from '../../src/core/runs/presets.ts';
 import { assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+import { AGENT_BIN } from '../helpers/realAgents.ts';
 
 ensureCli();
 
@@ -32,7 +33,7 @@ function fakeInstalls(repo: Repo): string {
   return bin;
 }
 
-test('agents lists every preset, which CLIs are on PATH and their versions, without running them', (t) => {
+test('agents lists every preset, which CLIs are on PATH and their versions (read from their packages)', (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const bin = fakeInstalls(repo);
@@ -131,4 +132,17 @@ test('agents use refuses a symbolic link for the config file or its folder', (t)
   symlinkSync(join(other.tmp, 'elsewhere'), join(other.root, '.springfield'));
   assertFails(runJson(other.root, ['agents', 'use', 'claude']), 1, 'state_dir_link');
   assert.equal(existsSync(join(other.tmp, 'elsewhere', 'config.json')), false);
+});
+
+test('agents says whether each CLI found can run: the real Claude Code without a login, then with a key', (t) => {
+  const repo = makeRepo();
+  t.after(() => repo.cleanup());
+  const env = { PATH: `${AGENT_BIN}:/usr/bin:/bin`, HOME: repo.tmp, ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined, CLAUDE_CODE_OAUTH_TOKEN: undefined };
+  type Ready = { presets: { id: string; ready: boolean; unavailable: string | null }[] };
+  const claude = (r: Ready) => r.presets.find((p) => p.id === 'claude');
+  const out = assertOk<Ready>(runJson(repo.root, ['agents'], env));
+  assert.deepEqual(claude(out), { ...claude(out), ready: false, unavailable: 'Claude Code is not logged in — run claude once to log in, or set ANTHROPIC_API_KEY' });
+  assert.match(runCli(repo.root, ['agents'], env).stdout, /claude .*· Claude Code is not logged in — run claude once to log in/);
+  const keyed = assertOk<Ready>(runJson(repo.root, ['agents'], { ...env, ANTHROPIC_API_KEY: 'sk-ant-test' }));
+  assert.deepEqual([claude(keyed)?.ready, claude(keyed)?.unavailable], [true, null]);
 });

@@ -1,4 +1,4 @@
-import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, presetRoles, presetUsage, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
+import { AGENT_PRESETS, allowWrittenConfig, preflight, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, presetRoles, presetUsage, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -8,20 +8,28 @@ export const agentsCommand: Command = {
   summary: 'the agent CLIs found on PATH and the presets Springfield knows for them',
   positionals: [],
   options: [],
-  details: "Versions are read from the installed package, without starting the CLI.\nUse one: springfield agents use <preset> [--role lisa|ralph|bart]",
+  details: [
+    'Versions are read from the installed package, without starting the CLI. Each CLI found is checked as the scheduler',
+    'checks it before its first run (its own status command, no token spent): "ready", or why it cannot run (not logged in).',
+    'Use one: springfield agents use <preset> [--role lisa|ralph|bart]',
+  ].join('\n'),
   async run(ctx) {
     const found = detectAgentClis(ctx.env);
-    const presets = AGENT_PRESETS.map((p) => {
+    const cwd = ctx.location.worktreeRoot ?? ctx.location.commonDir;
+    const checks = await Promise.all(AGENT_PRESETS.map((p) => (found.find((f) => f.preset === p.id)?.path ? preflight([p.program], ctx.env, cwd) : null)));
+    const presets = AGENT_PRESETS.map((p, i) => {
       const cli = found.find((f) => f.preset === p.id);
       return {
         id: p.id, name: p.name, program: p.program, found: cli?.path != null, path: cli?.path ?? null, version: cli?.version ?? null,
+        ready: checks[i] ? checks[i].reason === null : false, unavailable: checks[i]?.reason ?? null,
         checked_version: p.checkedVersion, roles: Object.keys(p.roles), permissions: p.permissions, install: p.install,
         usage_output: p.usage ? p.usage.format : null, caveat: p.caveat ?? null, commands: p.roles,
       };
     });
     const width = Math.max(...presets.map((p) => p.id.length)) + 2;
     const lines = presets.map((p) => {
-      const where = p.found ? `found ${p.path}${p.version ? `, version ${p.version}` : ''}` : `not on PATH (install: ${p.install})`;
+      const state = p.unavailable ? ` · ${p.unavailable}` : p.found ? ' · ready' : '';
+      const where = p.found ? `found ${p.path}${p.version ? `, version ${p.version}` : ''}${state}` : `not on PATH (install: ${p.install})`;
       const roles = p.roles.length < PRESET_ROLES.length ? ` · ${p.roles.join(', ')} only` : '';
       return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}`;
     });
