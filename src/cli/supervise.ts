@@ -18,6 +18,7 @@ export interface SuperviseOptions {
   readonly timeoutMs: number;
   readonly graceMs: number;
   readonly captureStdoutBytes: number;
+  readonly captureStderrBytes: number;
   readonly stall: StallWatch | null;
 }
 
@@ -41,7 +42,8 @@ export async function supervise(command: readonly string[], options: SuperviseOp
   const stall = options.stall;
   // With --json our stdout carries exactly one document, so the agent's stdout goes to stderr.
   const group = startGroup(command, {
-    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs, captureStdoutBytes: options.captureStdoutBytes,
+    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs,
+    captureStdoutBytes: options.captureStdoutBytes, captureStderrBytes: options.captureStderrBytes,
     stdout: options.json ? process.stderr : process.stdout, stderr: process.stderr, stdin: 'inherit',
     ...(stall ? {
       onOutput: (chunk: Buffer): void => {

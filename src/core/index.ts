@@ -2,6 +2,7 @@
  * The public core API: what src/cli and src/extension use of src/core (docs/architecture.md).
  * Nothing here names the store's backend; the folders behind it import each other only downward.
  */
+export * from './agents/contextDir.ts';
 export * from './agents/detect.ts';
 export * from './agents/preflight.ts';
 export * from './runs/presets.ts';
@@ -40,7 +41,8 @@ export * from './plan/source.ts';
 export * from './plan/template.ts';
 export * from './plan/types.ts';
 export * from './runs/agentArgv.ts';
-export * from './runs/contextDir.ts';
+export * from './runs/agentErrors.ts';
+
 export * from './runs/agentEnv.ts';
 export * from './runs/processGroup.ts';
 export * from './runs/cliShim.ts';

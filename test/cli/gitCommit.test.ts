@@ -195,7 +195,8 @@ describe('springfield commit', () => {
     const a = repo.worktree('a');
     claimAndFinish(a);
     const before = head(repo, a);
-    assertFails(runCli(a, ['commit', '-m', 'empty', '--json']), 1, 'nothing_to_commit');
+    const empty = assertFails(runCli(a, ['commit', '-m', 'empty', '--json']), 1, 'nothing_to_commit');
+    assert.match(empty.message, /if the step needs no change, complete it without a commit: springfield complete \S+\.md step-\d+$/, "the way out Ralph's prompt names");
     assert.equal(head(repo, a), before);
     writeFileSync(join(a, 'staged.ts'), 's\n');
     writeFileSync(join(a, 'unstaged.ts'), 'u\n');

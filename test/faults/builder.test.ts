@@ -44,7 +44,7 @@ test('a builder that hangs: ended at its timeout with everything it started; thr
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, {
     epic, maxSessions: { ralph: 3 }, status: 'blocked',
-    reason: /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ timed_out, exit 143: ran past its timeout of 2 s; its process group was ended\); last output: \[springfield\] timed out after 2 s: ending the agent's process group$/,
+    reason: /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ timed_out, exit 143: ran past its timeout of 2 s; its process group was ended\); last output: thinking very hard$/,
   }), [], run.stderr);
   const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; status: string; output_tail: string }[];
   assert.deepEqual(runs.filter((r) => r.role === 'ralph').map((r) => r.status), ['timed_out', 'timed_out', 'timed_out']);

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { anthropic } from './scriptedModel/anthropic.ts';
+import { gemini } from './scriptedModel/gemini.ts';
 import { openaiChat } from './scriptedModel/openaiChat.ts';
 import { openaiResponses } from './scriptedModel/openaiResponses.ts';
 import { startScriptedModel, type Adapter, type Failure, type ModelRequest, type ScriptedModel } from './scriptedModel/server.ts';
@@ -56,12 +57,41 @@ export const OPENCODE: AgentCli = {
   prepare: (home, url) => {
     const dir = join(home, '.config', 'opencode');
     mkdirSync(dir, { recursive: true });
+    // Each start would install its plugin package into the config folder from the npm registry: a folder that has it already is left alone.
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ dependencies: { '@opencode-ai/plugin': '1.18.33' } }));
+    writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { '@opencode-ai/plugin': '1.18.33' } } } }));
+    mkdirSync(join(dir, 'node_modules'));
     writeFileSync(join(dir, 'opencode.json'), JSON.stringify({
       $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled', model: 'scripted/scripted-model', small_model: 'scripted/scripted-model',
+      enabled_providers: ['scripted'],
       provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Springfield scripted model', options: { baseURL: `${url}/v1`, apiKey: 'sk-scripted' }, models: { 'scripted-model': { name: 'Scripted model' } } } },
     }, null, 2));
     return { XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' };
   },
+};
+
+export const GEMINI: AgentCli = {
+  preset: 'gemini',
+  adapter: gemini,
+  prepare: (home, url) => {
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    // The API-key sign-in must be chosen in settings: with only a base URL, 0.61 picks a gateway sign-in it then refuses.
+    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1 }, ide: { enabled: false },
+    }, null, 2));
+    return { GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'scripted-key' };
+  },
+};
+
+/** Copilot's native package unpacks itself (about 235 MB) on first use: once for the whole test pass. */
+const COPILOT_CACHE = join(PROJECT_ROOT, '.cache', 'copilot-home-cache');
+
+export const COPILOT: AgentCli = {
+  preset: 'copilot',
+  adapter: openaiChat,
+  // Its documented bring-your-own-key mode, offline: no GitHub sign-in and no other traffic.
+  prepare: (_home, url) => ({ COPILOT_PROVIDER_BASE_URL: `${url}/v1`, COPILOT_MODEL: 'gpt-4.1', COPILOT_OFFLINE: 'true', XDG_CACHE_HOME: COPILOT_CACHE }),
 };
 
 export interface RealAgentRepo {
@@ -71,6 +101,8 @@ export interface RealAgentRepo {
   readonly env: Record<string, string>;
   /** `springfield …` in the main worktree with the agents' environment (never blocks the scripted model). */
   sf(...args: string[]): Promise<CliResult>;
+  /** Keeps the directory (repository, agents' logs, every model request) after the test, for a person to read. */
+  keep(): void;
   git(...args: string[]): string;
 }
 
@@ -94,9 +126,10 @@ export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, c
   mkdirSync(repo);
   mkdirSync(home);
   const model = await startScriptedModel({ adapters: [cli.adapter], logFile: join(base, 'requests.jsonl'), maxRequests: 300, lifetimeMs: 8 * 60_000, ...(options.fail ? { fail: options.fail } : {}) });
+  let kept = Boolean(process.env.SPRINGFIELD_KEEP_TEST_DIRS);
   t.after(async () => {
     await model.close();
-    if (!process.env.SPRINGFIELD_KEEP_TEST_DIRS) rmSync(base, { recursive: true, force: true });
+    if (!kept) rmSync(base, { recursive: true, force: true });
   });
   const env = { HOME: home, PATH: agentPath(), TMPDIR: join(base, 'tmp'), ...cli.prepare(home, model.url) };
   mkdirSync(env.TMPDIR);
@@ -119,7 +152,7 @@ export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, c
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const allowed = await sf('allow', '--json');
   assert.equal(allowed.code, 0, allowed.stderr);
-  return { base, repo, model, env, sf, git };
+  return { base, repo, model, env, sf, git, keep: () => { kept = true; } };
 }
 
 /**
@@ -129,6 +162,17 @@ export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, c
  * in the epic's worktree on its branch, and nothing stays claimed.
  */
 export async function runWholeEpic(r: RealAgentRepo): Promise<{ epic: string; planning: string; building: string }> {
+  try {
+    return await wholeEpic(r);
+  } catch (err) {
+    // What failed stays readable: the agents' logs under .springfield/logs and every request in requests.jsonl.
+    r.keep();
+    if (err instanceof Error) err.message += `\n(kept ${r.base}: the agents' logs in repo/.springfield/logs, the model's requests in requests.jsonl)`;
+    throw err;
+  }
+}
+
+async function wholeEpic(r: RealAgentRepo): Promise<{ epic: string; planning: string; building: string }> {
   const created = await r.sf('epic', 'create', 'Greeting command', '--brief', 'Print a friendly greeting from src/greeting.ts.', '--json');
   assert.equal(created.code, 0, created.stderr);
   const epic = created.json<{ id: string }>().id;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { basename, delimiter, dirname, join } from 'node:path';
+import { AGENT_ROLES, agentError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -82,7 +82,7 @@ export const runCommand: Command = {
     const stall = config.stallSeconds > 0 ? { ms: config.stallSeconds * 1000, retryLines: presetFor(command)?.retryLines ?? [], progressed } : null;
     const ended = await supervise(expandAgentArgv(command, env), {
       cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000,
-      captureStdoutBytes: usageSpec ? USAGE_CAPTURE_BYTES : 0, stall,
+      captureStdoutBytes: USAGE_CAPTURE_BYTES, captureStderrBytes: ERROR_CAPTURE_BYTES, stall,
     }, (pid) => store.setAgentPid(prepared.run.id, pid));
     clearInterval(timer);
     if (shim) removeCliShim(shim);
@@ -92,10 +92,12 @@ export const runCommand: Command = {
     const fault = spawnError ? null : prepared.ownWorktree ? branchFault(before, after) : null;
     const reopen = fault !== null && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
     const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
+    // The agent's own words for why it failed, where its CLI reports them (docs/scheduler-faults.md, "The headline").
+    const said = ended.exitCode !== 0 ? agentError(presetFor(command)?.errors ?? [], `${ended.stdout ?? ''}\n${ended.stderr ?? ''}`) : null;
     const run = await store.finishRun(prepared.run.id, {
       exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
       fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds, usage,
-      stopped: ended.stoppedBy ? stoppedReason(ended.stoppedBy) : null, stalled: ended.stalled, unavailable: spawnError?.message ?? null,
+      stopped: ended.stoppedBy ? stoppedReason(ended.stoppedBy) : null, stalled: ended.stalled, unavailable: spawnError?.message ?? null, agentError: said,
     }, actor);
 
     const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
@@ -155,19 +157,28 @@ function roleOf(given: string | undefined): AgentRole {
 }
 
 /**
- * Writes the run's context as markdown where the agent may read it (contextDirFor: `context/` beside
- * the database in the main worktree, `.springfield-context/` in any other), `<run-id>-<random>.md`,
- * created new: never through a link planted there; a failure ends the run as failed.
+ * Writes the run's context as markdown: kept under the database folder (`context/<run-id>-<random>.md`,
+ * the record of what the agent was told) and, when the agent works in another worktree, a copy of
+ * the same name in that worktree's `.springfield-context/`, where the agent may read it
+ * (contextDirFor; docs/agents.md). Both are created new, never through a link planted there. Returns
+ * the agent's copy; a failure ends the run as failed.
  */
 async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart): Promise<string> {
-  const dir = contextDirFor(p.holder.worktree, ctx.location.mainRoot, ctx.stateFile);
-  const file = join(dir, `${p.run.id}-….md`);
+  const kept = join(dirname(ctx.stateFile), 'context');
+  const readable = contextDirFor(p.holder.worktree, ctx.location.mainRoot, ctx.stateFile);
+  const file = join(readable, `${p.run.id}-….md`);
   try {
     // On PostgreSQL no database file makes the repository's .springfield/ folder: keep it out of git as one would.
     if (isDatabaseUrl(ctx.dbPath)) ctx.gitignoreAdded = ensureGitignored(ctx.location) || ctx.gitignoreAdded;
     const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
-    ensureContextDir(dir);
-    return writeExclusive(dir, String(p.run.id), '.md', contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n');
+    const text = contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
+    ensureContextDir(kept, ctx.location.commonDir);
+    const record = writeExclusive(kept, String(p.run.id), '.md', text);
+    if (readable === kept) return record;
+    ensureContextDir(readable, ctx.location.commonDir);
+    const copy = join(readable, basename(record));
+    createExclusively(copy, text);
+    return copy;
   } catch (err) {
     await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder);
     if (err instanceof SpringfieldError) throw err;
@@ -189,8 +200,10 @@ function cliShimFor(ctx: CliContext, runId: number, warnings: string[]): string 
   }
 }
 
-/** How much of an agent's stdout is kept to read its usage from (the reports come last). */
+/** How much of an agent's stdout is kept to read its usage and its error from (the reports come last). */
 const USAGE_CAPTURE_BYTES = 8 * 1024 * 1024;
+/** How much of its stderr is kept to read its error from. */
+const ERROR_CAPTURE_BYTES = 256 * 1024;
 
 function describeSpawnError(program: string, err: NodeJS.ErrnoException): { code: string; message: string } {
   if (err.code === 'ENOENT') return { code: 'command_not_found', message: `agent command not found: '${program}'` };

@@ -50,7 +50,7 @@ export async function commitStep(input: CommitStepInput): Promise<CommitStepResu
   if (input.add) gitOut(input.cwd, ['add', '-A', '--', '.', ...(dbFile ? excludeDatabase(input.cwd, dbFile, input.env) : [])], input.env);
   const diff = ['diff', '--cached', '--quiet'];
   const staged = gitRun(input.cwd, diff, input.env);
-  if (staged.status === 0) throw new RefusedError('nothing_to_commit', `nothing to commit in ${input.cwd}${input.add ? '' : ' (nothing staged; --no-add)'}`);
+  if (staged.status === 0) throw new RefusedError('nothing_to_commit', `nothing to commit in ${input.cwd}${input.add ? '' : ' (nothing staged; --no-add)'}; if the step needs no change, complete it without a commit: springfield complete ${source.planPath} ${anchor}`);
   if (staged.status !== 1) throw gitFailure(input.cwd, diff, staged);
   const commit = gitRun(input.cwd, ['commit', '-q', '-m', input.message, ...trailers], input.env);
   if (commit.status !== 0) throw new RefusedError('commit_failed', `git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`);

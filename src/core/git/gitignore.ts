@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, lstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RepoLocation } from './repo.ts';
 
@@ -20,6 +20,28 @@ export function ensureGitignored(location: RepoLocation): boolean {
   const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   try {
     writeSync(fd, `${current === '' || current.endsWith('\n') ? '' : '\n'}.springfield/\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Adds `pattern` once to the repository's own exclude file (`<common git dir>/info/exclude`): git
+ * then ignores it in every worktree, and nothing is written into any worktree or committed. Written
+ * like the .gitignore above (appended, never through a link). Returns whether it wrote.
+ */
+export function ensureExcluded(commonDir: string, pattern: string): boolean {
+  const info = join(commonDir, 'info');
+  if (!existsSync(info)) mkdirSync(info, { recursive: true });
+  if (lstatSync(info).isSymbolicLink()) return false;
+  const file = join(info, 'exclude');
+  if (existsSync(file) && lstatSync(file).isSymbolicLink()) return false;
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  if (current.split(/\r?\n/).some((l) => l.trim() === pattern)) return false;
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
   } finally {
     closeSync(fd);
   }

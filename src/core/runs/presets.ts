@@ -6,6 +6,7 @@
  * flag against their help (Aider and Cursor against captured help texts in test/fixtures/agent-help).
  * Why the argv look the way they do: docs/agents.md.
  */
+import type { ErrorSpec } from './agentErrors.ts';
 import type { UsageSpec } from './usage.ts';
 
 /** The roles a preset can fill (Lovejoy is mechanical: Springfield merges itself). */
@@ -34,6 +35,8 @@ export interface AgentPreset {
   readonly caveat?: string;
   /** Lines the CLI prints while it retries an unreachable model: no sign of life for the stall watch (docs/scheduler-faults.md). */
   readonly retryLines?: readonly RegExp[];
+  /** Where its output says why it failed: the headline of a failed run (docs/scheduler-faults.md, "The headline"). */
+  readonly errors?: readonly ErrorSpec[];
 }
 
 const NAMES: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa, the planner', ralph: 'Ralph, the builder', bart: 'Bart, the reviewer' };
@@ -64,6 +67,9 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     roles: perRole(['claude', '-p', PROMPT, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash', '--output-format', 'stream-json', '--verbose']),
     permissions: '--permission-mode acceptEdits accepts edits; --allowedTools Bash runs commands without asking',
     usage: { format: 'jsonl', match: { type: 'result' }, costUsd: 'total_cost_usd', inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cache_read_input_tokens', cacheWriteTokens: 'usage.cache_creation_input_tokens' },
+    // Its API retries (up to 10, a minute apart at the end) print `api_retry` events; an error ends in a result event with is_error.
+    retryLines: [/"subtype":"api_retry"/],
+    errors: [{ match: { type: 'result', is_error: true }, paths: ['result', 'subtype'] }, { match: { type: 'assistant', 'message.model': '<synthetic>' }, paths: ['message.content.0.text'] }],
   },
   // Codex CLI 0.169.0 (`codex exec --help`): exec is the non-interactive mode and never asks for
   // approval; the workspace-write sandbox keeps .git and paths outside the worktree read-only, so
@@ -78,6 +84,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     permissions: 'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only); allow_login_shell=false keeps the PATH Springfield gives it (a login shell rebuilds PATH from /etc/profile)',
     usage: { format: 'jsonl', match: { type: 'turn.completed' }, inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cached_input_tokens', sum: true },
     retryLines: [/Reconnecting/i],
+    errors: [{ match: { type: 'turn.failed' }, paths: ['error.message'] }, { match: { type: 'error' }, paths: ['message'] }],
   },
   // Gemini CLI 0.61.0 (`gemini --help`): -p/--prompt is headless; --approval-mode yolo approves every
   // tool, but only in a trusted folder (otherwise it falls back to "default"), hence --skip-trust;
@@ -88,6 +95,8 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     roles: perRole(['gemini', '--prompt', PROMPT, '--approval-mode', 'yolo', '--skip-trust', '--output-format', 'json']),
     permissions: '--approval-mode yolo approves every tool; --skip-trust keeps it from falling back to asking in an untrusted folder',
     usage: { format: 'json', match: {}, perModel: 'stats.models', inputTokens: 'tokens.prompt', outputTokens: 'tokens.candidates', cacheReadTokens: 'tokens.cached', sum: true },
+    // An error is one pretty-printed JSON document on stderr (stdout stays empty).
+    errors: [{ match: {}, paths: ['error.message'], document: true }],
   },
   // GitHub Copilot CLI 1.0.102 (`copilot --help`): -p/--prompt is non-interactive and needs
   // --allow-all-tools; --allow-all-paths lets it read the context file outside the worktree;
@@ -99,6 +108,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     roles: perRole(['copilot', '--prompt', PROMPT, '--allow-all-tools', '--allow-all-paths', '--no-ask-user', '--output-format', 'json']),
     permissions: '--allow-all-tools and --allow-all-paths approve every tool and path; --no-ask-user never waits for an answer',
     usage: { format: 'jsonl', match: { type: 'result' }, premiumRequests: 'usage.premiumRequests' },
+    errors: [{ match: { type: 'session.error' }, paths: ['data.message'] }, { pattern: /^Error: (.+)$/ }],
   },
   // opencode 1.18.33 (`opencode run --help`): `run` sends one message and exits; --auto approves
   // permissions not explicitly denied; --format json prints raw events, each `step_finish` with
@@ -109,6 +119,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     roles: perRole(['opencode', 'run', '--auto', '--format', 'json', PROMPT]),
     permissions: '--auto approves every permission that is not explicitly denied',
     usage: { format: 'jsonl', match: { type: 'step_finish' }, costUsd: 'part.cost', inputTokens: 'part.tokens.input', outputTokens: 'part.tokens.output', cacheReadTokens: 'part.tokens.cache.read', cacheWriteTokens: 'part.tokens.cache.write', sum: true },
+    errors: [{ match: { type: 'error' }, paths: ['error.data.message', 'error.message', 'error.name'] }],
   },
   // Cursor Agent 2026.09.28-64d2043 (captured `cursor-agent --help`, test/fixtures/agent-help):
   // --print is headless with every tool; --force runs commands unless denied; --trust skips the

@@ -15,6 +15,8 @@ export interface GroupOptions {
   readonly tailLines?: number;
   /** Keep the last this many bytes of stdout as well (for reading usage from it); 0 or absent: none. */
   readonly captureStdoutBytes?: number;
+  /** The same for stderr (where some CLIs report their error). */
+  readonly captureStderrBytes?: number;
   /** Called with each chunk of output (stdout or stderr), e.g. to tell a live agent from a stalled one. */
   readonly onOutput?: (chunk: Buffer) => void;
 }
@@ -31,6 +33,8 @@ export interface GroupEnd {
   readonly leftovers: boolean;
   /** The end of stdout, when captureStdoutBytes asked for it. */
   readonly stdout?: string;
+  /** The end of stderr, when captureStderrBytes asked for it. */
+  readonly stderr?: string;
 }
 
 export interface RunningGroup {
@@ -83,24 +87,17 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
     options.onOutput?.(chunk);
     sink?.write(chunk);
   };
-  const cap = options.captureStdoutBytes ?? 0;
-  let captured: Buffer[] = [];
-  let capturedBytes = 0;
-  if (cap > 0) {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      captured.push(chunk);
-      capturedBytes += chunk.length;
-      while (capturedBytes - (captured[0]?.length ?? 0) >= cap && captured.length > 1) capturedBytes -= captured.shift()?.length ?? 0;
-    });
-  }
+  const out = new Captured(options.captureStdoutBytes ?? 0);
+  const err = new Captured(options.captureStderrBytes ?? 0);
+  if (out.limit > 0) child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+  if (err.limit > 0) child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
   child.stdout?.on('data', forward(options.stdout));
   child.stderr?.on('data', forward(options.stderr));
   const closed = new Promise<void>((r) => child.once('close', () => r()));
   const done = new Promise<GroupEnd>((resolve) => {
     const finish = (end: Omit<GroupEnd, 'tail' | 'timedOut'>): void => {
       if (timer) clearTimeout(timer);
-      resolve({ ...end, timedOut, tail: tail.text(), ...(cap > 0 ? { stdout: Buffer.concat(captured).toString('utf8') } : {}) });
-      captured = [];
+      resolve({ ...end, timedOut, tail: tail.text(), ...(out.limit > 0 ? { stdout: out.text() } : {}), ...(err.limit > 0 ? { stderr: err.text() } : {}) });
     };
     child.once('error', (err: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) return;
@@ -172,6 +169,29 @@ export function groupOfRun(pgid: number, runId: number): boolean {
     }
   }
   return false;
+}
+
+/** The last `limit` bytes (about: whole chunks) of a stream. */
+class Captured {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    while (this.bytes - (this.chunks[0]?.length ?? 0) >= this.limit && this.chunks.length > 1) this.bytes -= this.chunks.shift()?.length ?? 0;
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.chunks).toString('utf8');
+    this.chunks = [];
+    return all;
+  }
 }
 
 // Terminal control sequences (CSI, OSC, single-character escapes) that mean nothing in a stored tail.

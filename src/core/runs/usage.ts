@@ -1,6 +1,6 @@
 /**
  * Where an agent CLI's output reports token usage and cost, as data, and one reader for all of
- * them. Nothing stores these figures yet; a run's output tail can be read with `readUsage`.
+ * them; `springfield run` reads its agent's output with it and stores the figures with the run.
  */
 export type UsageSpec =
   | {
@@ -69,7 +69,8 @@ function empty(): Usage {
   return { costUsd: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null };
 }
 
-function parseAll(chunks: readonly string[]): Record<string, unknown>[] {
+/** Every chunk that is one JSON object (one per line in a JSONL stream); the others are skipped. */
+export function parseAll(chunks: readonly string[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const chunk of chunks) {
     const text = chunk.trim();
@@ -84,7 +85,8 @@ function parseAll(chunks: readonly string[]): Record<string, unknown>[] {
   return out;
 }
 
-function at(value: unknown, path: string): unknown {
+/** The value at a dotted path (`error.data.message`) inside a JSON value, or undefined. */
+export function at(value: unknown, path: string): unknown {
   let current = value;
   for (const key of path.split('.')) {
     if (!current || typeof current !== 'object') return undefined;

@@ -4,6 +4,7 @@
  * epic is blocked (agent_failed) until a person retries. Pure: the failures come in the snapshot.
  */
 import { ROLE_NAMES } from '../epics/transitions.ts';
+import { lastAgentLine } from '../runs/agentErrors.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicSnapshot, FaultRole, RoleFaults, SchedulerConfig } from './types.ts';
 
@@ -60,8 +61,9 @@ function lastRun(f: RoleFaults): string {
 
 /** The epic's status reason when a role's failures block it; the `agent_failed:` prefix marks a retryable block. */
 export function agentFailedReason(role: FaultRole, f: RoleFaults): string {
-  const output = f.lastOutput.trim().split('\n').filter((l) => l.trim() !== '').at(-1);
-  return `agent_failed: ${faultRoleName(role)} failed ${f.consecutive} times in a row (last: ${lastRun(f)})${output ? `; last output: ${output.trim().slice(0, 200)}` : ''}`;
+  // The agent's own error when its reason carries one (`exit 1 — …`), else the last line it printed (never one of Springfield's notes).
+  const output = f.lastReason?.includes(' — ') ? null : lastAgentLine(f.lastOutput);
+  return `agent_failed: ${faultRoleName(role)} failed ${times(f.consecutive)} in a row (last: ${lastRun(f)})${output ? `; last output: ${output.slice(0, 200)}` : ''}`;
 }
 
 /** The epic's status reason when a role's agent cannot run; `agent_unavailable:` marks a retryable block. */

@@ -106,6 +106,8 @@ export interface RunEnd {
   readonly stalled?: string | null;
   /** Why its agent could not run at all (command not found): `unavailable`. */
   readonly unavailable?: string | null;
+  /** The agent's own error, where its output reports one: the reason of a failed run says it. */
+  readonly agentError?: string | null;
   /** The run's step was completed by a commit that is not on the epic's branch: reopen it. */
   readonly reopenStep?: boolean;
   /** Counters taken when the run started, to tell progress from none. */

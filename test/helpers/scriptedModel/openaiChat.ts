@@ -24,6 +24,8 @@ interface Body {
 }
 
 const textOf = (m: Message): string => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('\n'));
+/** A tool's result as the model reads it: Copilot's bash adds a `<shellId: 0 completed with exit code 0>` line. */
+const resultOf = (m: Message): string => textOf(m).replace(/\n?<shellId: [^>]*>\s*$/, '');
 
 export const openaiChat: Adapter = {
   name: 'openai-chat',
@@ -34,7 +36,7 @@ export const openaiChat: Adapter = {
     const kickoff = messages.filter((m) => m.role === 'user').map(textOf).find(isKickoff) ?? '';
     const tools = new Set((body.tools ?? []).map((t) => t.function?.name ?? ''));
     const turn: Turn = kickoff && tools.size > 0
-      ? nextAction(kickoff, messages.filter((m) => m.role === 'tool').map(textOf))
+      ? nextAction(kickoff, messages.filter((m) => m.role === 'tool').map(resultOf))
       : { kind: 'final', text: 'Springfield agent session' };
     const call = toCall(turn, tools, messages.length);
     const model = body.model ?? 'scripted';

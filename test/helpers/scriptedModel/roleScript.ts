@@ -57,10 +57,10 @@ function* roleScript(kickoff: string): Script {
     if (who === 'Lisa' && /write the plan/i.test(section.heading)) {
       const plan = planFrom(section.heading, prompt, facts);
       if (typeof plan === 'string') return plan;
-      yield { kind: 'write', path: `${folder}/${plan.path}`, relative: plan.path, content: plan.text };
+      yield* write(folder, plan.path, plan.text);
     }
     if (who === 'Ralph' && (fix ? /\bfix it\b/i : /do the work/i).test(section.heading)) {
-      for (const file of workFiles(context, fix)) yield { kind: 'write', path: `${folder}/${file.path}`, relative: file.path, content: file.content };
+      for (const file of workFiles(context, fix)) yield* write(folder, file.path, file.content);
     }
     for (const line of shellLines(section.body)) {
       const command = fill(line, facts);
@@ -71,6 +71,13 @@ function* roleScript(kickoff: string): Script {
     }
   }
   return commands === 0 ? 'My instructions name no command to run, so I stopped.' : `Done: I followed the ${who === 'Lisa' ? 'planning' : who === 'Bart' ? 'review' : 'build'} instructions (${commands} commands).`;
+}
+
+/** A new file, its folder made first as the prompt says (some CLIs' create tools need the folder to exist). */
+function* write(folder: string, relative: string, content: string): Generator<Action, void, string> {
+  const dir = relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '';
+  if (dir) yield { kind: 'bash', command: `mkdir -p '${dir}'` };
+  yield { kind: 'write', path: `${folder}/${relative}`, relative, content };
 }
 
 interface Facts {

@@ -18,7 +18,7 @@ export function processOutcome(end: RunEnd): Outcome | null {
   if (end.fault) return { status: 'failed', reason: end.fault };
   if (end.signal) return { status: 'failed', reason: `ended by ${end.signal}` };
   if (end.exitCode === 127) return { status: 'unavailable', reason: 'exit 127: the agent command, or a command it starts first, was not found' };
-  if (end.exitCode !== 0) return { status: 'failed', reason: `exit ${end.exitCode}` };
+  if (end.exitCode !== 0) return { status: 'failed', reason: end.agentError ? `exit ${end.exitCode} — ${end.agentError}` : `exit ${end.exitCode}` };
   return null;
 }
 

@@ -1,6 +1,5 @@
-import { lstatSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { EnvironmentError } from '../errors.ts';
+import { ensureExcluded } from '../git/gitignore.ts';
 import { ensureOwnDirectory } from '../safeFiles.ts';
 
 /** The folder, at the root of a worktree Springfield made, that holds its runs' context files. */
@@ -11,7 +10,8 @@ export const WORKTREE_CONTEXT_DIR = '.springfield-context';
  * instructions"): inside the folder the agent works in, because agent CLIs refuse to read files
  * outside it without a prompt nobody answers (Claude Code's Read, Gemini's read_file, opencode's
  * external directories). In the main worktree that is `.springfield/context/` beside the database;
- * in any other worktree a `.springfield-context/` folder that ignores itself in git.
+ * in any other worktree a `.springfield-context/` folder, which the repository's own exclude file
+ * keeps out of git (see ensureContextDir).
  */
 export function contextDirFor(worktree: string, mainRoot: string | null, stateFile: string): string {
   const stateDir = dirname(stateFile);
@@ -21,17 +21,12 @@ export function contextDirFor(worktree: string, mainRoot: string | null, stateFi
 }
 
 /**
- * Makes the context folder (a real directory of this user's, never a link a branch planted) and,
- * in a worktree, its `.gitignore` of `*`, so neither `git add -A` nor a diff ever sees a context file.
+ * Makes the context folder: a real directory of this user's, never a link a branch planted. The
+ * worktree's folder is kept out of git by the repository's own exclude file, not by a .gitignore
+ * inside it: Gemini CLI's read_file refuses a file a .gitignore names, and reads only a main
+ * worktree's exclude file (docs/agents.md).
  */
-export function ensureContextDir(dir: string): void {
+export function ensureContextDir(dir: string, commonDir: string): void {
+  if (dir.endsWith(WORKTREE_CONTEXT_DIR)) ensureExcluded(commonDir, `/${WORKTREE_CONTEXT_DIR}/`);
   ensureOwnDirectory(dir);
-  if (!dir.endsWith(WORKTREE_CONTEXT_DIR)) return;
-  const ignore = join(dir, '.gitignore');
-  try {
-    writeFileSync(ignore, '# Springfield: context files of agent runs; never committed\n*\n', { flag: 'wx', mode: 0o644 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    if (!lstatSync(ignore).isFile()) throw new EnvironmentError('unsafe_directory', `${ignore} is not a regular file; refusing to write context files beside it`);
-  }
 }
