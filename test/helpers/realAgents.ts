@@ -117,7 +117,7 @@ function agentPath(): string {
  * scripted model started, the CLI pointed at it, `agents use <preset>` written as a person would,
  * a verification command, and the config allowed.
  */
-export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, cli: AgentCli, options: { fail?: (r: ModelRequest) => Failure | null; config?: Record<string, unknown> } = {}): Promise<RealAgentRepo> {
+export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, cli: AgentCli, options: { fail?: (r: ModelRequest) => Failure | null; delayMs?: (r: ModelRequest) => number; config?: Record<string, unknown> } = {}): Promise<RealAgentRepo> {
   ensureCli();
   assert.ok(existsSync(join(AGENT_BIN, cli.preset === 'claude' ? 'claude' : cli.preset)), `${cli.preset} is installed in ${AGENT_BIN} (npm test installs it: scripts/prepareTests.ts)`);
   const base = realpathSync(mkdtempSync(join(tmpdir(), `sf-${cli.preset}-`)));
@@ -125,7 +125,7 @@ export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, c
   const home = join(base, 'home');
   mkdirSync(repo);
   mkdirSync(home);
-  const model = await startScriptedModel({ adapters: [cli.adapter], logFile: join(base, 'requests.jsonl'), maxRequests: 300, lifetimeMs: 8 * 60_000, ...(options.fail ? { fail: options.fail } : {}) });
+  const model = await startScriptedModel({ adapters: [cli.adapter], logFile: join(base, 'requests.jsonl'), maxRequests: 300, lifetimeMs: 8 * 60_000, ...(options.fail ? { fail: options.fail } : {}), ...(options.delayMs ? { delayMs: options.delayMs } : {}) });
   let kept = Boolean(process.env.SPRINGFIELD_KEEP_TEST_DIRS);
   t.after(async () => {
     await model.close();

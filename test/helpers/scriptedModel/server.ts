@@ -34,6 +34,8 @@ export interface ScriptedModelOptions {
   readonly logFile?: string;
   /** Answers a request with a failure instead of the script (e.g. every request: 401). */
   readonly fail?: (request: ModelRequest) => Failure | null;
+  /** Holds a request this long before answering it (a model that thinks, or never answers while the test lasts). */
+  readonly delayMs?: (request: ModelRequest) => number;
 }
 
 export interface ScriptedModel {
@@ -57,18 +59,24 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       requests.push(request);
       if (options.logFile) appendFileSync(options.logFile, JSON.stringify(request) + '\n');
       if (requests.length > maxRequests) return json(res, 503, { error: { type: 'overloaded_error', message: `scripted model: more than ${maxRequests} requests` } });
-      const failure = options.fail?.(request);
-      if (failure) return json(res, failure.status, failure.body);
-      const path = request.path.split('?')[0] ?? '/';
-      const adapter = options.adapters.find((a) => a.handles(request.method, path));
-      if (!adapter) return json(res, 404, { error: { type: 'not_found_error', message: `scripted model: no ${request.method} ${path}` } });
-      try {
-        adapter.respond(request, res);
-      } catch (err) {
-        json(res, 500, { error: { type: 'api_error', message: `scripted model: ${err instanceof Error ? err.stack ?? err.message : String(err)}` } });
-      }
+      const delay = options.delayMs?.(request) ?? 0;
+      if (delay > 0) return void setTimeout(() => answer(request, res), delay).unref();
+      answer(request, res);
     });
   });
+  const answer = (request: ModelRequest, res: ServerResponse): void => {
+    if (res.destroyed) return;
+    const failure = options.fail?.(request);
+    if (failure) return json(res, failure.status, failure.body);
+    const path = request.path.split('?')[0] ?? '/';
+    const adapter = options.adapters.find((a) => a.handles(request.method, path));
+    if (!adapter) return json(res, 404, { error: { type: 'not_found_error', message: `scripted model: no ${request.method} ${path}` } });
+    try {
+      adapter.respond(request, res);
+    } catch (err) {
+      json(res, 500, { error: { type: 'api_error', message: `scripted model: ${err instanceof Error ? err.stack ?? err.message : String(err)}` } });
+    }
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const lifetime = setTimeout(() => void close(), options.lifetimeMs ?? 10 * 60_000);
