@@ -191,7 +191,7 @@ describe('epic lifecycle through the CLI', () => {
     const building = implementedEpic('Defer mid-flight', 'plans/defer.md');
     const before = snapshot();
     const finishRefused = assertFails(sf(repo.root, ['epic', 'finish', building]), 1, 'invalid_transition');
-    assert.match(finishRefused.message, /implemented; allowed: signal_pass, signal_implementation_failure, signal_option_viability_failure, signal_adr_invalidated, defer, iteration_budget_exhausted, agent_failed$/);
+    assert.match(finishRefused.message, /implemented; allowed: signal_pass, signal_implementation_failure, signal_option_viability_failure, signal_adr_invalidated, defer, iteration_budget_exhausted, agent_failed, agent_unavailable$/);
     assert.equal(snapshot(), before, 'a refused event writes nothing');
     assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', building])).from, 'implemented');
     assertOk(sf(repo.root, ['epic', 'resume', building]));
