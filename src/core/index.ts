@@ -32,6 +32,8 @@ export * from './git/worktrees.ts';
 export * from './names.ts';
 export * from './pending.ts';
 export * from './orchestrate/agentLauncher.ts';
+export * from './orchestrate/agentPlace.ts';
+export * from './orchestrate/epicStart.ts';
 export * from './orchestrate/dryRun.ts';
 export * from './orchestrate/orchestrator.ts';
 export * from './orchestrate/retryStatus.ts';

@@ -10,7 +10,7 @@ import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/commandContext.ts';
 import { BlockNotifier } from './blockNotifier.ts';
 import { createEpic, deferEpic, resumeEpic, retryEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
-import { startEpicAndClaim } from './commands/flow.ts';
+import { reportClaim, startEpicAndClaim } from './commands/flow.ts';
 import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
@@ -239,7 +239,9 @@ export class SpringfieldExtension extends Disposable {
     const ctx = this.ctx;
     const view = new ApprovalPanel(panel, this.context.extensionUri, this.host, epicId, async (id, claim) => {
       if (!ctx) return [];
-      return startEpicAndClaim(ctx, id, claim);
+      const { lines, openIn } = await startEpicAndClaim(ctx, id, claim);
+      if (openIn) void reportClaim(lines.join(' '), openIn);
+      return lines;
     });
     this.approvals.set(epicId, view);
     this.register({ dispose: () => view.dispose() });

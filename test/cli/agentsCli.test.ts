@@ -5,7 +5,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync,
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_PRESETS, kickoff } from '../../src/core/runs/presets.ts';
-import { assertFails, assertOk, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, assertOk, ensureCli, makeRepo, planningWorktree, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
 import { AGENT_BIN } from '../helpers/realAgents.ts';
 
 ensureCli();
@@ -103,7 +103,7 @@ test("agents use writes each role's usage reader, so a run's cost is kept; a pre
   const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Costed']));
   const result = { type: 'result', total_cost_usd: 0.25, usage: { input_tokens: 300, output_tokens: 40 } };
   const agent = [process.execPath, '-e', `console.log(JSON.stringify(${JSON.stringify(result)}))`];
-  runCli(repo.root, ['run', '--role', 'lisa', '--epic', id, '--', ...agent]);
+  runCli(planningWorktree(repo, id), ['run', '--role', 'lisa', '--epic', id, '--', ...agent]);
   const runs = assertOk<{ runs: { role: string; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[] }>(runJson(repo.root, ['runs', '--epic', id])).runs;
   assert.deepEqual(runs.map((r) => [r.role, r.cost_usd, r.input_tokens, r.output_tokens]), [['lisa', 0.25, 300, 40]]);
 

@@ -125,8 +125,8 @@ function approvedEpic(title: string, brief: string, planPath: string): string {
 describe('context', () => {
   test('a fresh session in the worktree resumes from `context --json` alone and completes the step', (t) => {
     const id = approvedEpic('Resume demo', 'Responses are cached; a hit costs under 1 ms.', 'plans/resume.md');
-    assertOk(sf(repo.root, ['epic', 'start', id]));
-    const wtA = repo.addWorktree('a');
+    // The session works where the epic's work lives: its own worktree (docs/lifecycle.md).
+    const wtA = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
     const claim = assertOk<ClaimResult>(sf(wtA, ['claim', 'plans/resume.md']));
     assert.ok(claim.claimed && claim.step_anchor === 'step-1');
     assertOk(sf(wtA, ['start', 'plans/resume.md', 'step-1']));
@@ -193,10 +193,10 @@ describe('context', () => {
     const planV1 = RESUME_PLAN.replace('Resume demo', 'Everything').replace('**Checkpoints:**\n- [ ] Build passes\n', '').replace(/\n## Step 2[\s\S]*$/, '\n');
     writeFiles(repo.root, { 'plans/full.md': planV1 });
     const id = approvedEpic('Context everything', 'Everything a session needs.', 'plans/full.md');
-    assertOk(sf(repo.root, ['epic', 'start', id]));
-    assertOk(sf(repo.root, ['claim', 'plans/full.md']));
-    assertOk(sf(repo.root, ['update', 'plans/full.md', 'step-1', '--all', 'completed']));
-    assertOk(sf(repo.root, ['complete', 'plans/full.md', 'step-1']));
+    const wt = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
+    assertOk(sf(wt, ['claim', 'plans/full.md']));
+    assertOk(sf(wt, ['update', 'plans/full.md', 'step-1', '--all', 'completed']));
+    assertOk(sf(wt, ['complete', 'plans/full.md', 'step-1']));
     assertOk(sf(repo.root, ['epic', 'finish', id]));
     assertOk(sf(repo.root, ['signal', id, '--type', 'adr_invalidated', '--summary', 'ADR 1 no longer holds',
       '--location', 'src/a.ts:2:3', '--note', 'uses the old API', '--location', 'docs/adr/0001-use-sqlite.md:1']));
@@ -206,8 +206,7 @@ describe('context', () => {
     assertOk(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
     repo.git(['add', '-A']);
     repo.git(['commit', '-q', '-m', 'plan v2']);
-    assertOk(sf(repo.root, ['epic', 'start', id]));
-    const wtB = repo.addWorktree('b');
+    const wtB = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
     const claim = assertOk<ClaimResult>(sf(wtB, ['claim', 'plans/full.md']));
     assert.ok(claim.claimed && claim.step_anchor === 'step-2', JSON.stringify(claim));
     assertOk(sf(wtB, ['update', 'plans/full.md', 'step-2', '--task', '0', 'completed']));
@@ -228,8 +227,8 @@ describe('context', () => {
     assert.deepEqual(view.verification_failures.map((v) => [v.command, v.exit_code, v.output_tail, v.step_anchor]), [['npm test', 1, 'FAIL retry.test.ts\n  expected 3 retries, got 1', 'step-2']]);
     assert.ok(view.decisions.some((d) => d.kind === 'signal_adr_invalidated' && d.summary.includes('ADR 1 no longer holds')), JSON.stringify(view.decisions));
     const paths = view.must_read.map((m) => m.path);
-    // Started by hand (no epic worktree): the handoff is read from approval's copy beside the database (docs/lifecycle.md).
-    for (const p of [join(repo.root, '.springfield', 'handoffs', `TODO-${id}.md`), 'PLAN.md', 'plans/full.md', 'docs/adr/0001-use-sqlite.md', 'docs/adr/0002-wal.md']) assert.ok(paths.includes(p), `${p} missing from ${paths.join(', ')}`);
+    // Started by hand, in its own worktree like any epic: the handoff is on its branch (docs/lifecycle.md).
+    for (const p of [`TODO-${id}.md`, 'PLAN.md', 'plans/full.md', 'docs/adr/0001-use-sqlite.md', 'docs/adr/0002-wal.md']) assert.ok(paths.includes(p), `${p} missing from ${paths.join(', ')}`);
 
     const later = assertOk<ContextView>(sf(wtB, ['context', '--step', 'step-3']));
     assert.deepEqual([later.step?.anchor, later.step?.depends_on, later.step?.blocked_by, later.step?.held_by_you], ['step-3', ['step-2'], ['step-2'], false]);

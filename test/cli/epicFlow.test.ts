@@ -55,8 +55,16 @@ function writePlan(path: string, text: string): void {
   writeFiles(wt, { [path]: text });
 }
 
-/** Claims, finishes every ready step of the plan from worktree a, until nothing is ready. */
+/** The worktree an epic's plan is built in: the epic's own, made when it started (docs/lifecycle.md). */
+function epicWorktreeOf(planPath: string): string {
+  const row = query('SELECT e.worktree_path AS path FROM plans p JOIN epics e ON e.id = p.epic_id WHERE p.plan_path = ?', planPath)[0];
+  assert.ok(row?.path, `${planPath}'s epic has a worktree`);
+  return String(row.path);
+}
+
+/** Claims, finishes every ready step of the plan in its epic's worktree, until nothing is ready. */
 function buildAll(planPath: string): string[] {
+  const wt = epicWorktreeOf(planPath);
   const done: string[] = [];
   for (;;) {
     const c = assertOk<ClaimResult>(sf(wt, ['claim', planPath]));
@@ -121,14 +129,19 @@ describe('epic lifecycle through the CLI', () => {
     assert.match(handoff, /## Constraints[^\n]*\n\nNo new dependencies for Cache\.\n/);
     assert.ok(handoff.indexOf('## Intent') < handoff.indexOf('## Approach') && handoff.indexOf('## Approach') < handoff.indexOf('## Constraints'));
 
-    const started = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'start', id]));
-    assert.deepEqual([started.from, started.to, started.iteration, started.next_role], ['ready', 'in_progress', 1, 'ralph']);
-    const first = assertOk<ClaimResult>(sf(wt, ['claim', planPath]));
-    assert.ok(first.claimed && first.step_anchor === 'step-1' && first.claimed_by === wt);
+    const started = assertOk<TransitionOutcome & { worktree_path: string; branch: string }>(sf(repo.root, ['epic', 'start', id]));
+    assert.deepEqual([started.from, started.to, started.iteration, started.next_role, started.branch], ['ready', 'in_progress', 1, 'ralph', `springfield/${id}`]);
+    // A person's start gives the epic its own worktree, as the scheduler's does; other checkouts are told where it is.
+    const elsewhere = assertFails(sf(wt, ['claim', planPath]), 1, 'epic_elsewhere');
+    assert.equal(elsewhere.message, `${planPath} belongs to epic ${id}, built in its worktree ${started.worktree_path} on springfield/${id}: claim there (cd ${started.worktree_path}), or check out springfield/${id} in this worktree`);
+    assertFails(sf(repo.root, ['claim', planPath]), 1, 'epic_elsewhere');
+    assert.equal(repo.git(['log', '-1', '--format=%s'], started.worktree_path), `Handoff and approved plan v2 for ${id}`, 'the handoff and the plan are committed on its branch');
+    const first = assertOk<ClaimResult>(sf(started.worktree_path, ['claim', planPath]));
+    assert.ok(first.claimed && first.step_anchor === 'step-1' && first.claimed_by === started.worktree_path);
     assertOk(sf(repo.root, ['reset', planPath, 'step-1', '--reason', 'handed back']));
-    assert.ok(assertOk<ClaimResult>(sf(wt, ['claim', planPath])).claimed);
-    assertOk(sf(wt, ['update', planPath, 'step-1', '--all', 'completed']));
-    assertOk(sf(wt, ['complete', planPath, 'step-1']));
+    assert.ok(assertOk<ClaimResult>(sf(started.worktree_path, ['claim', planPath])).claimed);
+    assertOk(sf(started.worktree_path, ['update', planPath, 'step-1', '--all', 'completed']));
+    assertOk(sf(started.worktree_path, ['complete', planPath, 'step-1']));
     const stepOne = assertOk<{ events: EventView[] }>(sf(repo.root, ['events', '--epic', id])).events.filter((e) => e.step_anchor === 'step-1').map((e) => e.action);
     assert.deepEqual(stepOne.filter((a) => ['claim', 'reset', 'complete'].includes(a)), ['claim', 'reset', 'claim', 'complete'], 'events --epic shows the step events of its plan');
     assertFails(sf(repo.root, ['epic', 'finish', id]), 1, 'incomplete');
@@ -199,7 +212,7 @@ describe('epic lifecycle through the CLI', () => {
     assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/, 'a resumed epic needs its plan approved again');
   });
 
-  test('approving a plan edited after it was proposed is plan_drift and changes nothing', () => {
+  test('approving a plan edited after it was proposed is plan_drift and changes nothing; an edit after approval never reaches the branch', () => {
     const planPath = 'plans/drift.md';
     const text = planDoc('Drift', ['One', 'Two']);
     writePlan(planPath, text);
@@ -216,11 +229,13 @@ describe('epic lifecycle through the CLI', () => {
     writeFiles(repo.root, { [planPath]: text.replace('- [ ] Do One', '- [x] Do One').replace('Approach for Drift.', 'Approach for\nDrift, re-wrapped.') });
     assert.equal(assertOk<ApproveResult>(sf(repo.root, ['plan', 'approve', id, planPath, '--agent', 'marge'])).transition.to, 'ready', 'ticking a box or re-wrapping prose is not drift');
 
-    writeFiles(repo.root, { [planPath]: planDoc('Drift', ['One', 'Two', 'Three']) });
-    const beforeStart = snapshot();
-    assertFails(sf(repo.root, ['epic', 'start', id]), 1, 'plan_drift');
-    assert.equal(snapshot(), beforeStart);
-    assert.equal(epic(id).status, 'ready');
+    // Edited again after approval: the epic's branch gets the approved text from the store, and the person's copy is theirs.
+    const edited = planDoc('Drift', ['One', 'Two', 'Three']);
+    writeFiles(repo.root, { [planPath]: edited });
+    const started = assertOk<{ to: string; worktree_path: string }>(sf(repo.root, ['epic', 'start', id]));
+    assert.equal(started.to, 'in_progress');
+    assert.doesNotMatch(readFileSync(join(started.worktree_path, planPath), 'utf8'), /Step 3/, 'the approved structure is what is built');
+    assert.equal(readFileSync(join(repo.root, planPath), 'utf8'), edited, "the person's edited copy is left as it is");
   });
 
   test('the iteration budget: past --max-iterations the epic is blocked with iteration_budget_exhausted', () => {

@@ -29,10 +29,11 @@ test('the MCP server lists the tools and claims, updates, commits and signals th
   const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Greeting', '--complexity', 'standard'])).id;
   assertOk(runJson(repo.root, ['plan', 'propose', epic, 'plans/greeting.md']));
   assertOk(runJson(repo.root, ['plan', 'approve', epic]));
-  assertOk(runJson(repo.root, ['epic', 'start', epic]));
+  // The agent works in the epic's own worktree, where its MCP server is started (docs/lifecycle.md).
+  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
 
   const env = cleanEnv({ SPRINGFIELD_AGENT: 'claude' }) as Record<string, string>;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp'], cwd: repo.root, env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp'], cwd: wt, env, stderr: 'pipe' });
   const client = new Client({ name: 'springfield-test', version: '1.0.0' });
   await client.connect(transport);
   t.after(() => client.close());
@@ -85,12 +86,12 @@ test('the MCP server lists the tools and claims, updates, commits and signals th
   assert.match(text(updated), /Updated 2 items of step-1/);
   assert.deepEqual(shown()?.items.map((i) => i.status), ['completed', 'completed']);
 
-  writeFiles(repo.root, { 'src/greeting.ts': 'export const greet = (name: string) => `Hello, ${name}`;\n' });
+  writeFiles(wt, { 'src/greeting.ts': 'export const greet = (name: string) => `Hello, ${name}`;\n' });
   const committed = await client.callTool({ name: 'springfield_commit_step', arguments: { message: 'Add the greeting module' } });
   assert.equal(committed.isError, undefined, text(committed));
   assert.match(text(committed), /completed step-1 of plans\/greeting\.md; the plan is complete/);
   assert.equal(shown()?.status, 'completed');
-  const log = repo.git(['log', '-1', '--format=%B']);
+  const log = repo.git(['log', '-1', '--format=%B'], wt);
   assert.match(log, /^Add the greeting module/);
   assert.match(log, new RegExp(`Springfield-Step: step-1[\\s\\S]*Springfield-Epic: ${epic}`));
   assert.equal(repo.git(['status', '--porcelain']), '', 'everything but the ignored database was committed');

@@ -10,7 +10,7 @@ import { AGENT_PRESETS, findPreset } from '../../src/core/runs/presets.ts';
 import { readUsage } from '../../src/core/runs/usage.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { expandAgentArgv } from '../../src/core/runs/agentArgv.ts';
-import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, PROJECT_ROOT, runCli, runJson } from '../helpers/gitRepo.ts';
+import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, planningWorktree, PROJECT_ROOT, runCli, runJson } from '../helpers/gitRepo.ts';
 import type { ContextView } from '../../src/core/store/epicTypes.ts';
 
 ensureCli();
@@ -50,9 +50,9 @@ test('the context an agent reads starts with its prompt, filled in with the real
 
   assertOk(runJson(repo.root, ['plan', 'propose', epic, 'plans/p.md']));
   assertOk(runJson(repo.root, ['plan', 'approve', epic]));
-  assertOk(runJson(repo.root, ['epic', 'start', epic]));
-  assertClaimed(runJson(repo.root, ['claim', 'plans/p.md']));
-  const ralph = runCli(repo.root, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
+  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
+  assertClaimed(runJson(wt, ['claim', 'plans/p.md']));
+  const ralph = runCli(wt, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
   assert.match(ralph.stdout, /^# You are Ralph, the builder: step step-1 of plans\/p\.md/);
   assert.ok(ralph.stdout.includes('springfield start plans/p.md step-1\n'));
   assert.ok(ralph.stdout.includes('springfield update plans/p.md step-1 --task 0 completed\nspringfield update plans/p.md step-1 --test 0 completed\n'), ralph.stdout);
@@ -61,7 +61,7 @@ test('the context an agent reads starts with its prompt, filled in with the real
 
   mkdirSync(join(repo.root, '.springfield', 'prompts'));
   writeFileSync(join(repo.root, '.springfield', 'prompts', 'ralph.md'), '# Our Ralph for {{step}}\n\n```sh\nmake {{step}}\n```\n');
-  const ours = runCli(repo.root, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
+  const ours = runCli(wt, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
   assert.match(ours.stdout, /^# Our Ralph for step-1\n\n```sh\nmake step-1\n```\n\n---\n/, 'the repository override wins');
 
   symlinkSync(join(PROJECT_ROOT, 'src', 'core', 'agents', 'prompts', 'bart.md'), join(repo.root, '.springfield', 'prompts', 'bart.md'));
@@ -82,7 +82,7 @@ test('`springfield run` hands the agent its context file through the argument', 
   const repo = makeRepo({ files: { '.gitignore': '.springfield/\n' } });
   t.after(() => repo.cleanup());
   const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Thing'])).id;
-  const r = runCli(repo.root, ['run', '--role', 'lisa', '--epic', epic, '--', process.execPath, '-e', 'process.stdout.write(require("fs").readFileSync(process.argv[1], "utf8").split("\\n")[0])', '$SPRINGFIELD_CONTEXT_FILE']);
+  const r = runCli(planningWorktree(repo, epic), ['run', '--role', 'lisa', '--epic', epic, '--', process.execPath, '-e', 'process.stdout.write(require("fs").readFileSync(process.argv[1], "utf8").split("\\n")[0])', '$SPRINGFIELD_CONTEXT_FILE']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`^# You are Lisa, the planner, for epic ${epic}: Thing`));
 });

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
 import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/runConfig.ts';
@@ -55,16 +55,23 @@ before(() => {
 });
 after(() => repo.cleanup());
 
-/** An in-progress epic on plans/<name>.md with step-1 claimed by the main worktree. */
-function epicWithClaim(name: string, lease = 7200): { id: string; planPath: string; claim: Claimed } {
+/** An in-progress epic on plans/<name>.md, started in its own worktree `wt`, with step-1 claimed there. */
+function epicWithClaim(name: string, lease = 7200): { id: string; planPath: string; claim: Claimed; wt: string } {
   const planPath = `plans/${name}.md`;
   const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', `Runs ${name}`, '--brief', `Exercise runs: ${name}.`]));
   assertOk(runJson(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
   assertOk(runJson(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
-  assertOk(runJson(repo.root, ['epic', 'start', id]));
-  const claim = assertClaimed(runJson(repo.root, ['claim', planPath, '--lease', String(lease)]));
+  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', id])).worktree_path;
+  const claim = assertClaimed(runJson(wt, ['claim', planPath, '--lease', String(lease)]));
   assert.equal(claim.step_anchor, 'step-1');
-  return { id, planPath, claim };
+  return { id, planPath, claim, wt };
+}
+
+/** A planning worktree for `epic`, where the scheduler would start Lisa (`<repo>.springfield/<epic>-plan`, detached at main). */
+function planning(epic: string): string {
+  const path = `${repo.root}.springfield/${epic}-plan`;
+  if (!existsSync(path)) repo.git(['worktree', 'add', '-q', '--detach', path, 'main']);
+  return realpathSync(path);
 }
 
 /** The argv of `springfield run` whose agent reports to a fresh file; returns both. */
@@ -110,10 +117,10 @@ const stepLease = (planPath: string) => rows<{ lease_expires_at: string }>(`SELE
 
 describe('springfield run', () => {
   test('passes SPRINGFIELD_* values and a context file, strips editor variables, and records running → no_progress (it did nothing) releasing its step', async () => {
-    const { id, planPath, claim } = epicWithClaim('env');
-    mkdirSync(join(repo.root, 'src'), { recursive: true });
+    const { id, planPath, claim, wt } = epicWithClaim('env');
+    mkdirSync(join(wt, 'src'), { recursive: true });
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--json'], '0', 300);
-    const w = startWrapper(join(repo.root, 'src'), args, { ELECTRON_RUN_AS_NODE: '1', VSCODE_PID: '4242', VSCODE_IPC_HOOK: '/tmp/x.sock', SPRINGFIELD_DEBUG: '1' });
+    const w = startWrapper(join(wt, 'src'), args, { ELECTRON_RUN_AS_NODE: '1', VSCODE_PID: '4242', VSCODE_IPC_HOOK: '/tmp/x.sock', SPRINGFIELD_DEBUG: '1' });
     const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
     const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
     const live = runRow(runId);
@@ -122,13 +129,15 @@ describe('springfield run', () => {
     const r = await w.done;
     assert.equal(r.code, 0, r.stderr);
     const contextFile = seen.env.SPRINGFIELD_CONTEXT_FILE ?? '';
-    assert.match(contextFile, new RegExp(`^${join(repo.root, '.springfield', 'context', String(runId))}-[0-9a-f]{12}\\.md$`), 'a fresh name per run');
+    assert.match(contextFile, new RegExp(`^${join(wt, '.springfield-context', String(runId))}-[0-9a-f]{12}\\.md$`), 'a fresh name per run, inside the worktree the agent may read');
+    assert.equal(readFileSync(join(repo.root, '.springfield', 'context', basename(contextFile)), 'utf8'), readFileSync(contextFile, 'utf8'), 'and the record kept beside the database');
+    assert.equal(repo.git(['status', '--porcelain', '--ignored'], wt).includes('.springfield-context'), true, 'which git ignores');
     assert.deepEqual(seen.env, {
-      SPRINGFIELD_EPIC: id, SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: planPath, SPRINGFIELD_WORKTREE: repo.root,
+      SPRINGFIELD_EPIC: id, SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: planPath, SPRINGFIELD_WORKTREE: wt,
       SPRINGFIELD_CLAIM_TOKEN: String(claim.claim_token), SPRINGFIELD_CONTEXT_FILE: contextFile, SPRINGFIELD_ROLE: 'ralph',
       SPRINGFIELD_RUN_ID: String(runId), SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_DB: join(repo.root, '.springfield', 'state.db'), SPRINGFIELD_DEBUG: '1',
     }, 'no ELECTRON_RUN_AS_NODE or VSCODE_* although the parent had them');
-    assert.equal(seen.cwd, repo.root, 'the agent runs at the worktree root');
+    assert.equal(seen.cwd, wt, 'the agent runs at the worktree root');
     assert.match(seen.context ?? '', /## Step step-1: Build the env \[claimed\]/);
     assert.match(seen.context ?? '', /Exercise runs: env\./);
     assert.ok(existsSync(contextFile));
@@ -137,7 +146,7 @@ describe('springfield run', () => {
     const done = runRow(runId);
     assert.deepEqual(out.run, done, 'stdout is the one JSON document, the agent writes nothing to it');
     assert.deepEqual([done?.status, done?.exit_code, done?.role, done?.epic_id, done?.plan_path, done?.step_anchor, done?.worktree, done?.iteration, done?.claim_token],
-      ['no_progress', 0, 'ralph', id, planPath, 'step-1', repo.root, 1, claim.claim_token]);
+      ['no_progress', 0, 'ralph', id, planPath, 'step-1', wt, 1, claim.claim_token]);
     assert.equal(done?.outcome_reason, 'exited 0 without completing step-1, committing or ticking an item');
     const step = rows<{ status: string; claimed_by: string | null; claim_token: number }>(`SELECT status, claimed_by, claim_token FROM steps WHERE plan_path = ? AND anchor = 'step-1'`, planPath)[0];
     assert.deepEqual(step, { status: 'pending', claimed_by: null, claim_token: claim.claim_token + 1 }, 'released at once, the old token fenced');
@@ -158,7 +167,7 @@ describe('springfield run', () => {
     for (let i = 0; i < 5; i++) symlinkSync(join(victim, 'precious'), join(contextDir, `${nextRun + i}.md`));
 
     const ok = runArgs(['--role', 'lisa', '--epic', id, '--json'], '0', 0);
-    const r = await startWrapper(repo.root, ok.args).done;
+    const r = await startWrapper(planning(id), ok.args).done;
     assert.equal(r.code, 0, r.stderr);
     assert.equal(readFileSync(join(victim, 'precious'), 'utf8'), 'keep me', 'the planted <run-id>.md link was not written through');
     assert.notEqual(readReport(ok.report).env.SPRINGFIELD_CONTEXT_FILE, join(contextDir, `${nextRun}.md`));
@@ -166,7 +175,7 @@ describe('springfield run', () => {
     rmSync(contextDir, { recursive: true });
     symlinkSync(victim, contextDir);
     const refused = runArgs(['--role', 'lisa', '--epic', id, '--json'], '0', 0);
-    const r2 = await startWrapper(repo.root, refused.args).done;
+    const r2 = await startWrapper(planning(id), refused.args).done;
     assert.equal(r2.code, 3, r2.stderr);
     assert.match(r2.stderr, /context is a link; refusing to write through it/);
     assert.equal(existsSync(refused.report), false, 'the agent never started');
@@ -177,7 +186,7 @@ describe('springfield run', () => {
   test('a run without a step drops a stale step and claim token from the parent environment', async () => {
     const { id } = epicWithClaim('nostep');
     const { args, report } = runArgs(['--role', 'lisa', '--epic', id], '0', 0);
-    const r = await startWrapper(repo.root, args, { SPRINGFIELD_STEP: 'step-9', SPRINGFIELD_CLAIM_TOKEN: '99' }).done;
+    const r = await startWrapper(planning(id), args, { SPRINGFIELD_STEP: 'step-9', SPRINGFIELD_CLAIM_TOKEN: '99' }).done;
     assert.equal(r.code, 0, r.stderr);
     const env = readReport(report).env;
     assert.equal(env.SPRINGFIELD_STEP, undefined);
@@ -186,23 +195,23 @@ describe('springfield run', () => {
   });
 
   test('the exit code propagates; a signal gives 128+N and status failed; SIGTERM is forwarded to the agent and the run is stopped, spending nothing', async () => {
-    const { id } = epicWithClaim('exit');
+    const { id, wt } = epicWithClaim('exit');
     const failing = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1'], '3', 0);
-    const r3 = await startWrapper(repo.root, failing.args).done;
+    const r3 = await startWrapper(wt, failing.args).done;
     assert.equal(r3.code, 3, r3.stderr);
     const run3 = runRow(Number(readReport(failing.report).env.SPRINGFIELD_RUN_ID));
     assert.deepEqual([run3?.status, run3?.exit_code], ['failed', 3]);
     assert.ok(run3?.ended_at);
 
     const killed = runArgs(['--role', 'ralph', '--epic', id], 'SIGKILL', 0);
-    const r9 = await startWrapper(repo.root, killed.args).done;
+    const r9 = await startWrapper(wt, killed.args).done;
     assert.equal(r9.code, 137);
     const run9 = runRow(Number(readReport(killed.report).env.SPRINGFIELD_RUN_ID));
     assert.deepEqual([run9?.status, run9?.exit_code, run9?.outcome_reason], ['failed', 137, 'ended by SIGKILL']);
 
     const sleeper = runArgs(['--role', 'ralph', '--epic', id], '0', 30_000);
     const iteration = rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration;
-    const w = startWrapper(repo.root, sleeper.args);
+    const w = startWrapper(wt, sleeper.args);
     const seen = await waitFor('the agent to start', () => existsSync(sleeper.report) && readReport(sleeper.report));
     w.child.kill('SIGTERM');
     const r15 = await w.done;
@@ -214,31 +223,34 @@ describe('springfield run', () => {
     assert.equal(rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration, iteration, 'a stopped run spends no build iteration');
   });
 
-  test("a person switching the main worktree's branch while a run works there is no fault of the run", async () => {
-    const { id } = epicWithClaim('literal-branch');
-    const { args, report } = runArgs(['--role', 'lisa', '--epic', id], '0', 1500);
-    const w = startWrapper(repo.root, args);
-    await waitFor('the agent to start', () => existsSync(report));
-    repo.git(['checkout', '-q', '-b', 'person-elsewhere']);
+  test("an agent never starts in a person's checkout or off the epic's branch: refused before anything is recorded", async () => {
+    const { id, wt } = epicWithClaim('literal-branch');
+    const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
+    const other = repo.addWorktree('elsewhere');
+    const refused = (cwd: string, role: string, code = 'outside_epic_worktree') => assertFails(runCli(cwd, ['run', '--json', '--role', role, '--epic', id, '--', 'true']), 1, code).message;
+    assert.match(refused(repo.root, 'ralph'), /^Ralph would work on sf-[0-9a-f]+ in the main worktree .*, a person's checkout; agents work only in the epic's own worktree; nothing was started$/);
+    assert.match(refused(repo.root, 'lisa'), /in the main worktree/);
+    assert.match(refused(other, 'bart'), new RegExp(`^Bart works on ${id} only in its worktree ${wt} on springfield/${id}, not in ${other}`));
+    assert.match(refused(wt, 'lisa'), /^Lisa plans sf-[0-9a-f]+ only in its planning worktree/);
+    repo.git(['checkout', '-q', '-b', 'rogue'], wt);
     try {
-      const r = await w.done;
-      const run = runRow(Number(readReport(report).env.SPRINGFIELD_RUN_ID));
-      assert.deepEqual([r.code, run?.status, run?.outcome_reason], [0, 'no_progress', 'exited 0 without proposing a plan'], 'judged by what it did, not by the branch a person chose');
+      assert.match(refused(wt, 'ralph'), new RegExp(`is on rogue, not springfield/${id}: Ralph commits only on the epic's branch`));
     } finally {
-      repo.git(['checkout', '-q', 'main']);
+      repo.git(['checkout', '-q', `springfield/${id}`], wt);
     }
+    assert.equal(rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n, before, 'no run was recorded');
   });
 
   test("the agent's PWD is its worktree and `springfield` on its PATH runs this CLI, whatever the launcher's PWD and PATH", async () => {
-    const { id } = epicWithClaim('pwdpath');
+    const { id, wt } = epicWithClaim('pwdpath');
     const report = join(reportDir, 'pwdpath.txt');
     // What a real agent does: a shell tool in $PWD, and `springfield` found on PATH (never SPRINGFIELD_* lookups).
     const script = `cd "$PWD" && pwd -P > '${report}' && command -v springfield >> '${report}' && springfield --version >> '${report}' && springfield show plans/pwdpath.md --json >> '${report}'`;
     const bare = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'springfield'))).join(':');
-    const w = startWrapper(repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'sh', '-c', script], { PWD: repo.tmp, PATH: bare });
+    const w = startWrapper(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'sh', '-c', script], { PWD: repo.tmp, PATH: bare });
     const r = await w.done;
     const lines = readFileSync(report, 'utf8').split('\n');
-    assert.equal(lines[0], repo.root, `PWD names the worktree, not the launcher's folder (${r.stderr})`);
+    assert.equal(lines[0], wt, `PWD names the worktree, not the launcher's folder (${r.stderr})`);
     assert.match(lines[1] ?? '', /\/\.springfield\/bin\/\d+-[0-9a-f]{8}\/springfield$/, 'a springfield of this run, first on PATH');
     assert.match(lines[2] ?? '', /^\d+\.\d+\.\d+/, 'it runs this CLI');
     assert.match(lines.slice(3).join('\n'), /"plan_path": "plans\/pwdpath.md"/, 'and reads the same store');
@@ -246,10 +258,10 @@ describe('springfield run', () => {
   });
 
   test('a command that cannot be found is recorded as unavailable (no iteration spent) with exit 127 and one clear line', () => {
-    const { id } = epicWithClaim('missing');
+    const { id, wt } = epicWithClaim('missing');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
     const iteration = rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration;
-    const r = runCli(repo.root, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
+    const r = runCli(wt, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
     assert.equal(r.code, 127);
     assert.equal(r.stderr, `springfield: warning: agent command not found: 'springfield-no-such-agent' (run ${before + 1} recorded as unavailable, exit 127)\n`);
     assert.deepEqual([runRow(before + 1)?.status, runRow(before + 1)?.exit_code], ['unavailable', 127]);
@@ -257,7 +269,7 @@ describe('springfield run', () => {
   });
 
   test('refuses bad usage before recording anything', () => {
-    const { id } = epicWithClaim('usage');
+    const { id, wt } = epicWithClaim('usage');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
     const sf = (cwd: string, args: readonly string[]) => runCli(cwd, ['run', '--json', ...args]);
     assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id]), 2, 'missing_command');
@@ -265,33 +277,32 @@ describe('springfield run', () => {
     assertFails(sf(repo.root, ['--role', 'marge', '--epic', id, '--', 'true']), 2, 'bad_option');
     assertFails(sf(repo.root, ['--role', 'ralph', '--', 'true']), 2, 'missing_option');
     assertFails(sf(repo.root, ['--role', 'ralph', '--epic', 'sf-0000', '--', 'true']), 2, 'unknown_epic');
-    const other = repo.addWorktree('other');
-    assertFails(sf(other, ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']), 1, 'not_holder');
-    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id, '--step', 'step-2', '--', 'true']), 1, 'not_claimed');
+    assertFails(sf(repo.addWorktree('other'), ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']), 1, 'outside_epic_worktree');
+    assertFails(sf(wt, ['--role', 'ralph', '--epic', id, '--step', 'step-2', '--', 'true']), 1, 'not_claimed');
     assert.equal(rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n, before);
   });
 
   test('arguments with shell metacharacters reach the agent literally', async () => {
-    const { id } = epicWithClaim('literal');
-    writeFiles(repo.root, { x: 'keep me\n' });
+    const { id, wt } = epicWithClaim('literal');
+    writeFiles(wt, { x: 'keep me\n' });
     const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$HOME', '${PATH}', 'epic $SPRINGFIELD_EPIC; rm x'];
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id], '0', 0, nasty);
-    const r = await startWrapper(repo.root, args).done;
+    const r = await startWrapper(wt, args).done;
     assert.equal(r.code, 0, r.stderr);
     // Only Springfield's own $SPRINGFIELD_* values are replaced, as text inside the one argument (docs/agents.md).
     assert.deepEqual(readReport(report).argv, [...nasty.slice(0, -1), `epic ${id}; rm x`]);
-    for (const f of ['pwned', 'pwned2', 'pwned3']) assert.equal(existsSync(join(repo.root, f)), false, `${f} was created: a shell ran`);
-    assert.equal(readFileSync(join(repo.root, 'x'), 'utf8'), 'keep me\n');
+    for (const f of ['pwned', 'pwned2', 'pwned3']) assert.equal(existsSync(join(wt, f)), false, `${f} was created: a shell ran`);
+    assert.equal(readFileSync(join(wt, 'x'), 'utf8'), 'keep me\n');
   });
 });
 
 describe('leases, sessions and orphans', () => {
   test('the lease is heartbeated every lease/3 while the agent lives', async () => {
-    const { id, planPath } = epicWithClaim('heartbeat', 3);
+    const { id, planPath, wt } = epicWithClaim('heartbeat', 3);
     const claimedLease = stepLease(planPath);
     const lastEvent = rows<{ id: number }>('SELECT MAX(id) AS id FROM events')[0]?.id ?? 0;
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3'], '0', 2500);
-    const w = startWrapper(repo.root, args);
+    const w = startWrapper(wt, args);
     await waitFor('the agent to start', () => existsSync(report));
     const observed = new Set<string>();
     let ended = false;
@@ -313,9 +324,9 @@ describe('leases, sessions and orphans', () => {
   });
 
   test('runs lists runs with per-epic session counts by role', async () => {
-    const { id } = epicWithClaim('sessions');
+    const { id, wt } = epicWithClaim('sessions');
     for (const role of ['lisa', 'ralph', 'ralph', 'bart', 'lovejoy', 'ralph']) {
-      const r = await startWrapper(repo.root, runArgs(['--role', role, '--epic', id], role === 'bart' ? '1' : '0', 0).args).done;
+      const r = await startWrapper(role === 'lisa' ? planning(id) : wt, runArgs(['--role', role, '--epic', id], role === 'bart' ? '1' : '0', 0).args).done;
       assert.equal(r.code, role === 'bart' ? 1 : 0, r.stderr);
     }
     const listed = assertOk<{ runs: RunView[]; sessions: Record<string, unknown> }>(runJson(repo.root, ['runs', '--epic', id]));
@@ -333,10 +344,11 @@ describe('leases, sessions and orphans', () => {
   });
 
   test('markOrphans marks a run whose supervisor was killed -9 as lost and releases its step at once (no lease wait)', async () => {
-    const { id, planPath, claim } = epicWithClaim('orphan', 3600);
-    const other = repo.addWorktree('reclaimer');
+    const { id, planPath, claim, wt } = epicWithClaim('orphan', 3600);
+    // Another session in the epic's worktree: the step's holder is its worktree and agent.
+    const other = ['--agent', 'reclaimer'];
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3600'], '0', 60_000);
-    const w = startWrapper(repo.root, args);
+    const w = startWrapper(wt, args);
     const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
     const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
@@ -347,7 +359,7 @@ describe('leases, sessions and orphans', () => {
       await w.done;
       assert.equal(pidAlive(seen.pid), true, 'the agent itself outlives its supervisor (the scheduler ends its group: see test/faults)');
       assert.equal(runRow(runId)?.status, 'running', 'nobody finished the row');
-      assert.equal(assertOk<{ claimed: boolean }>(runJson(other, ['claim', planPath])).claimed, false, 'still held while the row says running');
+      assert.equal(assertOk<{ claimed: boolean }>(runJson(wt, ['claim', planPath, ...other])).claimed, false, 'still held while the row says running');
 
       const lost = await store.markOrphans(pidAlive, null);
       assert.deepEqual(lost.map((r) => [r.id, r.status, r.exit_code]), [[runId, 'lost', null]]);
@@ -356,8 +368,8 @@ describe('leases, sessions and orphans', () => {
       const events = rows<{ to_status: string; reason: string }>(`SELECT to_status, reason FROM events WHERE entity = 'run' AND action = 'lost' AND json_extract(data, '$.run_id') = ?`, runId);
       assert.deepEqual(events, [{ to_status: 'lost', reason: `supervising process ${w.child.pid} is gone` }]);
 
-      const next = assertClaimed(runJson(other, ['claim', planPath]));
-      assert.deepEqual([next.step_anchor, next.reclaimed_from_expired, next.claimed_by], ['step-1', false, other], 'claimable at once: the hour-long lease did not have to expire');
+      const next = assertClaimed(runJson(wt, ['claim', planPath, ...other]));
+      assert.deepEqual([next.step_anchor, next.reclaimed_from_expired, next.claimed_by, next.agent], ['step-1', false, wt, 'reclaimer'], 'claimable at once: the hour-long lease did not have to expire');
       assert.ok(next.claim_token > claim.claim_token + 1, 'the lost holder was fenced by the release');
     } finally {
       store.close();

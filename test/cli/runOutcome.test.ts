@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { countCommits, runOutcome } from '../../src/extension/model/runOutcome.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
-import { assertClaimed, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+import { assertClaimed, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, planningWorktree, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
 
 const PLAN = '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
 
@@ -50,12 +50,13 @@ async function outcomeOf(runId: number): Promise<string> {
   const s = await loadSnapshot(store, repo.root);
   const run = s.runs.find((r) => r.id === runId);
   assert.ok(run, `run ${runId} in the snapshot`);
-  const commits = run.head_before && run.head_after ? await countCommits(repo.root, run.head_before, run.head_after) : null;
+  const commits = run.head_before && run.head_after ? await countCommits(run.worktree ?? repo.root, run.head_before, run.head_after) : null;
   return runOutcome(s, run, run.exit_code ?? -1, 0, commits).text;
 }
 
-function run(args: string[]): { id: number; code: number | null } {
-  const r = runCli(repo.root, ['run', ...args, '--json', '--', process.execPath, agent], { SF_CLI: CLI_PATH });
+/** `springfield run` in `cwd`: the epic's worktree for Ralph and Bart, a planning worktree for Lisa (never the main worktree). */
+function run(args: string[], cwd: string): { id: number; code: number | null } {
+  const r = runCli(cwd, ['run', ...args, '--json', '--', process.execPath, agent], { SF_CLI: CLI_PATH });
   return { id: (JSON.parse(r.stdout) as { run: { id: number } }).run.id, code: r.code };
 }
 
@@ -63,30 +64,30 @@ test("a builder's run: succeeded, the step completed, its commit; a failing one:
   const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Notes']));
   assertOk(runJson(repo.root, ['plan', 'propose', id, 'plans/notes.md', '--agent', 'lisa']));
   assertOk(runJson(repo.root, ['plan', 'approve', id]));
-  assertOk(runJson(repo.root, ['epic', 'start', id]));
-  assertClaimed(runJson(repo.root, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  const ok = run(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--plan', 'plans/notes.md']);
+  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', id])).worktree_path;
+  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  const ok = run(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--plan', 'plans/notes.md'], wt);
   assert.equal(ok.code, 0);
   assert.match(await outcomeOf(ok.id), /^succeeded · exit 0 · \d+s · Step 1 completed · 1 commit \([0-9a-f]{7}\)$/);
 
-  assertClaimed(runJson(repo.root, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  const r = runCli(repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md', '--json', '--', process.execPath, agent, 'fail'], { SF_CLI: CLI_PATH });
+  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  const r = runCli(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md', '--json', '--', process.execPath, agent, 'fail'], { SF_CLI: CLI_PATH });
   assert.equal(r.code, 1, 'run keeps its exit-code contract: the agent exit code');
   const failed = (JSON.parse(r.stdout) as { run: { id: number } }).run.id;
   assert.equal(await outcomeOf(failed), (await outcomeOf(failed)).replace(/ — .*/, ''), 'the reason "exit 1" is not said twice');
   assert.match(await outcomeOf(failed), /^failed · exit 1 · \d+s · Step 2 released \(pending\) · no commits$/);
 
-  assertClaimed(runJson(repo.root, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  assert.equal(run(['--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md']).code, 0);
+  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  assert.equal(run(['--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md'], wt).code, 0);
   assertOk(runJson(repo.root, ['epic', 'finish', id]));
-  const bart = run(['--role', 'bart', '--epic', id]);
+  const bart = run(['--role', 'bart', '--epic', id], wt);
   assert.equal(bart.code, 0);
   assert.match(await outcomeOf(bart.id), /^succeeded · exit 0 · \d+s · signal: pass$/);
 });
 
 test("a planner's run names the plan version it proposed", async () => {
   const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Lisa plans']));
-  const lisa = run(['--role', 'lisa', '--epic', id]);
+  const lisa = run(['--role', 'lisa', '--epic', id], planningWorktree(repo, id));
   assert.equal(lisa.code, 0);
   assert.match(await outcomeOf(lisa.id), /^succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval$/);
 });
@@ -97,7 +98,7 @@ test('a launch that never recorded a run says so', () => {
 
 test('run outlives a reader that goes away: the agent finishes and the run is recorded', async () => {
   const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Chatty']));
-  const child = spawn(process.execPath, [CLI_PATH, 'run', '--role', 'lisa', '--epic', id, '--', process.execPath, agent, 'chatty'], { cwd: repo.root, env: cleanEnv({ SF_CLI: CLI_PATH }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_PATH, 'run', '--role', 'lisa', '--epic', id, '--', process.execPath, agent, 'chatty'], { cwd: planningWorktree(repo, id), env: cleanEnv({ SF_CLI: CLI_PATH }), stdio: ['ignore', 'pipe', 'pipe'] });
   // The window that showed it closes: nobody reads its output any more.
   child.stdout.destroy();
   child.stderr.destroy();

@@ -22,10 +22,11 @@ before(() => {
   epicId = assertOk<{ id: string }>(sf(['epic', 'create', 'Signals'])).id;
   assertOk(sf(['plan', 'propose', epicId, 'plans/s.md']));
   assertOk(sf(['plan', 'approve', epicId]));
-  assertOk(sf(['epic', 'start', epicId]));
-  assertOk(sf(['claim', 'plans/s.md']));
-  assertOk(sf(['update', 'plans/s.md', 'step-1', '--all', 'completed']));
-  assertOk(sf(['complete', 'plans/s.md', 'step-1']));
+  // The step is built in the epic's own worktree (docs/lifecycle.md, "Where work happens").
+  const wt = assertOk<{ worktree_path: string }>(sf(['epic', 'start', epicId])).worktree_path;
+  assertOk(sf(['claim', 'plans/s.md'], wt));
+  assertOk(sf(['update', 'plans/s.md', 'step-1', '--all', 'completed'], wt));
+  assertOk(sf(['complete', 'plans/s.md', 'step-1'], wt));
   assertOk(sf(['epic', 'finish', epicId]));
 });
 after(() => {

@@ -95,9 +95,9 @@ test("a prompt with a wrong command makes the agent's run fail and releases its 
   const broken = readFileSync(join(PROJECT_ROOT, 'src/core/agents/prompts/ralph.md'), 'utf8').replace('springfield start {{plan}}', 'springfield strat {{plan}}');
   mkdirSync(join(repo.root, '.springfield', 'prompts'));
   writeFileSync(join(repo.root, '.springfield', 'prompts', 'ralph.md'), broken);
-  assertOk(runJson(repo.root, ['epic', 'start', epic]));
-  assertClaimed(runJson(repo.root, ['claim', planPath], { SPRINGFIELD_AGENT: 'ralph' }));
-  const r = runCli(repo.root, ['run', '--role', 'ralph', '--epic', epic, '--step', 'step-1', '--', ...AGENT], { SPRINGFIELD_AGENT: 'ralph' });
+  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
+  assertClaimed(runJson(wt, ['claim', planPath], { SPRINGFIELD_AGENT: 'ralph' }));
+  const r = runCli(wt, ['run', '--role', 'ralph', '--epic', epic, '--step', 'step-1', '--', ...AGENT], { SPRINGFIELD_AGENT: 'ralph' });
   assert.equal(r.code, 1, `the stand-in exits 1: ${r.stdout}\n${r.stderr}`);
   assert.match(r.stderr, /stand-in agent: 'springfield strat .*' failed \(exit 2\): springfield: unknown command 'strat'/);
   const step = assertOk<{ plans: { steps: { anchor: string; status: string }[] }[] }>(runJson(repo.root, ['show', planPath])).plans[0]?.steps.find((s) => s.anchor === 'step-1');

@@ -24,8 +24,9 @@ test('the held-step check reports a step claimed by a run that is not running; t
   const epic = f.epic('Synthetic violations');
   for (const args of [['plan', 'propose', epic, 'plans/synthetic-violations.md', '--agent', 'lisa'], ['plan', 'approve', epic, '--agent', 'marge'], ['epic', 'start', epic]]) assert.equal(f.sf(...args).code, 0, args.join(' '));
   assert.deepEqual(heldByDeadRuns(f), []);
-  assert.equal(f.sf('claim', 'plans/synthetic-violations.md').code, 0);
-  assert.deepEqual(heldByDeadRuns(f), [`plans/synthetic-violations.md#step-1 is claimed by ${f.repo} with no run alive`]);
+  const wt = String(f.sf('epic', 'show', epic).json.worktree_path);
+  assert.equal(f.sf('claim', 'plans/synthetic-violations.md', '--worktree', wt).code, 0);
+  assert.deepEqual(heldByDeadRuns(f), [`plans/synthetic-violations.md#step-1 is claimed by ${wt} with no run alive`]);
 
   f.git('checkout', '-q', '-b', 'doomed');
   f.git('commit', '-q', '--allow-empty', '-m', 'work that will be lost');

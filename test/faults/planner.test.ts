@@ -67,9 +67,10 @@ test('`epic resume` on an epic blocked by agent_failed retries it; a block by a 
   // Blocked by Bart's signal: a new plan is the way out, not a retry.
   const reviewed = f.epic('Reviewed');
   for (const args of [['plan', 'propose', reviewed, 'plans/reviewed.md', '--agent', 'lisa'], ['plan', 'approve', reviewed, '--agent', 'marge'], ['epic', 'start', reviewed]]) assert.equal(f.sf(...args).code, 0, args.join(' '));
+  const wt = String(f.sf('epic', 'show', reviewed).json.worktree_path);
   for (const step of ['step-1', 'step-2']) {
-    assert.equal(f.sf('claim', 'plans/reviewed.md').code, 0);
-    assert.equal(f.sf('complete', 'plans/reviewed.md', step, '--force', 'by hand').code, 0);
+    assert.equal(f.sf('claim', 'plans/reviewed.md', '--worktree', wt).code, 0);
+    assert.equal(f.sf('complete', 'plans/reviewed.md', step, '--force', 'by hand', '--worktree', wt).code, 0);
   }
   for (const args of [['epic', 'finish', reviewed], ['signal', reviewed, '--type', 'option_viability_failure', '--summary', 'wrong approach']]) assert.equal(f.sf(...args).code, 0, args.join(' '));
   const notRetryable = f.sf('epic', 'retry', reviewed);

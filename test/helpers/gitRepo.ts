@@ -262,3 +262,13 @@ export function ensureCli(): void {
     rmSync(lock, { recursive: true, force: true });
   }
 }
+
+/**
+ * A planning worktree for `epic`, where the scheduler would start Lisa (`<root>.springfield/<epic>-plan`,
+ * detached at main): agents never run in the main worktree (docs/lifecycle.md, "Where work happens").
+ */
+export function planningWorktree(repo: Repo, epic: string): string {
+  const path = `${repo.root}.springfield/${epic}-plan`;
+  if (!existsSync(path)) repo.git(['worktree', 'add', '-q', '--detach', path, 'main']);
+  return realpathSync(path);
+}

@@ -147,9 +147,10 @@ export function epicReadySuite(backend: string, backendEnv: BackendEnv): void {
       assert.equal(ready.waiting_reason, claim.message);
       assert.match(text.stdout, /^Ready: {5}—\nWaiting: {3}step-1\n {11}.*which is ready; steps are claimed while it is in progress \(start it: 'springfield epic start sf-/);
 
-      assertOk(runJson(repo.root, ['epic', 'start', epic.id], env()));
+      const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic.id], env())).worktree_path;
       assert.deepEqual(assertOk<ReadyResult>(runJson(repo.root, ['ready', P], env())).ready_steps, ['step-1']);
-      assert.equal(assertClaimed(runJson(repo.root, ['claim', P], env())).step_anchor, 'step-1');
+      // Claimed where the epic's work lives: its own worktree (docs/lifecycle.md).
+      assert.equal(assertClaimed(runJson(wt, ['claim', P], env())).step_anchor, 'step-1');
     });
   });
 }

@@ -126,13 +126,16 @@ test('an epic on PostgreSQL through the CLI: plan propose, request-changes, note
   assertFails(runJson(a, ['plan', 'approve', epic.id, '--agent', 'lisa'], hostA), 1, 'self_approval');
   const approved = assertOk<{ version: number; transition: { to: string } }>(runJson(b, ['plan', 'approve', epic.id], hostB));
   assert.deepEqual([approved.version, approved.transition.to], [2, 'ready']);
-  assert.deepEqual(assertOk<{ to: string }>(runJson(a, ['epic', 'start', epic.id], hostA)).to, 'in_progress');
-  const claim = assertClaimed(runJson(a, ['claim', 'plans/p.md'], hostA));
-  const builder = assertOk<{ epic: { id: string }; step: { anchor: string; held_by_you: boolean } }>(runJson(a, ['context'], hostA));
+  const started = assertOk<{ to: string; worktree_path: string }>(runJson(a, ['epic', 'start', epic.id], hostA));
+  assert.equal(started.to, 'in_progress');
+  // The epic's work lives in its own worktree (docs/lifecycle.md): its builder claims there.
+  const wt = started.worktree_path;
+  const claim = assertClaimed(runJson(wt, ['claim', 'plans/p.md'], hostA));
+  const builder = assertOk<{ epic: { id: string }; step: { anchor: string; held_by_you: boolean } }>(runJson(wt, ['context'], hostA));
   assert.deepEqual([builder.epic.id, builder.step.anchor, builder.step.held_by_you], [epic.id, claim.step_anchor, true]);
   const elsewhere = assertOk<{ step: unknown }>(runJson(b, ['context'], hostB));
   assert.equal(elsewhere.step, null, 'clone b on host b holds no step');
-  assertOk(runJson(a, ['complete', 'plans/p.md', 'step-1', '--force', 'done'], hostA));
+  assertOk(runJson(wt, ['complete', 'plans/p.md', 'step-1', '--force', 'done'], hostA));
   const reopened = assertOk<{ steps_reopened: string[]; status: string }>(runJson(b, ['reopen', 'plans/p.md', 'step-1', '--reason', 'regressed'], hostB));
   assert.deepEqual([reopened.steps_reopened, reopened.status], [['step-1'], 'pending']);
   const deferred = assertOk<{ id: string }>(runJson(a, ['epic', 'create', 'Later'], hostA));

@@ -39,7 +39,6 @@ async function sqliteState(t: TestContext): Promise<Fixture> {
   const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/p.md': PLAN, 'plans/q.md': OTHER }, worktrees: ['b'] });
   t.after(() => repo.cleanup());
   const root = repo.root;
-  const wtB = repo.worktree('b');
   const env = { SPRINGFIELD_HOST: HOST };
   const ok = (cwd: string, args: string[], extra: Record<string, string> = {}) => assertOk(runJson(cwd, args, { ...env, ...extra }));
   const epic = ok(root, ['epic', 'create', 'Move to the server', '--brief', 'One shared store.']).id as string;
@@ -48,15 +47,17 @@ async function sqliteState(t: TestContext): Promise<Fixture> {
   ok(root, ['plan', 'note', epic, '--kind', 'risk', '--summary', 'ids are global on the server', '--agent', 'lisa']);
   ok(root, ['plan', 'propose', epic, 'plans/p.md', '--agent', 'lisa']);
   ok(root, ['plan', 'approve', epic]);
-  ok(root, ['epic', 'start', epic]);
+  // The epic's steps are built in its own worktree (docs/lifecycle.md).
+  const wt = ok(root, ['epic', 'start', epic]).worktree_path as string;
   const ralph = { SPRINGFIELD_AGENT: 'ralph-1' };
-  assertClaimed(runJson(root, ['claim', 'plans/p.md'], { ...env, ...ralph }));
-  ok(root, ['start', 'plans/p.md', 'step-1'], ralph);
-  ok(root, ['update', 'plans/p.md', 'step-1', '--task', '0', 'completed'], ralph);
-  ok(root, ['artifact', 'plans/p.md', 'step-1', '--kind', 'note', '--summary', 'tables written'], ralph);
-  ok(root, ['update', 'plans/p.md', 'step-1', '--all', 'completed'], ralph);
-  ok(root, ['update', 'plans/p.md', 'step-1-1', '--all', 'completed'], ralph);
-  ok(root, ['complete', 'plans/p.md', 'step-1', '--commit', 'HEAD'], ralph);
+  assertClaimed(runJson(wt, ['claim', 'plans/p.md'], { ...env, ...ralph }));
+  ok(wt, ['start', 'plans/p.md', 'step-1'], ralph);
+  ok(wt, ['update', 'plans/p.md', 'step-1', '--task', '0', 'completed'], ralph);
+  ok(wt, ['artifact', 'plans/p.md', 'step-1', '--kind', 'note', '--summary', 'tables written'], ralph);
+  ok(wt, ['update', 'plans/p.md', 'step-1', '--all', 'completed'], ralph);
+  ok(wt, ['update', 'plans/p.md', 'step-1-1', '--all', 'completed'], ralph);
+  ok(wt, ['complete', 'plans/p.md', 'step-1', '--commit', 'HEAD'], ralph);
+  const wtB = wt;
   const live = assertClaimed(runJson(wtB, ['claim', 'plans/p.md'], { ...env, SPRINGFIELD_AGENT: 'ralph-2' }));
   assert.equal(live.step_anchor, 'step-2');
   ok(root, ['init', 'plans/q.md']);
@@ -205,7 +206,7 @@ test('migrate to PostgreSQL and back: the CLI sees the same state on each, hosts
   // The shared store works: the live claim is this host's, and a claim continues where SQLite left off.
   assertFails(runJson(f.wtB, ['heartbeat', 'plans/p.md', 'step-2'], { ...onPg, SPRINGFIELD_HOST: 'host-b', SPRINGFIELD_AGENT: 'ralph-2' }), 1, 'not_holder');
   assertOk(runJson(f.wtB, ['heartbeat', 'plans/p.md', 'step-2'], { ...onPg, SPRINGFIELD_AGENT: 'ralph-2' }));
-  assert.equal(assertClaimed(runJson(f.root, ['claim', 'plans/p.md'], { ...onPg, SPRINGFIELD_AGENT: 'ralph-3' })).step_anchor, 'step-3');
+  assert.equal(assertClaimed(runJson(f.wtB, ['claim', 'plans/p.md'], { ...onPg, SPRINGFIELD_AGENT: 'ralph-3' })).step_anchor, 'step-3');
   const again = migrated(runJson(f.root, ['migrate', '--to', newDatabase()], onBack));
   assert.equal(again.rows.events, home.rows.events + 2, 'the copy back migrates on again (its heartbeat and migrate events included)');
 });

@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
@@ -58,12 +58,19 @@ function setup(t: TestContext, gitignore = true): Setup {
 }
 
 /** An in-progress epic owning plans/notes.md, created by the CLI and started through the store. */
+/** An epic in progress in its own worktree (`<root>.springfield/<epic>` on springfield/<epic>), where its builders run (docs/lifecycle.md). */
 async function startedEpic(s: Setup): Promise<string> {
   const { id } = assertOk<{ id: string }>(runJson(s.repo.root, ['epic', 'create', 'Notes', '--brief', 'Keep notes.'], s.env));
   await s.store.applyEpicEvent(id, 'plan_approved', { worktree: s.repo.root, agent: 'marge' }, 'approved');
   await s.store.applyEpicEvent(id, 'start', { worktree: s.repo.root, agent: 'marge' }, 'go');
   await s.store.initPlan({ planPath: 'plans/notes.md', plan: parsePlan(PLAN, 'plans/notes.md') }, { worktree: s.repo.root, agent: 'marge' }, { epicId: id });
+  s.repo.git(['worktree', 'add', '-q', '-b', `springfield/${id}`, epicWorktree(s, id)]);
+  await s.store.setEpicWorktree(id, epicWorktree(s, id), `springfield/${id}`);
   return id;
+}
+
+function epicWorktree(s: Setup, id: string): string {
+  return `${s.repo.root}.springfield/${id}`;
 }
 
 test('signal, signals and signal decide on PostgreSQL: locations stored, the transition applied, a person decides once', async (t) => {
@@ -116,17 +123,19 @@ test('runs on PostgreSQL lists runs with per-epic session counts; another host s
 test('run on PostgreSQL: a builder succeeds and completes its step with a commit; a failing one releases its step', async (t) => {
   const s = setup(t, false);
   const id = await startedEpic(s);
-  assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_AGENT: 'ralph' }));
-  const ok = runCli(s.repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--json', '--', process.execPath, s.agent], s.env);
+  const wt = epicWorktree(s, id);
+  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_AGENT: 'ralph' }));
+  const ok = runCli(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--json', '--', process.execPath, s.agent], s.env);
   assert.equal(ok.code, 0, ok.stderr);
   const { run: okRun, context_file: contextFile } = JSON.parse(ok.stdout) as { run: RunView; context_file: string };
-  assert.ok(contextFile.startsWith(join(s.repo.root, '.springfield', 'context') + '/'), `the context file is in the repository's .springfield folder: ${contextFile}`);
+  assert.ok(contextFile.startsWith(join(wt, '.springfield-context') + '/'), `the agent's copy is inside its worktree: ${contextFile}`);
+  assert.ok(existsSync(join(s.repo.root, '.springfield', 'context', basename(contextFile))), "and the record in the repository's .springfield folder");
   assert.deepEqual([okRun.status, okRun.step_anchor, okRun.head_before !== okRun.head_after], ['succeeded', 'step-1', true]);
   assert.equal((await s.store.stepRecord('plans/notes.md', 'step-1')).status, 'completed');
   assert.match(readFileSync(join(s.repo.root, '.gitignore'), 'utf8'), /^\.springfield\/$/m, 'the context folder is kept out of git');
   assert.equal(execFileSync('git', ['ls-files', '.springfield'], { cwd: s.repo.root, encoding: 'utf8' }), '', "the agent's 'git add -A' did not commit its context file");
-  const claim = assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_AGENT: 'ralph' }));
-  const bad = runCli(s.repo.root, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--json', '--', process.execPath, s.agent, 'fail'], s.env);
+  const claim = assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_AGENT: 'ralph' }));
+  const bad = runCli(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--json', '--', process.execPath, s.agent, 'fail'], s.env);
   assert.equal(bad.code, 1, 'the agent\'s exit code');
   const badRun = (JSON.parse(bad.stdout) as { run: RunView }).run;
   assert.deepEqual([badRun.status, badRun.outcome_reason], ['failed', 'exit 1']);
@@ -138,10 +147,11 @@ test('run on PostgreSQL: a builder succeeds and completes its step with a commit
 test('run on PostgreSQL: a supervisor killed -9 is an orphan of its own host only; marking it lost releases its step', async (t) => {
   const s = setup(t);
   const id = await startedEpic(s);
-  const claim = assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md', '--lease', '3600'], s.env));
+  const wt = epicWorktree(s, id);
+  const claim = assertClaimed(runJson(wt, ['claim', 'plans/notes.md', '--lease', '3600'], s.env));
   const pidFile = join(s.repo.tmp, 'agent.pid');
   const child = spawn(process.execPath, [CLI_PATH, 'run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3600', '--', process.execPath, s.agent, 'sleep', pidFile],
-    { cwd: s.repo.root, env: cleanEnv(s.env), stdio: 'ignore' });
+    { cwd: wt, env: cleanEnv(s.env), stdio: 'ignore' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   for (let i = 0; i < 600 && !existsSync(pidFile); i++) await sleep(25);
   const agentPid = Number(readFileSync(pidFile, 'utf8'));
@@ -155,7 +165,7 @@ test('run on PostgreSQL: a supervisor killed -9 is an orphan of its own host onl
   assert.equal(running?.agent_pid, agentPid, "the agent's process group is recorded");
   const lost = await s.store.markOrphans(pidAlive, null);
   assert.deepEqual(lost.map((r) => [r.id, r.status, r.outcome_reason]), [[running?.id, 'lost', `supervising process ${child.pid} is gone`]]);
-  const next = assertClaimed(runJson(s.repo.root, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_HOST: 'host-b' }));
+  const next = assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { ...s.env, SPRINGFIELD_HOST: 'host-b' }));
   assert.deepEqual([next.step_anchor, next.reclaimed_from_expired], ['step-1', false], 'claimable at once: the hour-long lease did not have to expire');
   assert.ok(next.claim_token > claim.claim_token + 1, 'the lost holder was fenced by the release');
 });

@@ -1,6 +1,6 @@
 import { int } from '../args.ts';
 import { arg, LEASE_OPTION, PLAN_ARG, type Command } from '../command.ts';
-import { takenOverText } from '../../core/index.ts';
+import { readHead, takenOverText } from '../../core/index.ts';
 import { output, until } from '../output.ts';
 import { withHandOver } from '../pending.ts';
 
@@ -13,7 +13,9 @@ export const claimCommand: Command = {
   async run(ctx) {
     const source = ctx.currentPlanSource(arg(ctx, 0));
     // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres.md, section 6).
-    const r = await withHandOver(ctx, 'claim', { plan: source.planPath }, (resume) => ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), ...(resume ? { resume } : {}) }));
+    // The branch this worktree is on: an epic's steps are claimed in its worktree or on its branch (docs/lifecycle.md).
+    const branch = readHead(ctx.actor.worktree, ctx.env)?.branch ?? null;
+    const r = await withHandOver(ctx, 'claim', { plan: source.planPath }, (resume) => ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), branch, ...(resume ? { resume } : {}) }));
     if (!r.claimed) {
       const text = r.reason === 'all_completed'
         ? `All steps of ${r.plan_path} are completed.`

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { allowedEvents, COMPLEXITY_POLICY, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, RefusedError, transition, UsageError } from '../../core/index.ts';
+import { allowedEvents, COMPLEXITY_POLICY, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -123,17 +123,24 @@ function transitionCommand(name: 'defer' | 'resume' | 'retry', summary: string, 
 
 export const epicStart: Command = {
   name: 'epic start',
-  summary: "start an approved epic (ready → in_progress); the scheduler's action, by hand",
+  summary: "start an approved epic (ready → in_progress) in a worktree of its own, as the scheduler does",
   positionals: [EPIC_ARG],
-  options: [],
-  details: 'Refused when the plan file no longer has the approved structure.',
+  options: [{ name: 'worktrees', type: 'string', placeholder: 'DIR', description: "where epic worktrees go (default: <repo>.springfield/, as orchestrate's)" }],
+  details: [
+    "The epic's work happens on branch springfield/<epic> in its own worktree (<repo>.springfield/<epic>), made now with",
+    'the approved plan and the handoff committed there; your checkout stays as it is. Build a step there (cd into it),',
+    'or check out the branch in a checkout of your own. Refused when the plan no longer has the approved structure,',
+    'or when the branch is checked out in another worktree.',
+  ].join('\n'),
   async run(ctx) {
     const store = planningStore(ctx, 'write');
-    transition((await store.getEpic(arg(ctx, 0))).status, 'start');
-    const plan = (await store.showPlans()).find((p) => p.epic_id === arg(ctx, 0));
-    if (!plan) throw new RefusedError('no_approved_plan', `${arg(ctx, 0)} has no approved plan`);
-    const r = await store.startEpic(arg(ctx, 0), ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, plan.plan_path)), ctx.actor);
-    return output(r, `${r.epic_id}: ${r.from} → ${r.to}${r.reason ? ` (${r.reason})` : ''} · iteration ${r.iteration}`);
+    const id = arg(ctx, 0);
+    transition((await store.getEpic(id)).status, 'start');
+    const mainRoot = ctx.location.mainRoot;
+    if (!mainRoot) throw new UsageError('no_worktree', 'epic start needs a repository with a main worktree');
+    const { transition: r, worktree } = await startEpicInWorktree(store, mainRoot, id, ctx.actor, str(ctx.args, 'worktrees'));
+    return output({ ...r, worktree_path: worktree.path, branch: worktree.branch },
+      `${r.epic_id}: ${r.from} → ${r.to}${r.reason ? ` (${r.reason})` : ''} · iteration ${r.iteration}\nits work happens in ${worktree.path} on ${worktree.branch}: cd there to claim and build a step`);
   },
 };
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, agentError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, agentError, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -53,6 +53,9 @@ export const runCommand: Command = {
     const before = readHead(actor.worktree, ctx.env);
     const launchId = ctx.env.SPRINGFIELD_LAUNCH_ID || null;
 
+    // Agents work only where the epic's work lives: never a person's checkout, never another branch (docs/lifecycle.md).
+    const misplaced = agentPlaceProblem(role, await store.getEpic(epicId), actor.worktree, ctx.location.mainRoot, ctx.env);
+    if (misplaced) throw new RefusedError('outside_epic_worktree', `${misplaced}; nothing was started`);
     const prepared = await store.beginAgentRun({ role, epicId, planArg, stepAnchor, command, actor, leaseSeconds, headBefore: before?.commit ?? null, launchId, pid: process.pid });
     const contextFile = await writeContextFile(ctx, store, prepared);
     const values = {

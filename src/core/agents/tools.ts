@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { SignalType } from '../epics/transitions.ts';
 import { SpringfieldError, UsageError } from '../errors.ts';
 import { commitStep } from '../git/commit.ts';
+import { readHead } from '../git/head.ts';
 import type { RepoLocation } from '../git/repo.ts';
 import { readPlanFile } from '../plan/parse.ts';
 import type { ItemKind, PlanSource } from '../plan/types.ts';
@@ -115,7 +116,7 @@ async function context(s: ToolSession, input: z.infer<typeof ContextInput>): Pro
 async function claim(s: ToolSession, input: z.infer<typeof ClaimInput>): Promise<ToolOutcome> {
   const source = planSource(s, input.plan);
   const r = await s.lostReplies.run(TOOL_META.claim.name, input, s.actor, (resume) =>
-    s.withStore((store) => store.claimNext(source, s.actor, { leaseSeconds: input.lease_seconds, ...(resume ? { resume } : {}) })));
+    s.withStore((store) => store.claimNext(source, s.actor, { leaseSeconds: input.lease_seconds, branch: readHead(s.actor.worktree, process.env)?.branch ?? null, ...(resume ? { resume } : {}) })));
   const text = r.claimed
     ? `${r.resumed ? `Resumed the claim an earlier call made (its reply was lost): ${r.step_anchor} is yours. ` : ''}Claimed ${r.step_anchor} (${r.step_title}) of ${r.plan_path}: claim token ${r.claim_token}, lease until ${r.lease_expires_at}. Next: do its items, tick them with springfield_update_items, then springfield_commit_step.`
     : r.reason === 'all_completed' ? `Every step of ${r.plan_path} is completed.` : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;

@@ -15,6 +15,7 @@ import { renderSummary, summaryFileName, writeSummary } from './summary.ts';
 import { displayCommand, runVerification, SlotPool } from './verify.ts';
 import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree } from './epicWorktree.ts';
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
+import { startEpicInWorktree } from './epicStart.ts';
 import type { PlanSource } from '../plan/types.ts';
 
 export interface EpicWorkOptions {
@@ -46,18 +47,26 @@ export class EpicWork {
   }
 
   async startEpic(epicId: string): Promise<void> {
-    const { livePlanPath: planPath, approved } = await this.o.store.epicPlans(epicId);
-    if (!planPath) throw new Error(`${epicId} has no approved plan`);
-    const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation, approved ?? undefined);
+    const { transition: t, worktree: wt, version } = await startEpicInWorktree(this.o.store, this.o.mainRoot, epicId, this.actor, this.o.worktreeLocation);
     if (wt.dirty.length > 0) this.o.log(`${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`);
-    await this.o.store.setEpicWorktree(epicId, wt.path, wt.branch);
-    const t = await this.o.store.startEpic(epicId, loadPlanSource(this.planRoot(wt.path, planPath), planPath), this.actor);
-    this.o.log(`${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && approved ? ` with approved plan v${approved.version} committed` : ''}`);
+    this.o.log(`${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && version !== null ? ` with approved plan v${version} committed` : ''}`);
   }
 
-  /** The plan is read from the epic's worktree when it has the file, else from the main worktree. */
-  private planRoot(worktree: string, planPath: string): string {
-    return existsSync(join(worktree, planPath)) ? worktree : this.o.mainRoot;
+  /**
+   * The epic, with a worktree of its own: one that has none (started by an older Springfield, or
+   * recorded in the main worktree) gets it now at its branch's tip, before anything runs
+   * (docs/lifecycle.md). A branch checked out in a person's worktree is refused with where: the
+   * epic waits for it.
+   */
+  async epicPlace(epicId: string): Promise<EpicRow> {
+    const epic = await this.o.store.getEpic(epicId);
+    if (epic.worktree_path && epic.worktree_path !== this.o.mainRoot) return epic;
+    const approved = (await this.o.store.epicPlans(epicId)).approved;
+    const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation, approved ?? undefined);
+    await this.o.store.setEpicWorktree(epicId, wt.path, wt.branch);
+    this.o.log(`${epicId}: it had no worktree of its own; gave it ${wt.path} on ${wt.branch}`);
+    await this.o.store.recordWorktreeEvent(epicId, this.actor, 'adopt', `its own worktree ${wt.path} on ${wt.branch}`, { path: wt.path, branch: wt.branch });
+    return { ...epic, worktree_path: wt.path, branch: wt.branch };
   }
 
   /**

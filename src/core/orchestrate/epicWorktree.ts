@@ -84,6 +84,9 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
   let created = false;
   if (!known) {
     if (existsSync(path)) throw new RefusedError('worktree_path_taken', `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`);
+    // A person's checkout on the epic's branch stays theirs: the epic's own worktree waits for the branch (docs/lifecycle.md).
+    const holder = listed.find((w) => w.branch === `refs/heads/${branch}` && !w.missing);
+    if (holder) throw new RefusedError('branch_checked_out', `waiting: branch ${branch} is checked out in ${holder.path}; ${epicId} is built in a worktree of its own — switch that checkout to another branch and the scheduler goes on`);
     mkdirSync(dirname(path), { recursive: true });
     const args = (await branchExists(mainRoot, branch, process.env)) ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, 'HEAD'];
     await main(args);

@@ -11,6 +11,7 @@ import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Actor, Store } from '../store/index.ts';
+import { agentPlaceProblem } from './agentPlace.ts';
 import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
@@ -337,7 +338,8 @@ export class Orchestrator {
       this.o.log(`${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`);
       return true;
     }
-    const epic = await this.o.store.getEpic(a.epicId);
+    // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
+    const epic = role === 'lisa' ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
@@ -364,6 +366,13 @@ export class Orchestrator {
       this.o.log(`${a.epicId}: build budget spent; blocked`);
       if (planningRun && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       return true;
+    }
+    // The invariant, checked before anything is claimed or started: never a person's checkout, never another branch.
+    const misplaced = planningFailed ? null : agentPlaceProblem(role, epic, worktree, this.o.mainRoot, process.env);
+    if (misplaced) {
+      this.logOnce(`place:${a.epicId}:${misplaced}`, `${a.epicId}: not starting ${ROLE_NAMES[role]}: ${misplaced}`);
+      if (planningRun) await this.removeOwnPlanning(a.epicId, planningRun);
+      return false;
     }
     const planPath = (await this.o.store.epicPlans(a.epicId)).livePlanPath;
     const env: Record<string, string> = {};

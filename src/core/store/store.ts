@@ -41,11 +41,13 @@ export interface Store {
   // Plans, steps, claims and leases (docs/steps.md).
   initPlan(source: PlanSource, actor: Actor, options?: { force?: boolean; epicId?: string | null }): Promise<InitResult>;
   /**
+   * `branch`: the branch the claimer's worktree is on; a step of an epic's plan is claimed only in
+   * the epic's worktree or on its branch (store/shared/epicPlace.ts).
    * `resume`: the operation id of an earlier claim whose reply was lost (PostgreSQL only; the CLI's
    * pending.json, docs/postgres.md section 6): the step it claimed is returned (`resumed: true`) if it
    * committed and is still this holder's; else a claim is made as usual. SQLite never gets one.
    */
-  claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number; resume?: string }): Promise<ClaimResult>;
+  claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number; resume?: string; branch?: string | null }): Promise<ClaimResult>;
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
   heartbeat(planPath: string, anchor: string, actor: Actor, options?: { leaseSeconds?: number }): Promise<HeartbeatResult>;
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult>;

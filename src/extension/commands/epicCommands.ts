@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { type EpicRow, UsageError } from '../../core/index.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
-import { startEpicAndClaim } from './flow.ts';
+import { reportClaim, startEpicAndClaim } from './flow.ts';
 
 function epicOf(ctx: CommandContext, row: Row | undefined): string {
   const id = refOf(ctx, row)?.epicId;
@@ -39,8 +39,8 @@ export function reviewPlan(ctx: CommandContext, row?: Row): void {
 
 /** Start epic (and, from "Start and claim", its first step for this window). */
 export async function startEpic(ctx: CommandContext, row?: Row, claim = false): Promise<void> {
-  const lines = await startEpicAndClaim(ctx, epicOf(ctx, row), claim);
-  void vscode.window.showInformationMessage(lines.join(' '));
+  const { lines, openIn } = await startEpicAndClaim(ctx, epicOf(ctx, row), claim);
+  await reportClaim(lines.join(' '), openIn);
 }
 
 export async function deferEpic(ctx: CommandContext, row?: Row): Promise<void> {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { type ClaimResult, loadPlanSource, RefusedError, takenOverText } from '../../core/index.ts';
-import { shortDuration, stepName } from '../views/viewText.ts';
+import { type ClaimResult, loadPlanSource, readHead, RefusedError, shortRef, startEpicInWorktree, takenOverText } from '../../core/index.ts';
+import { userSetting } from '../userSettings.ts';
+import { baseName, shortDuration, stepName } from '../views/viewText.ts';
 import type { CommandContext } from './commandContext.ts';
 
 /** The lease for claims made in the editor (springfield.leaseSeconds). */
@@ -8,40 +9,79 @@ export function leaseSeconds(): number {
   return vscode.workspace.getConfiguration('springfield').get<number>('leaseSeconds', 7200);
 }
 
-/** Claims the next ready step of a plan for this window's worktree; says what happened in a person's words. */
-export async function claimIn(ctx: CommandContext, planPath: string): Promise<{ result: ClaimResult; message: string }> {
-  const source = loadPlanSource(ctx.host.actor.worktree, planPath);
-  const result = await ctx.host.writable().claimNext(source, ctx.host.actor, { leaseSeconds: leaseSeconds() });
+/**
+ * Where a person's claim on `planPath` belongs (docs/lifecycle.md, "Where work happens"): an epic's
+ * steps are built in its own worktree, so a claim made from a window elsewhere (not on the epic's
+ * branch) is made for that worktree, and the person is offered to open it.
+ */
+function claimPlace(ctx: CommandContext, planPath: string): { worktree: string; elsewhere: boolean } {
+  const here = ctx.host.actor.worktree;
+  const epicId = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
+  const epic = epicId ? ctx.host.snapshot?.epics.find((e) => e.id === epicId) : undefined;
+  if (!epic?.worktree_path || epic.worktree_path === here) return { worktree: here, elsewhere: false };
+  const branch = readHead(here, process.env)?.branch;
+  if (branch && epic.branch && shortRef(branch) === shortRef(epic.branch)) return { worktree: here, elsewhere: false };
+  return { worktree: epic.worktree_path, elsewhere: true };
+}
+
+/** Claims the next ready step of a plan (in its epic's worktree); says what happened in a person's words, and where to work. */
+export async function claimIn(ctx: CommandContext, planPath: string): Promise<{ result: ClaimResult; message: string; openIn: string | null }> {
+  const place = claimPlace(ctx, planPath);
+  const actor = { ...ctx.host.actor, worktree: place.worktree };
+  const source = loadPlanSource(place.worktree, planPath);
+  const result = await ctx.host.writable().claimNext(source, actor, { leaseSeconds: leaseSeconds(), branch: readHead(place.worktree, process.env)?.branch ?? null });
   await ctx.host.refresh();
   if (!result.claimed) {
     const why = result.reason === 'all_completed' ? 'every step is completed' : 'every open step is claimed or waits for another';
-    return { result, message: `Nothing to claim in ${planPath}: ${why}.` };
+    return { result, message: `Nothing to claim in ${planPath}: ${why}.`, openIn: null };
   }
   ctx.revealStep?.(result.plan_path, result.step_anchor);
   const number = source.plan.steps.find((s) => s.anchor === result.step_anchor)?.number;
   const name = number ? stepName(number) : result.step_anchor;
   const takeover = result.reclaimed_from_expired
-    ? ` (${takenOverText({ worktree: result.previous_holder, agent: result.previous_agent, leaseExpiresAt: result.previous_lease_expires_at }, new Date(), ctx.host.actor.worktree)})`
+    ? ` (${takenOverText({ worktree: result.previous_holder, agent: result.previous_agent, leaseExpiresAt: result.previous_lease_expires_at }, new Date(), actor.worktree)})`
     : '';
   const lease = shortDuration(Date.parse(result.lease_expires_at) - Date.now() + 500);
-  return { result, message: `Claimed ${name}: ${result.step_title}${takeover}. It is yours for ${lease}; heartbeat to keep it.` };
+  const where = place.elsewhere ? ` Its epic is built in ${baseName(place.worktree)}: work there.` : '';
+  return { result, message: `Claimed ${name}: ${result.step_title}${takeover}. It is yours for ${lease}; renew it while you work.${where}`, openIn: place.elsewhere ? place.worktree : null };
 }
 
-/** Starts an approved epic (ready → in progress) and, if asked, claims its first step for this window. */
-export async function startEpicAndClaim(ctx: CommandContext, epicId: string, claim: boolean): Promise<string[]> {
+/** Tells what happened and, when the work lives in another worktree, offers to open it (a new window, or this one). */
+export async function reportClaim(message: string, openIn: string | null): Promise<void> {
+  if (!openIn) {
+    void vscode.window.showInformationMessage(message);
+    return;
+  }
+  const choice = await vscode.window.showInformationMessage(message, 'Open in new window', 'Open here');
+  if (choice) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(openIn), { forceNewWindow: choice === 'Open in new window' });
+}
+
+/**
+ * Starts an approved epic (ready → in progress) in a worktree of its own, as the scheduler does
+ * (docs/lifecycle.md), and, if asked, claims its first step there for this person.
+ */
+export async function startEpicAndClaim(ctx: CommandContext, epicId: string, claim: boolean): Promise<{ lines: string[]; openIn: string | null }> {
   const store = ctx.host.writable();
   const versions = await store.planVersions(epicId);
   const planPath = versions.filter((v) => v.status === 'approved').at(-1)?.plan_path;
   if (!planPath) throw new RefusedError('no_approved_plan', `${epicId} has no approved plan yet: review and approve its plan first`);
   const epic = await store.getEpic(epicId);
   const lines: string[] = [];
+  let openIn: string | null = null;
   if (epic.status === 'ready') {
-    await store.startEpic(epicId, loadPlanSource(ctx.host.actor.worktree, planPath), ctx.host.actor);
-    lines.push(`Started ${epicId}: it is in progress.`);
+    const mainRoot = ctx.host.location?.mainRoot;
+    if (!mainRoot) throw new RefusedError('no_worktree', 'starting an epic needs a repository with a main worktree');
+    const started = await startEpicInWorktree(store, mainRoot, epicId, ctx.host.actor, userSetting<string>('worktrees.location', '') || undefined);
+    lines.push(`Started ${epicId} in its own worktree ${baseName(started.worktree.path)} (branch ${started.worktree.branch}).`);
+    openIn = started.worktree.path;
   } else if (epic.status !== 'in_progress') {
     throw new RefusedError('not_ready', `${epicId} is ${epic.status.replace(/_/g, ' ')}; only an approved (ready) epic can be started`);
   }
   await ctx.host.refresh();
-  if (claim) lines.push((await claimIn(ctx, planPath)).message);
-  return lines;
+  if (claim) {
+    const claimed = await claimIn(ctx, planPath);
+    lines.push(claimed.message);
+    openIn = claimed.openIn ?? openIn;
+  }
+  return { lines, openIn: openIn === ctx.host.actor.worktree ? null : openIn };
 }

@@ -3,7 +3,7 @@ import { type EpicRow, loadPlanSource, type PlanView, RefusedError, type StepVie
 import { shortDuration, stepName } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
-import { claimIn, leaseSeconds, startEpicAndClaim } from './flow.ts';
+import { claimIn, leaseSeconds, reportClaim, startEpicAndClaim } from './flow.ts';
 
 function stepOf(ctx: CommandContext, row: Row | undefined): { planPath: string; anchor: string } {
   const ref = refOf(ctx, row);
@@ -55,13 +55,13 @@ export async function claimNextStep(ctx: CommandContext): Promise<void> {
   }
   if (!chosen) return;
   if (chosen.epic) {
-    const lines = await startEpicAndClaim(ctx, chosen.epic.id, true);
-    void vscode.window.showInformationMessage(lines.join(' '));
+    const { lines, openIn } = await startEpicAndClaim(ctx, chosen.epic.id, true);
+    await reportClaim(lines.join(' '), openIn);
     return;
   }
   if (!chosen.plan) return;
-  const { message } = await claimIn(ctx, chosen.plan.plan_path);
-  void vscode.window.showInformationMessage(message);
+  const { message, openIn } = await claimIn(ctx, chosen.plan.plan_path);
+  await reportClaim(message, openIn);
 }
 
 export async function startStep(ctx: CommandContext, row?: Row): Promise<void> {

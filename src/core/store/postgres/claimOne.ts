@@ -16,12 +16,14 @@ type Claimed = Extract<ClaimResult, { claimed: true }>;
 const PLAN = 'repo_id = $1 AND plan_path = $2';
 const CANDIDATE = 'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at';
 
-// $1 repo, $2 plan, $3 plan hash, $4 host, $5 worktree, $6 agent, $7 lease seconds, $8 operation id, $9 test clock or null.
-const CLAIM_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'double precision', 'uuid', 'timestamptz'];
+// $1 repo, $2 plan, $3 plan hash, $4 host, $5 worktree, $6 agent, $7 lease seconds, $8 operation id, $9 test clock or null,
+// $10 the branch the claimer's worktree is on (store/shared/epicPlace.ts: an epic's steps are claimed in its worktree or on its branch).
+const CLAIM_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'double precision', 'uuid', 'timestamptz', 'text'];
 const CLAIM = `WITH t AS (SELECT ${nowSql('$9')} AS now),
   plan AS (SELECT plan_hash, epic_id FROM plans WHERE ${PLAN}),
-  go AS (SELECT 1 FROM plan p WHERE p.plan_hash = $3
-    AND coalesce((SELECT e.status FROM epics e WHERE e.repo_id = $1 AND e.id = p.epic_id), 'in_progress') = 'in_progress'),
+  go AS (SELECT 1 FROM plan p LEFT JOIN epics e ON e.repo_id = $1 AND e.id = p.epic_id WHERE p.plan_hash = $3
+    AND coalesce(e.status, 'in_progress') = 'in_progress'
+    AND (e.worktree_path IS NULL OR e.worktree_path = $5 OR regexp_replace(e.branch, '^refs/heads/', '') = regexp_replace($10, '^refs/heads/', ''))),
   ready AS (SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
     AND EXISTS (SELECT 1 FROM go) ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED),
   expired AS (SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')
@@ -79,10 +81,10 @@ interface ClaimRow {
  * reclaimed step's items and logs the event. Null when it claimed nothing: the caller then runs the
  * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before.
  */
-export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, leaseSeconds: number): Promise<ClaimResult | null> {
+export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, leaseSeconds: number, branch: string | null = null): Promise<ClaimResult | null> {
   const plan = source.planPath;
   const L = (v: unknown): string => d.lit(v);
-  const values = [d.repo, plan, planHash(source.plan), d.host, actor.worktree, actor.agent, leaseSeconds, d.op, d.now];
+  const values = [d.repo, plan, planHash(source.plan), d.host, actor.worktree, actor.agent, leaseSeconds, d.op, d.now, branch];
   const claim = await d.execute('sf_claim', CLAIM_TYPES, CLAIM, values);
   // The lock is its own statement so the claim's snapshot is taken after it: a re-initialisation that held it is seen whole.
   const results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${L(d.repo)} || '/' || ${L(plan)}))`, claim]);

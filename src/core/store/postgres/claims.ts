@@ -4,6 +4,7 @@ import type { Actor, ClaimResult, HeartbeatResult, ResetResult, StartResult } fr
 import { openStepsSql, partitionSteps } from './readiness.ts';
 import { assertHolder, eventInsert, leaseUntil, lockOwner, requireCurrentPlan, STEP_COLUMNS, writeEvent, type PgPlanRow, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
+import { claimElsewhere, type EpicPlace } from '../shared/epicPlace.ts';
 
 /** The status of a plan's epic and, when it stops its steps being claimed, why (claim refuses with it, ready reports it). */
 export async function epicWait(tx: Tx, row: PgPlanRow): Promise<{ status: string | null; message: string | null }> {
@@ -30,11 +31,14 @@ async function firstReady(tx: Tx, plan: string): Promise<PgStepRow | undefined> 
 }
 
 /** Claims the first ready top-level step with its substeps, or reclaims one whose lease expired; bumps the token. */
-export async function claimNext(tx: Tx, source: PlanSource, actor: Actor, leaseSeconds: number): Promise<ClaimResult> {
+export async function claimNext(tx: Tx, source: PlanSource, actor: Actor, leaseSeconds: number, branch: string | null = null): Promise<ClaimResult> {
   const plan = source.planPath;
   const row = await requireCurrentPlan(tx, source);
   const waiting = (await epicWait(tx, row)).message;
   if (waiting) throw new RefusedError('epic_not_in_progress', waiting);
+  const place = row.epic_id ? (await tx.q<EpicPlace>('SELECT id, worktree_path, branch FROM epics WHERE repo_id = $1 AND id = $2', [tx.repo, row.epic_id]))[0] : undefined;
+  const elsewhere = claimElsewhere(plan, place ?? null, { worktree: actor.worktree, branch });
+  if (elsewhere) throw new RefusedError('epic_elsewhere', elsewhere);
   const cand = await firstReady(tx, plan);
   if (!cand) {
     const p = await partitionSteps(tx, plan);

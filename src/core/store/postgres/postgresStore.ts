@@ -99,11 +99,13 @@ export class PostgresCore implements Store {
   }
 
   /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
-  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string } = {}): Promise<ClaimResult> {
+  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {}): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    const branch = options.branch ?? null;
     // A handed-over claim counts only while its step is still this holder's under its token.
     return this.resumeOr<ClaimResult>(options.resume, 'the claim', (tx, op) => resumeClaim(tx, op, source, actor), async () =>
-      (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease), (tx, op) => findClaim(tx, op, source, actor))) ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease)));
+      (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease, branch), (tx, op) => findClaim(tx, op, source, actor)))
+        ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease, branch)));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.session.write('starting the step', (tx) => startStep(tx, planPath, anchor, actor));

@@ -4,6 +4,7 @@ import { assertHolder, leaseUntil, ownerOf, requireCurrentPlan, requireStep, wri
 import type { Database } from './sqlite.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ClaimResult, HeartbeatResult, ResetResult, StartResult } from '../types.ts';
+import { claimElsewhere, type EpicPlace } from '../shared/epicPlace.ts';
 
 export const DEFAULT_LEASE_SECONDS = 7200;
 
@@ -37,11 +38,14 @@ export function epicWait(db: Database, row: PlanRow): { status: string | null; m
  * Claims the first ready top-level step (by step_index) with its substeps, or reclaims one whose
  * lease expired. One guarded UPDATE inside the caller's IMMEDIATE transaction; bumps the token.
  */
-export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number): ClaimResult {
+export function claimNext(db: Database, now: Date, source: PlanSource, actor: Actor, leaseSeconds: number, branch: string | null = null): ClaimResult {
   const plan = source.planPath;
   const row = requireCurrentPlan(db, source);
   const waiting = epicWait(db, row).message;
   if (waiting) throw new RefusedError('epic_not_in_progress', waiting);
+  const place = row.epic_id ? db.prepare('SELECT id, worktree_path, branch FROM epics WHERE id = ?').get(row.epic_id) as EpicPlace | undefined : undefined;
+  const elsewhere = claimElsewhere(plan, place ?? null, { worktree: actor.worktree, branch });
+  if (elsewhere) throw new RefusedError('epic_elsewhere', elsewhere);
   const at = now.toISOString();
   const cand = firstReady(db, plan, at);
   if (!cand) {

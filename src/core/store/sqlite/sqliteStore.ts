@@ -116,8 +116,8 @@ export class SqliteStore implements Store {
     return this.write((db, now) => initPlan(db, now.toISOString(), source, actor, options.force ?? false, options.epicId ?? null));
   }
   /** The claim and its counts are one transaction. */
-  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<ClaimResult> {
-    return this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; branch?: string | null } = {}): Promise<ClaimResult> {
+    return this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, options.branch ?? null));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.write((db, now) => startStep(db, now, planPath, anchor, actor));

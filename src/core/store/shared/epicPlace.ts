@@ -1,0 +1,27 @@
+/**
+ * Where an epic's steps are built (docs/lifecycle.md, "Where work happens"): in the epic's own
+ * worktree, on its branch. A claim from any other worktree is refused with where to go instead,
+ * unless that worktree is on the epic's branch too (a person may build there by choice). An epic
+ * with no worktree yet (made by an older Springfield) sets no place.
+ */
+export interface EpicPlace {
+  readonly id: string;
+  readonly worktree_path: string | null;
+  readonly branch: string | null;
+}
+
+/** Who claims: their worktree and the branch it is on (null when detached or unknown). */
+export interface Claimer {
+  readonly worktree: string;
+  readonly branch?: string | null;
+}
+
+const short = (ref: string): string => ref.replace(/^refs\/heads\//, '');
+
+/** Why `claimer` may not claim a step of `epic`'s plan `planPath`, or null when it may. */
+export function claimElsewhere(planPath: string, epic: EpicPlace | null, claimer: Claimer): string | null {
+  if (!epic?.worktree_path || claimer.worktree === epic.worktree_path) return null;
+  const branch = epic.branch ? short(epic.branch) : null;
+  if (branch && claimer.branch && short(claimer.branch) === branch) return null;
+  return `${planPath} belongs to epic ${epic.id}, built in its worktree ${epic.worktree_path}${branch ? ` on ${branch}` : ''}: claim there (cd ${epic.worktree_path})${branch ? `, or check out ${branch} in this worktree` : ''}`;
+}

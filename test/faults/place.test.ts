@@ -1,0 +1,52 @@
+// Where an epic's work happens (docs/lifecycle.md, "Where work happens"): never in a person's checkout.
+// An epic a person started, or one an older Springfield started without a worktree, is built in a
+// worktree of its own; one whose branch a person has checked out waits for it, and says so.
+import assert from 'node:assert/strict';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
+import { approve, faultRepo, violations } from './harness.ts';
+
+/** An approved epic moved to in_progress the way an older Springfield did: no worktree recorded. */
+function startedWithoutWorktree(f: ReturnType<typeof faultRepo>, title: string): string {
+  const epic = f.epic(title);
+  assert.equal(f.orchestrate().code, 0);
+  approve(f, epic);
+  const db = new (loadSqlite())(join(f.repo, '.springfield', 'state.db'));
+  try {
+    db.prepare(`UPDATE epics SET status = 'in_progress', worktree_path = NULL, branch = NULL, iteration = 1 WHERE id = ?`).run(epic);
+  } finally {
+    db.close();
+  }
+  return epic;
+}
+
+test("an epic in progress without a worktree of its own gets one before anything runs: nothing is built in the person's checkout", { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = startedWithoutWorktree(f, 'Old epic');
+  const head = f.git('rev-parse', 'HEAD');
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+  assert.match(run.stderr, new RegExp(`${epic}: it had no worktree of its own; gave it .*/repo\\.springfield/${epic} on springfield/${epic}`));
+  const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; worktree: string }[];
+  for (const r of runs) assert.notEqual(r.worktree, f.repo, `${r.role} ran in the person's checkout`);
+  for (const c of f.records().filter((r) => r.event === 'commit')) assert.throws(() => f.git('merge-base', '--is-ancestor', String(c.commit), head), 'each build commit was made off main');
+  assert.equal(f.git('rev-parse', 'HEAD~1'), head, 'main gained one commit: the merge');
+});
+
+test("an epic whose branch a person has checked out waits, saying where; once the person moves on, it is built in its own worktree", { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = startedWithoutWorktree(f, 'Branch in use');
+  const mine = join(f.base, 'mine');
+  f.git('worktree', 'add', '-q', '-b', `springfield/${epic}`, mine);
+  const waiting = f.orchestrate();
+  assert.equal(waiting.code, 0, waiting.stderr);
+  assert.match(waiting.stderr, new RegExp(`waiting: branch springfield/${epic} is checked out in ${realpathSync(mine)}; ${epic} is built in a worktree of its own`));
+  assert.deepEqual((f.sf('runs', '--epic', epic).json.runs as { role: string }[]).filter((r) => r.role !== 'lisa'), [], 'no builder ran');
+  assert.equal(f.sf('epic', 'show', epic).json.worktree_path, null);
+
+  f.git('-C', mine, 'checkout', '-q', '--detach');
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+});
