@@ -9,12 +9,12 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, re
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI_PACKAGE } from '../src/shared/cliPackage.ts';
 import { cleanEnv, node24, npmCli } from './codeServer.ts';
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export { CLI_PACKAGE };
 
-/** The CLI's name on the npm registry; the command it installs is `springfield`. */
-export const CLI_PACKAGE = '@springfield-agents/cli';
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * What the CLI loads at run time, all under dist/ (esbuild.mjs): the executable, the step commands'
