@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runtimeTooOld } from '../shared/runtime.ts';
 import { runWithCodeCache } from './codeCache.ts';
 import { isStepCommand } from './commands/stepNames.ts';
 import { exitWhenDone, processIo } from './stdio.ts';
@@ -9,13 +10,21 @@ import { exitWhenDone, processIo } from './stdio.ts';
  * one CommonJS bundle (dist/springfield.cjs) with a code cache per command of everything it compiled
  * (codeCache.ts); every other command loads the whole CLI, ES modules under Node's compile cache.
  * NODE_DISABLE_COMPILE_CACHE=1 turns both caches off.
+ *
+ * Whatever `node` ran it (the shebang takes the first on PATH), a runtime too old for the store is
+ * told so in one line, exit 3, before any command runs: better-sqlite3 would crash it, and `--version`,
+ * `--help` or `mcp` answering as if all were well would only defer the failure.
  */
 const argv = process.argv.slice(2);
 const word = argv[0] ?? '';
-if (isStepCommand(word) || word === '--version' || word === '-V') {
+const tooOld = runtimeTooOld(process.version, process.versions.napi);
+if (tooOld !== undefined) {
+  process.stderr.write(`springfield: ${tooOld}\n`);
+  process.exitCode = 3;
+} else if (isStepCommand(word) || word === '--version' || word === '-V') {
   runWithCodeCache(join(__dirname, 'springfield.cjs'), isStepCommand(word) ? word : 'version', require);
 } else {
-  process.getBuiltinModule?.('node:module').enableCompileCache?.(); // (absent before Node 22.3: the CLI then says what it needs)
+  process.getBuiltinModule?.('node:module').enableCompileCache?.();
   const main = pathToFileURL(join(__dirname, 'full', 'main.js')).href;
   exitWhenDone(import(main).then((m: typeof import('./main.ts')) => m.runCli(argv, processIo())));
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { isEpicId } from '../shared/epicId.ts';
@@ -6,6 +6,7 @@ import { configureAgents } from './agents/configureAgents.ts';
 import { registerLanguageModelTools } from './agents/languageModelTools.ts';
 import { registerMcpServer } from './agents/mcpProvider.ts';
 import { AgentSetup } from './agentSetup.ts';
+import { installCliLink, uninstallCliLink, writeCliWrappers, type PathSetting } from './cliOnPath.ts';
 import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/commandContext.ts';
 import { BlockNotifier } from './blockNotifier.ts';
@@ -79,6 +80,9 @@ export class SpringfieldExtension extends Disposable {
 
   async activate(): Promise<void> {
     const started = performance.now();
+    // Offered in every window, a folder open or not.
+    this.register(vscode.commands.registerCommand('springfield.cli.installOnPath', guarded(() => this.installCliOnPath())));
+    this.register(vscode.commands.registerCommand('springfield.cli.uninstallFromPath', guarded(() => this.uninstallCliFromPath())));
     try {
       await this.activateInFolder();
     } finally {
@@ -297,20 +301,39 @@ export class SpringfieldExtension extends Disposable {
     return join(this.context.globalStorageUri.fsPath, 'bin');
   }
 
+  /** The CLI this extension ships, run by the wrappers. */
+  private cliPath(): string {
+    return join(this.context.extensionUri.fsPath, 'dist', 'cli.cjs');
+  }
+
   /** Terminals opened by the editor get `springfield` on PATH, run by this extension host's own runtime. */
   private exposeCli(): void {
     const bin = this.binDir();
-    const cli = join(this.context.extensionUri.fsPath, 'dist', 'cli.cjs');
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     try {
-      mkdirSync(bin, { recursive: true });
-      writeFileSync(join(bin, 'springfield'), `#!/bin/sh\nELECTRON_RUN_AS_NODE=1 exec ${q(process.execPath)} ${q(cli)} "$@"\n`);
-      chmodSync(join(bin, 'springfield'), 0o755);
-      writeFileSync(join(bin, 'springfield.cmd'), `@echo off\r\nset ELECTRON_RUN_AS_NODE=1\r\n"${process.execPath}" "${cli}" %*\r\n`);
+      writeCliWrappers(bin, process.execPath, this.cliPath());
       this.context.environmentVariableCollection.description = 'Puts the springfield CLI on PATH';
       this.context.environmentVariableCollection.prepend('PATH', `${bin}${process.platform === 'win32' ? ';' : ':'}`);
     } catch {
-      // a read-only storage folder only costs the PATH convenience
+      // a read-only or unsafe storage folder only costs the PATH convenience
     }
+  }
+
+  /** Where the wrapper is (written afresh when `write`) and the PATH and home the user's shells have. */
+  private pathSetting(write: boolean): PathSetting {
+    const wrapper = write ? writeCliWrappers(this.binDir(), process.execPath, this.cliPath()) : join(this.binDir(), 'springfield');
+    return { wrapper, home: homedir(), path: process.env.PATH };
+  }
+
+  /** "Install 'springfield' command in PATH": links the wrapper into ~/.local/bin (cliOnPath.ts). */
+  private installCliOnPath(): void {
+    const result = installCliLink(this.pathSetting(true));
+    const show = result.onPath ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void show(`Springfield: ${result.message}`);
+  }
+
+  /** "Uninstall 'springfield' command from PATH": removes this editor's link, and nothing else. */
+  private uninstallCliFromPath(): void {
+    const result = uninstallCliLink(this.pathSetting(false));
+    void vscode.window.showInformationMessage(`Springfield: ${result.message}`);
   }
 }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import { runtimeTooOld } from '../../../shared/runtime.ts';
 import { EnvironmentError } from '../../errors.ts';
 
 export type Database = BetterSqlite3.Database;
@@ -15,13 +16,8 @@ type ConnectOptions = Omit<BetterSqlite3.Options, 'nativeBinding'>;
  * module is loaded by the first connection.)
  */
 export function loadSqlite(): DatabaseConstructor {
-  const napi = Number(process.versions.napi ?? 0);
-  if (!(napi >= 10)) {
-    throw new EnvironmentError(
-      'runtime_too_old',
-      `Springfield needs Node.js >= 22.14 (Node-API 10); this is Node.js ${process.version} with Node-API ${napi || 'unknown'}`,
-    );
-  }
+  const tooOld = runtimeTooOld(process.version, process.versions.napi);
+  if (tooOld !== undefined) throw new EnvironmentError('runtime_too_old', tooOld);
   return BetterSqlite3;
 }
 
