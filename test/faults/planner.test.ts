@@ -1,9 +1,11 @@
 // Fault suite: planners that fail, and a plan that exists only uncommitted in the main worktree.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { approve, faultRepo, planText, sessionsOf, violations } from './harness.ts';
+import { CLI_PATH } from '../helpers/gitRepo.ts';
 
 test('a planner that exits 1 every time: three sessions, then blocked (agent_failed) with the exit code and output; retry after the fix finishes it', { timeout: 300_000 }, async (t) => {
   const f = faultRepo(t);
@@ -136,4 +138,30 @@ test('--once takes one pass and never loops, whatever fails', { timeout: 120_000
   const refused = f.sf('orchestrate', '--once', '--until-idle');
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /--until-idle goes with --watch/);
+});
+
+test('an epic a person said they would plan is never planned by Lisa: the scheduler waits for their proposal, then builds it', { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const created = f.sf('epic', 'create', 'Mine to plan', '--planner', 'person', '--complexity', 'simple');
+  assert.equal(created.code, 0, created.stderr);
+  const epic = String(created.json.id);
+  assert.equal(created.json.planner, 'person');
+  const waiting = f.orchestrate();
+  assert.equal(waiting.code, 0, waiting.stderr);
+  assert.deepEqual(f.sf('runs', '--epic', epic).json.runs, [], 'Lisa never started');
+  assert.ok(waiting.json.waiting?.some((w) => w.epic_id === epic && /a person said they would write it/.test(w.message)), JSON.stringify(waiting.json.waiting));
+  assert.match(spawnSync(process.execPath, [CLI_PATH, 'epic', 'show', epic], { cwd: f.repo, env: f.env, encoding: 'utf8' }).stdout, /planned by a person/);
+
+  writeFileSync(join(f.repo, 'plans', 'mine.md'), planText('Mine to plan'));
+  assert.equal(f.sf('plan', 'propose', epic, 'plans/mine.md').code, 0);
+  approve(f, epic);
+  const built = f.orchestrate();
+  assert.deepEqual(violations(f, built, { epic, maxSessions: { lisa: 0, ralph: 2 }, status: 'done' }), [], built.stderr);
+
+  // The configured default applies when the creator does not say.
+  f.config({ planner: 'person' });
+  const byConfig = f.sf('epic', 'create', 'Also mine');
+  assert.equal(byConfig.json.planner, 'person');
+  assert.equal(f.sf('epic', 'create', 'Theirs', '--planner', 'lisa').json.planner, 'lisa');
+  assert.equal(f.sf('epic', 'create', 'Bad', '--planner', 'marge').code, 2);
 });

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMPLEXITY_POLICY, transition, type Complexity, type EpicStatus, type Priority, type Role } from '../../src/core/epics/index.ts';
 import { decide } from '../../src/core/scheduler/decide.ts';
-import { nextRoleFor } from '../../src/core/scheduler/rules.ts';
+import { MESSAGES, nextRoleFor } from '../../src/core/scheduler/rules.ts';
 import type {
   Action, EpicSnapshot, ReviewSnapshot, RoleFaults, RunSnapshot, SchedulerConfig, SchedulerSnapshot, StepsSnapshot, VerificationSnapshot,
 } from '../../src/core/scheduler/types.ts';
@@ -81,6 +81,11 @@ const CASES: Case[] = [
   { name: 'planned with its planning budget spent surfaces it', epics: [epic('e1', 'planned', { planIteration: 5 })],
     expected: [{ kind: 'surface', epicId: 'e1', message: 'planning budget spent (5 of 5 plan iterations): re-scope, defer or raise its complexity' }] },
   { name: 'planned with no Lisa command does nothing', epics: [epic('e1', 'planned')], config: { roles: { ralph: ['r'] } }, expected: [] },
+  // docs/lifecycle.md, "Who plans": an epic its creator plans never gets Lisa, not even to re-plan.
+  { name: 'planned by a person waits for their plan and starts nobody', epics: [epic('e1', 'planned', { planner: 'person' })],
+    expected: [{ kind: 'surface', epicId: 'e1', message: MESSAGES.personPlans }] },
+  { name: 'blocked by a review signal, planned by a person: no re-plan by Lisa', epics: [epic('e1', 'blocked', { planner: 'person', statusReason: 'option_viability_failure: x' })],
+    expected: [{ kind: 'surface', epicId: 'e1', message: MESSAGES.personPlans }] },
   { name: 'option-viability failure → Lisa: a blocked epic gets a Lisa run', epics: [epic('e1', 'blocked', { worktree: '/wt/e1' })],
     expected: [agent('lisa', 'e1', 're-plan the blocked epic')] },
   { name: 'blocked with a new plan waiting does not start Lisa again', epics: [epic('e1', 'blocked', { awaitingApproval: true })],

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { allowedEvents, COMPLEXITY_POLICY, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
+import { allowedEvents, COMPLEXITY_POLICY, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -21,8 +21,12 @@ export const epicCreate: Command = {
     { name: 'complexity', type: 'string', placeholder: 'LEVEL', description: 'trivial|simple|standard|critical (default: detected)' },
     { name: 'max-iterations', type: 'int', placeholder: 'N', description: "override the complexity's build-iteration budget" },
     { name: 'plan-md', type: 'boolean', description: "add the epic to PLAN.md with its '**springfield:** `id`' line" },
+    { name: 'planner', type: 'string', placeholder: 'WHO', description: 'who writes its plan: lisa (the scheduler starts her) or person (you; the scheduler never plans it). Default: "planner" of .springfield/config.json, else lisa' },
   ],
-  details: 'On PostgreSQL, an epic whose reply was lost (exit 3) is picked up by running the same command again (resumed=true), not created twice.',
+  details: [
+    'On PostgreSQL, an epic whose reply was lost (exit 3) is picked up by running the same command again (resumed=true), not created twice.',
+    'With --planner person the scheduler never starts Lisa for the epic, re-plans included: you propose its plans (springfield plan propose).',
+  ].join('\n'),
   async run(ctx) {
     const title = arg(ctx, 0).trim();
     if (title === '') throw new UsageError('missing_argument', 'an epic needs a non-empty title');
@@ -32,15 +36,29 @@ export const epicCreate: Command = {
     const max = int(ctx.args, 'max-iterations');
     if (max === 0) throw new UsageError('bad_option', '--max-iterations must be at least 1');
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
+    const planner = plannerOf(str(ctx.args, 'planner') ?? loadRoleCommands(configPathFor(ctx.stateFile)).planner);
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
     // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, section 6).
     const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
-      planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max }, ctx.actor, resume ? { resume } : {}));
+      planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max, planner }, ctx.actor, resume ? { resume } : {}));
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
     return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title}${byEarlierRun(epic)} [${epic.status}] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
-      (planMd ? `\nAdded to ${planMd}` : '') + (ctx.gitignoreAdded ? '\nAdded .springfield/ to .gitignore' : '') + `\nnext: springfield plan propose ${epic.id} <plan.md>`);
+      (planMd ? `\nAdded to ${planMd}` : '') + (ctx.gitignoreAdded ? '\nAdded .springfield/ to .gitignore' : '') + `\nnext: ${nextForPlanner(epic.id, epic.planner)}`);
   },
 };
+
+function plannerOf(value: string): Planner {
+  const planner = PLANNERS.find((p) => p === value);
+  if (!planner) throw new UsageError('bad_option', `--planner must be lisa or person, got '${value}'`);
+  return planner;
+}
+
+/** What happens next, as it really will (docs/lifecycle.md, "Who plans"). */
+function nextForPlanner(id: string, planner: Planner): string {
+  return planner === 'person'
+    ? `write its plan and propose it: springfield plan propose ${id} <plan.md> (the scheduler will not plan it)`
+    : `Lisa writes its plan when the scheduler runs (springfield orchestrate --watch); a plan you propose yourself counts too: springfield plan propose ${id} <plan.md>`;
+}
 
 function readBrief(ctx: CliContext, value: string | undefined): string {
   if (value === undefined) return '';

@@ -19,6 +19,7 @@ export function renderEpicLine(e: EpicLine, progress: { steps_completed: number;
 }
 
 interface EpicDetail extends EpicLine {
+  planner: string;
   brief: string;
   plan_budget: number;
   plan_iteration: number;
@@ -37,7 +38,7 @@ export function renderEpic(e: EpicDetail): string {
   const lines = [
     `${e.id}: ${e.title} [${e.status}${e.status_reason ? `: ${e.status_reason}` : ''}]`,
     `  complexity ${e.complexity} (${e.complexity_source}) · priority ${e.priority} · review ${e.review}${e.person_approval_before_merge ? ' · person approves merge' : ''}`,
-    `  build iterations ${e.iteration}/${e.build_budget} · plan iterations ${e.plan_iteration}/${e.plan_budget}`,
+    `  build iterations ${e.iteration}/${e.build_budget} · plan iterations ${e.plan_iteration}/${e.plan_budget} · planned by ${e.planner === 'person' ? 'a person' : 'Lisa'}`,
   ];
   if (e.blocked_by) {
     lines.push(`  a person decides: fix the cause, then springfield epic retry ${e.id}`);

@@ -42,6 +42,7 @@ const ConfigSchema = z.strictObject({
   merge: z.enum(['squash', 'pr']).optional(),
   remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
+  planner: z.enum(['lisa', 'person']).optional(),
   usage: z.strictObject({ lisa: UsageChoice.optional(), ralph: UsageChoice.optional(), bart: UsageChoice.optional(), lovejoy: UsageChoice.optional() }).optional(),
 });
 
@@ -71,6 +72,8 @@ export interface RunConfig {
   readonly remote?: string;
   /** PR mode: at most one `gh pr view` per epic this often (default 60 s). */
   readonly prCheckSeconds?: number;
+  /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
+  readonly planner: 'lisa' | 'person';
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
   readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
 }
@@ -84,7 +87,7 @@ export function usageSpecFor(config: RunConfig, role: AgentRole): UsageSpec | nu
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
   roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600, timeouts: {}, killGraceSeconds: 10, stallSeconds: 300,
-  retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [],
+  retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [], planner: 'lisa',
 };
 
 /** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */
@@ -138,6 +141,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     retryBackoffSeconds: c.retryBackoffSeconds ?? DEFAULT_RUN_CONFIG.retryBackoffSeconds,
     setup: c.setup ?? [],
     archive: c.archive ?? [],
+    planner: c.planner ?? DEFAULT_RUN_CONFIG.planner,
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),

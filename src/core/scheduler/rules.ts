@@ -14,6 +14,7 @@ export type EpicAction = Exclude<Action, { kind: 'stop_run' }>;
 
 export const MESSAGES = {
   planAwaitingApproval: "a plan version is waiting for a person's approval",
+  personPlans: 'waiting for its plan: a person said they would write it (springfield plan propose)',
   blockedForPerson: (e: EpicSnapshot) => `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
   mergeApproval: "waiting for a person's approval before merge",
@@ -84,6 +85,8 @@ export function intentFor(epic: EpicSnapshot, config: SchedulerConfig, now: Date
 function planning(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
   if (epic.awaitingApproval) return surface(epic, MESSAGES.planAwaitingApproval);
   if (epic.planIteration >= epic.planBudget) return surface(epic, MESSAGES.planBudget(epic));
+  // An epic a person said they would plan is theirs, re-plans included: Lisa never starts for it.
+  if (epic.planner === 'person') return surface(epic, MESSAGES.personPlans);
   if (!hasCommand(config, 'lisa')) return null;
   return run(epic, 'lisa', epic.status === 'blocked' ? 're-plan the blocked epic' : 'write the plan');
 }
@@ -136,7 +139,7 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
   switch (epic.status) {
     case 'planned':
     case 'blocked':
-      return blockedForPerson(epic) || epic.awaitingApproval || epic.planIteration >= epic.planBudget ? 'person' : 'lisa';
+      return blockedForPerson(epic) || epic.awaitingApproval || epic.planIteration >= epic.planBudget || epic.planner === 'person' ? 'person' : 'lisa';
     case 'ready':
       return epic.planPath === null ? 'person' : 'ralph';
     case 'in_progress':

@@ -70,6 +70,8 @@ export interface EpicSnapshot {
   readonly planPath: string | null;
   /** A proposed plan version waits for a person. */
   readonly awaitingApproval: boolean;
+  /** Who writes its plan: the scheduler starts Lisa only for `lisa` (docs/lifecycle.md, "Who plans"). */
+  readonly planner?: 'lisa' | 'person';
   readonly steps: StepsSnapshot;
   /** The epic's worktree once created. */
   readonly worktree: string | null;

@@ -30,7 +30,13 @@ export interface EpicRow {
   pr_checked_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Who writes its plan: Lisa (the scheduler starts her), or the person who created it (docs/lifecycle.md, "Who plans"). */
+  planner: Planner;
 }
+
+/** Who writes an epic's plan. */
+export type Planner = 'lisa' | 'person';
+export const PLANNERS: readonly Planner[] = ['lisa', 'person'];
 
 export interface NewEpic {
   readonly title: string;
@@ -38,6 +44,8 @@ export interface NewEpic {
   readonly priority: Priority;
   readonly complexity?: Complexity;
   readonly maxIterations?: number;
+  /** Default lisa. */
+  readonly planner?: Planner;
 }
 
 export interface TransitionOutcome {

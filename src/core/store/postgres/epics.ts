@@ -11,7 +11,7 @@ import { opEvent, writeEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 const EPIC_COLUMNS = `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
-  merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at`;
+  merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at, planner`;
 
 /** Creates an epic in `planned` with a short id unique in this repository (a taken id is drawn again, longer). */
 export async function createEpic(tx: Tx, input: NewEpic, actor: Actor): Promise<EpicRow> {
@@ -20,14 +20,14 @@ export async function createEpic(tx: Tx, input: NewEpic, actor: Actor): Promise<
   const taken = new Set<string>();
   for (;;) {
     const id = newEpicId((candidate) => taken.has(candidate));
-    const inserted = await tx.q(`INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, 'planned', $8, $9, $9) ON CONFLICT DO NOTHING RETURNING id`,
-    [tx.repo, id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, tx.now]);
+    const inserted = await tx.q(`INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, 'planned', $8, $9, $9, $10) ON CONFLICT DO NOTHING RETURNING id`,
+    [tx.repo, id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, tx.now, input.planner ?? 'lisa']);
     if (inserted.length === 0) {
       taken.add(id);
       continue;
     }
-    await writeEvent(tx, actor, { entity: 'epic', action: 'create', epicId: id, to: 'planned', data: { title: input.title.trim(), complexity, priority: input.priority } });
+    await writeEvent(tx, actor, { entity: 'epic', action: 'create', epicId: id, to: 'planned', data: { title: input.title.trim(), complexity, priority: input.priority, planner: input.planner ?? 'lisa' } });
     return getEpic(tx, id);
   }
 }

@@ -354,6 +354,10 @@ export const PG_MIGRATIONS: readonly string[] = [
     RETURN NULL;
   END $$;
   `,
+  // 6: SQLite's migration 9, who plans an epic (docs/lifecycle.md, "Who plans").
+  `
+  ALTER TABLE epics ADD COLUMN planner text NOT NULL DEFAULT 'lisa' CHECK (planner IN ('lisa', 'person'));
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -89,6 +89,7 @@ async function epicSnapshot(tx: Tx, e: EpicRow): Promise<EpicSnapshot> {
     iteration: e.iteration, buildBudget: buildBudget(e), planIteration: e.plan_iteration, planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
     planPath: c.plan_path,
     awaitingApproval: c.awaiting_approval,
+    planner: e.planner,
     steps: { total: p?.all.length ?? 0, completed: p?.completed.length ?? 0, ready: p?.ready ?? [], claimedLive: p?.claimed ?? [] },
     worktree: e.worktree_path,
     verification: { lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, running: false, unverifiedBuild },

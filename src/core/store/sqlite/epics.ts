@@ -16,10 +16,11 @@ export function createEpic(db: Database, now: string, input: NewEpic, actor: Act
   const exists = db.prepare('SELECT 1 FROM epics WHERE id = ?').pluck();
   const id = newEpicId((candidate) => exists.get(candidate) !== undefined);
   const complexity = input.complexity ?? detectComplexity(input.title, input.brief);
-  db.prepare(`INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?)`)
-    .run(id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, now, now);
-  writeEvent(db, now, actor, { entity: 'epic', action: 'create', epicId: id, to: 'planned', data: { title: input.title.trim(), complexity, priority: input.priority } });
+  const planner = input.planner ?? 'lisa';
+  db.prepare(`INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner)
+    VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?, ?)`)
+    .run(id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, now, now, planner);
+  writeEvent(db, now, actor, { entity: 'epic', action: 'create', epicId: id, to: 'planned', data: { title: input.title.trim(), complexity, priority: input.priority, planner } });
   return getEpic(db, id);
 }
 

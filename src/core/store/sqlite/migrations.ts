@@ -314,6 +314,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX idx_runs_epic_newest ON runs(epic_id, role, id);
   `,
+  // 9: who plans an epic (docs/lifecycle.md, "Who plans"): Lisa, or the person who created it, whose
+  // epic the scheduler then never plans.
+  `
+  ALTER TABLE epics ADD COLUMN planner TEXT NOT NULL DEFAULT 'lisa' CHECK (planner IN ('lisa', 'person'));
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

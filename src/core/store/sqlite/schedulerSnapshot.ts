@@ -70,6 +70,7 @@ function epicSnapshot(db: Database, at: string, e: EpicRow): EpicSnapshot {
     iteration: e.iteration, buildBudget: buildBudget(e), planIteration: e.plan_iteration, planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
     planPath: planPath ?? null,
     awaitingApproval: cached(db, `SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`).get(e.id) !== undefined,
+    planner: e.planner,
     steps: { total: p?.all.length ?? 0, completed: p?.completed.length ?? 0, ready: p?.ready ?? [], claimedLive: p?.claimed ?? [] },
     worktree: e.worktree_path,
     verification: { lastVerdict: v.lastVerdict, sameFailureStreak: v.sameFailureStreak, running: false, unverifiedBuild: v.unverifiedBuild },
