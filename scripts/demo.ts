@@ -60,7 +60,7 @@ console.log('');
 await show(demo.root, 'epic', 'list');
 console.log('\nStand-in agents plan, build and review an epic under the scheduler, each following only the prompt in its context file:');
 runStandInAgents(base);
-console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.worktrees['ralph-a']}\n  springfield context\n  springfield --help\n`);
+console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.cacheWorktree}\n  springfield context\n  springfield --help\n`);
 
 if (!noEditor) {
   // The demo's trust decisions live beside it (as the CLI part's do), not in your own state; the editor gets the same XDG_STATE_HOME.
