@@ -37,7 +37,7 @@ test('a full valid plan is parsed into its exact structure', () => {
     title: 'Add caching layer',
     steps: [
       {
-        anchor: 'step-1', parentAnchor: null, number: '1', title: 'Create API client', stepIndex: 0, dependsOn: [], line: 11,
+        anchor: 'step-1', parentAnchor: null, number: '1', title: 'Create API client', stepIndex: 0, dependsOn: [], files: [], line: 11,
         items: [
           task(0, 'Implement the client', 14),
           task(1, 'Handle errors from the upstream service', 15, true),
@@ -46,22 +46,22 @@ test('a full valid plan is parsed into its exact structure', () => {
         ],
       },
       {
-        anchor: 'step-1-1', parentAnchor: 'step-1', number: '1.1', title: 'Retry policy', stepIndex: 1, dependsOn: [], line: 22,
+        anchor: 'step-1-1', parentAnchor: 'step-1', number: '1.1', title: 'Retry policy', stepIndex: 1, dependsOn: [], files: [], line: 22,
         items: [task(0, 'Exponential backoff', 24)],
       },
       {
-        anchor: 'step-1-2', parentAnchor: 'step-1', number: '1.2', title: 'Timeouts', stepIndex: 2, dependsOn: ['step-1-1'], line: 26,
+        anchor: 'step-1-2', parentAnchor: 'step-1', number: '1.2', title: 'Timeouts', stepIndex: 2, dependsOn: ['step-1-1'], files: [], line: 26,
         items: [task(0, 'Per-request timeout', 28, true)],
       },
       {
-        anchor: 'cache', parentAnchor: null, number: '2', title: 'Add cache', stepIndex: 3, dependsOn: ['step-1'], line: 35,
+        anchor: 'cache', parentAnchor: null, number: '2', title: 'Add cache', stepIndex: 3, dependsOn: ['step-1'], files: [], line: 35,
         items: [
           task(0, 'Cache responses', 38),
           { kind: 'test', ordinal: 0, text: 'Cache hit and miss', checked: false, line: 40 },
         ],
       },
       {
-        anchor: 'step-3', parentAnchor: null, number: '3', title: 'Wire it up', stepIndex: 4, dependsOn: ['step-1', 'cache'], line: 45,
+        anchor: 'step-3', parentAnchor: null, number: '3', title: 'Wire it up', stepIndex: 4, dependsOn: ['step-1', 'cache'], files: [], line: 45,
         items: [{ kind: 'checkpoint', ordinal: 0, text: 'Smoke test passes', checked: false, line: 49 }],
       },
     ],
@@ -85,7 +85,7 @@ test('a plan without a title, anchors or kind labels is accepted', () => {
   assert.deepEqual(plan.sections, {});
   assert.equal(plan.steps.length, 1);
   assert.deepEqual(plan.steps[0], {
-    anchor: 'step-1', parentAnchor: null, number: '1', title: 'Only step', stepIndex: 0, dependsOn: [], line: 3,
+    anchor: 'step-1', parentAnchor: null, number: '1', title: 'Only step', stepIndex: 0, dependsOn: [], files: [], line: 3,
     items: [task(0, 'Do the thing', 4)],
   });
 });

@@ -7,6 +7,8 @@ export interface StepStructure {
   readonly parent: string | null;
   readonly title: string;
   readonly deps: readonly string[];
+  /** Present only when the step names files, so a plan without `**Files:**` lines keeps the hash it had. */
+  readonly files?: readonly string[];
   readonly items: readonly (readonly [ItemKind, string])[];
 }
 
@@ -25,6 +27,7 @@ export function planStructure(plan: Plan): PlanStructure {
       parent: s.parentAnchor,
       title: s.title,
       deps: [...s.dependsOn],
+      ...(s.files.length > 0 ? { files: [...s.files] } : {}),
       items: s.items.map((i): [ItemKind, string] => [i.kind, i.text]),
     })),
   };
@@ -91,6 +94,7 @@ function describeStepDrift(before: StepStructure, after: StepStructure): string[
   if (before.title !== after.title) out.push(`${a} title changed: ${quote(before.title)} → ${quote(after.title)}`);
   if (before.parent !== after.parent) out.push(`${a} parent changed: ${before.parent ?? 'none'} → ${after.parent ?? 'none'}`);
   if (list(before.deps) !== list(after.deps)) out.push(`${a} dependencies changed: ${list(before.deps)} → ${list(after.deps)}`);
+  if (list(before.files ?? []) !== list(after.files ?? [])) out.push(`${a} files changed: ${list(before.files ?? [])} → ${list(after.files ?? [])}`);
   let itemsDescribed = false;
   for (const kind of ITEM_KINDS) {
     const was = before.items.filter(([k]) => k === kind).map(([, t]) => t);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PlanError } from '../errors.ts';
 import type { ItemKind, Plan, PlanItem, PlanStep } from './types.ts';
 import {
-  anchorSuffix, checkbox, dependsOn, fence as fenceOf, heading as headingOf, isAnchor, isContinuation, kindLabel, listedAnchors,
+  anchorSuffix, checkbox, dependsOn, filesLine, fence as fenceOf, heading as headingOf, isAnchor, isContinuation, kindLabel, listedAnchors,
   splitLines, withoutClosingHashes, withoutPlanPrefix,
 } from './scan.ts';
 
@@ -30,6 +30,7 @@ interface StepDraft {
   readonly title: string;
   readonly line: number;
   readonly deps: DependencyDraft[];
+  readonly files: string[];
   readonly items: ItemDraft[];
 }
 
@@ -76,7 +77,7 @@ export function parsePlan(text: string, file: string): Plan {
     if (first !== undefined) throw new PlanError(file, line, `duplicate anchor ${anchor} (first at line ${first})`);
     anchorLines.set(anchor, line);
     const draft: StepDraft = {
-      anchor, parentAnchor: level === 3 && parent ? parent.anchor : null, number, title: stepTitle, line, deps: [], items: [],
+      anchor, parentAnchor: level === 3 && parent ? parent.anchor : null, number, title: stepTitle, line, deps: [], files: [], items: [],
     };
     steps.push(draft);
     step = draft;
@@ -147,6 +148,14 @@ export function parsePlan(text: string, file: string): Plan {
       lastItem = null;
       continue;
     }
+    const files = filesLine(trimmed);
+    if (files !== null) {
+      if (!step) throw new PlanError(file, line, 'files line outside a step');
+      const current: StepDraft = step;
+      for (const glob of fileGlobs(files, file, line)) if (!current.files.includes(glob)) current.files.push(glob);
+      lastItem = null;
+      continue;
+    }
     const box = checkbox(raw);
     if (box) {
       if (!step) throw new PlanError(file, line, 'checklist item outside a step');
@@ -187,11 +196,28 @@ export function parsePlan(text: string, file: string): Plan {
       title: s.title,
       stepIndex,
       dependsOn: s.deps.map((d) => d.anchor),
+      files: [...s.files],
       items: s.items.map((i): PlanItem => ({ kind: i.kind, ordinal: i.ordinal, text: i.text, checked: i.checked, line: i.line })),
       line: s.line,
     })),
     sections: Object.fromEntries([...sections].map(([name, body]) => [name, body.join('\n').trim()])),
   };
+}
+
+/**
+ * The globs of a `**Files:**` line: comma-separated, backticks allowed, repository-relative (no
+ * leading `/`, no `..`, no backslash), `none` for no files.
+ */
+function fileGlobs(text: string, file: string, line: number): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(',')) {
+    const glob = raw.trim().replace(/^`(.*)`$/, '$1').trim();
+    if (glob === '' || glob.toLowerCase() === 'none') continue;
+    if (glob.startsWith('/') || glob.includes('\\') || glob.split('/').includes('..')) throw new PlanError(file, line, `files must be repository-relative globs, got '${glob}'`);
+    if (/\s/.test(glob)) throw new PlanError(file, line, `a file glob has no spaces (separate globs with commas), got '${glob}'`);
+    out.push(glob.replace(/^\.\//, ''));
+  }
+  return out;
 }
 
 /** Checks every dependency: known, not itself, not across a step/substep boundary, no cycles. */

@@ -126,6 +126,18 @@ export function dependsOn(trimmed: string): string | null {
   return isOneLine(rest) ? rest : null;
 }
 
+/** `/^\*\*files:?\*\*:?(.*)$/i` on a trimmed line: what follows the label (docs/plan-grammar.md, "Files"). */
+export function filesLine(trimmed: string): string | null {
+  if (!trimmed.startsWith('**') || !hasWordAt(trimmed, 2, 'files')) return null;
+  let at = 7;
+  if (trimmed[at] === ':') at++;
+  if (!trimmed.startsWith('**', at)) return null;
+  at += 2;
+  if (trimmed[at] === ':') at++;
+  const rest = trimmed.slice(at);
+  return isOneLine(rest) ? rest : null;
+}
+
 /** `/^\*\*(task|test|checkpoint)s?:?\*\*:?$/i` on a trimmed line: the kind it labels, lowercase. */
 export function kindLabel(trimmed: string): 'task' | 'test' | 'checkpoint' | null {
   if (!trimmed.startsWith('**')) return null;

@@ -22,6 +22,11 @@ export interface PlanStep {
   /** Interleaved declaration order, 0-based: step-1, step-1-1, step-1-2, step-2, … */
   readonly stepIndex: number;
   readonly dependsOn: readonly string[];
+  /**
+   * The files the step will touch, as repository-relative globs (`src/auth/**`), from its
+   * `**Files:**` line; empty when it names none (docs/plan-grammar.md, "Files").
+   */
+  readonly files: readonly string[];
   readonly items: readonly PlanItem[];
   readonly line: number;
 }
