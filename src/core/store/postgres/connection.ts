@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { EnvironmentError, OutcomeUnknownError, RefusedError, SpringfieldError } from '../../errors.ts';
-import { redactDatabaseUrl } from '../databaseUrl.ts';
+import { redactDatabaseUrl, takeUrlOptions } from '../databaseUrl.ts';
 
 /** Timestamps as ISO-8601 UTC with milliseconds (what SQLite stores and JSON shows); bigints as numbers. */
 const TYPES: pg.CustomTypesConfig = {
@@ -11,12 +11,24 @@ const TYPES: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Session settings every connection starts with (docs/postgres.md, section 5), sent in the startup packet. */
-const SESSION = '-c search_path=springfield -c lock_timeout=10s -c idle_in_transaction_session_timeout=60s -c statement_timeout=60s -c TimeZone=UTC';
+/**
+ * Session settings every connection starts with (docs/postgres.md, section 5), sent in the startup
+ * packet's `options`. The URL's own `options` (a Neon endpoint, `-c application_name=…`) are merged
+ * between them: after the defaults, so they override a timeout or the application name, and before the
+ * settings the store's queries depend on (its schema, UTC), which always win.
+ */
+const DEFAULTS = '-c application_name=springfield -c lock_timeout=10s -c idle_in_transaction_session_timeout=60s -c statement_timeout=60s';
+const REQUIRED = '-c search_path=springfield -c TimeZone=UTC';
+
+/** What every client of the store connects with: the URL without its `options`, and the merged options. */
+export function connectionConfig(url: string): { readonly connectionString: string; readonly options: string } {
+  const own = takeUrlOptions(url);
+  return { connectionString: own.url, options: [DEFAULTS, own.options, REQUIRED].filter((o) => o !== null).join(' ') };
+}
 
 /** A pool of connections to the server; one client per transaction (node-postgres must not queue on a busy client). */
 export function openPool(url: string, max = 4): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types: TYPES, options: SESSION, application_name: 'springfield', idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+  const pool = new pg.Pool({ ...connectionConfig(url), max, types: TYPES, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
   // An idle client whose server went away must not crash the process: the next checkout fails instead.
   pool.on('error', () => undefined);
   return pool;
