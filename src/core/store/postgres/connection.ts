@@ -55,6 +55,17 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /**
+ * A failure to reach the server, or a connection lost before anything of the operation was sent
+ * (while connecting or opening the store): nothing was changed, and running the command again is safe.
+ */
+export function unreachableError(err: unknown, url: string): EnvironmentError {
+  const place = redactDatabaseUrl(url);
+  const e = err as { code?: unknown; message?: unknown };
+  const reason = (String(e.message ?? e.code ?? '') || 'no reason given').split('\n')[0]?.replace(url, place);
+  return new EnvironmentError('database_unreachable', `PostgreSQL at ${place} is unreachable (${reason}); nothing was changed: check the URL, the network and that the server runs`);
+}
+
+/**
  * Maps a driver or server failure into Springfield's categories and codes, as mapSqliteError does.
  * Messages name the server by its redacted URL, never the URL given (which may hold a password).
  * `op`: the id of a write whose reply a lost connection may have taken; the error then carries it.
@@ -65,7 +76,7 @@ export function mapPgError(err: unknown, url: string, doing: string, op?: string
   const e = err as { code?: unknown; message?: unknown };
   const code = String(e.code ?? '');
   const reason = (String(e.message ?? code) || 'no reason given').split('\n')[0]?.replace(url, place);
-  if (isUnreachable(err)) return new EnvironmentError('database_unreachable', `PostgreSQL at ${place} is unreachable (${reason}); nothing was changed: check the URL, the network and that the server runs`);
+  if (isUnreachable(err)) return unreachableError(err, url);
   if (isConnectionLost(err)) {
     const message = `PostgreSQL at ${place} went away while ${doing}; the outcome is unknown: run the same command again (it picks up where this one stopped)`;
     return op ? new OutcomeUnknownError(op, message) : new EnvironmentError('database_unreachable', message);
