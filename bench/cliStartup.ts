@@ -46,25 +46,31 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
       baseline: () => timeNode(['-e', '0'], repo, env).ms,
       claim,
       show: () => timeNode(['--', CLI, 'show', '--json'], repo, env).ms,
+      // Not a step command: the whole CLI, as ES modules under Node's compile cache (launcher.ts).
+      epics: () => timeNode(['--', CLI, 'epic', 'list', '--json'], repo, env).ms,
     };
     const samples = await sampleInterleaved(variants, ROUNDS);
     const base = summarize(samples.baseline ?? []);
     const cl = summarize(samples.claim ?? []);
     const sh = summarize(samples.show ?? []);
+    const ep = summarize(samples.epics ?? []);
     // Each round times the three back to back, so a round's ratio compares like with like even when
     // the machine's speed drifts between rounds; the figure is the median of those ratios.
     const claimRatio = pairedRatio(samples.claim ?? [], samples.baseline ?? []);
     const showRatio = pairedRatio(samples.show ?? [], samples.baseline ?? []);
+    const epicsRatio = pairedRatio(samples.epics ?? [], samples.baseline ?? []);
 
     console.log(`\n== CLI startup (node ${process.version}, ${ROUNDS} alternating runs each after ${WARMUP} warm-up, 20-step plan in a real git repo)`);
     console.log(row('node -e 0 (baseline)', base));
     console.log(row('springfield claim --json', cl) + `   ratio ${claimRatio.toFixed(2)}x (of medians ${(cl.median / base.median).toFixed(2)}x)`);
     console.log(row('springfield show --json', sh) + `   ratio ${showRatio.toFixed(2)}x (of medians ${(sh.median / base.median).toFixed(2)}x)`);
+    console.log(row('springfield epic list --json', ep) + `   ratio ${epicsRatio.toFixed(2)}x (of medians ${(ep.median / base.median).toFixed(2)}x)`);
     await breakdown(repo, env, store, actor, cl.median, claimWith);
     store.close();
     return [
       { metric: 'CLI claim --json / node -e 0 (median of per-round ratios)', target: '<= 1.30x', measured: `${claimRatio.toFixed(2)}x (${cl.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: claimRatio <= 1.3 },
       { metric: 'CLI show --json / node -e 0 (median of per-round ratios)', target: '<= 1.30x', measured: `${showRatio.toFixed(2)}x (${sh.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: showRatio <= 1.3 },
+      { metric: 'CLI epic list --json (whole CLI) / node -e 0', target: '(report)', measured: `${epicsRatio.toFixed(2)}x (${ep.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: true },
     ];
   } finally {
     rmSync(repo, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { benchClaimInProcess } from './claimInProcess.ts';
 import { benchCliPlanSize } from './cliPlanSize.ts';
 import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
+import { benchDoctor } from './doctor.ts';
 import { benchEditor } from './editor.ts';
 import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
@@ -27,6 +28,7 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'tree model', run: benchTree },
   { name: 'scheduler', run: benchScheduler },
   { name: 'scheduler reaction', run: benchReaction },
+  { name: 'doctor on a long history', run: () => benchDoctor() },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 

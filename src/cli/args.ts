@@ -25,14 +25,18 @@ export type OptionValue = string | number | boolean | string[] | string[][];
 export interface ParsedArgs {
   readonly positionals: string[];
   readonly options: Map<string, OptionValue>;
-  /** Everything after a bare `--`, untouched (for `run -- <cmd…>`). */
+  /** Everything after a bare `--`, untouched, for a command that takes one (`run -- <cmd…>`); else empty. */
   readonly rest: string[];
   /** Every option occurrence in command-line order, for options whose meaning pairs up (--location … --note …). */
   readonly ordered: { name: string; values: string[] }[];
 }
 
-/** Parses argv against a command's declared options; anything undeclared is a usage error. */
-export function parseArgs(command: string, argv: readonly string[], specs: readonly OptionSpec[], positionals: readonly PositionalSpec[]): ParsedArgs {
+/**
+ * Parses argv against a command's declared options; anything undeclared is a usage error. A bare `--`
+ * ends the options: what follows is positionals (a title or a path starting with `-`), or, for a
+ * command that takes a trailing command (`run`), that command, untouched.
+ */
+export function parseArgs(command: string, argv: readonly string[], specs: readonly OptionSpec[], positionals: readonly PositionalSpec[], trailingCommand = false): ParsedArgs {
   const byName = new Map<string, OptionSpec>();
   for (const s of specs) {
     byName.set(s.name, s);
@@ -42,7 +46,7 @@ export function parseArgs(command: string, argv: readonly string[], specs: reado
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] as string;
     if (token === '--') {
-      out.rest.push(...argv.slice(i + 1));
+      (trailingCommand ? out.rest : out.positionals).push(...argv.slice(i + 1));
       break;
     }
     if (!token.startsWith('-') || token === '-' || /^-\d/.test(token)) {

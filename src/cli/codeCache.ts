@@ -33,7 +33,7 @@ export function runWithCodeCache(file: string, name: string, require: NodeJS.Req
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     const target = cacheFile;
     process.once('exit', (code) => {
-      if (code === 0) save(target, cacheKey(file, name), script.createCachedData());
+      if (code === 0) save(target, cacheKey(file, name), script.createCachedData(), env);
     });
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
@@ -45,14 +45,50 @@ export function runWithCodeCache(file: string, name: string, require: NodeJS.Req
  * `<Node's compile cache directory>/springfield-<uid>/<version>-<arch>`: NODE_COMPILE_CACHE, else
  * `node-compile-cache` in the temporary directory, which other users share; none when
  * NODE_DISABLE_COMPILE_CACHE is set. The `springfield-<uid>` directory is this user's alone (see
- * privateDir). (The temporary directory is worked out as os.tmpdir() does, which spares loading node:os
- * on POSIX.)
+ * privateCacheDir). (The temporary directory is worked out as os.tmpdir() does, which spares loading
+ * node:os on POSIX.)
  */
 export function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const root = env.NODE_COMPILE_CACHE || join(tempDir(env), 'node-compile-cache');
   const uid = process.getuid?.();
   return join(root, uid === undefined ? 'springfield' : `springfield-${uid}`, `${process.version}-${process.arch}`);
+}
+
+/**
+ * cacheDir(env), made if need be, when it may be written and read: the per-user directory is a real
+ * directory (not a link) of this user's that no one else may read or write, made 0700 and never
+ * through a link. In the shared temporary directory its parent `node-compile-cache` must be a real
+ * directory of this user's that no one else may write (made 0700 if missing; Node makes it 0755),
+ * since whoever owns or may write the parent can swap the folder inside it; a NODE_COMPILE_CACHE the
+ * user chose is trusted as theirs. Undefined (no cache) otherwise.
+ */
+export function privateCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const dir = cacheDir(env);
+  if (dir === undefined) return undefined;
+  const user = dirname(dir);
+  const root = dirname(user);
+  try {
+    if (env.NODE_COMPILE_CACHE) mkdirSync(root, { recursive: true });
+    else if (!ownDir(root, 0o022)) return undefined;
+    if (!ownDir(user, 0o077)) return undefined;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes `dir` 0700 if it is missing (its parent must exist); whether it is a real directory of this user's with none of the mode bits `others` (other users' access). */
+function ownDir(dir: string, others: number): boolean {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const st = lstatSync(dir);
+  const uid = process.getuid?.();
+  return st.isDirectory() && (uid === undefined || st.uid === uid) && (process.platform === 'win32' || (st.mode & others) === 0);
 }
 
 function tempDir(env: NodeJS.ProcessEnv): string {
@@ -92,10 +128,10 @@ function readOwnFile(path: string): Buffer | undefined {
  * temporary file of a fresh random name created exclusively, so nothing is written through a link
  * someone planted in the shared temporary directory.
  */
-function save(path: string, key: string, data: Buffer): void {
+function save(path: string, key: string, data: Buffer, env: NodeJS.ProcessEnv): void {
   try {
     const dir = dirname(path);
-    if (!privateDir(dir)) return;
+    if (privateCacheDir(env) !== dir) return;
     // Exclusive creation is what keeps a planted link out (node:crypto would cost every call its load).
     const temp = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     const fd = openSync(temp, 'wx', 0o600);
@@ -112,26 +148,6 @@ function save(path: string, key: string, data: Buffer): void {
   } catch {
     // no cache this time: the command itself already succeeded
   }
-}
-
-/**
- * Makes `dir` (…/springfield-<uid>/<runtime>) and says whether it may be written: the per-user
- * directory must be a real directory (not a link), this user's, which no one else may write. It is
- * created 0700 and never through a link; a planted one means no cache.
- */
-function privateDir(dir: string): boolean {
-  const user = dirname(dir);
-  mkdirSync(dirname(user), { recursive: true });
-  try {
-    mkdirSync(user, { mode: 0o700 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  const st = lstatSync(user);
-  const uid = process.getuid?.();
-  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (process.platform !== 'win32' && (st.mode & 0o077) !== 0)) return false;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return true;
 }
 
 /** A short stable key for the file's path (FNV-1a), so two installations keep separate caches. */

@@ -10,6 +10,8 @@ export interface Command {
   readonly options: readonly OptionSpec[];
   /** Extra help text shown under the usage line. */
   readonly details?: string;
+  /** Takes a command after a bare `--` (ctx.args.rest, untouched); elsewhere `--` only ends the options. */
+  readonly trailingCommand?: boolean;
   run(ctx: CliContext): Promise<CommandOutput>;
 }
 

@@ -21,7 +21,7 @@ export interface Io {
  * errors become exit codes. Only the module of the named command is loaded.
  */
 export async function dispatch(argv: readonly string[], io: Io, modules: readonly CommandModule[]): Promise<number> {
-  // Only our own options count: everything after a bare `--` belongs to the agent command.
+  // Only our own options count: everything after a bare `--` is an argument (or the agent command).
   const ours = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   const json = ours.includes('--json');
   const [name, ...rest] = argv;
@@ -54,7 +54,7 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
       return 0;
     }
     const argv = words.slice(command.name.split(' ').length);
-    const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals);
+    const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals, command.trailingCommand);
     ctx = new CliContext(io.cwd, io.env, args);
     const result = await command.run(ctx);
     for (const w of [...ctx.warnings, ...result.warnings ?? []]) io.stderr(`springfield: warning: ${w}\n`);

@@ -171,3 +171,67 @@ test("a cache directory another user owns (or may write) in the shared temporary
   ok(run(mine, ['show']));
   assert.deepEqual(cacheFiles(mine), [], 'our own directory, but others may write it: no cache');
 });
+
+/** Runs the CLI with no NODE_COMPILE_CACHE and the temporary directory `tmp`: the caches' default place is `tmp/node-compile-cache`. */
+function runInTmp(tmp: string, args: readonly string[]): CliResult {
+  return runCli(repo.root, args, { TMPDIR: tmp, TMP: undefined, TEMP: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined });
+}
+
+/** A command of the whole CLI (ES modules under Node's compile cache) and a step command (Springfield's code cache). */
+const BOTH_KINDS: readonly (readonly string[])[] = [['epic', 'list', '--json'], ['show', '--json']];
+
+test("the whole CLI's compile cache is kept in the private per-user folder, not in the shared node-compile-cache", { skip: process.platform === 'win32' && 'POSIX temporary directory rules' }, () => {
+  const tmp = freshDir('tmp-normal');
+  mkdirSync(tmp, { recursive: true });
+  for (const args of BOTH_KINDS) assertOk(runInTmp(tmp, args));
+  const shared = join(tmp, 'node-compile-cache');
+  assert.deepEqual(readdirSync(shared), [USER_DIR], 'nothing but the per-user folder in the shared one');
+  assert.equal(statSync(shared).mode & 0o777, 0o700, 'made private when Springfield makes it');
+  const nodeCaches = readdirSync(join(shared, USER_DIR)).filter((f) => f !== `${process.version}-${process.arch}`);
+  assert.equal(nodeCaches.length, 1, `Node's compile cache beside Springfield's: ${nodeCaches.join(', ')}`);
+  assert.ok(readdirSync(join(shared, USER_DIR, nodeCaches[0] as string)).length > 0, 'the whole CLI still caches what it compiles');
+  assert.equal(readdirSync(join(shared, USER_DIR, `${process.version}-${process.arch}`)).length, 1, 'and the step command its code cache');
+
+  const nodeMade = freshDir('tmp-node-made');
+  mkdirSync(join(nodeMade, 'node-compile-cache'), { recursive: true });
+  chmodSync(join(nodeMade, 'node-compile-cache'), 0o755);
+  for (const args of BOTH_KINDS) assertOk(runInTmp(nodeMade, args));
+  assert.equal(readdirSync(join(nodeMade, 'node-compile-cache', USER_DIR)).length, 2, 'a node-compile-cache of ours that others may read (as Node makes it) is used');
+});
+
+test('NODE_COMPILE_CACHE is honoured as before: both caches live under it', () => {
+  const dir = freshDir('node-compile-cache-set');
+  for (const args of BOTH_KINDS) assertOk(run(dir, args));
+  assert.ok(readdirSync(dir).some((f) => f.startsWith(`${process.version}-`)), `Node's own cache in NODE_COMPILE_CACHE: ${readdirSync(dir).join(', ')}`);
+  assert.equal(cacheFiles(dir).length, 1);
+});
+
+test('a node-compile-cache planted in the temporary directory (writable by others, or a link) is never written through', { skip: process.platform === 'win32' && 'POSIX links and modes' }, () => {
+  const writable = freshDir('tmp-writable');
+  mkdirSync(join(writable, 'node-compile-cache'), { recursive: true });
+  chmodSync(join(writable, 'node-compile-cache'), 0o777);
+  const linked = freshDir('tmp-linked');
+  const victim = freshDir('tmp-victim');
+  mkdirSync(linked, { recursive: true });
+  mkdirSync(victim, { recursive: true });
+  writeFileSync(join(victim, 'precious'), 'keep me');
+  symlinkSync(victim, join(linked, 'node-compile-cache'));
+
+  for (const args of BOTH_KINDS) {
+    assertOk(runInTmp(writable, args));
+    assertOk(runInTmp(linked, args));
+  }
+  assert.deepEqual(tree(join(writable, 'node-compile-cache')), [], 'nothing written into the world-writable folder');
+  assert.deepEqual(tree(victim), ['precious'], 'nothing written through the link');
+  assert.equal(lstatSync(join(linked, 'node-compile-cache')).isSymbolicLink(), true, 'the link is left alone');
+});
+
+test("a node-compile-cache another user owns in the temporary directory is never written into", { skip: process.getuid?.() !== 0 && 'needs root to hand a directory to another user' }, () => {
+  const tmp = freshDir('tmp-foreign');
+  const planted = join(tmp, 'node-compile-cache');
+  mkdirSync(planted, { recursive: true });
+  chmodSync(planted, 0o755);
+  chownSync(planted, 65534, 65534);
+  for (const args of BOTH_KINDS) assertOk(runInTmp(tmp, args));
+  assert.deepEqual(tree(planted), [], 'nothing written into it (as root, its mode would not have stopped us)');
+});

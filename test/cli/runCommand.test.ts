@@ -285,7 +285,8 @@ describe('springfield run', () => {
   test('arguments with shell metacharacters reach the agent literally', async () => {
     const { id, wt } = epicWithClaim('literal');
     writeFiles(wt, { x: 'keep me\n' });
-    const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$HOME', '${PATH}', 'epic $SPRINGFIELD_EPIC; rm x'];
+    // A second `--` and words that look like Springfield's options belong to the agent too.
+    const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$HOME', '${PATH}', '--', '--json', '-h', 'epic $SPRINGFIELD_EPIC; rm x'];
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id], '0', 0, nasty);
     const r = await startWrapper(wt, args).done;
     assert.equal(r.code, 0, r.stderr);

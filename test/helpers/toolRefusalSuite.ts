@@ -6,16 +6,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assertFails, assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, runJson } from './gitRepo.ts';
 import type { BackendEnv } from './stepAdminSuite.ts';
 
 const plan = (title: string) => `# Plan: ${title}\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] a\n`;
 
 export function toolRefusalSuite(backend: string, backendEnv: BackendEnv): void {
+  // One database for both tests (each has a repository of its own, so its own repository id).
+  let database: Readonly<Record<string, string>> | undefined;
+  const backendOnce = (): Readonly<Record<string, string>> => (database ??= backendEnv());
   test(`refusals through the tools name the tools' arguments, the CLI's name its flags (${backend})`, { timeout: 120_000 }, async (t) => {
     ensureCli();
-    const env = { ...backendEnv(), SPRINGFIELD_AGENT: 'claude' };
+    const env = { ...backendOnce(), SPRINGFIELD_AGENT: 'claude' };
     const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/a.md': plan('A'), 'plans/b.md': plan('B') } });
     t.after(() => repo.cleanup());
     assertOk(runJson(repo.root, ['init', 'plans/a.md'], env));
@@ -47,5 +50,44 @@ export function toolRefusalSuite(backend: string, backendEnv: BackendEnv): void 
     const cli = (args: string[], exit: number, code: string) => assertFails(runJson(repo.root, args, env), exit, code).message;
     assert.match(cli(['commit', '-m', 'x'], 2, 'ambiguous_step'), /: pass --step ANCHOR and --plan PATH$/);
     assert.match(cli(['complete', 'plans/a.md', 'step-1'], 1, 'incomplete'), /; finish them or pass --force <reason>$/);
+  });
+
+  test(`a NUL byte in any text argument is an MCP error -32602 naming it, and writes nothing (${backend})`, { timeout: 120_000 }, async (t) => {
+    ensureCli();
+    const env = { ...backendOnce(), SPRINGFIELD_AGENT: 'claude' };
+    const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/a.md': plan('A') } });
+    t.after(() => repo.cleanup());
+    const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Nul'], env)).id;
+    assertOk(runJson(repo.root, ['init', 'plans/a.md'], env));
+    const events = (): number => assertOk<{ events: unknown[] }>(runJson(repo.root, ['events', '--limit', '1000'], env)).events.length;
+    const before = events();
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp'], cwd: repo.root, env: cleanEnv(env) as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'springfield-test', version: '1.0.0' });
+    await client.connect(transport);
+    t.after(() => client.close());
+    const nul = 'a\u0000b';
+    const signal = { epic, type: 'implementation_failure', summary: 'broken', locations: [{ file: 'src/a.ts', line: 1, note: 'here' }] };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['springfield_claim_next_step', { plan: `plans/${nul}.md` }, 'plan'],
+      ['springfield_update_items', { plan: nul, step: 'step-1', all: 'completed' }, 'plan'],
+      ['springfield_commit_step', { message: `fix ${nul}` }, 'message'],
+      ['springfield_commit_step', { message: 'fix', plan: nul }, 'plan'],
+      ['springfield_record_signal', { ...signal, summary: nul }, 'summary'],
+      ['springfield_record_signal', { ...signal, locations: [{ file: nul, line: 1 }] }, 'locations.0.file'],
+      ['springfield_record_signal', { ...signal, locations: [{ file: 'src/a.ts', line: 1, note: nul }] }, 'locations.0.note'],
+      ['springfield_context', { step: nul }, 'step'],
+      ['springfield_context', { epic: nul }, 'epic'],
+    ];
+    for (const [name, args, argument] of cases) {
+      await assert.rejects(client.callTool({ name, arguments: args }), (err: unknown) => {
+        assert.ok(err instanceof McpError, `${name} ${argument}: an MCP error, got ${String(err)}`);
+        assert.equal(err.code, -32602, `${name} ${argument}: invalid params`);
+        assert.match(err.message, new RegExp(`^MCP error -32602: ${name}: ${argument.replace(/\./g, '\\.')}: `), err.message);
+        assert.doesNotMatch(err.message, /ERR_INVALID_ARG|null bytes|0x00|internal error/, err.message);
+        return true;
+      });
+    }
+    assert.equal(events(), before, 'nothing was written');
   });
 }

@@ -15,6 +15,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run an agent for a role on an epic (and step): recorded in the store, lease heartbeated, values passed as SPRINGFIELD_* variables',
   positionals: [],
+  trailingCommand: true,
   options: [
     { name: 'role', type: 'string', placeholder: 'ROLE', description: `the role: ${AGENT_ROLES.join('|')}` },
     { name: 'epic', type: 'string', placeholder: 'ID', description: 'the epic the agent works on' },

@@ -9,9 +9,14 @@ import { ITEM_KINDS } from '../plan/types.ts';
 import { ITEM_STATUSES } from '../store/types.ts';
 import { EPIC_ID_PATTERN } from '../../shared/epicId.ts';
 
-const epicId = z.string().regex(EPIC_ID_PATTERN, 'an epic id looks like sf-a3f8');
-const anchor = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a step anchor looks like step-2 or step-2-1');
-const planPath = z.string().min(1).max(4096).describe('the plan file, relative to the worktree root, e.g. plans/cache.md');
+/**
+ * Text an agent passes: never with a NUL byte, which no path, git argument or PostgreSQL text can
+ * hold (refused here, naming the argument, rather than by Node or the server further in).
+ */
+const text = () => z.string().refine((s) => !s.includes('\0'), 'must not contain a NUL byte');
+const epicId = text().regex(EPIC_ID_PATTERN, 'an epic id looks like sf-a3f8');
+const anchor = text().regex(/^[a-z0-9][a-z0-9-]*$/, 'a step anchor looks like step-2 or step-2-1');
+const planPath = text().min(1).max(4096).describe('the plan file, relative to the worktree root, e.g. plans/cache.md');
 const status = z.enum(ITEM_STATUSES as [string, ...string[]]);
 
 export const ContextInput = z.strictObject({
@@ -36,7 +41,7 @@ export const UpdateInput = z.strictObject({
 }).refine((v) => (v.items?.length ?? 0) > 0 || v.all !== undefined, { message: 'give items or all' });
 
 export const CommitInput = z.strictObject({
-  message: z.string().trim().min(1, 'the commit message is empty').max(10_000),
+  message: text().trim().min(1, 'the commit message is empty').max(10_000),
   step: anchor.optional().describe('the step (default: the one top-level step this worktree holds)'),
   plan: planPath.optional(),
 });
@@ -44,12 +49,12 @@ export const CommitInput = z.strictObject({
 export const SignalInput = z.strictObject({
   epic: epicId,
   type: z.enum(SIGNAL_TYPES as [string, ...string[]]),
-  summary: z.string().trim().min(1, 'the summary is empty').max(2000).describe('the finding in one sentence'),
+  summary: text().trim().min(1, 'the summary is empty').max(2000).describe('the finding in one sentence'),
   locations: z.array(z.strictObject({
-    file: z.string().min(1).max(4096).describe('repository-relative path'),
+    file: text().min(1).max(4096).describe('repository-relative path'),
     line: z.int().min(1).max(10_000_000),
     end_line: z.int().min(1).max(10_000_000).optional(),
-    note: z.string().max(2000).optional(),
+    note: text().max(2000).optional(),
   })).max(100).default([]).describe('where in the code, one entry per place'),
 });
 

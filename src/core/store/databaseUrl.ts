@@ -24,3 +24,22 @@ function decodeSafe(s: string): string {
     return s;
   }
 }
+
+/**
+ * Splits the `options` query parameters (the session options libpq sends in the startup packet) out
+ * of a URL: the URL without them, and their values joined by spaces (null when there is none).
+ * Decoded as node-postgres decodes a query (URLSearchParams: `+` and `%20` are spaces).
+ */
+export function takeUrlOptions(url: string): { readonly url: string; readonly options: string | null } {
+  const m = /^([^?#]*)\?([^#]*)(#.*)?$/s.exec(url);
+  if (!m) return { url, options: null };
+  const kept: string[] = [];
+  const options: string[] = [];
+  for (const part of (m[2] ?? '').split('&')) {
+    const [key, value] = [...new URLSearchParams(part).entries()][0] ?? ['', ''];
+    if (key === 'options') {
+      if (value.trim() !== '') options.push(value.trim());
+    } else if (part !== '') kept.push(part);
+  }
+  return { url: `${m[1] ?? ''}${kept.length > 0 ? `?${kept.join('&')}` : ''}${m[3] ?? ''}`, options: options.length > 0 ? options.join(' ') : null };
+}

@@ -92,4 +92,6 @@ export interface DoctorInput {
   readonly mainRoot: string | null;
   readonly worktrees: readonly WorktreeInfo[];
   readonly now: Date;
+  /** SQLite: check every page, the whole event log included (else its ends only: sqlite/integrity.ts). */
+  readonly full?: boolean;
 }

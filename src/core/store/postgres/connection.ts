@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { EnvironmentError, OutcomeUnknownError, RefusedError, SpringfieldError } from '../../errors.ts';
-import { redactDatabaseUrl } from '../databaseUrl.ts';
+import { redactDatabaseUrl, takeUrlOptions } from '../databaseUrl.ts';
 
 /** Timestamps as ISO-8601 UTC with milliseconds (what SQLite stores and JSON shows); bigints as numbers. */
 const TYPES: pg.CustomTypesConfig = {
@@ -11,12 +11,24 @@ const TYPES: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Session settings every connection starts with (docs/postgres.md, section 5), sent in the startup packet. */
-const SESSION = '-c search_path=springfield -c lock_timeout=10s -c idle_in_transaction_session_timeout=60s -c statement_timeout=60s -c TimeZone=UTC';
+/**
+ * Session settings every connection starts with (docs/postgres.md, section 5), sent in the startup
+ * packet's `options`. The URL's own `options` (a Neon endpoint, `-c application_name=…`) are merged
+ * between them: after the defaults, so they override a timeout or the application name, and before the
+ * settings the store's queries depend on (its schema, UTC), which always win.
+ */
+const DEFAULTS = '-c application_name=springfield -c lock_timeout=10s -c idle_in_transaction_session_timeout=60s -c statement_timeout=60s';
+const REQUIRED = '-c search_path=springfield -c TimeZone=UTC';
+
+/** What every client of the store connects with: the URL without its `options`, and the merged options. */
+export function connectionConfig(url: string): { readonly connectionString: string; readonly options: string } {
+  const own = takeUrlOptions(url);
+  return { connectionString: own.url, options: [DEFAULTS, own.options, REQUIRED].filter((o) => o !== null).join(' ') };
+}
 
 /** A pool of connections to the server; one client per transaction (node-postgres must not queue on a busy client). */
 export function openPool(url: string, max = 4): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types: TYPES, options: SESSION, application_name: 'springfield', idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+  const pool = new pg.Pool({ ...connectionConfig(url), max, types: TYPES, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
   // An idle client whose server went away must not crash the process: the next checkout fails instead.
   pool.on('error', () => undefined);
   return pool;
@@ -43,6 +55,17 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /**
+ * A failure to reach the server, or a connection lost before anything of the operation was sent
+ * (while connecting or opening the store): nothing was changed, and running the command again is safe.
+ */
+export function unreachableError(err: unknown, url: string): EnvironmentError {
+  const place = redactDatabaseUrl(url);
+  const e = err as { code?: unknown; message?: unknown };
+  const reason = (String(e.message ?? e.code ?? '') || 'no reason given').split('\n')[0]?.replace(url, place);
+  return new EnvironmentError('database_unreachable', `PostgreSQL at ${place} is unreachable (${reason}); nothing was changed: check the URL, the network and that the server runs`);
+}
+
+/**
  * Maps a driver or server failure into Springfield's categories and codes, as mapSqliteError does.
  * Messages name the server by its redacted URL, never the URL given (which may hold a password).
  * `op`: the id of a write whose reply a lost connection may have taken; the error then carries it.
@@ -53,7 +76,7 @@ export function mapPgError(err: unknown, url: string, doing: string, op?: string
   const e = err as { code?: unknown; message?: unknown };
   const code = String(e.code ?? '');
   const reason = (String(e.message ?? code) || 'no reason given').split('\n')[0]?.replace(url, place);
-  if (isUnreachable(err)) return new EnvironmentError('database_unreachable', `PostgreSQL at ${place} is unreachable (${reason}); nothing was changed: check the URL, the network and that the server runs`);
+  if (isUnreachable(err)) return unreachableError(err, url);
   if (isConnectionLost(err)) {
     const message = `PostgreSQL at ${place} went away while ${doing}; the outcome is unknown: run the same command again (it picks up where this one stopped)`;
     return op ? new OutcomeUnknownError(op, message) : new EnvironmentError('database_unreachable', message);

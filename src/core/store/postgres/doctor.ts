@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Checklist } from '../shared/checklist.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
-import { mapPgError } from './connection.ts';
+import { connectionConfig, mapPgError } from './connection.ts';
 import { PG_SCHEMA_VERSION } from './migrations.ts';
 
 export interface RemoteDoctorInput {
@@ -21,7 +21,7 @@ function passwordSource(url: string, env: NodeJS.ProcessEnv): string {
 /** Doctor on PostgreSQL, read-only: which server, the repository's id, the schema version, durability. */
 export async function diagnosePostgres(input: RemoteDoctorInput, list: Checklist): Promise<void> {
   const place = redactDatabaseUrl(input.url);
-  const client = new pg.Client({ connectionString: input.url, options: '-c search_path=springfield' });
+  const client = new pg.Client(connectionConfig(input.url));
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Clock } from '../../clock.ts';
 import { EnvironmentError, OutcomeUnknownError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
-import { isConnectionLost, isRetryable, isUnreachable, mapPgError } from './connection.ts';
+import { isConnectionLost, isRetryable, isUnreachable, mapPgError, unreachableError } from './connection.ts';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.ts';
 import { commitAndNotify, rowsOf } from './notify.ts';
 
@@ -202,11 +202,13 @@ export class Session {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect(doing);
       let broken = false;
+      let begun = false;
       try {
         // BEGIN and the server's clock in one round trip (a simple query with two statements).
         const now = this.options.clock
           ? (await client.query(begin), this.options.clock.now().toISOString())
           : ((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]?.rows[0]?.now ?? '';
+        begun = true;
         let finished = false;
         const mark = end === 'notify' ? `/* sf op ${op} */ ` : '';
         const ending = (after: readonly string[] = []): string[] =>
@@ -231,7 +233,8 @@ export class Session {
       } catch (err) {
         broken = isConnectionLost(err);
         if (!broken) await client.query('ROLLBACK').catch(() => { broken = true; });
-        if (attempt < 5 && isRetryable(err)) {
+        // A pooled connection whose server restarted fails at its BEGIN: nothing of the operation was sent.
+        if (attempt < 5 && (isRetryable(err) || (broken && !begun))) {
           await sleep(10 + Math.random() * 90);
           continue;
         }
@@ -243,9 +246,12 @@ export class Session {
     }
   }
 
-  /** A client, trying again while the server cannot be reached (nothing was sent yet) for up to connectRetryMs. */
-  private async connect(doing: string): Promise<pg.PoolClient> {
-    const deadline = Date.now() + (this.options.connectRetryMs ?? 10_000);
+  /**
+   * A client, trying again while the server cannot be reached for up to connectRetryMs (or until
+   * `deadline`): refused, starting up, or the connection lost while it was being made (a restart) —
+   * nothing was sent yet, so the failure is reported as unreachable when the time is up.
+   */
+  private async connect(doing: string, deadline = Date.now() + this.retryMs): Promise<pg.PoolClient> {
     for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
       try {
         const client = await this.pool.connect();
@@ -257,14 +263,39 @@ export class Session {
         }
         return client;
       } catch (err) {
-        if (!isUnreachable(err) || Date.now() + wait > deadline) throw mapPgError(err, this.options.url, doing);
+        if (!isUnreachable(err) && !isConnectionLost(err)) throw mapPgError(err, this.options.url, doing);
+        if (Date.now() + wait > deadline) throw unreachableError(err, this.options.url);
         await sleep(wait);
       }
     }
   }
 
+  private get retryMs(): number {
+    return this.options.connectRetryMs ?? 10_000;
+  }
+
+  /**
+   * Migrates the schema and registers the repository, again while the server cannot be reached or the
+   * connection is lost (a restart): every step of it may run twice (a migration is one transaction
+   * that checks the version under a lock; the repository's row is inserted if missing), and the
+   * command's own operation has not been sent yet.
+   */
   private async migrate(): Promise<void> {
-    const client = await this.connect('opening the store');
+    const deadline = Date.now() + this.retryMs;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        return await this.migrateOnce(deadline);
+      } catch (err) {
+        if (!isConnectionLost(err) && !isUnreachable(err)) throw mapPgError(err, this.options.url, 'opening the store');
+        if (Date.now() + wait > deadline) throw unreachableError(err, this.options.url);
+        await sleep(wait);
+      }
+    }
+  }
+
+  private async migrateOnce(deadline: number): Promise<void> {
+    const client = await this.connect('opening the store', deadline);
+    let broken = false;
     try {
       let version = await versionOf(client);
       if (version > PG_SCHEMA_VERSION) throw tooNew(this.place, version);
@@ -289,9 +320,10 @@ export class Session {
       }
       await client.query('INSERT INTO repositories (repo_id, source) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.options.repo.id, this.options.repo.source]);
     } catch (err) {
-      throw mapPgError(err, this.options.url, 'opening the store');
+      broken = isConnectionLost(err);
+      throw err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Watch } from '../store.ts';
+import { connectionConfig } from './connection.ts';
 import { channelOf } from './notify.ts';
 
 /**
@@ -22,7 +23,7 @@ export function watchRepository(url: string, repoId: string, listener: () => voi
   const channel = channelOf(repoId);
   const connect = (afterDrop: boolean): void => {
     if (disposed) return;
-    const c = new pg.Client({ connectionString: url });
+    const c = new pg.Client(connectionConfig(url));
     client = c;
     const retry = (): void => {
       listening = false;

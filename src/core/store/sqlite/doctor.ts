@@ -4,6 +4,7 @@ import { shellQuote } from '../../shellQuote.ts';
 import type { DoctorInput, Finding } from '../maintenanceTypes.ts';
 import { Checklist, commandFinding as command } from '../shared/checklist.ts';
 import { planRoots } from '../shared/planRoots.ts';
+import { checkIntegrity } from './integrity.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
 import { connect, type Database } from './sqlite.ts';
@@ -92,11 +93,11 @@ function unreadable(input: DoctorInput, err: unknown): Finding {
 
 /** Integrity, schema version, journal mode, foreign keys; true when the state checks can run. */
 function databaseChecks(db: Database, input: DoctorInput, check: Check, skip: (name: string, detail: string) => void): boolean {
-  const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
-  const intact = integrity.length === 1 && integrity[0] === 'ok';
+  const integrity = checkIntegrity(db, input.full ?? false);
+  const intact = integrity.problems.length === 0;
   const version = Number(db.pragma('user_version', { simple: true }));
-  const salvageable = [command('error', 'integrity_check_failed', `integrity_check: ${integrity.slice(0, 3).join('; ')}`, salvage(input.dbPath, version), SALVAGE_NEXT)];
-  check('integrity', intact ? [] : salvageable, 'ok', 'failed');
+  const salvageable = [command('error', 'integrity_check_failed', `integrity_check: ${integrity.problems.slice(0, 3).join('; ')}`, salvage(input.dbPath, version), SALVAGE_NEXT)];
+  check('integrity', intact ? [] : salvageable, `ok (${integrity.scope})`, `failed (${integrity.scope})`);
   const schema: Finding[] = [];
   if (version > SCHEMA_VERSION) {
     schema.push({
