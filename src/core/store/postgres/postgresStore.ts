@@ -22,14 +22,17 @@ import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
 import { requirePlan, requireStep, stepRecord } from './rows.ts';
 import { Session, type SessionOptions, type Tx } from './session.ts';
 import { watchRepository } from './watch.ts';
-import { resolveTarget } from './commitTarget.ts';
+import { pgPort } from './port.ts';
+import { runAsync, type Op } from '../shared/op.ts';
+import type { StorePort } from '../shared/port.ts';
+import { resolveTarget } from '../shared/commitTarget.ts';
+import { reconcileTrailers } from '../shared/reconcile.ts';
 import { buildContext } from './context.ts';
 import { listDebt } from './debt.ts';
 import { epicHandoff, epicPlans } from './handoffVersions.ts';
 import { recordPlanningNote } from './planningNotes.ts';
 import { approvePlan, discardPlan, findProposal, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
 import { prunePlans } from './prune.ts';
-import { reconcileTrailers } from './reconcile.ts';
 import { reopenStep } from './reopen.ts';
 // pgruns
 import type { SignalDecision } from '../../epics/signals.ts';
@@ -74,6 +77,16 @@ export class PostgresCore implements Store {
     const w = watchRepository(this.url, this.session.options.repo.id, listener, () => this.watches.delete(w));
     this.watches.add(w);
     return w;
+  }
+
+  /** A shared operation (shared/op.ts) as a write: each backend call awaited inside one transaction; with `commit` false it is rolled back. */
+  private write<T>(doing: string, op: (port: StorePort) => Op<T>, commit = true): Promise<T> {
+    return this.session.write(doing, (tx) => runAsync(op(pgPort(tx))), commit);
+  }
+
+  /** A shared operation as a read, in one REPEATABLE READ snapshot. */
+  private read<T>(doing: string, op: (port: StorePort) => Op<T>): Promise<T> {
+    return this.session.read(doing, (tx) => runAsync(op(pgPort(tx))));
   }
 
   /** The schema version on the server, for doctor (0 when nothing was created yet). */
@@ -218,7 +231,7 @@ export class PostgresCore implements Store {
     return this.session.write('recording the worktree', (tx) => setEpicWorktree(tx, epicId, path, branch));
   }
   commitTarget(query: TargetQuery): Promise<CommitTarget> {
-    return this.session.read('finding the step', (tx) => resolveTarget(tx, query));
+    return this.read('finding the step', (port) => resolveTarget(port, query));
   }
   reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
     return this.session.write('reopening the step', (tx) => reopenStep(tx, planPath, anchor, actor, reason));
@@ -235,7 +248,7 @@ export class PostgresCore implements Store {
       : this.session.write('pruning plans', (tx) => prunePlans(tx, actor, roots, false));
   }
   reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
-    return this.session.write('reconciling', (tx) => reconcileTrailers(tx, trailers, actor, options));
+    return this.write('reconciling', (port) => reconcileTrailers(port, trailers, actor, options));
   }
   // pgruns: runs, signals, verifications, the scheduler snapshot, PR mode and the merge's retrospective.
   beginAgentRun(input: AgentRunInput): Promise<AgentRunStart> {

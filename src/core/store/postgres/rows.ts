@@ -4,6 +4,8 @@ import type { PlanSource } from '../../plan/types.ts';
 import type { EventInput } from '../sqlite/rows.ts';
 import type { Actor, PlanRecord, StepRecord } from '../types.ts';
 import type { Tx } from './session.ts';
+import type { Claim, RowsPort } from '../shared/rows.ts';
+import type { PgMethods } from './port.ts';
 import { openStepsSql } from './readiness.ts';
 
 export type PgPlanRow = PlanRecord;
@@ -156,3 +158,48 @@ export async function driftRefusal(tx: Tx, planPath: string, plan: PlanSource['p
 export function leaseUntil(now: string, seconds: number): string {
   return new Date(new Date(now).getTime() + seconds * 1000).toISOString();
 }
+
+async function stepRow(tx: Tx, planPath: string, anchor: string, lock = false): Promise<PgStepRow | undefined> {
+  return (await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3${lock ? ' FOR UPDATE' : ''}`, [tx.repo, planPath, anchor]))[0];
+}
+
+/**
+ * The rows every operation reads, and the event every change writes (shared/rows.ts), scoped to this
+ * repository. A step operation locks what it decides on: the plan's advisory lock (shared), then its
+ * claim's row and its own FOR UPDATE, in the order claims lock them (docs/postgres.md, section 5).
+ */
+export const rowsPg: PgMethods<RowsPort> = {
+  findPlan(planPath) {
+    return findPlan(this.tx, planPath);
+  },
+  findStep(planPath, anchor) {
+    return stepRow(this.tx, planPath, anchor);
+  },
+  async findClaim(planPath, anchor, planLocked = false): Promise<Claim | undefined> {
+    const tx = this.tx;
+    if (!planLocked) await lockPlan(tx, planPath, false);
+    const top = (await tx.q<PgStepRow>(`SELECT ${STEP_COLUMNS} FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3 AND parent_anchor IS NULL FOR UPDATE`,
+      [tx.repo, planPath, anchor]))[0];
+    if (top) return { step: top, owner: top };
+    const found = await stepRow(tx, planPath, anchor);
+    if (!found) return undefined;
+    const owner = await stepRow(tx, planPath, found.parent_anchor ?? anchor, true);
+    const step = await stepRow(tx, planPath, anchor, true);
+    return step && owner ? { step, owner } : undefined;
+  },
+  async currentPlan(source) {
+    await lockPlan(this.tx, source.planPath, false);
+    const plan = await findPlan(this.tx, source.planPath);
+    return plan ? { plan, current: planHash(source.plan) === plan.plan_hash } : undefined;
+  },
+  async initialisedStructure(planPath) {
+    const text = (await this.tx.q<{ structure: string }>('SELECT structure FROM plans WHERE repo_id = $1 AND plan_path = $2', [this.tx.repo, planPath]))[0]?.structure ?? '{}';
+    return JSON.parse(text) as PlanStructure;
+  },
+  lockPlan(planPath, exclusive) {
+    return lockPlan(this.tx, planPath, exclusive);
+  },
+  writeEvent(actor, e) {
+    return writeEvent(this.tx, actor, e);
+  },
+};

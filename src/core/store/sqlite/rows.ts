@@ -3,6 +3,8 @@ import { describeDrift, knownPlanHash, planStructure, rememberPlanHash, structur
 import type { Database } from './sqlite.ts';
 import type { Actor, PlanRecord, StepRecord } from '../types.ts';
 import type { PlanSource } from '../../plan/types.ts';
+import type { Claim, RowsPort } from '../shared/rows.ts';
+import type { SqliteMethods } from './port.ts';
 
 export type PlanRow = PlanRecord;
 
@@ -136,4 +138,68 @@ export function driftRefusal(db: Database, planPath: string, plan: PlanSource['p
 /** The ISO time `seconds` after `now`. */
 export function leaseUntil(now: Date, seconds: number): string {
   return new Date(now.getTime() + seconds * 1000).toISOString();
+}
+
+function stepRow(db: Database, planPath: string, anchor: string): StepRow | undefined {
+  return db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(planPath, anchor) as StepRow | undefined;
+}
+
+/**
+ * The rows every operation reads, and the event every change writes (shared/rows.ts). No locks: the
+ * operation runs inside one BEGIN IMMEDIATE transaction, so nothing else writes meanwhile.
+ */
+export const rowsSql: SqliteMethods<RowsPort> = {
+  findPlan(planPath) {
+    return findPlan(this.db, planPath);
+  },
+  findStep(planPath, anchor) {
+    return stepRow(this.db, planPath, anchor);
+  },
+  findClaim(planPath, anchor): Claim | undefined {
+    const step = stepRow(this.db, planPath, anchor);
+    if (!step) return undefined;
+    return { step, owner: step.parent_anchor ? stepRow(this.db, planPath, step.parent_anchor) ?? step : step };
+  },
+  currentPlan(source) {
+    const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
+    if (bytes !== undefined) {
+      const seen = this.db.prepare(`SELECT ${PLAN_COLUMNS}, (SELECT source = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`)
+        .get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
+      if (seen?.same === 1) {
+        const { same: _, ...plan } = seen;
+        return { plan, current: true };
+      }
+    }
+    const found = sameStructure(this.db, source);
+    if (found?.current && bytes !== undefined) this.db.prepare('UPDATE plan_files SET source = ? WHERE plan_path = ?').run(bytes, found.plan.plan_path);
+    return found;
+  },
+  initialisedStructure(planPath) {
+    return initialisedStructure(this.db, planPath);
+  },
+  lockPlan() {
+    // Every write is BEGIN IMMEDIATE: no other writer runs meanwhile.
+  },
+  writeEvent(actor, e) {
+    writeEvent(this.db, this.now, actor, e);
+  },
+};
+
+/**
+ * Whether the parsed plan has the initialised structure: compares hashes when this parsed plan's is
+ * known, else the structure JSON itself in the same query (equal JSON is equal hash).
+ */
+function sameStructure(db: Database, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
+  const known = knownPlanHash(source.plan);
+  let row: (PlanRow & { same?: number }) | undefined;
+  if (known !== undefined) row = findPlan(db, source.planPath);
+  else {
+    row = db.prepare(`SELECT ${PLAN_COLUMNS}, (SELECT structure = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`)
+      .get(structureJson(source.plan), source.planPath) as (PlanRow & { same: number }) | undefined;
+  }
+  if (!row) return undefined;
+  const { same, ...plan } = row;
+  const current = known !== undefined ? known === plan.plan_hash : same === 1;
+  if (current) rememberPlanHash(source.plan, plan.plan_hash);
+  return { plan, current };
 }

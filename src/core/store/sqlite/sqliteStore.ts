@@ -16,7 +16,6 @@ import type {
 } from '../types.ts';
 import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
-import { resolveTarget } from './commitTarget.ts';
 import { completeStep } from './complete.ts';
 import { buildContext } from './context.ts';
 import { epicReport } from './epicReport.ts';
@@ -33,7 +32,6 @@ import { handoffText } from '../../epics/handoffVersions.ts';
 import type { Retrospective } from '../../epics/retrospective.ts';
 import { prunePlans } from './prune.ts';
 import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
-import { reconcileTrailers } from './reconcile.ts';
 import { reopenStep } from './reopen.ts';
 import { requirePlan, requireStep } from './rows.ts';
 import { findOrphans, finishRun, markOrphans, setAgentPid, startRun, countSessions } from './runLifecycle.ts';
@@ -41,6 +39,11 @@ import { lastVerdict, latestRun, listRuns, listVerifications, recordVerification
 import { schedulerSnapshot } from './schedulerSnapshot.ts';
 import { decideSignal, listSignals, recordSignal } from './signals.ts';
 import { mapSqliteError, type Database } from './sqlite.ts';
+import { sqlitePort } from './port.ts';
+import { runSync, type Op } from '../shared/op.ts';
+import type { StorePort } from '../shared/port.ts';
+import { resolveTarget } from '../shared/commitTarget.ts';
+import { reconcileTrailers } from '../shared/reconcile.ts';
 import { watchDatabase } from './watch.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -104,6 +107,16 @@ export class SqliteStore implements Store {
     return this.guard(() => this.db.transaction(() => fn(this.db, this.clock.now()))());
   }
 
+  /** A shared operation (shared/op.ts) as a write: run synchronously to its end inside the IMMEDIATE transaction. */
+  private writeOp<T>(op: (port: StorePort) => Op<T>): Promise<T> {
+    return this.write((db, now) => runSync(op(sqlitePort(db, now))));
+  }
+
+  /** A shared operation as a read, in one deferred transaction. */
+  private readOp<T>(op: (port: StorePort) => Op<T>): Promise<T> {
+    return this.read((db, now) => runSync(op(sqlitePort(db, now))));
+  }
+
   private guard<T>(fn: () => T): Promise<T> {
     try {
       return Promise.resolve(fn());
@@ -159,13 +172,13 @@ export class SqliteStore implements Store {
     return this.read((db) => requireStep(db, planPath, anchor));
   }
   commitTarget(query: TargetQuery): Promise<CommitTarget> {
-    return this.read((db) => resolveTarget(db, query));
+    return this.readOp((port) => resolveTarget(port, query));
   }
   events(query?: EventQuery): Promise<EventView[]> {
     return this.read((db) => listEvents(db, query));
   }
   reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
-    return this.write((db, now) => reconcileTrailers(db, now, trailers, actor, options));
+    return this.writeOp((port) => reconcileTrailers(port, trailers, actor, options));
   }
   prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult> {
     return options.dryRun ? this.read((db, now) => prunePlans(db, now, actor, roots, true)) : this.write((db, now) => prunePlans(db, now, actor, roots, false));

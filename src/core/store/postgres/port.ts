@@ -1,0 +1,26 @@
+import type { PortState, StorePort } from '../shared/port.ts';
+import { commitTargetPg } from './commitTarget.ts';
+import { reconcilePg } from './reconcile.ts';
+import { rowsPg } from './rows.ts';
+import type { Tx } from './session.ts';
+
+/** What a PostgreSQL port method sees as `this`: the transaction (every query scoped to its repository), its time and host. */
+export interface PgTx {
+  readonly tx: Tx;
+  readonly now: string;
+  readonly host: string;
+}
+
+/** A table of PostgreSQL port methods answering part of the port, with promises of rows (shared/op.ts). */
+export type PgMethods<P> = Omit<P, PortState> & ThisType<PgTx>;
+
+const METHODS: PgMethods<StorePort> = { ...rowsPg, ...commitTargetPg, ...reconcilePg };
+
+/** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
+export function pgPort(tx: Tx): StorePort {
+  const port = Object.create(METHODS) as { tx: Tx; now: string; host: string };
+  port.tx = tx;
+  port.now = tx.now;
+  port.host = tx.host;
+  return port as unknown as StorePort;
+}

@@ -1,0 +1,14 @@
+/**
+ * The port: everything a store operation asks of its backend, one method per query (or per statement
+ * batch), each answering with rows, never deciding. The operations in this folder hold the rules,
+ * refusals, result shapes and events once; `sqlite/port.ts` and `postgres/port.ts` answer the port
+ * with their own SQL, the only place SQL lives (docs/architecture.md, "Where SQL lives").
+ */
+import type { CommitTargetPort } from './commitTarget.ts';
+import type { ReconcilePort } from './reconcile.ts';
+import type { RowsPort } from './rows.ts';
+
+export interface StorePort extends RowsPort, CommitTargetPort, ReconcilePort {}
+
+/** What a port's method table leaves to the port object itself: the transaction's time and host. */
+export type PortState = 'now' | 'host';
