@@ -10,9 +10,10 @@ import { parsePlan } from '../src/core/plan/parse.ts';
 import { finishRun, startRun } from '../src/core/store/sqlite/runLifecycle.ts';
 import { decide } from '../src/core/scheduler/decide.ts';
 import type { SchedulerConfig } from '../src/core/scheduler/types.ts';
-import { claimNext } from '../src/core/store/sqlite/claims.ts';
-import { completeStep } from '../src/core/store/sqlite/complete.ts';
-import { updateItems } from '../src/core/store/sqlite/items.ts';
+import { claimNext } from '../src/core/store/shared/claims.ts';
+import { runSqlite } from '../src/core/store/sqlite/port.ts';
+import { completeStep } from '../src/core/store/shared/complete.ts';
+import { updateItems } from '../src/core/store/shared/items.ts';
 import { partitionSteps } from '../src/core/store/sqlite/readiness.ts';
 import { recordVerification } from '../src/core/store/sqlite/runs.ts';
 import type { Database } from '../src/core/store/sqlite/sqlite.ts';
@@ -62,12 +63,12 @@ function buildSteps(db: Database, epicId: string, source: PlanSource, count: num
   const ralph: Actor = { worktree: `/repo.springfield/${epicId}`, agent: 'ralph' };
   for (let k = 0; k < count; k++) {
     const now = new Date();
-    const claim = claimNext(db, now, source, ralph, 7200);
+    const claim = runSqlite(db, now, (p) => claimNext(p, source, ralph, 7200, null));
     if (!claim.claimed) throw new Error(`${epicId}: nothing to claim after ${k} steps`);
     const holder = { ...ralph, token: claim.claim_token };
     const run = startRun(db, now, { epicId, planPath: source.planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder);
-    updateItems(db, now, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder);
-    completeStep(db, now, source, claim.step_anchor, holder, { commitHash: null });
+    runSqlite(db, now, (p) => updateItems(p, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder));
+    runSqlite(db, now, (p) => completeStep(p, source, claim.step_anchor, holder, { commitHash: null }));
     finishRun(db, now, run.id, { exitCode: 0, signal: null }, holder);
     recordVerification(db, now.toISOString(), { runId: run.id, epicId, planPath: null, stepAnchor: null, command: 'npm test', exitCode: verdicts(k) === 'pass' ? 0 : 1, verdict: verdicts(k), durationMs: 900, outputTail: '' });
   }
@@ -100,7 +101,7 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
         buildSteps(db, epic.id, source, done, (k) => (k === done - 1 && i % 3 === 0 ? 'fail' : 'pass'));
         if (i % 2 === 0) {
           const holder: Actor = { worktree: `/repo.springfield/${epic.id}`, agent: 'ralph' };
-          const claim = claimNext(db, new Date(), source, holder, 7200);
+          const claim = runSqlite(db, new Date(), (p) => claimNext(p, source, holder, 7200, null));
           if (claim.claimed) startRun(db, new Date(), { epicId: epic.id, planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: holder.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder);
         }
         return;

@@ -1,7 +1,8 @@
 import { UsageError } from '../../errors.ts';
 import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView } from '../runTypes.ts';
 import type { Actor } from '../types.ts';
-import { heartbeat } from './claims.ts';
+import { heartbeat } from '../shared/claims.ts';
+import { runPg } from './port.ts';
 import { getEpic } from './epics.ts';
 import { assertHolder, findPlan, lockOwner } from './rows.ts';
 import { finishRun, progressMarks, startRun } from './runLifecycle.ts';
@@ -22,7 +23,7 @@ export async function beginAgentRun(tx: Tx, input: AgentRunInput): Promise<Agent
     assertHolder(tx, owner, actor, 'run an agent on');
     holder = { ...actor, token: owner.claim_token };
     agent ??= owner.claimed_agent;
-    await heartbeat(tx, planPath, stepAnchor, holder, input.leaseSeconds);
+    await runPg(tx, (port) => heartbeat(port, planPath, stepAnchor, holder, input.leaseSeconds));
   }
   agent ??= input.role;
   const run = await startRun(tx, {

@@ -1,5 +1,4 @@
 import type { PlanSource } from '../../plan/types.ts';
-import { DEFAULT_LEASE_SECONDS } from '../sqlite/claims.ts';
 import type { EpicEvent, EpicStatus } from '../../epics/transitions.ts';
 import type {
   ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicRow, NewEpic, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult, TransitionOutcome,
@@ -10,15 +9,17 @@ import type {
   Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
   PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
-import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
+import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from '../shared/claims.ts';
+import { readySteps } from '../shared/queries.ts';
 import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
-import { completeStep, markPlanDone } from './complete.ts';
+import { completeStep, markPlanDone } from '../shared/complete.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, findEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
-import { findArtifact, recordArtifact, updateItems } from './items.ts';
-import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
+import { findArtifact } from './items.ts';
+import { recordArtifact, updateItems } from '../shared/items.ts';
+import { listEvents, showPlans, showStep } from './queries.ts';
 import { requirePlan, requireStep, stepRecord } from './rows.ts';
 import { Session, type SessionOptions, type Tx } from './session.ts';
 import { watchRepository } from './watch.ts';
@@ -33,7 +34,7 @@ import { epicHandoff, epicPlans } from './handoffVersions.ts';
 import { recordPlanningNote } from './planningNotes.ts';
 import { approvePlan, discardPlan, findProposal, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
 import { prunePlans } from './prune.ts';
-import { reopenStep } from './reopen.ts';
+import { reopenStep } from '../shared/reopen.ts';
 // pgruns
 import type { SignalDecision } from '../../epics/signals.ts';
 import type { SignalType } from '../../epics/transitions.ts';
@@ -118,39 +119,39 @@ export class PostgresCore implements Store {
     // A handed-over claim counts only while its step is still this holder's under its token.
     return this.resumeOr<ClaimResult>(options.resume, 'the claim', (tx, op) => resumeClaim(tx, op, source, actor), async () =>
       (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease, branch), (tx, op) => findClaim(tx, op, source, actor)))
-        ?? this.session.write('claiming', (tx) => claimNext(tx, source, actor, lease, branch)));
+        ?? this.write('claiming', (port) => claimNext(port, source, actor, lease, branch)));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
-    return this.session.write('starting the step', (tx) => startStep(tx, planPath, anchor, actor));
+    return this.write('starting the step', (port) => startStep(port, planPath, anchor, actor));
   }
   heartbeat(planPath: string, anchor: string, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<HeartbeatResult> {
-    return this.session.write('renewing the lease', (tx) => heartbeat(tx, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+    return this.write('renewing the lease', (port) => heartbeat(port, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
   }
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
-    return this.session.write('updating items', (tx) => updateItems(tx, source, anchor, changes, actor, options));
+    return this.write('updating items', (port) => updateItems(port, source, anchor, changes, actor, options));
   }
   recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options: { resume?: string } = {}): Promise<ArtifactResult> {
     return this.resumeOr(options.resume, 'the artifact', (tx, op) => findArtifact(tx, op, planPath, anchor, actor),
-      () => this.session.write('recording the artifact', (tx) => recordArtifact(tx, planPath, anchor, kind, summary, actor)));
+      () => this.write('recording the artifact', (port) => recordArtifact(port, planPath, anchor, kind, summary, actor)));
   }
   /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
   async complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
     const direct = await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options), (tx, op) => findCompletion(tx, op, source, anchor));
-    if (direct === null) return this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
+    if (direct === null) return this.write('completing', (port) => completeStep(port, source, anchor, actor, options));
     if (direct.remaining_steps > 0 || direct.plan_completed) return direct;
     // Nothing open and not marked by this completion: another marked it, or the reply was lost between the
     // COMMIT and the mark after it (docs/postgres.md, section 5). Make sure; report it only if this marked it.
-    const marked = await this.session.write('completing', (tx) => markPlanDone(tx, actor, source.planPath, `last step ${anchor} completed`));
+    const marked = await this.write('completing', (port) => markPlanDone(port, actor, source.planPath, anchor));
     return marked ? { ...direct, plan_completed: true } : direct;
   }
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return this.session.write('checking the completion', (tx) => completeStep(tx, source, anchor, actor, options), false);
+    return this.write('checking the completion', (port) => completeStep(port, source, anchor, actor, options), false);
   }
   reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
-    return this.session.write('resetting the step', (tx) => resetStep(tx, planPath, anchor, actor, reason));
+    return this.write('resetting the step', (port) => resetStep(port, planPath, anchor, actor, reason));
   }
   ready(planPath: string): Promise<ReadyResult> {
-    return this.session.read('reading the plan', (tx) => readySteps(tx, planPath));
+    return this.read('reading the plan', (port) => readySteps(port, planPath));
   }
   showPlans(planPath?: string): Promise<PlanView[]> {
     return this.session.read('reading plans', (tx) => showPlans(tx, planPath));
@@ -234,7 +235,7 @@ export class PostgresCore implements Store {
     return this.read('finding the step', (port) => resolveTarget(port, query));
   }
   reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
-    return this.session.write('reopening the step', (tx) => reopenStep(tx, planPath, anchor, actor, reason));
+    return this.write('reopening the step', (port) => reopenStep(port, planPath, anchor, actor, reason));
   }
   showStep(planPath: string, anchor: string): Promise<StepView> {
     return this.session.read('reading the step', (tx) => showStep(tx, planPath, anchor));

@@ -1,22 +1,7 @@
 import { stepViews } from '../shared/stepViews.ts';
-import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepStatus, StepView } from '../types.ts';
-import { epicWait } from './claims.ts';
-import { partitionSteps } from './readiness.ts';
+import type { EventQuery, EventView, ItemView, PlanView, StepStatus, StepView } from '../types.ts';
 import { findPlan, PLAN_COLUMNS, requirePlan, requireStep, STEP_COLUMNS, type PgPlanRow, type PgStepRow } from './rows.ts';
 import type { Tx } from './session.ts';
-
-/** Which steps are ready, claimed, expired, blocked and completed; agrees with claim about the plan's epic. */
-export async function readySteps(tx: Tx, plan: string): Promise<ReadyResult> {
-  const row = await requirePlan(tx, plan);
-  const p = await partitionSteps(tx, plan);
-  const epic = await epicWait(tx, row);
-  const waiting = epic.message !== null;
-  return {
-    plan_path: plan, ready_steps: waiting ? [] : p.ready, waiting_steps: waiting ? p.ready : [], waiting_reason: epic.message,
-    epic_id: row.epic_id, epic_status: epic.status,
-    all_steps: p.all, completed_steps: p.completed, claimed_steps: p.claimed, blocked_steps: p.blocked, expired_claims: p.expired,
-  };
-}
 
 /** Every plan of the repository (or one) with its step tree, items, deps, blockers and progress. */
 export async function showPlans(tx: Tx, plan?: string): Promise<PlanView[]> {

@@ -1,4 +1,5 @@
-import type { StepPartition } from '../sqlite/readiness.ts';
+import type { ReadinessPort, StepPartition } from '../shared/readiness.ts';
+import type { PgMethods } from './port.ts';
 import type { Tx } from './session.ts';
 
 /** Rewrites a plan's stored blockers and open-step count from scratch (after its structure changed). */
@@ -51,3 +52,16 @@ export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartitio
 export async function countRemaining(tx: Tx, plan: string): Promise<number> {
   return Number((await tx.q<{ n: number }>(`SELECT ${openStepsSql('repo_id = $1 AND plan_path = $2')} AS n`, [tx.repo, plan]))[0]?.n ?? 0);
 }
+
+/** Readiness (shared/readiness.ts), from the blockers and per-shard open-step counters the triggers keep (migrations 2 and 5). */
+export const readinessPg: PgMethods<ReadinessPort> = {
+  partitionSteps(plan) {
+    return partitionSteps(this.tx, plan);
+  },
+  countRemaining(plan) {
+    return countRemaining(this.tx, plan);
+  },
+  recomputeReadiness(plan) {
+    return recomputeReadiness(this.tx, plan);
+  },
+};

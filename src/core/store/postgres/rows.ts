@@ -1,7 +1,7 @@
 import { RefusedError, UsageError } from '../../errors.ts';
 import { describeDrift, planHash, planStructure, type PlanStructure } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
-import type { EventInput } from '../sqlite/rows.ts';
+import type { EventInput } from '../shared/rows.ts';
 import type { Actor, PlanRecord, StepRecord } from '../types.ts';
 import type { Tx } from './session.ts';
 import type { Claim, RowsPort } from '../shared/rows.ts';
@@ -56,14 +56,20 @@ export async function opEvent(tx: Tx, op: string, actor: Actor, entity: string, 
     ORDER BY id LIMIT 1`, [op, tx.repo, entity, action, tx.host, actor.worktree, actor.agent, ...keys.map((k) => match[k])]))[0];
 }
 
-/** The same event as an INSERT with inlined values, for a statement sent with its COMMIT (Tx.finish). */
-export function eventInsert(tx: Tx, actor: Actor | null, e: EventInput): string {
-  const values = [
+/** The events table's columns, in the order eventValues gives them. */
+export const EVENT_INSERT = 'INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)';
+
+/** An event's values as SQL literals (Tx.lit), in EVENT_INSERT's order. */
+export function eventValues(tx: Tx, actor: Actor | null, e: EventInput): string {
+  return [
     tx.repo, tx.op, tx.now, actor ? tx.host : null, actor?.worktree ?? null, actor?.agent ?? null, e.entity, e.action, e.planPath ?? null, e.stepAnchor ?? null,
     e.epicId ?? null, e.from ?? null, e.to ?? null, e.reason ?? null, e.data === undefined ? null : JSON.stringify(e.data),
-  ].map((v) => tx.lit(v));
-  return `INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
-    VALUES (${values.join(', ')})`;
+  ].map((v) => tx.lit(v)).join(', ');
+}
+
+/** The same event as an INSERT with inlined values, for a statement sent with its COMMIT (Tx.finish). */
+export function eventInsert(tx: Tx, actor: Actor | null, e: EventInput): string {
+  return `${EVENT_INSERT} VALUES (${eventValues(tx, actor, e)})`;
 }
 
 export async function findPlan(tx: Tx, planPath: string): Promise<PgPlanRow | undefined> {
@@ -172,8 +178,8 @@ export const rowsPg: PgMethods<RowsPort> = {
   findPlan(planPath) {
     return findPlan(this.tx, planPath);
   },
-  findStep(planPath, anchor) {
-    return stepRow(this.tx, planPath, anchor);
+  findStep(planPath, anchor, lock = false) {
+    return stepRow(this.tx, planPath, anchor, lock);
   },
   async findClaim(planPath, anchor, planLocked = false): Promise<Claim | undefined> {
     const tx = this.tx;

@@ -3,7 +3,8 @@ import type { NewRun, ProgressMarks, RunEnd, RunView } from '../runTypes.ts';
 import { type Outcome, processOutcome, progressOutcome, spendsIteration } from '../shared/runOutcome.ts';
 import type { Actor } from '../types.ts';
 import { countIteration, getEpic } from './epics.ts';
-import { releaseClaim, reopenCompleted } from './runRelease.ts';
+import { releaseClaim, reopenCompleted } from '../shared/claims.ts';
+import { runPg } from './port.ts';
 import { writeEvent } from './rows.ts';
 import { getRun, recordRunUsage, runView, selectRuns, type PgRunRow } from './runs.ts';
 import type { Tx } from './session.ts';
@@ -57,7 +58,8 @@ export async function finishRun(tx: Tx, runId: number, end: RunEnd, actor: Actor
   });
   const ended = await getRun(tx, runId);
   if (end.reopenStep && row.plan_path && row.step_anchor && row.claim_token !== null) {
-    await reopenCompleted(tx, row.plan_path, row.step_anchor, row.claim_token, actor ?? SCHEDULER, `run ${runId}: ${reason ?? status}`);
+    const [plan, anchor, token] = [row.plan_path, row.step_anchor, row.claim_token];
+    await runPg(tx, (port) => reopenCompleted(port, plan, anchor, token, actor ?? SCHEDULER, `run ${runId}: ${reason ?? status}`));
   }
   // A row marked lost was settled then (released, counted); a late finish only corrects its outcome.
   if (row.status === 'running') await afterEnd(tx, ended, actor ?? SCHEDULER);
@@ -68,7 +70,8 @@ export async function finishRun(tx: Tx, runId: number, end: RunEnd, actor: Actor
 async function afterEnd(tx: Tx, run: PgRunRow, actor: Actor): Promise<void> {
   if (run.plan_path && run.step_anchor && run.worktree && run.claim_token !== null) {
     const why = run.status === 'succeeded' ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session` : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
-    await releaseClaim(tx, run.plan_path, run.step_anchor, { host: run.host, worktree: run.worktree, token: run.claim_token }, actor, why);
+    const [plan, anchor, holder] = [run.plan_path, run.step_anchor, { host: run.host, worktree: run.worktree, token: run.claim_token }];
+    await runPg(tx, (port) => releaseClaim(port, plan, anchor, holder, actor, why));
   }
   if (!run.epic_id || !spendsIteration(run.role, run.status)) return;
   const epic = await getEpic(tx, run.epic_id);

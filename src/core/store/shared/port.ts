@@ -4,11 +4,16 @@
  * refusals, result shapes and events once; `sqlite/port.ts` and `postgres/port.ts` answer the port
  * with their own SQL, the only place SQL lives (docs/architecture.md, "Where SQL lives").
  */
+import type { ClaimsPort } from './claims.ts';
 import type { CommitTargetPort } from './commitTarget.ts';
+import type { ReadinessPort } from './readiness.ts';
 import type { ReconcilePort } from './reconcile.ts';
+import type { CompletePort } from './complete.ts';
+import type { ItemsPort } from './items.ts';
+import type { ReopenPort } from './reopen.ts';
 import type { RowsPort } from './rows.ts';
 
-export interface StorePort extends RowsPort, CommitTargetPort, ReconcilePort {}
+export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

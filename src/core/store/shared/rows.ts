@@ -44,7 +44,8 @@ export interface RowsPort {
   /** The host this store names holders by (PostgreSQL), or null where the store serves one machine (SQLite). */
   readonly host: string | null;
   findPlan(planPath: string): Io<PlanRow | undefined>;
-  findStep(planPath: string, anchor: string): Io<StepRow | undefined>;
+  /** The step's row; with `lock`, PostgreSQL locks it FOR UPDATE. */
+  findStep(planPath: string, anchor: string, lock?: boolean): Io<StepRow | undefined>;
   /**
    * The step and its claim's row, undefined when there is no such step. PostgreSQL takes the plan's
    * shared lock (unless `planLocked`: the caller holds it) and locks both rows FOR UPDATE, the claim's first.

@@ -1,7 +1,8 @@
 import { UsageError } from '../../errors.ts';
 import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView } from '../runTypes.ts';
 import type { Actor } from '../types.ts';
-import { heartbeat } from './claims.ts';
+import { heartbeat } from '../shared/claims.ts';
+import { runSqlite } from './port.ts';
 import { getEpic } from './epics.ts';
 import { finishRun, progressMarks, startRun } from './runLifecycle.ts';
 import { assertHolder, findPlan, ownerOf, requireStep } from './rows.ts';
@@ -22,7 +23,7 @@ export function beginAgentRun(db: Database, now: Date, input: AgentRunInput): Ag
     assertHolder(owner, actor, 'run an agent on');
     holder = { ...actor, token: owner.claim_token };
     agent ??= owner.claimed_agent;
-    heartbeat(db, now, planPath, stepAnchor, holder, input.leaseSeconds);
+    runSqlite(db, now, (port) => heartbeat(port, planPath, stepAnchor, holder, input.leaseSeconds));
   }
   agent ??= input.role;
   const run = startRun(db, now, {

@@ -1,26 +1,7 @@
 import { stepViews } from '../shared/stepViews.ts';
-import { epicWait } from './claims.ts';
-import { partitionSteps } from './readiness.ts';
 import { findPlan, PLAN_COLUMNS, requirePlan, requireStep, type PlanRow, type StepRow } from './rows.ts';
 import type { Database } from './sqlite.ts';
-import type { EventQuery, EventView, ItemView, PlanView, ReadyResult, StepStatus, StepView } from '../types.ts';
-
-/**
- * Read-only view of which steps are ready, claimed, expired, blocked and completed. It agrees with
- * claim: while the plan's epic is not in progress, steps that would be ready are `waiting_steps`,
- * with the reason, the same words claim refuses with.
- */
-export function readySteps(db: Database, now: Date, plan: string): ReadyResult {
-  const row = requirePlan(db, plan);
-  const p = partitionSteps(db, plan, now.toISOString());
-  const epic = epicWait(db, row);
-  const waiting = epic.message !== null;
-  return {
-    plan_path: plan, ready_steps: waiting ? [] : p.ready, waiting_steps: waiting ? p.ready : [], waiting_reason: epic.message,
-    epic_id: row.epic_id, epic_status: epic.status,
-    all_steps: p.all, completed_steps: p.completed, claimed_steps: p.claimed, blocked_steps: p.blocked, expired_claims: p.expired,
-  };
-}
+import type { EventQuery, EventView, ItemView, PlanView, StepStatus, StepView } from '../types.ts';
 
 /** Every plan (or one) with its step tree, items, deps, blockers and progress. */
 export function showPlans(db: Database, now: Date, plan?: string): PlanView[] {

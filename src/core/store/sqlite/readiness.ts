@@ -1,4 +1,8 @@
 import type { Database } from './sqlite.ts';
+import type { ReadinessPort, StepPartition } from '../shared/readiness.ts';
+import type { SqliteMethods } from './port.ts';
+
+export type { StepPartition } from '../shared/readiness.ts';
 
 /**
  * SQL condition for a claimable top-level step `s`: pending, or holding an expired lease, with no
@@ -29,15 +33,6 @@ export function recomputeReadiness(db: Database, plan: string): void {
   db.prepare(`UPDATE steps SET blockers = b.n FROM (${DERIVED_BLOCKERS}) AS b WHERE steps.plan_path = @plan AND steps.anchor = b.top`).run({ plan });
   db.prepare(`UPDATE plans SET open_steps = (SELECT COUNT(*) FROM steps s WHERE s.plan_path = @plan AND s.parent_anchor IS NULL AND s.status != 'completed')
     WHERE plan_path = @plan`).run({ plan });
-}
-
-export interface StepPartition {
-  readonly all: string[];
-  readonly ready: string[];
-  readonly completed: string[];
-  readonly claimed: string[];
-  readonly expired: string[];
-  readonly blocked: string[];
 }
 
 /**
@@ -166,3 +161,16 @@ export function countOpen(db: Database, plan: string, now: string): { ready: num
 export function countRemaining(db: Database, plan: string): number {
   return Number(db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(plan) ?? 0);
 }
+
+/** Readiness (shared/readiness.ts), from the blockers and open-step counts migration 2's triggers keep. */
+export const readinessSql: SqliteMethods<ReadinessPort> = {
+  partitionSteps(plan) {
+    return partitionSteps(this.db, plan, this.now);
+  },
+  countRemaining(plan) {
+    return countRemaining(this.db, plan);
+  },
+  recomputeReadiness(plan) {
+    recomputeReadiness(this.db, plan);
+  },
+};

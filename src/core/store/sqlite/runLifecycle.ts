@@ -1,7 +1,8 @@
 import { countIteration, getEpic } from './epics.ts';
 import { recordRunUsage } from './runs.ts';
 import { RefusedError, UsageError } from '../../errors.ts';
-import { releaseClaim, reopenStep } from './claims.ts';
+import { releaseClaim, reopenCompleted } from '../shared/claims.ts';
+import { runSqlite } from './port.ts';
 import { writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 import type { Actor } from '../types.ts';
@@ -58,7 +59,8 @@ export function finishRun(db: Database, now: Date, runId: number, end: RunEnd, a
   });
   const ended = getRun(db, runId);
   if (end.reopenStep && row.plan_path && row.step_anchor && row.claim_token !== null) {
-    reopenStep(db, now, row.plan_path, row.step_anchor, row.claim_token, actor ?? SCHEDULER, `run ${runId}: ${reason ?? status}`);
+    const [plan, anchor, token] = [row.plan_path, row.step_anchor, row.claim_token];
+    runSqlite(db, now, (port) => reopenCompleted(port, plan, anchor, token, actor ?? SCHEDULER, `run ${runId}: ${reason ?? status}`));
   }
   // A row marked lost was settled then (released, counted); a late finish only corrects its outcome.
   if (row.status === 'running') afterEnd(db, now, ended, actor ?? SCHEDULER);
@@ -71,7 +73,8 @@ const SCHEDULER: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler'
 function afterEnd(db: Database, now: Date, run: RunView, actor: Actor): void {
   if (run.plan_path && run.step_anchor && run.worktree && run.claim_token !== null) {
     const why = run.status === 'succeeded' ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session` : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
-    releaseClaim(db, now, run.plan_path, run.step_anchor, { worktree: run.worktree, token: run.claim_token }, actor, why);
+    const [plan, anchor, holder] = [run.plan_path, run.step_anchor, { host: null, worktree: run.worktree, token: run.claim_token }];
+    runSqlite(db, now, (port) => releaseClaim(port, plan, anchor, holder, actor, why));
   }
   if (!run.epic_id || !spendsIteration(run.role, run.status)) return;
   const epic = getEpic(db, run.epic_id);

@@ -15,13 +15,14 @@ import type {
   ItemChange, PlanRecord, PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
 import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
-import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
-import { completeStep } from './complete.ts';
+import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from '../shared/claims.ts';
+import { readySteps } from '../shared/queries.ts';
+import { completeStep } from '../shared/complete.ts';
 import { buildContext } from './context.ts';
 import { epicReport } from './epicReport.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPullRequest } from './epics.ts';
 import { initPlan } from './initPlan.ts';
-import { recordArtifact, updateItems } from './items.ts';
+import { recordArtifact, updateItems } from '../shared/items.ts';
 import { openDatabase, rolledBackTransaction, writeTransaction, type OpenOptions } from './open.ts';
 import { approvedVersion, approvePlan, discardPlan, finishEpic, listVersions, livePlanPath, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
 import { recordPlanningNote } from './planningNotes.ts';
@@ -31,8 +32,8 @@ import { listDebt } from './debt.ts';
 import { handoffText } from '../../epics/handoffVersions.ts';
 import type { Retrospective } from '../../epics/retrospective.ts';
 import { prunePlans } from './prune.ts';
-import { listEvents, readySteps, showPlans, showStep } from './queries.ts';
-import { reopenStep } from './reopen.ts';
+import { listEvents, showPlans, showStep } from './queries.ts';
+import { reopenStep } from '../shared/reopen.ts';
 import { requirePlan, requireStep } from './rows.ts';
 import { findOrphans, finishRun, markOrphans, setAgentPid, startRun, countSessions } from './runLifecycle.ts';
 import { lastVerdict, latestRun, listRuns, listVerifications, recordVerification, runsByLaunch, usageByEpic } from './runs.ts';
@@ -130,34 +131,34 @@ export class SqliteStore implements Store {
   }
   /** The claim and its counts are one transaction. */
   claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; branch?: string | null } = {}): Promise<ClaimResult> {
-    return this.write((db, now) => claimNext(db, now, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, options.branch ?? null));
+    return this.writeOp((port) => claimNext(port, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, options.branch ?? null));
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
-    return this.write((db, now) => startStep(db, now, planPath, anchor, actor));
+    return this.writeOp((port) => startStep(port, planPath, anchor, actor));
   }
   heartbeat(planPath: string, anchor: string, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<HeartbeatResult> {
-    return this.write((db, now) => heartbeat(db, now, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+    return this.writeOp((port) => heartbeat(port, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
   }
   updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
-    return this.write((db, now) => updateItems(db, now, source, anchor, changes, actor, options));
+    return this.writeOp((port) => updateItems(port, source, anchor, changes, actor, options));
   }
   recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor): Promise<ArtifactResult> {
-    return this.write((db, now) => recordArtifact(db, now, planPath, anchor, kind, summary, actor));
+    return this.writeOp((port) => recordArtifact(port, planPath, anchor, kind, summary, actor));
   }
   complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return this.write((db, now) => completeStep(db, now, source, anchor, actor, options));
+    return this.writeOp((port) => completeStep(port, source, anchor, actor, options));
   }
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return this.guard(() => rolledBackTransaction(this.db, () => completeStep(this.db, this.clock.now(), source, anchor, actor, options)));
+    return this.guard(() => rolledBackTransaction(this.db, () => runSync(completeStep(sqlitePort(this.db, this.clock.now()), source, anchor, actor, options))));
   }
   reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
-    return this.write((db, now) => resetStep(db, now, planPath, anchor, actor, reason));
+    return this.writeOp((port) => resetStep(port, planPath, anchor, actor, reason));
   }
   reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
-    return this.write((db, now) => reopenStep(db, now, planPath, anchor, actor, reason));
+    return this.writeOp((port) => reopenStep(port, planPath, anchor, actor, reason));
   }
   ready(planPath: string): Promise<ReadyResult> {
-    return this.read((db, now) => readySteps(db, now, planPath));
+    return this.readOp((port) => readySteps(port, planPath));
   }
   showPlans(planPath?: string): Promise<PlanView[]> {
     return this.read((db, now) => showPlans(db, now, planPath));
