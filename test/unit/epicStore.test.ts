@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
-import { createEpic } from '../../src/core/store/sqlite/epics.ts';
+import { createEpic } from '../../src/core/store/shared/epics.ts';
+import { runSqlite } from '../../src/core/store/sqlite/port.ts';
 import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
 import { RefusedError, SpringfieldError } from '../../src/core/errors.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
@@ -56,7 +57,7 @@ test('ids stay unique and well-formed across many creates in one database', asyn
   const store = openStore(t);
   const db = sqliteOf(store);
   const now = new Date().toISOString();
-  const ids = db.transaction(() => Array.from({ length: 1500 }, (_, i) => createEpic(db, now, { title: `e${i}`, brief: '', priority: 'P3' }, MARGE).id))();
+  const ids = db.transaction(() => Array.from({ length: 1500 }, (_, i) => runSqlite(db, new Date(now), (p) => createEpic(p, { title: `e${i}`, brief: '', priority: 'P3' }, MARGE)).id))();
   assert.equal(new Set(ids).size, 1500);
   for (const id of ids) assert.match(id, /^sf-[0-9a-f]{4,6}$/);
   assert.equal(count(store, 'epics'), 1500);

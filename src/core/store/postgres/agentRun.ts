@@ -3,7 +3,7 @@ import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView } from '../r
 import type { Actor } from '../types.ts';
 import { heartbeat } from '../shared/claims.ts';
 import { runPg } from './port.ts';
-import { getEpic } from './epics.ts';
+import { getEpic } from './interim.ts';
 import { assertHolder, findPlan, lockOwner } from './rows.ts';
 import { finishRun, progressMarks, startRun } from './runLifecycle.ts';
 import type { Tx } from './session.ts';

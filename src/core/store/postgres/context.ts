@@ -1,9 +1,9 @@
 import type { ContextRequest, ContextView, SignalView } from '../epicTypes.ts';
 import { assembleContext, contextStep, type DecisionNote } from '../shared/context.ts';
 import type { PlanView } from '../types.ts';
-import { getEpic } from './epics.ts';
+import { getEpic } from './interim.ts';
 import { planningNotes } from './planningNotes.ts';
-import { approvedVersion } from './planVersions.ts';
+import { approvedVersion } from './interim.ts';
 import { showPlans } from './queries.ts';
 import type { Tx } from './session.ts';
 

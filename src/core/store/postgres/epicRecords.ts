@@ -1,30 +1,13 @@
 import { renderRetrospective, type Retrospective } from '../../epics/retrospective.ts';
 import type { EpicReport, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
-import { applyEpicEvent, getEpic } from './epics.ts';
+import { applyEpicEvent, getEpic } from './interim.ts';
 import { showPlans } from './queries.ts';
 import { writeEvent } from './rows.ts';
 import { listRuns, usageByEpic } from './runs.ts';
 import type { Tx } from './session.ts';
 import { listSignals } from './signals.ts';
 import { listVerifications } from './verifications.ts';
-
-/** Records the pull request a verified epic now waits on (PR mode). */
-export async function setPullRequest(tx: Tx, epicId: string, url: string, actor: Actor, data: Record<string, unknown>): Promise<void> {
-  await getEpic(tx, epicId, true);
-  await tx.q('UPDATE epics SET pr_url = $3, pr_checked_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2', [tx.repo, epicId, url, tx.now]);
-  await writeEvent(tx, actor, { entity: 'epic', action: 'pr_opened', epicId, reason: `pull request ${url}`, data: { url, ...data } });
-}
-
-/** Records that the pull request's state was asked (the rate limit counts from here). */
-export async function markPullRequestChecked(tx: Tx, epicId: string): Promise<void> {
-  await tx.q('UPDATE epics SET pr_checked_at = $3 WHERE repo_id = $1 AND id = $2', [tx.repo, epicId, tx.now]);
-}
-
-/** Records what the scheduler did to an epic's worktree (tidied it, set it up) in the event log. */
-export async function recordWorktreeEvent(tx: Tx, epicId: string, actor: Actor, action: string, reason: string, data?: Record<string, unknown>): Promise<void> {
-  await writeEvent(tx, actor, { entity: 'worktree', action, epicId, reason, data });
-}
 
 /** The retrospective of an epic being merged now (docs/lifecycle.md), as on SQLite. */
 export async function retrospective(tx: Tx, epicId: string): Promise<Retrospective> {

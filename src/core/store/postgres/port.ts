@@ -9,6 +9,12 @@ import type { Tx } from './session.ts';
 import { completePg } from './complete.ts';
 import { itemsPg } from './items.ts';
 import { reopenPg } from './reopen.ts';
+import { initPlanPg } from './initPlan.ts';
+import { epicsPg } from './epics.ts';
+import { planVersionsPg } from './planVersions.ts';
+import { epicVerificationPg } from './epicVerification.ts';
+import { schedulerPg } from './schedulerSnapshot.ts';
+import { handoffPg } from './handoffVersions.ts';
 
 /** What a PostgreSQL port method sees as `this`: the transaction (every query scoped to its repository), its time and host. */
 export interface PgTx {
@@ -20,7 +26,7 @@ export interface PgTx {
 /** A table of PostgreSQL port methods answering part of the port, with promises of rows (shared/op.ts). */
 export type PgMethods<P> = Omit<P, PortState> & ThisType<PgTx>;
 
-const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg };
+const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg };
 
 /** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
 export function pgPort(tx: Tx): StorePort {

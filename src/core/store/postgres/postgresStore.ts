@@ -14,9 +14,11 @@ import { readySteps } from '../shared/queries.ts';
 import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
 import { completeStep, markPlanDone } from '../shared/complete.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, findEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
+import { findCreatedEpic } from './epics.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPullRequest } from '../shared/epics.ts';
+import { call } from '../shared/op.ts';
 import { openPool } from './connection.ts';
-import { initPlan } from './initPlan.ts';
+import { initPlan } from '../shared/initPlan.ts';
 import { findArtifact } from './items.ts';
 import { recordArtifact, updateItems } from '../shared/items.ts';
 import { listEvents, showPlans, showStep } from './queries.ts';
@@ -29,10 +31,10 @@ import type { StorePort } from '../shared/port.ts';
 import { resolveTarget } from '../shared/commitTarget.ts';
 import { reconcileTrailers } from '../shared/reconcile.ts';
 import { buildContext } from './context.ts';
-import { listDebt } from './debt.ts';
-import { epicHandoff, epicPlans } from './handoffVersions.ts';
+import { epicPlans, handoffText } from '../shared/handoff.ts';
 import { recordPlanningNote } from './planningNotes.ts';
-import { approvePlan, discardPlan, findProposal, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
+import { findProposal } from './planVersions.ts';
+import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from '../shared/planVersions.ts';
 import { prunePlans } from './prune.ts';
 import { reopenStep } from '../shared/reopen.ts';
 // pgruns
@@ -43,10 +45,10 @@ import type { SchedulerSnapshot } from '../../scheduler/types.ts';
 import type { EpicReport, SignalLocation, SignalResult, SignalView } from '../epicTypes.ts';
 import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
 import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
-import { epicReport, markMerged, markPullRequestChecked, recordWorktreeEvent, retrospective, setPullRequest } from './epicRecords.ts';
+import { epicReport, markMerged, retrospective } from './epicRecords.ts';
 import { findOrphans, finishRun, markOrphans, setAgentPid, startRun } from './runLifecycle.ts';
 import { countSessions, latestRun, listRuns, runsByLaunch, usageByEpic } from './runs.ts';
-import { schedulerSnapshot } from './schedulerSnapshot.ts';
+import { schedulerSnapshot } from '../shared/schedulerSnapshot.ts';
 import { decideSignal, findSignal, listSignals, recordSignal } from './signals.ts';
 import { lastVerdict, listVerifications, recordVerifications } from './verifications.ts';
 
@@ -96,7 +98,7 @@ export class PostgresCore implements Store {
   }
 
   initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
-    return this.session.write('initialising the plan', (tx) => initPlan(tx, source, actor, options.force ?? false, options.epicId ?? null));
+    return this.write('initialising the plan', (port) => initPlan(port, source, actor, options.force ?? false, options.epicId ?? null));
   }
   /**
    * A write an earlier process sent and lost the reply of, handed over by its operation id `resume`
@@ -167,69 +169,69 @@ export class PostgresCore implements Store {
   }
 
   createEpic(input: NewEpic, actor: Actor, options: { resume?: string } = {}): Promise<EpicRow & { readonly resumed?: true }> {
-    return this.resumeOr(options.resume, 'the epic', (tx, op) => findEpic(tx, op, input, actor), () => this.session.write('creating the epic', (tx) => createEpic(tx, input, actor)));
+    return this.resumeOr(options.resume, 'the epic', (tx, op) => findCreatedEpic(tx, op, input, actor), () => this.write('creating the epic', (port) => createEpic(port, input, actor)));
   }
   listEpics(status?: EpicStatus): Promise<EpicRow[]> {
-    return this.session.read('reading epics', (tx) => listEpics(tx, status));
+    return this.read('reading epics', function* (port) { return yield* call(port.listEpics(status)); });
   }
   getEpic(id: string): Promise<EpicRow> {
-    return this.session.read('reading the epic', (tx) => getEpic(tx, id));
+    return this.read('reading the epic', (port) => requireEpic(port, id));
   }
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Readonly<Record<string, unknown>> = {}): Promise<TransitionOutcome> {
-    return this.session.write('changing the epic', (tx) => applyEpicEvent(tx, id, event, actor, reason, { ...data }));
+    return this.write('changing the epic', (port) => applyEpicEvent(port, id, event, actor, reason, { ...data }));
   }
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
-    return this.session.write('approving the merge', (tx) => approveMerge(tx, epicId, actor));
+    return this.write('approving the merge', (port) => approveMerge(port, epicId, actor));
   }
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
-    return this.session.write('counting the iteration', (tx) => countIteration(tx, epicId, actor, reason));
+    return this.write('counting the iteration', (port) => countIteration(port, epicId, actor, reason));
   }
   blockDetails(epicId: string): Promise<Record<string, unknown> | null> {
-    return this.session.read('reading the epic', (tx) => blockDetails(tx, epicId));
+    return this.read('reading the epic', (port) => blockDetails(port, epicId));
   }
 
   // branch postgres: plan versions and approval, the epic's lifecycle, maintenance (one line each; the SQL is in the files named).
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, options: { resume?: string } = {}): Promise<ProposeResult> {
-    return this.resumeOr(options.resume, 'the proposal', (tx, op) => findProposal(tx, op, epicId, plan, actor), () => this.session.write('proposing the plan', (tx) => proposePlan(tx, epicId, plan, actor)));
+    return this.resumeOr(options.resume, 'the proposal', (tx, op) => findProposal(tx, op, epicId, plan, actor), () => this.write('proposing the plan', (port) => proposePlan(port, epicId, plan, actor)));
   }
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult> {
-    return this.session.write('approving the plan', (tx) => approvePlan(tx, epicId, current, actor, version));
+    return this.write('approving the plan', (port) => approvePlan(port, epicId, current, actor, version));
   }
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow> {
-    return this.session.write('requesting changes', (tx) => requestChanges(tx, epicId, feedback, actor, version));
+    return this.write('requesting changes', (port) => requestChanges(port, epicId, feedback, actor, version));
   }
   discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
-    return this.session.write('discarding the plan', (tx) => discardPlan(tx, epicId, actor, version, reason));
+    return this.write('discarding the plan', (port) => discardPlan(port, epicId, actor, version, reason));
   }
   pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow> {
-    return this.session.read('reading plan versions', (tx) => pendingVersion(tx, epicId, version));
+    return this.read('reading plan versions', (port) => pendingVersion(port, epicId, version));
   }
   planVersions(epicId: string): Promise<PlanVersionRow[]> {
-    return this.session.read('reading plan versions', (tx) => listVersions(tx, epicId));
+    return this.read('reading plan versions', (port) => listVersions(port, epicId));
   }
   handoffText(epicId: string): Promise<string | null> {
-    return this.session.read('reading the handoff', (tx) => epicHandoff(tx, epicId));
+    return this.read('reading the handoff', (port) => handoffText(port, epicId));
   }
   planDrift(planPath: string, current: PlanSource): Promise<string[]> {
-    return this.session.read('reading the plan', (tx) => planDrift(tx, planPath, current));
+    return this.read('reading the plan', (port) => planDrift(port, planPath, current));
   }
   epicPlans(epicId: string): Promise<EpicPlans> {
-    return this.session.read('reading the epic\'s plans', (tx) => epicPlans(tx, epicId));
+    return this.read('reading the epic\'s plans', (port) => epicPlans(port, epicId));
   }
   recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote> {
     return this.session.write('recording the note', (tx) => recordPlanningNote(tx, epicId, kind, summary, actor));
   }
   debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
-    return this.session.read('reading the debt register', (tx) => listDebt(tx, options));
+    return this.read('reading the debt register', function* (port) { return yield* call(port.listDebt(options.all ?? false)); });
   }
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
-    return this.session.write('starting the epic', (tx) => startEpic(tx, epicId, current, actor));
+    return this.write('starting the epic', (port) => startEpic(port, epicId, current, actor));
   }
   finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
-    return this.session.write('finishing the epic', (tx) => finishEpic(tx, epicId, actor, reason, options.verificationConfigured ?? false));
+    return this.write('finishing the epic', (port) => finishEpic(port, epicId, actor, reason, options.verificationConfigured ?? false));
   }
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
-    return this.session.write('recording the worktree', (tx) => setEpicWorktree(tx, epicId, path, branch));
+    return this.write('recording the worktree', function* (port) { yield* call(port.setEpicWorktree(epicId, path, branch)); });
   }
   commitTarget(query: TargetQuery): Promise<CommitTarget> {
     return this.read('finding the step', (port) => resolveTarget(port, query));
@@ -308,16 +310,16 @@ export class PostgresCore implements Store {
     return this.session.read('reading verifications', (tx) => lastVerdict(tx, epicId));
   }
   schedulerSnapshot(): Promise<SchedulerSnapshot> {
-    return this.session.read('reading the scheduler snapshot', (tx) => schedulerSnapshot(tx));
+    return this.read('reading the scheduler snapshot', (port) => schedulerSnapshot(port));
   }
   recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.session.write('recording the worktree event', (tx) => recordWorktreeEvent(tx, epicId, actor, action, reason, data ? { ...data } : undefined));
+    return this.write('recording the worktree event', (port) => recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined));
   }
   setPullRequest(epicId: string, url: string, actor: Actor, data: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.session.write('recording the pull request', (tx) => setPullRequest(tx, epicId, url, actor, { ...data }));
+    return this.write('recording the pull request', (port) => setPullRequest(port, epicId, url, actor, { ...data }));
   }
   markPullRequestChecked(epicId: string): Promise<void> {
-    return this.session.write('recording the pull request check', (tx) => markPullRequestChecked(tx, epicId));
+    return this.write('recording the pull request check', function* (port) { yield* call(port.markPullRequestChecked(epicId)); });
   }
   retrospective(epicId: string): Promise<Retrospective> {
     return this.session.read('reading the retrospective', (tx) => retrospective(tx, epicId));

@@ -2,7 +2,7 @@ import { RefusedError } from '../../errors.ts';
 import type { NewRun, ProgressMarks, RunEnd, RunView } from '../runTypes.ts';
 import { type Outcome, processOutcome, progressOutcome, spendsIteration } from '../shared/runOutcome.ts';
 import type { Actor } from '../types.ts';
-import { countIteration, getEpic } from './epics.ts';
+import { countIteration, getEpic } from './interim.ts';
 import { releaseClaim, reopenCompleted } from '../shared/claims.ts';
 import { runPg } from './port.ts';
 import { writeEvent } from './rows.ts';

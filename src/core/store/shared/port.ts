@@ -11,9 +11,15 @@ import type { ReconcilePort } from './reconcile.ts';
 import type { CompletePort } from './complete.ts';
 import type { ItemsPort } from './items.ts';
 import type { ReopenPort } from './reopen.ts';
+import type { InitPlanPort } from './initPlan.ts';
+import type { EpicsPort } from './epics.ts';
+import type { PlanVersionsPort } from './planVersions.ts';
+import type { EpicVerificationPort } from './epicVerification.ts';
+import type { SchedulerPort } from './schedulerSnapshot.ts';
+import type { HandoffPort } from './handoff.ts';
 import type { RowsPort } from './rows.ts';
 
-export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort {}
+export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

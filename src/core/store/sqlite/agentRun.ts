@@ -3,7 +3,7 @@ import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView } from '../r
 import type { Actor } from '../types.ts';
 import { heartbeat } from '../shared/claims.ts';
 import { runSqlite } from './port.ts';
-import { getEpic } from './epics.ts';
+import { getEpic } from './interim.ts';
 import { finishRun, progressMarks, startRun } from './runLifecycle.ts';
 import { assertHolder, findPlan, ownerOf, requireStep } from './rows.ts';
 import type { Database } from './sqlite.ts';

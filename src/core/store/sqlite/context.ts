@@ -1,8 +1,8 @@
 import type { ContextRequest, ContextView } from '../epicTypes.ts';
 import { assembleContext, contextStep, type DecisionNote } from '../shared/context.ts';
 import type { PlanView } from '../types.ts';
-import { getEpic } from './epics.ts';
-import { approvedVersion } from './planVersions.ts';
+import { getEpic } from './interim.ts';
+import { approvedVersion } from './interim.ts';
 import { showPlans } from './queries.ts';
 import { planningNotes } from './planningNotes.ts';
 import { listSignals } from './signals.ts';

@@ -1,5 +1,5 @@
 import type { EpicReport } from '../epicTypes.ts';
-import { getEpic } from './epics.ts';
+import { getEpic } from './interim.ts';
 import { showPlans } from './queries.ts';
 import { listRuns, listVerifications, usageByEpic } from './runs.ts';
 import { listSignals } from './signals.ts';

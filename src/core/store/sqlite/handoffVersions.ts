@@ -1,10 +1,15 @@
 import type { ApprovedVersion } from '../epicTypes.ts';
-import type { Database } from './sqlite.ts';
+import type { HandoffPort } from '../shared/handoff.ts';
+import type { SqliteMethods } from './port.ts';
 
-/** The epic's approved plan versions, oldest first, each with the re-plan signal that preceded its approval. */
-export function approvedVersions(db: Database, epicId: string): ApprovedVersion[] {
-  const rows = db.prepare(`SELECT version, plan_path, structure, body, decided_at FROM plan_versions WHERE epic_id = ? AND status = 'approved' ORDER BY version`)
-    .all(epicId) as Omit<ApprovedVersion, 'why'>[];
-  const why = db.prepare(`SELECT type, summary FROM signals WHERE epic_id = ? AND type IN ('option_viability_failure', 'adr_invalidated') AND created_at <= ? ORDER BY id DESC LIMIT 1`);
-  return rows.map((v, i) => ({ ...v, why: i === 0 ? null : (why.get(epicId, v.decided_at ?? '9999') as ApprovedVersion['why'] | undefined) ?? null }));
-}
+/** The approved versions a handoff is rendered from (shared/handoff.ts). */
+export const handoffSql: SqliteMethods<HandoffPort> = {
+  approvedVersionRows(epicId) {
+    return this.db.prepare(`SELECT version, plan_path, structure, body, decided_at FROM plan_versions WHERE epic_id = ? AND status = 'approved' ORDER BY version`)
+      .all(epicId) as Omit<ApprovedVersion, 'why'>[];
+  },
+  replanSignal(epicId, at) {
+    return this.db.prepare(`SELECT type, summary FROM signals WHERE epic_id = ? AND type IN ('option_viability_failure', 'adr_invalidated') AND created_at <= ? ORDER BY id DESC LIMIT 1`)
+      .get(epicId, at ?? '9999') as ApprovedVersion['why'] | undefined;
+  },
+};

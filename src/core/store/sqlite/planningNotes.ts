@@ -5,7 +5,7 @@
 import { UsageError } from '../../errors.ts';
 import type { PlanningNote } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
-import { getEpic } from './epics.ts';
+import { getEpic } from './interim.ts';
 import { writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 

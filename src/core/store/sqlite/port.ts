@@ -9,6 +9,12 @@ import type { Database } from './sqlite.ts';
 import { completeSql } from './complete.ts';
 import { itemsSql } from './items.ts';
 import { reopenSql } from './reopen.ts';
+import { initPlanSql } from './initPlan.ts';
+import { epicsSql } from './epics.ts';
+import { planVersionsSql } from './planVersions.ts';
+import { epicVerificationSql } from './epicVerification.ts';
+import { schedulerSql } from './schedulerSnapshot.ts';
+import { handoffSql } from './handoffVersions.ts';
 
 /** What a SQLite port method sees as `this`: the connection, inside the operation's transaction, and its time. */
 export interface SqliteTx {
@@ -20,7 +26,7 @@ export interface SqliteTx {
 /** A table of SQLite port methods answering part of the port: synchronously, with rows (shared/op.ts). */
 export type SqliteMethods<P> = Omit<P, PortState> & ThisType<SqliteTx>;
 
-const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql };
+const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql, ...initPlanSql, ...epicsSql, ...planVersionsSql, ...epicVerificationSql, ...schedulerSql, ...handoffSql };
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
 export function sqlitePort(db: Database, now: Date): StorePort {

@@ -1,6 +1,6 @@
 import { renderRetrospective, type Retrospective } from '../../epics/retrospective.ts';
 import type { Actor } from '../types.ts';
-import { getEpic } from './epics.ts';
+import { getEpic } from './interim.ts';
 import { writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 

@@ -1,4 +1,4 @@
-import { countIteration, getEpic } from './epics.ts';
+import { countIteration, getEpic } from './interim.ts';
 import { recordRunUsage } from './runs.ts';
 import { RefusedError, UsageError } from '../../errors.ts';
 import { releaseClaim, reopenCompleted } from '../shared/claims.ts';

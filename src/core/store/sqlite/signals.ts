@@ -3,7 +3,7 @@ import { signalEvent, transition, type SignalType } from '../../epics/transition
 import { RefusedError, UsageError } from '../../errors.ts';
 import type { SignalLocation, SignalResult, SignalView, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
-import { applyEpicEvent, getEpic } from './epics.ts';
+import { applyEpicEvent, getEpic } from './interim.ts';
 import { writeEvent } from './rows.ts';
 import type { Database } from './sqlite.ts';
 

@@ -20,16 +20,15 @@ import { readySteps } from '../shared/queries.ts';
 import { completeStep } from '../shared/complete.ts';
 import { buildContext } from './context.ts';
 import { epicReport } from './epicReport.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPullRequest } from './epics.ts';
-import { initPlan } from './initPlan.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPullRequest } from '../shared/epics.ts';
+import { applyEpicEvent as applyEpicEventOn } from './interim.ts';
+import { initPlan } from '../shared/initPlan.ts';
 import { recordArtifact, updateItems } from '../shared/items.ts';
 import { openDatabase, rolledBackTransaction, writeTransaction, type OpenOptions } from './open.ts';
-import { approvedVersion, approvePlan, discardPlan, finishEpic, listVersions, livePlanPath, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
+import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from '../shared/planVersions.ts';
 import { recordPlanningNote } from './planningNotes.ts';
 import { recordRetrospective, retrospective } from './retrospective.ts';
-import { approvedVersions } from './handoffVersions.ts';
-import { listDebt } from './debt.ts';
-import { handoffText } from '../../epics/handoffVersions.ts';
+import { epicPlans, handoffText } from '../shared/handoff.ts';
 import type { Retrospective } from '../../epics/retrospective.ts';
 import { prunePlans } from './prune.ts';
 import { listEvents, showPlans, showStep } from './queries.ts';
@@ -37,7 +36,8 @@ import { reopenStep } from '../shared/reopen.ts';
 import { requirePlan, requireStep } from './rows.ts';
 import { findOrphans, finishRun, markOrphans, setAgentPid, startRun, countSessions } from './runLifecycle.ts';
 import { lastVerdict, latestRun, listRuns, listVerifications, recordVerification, runsByLaunch, usageByEpic } from './runs.ts';
-import { schedulerSnapshot } from './schedulerSnapshot.ts';
+import { schedulerSnapshot } from '../shared/schedulerSnapshot.ts';
+import { call } from '../shared/op.ts';
 import { decideSignal, listSignals, recordSignal } from './signals.ts';
 import { mapSqliteError, type Database } from './sqlite.ts';
 import { sqlitePort } from './port.ts';
@@ -127,7 +127,7 @@ export class SqliteStore implements Store {
   }
 
   initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
-    return this.write((db, now) => initPlan(db, now.toISOString(), source, actor, options.force ?? false, options.epicId ?? null));
+    return this.writeOp((port) => initPlan(port, source, actor, options.force ?? false, options.epicId ?? null));
   }
   /** The claim and its counts are one transaction. */
   claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; branch?: string | null } = {}): Promise<ClaimResult> {
@@ -186,92 +186,87 @@ export class SqliteStore implements Store {
   }
 
   createEpic(input: NewEpic, actor: Actor): Promise<EpicRow> {
-    return this.write((db, now) => createEpic(db, now.toISOString(), input, actor));
+    return this.writeOp((port) => createEpic(port, input, actor));
   }
   listEpics(status?: EpicStatus): Promise<EpicRow[]> {
-    return this.read((db) => listEpics(db, status));
+    return this.readOp(function* (port) { return yield* call(port.listEpics(status)); });
   }
   getEpic(id: string): Promise<EpicRow> {
-    return this.read((db) => getEpic(db, id));
+    return this.readOp((port) => requireEpic(port, id));
   }
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Readonly<Record<string, unknown>> = {}): Promise<TransitionOutcome> {
-    return this.write((db, now) => applyEpicEvent(db, now.toISOString(), id, event, actor, reason, { ...data }));
+    return this.writeOp((port) => applyEpicEvent(port, id, event, actor, reason, { ...data }));
   }
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
-    return this.write((db, now) => startEpic(db, now.toISOString(), epicId, current, actor));
+    return this.writeOp((port) => startEpic(port, epicId, current, actor));
   }
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
-    return this.write((db, now) => approveMerge(db, now.toISOString(), epicId, actor));
+    return this.writeOp((port) => approveMerge(port, epicId, actor));
   }
   finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
-    return this.write((db, now) => finishEpic(db, now.toISOString(), epicId, actor, reason, options.verificationConfigured ?? false));
+    return this.writeOp((port) => finishEpic(port, epicId, actor, reason, options.verificationConfigured ?? false));
   }
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
-    return this.write((db, now) => countIteration(db, now.toISOString(), epicId, actor, reason));
+    return this.writeOp((port) => countIteration(port, epicId, actor, reason));
   }
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
-    return this.write((db, now) => setEpicWorktree(db, now.toISOString(), epicId, path, branch));
+    return this.writeOp(function* (port) { yield* call(port.setEpicWorktree(epicId, path, branch)); });
   }
   recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.write((db, now) => recordWorktreeEvent(db, now.toISOString(), epicId, actor, action, reason, data ? { ...data } : undefined));
+    return this.writeOp((port) => recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined));
   }
   blockDetails(epicId: string): Promise<Record<string, unknown> | null> {
-    return this.read((db) => blockDetails(db, getEpic(db, epicId)));
+    return this.readOp((port) => blockDetails(port, epicId));
   }
   epicPlans(epicId: string): Promise<EpicPlans> {
-    return this.read((db) => {
-      const epic = getEpic(db, epicId);
-      const approved = approvedVersion(db, epic);
-      const handoff = approved ? handoffText(epic, approvedVersions(db, epicId)) ?? undefined : undefined;
-      return { livePlanPath: livePlanPath(db, epicId), approved: approved ? { planPath: approved.plan_path, body: approved.body, version: approved.version, handoff } : null };
-    });
+    return this.readOp((port) => epicPlans(port, epicId));
   }
   handoffText(epicId: string): Promise<string | null> {
-    return this.read((db) => handoffText(getEpic(db, epicId), approvedVersions(db, epicId)));
+    return this.readOp((port) => handoffText(port, epicId));
   }
   setPullRequest(epicId: string, url: string, actor: Actor, data: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.write((db, now) => setPullRequest(db, now.toISOString(), epicId, url, actor, { ...data }));
+    return this.writeOp((port) => setPullRequest(port, epicId, url, actor, { ...data }));
   }
   markPullRequestChecked(epicId: string): Promise<void> {
-    return this.write((db, now) => markPullRequestChecked(db, now.toISOString(), epicId));
+    return this.writeOp(function* (port) { yield* call(port.markPullRequestChecked(epicId)); });
   }
   retrospective(epicId: string): Promise<Retrospective> {
     return this.read((db, now) => retrospective(db, now, epicId));
   }
   markMerged(epicId: string, actor: Actor, reason: string, retro?: Retrospective): Promise<TransitionOutcome> {
     return this.write((db, now) => {
-      const t = applyEpicEvent(db, now.toISOString(), epicId, 'merged', actor, reason);
+      const t = applyEpicEventOn(db, now.toISOString(), epicId, 'merged', actor, reason);
       recordRetrospective(db, now.toISOString(), retro ?? retrospective(db, now, epicId), actor);
       return t;
     });
   }
   debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
-    return this.read((db) => listDebt(db, options));
+    return this.readOp(function* (port) { return yield* call(port.listDebt(options.all ?? false)); });
   }
   planDrift(planPath: string, current: PlanSource): Promise<string[]> {
-    return this.read((db) => planDrift(db, planPath, current));
+    return this.readOp((port) => planDrift(port, planPath, current));
   }
   epicReport(epicId: string): Promise<EpicReport> {
     return this.read((db, now) => epicReport(db, now, epicId));
   }
 
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult> {
-    return this.write((db, now) => proposePlan(db, now.toISOString(), epicId, plan, actor));
+    return this.writeOp((port) => proposePlan(port, epicId, plan, actor));
   }
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult> {
-    return this.write((db, now) => approvePlan(db, now.toISOString(), epicId, current, actor, version));
+    return this.writeOp((port) => approvePlan(port, epicId, current, actor, version));
   }
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow> {
-    return this.write((db, now) => requestChanges(db, now.toISOString(), epicId, feedback, actor, version));
+    return this.writeOp((port) => requestChanges(port, epicId, feedback, actor, version));
   }
   discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
-    return this.write((db, now) => discardPlan(db, now.toISOString(), epicId, actor, version, reason));
+    return this.writeOp((port) => discardPlan(port, epicId, actor, version, reason));
   }
   planVersions(epicId: string): Promise<PlanVersionRow[]> {
-    return this.read((db) => listVersions(db, epicId));
+    return this.readOp((port) => listVersions(port, epicId));
   }
   pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow> {
-    return this.read((db) => pendingVersion(db, epicId, version));
+    return this.readOp((port) => pendingVersion(port, epicId, version));
   }
   recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote> {
     return this.write((db, now) => recordPlanningNote(db, now.toISOString(), epicId, kind, summary, actor));
@@ -338,6 +333,6 @@ export class SqliteStore implements Store {
     return this.read((db) => lastVerdict(db, epicId));
   }
   schedulerSnapshot(): Promise<SchedulerSnapshot> {
-    return this.read((db, now) => schedulerSnapshot(db, now));
+    return this.readOp((port) => schedulerSnapshot(port));
   }
 }
