@@ -5,9 +5,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { applyEpicEvent, createEpic } from '../src/core/store/shared/epics.ts';
 import { approvePlan, finishEpic, proposePlan, startEpic } from '../src/core/store/shared/planVersions.ts';
-import { recordSignal } from '../src/core/store/sqlite/signals.ts';
+import { recordSignal } from '../src/core/store/shared/signals.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { finishRun, startRun } from '../src/core/store/sqlite/runLifecycle.ts';
+import { finishRun, startRun } from '../src/core/store/shared/runs.ts';
+import { one } from '../src/core/store/shared/op.ts';
 import { decide } from '../src/core/scheduler/decide.ts';
 import type { SchedulerConfig } from '../src/core/scheduler/types.ts';
 import { claimNext } from '../src/core/store/shared/claims.ts';
@@ -17,7 +18,6 @@ import type { StorePort } from '../src/core/store/shared/port.ts';
 import { completeStep } from '../src/core/store/shared/complete.ts';
 import { updateItems } from '../src/core/store/shared/items.ts';
 import { partitionSteps } from '../src/core/store/sqlite/readiness.ts';
-import { recordVerification } from '../src/core/store/sqlite/runs.ts';
 import type { Database } from '../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
@@ -68,11 +68,11 @@ function buildSteps(db: Database, epicId: string, source: PlanSource, count: num
     const claim = runSqlite(db, now, (p) => claimNext(p, source, ralph, 7200, null));
     if (!claim.claimed) throw new Error(`${epicId}: nothing to claim after ${k} steps`);
     const holder = { ...ralph, token: claim.claim_token };
-    const run = startRun(db, now, { epicId, planPath: source.planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder);
+    const run = runSqlite(db, now, (p) => startRun(p, { epicId, planPath: source.planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder));
     runSqlite(db, now, (p) => updateItems(p, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder));
     runSqlite(db, now, (p) => completeStep(p, source, claim.step_anchor, holder, { commitHash: null }));
-    finishRun(db, now, run.id, { exitCode: 0, signal: null }, holder);
-    recordVerification(db, now.toISOString(), { runId: run.id, epicId, planPath: null, stepAnchor: null, command: 'npm test', exitCode: verdicts(k) === 'pass' ? 0 : 1, verdict: verdicts(k), durationMs: 900, outputTail: '' });
+    runSqlite(db, now, (p) => finishRun(p, run.id, { exitCode: 0, signal: null }, holder));
+    runSqlite(db, now, (p) => one(p.insertVerifications([{ runId: run.id, epicId, planPath: null, stepAnchor: null, command: 'npm test', exitCode: verdicts(k) === 'pass' ? 0 : 1, verdict: verdicts(k), durationMs: 900, outputTail: '' }])));
   }
 }
 
@@ -89,7 +89,6 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
     const source: PlanSource = { planPath, plan: parsePlan(text, planPath) };
     const db = sqliteConnection(store);
     db.transaction(() => {
-      const at = () => new Date().toISOString();
       const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(db, new Date(), fn);
       const complexity = i % 10 === 0 ? 'critical' : i % 7 === 0 ? 'simple' : 'standard';
       const epic = op((p) => createEpic(p, { title: `Bench epic ${i}`, brief: '', priority: (['P1', 'P2', 'P2', 'P3'] as const)[i % 4] ?? 'P2', complexity }, marge));
@@ -105,18 +104,21 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
         if (i % 2 === 0) {
           const holder: Actor = { worktree: `/repo.springfield/${epic.id}`, agent: 'ralph' };
           const claim = runSqlite(db, new Date(), (p) => claimNext(p, source, holder, 7200, null));
-          if (claim.claimed) startRun(db, new Date(), { epicId: epic.id, planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: holder.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder);
+          if (claim.claimed) op((p) => startRun(p, { epicId: epic.id, planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: holder.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder));
         }
         return;
       }
       buildSteps(db, epic.id, source, STEPS, () => 'pass');
       op((p) => finishEpic(p, epic.id, marge, 'bench: all steps completed, verification passed', true));
       if (kind === 'implemented') {
-        if (i % 3 === 0) finishRun(db, new Date(), startRun(db, new Date(), { epicId: epic.id, planPath, stepAnchor: null, role: 'bart', iteration: 1, worktree: '/repo', agentId: 'bart', command: ['a'], pid: process.pid }, null).id, { exitCode: 0, signal: null }, null);
-        if (i % 3 === 1) recordSignal(db, at(), epic.id, 'implementation_failure', 'needs a person', [], marge, true);
+        if (i % 3 === 0) {
+          const bart = op((p) => startRun(p, { epicId: epic.id, planPath, stepAnchor: null, role: 'bart', iteration: 1, worktree: '/repo', agentId: 'bart', command: ['a'], pid: process.pid }, null));
+          op((p) => finishRun(p, bart.id, { exitCode: 0, signal: null }, null));
+        }
+        if (i % 3 === 1) op((p) => recordSignal(p, epic.id, 'implementation_failure', 'needs a person', [], marge, true));
         return;
       }
-      recordSignal(db, at(), epic.id, 'pass', 'reviewed', [], marge);
+      op((p) => recordSignal(p, epic.id, 'pass', 'reviewed', [], marge));
       if (kind === 'done') op((p) => applyEpicEvent(p, epic.id, 'merged', marge, 'bench'));
     }).immediate();
   }

@@ -15,6 +15,13 @@ import { planVersionsPg } from './planVersions.ts';
 import { epicVerificationPg } from './epicVerification.ts';
 import { schedulerPg } from './schedulerSnapshot.ts';
 import { handoffPg } from './handoffVersions.ts';
+import { signalsPg } from './signals.ts';
+import { planningNotesPg } from './planningNotes.ts';
+import { runsPg } from './runs.ts';
+import { queriesPg } from './queries.ts';
+import { contextPg } from './context.ts';
+import { recordsPg } from './records.ts';
+import { prunePg } from './prune.ts';
 
 /** What a PostgreSQL port method sees as `this`: the transaction (every query scoped to its repository), its time and host. */
 export interface PgTx {
@@ -26,7 +33,7 @@ export interface PgTx {
 /** A table of PostgreSQL port methods answering part of the port, with promises of rows (shared/op.ts). */
 export type PgMethods<P> = Omit<P, PortState> & ThisType<PgTx>;
 
-const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg };
+const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg };
 
 /** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
 export function pgPort(tx: Tx): StorePort {

@@ -1,57 +1,50 @@
+import type { SignalDecision } from '../../epics/signals.ts';
+import type { EpicEvent, EpicStatus, SignalType } from '../../epics/transitions.ts';
+import type { Retrospective } from '../../epics/retrospective.ts';
 import type { PlanSource } from '../../plan/types.ts';
-import type { EpicEvent, EpicStatus } from '../../epics/transitions.ts';
+import type { SchedulerSnapshot } from '../../scheduler/types.ts';
 import type {
-  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicRow, NewEpic, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult, TransitionOutcome,
+  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicReport, EpicRow, NewEpic, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult,
+  SignalLocation, SignalResult, SignalView, TransitionOutcome,
 } from '../epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from '../maintenanceTypes.ts';
+import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
   PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
+import { beginAgentRun, recordFailedLaunch } from '../shared/agentRun.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from '../shared/claims.ts';
-import { readySteps } from '../shared/queries.ts';
-import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
-import { completeStep, markPlanDone } from '../shared/complete.ts';
-import { completeDirect, findCompletion } from './completeOne.ts';
-import { findCreatedEpic } from './epics.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPullRequest } from '../shared/epics.ts';
-import { call } from '../shared/op.ts';
-import { openPool } from './connection.ts';
-import { initPlan } from '../shared/initPlan.ts';
-import { findArtifact } from './items.ts';
-import { recordArtifact, updateItems } from '../shared/items.ts';
-import { listEvents, showPlans, showStep } from './queries.ts';
-import { requirePlan, requireStep, stepRecord } from './rows.ts';
-import { Session, type SessionOptions, type Tx } from './session.ts';
-import { watchRepository } from './watch.ts';
-import { pgPort } from './port.ts';
-import { runAsync, type Op } from '../shared/op.ts';
-import type { StorePort } from '../shared/port.ts';
 import { resolveTarget } from '../shared/commitTarget.ts';
-import { reconcileTrailers } from '../shared/reconcile.ts';
-import { buildContext } from './context.ts';
+import { completeStep, markPlanDone } from '../shared/complete.ts';
+import { buildContext } from '../shared/context.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPullRequest } from '../shared/epics.ts';
 import { epicPlans, handoffText } from '../shared/handoff.ts';
-import { recordPlanningNote } from './planningNotes.ts';
-import { findProposal } from './planVersions.ts';
+import { initPlan } from '../shared/initPlan.ts';
+import { recordArtifact, updateItems } from '../shared/items.ts';
+import { one, runAsync, type Op } from '../shared/op.ts';
+import { recordPlanningNote } from '../shared/planningNotes.ts';
 import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from '../shared/planVersions.ts';
-import { prunePlans } from './prune.ts';
+import type { StorePort } from '../shared/port.ts';
+import { prunePlans } from '../shared/prune.ts';
+import { listEvents, planRecord, readySteps, showPlans, showStep, stepRecordOf } from '../shared/queries.ts';
+import { reconcileTrailers } from '../shared/reconcile.ts';
+import { epicReport, markMerged, retrospective } from '../shared/records.ts';
 import { reopenStep } from '../shared/reopen.ts';
-// pgruns
-import type { SignalDecision } from '../../epics/signals.ts';
-import type { SignalType } from '../../epics/transitions.ts';
-import type { Retrospective } from '../../epics/retrospective.ts';
-import type { SchedulerSnapshot } from '../../scheduler/types.ts';
-import type { EpicReport, SignalLocation, SignalResult, SignalView } from '../epicTypes.ts';
-import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
-import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
-import { epicReport, markMerged, retrospective } from './epicRecords.ts';
-import { findOrphans, finishRun, markOrphans, setAgentPid, startRun } from './runLifecycle.ts';
-import { countSessions, latestRun, listRuns, runsByLaunch, usageByEpic } from './runs.ts';
+import { countSessions, findOrphans, finishRun, markOrphans, startRun } from '../shared/runs.ts';
 import { schedulerSnapshot } from '../shared/schedulerSnapshot.ts';
-import { decideSignal, findSignal, listSignals, recordSignal } from './signals.ts';
-import { lastVerdict, listVerifications, recordVerifications } from './verifications.ts';
-
+import { decideSignal, recordSignal } from '../shared/signals.ts';
+import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
+import { completeDirect, findCompletion } from './completeOne.ts';
+import { openPool } from './connection.ts';
+import { findCreatedEpic } from './epics.ts';
+import { findArtifact } from './items.ts';
+import { findProposal } from './planVersions.ts';
+import { pgPort } from './port.ts';
+import { Session, type SessionOptions, type Tx } from './session.ts';
+import { findSignal } from './signals.ts';
+import { watchRepository } from './watch.ts';
 
 /**
  * The store on PostgreSQL (docs/postgres.md): every row scoped by the repository id, holders named by
@@ -152,27 +145,43 @@ export class PostgresCore implements Store {
   reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
     return this.write('resetting the step', (port) => resetStep(port, planPath, anchor, actor, reason));
   }
+  reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
+    return this.write('reopening the step', (port) => reopenStep(port, planPath, anchor, actor, reason));
+  }
   ready(planPath: string): Promise<ReadyResult> {
     return this.read('reading the plan', (port) => readySteps(port, planPath));
   }
   showPlans(planPath?: string): Promise<PlanView[]> {
-    return this.session.read('reading plans', (tx) => showPlans(tx, planPath));
+    return this.read('reading plans', (port) => showPlans(port, planPath));
+  }
+  showStep(planPath: string, anchor: string): Promise<StepView> {
+    return this.read('reading the step', (port) => showStep(port, planPath, anchor));
   }
   plan(planPath: string): Promise<PlanRecord> {
-    return this.session.read('reading the plan', (tx) => requirePlan(tx, planPath));
+    return this.read('reading the plan', (port) => planRecord(port, planPath));
   }
-  async stepRecord(planPath: string, anchor: string): Promise<StepRecord> {
-    return stepRecord(await this.session.read('reading the step', (tx) => requireStep(tx, planPath, anchor)));
+  stepRecord(planPath: string, anchor: string): Promise<StepRecord> {
+    return this.read('reading the step', (port) => stepRecordOf(port, planPath, anchor));
+  }
+  commitTarget(query: TargetQuery): Promise<CommitTarget> {
+    return this.read('finding the step', (port) => resolveTarget(port, query));
   }
   events(query?: EventQuery): Promise<EventView[]> {
-    return this.session.read('reading events', (tx) => listEvents(tx, query));
+    return this.read('reading events', (port) => listEvents(port, query));
+  }
+  reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
+    return this.write('reconciling', (port) => reconcileTrailers(port, trailers, actor, options));
+  }
+  prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult> {
+    const op = (port: StorePort) => prunePlans(port, actor, roots, options.dryRun);
+    return options.dryRun ? this.read('finding plans to prune', op) : this.write('pruning plans', op);
   }
 
   createEpic(input: NewEpic, actor: Actor, options: { resume?: string } = {}): Promise<EpicRow & { readonly resumed?: true }> {
     return this.resumeOr(options.resume, 'the epic', (tx, op) => findCreatedEpic(tx, op, input, actor), () => this.write('creating the epic', (port) => createEpic(port, input, actor)));
   }
   listEpics(status?: EpicStatus): Promise<EpicRow[]> {
-    return this.read('reading epics', function* (port) { return yield* call(port.listEpics(status)); });
+    return this.read('reading epics', (port) => one(port.listEpics(status)));
   }
   getEpic(id: string): Promise<EpicRow> {
     return this.read('reading the epic', (port) => requireEpic(port, id));
@@ -180,17 +189,55 @@ export class PostgresCore implements Store {
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Readonly<Record<string, unknown>> = {}): Promise<TransitionOutcome> {
     return this.write('changing the epic', (port) => applyEpicEvent(port, id, event, actor, reason, { ...data }));
   }
+  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
+    return this.write('starting the epic', (port) => startEpic(port, epicId, current, actor));
+  }
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
     return this.write('approving the merge', (port) => approveMerge(port, epicId, actor));
+  }
+  finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
+    return this.write('finishing the epic', (port) => finishEpic(port, epicId, actor, reason, options.verificationConfigured ?? false));
   }
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
     return this.write('counting the iteration', (port) => countIteration(port, epicId, actor, reason));
   }
+  setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
+    return this.write('recording the worktree', (port) => one(port.setEpicWorktree(epicId, path, branch)));
+  }
+  recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
+    return this.write('recording the worktree event', (port) => recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined));
+  }
   blockDetails(epicId: string): Promise<Record<string, unknown> | null> {
     return this.read('reading the epic', (port) => blockDetails(port, epicId));
   }
+  epicPlans(epicId: string): Promise<EpicPlans> {
+    return this.read('reading the epic\'s plans', (port) => epicPlans(port, epicId));
+  }
+  handoffText(epicId: string): Promise<string | null> {
+    return this.read('reading the handoff', (port) => handoffText(port, epicId));
+  }
+  setPullRequest(epicId: string, url: string, actor: Actor, data: Readonly<Record<string, unknown>>): Promise<void> {
+    return this.write('recording the pull request', (port) => setPullRequest(port, epicId, url, actor, { ...data }));
+  }
+  markPullRequestChecked(epicId: string): Promise<void> {
+    return this.write('recording the pull request check', (port) => one(port.markPullRequestChecked(epicId)));
+  }
+  retrospective(epicId: string): Promise<Retrospective> {
+    return this.read('reading the retrospective', (port) => retrospective(port, epicId));
+  }
+  markMerged(epicId: string, actor: Actor, reason: string, retro?: Retrospective): Promise<TransitionOutcome> {
+    return this.write('recording the merge', (port) => markMerged(port, epicId, actor, reason, retro));
+  }
+  debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
+    return this.read('reading the debt register', (port) => one(port.listDebt(options.all ?? false)));
+  }
+  planDrift(planPath: string, current: PlanSource): Promise<string[]> {
+    return this.read('reading the plan', (port) => planDrift(port, planPath, current));
+  }
+  epicReport(epicId: string): Promise<EpicReport> {
+    return this.read('reading the epic report', (port) => epicReport(port, epicId));
+  }
 
-  // branch postgres: plan versions and approval, the epic's lifecycle, maintenance (one line each; the SQL is in the files named).
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, options: { resume?: string } = {}): Promise<ProposeResult> {
     return this.resumeOr(options.resume, 'the proposal', (tx, op) => findProposal(tx, op, epicId, plan, actor), () => this.write('proposing the plan', (port) => proposePlan(port, epicId, plan, actor)));
   }
@@ -203,132 +250,77 @@ export class PostgresCore implements Store {
   discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
     return this.write('discarding the plan', (port) => discardPlan(port, epicId, actor, version, reason));
   }
-  pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow> {
-    return this.read('reading plan versions', (port) => pendingVersion(port, epicId, version));
-  }
   planVersions(epicId: string): Promise<PlanVersionRow[]> {
     return this.read('reading plan versions', (port) => listVersions(port, epicId));
   }
-  handoffText(epicId: string): Promise<string | null> {
-    return this.read('reading the handoff', (port) => handoffText(port, epicId));
-  }
-  planDrift(planPath: string, current: PlanSource): Promise<string[]> {
-    return this.read('reading the plan', (port) => planDrift(port, planPath, current));
-  }
-  epicPlans(epicId: string): Promise<EpicPlans> {
-    return this.read('reading the epic\'s plans', (port) => epicPlans(port, epicId));
+  pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow> {
+    return this.read('reading plan versions', (port) => pendingVersion(port, epicId, version));
   }
   recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote> {
-    return this.session.write('recording the note', (tx) => recordPlanningNote(tx, epicId, kind, summary, actor));
+    return this.write('recording the note', (port) => recordPlanningNote(port, epicId, kind, summary, actor));
   }
-  debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
-    return this.read('reading the debt register', function* (port) { return yield* call(port.listDebt(options.all ?? false)); });
-  }
-  startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
-    return this.write('starting the epic', (port) => startEpic(port, epicId, current, actor));
-  }
-  finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
-    return this.write('finishing the epic', (port) => finishEpic(port, epicId, actor, reason, options.verificationConfigured ?? false));
-  }
-  setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
-    return this.write('recording the worktree', function* (port) { yield* call(port.setEpicWorktree(epicId, path, branch)); });
-  }
-  commitTarget(query: TargetQuery): Promise<CommitTarget> {
-    return this.read('finding the step', (port) => resolveTarget(port, query));
-  }
-  reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
-    return this.write('reopening the step', (port) => reopenStep(port, planPath, anchor, actor, reason));
-  }
-  showStep(planPath: string, anchor: string): Promise<StepView> {
-    return this.session.read('reading the step', (tx) => showStep(tx, planPath, anchor));
-  }
-  context(request: ContextRequest): Promise<ContextView> {
-    return this.session.read('reading the context', (tx) => buildContext(tx, request));
-  }
-  prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult> {
-    return options.dryRun
-      ? this.session.read('finding plans to prune', (tx) => prunePlans(tx, actor, roots, true))
-      : this.session.write('pruning plans', (tx) => prunePlans(tx, actor, roots, false));
-  }
-  reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
-    return this.write('reconciling', (port) => reconcileTrailers(port, trailers, actor, options));
-  }
-  // pgruns: runs, signals, verifications, the scheduler snapshot, PR mode and the merge's retrospective.
-  beginAgentRun(input: AgentRunInput): Promise<AgentRunStart> {
-    return this.session.write('recording the run', (tx) => beginAgentRun(tx, input));
-  }
-  startRun(run: NewRun, actor: Actor | null): Promise<RunView> {
-    return this.session.write('recording the run', (tx) => startRun(tx, run, actor));
-  }
-  setAgentPid(runId: number, pid: number): Promise<void> {
-    return this.session.write('recording the agent', (tx) => setAgentPid(tx, runId, pid));
-  }
-  finishRun(runId: number, end: RunEnd, actor: Actor | null): Promise<RunView> {
-    return this.session.write('finishing the run', (tx) => finishRun(tx, runId, end, actor));
-  }
-  recordFailedLaunch(run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Promise<RunView> {
-    return this.session.write('recording the failed launch', (tx) => recordFailedLaunch(tx, run, end, actor));
-  }
-  findOrphans(isAlive: (pid: number) => boolean): Promise<RunView[]> {
-    return this.session.read('reading runs', (tx) => findOrphans(tx, isAlive));
-  }
-  markOrphans(isAlive: (pid: number) => boolean, actor: Actor | null): Promise<RunView[]> {
-    return this.session.write('marking lost runs', (tx) => markOrphans(tx, isAlive, actor));
-  }
-  runs(options: { active?: boolean; epicId?: string; limit?: number } = {}): Promise<RunView[]> {
-    return this.session.read('reading runs', (tx) => listRuns(tx, options));
-  }
-  runsByLaunch(launchIds: readonly string[]): Promise<RunView[]> {
-    return this.session.read('reading runs', (tx) => runsByLaunch(tx, launchIds));
-  }
-  latestRun(epicId: string, role?: string): Promise<RunView | null> {
-    return this.session.read('reading runs', (tx) => latestRun(tx, epicId, role));
-  }
-  sessionCounts(epicId?: string): Promise<Record<string, SessionCounts>> {
-    return this.session.read('reading runs', (tx) => countSessions(tx, epicId));
-  }
-  usageByEpic(epicId?: string): Promise<UsageByRole[]> {
-    return this.session.read('reading runs', (tx) => usageByEpic(tx, epicId));
-  }
+
   recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false, options: { resume?: string } = {}): Promise<SignalResult> {
     return this.resumeOr(options.resume, 'the signal', (tx, op) => findSignal(tx, op, epicId, type, summary, actor, awaitPerson),
-      () => this.session.write('recording the signal', (tx) => recordSignal(tx, epicId, type, summary, locations, actor, awaitPerson)));
+      () => this.write('recording the signal', (port) => recordSignal(port, epicId, type, summary, locations, actor, awaitPerson)));
   }
   signals(epicId?: string): Promise<SignalView[]> {
-    return this.session.read('reading signals', (tx) => listSignals(tx, epicId));
+    return this.read('reading signals', (port) => one(port.listSignals(epicId, 100)));
   }
   decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note: string | null = null): Promise<TransitionOutcome> {
-    return this.session.write('deciding the signal', (tx) => decideSignal(tx, signalId, decision, actor, note));
+    return this.write('deciding the signal', (port) => decideSignal(port, signalId, decision, actor, note));
+  }
+  context(request: ContextRequest): Promise<ContextView> {
+    return this.read('reading the context', (port) => buildContext(port, request));
+  }
+
+  beginAgentRun(input: AgentRunInput): Promise<AgentRunStart> {
+    return this.write('recording the run', (port) => beginAgentRun(port, input));
+  }
+  startRun(run: NewRun, actor: Actor | null): Promise<RunView> {
+    return this.write('recording the run', (port) => startRun(port, run, actor));
+  }
+  setAgentPid(runId: number, pid: number): Promise<void> {
+    return this.write('recording the agent', (port) => one(port.setAgentPid(runId, pid)));
+  }
+  finishRun(runId: number, end: RunEnd, actor: Actor | null): Promise<RunView> {
+    return this.write('finishing the run', (port) => finishRun(port, runId, end, actor));
+  }
+  recordFailedLaunch(run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Promise<RunView> {
+    return this.write('recording the failed launch', (port) => recordFailedLaunch(port, run, end, actor));
+  }
+  findOrphans(isAlive: (pid: number) => boolean): Promise<RunView[]> {
+    return this.read('reading runs', (port) => findOrphans(port, isAlive));
+  }
+  markOrphans(isAlive: (pid: number) => boolean, actor: Actor | null): Promise<RunView[]> {
+    return this.write('marking lost runs', (port) => markOrphans(port, isAlive, actor));
+  }
+  runs(options: { active?: boolean; epicId?: string; limit?: number } = {}): Promise<RunView[]> {
+    return this.read('reading runs', (port) => one(port.listRuns(options)));
+  }
+  runsByLaunch(launchIds: readonly string[]): Promise<RunView[]> {
+    return this.read('reading runs', (port) => one(port.runsByLaunch(launchIds)));
+  }
+  async latestRun(epicId: string, role?: string): Promise<RunView | null> {
+    return (await this.read('reading runs', (port) => one(port.latestRun(epicId, role)))) ?? null;
+  }
+  sessionCounts(epicId?: string): Promise<Record<string, SessionCounts>> {
+    return this.read('reading runs', (port) => countSessions(port, epicId));
+  }
+  usageByEpic(epicId?: string): Promise<UsageByRole[]> {
+    return this.read('reading runs', (port) => one(port.usageByEpic(epicId)));
   }
   verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
-    return this.session.read('reading verifications', (tx) => listVerifications(tx, options));
+    return this.read('reading verifications', (port) => one(port.listVerifications(options)));
   }
   recordVerifications(entries: readonly VerificationEntry[]): Promise<void> {
-    return this.session.write('recording verifications', (tx) => recordVerifications(tx, entries));
+    return this.write('recording verifications', (port) => one(port.insertVerifications(entries)));
   }
   lastVerdict(epicId: string): Promise<'pass' | 'fail' | null> {
-    return this.session.read('reading verifications', (tx) => lastVerdict(tx, epicId));
+    return this.read('reading verifications', (port) => one(port.lastVerdict(epicId)));
   }
   schedulerSnapshot(): Promise<SchedulerSnapshot> {
     return this.read('reading the scheduler snapshot', (port) => schedulerSnapshot(port));
-  }
-  recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.write('recording the worktree event', (port) => recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined));
-  }
-  setPullRequest(epicId: string, url: string, actor: Actor, data: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.write('recording the pull request', (port) => setPullRequest(port, epicId, url, actor, { ...data }));
-  }
-  markPullRequestChecked(epicId: string): Promise<void> {
-    return this.write('recording the pull request check', function* (port) { yield* call(port.markPullRequestChecked(epicId)); });
-  }
-  retrospective(epicId: string): Promise<Retrospective> {
-    return this.session.read('reading the retrospective', (tx) => retrospective(tx, epicId));
-  }
-  markMerged(epicId: string, actor: Actor, reason: string, retro?: Retrospective): Promise<TransitionOutcome> {
-    return this.session.write('recording the merge', (tx) => markMerged(tx, epicId, actor, reason, retro));
-  }
-  epicReport(epicId: string): Promise<EpicReport> {
-    return this.session.read('reading the epic report', (tx) => epicReport(tx, epicId));
   }
 }
 

@@ -56,3 +56,8 @@ export async function runAsync<T>(op: Op<T>): Promise<T> {
   }
   return next.value;
 }
+
+/** An operation that is one backend call, with no rule of its own (a plain read or write). */
+export function* one<T>(io: Io<T>): Op<T> {
+  return yield* call(io);
+}

@@ -17,9 +17,17 @@ import type { PlanVersionsPort } from './planVersions.ts';
 import type { EpicVerificationPort } from './epicVerification.ts';
 import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { HandoffPort } from './handoff.ts';
+import type { SignalsPort } from './signals.ts';
+import type { PlanningNotesPort } from './planningNotes.ts';
+import type { RunsPort } from './runs.ts';
+import type { AgentRunPort } from './agentRun.ts';
+import type { QueriesPort } from './queries.ts';
+import type { ContextPort } from './context.ts';
+import type { RecordsPort } from './records.ts';
+import type { PrunePort } from './prune.ts';
 import type { RowsPort } from './rows.ts';
 
-export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort {}
+export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

@@ -21,6 +21,11 @@ export function unknownStep(planPath: string, anchor: string): UsageError {
   return new UsageError('unknown_step', `${planPath}: no step '${anchor}' (see 'springfield show ${planPath}')`);
 }
 
+/** A step a context was asked for that its plan (or no plan) has. */
+export function unknownStepOfContext(anchor: string, planPath: string | undefined): UsageError {
+  return new UsageError('unknown_step', `no step '${anchor}'${planPath ? ` in ${planPath}` : ''}`);
+}
+
 /** A plan file whose structure is no longer the one initialised: what changed, and the way out. */
 export function planDrift(planPath: string, changes: readonly string[]): RefusedError {
   const what = changes.length > 0 ? firstChanges(changes, 5) : 'structure changed';

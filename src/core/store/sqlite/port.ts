@@ -15,6 +15,13 @@ import { planVersionsSql } from './planVersions.ts';
 import { epicVerificationSql } from './epicVerification.ts';
 import { schedulerSql } from './schedulerSnapshot.ts';
 import { handoffSql } from './handoffVersions.ts';
+import { signalsSql } from './signals.ts';
+import { planningNotesSql } from './planningNotes.ts';
+import { runsSql } from './runs.ts';
+import { queriesSql } from './queries.ts';
+import { contextSql } from './context.ts';
+import { recordsSql } from './records.ts';
+import { pruneSql } from './prune.ts';
 
 /** What a SQLite port method sees as `this`: the connection, inside the operation's transaction, and its time. */
 export interface SqliteTx {
@@ -26,7 +33,7 @@ export interface SqliteTx {
 /** A table of SQLite port methods answering part of the port: synchronously, with rows (shared/op.ts). */
 export type SqliteMethods<P> = Omit<P, PortState> & ThisType<SqliteTx>;
 
-const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql, ...initPlanSql, ...epicsSql, ...planVersionsSql, ...epicVerificationSql, ...schedulerSql, ...handoffSql };
+const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql, ...initPlanSql, ...epicsSql, ...planVersionsSql, ...epicVerificationSql, ...schedulerSql, ...handoffSql, ...signalsSql, ...planningNotesSql, ...runsSql, ...queriesSql, ...contextSql, ...recordsSql, ...pruneSql };
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
 export function sqlitePort(db: Database, now: Date): StorePort {

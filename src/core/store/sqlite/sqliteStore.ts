@@ -14,37 +14,31 @@ import type {
   Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
   ItemChange, PlanRecord, PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
 } from '../types.ts';
-import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
+import type { Retrospective } from '../../epics/retrospective.ts';
+import { beginAgentRun, recordFailedLaunch } from '../shared/agentRun.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from '../shared/claims.ts';
-import { readySteps } from '../shared/queries.ts';
+import { resolveTarget } from '../shared/commitTarget.ts';
 import { completeStep } from '../shared/complete.ts';
-import { buildContext } from './context.ts';
-import { epicReport } from './epicReport.ts';
+import { buildContext } from '../shared/context.ts';
 import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPullRequest } from '../shared/epics.ts';
-import { applyEpicEvent as applyEpicEventOn } from './interim.ts';
+import { epicPlans, handoffText } from '../shared/handoff.ts';
 import { initPlan } from '../shared/initPlan.ts';
 import { recordArtifact, updateItems } from '../shared/items.ts';
-import { openDatabase, rolledBackTransaction, writeTransaction, type OpenOptions } from './open.ts';
+import { one, runSync, type Op } from '../shared/op.ts';
+import { recordPlanningNote } from '../shared/planningNotes.ts';
 import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from '../shared/planVersions.ts';
-import { recordPlanningNote } from './planningNotes.ts';
-import { recordRetrospective, retrospective } from './retrospective.ts';
-import { epicPlans, handoffText } from '../shared/handoff.ts';
-import type { Retrospective } from '../../epics/retrospective.ts';
-import { prunePlans } from './prune.ts';
-import { listEvents, showPlans, showStep } from './queries.ts';
-import { reopenStep } from '../shared/reopen.ts';
-import { requirePlan, requireStep } from './rows.ts';
-import { findOrphans, finishRun, markOrphans, setAgentPid, startRun, countSessions } from './runLifecycle.ts';
-import { lastVerdict, latestRun, listRuns, listVerifications, recordVerification, runsByLaunch, usageByEpic } from './runs.ts';
-import { schedulerSnapshot } from '../shared/schedulerSnapshot.ts';
-import { call } from '../shared/op.ts';
-import { decideSignal, listSignals, recordSignal } from './signals.ts';
-import { mapSqliteError, type Database } from './sqlite.ts';
-import { sqlitePort } from './port.ts';
-import { runSync, type Op } from '../shared/op.ts';
 import type { StorePort } from '../shared/port.ts';
-import { resolveTarget } from '../shared/commitTarget.ts';
+import { prunePlans } from '../shared/prune.ts';
+import { listEvents, planRecord, readySteps, showPlans, showStep, stepRecordOf } from '../shared/queries.ts';
 import { reconcileTrailers } from '../shared/reconcile.ts';
+import { epicReport, markMerged, retrospective } from '../shared/records.ts';
+import { reopenStep } from '../shared/reopen.ts';
+import { countSessions, findOrphans, finishRun, markOrphans, startRun } from '../shared/runs.ts';
+import { schedulerSnapshot } from '../shared/schedulerSnapshot.ts';
+import { decideSignal, recordSignal } from '../shared/signals.ts';
+import { openDatabase, rolledBackTransaction, writeTransaction, type OpenOptions } from './open.ts';
+import { sqlitePort } from './port.ts';
+import { mapSqliteError, type Database } from './sqlite.ts';
 import { watchDatabase } from './watch.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -161,35 +155,36 @@ export class SqliteStore implements Store {
     return this.readOp((port) => readySteps(port, planPath));
   }
   showPlans(planPath?: string): Promise<PlanView[]> {
-    return this.read((db, now) => showPlans(db, now, planPath));
+    return this.readOp((port) => showPlans(port, planPath));
   }
   showStep(planPath: string, anchor: string): Promise<StepView> {
-    return this.read((db, now) => showStep(db, now, planPath, anchor));
+    return this.readOp((port) => showStep(port, planPath, anchor));
   }
   plan(planPath: string): Promise<PlanRecord> {
-    return this.read((db) => requirePlan(db, planPath));
+    return this.readOp((port) => planRecord(port, planPath));
   }
   stepRecord(planPath: string, anchor: string): Promise<StepRecord> {
-    return this.read((db) => requireStep(db, planPath, anchor));
+    return this.readOp((port) => stepRecordOf(port, planPath, anchor));
   }
   commitTarget(query: TargetQuery): Promise<CommitTarget> {
     return this.readOp((port) => resolveTarget(port, query));
   }
   events(query?: EventQuery): Promise<EventView[]> {
-    return this.read((db) => listEvents(db, query));
+    return this.readOp((port) => listEvents(port, query));
   }
   reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
     return this.writeOp((port) => reconcileTrailers(port, trailers, actor, options));
   }
   prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult> {
-    return options.dryRun ? this.read((db, now) => prunePlans(db, now, actor, roots, true)) : this.write((db, now) => prunePlans(db, now, actor, roots, false));
+    const op = (port: StorePort) => prunePlans(port, actor, roots, options.dryRun);
+    return options.dryRun ? this.readOp(op) : this.writeOp(op);
   }
 
   createEpic(input: NewEpic, actor: Actor): Promise<EpicRow> {
     return this.writeOp((port) => createEpic(port, input, actor));
   }
   listEpics(status?: EpicStatus): Promise<EpicRow[]> {
-    return this.readOp(function* (port) { return yield* call(port.listEpics(status)); });
+    return this.readOp((port) => one(port.listEpics(status)));
   }
   getEpic(id: string): Promise<EpicRow> {
     return this.readOp((port) => requireEpic(port, id));
@@ -210,7 +205,7 @@ export class SqliteStore implements Store {
     return this.writeOp((port) => countIteration(port, epicId, actor, reason));
   }
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
-    return this.writeOp(function* (port) { yield* call(port.setEpicWorktree(epicId, path, branch)); });
+    return this.writeOp((port) => one(port.setEpicWorktree(epicId, path, branch)));
   }
   recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
     return this.writeOp((port) => recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined));
@@ -228,26 +223,22 @@ export class SqliteStore implements Store {
     return this.writeOp((port) => setPullRequest(port, epicId, url, actor, { ...data }));
   }
   markPullRequestChecked(epicId: string): Promise<void> {
-    return this.writeOp(function* (port) { yield* call(port.markPullRequestChecked(epicId)); });
+    return this.writeOp((port) => one(port.markPullRequestChecked(epicId)));
   }
   retrospective(epicId: string): Promise<Retrospective> {
-    return this.read((db, now) => retrospective(db, now, epicId));
+    return this.readOp((port) => retrospective(port, epicId));
   }
   markMerged(epicId: string, actor: Actor, reason: string, retro?: Retrospective): Promise<TransitionOutcome> {
-    return this.write((db, now) => {
-      const t = applyEpicEventOn(db, now.toISOString(), epicId, 'merged', actor, reason);
-      recordRetrospective(db, now.toISOString(), retro ?? retrospective(db, now, epicId), actor);
-      return t;
-    });
+    return this.writeOp((port) => markMerged(port, epicId, actor, reason, retro));
   }
   debt(options: { all?: boolean } = {}): Promise<DebtRow[]> {
-    return this.readOp(function* (port) { return yield* call(port.listDebt(options.all ?? false)); });
+    return this.readOp((port) => one(port.listDebt(options.all ?? false)));
   }
   planDrift(planPath: string, current: PlanSource): Promise<string[]> {
     return this.readOp((port) => planDrift(port, planPath, current));
   }
   epicReport(epicId: string): Promise<EpicReport> {
-    return this.read((db, now) => epicReport(db, now, epicId));
+    return this.readOp((port) => epicReport(port, epicId));
   }
 
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult> {
@@ -269,68 +260,66 @@ export class SqliteStore implements Store {
     return this.readOp((port) => pendingVersion(port, epicId, version));
   }
   recordPlanningNote(epicId: string, kind: string, summary: string, actor: Actor): Promise<PlanningNote> {
-    return this.write((db, now) => recordPlanningNote(db, now.toISOString(), epicId, kind, summary, actor));
+    return this.writeOp((port) => recordPlanningNote(port, epicId, kind, summary, actor));
   }
 
   recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false): Promise<SignalResult> {
-    return this.write((db, now) => recordSignal(db, now.toISOString(), epicId, type, summary, locations, actor, awaitPerson));
+    return this.writeOp((port) => recordSignal(port, epicId, type, summary, locations, actor, awaitPerson));
   }
   signals(epicId?: string): Promise<SignalView[]> {
-    return this.read((db) => listSignals(db, epicId));
+    return this.readOp((port) => one(port.listSignals(epicId, 100)));
   }
   decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note: string | null = null): Promise<TransitionOutcome> {
-    return this.write((db, now) => decideSignal(db, now.toISOString(), signalId, decision, actor, note));
+    return this.writeOp((port) => decideSignal(port, signalId, decision, actor, note));
   }
   context(request: ContextRequest): Promise<ContextView> {
-    return this.read((db, now) => buildContext(db, now, request));
+    return this.readOp((port) => buildContext(port, request));
   }
 
   beginAgentRun(input: AgentRunInput): Promise<AgentRunStart> {
-    return this.write((db, now) => beginAgentRun(db, now, input));
+    return this.writeOp((port) => beginAgentRun(port, input));
   }
   startRun(run: NewRun, actor: Actor | null): Promise<RunView> {
-    return this.write((db, now) => startRun(db, now, run, actor));
+    return this.writeOp((port) => startRun(port, run, actor));
   }
   setAgentPid(runId: number, pid: number): Promise<void> {
-    return this.write((db) => setAgentPid(db, runId, pid));
+    return this.writeOp((port) => one(port.setAgentPid(runId, pid)));
   }
   finishRun(runId: number, end: RunEnd, actor: Actor | null): Promise<RunView> {
-    return this.write((db, now) => finishRun(db, now, runId, end, actor));
+    return this.writeOp((port) => finishRun(port, runId, end, actor));
   }
   recordFailedLaunch(run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Promise<RunView> {
-    return this.write((db, now) => recordFailedLaunch(db, now, run, end, actor));
+    return this.writeOp((port) => recordFailedLaunch(port, run, end, actor));
   }
   findOrphans(isAlive: (pid: number) => boolean): Promise<RunView[]> {
-    return this.read((db) => findOrphans(db, isAlive));
+    return this.readOp((port) => findOrphans(port, isAlive));
   }
   markOrphans(isAlive: (pid: number) => boolean, actor: Actor | null): Promise<RunView[]> {
-    return this.write((db, now) => markOrphans(db, isAlive, now, actor));
+    return this.writeOp((port) => markOrphans(port, isAlive, actor));
   }
   runs(options: { active?: boolean; epicId?: string; limit?: number } = {}): Promise<RunView[]> {
-    return this.read((db) => listRuns(db, options));
+    return this.readOp((port) => one(port.listRuns(options)));
   }
   runsByLaunch(launchIds: readonly string[]): Promise<RunView[]> {
-    return this.read((db) => runsByLaunch(db, launchIds));
+    return this.readOp((port) => one(port.runsByLaunch(launchIds)));
   }
-  latestRun(epicId: string, role?: string): Promise<RunView | null> {
-    return this.read((db) => latestRun(db, epicId, role));
+  async latestRun(epicId: string, role?: string): Promise<RunView | null> {
+    return (await this.readOp((port) => one(port.latestRun(epicId, role)))) ?? null;
   }
   sessionCounts(epicId?: string): Promise<Record<string, SessionCounts>> {
-    return this.read((db) => countSessions(db, epicId));
+    return this.readOp((port) => countSessions(port, epicId));
   }
   usageByEpic(epicId?: string): Promise<UsageByRole[]> {
-    return this.read((db) => usageByEpic(db, epicId));
+    return this.readOp((port) => one(port.usageByEpic(epicId)));
   }
   verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
-    return this.read((db) => listVerifications(db, options));
+    return this.readOp((port) => one(port.listVerifications(options)));
   }
   recordVerifications(entries: readonly VerificationEntry[]): Promise<void> {
-    return this.write((db, now) => {
-      for (const v of entries) recordVerification(db, now.toISOString(), v);
-    });
+    return this.writeOp((port) => one(port.insertVerifications(entries)));
   }
   lastVerdict(epicId: string): Promise<'pass' | 'fail' | null> {
-    return this.read((db) => lastVerdict(db, epicId));
+    return this.readOp((port) => one(port.lastVerdict(epicId)));
   }
   schedulerSnapshot(): Promise<SchedulerSnapshot> {
     return this.readOp((port) => schedulerSnapshot(port));
