@@ -1,27 +1,27 @@
+import { portOver, type PortState, type StorePort } from '../shared/port.ts';
 import { runAsync, type Op } from '../shared/op.ts';
-import type { PortState, StorePort } from '../shared/port.ts';
 import { claimsPg } from './claims.ts';
 import { commitTargetPg } from './commitTarget.ts';
+import { completePg } from './complete.ts';
+import { contextPg } from './context.ts';
+import { epicVerificationPg } from './epicVerification.ts';
+import { epicsPg } from './epics.ts';
+import { handoffPg } from './handoff.ts';
+import { initPlanPg } from './initPlan.ts';
+import { itemsPg } from './items.ts';
+import { planVersionsPg } from './planVersions.ts';
+import { planningNotesPg } from './planningNotes.ts';
+import { prunePg } from './prune.ts';
+import { queriesPg } from './queries.ts';
 import { readinessPg } from './readiness.ts';
 import { reconcilePg } from './reconcile.ts';
-import { rowsPg } from './rows.ts';
-import type { Tx } from './session.ts';
-import { completePg } from './complete.ts';
-import { itemsPg } from './items.ts';
-import { reopenPg } from './reopen.ts';
-import { initPlanPg } from './initPlan.ts';
-import { epicsPg } from './epics.ts';
-import { planVersionsPg } from './planVersions.ts';
-import { epicVerificationPg } from './epicVerification.ts';
-import { schedulerPg } from './schedulerSnapshot.ts';
-import { handoffPg } from './handoffVersions.ts';
-import { signalsPg } from './signals.ts';
-import { planningNotesPg } from './planningNotes.ts';
-import { runsPg } from './runs.ts';
-import { queriesPg } from './queries.ts';
-import { contextPg } from './context.ts';
 import { recordsPg } from './records.ts';
-import { prunePg } from './prune.ts';
+import { reopenPg } from './reopen.ts';
+import { rowsPg } from './rows.ts';
+import { runsPg } from './runs.ts';
+import { schedulerPg } from './schedulerSnapshot.ts';
+import type { Tx } from './session.ts';
+import { signalsPg } from './signals.ts';
 
 /** What a PostgreSQL port method sees as `this`: the transaction (every query scoped to its repository), its time and host. */
 export interface PgTx {
@@ -37,11 +37,7 @@ const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, 
 
 /** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
 export function pgPort(tx: Tx): StorePort {
-  const port = Object.create(METHODS) as { tx: Tx; now: string; host: string };
-  port.tx = tx;
-  port.now = tx.now;
-  port.host = tx.host;
-  return port as unknown as StorePort;
+  return portOver(METHODS, { tx, now: tx.now, host: tx.host });
 }
 
 /** Runs a shared operation in this transaction, awaiting each backend call. */

@@ -1,4 +1,4 @@
-import type { ReadinessPort, StepPartition } from '../shared/readiness.ts';
+import { emptyPartition, place, stateLetter, type ReadinessPort, type StepPartition } from '../shared/readiness.ts';
 import type { PgMethods } from './port.ts';
 import type { Tx } from './session.ts';
 
@@ -35,16 +35,8 @@ export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartitio
   const rows = await tx.q<{ anchor: string; status: string; expired: boolean; blockers: number }>(`SELECT anchor, status, blockers,
       coalesce(status IN ('claimed', 'in_progress') AND lease_expires_at < $3, false) AS expired
     FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL ORDER BY step_index`, [tx.repo, plan, tx.now]);
-  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
-  for (const r of rows) {
-    p.all.push(r.anchor);
-    if (r.status === 'completed') p.completed.push(r.anchor);
-    else if (r.expired) {
-      p.expired.push(r.anchor);
-      (r.blockers === 0 ? p.ready : p.blocked).push(r.anchor);
-    } else if (r.status !== 'pending') p.claimed.push(r.anchor);
-    else (r.blockers === 0 ? p.ready : p.blocked).push(r.anchor);
-  }
+  const p = emptyPartition();
+  for (const r of rows) place(p, r.anchor, stateLetter(r.status, r.expired, r.blockers));
   return p;
 }
 

@@ -82,12 +82,33 @@ export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, le
     reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
     data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, ...previous, substeps },
   }, plan));
+  return claimResult(plan, actor, { anchor: cand.anchor, title: cand.title, index: cand.step_index, substeps, token, until, ...open,
+    taken: reclaimed ? { holder: cand.claimed_by, agent: cand.claimed_agent, lease: cand.lease_expires_at } : null });
+}
+
+/** What a claim made, however it was made (this operation; on PostgreSQL also its one statement, or its lost reply looked up). */
+export interface MadeClaim {
+  readonly anchor: string;
+  readonly title: string;
+  readonly index: number;
+  readonly substeps: readonly string[];
+  readonly token: number;
+  readonly until: string;
+  /** Top-level steps claimable and not completed after the claim. */
+  readonly ready: number;
+  readonly remaining: number;
+  /** The holder whose expired lease it took over, or null for a pending step. */
+  readonly taken: { readonly holder: string | null; readonly agent: string | null; readonly lease: string | null } | null;
+}
+
+/** A claim's result: one shape on every path that claims. */
+export function claimResult(planPath: string, actor: Actor, c: MadeClaim): Extract<ClaimResult, { claimed: true }> {
   return {
-    claimed: true, plan_path: plan, step_anchor: cand.anchor, step_title: cand.title, step_index: cand.step_index, substeps,
-    claim_token: token, claimed_by: actor.worktree, agent: actor.agent,
-    remaining_ready: open.ready, total_remaining: open.remaining, lease_expires_at: until,
-    reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? cand.claimed_by : null,
-    previous_agent: reclaimed ? cand.claimed_agent : null, previous_lease_expires_at: reclaimed ? cand.lease_expires_at : null,
+    claimed: true, plan_path: planPath, step_anchor: c.anchor, step_title: c.title, step_index: c.index, substeps: c.substeps,
+    claim_token: c.token, claimed_by: actor.worktree, agent: actor.agent,
+    remaining_ready: c.ready, total_remaining: c.remaining, lease_expires_at: c.until,
+    reclaimed_from_expired: c.taken !== null, previous_holder: c.taken?.holder ?? null,
+    previous_agent: c.taken?.agent ?? null, previous_lease_expires_at: c.taken?.lease ?? null,
   };
 }
 

@@ -70,9 +70,16 @@ export function* completeStep(port: StorePort, source: PlanSource, anchor: strin
     },
     planDone: planDoneEvent(plan, anchor),
   }));
+  return completeResult(anchor, { commitHash: commit, forceReason: force, autoCompleted, already: false, planCompleted: done.planCompleted, remaining: done.remaining });
+}
+
+/** A completion's result: one shape on every path that completes (this operation; on PostgreSQL also its one statement, or its lost reply looked up). */
+export function completeResult(anchor: string, c: {
+  readonly commitHash: string | null; readonly forceReason: string | null; readonly autoCompleted: number; readonly already: boolean; readonly planCompleted: boolean; readonly remaining: number;
+}): CompleteResult {
   return {
-    completed: true, step_anchor: anchor, commit_hash: commit, forced: force !== null, force_reason: force,
-    incomplete_items_auto_completed: autoCompleted, already_completed: false, plan_completed: done.planCompleted, remaining_steps: done.remaining,
+    completed: true, step_anchor: anchor, commit_hash: c.commitHash, forced: c.forceReason !== null, force_reason: c.forceReason,
+    incomplete_items_auto_completed: c.autoCompleted, already_completed: c.already, plan_completed: c.planCompleted, remaining_steps: c.remaining,
   };
 }
 
@@ -96,10 +103,7 @@ function* repeatCompletion(port: StorePort, step: StepRow, owner: StepRow, actor
   // The completion committed but the plan was not marked after it (on PostgreSQL, a server crash between
   // the two transactions, docs/postgres.md section 5): the holder's retry marks it.
   if (!done && remaining === 0) done = yield* call(port.markPlanDone(actor, step.plan_path, planDoneEvent(step.plan_path, step.anchor)));
-  return {
-    completed: true, step_anchor: step.anchor, commit_hash: step.commit_hash, forced: step.complete_reason !== null, force_reason: step.complete_reason,
-    incomplete_items_auto_completed: 0, already_completed: true, plan_completed: done, remaining_steps: remaining,
-  };
+  return completeResult(step.anchor, { commitHash: step.commit_hash, forceReason: step.complete_reason, autoCompleted: 0, already: true, planCompleted: done, remaining });
 }
 
 /** The plan marked done if nothing in it is open (after a completion that did not see it: docs/postgres.md, section 5); whether this marked it. */

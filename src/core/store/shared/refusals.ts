@@ -52,7 +52,12 @@ export function staleToken(action: string, anchor: string, token: number, curren
 
 /** A guarded write found the claim changed under it (PostgreSQL raises it from SQL too: sf_expect). */
 export function claimChanged(action: string, anchor: string): RefusedError {
-  return new RefusedError('not_holder', claimChangedMessage(action, anchor));
+  return claimChangedAs(claimChangedMessage(action, anchor));
+}
+
+/** The same refusal for a message PostgreSQL raised (sf_expect, with a message built by claimChangedMessage). */
+export function claimChangedAs(message: string): RefusedError {
+  return new RefusedError('not_holder', message);
 }
 
 export function claimChangedMessage(action: string, anchor: string): string {

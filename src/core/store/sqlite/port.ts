@@ -1,27 +1,27 @@
+import { portOver, type PortState, type StorePort } from '../shared/port.ts';
 import { runSync, type Op } from '../shared/op.ts';
-import type { PortState, StorePort } from '../shared/port.ts';
 import { claimsSql } from './claims.ts';
 import { commitTargetSql } from './commitTarget.ts';
+import { completeSql } from './complete.ts';
+import { contextSql } from './context.ts';
+import { epicVerificationSql } from './epicVerification.ts';
+import { epicsSql } from './epics.ts';
+import { handoffSql } from './handoff.ts';
+import { initPlanSql } from './initPlan.ts';
+import { itemsSql } from './items.ts';
+import { planVersionsSql } from './planVersions.ts';
+import { planningNotesSql } from './planningNotes.ts';
+import { pruneSql } from './prune.ts';
+import { queriesSql } from './queries.ts';
 import { readinessSql } from './readiness.ts';
 import { reconcileSql } from './reconcile.ts';
-import { rowsSql } from './rows.ts';
-import type { Database } from './sqlite.ts';
-import { completeSql } from './complete.ts';
-import { itemsSql } from './items.ts';
-import { reopenSql } from './reopen.ts';
-import { initPlanSql } from './initPlan.ts';
-import { epicsSql } from './epics.ts';
-import { planVersionsSql } from './planVersions.ts';
-import { epicVerificationSql } from './epicVerification.ts';
-import { schedulerSql } from './schedulerSnapshot.ts';
-import { handoffSql } from './handoffVersions.ts';
-import { signalsSql } from './signals.ts';
-import { planningNotesSql } from './planningNotes.ts';
-import { runsSql } from './runs.ts';
-import { queriesSql } from './queries.ts';
-import { contextSql } from './context.ts';
 import { recordsSql } from './records.ts';
-import { pruneSql } from './prune.ts';
+import { reopenSql } from './reopen.ts';
+import { rowsSql } from './rows.ts';
+import { runsSql } from './runs.ts';
+import { schedulerSql } from './schedulerSnapshot.ts';
+import { signalsSql } from './signals.ts';
+import type { Database } from './sqlite.ts';
 
 /** What a SQLite port method sees as `this`: the connection, inside the operation's transaction, and its time. */
 export interface SqliteTx {
@@ -37,11 +37,7 @@ const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...clai
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
 export function sqlitePort(db: Database, now: Date): StorePort {
-  const port = Object.create(METHODS) as { db: Database; now: string; host: null };
-  port.db = db;
-  port.now = now.toISOString();
-  port.host = null;
-  return port as unknown as StorePort;
+  return portOver(METHODS, { db, now: now.toISOString(), host: null });
 }
 
 /** Runs a shared operation on this connection at `now`, synchronously (inside the caller's transaction). */
