@@ -1,4 +1,4 @@
-import { portOver, type PortState, type StorePort } from '../shared/port.ts';
+import { portOver, type PortMethods, type StorePort } from '../shared/port.ts';
 import { runAsync, type Op } from '../shared/op.ts';
 import { claimsPg } from './claims.ts';
 import { commitTargetPg } from './commitTarget.ts';
@@ -23,15 +23,8 @@ import { schedulerPg } from './schedulerSnapshot.ts';
 import type { Tx } from './session.ts';
 import { signalsPg } from './signals.ts';
 
-/** What a PostgreSQL port method sees as `this`: the transaction (every query scoped to its repository), its time and host. */
-export interface PgTx {
-  readonly tx: Tx;
-  readonly now: string;
-  readonly host: string;
-}
-
-/** A table of PostgreSQL port methods answering part of the port, with promises of rows (shared/op.ts). */
-export type PgMethods<P> = Omit<P, PortState> & ThisType<PgTx>;
+/** PostgreSQL port methods answer with promises of rows (shared/op.ts); each sees the transaction (every query scoped to its repository), its time and host. */
+export type PgMethods<P> = PortMethods<P, { readonly tx: Tx; readonly now: string; readonly host: string }>;
 
 const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg };
 

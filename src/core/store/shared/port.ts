@@ -32,6 +32,9 @@ export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTa
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';
 
+/** A table of one backend's methods answering part of a port `P`; each sees its transaction's state `This` as `this`. */
+export type PortMethods<P, This> = Omit<P, PortState> & ThisType<This>;
+
 /** A port object: one backend's method table (its SQL) over one transaction's state, which its methods see as `this`. */
 export function portOver<S extends { readonly now: string; readonly host: string | null }>(methods: Omit<StorePort, PortState>, state: S): StorePort {
   return Object.assign(Object.create(methods) as object, state) as unknown as StorePort;

@@ -1,4 +1,4 @@
-import { portOver, type PortState, type StorePort } from '../shared/port.ts';
+import { portOver, type PortMethods, type StorePort } from '../shared/port.ts';
 import { runSync, type Op } from '../shared/op.ts';
 import { claimsSql } from './claims.ts';
 import { commitTargetSql } from './commitTarget.ts';
@@ -23,15 +23,8 @@ import { schedulerSql } from './schedulerSnapshot.ts';
 import { signalsSql } from './signals.ts';
 import type { Database } from './sqlite.ts';
 
-/** What a SQLite port method sees as `this`: the connection, inside the operation's transaction, and its time. */
-export interface SqliteTx {
-  readonly db: Database;
-  readonly now: string;
-  readonly host: null;
-}
-
-/** A table of SQLite port methods answering part of the port: synchronously, with rows (shared/op.ts). */
-export type SqliteMethods<P> = Omit<P, PortState> & ThisType<SqliteTx>;
+/** SQLite port methods answer synchronously, with rows (shared/op.ts); each sees the connection, inside the operation's transaction, and its time. */
+export type SqliteMethods<P> = PortMethods<P, { readonly db: Database; readonly now: string; readonly host: null }>;
 
 const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql, ...initPlanSql, ...epicsSql, ...planVersionsSql, ...epicVerificationSql, ...schedulerSql, ...handoffSql, ...signalsSql, ...planningNotesSql, ...runsSql, ...queriesSql, ...contextSql, ...recordsSql, ...pruneSql };
 
