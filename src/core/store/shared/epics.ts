@@ -56,9 +56,12 @@ export function* createEpic(port: StorePort, input: NewEpic, actor: Actor): Op<E
   if (input.title.trim() === '') throw refuse.missingTitle();
   const complexity = input.complexity ?? detectComplexity(input.title, input.brief);
   const planner = input.planner ?? 'lisa';
+  // An id the insert finds taken is drawn again; as newEpicId does with ids it is told exist, five
+  // collisions at one length move on to the next (4, 5, then 6 hex digits), then it gives up.
   const taken = new Set<string>();
   for (;;) {
-    const id = newEpicId((candidate) => taken.has(candidate));
+    const shortest = 4 + Math.floor(taken.size / 5);
+    const id = newEpicId((candidate) => taken.has(candidate) || candidate.length - 'sf-'.length < shortest);
     if (!(yield* call(port.insertEpic(id, input, complexity, planner)))) {
       taken.add(id);
       continue;
