@@ -33,6 +33,7 @@ export * from './names.ts';
 export * from './pending.ts';
 export * from './orchestrate/agentLauncher.ts';
 export * from './orchestrate/agentPlace.ts';
+export { epicConflictsAhead, type ConflictAhead } from './orchestrate/conflictsAhead.ts';
 export * from './orchestrate/epicStart.ts';
 export * from './orchestrate/dryRun.ts';
 export * from './orchestrate/orchestrator.ts';

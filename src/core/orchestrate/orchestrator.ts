@@ -4,18 +4,21 @@ import { ROLE_NAMES } from '../epics/transitions.ts';
 import { SpringfieldError } from '../errors.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
-import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
+import { filesAwareOf, timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
 import { unavailableReason } from '../scheduler/faults.ts';
 import { MESSAGES } from '../scheduler/rules.ts';
-import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
+import type { Action, EpicFiles, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Actor, Store } from '../store/index.ts';
 import { agentPlaceProblem } from './agentPlace.ts';
+import { ConflictForecast } from './conflictForecast.ts';
 import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
+import { StepFiles } from './stepFiles.ts';
+import { refreshForStep } from './stepRefresh.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -31,13 +34,21 @@ export interface OrchestratorOptions {
   readonly onWrite?: () => void;
 }
 
-/** What the scheduler waits for once nothing else is left: a person, or a retry's backoff. */
+/** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
 export interface Waiting {
   readonly epic_id: string;
-  readonly kind: 'person' | 'backoff';
+  readonly kind: 'person' | 'backoff' | 'files';
   readonly message: string;
-  /** When a backoff ends (ISO 8601); null for a person. */
+  /** When a backoff ends (ISO 8601); null for a person or files. */
   readonly until: string | null;
+}
+
+/** The waiting entry of a surface, wait or check_pr action; null for any other. */
+export function waitingOf(action: Action): Waiting | null {
+  if (action.kind === 'surface') return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
+  if (action.kind === 'wait') return { epic_id: action.epicId, kind: action.until === null ? 'files' : 'backoff', message: action.message, until: action.until };
+  if (action.kind === 'check_pr') return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
+  return null;
 }
 
 /** A launch of `springfield run` whose run row has not been seen yet: it holds its epic like a live run. */
@@ -86,11 +97,17 @@ export class Orchestrator {
   private swept = false;
   /** Each role command's preflight, once per scheduler's life while it passes (docs/scheduler-faults.md, "An agent that cannot run"). */
   private readonly preflights = new Map<string, Promise<string | null>>();
+  /** Files-aware scheduling (docs/files.md): the steps' files, read each pass, and the conflicts ahead, predicted after each build. */
+  private readonly stepFiles: StepFiles;
+  private readonly forecast: ConflictForecast;
+  private filesNow = new Map<string, EpicFiles>();
 
   constructor(options: OrchestratorOptions) {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
     this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
     this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: this.o.worktreeLocation, actor: this.actor });
+    this.stepFiles = new StepFiles(options.store, options.mainRoot);
+    this.forecast = new ConflictForecast(options.mainRoot, (key, line) => this.logOnce(key, line));
   }
 
   private get schedulerConfig(): SchedulerConfig {
@@ -102,16 +119,15 @@ export class Orchestrator {
     await this.reapOrphans();
     if (!this.swept) await this.sweepPlanning();
     await this.reconcileLaunches();
-    const stored = await this.o.store.schedulerSnapshot();
+    const stored = await this.withFiles(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
     const snapshot = { epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
     const taken: Action[] = [];
     const waiting: Waiting[] = [];
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
-      if (action.kind === 'surface') waiting.push({ epic_id: action.epicId, kind: 'person', message: action.message, until: null });
-      if (action.kind === 'wait') waiting.push({ epic_id: action.epicId, kind: 'backoff', message: action.message, until: action.until });
-      if (action.kind === 'check_pr') waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null });
+      const waits = waitingOf(action);
+      if (waits) waiting.push(waits);
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
@@ -128,6 +144,25 @@ export class Orchestrator {
     this.unstaffedNow = unstaffedEpics(snapshot.epics, this.schedulerConfig, acted);
     if (taken.length > 0) this.o.onWrite?.();
     return taken;
+  }
+
+  /**
+   * The snapshot with the files of the epics under way and the conflicts predicted between them, when
+   * files-aware scheduling is on (docs/files.md). Git failing to answer is logged once and the pass
+   * goes on as if it were off.
+   */
+  private async withFiles(snapshot: SchedulerSnapshot): Promise<SchedulerSnapshot> {
+    try {
+      // Conflicts ahead are predicted with files-aware scheduling off too: they are news either way.
+      await this.forecast.start(snapshot.epics);
+      if (!filesAwareOf(this.o.config)) return snapshot;
+      const annotated = await this.stepFiles.annotate(snapshot, this.forecast.between(snapshot.epics));
+      this.filesNow = new Map(annotated.epics.flatMap((e) => (e.files ? [[e.id, e.files] as const] : [])));
+      return annotated;
+    } catch (err) {
+      this.logOnce(`files:${err instanceof Error ? err.message : String(err)}`, `files-aware scheduling skipped this pass: ${err instanceof Error ? err.message : String(err)}`);
+      return snapshot;
+    }
   }
 
   /** What the last pass found waiting for a person or a backoff. */
@@ -203,7 +238,7 @@ export class Orchestrator {
         this.logOnce(`${a.epicId}:${a.message}`, `${a.epicId}: ${a.message}`);
         return false;
       case 'wait':
-        this.logOnce(`${a.epicId}:wait:${a.until}`, `${a.epicId}: ${a.message}`);
+        this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
         return false;
     }
   }
@@ -312,6 +347,22 @@ export class Orchestrator {
     return reason;
   }
 
+  /**
+   * Files-aware scheduling: before the builder starts on a step whose files the default branch
+   * changed since the epic left it, the epic's branch is rebased there (docs/files.md). A rebase that
+   * would conflict is aborted and the build goes on; the conflict ahead says so.
+   */
+  private async refresh(epicId: string, stepAnchor: string, worktree: string): Promise<void> {
+    const files = this.filesNow.get(epicId)?.openSteps[stepAnchor] ?? [];
+    try {
+      const r = await refreshForStep(this.o.mainRoot, worktree, files);
+      if (r.kind === 'rebased') this.o.log(`${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`);
+      if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
+    } catch (err) {
+      this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
   /** Removes the epic's planning worktree if planning run `run` still owns it. */
   private async removeOwnPlanning(epicId: string, run: number): Promise<void> {
     if (run === 0 || this.planningOwner.get(epicId) !== run) return;
@@ -379,6 +430,7 @@ export class Orchestrator {
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
+    if (role === 'ralph' && a.stepAnchor && filesAwareOf(this.o.config)) await this.refresh(a.epicId, a.stepAnchor, worktree);
     if (role === 'ralph' && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
@@ -419,6 +471,8 @@ export class Orchestrator {
       if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
       this.agents.delete(launchId);
+      // Conflict ahead: the branch as this build left it, test-merged against main and the other epics under way.
+      if (role === 'ralph') await this.forecast.after(a.epicId).catch((err: unknown) => this.o.log(`${a.epicId}: conflict ahead not checked: ${err instanceof Error ? err.message : String(err)}`));
       this.pending.delete(done);
     });
     this.pending.add(done);
