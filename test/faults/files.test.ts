@@ -4,9 +4,11 @@
 // the check can fail); a conflict between two epics is predicted before either merges, the epic that
 // goes first merges first, and the other's conflict blocks it once instead of looping.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { CLI_PATH } from '../helpers/gitRepo.ts';
 import { approve, faultRepo, type FaultRepo } from './harness.ts';
 
 /** Two steps: the first edits the shared file and one of its own, the second another of its own. */
@@ -116,4 +118,26 @@ test('files-aware off: the same builders run at once (the check can fail); the c
   assert.match(blocked.reason, /^merge_failed: rebasing onto main conflicts in src\/shared\.ts: .*, then springfield epic retry sf-/);
   assert.deepEqual(blocked.conflicts, [], 'a blocked epic is not under way');
   assert.equal(merge.stderr.split('\n').filter((l) => l.includes(`${beta}: verified → blocked`)).length, 1, 'blocked once, not retried every pass');
+});
+
+test('orchestrate --dry-run shows the waiting line: a step claimed in one epic holds the other epic\'s step that shares its file', { timeout: 90_000 }, (t) => {
+  const { f, alpha, beta } = setUp(t, {}, 'trivial');
+  const places: Record<string, string> = {};
+  for (const epic of [alpha, beta]) {
+    const started = f.sf('epic', 'start', epic);
+    assert.equal(started.code, 0, started.stderr);
+    places[epic] = String(started.json.worktree_path);
+  }
+  // An agent claims alpha's first step by itself, in alpha's worktree: no run, only the claim.
+  const claim = spawnSync(process.execPath, [CLI_PATH, 'claim', 'plans/alpha.md', '--json'], { cwd: places[alpha], env: f.env, encoding: 'utf8' });
+  assert.equal(claim.status, 0, claim.stderr);
+  const dry = spawnSync(process.execPath, [CLI_PATH, 'orchestrate', '--dry-run'], { cwd: f.repo, env: f.env, encoding: 'utf8' });
+  assert.equal(dry.status, 0, dry.stderr);
+  assert.match(dry.stdout, new RegExp(`^  ${beta}: waiting: shares src/shared\\.ts with ${alpha} step-1$`, 'm'));
+  const json = f.sf('orchestrate', '--dry-run').json as { waiting: { epic_id: string; kind: string; message: string }[] };
+  assert.deepEqual(json.waiting, [{ epic_id: beta, kind: 'files', message: `waiting: shares src/shared.ts with ${alpha} step-1`, until: null }]);
+  // With files-aware scheduling off the same look would start beta's builder.
+  f.config({ filesAware: false });
+  const off = spawnSync(process.execPath, [CLI_PATH, 'orchestrate', '--dry-run'], { cwd: f.repo, env: f.env, encoding: 'utf8' });
+  assert.match(off.stdout, new RegExp(`^  ${beta}: start Ralph on step-1 `, 'm'));
 });
