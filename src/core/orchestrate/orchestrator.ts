@@ -101,6 +101,11 @@ export class Orchestrator {
   private readonly stepFiles: StepFiles;
   private readonly forecast: ConflictForecast;
   private filesNow = new Map<string, EpicFiles>();
+  /**
+   * An agent or a piece of work this orchestrator started ended after the last pass read the store:
+   * that pass could not act on it, so the orchestrator is not idle until the next one has looked.
+   */
+  private endedUnseen = false;
 
   constructor(options: OrchestratorOptions) {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
@@ -119,6 +124,7 @@ export class Orchestrator {
     await this.reapOrphans();
     if (!this.swept) await this.sweepPlanning();
     await this.reconcileLaunches();
+    this.endedUnseen = false;
     const stored = await this.withFiles(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
@@ -180,9 +186,9 @@ export class Orchestrator {
     return Object.entries(this.o.config.roles).filter(([, command]) => (command?.length ?? 0) > 0).map(([role]) => role);
   }
 
-  /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way. */
+  /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way, nor ended unseen by the last pass. */
   get idle(): boolean {
-    return this.launches.size === 0 && this.agents.size === 0 && this.jobs.size === 0;
+    return this.launches.size === 0 && this.agents.size === 0 && this.jobs.size === 0 && !this.endedUnseen;
   }
 
   /** Waits until every agent and every piece of work this orchestrator started has ended. */
@@ -249,6 +255,7 @@ export class Orchestrator {
     const job: Promise<void> = fn().catch((err: unknown) => {
       this.o.log(`${epicId}: ${err instanceof Error ? err.message : String(err)}`);
     }).finally(() => {
+      this.endedUnseen = true;
       this.jobs.delete(epicId);
       this.pending.delete(job);
       this.o.onWrite?.();
@@ -470,6 +477,7 @@ export class Orchestrator {
       this.o.log(`${name} exited ${code}`);
       if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
+      this.endedUnseen = true;
       this.agents.delete(launchId);
       // Conflict ahead: the branch as this build left it, test-merged against main and the other epics under way.
       if (role === 'ralph') await this.forecast.after(a.epicId).catch((err: unknown) => this.o.log(`${a.epicId}: conflict ahead not checked: ${err instanceof Error ? err.message : String(err)}`));
