@@ -5,6 +5,7 @@ import type { CommandModule } from './commands/modules.ts';
 import type { Command } from './command.ts';
 import { CliContext } from './cliContext.ts';
 import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /** Exit codes by category; every ErrorCode has exactly one category (ERROR_CODES, src/core/errors.ts). */
 const EXIT = { refused: 1, usage: 2, environment: 3 } as const satisfies Record<ErrorCategory, number>;
@@ -72,7 +73,7 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
 function reportError(err: unknown, json: boolean, io: Io): number {
   const known = err instanceof SpringfieldError;
   const code = known ? err.code : 'internal_error';
-  const message = known ? err.message : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+  const message = known ? err.message : `internal error: ${messageOf(err)}`;
   io.stderr(`springfield: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
   if (!known && io.env.SPRINGFIELD_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
   if (json) io.stdout(JSON.stringify({ error: { code, message } }) + '\n');

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } fr
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
 import type { ContextView } from '../store/epicTypes.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 /** The prompts shipped with Springfield (src/core/agents/prompts/*.md), overridable per repository. */
 export const PROMPT_NAMES = ['lisa', 'ralph', 'ralph-fix', 'bart'] as const;
@@ -50,7 +51,7 @@ function readOverride(path: string): string | null {
     stat = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UsageError('prompt_unreadable', `${path}: cannot read (${(err as Error).message})`);
+    throw new UsageError('prompt_unreadable', `${path}: cannot read (${messageOf(err)})`);
   }
   if (stat.isSymbolicLink()) throw new UsageError('prompt_symlink', `${path}: is a symbolic link; a prompt override must be a regular file`);
   if (!stat.isFile()) throw new UsageError('prompt_not_a_file', `${path}: not a regular file`);

@@ -5,6 +5,7 @@ import { ignoredPaths } from './checkIgnore.ts';
 import { firstLine, gitFailure, gitOut, gitRun } from './exec.ts';
 import { hasSpringfieldTrailer, trailerArgs } from './trailers.ts';
 import type { PlanSource } from '../plan/types.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export interface CommitStepInput {
   readonly store: Store;
@@ -62,7 +63,7 @@ export async function commitStep(input: CommitStepInput): Promise<CommitStepResu
     return { ...base, state_update_failed: false, ...rest };
   } catch (err) {
     const known = err instanceof SpringfieldError;
-    const state_error = { code: known ? err.code : 'internal_error' as const, message: err instanceof Error ? err.message : String(err) };
+    const state_error = { code: known ? err.code : 'internal_error' as const, message: messageOf(err) };
     return { ...base, state_update_failed: true, state_error };
   }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import { SpringfieldError } from '../errors.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
@@ -16,6 +15,7 @@ import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -114,7 +114,7 @@ export class Orchestrator {
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
-        const message = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         // The same failure every pass is reported once; the loop treats it as nothing to do.
         this.logOnce(`${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`, `${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`);
       }
@@ -211,7 +211,7 @@ export class Orchestrator {
   private background(epicId: string, fn: () => Promise<void>): boolean {
     if (this.jobs.has(epicId)) return false;
     const job: Promise<void> = fn().catch((err: unknown) => {
-      this.o.log(`${epicId}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: ${messageOf(err)}`);
     }).finally(() => {
       this.jobs.delete(epicId);
       this.pending.delete(job);
@@ -247,7 +247,7 @@ export class Orchestrator {
       for (const p of s.removed) this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
       for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
     } catch (err) {
-      this.o.log(`could not sweep leftover planning worktrees: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`could not sweep leftover planning worktrees: ${messageOf(err)}`);
     }
   }
 
@@ -323,7 +323,7 @@ export class Orchestrator {
     try {
       if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) this.o.log(`${epicId}: planning worktree removed`);
     } catch (err) {
-      this.o.log(`${epicId}: could not remove the planning worktree: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: could not remove the planning worktree: ${messageOf(err)}`);
     }
   }
 
@@ -358,7 +358,7 @@ export class Orchestrator {
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
         if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       } catch (err) {
-        planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
+        planningFailed = `cannot make the planning worktree: ${messageOf(err)}`;
         this.planningOwner.delete(a.epicId);
       }
     }
@@ -403,7 +403,7 @@ export class Orchestrator {
       agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
-      const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+      const lines = messageOf(err).split('\n');
       const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
       agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
     }

@@ -5,6 +5,7 @@ import type { AgentRole } from '../../shared/roles.ts';
 import { AGENT_PRESETS } from './presets.ts';
 import type { UsageSpec } from './usage.ts';
 import { UsageError } from '../errors.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
@@ -107,13 +108,13 @@ export function loadRoleCommands(configPath: string): RunConfig {
     text = readFileSync(configPath, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_RUN_CONFIG;
-    throw new UsageError('invalid_config', `${configPath}: cannot read: ${(err as Error).message}`);
+    throw new UsageError('invalid_config', `${configPath}: cannot read: ${messageOf(err)}`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new UsageError('invalid_config', `${configPath}: invalid JSON: ${(err as Error).message}`);
+    throw new UsageError('invalid_config', `${configPath}: invalid JSON: ${messageOf(err)}`);
   }
   return parseRunConfig(value, configPath);
 }
