@@ -25,7 +25,7 @@ export {
 export { commitStep } from './git/commit.ts';
 export { gitOut } from './git/exec.ts';
 export { ensureGitignored } from './git/gitignore.ts';
-export { type Head, isAncestor, readHead, shortRef } from './git/head.ts';
+export { commitsBetween, type Head, isAncestor, readHead, shortRef } from './git/head.ts';
 export { locateRepo, type RepoLocation } from './git/repo.ts';
 export { hostId, repositoryId } from './git/repositoryId.ts';
 export { resolveCommit } from './git/resolveCommit.ts';

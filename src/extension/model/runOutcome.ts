@@ -2,8 +2,7 @@
  * The one line an agent's terminal keeps after its run (docs/editor-scheduler.md): outcome, exit
  * code, duration and what changed in the store and the worktree. No vscode here: tested in plain Node.
  */
-import { execFile } from 'node:child_process';
-import type { RunView } from '../../core/index.ts';
+import { commitsBetween, type RunView } from '../../core/index.ts';
 import { SIGNAL_WORDS, shortDuration, statusWord, stepName } from '../views/viewText.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -61,12 +60,8 @@ function oneLine(text: string): string {
 }
 
 /** Commits from `before` to `after` in the worktree; null when git cannot tell (a head gone, no git). */
-export function countCommits(cwd: string, before: string, after: string): Promise<RunCommits | null> {
-  if (before === after) return Promise.resolve({ count: 0, head: after });
-  return new Promise((resolve) => {
-    execFile('git', ['rev-list', '--count', `${before}..${after}`], { cwd, encoding: 'utf8' }, (err, stdout) => {
-      const count = Number(stdout.trim());
-      resolve(err || !Number.isFinite(count) ? null : { count, head: after });
-    });
-  });
+export async function countCommits(cwd: string, before: string, after: string): Promise<RunCommits | null> {
+  if (before === after) return { count: 0, head: after };
+  const count = await commitsBetween(cwd, before, after, process.env);
+  return count === null ? null : { count, head: after };
 }
