@@ -11,7 +11,7 @@ export const agentsCommand: Command = {
   details: [
     'Versions are read from the installed package, without starting the CLI. Each CLI found is checked as the scheduler',
     'checks it before its first run (its own status command, no token spent): "ready", or why it cannot run (not logged in).',
-    'Use one: springfield agents use <preset> [--role lisa|ralph|bart]',
+    `Use one: springfield agents use <preset> [--role ${PRESET_ROLES.join('|')}]`,
   ].join('\n'),
   async run(ctx) {
     const found = detectAgentClis(ctx.env);
@@ -33,7 +33,7 @@ export const agentsCommand: Command = {
       const roles = p.roles.length < PRESET_ROLES.length ? ` · ${p.roles.join(', ')} only` : '';
       return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}`;
     });
-    const text = ['Agent presets:', ...lines, '', 'Use one for every role: springfield agents use <preset>   (one role: --role lisa|ralph|bart)'].join('\n');
+    const text = ['Agent presets:', ...lines, '', `Use one for every role: springfield agents use <preset>   (one role: --role ${PRESET_ROLES.join('|')})`].join('\n');
     return output({ presets }, text);
   },
 };

@@ -16,6 +16,7 @@ import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
+import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -233,7 +234,7 @@ export class Orchestrator {
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
-      if (r.role === 'lisa' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
+      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
   }
@@ -339,14 +340,15 @@ export class Orchestrator {
       return true;
     }
     // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
-    const epic = role === 'lisa' ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+    const planner = ROLE_REGISTRY[role].worktree === 'planning';
+    const epic = planner ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
     let planningRun = 0;
     // One planner per epic at a time: a second would remove the first one's worktree as stale.
-    if (role === 'lisa' && this.planningOwner.has(a.epicId)) return false;
-    if (role === 'lisa') {
+    if (planner && this.planningOwner.has(a.epicId)) return false;
+    if (planner) {
       // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
       // Owned before the first await, so a second launch in the same pass sees it.
       planningRun = ++this.planningRuns;
@@ -378,11 +380,11 @@ export class Orchestrator {
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
-    if (role === 'ralph' && planPath) {
+    if (ROLE_REGISTRY[role].rule === 'building' && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
-        const claim = await this.o.store.claimNext(source, { worktree, agent: 'ralph' }, { leaseSeconds: this.o.config.leaseSeconds });
+        const claim = await this.o.store.claimNext(source, { worktree, agent: role }, { leaseSeconds: this.o.config.leaseSeconds });
         if (!claim.claimed) return false;
         step = claim.step_anchor;
         claimToken = claim.claim_token;
@@ -415,7 +417,7 @@ export class Orchestrator {
     this.agents.set(launchId, agent);
     const done = agent.done.then(async (code) => {
       this.o.log(`${name} exited ${code}`);
-      if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
+      if (planner && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
       this.agents.delete(launchId);
       this.pending.delete(done);
