@@ -56,7 +56,8 @@ export const ROLE_REGISTRY = {
     kind: 'agent', name: 'Bart', title: 'the reviewer', does: 'reviews', rule: 'reviewing', work: 'review it', worktree: 'epic',
     runs: true, sessions: true, faults: true, prompt: 'bart', icon: 'eye', runningIcon: 'eye',
   },
-  // Mechanical: the scheduler merges itself; `springfield run --role lovejoy` is a person's own merge agent.
+  // Mechanical: the scheduler merges by itself; a lovejoy command is accepted and `springfield run --role lovejoy`
+  // records a run, but the scheduler starts none (docs/state-machine.md).
   lovejoy: {
     kind: 'agent', name: 'Lovejoy', title: null, does: null, rule: 'merging', work: null, worktree: null,
     runs: true, sessions: true, faults: false, prompt: null, icon: 'git-merge', runningIcon: 'terminal',
