@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, agentError, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, agentError, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -77,7 +77,7 @@ export const runCommand: Command = {
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
     // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
-    const shim = cliShimFor(ctx, prepared.run.id, warnings);
+    const shim = await cliShimFor(ctx, store, prepared.run.id, warnings);
     if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
     // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
     const usageSpec = usageSpecFor(config, role);
@@ -194,10 +194,14 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
  * A fresh folder with a `springfield` command for this run, under the state folder's `bin/`; null
  * (with a warning) when it cannot be made: the agent then needs `springfield` on its own PATH.
  */
-function cliShimFor(ctx: CliContext, runId: number, warnings: string[]): string | null {
+async function cliShimFor(ctx: CliContext, store: Store, runId: number, warnings: string[]): Promise<string | null> {
   try {
     const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
-    return makeCliShim(join(dirname(ctx.stateFile), 'bin'), `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
+    const parent = join(dirname(ctx.stateFile), 'bin');
+    // Folders of runs that ended without removing theirs (killed with SIGKILL) go first.
+    const live = (await store.runs({ active: true, limit: 1000 })).filter((r) => r.pid !== null && pidAlive(r.pid)).map((r) => r.id);
+    sweepCliShims(parent, new Set([...live, runId]));
+    return makeCliShim(parent, `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
   } catch (err) {
     warnings.push(`could not put springfield on the agent's PATH: ${err instanceof Error ? err.message : String(err)}`);
     return null;
