@@ -51,6 +51,7 @@ export * from './runs/agentErrors.ts';
 export * from './runs/agentEnv.ts';
 export * from './runs/processGroup.ts';
 export * from './runs/cliShim.ts';
+export * from './runs/agentOutput.ts';
 export * from './runs/runConfig.ts';
 export * from './safeFiles.ts';
 export * from './scheduler/types.ts';
