@@ -31,6 +31,8 @@ interface RootManifest {
   license: string;
   keywords?: string[];
   repository?: unknown;
+  homepage?: string;
+  bugs?: unknown;
   engines: { node: string };
   dependencies: Record<string, string>;
 }
@@ -45,6 +47,8 @@ export function cliManifest(root = projectRoot): Record<string, unknown> {
     license: pkg.license,
     keywords: pkg.keywords ?? [],
     ...(pkg.repository ? { repository: pkg.repository } : {}),
+    ...(pkg.homepage ? { homepage: pkg.homepage } : {}),
+    ...(pkg.bugs ? { bugs: pkg.bugs } : {}),
     // dist/full/*.js are ES modules.
     type: 'module',
     bin: { springfield: 'dist/cli.cjs' },
