@@ -17,7 +17,7 @@ const ownModulesArePure = {
 };
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none', plugins: [ownModulesArePure] };
 // The PostgreSQL backend (with node-postgres) is its own bundle, dist/postgres.cjs, required from the
-// CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, section 12).
+// CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, "The driver: pg (node-postgres)").
 const postgresApart = {
   name: 'postgres-apart',
   setup(build) {

@@ -11,7 +11,7 @@ const TYPES: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Session settings every connection starts with (docs/postgres.md, section 5), sent in the startup packet. */
+/** Session settings every connection starts with (docs/postgres.md, "Concurrency"), sent in the startup packet. */
 const SESSION = '-c search_path=springfield -c lock_timeout=10s -c idle_in_transaction_session_timeout=60s -c statement_timeout=60s -c TimeZone=UTC';
 
 /** A pool of connections to the server; one client per transaction (node-postgres must not queue on a busy client). */
