@@ -59,7 +59,7 @@ export const agentsUseCommand: Command = {
     'Editor settings (springfield.roles) win over the file. You chose these commands, so the file counts as allowed',
     "(see 'springfield allow') when it did not exist or you had allowed it; otherwise review the rest with 'springfield allow'.",
     `'${DEMO_AGENTS.id}' writes the demo agents: this runtime running the stand-in agent installed beside this CLI`,
-    `(${DEMO_AGENTS.file}) on the run's context file, for every role; no model, no account, no usage reader.`,
+    `(${DEMO_AGENTS.file}) on the run's context file, for each role it writes; no model, no account, no usage reader.`,
   ].join('\n'),
   async run(ctx) {
     const id = arg(ctx, 0);
