@@ -3,6 +3,7 @@
  * Nothing here names the store's backend; the folders behind it import each other only downward.
  */
 export * from './agents/contextDir.ts';
+export * from './agents/demoAgents.ts';
 export * from './agents/detect.ts';
 export * from './agents/preflight.ts';
 export * from './runs/presets.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, agentError, agentOutputFormat, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, agentError, agentOutputFormat, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, runsEditorRuntime, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -78,6 +78,7 @@ export const runCommand: Command = {
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
+    if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined)) env.ELECTRON_RUN_AS_NODE = '1';
     // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
     const shim = await cliShimFor(ctx, store, prepared.run.id, warnings);
     if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
