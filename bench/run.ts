@@ -8,6 +8,7 @@ import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
 import { benchDoctor } from './doctor.ts';
 import { benchEditor } from './editor.ts';
+import { benchLibraries } from './libraries.ts';
 import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
 import { benchTree } from './tree.ts';
@@ -30,6 +31,7 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'scheduler', run: benchScheduler },
   { name: 'scheduler reaction', run: benchReaction },
   { name: 'doctor on a long history', run: () => benchDoctor() },
+  { name: 'simple-git and execa', run: benchLibraries },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 

@@ -19,11 +19,12 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * What the CLI loads at run time, all under dist/ (esbuild.mjs): the executable, the step commands'
- * bundle, the full CLI's ES module chunks (the MCP SDK and zod linked in) and the PostgreSQL backend
- * with node-postgres. better-sqlite3 is the one package left outside the bundles (a native module).
- * The extension's bundle and the webviews are not the CLI's.
+ * bundle, the full CLI's ES module chunks (the MCP SDK and zod linked in), the PostgreSQL backend
+ * with node-postgres, and the demo agents' stand-in (`springfield agents use demo`). better-sqlite3
+ * is the one package left outside the bundles (a native module). The extension's bundle and the
+ * webviews are not the CLI's.
  */
-export const CLI_FILES: readonly string[] = ['dist/cli.cjs', 'dist/springfield.cjs', 'dist/postgres.cjs', 'dist/full/'];
+export const CLI_FILES: readonly string[] = ['dist/cli.cjs', 'dist/springfield.cjs', 'dist/postgres.cjs', 'dist/standInAgent.cjs', 'dist/full/'];
 
 interface RootManifest {
   version: string;
@@ -31,6 +32,8 @@ interface RootManifest {
   license: string;
   keywords?: string[];
   repository?: unknown;
+  homepage?: string;
+  bugs?: unknown;
   engines: { node: string };
   dependencies: Record<string, string>;
 }
@@ -45,6 +48,8 @@ export function cliManifest(root = projectRoot): Record<string, unknown> {
     license: pkg.license,
     keywords: pkg.keywords ?? [],
     ...(pkg.repository ? { repository: pkg.repository } : {}),
+    ...(pkg.homepage ? { homepage: pkg.homepage } : {}),
+    ...(pkg.bugs ? { bugs: pkg.bugs } : {}),
     // dist/full/*.js are ES modules.
     type: 'module',
     bin: { springfield: 'dist/cli.cjs' },

@@ -130,6 +130,7 @@ export const ERROR_CODES = {
   database_permission: 'environment',
   database_unavailable: 'environment',
   database_unreachable: 'environment',
+  demo_agents_missing: 'environment',
   directory_unusable: 'environment',
   git_failed: 'environment',
   git_missing: 'environment',
@@ -217,7 +218,7 @@ export class PlanError extends UsageError {
 /**
  * A write whose reply was lost and whose outcome could not be looked up (the server stayed away):
  * `op` is its operation id, which the CLI hands to the next run of the same command
- * (docs/postgres.md, section 6, "Retrying from a new process").
+ * (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process").
  */
 export class OutcomeUnknownError extends EnvironmentError {
   readonly op: string;

@@ -4,6 +4,7 @@
  * Nothing here names the store's backend; the folders behind it import each other only downward.
  */
 export { contextDirFor, ensureContextDir } from './agents/contextDir.ts';
+export { DEMO_AGENTS, demoRoles } from './agents/demoAgents.ts';
 export { detectAgentClis } from './agents/detect.ts';
 export { preflight } from './agents/preflight.ts';
 export { AGENT_PRESETS, findPreset, PRESET_ROLES, presetFor, type PresetRole } from './runs/presets.ts';
@@ -39,16 +40,19 @@ export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';
 export { retryLines, retryStatus, type RoleRetry } from './orchestrate/retryStatus.ts';
+export { type SpringfieldWorktree, springfieldWorktrees } from './orchestrate/worktreeList.ts';
+export { pruneWorktrees } from './orchestrate/worktreePrune.ts';
 export { describeDrift, type PlanStructure } from './plan/hash.ts';
 export { firstBadUtf8Line, parsePlan } from './plan/parse.ts';
 export { lazyPlanSource, loadPlanSource } from './plan/source.ts';
 export { planFileName, planTemplate } from './plan/template.ts';
-export { type ItemKind, type PlanSource } from './plan/types.ts';
+export type { ItemKind, PlanSource } from './plan/types.ts';
 export { expandAgentArgv } from './runs/agentArgv.ts';
 export { agentError } from './runs/agentErrors.ts';
-export { agentEnv, isEditorVariable } from './runs/agentEnv.ts';
-export { type GroupEnd, OutputTail, startGroup } from './runs/processGroup.ts';
-export { makeCliShim, pathWith, removeCliShim } from './runs/cliShim.ts';
+export { agentEnv, isEditorVariable, runsEditorRuntime } from './runs/agentEnv.ts';
+export { type GroupEnd, OutputTail, pidAlive, startGroup } from './runs/processGroup.ts';
+export { makeCliShim, pathWith, removeCliShim, sweepCliShims } from './runs/cliShim.ts';
+export { agentOutputFormat, type AgentOutputFormat, AgentOutputRenderer } from './runs/agentOutput.ts';
 export {
   AGENT_ROLES, type AgentRole, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig,
   timeoutFor, usageSpecFor,

@@ -50,3 +50,30 @@ test("an epic whose branch a person has checked out waits, saying where; once th
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
 });
+
+test("a step whose lease expired in the epic's worktree is taken over there by the scheduler's builder and committed on the epic's branch", { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = f.epic('Taken over');
+  assert.equal(f.orchestrate().code, 0);
+  approve(f, epic);
+  // A person started it and claimed its first step in its worktree, then walked away: the lease ran out.
+  const wt = String(f.sf('epic', 'start', epic).json.worktree_path);
+  assert.equal(f.sf('claim', 'plans/taken-over.md', '--worktree', wt, '--agent', 'a-person').code, 0);
+  const db = new (loadSqlite())(join(f.repo, '.springfield', 'state.db'));
+  try {
+    db.prepare(`UPDATE steps SET lease_expires_at = '2000-01-01T00:00:00.000Z' WHERE plan_path = 'plans/taken-over.md' AND anchor = 'step-1'`).run();
+  } finally {
+    db.close();
+  }
+  const main = f.git('rev-parse', 'HEAD');
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+  const events = f.sf('events', 'plans/taken-over.md', '--step', 'step-1').json.events as { action: string; worktree: string; reason: string | null }[];
+  const takeover = events.find((e) => e.action === 'reclaim');
+  assert.ok(takeover, `a reclaim event: ${events.map((e) => e.action).join(', ')}`);
+  assert.equal(takeover.worktree, wt, "taken over in the epic's worktree, not the scheduler's checkout");
+  const commits = f.records().filter((r) => r.event === 'commit');
+  assert.ok(commits.length >= 2);
+  for (const c of commits) assert.throws(() => f.git('merge-base', '--is-ancestor', String(c.commit), main), 'built off main, on the epic branch');
+  assert.equal(f.git('rev-parse', 'HEAD~1'), main, 'main gained only the merge');
+});

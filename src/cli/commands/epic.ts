@@ -8,7 +8,7 @@ import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
-import { planningStore, retriesOf } from '../planning.ts';
+import { planningStore, retriesOf, worktreeLocation } from '../planning.ts';
 
 
 export const epicCreate: Command = {
@@ -38,7 +38,7 @@ export const epicCreate: Command = {
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
     const planner = plannerOf(str(ctx.args, 'planner') ?? loadRoleCommands(configPathFor(ctx.stateFile)).planner);
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
-    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, section 6).
+    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, "Failures, retries, idempotence").
     const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
       planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max, planner }, ctx.actor, resume ? { resume } : {}));
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
@@ -143,7 +143,7 @@ export const epicStart: Command = {
   name: 'epic start',
   summary: "start an approved epic (ready → in_progress) in a worktree of its own, as the scheduler does",
   positionals: [EPIC_ARG],
-  options: [{ name: 'worktrees', type: 'string', placeholder: 'DIR', description: "where epic worktrees go (default: <repo>.springfield/, as orchestrate's)" }],
+  options: [{ name: 'worktrees', type: 'string', placeholder: 'DIR', description: 'where epic worktrees go, if not "worktreeRoot" in config.json (default: <repo>.springfield/)' }],
   details: [
     "The epic's work happens on branch springfield/<epic> in its own worktree (<repo>.springfield/<epic>), made now with",
     'the approved plan and the handoff committed there; your checkout stays as it is. Build a step there (cd into it),',
@@ -156,7 +156,7 @@ export const epicStart: Command = {
     transition((await store.getEpic(id)).status, 'start');
     const mainRoot = ctx.location.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'epic start needs a repository with a main worktree');
-    const { transition: r, worktree } = await startEpicInWorktree(store, mainRoot, id, ctx.actor, str(ctx.args, 'worktrees'));
+    const { transition: r, worktree } = await startEpicInWorktree(store, mainRoot, id, ctx.actor, worktreeLocation(ctx));
     return output({ ...r, worktree_path: worktree.path, branch: worktree.branch },
       `${r.epic_id}: ${r.from} → ${r.to}${r.reason ? ` (${r.reason})` : ''} · iteration ${r.iteration}\nits work happens in ${worktree.path} on ${worktree.branch}: cd there to claim and build a step`);
   },

@@ -43,7 +43,7 @@ export const orchestrateCommand: Command = {
     // The entry script that is running now (chunks live below it, so not this module's own path).
     const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
     const launcher = new ProcessLauncher(join(dirname(ctx.stateFile), 'logs'), log);
-    const orchestrator = new Orchestrator({ store, mainRoot, config, cli, launcher, log, worktreeLocation: str(ctx.args, 'worktrees') });
+    const orchestrator = new Orchestrator({ store, mainRoot, config, cli, launcher, log, worktreeLocation: str(ctx.args, 'worktrees') || undefined });
     const taken: Action[] = [];
     if (once) {
       taken.push(...(await orchestrator.tick()));

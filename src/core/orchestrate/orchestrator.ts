@@ -89,8 +89,9 @@ export class Orchestrator {
   private readonly preflights = new Map<string, Promise<string | null>>();
 
   constructor(options: OrchestratorOptions) {
-    this.o = options;
-    this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: options.worktreeLocation, actor: this.actor });
+    // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
+    this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
+    this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: this.o.worktreeLocation, actor: this.actor });
   }
 
   private get schedulerConfig(): SchedulerConfig {

@@ -49,6 +49,7 @@ const ConfigSchema = z.strictObject({
   remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
   planner: z.enum(['lisa', 'person']).optional(),
+  worktreeRoot: z.string().trim().min(1, 'must name a folder').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
   usage: perRole(AGENT_ROLES, UsageChoice).optional(),
 });
 
@@ -80,6 +81,8 @@ export interface RunConfig {
   readonly prCheckSeconds?: number;
   /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
   readonly planner: 'lisa' | 'person';
+  /** Where epic and planning worktrees go (relative to the main worktree); default a sibling `<repo>.springfield/` (docs/worktrees.md). */
+  readonly worktreeRoot?: string;
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
   readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
 }
@@ -152,6 +155,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
+    ...(c.worktreeRoot ? { worktreeRoot: c.worktreeRoot } : {}),
     ...(c.usage ? { usage: c.usage as RunConfig['usage'] } : {}),
   };
 }
