@@ -2,7 +2,7 @@
 // the demo agents' stand-in (dist/standInAgent.cjs)
 // and the webviews (browser IIFE + CSS into media/dist). `--watch` rebuilds on change.
 import { context } from 'esbuild';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
@@ -27,8 +27,9 @@ const postgresApart = {
   },
 };
 const apart = { ...common, plugins: [postgresApart, ownModulesArePure] };
-// The role prompts (src/core/agents/prompts/*.md) are bundled as text: see src/core/agents/rolePrompt.ts.
-const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
+// The role prompts (src/core/agents/prompts/*.md, named by src/shared/roles.ts) are bundled as text: see src/core/agents/rolePrompt.ts.
+const PROMPTS = 'src/core/agents/prompts';
+const prompts = Object.fromEntries(readdirSync(PROMPTS).filter((f) => f.endsWith('.md')).sort().map((f) => [f.slice(0, -3), readFileSync(`${PROMPTS}/${f}`, 'utf8')]));
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
 const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
 // `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).

@@ -12,6 +12,7 @@ import { benchLibraries } from './libraries.ts';
 import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
 import { benchTree } from './tree.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 /** One line of the final table: a target next to what this run measured. */
 export interface TargetRow {
@@ -61,7 +62,7 @@ for (const bench of BENCHES) {
   try {
     rows.push(...await bench.run());
   } catch (err) {
-    console.log(`\n!! ${bench.name} could not run: ${err instanceof Error ? err.message : String(err)}`);
+    console.log(`\n!! ${bench.name} could not run: ${messageOf(err)}`);
     rows.push({ metric: bench.name, target: '-', measured: 'did not run (see above)', met: false });
   }
 }

@@ -11,6 +11,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_PACKAGE } from '../src/shared/cliPackage.ts';
 import { cleanEnv, node24, npmCli } from './codeServer.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 export { CLI_PACKAGE };
 
@@ -107,7 +108,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const { tarball, size, files } = packCli(outDir);
     process.stdout.write(`${tarball} (${(size / 1024).toFixed(0)} KiB, ${files.length} files)\ninstall it with: npm install -g ${tarball}\n`);
   } catch (err) {
-    process.stderr.write(`pack:cli: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`pack:cli: ${messageOf(err)}\n`);
     process.exitCode = 1;
   }
 }

@@ -1,5 +1,6 @@
 import { hostId, isDatabaseUrl, OutcomeUnknownError, pendingPath, readPending, removePending, writePending, type PendingOperation } from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /** What a handed-over operation was for, besides its command and holder: its plan, its epic (either may be none). */
 export interface HandOverScope {
@@ -48,7 +49,7 @@ export async function withHandOver<T>(ctx: CliContext, command: string, scope: H
     try {
       writePending(path, pending);
     } catch (failed) {
-      throw new OutcomeUnknownError(err.op, `${err.message}; its operation id ${err.op} could not be handed over (${failed instanceof Error ? failed.message : String(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`);
+      throw new OutcomeUnknownError(err.op, `${err.message}; its operation id ${err.op} could not be handed over (${messageOf(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`);
     }
     throw new OutcomeUnknownError(err.op, `${err.message} (operation ${err.op}, kept in ${path})`);
   }

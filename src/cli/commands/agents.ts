@@ -13,7 +13,7 @@ export const agentsCommand: Command = {
   details: [
     'Versions are read from the installed package, without starting the CLI. Each CLI found is checked as the scheduler',
     'checks it before its first run (its own status command, no token spent): "ready", or why it cannot run (not logged in).',
-    'Use one: springfield agents use <preset> [--role lisa|ralph|bart]',
+    `Use one: springfield agents use <preset> [--role ${PRESET_ROLES.join('|')}]`,
     `No agent CLI yet? springfield agents use ${DEMO_AGENTS.id}: ${DEMO_AGENTS.name.toLowerCase()} (${DEMO_AGENTS.summary}).`,
   ].join('\n'),
   async run(ctx) {
@@ -41,7 +41,7 @@ export const agentsCommand: Command = {
     const text = [
       'Agent presets:', ...lines,
       `  ${demo.found ? '●' : '○'} ${demo.id.padEnd(width)}${demo.name} (${demo.summary}) · ${demo.found ? script : `missing: ${script}`}`,
-      '', 'Use one for every role: springfield agents use <preset>   (one role: --role lisa|ralph|bart)',
+      '', `Use one for every role: springfield agents use <preset>   (one role: --role ${PRESET_ROLES.join('|')})`,
     ].join('\n');
     return output({ presets, demo }, text);
   },

@@ -10,6 +10,7 @@ import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
 import { contextForRole } from '../rolePromptText.ts';
 import { supervise } from '../supervise.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export const runCommand: Command = {
   name: 'run',
@@ -69,7 +70,7 @@ export const runCommand: Command = {
     let heartbeats = prepared.stepAnchor === null ? 0 : 1;
     const timer = prepared.stepAnchor === null ? undefined : setInterval(() => {
       store.heartbeat(prepared.planPath ?? '', prepared.stepAnchor ?? '', prepared.holder, { leaseSeconds }).then(() => { heartbeats++; }, (err: unknown) => {
-        warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${err instanceof Error ? err.message : String(err)}`);
+        warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${messageOf(err)}`);
         clearInterval(timer);
       });
     }, Math.max(100, (leaseSeconds * 1000) / 3));
@@ -188,9 +189,9 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
     createExclusively(copy, text);
     return copy;
   } catch (err) {
-    await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder);
+    await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${messageOf(err)}` }, p.holder);
     if (err instanceof SpringfieldError) throw err;
-    throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${err instanceof Error ? err.message : String(err)}); run ${p.run.id} recorded as failed`);
+    throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${messageOf(err)}); run ${p.run.id} recorded as failed`);
   }
 }
 
@@ -207,7 +208,7 @@ async function cliShimFor(ctx: CliContext, store: Store, runId: number, warnings
     sweepCliShims(parent, new Set([...live, runId]));
     return makeCliShim(parent, `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
   } catch (err) {
-    warnings.push(`could not put springfield on the agent's PATH: ${err instanceof Error ? err.message : String(err)}`);
+    warnings.push(`could not put springfield on the agent's PATH: ${messageOf(err)}`);
     return null;
   }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import { SpringfieldError } from '../errors.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
@@ -16,6 +15,8 @@ import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
+import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -115,7 +116,7 @@ export class Orchestrator {
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
-        const message = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         // The same failure every pass is reported once; the loop treats it as nothing to do.
         this.logOnce(`${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`, `${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`);
       }
@@ -212,7 +213,7 @@ export class Orchestrator {
   private background(epicId: string, fn: () => Promise<void>): boolean {
     if (this.jobs.has(epicId)) return false;
     const job: Promise<void> = fn().catch((err: unknown) => {
-      this.o.log(`${epicId}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: ${messageOf(err)}`);
     }).finally(() => {
       this.jobs.delete(epicId);
       this.pending.delete(job);
@@ -234,7 +235,7 @@ export class Orchestrator {
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
-      if (r.role === 'lisa' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
+      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
   }
@@ -248,7 +249,7 @@ export class Orchestrator {
       for (const p of s.removed) this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
       for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
     } catch (err) {
-      this.o.log(`could not sweep leftover planning worktrees: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`could not sweep leftover planning worktrees: ${messageOf(err)}`);
     }
   }
 
@@ -324,7 +325,7 @@ export class Orchestrator {
     try {
       if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) this.o.log(`${epicId}: planning worktree removed`);
     } catch (err) {
-      this.o.log(`${epicId}: could not remove the planning worktree: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: could not remove the planning worktree: ${messageOf(err)}`);
     }
   }
 
@@ -340,14 +341,15 @@ export class Orchestrator {
       return true;
     }
     // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
-    const epic = role === 'lisa' ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+    const planner = ROLE_REGISTRY[role].worktree === 'planning';
+    const epic = planner ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
     let planningRun = 0;
     // One planner per epic at a time: a second would remove the first one's worktree as stale.
-    if (role === 'lisa' && this.planningOwner.has(a.epicId)) return false;
-    if (role === 'lisa') {
+    if (planner && this.planningOwner.has(a.epicId)) return false;
+    if (planner) {
       // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
       // Owned before the first await, so a second launch in the same pass sees it.
       planningRun = ++this.planningRuns;
@@ -359,7 +361,7 @@ export class Orchestrator {
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
         if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       } catch (err) {
-        planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
+        planningFailed = `cannot make the planning worktree: ${messageOf(err)}`;
         this.planningOwner.delete(a.epicId);
       }
     }
@@ -379,11 +381,11 @@ export class Orchestrator {
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
-    if (role === 'ralph' && planPath) {
+    if (ROLE_REGISTRY[role].rule === 'building' && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
-        const claim = await this.o.store.claimNext(source, { worktree, agent: 'ralph' }, { leaseSeconds: this.o.config.leaseSeconds });
+        const claim = await this.o.store.claimNext(source, { worktree, agent: role }, { leaseSeconds: this.o.config.leaseSeconds });
         if (!claim.claimed) return false;
         step = claim.step_anchor;
         claimToken = claim.claim_token;
@@ -404,7 +406,7 @@ export class Orchestrator {
       agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
-      const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+      const lines = messageOf(err).split('\n');
       const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
       agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
     }
@@ -416,7 +418,7 @@ export class Orchestrator {
     this.agents.set(launchId, agent);
     const done = agent.done.then(async (code) => {
       this.o.log(`${name} exited ${code}`);
-      if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
+      if (planner && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
       this.agents.delete(launchId);
       this.pending.delete(done);

@@ -2,9 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_PRESETS, allowWrittenConfig, configPathFor, DEMO_AGENTS, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
+import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import type { StoreHost } from '../storeHost.ts';
 
-const ROLE_LABELS: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa (plans)', ralph: 'Ralph (builds)', bart: 'Bart (reviews)' };
+/** "Lisa (plans)". */
+const roleLabel = (role: PresetRole): string => `${ROLE_REGISTRY[role].name} (${ROLE_REGISTRY[role].does})`;
+/** "Lisa, Ralph and Bart". */
+const PLAYERS = PRESET_ROLES.map((r) => ROLE_REGISTRY[r].name).join(', ').replace(/, ([^,]*)$/, ' and $1');
 const TEMPLATE = 'template';
 
 /** What a pick writes: a preset's commands and usage readers, or the demo agents'. */
@@ -52,7 +56,7 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
     { id: '', label: '', kind: vscode.QuickPickItemKind.Separator, found: false },
     demo,
     { id: TEMPLATE, label: '$(json) config.json template', description: existsSync(configPath) ? 'open .springfield/config.json' : 'create .springfield/config.json with every setting', found: false },
-  ], { title: 'Configure agents: which CLI plays Lisa, Ralph and Bart?', placeHolder: 'Agent CLIs found on PATH are listed first', matchOnDescription: true });
+  ], { title: `Configure agents: which CLI plays ${PLAYERS}?`, placeHolder: 'Agent CLIs found on PATH are listed first', matchOnDescription: true });
   if (!pick) return;
   if (pick.id === TEMPLATE) {
     const preset = items.find((i) => i.found)?.id ?? 'claude';
@@ -67,8 +71,8 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
   let role: PresetRole | undefined;
   if (supported.length > 1) {
     const scope = await vscode.window.showQuickPick([
-      { label: `All roles (${supported.map((r) => ROLE_LABELS[r]).join(', ')})`, role: undefined as PresetRole | undefined },
-      ...supported.map((r) => ({ label: ROLE_LABELS[r], role: r as PresetRole | undefined })),
+      { label: `All roles (${supported.map(roleLabel).join(', ')})`, role: undefined as PresetRole | undefined },
+      ...supported.map((r) => ({ label: roleLabel(r), role: r as PresetRole | undefined })),
     ], { title: `Configure agents: ${choice.name} ${choice.verb}…` });
     if (!scope) return;
     role = scope.role;
@@ -80,7 +84,7 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
   const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
   const overridden = Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
-  const roles = Object.keys(written.roles).map((r) => ROLE_LABELS[r as PresetRole]).join(', ');
+  const roles = Object.keys(written.roles).map((r) => roleLabel(r as PresetRole)).join(', ');
   const notes = [
     ...(pick.found ? [] : [`${choice.program} is not on PATH yet: ${choice.install}.`]),
     ...(choice.caveat ? [choice.caveat] : []),

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { type ClaimResult, loadPlanSource, readHead, RefusedError, shortRef, startEpicInWorktree, takenOverText } from '../../core/index.ts';
+import { type ClaimResult, loadPlanSource, readHead, RefusedError, shortRef, startEpicInWorktree, takenOverText, UsageError } from '../../core/index.ts';
 import { userSetting } from '../userSettings.ts';
 import { baseName, shortDuration, stepName } from '../views/viewText.ts';
 import type { CommandContext } from './commandContext.ts';
@@ -70,7 +70,7 @@ export async function startEpicAndClaim(ctx: CommandContext, epicId: string, cla
   let openIn: string | null = null;
   if (epic.status === 'ready') {
     const mainRoot = ctx.host.location?.mainRoot;
-    if (!mainRoot) throw new RefusedError('no_worktree', 'starting an epic needs a repository with a main worktree');
+    if (!mainRoot) throw new UsageError('no_worktree', 'starting an epic needs a repository with a main worktree');
     const started = await startEpicInWorktree(store, mainRoot, epicId, ctx.host.actor, userSetting<string>('worktrees.location', '') || undefined);
     lines.push(`Started ${epicId} in its own worktree ${baseName(started.worktree.path)} (branch ${started.worktree.branch}).`);
     openIn = started.worktree.path;
