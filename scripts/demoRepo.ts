@@ -1,6 +1,9 @@
 // Builds the demo repository: linked worktrees, an epic in progress (one step done, one claimed),
 // an epic whose plan waits for approval, and an implemented epic with a review signal that waits
-// for a person, with locations in the code. Everything goes through the real CLI.
+// for a person, with locations in the code. Everything goes through the real CLI. An epic's steps
+// are claimed and built in its own worktree (`epic start` makes it; docs/lifecycle.md, "Where work
+// happens"); the linked worktrees ralph-a and ralph-b are where agents take steps of a plan that
+// belongs to no epic.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -98,8 +101,11 @@ export const TYPO_PLAN = `# Plan: Fix typo in greeting
 
 export interface DemoRepo {
   readonly root: string;
+  /** Linked worktrees of their own (ralph-a, ralph-b), for plans that belong to no epic. */
   readonly worktrees: Record<string, string>;
   readonly epics: { readonly cache: string; readonly search: string; readonly typo: string };
+  /** The worktrees `epic start` made for the started epics, where their steps are claimed and built. */
+  readonly epicWorktrees: { readonly cache: string; readonly typo: string };
 }
 
 function git(cwd: string, ...args: string[]): void {
@@ -140,8 +146,8 @@ export function buildDemoRepo(base: string): DemoRepo {
   const cache = String(sf(repo, ['epic', 'create', 'Add a caching layer', '--brief', 'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.', '--plan-md']).id);
   sf(repo, ['plan', 'propose', cache, 'plans/cache.md'], lisa);
   sf(repo, ['plan', 'approve', cache], person);
-  sf(repo, ['epic', 'start', cache], person);
-  const a = worktrees['ralph-a'] as string;
+  // Two agents build the cache epic side by side, both in its worktree (as the scheduler's would).
+  const a = String(sf(repo, ['epic', 'start', cache], person).worktree_path);
   sf(a, ['claim', 'plans/cache.md'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['update', 'plans/cache.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
   writeFileSync(join(a, 'src', 'client.ts'), 'export async function fetchJson(url: string): Promise<unknown> {\n  return (await fetch(url)).json();\n}\n');
@@ -149,7 +155,7 @@ export function buildDemoRepo(base: string): DemoRepo {
   sf(a, ['claim', 'plans/cache.md', '--lease', '6300'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['start', 'plans/cache.md', 'step-2'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['update', 'plans/cache.md', 'step-2', '--task', '0', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  sf(worktrees['ralph-b'] as string, ['claim', 'plans/cache.md', '--lease', '480'], { SPRINGFIELD_AGENT: 'ralph-b' });
+  sf(a, ['claim', 'plans/cache.md', '--lease', '480'], { SPRINGFIELD_AGENT: 'ralph-b' });
 
   const search = String(sf(repo, ['epic', 'create', 'Search', '--brief', 'Find products by name.', '--plan-md']).id);
   sf(repo, ['plan', 'propose', search, 'plans/search.md'], lisa);
@@ -157,12 +163,12 @@ export function buildDemoRepo(base: string): DemoRepo {
   const typo = String(sf(repo, ['epic', 'create', 'Fix typo in greeting', '--brief', 'The greeting says "Helo".', '--plan-md']).id);
   sf(repo, ['plan', 'propose', typo, 'plans/typo.md'], lisa);
   sf(repo, ['plan', 'approve', typo], person);
-  sf(repo, ['epic', 'start', typo], person);
-  sf(repo, ['claim', 'plans/typo.md'], { SPRINGFIELD_AGENT: 'ralph-c' });
-  sf(repo, ['update', 'plans/typo.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-c' });
-  sf(repo, ['complete', 'plans/typo.md', 'step-1'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  const t = String(sf(repo, ['epic', 'start', typo], person).worktree_path);
+  sf(t, ['claim', 'plans/typo.md'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  sf(t, ['update', 'plans/typo.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  sf(t, ['complete', 'plans/typo.md', 'step-1'], { SPRINGFIELD_AGENT: 'ralph-c' });
   sf(repo, ['epic', 'finish', typo, '--reason', 'verification passed'], person);
   sf(repo, ['signal', typo, '--type', 'implementation_failure', '--summary', 'The greeting is still misspelt', '--await-person',
     '--location', 'src/greeting.ts:2', '--note', '"Helo" should be "Hello"', '--location', 'src/cache.ts:3:5', '--note', 'unrelated change slipped in'], { SPRINGFIELD_AGENT: 'bart' });
-  return { root: repo, worktrees, epics: { cache, search, typo } };
+  return { root: repo, worktrees, epics: { cache, search, typo }, epicWorktrees: { cache: a, typo: t } };
 }
