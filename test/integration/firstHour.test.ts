@@ -2,7 +2,8 @@
 // extension installed, no test driver, so notifications show as toasts. From an empty repository:
 // create an epic, write its plan from the template, propose, approve, start and claim, all in the UI.
 // The epic is built in its own worktree (docs/lifecycle.md, "Where work happens"): the claim is made
-// there and the person is offered to open it; the person opens it here, then Complete step… with open items, the walkthrough's ticks, and a
+// there, the person is offered to open it, and a step action tried in this window says where to go;
+// the person opens it here, then Complete step… with open items, the walkthrough's ticks, and a
 // takeover of an expired lease happen in the window on the epic's worktree.
 // Every step is checked in the store through the CLI, with a screenshot under test-results/.
 import { after, before, describe, test } from 'node:test';
@@ -159,6 +160,20 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     await offer.getByRole('button', { name: 'Open in new window' }).waitFor();
     await offer.getByRole('button', { name: 'Open here' }).waitFor();
     await screenshot(page, 'first-claimed');
+  });
+
+  test("Complete step… in this window says the step is held in the epic's worktree and offers to open it", { timeout: 60_000 }, async () => {
+    const stepRow = row(page, 'Step 1  Read the code');
+    const refusal = toast(page, `Step 1 (Read the code and write the first failing test) is held in ${epic.id}, the worktree where ${epic.id} is built, not in this window's notes-app: complete it there.`);
+    await contextAction(page, stepRow, 'Complete step…', refusal);
+    await refusal.getByRole('button', { name: 'Open in new window' }).waitFor();
+    await refusal.getByRole('button', { name: 'Open here' }).waitFor();
+    assert.doesNotMatch(await refusal.innerText(), /\/tmp\/|cannot complete/, 'worded for a person: no paths, no store refusal');
+    await screenshot(page, 'first-complete-elsewhere');
+    await refusal.hover();
+    await refusal.locator('.codicon-notifications-clear').click();
+    await refusal.waitFor({ state: 'detached', timeout: 5000 });
+    assert.equal(steps(repo)[0]?.status, 'claimed', 'nothing was completed');
   });
 
   test('the handoff name in the panel opens the handoff file', { timeout: 30_000 }, async () => {
