@@ -50,7 +50,7 @@ function show(cwd: string, ...args: string[]): Promise<void> {
 const base = mkdtempSync(join(tmpdir(), 'springfield-demo-'));
 console.log('Building the demo repository (epics, an approved plan, a plan awaiting approval, claims, a signal)…');
 const demo = buildDemoRepo(base);
-console.log(`Demo repository: ${demo.root}\nWorktrees: ${Object.values(demo.worktrees).join(', ')}\n`);
+console.log(`Demo repository: ${demo.root}\nWorktrees: ${[...Object.values(demo.worktrees), ...Object.values(demo.epicWorktrees)].join(', ')}\n`);
 await show(demo.root, 'init', 'plans/onboarding.md');
 console.log('\nThree agents claim steps of plans/onboarding.md in parallel, from three worktrees:');
 await Promise.all([agent('ralph-a', demo.worktrees['ralph-a'] as string), agent('ralph-b', demo.worktrees['ralph-b'] as string), agent('ralph-m', demo.root)]);
