@@ -52,8 +52,13 @@ export async function reportClaim(message: string, openIn: string | null): Promi
     void vscode.window.showInformationMessage(message);
     return;
   }
-  const choice = await vscode.window.showInformationMessage(message, 'Open in new window', 'Open here');
-  if (choice) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(openIn), { forceNewWindow: choice === 'Open in new window' });
+  await offerWorktree(message, openIn, vscode.window.showInformationMessage);
+}
+
+/** Says `message` and offers to open the worktree `path`, in a new window or this one. */
+export async function offerWorktree(message: string, path: string, show: typeof vscode.window.showInformationMessage): Promise<void> {
+  const choice = await show(message, 'Open in new window', 'Open here');
+  if (choice) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(path), { forceNewWindow: choice === 'Open in new window' });
 }
 
 /**
