@@ -5,10 +5,12 @@
 import { ROLE_NAMES } from '../epics/transitions.ts';
 import type { RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
+import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Store } from '../store/index.ts';
 import type { Waiting } from './orchestrator.ts';
+import { mainChanges } from './merge.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 
 export interface DryRun {
@@ -25,8 +27,12 @@ export interface DryRun {
 export async function dryRun(store: Store, mainRoot: string, config: RunConfig, now = new Date()): Promise<DryRun> {
   const snapshot = await store.schedulerSnapshot();
   const scheduler = schedulerConfigOf(config, mainRoot);
-  const actions = decide(snapshot, scheduler, now);
+  const decided = decide(snapshot, scheduler, now);
   const waiting: Waiting[] = [];
+  // As the pass does: a local merge waits while the main worktree has uncommitted changes.
+  const dirty = config.merge !== 'pr' && decided.some((a) => a.kind === 'merge') ? await mainChanges(mainRoot).catch(() => []) : [];
+  const actions = dirty.length === 0 ? decided : decided.filter((a) => a.kind !== 'merge');
+  for (const a of decided) if (a.kind === 'merge' && dirty.length > 0) waiting.push({ epic_id: a.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
   const acted = new Set<string>();
   for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
   for (const a of actions) {

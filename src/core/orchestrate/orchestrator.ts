@@ -15,6 +15,7 @@ import { EpicWork } from './epicWork.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
+import { mainChanges } from './merge.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
 
@@ -113,6 +114,15 @@ export class Orchestrator {
       if (action.kind === 'surface') waiting.push({ epic_id: action.epicId, kind: 'person', message: action.message, until: null });
       if (action.kind === 'wait') waiting.push({ epic_id: action.epicId, kind: 'backoff', message: action.message, until: action.until });
       if (action.kind === 'check_pr') waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null });
+      // A person's uncommitted changes in the main worktree hold a local merge: it waits, saying so, and is not tried again each pass.
+      if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId)) {
+        const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
+        if (dirty.length > 0) {
+          waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
+          this.logOnce(`main_dirty:${action.epicId}:${dirty.join('\0')}`, `${action.epicId}: ${MESSAGES.mainDirty(dirty)}`);
+          continue;
+        }
+      }
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
