@@ -1,4 +1,4 @@
-// The store's contract tests run once per backend (docs/postgres.md, section 15): a factory opens a
+// The store's contract tests run once per backend (docs/postgres.md, "Tests and the throwaway server"): a factory opens a
 // fresh, empty store through openStore, the way the CLI does — a temp SQLite file, or a new database on
 // this file's throwaway PostgreSQL server.
 import { mkdtempSync, rmSync } from 'node:fs';

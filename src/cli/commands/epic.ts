@@ -38,7 +38,7 @@ export const epicCreate: Command = {
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
     const planner = plannerOf(str(ctx.args, 'planner') ?? loadRoleCommands(configPathFor(ctx.stateFile)).planner);
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
-    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, section 6).
+    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, "Failures, retries, idempotence").
     const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
       planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max, planner }, ctx.actor, resume ? { resume } : {}));
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { gitRun } from './exec.ts';
+import { gitRun, gitRunAsync } from './exec.ts';
 
 /** Where a worktree's HEAD points: its commit (null before the first) and branch (null when detached). */
 export interface Head {
@@ -86,6 +86,20 @@ export function isAncestor(cwd: string, commit: string, ref: string, env: NodeJS
     return gitRun(cwd, ['merge-base', '--is-ancestor', commit, ref], env).status === 0;
   } catch {
     return false;
+  }
+}
+
+/**
+ * How many commits `to` has that `from` has not (`git rev-list --count from..to`), without blocking
+ * the event loop; null when git cannot tell (a commit gone, no such directory, no git).
+ */
+export async function commitsBetween(cwd: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<number | null> {
+  try {
+    const r = await gitRunAsync(cwd, ['rev-list', '--count', `${from}..${to}`], env);
+    const count = Number(r.stdout.trim());
+    return r.status === 0 && r.stdout.trim() !== '' && Number.isFinite(count) ? count : null;
+  } catch {
+    return null;
   }
 }
 

@@ -6,10 +6,12 @@ import { ROLE_NAMES } from '../epics/transitions.ts';
 import { filesAwareOf, type RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
 import { UNDER_WAY } from '../scheduler/filesRule.ts';
+import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, SchedulerSnapshot } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Store } from '../store/index.ts';
 import { conflictsAhead } from './conflictsAhead.ts';
+import { mainChanges } from './merge.ts';
 import { waitingOf, type Waiting } from './orchestrator.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { StepFiles, type ConflictWith } from './stepFiles.ts';
@@ -33,8 +35,12 @@ export async function dryRun(store: Store, mainRoot: string, config: RunConfig, 
   const conflicts = await conflictsNow(stored, mainRoot).catch(() => []);
   const snapshot = filesAwareOf(config) ? await new StepFiles(store, mainRoot).annotate(stored, betweenEpics(stored, conflicts)).catch(() => stored) : stored;
   const scheduler = schedulerConfigOf(config, mainRoot);
-  const actions = decide(snapshot, scheduler, now);
+  const decided = decide(snapshot, scheduler, now);
   const waiting: Waiting[] = [];
+  // As the pass does: a local merge waits while the main worktree has uncommitted changes.
+  const dirty = config.merge !== 'pr' && decided.some((a) => a.kind === 'merge') ? await mainChanges(mainRoot).catch(() => []) : [];
+  const actions = dirty.length === 0 ? decided : decided.filter((a) => a.kind !== 'merge');
+  for (const a of decided) if (a.kind === 'merge' && dirty.length > 0) waiting.push({ epic_id: a.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
   const acted = new Set<string>();
   for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
   for (const a of actions) {

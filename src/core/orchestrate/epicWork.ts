@@ -18,6 +18,7 @@ import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
 import { startEpicInWorktree } from './epicStart.ts';
 import type { PlanSource } from '../plan/types.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export interface EpicWorkOptions {
   readonly store: Store;
@@ -108,7 +109,7 @@ export class EpicWork {
       const current = source;
       changes = await this.o.store.planDrift(planPath, current);
     } catch (err) {
-      changes = [err instanceof Error ? err.message : String(err)];
+      changes = [messageOf(err)];
     }
     if (changes.length === 0) return source;
     const reason = `plan_drift: ${planPath} in ${worktree} differs from the approved${approved ? ` v${approved.version}` : ''} (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? '; …' : ''}); restore it (springfield plan show ${epic.id} has the approved text) and retry`;
@@ -288,7 +289,7 @@ export class EpicWork {
     try {
       state = await pullRequestState(this.o.mainRoot, url);
     } catch (err) {
-      this.o.log(`${epicId}: could not read ${url}: ${err instanceof Error ? err.message : String(err)} (asked again later)`);
+      this.o.log(`${epicId}: could not read ${url}: ${messageOf(err)} (asked again later)`);
       return;
     }
     if (state.state === 'MERGED') {

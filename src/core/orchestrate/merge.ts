@@ -27,11 +27,16 @@ export interface MergeNotes {
   readonly planMd: (text: string) => string | null;
 }
 
+/** Tracked files with uncommitted changes in the main worktree: a squash merge waits until there are none. */
+export async function mainChanges(mainRoot: string): Promise<string[]> {
+  return (await worktreeStatus(mainRoot, process.env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
+}
+
 export async function squashMerge(mainRoot: string, epicId: string, title: string, notes?: MergeNotes): Promise<MergeResult> {
   const env = process.env;
   const git = (args: readonly string[]) => gitOutAsync(mainRoot, args, env);
   const branch = epicBranch(epicId);
-  const tracked = (await worktreeStatus(mainRoot, env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
+  const tracked = await mainChanges(mainRoot);
   if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
   await clearUntrackedCopies(mainRoot, branch, epicId);
   const log = await git(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);

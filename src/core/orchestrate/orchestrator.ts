@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import { SpringfieldError } from '../errors.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { filesAwareOf, timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
@@ -19,6 +18,9 @@ import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPl
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { StepFiles } from './stepFiles.ts';
 import { refreshForStep } from './stepRefresh.ts';
+import { mainChanges } from './merge.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
+import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -134,10 +136,19 @@ export class Orchestrator {
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
       const waits = waitingOf(action);
       if (waits) waiting.push(waits);
+      // A person's uncommitted changes in the main worktree hold a local merge: it waits, saying so, and is not tried again each pass.
+      if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId)) {
+        const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
+        if (dirty.length > 0) {
+          waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
+          this.logOnce(`main_dirty:${action.epicId}:${dirty.join('\0')}`, `${action.epicId}: ${MESSAGES.mainDirty(dirty)}`);
+          continue;
+        }
+      }
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
-        const message = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         // The same failure every pass is reported once; the loop treats it as nothing to do.
         this.logOnce(`${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`, `${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`);
       }
@@ -166,7 +177,8 @@ export class Orchestrator {
       this.filesNow = new Map(annotated.epics.flatMap((e) => (e.files ? [[e.id, e.files] as const] : [])));
       return annotated;
     } catch (err) {
-      this.logOnce(`files:${err instanceof Error ? err.message : String(err)}`, `files-aware scheduling skipped this pass: ${err instanceof Error ? err.message : String(err)}`);
+      const message = messageOf(err);
+      this.logOnce(`files:${message}`, `files-aware scheduling skipped this pass: ${message}`);
       return snapshot;
     }
   }
@@ -253,7 +265,7 @@ export class Orchestrator {
   private background(epicId: string, fn: () => Promise<void>): boolean {
     if (this.jobs.has(epicId)) return false;
     const job: Promise<void> = fn().catch((err: unknown) => {
-      this.o.log(`${epicId}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: ${messageOf(err)}`);
     }).finally(() => {
       this.endedUnseen = true;
       this.jobs.delete(epicId);
@@ -276,7 +288,7 @@ export class Orchestrator {
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
-      if (r.role === 'lisa' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
+      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
   }
@@ -290,7 +302,7 @@ export class Orchestrator {
       for (const p of s.removed) this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
       for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
     } catch (err) {
-      this.o.log(`could not sweep leftover planning worktrees: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`could not sweep leftover planning worktrees: ${messageOf(err)}`);
     }
   }
 
@@ -366,7 +378,7 @@ export class Orchestrator {
       if (r.kind === 'rebased') this.o.log(`${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`);
       if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
     } catch (err) {
-      this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${messageOf(err)}`);
     }
   }
 
@@ -382,7 +394,7 @@ export class Orchestrator {
     try {
       if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) this.o.log(`${epicId}: planning worktree removed`);
     } catch (err) {
-      this.o.log(`${epicId}: could not remove the planning worktree: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: could not remove the planning worktree: ${messageOf(err)}`);
     }
   }
 
@@ -398,14 +410,15 @@ export class Orchestrator {
       return true;
     }
     // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
-    const epic = role === 'lisa' ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+    const planner = ROLE_REGISTRY[role].worktree === 'planning';
+    const epic = planner ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
     let planningRun = 0;
     // One planner per epic at a time: a second would remove the first one's worktree as stale.
-    if (role === 'lisa' && this.planningOwner.has(a.epicId)) return false;
-    if (role === 'lisa') {
+    if (planner && this.planningOwner.has(a.epicId)) return false;
+    if (planner) {
       // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
       // Owned before the first await, so a second launch in the same pass sees it.
       planningRun = ++this.planningRuns;
@@ -417,7 +430,7 @@ export class Orchestrator {
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
         if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       } catch (err) {
-        planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
+        planningFailed = `cannot make the planning worktree: ${messageOf(err)}`;
         this.planningOwner.delete(a.epicId);
       }
     }
@@ -437,12 +450,13 @@ export class Orchestrator {
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
-    if (role === 'ralph' && a.stepAnchor && filesAwareOf(this.o.config)) await this.refresh(a.epicId, a.stepAnchor, worktree);
-    if (role === 'ralph' && planPath) {
+    const building = ROLE_REGISTRY[role].rule === 'building';
+    if (building && a.stepAnchor && filesAwareOf(this.o.config)) await this.refresh(a.epicId, a.stepAnchor, worktree);
+    if (building && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
-        const claim = await this.o.store.claimNext(source, { worktree, agent: 'ralph' }, { leaseSeconds: this.o.config.leaseSeconds });
+        const claim = await this.o.store.claimNext(source, { worktree, agent: role }, { leaseSeconds: this.o.config.leaseSeconds });
         if (!claim.claimed) return false;
         step = claim.step_anchor;
         claimToken = claim.claim_token;
@@ -463,7 +477,7 @@ export class Orchestrator {
       agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
-      const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+      const lines = messageOf(err).split('\n');
       const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
       agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
     }
@@ -475,12 +489,12 @@ export class Orchestrator {
     this.agents.set(launchId, agent);
     const done = agent.done.then(async (code) => {
       this.o.log(`${name} exited ${code}`);
-      if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
+      if (planner && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
       this.endedUnseen = true;
       this.agents.delete(launchId);
       // Conflict ahead: the branch as this build left it, test-merged against main and the other epics under way.
-      if (role === 'ralph') await this.forecast.after(a.epicId).catch((err: unknown) => this.o.log(`${a.epicId}: conflict ahead not checked: ${err instanceof Error ? err.message : String(err)}`));
+      if (role === 'ralph') await this.forecast.after(a.epicId).catch((err: unknown) => this.o.log(`${a.epicId}: conflict ahead not checked: ${messageOf(err)}`));
       this.pending.delete(done);
     });
     this.pending.add(done);

@@ -6,6 +6,7 @@
 import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { sharedFile } from '../scheduler/fileGlobs.ts';
 import { defaultBranch } from './conflictsAhead.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 import { rebaseOntoMain } from './merge.ts';
 
 /** What happened: nothing to do, rebased (naming a file the default branch changed), or a rebase that would conflict (aborted). */
@@ -24,7 +25,7 @@ export async function refreshForStep(mainRoot: string, worktree: string, stepFil
   try {
     await rebaseOntoMain(mainRoot, worktree);
   } catch (err) {
-    return { kind: 'conflict', reason: err instanceof Error ? err.message : String(err) };
+    return { kind: 'conflict', reason: messageOf(err) };
   }
   return { kind: 'rebased', file, onto: main.name };
 }

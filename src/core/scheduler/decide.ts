@@ -2,6 +2,7 @@
  * The scheduler's decision function (docs/scheduler.md): snapshot, configuration and time in, actions out.
  * Pure and deterministic: no database, no I/O, no clock; the same input gives the same list.
  */
+import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import { gateFaults } from './faults.ts';
 import { builtStep, busySteps, filesHold } from './filesRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
@@ -49,7 +50,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     if (run.epicId !== null) busy.add(run.epicId);
     if (isTimedOut(run, config, now)) {
       actions.push({ kind: 'stop_run', runId: run.id, reason: timeoutReason(run, config) });
-    } else if (run.role !== 'setup') {
+    } else if (ROLE_REGISTRY[run.role].kind !== 'scheduler') {
       live += 1;
     }
   }

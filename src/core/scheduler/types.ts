@@ -5,6 +5,7 @@
 import type { Complexity } from '../epics/complexity.ts';
 import type { Priority } from '../epics/ids.ts';
 import type { EpicEvent, EpicStatus, Role } from '../epics/transitions.ts';
+import type { FaultRole } from '../../shared/roles.ts';
 
 export interface StepsSnapshot {
   readonly total: number;
@@ -33,10 +34,8 @@ export interface ReviewSnapshot {
   readonly bartRunsThisIteration: number;
 }
 
-/** The roles whose runs the scheduler counts faults of: the agents it starts, and worktree setup. */
-export type FaultRole = 'lisa' | 'ralph' | 'bart' | 'setup';
-
-export const FAULT_ROLES: readonly FaultRole[] = ['lisa', 'ralph', 'bart', 'setup'];
+/** The roles whose runs the scheduler counts faults of: the agents it starts, and worktree setup (the role registry's). */
+export { FAULT_ROLES, type FaultRole } from '../../shared/roles.ts';
 
 /** One role's recent failures on one epic (docs/scheduler-faults.md). */
 export interface RoleFaults {

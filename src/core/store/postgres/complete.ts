@@ -56,7 +56,7 @@ export async function completeStep(tx: Tx, source: PlanSource, anchor: string, a
     WHERE ${where} AND anchor = ${L(anchor)} AND status IN ('claimed', 'in_progress') AND claimed_host = ${L(tx.host)} AND claimed_by = ${L(actor.worktree)}
       AND claim_token = ${L(owner.claim_token)} RETURNING 1)
     SELECT sf_expect((SELECT count(*) FROM done), 1, ${L(`cannot complete ${anchor}: the claim changed`)})`);
-  // After the COMMIT (docs/postgres.md, section 5): what is left open, and the plan marked done when nothing is.
+  // After the COMMIT (docs/postgres.md, "Concurrency"): what is left open, and the plan marked done when nothing is.
   const results = await tx.finish(tail, [planDoneSql(tx, actor, plan, `last step ${anchor} completed`)]);
   const counted = results[tail.length]?.[0] as { remaining: number; done: boolean } | undefined;
   const remaining = Number(counted?.remaining ?? 0);
@@ -82,7 +82,7 @@ async function repeatCompletion(tx: Tx, step: PgStepRow, owner: PgStepRow, actor
   let done = plan.status === 'done';
   if (!done && remaining === 0) {
     // The completion committed but the plan was not marked after it (a server crash between the two
-    // transactions, docs/postgres.md section 5): the holder's retry marks it.
+    // transactions, docs/postgres.md, "Concurrency"): the holder's retry marks it.
     done = await markPlanDone(tx, actor, step.plan_path, `last step ${step.anchor} completed`);
   }
   return {

@@ -86,7 +86,7 @@ export class PostgresCore implements Store {
   }
   /**
    * A write an earlier process sent and lost the reply of, handed over by its operation id `resume`
-   * (docs/postgres.md, section 6): what it committed, found by `find` after its backend is ended, with
+   * (docs/postgres.md, "Failures, retries, idempotence"): what it committed, found by `find` after its backend is ended, with
    * `resumed: true`; when it committed nothing (or there is no id), `write` does it now. The server
    * still away: OutcomeUnknownError with the same id, and nothing is written.
    */
@@ -98,7 +98,7 @@ export class PostgresCore implements Store {
     return write();
   }
 
-  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
+  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, "Concurrency"). */
   claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {}): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     const branch = options.branch ?? null;
@@ -126,7 +126,7 @@ export class PostgresCore implements Store {
     if (direct === null) return this.session.write('completing', (tx) => completeStep(tx, source, anchor, actor, options));
     if (direct.remaining_steps > 0 || direct.plan_completed) return direct;
     // Nothing open and not marked by this completion: another marked it, or the reply was lost between the
-    // COMMIT and the mark after it (docs/postgres.md, section 5). Make sure; report it only if this marked it.
+    // COMMIT and the mark after it (docs/postgres.md, "Concurrency"). Make sure; report it only if this marked it.
     const marked = await this.session.write('completing', (tx) => markPlanDone(tx, actor, source.planPath, `last step ${anchor} completed`));
     return marked ? { ...direct, plan_completed: true } : direct;
   }
