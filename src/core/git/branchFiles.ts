@@ -4,6 +4,7 @@
  * Read-only git plumbing; paths are NUL-separated, so no name is ever quoted or split.
  */
 import { gitOutAsync, gitRunAsync } from './exec.ts';
+import { refFromFiles } from './head.ts';
 import { STEP_TRAILER } from './trailers.ts';
 
 /** What a branch changed since its merge base with `base`. */
@@ -41,11 +42,15 @@ export function stepFiles(log: string): Map<string, string[]> {
   return out;
 }
 
-/** The commit each ref points at (null for a ref that does not exist), in one git call. */
+/**
+ * The commit each ref points at (null for a ref that does not exist): read from the repository's
+ * files when they are plain (the scheduler asks on every pass), else in one git call.
+ */
 export async function refTips(cwd: string, refs: readonly string[], env: NodeJS.ProcessEnv): Promise<Map<string, string | null>> {
-  const out = new Map<string, string | null>(refs.map((r) => [r, null]));
-  if (refs.length === 0) return out;
-  const listed = await gitOutAsync(cwd, ['for-each-ref', '--format=%(refname)%00%(objectname)', ...refs], env);
+  const out = new Map<string, string | null>(refs.map((r) => [r, refFromFiles(cwd, r)]));
+  const unread = refs.filter((r) => out.get(r) === null);
+  if (unread.length === 0) return out;
+  const listed = await gitOutAsync(cwd, ['for-each-ref', '--format=%(refname)%00%(objectname)', ...unread], env);
   for (const line of listed.split('\n')) {
     const [ref, sha] = line.split('\0');
     if (ref && sha && out.has(ref)) out.set(ref, sha);

@@ -3,21 +3,19 @@ import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
-import { filesAwareOf, timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
+import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
 import { unavailableReason } from '../scheduler/faults.ts';
 import { MESSAGES } from '../scheduler/rules.ts';
-import type { Action, EpicFiles, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from '../scheduler/types.ts';
+import type { Action, RunSnapshot, SchedulerConfig } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Actor, Store } from '../store/index.ts';
 import { agentPlaceProblem } from './agentPlace.ts';
-import { ConflictForecast } from './conflictForecast.ts';
 import { EpicWork } from './epicWork.ts';
+import { FilesAware } from './filesAware.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
-import { StepFiles } from './stepFiles.ts';
-import { refreshForStep } from './stepRefresh.ts';
 import { mainChanges } from './merge.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
@@ -100,9 +98,7 @@ export class Orchestrator {
   /** Each role command's preflight, once per scheduler's life while it passes (docs/scheduler-faults.md, "An agent that cannot run"). */
   private readonly preflights = new Map<string, Promise<string | null>>();
   /** Files-aware scheduling (docs/files.md): the steps' files, read each pass, and the conflicts ahead, predicted after each build. */
-  private readonly stepFiles: StepFiles;
-  private readonly forecast: ConflictForecast;
-  private filesNow = new Map<string, EpicFiles>();
+  private readonly files: FilesAware;
   /**
    * An agent or a piece of work this orchestrator started ended after the last pass read the store:
    * that pass could not act on it, so the orchestrator is not idle until the next one has looked.
@@ -113,8 +109,7 @@ export class Orchestrator {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
     this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
     this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: this.o.worktreeLocation, actor: this.actor });
-    this.stepFiles = new StepFiles(options.store, options.mainRoot);
-    this.forecast = new ConflictForecast(options.mainRoot, (key, line) => this.logOnce(key, line));
+    this.files = new FilesAware({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, logOnce: (key, line) => this.logOnce(key, line) });
   }
 
   private get schedulerConfig(): SchedulerConfig {
@@ -127,7 +122,7 @@ export class Orchestrator {
     if (!this.swept) await this.sweepPlanning();
     await this.reconcileLaunches();
     this.endedUnseen = false;
-    const stored = await this.withFiles(await this.o.store.schedulerSnapshot());
+    const stored = await this.files.annotate(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
     const snapshot = { epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
@@ -161,26 +156,6 @@ export class Orchestrator {
     this.unstaffedNow = unstaffedEpics(snapshot.epics, this.schedulerConfig, acted);
     if (taken.length > 0) this.o.onWrite?.();
     return taken;
-  }
-
-  /**
-   * The snapshot with the files of the epics under way and the conflicts predicted between them, when
-   * files-aware scheduling is on (docs/files.md). Git failing to answer is logged once and the pass
-   * goes on as if it were off.
-   */
-  private async withFiles(snapshot: SchedulerSnapshot): Promise<SchedulerSnapshot> {
-    try {
-      // Conflicts ahead are predicted with files-aware scheduling off too: they are news either way.
-      await this.forecast.start(snapshot.epics);
-      if (!filesAwareOf(this.o.config)) return snapshot;
-      const annotated = await this.stepFiles.annotate(snapshot, this.forecast.between(snapshot.epics));
-      this.filesNow = new Map(annotated.epics.flatMap((e) => (e.files ? [[e.id, e.files] as const] : [])));
-      return annotated;
-    } catch (err) {
-      const message = messageOf(err);
-      this.logOnce(`files:${message}`, `files-aware scheduling skipped this pass: ${message}`);
-      return snapshot;
-    }
   }
 
   /** What the last pass found waiting for a person or a backoff. */
@@ -366,22 +341,6 @@ export class Orchestrator {
     return reason;
   }
 
-  /**
-   * Files-aware scheduling: before the builder starts on a step whose files the default branch
-   * changed since the epic left it, the epic's branch is rebased there (docs/files.md). A rebase that
-   * would conflict is aborted and the build goes on; the conflict ahead says so.
-   */
-  private async refresh(epicId: string, stepAnchor: string, worktree: string): Promise<void> {
-    const files = this.filesNow.get(epicId)?.openSteps[stepAnchor] ?? [];
-    try {
-      const r = await refreshForStep(this.o.mainRoot, worktree, files);
-      if (r.kind === 'rebased') this.o.log(`${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`);
-      if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
-    } catch (err) {
-      this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${messageOf(err)}`);
-    }
-  }
-
   /** Removes the epic's planning worktree if planning run `run` still owns it. */
   private async removeOwnPlanning(epicId: string, run: number): Promise<void> {
     if (run === 0 || this.planningOwner.get(epicId) !== run) return;
@@ -451,7 +410,7 @@ export class Orchestrator {
     let step = a.stepAnchor;
     let claimToken: number | null = null;
     const building = ROLE_REGISTRY[role].rule === 'building';
-    if (building && a.stepAnchor && filesAwareOf(this.o.config)) await this.refresh(a.epicId, a.stepAnchor, worktree);
+    if (building && a.stepAnchor) await this.files.beforeStep(a.epicId, a.stepAnchor, worktree);
     if (building && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
@@ -493,8 +452,7 @@ export class Orchestrator {
       launch.exited = code;
       this.endedUnseen = true;
       this.agents.delete(launchId);
-      // Conflict ahead: the branch as this build left it, test-merged against main and the other epics under way.
-      if (role === 'ralph') await this.forecast.after(a.epicId).catch((err: unknown) => this.o.log(`${a.epicId}: conflict ahead not checked: ${messageOf(err)}`));
+      if (building) await this.files.afterBuild(a.epicId);
       this.pending.delete(done);
     });
     this.pending.add(done);
