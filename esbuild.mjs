@@ -1,7 +1,8 @@
-// Bundles: the CLI (a CommonJS executable for the step commands + ES module chunks for the rest), the extension (node CJS; vscode and better-sqlite3 external)
+// Bundles: the CLI (a CommonJS executable for the step commands + ES module chunks for the rest), the extension (node CJS; vscode and better-sqlite3 external),
+// the demo agents' stand-in (dist/standInAgent.cjs)
 // and the webviews (browser IIFE + CSS into media/dist). `--watch` rebuilds on change.
 import { context } from 'esbuild';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
@@ -16,7 +17,7 @@ const ownModulesArePure = {
 };
 const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none', plugins: [ownModulesArePure] };
 // The PostgreSQL backend (with node-postgres) is its own bundle, dist/postgres.cjs, required from the
-// CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, section 12).
+// CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, "The driver: pg (node-postgres)").
 const postgresApart = {
   name: 'postgres-apart',
   setup(build) {
@@ -26,8 +27,9 @@ const postgresApart = {
   },
 };
 const apart = { ...common, plugins: [postgresApart, ownModulesArePure] };
-// The role prompts (src/core/agents/prompts/*.md) are bundled as text: see src/core/agents/rolePrompt.ts.
-const prompts = Object.fromEntries(['lisa', 'ralph', 'ralph-fix', 'bart'].map((n) => [n, readFileSync(`src/core/agents/prompts/${n}.md`, 'utf8')]));
+// The role prompts (src/core/agents/prompts/*.md, named by src/shared/roles.ts) are bundled as text: see src/core/agents/rolePrompt.ts.
+const PROMPTS = 'src/core/agents/prompts';
+const prompts = Object.fromEntries(readdirSync(PROMPTS).filter((f) => f.endsWith('.md')).sort().map((f) => [f.slice(0, -3), readFileSync(`${PROMPTS}/${f}`, 'utf8')]));
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
 const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
 // `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).
@@ -107,6 +109,18 @@ const builds = [
     define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine, ...versionDefine },
     banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
     minify: true,
+  },
+  {
+    // The demo agents (`springfield agents use demo`, Configure agents… in the editor): the stand-in agent,
+    // run by the CLI's or the editor's runtime. scripts/standInAgent.ts stays the source (tests, npm run demo).
+    ...common,
+    entryPoints: ['scripts/standInAgent.ts'],
+    outfile: 'dist/standInAgent.cjs',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    define: { 'import.meta.url': '__sfImportMeta.url' },
+    banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
   },
   ...['dashboard', 'approval'].flatMap((name) => [
     { ...common, entryPoints: [`webview/${name}/main.ts`], outfile: `media/dist/${name}.js`, platform: 'browser', format: 'iife', target: 'es2022', minify: true },

@@ -3,8 +3,8 @@ import tseslint from 'typescript-eslint';
 
 /** Node's modules by every name they can be imported under: none may reach the webview bundle. */
 const NODE_MODULES = builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
-// The SQLite backend is the store's own business: everything else uses the Store interface (docs/architecture.md).
-const storeInternals = { group: ['**/store/sqlite', '**/store/sqlite/**'], message: 'the SQLite store is internal to src/core/store: import the Store interface from core/store/index.ts or core/index.ts (docs/architecture.md)' };
+// The SQLite and PostgreSQL backends are the store's own business: everything else uses the Store interface (docs/architecture.md).
+const storeInternals = { group: ['**/store/sqlite', '**/store/sqlite/**', '**/store/postgres', '**/store/postgres/**'], message: 'the SQLite and PostgreSQL stores are internal to src/core/store: import the Store interface from core/store/index.ts or core/index.ts (docs/architecture.md)' };
 const noVscodeInCore = { name: 'vscode', message: 'core must not depend on vscode' };
 const coreIsBottom = { group: ['**/cli/**', '**/extension/**', '**/webview/**'], message: 'core is the bottom layer' };
 

@@ -5,6 +5,7 @@ import { loadSqlite, type Database } from '../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 /** What the parent passes as argv[2] (JSON). */
 export interface WorkerConfig {
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
       await op();
     } catch (err) {
       if (isBusy(err)) report.busyErrors++;
-      else report.otherErrors.push(err instanceof Error ? err.message : String(err));
+      else report.otherErrors.push(messageOf(err));
     }
   }
   close();

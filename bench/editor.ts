@@ -90,7 +90,7 @@ interface Latency {
   fromSpawn: number[];
 }
 
-/** Toggles a checklist item through the CLI from ralph-a's worktree, timing until the tree row's checkbox flips. */
+/** Toggles a checklist item through the CLI as ralph-a in the cache epic's worktree (where its steps are held), timing until the tree row's checkbox flips. */
 async function liveUpdates(page: Page, demo: ReturnType<typeof buildDemoRepo>): Promise<Latency> {
   await page.locator('.activitybar a[aria-label="Springfield"]').click();
   const step = page.locator('.monaco-list-row', { hasText: 'Add cache store' });
@@ -109,7 +109,7 @@ async function liveUpdates(page: Page, demo: ReturnType<typeof buildDemoRepo>): 
     for (let i = 0; i < UPDATES; i++) {
       const status = i % 2 === 0 ? 'completed' : 'open';
       const spawned = Date.now();
-      await run(process.execPath, [CLI, 'update', 'plans/cache.md', 'step-2', '--task', '1', status, '--json'], { cwd: demo.worktrees['ralph-a'], env });
+      await run(process.execPath, [CLI, 'update', 'plans/cache.md', 'step-2', '--task', '1', status, '--json'], { cwd: demo.epicWorktrees.cache, env });
       const exited = Date.now();
       const written = Date.parse(String(lastEventAt.get()));
       await page.waitForFunction(`window.__sf.changes.length > ${i}`, undefined, { timeout: 15_000, polling: 20 });
@@ -259,7 +259,7 @@ export async function benchEditor(): Promise<TargetRow[]> {
     const lw = stats(latency.fromWrite);
     const le = stats(latency.fromExit);
     const ls = stats(latency.fromSpawn);
-    console.log(`  live update, demo repository: ${UPDATES} CLI writes (update plans/cache.md step-2 --task 1 completed|open, from shop.ralph-a) until the row's checkbox flips in the DOM:`);
+    console.log(`  live update, demo repository: ${UPDATES} CLI writes (update plans/cache.md step-2 --task 1 completed|open, from the cache epic's worktree) until the row's checkbox flips in the DOM:`);
     console.log(`    from the write (its event time, inside the transaction) p50 ${lw.median.toFixed(0)} ms, p95 ${lw.p95.toFixed(0)} ms, max ${Math.max(...latency.fromWrite)} ms`);
     console.log(`    from the CLI process exiting                            p50 ${le.median.toFixed(0)} ms, p95 ${le.p95.toFixed(0)} ms`);
     console.log(`    from spawning the CLI (adds its start-up)               p50 ${ls.median.toFixed(0)} ms, p95 ${ls.p95.toFixed(0)} ms`);

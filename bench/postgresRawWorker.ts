@@ -2,6 +2,7 @@
 // (bench/postgresShapes.ts), or twice as many raw transactions, over one node-postgres connection.
 import pg from 'pg';
 import { claimSingle, claimStatements, completeSingle, completeStatements, rawTransaction, type Claimed, type Holder, type Outcome, type Sql } from './postgresShapes.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 export type Shape = 'raw' | 'statements' | 'single' | 'derived';
 
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
       const held: Claimed = await timed(report.claimMs, () => (single ? claimSingle(sql, who, config.leaseSeconds, counter) : claimStatements(sql, who, config.leaseSeconds)));
       await timed(report.completeMs, () => (single ? completeSingle(sql, who, held, counter) : completeStatements(sql, who, held)));
     } catch (err) {
-      report.errors.push(`${(err as { code?: string }).code ?? ''} ${err instanceof Error ? err.message : String(err)}`.trim());
+      report.errors.push(`${(err as { code?: string }).code ?? ''} ${messageOf(err)}`.trim());
     }
   }
   await client.end();

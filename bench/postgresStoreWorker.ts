@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { openStore } from '../src/core/store/index.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 export interface StoreWorkerConfig {
   readonly kind: 'store' | 'raw';
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
         }
         await timed(report.completeMs, () => store.complete(source, c.step_anchor, { ...actor, token: c.claim_token }));
       } catch (err) {
-        report.errors.push(`${(err as { code?: string }).code ?? ''} ${err instanceof Error ? err.message : String(err)}`.trim());
+        report.errors.push(`${(err as { code?: string }).code ?? ''} ${messageOf(err)}`.trim());
       }
     }
     await store.close();

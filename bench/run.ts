@@ -8,9 +8,12 @@ import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
 import { benchDoctor } from './doctor.ts';
 import { benchEditor } from './editor.ts';
+import { benchFiles } from './files.ts';
+import { benchLibraries } from './libraries.ts';
 import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
 import { benchTree } from './tree.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 /** One line of the final table: a target next to what this run measured. */
 export interface TargetRow {
@@ -29,6 +32,8 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'scheduler', run: benchScheduler },
   { name: 'scheduler reaction', run: benchReaction },
   { name: 'doctor on a long history', run: () => benchDoctor() },
+  { name: 'simple-git and execa', run: benchLibraries },
+  { name: 'files-aware scheduling', run: benchFiles },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 
@@ -59,7 +64,7 @@ for (const bench of BENCHES) {
   try {
     rows.push(...await bench.run());
   } catch (err) {
-    console.log(`\n!! ${bench.name} could not run: ${err instanceof Error ? err.message : String(err)}`);
+    console.log(`\n!! ${bench.name} could not run: ${messageOf(err)}`);
     rows.push({ metric: bench.name, target: '-', measured: 'did not run (see above)', met: false });
   }
 }

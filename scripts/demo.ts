@@ -50,7 +50,7 @@ function show(cwd: string, ...args: string[]): Promise<void> {
 const base = mkdtempSync(join(tmpdir(), 'springfield-demo-'));
 console.log('Building the demo repository (epics, an approved plan, a plan awaiting approval, claims, a signal)…');
 const demo = buildDemoRepo(base);
-console.log(`Demo repository: ${demo.root}\nWorktrees: ${Object.values(demo.worktrees).join(', ')}\n`);
+console.log(`Demo repository: ${demo.root}\nWorktrees: ${[...Object.values(demo.worktrees), ...Object.values(demo.epicWorktrees)].join(', ')}\n`);
 await show(demo.root, 'init', 'plans/onboarding.md');
 console.log('\nThree agents claim steps of plans/onboarding.md in parallel, from three worktrees:');
 await Promise.all([agent('ralph-a', demo.worktrees['ralph-a'] as string), agent('ralph-b', demo.worktrees['ralph-b'] as string), agent('ralph-m', demo.root)]);
@@ -60,7 +60,7 @@ console.log('');
 await show(demo.root, 'epic', 'list');
 console.log('\nStand-in agents plan, build and review an epic under the scheduler, each following only the prompt in its context file:');
 runStandInAgents(base);
-console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.cacheWorktree}\n  springfield context\n  springfield --help\n`);
+console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.epicWorktrees.cache}\n  springfield context\n  springfield --help\n`);
 
 if (!noEditor) {
   // The demo's trust decisions live beside it (as the CLI part's do), not in your own state; the editor gets the same XDG_STATE_HOME.

@@ -1,6 +1,9 @@
-// Builds the demo repository: linked worktrees, an epic in progress in its own worktree (one step done, one claimed),
+// Builds the demo repository: linked worktrees, an epic in progress (one step done, one claimed),
 // an epic whose plan waits for approval, and an implemented epic with a review signal that waits
-// for a person, with locations in the code. Everything goes through the real CLI.
+// for a person, with locations in the code. Everything goes through the real CLI. An epic's steps
+// are claimed and built in its own worktree (`epic start` makes it; docs/lifecycle.md, "Where work
+// happens"); the linked worktrees ralph-a and ralph-b are where agents take steps of a plan that
+// belongs to no epic.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -98,10 +101,11 @@ export const TYPO_PLAN = `# Plan: Fix typo in greeting
 
 export interface DemoRepo {
   readonly root: string;
+  /** Linked worktrees of their own (ralph-a, ralph-b), for plans that belong to no epic. */
   readonly worktrees: Record<string, string>;
   readonly epics: { readonly cache: string; readonly search: string; readonly typo: string };
-  /** The caching epic's own worktree, where its steps are claimed and built. */
-  readonly cacheWorktree: string;
+  /** The worktrees `epic start` made for the started epics, where their steps are claimed and built. */
+  readonly epicWorktrees: { readonly cache: string; readonly typo: string };
 }
 
 function git(cwd: string, ...args: string[]): void {
@@ -142,7 +146,7 @@ export function buildDemoRepo(base: string): DemoRepo {
   const cache = String(sf(repo, ['epic', 'create', 'Add a caching layer', '--brief', 'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.', '--plan-md']).id);
   sf(repo, ['plan', 'propose', cache, 'plans/cache.md'], lisa);
   sf(repo, ['plan', 'approve', cache], person);
-  // The epic's steps are built in its own worktree, which starting it makes (docs/lifecycle.md, "Where work happens").
+  // Two agents build the cache epic side by side, both in its worktree (as the scheduler's would).
   const a = String(sf(repo, ['epic', 'start', cache], person).worktree_path);
   sf(a, ['claim', 'plans/cache.md'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['update', 'plans/cache.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
@@ -166,5 +170,5 @@ export function buildDemoRepo(base: string): DemoRepo {
   sf(repo, ['epic', 'finish', typo, '--reason', 'verification passed'], person);
   sf(repo, ['signal', typo, '--type', 'implementation_failure', '--summary', 'The greeting is still misspelt', '--await-person',
     '--location', 'src/greeting.ts:2', '--note', '"Helo" should be "Hello"', '--location', 'src/cache.ts:3:5', '--note', 'unrelated change slipped in'], { SPRINGFIELD_AGENT: 'bart' });
-  return { root: repo, worktrees, epics: { cache, search, typo }, cacheWorktree: a };
+  return { root: repo, worktrees, epics: { cache, search, typo }, epicWorktrees: { cache: a, typo: t } };
 }

@@ -11,6 +11,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_PACKAGE } from '../src/shared/cliPackage.ts';
 import { cleanEnv, node24, npmCli } from './codeServer.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 export { CLI_PACKAGE };
 
@@ -18,11 +19,12 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * What the CLI loads at run time, all under dist/ (esbuild.mjs): the executable, the step commands'
- * bundle, the full CLI's ES module chunks (the MCP SDK and zod linked in) and the PostgreSQL backend
- * with node-postgres. better-sqlite3 is the one package left outside the bundles (a native module).
- * The extension's bundle and the webviews are not the CLI's.
+ * bundle, the full CLI's ES module chunks (the MCP SDK and zod linked in), the PostgreSQL backend
+ * with node-postgres, and the demo agents' stand-in (`springfield agents use demo`). better-sqlite3
+ * is the one package left outside the bundles (a native module). The extension's bundle and the
+ * webviews are not the CLI's.
  */
-export const CLI_FILES: readonly string[] = ['dist/cli.cjs', 'dist/springfield.cjs', 'dist/postgres.cjs', 'dist/full/'];
+export const CLI_FILES: readonly string[] = ['dist/cli.cjs', 'dist/springfield.cjs', 'dist/postgres.cjs', 'dist/standInAgent.cjs', 'dist/full/'];
 
 interface RootManifest {
   version: string;
@@ -30,6 +32,8 @@ interface RootManifest {
   license: string;
   keywords?: string[];
   repository?: unknown;
+  homepage?: string;
+  bugs?: unknown;
   engines: { node: string };
   dependencies: Record<string, string>;
 }
@@ -44,6 +48,8 @@ export function cliManifest(root = projectRoot): Record<string, unknown> {
     license: pkg.license,
     keywords: pkg.keywords ?? [],
     ...(pkg.repository ? { repository: pkg.repository } : {}),
+    ...(pkg.homepage ? { homepage: pkg.homepage } : {}),
+    ...(pkg.bugs ? { bugs: pkg.bugs } : {}),
     // dist/full/*.js are ES modules.
     type: 'module',
     bin: { springfield: 'dist/cli.cjs' },
@@ -102,7 +108,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const { tarball, size, files } = packCli(outDir);
     process.stdout.write(`${tarball} (${(size / 1024).toFixed(0)} KiB, ${files.length} files)\ninstall it with: npm install -g ${tarball}\n`);
   } catch (err) {
-    process.stderr.write(`pack:cli: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`pack:cli: ${messageOf(err)}\n`);
     process.exitCode = 1;
   }
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPostgres, serverUser, type OsUser, type PostgresInstall } from './postgresInstall.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 export interface PostgresOptions {
   /**
@@ -99,7 +100,7 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
       try {
         ctl(['start', '-w', '-t', '60', '-s', '-l', logFile]);
       } catch (err) {
-        throw new Error(`${(err as Error).message}\n--- server log ---\n${server.log().slice(-2000)}`);
+        throw new Error(`${messageOf(err)}\n--- server log ---\n${server.log().slice(-2000)}`);
       }
       running = true;
     },

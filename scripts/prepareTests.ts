@@ -4,12 +4,13 @@
 import { ensureAgentClis } from './agentClis.ts';
 import { ensureCodeServer } from './codeServer.ts';
 import { ensureAptPackages, TEST_PACKAGES } from './systemDeps.ts';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 try {
   ensureAptPackages(TEST_PACKAGES);
   await ensureCodeServer();
   await ensureAgentClis();
 } catch (error) {
-  process.stderr.write(`prepare tests: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`prepare tests: ${messageOf(error)}\n`);
   process.exitCode = 1;
 }

@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../src/shared/errorMessage.ts';
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.cjs');
 
@@ -215,7 +216,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     main();
   } catch (err) {
-    process.stderr.write(`stand-in agent: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`stand-in agent: ${messageOf(err)}\n`);
     process.exitCode = 1;
   }
 }

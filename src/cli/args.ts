@@ -1,4 +1,4 @@
-import { UsageError } from '../core/index.ts';
+import { type CodeOf, UsageError } from '../core/index.ts';
 
 export interface OptionSpec {
   readonly name: string;
@@ -119,7 +119,7 @@ function store(options: Map<string, OptionValue>, spec: OptionSpec, values: stri
  * number holds without rounding (beyond it an id would be changed, not refused). `what` names the
  * input in the one-line refusal, which quotes `text` as given.
  */
-export function wholeNumber(text: string, what: string, code = 'bad_option'): number {
+export function wholeNumber(text: string, what: string, code: CodeOf<'usage'> = 'bad_option'): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n)) {
     const why = Number.isNaN(n) ? 'a whole number' : `a whole number up to ${Number.MAX_SAFE_INTEGER}`;

@@ -30,7 +30,7 @@ export class CliContext {
 
   /**
    * The database: --db (a file or a postgres:// URL), then SPRINGFIELD_DATABASE_URL, then SPRINGFIELD_DB,
-   * then the repository's shared file (docs/postgres.md, section 1).
+   * then the repository's shared file (docs/postgres.md, "Choosing the backend").
    */
   get dbPath(): string {
     const flagged = str(this.args, 'db');
@@ -155,7 +155,7 @@ export class CliContext {
 
 /**
  * SPRINGFIELD_PG_CONNECT_TIMEOUT: seconds to keep trying to reach a PostgreSQL server (and to look up a
- * write whose reply was lost) before giving up with exit 3; default 10 (docs/postgres.md, section 6).
+ * write whose reply was lost) before giving up with exit 3; default 10 (docs/postgres.md, "Failures, retries, idempotence").
  */
 function connectTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.SPRINGFIELD_PG_CONNECT_TIMEOUT;

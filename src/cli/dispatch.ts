@@ -1,12 +1,14 @@
-import { type ErrorCategory, SpringfieldError, UsageError } from '../core/index.ts';
+import { type ErrorCategory, type ErrorCode, ERROR_CODES, SpringfieldError, UsageError } from '../core/index.ts';
 import { parseArgs } from './args.ts';
 import { GLOBAL_OPTIONS } from './command.ts';
 import type { CommandModule } from './commands/modules.ts';
 import type { Command } from './command.ts';
 import { CliContext } from './cliContext.ts';
 import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
-const EXIT: Record<ErrorCategory, number> = { refused: 1, usage: 2, environment: 3 };
+/** Exit codes by category; every ErrorCode has exactly one category (ERROR_CODES, src/core/errors.ts). */
+const EXIT = { refused: 1, usage: 2, environment: 3 } as const satisfies Record<ErrorCategory, number>;
 const EXIT_INTERNAL = 70;
 
 export interface Io {
@@ -71,11 +73,16 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
 function reportError(err: unknown, json: boolean, io: Io): number {
   const known = err instanceof SpringfieldError;
   const code = known ? err.code : 'internal_error';
-  const message = known ? err.message : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+  const message = known ? err.message : `internal error: ${messageOf(err)}`;
   io.stderr(`springfield: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
   if (!known && io.env.SPRINGFIELD_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
   if (json) io.stdout(JSON.stringify({ error: { code, message } }) + '\n');
-  return known ? EXIT[err.category] : EXIT_INTERNAL;
+  return known ? exitCodeOf(err.code) : EXIT_INTERNAL;
+}
+
+/** The exit code an error with `code` ends the CLI with (docs/cli-contract.md, "Exit codes"). */
+export function exitCodeOf(code: ErrorCode): number {
+  return EXIT[ERROR_CODES[code]];
 }
 
 /** The commands that could match `word`: the one it names, or the members of the group it names. */

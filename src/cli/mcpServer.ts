@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { primeText, runTool, SpringfieldError, TOOL_META, toolJsonSchema, type ToolKey, toolKeyOf, type ToolSession } from '../core/index.ts';
 import { VERSION } from './help.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /**
  * The Springfield tools over MCP. Bad arguments and unknown tools are protocol errors (-32602) and
@@ -28,7 +29,7 @@ export function createMcpServer(session: () => ToolSession): Server {
       return { content: [{ type: 'text', text: r.text }], structuredContent: { result: r.data } };
     } catch (err) {
       if (err instanceof SpringfieldError && err.code === 'bad_tool_input') throw new InvalidParams(err.message);
-      const message = err instanceof SpringfieldError ? `${err.code}: ${err.message}` : `internal error: ${err instanceof Error ? err.message : String(err)}`;
+      const message = err instanceof SpringfieldError ? `${err.code}: ${err.message}` : `internal error: ${messageOf(err)}`;
       return { content: [{ type: 'text', text: message }], isError: true };
     }
   });

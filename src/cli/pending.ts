@@ -1,5 +1,6 @@
 import { hostId, isDatabaseUrl, OutcomeUnknownError, pendingPath, readPending, removePending, writePending, type PendingOperation } from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /** What a handed-over operation was for, besides its command and holder: its plan, its epic (either may be none). */
 export interface HandOverScope {
@@ -9,7 +10,7 @@ export interface HandOverScope {
 
 /**
  * Runs a write that is not idempotent (`claim`, `artifact`, `signal`, `epic create`, `plan propose`)
- * with the hand-over of a lost reply (docs/postgres.md, section 6, "Retrying from a new process"). On
+ * with the hand-over of a lost reply (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process"). On
  * PostgreSQL only: SQLite has no lost replies, and on it the file is neither read nor written.
  *
  * Before: `<worktree's git dir>/springfield/pending.json`, if it names this command, plan, epic and
@@ -48,7 +49,7 @@ export async function withHandOver<T>(ctx: CliContext, command: string, scope: H
     try {
       writePending(path, pending);
     } catch (failed) {
-      throw new OutcomeUnknownError(err.op, `${err.message}; its operation id ${err.op} could not be handed over (${failed instanceof Error ? failed.message : String(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`);
+      throw new OutcomeUnknownError(err.op, `${err.message}; its operation id ${err.op} could not be handed over (${messageOf(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`);
     }
     throw new OutcomeUnknownError(err.op, `${err.message} (operation ${err.op}, kept in ${path})`);
   }

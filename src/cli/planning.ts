@@ -1,4 +1,5 @@
 import { configPathFor, loadRoleCommands, retryStatus, type RoleRetry, type Store } from '../core/index.ts';
+import { str } from './args.ts';
 import type { CliContext } from './cliContext.ts';
 
 /** The store for the commands beyond steps: the same one `ctx.store` opens (kept while callers move over). */
@@ -16,4 +17,9 @@ export async function retriesOf(ctx: CliContext, store: Store, epicId: string): 
   } catch {
     return [];
   }
+}
+
+/** Where this repository's epic worktrees go: `--worktrees`, else config.json's "worktreeRoot", else the default (undefined). */
+export function worktreeLocation(ctx: CliContext): string | undefined {
+  return str(ctx.args, 'worktrees') ?? loadRoleCommands(configPathFor(ctx.stateFile)).worktreeRoot;
 }

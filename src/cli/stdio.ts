@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { Io } from './dispatch.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /** Whether some output went to a stream (the descriptor was full) and may still be on its way. */
 let streamed = false;
@@ -21,7 +22,7 @@ export function exitWhenDone(run: Promise<number>, options: { immediately?: bool
     process.exit(code);
   };
   run.then(done, (err: unknown) => {
-    write(2, `springfield: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    write(2, `springfield: internal error: ${messageOf(err)}\n`);
     done(70);
   });
 }

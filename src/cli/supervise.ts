@@ -1,4 +1,4 @@
-import { type GroupEnd, startGroup } from '../core/index.ts';
+import { AgentOutputRenderer, type AgentOutputFormat, type GroupEnd, startGroup } from '../core/index.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -20,6 +20,8 @@ export interface SuperviseOptions {
   readonly captureStdoutBytes: number;
   readonly captureStderrBytes: number;
   readonly stall: StallWatch | null;
+  /** The agent prints JSON events in this format: what is shown is their readable form (docs/agents.md, "What a terminal shows"). */
+  readonly render: AgentOutputFormat | null;
 }
 
 export interface Supervised extends GroupEnd {
@@ -41,10 +43,12 @@ export async function supervise(command: readonly string[], options: SuperviseOp
   let retrying = false;
   const stall = options.stall;
   // With --json our stdout carries exactly one document, so the agent's stdout goes to stderr.
+  const shown = options.json ? process.stderr : process.stdout;
+  const rendered = options.render ? new AgentOutputRenderer(options.render, options.cwd, shown) : null;
   const group = startGroup(command, {
     cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs,
     captureStdoutBytes: options.captureStdoutBytes, captureStderrBytes: options.captureStderrBytes,
-    stdout: options.json ? process.stderr : process.stdout, stderr: process.stderr, stdin: 'inherit',
+    stdout: rendered ?? shown, stderr: process.stderr, stdin: 'inherit',
     ...(stall ? {
       onOutput: (chunk: Buffer): void => {
         const lines = chunk.toString().split('\n').filter((l) => l.trim() !== '');
@@ -88,6 +92,7 @@ export async function supervise(command: readonly string[], options: SuperviseOp
   try {
     if (group.pid !== undefined) await started(group.pid).catch(() => undefined);
     const end = await group.done;
+    rendered?.end();
     const overran = stoppedBy !== null && Date.now() - begun >= options.timeoutMs;
     return { ...end, timedOut: end.timedOut || overran, stoppedBy: overran || stalled ? null : stoppedBy, stalled };
   } finally {

@@ -1,59 +1,76 @@
 /**
- * The public core API: what src/cli and src/extension use of src/core (docs/architecture.md).
+ * The public core API: what src/cli and src/extension use of src/core (docs/architecture.md), by name.
+ * A name is exported here when something outside core imports it; tests may import core's files directly.
  * Nothing here names the store's backend; the folders behind it import each other only downward.
  */
-export * from './agents/contextDir.ts';
-export * from './agents/detect.ts';
-export * from './agents/preflight.ts';
-export * from './runs/presets.ts';
-export * from './agents/prime.ts';
-export * from './agents/roleConfig.ts';
-export * from './agents/rolePrompt.ts';
-export * from './agents/toolSchemas.ts';
-export * from './agents/tools.ts';
-export * from './runs/usage.ts';
-export * from './epics/budget.ts';
-export * from './epics/completion.ts';
-export * from './epics/complexity.ts';
-export * from './epics/handoff.ts';
-export * from './epics/ids.ts';
-export * from './epics/signals.ts';
-export * from './epics/transitions.ts';
-export * from './errors.ts';
-export * from './git/commit.ts';
-export * from './git/exec.ts';
-export * from './git/gitignore.ts';
-export * from './git/head.ts';
-export * from './git/repo.ts';
-export * from './git/repositoryId.ts';
-export * from './git/resolveCommit.ts';
-export * from './git/trailers.ts';
-export * from './git/worktrees.ts';
-export * from './names.ts';
-export * from './pending.ts';
-export * from './orchestrate/agentLauncher.ts';
-export * from './orchestrate/agentPlace.ts';
-export * from './orchestrate/epicStart.ts';
-export * from './orchestrate/dryRun.ts';
-export * from './orchestrate/orchestrator.ts';
-export * from './orchestrate/retryStatus.ts';
-export * from './plan/hash.ts';
-export * from './plan/parse.ts';
-export * from './plan/source.ts';
-export * from './plan/template.ts';
-export * from './plan/types.ts';
-export * from './runs/agentArgv.ts';
-export * from './runs/agentErrors.ts';
-
-export * from './runs/agentEnv.ts';
-export * from './runs/processGroup.ts';
-export * from './runs/cliShim.ts';
-export * from './runs/runConfig.ts';
-export * from './safeFiles.ts';
-export * from './scheduler/types.ts';
-export * from './scheduler/unstaffed.ts';
-export * from './shellQuote.ts';
-export * from './trust/trust.ts';
-export * from './workflows/approve.ts';
-export * from './workflows/doctor.ts';
-export * from './store/index.ts';
+export { contextDirFor, ensureContextDir } from './agents/contextDir.ts';
+export { DEMO_AGENTS, demoRoles } from './agents/demoAgents.ts';
+export { detectAgentClis } from './agents/detect.ts';
+export { preflight } from './agents/preflight.ts';
+export { AGENT_PRESETS, findPreset, PRESET_ROLES, presetFor, type PresetRole } from './runs/presets.ts';
+export { primeText, writePrimeSection } from './agents/prime.ts';
+export { presetRoles, presetUsage, writeConfigTemplate, writeRoleCommands } from './agents/roleConfig.ts';
+export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
+export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
+export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
+export { readUsage } from './runs/usage.ts';
+export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
+export { handoffFileName } from './epics/handoff.ts';
+export { parsePriority } from './epics/ids.ts';
+export { SIGNAL_DECISIONS, type SignalDecision } from './epics/signals.ts';
+export { allowedEvents, isEpicStatus, isRetryable, isSignalType, SIGNAL_TYPES, transition } from './epics/transitions.ts';
+export {
+  type CodeOf, EnvironmentError, ERROR_CODES, type ErrorCategory, type ErrorCode, OutcomeUnknownError, RefusedError,
+  SpringfieldError, UsageError,
+} from './errors.ts';
+export { commitStep } from './git/commit.ts';
+export { gitOut } from './git/exec.ts';
+export { ensureGitignored } from './git/gitignore.ts';
+export { commitsBetween, type Head, isAncestor, readHead, shortRef } from './git/head.ts';
+export { locateRepo, type RepoLocation } from './git/repo.ts';
+export { hostId, repositoryId } from './git/repositoryId.ts';
+export { resolveCommit } from './git/resolveCommit.ts';
+export { readStepTrailers } from './git/trailers.ts';
+export { listWorktrees } from './git/worktrees.ts';
+export { folderName, holderName, takenOverText } from './names.ts';
+export { type PendingOperation, pendingPath, readPending, removePending, writePending } from './pending.ts';
+export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
+export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
+export { epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
+export { startEpicInWorktree } from './orchestrate/epicStart.ts';
+export { dryRun } from './orchestrate/dryRun.ts';
+export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';
+export { retryLines, retryStatus, type RoleRetry } from './orchestrate/retryStatus.ts';
+export { type SpringfieldWorktree, springfieldWorktrees } from './orchestrate/worktreeList.ts';
+export { pruneWorktrees } from './orchestrate/worktreePrune.ts';
+export { describeDrift, type PlanStructure } from './plan/hash.ts';
+export { firstBadUtf8Line, parsePlan } from './plan/parse.ts';
+export { lazyPlanSource, loadPlanSource } from './plan/source.ts';
+export { planFileName, planTemplate } from './plan/template.ts';
+export type { ItemKind, PlanSource } from './plan/types.ts';
+export { expandAgentArgv } from './runs/agentArgv.ts';
+export { agentError } from './runs/agentErrors.ts';
+export { agentEnv, isEditorVariable, runsEditorRuntime } from './runs/agentEnv.ts';
+export { type GroupEnd, OutputTail, pidAlive, startGroup } from './runs/processGroup.ts';
+export { makeCliShim, pathWith, removeCliShim, sweepCliShims } from './runs/cliShim.ts';
+export { agentOutputFormat, type AgentOutputFormat, AgentOutputRenderer } from './runs/agentOutput.ts';
+export {
+  AGENT_ROLES, type AgentRole, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig,
+  timeoutFor, usageSpecFor,
+} from './runs/runConfig.ts';
+export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
+export type { Action } from './scheduler/types.ts';
+export type { Unstaffed } from './scheduler/unstaffed.ts';
+export { shellQuote } from './shellQuote.ts';
+export {
+  allowConfig, allowWrittenConfig, requireAllowed, revokeConfig, trackedPath, trustStatus, type TrustStatus,
+  trustTargetFor,
+} from './trust/trust.ts';
+export { approveWithHandoff, handoffCopyPath } from './workflows/approve.ts';
+export { diagnose, diagnoseRemote } from './workflows/doctor.ts';
+export {
+  type Actor, type AgentRunStart, type CheckResult, type ClaimResult, type ContextView, type EpicRow, type EventView,
+  isDatabaseUrl, ITEM_STATUSES, type ItemChange, type ItemStatus, type MigrateResult, migrateToPostgres,
+  migrateToSqlite, openStore, type Planner, PLANNERS, planRoots, type PlanVersionRow, type PlanView, redactDatabaseUrl,
+  type RunView, type SignalLocation, type SignalView, type StepView, type Store, type UpdateResult,
+} from './store/index.ts';

@@ -2,10 +2,11 @@ import { closeSync, constants, fstatSync, openSync, readSync, unlinkSync, writeS
 import { dirname, join } from 'node:path';
 import { EnvironmentError } from './errors.ts';
 import { ensureOwnDirectory } from './safeFiles.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /**
  * The hand-over of a write whose reply was lost to the next run of the same command
- * (docs/postgres.md, section 6, "Retrying from a new process"): one file per worktree,
+ * (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process"): one file per worktree,
  * `<worktree's git dir>/springfield/pending.json`, created exclusively (O_EXCL|O_NOFOLLOW, 0600) and
  * read without following a link. Nothing in it is run; its operation id is only looked up, scoped to
  * this repository and holder.
@@ -47,7 +48,7 @@ export function readPending(path: string): PendingRead {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { state: 'absent' };
     if (code === 'ELOOP' || code === 'EMLINK') return { state: 'unusable', why: 'it is a symbolic link' };
-    return { state: 'unusable', why: (err as Error).message.split('\n')[0] ?? String(code) };
+    return { state: 'unusable', why: messageOf(err).split('\n')[0] ?? String(code) };
   }
   let data: unknown;
   try {
@@ -71,7 +72,7 @@ export function writePending(path: string, pending: PendingOperation): void {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EEXIST' ? 'a file or link is already there' : (err as Error).message;
+    const why = code === 'EEXIST' ? 'a file or link is already there' : messageOf(err);
     throw new EnvironmentError('pending_unwritable', `${path}: cannot record the pending operation (${why})`);
   }
   try {
@@ -88,7 +89,7 @@ export function removePending(path: string, op: string): void {
   try {
     unlinkSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new EnvironmentError('pending_unwritable', `${path}: cannot remove the pending operation (${(err as Error).message})`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new EnvironmentError('pending_unwritable', `${path}: cannot remove the pending operation (${messageOf(err)})`);
   }
 }
 

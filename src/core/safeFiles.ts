@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EnvironmentError, RefusedError } from './errors.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /**
  * Files Springfield writes where someone else may have planted links: the repository's own
@@ -20,7 +21,7 @@ export function ensureOwnDirectory(dir: string, options: { private?: boolean } =
       mkdirSync(dirname(dir), { recursive: true });
       return ensureOwnDirectory(dir, options);
     }
-    if (code !== 'EEXIST') throw new EnvironmentError('directory_unusable', `${dir}: cannot create the directory (${(err as Error).message})`);
+    if (code !== 'EEXIST') throw new EnvironmentError('directory_unusable', `${dir}: cannot create the directory (${messageOf(err)})`);
   }
   const st = lstatSync(dir);
   if (st.isSymbolicLink()) throw new EnvironmentError('unsafe_directory', `${dir} is a link; refusing to write through it (remove it: Springfield makes the directory itself)`);
@@ -91,5 +92,5 @@ export function createExclusively(path: string, content: string): void {
 }
 
 export function unwritable(path: string, err: unknown): EnvironmentError {
-  return new EnvironmentError('unwritable', `${path}: cannot write (${err instanceof Error ? err.message : String(err)})`);
+  return new EnvironmentError('unwritable', `${path}: cannot write (${messageOf(err)})`);
 }

@@ -7,8 +7,8 @@ import { agentEnvironment } from './model/databaseSetting.ts';
 import { countCommits, runOutcome } from './model/runOutcome.ts';
 import type { StoreHost } from './storeHost.ts';
 import { baseName } from './views/viewText.ts';
+import { roleSpec } from '../shared/roles.ts';
 
-const ROLE_ICONS: Readonly<Record<string, string>> = { lisa: 'lightbulb', ralph: 'tools', bart: 'eye', lovejoy: 'git-merge' };
 const DIM = '\x1b[2m';
 /** Ended agent terminals kept open at most; older ones close (their outcome and output tail stay in the store). */
 const KEEP_ENDED = 20;
@@ -71,7 +71,7 @@ export class AgentTerminalLauncher implements Launcher {
       },
     };
     const terminal = vscode.window.createTerminal({
-      name: spec.name, pty, iconPath: new vscode.ThemeIcon(ROLE_ICONS[spec.role] ?? 'terminal'),
+      name: spec.name, pty, iconPath: new vscode.ThemeIcon(roleSpec(spec.role)?.icon ?? 'terminal'),
       // Nothing to bring back after a reload: the run is the store's, and this process belonged to the old window.
       isTransient: true,
     });

@@ -2,6 +2,7 @@ import { lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSyn
 import { join, resolve } from 'node:path';
 import { ensureOwnDirectory, EnvironmentError, RefusedError, replaceFile } from '../core/index.ts';
 import { CLI_PACKAGE } from '../shared/cliPackage.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /**
  * `springfield` for terminals outside the editor, as VS Code offers `code`: the extension keeps a
@@ -116,7 +117,7 @@ export function installCliLink(s: PathSetting): InstallResult {
     symlinkSync(s.wrapper, link);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError('file_appeared', `${link} appeared while installing; left alone (run the command again to see what it is)`);
-    throw new EnvironmentError('unwritable', `${link}: cannot create the link (${(err as Error).message})`);
+    throw new EnvironmentError('unwritable', `${link}: cannot create the link (${messageOf(err)})`);
   }
   return {
     outcome: 'installed',
@@ -139,7 +140,7 @@ export function uninstallCliLink(s: PathSetting): UninstallResult {
       try {
         unlinkSync(link);
       } catch (err) {
-        throw new EnvironmentError('unwritable', `${link}: cannot remove the link (${(err as Error).message})`);
+        throw new EnvironmentError('unwritable', `${link}: cannot remove the link (${messageOf(err)})`);
       }
       removed.push(link);
     } else if (state !== 'absent') {
@@ -158,7 +159,7 @@ function linkState(link: string, wrapper: string): 'absent' | 'ours' | string {
     st = lstatSync(link);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
-    throw new EnvironmentError('unreadable', `${link}: cannot inspect (${(err as Error).message})`);
+    throw new EnvironmentError('unreadable', `${link}: cannot inspect (${messageOf(err)})`);
   }
   if (!st.isSymbolicLink()) return st.isFile() ? 'a file' : 'not a file';
   const target = readlinkSync(link);
@@ -182,7 +183,7 @@ function ensureUsableFolder(dir: string): void {
   try {
     st = lstatSync(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new EnvironmentError('directory_unusable', `${dir}: cannot inspect (${(err as Error).message})`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new EnvironmentError('directory_unusable', `${dir}: cannot inspect (${messageOf(err)})`);
     ensureOwnDirectory(dir);
     return;
   }
@@ -193,7 +194,7 @@ function ensureUsableFolder(dir: string): void {
     try {
       st = statSync(dir);
     } catch (err) {
-      throw new EnvironmentError('unsafe_directory', `${dir} is a link to nothing usable (${(err as Error).message}); refusing to install through it`);
+      throw new EnvironmentError('unsafe_directory', `${dir} is a link to nothing usable (${messageOf(err)}); refusing to install through it`);
     }
   }
   if (!st.isDirectory()) throw new EnvironmentError('unsafe_directory', `${dir} is not a directory; refusing to install into it`);

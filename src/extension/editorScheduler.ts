@@ -7,6 +7,7 @@ import type { SchedulerPass } from './model/schedulerReport.ts';
 import type { StoreHost } from './storeHost.ts';
 import { confirmRepositoryConfig } from './trustPrompt.ts';
 import { userSetting } from './userSettings.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 /** Settings win over `.springfield/config.json`; both are validated the same way. */
 export function runConfig(host: StoreHost): RunConfig {
@@ -162,7 +163,7 @@ export class EditorScheduler extends Disposable {
         this.stop();
         void vscode.window.showWarningMessage(`Springfield scheduler stopped: ${err.message}`);
       } else {
-        this.output.appendLine(`tick failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.output.appendLine(`tick failed: ${messageOf(err)}`);
       }
     } finally {
       this.ticking = false;

@@ -150,7 +150,7 @@ export class SpringfieldExtension extends Disposable {
     this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(() => scheduler.runOnce())));
     this.register(vscode.commands.registerCommand('springfield.agents.configure', guarded(async () => {
-      await configureAgents(host);
+      await configureAgents(host, this.context.extensionUri.fsPath);
       setup.check(true);
     })));
     for (const tool of registerLanguageModelTools(host)) this.register(tool);

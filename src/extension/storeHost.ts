@@ -5,6 +5,7 @@ import { type Actor, ensureGitignored, hostId, locateRepo, openStore, repository
 import { Disposable } from './lifecycle.ts';
 import type { EditorDatabase } from './model/databaseSetting.ts';
 import { loadSnapshot, type Snapshot } from './model/snapshot.ts';
+import { messageOf } from '../shared/errorMessage.ts';
 
 export type HostState = 'noRepo' | 'empty' | 'ready' | 'error';
 
@@ -59,7 +60,7 @@ export class StoreHost extends Disposable {
     try {
       this.location = locateRepo(this.folder);
     } catch (err) {
-      this.setState('noRepo', err instanceof Error ? err.message : String(err));
+      this.setState('noRepo', messageOf(err));
       return;
     }
     if (this.database?.problem) {
@@ -101,7 +102,7 @@ export class StoreHost extends Disposable {
       this.writable();
       await this.refresh();
     } catch (err) {
-      this.setState('error', err instanceof Error ? err.message : String(err));
+      this.setState('error', messageOf(err));
     }
   }
 
@@ -119,7 +120,7 @@ export class StoreHost extends Disposable {
         this.setState(this.snapshot.epics.length + this.snapshot.plans.length === 0 ? 'empty' : 'ready');
         this.changed.fire(this.snapshot);
       } while (this.again);
-    })().catch((err: unknown) => this.setState('error', err instanceof Error ? err.message : String(err))).finally(() => {
+    })().catch((err: unknown) => this.setState('error', messageOf(err))).finally(() => {
       this.loading = undefined;
     });
     return this.loading;

@@ -1,6 +1,7 @@
 // The CLI as users install it: the npm package (`npm run pack:cli`, scripts/packCli.ts) installed
 // with `npm install -g` into a fresh prefix, then `springfield` found on PATH in a fresh repository:
-// --version, init, claim and `springfield mcp` driven by the MCP SDK's client; `npx` runs the
+// --version, init, claim, `springfield mcp` driven by the MCP SDK's client, and the demo agents it
+// ships taking an epic to a proposed plan under `orchestrate`; `npx` runs the
 // tarball too; and an old Node running the installed command gets one line and exit 3.
 // npm uses a cache of its own (.cache/npm): the first run fetches better-sqlite3 from the registry,
 // later runs install offline.
@@ -56,7 +57,7 @@ test('the npm package installs with npm install -g and its springfield command w
   // The tarball holds what the CLI runs and nothing of the extension's.
   const packed = packCli(join(work, 'out'));
   assert.match(packed.tarball, /springfield-agents-cli-\d+\.\d+\.\d+\.tgz$/);
-  assert.deepEqual(packed.files.filter((f) => !f.startsWith('dist/full/')), ['LICENSE', 'README.md', 'dist/cli.cjs', 'dist/postgres.cjs', 'dist/springfield.cjs', 'package.json']);
+  assert.deepEqual(packed.files.filter((f) => !f.startsWith('dist/full/')), ['LICENSE', 'README.md', 'dist/cli.cjs', 'dist/postgres.cjs', 'dist/springfield.cjs', 'dist/standInAgent.cjs', 'package.json']);
   assert.ok(packed.files.includes('dist/full/main.js'));
   assert.ok(packed.files.every((f) => !/extension|media\/|src\/|\.ts$|\.map$/.test(f)), `only the CLI: ${packed.files.join(', ')}`);
   const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.tarball, 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
@@ -115,6 +116,18 @@ test('the npm package installs with npm install -g and its springfield command w
   }
   const shown = JSON.parse(sf(['show', 'plans/greeting.md', '--json']).stdout) as { plans: { steps: { anchor: string; items: { status: string }[] }[] }[] };
   assert.deepEqual(shown.plans[0]?.steps[0]?.items.map((i) => i.status), ['completed', 'completed'], 'the MCP server wrote through the installed CLI');
+
+  // The demo agents installed with it: `agents use demo` names the package's own stand-in, run by the
+  // Node that runs the command, and the scheduler takes a new epic to a plan waiting for approval.
+  const used = sf(['agents', 'use', 'demo', '--json']);
+  assert.equal(used.status, 0, used.stderr);
+  const installed = join(prefix, 'lib', 'node_modules', ...CLI_PACKAGE.split('/'), 'dist', 'standInAgent.cjs');
+  assert.deepEqual((JSON.parse(used.stdout) as { roles: Record<string, string[]> }).roles.lisa, [realpathSync(node), installed, '$SPRINGFIELD_CONTEXT_FILE']);
+  const epic = (JSON.parse(sf(['epic', 'create', 'Greeting command', '--json']).stdout) as { id: string }).id;
+  const orchestrated = sf(['orchestrate', '--watch', '--until-idle', '--interval', '1']);
+  assert.equal(orchestrated.status, 0, orchestrated.stderr);
+  const versions = (JSON.parse(sf(['plan', 'show', epic, '--json']).stdout) as { versions: { status: string }[] }).versions;
+  assert.deepEqual(versions.map((v) => v.status), ['proposed'], orchestrated.stdout + orchestrated.stderr);
 
   // npx runs the tarball too (a path that exists is taken for a command, so the spec says file:), with
   // better-sqlite3 hoisted beside the package rather than inside it.

@@ -46,7 +46,7 @@ let counter = 0;
 
 before(() => {
   ensureCli();
-  const names = ['env', 'pwdpath', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan', 'links'];
+  const names = ['env', 'pwdpath', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan', 'links', 'shimsweep'];
   repo = makeRepo({ files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) } });
   agentPath = join(repo.tmp, 'agent.mjs');
   writeFileSync(agentPath, AGENT);
@@ -255,6 +255,41 @@ describe('springfield run', () => {
     assert.match(lines[2] ?? '', /^\d+\.\d+\.\d+/, 'it runs this CLI');
     assert.match(lines.slice(3).join('\n'), /"plan_path": "plans\/pwdpath.md"/, 'and reads the same store');
     assert.equal(existsSync(dirname(lines[1] ?? '')), false, 'the run removes its springfield when it ends');
+  });
+
+  test("a run killed with SIGKILL cannot remove its `springfield`: the next run does, and keeps a live run's and what is not Springfield's", async () => {
+    const { id, wt } = epicWithClaim('shimsweep');
+    const bin = join(repo.root, '.springfield', 'bin');
+    const sleeper = runArgs(['--role', 'ralph', '--epic', id], '0', 60_000);
+    const w = startWrapper(wt, sleeper.args);
+    const seen = await waitFor('the agent to start', () => existsSync(sleeper.report) && readReport(sleeper.report));
+    const shimOf = (runId: string) => readdirSync(bin).find((n) => n.startsWith(`${runId}-`));
+    const killedShim = shimOf(seen.env.SPRINGFIELD_RUN_ID ?? '');
+    assert.ok(killedShim, 'the run made its springfield');
+    w.child.kill('SIGKILL');
+    await w.done;
+    process.kill(-seen.pid, 'SIGKILL');
+    mkdirSync(join(bin, 'mine'));
+    // A live run's folder stays while another run sweeps.
+    const live = runArgs(['--role', 'ralph', '--epic', id], '0', 60_000);
+    const lw = startWrapper(wt, live.args);
+    const liveSeen = await waitFor('the live agent to start', () => existsSync(live.report) && readReport(live.report));
+    assert.equal(existsSync(join(bin, killedShim)), false, 'the killed run\'s folder was removed by the next run');
+    const liveShim = shimOf(liveSeen.env.SPRINGFIELD_RUN_ID ?? '');
+    const next = runArgs(['--role', 'ralph', '--epic', id], '0', 0);
+    assert.equal((await startWrapper(wt, next.args).done).code, 0);
+    assert.ok(liveShim && existsSync(join(bin, liveShim)), 'a live run keeps its springfield');
+    assert.ok(existsSync(join(bin, 'mine')), 'a folder not named like a run\'s stays');
+    lw.child.kill('SIGTERM');
+    await lw.done;
+    assert.deepEqual(readdirSync(bin), ['mine']);
+    // What the scheduler does next: the killed run is lost, its step released (the other tests expect no orphan).
+    const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+    try {
+      assert.equal((await store.markOrphans(pidAlive, null)).length, 1);
+    } finally {
+      store.close();
+    }
   });
 
   test('a command that cannot be found is recorded as unavailable (no iteration spent) with exit 127 and one clear line', () => {

@@ -92,6 +92,11 @@ test("a planner's run names the plan version it proposed", async () => {
   assert.match(await outcomeOf(lisa.id), /^succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval$/);
 });
 
+test('commits git cannot count (a head gone, a folder gone) are left out, not guessed', async () => {
+  assert.equal(await countCommits(repo.root, '0'.repeat(40), 'HEAD'), null);
+  assert.equal(await countCommits(join(repo.tmp, 'gone'), 'HEAD~1', 'HEAD'), null);
+});
+
 test('a launch that never recorded a run says so', () => {
   assert.match(runOutcome(undefined, undefined, 3, 1200, null).text, /^springfield run exited 3 before recording the run/);
 });

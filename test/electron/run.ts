@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDemoRepo } from '../../scripts/demoRepo.ts';
+import { messageOf } from '../../src/shared/errorMessage.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'sf-electron-'));
@@ -28,7 +29,7 @@ try {
   });
   process.exitCode = code;
 } catch (error) {
-  process.stderr.write(`test:electron: ${error instanceof Error ? error.message : String(error)} (this needs the internet to download VS Code; use npm test here)\n`);
+  process.stderr.write(`test:electron: ${messageOf(error)} (this needs the internet to download VS Code; use npm test here)\n`);
   process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });

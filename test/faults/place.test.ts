@@ -2,7 +2,7 @@
 // An epic a person started, or one an older Springfield started without a worktree, is built in a
 // worktree of its own; one whose branch a person has checked out waits for it, and says so.
 import assert from 'node:assert/strict';
-import { realpathSync } from 'node:fs';
+import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
@@ -49,4 +49,56 @@ test("an epic whose branch a person has checked out waits, saying where; once th
   f.git('-C', mine, 'checkout', '-q', '--detach');
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+});
+
+test("a step whose lease expired in the epic's worktree is taken over there by the scheduler's builder and committed on the epic's branch", { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = f.epic('Taken over');
+  assert.equal(f.orchestrate().code, 0);
+  approve(f, epic);
+  // A person started it and claimed its first step in its worktree, then walked away: the lease ran out.
+  const wt = String(f.sf('epic', 'start', epic).json.worktree_path);
+  assert.equal(f.sf('claim', 'plans/taken-over.md', '--worktree', wt, '--agent', 'a-person').code, 0);
+  const db = new (loadSqlite())(join(f.repo, '.springfield', 'state.db'));
+  try {
+    db.prepare(`UPDATE steps SET lease_expires_at = '2000-01-01T00:00:00.000Z' WHERE plan_path = 'plans/taken-over.md' AND anchor = 'step-1'`).run();
+  } finally {
+    db.close();
+  }
+  const main = f.git('rev-parse', 'HEAD');
+  const run = f.orchestrate();
+  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+  const events = f.sf('events', 'plans/taken-over.md', '--step', 'step-1').json.events as { action: string; worktree: string; reason: string | null }[];
+  const takeover = events.find((e) => e.action === 'reclaim');
+  assert.ok(takeover, `a reclaim event: ${events.map((e) => e.action).join(', ')}`);
+  assert.equal(takeover.worktree, wt, "taken over in the epic's worktree, not the scheduler's checkout");
+  const commits = f.records().filter((r) => r.event === 'commit');
+  assert.ok(commits.length >= 2);
+  for (const c of commits) assert.throws(() => f.git('merge-base', '--is-ancestor', String(c.commit), main), 'built off main, on the epic branch');
+  assert.equal(f.git('rev-parse', 'HEAD~1'), main, 'main gained only the merge');
+});
+
+test("a person's uncommitted change in the main worktree holds the merge: it waits, saying so once, and is not tried again every pass; committed, it merges", { timeout: 300_000 }, async (t) => {
+  const f = faultRepo(t);
+  const epic = f.epic('Held merge');
+  assert.equal(f.orchestrate().code, 0);
+  approve(f, epic);
+  appendFileSync(join(f.repo, '.gitignore'), '*.swp\n');
+  const head = f.git('rev-parse', 'HEAD');
+  const held = f.orchestrate();
+  assert.equal(held.code, 0, held.stderr);
+  assert.equal(held.timedOut, false, 'until-idle returns: only a person can go on');
+  assert.equal(f.sf('epic', 'show', epic).json.status, 'verified');
+  const said = held.stderr.split('\n').filter((l) => l.includes('its merge waits: the main worktree has uncommitted changes (.gitignore)'));
+  assert.equal(said.length >= 1 && said.filter((l) => !/^\s+sf-/.test(l)).length, 1, `said once in the log, not every pass:\n${held.stderr}`);
+  assert.doesNotMatch(held.stderr, /merge .* failed|cannot merge/, 'no merge was attempted');
+  assert.equal(f.git('rev-parse', 'HEAD'), head, 'main did not move');
+  assert.equal(readFileSync(join(f.repo, '.gitignore'), 'utf8').endsWith('*.swp\n'), true, "the person's change is untouched");
+  const dry = f.sf('orchestrate', '--dry-run');
+  assert.match(JSON.stringify(dry.json), /its merge waits/);
+
+  f.git('commit', '-qam', 'my ignore');
+  const merged = f.orchestrate();
+  assert.equal(merged.code, 0, merged.stderr);
+  assert.equal(f.sf('epic', 'show', epic).json.status, 'done');
 });

@@ -58,6 +58,7 @@ test('PR mode: pushed to origin, opened with the summary, verified until gh says
   const f = faultRepo(t, { merge: 'pr', prCheckSeconds: 3600 }, (base) => ({ PATH: binDir(base, true) }));
   const origin = withOrigin(f);
   const epic = f.epic('Gift cards');
+  const mainBefore = f.git('rev-parse', 'main');
   writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'OPEN', mergedAt: null }));
   toVerified(f, epic);
   const build = f.orchestrate();
@@ -96,6 +97,7 @@ test('PR mode: pushed to origin, opened with the summary, verified until gh says
   assert.ok(!existsSync(shown.worktree_path), 'the worktree is removed once merged');
   assert.equal(f.git('branch', '--list', branch), '');
   assert.equal(f.git('status', '--porcelain'), '', 'main untouched: the merge happened on GitHub');
+  assert.equal(f.git('rev-parse', 'main'), mainBefore, 'in PR mode Springfield commits nothing on the default branch');
 });
 
 test('PR mode without a remote, then (remote added, retried) without gh: blocked each time with the reason, nothing retried by itself', { timeout: 300_000 }, (t) => {

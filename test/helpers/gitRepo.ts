@@ -255,7 +255,9 @@ export function ensureCli(): void {
   }
   try {
     const built = existsSync(CLI_PATH) ? statSync(CLI_PATH).mtimeMs : 0;
-    if (built < newestMtime(join(PROJECT_ROOT, 'src'))) {
+    // The demo agents' bundle is built from scripts/standInAgent.ts (esbuild.mjs).
+    const standIn = join(PROJECT_ROOT, 'scripts', 'standInAgent.ts');
+    if (built < Math.max(newestMtime(join(PROJECT_ROOT, 'src')), statSync(standIn).mtimeMs) || !existsSync(join(PROJECT_ROOT, 'dist', 'standInAgent.cjs'))) {
       execFileSync(process.execPath, ['esbuild.mjs'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: cleanEnv() });
     }
   } finally {

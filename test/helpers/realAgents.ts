@@ -4,7 +4,7 @@
 // preset exactly as `springfield agents use` writes it (docs/agents.md, "Tested end to end").
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { anthropic } from './scriptedModel/anthropic.ts';
@@ -225,4 +225,21 @@ function mainCheckout(r: RealAgentRepo): string[] {
 /** The requests of the conversation Springfield's kickoff began (not titles, quota checks, compactions). */
 export function agentTurns(model: ScriptedModel): ModelRequest[] {
   return model.requests.filter((q) => JSON.stringify(q.body ?? '').includes('started by Springfield'));
+}
+
+/**
+ * The builders' logs as a person reads them (what `springfield run` showed): each has the agent's
+ * commands as readable lines and its closing line, and none of the raw JSON events its CLI printed.
+ */
+export function assertReadableBuilderLogs(r: RealAgentRepo, finished: RegExp): void {
+  const dir = join(r.repo, '.springfield', 'logs');
+  const logs = readdirSync(dir).filter((n) => n.startsWith('Ralph_')).map((n) => readFileSync(join(dir, n), 'utf8'));
+  assert.ok(logs.length >= 2, 'a log per builder run');
+  for (const log of logs) {
+    const raw = log.split('\n').filter((l) => /^\s*\{"/.test(l));
+    assert.deepEqual(raw.map((l) => l.slice(0, 120)), [], 'no raw JSON event reaches the terminal');
+    assert.match(log, /^▸ .*springfield commit -m "Build .*" --plan plans\/.*\.md --step step-\d$/m, `the commit command is shown as run:\n${log.slice(0, 2000)}`);
+    assert.match(log, /^ {4}Committed [0-9a-f]{12} and completed step-\d/m, 'with the start of its output');
+    assert.match(log, finished);
+  }
 }

@@ -1,5 +1,6 @@
 // Runs test/integration/suite/agentTools.suite.ts inside a real extension host (code-server): the
-// language-model tools invoked through vscode.lm.invokeTool against a temporary repository.
+// language-model tools invoked through vscode.lm.invokeTool against a temporary repository, in a
+// window on the started epic's own worktree (where its steps are claimed: docs/lifecycle.md).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
@@ -14,6 +15,7 @@ const PLAN = 'plans/tools.md';
 describe('language-model tools in the extension host (real VS Code via code-server)', () => {
   let repo: Repo;
   let suitePath: string;
+  let worktree: string;
 
   before(async () => {
     ensureCli();
@@ -21,8 +23,8 @@ describe('language-model tools in the extension host (real VS Code via code-serv
     const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Hello from the editor', '--complexity', 'standard'])).id;
     assertOk(runJson(repo.root, ['plan', 'propose', epic, PLAN]));
     assertOk(runJson(repo.root, ['plan', 'approve', epic]));
-    assertOk(runJson(repo.root, ['epic', 'start', epic]));
-    const fixture = { node: realpathSync(process.execPath), cli: CLI_PATH, root: repo.root, epic, plan: PLAN };
+    worktree = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
+    const fixture = { node: realpathSync(process.execPath), cli: CLI_PATH, root: repo.root, worktree, epic, plan: PLAN };
     suitePath = join(repo.tmp, 'agentTools.suite.cjs');
     await build({
       entryPoints: [join(PROJECT_ROOT, 'test', 'integration', 'suite', 'agentTools.suite.ts')],
@@ -35,7 +37,7 @@ describe('language-model tools in the extension host (real VS Code via code-serv
   after(() => repo?.cleanup());
 
   test('context, claim, update, commit and signal through vscode.lm.invokeTool change the store', { timeout: 180_000 }, async () => {
-    const result = await runExtensionSuite({ extensionPath: PROJECT_ROOT, suitePath, workspace: repo.root, timeoutMs: 150_000 });
+    const result = await runExtensionSuite({ extensionPath: PROJECT_ROOT, suitePath, workspace: worktree, timeoutMs: 150_000 });
     const lines = result.logs.filter((l) => l.includes('springfield-tools'));
     if (result.code !== 0) process.stderr.write(`extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`);
     assert.equal(result.code, 0, 'the suite passed inside the extension host (logs above)');

@@ -1,9 +1,9 @@
 // A person at a real VS Code (code-server + Debian Chromium) configures the agents from the Agents
-// view: the quick pick lists the presets, the choice lands in .springfield/config.json (other
-// settings kept), and "config.json template" opens the file.
+// view: the quick pick lists the presets and the demo agents, the choice lands in
+// .springfield/config.json (other settings kept), and "config.json template" opens the file.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
@@ -56,7 +56,7 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
 
   test('a preset picked for one role is written into config.json, keeping the other settings', { timeout: 90_000 }, async () => {
     await configure(page);
-    for (const name of ['Claude Code', 'Codex CLI', 'Gemini CLI', 'GitHub Copilot CLI', 'opencode', 'Cursor Agent', 'Aider', 'config.json template']) {
+    for (const name of ['Claude Code', 'Codex CLI', 'Gemini CLI', 'GitHub Copilot CLI', 'opencode', 'Cursor Agent', 'Aider', 'Demo agents (no model; they follow the plan mechanically)', 'config.json template']) {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
     }
     await screenshot(page, 'ui-configure-agents');
@@ -79,5 +79,25 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
     await pick(page, 'config.json template');
     await page.locator('.tabs-container .tab', { hasText: 'config.json' }).waitFor({ timeout: 10_000 });
     assert.equal(readFileSync(config, 'utf8'), before);
+  });
+
+  test('the demo agents this extension ships play every role, run by the editor\'s own runtime', { timeout: 60_000 }, async () => {
+    await page.keyboard.press('Escape');
+    await configure(page);
+    await pick(page, 'Demo agents');
+    await pick(page, /^\s*All roles/);
+    await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
+    await page.locator('.notifications-center').getByText('Demo agents now play Lisa (plans), Ralph (builds), Bart (reviews) (.springfield/config.json).').waitFor({ timeout: 10_000 });
+    await screenshot(page, 'ui-configure-demo-agents');
+    await page.keyboard.press('Escape');
+    const written = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; usage?: Record<string, string>; verification: string[][] };
+    for (const role of ['lisa', 'ralph', 'bart']) {
+      const [runtime, script, context] = written.roles[role] ?? [];
+      assert.ok(runtime && existsSync(runtime), `${role}: the editor's runtime ${runtime}`);
+      assert.equal(realpathSync(script ?? ''), join(PROJECT_ROOT, 'dist', 'standInAgent.cjs'), `${role}: the extension's stand-in`);
+      assert.equal(context, '$SPRINGFIELD_CONTEXT_FILE');
+    }
+    assert.equal(written.usage, undefined, "Codex's usage reader went with it");
+    assert.deepEqual(written.verification, [['npm', 'test']], 'the other settings are kept');
   });
 });

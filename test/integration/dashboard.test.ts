@@ -45,21 +45,22 @@ function buildRepo(base: string): { repo: string; search: string; billing: strin
   const search = cli<{ id: string }>(repo, ['epic', 'create', 'Product search', '--brief', 'Find products by name. Acceptance: results in 100 ms.']).id;
   cli(repo, ['plan', 'propose', search, PLAN], 'lisa');
   cli(repo, ['plan', 'approve', search]);
-  cli(repo, ['epic', 'start', search]);
+  // The agents build in the epic's own worktree, where its steps are claimed (docs/lifecycle.md, "Where work happens").
+  const worktree = cli<{ worktree_path: string }>(repo, ['epic', 'start', search]).worktree_path;
   for (const agent of ['ralph-a', 'ralph-b', 'ralph-a', 'ralph-b', 'ralph-a', 'ralph-b', 'ralph-a']) {
-    const c = cli<{ step_anchor: string }>(repo, ['claim', PLAN], agent);
-    cli(repo, ['update', PLAN, c.step_anchor, '--all', 'completed'], agent);
-    cli(repo, ['complete', PLAN, c.step_anchor], agent);
+    const c = cli<{ step_anchor: string }>(worktree, ['claim', PLAN], agent);
+    cli(worktree, ['update', PLAN, c.step_anchor, '--all', 'completed'], agent);
+    cli(worktree, ['complete', PLAN, c.step_anchor], agent);
   }
-  cli(repo, ['claim', PLAN, '--lease', '5400'], 'ralph-a');
-  cli(repo, ['claim', PLAN, '--lease', '420'], 'ralph-b');
-  cli(repo, ['claim', PLAN, '--lease', '1'], 'ralph-c');
+  cli(worktree, ['claim', PLAN, '--lease', '5400'], 'ralph-a');
+  cli(worktree, ['claim', PLAN, '--lease', '420'], 'ralph-b');
+  cli(worktree, ['claim', PLAN, '--lease', '1'], 'ralph-c');
   // Bart's run reports its usage as Claude Code does; the reader is named in the (allowed) config, which goes once the run is stored.
   const config = join(repo, '.springfield', 'config.json');
   writeFileSync(config, JSON.stringify({ usage: { bart: 'claude' } }));
   execFileSync(process.execPath, [CLI, 'allow'], { cwd: repo, env: cleanEnv(), stdio: 'ignore' });
   const report = JSON.stringify({ type: 'result', total_cost_usd: 0.42, usage: { input_tokens: 1500, output_tokens: 300 } });
-  execFileSync(process.execPath, [CLI, 'run', '--role', 'bart', '--epic', search, '--', process.execPath, '-e', `console.log(${JSON.stringify(report)})`], { cwd: repo, env: cleanEnv({ SPRINGFIELD_AGENT: 'bart' }), stdio: 'ignore' });
+  execFileSync(process.execPath, [CLI, 'run', '--role', 'bart', '--epic', search, '--', process.execPath, '-e', `console.log(${JSON.stringify(report)})`], { cwd: worktree, env: cleanEnv({ SPRINGFIELD_AGENT: 'bart' }), stdio: 'ignore' });
   rmSync(config);
   const billing = cli<{ id: string }>(repo, ['epic', 'create', 'Billing export', '--brief', 'Export invoices as CSV.']).id;
   cli(repo, ['plan', 'propose', billing, 'plans/billing.md'], 'lisa');

@@ -37,7 +37,7 @@ describe('extension host integration suite (real VS Code via code-server)', () =
     demo = buildDemoRepo(base);
     writeFileSync(join(demo.root, LOOSE_PLAN), NOTES);
     sf(demo.root, ['init', LOOSE_PLAN], { SPRINGFIELD_AGENT: '' });
-    const fixture = { node: realpathSync(process.execPath), cli: CLI, root: demo.root, worktrees: demo.worktrees, epics: demo.epics, loosePlan: LOOSE_PLAN };
+    const fixture = { node: realpathSync(process.execPath), cli: CLI, root: demo.root, epicWorktrees: demo.epicWorktrees, epics: demo.epics, loosePlan: LOOSE_PLAN };
     suitePath = join(base, 'extension.suite.cjs');
     await build({
       entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')],

@@ -1,7 +1,10 @@
 // A person's first hour, in a real VS Code (code-server + Chromium) set up as a user has it: the
 // extension installed, no test driver, so notifications show as toasts. From an empty repository:
-// create an epic, write its plan from the template, propose, approve, start and claim, all in the UI;
-// then Complete step… with open items, the walkthrough's ticks, and a takeover of an expired lease.
+// create an epic, write its plan from the template, propose, approve, start and claim, all in the UI.
+// The epic is built in its own worktree (docs/lifecycle.md, "Where work happens"): the claim is made
+// there, the person is offered to open it, and a step action tried in this window says where to go;
+// the person opens it here, then Complete step… with open items, the walkthrough's ticks, and a
+// takeover of an expired lease happen in the window on the epic's worktree.
 // Every step is checked in the store through the CLI, with a screenshot under test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +35,8 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
   let session: EditorSession;
   let page: Page;
   let epic: Epic;
+  /** The epic's own worktree, where its steps are claimed and built. */
+  let worktree: string;
 
   before(async () => {
     assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
@@ -129,7 +134,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     assert.deepEqual([shown.version, shown.status, shown.plan_path], [1, 'proposed', PLAN]);
   });
 
-  test('Approve, then Start and claim the first step, from the panel', { timeout: 60_000 }, async () => {
+  test('Approve, then Start and claim the first step, from the panel: claimed in the epic\'s own worktree, which is offered', { timeout: 60_000 }, async () => {
     const frame = webview(page);
     await frame.locator('#approve').click();
     await frame.locator('.result.ok', { hasText: `${epic.id} is ready` }).waitFor({ timeout: 15_000 });
@@ -138,19 +143,58 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'ready');
     await screenshot(page, 'first-approved');
     await frame.locator('#start-and-claim').click();
-    await frame.locator('.result.ok', { hasText: `Started ${epic.id}` }).waitFor({ timeout: 15_000 });
+    await frame.locator('.result.ok', { hasText: `Started ${epic.id} in its own worktree ${epic.id} (branch springfield/${epic.id})` }).waitFor({ timeout: 15_000 });
     await frame.locator('.result.ok', { hasText: 'Claimed Step 1: Read the code and write the first failing test' }).waitFor();
-    assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'in_progress');
+    worktree = join(`${repo}.springfield`, epic.id);
+    const shown = cli<Epic & { worktree_path: string; branch: string }>(repo, ['epic', 'show', epic.id]);
+    assert.deepEqual([shown.status, shown.worktree_path, shown.branch], ['in_progress', worktree, `springfield/${epic.id}`]);
+    assert.equal(git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD'), `springfield/${epic.id}`);
     const first = steps(repo)[0];
-    assert.deepEqual([first?.anchor, first?.status, first?.claimed_by, first?.agent], ['step-1', 'claimed', repo, null]);
-    await rowShows(page, 'Step 1  Read the code and write the first failing test', ['you · notes-app · 1h59m left']);
+    assert.deepEqual([first?.anchor, first?.status, first?.claimed_by, first?.agent], ['step-1', 'claimed', worktree, null]);
+    // From this window (the main checkout) the step is held in the epic's worktree, named by its folder.
+    await rowShows(page, 'Step 1  Read the code and write the first failing test', [`${epic.id} · 1h59m left`]);
     assert.equal(await frame.locator('#start-and-claim').count(), 0, 'the start buttons go once the epic is in progress');
+    const offer = toast(page, 'Claimed Step 1: Read the code and write the first failing test');
+    await offer.waitFor({ timeout: 15_000 });
+    assert.match(await offer.innerText(), new RegExp(`Its epic is built in ${epic.id}: work there`));
+    await offer.getByRole('button', { name: 'Open in new window' }).waitFor();
+    await offer.getByRole('button', { name: 'Open here' }).waitFor();
     await screenshot(page, 'first-claimed');
+  });
+
+  test("Complete step… in this window says the step is held in the epic's worktree and offers to open it", { timeout: 60_000 }, async () => {
+    const stepRow = row(page, 'Step 1  Read the code');
+    const refusal = toast(page, `Step 1 (Read the code and write the first failing test) is held in ${epic.id}, the worktree where ${epic.id} is built, not in this window's notes-app: complete it there.`);
+    await contextAction(page, stepRow, 'Complete step…', refusal);
+    await refusal.getByRole('button', { name: 'Open in new window' }).waitFor();
+    await refusal.getByRole('button', { name: 'Open here' }).waitFor();
+    assert.doesNotMatch(await refusal.innerText(), /\/tmp\/|cannot complete/, 'worded for a person: no paths, no store refusal');
+    await screenshot(page, 'first-complete-elsewhere');
+    await refusal.hover();
+    await refusal.locator('.codicon-notifications-clear').click();
+    await refusal.waitFor({ state: 'detached', timeout: 5000 });
+    assert.equal(steps(repo)[0]?.status, 'claimed', 'nothing was completed');
   });
 
   test('the handoff name in the panel opens the handoff file', { timeout: 30_000 }, async () => {
     await webview(page).locator('#open-handoff').click();
     await page.locator('.tab', { hasText: `TODO-${epic.id}.md` }).waitFor({ timeout: 10_000 });
+  });
+
+  test("Open here, from the claim's notification, opens the epic's worktree in this window, where the step is the person's", { timeout: 120_000 }, async () => {
+    // The toast may have faded by now: the notification center keeps it, buttons and all.
+    let offer = toast(page, 'Claimed Step 1: Read the code');
+    if (!(await offer.isVisible())) {
+      await palette(page, 'Notifications: Show Notifications');
+      offer = page.locator('.notifications-center .notification-list-item', { hasText: 'Claimed Step 1: Read the code' });
+    }
+    await offer.getByRole('button', { name: 'Open here' }).click();
+    await page.waitForURL((url) => url.searchParams.get('folder') === worktree, { timeout: 30_000 });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await openSpringfield(page);
+    await rowShows(page, 'Step 1  Read the code and write the first failing test', [`you · ${epic.id} · 1h`], 30_000);
+    assert.equal(steps(worktree)[0]?.claimed_by, worktree, 'still held there');
+    await screenshot(page, 'first-worktree-window');
   });
 
   test('Complete step… with open items lists them by their text, and its first button does not complete', { timeout: 60_000 }, async () => {
@@ -186,17 +230,20 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
   });
 
   test('Claim next step takes over an expired lease and says from whom; the row showed it expire', { timeout: 90_000 }, async () => {
-    cli(repo, ['complete', PLAN, 'step-1', '--force', 'done by hand for the test']);
-    cli(repo, ['claim', PLAN, '--lease', '4'], 'ralph-b');
-    await rowShows(page, 'Step 2  Make the change', ['ralph-b · notes-app · ', 's left']);
+    // Through the CLI in the epic's worktree, as the person and an agent there would.
+    cli(worktree, ['complete', PLAN, 'step-1', '--force', 'done by hand for the test']);
+    cli(worktree, ['claim', PLAN, '--lease', '4'], 'ralph-b');
+    await rowShows(page, 'Step 2  Make the change', [`ralph-b · ${epic.id} · `, 's left']);
     // No store write happens now: the live timer alone moves the row to "expired".
-    await rowShows(page, 'Step 2  Make the change', ['ralph-b · notes-app · lease expired'], 20_000);
+    await rowShows(page, 'Step 2  Make the change', [`ralph-b · ${epic.id} · lease expired`], 20_000);
     await screenshot(page, 'first-lease-expired');
     await epicsTitleAction(page, 'Claim next step');
-    await toast(page, /Claimed Step 2: Make the change \(taken over from ralph-b, lease expired \d+ s ago\)/).waitFor({ timeout: 15_000 });
+    const claimed = toast(page, /Claimed Step 2: Make the change \(taken over from ralph-b, lease expired \d+ s ago\)/);
+    await claimed.waitFor({ timeout: 15_000 });
+    assert.equal(await claimed.getByRole('button', { name: 'Open here' }).count(), 0, 'this window is the epic\'s worktree: nothing else to open');
     const second = steps(repo)[1];
-    assert.deepEqual([second?.status, second?.claimed_by, second?.agent], ['claimed', repo, null]);
-    await rowShows(page, 'Step 2  Make the change', ['you · notes-app · 1h59m left']);
+    assert.deepEqual([second?.status, second?.claimed_by, second?.agent], ['claimed', worktree, null]);
+    await rowShows(page, 'Step 2  Make the change', [`you · ${epic.id} · 1h59m left`]);
     await screenshot(page, 'first-takeover');
   });
 });

@@ -110,10 +110,11 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     docs = cli<{ id: string }>(demo.root, ['epic', 'create', 'Greeting docs', '--brief', 'Say how to greet.']).id;
     cli(demo.root, ['plan', 'propose', docs, 'plans/docs.md'], 'lisa');
     cli(demo.root, ['plan', 'approve', docs]);
-    cli(demo.root, ['epic', 'start', docs]);
-    cli(demo.root, ['claim', 'plans/docs.md'], 'ralph-d');
-    cli(demo.root, ['update', 'plans/docs.md', 'step-1', '--all', 'completed'], 'ralph-d');
-    cli(demo.root, ['complete', 'plans/docs.md', 'step-1'], 'ralph-d');
+    // Its step is built in its own worktree, where epic start put it (docs/lifecycle.md, "Where work happens").
+    const docsWorktree = cli<{ worktree_path: string }>(demo.root, ['epic', 'start', docs]).worktree_path;
+    cli(docsWorktree, ['claim', 'plans/docs.md'], 'ralph-d');
+    cli(docsWorktree, ['update', 'plans/docs.md', 'step-1', '--all', 'completed'], 'ralph-d');
+    cli(docsWorktree, ['complete', 'plans/docs.md', 'step-1'], 'ralph-d');
     cli(demo.root, ['epic', 'finish', docs, '--reason', 'verification passed']);
     cli(demo.root, ['signal', docs, '--type', 'implementation_failure', '--summary', 'The README example is outdated', '--await-person', '--location', 'README.md:1', '--note', 'Show the new greeting'], 'bart');
     await ensureCodeServer();
@@ -167,8 +168,9 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
   });
 
   test('The CLI writes from another worktree and the tree follows within a second', { timeout: 60_000 }, async () => {
-    const a = demo.worktrees['ralph-a'] as string;
-    const b = demo.worktrees['ralph-b'] as string;
+    // Ralph A and Ralph B build the cache epic in its own worktree, not this window's.
+    const a = demo.epicWorktrees.cache;
+    const b = demo.epicWorktrees.cache;
     await rowShows(page, 'Step 2  Add cache store', ['1/4']);
     let spawned = Date.now();
     cli(a, ['update', 'plans/cache.md', 'step-2', '--task', '1', 'completed'], 'ralph-a');
@@ -232,9 +234,25 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await screenshot(page, 'ui-claim-offers-start');
     await offer.getByRole('button', { name: 'Start and claim' }).click();
     await eventually('search in progress', () => cli<Epic>(demo.root, ['epic', 'show', demo.epics.search]).status === 'in_progress');
+    // The epic got its own worktree, and the step is claimed there for the person (docs/lifecycle.md, "Where work happens").
+    const worktree = join(`${realpathSync(demo.root)}.springfield`, demo.epics.search);
+    const started = cli<{ worktree_path: string; branch: string }>(demo.root, ['epic', 'show', demo.epics.search]);
+    assert.deepEqual([started.worktree_path, started.branch], [worktree, `springfield/${demo.epics.search}`]);
     const first = step(demo.root, 'plans/search.md', 'step-1');
-    assert.deepEqual([first.status, first.claimed_by, first.agent], ['claimed', realpathSync(demo.root), null]);
-    await rowShows(page, 'Step 1  Tokeniser', ['you · shop · ', 'left']);
+    assert.deepEqual([first.status, first.claimed_by, first.agent], ['claimed', worktree, null]);
+    // This window is not the epic's worktree: the row names where the step is held, and the person is offered to go there.
+    await rowShows(page, 'Step 1  Tokeniser', [`${demo.epics.search} · `, 'left']);
+    const open = page.locator('.notifications-toasts .notification-toast', { hasText: `Claimed Step 1: Tokeniser` });
+    await open.waitFor({ timeout: 15_000 });
+    assert.match(await open.innerText(), new RegExp(`Started ${demo.epics.search} in its own worktree ${demo.epics.search} \\(branch springfield/${demo.epics.search}\\)[\\s\\S]*Its epic is built in ${demo.epics.search}: work there`));
+    await open.getByRole('button', { name: 'Open in new window' }).waitFor();
+    await open.getByRole('button', { name: 'Open here' }).waitFor();
+    await screenshot(page, 'ui-claim-offers-worktree');
+    // The person stays here: the toast is dismissed and nothing else changes.
+    await open.hover();
+    await open.locator('.codicon-notifications-clear').click();
+    await open.waitFor({ state: 'detached', timeout: 5000 });
+    assert.equal(step(demo.root, 'plans/search.md', 'step-1').claimed_by, worktree);
   });
 
   test('Send back to Ralph from the comment thread, with a note, puts the epic back in progress', { timeout: 60_000 }, async () => {
@@ -307,7 +325,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const nodes = await frame.locator('svg.graph .node').count();
     assert.ok(nodes >= 4, `the cache plan's steps are drawn (${nodes} nodes)`);
     await frame.locator('[data-expires]').first().waitFor({ timeout: 10_000 });
-    cli(demo.worktrees['ralph-b'] as string, ['artifact', 'plans/cache.md', 'step-3', '--kind', 'note', '--summary', 'dashboard live check'], 'ralph-b');
+    cli(demo.epicWorktrees.cache, ['artifact', 'plans/cache.md', 'step-3', '--kind', 'note', '--summary', 'dashboard live check'], 'ralph-b');
     await frame.locator('.events li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' }).first().waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-dashboard');
   });

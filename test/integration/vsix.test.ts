@@ -1,5 +1,6 @@
 // Packaging: `vsce package` builds one VSIX for every platform; it installs into code-server with
 // --install-extension and activates with no build step: the Springfield view shows the store.
+// Its contents are checked without an editor by test/cli/vsixPackage.test.ts.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,11 +18,8 @@ test('the packaged VSIX installs into code-server and shows the epics', { timeou
   const work = mkdtempSync(join(tmpdir(), 'sf-vsix-'));
   t.after(() => rmSync(work, { recursive: true, force: true }));
   const vsix = join(work, 'springfield.vsix');
-  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '-o', vsix], { cwd: root, stdio: 'pipe' });
-  const listing = execFileSync('unzip', ['-l', vsix], { encoding: 'utf8' });
-  for (const platform of ['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64', 'win32-x64']) assert.match(listing, new RegExp(`better-sqlite3/prebuilds/${platform}\\.node`));
-  assert.match(listing, /extension\/dist\/extension\.cjs/);
-  assert.doesNotMatch(listing, /extension\/src\//, 'sources stay out of the VSIX');
+  // What is inside (manifest fields, icon, README images, no dev-only file) is checked by test/cli/vsixPackage.test.ts.
+  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '-o', vsix], { cwd: root, stdio: 'pipe' });
 
   const extensionsDir = join(work, 'extensions');
   const home = join(work, 'home');

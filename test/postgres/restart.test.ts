@@ -22,7 +22,7 @@ const pgServer = postgresForFile();
 console.log(`postgres restart seed ${SEED} (replay with STRESS_SEED=${SEED})`);
 
 // Bounded: a claim whose reply is lost when the server dies, and whose process gives up looking it up,
-// is handed to the next run through pending.json (docs/postgres.md §6); but the two agents of one clone
+// is handed to the next run through pending.json (docs/postgres.md, "Failures, retries, idempotence"); but the two agents of one clone
 // share its worktree and so its one file, and the second one's hand-over is refused while the first's
 // is there: that claim stays held until its lease ends. So the lease is 30 s, not 600, and the test
 // fails rather than hangs.
@@ -89,6 +89,6 @@ test('a server restart mid-run: exit 3 with one line while it is down, and retri
   assert.deepEqual(violations, [], `violations: ${JSON.stringify(summarize(violations))}`);
   const rows = await postgresRows(url, REPO);
   const notDone = rows.steps.filter((s) => s.status !== 'completed').map((s) => `${s.anchor} ${s.status}`);
-  assert.deepEqual(notDone, [], 'every step completed (a claim whose reply was lost would be left held here: see docs/postgres.md, section 6)');
+  assert.deepEqual(notDone, [], 'every step completed (a claim whose reply was lost would be left held here: see docs/postgres.md, "Failures, retries, idempotence")');
   t.diagnostic(`seed ${SEED}: ${STEPS} steps, ${failures.length} calls failed with exit 3 while the server was down, ${lines.filter((l) => l.op === 'complete').length} completions`);
 });

@@ -1,4 +1,6 @@
-import { AGENT_PRESETS, allowWrittenConfig, preflight, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, presetRoles, presetUsage, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { AGENT_PRESETS, allowWrittenConfig, preflight, configPathFor, DEMO_AGENTS, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -11,7 +13,8 @@ export const agentsCommand: Command = {
   details: [
     'Versions are read from the installed package, without starting the CLI. Each CLI found is checked as the scheduler',
     'checks it before its first run (its own status command, no token spent): "ready", or why it cannot run (not logged in).',
-    'Use one: springfield agents use <preset> [--role lisa|ralph|bart]',
+    `Use one: springfield agents use <preset> [--role ${PRESET_ROLES.join('|')}]`,
+    `No agent CLI yet? springfield agents use ${DEMO_AGENTS.id}: ${DEMO_AGENTS.name.toLowerCase()} (${DEMO_AGENTS.summary}).`,
   ].join('\n'),
   async run(ctx) {
     const found = detectAgentClis(ctx.env);
@@ -33,15 +36,21 @@ export const agentsCommand: Command = {
       const roles = p.roles.length < PRESET_ROLES.length ? ` · ${p.roles.join(', ')} only` : '';
       return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}`;
     });
-    const text = ['Agent presets:', ...lines, '', 'Use one for every role: springfield agents use <preset>   (one role: --role lisa|ralph|bart)'].join('\n');
-    return output({ presets }, text);
+    const script = demoScript();
+    const demo = { id: DEMO_AGENTS.id, name: DEMO_AGENTS.name, summary: DEMO_AGENTS.summary, script, found: existsSync(script) };
+    const text = [
+      'Agent presets:', ...lines,
+      `  ${demo.found ? '●' : '○'} ${demo.id.padEnd(width)}${demo.name} (${demo.summary}) · ${demo.found ? script : `missing: ${script}`}`,
+      '', `Use one for every role: springfield agents use <preset>   (one role: --role ${PRESET_ROLES.join('|')})`,
+    ].join('\n');
+    return output({ presets, demo }, text);
   },
 };
 
 export const agentsUseCommand: Command = {
   name: 'agents use',
   summary: "write a preset's role commands and usage readers into .springfield/config.json (other settings are kept)",
-  positionals: [{ name: 'preset', required: true, description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}` }],
+  positionals: [{ name: 'preset', required: true, description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}, or ${DEMO_AGENTS.id} (${DEMO_AGENTS.summary})` }],
   options: [{ name: 'role', type: 'string', placeholder: 'ROLE', description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)` }],
   details: [
     'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.',
@@ -49,24 +58,38 @@ export const agentsUseCommand: Command = {
     'a preset whose CLI reports none removes the role\'s reader.',
     'Editor settings (springfield.roles) win over the file. You chose these commands, so the file counts as allowed',
     "(see 'springfield allow') when it did not exist or you had allowed it; otherwise review the rest with 'springfield allow'.",
+    `'${DEMO_AGENTS.id}' writes the demo agents: this runtime running the stand-in agent installed beside this CLI`,
+    `(${DEMO_AGENTS.file}) on the run's context file, for each role it writes; no model, no account, no usage reader.`,
   ].join('\n'),
   async run(ctx) {
     const id = arg(ctx, 0);
-    const roles = presetRoles(id, str(ctx.args, 'role'));
+    const demo = id === DEMO_AGENTS.id;
+    const roles = demo ? demoRoles(process.execPath, demoScript(), str(ctx.args, 'role')) : presetRoles(id, str(ctx.args, 'role'));
     const preset = findPreset(id);
     const target = trustTargetFor(ctx.location, ctx.stateFile, ctx.env);
     const before = trustStatus(target);
-    const usage = presetUsage(id, roles);
+    const usage = demo ? noUsage(roles) : presetUsage(id, roles);
     const written = writeRoleCommands(configPathFor(ctx.stateFile), roles, usage);
     const allowed = allowWrittenConfig(target, before, written.content);
     const ignored = written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
-    const found = detectAgentClis(ctx.env).find((f) => f.preset === id);
+    const found = demo || detectAgentClis(ctx.env).some((f) => f.preset === id && f.path);
     const warnings = [
-      ...(found?.path ? [] : [`${preset?.program} is not on PATH yet: ${preset?.install}`]),
+      ...(found ? [] : [`${preset?.program} is not on PATH yet: ${preset?.install}`]),
       ...(preset?.caveat ? [preset.caveat] : []),
       ...(allowed ? [] : [`the rest of ${written.path} was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'`]),
     ];
-    const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${preset?.name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
+    const name = demo ? `${DEMO_AGENTS.name} (${DEMO_AGENTS.summary})` : preset?.name;
+    const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
     return output({ path: written.path, created: written.created, preset: id, roles: written.roles, usage, allowed }, text, 0, warnings);
   },
 };
+
+/** The demo agents' bundle, beside this CLI's executable (dist/ of the repository, the npm package or the extension). */
+function demoScript(): string {
+  return join(dirname(realpathSync(process.argv[1] ?? '')), DEMO_AGENTS.file);
+}
+
+/** No usage reader for any of `roles`: the demo agents report no tokens or cost (a previous preset's reader is removed). */
+function noUsage(roles: Partial<Record<PresetRole, unknown>>): Partial<Record<PresetRole, null>> {
+  return Object.fromEntries(Object.keys(roles).map((role) => [role, null]));
+}

@@ -19,7 +19,7 @@ export const artifactCommand: Command = {
     if (!kind || !/^[a-z][a-z0-9_]{0,39}$/.test(kind)) throw new UsageError('bad_option', `--kind needs a lowercase word like note or reviewer_verdict${kind ? `, got '${kind}'` : ''}`);
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', '--summary needs a non-empty text');
     const plan = ctx.planKey(arg(ctx, 0));
-    // An artifact whose reply an earlier process lost is looked up before another is recorded (docs/postgres.md, section 6).
+    // An artifact whose reply an earlier process lost is looked up before another is recorded (docs/postgres.md, "Failures, retries, idempotence").
     const r = await withHandOver(ctx, 'artifact', { plan }, (resume) => ctx.store('write').recordArtifact(plan, arg(ctx, 1), kind, summary.trim(), ctx.actor, resume ? { resume } : {}));
     return output(r, `Recorded ${r.kind} #${r.artifact_id} on ${r.step_anchor}${byEarlierRun(r)}`);
   },

@@ -1,14 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { allowedEvents, COMPLEXITY_POLICY, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
+import { allowedEvents, COMPLEXITY_POLICY, epicConflictsAhead, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
-import { planningStore, retriesOf } from '../planning.ts';
+import { planningStore, retriesOf, worktreeLocation } from '../planning.ts';
 
 
 export const epicCreate: Command = {
@@ -38,7 +38,7 @@ export const epicCreate: Command = {
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
     const planner = plannerOf(str(ctx.args, 'planner') ?? loadRoleCommands(configPathFor(ctx.stateFile)).planner);
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
-    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, section 6).
+    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, "Failures, retries, idempotence").
     const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
       planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max, planner }, ctx.actor, resume ? { resume } : {}));
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
@@ -114,7 +114,9 @@ export const epicShow: Command = {
     const runs = await store.runs({ epicId: epic.id, limit: 5 });
     const recent = runs.map((r) => ({ id: r.id, role: r.role, step_anchor: r.step_anchor, status: r.status, exit_code: r.exit_code, outcome_reason: r.outcome_reason, started_at: r.started_at, ended_at: r.ended_at }));
     const retries = await retriesOf(ctx, store, epic.id);
-    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent };
+    // Computed from git now (docs/files.md, "Conflict ahead"): the store keeps none of it.
+    const conflicts = await epicConflictsAhead(store, ctx.location.mainRoot, epic.id);
+    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent, conflicts_ahead: conflicts };
     return output(json, renderEpic(json));
   },
 };
@@ -143,7 +145,7 @@ export const epicStart: Command = {
   name: 'epic start',
   summary: "start an approved epic (ready → in_progress) in a worktree of its own, as the scheduler does",
   positionals: [EPIC_ARG],
-  options: [{ name: 'worktrees', type: 'string', placeholder: 'DIR', description: "where epic worktrees go (default: <repo>.springfield/, as orchestrate's)" }],
+  options: [{ name: 'worktrees', type: 'string', placeholder: 'DIR', description: 'where epic worktrees go, if not "worktreeRoot" in config.json (default: <repo>.springfield/)' }],
   details: [
     "The epic's work happens on branch springfield/<epic> in its own worktree (<repo>.springfield/<epic>), made now with",
     'the approved plan and the handoff committed there; your checkout stays as it is. Build a step there (cd into it),',
@@ -156,7 +158,7 @@ export const epicStart: Command = {
     transition((await store.getEpic(id)).status, 'start');
     const mainRoot = ctx.location.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'epic start needs a repository with a main worktree');
-    const { transition: r, worktree } = await startEpicInWorktree(store, mainRoot, id, ctx.actor, str(ctx.args, 'worktrees'));
+    const { transition: r, worktree } = await startEpicInWorktree(store, mainRoot, id, ctx.actor, worktreeLocation(ctx));
     return output({ ...r, worktree_path: worktree.path, branch: worktree.branch },
       `${r.epic_id}: ${r.from} → ${r.to}${r.reason ? ` (${r.reason})` : ''} · iteration ${r.iteration}\nits work happens in ${worktree.path} on ${worktree.branch}: cd there to claim and build a step`);
   },

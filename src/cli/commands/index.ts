@@ -45,6 +45,13 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       return [m.agentsCommand, m.agentsUseCommand];
     },
   },
+  {
+    names: ['worktrees', 'worktrees prune'],
+    load: async () => {
+      const m = await import('./worktrees.ts');
+      return [m.worktreesCommand, m.worktreesPrune];
+    },
+  },
   { names: ['prime'], load: async () => [(await import('./prime.ts')).primeCommand] },
   { names: ['mcp'], load: async () => [(await import('./mcp.ts')).mcpCommand] },
   { names: ['allow'], load: async () => [(await import('./allow.ts')).allowCommand] },

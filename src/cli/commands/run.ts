@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, agentError, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { AGENT_ROLES, agentError, agentOutputFormat, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, runsEditorRuntime, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -10,6 +10,7 @@ import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
 import { contextForRole } from '../rolePromptText.ts';
 import { supervise } from '../supervise.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export const runCommand: Command = {
   name: 'run',
@@ -22,6 +23,7 @@ export const runCommand: Command = {
     { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'the step this worktree holds; its lease is renewed every lease/3 while the agent lives' },
     { name: 'plan', type: 'string', placeholder: 'PATH', description: "the plan file (default: the epic's plan)" },
     { ...LEASE_OPTION, description: 'lease length in seconds renewed by each heartbeat (default: leaseSeconds of .springfield/config.json, else 7200)' },
+    { name: 'raw', type: 'boolean', description: "show the agent's output exactly as it prints it (by default the JSON events of Claude Code, Codex and Copilot are shown readably)" },
     { name: 'timeout', type: 'int', placeholder: 'SECONDS', description: "end the agent's whole process group after this long (default: timeouts.<role>, else runTimeoutSeconds of .springfield/config.json, else 3600)", min: 1, max: 31_622_400 },
   ],
   details: [
@@ -30,8 +32,9 @@ export const runCommand: Command = {
     'The agent command is run directly (no shell) in the worktree, with SPRINGFIELD_EPIC, _STEP, _PLAN, _WORKTREE,',
     '_CLAIM_TOKEN, _CONTEXT_FILE, _ROLE, _RUN_ID, _AGENT and _DB set and ELECTRON_RUN_AS_NODE and VSCODE_* removed.',
     'The agent runs in its own process group: a timeout, Ctrl+C or a stop ends the whole group (SIGTERM, then SIGKILL',
-    'after killGraceSeconds), and processes it leaves behind are ended when it exits. Its output passes through and the',
-    'last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out or no_progress (exit 0',
+    'after killGraceSeconds), and processes it leaves behind are ended when it exits. Its output passes through (the JSON',
+    'events of a preset\'s CLI as readable lines: the commands it runs, what it says, what it cost; --raw shows them as',
+    'printed) and the last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out or no_progress (exit 0',
     'but a builder neither completed its step, committed nor ticked an item; a planner proposed nothing; a reviewer',
     'recorded no signal); a run that does not succeed releases its step at once (see docs/scheduler-faults.md).',
     'Exits with the agent\'s exit code (128+N when killed by signal N; 127 when the command cannot be found).',
@@ -67,7 +70,7 @@ export const runCommand: Command = {
     let heartbeats = prepared.stepAnchor === null ? 0 : 1;
     const timer = prepared.stepAnchor === null ? undefined : setInterval(() => {
       store.heartbeat(prepared.planPath ?? '', prepared.stepAnchor ?? '', prepared.holder, { leaseSeconds }).then(() => { heartbeats++; }, (err: unknown) => {
-        warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${err instanceof Error ? err.message : String(err)}`);
+        warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${messageOf(err)}`);
         clearInterval(timer);
       });
     }, Math.max(100, (leaseSeconds * 1000) / 3));
@@ -76,8 +79,9 @@ export const runCommand: Command = {
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
+    if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined)) env.ELECTRON_RUN_AS_NODE = '1';
     // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
-    const shim = cliShimFor(ctx, prepared.run.id, warnings);
+    const shim = await cliShimFor(ctx, store, prepared.run.id, warnings);
     if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
     // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
     const usageSpec = usageSpecFor(config, role);
@@ -87,6 +91,7 @@ export const runCommand: Command = {
     const ended = await supervise(expandAgentArgv(command, env), {
       cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000,
       captureStdoutBytes: USAGE_CAPTURE_BYTES, captureStderrBytes: ERROR_CAPTURE_BYTES, stall,
+      render: flag(ctx.args, 'raw') ? null : agentOutputFormat(presetFor(command)?.id),
     }, (pid) => store.setAgentPid(prepared.run.id, pid));
     clearInterval(timer);
     if (shim) removeCliShim(shim);
@@ -184,9 +189,9 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
     createExclusively(copy, text);
     return copy;
   } catch (err) {
-    await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${err instanceof Error ? err.message : String(err)}` }, p.holder);
+    await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${messageOf(err)}` }, p.holder);
     if (err instanceof SpringfieldError) throw err;
-    throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${err instanceof Error ? err.message : String(err)}); run ${p.run.id} recorded as failed`);
+    throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${messageOf(err)}); run ${p.run.id} recorded as failed`);
   }
 }
 
@@ -194,12 +199,16 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
  * A fresh folder with a `springfield` command for this run, under the state folder's `bin/`; null
  * (with a warning) when it cannot be made: the agent then needs `springfield` on its own PATH.
  */
-function cliShimFor(ctx: CliContext, runId: number, warnings: string[]): string | null {
+async function cliShimFor(ctx: CliContext, store: Store, runId: number, warnings: string[]): Promise<string | null> {
   try {
     const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
-    return makeCliShim(join(dirname(ctx.stateFile), 'bin'), `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
+    const parent = join(dirname(ctx.stateFile), 'bin');
+    // Folders of runs that ended without removing theirs (killed with SIGKILL) go first.
+    const live = (await store.runs({ active: true, limit: 1000 })).filter((r) => r.pid !== null && pidAlive(r.pid)).map((r) => r.id);
+    sweepCliShims(parent, new Set([...live, runId]));
+    return makeCliShim(parent, `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
   } catch (err) {
-    warnings.push(`could not put springfield on the agent's PATH: ${err instanceof Error ? err.message : String(err)}`);
+    warnings.push(`could not put springfield on the agent's PATH: ${messageOf(err)}`);
     return null;
   }
 }

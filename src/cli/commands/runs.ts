@@ -1,4 +1,5 @@
-import { AGENT_ROLES, type RunView } from '../../core/index.ts';
+import type { RunView } from '../../core/index.ts';
+import { SESSION_ROLES } from '../../shared/roles.ts';
 import { flag, int, str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { duration, output } from '../output.ts';
@@ -30,7 +31,7 @@ export const runsCommand: Command = {
     const epics = Object.entries(sessions);
     if (epics.length > 0) {
       lines.push('', 'Sessions per epic:');
-      for (const [id, c] of epics) lines.push(`  ${id}: ${c.total} — ${AGENT_ROLES.map((r) => `${r} ${c[r]}`).join(' · ')}`);
+      for (const [id, c] of epics) lines.push(`  ${id}: ${c.total} — ${SESSION_ROLES.map((r) => `${r} ${c[r]}`).join(' · ')}`);
     }
     if (usage.length > 0) {
       lines.push('', 'Usage per epic (runs whose agent reported it):');

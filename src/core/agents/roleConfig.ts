@@ -4,6 +4,7 @@ import { RefusedError, UsageError } from '../errors.ts';
 import { parseRunConfig } from '../runs/runConfig.ts';
 import { findPreset, PRESET_ROLES, type AgentPreset, type PresetRole } from '../runs/presets.ts';
 import { createExclusively, replaceFile, statNoLink, unwritable } from '../safeFiles.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export interface RoleConfigWrite {
   readonly path: string;
@@ -96,7 +97,7 @@ function readExisting(path: string): Existing | undefined {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError('invalid_config', `${path}: invalid JSON (${(err as Error).message}); fix it or move it away — nothing was written`);
+    throw new UsageError('invalid_config', `${path}: invalid JSON (${messageOf(err)}); fix it or move it away — nothing was written`);
   }
   if (!isObject(value)) throw new UsageError('invalid_config', `${path}: (top level): expected an object — nothing was written`);
   return { value, mode: stat.mode };

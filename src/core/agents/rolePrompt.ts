@@ -2,10 +2,11 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } fr
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
 import type { ContextView } from '../store/epicTypes.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
+import { type PromptName, roleSpec } from '../../shared/roles.ts';
 
-/** The prompts shipped with Springfield (src/core/agents/prompts/*.md), overridable per repository. */
-export const PROMPT_NAMES = ['lisa', 'ralph', 'ralph-fix', 'bart'] as const;
-export type PromptName = (typeof PROMPT_NAMES)[number];
+/** The prompts shipped with Springfield (src/core/agents/prompts/*.md, named by the role registry), overridable per repository. */
+export { PROMPT_NAMES, type PromptName } from '../../shared/roles.ts';
 
 /** Filled in by the build (esbuild.mjs) with the markdown files as JSON; absent when running from source. */
 declare const __SF_ROLE_PROMPTS__: string | undefined;
@@ -21,8 +22,8 @@ export interface RolePrompt {
 
 /** The prompt a role's run gets: Ralph without a step is the fix-up run after a review or a failed verification. */
 export function promptNameFor(role: string, hasStep: boolean): PromptName | null {
-  if (role === 'ralph') return hasStep ? 'ralph' : 'ralph-fix';
-  return role === 'lisa' || role === 'bart' ? role : null;
+  const spec = roleSpec(role);
+  return ((hasStep ? null : spec?.promptWithoutStep) ?? spec?.prompt ?? null) as PromptName | null;
 }
 
 /** The built-in prompt text. */
@@ -50,7 +51,7 @@ function readOverride(path: string): string | null {
     stat = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UsageError('prompt_unreadable', `${path}: cannot read (${(err as Error).message})`);
+    throw new UsageError('prompt_unreadable', `${path}: cannot read (${messageOf(err)})`);
   }
   if (stat.isSymbolicLink()) throw new UsageError('prompt_symlink', `${path}: is a symbolic link; a prompt override must be a regular file`);
   if (!stat.isFile()) throw new UsageError('prompt_not_a_file', `${path}: not a regular file`);

@@ -1,10 +1,11 @@
 import { isAbsolute, relative, sep } from 'node:path';
-import { RefusedError, SpringfieldError, UsageError } from '../errors.ts';
+import { type ErrorCode, RefusedError, SpringfieldError, UsageError } from '../errors.ts';
 import type { Actor, CompleteResult, Store } from '../store/index.ts';
 import { ignoredPaths } from './checkIgnore.ts';
 import { firstLine, gitFailure, gitOut, gitRun } from './exec.ts';
 import { hasSpringfieldTrailer, trailerArgs } from './trailers.ts';
 import type { PlanSource } from '../plan/types.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export interface CommitStepInput {
   readonly store: Store;
@@ -27,7 +28,7 @@ export type CommitStepResult = {
   readonly epic_id: string | null;
 } & (
   | ({ readonly state_update_failed: false } & Omit<CompleteResult, 'step_anchor' | 'commit_hash'>)
-  | { readonly state_update_failed: true; readonly state_error: { readonly code: string; readonly message: string } }
+  | { readonly state_update_failed: true; readonly state_error: { readonly code: ErrorCode | 'internal_error'; readonly message: string } }
 );
 
 /**
@@ -62,7 +63,7 @@ export async function commitStep(input: CommitStepInput): Promise<CommitStepResu
     return { ...base, state_update_failed: false, ...rest };
   } catch (err) {
     const known = err instanceof SpringfieldError;
-    const state_error = { code: known ? err.code : 'internal_error', message: err instanceof Error ? err.message : String(err) };
+    const state_error = { code: known ? err.code : 'internal_error' as const, message: messageOf(err) };
     return { ...base, state_update_failed: true, state_error };
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { gitRun } from './exec.ts';
+import { gitRun, gitRunAsync } from './exec.ts';
 
 /** Where a worktree's HEAD points: its commit (null before the first) and branch (null when detached). */
 export interface Head {
@@ -48,6 +48,23 @@ function headFromFiles(worktree: string): Head | null {
   }
 }
 
+/**
+ * The commit `ref` (a full name: `refs/heads/…`) points at, read from the files of the repository
+ * `worktree` belongs to (loose, then packed refs), with no git process; null when it is not there
+ * or the repository keeps its refs some other way (reftable): then ask git.
+ */
+export function refFromFiles(worktree: string, ref: string): string | null {
+  const gitDir = gitDirOf(worktree);
+  if (!gitDir) return null;
+  try {
+    const common = existsSync(join(gitDir, 'commondir')) ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
+    if (existsSync(join(common, 'reftable'))) return null;
+    return looseRef(common, ref) ?? packedRef(common, ref);
+  } catch {
+    return null;
+  }
+}
+
 function looseRef(common: string, ref: string): string | null {
   try {
     const value = readFileSync(join(common, ref), 'utf8').trim();
@@ -86,6 +103,20 @@ export function isAncestor(cwd: string, commit: string, ref: string, env: NodeJS
     return gitRun(cwd, ['merge-base', '--is-ancestor', commit, ref], env).status === 0;
   } catch {
     return false;
+  }
+}
+
+/**
+ * How many commits `to` has that `from` has not (`git rev-list --count from..to`), without blocking
+ * the event loop; null when git cannot tell (a commit gone, no such directory, no git).
+ */
+export async function commitsBetween(cwd: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<number | null> {
+  try {
+    const r = await gitRunAsync(cwd, ['rev-list', '--count', `${from}..${to}`], env);
+    const count = Number(r.stdout.trim());
+    return r.status === 0 && r.stdout.trim() !== '' && Number.isFinite(count) ? count : null;
+  } catch {
+    return null;
   }
 }
 

@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { handoffFileName } from '../epics/handoff.ts';
+import { RefusedError } from '../errors.ts';
 import { planMdWithRetrospective, renderRetrospective } from '../epics/retrospective.ts';
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
-import { isEditorVariable } from '../runs/agentEnv.ts';
+import { worktreeCommandEnv } from './worktreeEnv.ts';
 import { timeoutFor, type RunConfig } from '../runs/runConfig.ts';
 import { SETUP_ROLE, type Actor, type EpicRow, type Store } from '../store/index.ts';
 import { rebaseOntoMain, squashMerge } from './merge.ts';
@@ -17,6 +18,7 @@ import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
 import { startEpicInWorktree } from './epicStart.ts';
 import type { PlanSource } from '../plan/types.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export interface EpicWorkOptions {
   readonly store: Store;
@@ -107,7 +109,7 @@ export class EpicWork {
       const current = source;
       changes = await this.o.store.planDrift(planPath, current);
     } catch (err) {
-      changes = [err instanceof Error ? err.message : String(err)];
+      changes = [messageOf(err)];
     }
     if (changes.length === 0) return source;
     const reason = `plan_drift: ${planPath} in ${worktree} differs from the approved${approved ? ` v${approved.version}` : ''} (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? '; …' : ''}); restore it (springfield plan show ${epic.id} has the approved text) and retry`;
@@ -126,7 +128,7 @@ export class EpicWork {
     if (!setupWanted(this.o.mainRoot, this.o.config.setup)) return null;
     const r = await setUpWorktree({
       mainRoot: this.o.mainRoot, worktree, commands: this.o.config.setup, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
-      env: { ...this.childEnv(), SPRINGFIELD_EPIC: epicId, SPRINGFIELD_WORKTREE: worktree, SPRINGFIELD_MAIN_WORKTREE: this.o.mainRoot },
+      env: this.commandEnv(await this.o.store.getEpic(epicId), worktree),
     });
     this.o.log(`${epicId}: planning worktree ${r.ok ? 'set up' : `not set up — ${r.reason ?? 'setup failed'}`}`);
     return r.ok ? null : `${r.output}\nsetup of the planning worktree failed: ${r.reason ?? 'setup failed'}`;
@@ -145,16 +147,15 @@ export class EpicWork {
     this.o.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
     const r = await setUpWorktree({
       mainRoot: this.o.mainRoot, worktree, commands, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
-      env: { ...this.childEnv(), SPRINGFIELD_EPIC: epicId, SPRINGFIELD_WORKTREE: worktree, SPRINGFIELD_MAIN_WORKTREE: this.o.mainRoot },
+      env: this.commandEnv(epic, worktree),
     });
     const ended = await this.o.store.finishRun(run.id, { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason }, this.actor);
     this.o.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
   }
 
-  private childEnv(): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k) && !k.startsWith('SPRINGFIELD_')) env[k] = v;
-    return env;
+  /** What setup, verification and archive commands in an epic's worktree are told (docs/worktrees.md). */
+  private commandEnv(epic: EpicRow, worktree: string): NodeJS.ProcessEnv {
+    return worktreeCommandEnv(process.env, { epicId: epic.id, title: epic.title, worktree, mainRoot: this.o.mainRoot });
   }
 
   async verify(epicId: string): Promise<void> {
@@ -164,7 +165,7 @@ export class EpicWork {
     // The evidence is tied to the build it followed: the latest builder run and its step.
     const build = { run: await this.o.store.latestRun(epicId, 'ralph'), planPath: (await this.o.store.epicPlans(epicId)).livePlanPath };
     const runId = build.run?.id ?? null;
-    const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, this.childEnv()));
+    const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, this.commandEnv(epic, worktree)));
     await this.o.store.recordVerifications(results.map((r) => ({
       runId, epicId, planPath: build.planPath, stepAnchor: build.run?.step_anchor ?? null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail,
     })));
@@ -191,6 +192,17 @@ export class EpicWork {
   }
 
   private async mergeNow(epicId: string): Promise<void> {
+    try {
+      await this.landNow(epicId);
+    } catch (err) {
+      if (!(err instanceof RefusedError) || err.code !== 'merge_conflict') throw err;
+      // A conflict waits for someone to resolve it; trying again every pass would change nothing (docs/files.md, "Conflict ahead").
+      const t = await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: ${err.message}, then springfield epic retry ${epicId}`, { conflict: true });
+      this.o.log(`${epicId}: ${t.from} → ${t.to}: ${err.message}; once it is resolved: springfield epic retry ${epicId}`);
+    }
+  }
+
+  private async landNow(epicId: string): Promise<void> {
     const epic = await this.o.store.getEpic(epicId);
     const worktree = epic.worktree_path;
     if (worktree && existsSync(worktree)) {
@@ -219,9 +231,9 @@ export class EpicWork {
   /** After the merge: the archive commands, then the worktree and its branch removed (kept if archiving failed). */
   private async closeWorktree(epic: EpicRow, what: string): Promise<void> {
     const worktree = epic.worktree_path;
-    const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, this.childEnv(), timeoutFor(this.o.config, 'setup') * 1000) : null;
+    const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, this.commandEnv(epic, worktree), timeoutFor(this.o.config, 'setup') * 1000) : null;
     if (failed) {
-      this.o.log(`${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept:\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
+      this.o.log(`${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept (fix it, then \`springfield worktrees prune\` archives and removes it):\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
       return;
     }
     await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
@@ -277,7 +289,7 @@ export class EpicWork {
     try {
       state = await pullRequestState(this.o.mainRoot, url);
     } catch (err) {
-      this.o.log(`${epicId}: could not read ${url}: ${err instanceof Error ? err.message : String(err)} (asked again later)`);
+      this.o.log(`${epicId}: could not read ${url}: ${messageOf(err)} (asked again later)`);
       return;
     }
     if (state.state === 'MERGED') {

@@ -27,11 +27,16 @@ export interface MergeNotes {
   readonly planMd: (text: string) => string | null;
 }
 
+/** Tracked files with uncommitted changes in the main worktree: a squash merge waits until there are none. */
+export async function mainChanges(mainRoot: string): Promise<string[]> {
+  return (await worktreeStatus(mainRoot, process.env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
+}
+
 export async function squashMerge(mainRoot: string, epicId: string, title: string, notes?: MergeNotes): Promise<MergeResult> {
   const env = process.env;
   const git = (args: readonly string[]) => gitOutAsync(mainRoot, args, env);
   const branch = epicBranch(epicId);
-  const tracked = (await worktreeStatus(mainRoot, env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
+  const tracked = await mainChanges(mainRoot);
   if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
   await clearUntrackedCopies(mainRoot, branch, epicId);
   const log = await git(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
@@ -118,8 +123,12 @@ export async function rebaseOntoMain(mainRoot: string, worktree: string): Promis
   const before = await head();
   const rebased = await gitRunAsync(worktree, ['rebase', target], env);
   if (rebased.status !== 0) {
+    const conflicted = (await gitRunAsync(worktree, ['diff', '--name-only', '-z', '--diff-filter=U'], env)).stdout.split('\0').filter(Boolean);
     await gitRunAsync(worktree, ['rebase', '--abort'], env);
-    throw new RefusedError('merge_conflict', `rebasing onto ${target} conflicts: ${firstLine(rebased.stderr) || firstLine(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`);
+    const what = conflicted.length > 0 ? `conflicts in ${conflicted.slice(0, 3).join(', ')}${conflicted.length > 3 ? ` and ${conflicted.length - 3} more` : ''}` : 'conflicts';
+    // git redraws its progress with carriage returns: a line's last state is what it says.
+    const said = (text: string) => firstLine(text.split('\n').map((l) => l.split('\r').at(-1) ?? '').join('\n'));
+    throw new RefusedError('merge_conflict', `rebasing onto ${target} ${what}: ${said(rebased.stderr) || said(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`);
   }
   return { moved: (await head()) !== before };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import { SpringfieldError } from '../errors.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
@@ -13,9 +12,13 @@ import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Actor, Store } from '../store/index.ts';
 import { agentPlaceProblem } from './agentPlace.ts';
 import { EpicWork } from './epicWork.ts';
+import { FilesAware } from './filesAware.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
+import { mainChanges } from './merge.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
+import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -31,13 +34,21 @@ export interface OrchestratorOptions {
   readonly onWrite?: () => void;
 }
 
-/** What the scheduler waits for once nothing else is left: a person, or a retry's backoff. */
+/** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
 export interface Waiting {
   readonly epic_id: string;
-  readonly kind: 'person' | 'backoff';
+  readonly kind: 'person' | 'backoff' | 'files';
   readonly message: string;
-  /** When a backoff ends (ISO 8601); null for a person. */
+  /** When a backoff ends (ISO 8601); null for a person or files. */
   readonly until: string | null;
+}
+
+/** The waiting entry of a surface, wait or check_pr action; null for any other. */
+export function waitingOf(action: Action): Waiting | null {
+  if (action.kind === 'surface') return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
+  if (action.kind === 'wait') return { epic_id: action.epicId, kind: action.until === null ? 'files' : 'backoff', message: action.message, until: action.until };
+  if (action.kind === 'check_pr') return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
+  return null;
 }
 
 /** A launch of `springfield run` whose run row has not been seen yet: it holds its epic like a live run. */
@@ -86,10 +97,19 @@ export class Orchestrator {
   private swept = false;
   /** Each role command's preflight, once per scheduler's life while it passes (docs/scheduler-faults.md, "An agent that cannot run"). */
   private readonly preflights = new Map<string, Promise<string | null>>();
+  /** Files-aware scheduling (docs/files.md): the steps' files, read each pass, and the conflicts ahead, predicted after each build. */
+  private readonly files: FilesAware;
+  /**
+   * An agent or a piece of work this orchestrator started ended after the last pass read the store:
+   * that pass could not act on it, so the orchestrator is not idle until the next one has looked.
+   */
+  private endedUnseen = false;
 
   constructor(options: OrchestratorOptions) {
-    this.o = options;
-    this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: options.worktreeLocation, actor: this.actor });
+    // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
+    this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
+    this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: this.o.worktreeLocation, actor: this.actor });
+    this.files = new FilesAware({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, logOnce: (key, line) => this.logOnce(key, line) });
   }
 
   private get schedulerConfig(): SchedulerConfig {
@@ -101,20 +121,29 @@ export class Orchestrator {
     await this.reapOrphans();
     if (!this.swept) await this.sweepPlanning();
     await this.reconcileLaunches();
-    const stored = await this.o.store.schedulerSnapshot();
+    this.endedUnseen = false;
+    const stored = await this.files.annotate(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
     const snapshot = { epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
     const taken: Action[] = [];
     const waiting: Waiting[] = [];
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
-      if (action.kind === 'surface') waiting.push({ epic_id: action.epicId, kind: 'person', message: action.message, until: null });
-      if (action.kind === 'wait') waiting.push({ epic_id: action.epicId, kind: 'backoff', message: action.message, until: action.until });
-      if (action.kind === 'check_pr') waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null });
+      const waits = waitingOf(action);
+      if (waits) waiting.push(waits);
+      // A person's uncommitted changes in the main worktree hold a local merge: it waits, saying so, and is not tried again each pass.
+      if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId)) {
+        const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
+        if (dirty.length > 0) {
+          waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
+          this.logOnce(`main_dirty:${action.epicId}:${dirty.join('\0')}`, `${action.epicId}: ${MESSAGES.mainDirty(dirty)}`);
+          continue;
+        }
+      }
       try {
         if (await this.execute(action)) taken.push(action);
       } catch (err) {
-        const message = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         // The same failure every pass is reported once; the loop treats it as nothing to do.
         this.logOnce(`${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`, `${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`);
       }
@@ -144,9 +173,9 @@ export class Orchestrator {
     return Object.entries(this.o.config.roles).filter(([, command]) => (command?.length ?? 0) > 0).map(([role]) => role);
   }
 
-  /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way. */
+  /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way, nor ended unseen by the last pass. */
   get idle(): boolean {
-    return this.launches.size === 0 && this.agents.size === 0 && this.jobs.size === 0;
+    return this.launches.size === 0 && this.agents.size === 0 && this.jobs.size === 0 && !this.endedUnseen;
   }
 
   /** Waits until every agent and every piece of work this orchestrator started has ended. */
@@ -202,7 +231,7 @@ export class Orchestrator {
         this.logOnce(`${a.epicId}:${a.message}`, `${a.epicId}: ${a.message}`);
         return false;
       case 'wait':
-        this.logOnce(`${a.epicId}:wait:${a.until}`, `${a.epicId}: ${a.message}`);
+        this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
         return false;
     }
   }
@@ -211,8 +240,9 @@ export class Orchestrator {
   private background(epicId: string, fn: () => Promise<void>): boolean {
     if (this.jobs.has(epicId)) return false;
     const job: Promise<void> = fn().catch((err: unknown) => {
-      this.o.log(`${epicId}: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: ${messageOf(err)}`);
     }).finally(() => {
+      this.endedUnseen = true;
       this.jobs.delete(epicId);
       this.pending.delete(job);
       this.o.onWrite?.();
@@ -233,7 +263,7 @@ export class Orchestrator {
     for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
-      if (r.role === 'lisa' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
+      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
   }
@@ -247,7 +277,7 @@ export class Orchestrator {
       for (const p of s.removed) this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
       for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
     } catch (err) {
-      this.o.log(`could not sweep leftover planning worktrees: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`could not sweep leftover planning worktrees: ${messageOf(err)}`);
     }
   }
 
@@ -323,7 +353,7 @@ export class Orchestrator {
     try {
       if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) this.o.log(`${epicId}: planning worktree removed`);
     } catch (err) {
-      this.o.log(`${epicId}: could not remove the planning worktree: ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`${epicId}: could not remove the planning worktree: ${messageOf(err)}`);
     }
   }
 
@@ -339,14 +369,15 @@ export class Orchestrator {
       return true;
     }
     // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
-    const epic = role === 'lisa' ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+    const planner = ROLE_REGISTRY[role].worktree === 'planning';
+    const epic = planner ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
     await this.work.tidy(epic);
     let worktree = epic.worktree_path ?? this.o.mainRoot;
     let planningFailed: string | null = null;
     let planningRun = 0;
     // One planner per epic at a time: a second would remove the first one's worktree as stale.
-    if (role === 'lisa' && this.planningOwner.has(a.epicId)) return false;
-    if (role === 'lisa') {
+    if (planner && this.planningOwner.has(a.epicId)) return false;
+    if (planner) {
       // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
       // Owned before the first await, so a second launch in the same pass sees it.
       planningRun = ++this.planningRuns;
@@ -358,7 +389,7 @@ export class Orchestrator {
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
         if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       } catch (err) {
-        planningFailed = `cannot make the planning worktree: ${err instanceof Error ? err.message : String(err)}`;
+        planningFailed = `cannot make the planning worktree: ${messageOf(err)}`;
         this.planningOwner.delete(a.epicId);
       }
     }
@@ -378,11 +409,13 @@ export class Orchestrator {
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
-    if (role === 'ralph' && planPath) {
+    const building = ROLE_REGISTRY[role].rule === 'building';
+    if (building && a.stepAnchor) await this.files.beforeStep(a.epicId, a.stepAnchor, worktree);
+    if (building && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
-        const claim = await this.o.store.claimNext(source, { worktree, agent: 'ralph' }, { leaseSeconds: this.o.config.leaseSeconds });
+        const claim = await this.o.store.claimNext(source, { worktree, agent: role }, { leaseSeconds: this.o.config.leaseSeconds });
         if (!claim.claimed) return false;
         step = claim.step_anchor;
         claimToken = claim.claim_token;
@@ -403,7 +436,7 @@ export class Orchestrator {
       agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
-      const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+      const lines = messageOf(err).split('\n');
       const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
       agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
     }
@@ -415,9 +448,11 @@ export class Orchestrator {
     this.agents.set(launchId, agent);
     const done = agent.done.then(async (code) => {
       this.o.log(`${name} exited ${code}`);
-      if (role === 'lisa' && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
+      if (planner && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
+      this.endedUnseen = true;
       this.agents.delete(launchId);
+      if (building) await this.files.afterBuild(a.epicId);
       this.pending.delete(done);
     });
     this.pending.add(done);

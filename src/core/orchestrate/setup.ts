@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, sep } from 'node:path';
 import { ignoredPaths } from '../git/checkIgnore.ts';
 import { firstLine, gitRun } from '../git/exec.ts';
 import { runCommand, type VerificationResult } from './verify.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 /** The file at the repository root that lists ignored files each new worktree gets a copy of (gitignore syntax). */
 export const WORKTREE_INCLUDE = '.worktreeinclude';
@@ -93,7 +94,7 @@ export function copyIncluded(mainRoot: string, worktree: string): { copied: stri
   try {
     ignored = new Set(ignoredPaths(mainRoot, candidates, env, { noIndex: true }));
   } catch (err) {
-    return { copied, skipped: [`${WORKTREE_INCLUDE}: ${err instanceof Error ? err.message : String(err)}`] };
+    return { copied, skipped: [`${WORKTREE_INCLUDE}: ${messageOf(err)}`] };
   }
   const mainReal = realpathSync(mainRoot);
   const wtReal = realpathSync(worktree);
@@ -124,7 +125,7 @@ function copyOne(mainReal: string, wtReal: string, rel: string): string | null {
   try {
     copyFileSync(source, target, constants.COPYFILE_EXCL);
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'already there' : (err as Error).message;
+    return (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'already there' : messageOf(err);
   }
   return null;
 }

@@ -6,6 +6,7 @@ import {
   anchorSuffix, checkbox, dependsOn, filesLine, fence as fenceOf, heading as headingOf, isAnchor, isContinuation, kindLabel, listedAnchors,
   splitLines, withoutClosingHashes, withoutPlanPrefix,
 } from './scan.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 // The other line tests are string scans (scan.ts): a regular expression is compiled on first use.
 const STEP_HEADING_RE = /^step\s+(\d+(?:\.\d+)*)\.?(?=[\s:{]|$)\s*:?(.*)$/i;
@@ -341,6 +342,6 @@ function readFailureReason(err: unknown): string {
     case 'ENOENT': return 'no such file';
     case 'EISDIR': return 'is a directory';
     case 'EACCES': case 'EPERM': return 'permission denied';
-    default: return err instanceof Error ? err.message : String(err);
+    default: return messageOf(err);
   }
 }

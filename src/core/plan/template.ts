@@ -8,7 +8,7 @@ export interface PlanTemplateInput {
 }
 
 /**
- * A first plan for an epic in the plan grammar (README: Plan file): the brief as its intent, Approach
+ * A first plan for an epic in the plan grammar (docs/plan-grammar.md): the brief as its intent, Approach
  * and Constraints to fill in, and three steps to rewrite, with the brief's acceptance criteria as
  * tests. It parses as it is, so a person can propose it at once and refine it later.
  */

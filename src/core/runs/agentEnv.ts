@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+
 /** The values `springfield run` hands an agent; null means "not applicable to this run". */
 export interface AgentValues {
   readonly epic: string;
@@ -48,4 +50,18 @@ export function agentEnv(base: NodeJS.ProcessEnv, values: AgentValues): NodeJS.P
   }
   env.PWD = values.worktree;
   return env;
+}
+
+/**
+ * True when an agent command runs `runtime` itself and that runtime is an editor's Electron (the demo
+ * agents the editor configures: its runtime running the stand-in's bundle). Electron runs a script
+ * only as Node, so that agent alone keeps ELECTRON_RUN_AS_NODE=1, which agentEnv removes for any other.
+ */
+export function runsEditorRuntime(program: string | undefined, runtime: string, electron: boolean): boolean {
+  if (!electron || !program) return false;
+  try {
+    return realpathSync(program) === realpathSync(runtime);
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,4 @@
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureOwnDirectory } from '../safeFiles.ts';
 
@@ -34,6 +34,28 @@ export function removeCliShim(dir: string): void {
   } catch {
     // nothing to do: the next run makes its own
   }
+}
+
+/**
+ * Removes the shim folders under `parent` of runs that are over: a `springfield run` killed with
+ * SIGKILL cannot remove its own. `live` holds the ids of runs whose supervisor is alive; a folder
+ * of another name is not ours and stays. Returns the names removed.
+ */
+export function sweepCliShims(parent: string, live: ReadonlySet<number>): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const id = /^(\d+)-[0-9a-f]{8}$/.exec(name)?.[1];
+    if (id === undefined || live.has(Number(id))) continue;
+    removeCliShim(join(parent, name));
+    removed.push(name);
+  }
+  return removed;
 }
 
 /** `PATH` with `dir` first (the platform's separator). */

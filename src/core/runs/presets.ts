@@ -6,12 +6,13 @@
  * flag against their help (Aider and Cursor against captured help texts in test/fixtures/agent-help).
  * Why the argv look the way they do: docs/agents.md.
  */
+import { ROLE_REGISTRY, STARTED_ROLES, type StartedRole } from '../../shared/roles.ts';
 import type { ErrorSpec } from './agentErrors.ts';
 import type { UsageSpec } from './usage.ts';
 
-/** The roles a preset can fill (Lovejoy is mechanical: Springfield merges itself). */
-export const PRESET_ROLES = ['lisa', 'ralph', 'bart'] as const;
-export type PresetRole = (typeof PRESET_ROLES)[number];
+/** The roles a preset can fill: those the scheduler starts an agent for (Lovejoy is mechanical: Springfield merges itself). */
+export const PRESET_ROLES = STARTED_ROLES;
+export type PresetRole = StartedRole;
 
 export interface AgentPreset {
   readonly id: string;
@@ -39,14 +40,12 @@ export interface AgentPreset {
   readonly errors?: readonly ErrorSpec[];
 }
 
-const NAMES: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa, the planner', ralph: 'Ralph, the builder', bart: 'Bart, the reviewer' };
-
 /**
  * The prompt given as an argument: the context file carries the real instructions. The path is
  * filled in by `springfield run`; the `cat` form also works where the variable is only in the environment.
  */
 export function kickoff(role: PresetRole): string {
-  return `You are ${NAMES[role]}, started by Springfield. Your instructions and everything you need are in the file $SPRINGFIELD_CONTEXT_FILE: read all of it first (cat "$SPRINGFIELD_CONTEXT_FILE"), then do exactly what it says.`;
+  return `You are ${ROLE_REGISTRY[role].name}, ${ROLE_REGISTRY[role].title}, started by Springfield. Your instructions and everything you need are in the file $SPRINGFIELD_CONTEXT_FILE: read all of it first (cat "$SPRINGFIELD_CONTEXT_FILE"), then do exactly what it says.`;
 }
 
 /** The same options for every role, with the role's kickoff prompt where `PROMPT` stands. */

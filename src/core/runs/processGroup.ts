@@ -2,6 +2,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 
+/** Where output is copied: a stream, or anything that takes chunks (a renderer in front of one). */
+export interface OutputSink {
+  write(chunk: Buffer | string): unknown;
+}
+
 export interface GroupOptions {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
@@ -9,8 +14,8 @@ export interface GroupOptions {
   readonly timeoutMs: number;
   readonly graceMs: number;
   /** Where the output also goes (a terminal, a log); null keeps only the tail. */
-  readonly stdout: NodeJS.WritableStream | null;
-  readonly stderr: NodeJS.WritableStream | null;
+  readonly stdout: OutputSink | null;
+  readonly stderr: OutputSink | null;
   readonly stdin: 'inherit' | 'ignore';
   readonly tailLines?: number;
   /** Keep the last this many bytes of stdout as well (for reading usage from it); 0 or absent: none. */
@@ -82,7 +87,7 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
     stop('SIGTERM');
   }, options.timeoutMs) : undefined;
   timer?.unref();
-  const forward = (sink: NodeJS.WritableStream | null) => (chunk: Buffer) => {
+  const forward = (sink: OutputSink | null) => (chunk: Buffer) => {
     tail.push(chunk);
     options.onOutput?.(chunk);
     sink?.write(chunk);
@@ -241,12 +246,22 @@ export class OutputTail {
   }
 }
 
-/** Whether a process with this pid exists on this host (EPERM means it exists but is not ours). */
+/** Whether a process with this pid runs on this host (EPERM means it exists but is not ours; a zombie does not run). */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie (ended, not yet reaped by whoever adopted it) answers signal 0 but runs nothing.
+  return !zombie(pid);
+}
+
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }

@@ -1,18 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { AgentRole } from '../../shared/roles.ts';
+import { AGENT_ROLES, type AgentRole, ROLE_REGISTRY, type RoleSpec, RUN_ROLES, type RunRole } from '../../shared/roles.ts';
 import { AGENT_PRESETS } from './presets.ts';
 import type { UsageSpec } from './usage.ts';
 import { UsageError } from '../errors.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
 /** A command as an argument vector: the program, then its arguments; never shell text. */
 const CommandSchema = z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program');
 
-/** What the scheduler runs besides agents: setup in each new worktree, archive before one is removed. */
-export type TimedRole = AgentRole | 'setup';
+/** The roles a run of which has a timeout: the agents and the scheduler's setup of a new worktree. */
+export type TimedRole = RunRole;
 const Seconds = z.int().min(1).max(31_622_400);
 
 const Path = z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted field path like usage.input_tokens');
@@ -26,13 +27,18 @@ const UsageChoice = z.union([
   }),
 ]);
 
+/** An object with an optional `schema` per role of `roles` (the role registry's), and no other key. */
+function perRole<K extends string, S extends z.ZodType>(roles: readonly K[], schema: S) {
+  return z.strictObject(Object.fromEntries(roles.map((role) => [role, schema.optional()])) as Record<K, z.ZodOptional<S>>);
+}
+
 const ConfigSchema = z.strictObject({
-  roles: z.strictObject({ lisa: CommandSchema.optional(), ralph: CommandSchema.optional(), bart: CommandSchema.optional(), lovejoy: CommandSchema.optional() }).optional(),
+  roles: perRole(AGENT_ROLES, CommandSchema).optional(),
   verification: z.array(CommandSchema).optional(),
   maxParallelAgents: z.int().min(1).max(64).optional(),
   leaseSeconds: Seconds.optional(),
   runTimeoutSeconds: Seconds.optional(),
-  timeouts: z.strictObject({ lisa: Seconds.optional(), ralph: Seconds.optional(), bart: Seconds.optional(), lovejoy: Seconds.optional(), setup: Seconds.optional() }).optional(),
+  timeouts: perRole(RUN_ROLES, Seconds).optional(),
   killGraceSeconds: z.int().min(0).max(3600).optional(),
   stallSeconds: z.int().min(0).max(86_400).optional(),
   retryLimit: z.int().min(1).max(100).optional(),
@@ -43,7 +49,9 @@ const ConfigSchema = z.strictObject({
   remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
   planner: z.enum(['lisa', 'person']).optional(),
-  usage: z.strictObject({ lisa: UsageChoice.optional(), ralph: UsageChoice.optional(), bart: UsageChoice.optional(), lovejoy: UsageChoice.optional() }).optional(),
+  worktreeRoot: z.string().trim().min(1, 'must name a folder').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
+  usage: perRole(AGENT_ROLES, UsageChoice).optional(),
+  filesAware: z.boolean().optional(),
 });
 
 export interface RunConfig {
@@ -74,8 +82,17 @@ export interface RunConfig {
   readonly prCheckSeconds?: number;
   /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
   readonly planner: 'lisa' | 'person';
+  /** Where epic and planning worktrees go (relative to the main worktree); default a sibling `<repo>.springfield/` (docs/worktrees.md). */
+  readonly worktreeRoot?: string;
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
   readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
+  /** false turns files-aware scheduling off: builders start regardless of the files of other epics' steps (docs/files.md). Default on. */
+  readonly filesAware?: boolean;
+}
+
+/** Whether files-aware scheduling is on (docs/files.md): unless the config says `"filesAware": false`. */
+export function filesAwareOf(config: RunConfig): boolean {
+  return config.filesAware !== false;
 }
 
 /** The usage reader for a role's runs, or null when its config names none. */
@@ -92,7 +109,8 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
 
 /** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */
 export function timeoutFor(config: RunConfig, role: TimedRole): number {
-  return config.timeouts[role] ?? (role === 'setup' ? 1800 : config.runTimeoutSeconds);
+  const spec: RoleSpec = ROLE_REGISTRY[role];
+  return config.timeouts[role] ?? spec.timeoutSeconds ?? config.runTimeoutSeconds;
 }
 
 /** `.springfield/config.json` beside the database file. */
@@ -107,13 +125,13 @@ export function loadRoleCommands(configPath: string): RunConfig {
     text = readFileSync(configPath, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_RUN_CONFIG;
-    throw new UsageError('invalid_config', `${configPath}: cannot read: ${(err as Error).message}`);
+    throw new UsageError('invalid_config', `${configPath}: cannot read: ${messageOf(err)}`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new UsageError('invalid_config', `${configPath}: invalid JSON: ${(err as Error).message}`);
+    throw new UsageError('invalid_config', `${configPath}: invalid JSON: ${messageOf(err)}`);
   }
   return parseRunConfig(value, configPath);
 }
@@ -145,7 +163,9 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
+    ...(c.worktreeRoot ? { worktreeRoot: c.worktreeRoot } : {}),
     ...(c.usage ? { usage: c.usage as RunConfig['usage'] } : {}),
+    ...(c.filesAware === false ? { filesAware: false } : {}),
   };
 }
 

@@ -3,14 +3,14 @@
  * epic waits out a growing backoff before each retry, and after `retryLimit` failures in a row the
  * epic is blocked (agent_failed) until a person retries. Pure: the failures come in the snapshot.
  */
-import { ROLE_NAMES } from '../epics/transitions.ts';
 import { lastAgentLine } from '../runs/agentErrors.ts';
+import { FAULT_ROLES, isRoleIn, ROLE_REGISTRY, type RunRole } from '../../shared/roles.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicSnapshot, FaultRole, RoleFaults, SchedulerConfig } from './types.ts';
 
 /** "Ralph", or "Setup" for the scheduler's own worktree setup. */
-export function faultRoleName(role: FaultRole): string {
-  return role === 'setup' ? 'Setup' : ROLE_NAMES[role];
+export function faultRoleName(role: RunRole): string {
+  return ROLE_REGISTRY[role].name;
 }
 
 /** The wait after `consecutive` failures in a row: the n-th delay, the last one repeating. */
@@ -23,7 +23,7 @@ export function backoffMs(config: SchedulerConfig, consecutive: number): number 
 /** What the action needs from the fault record: its role, or null when it starts nothing. */
 function roleOf(action: EpicAction): FaultRole | null {
   if (action.kind === 'setup') return 'setup';
-  if (action.kind === 'run' && action.role !== 'marge' && action.role !== 'lovejoy') return action.role;
+  if (action.kind === 'run' && isRoleIn(FAULT_ROLES, action.role)) return action.role;
   return null;
 }
 
@@ -67,8 +67,8 @@ export function agentFailedReason(role: FaultRole, f: RoleFaults): string {
 }
 
 /** The epic's status reason when a role's agent cannot run; `agent_unavailable:` marks a retryable block. */
-export function unavailableReason(role: FaultRole | 'lovejoy', why: string): string {
-  return `agent_unavailable: ${role === 'lovejoy' ? ROLE_NAMES.lovejoy : faultRoleName(role)} cannot run — ${why}`;
+export function unavailableReason(role: RunRole, why: string): string {
+  return `agent_unavailable: ${faultRoleName(role)} cannot run — ${why}`;
 }
 
 function agentFailedData(role: FaultRole, f: RoleFaults): Record<string, unknown> {

@@ -19,6 +19,7 @@ export const MESSAGES = {
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
   mergeApproval: "waiting for a person's approval before merge",
   pullRequestOpen: (url: string) => `pull request ${url} is open; the epic is done once it is merged there`,
+  mainDirty: (files: readonly string[]) => `verified; its merge waits: the main worktree has uncommitted changes (${files.slice(0, 3).join(', ')}${files.length > 3 ? ', …' : ''}); commit or stash them and it merges`,
   noApprovedPlan: 'ready without an approved plan',
   planBudget: (e: EpicSnapshot) =>
     `planning budget spent (${e.planIteration} of ${e.planBudget} plan iterations): re-scope, defer or raise its complexity`,

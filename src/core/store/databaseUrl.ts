@@ -7,7 +7,7 @@ const SHOWN_PARAMS = new Set(['host', 'port', 'sslmode']);
 
 /**
  * The URL as a person may be shown it: user, host, port, database, and the query's host, port and
- * sslmode; the password and every other parameter removed (docs/postgres.md, section 10).
+ * sslmode; the password and every other parameter removed (docs/postgres.md, "Credentials").
  */
 export function redactDatabaseUrl(url: string): string {
   const m = /^(postgres(?:ql)?:\/\/)(?:([^@/?#]*)@)?([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?/i.exec(url);

@@ -1,7 +1,8 @@
 /**
  * The store's public face: open a store, diagnose one, and the types of its interface. Nothing
- * here names the backend's internals; the SQLite implementation lives in ./sqlite/ and nothing
- * outside src/core/store may import it (eslint no-restricted-imports; docs/architecture.md).
+ * here names the backends' internals: the SQLite implementation lives in ./sqlite/, the PostgreSQL one
+ * in ./postgres/ (loaded lazily, from its own bundle), and nothing outside src/core/store may import
+ * either (eslint no-restricted-imports; docs/architecture.md).
  */
 import type { Clock } from '../clock.ts';
 import type { DoctorInput } from './maintenanceTypes.ts';

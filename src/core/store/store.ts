@@ -44,7 +44,7 @@ export interface Store {
    * `branch`: the branch the claimer's worktree is on; a step of an epic's plan is claimed only in
    * the epic's worktree or on its branch (store/shared/epicPlace.ts).
    * `resume`: the operation id of an earlier claim whose reply was lost (PostgreSQL only; the CLI's
-   * pending.json, docs/postgres.md section 6): the step it claimed is returned (`resumed: true`) if it
+   * pending.json, docs/postgres.md, "Failures, retries, idempotence"): the step it claimed is returned (`resumed: true`) if it
    * committed and is still this holder's; else a claim is made as usual. SQLite never gets one.
    */
   claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number; resume?: string; branch?: string | null }): Promise<ClaimResult>;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { EnvironmentError } from '../errors.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 /** A command the config names: where (`roles.ralph`, `verification[0]`) and its argument vector. */
 export interface ConfigCommand {
@@ -30,14 +31,14 @@ export function readConfigContent(path: string): ConfigContent | null {
     bytes = readFileSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new EnvironmentError('config_unreadable', `${path}: cannot read (${(err as Error).message})`);
+    throw new EnvironmentError('config_unreadable', `${path}: cannot read (${messageOf(err)})`);
   }
   const hash = createHash('sha256').update(bytes).digest('hex');
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    return { hash, commands: [], settings: [], invalid: (err as Error).message };
+    return { hash, commands: [], settings: [], invalid: messageOf(err) };
   }
   const commands: ConfigCommand[] = [];
   const settings: ConfigSetting[] = [];

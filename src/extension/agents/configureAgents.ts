@@ -1,16 +1,35 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_PRESETS, allowWrittenConfig, configPathFor, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
+import { AGENT_PRESETS, allowWrittenConfig, configPathFor, DEMO_AGENTS, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
+import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import type { StoreHost } from '../storeHost.ts';
 
-const ROLE_LABELS: Readonly<Record<PresetRole, string>> = { lisa: 'Lisa (plans)', ralph: 'Ralph (builds)', bart: 'Bart (reviews)' };
+/** "Lisa (plans)". */
+const roleLabel = (role: PresetRole): string => `${ROLE_REGISTRY[role].name} (${ROLE_REGISTRY[role].does})`;
+/** "Lisa, Ralph and Bart". */
+const PLAYERS = PRESET_ROLES.map((r) => ROLE_REGISTRY[r].name).join(', ').replace(/, ([^,]*)$/, ' and $1');
 const TEMPLATE = 'template';
 
+/** What a pick writes: a preset's commands and usage readers, or the demo agents'. */
+interface Choice {
+  readonly name: string;
+  /** "plays" (one CLI) or "play" (the demo agents). */
+  readonly verb: string;
+  readonly program: string;
+  readonly install: string;
+  readonly caveat: string | undefined;
+  readonly supported: readonly PresetRole[];
+  roles(role: PresetRole | undefined): Partial<Record<PresetRole, readonly string[]>>;
+  usage(roles: Partial<Record<PresetRole, unknown>>): Partial<Record<PresetRole, string | null>>;
+}
+
 /**
- * "Configure agents…": pick a preset (the CLIs found on PATH first) and the roles it plays, written
+ * "Configure agents…": pick a preset (the CLIs found on PATH first), or the demo agents this extension
+ * ships (no model: the stand-in agent run by the editor's runtime), and the roles it plays, written
  * into .springfield/config.json as `springfield agents use` does; or create/open the file from a template.
  */
-export async function configureAgents(host: StoreHost): Promise<void> {
+export async function configureAgents(host: StoreHost, extensionPath: string): Promise<void> {
   const location = host.location;
   if (!location) throw new UsageError('no_repo', 'open a folder inside a git repository to configure agents');
   const configPath = configPathFor(location.dbPath);
@@ -25,11 +44,19 @@ export async function configureAgents(host: StoreHost): Promise<void> {
       found: Boolean(cli?.path),
     };
   }).sort((a, b) => Number(b.found) - Number(a.found));
+  const demo = {
+    id: DEMO_AGENTS.id,
+    label: `$(beaker) ${DEMO_AGENTS.name} (${DEMO_AGENTS.summary})`,
+    description: 'try the scheduler without an agent subscription',
+    detail: 'Lisa proposes an example plan, Ralph writes a file for each step and commits it, Bart passes the review',
+    found: true,
+  };
   const pick = await vscode.window.showQuickPick([
     ...items,
     { id: '', label: '', kind: vscode.QuickPickItemKind.Separator, found: false },
+    demo,
     { id: TEMPLATE, label: '$(json) config.json template', description: existsSync(configPath) ? 'open .springfield/config.json' : 'create .springfield/config.json with every setting', found: false },
-  ], { title: 'Configure agents: which CLI plays Lisa, Ralph and Bart?', placeHolder: 'Agent CLIs found on PATH are listed first', matchOnDescription: true });
+  ], { title: `Configure agents: which CLI plays ${PLAYERS}?`, placeHolder: 'Agent CLIs found on PATH are listed first', matchOnDescription: true });
   if (!pick) return;
   if (pick.id === TEMPLATE) {
     const preset = items.find((i) => i.found)?.id ?? 'claude';
@@ -38,35 +65,57 @@ export async function configureAgents(host: StoreHost): Promise<void> {
     await vscode.window.showTextDocument(vscode.Uri.file(configPath));
     return;
   }
-  const preset = findPreset(pick.id);
-  if (!preset) return;
-  const supported = PRESET_ROLES.filter((r) => preset.roles[r]);
+  const choice = pick.id === DEMO_AGENTS.id ? demoChoice(extensionPath) : presetChoice(pick.id);
+  if (!choice) return;
+  const supported = choice.supported;
   let role: PresetRole | undefined;
   if (supported.length > 1) {
     const scope = await vscode.window.showQuickPick([
-      { label: `All roles (${supported.map((r) => ROLE_LABELS[r]).join(', ')})`, role: undefined as PresetRole | undefined },
-      ...supported.map((r) => ({ label: ROLE_LABELS[r], role: r as PresetRole | undefined })),
-    ], { title: `Configure agents: ${preset.name} plays…` });
+      { label: `All roles (${supported.map(roleLabel).join(', ')})`, role: undefined as PresetRole | undefined },
+      ...supported.map((r) => ({ label: roleLabel(r), role: r as PresetRole | undefined })),
+    ], { title: `Configure agents: ${choice.name} ${choice.verb}…` });
     if (!scope) return;
     role = scope.role;
   }
   const target = trustTargetFor(location, location.dbPath, process.env);
   const before = trustStatus(target);
-  const chosen = presetRoles(preset.id, role);
-  const written = writeRoleCommands(configPath, chosen, presetUsage(preset.id, chosen));
+  const chosen = choice.roles(role);
+  const written = writeRoleCommands(configPath, chosen, choice.usage(chosen));
   const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
   const overridden = Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
-  const roles = Object.keys(written.roles).map((r) => ROLE_LABELS[r as PresetRole]).join(', ');
+  const roles = Object.keys(written.roles).map((r) => roleLabel(r as PresetRole)).join(', ');
   const notes = [
-    ...(pick.found ? [] : [`${preset.program} is not on PATH yet: ${preset.install}.`]),
-    ...(preset.caveat ? [preset.caveat] : []),
+    ...(pick.found ? [] : [`${choice.program} is not on PATH yet: ${choice.install}.`]),
+    ...(choice.caveat ? [choice.caveat] : []),
     ...(overridden ? ['The springfield.roles setting overrides this file in this editor.'] : []),
     ...(allowed ? [] : ["The rest of the file was never allowed by you: the scheduler will show it and ask before it runs anything."]),
   ];
-  const message = `${preset.name} now plays ${roles} (.springfield/config.json).${notes.length ? ` ${notes.join(' ')}` : ''}`;
+  const message = `${choice.name} now ${choice.verb} ${roles} (.springfield/config.json).${notes.length ? ` ${notes.join(' ')}` : ''}`;
   const show = notes.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  void show(message, 'Open config.json').then((choice) => {
-    if (choice) void vscode.window.showTextDocument(vscode.Uri.file(configPath));
+  void show(message, 'Open config.json').then((answer) => {
+    if (answer) void vscode.window.showTextDocument(vscode.Uri.file(configPath));
   });
+}
+
+function presetChoice(id: string): Choice | undefined {
+  const preset = findPreset(id);
+  if (!preset) return undefined;
+  return {
+    name: preset.name, verb: 'plays', program: preset.program, install: preset.install, caveat: preset.caveat,
+    supported: PRESET_ROLES.filter((r) => preset.roles[r]),
+    roles: (role) => presetRoles(preset.id, role),
+    usage: (roles) => presetUsage(preset.id, roles),
+  };
+}
+
+/** The stand-in agent this extension ships (dist/standInAgent.cjs), run by the editor's own runtime. */
+function demoChoice(extensionPath: string): Choice {
+  const script = join(extensionPath, 'dist', DEMO_AGENTS.file);
+  return {
+    name: DEMO_AGENTS.name, verb: 'play', program: '', install: '', caveat: undefined,
+    supported: PRESET_ROLES,
+    roles: (role) => demoRoles(process.execPath, script, role),
+    usage: (roles) => Object.fromEntries(Object.keys(roles).map((r) => [r, null])),
+  };
 }

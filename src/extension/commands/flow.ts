@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { type ClaimResult, loadPlanSource, readHead, RefusedError, shortRef, startEpicInWorktree, takenOverText } from '../../core/index.ts';
+import { type ClaimResult, loadPlanSource, readHead, RefusedError, shortRef, startEpicInWorktree, takenOverText, UsageError } from '../../core/index.ts';
 import { userSetting } from '../userSettings.ts';
 import { baseName, shortDuration, stepName } from '../views/viewText.ts';
 import type { CommandContext } from './commandContext.ts';
@@ -52,8 +52,13 @@ export async function reportClaim(message: string, openIn: string | null): Promi
     void vscode.window.showInformationMessage(message);
     return;
   }
-  const choice = await vscode.window.showInformationMessage(message, 'Open in new window', 'Open here');
-  if (choice) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(openIn), { forceNewWindow: choice === 'Open in new window' });
+  await offerWorktree(message, openIn, vscode.window.showInformationMessage);
+}
+
+/** Says `message` and offers to open the worktree `path`, in a new window or this one. */
+export async function offerWorktree(message: string, path: string, show: typeof vscode.window.showInformationMessage): Promise<void> {
+  const choice = await show(message, 'Open in new window', 'Open here');
+  if (choice) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(path), { forceNewWindow: choice === 'Open in new window' });
 }
 
 /**
@@ -70,7 +75,7 @@ export async function startEpicAndClaim(ctx: CommandContext, epicId: string, cla
   let openIn: string | null = null;
   if (epic.status === 'ready') {
     const mainRoot = ctx.host.location?.mainRoot;
-    if (!mainRoot) throw new RefusedError('no_worktree', 'starting an epic needs a repository with a main worktree');
+    if (!mainRoot) throw new UsageError('no_worktree', 'starting an epic needs a repository with a main worktree');
     const started = await startEpicInWorktree(store, mainRoot, epicId, ctx.host.actor, userSetting<string>('worktrees.location', '') || undefined);
     lines.push(`Started ${epicId} in its own worktree ${baseName(started.worktree.path)} (branch ${started.worktree.branch}).`);
     openIn = started.worktree.path;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { SpringfieldError } from '../../core/index.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 /** Wraps a command handler: domain refusals become one clear message, never a stack trace. */
 export function guarded<A extends unknown[]>(fn: (...args: A) => Promise<unknown> | unknown): (...args: A) => Promise<void> {
@@ -11,7 +12,7 @@ export function guarded<A extends unknown[]>(fn: (...args: A) => Promise<unknown
         const show = err.category === 'refused' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
         void show(`Springfield: ${err.message}`);
       } else {
-        void vscode.window.showErrorMessage(`Springfield: ${err instanceof Error ? err.message : String(err)}`);
+        void vscode.window.showErrorMessage(`Springfield: ${messageOf(err)}`);
       }
     }
   };

@@ -3,6 +3,7 @@ import { type SignalDecision, UsageError } from '../../core/index.ts';
 import { runConfig } from '../editorScheduler.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
+import { isRoleIn, STARTED_ROLES } from '../../shared/roles.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 
 /** What the action was invoked on: a Signals tree row, a comment thread, or a thread's note box (a reply). */
@@ -31,7 +32,7 @@ export async function decide(ctx: CommandContext, target: SignalTarget, decision
   const t = await ctx.host.writable().decideSignal(id, decision, ctx.host.actor, note);
   await ctx.host.refresh();
   // Merging is mechanical (the scheduler does it): only agent roles can be missing.
-  const role = t.next_role === 'ralph' || t.next_role === 'lisa' || t.next_role === 'bart' ? t.next_role : null;
+  const role = isRoleIn(STARTED_ROLES, t.next_role) ? t.next_role : null;
   const hint = role && !hasAgent(ctx, role) ? ` No agent is configured for ${ROLE_NAMES[role] ?? role}, so nothing picks this up by itself: configure one, or do it yourself.` : '';
   const message = `${DONE[decision]}: ${t.epic_id} is now ${statusWord(t.to)}${note ? ' (your note is recorded)' : ''}.${hint}`;
   if (!hint) {

@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { type EpicRow, loadPlanSource, type PlanView, RefusedError, type StepView, UsageError } from '../../core/index.ts';
-import { shortDuration, stepName } from '../views/viewText.ts';
+import { baseName, shortDuration, stepName } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
-import { claimIn, leaseSeconds, reportClaim, startEpicAndClaim } from './flow.ts';
+import { claimIn, leaseSeconds, offerWorktree, reportClaim, startEpicAndClaim } from './flow.ts';
 
 function stepOf(ctx: CommandContext, row: Row | undefined): { planPath: string; anchor: string } {
   const ref = refOf(ctx, row);
@@ -64,14 +65,32 @@ export async function claimNextStep(ctx: CommandContext): Promise<void> {
   await reportClaim(message, openIn);
 }
 
+/**
+ * A step a person holds in another worktree (the epic's own, where this window's claim went:
+ * docs/lifecycle.md, "Where work happens") is worked on there. Says so and offers to open that
+ * worktree, rather than the store's refusal naming two paths; true when it did.
+ */
+async function heldElsewhere(ctx: CommandContext, planPath: string, anchor: string, doing: string): Promise<boolean> {
+  const st = stepView(ctx, planPath, anchor);
+  const owner = st?.parent_anchor ? stepView(ctx, planPath, st.parent_anchor) : st;
+  const holder = owner && (owner.status === 'claimed' || owner.status === 'in_progress') && !owner.agent ? owner.claimed_by : null;
+  if (!st || !holder || holder === ctx.host.actor.worktree || !existsSync(holder)) return false;
+  const epic = ctx.host.snapshot?.epics.find((e) => e.worktree_path === holder);
+  const where = epic ? `${baseName(holder)}, the worktree where ${epic.id} is built` : baseName(holder);
+  await offerWorktree(`${stepName(st.number)} (${st.title}) is held in ${where}, not in this window's ${baseName(ctx.host.actor.worktree)}: ${doing} it there.`, holder, vscode.window.showWarningMessage);
+  return true;
+}
+
 export async function startStep(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
+  if (await heldElsewhere(ctx, planPath, anchor, 'start')) return;
   await ctx.host.writable().start(planPath, anchor, ctx.host.actor);
   await ctx.host.refresh();
 }
 
 export async function heartbeatStep(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
+  if (await heldElsewhere(ctx, planPath, anchor, 'renew')) return;
   const r = await ctx.host.writable().heartbeat(planPath, anchor, ctx.host.actor, { leaseSeconds: leaseSeconds() });
   await ctx.host.refresh();
   const st = stepView(ctx, planPath, anchor);
@@ -84,6 +103,7 @@ export async function heartbeatStep(ctx: CommandContext, row?: Row): Promise<voi
  */
 export async function completeStep(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
+  if (await heldElsewhere(ctx, planPath, anchor, 'complete')) return;
   const store = ctx.host.writable();
   const source = loadPlanSource(ctx.host.actor.worktree, planPath);
   try {

@@ -1,7 +1,7 @@
 import { isDatabaseUrl } from '../../core/index.ts';
 import { type Inspected, userValue } from './userValue.ts';
 
-/** Where this window's store is, as the environment and the user's settings say (docs/postgres.md, section 1). */
+/** Where this window's store is, as the environment and the user's settings say (docs/postgres.md, "Choosing the backend"). */
 export interface EditorDatabase {
   /** The PostgreSQL URL, or undefined for the repository's SQLite file. Never shown: it may hold a password. */
   readonly url: string | undefined;

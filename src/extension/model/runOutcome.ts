@@ -2,10 +2,10 @@
  * The one line an agent's terminal keeps after its run (docs/editor-scheduler.md): outcome, exit
  * code, duration and what changed in the store and the worktree. No vscode here: tested in plain Node.
  */
-import { execFile } from 'node:child_process';
-import type { RunView } from '../../core/index.ts';
+import { commitsBetween, type RunView } from '../../core/index.ts';
 import { SIGNAL_WORDS, shortDuration, statusWord, stepName } from '../views/viewText.ts';
 import type { Snapshot } from './snapshot.ts';
+import { roleSpec } from '../../shared/roles.ts';
 
 export interface RunOutcome {
   readonly ok: boolean;
@@ -40,16 +40,18 @@ function changes(s: Snapshot | undefined, run: RunView, commits: RunCommits | nu
     const step = s?.plans.find((p) => p.plan_path === run.plan_path)?.steps.flatMap((st) => [st, ...st.substeps]).find((st) => st.anchor === run.step_anchor);
     if (step) out.push(`${stepName(step.number)} ${step.status === 'pending' ? 'released (pending)' : statusWord(step.status)}`);
   }
-  if (run.role === 'lisa' && run.epic_id) {
+  // What the run's rule expects of it (src/shared/roles.ts): a plan proposed, a signal recorded, commits.
+  const spec = roleSpec(run.role);
+  if (spec?.rule === 'planning' && run.epic_id) {
     const proposed = s?.awaitingApproval.get(run.epic_id);
     out.push(proposed && proposed.created_at >= run.started_at ? `plan version ${proposed.version} proposed, waiting for approval` : 'no plan proposed');
   }
-  if (run.role === 'bart' && run.epic_id) {
+  if (spec?.rule === 'reviewing' && run.epic_id) {
     const signal = s?.signals.filter((x) => x.epic_id === run.epic_id && x.created_at >= run.started_at).at(-1);
     out.push(signal ? `signal: ${SIGNAL_WORDS[signal.type] ?? signal.type}` : 'no signal recorded');
   }
   // A builder's commits are the point of his run; a planner or reviewer commits nothing unless something is off.
-  if (commits && (commits.count > 0 || run.role === 'ralph')) {
+  if (commits && (commits.count > 0 || (spec?.rule === 'building' && spec.kind === 'agent'))) {
     out.push(commits.count === 0 ? 'no commits' : `${commits.count} commit${commits.count === 1 ? '' : 's'}${commits.head ? ` (${commits.head.slice(0, 7)})` : ''}`);
   }
   return out;
@@ -61,12 +63,8 @@ function oneLine(text: string): string {
 }
 
 /** Commits from `before` to `after` in the worktree; null when git cannot tell (a head gone, no git). */
-export function countCommits(cwd: string, before: string, after: string): Promise<RunCommits | null> {
-  if (before === after) return Promise.resolve({ count: 0, head: after });
-  return new Promise((resolve) => {
-    execFile('git', ['rev-list', '--count', `${before}..${after}`], { cwd, encoding: 'utf8' }, (err, stdout) => {
-      const count = Number(stdout.trim());
-      resolve(err || !Number.isFinite(count) ? null : { count, head: after });
-    });
-  });
+export async function countCommits(cwd: string, before: string, after: string): Promise<RunCommits | null> {
+  if (before === after) return { count: 0, head: after };
+  const count = await commitsBetween(cwd, before, after, process.env);
+  return count === null ? null : { count, head: after };
 }

@@ -1,4 +1,5 @@
 import type { EpicRow, PlanView, RunView, SignalView, Store } from '../../core/index.ts';
+import { roleSpec } from '../../shared/roles.ts';
 
 /** Everything the views show, read in one go from the store (no vscode here: tested in plain Node). */
 export interface Snapshot {
@@ -43,6 +44,6 @@ export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boo
     approved,
     started: s.epics.some((e) => e.status !== 'planned' && e.status !== 'ready' && e.status !== 'deferred') || s.plans.some((p) => p.steps.some((st) => st.status !== 'pending')),
     loosePlan: s.plans.some((p) => p.epic_id === null),
-    agentsRan: s.runs.some((r) => r.role !== 'setup'),
+    agentsRan: s.runs.some((r) => roleSpec(r.role)?.kind !== 'scheduler'),
   };
 }

@@ -1,7 +1,8 @@
 import { buildBudget, COMPLEXITY_POLICY, type EpicRow, isRetryable, type PlanView, type RunView, type StepView } from '../../core/index.ts';
 import type { Snapshot } from '../model/snapshot.ts';
-import { ago, baseName, holderName, leaseLeft, md, progressBar, ROLE_NAMES, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './viewText.ts';
+import { ago, baseName, holderName, leaseLeft, md, progressBar, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './viewText.ts';
 import type { TreeNode } from './nodes.ts';
+import { roleSpec } from '../../shared/roles.ts';
 
 const EPIC_ICONS: Readonly<Record<string, { id: string; color?: string }>> = {
   planned: { id: 'circle-outline' },
@@ -189,14 +190,14 @@ export function agentsRoot(s: Snapshot): TreeNode[] {
       return { text: `${outcome} · ${t.text}`, nextMs: t.nextMs };
     };
     return {
-      id: `run:${r.id}`, kind: 'run', label: [ROLE_NAMES[r.role] ?? (r.role === 'setup' ? 'Setup' : r.role), r.epic_id, step].filter(Boolean).join(' · '),
+      id: `run:${r.id}`, kind: 'run', label: [roleSpec(r.role)?.name ?? r.role, r.epic_id, step].filter(Boolean).join(' · '),
       description: describe(s.now).text, live: describe,
-      icon: running ? { id: r.role === 'bart' ? 'eye' : r.role === 'setup' ? 'gear' : 'terminal', color: 'charts.blue' }
+      icon: running ? { id: roleSpec(r.role)?.runningIcon ?? 'terminal', color: 'charts.blue' }
         : { id: ok ? 'pass' : r.status === 'timed_out' ? 'watch' : 'error', color: ok ? 'testing.iconPassed' : 'charts.red' },
       contextValue: `run:${r.status}`, collapsible: 'none', ref: { runId: r.id, epicId: r.epic_id ?? undefined, planPath: r.plan_path ?? undefined, anchor: r.step_anchor ?? undefined },
       tooltip: () => [
         `\`${md(r.command)}\``,
-        `In ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')}${iteration ? ` · ${r.role === 'lisa' ? 'plan ' : 'build '}${iteration}` : ''} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
+        `In ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')}${iteration ? ` · ${roleSpec(r.role)?.rule === 'planning' ? 'plan ' : 'build '}${iteration}` : ''} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
         running ? '' : `**${outcome}**${r.outcome_reason ? ` — ${md(r.outcome_reason)}` : ''}`,
         tail && !ok ? '```\n' + tail + '\n```' : '',
       ].filter(Boolean).join('\n\n'),
@@ -209,7 +210,8 @@ export function agentsRoot(s: Snapshot): TreeNode[] {
  * Lisa the plan iteration her run writes (her first run writes plan 1) against the planning budget.
  */
 function iterationText(r: RunView, epic: EpicRow | undefined): string {
-  if (!epic || r.role === 'setup') return '';
-  if (r.role === 'lisa') return `iteration ${r.iteration + 1}/${COMPLEXITY_POLICY[epic.complexity].planIterations}`;
+  const spec = roleSpec(r.role);
+  if (!epic || spec?.kind === 'scheduler') return '';
+  if (spec?.rule === 'planning') return `iteration ${r.iteration + 1}/${COMPLEXITY_POLICY[epic.complexity].planIterations}`;
   return `iteration ${r.iteration}/${buildBudget(epic)}`;
 }

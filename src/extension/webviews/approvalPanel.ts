@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { approveWithHandoff, describeDrift, handoffCopyPath, handoffFileName, holderName, parsePlan, type PlanStructure, SpringfieldError } from '../../core/index.ts';
+import { approveWithHandoff, describeDrift, handoffCopyPath, handoffFileName, holderName, parsePlan, type PlanStructure } from '../../core/index.ts';
 import type { ApprovalData, FromWebview } from '../../protocol/messages.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { PanelHost } from './panelHost.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 /** Starts an approved epic (and claims its first step when asked); returns what happened, line by line. */
 export type StartEpic = (epicId: string, claim: boolean) => Promise<string[]>;
@@ -39,7 +40,7 @@ export class ApprovalPanel extends PanelHost {
     try {
       this.post({ type: 'approval', data: await approvalData(this.host, this.epicId) });
     } catch (err) {
-      this.post({ type: 'result', requestId: 0, ok: false, message: err instanceof Error ? err.message : String(err), lines: [] });
+      this.post({ type: 'result', requestId: 0, ok: false, message: messageOf(err), lines: [] });
     }
   }
 
@@ -59,7 +60,7 @@ export class ApprovalPanel extends PanelHost {
       if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1), version });
       else this.post({ type: 'result', requestId: message.requestId, ok: false, message: 'Cancelled', lines: [], version });
     } catch (err) {
-      const text = err instanceof SpringfieldError ? err.message : err instanceof Error ? err.message : String(err);
+      const text = messageOf(err);
       this.post({ type: 'result', requestId: message.requestId, ok: false, message: text, lines: [] });
     }
     await this.host.refresh();

@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 
 declare const SUITE_FIXTURE: string;
 
-interface Fixture { node: string; cli: string; root: string; epic: string; plan: string }
+/** `root`: the main worktree; `worktree`: the epic's own, which this window has open. */
+interface Fixture { node: string; cli: string; root: string; worktree: string; epic: string; plan: string }
 interface StepJson { anchor: string; status: string; claimed_by: string | null; agent: string | null; items: { status: string }[] }
 
 const fx = JSON.parse(SUITE_FIXTURE) as Fixture;
@@ -58,7 +59,7 @@ export async function run(): Promise<void> {
 
   assert.match(await invoke('springfield_claim_next_step', { plan: fx.plan }), /Claimed step-1/);
   let s = await step();
-  assert.deepEqual([s.status, s.claimed_by, s.agent], ['claimed', fx.root, 'vscode-agent'], 'claimed for this window\'s worktree as the editor agent');
+  assert.deepEqual([s.status, s.claimed_by, s.agent], ['claimed', fx.worktree, 'vscode-agent'], 'claimed for this window\'s worktree (the epic\'s) as the editor agent');
 
   assert.match(await invoke('springfield_context', {}), new RegExp(`## Epic ${fx.epic}: [\\s\\S]*## Step step-1: `), 'the context of the step this worktree holds');
 
@@ -66,7 +67,7 @@ export async function run(): Promise<void> {
   s = await step();
   assert.deepEqual(s.items.map((i) => i.status), ['completed', 'completed']);
 
-  writeFileSync(join(fx.root, 'hello.txt'), 'hello from the editor agent\n');
+  writeFileSync(join(fx.worktree, 'hello.txt'), 'hello from the editor agent\n');
   assert.match(await invoke('springfield_commit_step', { message: 'Say hello' }), /Committed [0-9a-f]{12} and completed step-1/);
   s = await step();
   assert.equal(s.status, 'completed');

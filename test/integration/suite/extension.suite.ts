@@ -13,7 +13,8 @@ interface Fixture {
   node: string;
   cli: string;
   root: string;
-  worktrees: Record<string, string>;
+  /** Where the started epics are built (their own worktrees): their agents' CLI calls run there. */
+  epicWorktrees: { cache: string; typo: string };
   epics: { cache: string; search: string; typo: string };
   loosePlan: string;
 }
@@ -171,7 +172,7 @@ export async function run(): Promise<void> {
   console.log(`springfield-suite: ${contributes.commands.length} commands and ${views.length} views registered`);
 
   // springfield.refresh: a write by another process is in the snapshot once the command resolves.
-  const beat = await cli<{ lease_expires_at: string }>(fx.worktrees['ralph-b'] as string, ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '3000'], 'ralph-b');
+  const beat = await cli<{ lease_expires_at: string }>(fx.epicWorktrees.cache, ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '3000'], 'ralph-b');
   await within(10_000, 'springfield.refresh', vscode.commands.executeCommand('springfield.refresh'));
   const step3 = api.snapshot()?.plans.find((p) => p.plan_path === 'plans/cache.md')?.steps.find((s) => s.anchor === 'step-3');
   assert.equal(step3?.lease_expires_at, beat.lease_expires_at, 'refresh shows the heartbeat written by the CLI');

@@ -1,5 +1,5 @@
 /**
- * The tables `springfield migrate` copies and compares (docs/postgres.md, section 9), in dependency
+ * The tables `springfield migrate` copies and compares (docs/postgres.md, "springfield migrate: to PostgreSQL and back"), in dependency
  * order, with the columns both backends share. Left out: `repo_id` and the host columns (PostgreSQL
  * only), PostgreSQL's `events.op_id` and `events.xid`, and SQLite's `plan_files.source` (the bytes a
  * step command compares to skip a parse: a cache that the next step command fills again).

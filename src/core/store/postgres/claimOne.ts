@@ -77,7 +77,7 @@ interface ClaimRow {
 }
 
 /**
- * claimNext in one round trip (docs/postgres.md, section 5): the plan's lock, then one statement that
+ * claimNext in one round trip (docs/postgres.md, "Concurrency"): the plan's lock, then one statement that
  * checks the plan and its epic, locks the first claimable step, claims it with its substeps, reopens a
  * reclaimed step's items and logs the event. Null when it claimed nothing: the caller then runs the
  * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before.
@@ -100,7 +100,7 @@ export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, l
 
 /**
  * The claim operation `op` made for this holder, rebuilt from its event and the step, or null when it
- * committed nothing (its reply was lost: docs/postgres.md, section 6). Counts are as they are now.
+ * committed nothing (its reply was lost: docs/postgres.md, "Failures, retries, idempotence"). Counts are as they are now.
  * With `held`, also null unless the step is still this holder's under that claim's token.
  */
 export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: Actor, held = false): Promise<Claimed | null> {

@@ -22,7 +22,7 @@ export const itemsPg: PgMethods<ItemsPort> = {
 
 /**
  * The artifact operation `op` recorded on `anchor` for this holder, from its event; null when it
- * committed nothing (its reply was lost: docs/postgres.md, section 6).
+ * committed nothing (its reply was lost: docs/postgres.md, "Failures, retries, idempotence").
  */
 export async function findArtifact(tx: Tx, op: string, plan: string, anchor: string, actor: Actor): Promise<ArtifactResult | null> {
   const row = await opEvent(tx, op, actor, 'artifact', 'record', { plan_path: plan, step_anchor: anchor });

@@ -1,4 +1,4 @@
-import { EnvironmentError, OutcomeUnknownError, RefusedError, SpringfieldError, UsageError } from '../../errors.ts';
+import { EnvironmentError, errorFor, isErrorCode, OutcomeUnknownError, SpringfieldError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import type { StoreSettings } from '../index.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
@@ -7,7 +7,7 @@ type Loaded = Store & { schemaVersion(): Promise<number> };
 
 /**
  * The PostgreSQL store, loaded on its first operation: node-postgres and the backend are imported
- * only when a URL is set, so the SQLite path's start-up does not pay for them (docs/postgres.md, section 12).
+ * only when a URL is set, so the SQLite path's start-up does not pay for them (docs/postgres.md, "The driver: pg (node-postgres)").
  */
 export function openPostgresLazily(settings: StoreSettings): Loaded {
   if (!settings.repository || !settings.host) {
@@ -53,10 +53,7 @@ export function openPostgresLazily(settings: StoreSettings): Loaded {
 export function ownError(err: unknown): unknown {
   if (err instanceof SpringfieldError || !(err instanceof Error)) return err;
   const e = err as Error & { category?: unknown; code?: unknown; op?: unknown };
-  if (typeof e.code !== 'string') return err;
+  if (!isErrorCode(e.code)) return err;
   if (e.category === 'environment' && typeof e.op === 'string') return new OutcomeUnknownError(e.op, e.message);
-  if (e.category === 'refused') return new RefusedError(e.code, e.message);
-  if (e.category === 'usage') return new UsageError(e.code, e.message);
-  if (e.category === 'environment') return new EnvironmentError(e.code, e.message);
-  return err;
+  return errorFor(e.code, e.message);
 }

@@ -52,7 +52,7 @@ export const planVersionsPg: PgMethods<PlanVersionsPort> = {
 /**
  * The version operation `op` proposed for `epicId` from this plan file, with these contents, for this
  * holder, rebuilt from its event; null when it committed none (its reply was lost: docs/postgres.md,
- * section 6). Its planning iteration is the epic's count of versions up to it (each proposal adds one).
+ * "Failures, retries, idempotence"). Its planning iteration is the epic's count of versions up to it (each proposal adds one).
  */
 export async function findProposal(tx: Tx, op: string, epicId: string, plan: ProposedPlan, actor: Actor): Promise<ProposeResult | null> {
   const hash = planHash(plan.plan);

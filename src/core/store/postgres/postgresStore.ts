@@ -23,7 +23,7 @@ import { watchRepository } from './watch.ts';
  * transaction over this repository's port (rows scoped by the repository id, holders named by host,
  * lease times from the server's clock, claims with FOR UPDATE SKIP LOCKED). Beyond them: a claim and
  * a plain completion in one round trip when they can (claimOne.ts, completeOne.ts), and writes whose
- * reply was lost looked up by their operation id (section 6).
+ * reply was lost looked up by their operation id (docs/postgres.md, "Failures, retries, idempotence").
  */
 export class PostgresCore extends OperationStore {
   private readonly session: Session;
@@ -73,7 +73,7 @@ export class PostgresCore extends OperationStore {
 
   /**
    * A write an earlier process sent and lost the reply of, handed over by its operation id `resume`
-   * (docs/postgres.md, section 6): what it committed, found by `find` after its backend is ended, with
+   * (docs/postgres.md, "Failures, retries, idempotence"): what it committed, found by `find` after its backend is ended, with
    * `resumed: true`; when it committed nothing (or there is no id), `write` does it now. The server
    * still away: OutcomeUnknownError with the same id, and nothing is written.
    */
@@ -85,7 +85,7 @@ export class PostgresCore extends OperationStore {
     return write();
   }
 
-  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, section 5). */
+  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, "Concurrency"). */
   override claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {}): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     const branch = options.branch ?? null;
@@ -101,7 +101,7 @@ export class PostgresCore extends OperationStore {
     if (direct === null) return super.complete(source, anchor, actor, options);
     if (direct.remaining_steps > 0 || direct.plan_completed) return direct;
     // Nothing open and not marked by this completion: another marked it, or the reply was lost between the
-    // COMMIT and the mark after it (docs/postgres.md, section 5). Make sure; report it only if this marked it.
+    // COMMIT and the mark after it (docs/postgres.md, "Concurrency"). Make sure; report it only if this marked it.
     const marked = await this.write('completing', (port) => markPlanDone(port, actor, source.planPath, anchor));
     return marked ? { ...direct, plan_completed: true } : direct;
   }

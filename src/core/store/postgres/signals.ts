@@ -40,7 +40,7 @@ export const signalsPg: PgMethods<SignalsPort> = {
 /**
  * The signal operation `op` recorded on `epicId` for this holder — the same type, summary and whether
  * it awaits a person — with the transition it applied, rebuilt from its events; null when it committed
- * none (its reply was lost: docs/postgres.md, section 6). A different signal is not this one.
+ * none (its reply was lost: docs/postgres.md, "Failures, retries, idempotence"). A different signal is not this one.
  */
 export async function findSignal(tx: Tx, op: string, epicId: string, type: SignalType, summary: string, actor: Actor, awaitPerson: boolean): Promise<SignalResult | null> {
   const row = await opEvent(tx, op, actor, 'signal', 'record', { epic_id: epicId, to_status: type, reason: summary.trim(), "data->>'awaiting_person'": String(awaitPerson) });
