@@ -1,5 +1,6 @@
 import type { EpicVerificationPort, Marker, VerificationRow } from '../shared/epicVerification.ts';
 import type { PgMethods } from './port.ts';
+import { BUILDING_ROLE_SQL } from '../shared/roleSql.ts';
 
 /** What an epic's verification is read from (shared/epicVerification.ts). */
 export const epicVerificationPg: PgMethods<EpicVerificationPort> = {
@@ -12,7 +13,7 @@ export const epicVerificationPg: PgMethods<EpicVerificationPort> = {
       WHERE repo_id = $1 AND epic_id = $2 AND created_at >= coalesce($3::timestamptz, '-infinity') ORDER BY id DESC`, [this.tx.repo, epicId, since]);
   },
   async lastBuildEnd(epicId) {
-    return (await this.tx.q<{ at: string | null }>(`SELECT max(ended_at) AS at FROM runs WHERE repo_id = $1 AND epic_id = $2 AND role = 'ralph' AND ended_at IS NOT NULL
+    return (await this.tx.q<{ at: string | null }>(`SELECT max(ended_at) AS at FROM runs WHERE repo_id = $1 AND epic_id = $2 AND role = ${BUILDING_ROLE_SQL} AND ended_at IS NOT NULL
       AND (status = 'succeeded' OR (head_after IS NOT NULL AND head_after IS DISTINCT FROM head_before))`, [this.tx.repo, epicId]))[0]?.at ?? null;
   },
 };

@@ -1,6 +1,7 @@
 import type { EpicReport, Retrospective } from '../epicTypes.ts';
 import type { RecordsPort } from '../shared/records.ts';
 import type { PgMethods } from './port.ts';
+import { SESSION_ROLES_SQL } from '../shared/roleSql.ts';
 
 /** What a finished epic's retrospective and summary read (shared/records.ts). */
 export const recordsPg: PgMethods<RecordsPort> = {
@@ -10,7 +11,7 @@ export const recordsPg: PgMethods<RecordsPort> = {
         (SELECT min(at) FROM events WHERE repo_id = $1 AND epic_id = $2 AND entity = 'epic' AND action = 'plan_approved') AS approved,
         (SELECT count(*) FROM plan_versions WHERE repo_id = $1 AND epic_id = $2)::int AS versions`, E))[0];
     return {
-      sessions: await this.tx.q<{ role: string; n: number }>(`SELECT role, count(*)::int AS n FROM runs WHERE repo_id = $1 AND epic_id = $2 AND role IN ('lisa', 'ralph', 'bart', 'lovejoy')
+      sessions: await this.tx.q<{ role: string; n: number }>(`SELECT role, count(*)::int AS n FROM runs WHERE repo_id = $1 AND epic_id = $2 AND role IN (${SESSION_ROLES_SQL})
         GROUP BY role ORDER BY role COLLATE "C"`, E),
       failedRuns: await this.tx.q<Retrospective['failed_runs'][number]>(`SELECT id, role, step_anchor, status AS outcome, outcome_reason AS reason FROM runs
         WHERE repo_id = $1 AND epic_id = $2 AND status NOT IN ('succeeded', 'running') ORDER BY id`, E),

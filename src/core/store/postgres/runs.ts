@@ -1,9 +1,10 @@
 import type { AgentRunPort } from '../shared/agentRun.ts';
 import type { RunsPort } from '../shared/runs.ts';
 import type { RunRow } from '../shared/schedulerSnapshot.ts';
-import { SETUP_ROLE, type RunView, type UsageByRole, type VerificationEntry, type VerificationView } from '../runTypes.ts';
+import { type RunView, type UsageByRole, type VerificationEntry, type VerificationView } from '../runTypes.ts';
 import type { PgMethods } from './port.ts';
 import type { Tx } from './session.ts';
+import { SESSION_ROLES_SQL } from '../shared/roleSql.ts';
 
 /** A run as SQLite's `SELECT *` gives it (`command` is jsonb here, text there). */
 const RUN_COLUMNS = `id, epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, status, started_at, ended_at, exit_code,
@@ -86,7 +87,7 @@ export const runsPg: PgMethods<RunsPort & AgentRunPort> = {
   },
   sessionRows(epicId) {
     return this.tx.q<{ epic_id: string; role: string; n: number }>(`SELECT epic_id, role, count(*)::int AS n FROM runs
-      WHERE repo_id = $1 AND epic_id IS NOT NULL AND role <> '${SETUP_ROLE}' ${epicId ? 'AND epic_id = $2' : ''} GROUP BY epic_id, role ORDER BY epic_id`, epicId ? [this.tx.repo, epicId] : [this.tx.repo]);
+      WHERE repo_id = $1 AND epic_id IS NOT NULL AND role IN (${SESSION_ROLES_SQL}) ${epicId ? 'AND epic_id = $2' : ''} GROUP BY epic_id, role ORDER BY epic_id`, epicId ? [this.tx.repo, epicId] : [this.tx.repo]);
   },
   async insertVerifications(entries) {
     if (entries.length === 0) return;

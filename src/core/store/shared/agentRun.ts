@@ -8,6 +8,7 @@ import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
 import { assertHolder, requireClaim } from './rows.ts';
 import { finishRun, startRun } from './runs.ts';
+import { PLANNING_ROLE } from '../../../shared/roles.ts';
 
 export interface AgentRunPort {
   /** The plan file of the epic's latest proposed version, if any. */
@@ -34,7 +35,7 @@ export function* beginAgentRun(port: StorePort, input: AgentRunInput): Op<AgentR
   }
   agent ??= input.role;
   const run = yield* startRun(port, {
-    epicId: epic.id, planPath, stepAnchor, role: input.role, iteration: input.role === 'lisa' ? epic.plan_iteration : epic.iteration,
+    epicId: epic.id, planPath, stepAnchor, role: input.role, iteration: input.role === PLANNING_ROLE ? epic.plan_iteration : epic.iteration,
     worktree: actor.worktree, agentId: agent, command: input.command, pid: input.pid,
     claimToken: holder.token ?? null, headBefore: input.headBefore, launchId: input.launchId,
   }, actor);
@@ -44,6 +45,6 @@ export function* beginAgentRun(port: StorePort, input: AgentRunInput): Op<AgentR
 /** A launch that never recorded its run: recorded now, at the epic's current iteration, and finished as it ended. */
 export function* recordFailedLaunch(port: StorePort, run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Op<RunView> {
   const epic = yield* requireEpic(port, run.epicId);
-  const row = yield* startRun(port, { ...run, iteration: run.role === 'lisa' ? epic.plan_iteration : epic.iteration }, actor);
+  const row = yield* startRun(port, { ...run, iteration: run.role === PLANNING_ROLE ? epic.plan_iteration : epic.iteration }, actor);
   return yield* finishRun(port, row.id, end, actor);
 }

@@ -12,6 +12,7 @@ import { call, type Io, type Op } from './op.ts';
 import { planningNotes } from './planningNotes.ts';
 import type { StorePort } from './port.ts';
 import { showPlans } from './queries.ts';
+import { PLANNING_ROLE } from '../../../shared/roles.ts';
 
 /** A note in a context's decisions: an artifact of the step or an event of the epic with a reason. */
 export interface DecisionNote {
@@ -136,7 +137,7 @@ function epicSummary(e: EpicRow): NonNullable<ContextView['epic']> {
   return {
     id: e.id, title: e.title, status: e.status, status_reason: e.status_reason, priority: e.priority, complexity: e.complexity,
     iteration: e.iteration, plan_iteration: e.plan_iteration, build_budget: buildBudget(e), plan_budget: COMPLEXITY_POLICY[e.complexity].planIterations,
-    next_role: isRetryable(e) ? 'person' : e.status === 'planned' ? 'lisa' : row?.nextRole ?? null, allowed_events: allowedEvents(e.status),
+    next_role: isRetryable(e) ? 'person' : e.status === 'planned' ? PLANNING_ROLE : row?.nextRole ?? null, allowed_events: allowedEvents(e.status),
   };
 }
 

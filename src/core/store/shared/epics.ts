@@ -13,6 +13,7 @@ import type { Actor } from '../types.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
+import { PLANNING_ROLE } from '../../../shared/roles.ts';
 
 /** An epic event as the retry rule reads it (newest first). */
 export interface BlockEvent {
@@ -55,7 +56,7 @@ export function* requireEpic(port: StorePort, id: string, lock = false): Op<Epic
 export function* createEpic(port: StorePort, input: NewEpic, actor: Actor): Op<EpicRow> {
   if (input.title.trim() === '') throw refuse.missingTitle();
   const complexity = input.complexity ?? detectComplexity(input.title, input.brief);
-  const planner = input.planner ?? 'lisa';
+  const planner = input.planner ?? PLANNING_ROLE;
   // An id the insert finds taken is drawn again; as newEpicId does with ids it is told exist, five
   // collisions at one length move on to the next (4, 5, then 6 hex digits), then it gives up.
   const taken = new Set<string>();

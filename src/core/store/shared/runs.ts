@@ -3,7 +3,7 @@
  * with its outcome, which releases the step it still holds and counts a non-success against the build
  * budget; a run whose supervisor is gone is lost. Verification results are stored per pass.
  */
-import { AGENT_ROLES, type AgentRole } from '../../../shared/roles.ts';
+import { AGENT_ROLES, type AgentRole, BUILDING_ROLE } from '../../../shared/roles.ts';
 import type { NewRun, ProgressMarks, RunEnd, RunUsage, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
 import type { Actor } from '../types.ts';
 import { releaseClaim, reopenCompleted } from './claims.ts';
@@ -113,7 +113,7 @@ function* outcomeOf(port: StorePort, run: RunView, end: RunEnd): Op<Outcome> {
   const ended = processOutcome(end);
   if (ended) return ended;
   if (!end.marks || !run.epic_id) return { status: 'succeeded', reason: null };
-  const completed = run.role === 'ralph' && run.plan_path !== null && run.step_anchor !== null
+  const completed = run.role === BUILDING_ROLE && run.plan_path !== null && run.step_anchor !== null
     && (yield* call(port.findStep(run.plan_path, run.step_anchor)))?.status === 'completed';
   const committed = end.headAfter != null && run.head_before != null && end.headAfter !== run.head_before;
   return progressOutcome(run.role, run.step_anchor, end.marks, yield* call(port.progressMarks(run.epic_id, run.plan_path, run.step_anchor)), { completed, committed });

@@ -3,7 +3,7 @@ import { buildBudget, COMPLEXITY_POLICY } from '../../epics/complexity.ts';
 import type { Role } from '../../epics/transitions.ts';
 import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../../scheduler/types.ts';
 import type { EpicRow } from '../epicTypes.ts';
-import type { RunView } from '../runTypes.ts';
+import { SETUP_ROLE, type RunView } from '../runTypes.ts';
 import { epicMarkers, epicVerification } from './epicVerification.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
@@ -48,7 +48,7 @@ export function* schedulerSnapshot(port: StorePort): Op<SchedulerSnapshot> {
   for (const e of yield* call(port.listEpics())) if (e.status !== 'done') epics.push(yield* epicSnapshot(port, e));
   const runs = (yield* call(port.runningRuns(1000))).map((r) => {
     const mine = port.host === null || r.host === port.host;
-    return { id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role | 'setup', startedAt: r.started_at, pid: mine ? r.pid : null, agentPid: mine ? r.agent_pid : null };
+    return { id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role | typeof SETUP_ROLE, startedAt: r.started_at, pid: mine ? r.pid : null, agentPid: mine ? r.agent_pid : null };
   });
   return { epics, runs };
 }

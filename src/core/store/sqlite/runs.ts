@@ -1,8 +1,9 @@
 import type { AgentRunPort } from '../shared/agentRun.ts';
 import type { RunsPort } from '../shared/runs.ts';
 import type { RunRow } from '../shared/schedulerSnapshot.ts';
-import { SETUP_ROLE, type RunView, type UsageByRole, type VerificationView } from '../runTypes.ts';
+import { type RunView, type UsageByRole, type VerificationView } from '../runTypes.ts';
 import type { SqliteMethods } from './port.ts';
+import { SESSION_ROLES_SQL } from '../shared/roleSql.ts';
 
 /** Agent runs and verification results (shared/runs.ts, shared/agentRun.ts); pids are of this machine, where the database lives. */
 export const runsSql: SqliteMethods<RunsPort & AgentRunPort> = {
@@ -64,7 +65,7 @@ export const runsSql: SqliteMethods<RunsPort & AgentRunPort> = {
         GROUP BY epic_id, role ORDER BY epic_id, role`).all(...(epicId ? [{ epic: epicId }] : [])) as UsageByRole[];
   },
   sessionRows(epicId) {
-    return this.db.prepare(`SELECT epic_id, role, COUNT(*) AS n FROM runs WHERE epic_id IS NOT NULL AND role != '${SETUP_ROLE}' ${epicId ? 'AND epic_id = ?' : ''}
+    return this.db.prepare(`SELECT epic_id, role, COUNT(*) AS n FROM runs WHERE epic_id IS NOT NULL AND role IN (${SESSION_ROLES_SQL}) ${epicId ? 'AND epic_id = ?' : ''}
       GROUP BY epic_id, role ORDER BY epic_id`).all(...(epicId ? [epicId] : [])) as { epic_id: string; role: string; n: number }[];
   },
   insertVerifications(entries) {

@@ -2,6 +2,7 @@ import { FAULT_ROLES, type FaultRole } from '../../scheduler/types.ts';
 import type { EndedRun, RunRow, SchedulerPort } from '../shared/schedulerSnapshot.ts';
 import type { SqliteMethods } from './port.ts';
 import { cached, type Database } from './sqlite.ts';
+import { BUILDING_ROLE_SQL, REVIEWING_ROLE_SQL, SETUP_ROLE_SQL } from '../shared/roleSql.ts';
 
 /** What the scheduler's snapshot reads per epic (shared/schedulerSnapshot.ts): statements kept prepared, a dozen per epic. */
 export const schedulerSql: SqliteMethods<SchedulerPort> = {
@@ -9,13 +10,13 @@ export const schedulerSql: SqliteMethods<SchedulerPort> = {
     const one = (sql: string, ...args: unknown[]): unknown => cached(this.db, sql).pluck().get(...args);
     return {
       // Latest first on idx_runs_epic, stopping at the first match (MAX() with a condition reads them all).
-      last_ralph_success: (one(`SELECT ended_at FROM runs WHERE epic_id = ? AND role = 'ralph' AND ended_at IS NOT NULL AND status = 'succeeded'
+      last_ralph_success: (one(`SELECT ended_at FROM runs WHERE epic_id = ? AND role = ${BUILDING_ROLE_SQL} AND ended_at IS NOT NULL AND status = 'succeeded'
         ORDER BY ended_at DESC LIMIT 1`, e.id) as string | undefined) ?? null,
       signals_this_iteration: iterationStart === null ? 0 : Number(one('SELECT COUNT(*) FROM signals WHERE epic_id = ? AND created_at >= ?', e.id, iterationStart)),
-      bart_runs: iterationStart === null ? 0 : Number(one(`SELECT COUNT(*) FROM runs WHERE epic_id = ? AND role = 'bart' AND ended_at IS NOT NULL AND started_at >= ?`, e.id, iterationStart)),
+      bart_runs: iterationStart === null ? 0 : Number(one(`SELECT COUNT(*) FROM runs WHERE epic_id = ? AND role = ${REVIEWING_ROLE_SQL} AND ended_at IS NOT NULL AND started_at >= ?`, e.id, iterationStart)),
       awaiting_approval: one(`SELECT 1 FROM plan_versions WHERE epic_id = ? AND status = 'proposed'`, e.id) !== undefined,
       awaiting_person: Number(one(`SELECT COUNT(*) FROM signals WHERE epic_id = ? AND status = 'awaiting_person'`, e.id)),
-      setup_done: e.worktree_path !== null && one(`SELECT 1 FROM runs WHERE epic_id = ? AND role = 'setup' AND status = 'succeeded' AND worktree = ? LIMIT 1`, e.id, e.worktree_path) !== undefined,
+      setup_done: e.worktree_path !== null && one(`SELECT 1 FROM runs WHERE epic_id = ? AND role = ${SETUP_ROLE_SQL} AND status = 'succeeded' AND worktree = ? LIMIT 1`, e.id, e.worktree_path) !== undefined,
     };
   },
   faultRuns(epicId, since) {
