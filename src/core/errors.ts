@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   // refused by the rules (exit 1)
   already_completed: 'refused',
   branch_checked_out: 'refused',
+  budget_still_spent: 'refused',
   claim_conflict: 'refused',
   commit_failed: 'refused',
   config_changed: 'refused',
@@ -69,6 +70,7 @@ export const ERROR_CODES = {
   ambiguous_step: 'usage',
   bad_argument: 'usage',
   bad_brief: 'usage',
+  bad_budget: 'usage',
   bad_connect_timeout: 'usage',
   bad_host: 'usage',
   bad_location: 'usage',

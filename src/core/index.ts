@@ -15,6 +15,7 @@ export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
 export { readUsage } from './runs/usage.ts';
 export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
+export { type EpicBudgetOverride, isCostBlockReason, pausedMessage } from './epics/costBudget.ts';
 export { handoffFileName } from './epics/handoff.ts';
 export { parsePriority } from './epics/ids.ts';
 export { SIGNAL_DECISIONS, type SignalDecision } from './epics/signals.ts';
@@ -36,6 +37,7 @@ export { folderName, holderName, takenOverText } from './names.ts';
 export { type PendingOperation, pendingPath, readPending, removePending, writePending } from './pending.ts';
 export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
 export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
+export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
 export { epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';

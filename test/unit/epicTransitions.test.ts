@@ -44,6 +44,12 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
   ['in_progress', 'plan_drift', 'blocked', null],
   // PR mode: no gh, no remote, a refused push or a pull request closed unmerged (a person retries).
   ['verified', 'merge_failed', 'blocked', null],
+  // A spent cost budget pauses the epic before a role's next run (docs/budgets.md): a person raises it and retries.
+  ['planned', 'budget_exhausted', 'blocked', null],
+  ['ready', 'budget_exhausted', 'blocked', null],
+  ['in_progress', 'budget_exhausted', 'blocked', null],
+  ['implemented', 'budget_exhausted', 'blocked', null],
+  ['blocked', 'budget_exhausted', 'blocked', null],
   ['blocked', 'retry', 'previous', null],
 ];
 
@@ -53,7 +59,7 @@ const ALL_STATUSES: readonly EpicStatus[] = [
 const ALL_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed', 'budget_exhausted',
 ];
 
 function expectedRow(from: EpicStatus, event: EpicEvent) {
@@ -70,7 +76,7 @@ for (const [from, event, to, role] of EXPECTED) {
   test(`${from} --${event}--> ${to} (${role ?? 'nobody'})`, () => {
     if (to !== 'previous') return assert.deepEqual(transition(from, event), { to, nextRole: role });
     for (const back of ['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const) assert.deepEqual(transition(from, event, back), { to: back, nextRole: role });
-    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or agent_unavailable or plan_drift or merge_failed/);
+    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or agent_unavailable or plan_drift or merge_failed or budget_exhausted/);
   });
 }
 

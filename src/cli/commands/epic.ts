@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { allowedEvents, COMPLEXITY_POLICY, epicConflictsAhead, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
+import { allowedEvents, budgetLine, COMPLEXITY_POLICY, epicConflictsAhead, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -9,6 +9,9 @@ import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
 import { planningStore, retriesOf, worktreeLocation } from '../planning.ts';
+import { budgetJson, budgetOf, budgetOptions, checkBudgetBeforeRetry } from './epicBudget.ts';
+
+export { epicBudget } from './epicBudget.ts';
 
 
 export const epicCreate: Command = {
@@ -21,6 +24,9 @@ export const epicCreate: Command = {
     { name: 'complexity', type: 'string', placeholder: 'LEVEL', description: 'trivial|simple|standard|critical (default: detected)' },
     { name: 'max-iterations', type: 'int', placeholder: 'N', description: "override the complexity's build-iteration budget" },
     { name: 'plan-md', type: 'boolean', description: "add the epic to PLAN.md with its '**springfield:** `id`' line" },
+    { name: 'budget-usd', type: 'string', placeholder: 'N', description: 'its own cost budget in dollars (default: "budget": {"epicUsd"} of .springfield/config.json); raise it later with epic budget' },
+    { name: 'budget-tokens', type: 'string', placeholder: 'N', description: 'its own token budget (in + out; default "epicTokens")' },
+    { name: 'budget-minutes', type: 'string', placeholder: 'N', description: 'its own budget of agent minutes for runs that report no cost (default "epicMinutes")' },
     { name: 'planner', type: 'string', placeholder: 'WHO', description: 'who writes its plan: lisa (the scheduler starts her) or person (you; the scheduler never plans it). Default: "planner" of .springfield/config.json, else lisa' },
   ],
   details: [
@@ -36,11 +42,12 @@ export const epicCreate: Command = {
     const max = int(ctx.args, 'max-iterations');
     if (max === 0) throw new UsageError('bad_option', '--max-iterations must be at least 1');
     const brief = readBrief(ctx, str(ctx.args, 'brief'));
+    const budget = budgetOptions(ctx, 'budget-');
     const planner = plannerOf(str(ctx.args, 'planner') ?? loadRoleCommands(configPathFor(ctx.stateFile)).planner);
     const planMd = flag(ctx.args, 'plan-md') ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md') : undefined;
     // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, "Failures, retries, idempotence").
     const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
-      planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max, planner }, ctx.actor, resume ? { resume } : {}));
+      planningStore(ctx, 'create').createEpic({ title, brief, priority, complexity, maxIterations: max, planner, ...(Object.keys(budget).length > 0 ? { budget } : {}) }, ctx.actor, resume ? { resume } : {}));
     if (planMd) appendFileSync(planMd, planMdEntry(epic, existsSync(planMd) ? readFileSync(planMd, 'utf8') : ''));
     return output({ ...epicJson(epic), plan_md: planMd ?? null }, `Created ${epic.id}: ${epic.title}${byEarlierRun(epic)} [${epic.status}] · ${epic.complexity}${epic.complexity_source === 'detected' ? ' (detected)' : ''} · ${epic.priority}` +
       (planMd ? `\nAdded to ${planMd}` : '') + (ctx.gitignoreAdded ? '\nAdded .springfield/ to .gitignore' : '') + `\nnext: ${nextForPlanner(epic.id, epic.planner)}`);
@@ -116,8 +123,10 @@ export const epicShow: Command = {
     const retries = await retriesOf(ctx, store, epic.id);
     // Computed from git now (docs/files.md, "Conflict ahead"): the store keeps none of it.
     const conflicts = await epicConflictsAhead(store, ctx.location.mainRoot, epic.id);
-    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent, conflicts_ahead: conflicts };
-    return output(json, renderEpic(json));
+    // Spend against budget (docs/budgets.md): the runs' recorded usage, the epic's own limits, the config's.
+    const view = await budgetOf(ctx, store, epic);
+    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent, conflicts_ahead: conflicts, budget: budgetJson(view) };
+    return output(json, renderEpic({ ...json, budget_line: budgetLine(view) }));
   },
 };
 
@@ -132,7 +141,10 @@ function transitionCommand(name: 'defer' | 'resume' | 'retry', summary: string, 
       const store = planningStore(ctx, 'write');
       const id = arg(ctx, 0);
       // Resuming an epic a fault blocked is what a person means by retrying it.
-      const event = name === 'resume' && isRetryable(await store.getEpic(id)) ? 'retry' : name;
+      const epic = await store.getEpic(id);
+      const event = name === 'resume' && isRetryable(epic) ? 'retry' : name;
+      // A paused epic whose budget is still spent would be paused again before any run: raise it first.
+      if (event === 'retry') await checkBudgetBeforeRetry(ctx, store, epic);
       const done = { defer: 'deferred', resume: 'resumed', retry: 'retried' }[event];
       const r = await store.applyEpicEvent(id, event, ctx.actor, str(ctx.args, 'reason') ?? `${done} by ${ctx.actor.agent ?? 'a person'}`);
       const next = event === 'retry' ? '\nThe scheduler starts it again on its next pass (springfield orchestrate, or the editor\'s scheduler).' : '';
@@ -190,5 +202,5 @@ export const epicApproveMerge: Command = {
 
 export const epicDefer = transitionCommand('defer', 'set an epic aside (any status but done)');
 export const epicResume = transitionCommand('resume', 'bring a deferred epic back to planned (an epic blocked by agent_failed or plan_drift: retry it)');
-export const epicRetry = transitionCommand('retry', 'retry an epic blocked by agent_failed or plan_drift: back to the status it was blocked from',
-  'The failing role runs again on the scheduler\'s next pass, its count of failures in a row starting over (fix the cause first: a missing\nAPI key, a broken setup command, the drifted plan file). Other blocks (a review signal, a spent budget) need a new plan instead.');
+export const epicRetry = transitionCommand('retry', 'retry an epic blocked by agent_failed, plan_drift or budget_exhausted: back to the status it was blocked from',
+  'The failing role runs again on the scheduler\'s next pass, its count of failures in a row starting over (fix the cause first: a missing\nAPI key, a broken setup command, the drifted plan file). An epic paused by its cost budget (budget_exhausted) is retried\nonce its budget is raised above what it spent (springfield epic budget <epic> --usd N; docs/budgets.md); until then the\nretry is refused. Other blocks (a review signal, a spent build-iteration budget) need a new plan instead.');

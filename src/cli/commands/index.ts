@@ -7,10 +7,10 @@ import { STEP_MODULES, type CommandModule } from './modules.ts';
 export const COMMAND_MODULES: readonly CommandModule[] = [
   ...STEP_MODULES,
   {
-    names: ['epic create', 'epic list', 'epic show', 'epic start', 'epic finish', 'epic approve-merge', 'epic defer', 'epic resume', 'epic retry'],
+    names: ['epic create', 'epic list', 'epic show', 'epic start', 'epic finish', 'epic approve-merge', 'epic defer', 'epic resume', 'epic retry', 'epic budget'],
     load: async () => {
       const m = await import('./epic.ts');
-      return [m.epicCreate, m.epicList, m.epicShow, m.epicStart, m.epicFinish, m.epicApproveMerge, m.epicDefer, m.epicResume, m.epicRetry];
+      return [m.epicCreate, m.epicList, m.epicShow, m.epicStart, m.epicFinish, m.epicApproveMerge, m.epicDefer, m.epicResume, m.epicRetry, m.epicBudget];
     },
   },
   {

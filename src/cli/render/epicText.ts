@@ -1,4 +1,4 @@
-import { retryLines, type RoleRetry, type SignalView } from '../../core/index.ts';
+import { isCostBlockReason, pausedMessage, retryLines, type RoleRetry, type SignalView } from '../../core/index.ts';
 import { progressBar } from '../../shared/format.ts';
 
 interface EpicLine {
@@ -33,6 +33,8 @@ interface EpicDetail extends EpicLine {
   retries: readonly RoleRetry[];
   recent_runs: readonly { id: number; role: string; step_anchor: string | null; status: string; exit_code: number | null; outcome_reason: string | null; ended_at: string | null }[];
   conflicts_ahead?: readonly { with: string; files: readonly string[] }[];
+  /** Spend against budget (docs/budgets.md): the line epic budget prints. */
+  budget_line?: string;
 }
 
 export function renderEpic(e: EpicDetail): string {
@@ -41,7 +43,10 @@ export function renderEpic(e: EpicDetail): string {
     `  complexity ${e.complexity} (${e.complexity_source}) · priority ${e.priority} · review ${e.review}${e.person_approval_before_merge ? ' · person approves merge' : ''}`,
     `  build iterations ${e.iteration}/${e.build_budget} · plan iterations ${e.plan_iteration}/${e.plan_budget} · planned by ${e.planner === 'person' ? 'a person' : 'Lisa'}`,
   ];
-  if (e.blocked_by) {
+  if (e.budget_line) lines.push(`  ${e.budget_line}`);
+  if (e.status === 'blocked' && isCostBlockReason(e.status_reason)) {
+    lines.push(`  ${pausedMessage(e.id, e.status_reason ?? '')}`);
+  } else if (e.blocked_by) {
     lines.push(`  a person decides: fix the cause, then springfield epic retry ${e.id}`);
     const tail = typeof e.blocked_by.output_tail === 'string' ? e.blocked_by.output_tail.trimEnd() : '';
     if (tail) lines.push(`  last output of run ${String(e.blocked_by.run_id)}:`, ...tail.split('\n').slice(-10).map((l) => `    | ${l}`));

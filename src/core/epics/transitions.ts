@@ -17,16 +17,16 @@ export const EPIC_STATUSES: readonly EpicStatus[] = [
 export type EpicEvent =
   | 'plan_approved' | 'start' | 'steps_completed' | 'signal_pass' | 'signal_implementation_failure'
   | 'signal_option_viability_failure' | 'signal_adr_invalidated' | 'merged' | 'new_plan_approved'
-  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'agent_unavailable' | 'plan_drift' | 'retry' | 'plan_discarded' | 'merge_failed';
+  | 'defer' | 'resume' | 'iteration_budget_exhausted' | 'agent_failed' | 'agent_unavailable' | 'plan_drift' | 'retry' | 'plan_discarded' | 'merge_failed' | 'budget_exhausted';
 
 export const EPIC_EVENTS: readonly EpicEvent[] = [
   'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
   'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed',
+  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed', 'budget_exhausted',
 ];
 
 /** Blocks a person lifts with `retry` (docs/scheduler-faults.md): the epic goes back to where it was blocked from. */
-export const RETRYABLE_BLOCKS: readonly EpicEvent[] = ['agent_failed', 'agent_unavailable', 'plan_drift', 'merge_failed'];
+export const RETRYABLE_BLOCKS: readonly EpicEvent[] = ['agent_failed', 'agent_unavailable', 'plan_drift', 'merge_failed', 'budget_exhausted'];
 
 export type SignalType = 'pass' | 'implementation_failure' | 'option_viability_failure' | 'adr_invalidated';
 
@@ -78,7 +78,10 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     { from, event: 'agent_unavailable', to: 'blocked', nextRole: null, when: "the role's agent cannot run: not installed or not logged in (a person fixes it and retries)" })),
   { from: 'in_progress', event: 'plan_drift', to: 'blocked', nextRole: null, when: "the worktree's plan file drifted from the approved version (a person restores it and retries)" },
   { from: 'verified', event: 'merge_failed', to: 'blocked', nextRole: null, when: 'the branch conflicts with the default branch at the merge, or a pull request cannot be opened (no gh, no remote, push refused) or was closed unmerged (a person fixes it and retries)' },
-  { from: 'blocked', event: 'retry', to: 'previous', nextRole: null, when: 'a person retries an epic blocked by agent_failed, agent_unavailable, plan_drift or merge_failed' },
+  // A role's next run would start with the epic's spend at or past its budget: paused until a person raises it and retries (docs/budgets.md).
+  ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => (
+    { from, event: 'budget_exhausted', to: 'blocked', nextRole: null, when: "the epic's spend reached its budget before a role's next run (a person raises the budget and retries)" })),
+  { from: 'blocked', event: 'retry', to: 'previous', nextRole: null, when: 'a person retries an epic blocked by agent_failed, agent_unavailable, plan_drift, merge_failed or budget_exhausted' },
 ];
 
 /** The events accepted from `from`, in EPIC_EVENTS order (empty for `done`). */

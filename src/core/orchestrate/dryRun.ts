@@ -80,7 +80,7 @@ export function describeAction(a: Action): string {
     case 'run': return `${a.epicId}: start ${ROLE_NAMES[a.role]}${a.stepAnchor ? ` on ${a.stepAnchor}` : ''}${a.worktree ? ` in ${a.worktree}` : ''} (${a.reason})`;
     case 'transition': return `${a.epicId}: ${a.event} (${a.reason})`;
     case 'setup': return `${a.epicId}: set up its new worktree`;
-    case 'wait': return a.until === null ? `${a.epicId}: ${a.message}` : `${a.epicId}: wait until ${a.until} — ${a.message}`;
+    case 'wait': return a.until === null || a.dailyBudget ? `${a.epicId}: ${a.message}` : `${a.epicId}: wait until ${a.until} — ${a.message}`;
     case 'verify': return `${a.epicId}: run the verification commands`;
     case 'complete_mechanically': return `${a.epicId}: complete mechanically (summary, no agent session)`;
     case 'merge': return `${a.epicId}: merge`;

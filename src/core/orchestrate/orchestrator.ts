@@ -37,16 +37,19 @@ export interface OrchestratorOptions {
 /** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
 export interface Waiting {
   readonly epic_id: string;
-  readonly kind: 'person' | 'backoff' | 'files';
+  readonly kind: 'person' | 'backoff' | 'files' | 'budget';
   readonly message: string;
-  /** When a backoff ends (ISO 8601); null for a person or files. */
+  /** When a backoff ends, or the daily budget starts again (the next UTC day; ISO 8601); null for a person or files. */
   readonly until: string | null;
 }
 
 /** The waiting entry of a surface, wait or check_pr action; null for any other. */
 export function waitingOf(action: Action): Waiting | null {
   if (action.kind === 'surface') return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
-  if (action.kind === 'wait') return { epic_id: action.epicId, kind: action.until === null ? 'files' : 'backoff', message: action.message, until: action.until };
+  if (action.kind === 'wait') {
+    const kind = action.dailyBudget ? 'budget' : action.until === null ? 'files' : 'backoff';
+    return { epic_id: action.epicId, kind, message: action.message, until: action.until };
+  }
   if (action.kind === 'check_pr') return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
   return null;
 }
@@ -231,7 +234,9 @@ export class Orchestrator {
         this.logOnce(`${a.epicId}:${a.message}`, `${a.epicId}: ${a.message}`);
         return false;
       case 'wait':
-        this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
+        // The daily budget holds every epic at once: said once a day and limit, not once per epic or pass (docs/budgets.md).
+        if (a.dailyBudget) this.logOnce(`daily_budget:${a.dailyBudget.day}:${a.dailyBudget.limit}`, a.message);
+        else this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
         return false;
     }
   }

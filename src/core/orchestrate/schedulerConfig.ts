@@ -10,5 +10,6 @@ export function schedulerConfigOf(c: RunConfig, mainRoot: string, sameFailureLim
     sameFailureLimit, roles: c.roles as SchedulerConfig['roles'], verificationConfigured: c.verification.length > 0,
     retryLimit: c.retryLimit, retryBackoffMs: c.retryBackoffSeconds.map((s) => s * 1000), setupConfigured: setupWanted(mainRoot, c.setup),
     prCheckMs: (c.prCheckSeconds ?? 60) * 1000,
+    ...(c.budget ? { budget: c.budget } : {}),
   };
 }

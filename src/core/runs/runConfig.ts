@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AGENT_ROLES, type AgentRole, ROLE_REGISTRY, type RoleSpec, RUN_ROLES, type RunRole } from '../../shared/roles.ts';
 import { AGENT_PRESETS } from './presets.ts';
 import type { UsageSpec } from './usage.ts';
+import type { BudgetConfig } from '../epics/costBudget.ts';
 import { UsageError } from '../errors.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 
@@ -32,6 +33,9 @@ function perRole<K extends string, S extends z.ZodType>(roles: readonly K[], sch
   return z.strictObject(Object.fromEntries(roles.map((role) => [role, schema.optional()])) as Record<K, z.ZodOptional<S>>);
 }
 
+/** A spending limit: a positive number (dollars, minutes). */
+const Limit = z.number().positive('must be a positive number').max(1e9);
+
 const ConfigSchema = z.strictObject({
   roles: perRole(AGENT_ROLES, CommandSchema).optional(),
   verification: z.array(CommandSchema).optional(),
@@ -52,6 +56,9 @@ const ConfigSchema = z.strictObject({
   worktreeRoot: z.string().trim().min(1, 'must name a folder').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
   usage: perRole(AGENT_ROLES, UsageChoice).optional(),
   filesAware: z.boolean().optional(),
+  budget: z.strictObject({
+    epicUsd: Limit.optional(), dailyUsd: Limit.optional(), epicTokens: z.int().min(1).optional(), epicMinutes: Limit.optional(),
+  }).optional(),
 });
 
 export interface RunConfig {
@@ -88,6 +95,8 @@ export interface RunConfig {
   readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
   /** false turns files-aware scheduling off: builders start regardless of the files of other epics' steps (docs/files.md). Default on. */
   readonly filesAware?: boolean;
+  /** What an epic and a day may spend on agents (docs/budgets.md); absent: no limit. */
+  readonly budget?: BudgetConfig;
 }
 
 /** Whether files-aware scheduling is on (docs/files.md): unless the config says `"filesAware": false`. */
@@ -166,6 +175,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.worktreeRoot ? { worktreeRoot: c.worktreeRoot } : {}),
     ...(c.usage ? { usage: c.usage as RunConfig['usage'] } : {}),
     ...(c.filesAware === false ? { filesAware: false } : {}),
+    ...(c.budget && Object.keys(c.budget).length > 0 ? { budget: c.budget } : {}),
   };
 }
 

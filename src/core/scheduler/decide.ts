@@ -3,6 +3,7 @@
  * Pure and deterministic: no database, no I/O, no clock; the same input gives the same list.
  */
 import { ROLE_REGISTRY } from '../../shared/roles.ts';
+import { dailyHold, gateEpicBudget } from './budgetRule.ts';
 import { gateFaults } from './faults.ts';
 import { builtStep, busySteps, filesHold } from './filesRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
@@ -40,7 +41,8 @@ const STOP_MARGIN_MS = 30_000;
  * epic in priority order. Agent runs, and epic starts when Ralph has a command, take free slots; a
  * role that keeps failing waits out its backoff, then blocks the epic (gateFaults); a builder whose
  * step's files meet another epic's work, or a merge that must come second, waits (filesHold,
- * docs/files.md).
+ * docs/files.md). A run on an epic whose spend reached its budget pauses the epic instead, and while the
+ * daily budget is spent nothing that starts an agent is taken (docs/budgets.md).
  */
 export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now: Date): Action[] {
   const actions: Action[] = [];
@@ -66,8 +68,9 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     if (busy.has(epic.id) || epic.verification.running) continue;
     const intent = intentFor(epic, config, now);
     if (intent === null) continue;
-    const gated = gateFaults(epic, intent, config, now);
-    const action = filesHold(epic, gated, snapshot.epics, busyFiles) ?? gated;
+    const gated = gateFaults(epic, gateEpicBudget(epic, intent, config), config, now);
+    const held = filesHold(epic, gated, snapshot.epics, busyFiles) ?? gated;
+    const action = dailyHold(epic, held, config, snapshot.today) ?? held;
     const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));
     if (needsSlot) {
       if (free <= 0) continue;

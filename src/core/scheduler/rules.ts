@@ -5,6 +5,7 @@
  */
 import { budgetBlockReason, sameFailureCause } from '../epics/budget.ts';
 import { completionHold } from '../epics/completion.ts';
+import { isCostBlockReason, pausedMessage } from '../epics/costBudget.ts';
 import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
 import { RETRYABLE_BLOCKS, type Role } from '../epics/transitions.ts';
 import type { Action, EpicSnapshot, SchedulerConfig } from './types.ts';
@@ -15,7 +16,8 @@ export type EpicAction = Exclude<Action, { kind: 'stop_run' }>;
 export const MESSAGES = {
   planAwaitingApproval: "a plan version is waiting for a person's approval",
   personPlans: 'waiting for its plan: a person said they would write it (springfield plan propose)',
-  blockedForPerson: (e: EpicSnapshot) => `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
+  blockedForPerson: (e: EpicSnapshot) => isCostBlockReason(e.statusReason) ? pausedMessage(e.id, e.statusReason ?? '')
+    : `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
   mergeApproval: "waiting for a person's approval before merge",
   pullRequestOpen: (url: string) => `pull request ${url} is open; the epic is done once it is merged there`,

@@ -6,6 +6,7 @@ import type { Complexity } from '../epics/complexity.ts';
 import type { Priority } from '../epics/ids.ts';
 import type { EpicEvent, EpicStatus, Role } from '../epics/transitions.ts';
 import type { FaultRole } from '../../shared/roles.ts';
+import type { BudgetConfig, DailySpend, EpicBudgetOverride, Spend } from '../epics/costBudget.ts';
 
 export interface StepsSnapshot {
   readonly total: number;
@@ -94,6 +95,10 @@ export interface EpicSnapshot {
    * snapshot (docs/files.md); absent when files-aware scheduling is off or nothing is known.
    */
   readonly files?: EpicFiles;
+  /** What its agent runs have spent so far (docs/budgets.md); absent: nothing known, nothing held. */
+  readonly spend?: Spend;
+  /** Its own limits, where a person set them (`epic create --budget-usd`, `epic budget`); else the config's. */
+  readonly costBudget?: EpicBudgetOverride;
 }
 
 /** What files-aware scheduling knows of one epic (docs/files.md). */
@@ -132,6 +137,8 @@ export interface RunSnapshot {
 export interface SchedulerSnapshot {
   readonly epics: readonly EpicSnapshot[];
   readonly runs: readonly RunSnapshot[];
+  /** What the agent runs of every epic that ended today (UTC, by the store's clock) cost: the daily budget's spend. */
+  readonly today?: DailySpend;
 }
 
 export interface SchedulerConfig {
@@ -154,6 +161,8 @@ export interface SchedulerConfig {
   readonly verificationConfigured: boolean;
   /** PR mode: the least time between two checks of one pull request's state. */
   readonly prCheckMs?: number;
+  /** Cost budgets per epic and per day (docs/budgets.md); absent: no limit. */
+  readonly budget?: BudgetConfig;
 }
 
 /**
@@ -187,6 +196,8 @@ export type Action =
   | {
     readonly kind: 'wait'; readonly epicId: string; readonly role: FaultRole | 'lovejoy'; readonly until: string | null; readonly message: string;
     readonly shares?: FileShare;
+    /** The daily budget is spent: no agent starts anywhere until `until` (the next UTC day) or until it is raised (docs/budgets.md). */
+    readonly dailyBudget?: DailySpend & { readonly limit: number };
   }
   /** Run the configured verification commands in the epic's worktree (the executor's verification pool). */
   | { readonly kind: 'verify'; readonly epicId: string }

@@ -1,4 +1,5 @@
 import type { Complexity } from '../epics/complexity.ts';
+import type { EpicBudgetOverride } from '../epics/costBudget.ts';
 import type { Priority } from '../epics/ids.ts';
 import type { EpicEvent, EpicStatus, Role, SignalType } from '../epics/transitions.ts';
 import type { Retrospective } from '../epics/retrospective.ts';
@@ -32,6 +33,10 @@ export interface EpicRow {
   updated_at: string;
   /** Who writes its plan: Lisa (the scheduler starts her), or the person who created it (docs/lifecycle.md, "Who plans"). */
   planner: Planner;
+  /** Its own cost budget (docs/budgets.md): dollars, tokens (in + out), agent minutes; null: the config's "budget". */
+  budget_usd: number | null;
+  budget_tokens: number | null;
+  budget_minutes: number | null;
 }
 
 /** Who writes an epic's plan. */
@@ -46,6 +51,8 @@ export interface NewEpic {
   readonly maxIterations?: number;
   /** Default lisa. */
   readonly planner?: Planner;
+  /** Its own cost budget where given (`epic create --budget-usd`); the rest follows the config. */
+  readonly budget?: Partial<EpicBudgetOverride>;
 }
 
 export interface TransitionOutcome {

@@ -55,6 +55,25 @@ export interface UsageByRole {
   readonly output_tokens: number | null;
 }
 
+/** One epic's spend, as the store adds it up from its ended agent runs (docs/budgets.md). */
+export interface EpicSpend {
+  readonly epic_id: string;
+  /** Cost the runs reported. */
+  readonly usd: number;
+  /** Tokens the runs reported, in + out. */
+  readonly tokens: number;
+  /** Wall-time minutes of the runs that reported no cost. */
+  readonly minutes: number;
+  /** Its ended agent runs (sessions), counted or not. */
+  readonly runs: number;
+}
+
+/** What agents spent: per epic, and today (UTC, by the store's clock) over every epic. */
+export interface SpendReport {
+  readonly epics: readonly EpicSpend[];
+  readonly today: { readonly day: string; readonly usd: number };
+}
+
 /**
  * A run's status is its outcome once it ends (docs/scheduler-faults.md): `stopped` when a person
  * stopped it (no fault, no iteration), `stalled` when it went silent without progress, `unavailable`

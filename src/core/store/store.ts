@@ -7,7 +7,8 @@ import type {
   SignalLocation, SignalResult, SignalView, TransitionOutcome,
 } from './epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from './maintenanceTypes.ts';
-import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from './runTypes.ts';
+import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, SpendReport, UsageByRole, VerificationEntry, VerificationView } from './runTypes.ts';
+import type { EpicBudgetOverride } from '../epics/costBudget.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
   ItemChange, PlanRecord, PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
@@ -149,6 +150,10 @@ export interface Store {
   sessionCounts(epicId?: string): Promise<Record<string, SessionCounts>>;
   /** Tokens and cost per epic and role, from the runs whose agents reported usage. */
   usageByEpic(epicId?: string): Promise<UsageByRole[]>;
+  /** What agents spent per epic (one, or every epic with an ended run) and today over all of them (docs/budgets.md). */
+  spend(epicId?: string): Promise<SpendReport>;
+  /** Sets some of an epic's own cost limits (null: back to the config's); recorded as an event. */
+  setEpicBudget(epicId: string, change: Partial<EpicBudgetOverride>, actor: Actor): Promise<EpicRow>;
   verifications(options?: { epicId?: string; limit?: number }): Promise<VerificationView[]>;
   /** Stores the results of one verification pass together. */
   recordVerifications(entries: readonly VerificationEntry[]): Promise<void>;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { type EpicRow, UsageError } from '../../core/index.ts';
+import { assertBudgetRaised, configPathFor, type EpicRow, loadRoleCommands, UsageError } from '../../core/index.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { reportClaim, startEpicAndClaim } from './flow.ts';
@@ -56,10 +56,14 @@ export async function resumeEpic(ctx: CommandContext, row?: Row): Promise<void> 
   await ctx.host.refresh();
 }
 
-/** Lifts an agent_failed or plan_drift block: the epic goes back to where it was, and the failing role runs again. */
+/** Lifts an agent_failed, plan_drift or budget_exhausted block: the epic goes back to where it was, and the failing role runs again. */
 export async function retryEpic(ctx: CommandContext, row?: Row | string): Promise<void> {
   const epicId = typeof row === 'string' ? row : epicOf(ctx, row);
-  const t = await ctx.host.writable().applyEpicEvent(epicId, 'retry', ctx.host.actor, 'retried from the editor');
+  const store = ctx.host.writable();
+  // A paused epic whose budget is still spent is refused, as on the command line (docs/budgets.md).
+  const dbPath = ctx.host.dbPath;
+  if (dbPath) await assertBudgetRaised(store, await store.getEpic(epicId), loadRoleCommands(configPathFor(dbPath)).budget);
+  const t = await store.applyEpicEvent(epicId, 'retry', ctx.host.actor, 'retried from the editor');
   await ctx.host.refresh();
   void vscode.window.setStatusBarMessage(`Springfield: ${epicId} is ${t.to.replace('_', ' ')} again; the scheduler starts it on its next pass`, 5000);
 }

@@ -39,7 +39,8 @@ function spec(name: TableName, columns: string, options: Partial<Omit<TableSpec,
 
 export const TABLES: readonly TableSpec[] = [
   spec('epics', `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
-    merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at, planner`, { id: false, key: ['id'] }),
+    merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at, planner, budget_usd, budget_tokens,
+    budget_minutes`, { id: false, key: ['id'] }),
   spec('plans', 'plan_path, epic_id, plan_hash, structure, title, status, open_steps, created_at, updated_at', { key: ['plan_path'] }),
   spec('plan_versions', `id, epic_id, plan_path, version, plan_hash, structure, body, status, feedback, proposed_by, proposed_agent, decided_by,
     created_at, decided_at`, { key: ['epic_id', 'version', 'id'] }),

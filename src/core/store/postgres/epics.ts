@@ -6,7 +6,7 @@ import { opEvent } from './rows.ts';
 import type { Tx } from './session.ts';
 
 const EPIC_COLUMNS = `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
-  merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at, planner`;
+  merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at, planner, budget_usd, budget_tokens, budget_minutes`;
 
 /**
  * The epic operation `op` created for this holder with this title, as it is now; null when it committed
@@ -20,9 +20,11 @@ export async function findCreatedEpic(tx: Tx, op: string, input: NewEpic, actor:
 /** Epics, their state and the debt register (shared/epics.ts); a status change reads the epic's row under its lock. */
 export const epicsPg: PgMethods<EpicsPort> = {
   async insertEpic(id, input, complexity, planner) {
-    return (await this.tx.q(`INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, 'planned', $8, $9, $9, $10) ON CONFLICT DO NOTHING RETURNING id`,
-    [this.tx.repo, id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, this.now, planner])).length > 0;
+    return (await this.tx.q(`INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
+        budget_usd, budget_tokens, budget_minutes)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, 'planned', $8, $9, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id`,
+    [this.tx.repo, id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, this.now, planner,
+      input.budget?.usd ?? null, input.budget?.tokens ?? null, input.budget?.minutes ?? null])).length > 0;
   },
   async epicRow(id, lock = false) {
     return (await this.tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [this.tx.repo, id]))[0];

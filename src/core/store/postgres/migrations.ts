@@ -358,6 +358,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE epics ADD COLUMN planner text NOT NULL DEFAULT 'lisa' CHECK (planner IN ('lisa', 'person'));
   `,
+  // 7: SQLite's migration 10, an epic's own cost budget (docs/budgets.md), and the day's spend by the runs' end.
+  `
+  ALTER TABLE epics ADD COLUMN budget_usd double precision CHECK (budget_usd IS NULL OR budget_usd > 0);
+  ALTER TABLE epics ADD COLUMN budget_tokens bigint CHECK (budget_tokens IS NULL OR budget_tokens > 0);
+  ALTER TABLE epics ADD COLUMN budget_minutes double precision CHECK (budget_minutes IS NULL OR budget_minutes > 0);
+  CREATE INDEX runs_ended ON runs (repo_id, ended_at) WHERE ended_at IS NOT NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

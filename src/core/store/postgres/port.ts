@@ -22,11 +22,12 @@ import { runsPg } from './runs.ts';
 import { schedulerPg } from './schedulerSnapshot.ts';
 import type { Tx } from './session.ts';
 import { signalsPg } from './signals.ts';
+import { spendPg } from './spend.ts';
 
 /** PostgreSQL port methods answer with promises of rows (shared/op.ts); each sees the transaction (every query scoped to its repository), its time and host. */
 export type PgMethods<P> = PortMethods<P, { readonly tx: Tx; readonly now: string; readonly host: string }>;
 
-const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg };
+const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg, ...spendPg };
 
 /** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
 export function pgPort(tx: Tx): StorePort {

@@ -14,7 +14,8 @@ import type {
   SignalLocation, SignalResult, SignalView, TransitionOutcome,
 } from '../epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from '../maintenanceTypes.ts';
-import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
+import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, SpendReport, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
+import type { EpicBudgetOverride } from '../../epics/costBudget.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
@@ -41,6 +42,7 @@ import { reopenStep } from './reopen.ts';
 import { countSessions, findOrphans, finishRun, markOrphans, startRun } from './runs.ts';
 import { schedulerSnapshot } from './schedulerSnapshot.ts';
 import { decideSignal, recordSignal } from './signals.ts';
+import { setEpicBudget, spendReport } from './spend.ts';
 
 /** An operation over a port, as a store method hands it to its backend. */
 export type PortOp<T> = (port: StorePort) => Op<T>;
@@ -246,6 +248,12 @@ export abstract class OperationStore implements Store {
   }
   usageByEpic(epicId?: string): Promise<UsageByRole[]> {
     return this.read('reading runs', (port) => one(port.usageByEpic(epicId)));
+  }
+  spend(epicId?: string): Promise<SpendReport> {
+    return this.read('reading what agents spent', (port) => spendReport(port, epicId));
+  }
+  setEpicBudget(epicId: string, change: Partial<EpicBudgetOverride>, actor: Actor): Promise<EpicRow> {
+    return this.write('setting the budget', (port) => setEpicBudget(port, epicId, change, actor));
   }
   verifications(options: { epicId?: string; limit?: number } = {}): Promise<VerificationView[]> {
     return this.read('reading verifications', (port) => one(port.listVerifications(options)));

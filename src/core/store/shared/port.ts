@@ -26,8 +26,9 @@ import type { RowsPort } from './rows.ts';
 import type { RunsPort } from './runs.ts';
 import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { SignalsPort } from './signals.ts';
+import type { SpendPort } from './spend.ts';
 
-export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort {}
+export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort, SpendPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

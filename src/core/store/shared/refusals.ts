@@ -278,3 +278,7 @@ export function runChanged(runId: number): RefusedError {
 export function unknownRun(runId: number): UsageError {
   return new UsageError('unknown_run', `no run ${runId} (see 'springfield runs')`);
 }
+
+export function badBudget(kind: string, value: unknown): UsageError {
+  return new UsageError('bad_budget', `an epic's ${kind} budget must be a positive number, got ${String(value)}`);
+}

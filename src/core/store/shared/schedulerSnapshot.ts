@@ -7,6 +7,8 @@ import { SETUP_ROLE, type RunView } from '../runTypes.ts';
 import { epicMarkers, epicVerification } from './epicVerification.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
+import { todaySpend, type EpicSpend } from './spend.ts';
+import { budgetOverrideOf } from '../../epics/costBudget.ts';
 
 /** What fault counting reads of an ended run: no output (a run's tail is read only for the last failure). */
 export type EndedRun = Pick<RunView, 'id' | 'role' | 'status' | 'exit_code' | 'outcome_reason' | 'started_at' | 'ended_at'>;
@@ -45,15 +47,17 @@ export interface SchedulerPort {
  */
 export function* schedulerSnapshot(port: StorePort): Op<SchedulerSnapshot> {
   const epics: EpicSnapshot[] = [];
-  for (const e of yield* call(port.listEpics())) if (e.status !== 'done') epics.push(yield* epicSnapshot(port, e));
+  // What each epic spent, in one read for all of them (docs/budgets.md).
+  const spent = new Map((yield* call(port.spendByEpic())).map((r) => [r.epic_id, r]));
+  for (const e of yield* call(port.listEpics())) if (e.status !== 'done') epics.push(yield* epicSnapshot(port, e, spent.get(e.id)));
   const runs = (yield* call(port.runningRuns(1000))).map((r) => {
     const mine = port.host === null || r.host === port.host;
     return { id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role | typeof SETUP_ROLE, startedAt: r.started_at, pid: mine ? r.pid : null, agentPid: mine ? r.agent_pid : null };
   });
-  return { epics, runs };
+  return { epics, runs, today: yield* todaySpend(port) };
 }
 
-function* epicSnapshot(port: StorePort, e: EpicRow): Op<EpicSnapshot> {
+function* epicSnapshot(port: StorePort, e: EpicRow, spent: EpicSpend | undefined): Op<EpicSnapshot> {
   const planPath = yield* call(port.livePlanPath(e.id));
   const p = planPath ? yield* call(port.partitionSteps(planPath)) : undefined;
   const markers = yield* epicMarkers(port, e.id);
@@ -78,6 +82,8 @@ function* epicSnapshot(port: StorePort, e: EpicRow): Op<EpicSnapshot> {
     faults: yield* faultsOf(port, e.id, reset?.at ?? null),
     pullRequest: e.pr_url ? { url: e.pr_url, checkedAt: e.pr_checked_at } : null,
     setupDone: e.worktree_path !== null && Boolean(c.setup_done),
+    spend: { usd: spent?.usd ?? 0, tokens: spent?.tokens ?? 0, minutes: spent?.minutes ?? 0 },
+    costBudget: budgetOverrideOf(e),
   };
 }
 

@@ -5,9 +5,11 @@ import type { SqliteMethods } from './port.ts';
 /** Epics, their state and the debt register (shared/epics.ts). */
 export const epicsSql: SqliteMethods<EpicsPort> = {
   insertEpic(id, input, complexity, planner) {
-    return this.db.prepare(`INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner)
-      VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
-      .run(id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, this.now, this.now, planner).changes === 1;
+    return this.db.prepare(`INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
+        budget_usd, budget_tokens, budget_minutes)
+      VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+      .run(id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, this.now, this.now, planner,
+        input.budget?.usd ?? null, input.budget?.tokens ?? null, input.budget?.minutes ?? null).changes === 1;
   },
   epicRow(id) {
     return this.db.prepare('SELECT * FROM epics WHERE id = ?').get(id) as EpicRow | undefined;

@@ -319,6 +319,14 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE epics ADD COLUMN planner TEXT NOT NULL DEFAULT 'lisa' CHECK (planner IN ('lisa', 'person'));
   `,
+  // 10: an epic's own cost budget (docs/budgets.md): dollars, tokens and agent minutes it may spend,
+  // each null when the config's "budget" applies; and the day's spend, summed over runs by their end.
+  `
+  ALTER TABLE epics ADD COLUMN budget_usd REAL CHECK (budget_usd IS NULL OR budget_usd > 0);
+  ALTER TABLE epics ADD COLUMN budget_tokens INTEGER CHECK (budget_tokens IS NULL OR budget_tokens > 0);
+  ALTER TABLE epics ADD COLUMN budget_minutes REAL CHECK (budget_minutes IS NULL OR budget_minutes > 0);
+  CREATE INDEX idx_runs_ended ON runs(ended_at) WHERE ended_at IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
