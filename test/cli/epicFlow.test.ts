@@ -195,7 +195,7 @@ describe('epic lifecycle through the CLI', () => {
   test('defer and resume; invalid events exit 1 naming the allowed events', () => {
     const { id } = assertOk<EpicJson>(sf(repo.root, ['epic', 'create', 'Park me']));
     const resumeRefused = assertFails(sf(repo.root, ['epic', 'resume', id]), 1, 'invalid_transition');
-    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/);
+    assert.match(resumeRefused.message, /planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded, budget_exhausted$/);
     const deferred = assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', id, '--reason', 'not this quarter']));
     assert.deepEqual([deferred.from, deferred.to, deferred.reason], ['planned', 'deferred', 'not this quarter']);
     assert.match(assertFails(sf(repo.root, ['epic', 'defer', id]), 1, 'invalid_transition').message, /allowed: resume$/);
@@ -204,12 +204,12 @@ describe('epic lifecycle through the CLI', () => {
     const building = implementedEpic('Defer mid-flight', 'plans/defer.md');
     const before = snapshot();
     const finishRefused = assertFails(sf(repo.root, ['epic', 'finish', building]), 1, 'invalid_transition');
-    assert.match(finishRefused.message, /implemented; allowed: signal_pass, signal_implementation_failure, signal_option_viability_failure, signal_adr_invalidated, defer, iteration_budget_exhausted, agent_failed, agent_unavailable$/);
+    assert.match(finishRefused.message, /implemented; allowed: signal_pass, signal_implementation_failure, signal_option_viability_failure, signal_adr_invalidated, defer, iteration_budget_exhausted, agent_failed, agent_unavailable, budget_exhausted$/);
     assert.equal(snapshot(), before, 'a refused event writes nothing');
     assert.equal(assertOk<TransitionOutcome>(sf(repo.root, ['epic', 'defer', building])).from, 'implemented');
     assertOk(sf(repo.root, ['epic', 'resume', building]));
     const notApproved = assertFails(sf(repo.root, ['epic', 'start', building]), 1, 'invalid_transition');
-    assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/, 'a resumed epic needs its plan approved again');
+    assert.match(notApproved.message, /allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded, budget_exhausted$/, 'a resumed epic needs its plan approved again');
   });
 
   test('approving a plan edited after it was proposed is plan_drift and changes nothing; an edit after approval never reaches the branch', () => {
@@ -285,7 +285,7 @@ describe('epic lifecycle through the CLI', () => {
     assertOk(sf(repo.root, ['epic', 'start', id]));
     const before = snapshot();
     const refused = assertFails(sf(repo.root, ['signal', id, '--type', 'pass', '--summary', 'too early', '--location', 'plans/atomic.md:1', '--note', 'n']), 1, 'invalid_transition');
-    assert.match(refused.message, /in_progress; allowed: steps_completed, defer, iteration_budget_exhausted, agent_failed, agent_unavailable, plan_drift$/);
+    assert.match(refused.message, /in_progress; allowed: steps_completed, defer, iteration_budget_exhausted, agent_failed, agent_unavailable, plan_drift, budget_exhausted$/);
     assert.equal(snapshot(), before);
     assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 0);
   });

@@ -106,7 +106,7 @@ test('done allows nothing; deferred only resumes; defer is refused from deferred
   assert.deepEqual(allowedEvents('deferred'), ['resume']);
   assert.throws(() => transition('done', 'defer'), /cannot defer an epic that is done; allowed: none/);
   assert.throws(() => transition('deferred', 'defer'), /allowed: resume$/);
-  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded$/);
+  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded, budget_exhausted$/);
 });
 
 test('signals map to their events', () => {

@@ -116,6 +116,51 @@ for (const backend of BACKENDS) {
       assert.deepEqual([step.status, step.claim_token], ['pending', builder.holder.token! + 1], 'a succeeded run that left its step unfinished releases it');
     });
 
+    test('spend (docs/budgets.md): per epic the cost and tokens its ended sessions reported and the minutes of those without a cost; today over every epic; its own limits set, kept and refused', async (t) => {
+      const clock = new ManualClock(Date.parse('2026-04-01T23:00:00.000Z'));
+      const { store } = open(t, clock);
+      const { id } = await heldStep(store);
+      const other = await store.createEpic({ title: 'costly other', brief: '', priority: 'P2', budget: { usd: 20, minutes: 90 } }, MARGE);
+      assert.deepEqual([other.budget_usd, other.budget_tokens, other.budget_minutes], [20, null, 90], 'its own limits, given at creation');
+      const usage = (costUsd: number | null, inputTokens: number | null, outputTokens: number | null) => ({ costUsd, inputTokens, outputTokens, cacheReadTokens: 99, cacheWriteTokens: null, premiumRequests: null });
+      // [epic, role, minutes it ran, usage]: a run without a cost counts its minutes; setup is no session; a run still going counts nothing yet.
+      const runs: [string, 'bart' | 'lisa' | 'setup', number, ReturnType<typeof usage> | null][] = [
+        [id, 'bart', 2, usage(0.25, 1000, 200)], [id, 'bart', 3, usage(0.5, 10, null)], [id, 'lisa', 30, usage(null, 500, 50)], [id, 'lisa', 15, null],
+        [id, 'setup', 60, null], [other.id, 'bart', 1, usage(4, null, null)],
+      ];
+      for (const [epicId, role, minutes, u] of runs) {
+        const r = await store.startRun(newRun(epicId, { role }), MARGE);
+        clock.advance(minutes * 60_000);
+        await store.finishRun(r.id, { exitCode: 0, signal: null, usage: u }, MARGE);
+      }
+      await store.startRun(newRun(id, { role: 'bart' }), MARGE);
+      // The clock is now past midnight (UTC): only the runs that ended on the new day are today's.
+      assert.equal(clock.now().toISOString().slice(0, 10), '2026-04-02');
+      const report = await store.spend();
+      assert.deepEqual(report.epics.map((e) => ({ ...e, minutes: Math.round(e.minutes * 1000) / 1000 })).sort((a, b) => a.epic_id.localeCompare(b.epic_id)),
+        [{ epic_id: id, usd: 0.75, tokens: 1760, minutes: 45, runs: 4 }, { epic_id: other.id, usd: 4, tokens: 0, minutes: 0, runs: 1 }].sort((a, b) => a.epic_id.localeCompare(b.epic_id)));
+      assert.deepEqual(report.today, { day: '2026-04-02', usd: 4 }, "today: the cost of runs that ended since midnight UTC, every epic's");
+      const none = await store.createEpic({ title: 'nothing spent', brief: '', priority: 'P2' }, MARGE);
+      assert.deepEqual((await store.spend(none.id)).epics, [{ epic_id: none.id, usd: 0, tokens: 0, minutes: 0, runs: 0 }]);
+      await assert.rejects(store.spend('sf-none'), { code: 'unknown_epic' });
+
+      const snapshot = await store.schedulerSnapshot();
+      const mine = snapshot.epics.find((e) => e.id === id);
+      assert.deepEqual([mine?.spend?.usd, mine?.spend?.tokens, Math.round((mine?.spend?.minutes ?? 0) * 1000) / 1000, mine?.costBudget], [0.75, 1760, 45, { usd: null, tokens: null, minutes: null }]);
+      assert.deepEqual(snapshot.epics.find((e) => e.id === other.id)?.costBudget, { usd: 20, tokens: null, minutes: 90 });
+      assert.deepEqual(snapshot.today, { day: '2026-04-02', usd: 4 });
+
+      const raised = await store.setEpicBudget(other.id, { usd: 40, tokens: 1_000_000 }, MARGE);
+      assert.deepEqual([raised.budget_usd, raised.budget_tokens, raised.budget_minutes], [40, 1_000_000, 90], 'a limit left out keeps its value');
+      const cleared = await store.setEpicBudget(other.id, { minutes: null }, MARGE);
+      assert.deepEqual([cleared.budget_usd, cleared.budget_tokens, cleared.budget_minutes], [40, 1_000_000, null], 'null: back to the config\'s');
+      const event = (await store.events({ epicId: other.id })).filter((e) => e.action === 'budget');
+      assert.equal(event.length, 2);
+      await assert.rejects(store.setEpicBudget(other.id, { usd: 0 }, MARGE), { code: 'bad_budget', category: 'usage' });
+      await assert.rejects(store.setEpicBudget(other.id, { usd: -3 }, MARGE), { code: 'bad_budget' });
+      assert.equal((await store.getEpic(other.id)).budget_usd, 40, 'a refused change writes nothing');
+    });
+
     test('a launch that never recorded its run is recorded failed at the epic\'s iteration; usage and sessions are counted by role', async (t) => {
       const { store, clock } = open(t);
       const { id } = await heldStep(store);
