@@ -50,11 +50,14 @@ const doJob = () => {
 };
 // Usage reports as the real CLIs print them (docs/lifecycle.md): Claude Code's result event, Codex's turn.completed events.
 const report = () => {
-  if (rule.usage === 'claude') console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, total_cost_usd: 0.0123, usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 50, cache_creation_input_tokens: 10 } }));
+  if (rule.usage === 'claude') console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, total_cost_usd: rule.cost === undefined ? 0.0123 : rule.cost, usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 50, cache_creation_input_tokens: 10 } }));
   if (rule.usage === 'codex') for (const n of [1, 2]) console.log(JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 300 * n, cached_input_tokens: 100, output_tokens: 40 } }));
 };
 switch (behaviour) {
-  case 'ok': doJob(); report(); break;
+  case 'ok':
+    // rule.ms: works that long first (a run still under way while others end).
+    if (rule.ms) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, rule.ms);
+    doJob(); report(); break;
   case 'exit1': console.log('starting ' + role); console.error('model unavailable: ANTHROPIC_API_KEY is not set'); process.exit(1);
   case 'noop': console.log('nothing to do, apparently'); break;
   case 'hang': {
@@ -186,7 +189,7 @@ export interface FaultRepo {
   /** Creates an epic whose planner proposes `plans/<slug>.md`; returns its id. */
   epic(title: string, options?: { complexity?: string; maxIterations?: number }): string;
   /** Sets the agent's behaviours (see AGENT). */
-  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex'; ms?: number; files?: Record<string, string[]> }>): void;
+  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex'; cost?: number; ms?: number; files?: Record<string, string[]> }>): void;
   config(extra: Record<string, unknown>): void;
   /** The agent's log lines. */
   records(): Record<string, unknown>[];

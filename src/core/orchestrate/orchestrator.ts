@@ -128,7 +128,7 @@ export class Orchestrator {
     const stored = await this.files.annotate(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
-    const snapshot = { epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
+    const snapshot = { ...stored, epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
     const taken: Action[] = [];
     const waiting: Waiting[] = [];
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
