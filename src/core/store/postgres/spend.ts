@@ -1,13 +1,13 @@
-import type { EpicSpend, SpendPort } from '../shared/spend.ts';
+import type { EpicSpendRow, SpendPort } from '../shared/spend.ts';
 import { SESSION_ROLES_SQL } from '../shared/roleSql.ts';
 import type { PgMethods } from './port.ts';
 
 /** What agents have spent (shared/spend.ts): ended sessions only; a run without a reported cost counts its minutes instead. */
 export const spendPg: PgMethods<SpendPort> = {
   spendByEpic(epicId) {
-    return this.tx.q<EpicSpend>(`SELECT epic_id, count(*)::int AS runs, COALESCE(sum(cost_usd), 0)::float8 AS usd,
+    return this.tx.q<EpicSpendRow>(`SELECT epic_id, count(*)::int AS runs, COALESCE(sum(cost_usd), 0)::float8 AS usd,
         COALESCE(sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0)::float8 AS tokens,
-        COALESCE(sum(CASE WHEN cost_usd IS NULL THEN greatest(0, extract(epoch FROM ended_at - started_at)) / 60.0 END), 0)::float8 AS minutes
+        COALESCE(sum(CASE WHEN cost_usd IS NULL THEN greatest(0, round(extract(epoch FROM ended_at - started_at) * 1000)) END), 0)::float8 AS ms
       FROM runs WHERE repo_id = $1 AND epic_id IS NOT NULL ${epicId !== undefined ? 'AND epic_id = $2' : ''} AND ended_at IS NOT NULL AND role IN (${SESSION_ROLES_SQL})
       GROUP BY epic_id ORDER BY epic_id COLLATE "C"`, epicId !== undefined ? [this.tx.repo, epicId] : [this.tx.repo]);
   },

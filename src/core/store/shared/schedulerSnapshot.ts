@@ -7,7 +7,7 @@ import { SETUP_ROLE, type RunView } from '../runTypes.ts';
 import { epicMarkers, epicVerification } from './epicVerification.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
-import { todaySpend, type EpicSpend } from './spend.ts';
+import { epicSpends, todaySpend, type EpicSpend } from './spend.ts';
 import { budgetOverrideOf } from '../../epics/costBudget.ts';
 
 /** What fault counting reads of an ended run: no output (a run's tail is read only for the last failure). */
@@ -48,7 +48,7 @@ export interface SchedulerPort {
 export function* schedulerSnapshot(port: StorePort): Op<SchedulerSnapshot> {
   const epics: EpicSnapshot[] = [];
   // What each epic spent, in one read for all of them (docs/budgets.md).
-  const spent = new Map((yield* call(port.spendByEpic())).map((r) => [r.epic_id, r]));
+  const spent = new Map((yield* epicSpends(port)).map((r) => [r.epic_id, r]));
   for (const e of yield* call(port.listEpics())) if (e.status !== 'done') epics.push(yield* epicSnapshot(port, e, spent.get(e.id)));
   const runs = (yield* call(port.runningRuns(1000))).map((r) => {
     const mine = port.host === null || r.host === port.host;

@@ -14,16 +14,30 @@ import * as refuse from './refusals.ts';
 
 export type { EpicSpend, SpendReport };
 
+/** One epic's spend as the backend sums it: the wall time of runs without a cost in whole milliseconds (exact on both backends). */
+export interface EpicSpendRow {
+  readonly epic_id: string;
+  readonly usd: number;
+  readonly tokens: number;
+  readonly ms: number;
+  readonly runs: number;
+}
+
 export interface SpendPort {
   /**
    * Per epic (one, or all), over its ended agent runs (sessions, setup left out): the cost reported,
-   * the tokens reported (in + out), and the wall-time minutes of runs that reported no cost.
+   * the tokens reported (in + out), and the wall-time milliseconds of runs that reported no cost.
    */
-  spendByEpic(epicId?: string): Io<EpicSpend[]>;
+  spendByEpic(epicId?: string): Io<EpicSpendRow[]>;
   /** The cost reported by runs that ended at or after `since` (ISO 8601). */
   costSince(since: string): Io<number>;
   /** Sets the epic's own limits (null: the config's). */
   setEpicBudgetRow(id: string, budget: EpicBudgetOverride): Io<void>;
+}
+
+/** Each epic's spend (one, or every epic with an ended agent run), minutes counted from the summed milliseconds. */
+export function* epicSpends(port: StorePort, epicId?: string): Op<EpicSpend[]> {
+  return (yield* call(port.spendByEpic(epicId))).map(({ ms, ...r }) => ({ epic_id: r.epic_id, usd: r.usd, tokens: r.tokens, minutes: ms / 60_000, runs: r.runs }));
 }
 
 /** Today's spend of the whole store, by the transaction's clock. */
@@ -35,7 +49,7 @@ export function* todaySpend(port: StorePort): Op<DailySpend> {
 /** Each epic's spend (every epic with an ended agent run, or just `epicId`'s, zero when it has none) and today's. */
 export function* spendReport(port: StorePort, epicId?: string): Op<SpendReport> {
   if (epicId !== undefined) yield* requireEpic(port, epicId);
-  const rows = yield* call(port.spendByEpic(epicId));
+  const rows = yield* epicSpends(port, epicId);
   const epics = epicId !== undefined && rows.length === 0 ? [{ epic_id: epicId, usd: 0, tokens: 0, minutes: 0, runs: 0 }] : rows;
   return { epics, today: yield* todaySpend(port) };
 }
