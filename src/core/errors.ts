@@ -12,6 +12,7 @@ export type ErrorCategory = 'refused' | 'usage' | 'environment';
 export const ERROR_CODES = {
   // refused by the rules (exit 1)
   already_completed: 'refused',
+  app_running: 'refused',
   branch_checked_out: 'refused',
   claim_conflict: 'refused',
   commit_failed: 'refused',
@@ -28,6 +29,7 @@ export const ERROR_CODES = {
   main_dirty: 'refused',
   main_untracked: 'refused',
   markers_broken: 'refused',
+  no_epic_worktree: 'refused',
   merge_conflict: 'refused',
   no_approved_plan: 'refused',
   no_proposed_plan: 'refused',
@@ -35,6 +37,7 @@ export const ERROR_CODES = {
   not_a_file: 'refused',
   not_claimed: 'refused',
   not_completed: 'refused',
+  not_epic_worktree: 'refused',
   not_holder: 'refused',
   not_ours: 'refused',
   not_proposed: 'refused',
@@ -95,6 +98,7 @@ export const ERROR_CODES = {
   no_epic: 'usage',
   no_plan: 'usage',
   no_postgres: 'usage',
+  no_run_command: 'usage',
   no_repo: 'usage',
   no_signal: 'usage',
   no_step: 'usage',

@@ -23,6 +23,11 @@ function ledger(initial: PortBlock[] = []): PortLedger & { rows: PortBlock[] } {
       rows.push(b);
       return true;
     },
+    release: async (host, worktree) => {
+      const before = rows.length;
+      rows.splice(0, rows.length, ...rows.filter((r) => !(r.host === host && r.worktree === worktree)));
+      return before - rows.length;
+    },
   };
 }
 
@@ -49,15 +54,16 @@ test('a reservation takes the lowest block free in the ledger and on the machine
   const range = { first: 200, last: 259 };
   const busyOnMachine = new Set([205]);
   const isFree = async (p: number) => !busyOnMachine.has(p);
+  const probe = { isFree, range, exists: () => true };
   const l = ledger([{ host: 'h', first: 210, count: 10, worktree: '/other', epic_id: 'sf-0' }, { host: 'elsewhere', first: 220, count: 10, worktree: '/x', epic_id: 'sf-9' }]);
-  const a = await reservePorts(l, { host: 'h', count: 10, worktree: '/a', epic_id: 'sf-a' }, isFree, range);
+  const a = await reservePorts(l, { host: 'h', count: 10, worktree: '/a', epic_id: 'sf-a' }, probe);
   assert.equal(a.first, 220, '200-209 has a port in use on the machine; 210-219 is held; another host\'s block does not count');
-  assert.deepEqual(await reservePorts(l, { host: 'h', count: 10, worktree: '/a', epic_id: 'sf-a' }, isFree, range), a, 'the same worktree keeps its block');
+  assert.deepEqual(await reservePorts(l, { host: 'h', count: 10, worktree: '/a', epic_id: 'sf-a' }, probe), a, 'the same worktree keeps its block');
   // Another scheduler inserts 230 between our read and our insert: ours moves on to 240.
-  const racing: PortLedger = { blocks: l.blocks, insert: async (b) => { if (b.first === 230) { l.rows.push({ ...b, worktree: '/rival' }); return false; } return l.insert(b); } };
-  assert.equal((await reservePorts(racing, { host: 'h', count: 10, worktree: '/b', epic_id: 'sf-b' }, isFree, range)).first, 240);
-  assert.equal((await reservePorts(l, { host: 'h', count: 10, worktree: '/c', epic_id: 'sf-c' }, isFree, range)).first, 250);
-  await assert.rejects(reservePorts(l, { host: 'h', count: 10, worktree: '/d', epic_id: 'sf-d' }, isFree, range), /no block of 10 free ports left between 200 and 259 on h/);
+  const racing: PortLedger = { blocks: l.blocks, release: l.release, insert: async (b) => { if (b.first === 230) { l.rows.push({ ...b, worktree: '/rival' }); return false; } return l.insert(b); } };
+  assert.equal((await reservePorts(racing, { host: 'h', count: 10, worktree: '/b', epic_id: 'sf-b' }, probe)).first, 240);
+  assert.equal((await reservePorts(l, { host: 'h', count: 10, worktree: '/c', epic_id: 'sf-c' }, probe)).first, 250);
+  await assert.rejects(reservePorts(l, { host: 'h', count: 10, worktree: '/d', epic_id: 'sf-d' }, probe), /no block of 10 free ports left between 200 and 259 on h/);
 });
 
 test('the env map gets the worktree\'s variables; nothing but SPRINGFIELD_ names is expanded', () => {
@@ -73,4 +79,12 @@ test('the env map gets the worktree\'s variables; nothing but SPRINGFIELD_ names
   assert.equal(env.SPRINGFIELD_EPIC, 'sf-1a2b');
   assert.equal(env.VSCODE_PID, undefined);
   assert.deepEqual(expandEnvMap({ A: '$SPRINGFIELD_NOPE' }, {}), { A: '$SPRINGFIELD_NOPE' }, 'an unknown name stays as written');
+});
+
+test('a block whose worktree is gone is released and taken again', async () => {
+  const range = { first: 300, last: 319 };
+  const l = ledger([{ host: 'h', first: 300, count: 10, worktree: '/gone', epic_id: 'sf-0' }, { host: 'h', first: 310, count: 10, worktree: '/here', epic_id: 'sf-1' }]);
+  const b = await reservePorts(l, { host: 'h', count: 10, worktree: '/new', epic_id: 'sf-2' }, { isFree: async () => true, range, exists: (w) => w !== '/gone' });
+  assert.equal(b.first, 300);
+  assert.deepEqual(l.rows.map((r) => r.worktree).sort(), ['/here', '/new']);
 });

@@ -52,6 +52,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       return [m.worktreesCommand, m.worktreesPrune];
     },
   },
+  { names: ['app'], load: async () => [(await import('./app.ts')).appCommand] },
   { names: ['prime'], load: async () => [(await import('./prime.ts')).primeCommand] },
   { names: ['mcp'], load: async () => [(await import('./mcp.ts')).mcpCommand] },
   { names: ['allow'], load: async () => [(await import('./allow.ts')).allowCommand] },

@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import type { PortBlock } from '../store/portTypes.ts';
+
+export type { PortBlock };
 
 /**
  * Ports for worktrees (docs/worktrees.md, "Ports"): each worktree Springfield makes gets a block of
@@ -8,18 +12,15 @@ import { createServer } from 'node:net';
  */
 export const PORT_RANGE = { first: 20_000, last: 29_999 } as const;
 
-export interface PortBlock {
-  readonly host: string;
-  readonly first: number;
-  readonly count: number;
-  readonly worktree: string;
-  readonly epic_id: string;
-}
-
-/** What the reservation needs from the store: the blocks held on this host, and an insert that fails (false) when its first port is taken. */
+/**
+ * What the reservation needs from the store: the blocks held on this host, an insert that fails
+ * (false) when a block on the host already starts at its first port or the worktree already has one,
+ * and a release of a worktree's block.
+ */
 export interface PortLedger {
   blocks(host: string): Promise<readonly PortBlock[]>;
   insert(block: PortBlock): Promise<boolean>;
+  release(host: string, worktree: string): Promise<number>;
 }
 
 /** The first ports of the aligned blocks of `count` in the range that no held block overlaps, lowest first. */
@@ -60,13 +61,27 @@ export async function blockFree(first: number, count: number, isFree: (port: num
 
 /**
  * Reserves a block for a worktree: its existing one if it has one, else the lowest block that is free
- * both in the store and on the machine. An insert that loses a race to another scheduler (same first
- * port, same host) moves on to the next block. Throws when the range is used up.
+ * both in the store and on the machine. A block whose worktree no longer exists is released first. An
+ * insert that loses a race to another scheduler (same first port, same host) moves on to the next
+ * block. Throws when the range is used up.
  */
-export async function reservePorts(ledger: PortLedger, want: Omit<PortBlock, 'first'>, isFree: (port: number) => Promise<boolean> = portFree, range = PORT_RANGE): Promise<PortBlock> {
-  const held = await ledger.blocks(want.host);
+export interface PortProbe {
+  /** Whether a port is free on the machine (default: try to listen on it). */
+  readonly isFree?: (port: number) => Promise<boolean>;
+  /** Whether a worktree still exists (default: its folder exists). */
+  readonly exists?: (worktree: string) => boolean;
+  readonly range?: { readonly first: number; readonly last: number };
+}
+
+export async function reservePorts(ledger: PortLedger, want: Omit<PortBlock, 'first'>, probe: PortProbe = {}): Promise<PortBlock> {
+  const { isFree = portFree, exists = existsSync, range = PORT_RANGE } = probe;
+  let held = await ledger.blocks(want.host);
   const own = held.find((b) => b.worktree === want.worktree);
   if (own) return own;
+  // A block whose worktree is gone (removed by hand, a crash before its release) is free again.
+  const stale = held.filter((b) => !exists(b.worktree));
+  for (const b of stale) await ledger.release(b.host, b.worktree);
+  if (stale.length > 0) held = held.filter((b) => !stale.includes(b));
   for (const first of freeStarts(held, want.count, range)) {
     if (!(await blockFree(first, want.count, isFree))) continue;
     const block = { ...want, first };

@@ -41,8 +41,13 @@ export function expandEnvMap(map: Readonly<Record<string, string>>, vars: Readon
 export function worktreeCommandEnv(base: NodeJS.ProcessEnv, facts: WorktreeFacts): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined && !isEditorVariable(k) && !k.startsWith('SPRINGFIELD_')) env[k] = v;
-  const vars = worktreeVariables(facts);
-  Object.assign(env, expandEnvMap(facts.env ?? {}, vars), vars);
+  addWorktreeVariables(env, facts);
   env.PWD = facts.worktree;
   return env;
+}
+
+/** Sets the worktree's SPRINGFIELD_ variables and the config's `env` map (expanded from them) in `env`. */
+export function addWorktreeVariables(env: NodeJS.ProcessEnv, facts: WorktreeFacts): NodeJS.ProcessEnv {
+  const vars = worktreeVariables(facts);
+  return Object.assign(env, expandEnvMap(facts.env ?? {}, vars), vars);
 }

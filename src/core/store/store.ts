@@ -1,3 +1,4 @@
+import type { PortBlock } from './portTypes.ts';
 import type { SignalDecision } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import type { PlanSource } from '../plan/types.ts';
@@ -88,6 +89,12 @@ export interface Store {
   /** One more build iteration for a retry that stays in progress; false (and the epic blocked) past the budget. */
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean>;
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void>;
+  /** The blocks of ports reserved on `host` (docs/worktrees.md, "Ports"). */
+  portBlocks(host: string): Promise<PortBlock[]>;
+  /** Reserves a block; false when a block on its host starts at the same port or its worktree already has one. */
+  insertPortBlock(block: PortBlock): Promise<boolean>;
+  /** Releases the worktree's block on `host`; how many were released. */
+  releasePorts(host: string, worktree: string): Promise<number>;
   /** Records in the event log what the scheduler did to an epic's worktree. */
   recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void>;
   /** What blocked an epic a person can retry (the blocking event's record), or null. */

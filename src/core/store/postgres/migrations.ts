@@ -358,6 +358,22 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE epics ADD COLUMN planner text NOT NULL DEFAULT 'lisa' CHECK (planner IN ('lisa', 'person'));
   `,
+  // 7: SQLite's migration 10, the ports reserved for worktrees (docs/worktrees.md, "Ports"). A host's
+  // ports are shared by every repository on it, so the keys have no repository: two clones' schedulers
+  // on one machine never hand out the same block.
+  `
+  CREATE TABLE port_blocks (
+    host text COLLATE "C" NOT NULL,
+    first_port integer NOT NULL,
+    count integer NOT NULL CHECK (count > 0),
+    worktree text COLLATE "C" NOT NULL,
+    repo_id text COLLATE "C" NOT NULL,
+    epic_id text NOT NULL,
+    reserved_at timestamptz NOT NULL,
+    PRIMARY KEY (host, first_port),
+    UNIQUE (host, worktree)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -1,3 +1,5 @@
+import { insertPortBlock, portBlocks, releasePorts } from './ports.ts';
+import type { PortBlock } from '../portTypes.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import { DEFAULT_LEASE_SECONDS } from '../sqlite/claims.ts';
 import type { EpicEvent, EpicStatus } from '../../epics/transitions.ts';
@@ -216,6 +218,15 @@ export class PostgresCore implements Store {
   }
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
     return this.session.write('recording the worktree', (tx) => setEpicWorktree(tx, epicId, path, branch));
+  }
+  portBlocks(host: string): Promise<PortBlock[]> {
+    return this.session.read('reading the reserved ports', (tx) => portBlocks(tx, host));
+  }
+  insertPortBlock(block: PortBlock): Promise<boolean> {
+    return this.session.write('reserving ports', (tx) => insertPortBlock(tx, block));
+  }
+  releasePorts(host: string, worktree: string): Promise<number> {
+    return this.session.write('releasing ports', (tx) => releasePorts(tx, host, worktree));
   }
   commitTarget(query: TargetQuery): Promise<CommitTarget> {
     return this.session.read('finding the step', (tx) => resolveTarget(tx, query));

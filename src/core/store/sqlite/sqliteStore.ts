@@ -1,4 +1,6 @@
 import { systemClock, type Clock } from '../../clock.ts';
+import { insertPortBlock, portBlocks, releasePorts } from './ports.ts';
+import type { PortBlock } from '../portTypes.ts';
 import type { SignalDecision } from '../../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../../epics/transitions.ts';
 import type { PlanSource } from '../../plan/types.ts';
@@ -197,6 +199,15 @@ export class SqliteStore implements Store {
   }
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
     return this.write((db, now) => setEpicWorktree(db, now.toISOString(), epicId, path, branch));
+  }
+  portBlocks(host: string): Promise<PortBlock[]> {
+    return this.read((db) => portBlocks(db, host));
+  }
+  insertPortBlock(block: PortBlock): Promise<boolean> {
+    return this.write((db, now) => insertPortBlock(db, now.toISOString(), block));
+  }
+  releasePorts(host: string, worktree: string): Promise<number> {
+    return this.write((db) => releasePorts(db, host, worktree));
   }
   recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
     return this.write((db, now) => recordWorktreeEvent(db, now.toISOString(), epicId, actor, action, reason, data ? { ...data } : undefined));
