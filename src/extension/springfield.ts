@@ -15,6 +15,7 @@ import { reportClaim, startEpicAndClaim } from './commands/flow.ts';
 import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
+import { WorktreeCommands } from './commands/worktreeCommands.ts';
 import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, resetStep, showTerminal, startStep } from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
@@ -146,6 +147,7 @@ export class SpringfieldExtension extends Disposable {
       setupHint(host.snapshot);
     }));
     this.registerCommands(ctx, comments);
+    this.register(new WorktreeCommands(ctx, { cliPath: this.cliPath(), binDir: this.binDir() }));
     this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => scheduler.start())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(() => scheduler.runOnce())));

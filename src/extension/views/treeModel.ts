@@ -34,7 +34,7 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
   const retryable = isRetryable(e);
   return {
     id: `epic:${e.id}`, kind: 'epic', label: `${e.id}  ${e.title}`, description: facts.join('  ·  '),
-    icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}`,
+    icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}${e.worktree_path && e.status !== 'done' ? ':worktree' : ''}`,
     collapsible: plan ? (e.status === 'in_progress' ? 'expanded' : 'collapsed') : awaiting ? 'collapsed' : nextMove(s, e) ? 'expanded' : 'none',
     ref: { epicId: e.id, planPath: plan?.plan_path },
     tooltip: () => [
