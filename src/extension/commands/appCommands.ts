@@ -39,7 +39,7 @@ export class AppRunner {
     const dbPath = this.host.dbPath;
     if (!dbPath) throw new UsageError('no_worktree', 'running an app needs a Springfield repository');
     const configPath = configPathFor(dbPath);
-    if (loadRoleCommands(configPath).run.length === 0) return this.noRunCommand(configPath);
+    if (loadRoleCommands(configPath).run.length === 0) return this.noRunCommand(epic, configPath);
     try {
       await confirmRepositoryConfig(this.host, true);
     } catch (err) {
@@ -79,12 +79,13 @@ export class AppRunner {
     else if (choice === 'Stop app' && existsSync(worktree)) await this.stop(epic, worktree);
   }
 
-  private async noRunCommand(configPath: string): Promise<void> {
+  private async noRunCommand(epic: EpicRow, configPath: string): Promise<void> {
+    const exists = existsSync(configPath);
     const choice = await vscode.window.showWarningMessage(
-      `Springfield: nothing to run: ${configPath} has no "run" commands. Add e.g. "run": [["npm", "run", "dev"]], with "env": {"PORT": "$SPRINGFIELD_PORT"} if the app reads its port from PORT (docs/worktrees.md).`,
-      'Open config.json',
+      `Springfield: ${epic.id}'s app cannot start: ${configPath} has no "run" commands. Add e.g. "run": [["npm", "run", "dev"]], with "env": {"PORT": "$SPRINGFIELD_PORT"} if the app reads its port from PORT (docs/worktrees.md).`,
+      ...(exists ? ['Open config.json'] : []),
     );
-    if (choice === 'Open config.json' && existsSync(configPath)) await vscode.window.showTextDocument(vscode.Uri.file(configPath));
+    if (choice === 'Open config.json') await vscode.window.showTextDocument(vscode.Uri.file(configPath));
   }
 
   private terminalOf(epic: EpicRow): vscode.Terminal | undefined {

@@ -97,7 +97,7 @@ export class WorktreeCommands extends Disposable {
   /** The actions on one worktree (worktreeActions), then does the one picked. */
   private async chooseAction(name: string, path: string, w: SpringfieldWorktree | null): Promise<void> {
     const items = worktreeActions(w, process.platform);
-    const picked = await vscode.window.showQuickPick(items, { title: `${name} — ${path}`, placeHolder: 'Open the worktree, find it, or add it to Source Control' });
+    const picked = await vscode.window.showQuickPick(items, { title: `${name} — ${path}`, placeHolder: items.length > 4 ? 'Open the worktree, find it, add it to Source Control, or its app' : 'Open the worktree, find it, or add it to Source Control' });
     if (picked) await this.act(picked.action, path, w);
   }
 
