@@ -4,7 +4,8 @@
 // commands; with one, it asks to allow config.json, opens the terminal `App · <title>` and shows the
 // app's address as a link (the server answers there). The worktree shows in the Source Control view
 // by itself. Worktrees… (the Epics view's "…" menu) lists the worktree with its ports and the app's
-// address, and Stop app from there stops it. Open worktree… offers where to open it.
+// address, and Stop app from there stops it. Open worktree… offers where to open it. Once the epic is
+// deferred, Prune worktrees… shows what would go in a modal and removes the worktree, keeping its branch.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI, TYPO_PLAN } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, contextAction, git, openSpringfield, root, row, screenshot, toast } from './person.ts';
+import { cli, contextAction, git, openSpringfield, palette, root, row, screenshot, toast } from './person.ts';
 
 const TITLE = 'Greeting service';
 const SERVER = "import { createServer } from 'node:http';\ncreateServer((req, res) => res.end(`hello from ${process.env.SPRINGFIELD_EPIC}`)).listen(Number(process.env.SPRINGFIELD_PORT), '127.0.0.1');\n";
@@ -73,7 +74,7 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
 
   after(async () => {
     // The app is stopped with the editor's tests either way; a server left running would hold its port.
-    if (worktree) execStop(repo, epicId);
+    if (worktree && existsSync(worktree)) execStop(repo, epicId);
     await session?.close();
     if (base) rmSync(base, { recursive: true, force: true });
   });
@@ -83,7 +84,7 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
     await contextAction(page, epicRow(), 'Run app', message);
     assert.match(await message.innerText(), new RegExp(`${epicId}'s app cannot start: \\S+config\\.json has no "run" commands\\. Add e\\.g\\. "run": \\[\\["npm", "run", "dev"\\]\\]`));
     await screenshot(page, 'worktrees-no-run');
-    await message.locator('.codicon-notifications-clear').click().catch(() => page.keyboard.press('Escape'));
+    await palette(page, 'Notifications: Clear All Notifications');
   });
 
   test("Run app: allow config.json, the terminal `App · <title>` runs the server on the worktree's port, and the message links to it", { timeout: 120_000 }, async () => {
@@ -143,18 +144,45 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
     await stop.click();
     await toast(page, `stopped ${epicId}'s app (${TITLE})`).waitFor({ timeout: 30_000 });
     assert.equal(await answer(url), null, 'nothing answers at the address any more');
+    // The app's terminal ends cleanly ("stopped"), so VS Code shows no "terminal process terminated" error.
+    await page.waitForTimeout(2000);
+    assert.equal(await toast(page, /terminated with exit code/).count(), 0, 'no terminal error toast');
+    await screenshot(page, 'worktrees-stopped');
+    await palette(page, 'Notifications: Clear All Notifications');
     assert.equal(worktrees().find((w) => w.epic_id === epicId)?.app, null);
   });
 
   test('Open worktree… on the epic offers a new window, this window, reveal and Source Control', { timeout: 60_000 }, async () => {
     const first = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open in new window' });
-    await contextAction(page, epicRow(), 'Open worktree…', first);
+    await contextAction(page, epicRow(), 'Open worktree…', first).catch(async (err: unknown) => {
+      await screenshot(page, 'worktrees-open-failed');
+      throw err;
+    });
     const labels = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
     const expected = ['Open in new window', 'Open in this window', 'Reveal in file manager', 'Add to Source Control'];
     assert.equal(labels.length, expected.length, JSON.stringify(labels));
     expected.forEach((label, i) => assert.ok(labels[i]?.trim().startsWith(label), `${label} is item ${i + 1}: ${JSON.stringify(labels)}`));
     await screenshot(page, 'worktrees-open');
     await page.keyboard.press('Escape');
+  });
+
+  test('Prune worktrees… once the epic is deferred: what would go in a modal, then the worktree is gone and its branch kept', { timeout: 90_000 }, async () => {
+    cli(repo, ['epic', 'defer', epicId, '--reason', 'set aside']);
+    await palette(page, 'Springfield: Worktrees…');
+    const prune = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Prune worktrees…' });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'prunable: its epic is deferred' }).waitFor({ timeout: 30_000 });
+    await prune.click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /Remove 1 worktree\?[\s\S]*Would go:[\s\S]*sf-[0-9a-f]+: its epic is deferred; branch kept/, text);
+    assert.ok(text.includes(worktree), `the dialog names ${worktree}: ${text}`);
+    await screenshot(page, 'worktrees-prune');
+    await dialog.getByRole('button', { name: 'Prune' }).click();
+    await toast(page, 'Removed 1 worktree.').waitFor({ timeout: 30_000 });
+    assert.equal(existsSync(worktree), false, 'the worktree is gone');
+    assert.deepEqual(worktrees(), []);
+    assert.equal(git(repo, 'branch', '--list', `springfield/${epicId}`, '--format=%(refname:short)'), `springfield/${epicId}`, "a deferred epic's branch is kept");
   });
 });
 

@@ -89,18 +89,23 @@ export function forgetApp(worktree: string, pid: number): void {
   }
 }
 
-/** Stops the worktree's app: its commands' process groups (TERM, then KILL after the grace) and its supervisor. Returns what was stopped. */
+/**
+ * Stops the worktree's app. Its supervisor first (SIGTERM): it ends its commands itself and exits 0 as
+ * "stopped", so the terminal it runs in shows a clean end rather than a command killed by a signal;
+ * then whatever is left, each command's process group (TERM, then KILL after the grace). Returns what was stopped.
+ */
 export async function stopApp(worktree: string, graceMs: number): Promise<AppRecord | null> {
   const app = runningApp(worktree);
   if (!app) return null;
-  for (const group of app.groups) await endGroup(group, graceMs);
   try {
     process.kill(app.pid, 'SIGTERM');
   } catch {
     // already gone
   }
-  const deadline = Date.now() + graceMs;
+  // The supervisor gives its commands the grace before killing them, so it may take a little more.
+  const deadline = Date.now() + 2 * graceMs + 1000;
   while (pidAlive(app.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  for (const group of app.groups) await endGroup(group, graceMs);
   forgetApp(worktree, app.pid);
   return app;
 }
