@@ -60,7 +60,9 @@ export {
 export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
 export type { Action } from './scheduler/types.ts';
 export type { Unstaffed } from './scheduler/unstaffed.ts';
-export { type ReviewComment, type ReviewResult, submitReview } from './review/personReview.ts';
+export { fileAtCommit } from './git/branchDiff.ts';
+export { epicChanges } from './review/epicChanges.ts';
+export { PERSON_REVIEWER, type ReviewComment, type ReviewResult, submitReview } from './review/personReview.ts';
 export { shellQuote } from './shellQuote.ts';
 export {
   allowConfig, allowWrittenConfig, requireAllowed, revokeConfig, trackedPath, trustStatus, type TrustStatus,

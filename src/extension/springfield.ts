@@ -19,6 +19,7 @@ import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, r
 import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
 import { attentionCount, walkthroughProgress, type Snapshot } from './model/snapshot.ts';
+import { ReviewChanges } from './review/reviewChanges.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler, runConfig } from './editorScheduler.ts';
 import { SchedulerNotices } from './schedulerNotices.ts';
@@ -146,6 +147,7 @@ export class SpringfieldExtension extends Disposable {
       setupHint(host.snapshot);
     }));
     this.registerCommands(ctx, comments);
+    this.register(new ReviewChanges(ctx));
     this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => scheduler.start())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(() => scheduler.runOnce())));
