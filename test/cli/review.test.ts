@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import type { ReviewResult } from '../../src/core/review/personReview.ts';
 import type { EventView, SignalView } from '../../src/core/store/index.ts';
-import { assertFails, assertOk, ensureCli, makeRepo, runCli, runCliAsync, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { assertFails, assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, runCli, runCliAsync, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 
 const PLAN = '# Plan: Cache reads\n\n## Step 1: Only {#step-1}\n**Tasks:**\n- [ ] Do it\n';
 const APP = Array.from({ length: 10 }, (_, i) => `export const v${i} = ${i};\n`).join('');
@@ -151,6 +154,16 @@ describe('review: request changes sends Ralph back with each comment at its plac
       '  - src/cache.ts:1 — Use a Map, not a plain object',
       `  - src/app.ts:4-6 — ${SHELLY}`,
     ].join('\n'));
+  });
+
+  test("an agent reads the review through MCP: springfield_context shows each comment at its place", { timeout: 30_000 }, async (t) => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp'], cwd: epic.wt, env: cleanEnv({ SPRINGFIELD_AGENT: 'claude' }) as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'springfield-review-test', version: '1.0.0' });
+    await client.connect(transport);
+    t.after(() => client.close());
+    const r = await client.callTool({ name: 'springfield_context', arguments: { epic: epic.id } }) as CallToolResult;
+    const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    assert.match(text, /- implementation_failure \(by marge\): Changes requested in review: Use a Map, not a plain object \(\+1 more\)\n {2}- src\/cache\.ts:1 — Use a Map, not a plain object\n {2}- src\/app\.ts:4-6 — Why/);
   });
 
   test('after a fix and a finish, Approve with the person\'s own agent id passes review: a pass signal, recorded as theirs', () => {
