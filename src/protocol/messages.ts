@@ -30,6 +30,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openStep'), planPath: z.string().min(1).max(1000), anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/) }).strict(),
   z.object({ type: z.literal('openEpic'), epicId: EpicId, target: z.enum(['tree', 'plan']) }).strict(),
   z.object({ type: z.literal('retryEpic'), epicId: EpicId }).strict(),
+  /** A Needs you item's button: the host looks the key up in its own list (nothing to run comes from the webview). */
+  z.object({ type: z.literal('needsYou'), key: z.string().min(1).max(2000) }).strict(),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
@@ -103,8 +105,19 @@ export interface DashboardEpic {
   readonly tokens: number | null;
 }
 
+/** One thing waiting for the person, as the dashboard lists it. */
+export interface NeedsYouDto {
+  readonly key: string;
+  readonly text: string;
+  /** The button's words. */
+  readonly label: string;
+  readonly epicId: string | null;
+}
+
 export interface DashboardData {
   readonly now: string;
+  /** What waits for the person (the first figure and the list above the cards), and the scheduler's idle line. */
+  readonly needsYou: { readonly items: readonly NeedsYouDto[]; readonly idle: string | null };
   readonly figures: { readonly epics: number; readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number };
   readonly epics: readonly DashboardEpic[];
   readonly plans: readonly { readonly planPath: string; readonly title: string; readonly epicId: string | null; readonly stepsDone: number; readonly stepsTotal: number }[];

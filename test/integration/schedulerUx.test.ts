@@ -171,7 +171,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.lisa: \S+ \S+lisa\.cjs/);
     await dialog.getByRole('button', { name: 'Allow' }).click();
     await eventually('the flaky run failed', () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'), 30_000);
-    await row(page, `Lisa · ${docs}`).filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
+    await row(page, 'Lisa · Write the docs').filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
     const failed = await eventuallyText(page, `Lisa · ${flaky}`, /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/);
     assert.match(failed, /model unavailable: ANTHROPIC_API_KEY is not set/, 'the agent\'s own output is above the outcome');
     assert.match(failed, /Press any key to close this terminal\./);

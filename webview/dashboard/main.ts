@@ -142,11 +142,25 @@ function debtSection(d: DashboardData): HTMLElement {
       h('td', { class: 'card-id' }, x.epicId), h('td', {}, x.title), h('td', { class: 'muted' }, x.reason), h('td', { class: 'muted num', 'data-ago': x.at }, agoText(now() - Date.parse(x.at))))))));
 }
 
+/** What waits for the person, each with its button: the same list as the tree's "Needs you" row. */
+function needsSection(d: DashboardData): HTMLElement | null {
+  const { items, idle } = d.needsYou;
+  if (items.length === 0 && !idle) return null;
+  return h('section', { class: 'panel needs', 'aria-label': 'Needs you' },
+    h('h2', {}, items.length ? `Needs you (${items.length})` : 'Nothing needs you'),
+    items.length ? h('ul', { class: 'needs-list' }, ...items.map((i) => h('li', {},
+      h('span', { class: 'needs-text' }, i.text),
+      button(i.label, () => vscode.postMessage({ type: 'needsYou', key: i.key }), 'primary')))) : null,
+    idle ? h('p', { class: 'muted' }, idle) : null);
+}
+
 function render(): void {
   if (!data) return;
   const d = data;
   const statuses = STATUS_ORDER.filter((s) => d.figures.byStatus[s]).map((s) => `${d.figures.byStatus[s]} ${words(s)}`).join(' · ');
+  const waiting = d.needsYou.items.length;
   const figures = h('section', { class: 'figures' },
+    figure(waiting === 1 ? 'needs you' : 'need you', waiting, waiting ? d.needsYou.items.map((i) => i.label).join(' · ') : 'nothing waits for you'),
     figure(d.figures.epics === 1 ? 'epic' : 'epics', d.figures.epics, statuses || 'none yet'),
     figure(d.figures.agentsRunning === 1 ? 'agent running' : 'agents running', d.figures.agentsRunning),
     figure(d.figures.stepsClaimed === 1 ? 'step claimed' : 'steps claimed', d.figures.stepsClaimed),
@@ -158,6 +172,6 @@ function render(): void {
     render();
   }, now);
   const scroll = window.scrollY;
-  app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d), debtSection(d)), timeline);
+  app.replaceChildren(h('h1', {}, 'Springfield'), figures, needsSection(d) ?? '', cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d), debtSection(d)), timeline);
   window.scrollTo(0, scroll);
 }
