@@ -75,6 +75,11 @@ export class EditorScheduler extends Disposable {
     return this.timer !== undefined;
   }
 
+  /** The terminal of an epic's agent runs (the latest used), if one is open in this window. */
+  terminalFor(epicId: string): vscode.Terminal | undefined {
+    return this.launcher.terminalFor(epicId);
+  }
+
   /** What the loop's last pass found (nothing while it does not run here: a stale list would mislead). */
   get state(): SchedulerState {
     const last = this.running ? this.last : undefined;

@@ -134,6 +134,7 @@ export class SpringfieldExtension extends Disposable {
     const ctx: CommandContext = {
       host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep,
       scheduler: () => ({ running: scheduler.running, roles: setup.roles }),
+      agentTerminal: (epicId) => scheduler.terminalFor(epicId),
     };
     this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));

@@ -67,8 +67,9 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
     await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'the demo allowed its config: no question');
     await eventually('two epics built at the same time', () => overlapping(runs(demo.root).filter((r) => r.role === 'ralph')) !== undefined, 60_000);
-    await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Ralph · ${work.orders}` }).first().waitFor({ timeout: 15_000 });
-    await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Ralph · ${work.wishlist}` }).first().waitFor({ timeout: 15_000 });
+    // Terminals are named by role and epic title, short enough to read in the tab list.
+    await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Ralph · Order history' }).first().waitFor({ timeout: 15_000 });
+    await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Ralph · Wishlist' }).first().waitFor({ timeout: 15_000 });
     await screenshot(page, 'demo-scheduler-parallel');
   });
 
@@ -81,6 +82,9 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
     assert.ok(events.some((e) => e.entity === 'epic' && e.action === 'steps_completed' && /verification passed/.test(e.reason ?? '')), 'completed once the configured verification passed');
     assert.match(git(demo.root, 'log', '--format=%s', 'main'), new RegExp(`^Order history \\(${work.orders}\\)$`, 'm'), 'squash-merged into main');
     await rowShows(page, 'Order history', ['done'], 20_000);
+    // Ralph's three runs went to one terminal, the epic's; Bart's to one of his own.
+    const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
+    assert.deepEqual(['Ralph · Order history', 'Bart · Order history'].map((n) => tabs.filter((t) => t.includes(n)).length), [1, 1], `one terminal per epic and role: ${JSON.stringify(tabs)}`);
     await toast(page, new RegExp(`${work.orders} “Order history” is done: reviewed and merged`)).waitFor({ timeout: 20_000 })
       .catch(async () => assert.fail(`no "done" toast; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`));
     await screenshot(page, 'demo-scheduler-done');

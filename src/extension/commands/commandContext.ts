@@ -1,4 +1,5 @@
 import type { StoreHost } from '../storeHost.ts';
+import type * as vscode from 'vscode';
 import type { NodeRef } from '../views/nodes.ts';
 import type { NodeTreeProvider, Row } from '../views/treeProvider.ts';
 
@@ -13,6 +14,8 @@ export interface CommandContext {
   readonly revealStep?: (planPath: string, anchor: string) => void;
   /** Whether the scheduler runs in this window, and the roles with an agent: what Create epic says happens next. */
   readonly scheduler?: () => { readonly running: boolean; readonly roles: readonly string[] };
+  /** The terminal of an epic's agent runs in this window, if one is open. */
+  readonly agentTerminal?: (epicId: string) => vscode.Terminal | undefined;
 }
 
 /** The node behind a clicked row, from whichever tree it came. */
