@@ -89,6 +89,8 @@ export interface TimelineEntry {
   readonly epicId: string | null;
   readonly text: string;
   readonly reason: string | null;
+  /** What a retrospective found, one line each (shown as a list under the entry). */
+  readonly lines?: readonly string[];
 }
 
 export interface DashboardEpic {
@@ -100,6 +102,8 @@ export interface DashboardEpic {
   readonly retryable: boolean;
   /** Agent sessions spent on the epic, by role. */
   readonly sessions: Readonly<Record<string, number>>;
+  /** Where it is built: its worktree's folder name, and the full path for a tooltip (null before it starts, and once merged). */
+  readonly worktree: { readonly name: string; readonly path: string } | null;
   /** Cost its agents reported (USD), null when none reported any; tokens likewise. */
   readonly costUsd: number | null;
   readonly tokens: number | null;

@@ -141,24 +141,24 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
       assert.doesNotMatch(text, /\/tmp\/|springfield-dash-/, 'no absolute paths');
       assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T\d{2}:/, 'no ISO timestamps');
       assert.doesNotMatch(text, /\b[0-9a-f]{12,}\b/, 'no hashes');
-      await frame.locator('.events li', { hasText: 'ralph-a claimed Step' }).first().waitFor();
+      await frame.locator('.events > li', { hasText: 'ralph-a claimed Step' }).first().waitFor();
       await frame.locator('.grid').scrollIntoViewIfNeeded();
       await screenshot(page, 'dashboard-leases-runs-dark');
     });
 
     test('the timeline filters by epic, by who and by kind', { timeout: 60_000 }, async () => {
-      const all = await frame.locator('.events li').count();
+      const all = await frame.locator('.events > li').count();
       await frame.locator('select[aria-label="What"]').selectOption('plan');
-      const plans = await frame.locator('.events li').allInnerTexts();
+      const plans = await frame.locator('.events > li').allInnerTexts();
       assert.ok(plans.length > 0 && plans.length < all, `kind filter narrows (${plans.length} of ${all})`);
       assert.ok(plans.some((t) => /lisa proposed version 1 of the plan/.test(t)), plans.join('\n'));
       await frame.locator('select[aria-label="What"]').selectOption('');
       await frame.locator('select[aria-label="Who"]').selectOption('bart');
-      const bart = await frame.locator('.events li').allInnerTexts();
+      const bart = await frame.locator('.events > li').allInnerTexts();
       assert.ok(bart.length > 0 && bart.every((t) => t.includes('bart')), bart.join('\n'));
       await frame.locator('select[aria-label="Who"]').selectOption('');
       await frame.locator('select[aria-label="Epic"]').selectOption(fixture.billing);
-      const billing = await frame.locator('.events li').allInnerTexts();
+      const billing = await frame.locator('.events > li').allInnerTexts();
       assert.ok(billing.length > 0 && billing.every((t) => t.includes(fixture.billing)), billing.join('\n'));
       await frame.locator('.timeline').scrollIntoViewIfNeeded();
       await screenshot(page, 'dashboard-timeline-filtered');

@@ -402,7 +402,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const need = frame.locator('.needs-list li');
     assert.deepEqual(await need.allInnerTexts(), ['The plan for “Billing export” waits for your approval (version 2).\nReview plan']);
     cli(demo.epicWorktrees.cache, ['artifact', 'plans/cache.md', 'step-3', '--kind', 'note', '--summary', 'dashboard live check'], 'ralph-b');
-    await frame.locator('.events li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' }).first().waitFor({ timeout: 5000 });
+    await frame.locator('.events > li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' }).first().waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-dashboard');
     await need.getByRole('button', { name: 'Review plan' }).click();
     await page.locator('.tab', { hasText: `Plan · ${billing}` }).waitFor({ timeout: 10_000 });

@@ -1,4 +1,4 @@
-import { buildBudget, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
+import { buildBudget, folderName, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
 import { NOTHING, type NeedsYou } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
@@ -38,6 +38,7 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
         blockedReason: e.status !== 'blocked' || !e.status_reason ? null
           : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
         retryable: isRetryable(e),
+        worktree: e.worktree_path && e.status !== 'done' ? { name: folderName(e.worktree_path), path: e.worktree_path } : null,
         sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
         ...usageOf(s.runs.filter((r) => r.epic_id === e.id)),
       };
