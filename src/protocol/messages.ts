@@ -43,10 +43,13 @@ export interface PlanStepDto {
   readonly parent: string | null;
   readonly dependsOn: readonly string[];
   readonly items: readonly PlanItemDto[];
+  /** Once the plan is approved, the step's status in the store (items are ticked as the store has them). */
+  readonly status?: string;
 }
 
 export interface ApprovalData {
-  readonly epic: { readonly id: string; readonly title: string; readonly status: string; readonly complexity: string };
+  /** `planner`: who writes its plans, lisa or person (feedback is for them). */
+  readonly epic: { readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly planner: string };
   readonly version: {
     readonly version: number;
     readonly of: number;
@@ -63,6 +66,8 @@ export interface ApprovalData {
   readonly feedbackHistory: readonly { readonly version: number; readonly feedback: string }[];
   /** The handoff file's name once approval wrote it (the host opens it; the webview never sees paths). */
   readonly handoff: string | null;
+  /** Once the approved plan is in the store: steps completed of all, as the store has them now. */
+  readonly progress: { readonly done: number; readonly total: number } | null;
 }
 
 export interface GraphNode {
@@ -149,4 +154,6 @@ export type ToWebview =
       readonly type: 'result'; readonly requestId: number; readonly ok: boolean; readonly message: string; readonly lines: readonly string[];
       /** The plan version the result is about: shown only while that version is on screen. */
       readonly version?: number;
+      /** The epic's status right after the action: the result goes once the epic has moved on. */
+      readonly epicStatus?: string;
     };
