@@ -71,7 +71,7 @@ test('an epic with an approved plan shows its steps, progress, holder and lease;
   assert.equal(step1?.label, 'Client', 'the title: its number is in the tooltip');
   const tip = step1?.tooltip?.() ?? '';
   assert.match(tip, /claim token 1/);
-  assert.match(tip, /Status: \*\*claimed\*\*/);
+  assert.match(tip, /Status: \*\*claimed\*\* — taken under a lease, not started yet/, 'claimed is told apart from started');
   assert.match(tip, /Held by ralph\\-1 in ralph/);
   assert.doesNotMatch(tip, /\/wt\//, 'no worktree path in the tooltip');
   const step2 = byId.get('step:plans/cache.md#step-2');

@@ -140,6 +140,11 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
   };
 }
 
+/** What a step's status means, in a newcomer's words: claimed and started are not the same. */
+const STEP_MEANING: Readonly<Record<string, string>> = {
+  claimed: ' — taken under a lease, not started yet', in_progress: ' — started: its holder is working on it', pending: ' — nobody has taken it yet',
+};
+
 const KIND_WORDS: Readonly<Record<string, string>> = { task: 'Task', test: 'Test', checkpoint: 'Checkpoint' };
 
 const namesByPlan = new WeakMap<PlanView, Map<string, string>>();
@@ -161,7 +166,7 @@ function stepNames(plan: PlanView): Map<string, string> {
 
 function stepTooltip(s: Snapshot, st: StepView, names: ReadonlyMap<string, string>): string {
   const expired = st.lease_expired ? ' — its lease expired, so anyone may take it over' : '';
-  const lines = [`**${md(stepName(st.number))}** ${md(st.title)}`, '', `Status: **${statusWord(st.status)}**${expired}`];
+  const lines = [`**${md(stepName(st.number))}** ${md(st.title)}`, '', `Status: **${statusWord(st.status)}**${expired || (STEP_MEANING[st.status] ?? '')}`];
   if (st.claimed_by && st.status !== 'completed') {
     const who = holderName(st.claimed_by, st.agent, s.worktree);
     lines.push(`Held by ${md(who)}${who === baseName(st.claimed_by) ? '' : ` in ${md(baseName(st.claimed_by))}`} · claim token ${st.claim_token}`);
