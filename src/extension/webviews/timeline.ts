@@ -15,7 +15,7 @@ const EPIC_EVENTS: Readonly<Record<string, string>> = {
   plan_approved: 'approved its plan', start: 'started it', steps_completed: 'finished every step',
   signal_pass: 'passed review', signal_implementation_failure: 'sent it back to Ralph', signal_option_viability_failure: 'sent it back to Lisa',
   signal_adr_invalidated: 'sent it back to Lisa (an ADR no longer holds)', merged: 'merged it into the main branch', defer: 'set it aside', resume: 'resumed it',
-  plan_discarded: 'discarded its plan', new_plan_approved: 'approved its new plan', agent_failed: 'stopped it: an agent kept failing', retry: 'retried it',
+  plan_discarded: 'discarded its plan', new_plan_approved: 'approved its new plan', agent_failed: 'stopped it: an agent kept failing', retry: 'retried it', planner: 'changed who writes its plan',
 };
 
 const ITEM_MOVES: Readonly<Record<string, string>> = { completed: 'ticked', open: 'unticked', in_progress: 'started' };
