@@ -106,8 +106,15 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     await screenshot(page, 'first-epic-created');
   });
 
-  test('New plan… writes the template for the epic, which parses, opens it and offers to propose it', { timeout: 60_000 }, async () => {
+  test('New plan… asks who writes it (Lisa needs an agent first); Write it myself writes the template for the epic, which parses, opens it and offers to propose it', { timeout: 60_000 }, async () => {
     await toast(page, /Created sf-/).getByRole('button', { name: 'New plan…' }).click();
+    const choices = page.locator('.quick-input-widget', { hasText: 'who writes it?' }).locator('.quick-input-list .monaco-list-row');
+    await choices.first().waitFor({ timeout: 15_000 });
+    const offered = await choices.allInnerTexts();
+    assert.match(offered[0] ?? '', /Write it myself/, JSON.stringify(offered));
+    assert.match(offered[1] ?? '', /Ask Lisa to write it[\s\S]*no agent plays Lisa yet/, JSON.stringify(offered));
+    await screenshot(page, 'first-new-plan-who-writes');
+    await page.keyboard.press('Enter');
     await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: 15_000 });
     const text = readFileSync(join(repo, PLAN), 'utf8');
     const plan = parsePlan(text, PLAN);

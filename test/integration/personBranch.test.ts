@@ -115,6 +115,7 @@ describe("A person's epic is built on its own branch: main and the person's chec
     await input.fill(BRIEF);
     await page.keyboard.press('Enter');
     await toast(page, /Created sf-[0-9a-f]+: Add a caching layer/).getByRole('button', { name: 'New plan…' }).click({ timeout: 15_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write it myself' }).click({ timeout: 15_000 });
     epic = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics[0] as Epic;
     await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: 15_000 });
     await toast(page, `Wrote ${PLAN}`).getByRole('button', { name: 'Propose plan' }).click({ timeout: 15_000 });

@@ -17,7 +17,7 @@ import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, contextAction, epicsTitleAction, openSpringfield, root, row, screenshot, webview } from './person.ts';
+import { cli, contextAction, epicsTitleAction, eventually, openSpringfield, root, row, rowShows, screenshot, toast, webview } from './person.ts';
 
 /** The CLI's scheduler with the demo's allowed config, until nothing is left for it to do. */
 function orchestrate(repo: string, state: string): void {
@@ -138,6 +138,26 @@ describe('The person in the loop: dashboard and approval panel after merges (cod
     assert.equal(await frame.locator('.result').count(), 0, 'the note about the approval went once the epic moved on');
     assert.equal(await frame.locator('#start-epic').count(), 0, 'no Start epic on a merged epic');
     await screenshot(page, 'loop-approval-followed');
+    await page.keyboard.press('Control+W');
+  });
+
+  test('New plan… on an epic the person said they would write: Ask Lisa to write it, Run scheduler once, and her plan waits for approval', { timeout: 240_000 }, async () => {
+    const id = cli<{ id: string }>(demo.root, ['epic', 'create', 'Loyalty points', '--brief', 'Points per order. Acceptance: the balance shows at checkout.', '--planner', 'person']).id;
+    await rowShows(page, 'Loyalty points', ['waits for your plan'], 20_000);
+    const choices = page.locator('.quick-input-widget', { hasText: 'who writes it?' }).locator('.quick-input-list .monaco-list-row');
+    await contextAction(page, row(page, 'Loyalty points'), 'New plan…', choices.first());
+    const offered = await choices.allInnerTexts();
+    assert.match(offered[0] ?? '', /Write it myself/, `the person said they would write it: their way first (${JSON.stringify(offered)})`);
+    assert.match(offered[1] ?? '', /Ask Lisa to write it[\s\S]*the scheduler starts her/, JSON.stringify(offered));
+    await screenshot(page, 'loop-new-plan-who-writes');
+    await choices.filter({ hasText: 'Ask Lisa to write it' }).click();
+    await eventually('the epic is Lisa\'s to plan', () => cli<{ planner: string }>(demo.root, ['epic', 'show', id]).planner === 'lisa');
+    assert.equal(cli<{ versions: unknown[] }>(demo.root, ['plan', 'show', id]).versions.length, 0, 'nothing ran unasked');
+    await toast(page, /Lisa writes the plan for “Loyalty points” when the scheduler runs/).getByRole('button', { name: 'Run scheduler once' }).click({ timeout: 15_000 });
+    await rowShows(page, 'Loyalty points', ['plan awaiting approval'], 120_000);
+    const versions = cli<{ versions: { status: string; proposed_agent: string | null }[] }>(demo.root, ['plan', 'show', id]).versions;
+    assert.deepEqual(versions.map((v) => v.status), ['proposed']);
+    await screenshot(page, 'loop-lisa-wrote-it');
   });
 });
 
