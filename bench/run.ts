@@ -8,6 +8,7 @@ import { benchCliStartup } from './cliStartup.ts';
 import { benchContention } from './contention.ts';
 import { benchDoctor } from './doctor.ts';
 import { benchEditor } from './editor.ts';
+import { benchFiles } from './files.ts';
 import { benchLibraries } from './libraries.ts';
 import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
@@ -32,6 +33,7 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'scheduler reaction', run: benchReaction },
   { name: 'doctor on a long history', run: () => benchDoctor() },
   { name: 'simple-git and execa', run: benchLibraries },
+  { name: 'files-aware scheduling', run: benchFiles },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 

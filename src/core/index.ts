@@ -36,6 +36,7 @@ export { folderName, holderName, takenOverText } from './names.ts';
 export { type PendingOperation, pendingPath, readPending, removePending, writePending } from './pending.ts';
 export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
 export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
+export { epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';

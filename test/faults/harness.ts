@@ -119,6 +119,30 @@ switch (behaviour) {
     sf('plan', 'propose', epic, draft);
     break;
   }
+  case 'edit': {
+    // Edits the files its step names (rule.files[step], else the step's **Files:** line in the plan),
+    // one line added at the end of each, and completes the step through springfield. Stamps its start
+    // and end. It lingers up to rule.ms, going on early once another epic's agent works on one of its
+    // files, so two agents allowed to share a file surely overlap in time.
+    const text = fs.readFileSync(env.SPRINGFIELD_PLAN, 'utf8');
+    const section = text.split(/^## /m).find((s) => s.includes('{#' + step + '}')) || '';
+    const declared = ((/^\*\*Files:\*\*(.*)$/m.exec(section) || [])[1] || '').split(',').map((f) => f.trim()).filter((f) => f && !/[*?]/.test(f));
+    const files = (rule.files && rule.files[step]) || declared;
+    log({ event: 'edit-start', at: Date.now(), files });
+    const mark = (f) => path.join(env.SF_SYNC, encodeURIComponent(f) + '@' + epic);
+    for (const f of files) fs.writeFileSync(mark(f), '');
+    const others = () => fs.readdirSync(env.SF_SYNC).some((n) => files.some((f) => n.startsWith(encodeURIComponent(f) + '@') && !n.endsWith('@' + epic)));
+    const deadline = Date.now() + (rule.ms || 0);
+    const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    while (Date.now() < deadline && !others()) pause(50);
+    if (others()) pause(300);
+    for (const f of files) { fs.mkdirSync(path.dirname(f), { recursive: true }); fs.appendFileSync(f, epic + ' ' + step + '\n'); }
+    sf('update', env.SPRINGFIELD_PLAN, step, '--all', 'completed');
+    sf('commit', '-m', 'Build ' + step);
+    for (const f of files) fs.rmSync(mark(f), { force: true });
+    log({ event: 'edit-end', at: Date.now(), files, commit: git('rev-parse', 'HEAD') });
+    break;
+  }
   case 'viability':
     sf('signal', epic, '--type', 'option_viability_failure', '--summary', 'the approach cannot scale past one file');
     break;
@@ -162,7 +186,7 @@ export interface FaultRepo {
   /** Creates an epic whose planner proposes `plans/<slug>.md`; returns its id. */
   epic(title: string, options?: { complexity?: string; maxIterations?: number }): string;
   /** Sets the agent's behaviours (see AGENT). */
-  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex' }>): void;
+  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex'; ms?: number; files?: Record<string, string[]> }>): void;
   config(extra: Record<string, unknown>): void;
   /** The agent's log lines. */
   records(): Record<string, unknown>[];

@@ -94,5 +94,5 @@ test('an archive command that fails keeps the worktree (the epic is merged and d
   const run = f.orchestrate();
   assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
   assert.ok(existsSync(join(`${f.repo}.springfield`, epic)), 'kept for a person to look at');
-  assert.match(run.stderr, /The archive command `.+` exited 3, so the worktree .+ is kept:\ncannot upload the logs/);
+  assert.match(run.stderr, /The archive command `.+` exited 3, so the worktree .+ is kept \(fix it, then `springfield worktrees prune` archives and removes it\):\ncannot upload the logs/);
 });

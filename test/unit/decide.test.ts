@@ -277,7 +277,7 @@ describe('decide with agent faults (docs/scheduler-faults.md)', () => {
   test('the n-th failure waits the n-th delay; past the list the last delay repeats', () => {
     const until = (n: number, cfg: Partial<SchedulerConfig>) => {
       const [a] = one(epic('e1', 'in_progress', { faults: { ralph: fault(n, 0) } }), cfg);
-      return a?.kind === 'wait' ? (Date.parse(a.until) - NOW.getTime()) / 1000 : a?.kind;
+      return a?.kind === 'wait' ? (Date.parse(a.until ?? '') - NOW.getTime()) / 1000 : a?.kind;
     };
     assert.equal(until(2, {}), 60);
     assert.equal(until(5, { retryLimit: 10, retryBackoffMs: [1000, 2000] }), 2);

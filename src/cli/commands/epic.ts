@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { allowedEvents, COMPLEXITY_POLICY, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
+import { allowedEvents, COMPLEXITY_POLICY, epicConflictsAhead, type Planner, PLANNERS, configPathFor, type EpicRow, firstBadUtf8Line, isEpicStatus, isRetryable, loadRoleCommands, parseComplexity, parsePriority, startEpicInWorktree, transition, UsageError } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { arg, EPIC_ARG, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -114,7 +114,9 @@ export const epicShow: Command = {
     const runs = await store.runs({ epicId: epic.id, limit: 5 });
     const recent = runs.map((r) => ({ id: r.id, role: r.role, step_anchor: r.step_anchor, status: r.status, exit_code: r.exit_code, outcome_reason: r.outcome_reason, started_at: r.started_at, ended_at: r.ended_at }));
     const retries = await retriesOf(ctx, store, epic.id);
-    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent };
+    // Computed from git now (docs/files.md, "Conflict ahead"): the store keeps none of it.
+    const conflicts = await epicConflictsAhead(store, ctx.location.mainRoot, epic.id);
+    const json = { ...epicJson(epic), plan_versions: versions, plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null, signals, blocked_by: blocked, retries, recent_runs: recent, conflicts_ahead: conflicts };
     return output(json, renderEpic(json));
   },
 };

@@ -94,6 +94,7 @@ async function dryRunOutput(ctx: Parameters<Command['run']>[0]): Promise<Command
   const r = await dryRun(planningStore(ctx, 'read'), mainRoot, loadRoleCommands(configPathFor(ctx.stateFile)));
   const lines = [r.actions.length === 0 ? 'Dry run: a pass would do nothing now' : `Dry run: a pass would take ${r.actions.length} action${r.actions.length === 1 ? '' : 's'} (nothing was done):`];
   for (const a of r.actions) lines.push(`  ${a.description}`);
+  for (const c of r.conflicts_ahead) lines.push(`  ${c.epic_id}: conflict ahead with ${c.with} in ${c.files.join(', ')}`);
   if (r.running > 0) lines.push(`${r.running} agent run${r.running === 1 ? ' is' : 's are'} under way (their epics wait for them)`);
   if (r.unstaffed.length > 0) {
     lines.push('No agent configured (roles in .springfield/config.json, or springfield agents use <preset>):');

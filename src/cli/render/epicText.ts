@@ -32,6 +32,7 @@ interface EpicDetail extends EpicLine {
   blocked_by: Record<string, unknown> | null;
   retries: readonly RoleRetry[];
   recent_runs: readonly { id: number; role: string; step_anchor: string | null; status: string; exit_code: number | null; outcome_reason: string | null; ended_at: string | null }[];
+  conflicts_ahead?: readonly { with: string; files: readonly string[] }[];
 }
 
 export function renderEpic(e: EpicDetail): string {
@@ -46,6 +47,7 @@ export function renderEpic(e: EpicDetail): string {
     if (tail) lines.push(`  last output of run ${String(e.blocked_by.run_id)}:`, ...tail.split('\n').slice(-10).map((l) => `    | ${l}`));
   }
   for (const line of retryLines(e.retries)) lines.push(`  backing off: ${line}`);
+  for (const c of e.conflicts_ahead ?? []) lines.push(`  conflict ahead with ${c.with} in ${c.files.join(', ')} (a test merge; docs/files.md)`);
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
   if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${progressBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
   if (e.plan_versions.length) {

@@ -77,7 +77,7 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => (
     { from, event: 'agent_unavailable', to: 'blocked', nextRole: null, when: "the role's agent cannot run: not installed or not logged in (a person fixes it and retries)" })),
   { from: 'in_progress', event: 'plan_drift', to: 'blocked', nextRole: null, when: "the worktree's plan file drifted from the approved version (a person restores it and retries)" },
-  { from: 'verified', event: 'merge_failed', to: 'blocked', nextRole: null, when: 'a pull request cannot be opened (no gh, no remote, push refused) or was closed unmerged (a person fixes it and retries)' },
+  { from: 'verified', event: 'merge_failed', to: 'blocked', nextRole: null, when: 'the branch conflicts with the default branch at the merge, or a pull request cannot be opened (no gh, no remote, push refused) or was closed unmerged (a person fixes it and retries)' },
   { from: 'blocked', event: 'retry', to: 'previous', nextRole: null, when: 'a person retries an epic blocked by agent_failed, agent_unavailable, plan_drift or merge_failed' },
 ];
 

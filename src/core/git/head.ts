@@ -48,6 +48,23 @@ function headFromFiles(worktree: string): Head | null {
   }
 }
 
+/**
+ * The commit `ref` (a full name: `refs/heads/…`) points at, read from the files of the repository
+ * `worktree` belongs to (loose, then packed refs), with no git process; null when it is not there
+ * or the repository keeps its refs some other way (reftable): then ask git.
+ */
+export function refFromFiles(worktree: string, ref: string): string | null {
+  const gitDir = gitDirOf(worktree);
+  if (!gitDir) return null;
+  try {
+    const common = existsSync(join(gitDir, 'commondir')) ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
+    if (existsSync(join(common, 'reftable'))) return null;
+    return looseRef(common, ref) ?? packedRef(common, ref);
+  } catch {
+    return null;
+  }
+}
+
 function looseRef(common: string, ref: string): string | null {
   try {
     const value = readFileSync(join(common, ref), 'utf8').trim();

@@ -3,15 +3,18 @@
  * the same decide(), without doing any of it (no claim, no worktree, no agent, no write).
  */
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import type { RunConfig } from '../runs/runConfig.ts';
+import { filesAwareOf, type RunConfig } from '../runs/runConfig.ts';
 import { decide } from '../scheduler/decide.ts';
+import { UNDER_WAY } from '../scheduler/filesRule.ts';
 import { MESSAGES } from '../scheduler/rules.ts';
-import type { Action } from '../scheduler/types.ts';
+import type { Action, SchedulerSnapshot } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Store } from '../store/index.ts';
-import type { Waiting } from './orchestrator.ts';
+import { conflictsAhead } from './conflictsAhead.ts';
 import { mainChanges } from './merge.ts';
+import { waitingOf, type Waiting } from './orchestrator.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
+import { StepFiles, type ConflictWith } from './stepFiles.ts';
 
 export interface DryRun {
   readonly dry_run: true;
@@ -21,11 +24,16 @@ export interface DryRun {
   readonly unstaffed: readonly Unstaffed[];
   /** Agent runs recorded as running now (they keep their epics busy). */
   readonly running: number;
+  /** Conflicts ahead of each epic under way, from test merges made now (docs/files.md). */
+  readonly conflicts_ahead: readonly { readonly epic_id: string; readonly with: string; readonly files: readonly string[] }[];
 }
 
 /** The pass decide() would take at `now`, from the store's snapshot (read by its clock); reads the store only. */
 export async function dryRun(store: Store, mainRoot: string, config: RunConfig, now = new Date()): Promise<DryRun> {
-  const snapshot = await store.schedulerSnapshot();
+  const stored = await store.schedulerSnapshot();
+  // Git failing to answer leaves the files out, as a pass would (docs/files.md).
+  const conflicts = await conflictsNow(stored, mainRoot).catch(() => []);
+  const snapshot = filesAwareOf(config) ? await new StepFiles(store, mainRoot).annotate(stored, betweenEpics(stored, conflicts)).catch(() => stored) : stored;
   const scheduler = schedulerConfigOf(config, mainRoot);
   const decided = decide(snapshot, scheduler, now);
   const waiting: Waiting[] = [];
@@ -36,8 +44,8 @@ export async function dryRun(store: Store, mainRoot: string, config: RunConfig, 
   const acted = new Set<string>();
   for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
   for (const a of actions) {
-    if (a.kind === 'surface') waiting.push({ epic_id: a.epicId, kind: 'person', message: a.message, until: null });
-    if (a.kind === 'wait') waiting.push({ epic_id: a.epicId, kind: 'backoff', message: a.message, until: a.until });
+    const waits = waitingOf(a);
+    if (waits && a.kind !== 'check_pr') waiting.push(waits);
     if ('epicId' in a) acted.add(a.epicId);
   }
   return {
@@ -46,7 +54,23 @@ export async function dryRun(store: Store, mainRoot: string, config: RunConfig, 
     waiting,
     unstaffed: unstaffedEpics(snapshot.epics, scheduler, acted),
     running: snapshot.runs.length,
+    conflicts_ahead: conflicts,
   };
+}
+
+/** Every epic under way test-merged now against the default branch and the others (git writes objects only). */
+async function conflictsNow(snapshot: SchedulerSnapshot, mainRoot: string): Promise<DryRun['conflicts_ahead']> {
+  const ids = snapshot.epics.filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id).sort();
+  const out: { epic_id: string; with: string; files: readonly string[] }[] = [];
+  for (const id of ids) for (const c of await conflictsAhead(mainRoot, id, ids)) out.push({ epic_id: id, ...c });
+  return out;
+}
+
+function betweenEpics(snapshot: SchedulerSnapshot, conflicts: DryRun['conflicts_ahead']): Map<string, ConflictWith[]> {
+  const ids = new Set(snapshot.epics.map((e) => e.id));
+  const out = new Map<string, ConflictWith[]>();
+  for (const c of conflicts) if (ids.has(c.with)) out.set(c.epic_id, [...(out.get(c.epic_id) ?? []), { epicId: c.with, files: c.files }]);
+  return out;
 }
 
 /** One line in words for an action, as the pass would log it. */
@@ -56,7 +80,7 @@ export function describeAction(a: Action): string {
     case 'run': return `${a.epicId}: start ${ROLE_NAMES[a.role]}${a.stepAnchor ? ` on ${a.stepAnchor}` : ''}${a.worktree ? ` in ${a.worktree}` : ''} (${a.reason})`;
     case 'transition': return `${a.epicId}: ${a.event} (${a.reason})`;
     case 'setup': return `${a.epicId}: set up its new worktree`;
-    case 'wait': return `${a.epicId}: wait until ${a.until} — ${a.message}`;
+    case 'wait': return a.until === null ? `${a.epicId}: ${a.message}` : `${a.epicId}: wait until ${a.until} — ${a.message}`;
     case 'verify': return `${a.epicId}: run the verification commands`;
     case 'complete_mechanically': return `${a.epicId}: complete mechanically (summary, no agent session)`;
     case 'merge': return `${a.epicId}: merge`;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { handoffFileName } from '../epics/handoff.ts';
+import { RefusedError } from '../errors.ts';
 import { planMdWithRetrospective, renderRetrospective } from '../epics/retrospective.ts';
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
@@ -191,6 +192,17 @@ export class EpicWork {
   }
 
   private async mergeNow(epicId: string): Promise<void> {
+    try {
+      await this.landNow(epicId);
+    } catch (err) {
+      if (!(err instanceof RefusedError) || err.code !== 'merge_conflict') throw err;
+      // A conflict waits for someone to resolve it; trying again every pass would change nothing (docs/files.md, "Conflict ahead").
+      const t = await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: ${err.message}, then springfield epic retry ${epicId}`, { conflict: true });
+      this.o.log(`${epicId}: ${t.from} → ${t.to}: ${err.message}; once it is resolved: springfield epic retry ${epicId}`);
+    }
+  }
+
+  private async landNow(epicId: string): Promise<void> {
     const epic = await this.o.store.getEpic(epicId);
     const worktree = epic.worktree_path;
     if (worktree && existsSync(worktree)) {

@@ -123,8 +123,12 @@ export async function rebaseOntoMain(mainRoot: string, worktree: string): Promis
   const before = await head();
   const rebased = await gitRunAsync(worktree, ['rebase', target], env);
   if (rebased.status !== 0) {
+    const conflicted = (await gitRunAsync(worktree, ['diff', '--name-only', '-z', '--diff-filter=U'], env)).stdout.split('\0').filter(Boolean);
     await gitRunAsync(worktree, ['rebase', '--abort'], env);
-    throw new RefusedError('merge_conflict', `rebasing onto ${target} conflicts: ${firstLine(rebased.stderr) || firstLine(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`);
+    const what = conflicted.length > 0 ? `conflicts in ${conflicted.slice(0, 3).join(', ')}${conflicted.length > 3 ? ` and ${conflicted.length - 3} more` : ''}` : 'conflicts';
+    // git redraws its progress with carriage returns: a line's last state is what it says.
+    const said = (text: string) => firstLine(text.split('\n').map((l) => l.split('\r').at(-1) ?? '').join('\n'));
+    throw new RefusedError('merge_conflict', `rebasing onto ${target} ${what}: ${said(rebased.stderr) || said(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`);
   }
   return { moved: (await head()) !== before };
 }

@@ -12,6 +12,7 @@ import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Actor, Store } from '../store/index.ts';
 import { agentPlaceProblem } from './agentPlace.ts';
 import { EpicWork } from './epicWork.ts';
+import { FilesAware } from './filesAware.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
@@ -33,13 +34,21 @@ export interface OrchestratorOptions {
   readonly onWrite?: () => void;
 }
 
-/** What the scheduler waits for once nothing else is left: a person, or a retry's backoff. */
+/** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
 export interface Waiting {
   readonly epic_id: string;
-  readonly kind: 'person' | 'backoff';
+  readonly kind: 'person' | 'backoff' | 'files';
   readonly message: string;
-  /** When a backoff ends (ISO 8601); null for a person. */
+  /** When a backoff ends (ISO 8601); null for a person or files. */
   readonly until: string | null;
+}
+
+/** The waiting entry of a surface, wait or check_pr action; null for any other. */
+export function waitingOf(action: Action): Waiting | null {
+  if (action.kind === 'surface') return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
+  if (action.kind === 'wait') return { epic_id: action.epicId, kind: action.until === null ? 'files' : 'backoff', message: action.message, until: action.until };
+  if (action.kind === 'check_pr') return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
+  return null;
 }
 
 /** A launch of `springfield run` whose run row has not been seen yet: it holds its epic like a live run. */
@@ -88,11 +97,19 @@ export class Orchestrator {
   private swept = false;
   /** Each role command's preflight, once per scheduler's life while it passes (docs/scheduler-faults.md, "An agent that cannot run"). */
   private readonly preflights = new Map<string, Promise<string | null>>();
+  /** Files-aware scheduling (docs/files.md): the steps' files, read each pass, and the conflicts ahead, predicted after each build. */
+  private readonly files: FilesAware;
+  /**
+   * An agent or a piece of work this orchestrator started ended after the last pass read the store:
+   * that pass could not act on it, so the orchestrator is not idle until the next one has looked.
+   */
+  private endedUnseen = false;
 
   constructor(options: OrchestratorOptions) {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
     this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
     this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: this.o.worktreeLocation, actor: this.actor });
+    this.files = new FilesAware({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, logOnce: (key, line) => this.logOnce(key, line) });
   }
 
   private get schedulerConfig(): SchedulerConfig {
@@ -104,16 +121,16 @@ export class Orchestrator {
     await this.reapOrphans();
     if (!this.swept) await this.sweepPlanning();
     await this.reconcileLaunches();
-    const stored = await this.o.store.schedulerSnapshot();
+    this.endedUnseen = false;
+    const stored = await this.files.annotate(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
     const snapshot = { epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
     const taken: Action[] = [];
     const waiting: Waiting[] = [];
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
-      if (action.kind === 'surface') waiting.push({ epic_id: action.epicId, kind: 'person', message: action.message, until: null });
-      if (action.kind === 'wait') waiting.push({ epic_id: action.epicId, kind: 'backoff', message: action.message, until: action.until });
-      if (action.kind === 'check_pr') waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null });
+      const waits = waitingOf(action);
+      if (waits) waiting.push(waits);
       // A person's uncommitted changes in the main worktree hold a local merge: it waits, saying so, and is not tried again each pass.
       if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId)) {
         const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
@@ -156,9 +173,9 @@ export class Orchestrator {
     return Object.entries(this.o.config.roles).filter(([, command]) => (command?.length ?? 0) > 0).map(([role]) => role);
   }
 
-  /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way. */
+  /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way, nor ended unseen by the last pass. */
   get idle(): boolean {
-    return this.launches.size === 0 && this.agents.size === 0 && this.jobs.size === 0;
+    return this.launches.size === 0 && this.agents.size === 0 && this.jobs.size === 0 && !this.endedUnseen;
   }
 
   /** Waits until every agent and every piece of work this orchestrator started has ended. */
@@ -214,7 +231,7 @@ export class Orchestrator {
         this.logOnce(`${a.epicId}:${a.message}`, `${a.epicId}: ${a.message}`);
         return false;
       case 'wait':
-        this.logOnce(`${a.epicId}:wait:${a.until}`, `${a.epicId}: ${a.message}`);
+        this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
         return false;
     }
   }
@@ -225,6 +242,7 @@ export class Orchestrator {
     const job: Promise<void> = fn().catch((err: unknown) => {
       this.o.log(`${epicId}: ${messageOf(err)}`);
     }).finally(() => {
+      this.endedUnseen = true;
       this.jobs.delete(epicId);
       this.pending.delete(job);
       this.o.onWrite?.();
@@ -391,7 +409,9 @@ export class Orchestrator {
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
-    if (ROLE_REGISTRY[role].rule === 'building' && planPath) {
+    const building = ROLE_REGISTRY[role].rule === 'building';
+    if (building && a.stepAnchor) await this.files.beforeStep(a.epicId, a.stepAnchor, worktree);
+    if (building && planPath) {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
@@ -430,7 +450,9 @@ export class Orchestrator {
       this.o.log(`${name} exited ${code}`);
       if (planner && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
       launch.exited = code;
+      this.endedUnseen = true;
       this.agents.delete(launchId);
+      if (building) await this.files.afterBuild(a.epicId);
       this.pending.delete(done);
     });
     this.pending.add(done);

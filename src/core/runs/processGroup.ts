@@ -246,12 +246,22 @@ export class OutputTail {
   }
 }
 
-/** Whether a process with this pid exists on this host (EPERM means it exists but is not ours). */
+/** Whether a process with this pid runs on this host (EPERM means it exists but is not ours; a zombie does not run). */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie (ended, not yet reaped by whoever adopted it) answers signal 0 but runs nothing.
+  return !zombie(pid);
+}
+
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }

@@ -51,6 +51,7 @@ const ConfigSchema = z.strictObject({
   planner: z.enum(['lisa', 'person']).optional(),
   worktreeRoot: z.string().trim().min(1, 'must name a folder').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
   usage: perRole(AGENT_ROLES, UsageChoice).optional(),
+  filesAware: z.boolean().optional(),
 });
 
 export interface RunConfig {
@@ -85,6 +86,13 @@ export interface RunConfig {
   readonly worktreeRoot?: string;
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
   readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
+  /** false turns files-aware scheduling off: builders start regardless of the files of other epics' steps (docs/files.md). Default on. */
+  readonly filesAware?: boolean;
+}
+
+/** Whether files-aware scheduling is on (docs/files.md): unless the config says `"filesAware": false`. */
+export function filesAwareOf(config: RunConfig): boolean {
+  return config.filesAware !== false;
 }
 
 /** The usage reader for a role's runs, or null when its config names none. */
@@ -157,6 +165,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
     ...(c.worktreeRoot ? { worktreeRoot: c.worktreeRoot } : {}),
     ...(c.usage ? { usage: c.usage as RunConfig['usage'] } : {}),
+    ...(c.filesAware === false ? { filesAware: false } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import { gateFaults } from './faults.ts';
+import { builtStep, busySteps, filesHold } from './filesRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
 
@@ -37,7 +38,9 @@ const STOP_MARGIN_MS = 30_000;
 /**
  * The actions for this tick: stop_run for each timed-out run (by id), then at most one action per
  * epic in priority order. Agent runs, and epic starts when Ralph has a command, take free slots; a
- * role that keeps failing waits out its backoff, then blocks the epic (gateFaults).
+ * role that keeps failing waits out its backoff, then blocks the epic (gateFaults); a builder whose
+ * step's files meet another epic's work, or a merge that must come second, waits (filesHold,
+ * docs/files.md).
  */
 export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now: Date): Action[] {
   const actions: Action[] = [];
@@ -53,6 +56,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
   }
   const limit = Number.isNaN(config.maxParallelAgents) ? 0 : Math.floor(config.maxParallelAgents);
   let free = Math.max(0, limit - live);
+  const busyFiles = busySteps(snapshot);
   const seen = new Set<string>();
   for (const epic of scheduleOrder(snapshot.epics)) {
     if (seen.has(epic.id)) continue;
@@ -62,12 +66,15 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     if (busy.has(epic.id) || epic.verification.running) continue;
     const intent = intentFor(epic, config, now);
     if (intent === null) continue;
-    const action = gateFaults(epic, intent, config, now);
+    const gated = gateFaults(epic, intent, config, now);
+    const action = filesHold(epic, gated, snapshot.epics, busyFiles) ?? gated;
     const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));
     if (needsSlot) {
       if (free <= 0) continue;
       free -= 1;
     }
+    const built = builtStep(epic, action);
+    if (built) busyFiles.push(built);
     actions.push(action);
   }
   return actions;

@@ -89,6 +89,30 @@ export interface EpicSnapshot {
   readonly setupDone: boolean;
   /** PR mode: the pull request the verified epic waits on, and when its state was last asked (ISO 8601). */
   readonly pullRequest?: { readonly url: string; readonly checkedAt: string | null } | null;
+  /**
+   * The files its work touches, added by the orchestrator from the plan and git after the store's
+   * snapshot (docs/files.md); absent when files-aware scheduling is off or nothing is known.
+   */
+  readonly files?: EpicFiles;
+}
+
+/** What files-aware scheduling knows of one epic (docs/files.md). */
+export interface EpicFiles {
+  /** Unfinished top-level steps → the globs each touches (declared, else inferred); a step not listed has none known. */
+  readonly openSteps: Readonly<Record<string, readonly string[]>>;
+  /** Files changed on the epic's branch since it left the default branch: not merged yet. */
+  readonly changed: readonly string[];
+  /** When the epic was created (ISO 8601): of two epics of one priority, the older goes first. */
+  readonly createdAt: string;
+  /** Other epics whose branches are predicted to conflict with this one's, and in which files (conflict ahead). */
+  readonly conflictsWith: readonly { readonly epicId: string; readonly files: readonly string[] }[];
+}
+
+/** Files-aware scheduling holds a step back: the file it shares, and with which epic and step (null: its unmerged changes). */
+export interface FileShare {
+  readonly file: string;
+  readonly epicId: string;
+  readonly stepAnchor: string | null;
 }
 
 /** A run whose status is `running` in the store. */
@@ -155,8 +179,15 @@ export type Action =
   }
   /** Copy `.worktreeinclude` files and run the setup commands in the epic's new worktree. */
   | { readonly kind: 'setup'; readonly epicId: string }
-  /** A role failed and its retry backs off until `until` (ISO 8601); nothing to do for the epic now. Level-triggered like surface. */
-  | { readonly kind: 'wait'; readonly epicId: string; readonly role: FaultRole; readonly until: string; readonly message: string }
+  /**
+   * Nothing to do for the epic now; level-triggered like surface. A role failed and its retry backs
+   * off until `until` (ISO 8601); or (`until` null, `shares` set) files-aware scheduling holds its
+   * builder or its merge back until another epic's work is out of the way (docs/files.md).
+   */
+  | {
+    readonly kind: 'wait'; readonly epicId: string; readonly role: FaultRole | 'lovejoy'; readonly until: string | null; readonly message: string;
+    readonly shares?: FileShare;
+  }
   /** Run the configured verification commands in the epic's worktree (the executor's verification pool). */
   | { readonly kind: 'verify'; readonly epicId: string }
   /** Every step completed and verification passed (or none configured): write SUMMARY, apply steps_completed. */

@@ -1,0 +1,80 @@
+/**
+ * Files-aware scheduling's part of the orchestrator's pass (docs/files.md): the files of the epics
+ * under way added to each snapshot, the epic's branch brought up to main before a step that main's
+ * changes touch, and the conflicts ahead tested after each build. Everything it knows is read from
+ * the store's plan text and git, and forgotten with the scheduler.
+ */
+import { messageOf } from '../../shared/errorMessage.ts';
+import { filesAwareOf, type RunConfig } from '../runs/runConfig.ts';
+import type { EpicFiles, SchedulerSnapshot } from '../scheduler/types.ts';
+import type { Store } from '../store/index.ts';
+import { ConflictForecast } from './conflictForecast.ts';
+import { StepFiles } from './stepFiles.ts';
+import { refreshForStep } from './stepRefresh.ts';
+
+export interface FilesAwareOptions {
+  readonly store: Store;
+  readonly mainRoot: string;
+  readonly config: RunConfig;
+  readonly log: (line: string) => void;
+  /** Logs a line once per key (the same news every pass is said once). */
+  readonly logOnce: (key: string, line: string) => void;
+}
+
+export class FilesAware {
+  private readonly o: FilesAwareOptions;
+  private readonly steps: StepFiles;
+  private readonly forecast: ConflictForecast;
+  private filesNow = new Map<string, EpicFiles>();
+
+  constructor(options: FilesAwareOptions) {
+    this.o = options;
+    this.steps = new StepFiles(options.store, options.mainRoot);
+    this.forecast = new ConflictForecast(options.mainRoot, options.logOnce);
+  }
+
+  /**
+   * The snapshot with the files of the epics under way and the conflicts predicted between them, when
+   * files-aware scheduling is on. Git failing to answer is logged once and the pass goes on as if it were off.
+   */
+  async annotate(snapshot: SchedulerSnapshot): Promise<SchedulerSnapshot> {
+    try {
+      // Conflicts ahead are predicted with files-aware scheduling off too: they are news either way.
+      await this.forecast.start(snapshot.epics);
+      if (!filesAwareOf(this.o.config)) return snapshot;
+      const annotated = await this.steps.annotate(snapshot, this.forecast.between(snapshot.epics));
+      this.filesNow = new Map(annotated.epics.flatMap((e) => (e.files ? [[e.id, e.files] as const] : [])));
+      return annotated;
+    } catch (err) {
+      const message = messageOf(err);
+      this.o.logOnce(`files:${message}`, `files-aware scheduling skipped this pass: ${message}`);
+      return snapshot;
+    }
+  }
+
+  /**
+   * Before a builder starts on a step whose files the default branch changed since the epic left it,
+   * the epic's branch is rebased there. A rebase that would conflict is aborted and the build goes on;
+   * the conflict ahead says so.
+   */
+  async beforeStep(epicId: string, stepAnchor: string, worktree: string): Promise<void> {
+    if (!filesAwareOf(this.o.config)) return;
+    const files = this.filesNow.get(epicId)?.openSteps[stepAnchor] ?? [];
+    try {
+      const r = await refreshForStep(this.o.mainRoot, worktree, files);
+      if (r.kind === 'rebased') this.o.log(`${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`);
+      if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
+    } catch (err) {
+      this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${messageOf(err)}`);
+    }
+  }
+
+  /** After a build: the branch as it left it, test-merged against main and the other epics under way. */
+  async afterBuild(epicId: string): Promise<void> {
+    try {
+      await this.forecast.after(epicId);
+    } catch (err) {
+      this.o.log(`${epicId}: conflict ahead not checked: ${messageOf(err)}`);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Before a builder starts on a step, files-aware scheduling brings the epic's branch up to the
+ * default branch when that branch changed the step's files since the epic left it (another epic
+ * merged there), so the step is built on top of that work rather than beside it (docs/files.md).
+ */
+import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
+import { sharedFile } from '../scheduler/fileGlobs.ts';
+import { defaultBranch } from './conflictsAhead.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
+import { rebaseOntoMain } from './merge.ts';
+
+/** What happened: nothing to do, rebased (naming a file the default branch changed), or a rebase that would conflict (aborted). */
+export type Refresh = { readonly kind: 'current' } | { readonly kind: 'rebased'; readonly file: string; readonly onto: string } | { readonly kind: 'conflict'; readonly reason: string };
+
+/** Rebases the epic's worktree onto the default branch when it changed a file of `stepFiles` since their merge base. */
+export async function refreshForStep(mainRoot: string, worktree: string, stepFiles: readonly string[]): Promise<Refresh> {
+  const main = defaultBranch(mainRoot);
+  if (!main || stepFiles.length === 0) return { kind: 'current' };
+  const base = await gitRunAsync(worktree, ['merge-base', 'HEAD', main.commit], process.env);
+  const mergeBase = base.stdout.trim();
+  if (base.status !== 0 || mergeBase === '' || mergeBase === main.commit) return { kind: 'current' };
+  const moved = (await gitOutAsync(worktree, ['diff', '--name-only', '-z', '--no-renames', mergeBase, main.commit, '--'], process.env)).split('\0').filter(Boolean);
+  const file = sharedFile(stepFiles, moved);
+  if (!file) return { kind: 'current' };
+  try {
+    await rebaseOntoMain(mainRoot, worktree);
+  } catch (err) {
+    return { kind: 'conflict', reason: messageOf(err) };
+  }
+  return { kind: 'rebased', file, onto: main.name };
+}

@@ -1,0 +1,107 @@
+/**
+ * Files-aware scheduling (docs/files.md): a builder does not start on a step whose files meet those
+ * of a step another epic is building, nor those an epic that goes first has changed or will change
+ * before it merges; and of two verified epics whose branches conflict, the one that goes first
+ * merges first. Pure: the files come in the snapshot (EpicSnapshot.files), added by the orchestrator.
+ */
+import type { EpicStatus } from '../epics/transitions.ts';
+import { sharedFile } from './fileGlobs.ts';
+import type { EpicAction } from './rules.ts';
+import type { EpicSnapshot, FileShare, SchedulerSnapshot } from './types.ts';
+
+/** A step being built now (a live Ralph run or a live claim), and the files it touches. */
+export interface BusyStep {
+  readonly epicId: string;
+  readonly stepAnchor: string | null;
+  readonly files: readonly string[];
+}
+
+/** Epics whose branches hold work that is not merged yet and still moves towards a merge. */
+export const UNDER_WAY: readonly EpicStatus[] = ['in_progress', 'implemented', 'verified'];
+
+/**
+ * Of two epics whose files meet, whether `a` goes before `b`: the higher priority, then the older,
+ * then the lower id. A total order, so no two epics ever wait for each other.
+ */
+export function goesFirst(a: EpicSnapshot, b: EpicSnapshot): boolean {
+  if (a.priority !== b.priority) return a.priority < b.priority;
+  const ca = a.files?.createdAt ?? '';
+  const cb = b.files?.createdAt ?? '';
+  if (ca !== cb) return ca < cb;
+  return a.id < b.id;
+}
+
+/** The steps being built now, from live Ralph runs and live claims, with the files the snapshot knows for them. */
+export function busySteps(snapshot: SchedulerSnapshot): BusyStep[] {
+  const byId = new Map(snapshot.epics.map((e) => [e.id, e]));
+  const out: BusyStep[] = [];
+  const seen = new Set<string>();
+  const add = (epicId: string, stepAnchor: string | null) => {
+    const key = `${epicId}\0${stepAnchor ?? ''}`;
+    const files = byId.get(epicId)?.files;
+    if (seen.has(key) || !files) return;
+    seen.add(key);
+    // A run on the whole epic (Bart's findings) touches what the epic changed.
+    out.push({ epicId, stepAnchor, files: stepAnchor === null ? files.changed : files.openSteps[stepAnchor] ?? [] });
+  };
+  for (const run of [...snapshot.runs].sort((a, b) => a.id - b.id)) if (run.role === 'ralph' && run.epicId !== null) add(run.epicId, run.stepAnchor);
+  for (const epic of snapshot.epics) for (const anchor of epic.steps.claimedLive) add(epic.id, anchor);
+  return out;
+}
+
+/** The step `action` would have built, for the busy list of the rest of the pass; null for any other action. */
+export function builtStep(epic: EpicSnapshot, action: EpicAction): BusyStep | null {
+  if (action.kind !== 'run' || action.role !== 'ralph' || !epic.files) return null;
+  const files = action.stepAnchor === null ? epic.files.changed : epic.files.openSteps[action.stepAnchor] ?? [];
+  return { epicId: epic.id, stepAnchor: action.stepAnchor, files };
+}
+
+/**
+ * A wait in place of `action` when its files meet another epic's work (a builder's step, or a
+ * merge that must come second), else null. Steps with no known files are never held.
+ */
+export function filesHold(epic: EpicSnapshot, action: EpicAction, epics: readonly EpicSnapshot[], busy: readonly BusyStep[]): EpicAction | null {
+  if (!epic.files) return null;
+  let share: FileShare | null = null;
+  let why = '';
+  if (action.kind === 'run' && action.role === 'ralph' && action.stepAnchor !== null) {
+    const mine = epic.files.openSteps[action.stepAnchor] ?? [];
+    if (mine.length === 0) return null;
+    [share, why] = builderShare(epic, mine, epics, busy);
+  } else if (action.kind === 'merge') {
+    [share, why] = mergeShare(epic, epics);
+  }
+  if (!share) return null;
+  const role = action.kind === 'merge' ? 'lovejoy' : 'ralph';
+  const step = share.stepAnchor ? ` ${share.stepAnchor}` : '';
+  return { kind: 'wait', epicId: epic.id, role, until: null, message: `waiting: shares ${share.file} with ${share.epicId}${step}${why}`, shares: share };
+}
+
+function builderShare(epic: EpicSnapshot, mine: readonly string[], epics: readonly EpicSnapshot[], busy: readonly BusyStep[]): [FileShare | null, string] {
+  for (const b of busy) {
+    if (b.epicId === epic.id) continue;
+    const file = sharedFile(mine, b.files);
+    if (file) return [{ file, epicId: b.epicId, stepAnchor: b.stepAnchor }, ''];
+  }
+  // An epic that goes first keeps what it will change and what it changed until it merges, so the
+  // later one builds on top of it instead of beside it (rebased first: docs/files.md).
+  for (const other of [...epics].sort((a, b) => (goesFirst(a, b) ? -1 : goesFirst(b, a) ? 1 : 0))) {
+    if (other.id === epic.id || !other.files || !UNDER_WAY.includes(other.status) || !goesFirst(other, epic)) continue;
+    for (const [anchor, files] of Object.entries(other.files.openSteps)) {
+      const file = sharedFile(mine, files);
+      if (file) return [{ file, epicId: other.id, stepAnchor: anchor }, ', which goes first'];
+    }
+    const file = sharedFile(mine, other.files.changed);
+    if (file) return [{ file, epicId: other.id, stepAnchor: null }, ', which changed it and merges first'];
+  }
+  return [null, ''];
+}
+
+function mergeShare(epic: EpicSnapshot, epics: readonly EpicSnapshot[]): [FileShare | null, string] {
+  for (const c of epic.files?.conflictsWith ?? []) {
+    const other = epics.find((e) => e.id === c.epicId);
+    if (!other || other.status !== 'verified' || !goesFirst(other, epic)) continue;
+    return [{ file: c.files[0] ?? '(its branch)', epicId: other.id, stepAnchor: null }, ', which merges first (their branches conflict)'];
+  }
+  return [null, ''];
+}
