@@ -135,7 +135,8 @@ export class AgentTerminalLauncher implements Launcher {
       if (opened) out.fire(shown);
       else buffered.push(shown);
     };
-    let slot: Slot | undefined;
+    // The pseudoterminal's callbacks reach the slot made once the terminal exists.
+    const made: { slot?: Slot } = {};
     const pty: vscode.Pseudoterminal = {
       onDidWrite: out.event,
       onDidClose: close.event,
@@ -144,13 +145,13 @@ export class AgentTerminalLauncher implements Launcher {
         for (const text of buffered.splice(0)) out.fire(text);
       },
       close: () => {
-        if (slot?.running) slot.child?.kill('SIGTERM');
+        if (made.slot?.running) made.slot.child?.kill('SIGTERM');
       },
       handleInput: (data) => {
-        if (!slot?.running) close.fire();
+        if (!made.slot?.running) close.fire();
         else if (data === '\x03') {
           write('^C\n');
-          slot.child?.kill('SIGINT');
+          made.slot.child?.kill('SIGINT');
         }
       },
     };
@@ -161,7 +162,7 @@ export class AgentTerminalLauncher implements Launcher {
       // Nothing to bring back after a reload: the run is the store's, and this process belonged to the old window.
       isTransient: true,
     });
-    slot = { key, epicId: spec.epicId, role: spec.role, terminal, write, child: undefined, running: false, lastUsed: 0 };
+    const slot: Slot = { key, epicId: spec.epicId, role: spec.role, terminal, write, child: undefined, running: false, lastUsed: 0 };
     const closed = vscode.window.onDidCloseTerminal((t) => {
       if (t !== terminal) return;
       closed.dispose();
@@ -169,6 +170,7 @@ export class AgentTerminalLauncher implements Launcher {
       out.dispose();
       close.dispose();
     });
+    made.slot = slot;
     return slot;
   }
 
