@@ -58,7 +58,7 @@ export {
   AGENT_ROLES, type AgentRole, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig,
   timeoutFor, usageSpecFor,
 } from './runs/runConfig.ts';
-export { detectTestCommand, type TestCommand } from './runs/testCommand.ts';
+export { detectTestCommand } from './runs/testCommand.ts';
 export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
 export type { Action } from './scheduler/types.ts';
 export type { Unstaffed } from './scheduler/unstaffed.ts';
