@@ -132,7 +132,7 @@ describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
     const told = (epic: string) => notices.filter((t) => t.includes(`${epic} "`) && t.includes('is blocked')).length;
     assert.equal(told(treeEpic), 1, `told once, not on every tick; the notifications were:\n${notices.join('\n')}`);
     assert.equal(told(dashEpic), 1, `the other blocked epic is told once too; the notifications were:\n${notices.join('\n')}`);
-    const agents = page.locator('.part.sidebar .monaco-list-row', { hasText: `Lisa · ${treeEpic}` });
+    const agents = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Lisa · Retry from the tree' });
     await agents.filter({ hasText: 'failed (exit 1)' }).first().waitFor({ timeout: 10_000 });
     await screenshot(page, 'faults-blocked');
   });

@@ -101,8 +101,9 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).brief, BRIEF);
     assert.equal(readFileSync(join(repo, '.gitignore'), 'utf8'), '.springfield/\n', 'the first write ignored the state store');
     assert.doesNotMatch(git(repo, 'status', '--porcelain', '--untracked-files=all'), /\.springfield/, 'nothing of .springfield/ shows in git status');
-    await rowShows(page, TITLE, ['waits for your plan']);
-    await row(page, 'No plan yet: New plan…').waitFor();
+    // Created in the editor, the epic is Lisa's to plan (the default planner); New plan… lets the person write it instead.
+    await rowShows(page, TITLE, ['Lisa writes its plan']);
+    await row(page, 'Lisa writes its plan when the scheduler runs (or: New plan…)').waitFor();
     await screenshot(page, 'first-epic-created');
   });
 
