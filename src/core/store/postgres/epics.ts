@@ -4,7 +4,7 @@ import { newEpicId } from '../../epics/ids.ts';
 import { nextStatus } from '../../epics/nextStatus.ts';
 import { isRetryable, RETRYABLE_BLOCKS, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
 import { RefusedError, UsageError } from '../../errors.ts';
-import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
+import type { EpicRow, NewEpic, Planner, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
 import { recordDebt, resolveDebt } from './debt.ts';
 import { opEvent, writeEvent } from './rows.ts';
@@ -112,6 +112,18 @@ export async function approveMerge(tx: Tx, epicId: string, actor: Actor): Promis
   }
   await tx.q('UPDATE epics SET merge_approved_by = $3, merge_approved_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2', [tx.repo, epicId, actor.agent ?? actor.worktree, tx.now]);
   await writeEvent(tx, actor, { entity: 'epic', action: 'approve_merge', epicId, reason: 'a person approved the merge' });
+  return getEpic(tx, epicId);
+}
+
+/** Who writes the epic's plans from now on; only before a plan is approved (a re-plan keeps the epic's planner). */
+export async function setPlanner(tx: Tx, epicId: string, planner: Planner, actor: Actor): Promise<EpicRow> {
+  const epic = await getEpic(tx, epicId, true);
+  if (epic.status !== 'planned' && epic.status !== 'blocked') {
+    throw new RefusedError('invalid_transition', `cannot change who plans ${epicId}: it is ${epic.status} (only a planned or blocked epic takes a new plan)`);
+  }
+  if (epic.planner === planner) return epic;
+  await tx.q('UPDATE epics SET planner = $3, updated_at = $4 WHERE repo_id = $1 AND id = $2', [tx.repo, epicId, planner, tx.now]);
+  await writeEvent(tx, actor, { entity: 'epic', action: 'planner', epicId, reason: planner === 'lisa' ? 'Lisa writes its plan' : 'a person writes its plan', data: { planner, was: epic.planner } });
   return getEpic(tx, epicId);
 }
 

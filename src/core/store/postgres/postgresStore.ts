@@ -14,7 +14,7 @@ import { claimNext, heartbeat, resetStep, startStep } from './claims.ts';
 import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
 import { completeStep, markPlanDone } from './complete.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, findEpic, getEpic, listEpics, setEpicWorktree } from './epics.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, findEpic, getEpic, listEpics, setEpicWorktree, setPlanner } from './epics.ts';
 import { openPool } from './connection.ts';
 import { initPlan } from './initPlan.ts';
 import { findArtifact, recordArtifact, updateItems } from './items.ts';
@@ -36,7 +36,7 @@ import type { SignalDecision } from '../../epics/signals.ts';
 import type { SignalType } from '../../epics/transitions.ts';
 import type { Retrospective } from '../../epics/retrospective.ts';
 import type { SchedulerSnapshot } from '../../scheduler/types.ts';
-import type { EpicReport, SignalLocation, SignalResult, SignalView } from '../epicTypes.ts';
+import type { EpicReport, Planner, SignalLocation, SignalResult, SignalView } from '../epicTypes.ts';
 import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
 import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
 import { epicReport, markMerged, markPullRequestChecked, recordWorktreeEvent, retrospective, setPullRequest } from './epicRecords.ts';
@@ -166,6 +166,9 @@ export class PostgresCore implements Store {
   }
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
     return this.session.write('approving the merge', (tx) => approveMerge(tx, epicId, actor));
+  }
+  setPlanner(epicId: string, planner: Planner, actor: Actor): Promise<EpicRow> {
+    return this.session.write('changing who plans the epic', (tx) => setPlanner(tx, epicId, planner, actor));
   }
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
     return this.session.write('counting the iteration', (tx) => countIteration(tx, epicId, actor, reason));

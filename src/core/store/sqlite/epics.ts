@@ -4,7 +4,7 @@ import { newEpicId } from '../../epics/ids.ts';
 import { nextStatus } from '../../epics/nextStatus.ts';
 import { isRetryable, RETRYABLE_BLOCKS, type EpicEvent, type EpicStatus } from '../../epics/transitions.ts';
 import { RefusedError, UsageError } from '../../errors.ts';
-import type { EpicRow, NewEpic, TransitionOutcome } from '../epicTypes.ts';
+import type { EpicRow, NewEpic, Planner, TransitionOutcome } from '../epicTypes.ts';
 import type { Actor } from '../types.ts';
 import { recordDebt, resolveDebt } from './debt.ts';
 import { writeEvent } from './rows.ts';
@@ -102,6 +102,18 @@ export function approveMerge(db: Database, now: string, epicId: string, actor: A
   }
   db.prepare('UPDATE epics SET merge_approved_by = ?, merge_approved_at = ?, updated_at = ? WHERE id = ?').run(actor.agent ?? actor.worktree, now, now, epicId);
   writeEvent(db, now, actor, { entity: 'epic', action: 'approve_merge', epicId, reason: 'a person approved the merge' });
+  return getEpic(db, epicId);
+}
+
+/** Who writes the epic's plans from now on; only before a plan is approved (a re-plan keeps the epic's planner). */
+export function setPlanner(db: Database, now: string, epicId: string, planner: Planner, actor: Actor): EpicRow {
+  const epic = getEpic(db, epicId);
+  if (epic.status !== 'planned' && epic.status !== 'blocked') {
+    throw new RefusedError('invalid_transition', `cannot change who plans ${epicId}: it is ${epic.status} (only a planned or blocked epic takes a new plan)`);
+  }
+  if (epic.planner === planner) return epic;
+  db.prepare('UPDATE epics SET planner = ?, updated_at = ? WHERE id = ?').run(planner, now, epicId);
+  writeEvent(db, now, actor, { entity: 'epic', action: 'planner', epicId, reason: planner === 'lisa' ? 'Lisa writes its plan' : 'a person writes its plan', data: { planner, was: epic.planner } });
   return getEpic(db, epicId);
 }
 

@@ -4,7 +4,7 @@ import type { EpicEvent, EpicStatus, SignalType } from '../../epics/transitions.
 import type { PlanSource } from '../../plan/types.ts';
 import type { SchedulerSnapshot } from '../../scheduler/types.ts';
 import type {
-  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, PlanningNote, EpicReport, EpicRow, NewEpic, PlanVersionRow, ProposedPlan, ProposeResult,
+  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, PlanningNote, EpicReport, EpicRow, NewEpic, Planner, PlanVersionRow, ProposedPlan, ProposeResult,
   SignalLocation, SignalResult, SignalView, TransitionOutcome,
 } from '../epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from '../maintenanceTypes.ts';
@@ -20,7 +20,7 @@ import { resolveTarget } from './commitTarget.ts';
 import { completeStep } from './complete.ts';
 import { buildContext } from './context.ts';
 import { epicReport } from './epicReport.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPullRequest } from './epics.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, getEpic, listEpics, markPullRequestChecked, recordWorktreeEvent, setEpicWorktree, setPlanner, setPullRequest } from './epics.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
 import { openDatabase, rolledBackTransaction, writeTransaction, type OpenOptions } from './open.ts';
@@ -188,6 +188,9 @@ export class SqliteStore implements Store {
   }
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
     return this.write((db, now) => approveMerge(db, now.toISOString(), epicId, actor));
+  }
+  setPlanner(epicId: string, planner: Planner, actor: Actor): Promise<EpicRow> {
+    return this.write((db, now) => setPlanner(db, now.toISOString(), epicId, planner, actor));
   }
   finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
     return this.write((db, now) => finishEpic(db, now.toISOString(), epicId, actor, reason, options.verificationConfigured ?? false));
