@@ -1,13 +1,16 @@
-// The store's contract tests run once per backend (docs/postgres.md, "Tests and the throwaway server"): a factory opens a
-// fresh, empty store through openStore, the way the CLI does — a temp SQLite file, or a new database on
-// this file's throwaway PostgreSQL server.
+// The store's contract tests are written once against the Store interface and run once per backend
+// (docs/architecture.md, "The store"): SQLite always; PostgreSQL wherever its server binaries are
+// installed, on a throwaway server of the test file's own (SPRINGFIELD_TEST_POSTGRES=0 leaves it out).
+// A factory opens a fresh, empty store through openStore, the way the CLI does: a temp SQLite file, or a
+// new database on that server.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Clock } from '../../src/core/clock.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
-import type { PostgresServer } from '../helpers/postgres.ts';
+import { installedPostgres } from '../../scripts/postgresInstall.ts';
+import { postgresForFile, type PostgresServer } from './postgres.ts';
 
 export interface Backend {
   readonly name: 'sqlite' | 'postgres';
@@ -47,4 +50,22 @@ export function postgresBackend(server: () => PostgresServer): Backend {
       return store;
     },
   };
+}
+
+/** Whether this machine can start a throwaway PostgreSQL server for the tests. */
+export function postgresAvailable(): boolean {
+  return process.env.SPRINGFIELD_TEST_POSTGRES !== '0' && installedPostgres() !== undefined;
+}
+
+/**
+ * The backends a contract file runs on: SQLite, and PostgreSQL when available, on a server started
+ * before the file's first test and removed after its last. Call it once, at the file's top level.
+ */
+export function contractBackends(): Backend[] {
+  if (!postgresAvailable()) {
+    process.emitWarning('PostgreSQL server binaries not found (or SPRINGFIELD_TEST_POSTGRES=0): the store contract runs on SQLite only');
+    return [sqliteBackend()];
+  }
+  const pg = postgresForFile({ durability: 'fast' });
+  return [sqliteBackend(), postgresBackend(() => pg.server)];
 }

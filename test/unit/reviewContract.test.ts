@@ -1,25 +1,21 @@
-// Review signals, verifications, the scheduler snapshot, PR mode and the merge's retrospective on both
-// backends, through the Store interface only (the SQLite tests of these, re-run on PostgreSQL with the
-// same assertions). Then, on PostgreSQL, a version-1 database upgraded in place by the runs migration.
+// Review signals, verifications, the scheduler snapshot, PR mode and the merge's retrospective: the
+// store's contract, through the Store interface only, on every backend (test/helpers/storeBackends.ts).
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
-import { openStore, type Store } from '../../src/core/store/index.ts';
-import { PG_MIGRATIONS } from '../../src/core/store/postgres/migrations.ts';
+import type { Store } from '../../src/core/store/index.ts';
 import type { VerificationEntry } from '../../src/core/store/runTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
+import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const BART: Actor = { worktree: '/wt/review', agent: 'bart' };
 const RALPH: Actor = { worktree: '/wt/build', agent: 'ralph' };
 const P = 'plans/v.md';
 const SOURCE: PlanSource = { planPath: P, plan: parsePlan('# Plan: Review\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n', P) };
-const pg = postgresForFile({ durability: 'fast' });
-const BACKENDS: Backend[] = [sqliteBackend(), postgresBackend(() => pg.server)];
+const BACKENDS: Backend[] = contractBackends();
 
 async function implemented(store: Store, title = 'review the parser'): Promise<string> {
   const { id } = await store.createEpic({ title, brief: '', priority: 'P2' }, MARGE);
@@ -190,21 +186,3 @@ for (const backend of BACKENDS) {
     });
   });
 }
-
-test('PostgreSQL: a version-1 database is upgraded in place; its runs keep their rows and gain usage', async (t) => {
-  const url = pg.server.createDatabase('runs_upgrade');
-  const db = url.split('?')[0]?.split('/').pop() ?? '';
-  const role = /^postgres:\/\/([^:@]+)/.exec(url)?.[1] ?? '';
-  pg.server.psql(`SET ROLE ${role}; CREATE SCHEMA springfield; SET search_path = springfield; ${PG_MIGRATIONS[0]};
-    CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text);
-    INSERT INTO schema_version (version) VALUES (1);
-    INSERT INTO repositories VALUES ('old-repo', 'configured');
-    INSERT INTO runs (repo_id, role, command, started_at, status, host, pid) VALUES ('old-repo', 'bart', '["bart"]', now(), 'running', 'h', 1)`, db);
-  const store = openStore({ location: url, repository: { id: 'old-repo', source: 'configured' }, host: 'h' });
-  t.after(() => store.close());
-  const [old] = await store.runs();
-  assert.deepEqual([old?.role, old?.command, old?.cost_usd], ['bart', '["bart"]', null]);
-  const ended = await store.finishRun(old?.id ?? 0, { exitCode: 0, signal: null, usage: { costUsd: 2, inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null } }, null);
-  assert.deepEqual([ended.status, ended.cost_usd], ['succeeded', 2]);
-  assert.equal(pg.server.psql('SELECT max(version) FROM springfield.schema_version', db), String(PG_MIGRATIONS.length));
-});

@@ -1,15 +1,16 @@
-// The Store's contract, written once against the interface and run on both backends (a temp SQLite
-// file; a fresh database on a throwaway PostgreSQL): claims, leases, fencing tokens, strict
-// completion, readiness, events. Time is a ManualClock on both, so leases are tested without sleeping.
+// The Store's contract, written once against the interface and run on every backend
+// (test/helpers/storeBackends.ts: a temp SQLite file; a fresh database on a throwaway PostgreSQL where
+// one can run): claims, leases, fencing tokens, strict completion, readiness, events, init and its
+// re-initialisation. Time is a ManualClock on both, so leases are tested without sleeping.
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
+import { planHash } from '../../src/core/plan/hash.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor, ClaimResult } from '../../src/core/store/types.ts';
-import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
+import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
@@ -40,9 +41,31 @@ const PLAN = source(`# Plan: Demo
 - [ ] z
 `);
 const ONE = source('# Plan: One\n## Step 1: Only\n- [ ] a\n');
+const NESTED = `# Plan: Nested
 
-const pg = postgresForFile({ durability: 'fast' });
-const BACKENDS: Backend[] = [sqliteBackend(), postgresBackend(() => pg.server)];
+## Step 1: First {#first}
+**Tasks:**
+- [ ] a
+- [x] b
+**Tests:**
+- [ ] c
+
+### Step 1.1: Sub one
+- [ ] d
+
+### Step 1.2: Sub two
+**Depends on:** #step-1-1
+**Checkpoints:**
+- [ ] e
+
+## Step 2: Second
+**Depends on:** #first
+`;
+const V1 = '# P\n## Step 1: One {#one}\n- [ ] a\n- [ ] b\n## Step 2: Two {#two}\n- [ ] x\n- [ ] y\n## Step 3: Three {#three}\n- [ ] t\n## Step 4: Four {#four}\n- [ ] f\n';
+const V2 = '# P\n## Step 1: One {#one}\n- [ ] a\n- [ ] b\n## Step 2: Two renamed {#two}\n- [ ] x\n- [ ] z\n## Step 3: Three {#three}\n- [ ] t\n## Step 5: Five {#five}\n**Depends on:** #one\n- [ ] n\n';
+
+
+const BACKENDS: Backend[] = contractBackends();
 
 type Claimed = Extract<ClaimResult, { claimed: true }>;
 
@@ -141,11 +164,14 @@ for (const backend of BACKENDS) {
       for (const anchor of ['step-1', 'step-1-1', 'step-1-2']) assert.equal((await step(store, anchor)).lease_expires_at, iso(T0 + 110_000));
       assert.equal((await step(store, 'step-1')).heartbeat_at, iso(T0 + 50_000));
       assert.equal(stillHeld.claimed && stillHeld.step_anchor, 'step-3');
+      assert.equal((await store.heartbeat(P, 'step-1', { worktree: '/wt/a', agent: null })).renewed, true, 'a holder that names no agent is its worktree');
       await assert.rejects(store.heartbeat(P, 'step-1', B), refused('not_holder'));
       await assert.rejects(store.heartbeat(P, 'step-1', { worktree: '/wt/a', agent: 'agent-other', token: 1 }), refused('not_holder'));
       await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 2 }), { code: 'unknown_token', category: 'usage', message: 'cannot heartbeat step-1: claim token 2 is unknown (no claim has been given it; current 1)' });
       await assert.rejects(store.heartbeat(P, 'step-1', { ...A, token: 0 }), { ...refused('stale_token'), message: /token 0 is stale \(current 1\); the claim was reset or reclaimed since$/ });
       await assert.rejects(store.heartbeat(P, 'step-2', A), refused('not_claimed'));
+      clock.set(T0 + 100_000 + 7_200_001);
+      assert.equal((await claim(store, B)).step_anchor, 'step-1', 'past the renewed lease, it is claimable again');
     });
 
     test('after a reclaim the old holder is fenced out of start, heartbeat, update and complete', async (t) => {
@@ -337,6 +363,143 @@ for (const backend of BACKENDS) {
       assert.deepEqual([same.already_initialized, re.reinitialized, re.steps_kept_completed, re.steps_created], [true, true, 3, 6]);
       assert.deepEqual(await store.ready(P).then((r) => [r.ready_steps, r.completed_steps, r.blocked_steps]), [['step-2', 'step-3'], ['step-1'], ['step-4']]);
       assert.deepEqual([(await step(store, 'step-2')).claim_token, (await step(store, 'step-2')).claimed_by], [2, null], 'the released claim is fenced');
+    });
+    test('a substep depending on another top-level step blocks its parent', async (t) => {
+      const plan = source('# P\n## Step 1: A {#a}\n## Step 2: B {#b}\n### Step 2.1: B1 {#b1}\n**Depends on:** #c\n## Step 3: C {#c}\n');
+      const { store } = await setup(t, plan);
+      const order = [(await claim(store, A, undefined, plan)).step_anchor, (await claim(store, A, undefined, plan)).step_anchor];
+      const blocked = await store.claimNext(plan, A);
+      await store.complete(plan, 'c', A);
+      const unblocked = await claim(store, A, undefined, plan);
+      assert.deepEqual(order, ['a', 'c']);
+      assert.deepEqual(!blocked.claimed && blocked.blocked_steps, ['b']);
+      assert.deepEqual([unblocked.step_anchor, unblocked.substeps], ['b', ['b1']]);
+    });
+
+    test('update sets items and never a status, for substeps as for steps; complete completes a substep, or the step with its finished substeps', async (t) => {
+      const { store } = await setup(t);
+      await claim(store, A);
+      const r = await store.updateItems(PLAN, 'step-1-1', [{ selector: { kind: 'task', ordinal: 'all' }, status: 'completed' }], { ...A, token: 1 });
+      assert.deepEqual(r, {
+        updated: 1, step_anchor: 'step-1-1', step_status: 'claimed',
+        tasks: { open: 0, in_progress: 0, completed: 1 }, tests: { open: 0, in_progress: 0, completed: 0 }, checkpoints: { open: 0, in_progress: 0, completed: 0 },
+      });
+      assert.deepEqual([(await step(store, 'step-1-1')).status, (await step(store, 'step-1')).status], ['claimed', 'claimed'], 'ticking the last box completes nothing');
+      const undo = await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'open' }], A);
+      assert.equal(undo.tasks.open, 1, 'so the box can be unticked again');
+      await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+      const sub = await store.complete(PLAN, 'step-1-1', { ...A, token: 1 });
+      const completedSub = await step(store, 'step-1-1');
+      assert.deepEqual([sub.step_anchor, sub.already_completed, completedSub.status, completedSub.completed_by, (await step(store, 'step-1')).status], ['step-1-1', false, 'completed', '/wt/a', 'claimed']);
+      await assert.rejects(store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'open' }], A), refused('already_completed'));
+      await assert.rejects(store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'task', ordinal: 7 } , status: 'completed' }], A), { code: 'unknown_item', message: 'step-1 has no task 7 (it has 2 tasks, numbered from 0)' });
+      await store.updateItems(PLAN, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
+      await store.updateItems(PLAN, 'step-1-2', [{ selector: { all: true }, status: 'completed' }], A);
+      const parent = await store.complete(PLAN, 'step-1', A);
+      assert.equal(parent.completed, true, 'strict complete passes: every item of the step and its substeps is done');
+      for (const a of ['step-1', 'step-1-1', 'step-1-2']) assert.deepEqual([(await step(store, a)).status, (await step(store, a)).complete_reason], ['completed', null], a);
+      const event = (await store.events({ planPath: P })).filter((e) => e.action === 'complete').at(-1);
+      assert.deepEqual((event?.data as { substeps_completed: string[] }).substeps_completed, ['step-1-2'], 'the finished substep went with its parent, recorded');
+    });
+
+    test('showPlans() nests substeps under their parent with blockers, items and progress counts', async (t) => {
+      const { store, clock } = await setup(t);
+      await claim(store, A, 60);
+      await store.updateItems(PLAN, 'step-1', [{ selector: { kind: 'test', ordinal: 0 }, status: 'completed' }], A);
+      await store.updateItems(PLAN, 'step-1-1', [{ selector: { all: true }, status: 'completed' }], A);
+      await store.complete(PLAN, 'step-1-1', A);
+      clock.advance(61_000);
+      const [view, ...others] = await store.showPlans();
+      assert.equal(others.length, 0);
+      assert.ok(view);
+      assert.deepEqual([view.plan_path, view.title, view.status], [P, 'Demo', 'active']);
+      assert.deepEqual(view.progress, { steps_completed: 0, steps_total: 3, items_completed: 2, items_total: 7 });
+      assert.deepEqual(view.steps.map((s) => [s.anchor, s.status, s.blocked_by, s.progress]), [
+        ['step-1', 'claimed', [], { done: 1, total: 3 }], ['step-2', 'pending', ['step-1'], { done: 0, total: 1 }], ['step-3', 'pending', [], { done: 0, total: 1 }],
+      ]);
+      const first = view.steps[0];
+      assert.ok(first);
+      assert.deepEqual([first.claimed_by, first.agent, first.claim_token, first.lease_expired], ['/wt/a', 'agent-a', 1, true]);
+      assert.deepEqual(first.items.map((i) => [i.kind, i.ordinal, i.text, i.status]), [['task', 0, 't1', 'open'], ['task', 1, 't2', 'open'], ['test', 0, 'u1', 'completed']]);
+      assert.deepEqual(first.substeps.map((s) => [s.anchor, s.parent_anchor, s.status, s.depends_on, s.blocked_by, s.progress, s.substeps.length]), [
+        ['step-1-1', 'step-1', 'completed', [], [], { done: 1, total: 1 }, 0],
+        ['step-1-2', 'step-1', 'claimed', ['step-1-1'], [], { done: 0, total: 1 }, 0],
+      ]);
+      assert.deepEqual((await store.showPlans(P)).map((p) => p.plan_path), [P]);
+    });
+
+    test('init writes steps (substeps interleaved, with their parents), dependencies and items; a second init changes nothing', async (t) => {
+      const clock = new ManualClock(T0);
+      const store = backend.open(t, clock);
+      const nested = source(NESTED);
+      const result = await store.initPlan(nested, A);
+      assert.deepEqual(result, {
+        plan_path: P, plan_hash: planHash(nested.plan), steps_created: 4, checklist_items_created: 5,
+        already_initialized: false, reinitialized: false, steps_kept_completed: 0,
+      });
+      const [view] = await store.showPlans(P);
+      assert.deepEqual([view?.title, view?.status, view?.epic_id, (await store.plan(P)).plan_hash], ['Nested', 'active', null, planHash(nested.plan)]);
+      const all = view?.steps.flatMap((s) => [s, ...s.substeps]) ?? [];
+      assert.deepEqual(all.map((s) => [s.anchor, s.parent_anchor, s.step_index, s.number, s.title, s.status, s.claim_token, s.claimed_by, s.depends_on]), [
+        ['first', null, 0, '1', 'First', 'pending', 0, null, []],
+        ['step-1-1', 'first', 1, '1.1', 'Sub one', 'pending', 0, null, []],
+        ['step-1-2', 'first', 2, '1.2', 'Sub two', 'pending', 0, null, ['step-1-1']],
+        ['step-2', null, 3, '2', 'Second', 'pending', 0, null, ['first']],
+      ]);
+      assert.deepEqual(all.flatMap((s) => s.items.map((i) => [s.anchor, i.kind, i.ordinal, i.text, i.status])), [
+        ['first', 'task', 0, 'a', 'open'], ['first', 'task', 1, 'b', 'open'], // a ticked box is informational only
+        ['first', 'test', 0, 'c', 'open'], ['step-1-1', 'task', 0, 'd', 'open'], ['step-1-2', 'checkpoint', 0, 'e', 'open'],
+      ]);
+      const events = await store.events({ planPath: P });
+      assert.deepEqual(events.map((e) => [e.worktree, e.agent, e.entity, e.action, e.plan_path, e.to_status]), [['/wt/a', 'agent-a', 'plan', 'init', P, planHash(nested.plan)]]);
+      const before = JSON.stringify([await store.showPlans(), await store.events()]);
+      const again = await store.initPlan(nested, A);
+      assert.deepEqual([again.already_initialized, again.reinitialized, again.steps_created, again.checklist_items_created], [true, false, 0, 0]);
+      assert.equal(JSON.stringify([await store.showPlans(), await store.events()]), before);
+    });
+
+    test('init --force keeps unchanged completed steps and their items, resets changed and claimed ones, removes and adds steps', async (t) => {
+      const store = backend.open(t, new ManualClock(T0));
+      const [v1, v2] = [source(V1), source(V2)];
+      await store.initPlan(v1, A);
+      for (const anchor of ['one', 'two']) {
+        const c = await claim(store, A, undefined, v1);
+        assert.equal(c.step_anchor, anchor);
+        await store.updateItems(v1, anchor, [{ selector: { all: true }, status: 'completed' }], A);
+        await store.complete(v1, anchor, A, { commitHash: `c-${anchor}` });
+      }
+      assert.equal((await claim(store, A, undefined, v1)).step_anchor, 'three');
+      const result = await store.initPlan(v2, ADMIN, { force: true });
+      assert.deepEqual([result.reinitialized, result.already_initialized, result.steps_kept_completed, result.plan_hash], [true, false, 1, planHash(v2.plan)]);
+      const [view] = await store.showPlans(P);
+      assert.deepEqual(view?.steps.map((s) => [s.anchor, s.step_index, s.title, s.status, s.claimed_by, s.claim_token, s.commit_hash, s.depends_on]), [
+        ['one', 0, 'One', 'completed', '/wt/a', 1, 'c-one', []],
+        ['two', 1, 'Two renamed', 'pending', null, 2, null, []],
+        ['three', 2, 'Three', 'pending', null, 2, null, []],
+        ['five', 3, 'Five', 'pending', null, 0, null, ['one']],
+      ]);
+      assert.deepEqual(view?.steps.map((s) => [s.anchor, s.items.map((i) => [i.text, i.status])]), [
+        ['one', [['a', 'completed'], ['b', 'completed']]], ['two', [['x', 'completed'], ['z', 'open']]], ['three', [['t', 'open']]], ['five', [['n', 'open']]],
+      ]);
+      await assert.rejects(store.heartbeat(P, 'three', { ...A, token: 1 }), { code: 'not_claimed' });
+      await assert.rejects(store.claimNext(v1, A), { code: 'plan_drift' });
+      assert.equal((await claim(store, A, undefined, v2)).step_anchor, 'two');
+    });
+
+    test('init --force moves a substep under a new parent; a changed substep of a completed step stays reachable', async (t) => {
+      const store = backend.open(t, new ManualClock(T0));
+      await store.initPlan(source('# P\n## Step 1: A {#a}\n### Step 1.1: X {#x}\n- [ ] xt\n'), A);
+      assert.equal((await store.initPlan(source('# P\n## Step 1: B {#b}\n### Step 1.1: X {#x}\n- [ ] xt\n'), A, { force: true })).reinitialized, true);
+      assert.deepEqual((await store.showPlans(P))[0]?.steps.map((s) => [s.anchor, s.substeps.map((c) => [c.anchor, c.parent_anchor])]), [['b', [['x', 'b']]]]);
+
+      const other = backend.open(t, new ManualClock(T0));
+      const [w1, w2] = [source('# P\n## Step 1: A\n- [ ] t\n### Step 1.1: X\n- [ ] xt\n'), source('# P\n## Step 1: A\n- [ ] t\n### Step 1.1: X renamed\n- [ ] xt\n')];
+      await other.initPlan(w1, A);
+      await other.claimNext(w1, A);
+      await other.complete(w1, 'step-1', A, { forceReason: 'done' });
+      await other.initPlan(w2, ADMIN, { force: true });
+      const c = await other.claimNext(w2, A);
+      assert.deepEqual(c.claimed && [c.step_anchor, c.substeps], ['step-1', ['step-1-1']]);
     });
   });
 }

@@ -8,8 +8,7 @@ import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent,
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
+import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const BART: Actor = { worktree: '/wt/review', agent: 'bart' };
@@ -24,8 +23,7 @@ const PATH_TO: Readonly<Record<EpicStatus, readonly EpicEvent[]>> = {
   deferred: ['defer'],
   blocked: ['plan_approved', 'start', 'steps_completed', 'signal_adr_invalidated'],
 };
-const pg = postgresForFile({ durability: 'fast' });
-const BACKENDS: Backend[] = [sqliteBackend(), postgresBackend(() => pg.server)];
+const BACKENDS: Backend[] = contractBackends();
 
 for (const backend of BACKENDS) {
   describe(`epic contract on ${backend.name}`, () => {
@@ -115,6 +113,30 @@ for (const backend of BACKENDS) {
       assert.equal((await store.getEpic(other)).iteration, 2);
     });
 
+    test('every build-budget block carries one reason code and one wording: entry to in_progress, a counted failure, the event raised directly', async (t) => {
+      const { store } = open(t);
+      const wording = /^iteration_budget_exhausted: (\d+) of (\d+) build iterations used; \S/;
+      const started = async (title: string, maxIterations: number) => {
+        const e = await store.createEpic({ title, brief: '', priority: 'P2', maxIterations }, MARGE);
+        await store.applyEpicEvent(e.id, 'plan_approved', MARGE, 'ok');
+        await store.applyEpicEvent(e.id, 'start', MARGE, 'go');
+        return e.id;
+      };
+      const onEntry = await started('entry', 1);
+      await store.applyEpicEvent(onEntry, 'steps_completed', MARGE, 'done');
+      const counted = await started('counted', 1);
+      const raised = await started('raised', 3);
+      const outcomes = [
+        (await store.applyEpicEvent(onEntry, 'signal_implementation_failure', BART, 'miss')).reason,
+        (await store.countIteration(counted, MARGE, 'ralph run 7 failed')) ? 'not blocked' : (await store.getEpic(counted)).status_reason,
+        (await store.applyEpicEvent(raised, 'iteration_budget_exhausted', MARGE, 'verification failed')).reason,
+      ];
+      for (const [i, reason] of outcomes.entries()) assert.match(reason ?? '', wording, `path ${i}: ${reason}`);
+      assert.deepEqual(outcomes.map((r) => wording.exec(r ?? '')?.slice(1, 3)), [['1', '1'], ['1', '1'], ['1', '3']]);
+      const events = (await store.events()).filter((e) => e.to_status === 'blocked').map((e) => e.reason);
+      assert.deepEqual(events, outcomes, 'the event log records the same reason as the epic row');
+    });
+
     test('a plan of an epic is claimed only while the epic is in progress; ready() says why it waits', async (t) => {
       const { store } = open(t);
       const id = await epicIn(store, 'ready', 'claims wait');
@@ -123,9 +145,17 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.claimNext(src, RALPH), { code: 'epic_not_in_progress', message: `plans/e.md belongs to epic ${id}, which is ready; steps are claimed while it is in progress (start it: 'springfield epic start ${id}')` });
       const waiting = await store.ready('plans/e.md');
       assert.deepEqual([waiting.ready_steps, waiting.waiting_steps, waiting.epic_status], [[], ['step-1'], 'ready']);
+      assert.equal(waiting.waiting_reason, `plans/e.md belongs to epic ${id}, which is ready; steps are claimed while it is in progress (start it: 'springfield epic start ${id}')`,
+        'ready agrees with claim, in the words claim refuses with');
       await store.applyEpicEvent(id, 'start', MARGE, 'go');
+      const started = await store.ready('plans/e.md');
+      assert.deepEqual([started.ready_steps, started.waiting_steps, started.waiting_reason, started.epic_status], [['step-1'], [], null, 'in_progress']);
       assert.equal((await store.claimNext(src, RALPH)).claimed, true);
       assert.deepEqual((await store.listEpics('in_progress')).map((e) => e.id), [id]);
+      await store.reset('plans/e.md', 'step-1', MARGE);
+      await store.applyEpicEvent(id, 'defer', MARGE, 'parked');
+      await assert.rejects(store.claimNext(src, RALPH), { code: 'epic_not_in_progress', message: /which is deferred; steps are claimed while it is in progress$/ });
+      assert.deepEqual((await store.ready('plans/e.md')).waiting_steps, ['step-1']);
     });
 
     test('merge approval only for an implemented or verified epic, recorded with who approved', async (t) => {

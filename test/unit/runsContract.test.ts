@@ -10,16 +10,14 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { AgentRunInput, NewRun } from '../../src/core/store/runTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
+import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const RALPH: Actor = { worktree: '/wt/build', agent: 'ralph' };
 const OTHER: Actor = { worktree: '/wt/other', agent: 'ralph-2' };
 const P = 'plans/r.md';
 const SOURCE: PlanSource = { planPath: P, plan: parsePlan('# Plan: Runs\n## Step 1: One\n- [ ] a\n- [ ] b\n## Step 2: Two\n- [ ] c\n', P) };
-const pg = postgresForFile({ durability: 'fast' });
-const BACKENDS: Backend[] = [sqliteBackend(), postgresBackend(() => pg.server)];
+const BACKENDS: Backend[] = contractBackends();
 
 /** An in-progress epic owning plans/r.md, step-1 claimed by Ralph's worktree. */
 async function heldStep(store: Store): Promise<{ id: string; token: number }> {
@@ -162,8 +160,9 @@ for (const backend of BACKENDS) {
   });
 }
 
-describe('runs on several hosts (PostgreSQL)', () => {
-  const pgBackend = BACKENDS[1] as Backend;
+// Holders and pids are per host where a store serves several (PostgreSQL).
+const pgBackend = BACKENDS.find((b) => b.name === 'postgres');
+if (pgBackend) describe('runs on several hosts (PostgreSQL)', () => {
 
   test('a run from another host is never marked orphaned here, and the snapshot gives this host no pid of it', async (t) => {
     const clock = new ManualClock(Date.UTC(2026, 3, 1));

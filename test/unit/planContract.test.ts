@@ -11,8 +11,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
-import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
+import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
 
 const LISA: Actor = { worktree: '/wt/main', agent: 'lisa' };
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
@@ -29,8 +28,7 @@ function proposed(text: string, planPath = 'plans/v.md') {
 const APPROACH = '# Plan: Cache\n\n## Intent\nFaster pages.\n\n## Approach\nAn LRU in front of the client.\n\n## Constraints\nNo new dependency.\n\n'
   + '## Step 1: Client {#step-1}\n- [ ] Write client\n\n### Step 1.1: Retries {#step-1-1}\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n- [ ] Add cache\n';
 
-const pg = postgresForFile({ durability: 'fast' });
-const BACKENDS: Backend[] = [sqliteBackend(), postgresBackend(() => pg.server)];
+const BACKENDS: Backend[] = contractBackends();
 
 for (const backend of BACKENDS) {
   describe(`plan and lifecycle contract on ${backend.name}`, () => {
@@ -229,17 +227,75 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.finishEpic(planless.id, RALPH, 'x'), { code: 'no_approved_plan' });
     });
 
+    /** An epic in progress on a one-step plan, a build (a successful Ralph run completing the step once) and a verification pass. */
+    async function builtEpic(t: TestContext) {
+      const { store, clock } = open(t);
+      const epic = await store.createEpic({ title: 'Finish me', brief: '', priority: 'P2' }, MARGE);
+      const text = '# Plan: Finish\n\n## Step 1: Only {#step-1}\n- [ ] do it\n';
+      const source = { planPath: 'plans/finish.md', plan: parsePlan(text, 'plans/finish.md') };
+      await store.initPlan(source, MARGE, { epicId: epic.id });
+      await store.applyEpicEvent(epic.id, 'plan_approved', MARGE, 'ok');
+      await store.applyEpicEvent(epic.id, 'start', MARGE, 'go');
+      const ralph: Actor = { worktree: `/repo.springfield/${epic.id}`, agent: 'ralph' };
+      const build = async () => {
+        clock.advance(1000);
+        const claim = await store.claimNext(source, ralph);
+        const holder = claim.claimed ? { ...ralph, token: claim.claim_token } : ralph;
+        const run = await store.startRun({ epicId: epic.id, planPath: source.planPath, stepAnchor: 'step-1', role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['ralph'], pid: process.pid }, holder);
+        if (claim.claimed) {
+          await store.updateItems(source, 'step-1', [{ selector: { all: true }, status: 'completed' }], holder);
+          await store.complete(source, 'step-1', holder);
+        }
+        clock.advance(1000);
+        await store.finishRun(run.id, { exitCode: 0, signal: null, headAfter: `commit-${clock.now().getTime()}` }, holder);
+      };
+      const verify = async (verdict: 'pass' | 'fail') => {
+        clock.advance(1000);
+        await store.recordVerifications([{ runId: null, epicId: epic.id, planPath: source.planPath, stepAnchor: null, command: 'npm test', exitCode: verdict === 'pass' ? 0 : 1, verdict, durationMs: 5, outputTail: '' }]);
+      };
+      const dump = async () => JSON.stringify([await store.getEpic(epic.id), await store.events(), await store.debt({ all: true })]);
+      return { store, id: epic.id, build, verify, dump };
+    }
+
+    test('finishEpic applies the completion rule: refused while verification is configured and not passed since the latest build, or failed; nothing written', async (t) => {
+      const unverified = await builtEpic(t);
+      await unverified.build();
+      let before = await unverified.dump();
+      await assert.rejects(unverified.store.finishEpic(unverified.id, MARGE, 'by hand', { verificationConfigured: true }),
+        { code: 'unverified', category: 'refused', message: new RegExp(`^cannot finish ${unverified.id}: verification is configured and has not passed since its latest build; `) });
+      assert.equal(await unverified.dump(), before);
+      assert.equal((await unverified.store.finishEpic(unverified.id, MARGE, 'by hand')).to, 'implemented', 'without verification configured or recorded, finish needs only the steps');
+
+      const failed = await builtEpic(t);
+      await failed.build();
+      await failed.verify('fail');
+      before = await failed.dump();
+      await assert.rejects(failed.store.finishEpic(failed.id, MARGE, 'by hand'),
+        { code: 'verification_failed', message: new RegExp(`^cannot finish ${failed.id}: its latest verification failed: npm test exited 1; `) }, 'even with no config saying so: verification is in use');
+      assert.equal(await failed.dump(), before);
+
+      const rebuilt = await builtEpic(t);
+      await rebuilt.build();
+      await rebuilt.verify('pass');
+      await rebuilt.build();
+      await assert.rejects(rebuilt.store.finishEpic(rebuilt.id, MARGE, 'by hand'), { code: 'unverified', message: /has not passed since its latest build/ }, 'a pass before another build is not a pass for it');
+      await rebuilt.verify('pass');
+      const done = await rebuilt.store.finishEpic(rebuilt.id, MARGE, 'verified by hand', { verificationConfigured: true });
+      assert.deepEqual([done.from, done.to], ['in_progress', 'implemented']);
+    });
+
     test('init refuses a drifted plan without --force, naming the change, and writes nothing (as claim does)', async (t) => {
       const { store } = open(t);
       await approvedEpic(store);
       const before = (await store.events()).length;
+      const hash = (await store.plan('plans/c.md')).plan_hash;
       const drifted = { planPath: 'plans/c.md', plan: parsePlan(APPROACH.replace('Step 2: Cache', 'Step 2: Memo'), 'plans/c.md') };
       await assert.rejects(store.initPlan(drifted, MARGE), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'plan_drift');
         assert.equal(err.message, `plans/c.md: plan changed since init (step-2 title changed: "Cache" → "Memo"); re-initialise with 'springfield init --force plans/c.md'`);
         return true;
       });
-      assert.equal((await store.events()).length, before);
+      assert.deepEqual([(await store.events()).length, (await store.plan('plans/c.md')).plan_hash], [before, hash], 'no event, the stored plan unchanged');
       assert.equal((await store.initPlan(drifted, MARGE, { force: true })).reinitialized, true);
     });
 
