@@ -3,18 +3,21 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { applyEpicEvent, createEpic } from '../src/core/store/sqlite/epics.ts';
-import { approvePlan, finishEpic, proposePlan, startEpic } from '../src/core/store/sqlite/planVersions.ts';
-import { recordSignal } from '../src/core/store/sqlite/signals.ts';
+import { applyEpicEvent, createEpic } from '../src/core/store/shared/epics.ts';
+import { approvePlan, finishEpic, proposePlan, startEpic } from '../src/core/store/shared/planVersions.ts';
+import { recordSignal } from '../src/core/store/shared/signals.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { finishRun, startRun } from '../src/core/store/sqlite/runLifecycle.ts';
+import { finishRun, startRun } from '../src/core/store/shared/runs.ts';
+import { one } from '../src/core/store/shared/op.ts';
 import { decide } from '../src/core/scheduler/decide.ts';
 import type { SchedulerConfig } from '../src/core/scheduler/types.ts';
-import { claimNext } from '../src/core/store/sqlite/claims.ts';
-import { completeStep } from '../src/core/store/sqlite/complete.ts';
-import { updateItems } from '../src/core/store/sqlite/items.ts';
+import { claimNext } from '../src/core/store/shared/claims.ts';
+import { runSqlite } from '../src/core/store/sqlite/port.ts';
+import type { Op } from '../src/core/store/shared/op.ts';
+import type { StorePort } from '../src/core/store/shared/port.ts';
+import { completeStep } from '../src/core/store/shared/complete.ts';
+import { updateItems } from '../src/core/store/shared/items.ts';
 import { partitionSteps } from '../src/core/store/sqlite/readiness.ts';
-import { recordVerification } from '../src/core/store/sqlite/runs.ts';
 import type { Database } from '../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
@@ -62,14 +65,14 @@ function buildSteps(db: Database, epicId: string, source: PlanSource, count: num
   const ralph: Actor = { worktree: `/repo.springfield/${epicId}`, agent: 'ralph' };
   for (let k = 0; k < count; k++) {
     const now = new Date();
-    const claim = claimNext(db, now, source, ralph, 7200);
+    const claim = runSqlite(db, now, (p) => claimNext(p, source, ralph, 7200, null));
     if (!claim.claimed) throw new Error(`${epicId}: nothing to claim after ${k} steps`);
     const holder = { ...ralph, token: claim.claim_token };
-    const run = startRun(db, now, { epicId, planPath: source.planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder);
-    updateItems(db, now, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder);
-    completeStep(db, now, source, claim.step_anchor, holder, { commitHash: null });
-    finishRun(db, now, run.id, { exitCode: 0, signal: null }, holder);
-    recordVerification(db, now.toISOString(), { runId: run.id, epicId, planPath: null, stepAnchor: null, command: 'npm test', exitCode: verdicts(k) === 'pass' ? 0 : 1, verdict: verdicts(k), durationMs: 900, outputTail: '' });
+    const run = runSqlite(db, now, (p) => startRun(p, { epicId, planPath: source.planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder));
+    runSqlite(db, now, (p) => updateItems(p, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder));
+    runSqlite(db, now, (p) => completeStep(p, source, claim.step_anchor, holder, { commitHash: null }));
+    runSqlite(db, now, (p) => finishRun(p, run.id, { exitCode: 0, signal: null }, holder));
+    runSqlite(db, now, (p) => one(p.insertVerifications([{ runId: run.id, epicId, planPath: null, stepAnchor: null, command: 'npm test', exitCode: verdicts(k) === 'pass' ? 0 : 1, verdict: verdicts(k), durationMs: 900, outputTail: '' }])));
   }
 }
 
@@ -86,34 +89,37 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
     const source: PlanSource = { planPath, plan: parsePlan(text, planPath) };
     const db = sqliteConnection(store);
     db.transaction(() => {
-      const at = () => new Date().toISOString();
+      const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(db, new Date(), fn);
       const complexity = i % 10 === 0 ? 'critical' : i % 7 === 0 ? 'simple' : 'standard';
-      const epic = createEpic(db, at(), { title: `Bench epic ${i}`, brief: '', priority: (['P1', 'P2', 'P2', 'P3'] as const)[i % 4] ?? 'P2', complexity }, marge);
+      const epic = op((p) => createEpic(p, { title: `Bench epic ${i}`, brief: '', priority: (['P1', 'P2', 'P2', 'P3'] as const)[i % 4] ?? 'P2', complexity }, marge));
       if (kind === 'planned') return;
-      proposePlan(db, at(), epic.id, { ...source, body: text }, lisa);
+      op((p) => proposePlan(p, epic.id, { ...source, body: text }, lisa));
       if (kind === 'proposed') return;
-      approvePlan(db, at(), epic.id, source, marge);
+      op((p) => approvePlan(p, epic.id, source, marge));
       if (kind === 'ready') return;
-      startEpic(db, at(), epic.id, source, marge);
+      op((p) => startEpic(p, epic.id, source, marge));
       if (kind === 'in_progress') {
         const done = (i * 37) % 190;
         buildSteps(db, epic.id, source, done, (k) => (k === done - 1 && i % 3 === 0 ? 'fail' : 'pass'));
         if (i % 2 === 0) {
           const holder: Actor = { worktree: `/repo.springfield/${epic.id}`, agent: 'ralph' };
-          const claim = claimNext(db, new Date(), source, holder, 7200);
-          if (claim.claimed) startRun(db, new Date(), { epicId: epic.id, planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: holder.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder);
+          const claim = runSqlite(db, new Date(), (p) => claimNext(p, source, holder, 7200, null));
+          if (claim.claimed) op((p) => startRun(p, { epicId: epic.id, planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: holder.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder));
         }
         return;
       }
       buildSteps(db, epic.id, source, STEPS, () => 'pass');
-      finishEpic(db, at(), epic.id, marge, 'bench: all steps completed, verification passed', true);
+      op((p) => finishEpic(p, epic.id, marge, 'bench: all steps completed, verification passed', true));
       if (kind === 'implemented') {
-        if (i % 3 === 0) finishRun(db, new Date(), startRun(db, new Date(), { epicId: epic.id, planPath, stepAnchor: null, role: 'bart', iteration: 1, worktree: '/repo', agentId: 'bart', command: ['a'], pid: process.pid }, null).id, { exitCode: 0, signal: null }, null);
-        if (i % 3 === 1) recordSignal(db, at(), epic.id, 'implementation_failure', 'needs a person', [], marge, true);
+        if (i % 3 === 0) {
+          const bart = op((p) => startRun(p, { epicId: epic.id, planPath, stepAnchor: null, role: 'bart', iteration: 1, worktree: '/repo', agentId: 'bart', command: ['a'], pid: process.pid }, null));
+          op((p) => finishRun(p, bart.id, { exitCode: 0, signal: null }, null));
+        }
+        if (i % 3 === 1) op((p) => recordSignal(p, epic.id, 'implementation_failure', 'needs a person', [], marge, true));
         return;
       }
-      recordSignal(db, at(), epic.id, 'pass', 'reviewed', [], marge);
-      if (kind === 'done') applyEpicEvent(db, at(), epic.id, 'merged', marge, 'bench');
+      op((p) => recordSignal(p, epic.id, 'pass', 'reviewed', [], marge));
+      if (kind === 'done') op((p) => applyEpicEvent(p, epic.id, 'merged', marge, 'bench'));
     }).immediate();
   }
   return counts;
@@ -325,11 +331,11 @@ function makeRepo(repo: string): string {
   const store = new SqliteStore(join(repo, '.springfield', 'state.db'), { ifMissing: 'create' });
   const source: PlanSource = { planPath: 'plans/p.md', plan: parsePlan(text, 'plans/p.md') };
   const id = sqliteConnection(store).transaction(() => {
-    const now = new Date().toISOString();
-    const epic = createEpic(sqliteConnection(store), now, { title: 'Bench run overhead', brief: '', priority: 'P2', complexity: 'standard' }, { worktree: repo, agent: 'marge' });
-    proposePlan(sqliteConnection(store), now, epic.id, { ...source, body: text }, { worktree: repo, agent: 'lisa' });
-    approvePlan(sqliteConnection(store), now, epic.id, source, { worktree: repo, agent: 'marge' });
-    startEpic(sqliteConnection(store), now, epic.id, source, { worktree: repo, agent: 'marge' });
+    const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(sqliteConnection(store), new Date(), fn);
+    const epic = op((p) => createEpic(p, { title: 'Bench run overhead', brief: '', priority: 'P2', complexity: 'standard' }, { worktree: repo, agent: 'marge' }));
+    op((p) => proposePlan(p, epic.id, { ...source, body: text }, { worktree: repo, agent: 'lisa' }));
+    op((p) => approvePlan(p, epic.id, source, { worktree: repo, agent: 'marge' }));
+    op((p) => startEpic(p, epic.id, source, { worktree: repo, agent: 'marge' }));
     return epic.id;
   })();
   store.close();

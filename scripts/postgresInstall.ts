@@ -61,6 +61,15 @@ function search(env: NodeJS.ProcessEnv): PostgresInstall | undefined {
   return { binDir: real, version, major: Number(version.split('.')[0]) };
 }
 
+/** The server binaries when they are installed here (nothing is installed): what decides whether tests can start a server. */
+export function installedPostgres(env: NodeJS.ProcessEnv = process.env): PostgresInstall | undefined {
+  try {
+    return search(env);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The server binaries. When none are found, installs Debian's `postgresql` (as root, through the same
  * path as the other test packages) and looks again; otherwise one line says what to install.

@@ -9,7 +9,7 @@ export { detectAgentClis } from './agents/detect.ts';
 export { preflight } from './agents/preflight.ts';
 export { AGENT_PRESETS, findPreset, PRESET_ROLES, presetFor, type PresetRole } from './runs/presets.ts';
 export { primeText, writePrimeSection } from './agents/prime.ts';
-export { presetRoles, presetUsage, writeConfigTemplate, writeRoleCommands } from './agents/roleConfig.ts';
+export { configuredVerification, presetRoles, presetUsage, writeConfigTemplate, writeRoleCommands } from './agents/roleConfig.ts';
 export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
 export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
@@ -62,9 +62,13 @@ export {
   AGENT_ROLES, type AgentRole, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig,
   timeoutFor, usageSpecFor,
 } from './runs/runConfig.ts';
+export { detectTestCommand } from './runs/testCommand.ts';
 export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
 export type { Action } from './scheduler/types.ts';
 export type { Unstaffed } from './scheduler/unstaffed.ts';
+export { fileAtCommit } from './git/branchDiff.ts';
+export { epicChanges } from './review/epicChanges.ts';
+export { PERSON_REVIEWER, type ReviewComment, type ReviewResult, submitReview } from './review/personReview.ts';
 export { shellQuote } from './shellQuote.ts';
 export {
   allowConfig, allowWrittenConfig, requireAllowed, revokeConfig, trackedPath, trustStatus, type TrustStatus,

@@ -9,7 +9,7 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { PG_SCHEMA_VERSION } from '../../src/core/store/postgres/migrations.ts';
+import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/core/store/postgres/migrations.ts';
 import { watchRepository } from '../../src/core/store/postgres/watch.ts';
 
 const P = 'plans/p.md';
@@ -198,4 +198,22 @@ test('ManualClock drives lease expiry on PostgreSQL as on SQLite; without one, t
   const re = await live.claimNext(TWO, { worktree: '/other', agent: null });
   assert.ok(re.claimed && re.step_anchor === 'step-1' && re.reclaimed_from_expired, 'the server\'s clock says the 2020 lease expired');
   assert.ok(re.claimed && Math.abs(Date.parse(re.lease_expires_at) - 7200_000 - now) < 3600_000, 'the new lease is two hours from the server\'s now');
+});
+
+test('PostgreSQL: a version-1 database is upgraded in place; its runs keep their rows and gain usage', async (t) => {
+  const url = pgServer.server.createDatabase('runs_upgrade');
+  const db = url.split('?')[0]?.split('/').pop() ?? '';
+  const role = /^postgres:\/\/([^:@]+)/.exec(url)?.[1] ?? '';
+  pgServer.server.psql(`SET ROLE ${role}; CREATE SCHEMA springfield; SET search_path = springfield; ${PG_MIGRATIONS[0]};
+    CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text);
+    INSERT INTO schema_version (version) VALUES (1);
+    INSERT INTO repositories VALUES ('old-repo', 'configured');
+    INSERT INTO runs (repo_id, role, command, started_at, status, host, pid) VALUES ('old-repo', 'bart', '["bart"]', now(), 'running', 'h', 1)`, db);
+  const store = openStore({ location: url, repository: { id: 'old-repo', source: 'configured' }, host: 'h' });
+  t.after(() => store.close());
+  const [old] = await store.runs();
+  assert.deepEqual([old?.role, old?.command, old?.cost_usd], ['bart', '["bart"]', null]);
+  const ended = await store.finishRun(old?.id ?? 0, { exitCode: 0, signal: null, usage: { costUsd: 2, inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null } }, null);
+  assert.deepEqual([ended.status, ended.cost_usd], ['succeeded', 2]);
+  assert.equal(pgServer.server.psql('SELECT max(version) FROM springfield.schema_version', db), String(PG_MIGRATIONS.length));
 });

@@ -9,7 +9,7 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { postgresBackend, sqliteBackend, type Backend } from './storeFactory.ts';
+import { postgresBackend, sqliteBackend, type Backend } from '../helpers/storeBackends.ts';
 
 const P = 'plans/p.md';
 const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });

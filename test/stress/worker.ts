@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, RefusedError } from '../../src/core/errors.ts';
 import { parsePlan } from '../../src/core/plan/index.ts';
 import { READY_CONDITION } from '../../src/core/store/sqlite/readiness.ts';
-import { leaseUntil, writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
+import { writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
+import { leaseUntil } from '../../src/core/store/shared/rows.ts';
 import { mapSqliteError } from '../../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { isDatabaseUrl, openStore, type Store } from '../../src/core/store/index.ts';
@@ -250,7 +251,7 @@ class StressWorker {
     await sleep(this.cfg.brokenDelayMs ?? 20);
     const token = cand.claim_token + 1;
     const at = new Date().toISOString();
-    const until = leaseUntil(new Date(), this.cfg.leaseSeconds);
+    const until = leaseUntil(new Date().toISOString(), this.cfg.leaseSeconds);
     await this.retryLocked(() => db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = ?, claim_token = ?, claimed_at = ?, lease_expires_at = ?
         WHERE plan_path = ? AND anchor = ?`).run(this.cfg.worktree, token, at, until, plan, cand.anchor));
     await this.retryLocked(() => writeEvent(db, at, this.actor, {

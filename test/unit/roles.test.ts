@@ -8,7 +8,8 @@ import { promptNameFor } from '../../src/core/agents/rolePrompt.ts';
 import { kickoff, PRESET_ROLES } from '../../src/core/runs/presets.ts';
 import { DEFAULT_RUN_CONFIG, parseRunConfig, timeoutFor } from '../../src/core/runs/runConfig.ts';
 import {
-  AGENT_ROLES, FAULT_ROLES, PROMPT_NAMES, ROLE_NAMES, ROLE_REGISTRY, ROLES, roleSpec, RUN_ROLES, SESSION_ROLES, STARTED_ROLES,
+  AGENT_ROLES, BUILD_ITERATION_ROLES, BUILDING_ROLE, FAULT_ROLES, PLANNING_ROLE, PROMPT_NAMES, REVIEWING_ROLE, ROLE_NAMES, ROLE_REGISTRY, ROLES, roleSpec,
+  RUN_ROLES, SESSION_ROLES, SETUP_ROLE, STARTED_ROLES,
 } from '../../src/shared/roles.ts';
 
 test('the lists derived from the registry, in its order', () => {
@@ -19,6 +20,8 @@ test('the lists derived from the registry, in its order', () => {
   assert.deepEqual(RUN_ROLES, ['lisa', 'ralph', 'bart', 'lovejoy', 'setup']);
   assert.deepEqual(SESSION_ROLES, ['lisa', 'ralph', 'bart', 'lovejoy']);
   assert.deepEqual(FAULT_ROLES, ['lisa', 'ralph', 'bart', 'setup']);
+  assert.deepEqual([PLANNING_ROLE, BUILDING_ROLE, REVIEWING_ROLE, SETUP_ROLE], ['lisa', 'ralph', 'bart', 'setup']);
+  assert.deepEqual(BUILD_ITERATION_ROLES, ['ralph', 'bart']);
   assert.deepEqual(ROLE_NAMES, { marge: 'Marge', lisa: 'Lisa', ralph: 'Ralph', bart: 'Bart', lovejoy: 'Lovejoy' });
   assert.equal(roleSpec('setup')?.name, 'Setup');
   assert.equal(roleSpec('toString'), undefined);
@@ -52,4 +55,10 @@ test('the run configuration takes a command per agent role and a timeout per run
   assert.throws(() => parseRunConfig({ roles: { setup: ['x'] } }, 'config.json'), /config\.json: roles: Unrecognized key: "setup"/);
   assert.throws(() => parseRunConfig({ roles: { marge: ['x'] } }, 'config.json'), /Unrecognized key: "marge"/);
   assert.throws(() => parseRunConfig({ timeouts: { marge: 5 } }, 'config.json'), /Unrecognized key: "marge"/);
+});
+
+test("the store's SQL names roles from the registry: sessions, the builder, the reviewer and setup", async () => {
+  const sql = await import('../../src/core/store/shared/roleSql.ts');
+  assert.equal(sql.SESSION_ROLES_SQL, SESSION_ROLES.map((r) => `'${r}'`).join(', '));
+  assert.deepEqual([sql.BUILDING_ROLE_SQL, sql.REVIEWING_ROLE_SQL, sql.SETUP_ROLE_SQL], ["'ralph'", "'bart'", "'setup'"]);
 });

@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
-import { RefusedError } from '../../src/core/errors.ts';
-import { planHash } from '../../src/core/plan/hash.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
 import { connect, loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
@@ -18,7 +16,6 @@ import type { Actor } from '../../src/core/store/types.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
-const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
 const source = (text: string): PlanSource => ({ planPath: 'plans/p.md', plan: parsePlan(text, 'plans/p.md') });
 
 function tempDir(t: TestContext): string {
@@ -190,175 +187,8 @@ test('events are append-only: UPDATE and DELETE on events throw and leave the ro
   assert.deepEqual(rows(store, 'SELECT * FROM events'), before);
 });
 
-const NESTED = `# Plan: Nested
-
-## Step 1: First {#first}
-**Tasks:**
-- [ ] a
-- [x] b
-**Tests:**
-- [ ] c
-
-### Step 1.1: Sub one
-- [ ] d
-
-### Step 1.2: Sub two
-**Depends on:** #step-1-1
-**Checkpoints:**
-- [ ] e
-
-## Step 2: Second
-**Depends on:** #first
-`;
-
-test('init writes plans, steps (interleaved step_index, parent_anchor), step_deps and checklist_items', async (t) => {
-  const store = openStore(t);
-  const src = source(NESTED);
-
-  const result = await store.initPlan(src, A);
-
-  assert.deepEqual(result, {
-    plan_path: 'plans/p.md', plan_hash: planHash(src.plan), steps_created: 4, checklist_items_created: 5,
-    already_initialized: false, reinitialized: false, steps_kept_completed: 0,
-  });
-  assert.deepEqual(rows(store, 'SELECT plan_path, epic_id, plan_hash, title, status FROM plans'),
-    [{ plan_path: 'plans/p.md', epic_id: null, plan_hash: planHash(src.plan), title: 'Nested', status: 'active' }]);
-  assert.deepEqual(rows(store, 'SELECT anchor, parent_anchor, step_index, number, title, status, claim_token, claimed_by FROM steps ORDER BY step_index'), [
-    { anchor: 'first', parent_anchor: null, step_index: 0, number: '1', title: 'First', status: 'pending', claim_token: 0, claimed_by: null },
-    { anchor: 'step-1-1', parent_anchor: 'first', step_index: 1, number: '1.1', title: 'Sub one', status: 'pending', claim_token: 0, claimed_by: null },
-    { anchor: 'step-1-2', parent_anchor: 'first', step_index: 2, number: '1.2', title: 'Sub two', status: 'pending', claim_token: 0, claimed_by: null },
-    { anchor: 'step-2', parent_anchor: null, step_index: 3, number: '2', title: 'Second', status: 'pending', claim_token: 0, claimed_by: null },
-  ]);
-  assert.deepEqual(rows(store, 'SELECT step_anchor, depends_on FROM step_deps ORDER BY step_anchor'), [
-    { step_anchor: 'step-1-2', depends_on: 'step-1-1' },
-    { step_anchor: 'step-2', depends_on: 'first' },
-  ]);
-  assert.deepEqual(rows(store, 'SELECT step_anchor, kind, ordinal, text, status FROM checklist_items ORDER BY id'), [
-    { step_anchor: 'first', kind: 'task', ordinal: 0, text: 'a', status: 'open' },
-    { step_anchor: 'first', kind: 'task', ordinal: 1, text: 'b', status: 'open' }, // a ticked box is informational only
-    { step_anchor: 'first', kind: 'test', ordinal: 0, text: 'c', status: 'open' },
-    { step_anchor: 'step-1-1', kind: 'task', ordinal: 0, text: 'd', status: 'open' },
-    { step_anchor: 'step-1-2', kind: 'checkpoint', ordinal: 0, text: 'e', status: 'open' },
-  ]);
-  assert.deepEqual(rows(store, 'SELECT worktree, agent, entity, action, plan_path, to_status FROM events'),
-    [{ worktree: '/wt/a', agent: 'agent-a', entity: 'plan', action: 'init', plan_path: 'plans/p.md', to_status: planHash(src.plan) }]);
-});
-
-test('init is idempotent: a second init changes nothing and reports already_initialized', async (t) => {
-  const store = openStore(t);
-  await store.initPlan(source(NESTED), A);
-  const dump = () => ['plans', 'steps', 'step_deps', 'checklist_items', 'events'].map((table) => rows(store, `SELECT * FROM ${table}`));
-  const before = dump();
-
-  const again = await store.initPlan(source(NESTED), A);
-
-  assert.equal(again.already_initialized, true);
-  assert.equal(again.reinitialized, false);
-  assert.equal(again.steps_created, 0);
-  assert.equal(again.checklist_items_created, 0);
-  assert.deepEqual(dump(), before);
-});
-
-const V1 = `# P
-## Step 1: One {#one}
-- [ ] a
-- [ ] b
-## Step 2: Two {#two}
-- [ ] x
-- [ ] y
-## Step 3: Three {#three}
-- [ ] t
-## Step 4: Four {#four}
-- [ ] f
-`;
-const V2 = `# P
-## Step 1: One {#one}
-- [ ] a
-- [ ] b
-## Step 2: Two renamed {#two}
-- [ ] x
-- [ ] z
-## Step 3: Three {#three}
-- [ ] t
-## Step 5: Five {#five}
-**Depends on:** #one
-- [ ] n
-`;
-
-test('init without force on a drifted plan is refused with plan_drift naming what changed; nothing is written', async (t) => {
-  const store = openStore(t);
-  await store.initPlan(source(V1), A);
-  const dump = () => ['plans', 'steps', 'step_deps', 'checklist_items', 'events'].map((table) => rows(store, `SELECT * FROM ${table}`));
-  const before = dump();
-  await assert.rejects(store.initPlan(source(V2), A), (e: unknown) => e instanceof RefusedError && e.code === 'plan_drift' &&
-    e.message.startsWith('plans/p.md: plan changed since init (') && e.message.includes('two title changed') && e.message.includes('init --force plans/p.md'));
-  assert.deepEqual(dump(), before);
-});
-
-test('init --force keeps unchanged completed steps and their items, resets changed and claimed ones, removes and adds steps', async (t) => {
-  const store = openStore(t);
-  await store.initPlan(source(V1), A);
-  for (const anchor of ['one', 'two']) {
-    const claim = await store.claimNext(source(V1), A);
-    assert.equal(claim.claimed && claim.step_anchor, anchor);
-    await store.updateItems(source(V1), anchor, [{ selector: { all: true }, status: 'completed' }], A);
-    await store.complete(source(V1), anchor, A, { commitHash: `c-${anchor}` });
-  }
-  const held = await store.claimNext(source(V1), A);
-  assert.ok(held.claimed && held.step_anchor === 'three');
-
-  const result = await store.initPlan(source(V2), ADMIN, { force: true });
-
-  assert.equal(result.reinitialized, true);
-  assert.equal(result.already_initialized, false);
-  assert.equal(result.steps_kept_completed, 1);
-  assert.equal(result.plan_hash, planHash(source(V2).plan));
-  assert.deepEqual(rows(store, 'SELECT anchor, step_index, title, status, claimed_by, claim_token, commit_hash FROM steps ORDER BY step_index'), [
-    { anchor: 'one', step_index: 0, title: 'One', status: 'completed', claimed_by: '/wt/a', claim_token: 1, commit_hash: 'c-one' },
-    { anchor: 'two', step_index: 1, title: 'Two renamed', status: 'pending', claimed_by: null, claim_token: 2, commit_hash: null },
-    { anchor: 'three', step_index: 2, title: 'Three', status: 'pending', claimed_by: null, claim_token: 2, commit_hash: null },
-    { anchor: 'five', step_index: 3, title: 'Five', status: 'pending', claimed_by: null, claim_token: 0, commit_hash: null },
-  ]);
-  assert.deepEqual(rows(store, 'SELECT step_anchor, ordinal, text, status FROM checklist_items ORDER BY step_anchor, ordinal'), [
-    { step_anchor: 'five', ordinal: 0, text: 'n', status: 'open' },
-    { step_anchor: 'one', ordinal: 0, text: 'a', status: 'completed' },
-    { step_anchor: 'one', ordinal: 1, text: 'b', status: 'completed' },
-    { step_anchor: 'three', ordinal: 0, text: 't', status: 'open' },
-    { step_anchor: 'two', ordinal: 0, text: 'x', status: 'completed' },
-    { step_anchor: 'two', ordinal: 1, text: 'z', status: 'open' },
-  ]);
-  assert.deepEqual(rows(store, 'SELECT step_anchor, depends_on FROM step_deps'), [{ step_anchor: 'five', depends_on: 'one' }]);
-  await assert.rejects(store.heartbeat('plans/p.md', 'three', { ...A, token: 1 }), { code: 'not_claimed' });
-  await assert.rejects(store.claimNext(source(V1), A), { code: 'plan_drift' });
-  const next = await store.claimNext(source(V2), A);
-  assert.equal(next.claimed && next.step_anchor, 'two');
-});
-
-test('init --force that moves a substep under a new parent keeps the substep (old parent removed)', async (t) => {
-  const store = openStore(t);
-  await store.initPlan(source('# P\n## Step 1: A {#a}\n### Step 1.1: X {#x}\n- [ ] xt\n'), A);
-
-  const result = await store.initPlan(source('# P\n## Step 1: B {#b}\n### Step 1.1: X {#x}\n- [ ] xt\n'), A, { force: true });
-
-  assert.equal(result.reinitialized, true);
-  assert.deepEqual(rows(store, 'SELECT anchor, parent_anchor FROM steps ORDER BY step_index'), [
-    { anchor: 'b', parent_anchor: null }, { anchor: 'x', parent_anchor: 'b' },
-  ]);
-});
-
-test('init --force that changes a substep of a completed step leaves that substep reachable', async (t) => {
-  const store = openStore(t);
-  const v1 = source('# P\n## Step 1: A\n- [ ] t\n### Step 1.1: X\n- [ ] xt\n');
-  const v2 = source('# P\n## Step 1: A\n- [ ] t\n### Step 1.1: X renamed\n- [ ] xt\n');
-  await store.initPlan(v1, A);
-  await store.claimNext(v1, A);
-  await store.complete(v1, 'step-1', A, { forceReason: 'done' });
-
-  await store.initPlan(v2, ADMIN, { force: true });
-  const claim = await store.claimNext(v2, A);
-
-  assert.deepEqual(claim.claimed && [claim.step_anchor, claim.substeps], ['step-1', ['step-1-1']]);
-});
+// What init writes, its idempotence, drift and re-initialisation are the store's contract, on every
+// backend: test/unit/storeContract.test.ts.
 
 test('a statement prepared again is the compiled one, back in its default modes', (t) => {
   const store = new SqliteStore(join(tempDir(t), 'state.db'), { ifMissing: 'create' });

@@ -220,6 +220,8 @@ export class EpicWork {
         }
       }
     }
+    // A person's Request changes may have sent it back while it was rebased and verified again: then it does not land.
+    if (!(await this.stillVerified(epicId))) return;
     if (this.o.config.merge === 'pr') {
       await this.openPullRequest(epic);
       return;
@@ -230,6 +232,15 @@ export class EpicWork {
     const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes);
     await this.o.store.markMerged(epicId, this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`, retro);
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
+  }
+
+  /** The epic is still verified, read just before it lands; otherwise says why it is not merged. */
+  private async stillVerified(epicId: string): Promise<boolean> {
+    const { status } = await this.o.store.getEpic(epicId);
+    if (status === 'verified') return true;
+    const why = status === 'in_progress' ? 'sent back while it was prepared for the merge' : 'it changed while it was prepared for the merge';
+    this.o.log(`${epicId}: not merged: it is ${status.replace('_', ' ')} now (${why})`);
+    return false;
   }
 
   /** After the merge: the archive commands, then the worktree and its branch removed (kept if archiving failed). */

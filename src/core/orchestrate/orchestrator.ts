@@ -437,7 +437,7 @@ export class Orchestrator {
     try {
       // A planning worktree that could not be made or set up is recorded as a failed Lisa run (a fault like any other).
       if (planningFailed) throw new Error(planningFailed);
-      agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
+      agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role, epicId: a.epicId, step });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
       const lines = messageOf(err).split('\n');

@@ -1,4 +1,4 @@
-import type { AgentRole } from '../../shared/roles.ts';
+import { type AgentRole, SETUP_ROLE } from '../../shared/roles.ts';
 import type { Actor } from './types.ts';
 
 export interface RunView {
@@ -65,8 +65,8 @@ export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost
 /** The outcomes that count as a non-success (the retry limit and the budget count them). */
 export const FAILED_STATUSES: readonly RunStatus[] = ['failed', 'timed_out', 'lost', 'no_progress', 'stalled', 'unavailable'];
 
-/** The scheduler's own work recorded like an agent run (shown in the Agents view, never a session). */
-export const SETUP_ROLE = 'setup';
+/** The scheduler's own work recorded like an agent run (the role registry's; shown in the Agents view, never a session). */
+export { SETUP_ROLE };
 
 export interface NewRun {
   readonly epicId: string;

@@ -8,6 +8,7 @@ import type { Actor } from '../types.ts';
 import { canonicalDump, firstDifference, type Dump } from './dump.ts';
 import { renumber } from './renumber.ts';
 import { describeCounts, emptySnapshot, TABLES, type Row, type Snapshot, type TableName, type TableSpec } from './tables.ts';
+import { messageOf } from '../../../shared/errorMessage.ts';
 
 /** The class (first key) of a repository's advisory lock, held by `migrate` (plans use 0x53460001). */
 const REPO_LOCK_CLASS = 0x53460002;
@@ -127,7 +128,7 @@ async function insertRows(tx: Tx, t: TableSpec, rows: readonly Row[]): Promise<v
       await tx.q(sql, [JSON.stringify(chunk)]);
     } catch (err) {
       if (err instanceof SpringfieldError || isConnectionError(err)) throw err;
-      throw new EnvironmentError('migrate_failed', `copying ${t.name} into PostgreSQL failed (${(err as Error).message.split('\n')[0]}); rolled back, nothing was written`);
+      throw new EnvironmentError('migrate_failed', `copying ${t.name} into PostgreSQL failed (${messageOf(err).split('\n')[0]}); rolled back, nothing was written`);
     }
   }
 }

@@ -6,6 +6,7 @@ import { writeEvent, type EventInput } from '../sqlite/rows.ts';
 import { connect, mapSqliteError, type Database } from '../sqlite/sqlite.ts';
 import type { Actor } from '../types.ts';
 import { emptySnapshot, TABLES, type Row, type Snapshot, type TableSpec } from './tables.ts';
+import { messageOf } from '../../../shared/errorMessage.ts';
 
 const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(', ');
 
@@ -67,7 +68,7 @@ export function writeSqliteCopy(target: string, rows: Snapshot, progress: (line:
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ELOOP') throw new RefusedError('target_exists', `${temp} exists (another migration, or one that was interrupted): remove it and run migrate again`);
-    throw new EnvironmentError('unwritable', `${temp}: cannot create (${(err as Error).message})`);
+    throw new EnvironmentError('unwritable', `${temp}: cannot create (${messageOf(err)})`);
   }
   let db: Database | undefined;
   try {
@@ -142,7 +143,7 @@ export function finishSqliteCopy(target: string, actor: Actor | null, event: Eve
 function copyFailed(err: unknown, temp: string): unknown {
   const mapped = mapSqliteError(err, temp);
   if (mapped instanceof SpringfieldError) return mapped;
-  return new EnvironmentError('migrate_failed', `${temp}: writing the copy failed (${err instanceof Error ? err.message : String(err)}); it was removed`);
+  return new EnvironmentError('migrate_failed', `${temp}: writing the copy failed (${messageOf(err)}); it was removed`);
 }
 
 /** Removes the temporary copy and its journal files. */

@@ -1,5 +1,6 @@
 import { planHash } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
+import { claimResult } from '../shared/claims.ts';
 import type { Actor, ClaimResult } from '../types.ts';
 import { countRemaining, openStepsSql, partitionSteps } from './readiness.ts';
 import { PLAN_LOCK_CLASS } from './rows.ts';
@@ -90,14 +91,11 @@ export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, l
   const results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${L(d.repo)} || '/' || ${L(plan)}))`, claim]);
   const row = results[1]?.[0] as ClaimRow | undefined;
   if (!row?.anchor) return null;
-  const reclaimed = row.from_status !== 'pending';
-  return {
-    claimed: true, plan_path: plan, step_anchor: row.anchor, step_title: row.title, step_index: row.step_index, substeps: row.substeps,
-    claim_token: Number(row.claim_token), claimed_by: actor.worktree, agent: actor.agent,
-    remaining_ready: Math.max(0, Number(row.ready_before) - 1), total_remaining: Number(row.remaining), lease_expires_at: row.lease_expires_at,
-    reclaimed_from_expired: reclaimed, previous_holder: reclaimed ? row.prev_by : null,
-    previous_agent: reclaimed ? row.prev_agent : null, previous_lease_expires_at: reclaimed ? row.prev_lease : null,
-  };
+  return claimResult(plan, actor, {
+    anchor: row.anchor, title: row.title, index: row.step_index, substeps: row.substeps, token: Number(row.claim_token), until: row.lease_expires_at,
+    ready: Math.max(0, Number(row.ready_before) - 1), remaining: Number(row.remaining),
+    taken: row.from_status !== 'pending' ? { holder: row.prev_by, agent: row.prev_agent, lease: row.prev_lease } : null,
+  });
 }
 
 /**
@@ -117,17 +115,15 @@ export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: A
        AND e.host = $4 AND e.worktree = $5 AND e.agent IS NOT DISTINCT FROM $6 ${stillHeld}`,
     [op, tx.repo, source.planPath, tx.host, actor.worktree, actor.agent]))[0];
   if (!row) return null;
-  const reclaimed = row.action === 'reclaim';
   const p = await partitionSteps(tx, source.planPath);
   const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-  return {
-    claimed: true, plan_path: source.planPath, step_anchor: row.step_anchor, step_title: row.title, step_index: row.step_index,
-    substeps: Array.isArray(row.data.substeps) ? row.data.substeps.map(String) : [], claim_token: Number(row.data.claim_token),
-    claimed_by: actor.worktree, agent: actor.agent, remaining_ready: p.ready.length, total_remaining: await countRemaining(tx, source.planPath),
-    lease_expires_at: String(row.data.lease_expires_at), reclaimed_from_expired: reclaimed,
-    previous_holder: reclaimed ? str(row.data.previous_holder) : null, previous_agent: reclaimed ? str(row.data.previous_agent) : null,
-    previous_lease_expires_at: reclaimed ? (/ expired at (\S+)$/.exec(row.reason ?? '')?.[1] ?? null) : null,
-  };
+  return claimResult(source.planPath, actor, {
+    anchor: row.step_anchor, title: row.title, index: row.step_index, substeps: Array.isArray(row.data.substeps) ? row.data.substeps.map(String) : [],
+    token: Number(row.data.claim_token), until: String(row.data.lease_expires_at), ready: p.ready.length, remaining: await countRemaining(tx, source.planPath),
+    taken: row.action === 'reclaim'
+      ? { holder: str(row.data.previous_holder), agent: str(row.data.previous_agent), lease: / expired at (\S+)$/.exec(row.reason ?? '')?.[1] ?? null }
+      : null,
+  });
 }
 
 /**

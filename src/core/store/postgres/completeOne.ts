@@ -1,5 +1,7 @@
 import { planHash } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
+import { completeResult, planDoneEvent } from '../shared/complete.ts';
+import { claimChangedMessage } from '../shared/refusals.ts';
 import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
 import { nowSql } from './claimOne.ts';
 import { countRemaining, openStepsSql } from './readiness.ts';
@@ -59,8 +61,8 @@ export async function completeDirect(d: Direct, source: PlanSource, anchor: stri
   const plan = source.planPath;
   const commit = options.commitHash ?? null;
   const complete = await d.execute('sf_complete', COMPLETE_TYPES, COMPLETE,
-    [d.repo, plan, anchor, d.host, actor.worktree, actor.agent, actor.token ?? null, planHash(source.plan), commit, d.op, d.now, `cannot complete ${anchor}: the claim changed`]);
-  const planDone = await d.execute('sf_plan_done', PLAN_DONE_TYPES, PLAN_DONE, [d.repo, plan, d.host, actor.worktree, actor.agent, d.op, d.now, `last step ${anchor} completed`]);
+    [d.repo, plan, anchor, d.host, actor.worktree, actor.agent, actor.token ?? null, planHash(source.plan), commit, d.op, d.now, claimChangedMessage('complete', anchor)]);
+  const planDone = await d.execute('sf_plan_done', PLAN_DONE_TYPES, PLAN_DONE, [d.repo, plan, d.host, actor.worktree, actor.agent, d.op, d.now, planDoneEvent(plan, anchor).reason]);
   let results: Record<string, unknown>[][];
   try {
     results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${d.lit(d.repo)} || '/' || ${d.lit(plan)}))`, complete], [planDone]);
@@ -69,10 +71,7 @@ export async function completeDirect(d: Direct, source: PlanSource, anchor: stri
     throw err;
   }
   const counted = results[2]?.[0] as { remaining: number; done: boolean } | undefined;
-  return {
-    completed: true, step_anchor: anchor, commit_hash: commit, forced: false, force_reason: null,
-    incomplete_items_auto_completed: 0, already_completed: false, plan_completed: counted?.done === true, remaining_steps: Number(counted?.remaining ?? 0),
-  };
+  return completeResult(anchor, { commitHash: commit, forceReason: null, autoCompleted: 0, already: false, planCompleted: counted?.done === true, remaining: Number(counted?.remaining ?? 0) });
 }
 
 /** The completion operation `op` made, rebuilt from its events, or null when it committed nothing (docs/postgres.md, "Failures, retries, idempotence"). */
@@ -82,8 +81,8 @@ export async function findCompletion(tx: Tx, op: string, source: PlanSource, anc
   const step = rows.find((r) => r.entity === 'step');
   if (!step) return null;
   const commit = step.data?.commit_hash;
-  return {
-    completed: true, step_anchor: anchor, commit_hash: typeof commit === 'string' ? commit : null, forced: false, force_reason: null,
-    incomplete_items_auto_completed: 0, already_completed: false, plan_completed: rows.some((r) => r.entity === 'plan'), remaining_steps: await countRemaining(tx, source.planPath),
-  };
+  return completeResult(anchor, {
+    commitHash: typeof commit === 'string' ? commit : null, forceReason: null, autoCompleted: 0, already: false,
+    planCompleted: rows.some((r) => r.entity === 'plan'), remaining: await countRemaining(tx, source.planPath),
+  });
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { EnvironmentError, OutcomeUnknownError, RefusedError, SpringfieldError } from '../../errors.ts';
+import { EnvironmentError, OutcomeUnknownError, SpringfieldError } from '../../errors.ts';
+import { claimChangedAs } from '../shared/refusals.ts';
 import { redactDatabaseUrl, takeUrlOptions } from '../databaseUrl.ts';
 
 /** Timestamps as ISO-8601 UTC with milliseconds (what SQLite stores and JSON shows); bigints as numbers. */
@@ -82,7 +83,7 @@ export function mapPgError(err: unknown, url: string, doing: string, op?: string
     return op ? new OutcomeUnknownError(op, message) : new EnvironmentError('database_unreachable', message);
   }
   // A guarded write sent with its COMMIT found the row changed (sf_expect in the schema).
-  if (code === 'SF001') return new RefusedError('not_holder', String(e.message ?? 'the claim changed'));
+  if (code === 'SF001') return claimChangedAs(String(e.message ?? 'the claim changed'));
   if (code === '55P03') return new EnvironmentError('database_locked', `PostgreSQL at ${place}: a row is locked by another process (gave up after 10 s)`);
   if (isRetryable(err)) return new EnvironmentError('database_busy', `PostgreSQL at ${place}: database busy: gave up after 5 attempts (${reason})`);
   if (code === '28P01' || code === '28000') return new EnvironmentError('database_auth_failed', `PostgreSQL at ${place}: authentication failed (${reason})`);

@@ -1,4 +1,5 @@
-import type { StepPartition } from '../sqlite/readiness.ts';
+import { emptyPartition, place, stateLetter, type ReadinessPort, type StepPartition } from '../shared/readiness.ts';
+import type { PgMethods } from './port.ts';
 import type { Tx } from './session.ts';
 
 /** Rewrites a plan's stored blockers and open-step count from scratch (after its structure changed). */
@@ -34,16 +35,8 @@ export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartitio
   const rows = await tx.q<{ anchor: string; status: string; expired: boolean; blockers: number }>(`SELECT anchor, status, blockers,
       coalesce(status IN ('claimed', 'in_progress') AND lease_expires_at < $3, false) AS expired
     FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor IS NULL ORDER BY step_index`, [tx.repo, plan, tx.now]);
-  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
-  for (const r of rows) {
-    p.all.push(r.anchor);
-    if (r.status === 'completed') p.completed.push(r.anchor);
-    else if (r.expired) {
-      p.expired.push(r.anchor);
-      (r.blockers === 0 ? p.ready : p.blocked).push(r.anchor);
-    } else if (r.status !== 'pending') p.claimed.push(r.anchor);
-    else (r.blockers === 0 ? p.ready : p.blocked).push(r.anchor);
-  }
+  const p = emptyPartition();
+  for (const r of rows) place(p, r.anchor, stateLetter(r.status, r.expired, r.blockers));
   return p;
 }
 
@@ -51,3 +44,16 @@ export async function partitionSteps(tx: Tx, plan: string): Promise<StepPartitio
 export async function countRemaining(tx: Tx, plan: string): Promise<number> {
   return Number((await tx.q<{ n: number }>(`SELECT ${openStepsSql('repo_id = $1 AND plan_path = $2')} AS n`, [tx.repo, plan]))[0]?.n ?? 0);
 }
+
+/** Readiness (shared/readiness.ts), from the blockers and per-shard open-step counters the triggers keep (migrations 2 and 5). */
+export const readinessPg: PgMethods<ReadinessPort> = {
+  partitionSteps(plan) {
+    return partitionSteps(this.tx, plan);
+  },
+  countRemaining(plan) {
+    return countRemaining(this.tx, plan);
+  },
+  recomputeReadiness(plan) {
+    return recomputeReadiness(this.tx, plan);
+  },
+};

@@ -3,16 +3,67 @@ import { join } from 'node:path';
 import { buildBudget, COMPLEXITY_POLICY } from '../../epics/complexity.ts';
 import { handoffFileName } from '../../epics/handoff.ts';
 import { allowedEvents, isRetryable, TRANSITIONS } from '../../epics/transitions.ts';
-import { UsageError } from '../../errors.ts';
+import { unknownStepOfContext } from './refusals.ts';
 import { parsePlan } from '../../plan/parse.ts';
 import type { ContextRequest, ContextView, EpicRow, PlanningNote, PlanVersionRow, PreviousRun, SignalView } from '../epicTypes.ts';
 import type { PlanView, StepView } from '../types.ts';
+import { requireEpic } from './epics.ts';
+import { call, type Io, type Op } from './op.ts';
+import { planningNotes } from './planningNotes.ts';
+import type { StorePort } from './port.ts';
+import { showPlans } from './queries.ts';
+import { PLANNING_ROLE } from '../../../shared/roles.ts';
 
 /** A note in a context's decisions: an artifact of the step or an event of the epic with a reason. */
 export interface DecisionNote {
   readonly at: string;
   readonly kind: string;
   readonly summary: string;
+}
+
+export interface ContextPort {
+  /** The newest top-level step the worktree (on this host) holds, in a plan of the epic when one is given. */
+  heldStep(worktree: string, epicId: string | null): Io<{ plan_path: string; anchor: string } | undefined>;
+  /** The epic's latest feedback on its plan versions (three, newest first). */
+  recentFeedback(epicId: string): Io<ContextView['feedback'][number][]>;
+  /** The step's latest artifacts (five, newest first). */
+  recentArtifacts(planPath: string, anchor: string): Io<DecisionNote[]>;
+  /** The epic's latest events that carry a reason (five, newest first). */
+  epicDecisions(epicId: string): Io<DecisionNote[]>;
+  /** The latest failed verifications of the epic or of the plan (three, newest first). */
+  verificationFailures(epicId: string | null, planPath: string | null): Io<ContextView['verification_failures'][number][]>;
+  /** The role's latest ended run on the epic before run `before`. */
+  previousRun(epicId: string, role: string, before: number): Io<PreviousRun | undefined>;
+}
+
+/** The context of a session, read in one snapshot; the held step is this worktree's (on PostgreSQL, this host's). */
+export function* buildContext(port: StorePort, req: ContextRequest): Op<ContextView> {
+  let epic = req.epicId ? yield* requireEpic(port, req.epicId) : undefined;
+  const held = yield* call(port.heldStep(req.actor.worktree, epic?.id ?? null));
+  let planPath = epic ? (yield* call(port.livePlanPath(epic.id))) ?? undefined : held?.plan_path;
+  const proposedPath = epic && !planPath ? yield* call(port.latestProposedPath(epic.id)) : undefined;
+  if (req.stepAnchor && !planPath) planPath = held?.plan_path ?? (yield* call(port.plansWithStep(req.stepAnchor)))[0];
+  const planView: PlanView | undefined = planPath ? (yield* showPlans(port, planPath))[0] : undefined;
+  if (!epic && planView?.epic_id) epic = yield* requireEpic(port, planView.epic_id);
+  const anchor = req.stepAnchor ?? (held && held.plan_path === planPath ? held.anchor : undefined);
+  const step = contextStep(planView, anchor, req, planPath);
+  const path = planPath ?? proposedPath;
+  const latest = epic ? yield* call(port.latestVersion(epic.id)) : undefined;
+  return assembleContext({
+    epic, planPath, proposedPath, planView, step,
+    approved: epic ? yield* call(port.approvedVersion(epic.id)) : undefined,
+    feedback: epic ? yield* call(port.recentFeedback(epic.id)) : [],
+    artifacts: planPath && anchor ? yield* call(port.recentArtifacts(planPath, anchor)) : [],
+    epicEvents: epic ? yield* call(port.epicDecisions(epic.id)) : [],
+    signals: epic ? yield* call(port.listSignals(epic.id, 5)) : [],
+    failures: epic?.id || planPath ? yield* call(port.verificationFailures(epic?.id ?? null, planPath ?? null)) : [],
+    previousRun: epic && req.role ? (yield* call(port.previousRun(epic.id, req.role, req.beforeRun ?? Number.MAX_SAFE_INTEGER))) ?? null : null,
+    // The latest version a person sent back (changes requested), when no newer version was proposed since.
+    sentBack: latest && latest.status === 'changes_requested' ? { version: latest.version, plan_path: latest.plan_path, feedback: latest.feedback, body: latest.body } : null,
+    research: epic ? yield* planningNotes(port, epic.id) : [],
+    proposalPending: epic ? (yield* call(port.proposedVersion(epic.id))) !== undefined : false,
+    planDone: path ? (yield* call(port.findPlan(path)))?.status === 'done' : false,
+  }, req);
 }
 
 /** What a backend reads for a context; `assembleContext` turns it into the view every backend returns. */
@@ -43,7 +94,7 @@ export interface ContextFacts {
 /** The step a context is about, refusing a requested anchor the plan does not have. */
 export function contextStep(plan: PlanView | undefined, anchor: string | undefined, req: ContextRequest, planPath: string | undefined): StepView | undefined {
   const step = anchor ? findStep(plan, anchor) : undefined;
-  if (req.stepAnchor && !step) throw new UsageError('unknown_step', `no step '${req.stepAnchor}'${planPath ? ` in ${planPath}` : ''}`);
+  if (req.stepAnchor && !step) throw unknownStepOfContext(req.stepAnchor, planPath);
   return step;
 }
 
@@ -86,7 +137,7 @@ function epicSummary(e: EpicRow): NonNullable<ContextView['epic']> {
   return {
     id: e.id, title: e.title, status: e.status, status_reason: e.status_reason, priority: e.priority, complexity: e.complexity,
     iteration: e.iteration, plan_iteration: e.plan_iteration, build_budget: buildBudget(e), plan_budget: COMPLEXITY_POLICY[e.complexity].planIterations,
-    next_role: isRetryable(e) ? 'person' : e.status === 'planned' ? 'lisa' : row?.nextRole ?? null, allowed_events: allowedEvents(e.status),
+    next_role: isRetryable(e) ? 'person' : e.status === 'planned' ? PLANNING_ROLE : row?.nextRole ?? null, allowed_events: allowedEvents(e.status),
   };
 }
 

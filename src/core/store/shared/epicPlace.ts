@@ -1,3 +1,5 @@
+import { epicElsewhereMessage } from './refusals.ts';
+
 /**
  * Where an epic's steps are built (docs/lifecycle.md, "Where work happens"): in the epic's own
  * worktree, on its branch. A claim from any other worktree is refused with where to go instead,
@@ -23,5 +25,5 @@ export function claimElsewhere(planPath: string, epic: EpicPlace | null, claimer
   if (!epic?.worktree_path || claimer.worktree === epic.worktree_path) return null;
   const branch = epic.branch ? short(epic.branch) : null;
   if (branch && claimer.branch && short(claimer.branch) === branch) return null;
-  return `${planPath} belongs to epic ${epic.id}, built in its worktree ${epic.worktree_path}${branch ? ` on ${branch}` : ''}: claim there (cd ${epic.worktree_path})${branch ? `, or check out ${branch} in this worktree` : ''}`;
+  return epicElsewhereMessage(planPath, epic.id, epic.worktree_path, branch);
 }

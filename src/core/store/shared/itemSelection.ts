@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.ts';
+import { unknownItem, unknownItemId } from './refusals.ts';
 import type { ItemCounts, ItemSelector } from '../types.ts';
 
 /** A checklist item row as both backends read it for an update. */
@@ -16,15 +16,13 @@ export function selectItems(items: ItemRow[], s: ItemSelector, anchor: string): 
   if ('all' in s) return items;
   if ('id' in s) {
     const found = items.filter((i) => i.id === s.id);
-    if (found.length === 0) throw new UsageError('unknown_item', `${anchor} has no checklist item with id ${s.id}`);
+    if (found.length === 0) throw unknownItemId(anchor, s.id);
     return found;
   }
   const ofKind = items.filter((i) => i.kind === s.kind);
   if (s.ordinal === 'all') return ofKind;
   const found = ofKind.filter((i) => i.ordinal === s.ordinal);
-  if (found.length === 0) {
-    throw new UsageError('unknown_item', `${anchor} has no ${s.kind} ${s.ordinal} (it has ${ofKind.length} ${s.kind}${ofKind.length === 1 ? '' : 's'}, numbered from 0)`);
-  }
+  if (found.length === 0) throw unknownItem(anchor, s.kind, s.ordinal, ofKind.length);
   return found;
 }
 

@@ -1,4 +1,5 @@
 import type { ProgressMarks, RunEnd, RunStatus } from '../runTypes.ts';
+import { BUILD_ITERATION_ROLES, BUILDING_ROLE, isRoleIn, PLANNING_ROLE, REVIEWING_ROLE } from '../../../shared/roles.ts';
 
 export interface Outcome {
   readonly status: RunStatus;
@@ -22,15 +23,15 @@ export function processOutcome(end: RunEnd): Outcome | null {
   return null;
 }
 
-/** A run that exited 0: succeeded when it moved its role's counter (or, for Ralph, committed), else no_progress. */
+/** A run that exited 0: succeeded when it moved its role's counter (or, for the builder, committed), else no_progress. */
 export function progressOutcome(role: string, stepAnchor: string | null, before: ProgressMarks, now: ProgressMarks, progress: { completed: boolean; committed: boolean }): Outcome {
   const ok: Outcome = { status: 'succeeded', reason: null };
   switch (role) {
-    case 'lisa':
+    case PLANNING_ROLE:
       return now.proposals > before.proposals ? ok : { status: 'no_progress', reason: 'exited 0 without proposing a plan' };
-    case 'bart':
+    case REVIEWING_ROLE:
       return now.signals > before.signals ? ok : { status: 'no_progress', reason: 'exited 0 without recording a review signal' };
-    case 'ralph':
+    case BUILDING_ROLE:
       if (progress.completed || progress.committed || now.itemsDone > before.itemsDone) return ok;
       return { status: 'no_progress', reason: stepAnchor ? `exited 0 without completing ${stepAnchor}, committing or ticking an item` : 'exited 0 without a commit' };
     default:
@@ -39,9 +40,9 @@ export function progressOutcome(role: string, stepAnchor: string | null, before:
 }
 
 /**
- * Whether an ended run spends one build iteration (Ralph and Bart): a non-success that was work. A
+ * Whether an ended run spends one build iteration (the builder and the reviewer: BUILD_ITERATION_ROLES): a non-success that was work. A
  * run a person stopped, or whose agent could not run at all, spent none (docs/scheduler-faults.md).
  */
 export function spendsIteration(role: string, status: string): boolean {
-  return (role === 'ralph' || role === 'bart') && status !== 'succeeded' && status !== 'stopped' && status !== 'unavailable';
+  return isRoleIn(BUILD_ITERATION_ROLES, role) && status !== 'succeeded' && status !== 'stopped' && status !== 'unavailable';
 }

@@ -8,6 +8,7 @@ import { checkIntegrity } from './integrity.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
 import { connect, type Database } from './sqlite.ts';
+import { messageOf } from '../../../shared/errorMessage.ts';
 
 /**
  * Copies what SQLite can still read into `<db>.recovered`, with the schema version (.dump leaves it
@@ -84,7 +85,7 @@ function openReadOnly(input: DoctorInput, check: Check): Database | null {
 function unreadable(input: DoctorInput, err: unknown): Finding {
   const path = input.dbPath;
   const code = String((err as { code?: unknown }).code ?? '');
-  const message = `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`;
+  const message = `cannot read ${path}: ${messageOf(err)}`;
   if (/^SQLITE_(CANTOPEN|PERM|READONLY|AUTH)/.test(code)) {
     return { severity: 'error', code: 'database_unreadable', message, fix: `check who may read ${path} and its folder (ls -l), and that nothing else holds it`, command: null };
   }

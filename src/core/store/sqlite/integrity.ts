@@ -1,4 +1,5 @@
 import type { Database } from './sqlite.ts';
+import { messageOf } from '../../../shared/errorMessage.ts';
 
 /** The append-only event log: it grows with every change, the rest of the state does not. */
 const LOG = 'events';
@@ -55,7 +56,7 @@ function logEnds(db: Database): string[] {
     return problems;
   } catch (err) {
     if (!/^SQLITE_(CORRUPT|NOTADB|IOERR)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
-    return [`the event log: ${err instanceof Error ? err.message : String(err)}`];
+    return [`the event log: ${messageOf(err)}`];
   }
 }
 

@@ -1,15 +1,10 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { orphanedPlans } from '../shared/prune.ts';
 import type { Database } from './sqlite.ts';
 
-/**
- * Plans whose file exists in none of `roots`. A plan still present in some linked worktree (say,
- * initialised on an epic's branch before it reached main) is not orphaned.
- */
+/** Plans whose file exists in none of `roots` (shared/prune.ts). */
 export function findOrphanedPlans(db: Database, roots: readonly string[]): string[] {
   if (roots.length === 0) return [];
-  const plans = db.prepare('SELECT plan_path FROM plans ORDER BY plan_path').pluck().all() as string[];
-  return plans.filter((p) => !roots.some((root) => existsSync(join(root, p))));
+  return orphanedPlans(db.prepare('SELECT plan_path FROM plans ORDER BY plan_path').pluck().all() as string[], roots);
 }
 
 /** Tables whose rows hang off a plan's steps; dangling rows there are safe to delete. */

@@ -1,4 +1,8 @@
 import type { Database } from './sqlite.ts';
+import { emptyPartition, place, stateLetter, type ReadinessPort, type StepPartition } from '../shared/readiness.ts';
+import type { SqliteMethods } from './port.ts';
+
+export type { StepPartition } from '../shared/readiness.ts';
 
 /**
  * SQL condition for a claimable top-level step `s`: pending, or holding an expired lease, with no
@@ -31,15 +35,6 @@ export function recomputeReadiness(db: Database, plan: string): void {
     WHERE plan_path = @plan`).run({ plan });
 }
 
-export interface StepPartition {
-  readonly all: string[];
-  readonly ready: string[];
-  readonly completed: string[];
-  readonly claimed: string[];
-  readonly expired: string[];
-  readonly blocked: string[];
-}
-
 /**
  * Splits a plan's top-level steps by claimability at `now`. The first call for a plan on a
  * connection reads it in one query (partitionAtOnce: a CLI process calls once); later calls on
@@ -55,10 +50,7 @@ export function partitionSteps(db: Database, plan: string, now: string): StepPar
   return partitionAtOnce(db, plan, now);
 }
 
-/**
- * Each top-level step's place in the partition, as one letter: c completed, r ready, b blocked,
- * h held, e expired and claimable again, x expired but blocked. Binds @now.
- */
+/** stateLetter (shared/readiness.ts) as SQL, for the one-string read of a whole plan. Binds @now. */
 const STATE_LETTER = `CASE
     WHEN status = 'completed' THEN 'c'
     WHEN status = 'pending' THEN (CASE WHEN blockers = 0 THEN 'r' ELSE 'b' END)
@@ -71,25 +63,13 @@ const STATE_LETTER = `CASE
  * a millisecond, where fetching the steps as rows costs several (docs/cli-cost.md).
  */
 export function partitionAtOnce(db: Database, plan: string, now: string): StepPartition {
-  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
+  const p = emptyPartition();
   const lines = db.prepare(`SELECT group_concat(${STATE_LETTER} || anchor, char(10) ORDER BY step_index)
       FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL`).pluck().get({ plan, now }) as string | null;
   if (lines === null) return p;
   // Anchors are lowercase letters, digits and dashes (docs/plan-grammar.md): the lines split back exactly.
   for (const line of lines.split('\n')) place(p, line.slice(1), line[0]);
   return p;
-}
-
-function place(p: StepPartition, anchor: string, letter: string | undefined): void {
-  p.all.push(anchor);
-  if (letter === 'c') p.completed.push(anchor);
-  else if (letter === 'r') p.ready.push(anchor);
-  else if (letter === 'b') p.blocked.push(anchor);
-  else if (letter === 'h') p.claimed.push(anchor);
-  else {
-    p.expired.push(anchor);
-    (letter === 'e' ? p.ready : p.blocked).push(anchor);
-  }
 }
 
 /** A plan's top-level anchors in step order; fixed for a given plan hash, so cached per connection. */
@@ -117,11 +97,9 @@ function shapeOf(db: Database, plan: string, hash: string): Shape {
 }
 
 const LETTER_OF = ['', 'c', 'r', 'h', 'e', 'x', 'b'] as const;
+const CODE_OF = { c: 1, r: 2, h: 3, e: 4, x: 5, b: 6 } as const;
 const COMPLETED = 1;
 const READY = 2;
-const HELD = 3;
-const EXPIRED_READY = 4;
-const EXPIRED_BLOCKED = 5;
 const BLOCKED = 6;
 
 /**
@@ -129,7 +107,7 @@ const BLOCKED = 6;
  * completed and pending, as step indexes; the rest follows by elimination.
  */
 export function partitionByShape(db: Database, plan: string, now: string): StepPartition {
-  const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
+  const p = emptyPartition();
   const head = db.prepare('SELECT plan_hash, open_steps FROM plans WHERE plan_path = ?').get(plan) as { plan_hash: string; open_steps: number } | undefined;
   if (!head) return p;
   if (!shapes.has(db)) shapes.set(db, new Map());
@@ -138,7 +116,7 @@ export function partitionByShape(db: Database, plan: string, now: string): StepP
   const state = new Uint8Array(shape.anchors.length);
   const held = db.prepare(`SELECT step_index, lease_expires_at, blockers FROM steps
       WHERE plan_path = ? AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')`).raw().all(plan) as [number, string | null, number][];
-  for (const [index, lease, blockers] of held) state[at(index)] = lease !== null && lease < now ? (blockers === 0 ? EXPIRED_READY : EXPIRED_BLOCKED) : HELD;
+  for (const [index, lease, blockers] of held) state[at(index)] = CODE_OF[stateLetter('claimed', lease !== null && lease < now, blockers)];
   const ready = db.prepare(`SELECT step_index FROM steps INDEXED BY idx_steps_ready
       WHERE plan_path = ? AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0`).pluck().all(plan) as number[];
   for (const index of ready) state[at(index)] = READY;
@@ -166,3 +144,16 @@ export function countOpen(db: Database, plan: string, now: string): { ready: num
 export function countRemaining(db: Database, plan: string): number {
   return Number(db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(plan) ?? 0);
 }
+
+/** Readiness (shared/readiness.ts), from the blockers and open-step counts migration 2's triggers keep. */
+export const readinessSql: SqliteMethods<ReadinessPort> = {
+  partitionSteps(plan) {
+    return partitionSteps(this.db, plan, this.now);
+  },
+  countRemaining(plan) {
+    return countRemaining(this.db, plan);
+  },
+  recomputeReadiness(plan) {
+    recomputeReadiness(this.db, plan);
+  },
+};

@@ -1,0 +1,40 @@
+import { portOver, type PortMethods, type StorePort } from '../shared/port.ts';
+import { runSync, type Op } from '../shared/op.ts';
+import { claimsSql } from './claims.ts';
+import { commitTargetSql } from './commitTarget.ts';
+import { completeSql } from './complete.ts';
+import { contextSql } from './context.ts';
+import { epicVerificationSql } from './epicVerification.ts';
+import { epicsSql } from './epics.ts';
+import { handoffSql } from './handoff.ts';
+import { initPlanSql } from './initPlan.ts';
+import { itemsSql } from './items.ts';
+import { planVersionsSql } from './planVersions.ts';
+import { planningNotesSql } from './planningNotes.ts';
+import { portsSql } from './ports.ts';
+import { pruneSql } from './prune.ts';
+import { queriesSql } from './queries.ts';
+import { readinessSql } from './readiness.ts';
+import { reconcileSql } from './reconcile.ts';
+import { recordsSql } from './records.ts';
+import { reopenSql } from './reopen.ts';
+import { rowsSql } from './rows.ts';
+import { runsSql } from './runs.ts';
+import { schedulerSql } from './schedulerSnapshot.ts';
+import { signalsSql } from './signals.ts';
+import type { Database } from './sqlite.ts';
+
+/** SQLite port methods answer synchronously, with rows (shared/op.ts); each sees the connection, inside the operation's transaction, and its time. */
+export type SqliteMethods<P> = PortMethods<P, { readonly db: Database; readonly now: string; readonly host: null }>;
+
+const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql, ...initPlanSql, ...epicsSql, ...planVersionsSql, ...epicVerificationSql, ...schedulerSql, ...handoffSql, ...signalsSql, ...planningNotesSql, ...runsSql, ...queriesSql, ...contextSql, ...recordsSql, ...pruneSql, ...portsSql };
+
+/** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
+export function sqlitePort(db: Database, now: Date): StorePort {
+  return portOver(METHODS, { db, now: now.toISOString(), host: null });
+}
+
+/** Runs a shared operation on this connection at `now`, synchronously (inside the caller's transaction). */
+export function runSqlite<T>(db: Database, now: Date, op: (port: StorePort) => Op<T>): T {
+  return runSync(op(sqlitePort(db, now)));
+}
