@@ -9,7 +9,7 @@ export { detectAgentClis } from './agents/detect.ts';
 export { preflight } from './agents/preflight.ts';
 export { AGENT_PRESETS, findPreset, PRESET_ROLES, presetFor, type PresetRole } from './runs/presets.ts';
 export { primeText, writePrimeSection } from './agents/prime.ts';
-export { presetRoles, presetUsage, writeConfigTemplate, writeRoleCommands } from './agents/roleConfig.ts';
+export { configuredVerification, presetRoles, presetUsage, writeConfigTemplate, writeRoleCommands } from './agents/roleConfig.ts';
 export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
 export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
@@ -45,6 +45,10 @@ export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';
 export { retryLines, retryStatus, type RoleRetry } from './orchestrate/retryStatus.ts';
 export { type SpringfieldWorktree, springfieldWorktrees } from './orchestrate/worktreeList.ts';
 export { pruneWorktrees } from './orchestrate/worktreePrune.ts';
+export { addWorktreeVariables, worktreeCommandEnv } from './orchestrate/worktreeEnv.ts';
+export { worktreeFacts } from './orchestrate/worktreePorts.ts';
+export { displayCommand } from './orchestrate/verify.ts';
+export { appUrl, forgetApp, recordApp, runningApp, stopApp } from './orchestrate/apps.ts';
 export { describeDrift, type PlanStructure } from './plan/hash.ts';
 export { firstBadUtf8Line, parsePlan } from './plan/parse.ts';
 export { lazyPlanSource, loadPlanSource } from './plan/source.ts';
@@ -53,16 +57,20 @@ export type { ItemKind, PlanSource } from './plan/types.ts';
 export { expandAgentArgv } from './runs/agentArgv.ts';
 export { agentError } from './runs/agentErrors.ts';
 export { agentEnv, isEditorVariable, runsEditorRuntime } from './runs/agentEnv.ts';
-export { type GroupEnd, OutputTail, pidAlive, startGroup } from './runs/processGroup.ts';
+export { type GroupEnd, type OutputSink, OutputTail, pidAlive, type RunningGroup, startGroup } from './runs/processGroup.ts';
 export { makeCliShim, pathWith, removeCliShim, sweepCliShims } from './runs/cliShim.ts';
 export { agentOutputFormat, type AgentOutputFormat, AgentOutputRenderer } from './runs/agentOutput.ts';
 export {
   AGENT_ROLES, type AgentRole, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig,
   timeoutFor, usageSpecFor,
 } from './runs/runConfig.ts';
+export { detectTestCommand } from './runs/testCommand.ts';
 export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
 export type { Action } from './scheduler/types.ts';
 export type { Unstaffed } from './scheduler/unstaffed.ts';
+export { fileAtCommit } from './git/branchDiff.ts';
+export { epicChanges } from './review/epicChanges.ts';
+export { PERSON_REVIEWER, type ReviewComment, type ReviewResult, submitReview } from './review/personReview.ts';
 export { shellQuote } from './shellQuote.ts';
 export {
   allowConfig, allowWrittenConfig, requireAllowed, revokeConfig, trackedPath, trustStatus, type TrustStatus,

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, Orchestrator, parseRunConfig, RefusedError, requireAllowed, type RunConfig, trustTargetFor } from '../core/index.ts';
 import { AgentTerminalLauncher } from './agentTerminal.ts';
 import { Disposable } from './lifecycle.ts';
+import type { SchedulerState } from './model/needsYou.ts';
 import type { SchedulerPass } from './model/schedulerReport.ts';
 import type { StoreHost } from './storeHost.ts';
 import { confirmRepositoryConfig } from './trustPrompt.ts';
@@ -51,6 +52,7 @@ export class EditorScheduler extends Disposable {
   /** The first agent after a Start shows its terminal. */
   private revealNext = false;
   private stale = false;
+  private last: SchedulerPass | undefined;
   private readonly host: StoreHost;
   private readonly cliPath: string;
   private readonly launcher: AgentTerminalLauncher;
@@ -71,6 +73,17 @@ export class EditorScheduler extends Disposable {
 
   get running(): boolean {
     return this.timer !== undefined;
+  }
+
+  /** The terminal of an epic's agent runs (the latest used), if one is open in this window. */
+  terminalFor(epicId: string): vscode.Terminal | undefined {
+    return this.launcher.terminalFor(epicId);
+  }
+
+  /** What the loop's last pass found (nothing while it does not run here: a stale list would mislead). */
+  get state(): SchedulerState {
+    const last = this.running ? this.last : undefined;
+    return { running: this.running, busy: last?.busy ?? false, waiting: last?.waiting ?? [], unstaffed: last?.unstaffed ?? [] };
   }
 
   private create(): Orchestrator {
@@ -103,6 +116,7 @@ export class EditorScheduler extends Disposable {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.last = undefined;
     this.revealNext = false;
     this.output.appendLine('scheduler stopped (running agents keep going; their terminals stay open)');
     this.runningChanged.fire(false);
@@ -138,6 +152,7 @@ export class EditorScheduler extends Disposable {
   private async pass(orchestrator: Orchestrator, kind: SchedulerPass['kind']): Promise<SchedulerPass> {
     const actions = await orchestrator.tick();
     const pass: SchedulerPass = { kind, actions, waiting: orchestrator.waiting, unstaffed: orchestrator.unstaffed, busy: !orchestrator.idle, roles: orchestrator.configuredRoles };
+    this.last = pass;
     this.passed.fire(pass);
     return pass;
   }

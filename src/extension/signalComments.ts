@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import { holderName, signalCommentBody, SIGNAL_WORDS } from './views/viewText.ts';
+import { PERSON_REVIEWER } from '../core/index.ts';
+import { holderName, ROLE_NAMES, signalCommentBody, SIGNAL_WORDS } from './views/viewText.ts';
 
 /** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
 export class SignalComments extends Disposable {
@@ -45,7 +46,7 @@ export class SignalComments extends Disposable {
       const range = new vscode.Range(start, 0, Math.max(start, (loc.end_line ?? loc.line) - 1), 0);
       const body = new vscode.MarkdownString(signalCommentBody(sig, loc, sig.resolved_by ? holderName(sig.resolved_by, null, root) : null));
       const thread = this.controller.createCommentThread(vscode.Uri.file(`${root}/${loc.file}`), range, [{
-        body, mode: vscode.CommentMode.Preview, author: { name: sig.created_by ? `Bart (${holderName(sig.created_by, null, root)})` : 'Bart' }, timestamp: new Date(sig.created_at),
+        body, mode: vscode.CommentMode.Preview, author: { name: authorOf(sig.created_by, root) }, timestamp: new Date(sig.created_at),
       }]);
       thread.label = `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${sig.epic_id}: ${sig.summary}`;
       thread.contextValue = sig.status === 'awaiting_person' ? 'awaiting' : sig.status;
@@ -57,4 +58,12 @@ export class SignalComments extends Disposable {
       this.threads.set(key, thread);
     }
   }
+}
+
+/** Who recorded a signal, as its thread shows it: Bart (with his agent id), or the person whose review it was (src/core/review). */
+function authorOf(createdBy: string | null, root: string): string {
+  if (!createdBy) return 'Bart';
+  const who = holderName(createdBy, null, root);
+  if (/^bart\b/i.test(who)) return `Bart (${who})`;
+  return `${who === PERSON_REVIEWER ? ROLE_NAMES.marge ?? who : who} (a person's review)`;
 }

@@ -15,10 +15,15 @@ import { reportClaim, startEpicAndClaim } from './commands/flow.ts';
 import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
+import { WorktreeCommands } from './commands/worktreeCommands.ts';
 import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, resetStep, showTerminal, startStep } from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
-import { attentionCount, walkthroughProgress, type Snapshot } from './model/snapshot.ts';
+import { LEASE_WARNING_MS } from './model/needsYou.ts';
+import { walkthroughProgress, type Snapshot } from './model/snapshot.ts';
+import { NeedsYouHost } from './needsYouHost.ts';
+import { approveMerge, runNeedsYouAction } from './commands/needsYouActions.ts';
+import { ReviewChanges } from './review/reviewChanges.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler, runConfig } from './editorScheduler.ts';
 import { SchedulerNotices } from './schedulerNotices.ts';
@@ -37,7 +42,8 @@ const NO_AGENTS = 'No agent is configured, so the scheduler starts nothing. Conf
 /** Wires the store host to the views, commands, comments, status bar and panels of one window. */
 export class SpringfieldExtension extends Disposable {
   private readonly context: vscode.ExtensionContext;
-  private readonly epics = new NodeTreeProvider(epicsRoot);
+  private needs: NeedsYouHost | undefined;
+  private readonly epics = new NodeTreeProvider((s) => epicsRoot(s, this.needs?.current));
   private readonly signals = new NodeTreeProvider(signalsRoot);
   private readonly agents = new NodeTreeProvider(agentsRoot);
   private readonly approvals = new Map<string, ApprovalPanel>();
@@ -46,6 +52,7 @@ export class SpringfieldExtension extends Disposable {
   private ctx: CommandContext | undefined;
   private revealEpic: ((epicId: string) => void) | undefined;
   private scheduler: EditorScheduler | undefined;
+  private epicsView: vscode.TreeView<Row> | undefined;
 
   /** What tests and other extensions may read: the current snapshot and the rows each view would show. */
   readonly api = {
@@ -54,9 +61,11 @@ export class SpringfieldExtension extends Disposable {
       const s = this.host?.snapshot;
       if (!s) return [];
       const walk = (nodes: readonly TreeNode[]): TreeNode[] => nodes.flatMap((n) => [n, ...walk(n.children?.() ?? [])]);
-      return walk(view === 'epics' ? epicsRoot(s) : view === 'signals' ? signalsRoot(s) : agentsRoot(s));
+      return walk(view === 'epics' ? epicsRoot(s, this.needs?.current) : view === 'signals' ? signalsRoot(s) : agentsRoot(s));
     },
     refresh: (): Promise<void> => this.host?.refresh() ?? Promise.resolve(),
+    /** What waits for the person now (the Needs you list). */
+    needsYou: () => this.needs?.current,
     /** Resolves once the first snapshot is loaded (activation does not wait for it). */
     ready: (): Promise<void> => this.started,
     /** How long activate() took, in milliseconds (measured by the extension itself). */
@@ -97,8 +106,13 @@ export class SpringfieldExtension extends Disposable {
     const host = this.register(new StoreHost(folder.uri.fsPath, databaseSetting()));
     this.host = host;
     const epicsView = this.register(vscode.window.createTreeView('springfield.epics', { treeDataProvider: this.epics, showCollapseAll: true, manageCheckboxStateManually: true }));
+    this.epicsView = epicsView;
     this.register(vscode.window.createTreeView('springfield.signals', { treeDataProvider: this.signals }));
     const agentsView = this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
+    const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath, this.binDir()));
+    this.scheduler = scheduler;
+    const needs = this.register(new NeedsYouHost(epicsView, () => scheduler.state));
+    this.needs = needs;
     const setup = this.register(new AgentSetup(host));
     this.setup = setup;
     // A list of past runs hides the view's welcome, so the hint about a missing agent goes above it.
@@ -119,25 +133,35 @@ export class SpringfieldExtension extends Disposable {
       const row = this.epics.materialise([`epic:${epicId}`]);
       if (row) void epicsView.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
     };
-    const ctx: CommandContext = { host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep };
+    const ctx: CommandContext = {
+      host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep,
+      scheduler: () => ({ running: scheduler.running, roles: setup.roles }),
+      agentTerminal: (epicId) => scheduler.terminalFor(epicId),
+    };
     this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
     const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard()));
     this.register(host.onDidChange((s: Snapshot) => {
+      needs.update(s);
       this.epics.update(s);
       this.signals.update(s);
       this.agents.update(s);
       status.update(s);
       comments.update(s);
-      clock.update(s.plans.flatMap((p) => p.steps).filter((st) => st.status === 'claimed' || st.status === 'in_progress').flatMap((st) => st.lease_expires_at ?? []));
+      // At a lease's end the views refresh, and ten minutes before a person's, when it joins Needs you.
+      const leases = s.plans.flatMap((p) => p.steps.flatMap((st) => [st, ...st.substeps])).filter((st) => st.status === 'claimed' || st.status === 'in_progress');
+      clock.update(leases.flatMap((st) => (st.lease_expires_at ? [st.lease_expires_at, ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()])] : [])));
       void this.setWalkthroughKeys(s);
       blocks.update(s);
       setupHint(s);
-      const n = attentionCount(s);
-      epicsView.badge = n > 0 ? { value: n, tooltip: `${n} waiting for you (plan approvals and review signals)` } : undefined;
     }));
-    const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath, this.binDir()));
-    this.scheduler = scheduler;
+    // What the scheduler waits for joins Needs you after each pass, and leaves it when the scheduler stops.
+    this.register(scheduler.onDidPass(() => needs.schedulerChanged()));
+    this.register(scheduler.onDidChangeRunning(() => needs.schedulerChanged()));
+    this.register(needs.onDidChange(() => {
+      if (host.snapshot) this.epics.update(host.snapshot);
+      this.dashboard?.refresh();
+    }));
     this.register(new SchedulerStatus(scheduler, agentsView));
     this.register(new SchedulerNotices(host, scheduler, ctx));
     this.register(setup.onDidChange(() => {
@@ -146,6 +170,8 @@ export class SpringfieldExtension extends Disposable {
       setupHint(host.snapshot);
     }));
     this.registerCommands(ctx, comments);
+    this.register(new WorktreeCommands(ctx, { cliPath: this.cliPath(), binDir: this.binDir() }));
+    this.register(new ReviewChanges(ctx));
     this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => scheduler.start())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
     this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(() => scheduler.runOnce())));
@@ -227,8 +253,28 @@ export class SpringfieldExtension extends Disposable {
       'springfield.signal.thread.escalate': (t?: SignalTarget) => decide(ctx, t, 'escalate', threadSignal),
       'springfield.signal.thread.accept': (t?: SignalTarget) => decide(ctx, t, 'accept', threadSignal),
       'springfield.signal.open': (row?: Row) => openLocation(ctx, row),
+      'springfield.epic.approveMerge': (row?: Row) => approveMerge(ctx, row),
+      'springfield.needsYou.act': (row?: Row | string) => this.actOnNeed(ctx, typeof row === 'string' ? row : ctx.epics.node(row ?? { id: '' })?.ref.needsKey),
+      'springfield.needsYou.show': () => this.showNeeds(),
     };
     for (const [id, fn] of Object.entries(commands)) this.register(vscode.commands.registerCommand(id, guarded(fn as (...a: unknown[]) => unknown)));
+  }
+
+  /** Runs what the Needs you item `key` offers, if it still needs the person. */
+  private async actOnNeed(ctx: CommandContext, key: string | undefined): Promise<void> {
+    const item = this.needs?.current.items.find((i) => i.key === key);
+    if (!item) {
+      void vscode.window.setStatusBarMessage('Springfield: that no longer needs you', 3000);
+      return;
+    }
+    await runNeedsYouAction(ctx, item.action, (epicId) => this.revealEpic?.(epicId));
+  }
+
+  /** The status bar's count: shows the Needs you row, expanded, at the top of the Epics view. */
+  private async showNeeds(): Promise<void> {
+    await vscode.commands.executeCommand('springfield.epics.focus');
+    const row = this.epics.materialise(['needs']);
+    if (row) await this.epicsView?.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
   }
 
   private openApproval(epicId: string): void {
@@ -275,6 +321,8 @@ export class SpringfieldExtension extends Disposable {
         else this.openApproval(epicId);
       })(),
       retryEpic: (epicId) => guarded(retryEpic)(ctx, epicId),
+      needsYou: () => this.needs?.current,
+      actOnNeed: (key) => guarded(() => this.actOnNeed(ctx, key))(),
     });
     this.dashboard = view;
     this.register({ dispose: () => view.dispose() });

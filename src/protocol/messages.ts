@@ -30,6 +30,8 @@ export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openStep'), planPath: z.string().min(1).max(1000), anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/) }).strict(),
   z.object({ type: z.literal('openEpic'), epicId: EpicId, target: z.enum(['tree', 'plan']) }).strict(),
   z.object({ type: z.literal('retryEpic'), epicId: EpicId }).strict(),
+  /** A Needs you item's button: the host looks the key up in its own list (nothing to run comes from the webview). */
+  z.object({ type: z.literal('needsYou'), key: z.string().min(1).max(2000) }).strict(),
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
@@ -41,10 +43,13 @@ export interface PlanStepDto {
   readonly parent: string | null;
   readonly dependsOn: readonly string[];
   readonly items: readonly PlanItemDto[];
+  /** Once the plan is approved, the step's status in the store (items are ticked as the store has them). */
+  readonly status?: string;
 }
 
 export interface ApprovalData {
-  readonly epic: { readonly id: string; readonly title: string; readonly status: string; readonly complexity: string };
+  /** `planner`: who writes its plans, lisa or person (feedback is for them). */
+  readonly epic: { readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly planner: string };
   readonly version: {
     readonly version: number;
     readonly of: number;
@@ -61,6 +66,8 @@ export interface ApprovalData {
   readonly feedbackHistory: readonly { readonly version: number; readonly feedback: string }[];
   /** The handoff file's name once approval wrote it (the host opens it; the webview never sees paths). */
   readonly handoff: string | null;
+  /** Once the approved plan is in the store: steps completed of all, as the store has them now. */
+  readonly progress: { readonly done: number; readonly total: number } | null;
 }
 
 export interface GraphNode {
@@ -87,6 +94,8 @@ export interface TimelineEntry {
   readonly epicId: string | null;
   readonly text: string;
   readonly reason: string | null;
+  /** What a retrospective found, one line each (shown as a list under the entry). */
+  readonly lines?: readonly string[];
 }
 
 export interface DashboardEpic {
@@ -98,13 +107,26 @@ export interface DashboardEpic {
   readonly retryable: boolean;
   /** Agent sessions spent on the epic, by role. */
   readonly sessions: Readonly<Record<string, number>>;
+  /** Where it is built: its worktree's folder name, and the full path for a tooltip (null before it starts, and once merged). */
+  readonly worktree: { readonly name: string; readonly path: string } | null;
   /** Cost its agents reported (USD), null when none reported any; tokens likewise. */
   readonly costUsd: number | null;
   readonly tokens: number | null;
 }
 
+/** One thing waiting for the person, as the dashboard lists it. */
+export interface NeedsYouDto {
+  readonly key: string;
+  readonly text: string;
+  /** The button's words. */
+  readonly label: string;
+  readonly epicId: string | null;
+}
+
 export interface DashboardData {
   readonly now: string;
+  /** What waits for the person (the first figure and the list above the cards), and the scheduler's idle line. */
+  readonly needsYou: { readonly items: readonly NeedsYouDto[]; readonly idle: string | null };
   readonly figures: { readonly epics: number; readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number };
   readonly epics: readonly DashboardEpic[];
   readonly plans: readonly { readonly planPath: string; readonly title: string; readonly epicId: string | null; readonly stepsDone: number; readonly stepsTotal: number }[];
@@ -132,4 +154,6 @@ export type ToWebview =
       readonly type: 'result'; readonly requestId: number; readonly ok: boolean; readonly message: string; readonly lines: readonly string[];
       /** The plan version the result is about: shown only while that version is on screen. */
       readonly version?: number;
+      /** The epic's status right after the action: the result goes once the epic has moved on. */
+      readonly epicStatus?: string;
     };

@@ -132,11 +132,15 @@ describe('springfield run', () => {
     assert.match(contextFile, new RegExp(`^${join(wt, '.springfield-context', String(runId))}-[0-9a-f]{12}\\.md$`), 'a fresh name per run, inside the worktree the agent may read');
     assert.equal(readFileSync(join(repo.root, '.springfield', 'context', basename(contextFile)), 'utf8'), readFileSync(contextFile, 'utf8'), 'and the record kept beside the database');
     assert.equal(repo.git(['status', '--porcelain', '--ignored'], wt).includes('.springfield-context'), true, 'which git ignores');
+    const port = Number(seen.env.SPRINGFIELD_PORT);
+    assert.ok(port >= 20_000 && port <= 29_990 && port % 10 === 0, `the worktree's first port, from an aligned block: ${port}`);
     assert.deepEqual(seen.env, {
       SPRINGFIELD_EPIC: id, SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: planPath, SPRINGFIELD_WORKTREE: wt,
       SPRINGFIELD_CLAIM_TOKEN: String(claim.claim_token), SPRINGFIELD_CONTEXT_FILE: contextFile, SPRINGFIELD_ROLE: 'ralph',
       SPRINGFIELD_RUN_ID: String(runId), SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_DB: join(repo.root, '.springfield', 'state.db'), SPRINGFIELD_DEBUG: '1',
-    }, 'no ELECTRON_RUN_AS_NODE or VSCODE_* although the parent had them');
+      SPRINGFIELD_EPIC_TITLE: 'Runs env', SPRINGFIELD_WORKTREE_ID: id, SPRINGFIELD_MAIN_WORKTREE: repo.root,
+      SPRINGFIELD_PORT: String(port), SPRINGFIELD_PORTS: `${port}-${port + 9}`,
+    }, 'no ELECTRON_RUN_AS_NODE or VSCODE_* although the parent had them; the worktree\'s variables and ports');
     assert.equal(seen.cwd, wt, 'the agent runs at the worktree root');
     assert.match(seen.context ?? '', /## Step step-1: Build the env \[claimed\]/);
     assert.match(seen.context ?? '', /Exercise runs: env\./);

@@ -146,6 +146,28 @@ switch (behaviour) {
     log({ event: 'edit-end', at: Date.now(), files, commit: git('rev-parse', 'HEAD') });
     break;
   }
+  case 'serve': {
+    // Starts its app's server on $SPRINGFIELD_PORT (else port rule.port, a fixed default as a tool
+    // would have), keeps it up until another epic's server is up too (bounded by rule.ms), then does
+    // its job. Logs whether the port was free, and what the env map gave it.
+    const port = Number(env.SPRINGFIELD_PORT || rule.port);
+    const server = require('node:net').createServer();
+    const up = (ok, error) => {
+      log({ event: 'serve', ok, error: error || null, port, ports: env.SPRINGFIELD_PORTS || null, database: env.DATABASE_URL || null, at: Date.now() });
+      if (ok) fs.writeFileSync(path.join(env.SF_SYNC, 'serving@' + epic), '');
+      const deadline = Date.now() + (rule.ms || 0);
+      const others = () => fs.readdirSync(env.SF_SYNC).some((n) => n.startsWith('serving@') && n !== 'serving@' + epic);
+      const wait = setInterval(() => {
+        if (Date.now() < deadline && !others()) return;
+        clearInterval(wait);
+        server.close();
+        doJob();
+      }, 50);
+    };
+    server.once('error', (e) => up(false, e.code));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => up(true));
+    break;
+  }
   case 'viability':
     sf('signal', epic, '--type', 'option_viability_failure', '--summary', 'the approach cannot scale past one file');
     break;
@@ -189,7 +211,7 @@ export interface FaultRepo {
   /** Creates an epic whose planner proposes `plans/<slug>.md`; returns its id. */
   epic(title: string, options?: { complexity?: string; maxIterations?: number }): string;
   /** Sets the agent's behaviours (see AGENT). */
-  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex'; cost?: number; ms?: number; files?: Record<string, string[]> }>): void;
+  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex'; cost?: number; ms?: number; files?: Record<string, string[]>; port?: number }>): void;
   config(extra: Record<string, unknown>): void;
   /** The agent's log lines. */
   records(): Record<string, unknown>[];

@@ -1,6 +1,7 @@
 // A person at a real VS Code (code-server + Debian Chromium) configures the agents from the Agents
 // view: the quick pick lists the presets and the demo agents, the choice lands in
-// .springfield/config.json (other settings kept), and "config.json template" opens the file.
+// .springfield/config.json (other settings kept), and "config.json template" opens the file; with no
+// verification configured, the repository's test command is proposed and written once confirmed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
@@ -99,5 +100,27 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
     }
     assert.equal(written.usage, undefined, "Codex's usage reader went with it");
     assert.deepEqual(written.verification, [['npm', 'test']], 'the other settings are kept');
+  });
+
+  test("with no verification yet, the repository's test command (package.json's test script: npm test) is proposed, and written once confirmed", { timeout: 60_000 }, async () => {
+    writeFileSync(join(repo.root, 'package.json'), JSON.stringify({ name: 'shop', scripts: { test: 'node --test' } }));
+    const { verification: _, ...rest } = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+    writeFileSync(config, JSON.stringify(rest, null, 2));
+    await page.keyboard.press('Escape');
+    await configure(page);
+    await pick(page, 'Demo agents');
+    await pick(page, /^\s*All roles/);
+    const question = page.locator('.quick-input-widget', { hasText: 'verify each build with npm test?' });
+    await question.waitFor({ timeout: 10_000 });
+    const offered = await question.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    assert.match(offered[0] ?? '', /Verify with npm test[\s\S]*package\.json's test script/, JSON.stringify(offered));
+    assert.match(offered[1] ?? '', /No verification for now/, JSON.stringify(offered));
+    await screenshot(page, 'ui-configure-verification');
+    assert.equal((JSON.parse(readFileSync(config, 'utf8')) as { verification?: unknown }).verification, undefined, 'nothing written before the person answers');
+    await pick(page, 'Verify with npm test');
+    await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
+    await page.locator('.notifications-center').getByText(/Each build is verified with npm test\./).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
+    assert.deepEqual((JSON.parse(readFileSync(config, 'utf8')) as { verification: string[][] }).verification, [['npm', 'test']]);
   });
 });

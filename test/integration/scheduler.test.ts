@@ -153,7 +153,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     session = await openEditor({ extensionPath: root, workspace: repo, env: { XDG_STATE_HOME: state() } });
     page = session.page;
     await clickSpringfieldIcon(page);
-    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}]`).waitFor({ timeout: 60_000 });
+    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`).waitFor({ timeout: 60_000 });
     const bar = await page.locator('.part.sidebar').boundingBox(); // a wider sidebar: descriptions readable in the screenshots
     if (bar) {
       await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
@@ -193,7 +193,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     assert.equal(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: worktree, encoding: 'utf8', env: cleanEnv() }).trim(), `springfield/${epic}`);
     assert.deepEqual(runs(repo, epic), [], 'one pass only starts the epic; no agent yet');
     assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'allowed', "the editor's Allow counts for the CLI too");
-    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}][aria-label*="in progress"]`).waitFor({ timeout: 10_000 });
+    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}][aria-label*="in progress"]`).waitFor({ timeout: 10_000 });
   });
 
   test('"Start scheduler" launches Ralph in a terminal named after the run, in the worktree', { timeout: 90_000 }, async () => {
@@ -208,11 +208,11 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     assert.ok(run, 'a run is recorded');
     assert.deepEqual({ role: run.role, step: run.step_anchor, worktree: run.worktree, status: run.status, id: String(run.id) },
       { role: 'ralph', step: 'step-1', worktree, status: 'running', id: agent.run });
-    const name = `Ralph · ${epic} · step-1`;
+    const name = 'Ralph · Greetings'; // the role and the epic's title
     await palette(page, 'Terminal: Focus Terminal');
     await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').filter({ hasText: name }).first()
       .waitFor({ timeout: 15_000 }).catch(async () => assert.fail(`no terminal named "${name}"; the panel lists ${JSON.stringify(await terminalNames(page))}`));
-    const agentsRow = `Ralph · ${epic} · Step 1`; // the tree names steps as a person reads them
+    const agentsRow = 'Ralph · Greetings Step 1'; // the epic by its title, the step as a person reads it
     await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(agentsRow)}]`).waitFor({ timeout: 10_000 })
       .catch(async () => assert.fail(`no Agents row "${agentsRow}"; rows:\n${await rows(page)}`));
     await screenshot(page, 'scheduler-terminal');
@@ -229,9 +229,9 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     assert.equal(readFileSync(join(worktree, 'greetings', 'step-1.txt'), 'utf8'), 'step-1\n', 'the agent wrote in the worktree');
     assert.ok(!existsSync(join(repo, 'greetings')), 'nothing was written in the main worktree');
     // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
-    const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(`${epic}  Greetings`)}]`);
+    const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`);
     if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
-    const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Step 1  Hello"]');
+    const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Hello"]');
     const short = done.commit_hash.slice(0, 7);
     await stepRow.filter({ hasText: short }).waitFor({ timeout: 10_000 })
       .catch(async () => assert.fail(`step-1 row without ${short}; rows:\n${await rows(page)}`));

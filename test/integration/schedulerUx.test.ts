@@ -148,7 +148,8 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
   test('config.json written by hand is noticed: the welcome offers Start scheduler and the walkthrough ticks "Choose your agents"', { timeout: 60_000 }, async () => {
     const script = join(base, 'lisa.cjs');
     writeFileSync(script, lisa(out));
-    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, script] }, maxParallelAgents: 2, retryBackoffSeconds: [600] }));
+    // A short backoff: the flaky Lisa fails three times (in one terminal) and her epic is blocked.
+    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, script] }, maxParallelAgents: 2, retryBackoffSeconds: [2] }));
     const welcome = agentsWelcome(page);
     await welcome.getByText('Agents are configured.').waitFor({ timeout: 15_000 });
     await welcome.getByRole('button', { name: 'Start scheduler' }).waitFor();
@@ -171,27 +172,37 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.lisa: \S+ \S+lisa\.cjs/);
     await dialog.getByRole('button', { name: 'Allow' }).click();
     await eventually('the flaky run failed', () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'), 30_000);
-    await row(page, `Lisa · ${docs}`).filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
-    const failed = await eventuallyText(page, `Lisa · ${flaky}`, /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/);
+    await row(page, 'Lisa · Write the docs').filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
+    const failed = await eventuallyText(page, 'Lisa · Flaky', /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/);
     assert.match(failed, /model unavailable: ANTHROPIC_API_KEY is not set/, 'the agent\'s own output is above the outcome');
     assert.match(failed, /Press any key to close this terminal\./);
+    // Her three runs on the epic went to one terminal, each outcome under the last; then the epic waits for a person.
+    await eventually('the flaky epic blocked', () => cli<Epic>(repo, ['epic', 'show', flaky]).status === 'blocked', 30_000);
+    const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
+    assert.equal(tabs.filter((t) => t.includes('Lisa · Flaky')).length, 1, `one terminal for the epic's Lisa: ${JSON.stringify(tabs)}`);
+    assert.equal(cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.length, 3, 'three runs');
+    await row(page, 'Retry').filter({ hasText: 'Flaky · Lisa failed 3 times in a row' }).waitFor({ timeout: 10_000 });
     await screenshot(page, 'scheduler-terminal-failed');
 
     writeFileSync(join(out, 'release'), '');
-    const ok = await eventuallyText(page, `Lisa · ${docs}`, /✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval/);
+    const ok = await eventuallyText(page, 'Lisa · Write the docs', /✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval/);
     assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, 'the agent\'s output stays above it');
     await toast(page, new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`)).waitFor({ timeout: 15_000 });
+    // Nothing under way: the scheduler says it waits for the person, under what waits for them.
+    await row(page, 'Needs you (2)').waitFor({ timeout: 10_000 });
+    await row(page, 'Scheduler idle: waiting for you (the 2 items above).').waitFor({ timeout: 10_000 });
+    await page.locator('.part.statusbar').getByText('2 need you').waitFor({ timeout: 10_000 });
     await screenshot(page, 'scheduler-terminal-outcome');
     assert.deepEqual((await allNotifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)), [], "VS Code's own toast for a failed terminal never shows");
 
     const before = await page.locator('.part.panel .terminal-tabs-entry').count();
-    await page.locator('.part.panel .terminal-tabs-entry', { hasText: `Lisa · ${docs}` }).first().click();
+    await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Lisa · Write the docs' }).first().click();
     await page.locator('.part.panel .terminal-wrapper.active .xterm').click();
     await page.keyboard.press('Enter');
     await page.waitForFunction((n) => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.part.panel .terminal-tabs-entry').length < n, before, { timeout: 10_000 })
       .catch(() => undefined); // with one terminal left the panel shows no tab list: checked by name below
     const names = await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').allInnerTexts();
-    assert.ok(!names.some((n) => n.includes(`Lisa · ${docs}`)), `the closed terminal is gone: ${JSON.stringify(names)}`);
+    assert.ok(!names.some((n) => n.includes('Lisa · Write the docs')), `the closed terminal is gone: ${JSON.stringify(names)}`);
   });
 
   test('config.json changed while the scheduler runs is asked about again; Cancel stops the scheduler, saying why', { timeout: 60_000 }, async () => {

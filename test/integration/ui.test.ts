@@ -79,8 +79,59 @@ function webview(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
 }
 
+/** Drags the sidebar's edge until the sidebar is `width` px wide. */
+async function sidebarWidth(page: Page, width: number): Promise<void> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) return;
+  const x = bar.x + bar.width + 1;
+  const y = bar.y + bar.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + width - bar.width, y, { steps: 5 });
+  await page.mouse.up();
+  await page.mouse.move(1200, 17);
+}
+
+/** The bit of the DOM the width measurement uses (the project's lib has no DOM types). */
+interface El {
+  querySelector(s: string): El | null;
+  getBoundingClientRect(): { right: number; width: number };
+  readonly textContent: string | null;
+  readonly firstChild: unknown;
+  appendChild(c: El): void;
+  remove(): void;
+}
+type InDom = { document: { createRange(): { setStart(n: unknown, o: number): void; setEnd(n: unknown, o: number): void; getBoundingClientRect(): { right: number } }; createElement(t: string): El & { textContent: string } } };
+
+/**
+ * Whether `text` in a row (its label or description) is wholly on screen: its end, measured on the
+ * text itself, lies left of where the row's ellipsis would start.
+ */
+async function visibleText(target: Locator, text: string): Promise<{ visible: boolean; right: number; limit: number }> {
+  return target.evaluate((node, wanted) => {
+    const dom = globalThis as unknown as InDom;
+    const e = node as unknown as El;
+    const container = e.querySelector('.monaco-icon-label-container');
+    const description = e.querySelector('.label-description');
+    const span = [e.querySelector('.label-name .monaco-highlighted-label'), description].find((x) => x?.textContent?.includes(wanted));
+    if (!container || !span) return { visible: false, right: -1, limit: -1 };
+    const at = span.textContent?.indexOf(wanted) ?? 0;
+    const range = dom.document.createRange();
+    range.setStart(span.firstChild, at);
+    range.setEnd(span.firstChild, at + wanted.length);
+    const dots = dom.document.createElement('span');
+    dots.textContent = '…';
+    (description ?? container).appendChild(dots);
+    const ellipsis = dots.getBoundingClientRect().width;
+    dots.remove();
+    const right = range.getBoundingClientRect().right;
+    const limit = container.getBoundingClientRect().right - ellipsis;
+    return { visible: right <= limit, right: Math.round(right), limit: Math.round(limit) };
+  }, text);
+}
+
 async function reviewPlan(page: Page, epicId: string, title: string): Promise<FrameLocator> {
-  const epicRow = row(page, `${epicId}  ${title}`);
+  const epicRow = row(page, title);
   await epicRow.hover();
   await epicRow.locator('[aria-label="Review plan"]').click();
   const frame = webview(page);
@@ -121,16 +172,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     session = await openEditor({ extensionPath: root, workspace: demo.root });
     page = session.page;
     await clickSpringfieldIcon(page);
-    await row(page, 'Step 2  Add cache store').waitFor({ timeout: 60_000 });
-    const bar = await page.locator('.part.sidebar').boundingBox();
-    if (bar) {
-      const x = bar.x + bar.width + 1;
-      const y = bar.y + bar.height / 2;
-      await page.mouse.move(x, y);
-      await page.mouse.down();
-      await page.mouse.move(x + 320, y, { steps: 5 });
-      await page.mouse.up();
-    }
+    await row(page, 'Add cache store').waitFor({ timeout: 60_000 });
   }, { timeout: 15 * 60_000 });
 
   after(async () => {
@@ -138,11 +180,41 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
+  test('At a 300 px sidebar each row shows its title and the fact that matters; Needs you lists what waits, counted in the status bar and the badge', { timeout: 60_000 }, async () => {
+    await sidebarWidth(page, 300);
+    // Who holds a step and the lease left are whole on screen, not cut by the row's ellipsis.
+    for (const [label, holder] of [['Add cache store', 'ralph-a · 1h4'], ['Metrics', 'ralph-b · 7m'], ['Add a caching layer', 'in progress']] as const) {
+      const fit = await visibleText(row(page, label), holder);
+      assert.ok(fit.visible, `"${holder}" is cut in the row "${label}" (its end at ${fit.right} px, the row shows up to ${fit.limit} px)`);
+    }
+    const needs = row(page, 'Needs you (4)');
+    await needs.waitFor({ timeout: 10_000 });
+    const items = await page.locator('.part.sidebar .monaco-list-row[aria-level="2"]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? '').filter((l) => /^(Review plan|Decide) /.test(l)));
+    assert.deepEqual(items, ['Review plan Search', 'Review plan Billing export', 'Decide Greeting docs · Bart: implementation failure', 'Decide Fix typo in greeting · Bart: implementation failure']);
+    const status = page.locator('.part.statusbar').getByText('4 need you');
+    await status.waitFor({ timeout: 10_000 });
+    assert.equal((await page.locator('.activitybar li.action-item:has(> [aria-label^="Springfield"]) .badge-content').innerText()).trim(), '4', 'the activity bar badge counts the same');
+    // The Agents view shows its button without scrolling.
+    const agents = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agents' }) });
+    const button = agents.locator('.welcome-view-content').getByRole('button', { name: 'Configure agents…' });
+    const [box, body] = [await button.boundingBox(), await agents.locator('.pane-body').boundingBox()];
+    assert.ok(box && body && box.y >= body.y && box.y + box.height <= body.y + body.height, `Configure agents… is visible in the Agents view (${JSON.stringify(box)} in ${JSON.stringify(body)})`);
+    await screenshot(page, 'ui-sidebar-300px');
+    // The status bar's count opens the list; a row does what it says.
+    await row(page, 'Review plan Search').click();
+    await webview(page).locator('h1', { hasText: `${demo.epics.search} · Search` }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Control+W');
+    await status.click();
+    await page.waitForFunction(() => [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]')]
+      .some((r) => (r.getAttribute('aria-label') ?? '').startsWith('Needs you')), undefined, { timeout: 10_000 });
+    await sidebarWidth(page, 620);
+  });
+
   test('Claim next step: the step is claimed for this worktree with a lease', { timeout: 60_000 }, async () => {
     const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
     await header.hover();
     await header.locator('[aria-label="Claim next step"]').click();
-    await rowShows(page, 'Step 1  Draft notes', ['you · shop · ', 'left']);
+    await rowShows(page, 'Draft notes', ['you · 1h']);
     const claimed = step(demo.root, NOTES, 'step-1');
     assert.equal(claimed.status, 'claimed');
     assert.equal(claimed.claimed_by, realpathSync(demo.root));
@@ -153,8 +225,8 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
 
   test('Ticking a checklist box writes the item to the store', { timeout: 60_000 }, async () => {
     if (step(demo.root, NOTES, 'step-1').claimed_by !== realpathSync(demo.root)) cli(demo.root, ['claim', NOTES]);
-    const stepRow = row(page, 'Step 1  Draft notes');
-    await rowShows(page, 'Step 1  Draft notes', ['you · shop']);
+    const stepRow = row(page, 'Draft notes');
+    await rowShows(page, 'Draft notes', ['you · ']);
     if ((await stepRow.getAttribute('aria-expanded')) !== 'true') await stepRow.locator('.monaco-tl-twistie').click();
     const box = row(page, 'List changes').locator('.custom-view-tree-node-item-checkbox');
     await box.click();
@@ -163,7 +235,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     assert.equal(item?.updated_by, realpathSync(demo.root), 'recorded as the person in this worktree');
     assert.equal(step(demo.root, NOTES, 'step-1').items.find((i) => i.text === 'Thank contributors')?.status, 'open');
     assert.equal(await box.getAttribute('aria-checked'), 'true');
-    await rowShows(page, 'Step 1  Draft notes', ['1/2']);
+    await rowShows(page, 'Draft notes', ['1/2']);
     await screenshot(page, 'ui-tick-checklist');
   });
 
@@ -171,17 +243,17 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     // Ralph A and Ralph B build the cache epic in its own worktree, not this window's.
     const a = demo.epicWorktrees.cache;
     const b = demo.epicWorktrees.cache;
-    await rowShows(page, 'Step 2  Add cache store', ['1/4']);
+    await rowShows(page, 'Add cache store', ['1/4']);
     let spawned = Date.now();
     cli(a, ['update', 'plans/cache.md', 'step-2', '--task', '1', 'completed'], 'ralph-a');
     const updateRun = Date.now() - spawned;
-    const update = await rowShows(page, 'Step 2  Add cache store', ['2/4'], 5000);
+    const update = await rowShows(page, 'Add cache store', ['2/4'], 5000);
     assert.equal(step(demo.root, 'plans/cache.md', 'step-2').items.find((i) => i.text === 'Add cache invalidation')?.status, 'completed');
-    await rowShows(page, 'Step 3  Metrics', ['7m left']);
+    await rowShows(page, 'Metrics', ['ralph-b · 7m']);
     spawned = Date.now();
     cli(b, ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '5400'], 'ralph-b');
     const heartbeatRun = Date.now() - spawned;
-    const heartbeat = await rowShows(page, 'Step 3  Metrics', ['1h', 'left'], 5000);
+    const heartbeat = await rowShows(page, 'Metrics', ['ralph-b · 1h'], 5000);
     assert.ok(Date.parse(step(demo.root, 'plans/cache.md', 'step-3').lease_expires_at ?? '') > Date.now() + 3600_000);
     process.stderr.write(`tree latency after the CLI process exited: update ${update} ms, heartbeat ${heartbeat} ms (target 1000 ms; the CLI runs took ${updateRun} and ${heartbeatRun} ms)\n`);
     await screenshot(page, 'ui-cli-live-update');
@@ -197,7 +269,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const version = cli<{ version: { status: string } }>(demo.root, ['plan', 'show', demo.epics.search]).version;
     assert.equal(version.status, 'approved');
     assert.deepEqual(cli<{ all_steps: string[] }>(demo.root, ['ready', 'plans/search.md']).all_steps, ['step-1', 'step-2']);
-    await rowShows(page, `${demo.epics.search}  Search`, ['ready']);
+    await rowShows(page, 'Search', ['ready']);
     await screenshot(page, 'ui-approve-plan');
   });
 
@@ -212,7 +284,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     assert.equal(cli<Epic>(demo.root, ['epic', 'show', billing]).status, 'planned');
     await page.waitForFunction((label) => [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
       .map((r) => r.getAttribute('aria-label') ?? '').some((text) => text.startsWith(label) && !text.includes('awaiting approval')),
-      `${billing}  Billing export`, { timeout: 10_000 });
+      'Billing export', { timeout: 10_000 });
     await screenshot(page, 'ui-request-changes');
     // Lisa's next version arrives: the note about version 1 goes, the panel shows version 2 to decide on.
     writeFileSync(join(demo.root, 'plans', 'billing.md'), `${BILLING_PLAN}\n## Step 2: CSV header {#step-2}\n**Tasks:**\n- [ ] Write the header\n`);
@@ -241,7 +313,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const first = step(demo.root, 'plans/search.md', 'step-1');
     assert.deepEqual([first.status, first.claimed_by, first.agent], ['claimed', worktree, null]);
     // This window is not the epic's worktree: the row names where the step is held, and the person is offered to go there.
-    await rowShows(page, 'Step 1  Tokeniser', [`${demo.epics.search} · `, 'left']);
+    await rowShows(page, 'Tokeniser', [`in ${demo.epics.search} · 1h`]);
     const open = page.locator('.notifications-toasts .notification-toast', { hasText: `Claimed Step 1: Tokeniser` });
     await open.waitFor({ timeout: 15_000 });
     assert.match(await open.innerText(), new RegExp(`Started ${demo.epics.search} in its own worktree ${demo.epics.search} \\(branch springfield/${demo.epics.search}\\)[\\s\\S]*Its epic is built in ${demo.epics.search}: work there`));
@@ -276,7 +348,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     assert.ok(epic.status_reason?.includes(NOTE), `the note is recorded: ${epic.status_reason}`);
     const signal = cli<{ signals: { id: number; status: string; resolution: string | null }[] }>(demo.root, ['signals']).signals.find((x) => x.id === 1);
     assert.equal(signal?.status, 'decided');
-    await rowShows(page, `${demo.epics.typo}  Fix typo in greeting`, ['in progress']);
+    await rowShows(page, 'Fix typo in greeting', ['in progress']);
     await page.locator('.review-widget', { hasText: 'The greeting is still misspelt' }).locator('.review-actions a.action-label', { hasText: 'Send back to Ralph' }).waitFor({ state: 'detached', timeout: 5000 });
     await screenshot(page, 'ui-signal-sent-back');
   });
@@ -299,7 +371,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).click();
     await dialog.getByRole('button', { name: 'Accept', exact: true }).click();
     await eventually('docs epic verified', () => cli<Epic>(demo.root, ['epic', 'show', docs]).status === 'verified');
-    await rowShows(page, `${docs}  Greeting docs`, ['verified']);
+    await rowShows(page, 'Greeting docs', ['verified']);
   });
 
   test('Each action was reported to the person in a notification', { timeout: 30_000 }, async () => {
@@ -325,8 +397,14 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const nodes = await frame.locator('svg.graph .node').count();
     assert.ok(nodes >= 4, `the cache plan's steps are drawn (${nodes} nodes)`);
     await frame.locator('[data-expires]').first().waitFor({ timeout: 10_000 });
+    // What waits for the person is the first figure, and listed with its button.
+    await frame.locator('.figure', { hasText: 'needs you' }).locator('.figure-value', { hasText: '1' }).waitFor({ timeout: 10_000 });
+    const need = frame.locator('.needs-list li');
+    assert.deepEqual(await need.allInnerTexts(), ['The plan for “Billing export” waits for your approval (version 2).\nReview plan']);
     cli(demo.epicWorktrees.cache, ['artifact', 'plans/cache.md', 'step-3', '--kind', 'note', '--summary', 'dashboard live check'], 'ralph-b');
-    await frame.locator('.events li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' }).first().waitFor({ timeout: 5000 });
+    await frame.locator('.events > li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' }).first().waitFor({ timeout: 5000 });
     await screenshot(page, 'ui-dashboard');
+    await need.getByRole('button', { name: 'Review plan' }).click();
+    await page.locator('.tab', { hasText: `Plan · ${billing}` }).waitFor({ timeout: 10_000 });
   });
 });

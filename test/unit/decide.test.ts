@@ -136,7 +136,7 @@ const CASES: Case[] = [
     expected: [agent('ralph', 'e1', 'verification failed: back to Ralph', null, { newIteration: true })] },
   { name: "sent back by Bart with every step done: Ralph fixes the findings before any completion",
     epics: [epic('e1', 'in_progress', { iteration: 2, reworkPending: true, steps: DONE_STEPS, verification: { lastVerdict: 'pass' } })],
-    expected: [agent('ralph', 'e1', "fix the findings of Bart's review")] },
+    expected: [agent('ralph', 'e1', "fix the review's findings")] },
   { name: 'no Ralph command: nothing to build', config: { roles: { lisa: ['l'] } }, epics: [epic('e1', 'in_progress')], expected: [] },
   // implemented: review per complexity.
   { name: 'trivial epic skipping Bart', epics: [epic('e1', 'implemented', { complexity: 'trivial', steps: DONE_STEPS, verification: { lastVerdict: 'pass' } })],

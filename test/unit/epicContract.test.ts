@@ -168,5 +168,18 @@ for (const backend of BACKENDS) {
       assert.deepEqual([row.merge_approved_by, row.merge_approved_at], ['marge', clock.now().toISOString()]);
       assert.equal((await store.events({ epicId: id })).at(-1)?.action, 'approve_merge');
     });
+
+    test('who plans an epic changes before its plan is approved, with an event; not after', async (t) => {
+      const { store } = open(t);
+      const { id } = await store.createEpic({ title: 'mine', brief: '', priority: 'P2', planner: 'person' }, MARGE);
+      const row = await store.setPlanner(id, 'lisa', MARGE);
+      assert.equal(row.planner, 'lisa');
+      const last = (await store.events({ epicId: id })).at(-1);
+      assert.deepEqual([last?.action, last?.reason, last?.data], ['planner', 'Lisa writes its plan', { planner: 'lisa', was: 'person' }]);
+      const count = (await store.events({ epicId: id })).length;
+      await store.setPlanner(id, 'lisa', MARGE);
+      assert.equal((await store.events({ epicId: id })).length, count, 'no event when nothing changes');
+      await assert.rejects(store.setPlanner(await epicIn(store, 'ready'), 'person', MARGE), { code: 'invalid_transition' });
+    });
   });
 }

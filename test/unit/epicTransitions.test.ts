@@ -15,6 +15,8 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
   ['implemented', 'signal_implementation_failure', 'in_progress', 'ralph'],
   ['implemented', 'signal_option_viability_failure', 'blocked', 'lisa'],
   ['implemented', 'signal_adr_invalidated', 'blocked', 'lisa'],
+  // A person's review may send a verified epic back to Ralph before it merges.
+  ['verified', 'signal_implementation_failure', 'in_progress', 'ralph'],
   ['verified', 'merged', 'done', null],
   ['blocked', 'new_plan_approved', 'ready', 'ralph'],
   ['planned', 'defer', 'deferred', null],

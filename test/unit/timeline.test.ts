@@ -45,3 +45,15 @@ test('events read as sentences with the step by name and the epic found through 
   assert.equal(timelineEntry(event({ entity: 'run', action: 'finish', agent: 'ralph', data: { exit_code: 1 } }), NAMES).text, 'finished a run (exit 1)');
   for (const e of [claim, takeover, tick, approve, epic, run]) assert.doesNotMatch(`${e.who} ${e.text} ${e.reason ?? ''}`, /\/tmp|\/home|[0-9a-f]{40}/);
 });
+
+test('a merge reads without its commit hash, and a retrospective as a list of its figures', () => {
+  const merged = timelineEntry(event({ entity: 'epic', action: 'merged', epic_id: 'sf-a3f8', to_status: 'done', reason: 'squash-merged as 3f9a2c1d4e5b with 4 trailers', agent: 'scheduler', plan_path: null, step_anchor: null }), NAMES);
+  assert.deepEqual([merged.text, merged.reason], ['merged it into the main branch: done', 'one squash commit']);
+  const retro = timelineEntry(event({
+    entity: 'epic', action: 'retrospective', epic_id: 'sf-a3f8', agent: 'scheduler', plan_path: null, step_anchor: null,
+    reason: '- Sessions by role: ralph 3, bart 1 (total 4); - Plan versions: 2 · build iterations: 3',
+    data: { sessions: { ralph: 3, bart: 1 }, plan_versions: 2, build_iterations: 3, failed_runs: [{ id: 1 }], verification_failures: [], approval_to_merge_minutes: 75 },
+  }), NAMES);
+  assert.deepEqual([retro.text, retro.reason], ['wrote the retrospective', null], 'no flattened markdown');
+  assert.deepEqual(retro.lines, ['Agent sessions: Ralph 3, Bart 1 (4 in all)', 'Plan versions: 2 · build iterations: 3', 'Failed runs: 1 · failed verifications: none', 'From approval to merge: 1 h 15 min']);
+});

@@ -11,9 +11,9 @@ const GAP_X = 18;
 const GAP_Y = 30;
 const PAD = 8;
 
-/** The words a node's status reads as, and the legend's order. */
+/** The words a node's status reads as, and the legend's order: a claimed step is held but not started yet. */
 export const STATUS_LABELS: readonly (readonly [string, string])[] = [
-  ['completed', 'completed'], ['in_progress', 'in progress'], ['claimed', 'claimed'], ['expired', 'lease expired'], ['ready', 'ready'], ['waiting', 'waiting'],
+  ['completed', 'completed'], ['in_progress', 'started'], ['claimed', 'claimed, not started'], ['expired', 'lease expired'], ['ready', 'ready'], ['waiting', 'waiting'],
 ];
 
 /** Longest-path layer of each step: a step sits one row below the deepest step it depends on. */

@@ -1,4 +1,5 @@
 import type { DashboardData, DashboardEpic } from '../../src/protocol/messages.ts';
+import { commandArgv, fullCommand, shortCommand } from '../../src/shared/commandText.ts';
 import { agoText, countdown } from '../../src/shared/format.ts';
 import { bar, h, onMessage, vscode } from '../common/vscodeApi.ts';
 import { cut, dependencyGraph, STATUS_LABELS } from './graph.ts';
@@ -7,6 +8,7 @@ import { timelineSection, type Filters } from './timeline.ts';
 let data: DashboardData | undefined;
 let skew = 0;
 let filters: Filters = readFilters();
+let timelineShown = 0;
 const app = document.getElementById('app') as HTMLElement;
 const now = (): number => Date.now() + skew;
 
@@ -63,8 +65,11 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
   const sessions = Object.entries(e.sessions);
   const total = sessions.reduce((n, [, v]) => n + v, 0);
   const el = h('article', { class: `card ${e.planPath && e.planPath === d.selectedPlan ? 'selected' : ''}`, tabindex: '0', 'aria-label': `${e.id} ${e.title}, ${words(e.status)}` },
-    h('div', { class: 'card-head' }, h('span', { class: `pill ${e.status}` }, words(e.status)), h('span', { class: 'card-id' }, e.id), h('span', { class: 'muted' }, e.complexity)),
-    h('div', { class: 'card-title', title: e.title }, e.title),
+    h('div', { class: 'card-head' }, h('span', { class: `pill ${e.status}` }, words(e.status)), h('span', { class: 'card-id' }, e.id),
+      // Only a complexity that changes what a person does is worth a word on the card (a critical merge waits for them).
+      e.complexity === 'critical' ? h('span', { class: 'muted', title: 'critical: Bart must review, and its merge waits for your approval' }, 'critical') : null),
+    h('div', { class: 'card-title', title: `${e.title} (${e.id}, ${e.complexity})` }, e.title),
+    e.worktree ? h('div', { class: 'muted card-meta worktree', title: e.worktree.path }, `worktree ${e.worktree.name}`) : null,
     e.awaitingApproval ? h('div', { class: 'note' }, 'Plan waiting for your approval') : e.blockedReason ? h('div', { class: 'note bad' }, `Blocked: ${e.blockedReason}`) : null,
     bar(e.stepsDone, e.stepsTotal),
     h('div', { class: 'muted card-meta' }, e.stepsTotal ? `${e.stepsDone} of ${e.stepsTotal} steps` : 'no approved plan yet', ` · iteration ${e.iteration} of ${e.budget}`),
@@ -132,7 +137,9 @@ function runsSection(d: DashboardData): HTMLElement {
 function verificationSection(d: DashboardData): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', {}, 'Verification'), d.verifications.length === 0 ? h('p', { class: 'muted' }, 'No verification results yet.')
     : h('table', {}, h('tbody', {}, ...d.verifications.map((v) => h('tr', {},
-      h('td', { class: v.verdict === 'pass' ? 'ok' : 'bad' }, v.verdict === 'pass' ? 'passed' : 'failed'), h('td', {}, h('code', {}, v.command)), h('td', { class: 'muted' }, v.epicId ?? ''),
+      h('td', { class: v.verdict === 'pass' ? 'ok' : 'bad' }, v.verdict === 'pass' ? 'passed' : 'failed'),
+      // The program by its name and its arguments; the full command (paths and all) on hover.
+      h('td', { class: 'command', title: fullCommand(commandArgv(v.command)) }, h('code', {}, shortCommand(commandArgv(v.command)))), h('td', { class: 'muted' }, v.epicId ?? ''),
       h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)} s`), h('td', { class: 'muted num', 'data-ago': v.at }, agoText(now() - Date.parse(v.at))))))));
 }
 
@@ -142,11 +149,25 @@ function debtSection(d: DashboardData): HTMLElement {
       h('td', { class: 'card-id' }, x.epicId), h('td', {}, x.title), h('td', { class: 'muted' }, x.reason), h('td', { class: 'muted num', 'data-ago': x.at }, agoText(now() - Date.parse(x.at))))))));
 }
 
+/** What waits for the person, each with its button: the same list as the tree's "Needs you" row. */
+function needsSection(d: DashboardData): HTMLElement | null {
+  const { items, idle } = d.needsYou;
+  if (items.length === 0 && !idle) return null;
+  return h('section', { class: 'panel needs', 'aria-label': 'Needs you' },
+    h('h2', {}, items.length ? `Needs you (${items.length})` : 'Nothing needs you'),
+    items.length ? h('ul', { class: 'needs-list' }, ...items.map((i) => h('li', {},
+      h('span', { class: 'needs-text' }, i.text),
+      button(i.label, () => vscode.postMessage({ type: 'needsYou', key: i.key }), 'primary')))) : null,
+    idle ? h('p', { class: 'muted' }, idle) : null);
+}
+
 function render(): void {
   if (!data) return;
   const d = data;
   const statuses = STATUS_ORDER.filter((s) => d.figures.byStatus[s]).map((s) => `${d.figures.byStatus[s]} ${words(s)}`).join(' · ');
+  const waiting = d.needsYou.items.length;
   const figures = h('section', { class: 'figures' },
+    figure(waiting === 1 ? 'needs you' : 'need you', waiting, waiting ? d.needsYou.items.map((i) => i.label).join(' · ') : 'nothing waits for you'),
     figure(d.figures.epics === 1 ? 'epic' : 'epics', d.figures.epics, statuses || 'none yet'),
     figure(d.figures.agentsRunning === 1 ? 'agent running' : 'agents running', d.figures.agentsRunning),
     figure(d.figures.stepsClaimed === 1 ? 'step claimed' : 'steps claimed', d.figures.stepsClaimed),
@@ -156,8 +177,14 @@ function render(): void {
     filters = f;
     vscode.setState({ filters });
     render();
-  }, now);
+  }, now, {
+    shown: timelineShown,
+    onMore: () => {
+      timelineShown = Math.max(timelineShown, 25) + 50;
+      render();
+    },
+  });
   const scroll = window.scrollY;
-  app.replaceChildren(h('h1', {}, 'Springfield'), figures, cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d), debtSection(d)), timeline);
+  app.replaceChildren(h('h1', {}, 'Springfield'), figures, needsSection(d) ?? '', cards, graphSection(d), h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d), debtSection(d)), timeline);
   window.scrollTo(0, scroll);
 }

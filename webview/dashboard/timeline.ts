@@ -27,10 +27,17 @@ function matches(e: TimelineEntry, f: Filters): boolean {
   return (!f.epic || e.epicId === f.epic) && (!f.role || e.role === f.role) && (!f.kind || e.kind === f.kind);
 }
 
-/** The event timeline, newest first, with filters by epic, by who (role) and by kind. */
-export function timelineSection(d: DashboardData, f: Filters, onChange: (f: Filters) => void, now: () => number): HTMLElement {
-  const epics = d.epics.map((e) => [e.id, `${e.id} · ${e.title}`] as const);
-  const shown = d.events.filter((e) => matches(e, f));
+/** Entries shown before "Show more": the page scrolls, the timeline does not scroll inside it. */
+const FIRST = 25;
+
+/**
+ * The event timeline, newest first, with filters by epic, by who (role) and by kind; the first
+ * `shown` entries, and a button for more.
+ */
+export function timelineSection(d: DashboardData, f: Filters, onChange: (f: Filters) => void, now: () => number, more: { shown: number; onMore: () => void }): HTMLElement {
+  const epics = d.epics.map((e) => [e.id, `${e.title} (${e.id})`] as const);
+  const matching = d.events.filter((e) => matches(e, f));
+  const shown = matching.slice(0, Math.max(FIRST, more.shown));
   const filters = h('div', { class: 'filters' },
     choose('Epic', f.epic, 'All epics', epics, (epic) => onChange({ ...f, epic })),
     choose('Who', f.role, 'Everyone', ROLES, (role) => onChange({ ...f, role })),
@@ -39,7 +46,11 @@ export function timelineSection(d: DashboardData, f: Filters, onChange: (f: Filt
     ? h('p', { class: 'muted' }, d.events.length ? 'Nothing matches these filters.' : 'Nothing has happened yet.')
     : h('ol', { class: 'events' }, ...shown.map((e) => h('li', {},
       h('span', { class: 'when muted', 'data-ago': e.at, title: new Date(e.at).toLocaleString() }, agoText(now() - Date.parse(e.at))),
-      h('span', { class: 'what' }, h('strong', {}, e.who), ` ${e.text}`, e.reason ? h('span', { class: 'muted' }, ` — ${e.reason}`) : null),
+      h('span', { class: 'what' }, h('strong', {}, e.who), ` ${e.text}`, e.reason ? h('span', { class: 'muted' }, ` — ${e.reason}`) : null,
+        e.lines?.length ? h('ul', { class: 'lines' }, ...e.lines.map((l) => h('li', {}, l))) : null),
       e.epicId ? h('span', { class: 'epic-tag' }, e.epicId) : null)));
-  return h('section', { class: 'panel timeline' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Timeline'), filters), list);
+  const rest = matching.length - shown.length;
+  const button = h('button', { class: 'secondary small more' }, `Show ${Math.min(rest, 50)} more`);
+  button.addEventListener('click', more.onMore);
+  return h('section', { class: 'panel timeline' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Timeline'), filters), list, rest > 0 ? button : null);
 }

@@ -27,6 +27,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       return [m.signalCommand, m.signalDecide, m.signalsCommand];
     },
   },
+  { names: ['review'], load: async () => [(await import('./review.ts')).reviewCommand] },
   { names: ['context'], load: async () => [(await import('./context.ts')).contextCommand] },
   { names: ['commit'], load: async () => [(await import('./commit.ts')).commitCommand] },
   { names: ['reopen'], load: async () => [(await import('./reopen.ts')).reopenCommand] },
@@ -52,6 +53,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       return [m.worktreesCommand, m.worktreesPrune];
     },
   },
+  { names: ['app'], load: async () => [(await import('./app.ts')).appCommand] },
   { names: ['prime'], load: async () => [(await import('./prime.ts')).primeCommand] },
   { names: ['mcp'], load: async () => [(await import('./mcp.ts')).mcpCommand] },
   { names: ['allow'], load: async () => [(await import('./allow.ts')).allowCommand] },

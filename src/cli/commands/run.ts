@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { AGENT_ROLES, agentError, agentOutputFormat, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, runsEditorRuntime, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import { addWorktreeVariables, worktreeFacts, AGENT_ROLES, agentError, agentOutputFormat, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, runsEditorRuntime, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -30,7 +30,8 @@ export const runCommand: Command = {
     "The agent command follows a bare '--': springfield run --role ralph --epic sf-a3f8 --step step-1 -- claude -p '…'",
     '$SPRINGFIELD_CONTEXT_FILE (or ${SPRINGFIELD_…}) inside an argument is replaced by that value; no shell is involved.',
     'The agent command is run directly (no shell) in the worktree, with SPRINGFIELD_EPIC, _STEP, _PLAN, _WORKTREE,',
-    '_CLAIM_TOKEN, _CONTEXT_FILE, _ROLE, _RUN_ID, _AGENT and _DB set and ELECTRON_RUN_AS_NODE and VSCODE_* removed.',
+    '_CLAIM_TOKEN, _CONTEXT_FILE, _ROLE, _RUN_ID, _AGENT and _DB set and ELECTRON_RUN_AS_NODE and VSCODE_* removed; in a',
+    'worktree Springfield made, its ports too (SPRINGFIELD_PORT, _PORTS) and the "env" map of config.json (docs/worktrees.md).',
     'The agent runs in its own process group: a timeout, Ctrl+C or a stop ends the whole group (SIGTERM, then SIGKILL',
     'after killGraceSeconds), and processes it leaves behind are ended when it exits. Its output passes through (the JSON',
     'events of a preset\'s CLI as readable lines: the commands it runs, what it says, what it cost; --raw shows them as',
@@ -58,7 +59,8 @@ export const runCommand: Command = {
     const launchId = ctx.env.SPRINGFIELD_LAUNCH_ID || null;
 
     // Agents work only where the epic's work lives: never a person's checkout, never another branch (docs/lifecycle.md).
-    const misplaced = agentPlaceProblem(role, await store.getEpic(epicId), actor.worktree, ctx.location.mainRoot, ctx.env);
+    const epic = await store.getEpic(epicId);
+    const misplaced = agentPlaceProblem(role, epic, actor.worktree, ctx.location.mainRoot, ctx.env);
     if (misplaced) throw new RefusedError('outside_epic_worktree', `${misplaced}; nothing was started`);
     const prepared = await store.beginAgentRun({ role, epicId, planArg, stepAnchor, command, actor, leaseSeconds, headBefore: before?.commit ?? null, launchId, pid: process.pid });
     const contextFile = await writeContextFile(ctx, store, prepared);
@@ -79,6 +81,9 @@ export const runCommand: Command = {
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
+    // The worktree's ports and the config's env map, as its setup and verification get them (docs/worktrees.md, "Ports").
+    const mainRoot = ctx.location.mainRoot ?? actor.worktree;
+    addWorktreeVariables(env, await worktreeFacts(store, { epic, worktree: actor.worktree, mainRoot, config, env: ctx.env }));
     if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined)) env.ELECTRON_RUN_AS_NODE = '1';
     // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
     const shim = await cliShimFor(ctx, store, prepared.run.id, warnings);

@@ -1,10 +1,9 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { isSignalType, SIGNAL_DECISIONS, SIGNAL_TYPES, type SignalDecision, type SignalLocation, UsageError } from '../../core/index.ts';
 import { flag, str, wholeNumber } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
+import { repoPlace, type CodePlace } from '../repoLocation.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
 import { planningStore } from '../planning.ts';
 
@@ -39,20 +38,20 @@ export const signalCommand: Command = {
 };
 
 function parseLocations(ctx: CliContext): SignalLocation[] {
-  const out: { file: string; line: number; endLine: number | null; note: string | null }[] = [];
+  const out: CodePlace[] = [];
   let pendingFile: string | null = null;
   for (const { name, values } of ctx.args.ordered) {
     const value = values[0] as string;
     if (name === 'location') {
       const m = /^(.+?):(\d+)(?::(\d+))?$/.exec(value);
       if (!m) throw new UsageError('bad_location', `--location needs FILE:LINE[:ENDLINE], got '${value}'`);
-      out.push(location(ctx, m[1] as string, m[2] as string, m[3]));
+      out.push(repoPlace(ctx, m[1] as string, m[2] as string, m[3]));
     } else if (name === 'file') {
       pendingFile = value;
     } else if (name === 'line') {
       const m = /^(\d+)(?::(\d+))?$/.exec(value);
       if (!pendingFile || !m) throw new UsageError('bad_location', pendingFile ? `--line needs N or N:END, got '${value}'` : '--line must follow --file PATH');
-      out.push(location(ctx, pendingFile, m[1] as string, m[2]));
+      out.push(repoPlace(ctx, pendingFile, m[1] as string, m[2]));
       pendingFile = null;
     } else if (name === 'note') {
       const last = out.at(-1);
@@ -63,20 +62,6 @@ function parseLocations(ctx: CliContext): SignalLocation[] {
   }
   if (pendingFile) throw new UsageError('bad_location', `--file ${pendingFile} needs a following --line N`);
   return out;
-}
-
-function location(ctx: CliContext, file: string, line: string, end: string | undefined) {
-  const root = ctx.location.worktreeRoot ?? ctx.location.mainRoot ?? ctx.cwd;
-  const abs = resolve(ctx.cwd, file);
-  const real = existsSync(abs) ? realpathSync(abs) : abs;
-  const rel = relative(root, real);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new UsageError('location_outside_repository', `${file}: location is outside the repository ${root}`);
-  const start = Number(line);
-  const stop = end !== undefined ? Number(end) : null;
-  if (!Number.isSafeInteger(start) || start > 10_000_000 || (stop !== null && (!Number.isSafeInteger(stop) || stop > 10_000_000))) throw new UsageError('bad_location', `${file}:${line}: line number out of range`);
-  if (start < 1) throw new UsageError('bad_location', `${file}:${line}: lines start at 1`);
-  if (stop !== null && stop < start) throw new UsageError('bad_location', `${file}:${line}:${end}: the end line is before the start line`);
-  return { file: rel.split(sep).join('/'), line: start, endLine: stop, note: null as string | null };
 }
 
 export const signalsCommand: Command = {

@@ -16,7 +16,7 @@ function mainRootOf(ctx: CliContext, command: string): string {
 
 export const worktreesCommand: Command = {
   name: 'worktrees',
-  summary: 'list the worktrees Springfield made: epic, branch, path, dirty or not, ahead/behind, disk size, live runs',
+  summary: 'list the worktrees Springfield made: epic, branch, path, dirty or not, ahead/behind, disk size, live runs, ports, app',
   positionals: [],
   options: [WORKTREES_OPTION],
   details: [
@@ -55,7 +55,7 @@ export const worktreesPrune: Command = {
     if (!dryRun && config.archive.length > 0) requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const store = planningStore(ctx, dryRun ? 'read' : 'write');
     const r = await pruneWorktrees(store, mainRoot, dryRun ? null : maintenanceActor(ctx), {
-      dryRun, force, archive: config.archive, archiveTimeoutMs: timeoutFor(config, 'setup') * 1000, location: worktreeLocation(ctx),
+      dryRun, force, archive: config.archive, archiveTimeoutMs: timeoutFor(config, 'setup') * 1000, location: worktreeLocation(ctx), config,
     });
     const verb = dryRun ? 'Would remove' : 'Removed';
     const lines = [
@@ -75,6 +75,8 @@ function describe(w: SpringfieldWorktree): string {
     ...(w.ahead !== null ? [`${w.ahead} ahead, ${w.behind} behind`] : []),
     `${size(w.disk_bytes)}${w.disk_complete ? '' : '+'}`,
     ...(w.live_runs > 0 ? [`${w.live_runs} running`] : []),
+    ...(w.ports ? [`ports ${w.ports}`] : []),
+    ...(w.app ? [`app at ${w.app.url ?? `pid ${w.app.pid}`}`] : []),
   ].join(' · ');
   const title = w.title ? ` ${w.title}` : '';
   return `${w.epic_id}${title}\n  ${w.path}\n  ${state}${w.prunable ? `\n  prunable: ${w.prunable}` : ''}`;

@@ -1,4 +1,4 @@
-import type { ContextView } from '../../core/index.ts';
+import { type ContextView, folderName } from '../../core/index.ts';
 
 /** The context as markdown an agent can read top to bottom. */
 export function renderContext(c: ContextView): string {
@@ -30,7 +30,7 @@ export function renderContext(c: ContextView): string {
   if (c.signals.length) {
     out.push('', '## Review signals');
     for (const s of c.signals) {
-      out.push(`- ${s.type}: ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`);
+      out.push(`- ${s.type}${s.created_by ? ` (by ${folderName(s.created_by)})` : ''}: ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`);
       for (const l of s.locations) out.push(`  - ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? ` — ${l.note}` : ''}`);
     }
   }

@@ -39,8 +39,9 @@ export function presetUsage(presetId: string, roles: Partial<Record<PresetRole, 
  * Writes role commands (and their usage readers: null removes one) into `.springfield/config.json`,
  * keeping every other key: created exclusively when absent, replaced through a fresh temporary file
  * when present, never written through a symbolic link, and never left invalid (validated like any config).
+ * `verification`, when given, becomes the verification commands (a person confirmed them).
  */
-export function writeRoleCommands(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>, usage: Partial<Record<PresetRole, string | null>> = {}): RoleConfigWrite {
+export function writeRoleCommands(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>, usage: Partial<Record<PresetRole, string | null>> = {}, verification?: readonly (readonly string[])[]): RoleConfigWrite {
   statNoLink(dirname(configPath), 'the .springfield folder');
   const existing = readExisting(configPath);
   const base = existing?.value ?? {};
@@ -52,6 +53,7 @@ export function writeRoleCommands(configPath: string, roles: Partial<Record<Pres
   }
   if (Object.keys(readers).length > 0) merged.usage = readers;
   else delete merged.usage;
+  if (verification) merged.verification = verification;
   parseRunConfig(merged, configPath);
   const content = JSON.stringify(merged, null, 2) + '\n';
   try {
@@ -87,6 +89,12 @@ export function writeConfigTemplate(configPath: string, roles: Partial<Record<Pr
 interface Existing {
   readonly value: Record<string, unknown>;
   readonly mode: number;
+}
+
+/** The verification commands the config file holds now (none when it is absent or says none). */
+export function configuredVerification(configPath: string): readonly (readonly string[])[] {
+  const value = readExisting(configPath)?.value.verification;
+  return Array.isArray(value) ? value.filter((c): c is string[] => Array.isArray(c) && c.every((a) => typeof a === 'string')) : [];
 }
 
 function readExisting(path: string): Existing | undefined {

@@ -58,6 +58,8 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   { from: 'implemented', event: 'signal_implementation_failure', to: 'in_progress', nextRole: 'ralph', when: 'signal implementation_failure (next iteration)' },
   { from: 'implemented', event: 'signal_option_viability_failure', to: 'blocked', nextRole: 'lisa', when: 'signal option_viability_failure' },
   { from: 'implemented', event: 'signal_adr_invalidated', to: 'blocked', nextRole: 'lisa', when: 'signal adr_invalidated' },
+  // A person's review may still send a verified epic back before it merges (docs/lifecycle.md, "A person reviews the changes").
+  { from: 'verified', event: 'signal_implementation_failure', to: 'in_progress', nextRole: 'ralph', when: "a person requests changes before the merge (next iteration)" },
   { from: 'verified', event: 'merged', to: 'done', nextRole: null, when: 'merged' },
   { from: 'blocked', event: 'new_plan_approved', to: 'ready', nextRole: 'ralph', when: 'new plan approved' },
   { from: 'planned', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },

@@ -12,6 +12,9 @@ export interface LaunchSpec {
   /** "Ralph · sf-a3f8 · step-2": the terminal name in VS Code, the log prefix headless. */
   readonly name: string;
   readonly role: string;
+  /** The epic and step the run is for (the editor keeps one terminal per epic and role). */
+  readonly epicId?: string;
+  readonly step?: string | null;
 }
 
 export interface LaunchedAgent {

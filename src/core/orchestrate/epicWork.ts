@@ -7,6 +7,8 @@ import { planMdWithRetrospective, renderRetrospective } from '../epics/retrospec
 import { gitOutAsync } from '../git/exec.ts';
 import { loadPlanSource } from '../plan/source.ts';
 import { worktreeCommandEnv } from './worktreeEnv.ts';
+import { releaseWorktreePorts, worktreeFacts } from './worktreePorts.ts';
+import { stopApp } from './apps.ts';
 import { timeoutFor, type RunConfig } from '../runs/runConfig.ts';
 import { SETUP_ROLE, type Actor, type EpicRow, type Store } from '../store/index.ts';
 import { rebaseOntoMain, squashMerge } from './merge.ts';
@@ -128,7 +130,7 @@ export class EpicWork {
     if (!setupWanted(this.o.mainRoot, this.o.config.setup)) return null;
     const r = await setUpWorktree({
       mainRoot: this.o.mainRoot, worktree, commands: this.o.config.setup, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
-      env: this.commandEnv(await this.o.store.getEpic(epicId), worktree),
+      env: await this.commandEnv(await this.o.store.getEpic(epicId), worktree),
     });
     this.o.log(`${epicId}: planning worktree ${r.ok ? 'set up' : `not set up — ${r.reason ?? 'setup failed'}`}`);
     return r.ok ? null : `${r.output}\nsetup of the planning worktree failed: ${r.reason ?? 'setup failed'}`;
@@ -147,15 +149,16 @@ export class EpicWork {
     this.o.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
     const r = await setUpWorktree({
       mainRoot: this.o.mainRoot, worktree, commands, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
-      env: this.commandEnv(epic, worktree),
+      env: await this.commandEnv(epic, worktree),
     });
     const ended = await this.o.store.finishRun(run.id, { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason }, this.actor);
     this.o.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
   }
 
-  /** What setup, verification and archive commands in an epic's worktree are told (docs/worktrees.md). */
-  private commandEnv(epic: EpicRow, worktree: string): NodeJS.ProcessEnv {
-    return worktreeCommandEnv(process.env, { epicId: epic.id, title: epic.title, worktree, mainRoot: this.o.mainRoot });
+  /** What setup, verification and archive commands in an epic's worktree are told: its epic, paths, ports and the config's env map (docs/worktrees.md). */
+  private async commandEnv(epic: EpicRow, worktree: string): Promise<NodeJS.ProcessEnv> {
+    const facts = await worktreeFacts(this.o.store, { epic, worktree, mainRoot: this.o.mainRoot, config: this.o.config, env: process.env });
+    return worktreeCommandEnv(process.env, facts);
   }
 
   async verify(epicId: string): Promise<void> {
@@ -165,7 +168,8 @@ export class EpicWork {
     // The evidence is tied to the build it followed: the latest builder run and its step.
     const build = { run: await this.o.store.latestRun(epicId, 'ralph'), planPath: (await this.o.store.epicPlans(epicId)).livePlanPath };
     const runId = build.run?.id ?? null;
-    const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, this.commandEnv(epic, worktree)));
+    const env = await this.commandEnv(epic, worktree);
+    const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, env));
     await this.o.store.recordVerifications(results.map((r) => ({
       runId, epicId, planPath: build.planPath, stepAnchor: build.run?.step_anchor ?? null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail,
     })));
@@ -216,6 +220,8 @@ export class EpicWork {
         }
       }
     }
+    // A person's Request changes may have sent it back while it was rebased and verified again: then it does not land.
+    if (!(await this.stillVerified(epicId))) return;
     if (this.o.config.merge === 'pr') {
       await this.openPullRequest(epic);
       return;
@@ -228,15 +234,27 @@ export class EpicWork {
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
+  /** The epic is still verified, read just before it lands; otherwise says why it is not merged. */
+  private async stillVerified(epicId: string): Promise<boolean> {
+    const { status } = await this.o.store.getEpic(epicId);
+    if (status === 'verified') return true;
+    const why = status === 'in_progress' ? 'sent back while it was prepared for the merge' : 'it changed while it was prepared for the merge';
+    this.o.log(`${epicId}: not merged: it is ${status.replace('_', ' ')} now (${why})`);
+    return false;
+  }
+
   /** After the merge: the archive commands, then the worktree and its branch removed (kept if archiving failed). */
   private async closeWorktree(epic: EpicRow, what: string): Promise<void> {
     const worktree = epic.worktree_path;
-    const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, this.commandEnv(epic, worktree), timeoutFor(this.o.config, 'setup') * 1000) : null;
+    // The epic's app goes with its worktree (docs/worktrees.md, "Running an epic's app").
+    if (worktree && (await stopApp(worktree, this.o.config.killGraceSeconds * 1000))) this.o.log(`${epic.id}: its app was stopped`);
+    const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, await this.commandEnv(epic, worktree), timeoutFor(this.o.config, 'setup') * 1000) : null;
     if (failed) {
       this.o.log(`${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept (fix it, then \`springfield worktrees prune\` archives and removes it):\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
       return;
     }
     await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
+    if (worktree) await releaseWorktreePorts(this.o.store, worktree, process.env);
     this.o.log(`${epic.id}: ${what}; worktree removed; done`);
   }
 

@@ -14,7 +14,8 @@ import { agentPlaceProblem } from './agentPlace.ts';
 import { EpicWork } from './epicWork.ts';
 import { FilesAware } from './filesAware.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
-import { createPlanningWorktree, planningEpicOf, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
+import { createPlanningWorktree, planningEpicOf, planningWorktreePath, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
+import { releaseWorktreePorts } from './worktreePorts.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { mainChanges } from './merge.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
@@ -356,7 +357,10 @@ export class Orchestrator {
   /** Removes an epic's planning worktree; a failure is logged (the next planning run makes a fresh one). */
   private async removePlanning(epicId: string): Promise<void> {
     try {
-      if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) this.o.log(`${epicId}: planning worktree removed`);
+      if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) {
+        await releaseWorktreePorts(this.o.store, planningWorktreePath(this.o.mainRoot, epicId, this.o.worktreeLocation), process.env);
+        this.o.log(`${epicId}: planning worktree removed`);
+      }
     } catch (err) {
       this.o.log(`${epicId}: could not remove the planning worktree: ${messageOf(err)}`);
     }
@@ -438,7 +442,7 @@ export class Orchestrator {
     try {
       // A planning worktree that could not be made or set up is recorded as a failed Lisa run (a fault like any other).
       if (planningFailed) throw new Error(planningFailed);
-      agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role });
+      agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role, epicId: a.epicId, step });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
       const lines = messageOf(err).split('\n');

@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { worktreeStatus } from '../git/status.ts';
 import { parseWorktreeList } from '../git/worktrees.ts';
+import { hostId } from '../git/repositoryId.ts';
 import { pidAlive } from '../runs/processGroup.ts';
+import type { PortBlock } from '../store/portTypes.ts';
+import { runningApp } from './apps.ts';
 import type { EpicRow, RunView, Store } from '../store/index.ts';
 import { epicWorktreePath } from './epicWorktree.ts';
 import { planningEpicOf, planningWorktreePath } from './planningWorktree.ts';
@@ -27,6 +30,11 @@ export interface SpringfieldWorktree {
   readonly disk_complete: boolean;
   /** Agent runs working there now (their supervisor alive). */
   readonly live_runs: number;
+  /** Its block of ports on this host (`first-last`) and the first of them, or null while it has none (docs/worktrees.md, "Ports"). */
+  readonly ports: string | null;
+  readonly port: number | null;
+  /** The epic's app running there (`springfield app`): its supervisor's pid and address; null when none runs. */
+  readonly app: { readonly pid: number; readonly url: string | null } | null;
   /** Why prune would remove it, or null when it stays (its epic is still being worked on). */
   readonly prunable: string | null;
 }
@@ -38,6 +46,7 @@ export async function springfieldWorktrees(store: Store, mainRoot: string, locat
   const epics = await store.listEpics();
   const live = (await store.runs({ active: true, limit: 1000 })).filter((r) => r.pid !== null && pidAlive(r.pid));
   const base = (await gitOutAsync(mainRoot, ['rev-parse', '--abbrev-ref', 'HEAD'], env)).trim();
+  const blocks = await store.portBlocks(hostId(env));
   const out: SpringfieldWorktree[] = [];
   const seen = new Set<string>();
   for (const entry of listed) {
@@ -45,9 +54,14 @@ export async function springfieldWorktrees(store: Store, mainRoot: string, locat
     if (!kind || seen.has(entry.path)) continue;
     seen.add(entry.path);
     const epic = epics.find((e) => e.id === kind.epicId) ?? null;
-    out.push(await describe(entry.path, kind.kind, kind.epicId, epic, entry.branch, base, live, entry.missing));
+    out.push(await describe(entry.path, kind.kind, kind.epicId, epic, entry.branch, base, live, entry.missing, blockOf(blocks, entry.path)));
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The block reserved for the worktree at `path` (git lists real paths; the store has the path it was given). */
+function blockOf(blocks: readonly PortBlock[], path: string): PortBlock | null {
+  return blocks.find((b) => b.worktree === path || (existsSync(b.worktree) && realpathSync(b.worktree) === path)) ?? null;
 }
 
 /** Whether `path` is a worktree Springfield made: an epic's recorded one, or one at the place it makes them. */
@@ -62,7 +76,7 @@ function kindOf(path: string, epics: readonly EpicRow[], mainRoot: string, locat
   return null;
 }
 
-async function describe(path: string, kind: 'epic' | 'planning', epicId: string, epic: EpicRow | null, branchRef: string | null, base: string, live: readonly RunView[], missing: boolean): Promise<SpringfieldWorktree> {
+async function describe(path: string, kind: 'epic' | 'planning', epicId: string, epic: EpicRow | null, branchRef: string | null, base: string, live: readonly RunView[], missing: boolean, block: PortBlock | null): Promise<SpringfieldWorktree> {
   const branch = branchRef?.replace(/^refs\/heads\//, '') ?? null;
   const dirty = missing ? 0 : (await worktreeStatus(path, process.env).catch(() => [])).length;
   let ahead: number | null = null;
@@ -74,9 +88,12 @@ async function describe(path: string, kind: 'epic' | 'planning', epicId: string,
   }
   const disk = missing ? { bytes: 0, complete: true } : diskUsage(path);
   const runs = live.filter((r) => r.worktree === path).length;
+  const app = missing ? null : runningApp(path);
   return {
     path, kind, epic_id: epicId, title: epic?.title ?? null, status: epic?.status ?? null, branch, dirty, ahead, behind,
-    disk_bytes: disk.bytes, disk_complete: disk.complete, live_runs: runs, prunable: pruneReason(kind, epic, runs),
+    disk_bytes: disk.bytes, disk_complete: disk.complete, live_runs: runs,
+    ports: block ? `${block.first}-${block.first + block.count - 1}` : null, port: block?.first ?? null,
+    app: app ? { pid: app.pid, url: app.url } : null, prunable: pruneReason(kind, epic, runs),
   };
 }
 

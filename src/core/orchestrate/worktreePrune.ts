@@ -6,7 +6,9 @@ import { epicBranch, removeEmptyWorktreeFolder } from './epicWorktree.ts';
 import { removePlanningWorktree } from './planningWorktree.ts';
 import { archiveWorktree } from './setup.ts';
 import { springfieldWorktrees, type SpringfieldWorktree } from './worktreeList.ts';
+import { stopApp } from './apps.ts';
 import { worktreeCommandEnv } from './worktreeEnv.ts';
+import { releaseWorktreePorts, worktreeFacts } from './worktreePorts.ts';
 
 export interface PruneOptions {
   readonly dryRun: boolean;
@@ -15,6 +17,8 @@ export interface PruneOptions {
   readonly archive: readonly (readonly string[])[];
   readonly archiveTimeoutMs: number;
   readonly location?: string;
+  /** The config's ports and env map, for the archive commands' environment. */
+  readonly config: { readonly ports: number; readonly env: Readonly<Record<string, string>>; readonly killGraceSeconds: number };
 }
 
 export interface PrunedWorktree {
@@ -61,8 +65,11 @@ export async function pruneWorktrees(store: Store, mainRoot: string, actor: Acto
       removed.push({ path: w.path, epic_id: w.epic_id, kind: w.kind, reason, branch_deleted: deleteBranch });
       continue;
     }
+    // An app started there is not work: it is stopped with its worktree.
+    await stopApp(w.path, o.config.killGraceSeconds * 1000);
     if (w.kind === 'epic' && existsSync(w.path) && o.archive.length > 0) {
-      const env = worktreeCommandEnv(process.env, { epicId: w.epic_id, title: w.title, worktree: w.path, mainRoot });
+      const facts = await worktreeFacts(store, { epic: { id: w.epic_id, title: w.title }, worktree: w.path, mainRoot, config: o.config, env: process.env });
+      const env = worktreeCommandEnv(process.env, facts);
       const failed = await archiveWorktree(w.path, o.archive, env, o.archiveTimeoutMs);
       if (failed) {
         kept.push({ path: w.path, epic_id: w.epic_id, reason: `the archive command \`${failed.command}\` ${failed.timed_out ? 'timed out' : `exited ${failed.exit_code ?? '?'}`}` });
@@ -70,6 +77,7 @@ export async function pruneWorktrees(store: Store, mainRoot: string, actor: Acto
       }
     }
     const branchDeleted = await removeOne(mainRoot, w, deleteBranch, o.location);
+    await releaseWorktreePorts(store, w.path, process.env);
     const forced = w.dirty > 0 ? ` (forced with ${w.dirty} uncommitted file${w.dirty === 1 ? '' : 's'}: ${o.force})` : '';
     if (actor && w.status !== null) {
       await store.recordWorktreeEvent(w.epic_id, actor, 'prune', `${w.kind === 'planning' ? 'planning ' : ''}worktree ${w.path} removed: ${reason}${forced}`, {

@@ -49,6 +49,9 @@ const ConfigSchema = z.strictObject({
   retryBackoffSeconds: z.array(z.int().min(0).max(86_400)).min(1, 'needs at least one delay').max(20).optional(),
   setup: z.array(CommandSchema).optional(),
   archive: z.array(CommandSchema).optional(),
+  run: z.array(CommandSchema).optional(),
+  ports: z.int().min(0).max(100).optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like PORT').refine((k) => !k.startsWith('SPRINGFIELD_'), 'SPRINGFIELD_ variables are set by Springfield'), z.string().refine((v) => !v.includes('\0'), 'must not contain NUL')).optional(),
   merge: z.enum(['squash', 'pr']).optional(),
   remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
@@ -81,6 +84,12 @@ export interface RunConfig {
   readonly setup: readonly (readonly string[])[];
   /** Commands run in a worktree before it is removed. */
   readonly archive: readonly (readonly string[])[];
+  /** Commands that start the epic's app in its worktree (`springfield app`), one after another. */
+  readonly run: readonly (readonly string[])[];
+  /** Ports reserved per worktree (SPRINGFIELD_PORT, SPRINGFIELD_PORTS); 0: none (docs/worktrees.md). */
+  readonly ports: number;
+  /** Variables set for every command in a worktree, `$SPRINGFIELD_…` in a value replaced (docs/worktrees.md). */
+  readonly env: Readonly<Record<string, string>>;
   /** How Lovejoy lands a verified epic: a local squash merge, or `gh pr create`. */
   readonly merge?: 'squash' | 'pr';
   /** PR mode: the git remote the epic's branch is pushed to (default origin). */
@@ -113,7 +122,7 @@ export function usageSpecFor(config: RunConfig, role: AgentRole): UsageSpec | nu
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
   roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600, timeouts: {}, killGraceSeconds: 10, stallSeconds: 300,
-  retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [], planner: 'lisa',
+  retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [], run: [], ports: 10, env: {}, planner: 'lisa',
 };
 
 /** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */
@@ -168,6 +177,9 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     retryBackoffSeconds: c.retryBackoffSeconds ?? DEFAULT_RUN_CONFIG.retryBackoffSeconds,
     setup: c.setup ?? [],
     archive: c.archive ?? [],
+    run: c.run ?? [],
+    ports: c.ports ?? DEFAULT_RUN_CONFIG.ports,
+    env: c.env ?? {},
     planner: c.planner ?? DEFAULT_RUN_CONFIG.planner,
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),

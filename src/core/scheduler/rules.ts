@@ -116,7 +116,7 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
     return run(epic, 'ralph', 'verification failed: back to Ralph', next, true);
   }
   if (allDone) {
-    if (epic.reworkPending) return ralph ? run(epic, 'ralph', "fix the findings of Bart's review") : null;
+    if (epic.reworkPending) return ralph ? run(epic, 'ralph', "fix the review's findings") : null;
     if (completionHold(configured, v) === null) return { kind: 'complete_mechanically', epicId: epic.id };
     return { kind: 'verify', epicId: epic.id };
   }

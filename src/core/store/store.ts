@@ -1,9 +1,10 @@
+import type { PortBlock } from './portTypes.ts';
 import type { SignalDecision } from '../epics/signals.ts';
 import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts';
 import type { PlanSource } from '../plan/types.ts';
 import type { SchedulerSnapshot } from '../scheduler/types.ts';
 import type {
-  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, PlanningNote, Retrospective, EpicReport, EpicRow, NewEpic, PlanVersionRow, ProposedPlan, ProposeResult,
+  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, PlanningNote, Retrospective, EpicReport, EpicRow, NewEpic, Planner, PlanVersionRow, ProposedPlan, ProposeResult,
   SignalLocation, SignalResult, SignalView, TransitionOutcome,
 } from './epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from './maintenanceTypes.ts';
@@ -84,11 +85,19 @@ export interface Store {
   applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null, data?: Readonly<Record<string, unknown>>): Promise<TransitionOutcome>;
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow>;
+  /** Who writes the epic's plans from now on (docs/lifecycle.md, "Who plans"); refused once a plan is approved. */
+  setPlanner(epicId: string, planner: Planner, actor: Actor): Promise<EpicRow>;
   /** in_progress → implemented: every step completed and, with verification configured or recorded, passed after the latest build. */
   finishEpic(epicId: string, actor: Actor, reason: string, options?: { verificationConfigured?: boolean }): Promise<TransitionOutcome>;
   /** One more build iteration for a retry that stays in progress; false (and the epic blocked) past the budget. */
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean>;
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void>;
+  /** The blocks of ports reserved on `host` (docs/worktrees.md, "Ports"). */
+  portBlocks(host: string): Promise<PortBlock[]>;
+  /** Reserves a block; false when a block on its host starts at the same port or its worktree already has one. */
+  insertPortBlock(block: PortBlock): Promise<boolean>;
+  /** Releases the worktree's block on `host`; how many were released. */
+  releasePorts(host: string, worktree: string): Promise<number>;
   /** Records in the event log what the scheduler did to an epic's worktree. */
   recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void>;
   /** What blocked an epic a person can retry (the blocking event's record), or null. */

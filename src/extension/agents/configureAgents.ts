@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_PRESETS, allowWrittenConfig, configPathFor, DEMO_AGENTS, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
+import { AGENT_PRESETS, allowWrittenConfig, configPathFor, configuredVerification, DEMO_AGENTS, detectTestCommand, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
 import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import type { StoreHost } from '../storeHost.ts';
 
@@ -77,10 +77,12 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
     if (!scope) return;
     role = scope.role;
   }
+  const verification = await proposeVerification(configPath, location.mainRoot ?? location.worktreeRoot);
+  if (verification === null) return;
   const target = trustTargetFor(location, location.dbPath, process.env);
   const before = trustStatus(target);
   const chosen = choice.roles(role);
-  const written = writeRoleCommands(configPath, chosen, choice.usage(chosen));
+  const written = writeRoleCommands(configPath, chosen, choice.usage(chosen), verification);
   const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
   const overridden = Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
@@ -91,11 +93,31 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
     ...(overridden ? ['The springfield.roles setting overrides this file in this editor.'] : []),
     ...(allowed ? [] : ["The rest of the file was never allowed by you: the scheduler will show it and ask before it runs anything."]),
   ];
-  const message = `${choice.name} now ${choice.verb} ${roles} (.springfield/config.json).${notes.length ? ` ${notes.join(' ')}` : ''}`;
+  const verifies = verification ? ` Each build is verified with ${verification.map((c) => c.join(' ')).join(', ')}.` : '';
+  const message = `${choice.name} now ${choice.verb} ${roles} (.springfield/config.json).${verifies}${notes.length ? ` ${notes.join(' ')}` : ''}`;
   const show = notes.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   void show(message, 'Open config.json').then((answer) => {
     if (answer) void vscode.window.showTextDocument(vscode.Uri.file(configPath));
   });
+}
+
+/**
+ * With no verification configured yet, proposes the repository's own test command (package.json's
+ * test script → npm test, a Makefile's test target, cargo test, go test ./..., pytest): the person
+ * confirms it or not; nothing runs here. Returns the commands to write, undefined to leave the file's
+ * as they are, or null when the person cancelled.
+ */
+async function proposeVerification(configPath: string, root: string | null): Promise<readonly (readonly string[])[] | undefined | null> {
+  if (!root || configuredVerification(configPath).length > 0) return undefined;
+  const found = detectTestCommand(root);
+  if (!found) return undefined;
+  const command = found.argv.join(' ');
+  const pick = await vscode.window.showQuickPick([
+    { label: `$(check) Verify with ${command}`, description: `found in ${found.source}`, detail: 'Runs after each build and before the merge; a failure sends the work back to Ralph.', use: true },
+    { label: '$(circle-slash) No verification for now', description: 'add one later: "verification" in .springfield/config.json', use: false },
+  ], { title: `Configure agents: verify each build with ${command}?`, ignoreFocusOut: true });
+  if (!pick) return null;
+  return pick.use ? [found.argv] : undefined;
 }
 
 function presetChoice(id: string): Choice | undefined {

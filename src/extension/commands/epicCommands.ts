@@ -20,7 +20,8 @@ export async function createEpic(ctx: CommandContext, options: { offerPlan?: boo
   if (brief === undefined) return undefined;
   const epic = await ctx.host.writable().createEpic({ title: title.trim(), brief: brief.trim(), priority: 'P2' }, ctx.host.actor);
   await ctx.host.refresh();
-  const message = `Created ${epic.id}: ${epic.title} (${epic.complexity}). Next: write its plan.`;
+  // Complexity only when it changes what the person does: a critical epic's merge waits for them.
+  const message = `Created ${epic.id}: ${epic.title}${epic.complexity === 'critical' ? ' (critical: its merge waits for your approval)' : ''}. Next: its plan — New plan… writes it with you or asks Lisa.`;
   if (options.offerPlan === false) {
     void vscode.window.showInformationMessage(message);
     return epic;

@@ -62,6 +62,12 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
     if (!epicId) return undefined;
   }
   const epic = await ctx.host.writable().getEpic(epicId);
+  const who = await whoWrites(ctx, epic);
+  if (who === undefined) return undefined;
+  if (who === 'lisa') {
+    await askLisa(ctx, epic);
+    return undefined;
+  }
   const root = ctx.host.actor.worktree;
   const planPath = freeName(root, planFileName(epic));
   const abs = join(root, planPath);
@@ -80,6 +86,46 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
     if (choice) void vscode.commands.executeCommand('springfield.epic.proposePlan', { id: `epic:${epic.id}` });
   });
   return planPath;
+}
+
+/**
+ * New plan…'s first question: write the plan yourself (a template opens), or ask Lisa (the
+ * scheduler starts her; her plan comes back for approval). Lisa comes first once an agent plays her.
+ */
+async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | 'lisa' | undefined> {
+  const state = ctx.scheduler?.();
+  const staffed = state?.roles.includes('lisa') ?? false;
+  const me = { label: '$(edit) Write it myself', description: 'a template opens with the epic\'s brief; propose it when it is ready', who: 'me' as const };
+  const lisa = {
+    label: '$(hubot) Ask Lisa to write it',
+    description: !staffed ? 'no agent plays Lisa yet: Configure agents… first' : state?.running ? 'the scheduler starts her now; her plan comes back for your approval' : 'the scheduler starts her; her plan comes back for your approval',
+    who: 'lisa' as const,
+  };
+  const pick = await vscode.window.showQuickPick(staffed && epic.planner !== 'person' ? [lisa, me] : [me, lisa], { title: `Plan for “${epic.title}”: who writes it?` });
+  return pick?.who;
+}
+
+/**
+ * Ask Lisa to write it: the epic becomes Lisa's to plan (it was the person's, if they had said they
+ * would write it), and the scheduler plans it — the one running here on its next pass; otherwise the
+ * person is offered to start it, or to configure an agent for Lisa first. Nothing runs unasked.
+ */
+async function askLisa(ctx: CommandContext, epic: EpicRow): Promise<void> {
+  if (epic.planner !== 'lisa') await ctx.host.writable().setPlanner(epic.id, 'lisa', ctx.host.actor);
+  await ctx.host.refresh();
+  const state = ctx.scheduler?.();
+  if (!state?.roles.includes('lisa')) {
+    const choice = await vscode.window.showInformationMessage(`Lisa writes the plan for “${epic.title}” once an agent plays her: choose one, then start the scheduler.`, 'Configure agents…');
+    if (choice) await vscode.commands.executeCommand('springfield.agents.configure');
+    return;
+  }
+  if (state.running) {
+    void vscode.window.showInformationMessage(`Lisa writes the plan for “${epic.title}”: the scheduler starts her on its next pass. Her plan waits here for your approval.`);
+    return;
+  }
+  const choice = await vscode.window.showInformationMessage(`Lisa writes the plan for “${epic.title}” when the scheduler runs. Her plan waits here for your approval.`, 'Start scheduler', 'Run scheduler once');
+  if (choice === 'Start scheduler') await vscode.commands.executeCommand('springfield.scheduler.start');
+  else if (choice === 'Run scheduler once') await vscode.commands.executeCommand('springfield.scheduler.runOnce');
 }
 
 /** `plans/x.md`, else `plans/x-2.md`, … : a name no file has yet. */

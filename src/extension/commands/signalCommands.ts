@@ -45,7 +45,7 @@ export async function decide(ctx: CommandContext, target: SignalTarget, decision
 }
 
 /** Whether the role has an agent command (settings or .springfield/config.json). */
-function hasAgent(ctx: CommandContext, role: string): boolean {
+export function hasAgent(ctx: CommandContext, role: string): boolean {
   try {
     return Boolean(runConfig(ctx.host).roles[role as keyof ReturnType<typeof runConfig>['roles']]?.length);
   } catch {

@@ -165,10 +165,13 @@ export async function openWorktree(ctx: CommandContext, row?: Row): Promise<void
   await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(step.claimed_by), { forceNewWindow: true });
 }
 
+/** The terminal of the agent holding the step: its epic's builder terminal (one per epic and role). */
 export function showTerminal(ctx: CommandContext, row?: Row): void {
-  const { anchor } = stepOf(ctx, row);
-  const terminal = vscode.window.terminals.find((t) => t.name.includes(anchor));
+  const { planPath, anchor } = stepOf(ctx, row);
+  const epicId = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
+  const st = stepView(ctx, planPath, anchor);
+  const terminal = epicId ? ctx.agentTerminal?.(epicId) : undefined;
   if (terminal) terminal.show();
-  else void vscode.window.showInformationMessage(`Springfield: no agent terminal is open for ${anchor} in this window.`);
+  else void vscode.window.showInformationMessage(`Springfield: no agent terminal is open for ${st ? `${stepName(st.number)} (${st.title})` : anchor} in this window: the scheduler running here opens one for each agent it starts.`);
 }
 

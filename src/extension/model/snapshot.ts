@@ -30,11 +30,6 @@ export async function loadSnapshot(store: Store, worktree: string, now = new Dat
   return { now, worktree, epics, plans, signals, runs, awaitingApproval, changesRequested };
 }
 
-/** Plans waiting for approval plus signals waiting for a person: the view badge. */
-export function attentionCount(s: Snapshot): number {
-  return s.awaitingApproval.size + s.signals.filter((x) => x.status === 'awaiting_person').length;
-}
-
 /** How far along the Get started walkthrough this repository is (its steps tick through context keys). */
 export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boolean; approved: boolean; started: boolean; loosePlan: boolean; agentsRan: boolean } {
   const approved = s.plans.some((p) => p.epic_id !== null) || s.epics.some((e) => e.status !== 'planned' && e.status !== 'deferred');

@@ -3,7 +3,7 @@
  * the user may set them (package.json gives them `machine` scope), never a workspace, because a
  * repository's own `.vscode/settings.json` would then decide what runs or where claims go (docs/trust.md).
  */
-export const USER_ONLY_SETTINGS: readonly string[] = ['roles', 'verification.commands', 'worktrees.location', 'worktrees.setup', 'worktrees.archive', 'autoOrchestrate', 'databaseUrl'];
+export const USER_ONLY_SETTINGS: readonly string[] = ['roles', 'verification.commands', 'worktrees.location', 'worktrees.setup', 'worktrees.archive', 'worktrees.addToSourceControl', 'autoOrchestrate', 'databaseUrl'];
 
 /** The parts of `WorkspaceConfiguration.inspect()` a value can come from. */
 export interface Inspected<T> {

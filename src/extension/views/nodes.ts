@@ -1,5 +1,5 @@
 /** A tree row as data: what the TreeDataProvider turns into a vscode.TreeItem. No vscode here. */
-export type NodeKind = 'epic' | 'plan' | 'step' | 'item' | 'note' | 'signal' | 'location' | 'run';
+export type NodeKind = 'needs' | 'epic' | 'plan' | 'step' | 'item' | 'note' | 'signal' | 'location' | 'run';
 
 export interface NodeRef {
   readonly epicId?: string;
@@ -10,6 +10,8 @@ export interface NodeRef {
   readonly file?: string;
   readonly line?: number;
   readonly runId?: number;
+  /** A Needs you item's key. */
+  readonly needsKey?: string;
 }
 
 export interface TreeNode {

@@ -1,7 +1,11 @@
 import { buildBudget, COMPLEXITY_POLICY, type EpicRow, isRetryable, type PlanView, type RunView, type StepView } from '../../core/index.ts';
+import { blockedFact } from '../model/epicFacts.ts';
+import { NOTHING, type NeedsYou, type NeedsYouItem } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
-import { ago, baseName, holderName, leaseLeft, md, progressBar, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './viewText.ts';
+import { ago, baseName, holderName, leaseLeft, leaseShort, md, progressBar, SIGNAL_WORDS, since, statusWord, stepName, type Live } from './viewText.ts';
 import type { TreeNode } from './nodes.ts';
+import { needsYouRoot } from './needsYouNodes.ts';
+import { commandArgv, shortCommand } from '../../shared/commandText.ts';
 import { roleSpec } from '../../shared/roles.ts';
 
 const EPIC_ICONS: Readonly<Record<string, { id: string; color?: string }>> = {
@@ -15,33 +19,38 @@ const EPIC_ICONS: Readonly<Record<string, { id: string; color?: string }>> = {
   blocked: { id: 'debug-pause', color: 'charts.red' },
 };
 
-/** Root rows of the Epics view: every epic, then plans that belong to no epic. */
-export function epicsRoot(s: Snapshot): TreeNode[] {
+/** Root rows of the Epics view: what needs the person, every epic, then plans that belong to no epic. */
+export function epicsRoot(s: Snapshot, needs: NeedsYou = NOTHING): TreeNode[] {
   const byEpic = new Map(s.plans.filter((p) => p.epic_id).map((p) => [p.epic_id as string, p]));
-  const epics = s.epics.map((e) => epicNode(s, e, byEpic.get(e.id)));
+  const epics = s.epics.map((e) => epicNode(s, e, byEpic.get(e.id), needs.items.find((i) => i.epicId === e.id)));
   const loose = s.plans.filter((p) => !p.epic_id || !s.epics.some((e) => e.id === p.epic_id)).map((p) => planNode(s, p));
-  return [...epics, ...loose];
+  return [...needsYouRoot(needs, s.now), ...epics, ...loose];
 }
 
-function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode {
+/**
+ * An epic row that fits a 300 px sidebar: the title, then the one fact that matters (what it waits
+ * for, why it is blocked, its state), progress and where its worktree is; id, complexity and paths
+ * are in the tooltip.
+ */
+function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined, need: NeedsYouItem | undefined): TreeNode {
   const awaiting = s.awaitingApproval.get(e.id);
-  const facts = [statusWord(e.status)];
+  const facts = [need?.fact ?? epicState(s, e)];
   if (plan) facts.push(progressBar(plan.progress.steps_completed, plan.progress.steps_total));
-  if (awaiting) facts.push('plan awaiting approval');
-  else if (s.changesRequested.has(e.id)) facts.push('changes requested · Lisa revising');
-  else if (e.status === 'blocked' && e.status_reason) facts.push(blockedFact(e));
-  facts.push(e.complexity);
+  const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
+  if (worktree) facts.push(`in ${baseName(worktree)}`);
   const retryable = isRetryable(e);
   return {
-    id: `epic:${e.id}`, kind: 'epic', label: `${e.id}  ${e.title}`, description: facts.join('  ·  '),
-    icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}`,
+    id: `epic:${e.id}`, kind: 'epic', label: e.title, description: facts.join(' · '),
+    icon: EPIC_ICONS[e.status], contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}${need?.action.kind === 'approveMerge' ? ':mergeApproval' : ''}${e.worktree_path && e.status !== 'done' ? ':worktree' : ''}`,
     collapsible: plan ? (e.status === 'in_progress' ? 'expanded' : 'collapsed') : awaiting ? 'collapsed' : nextMove(s, e) ? 'expanded' : 'none',
     ref: { epicId: e.id, planPath: plan?.plan_path },
     tooltip: () => [
-      `**${md(e.id)}** ${md(e.title)}`, '',
+      `**${md(e.title)}** · ${md(e.id)}`,
       `Status: **${statusWord(e.status)}**${e.status_reason ? ` — ${md(e.status_reason)}` : ''}`,
-      `Complexity: ${e.complexity} · priority ${e.priority} · iteration ${e.iteration}`,
+      need ? `Needs you: ${md(need.text)}` : '',
+      `Complexity: ${e.complexity} · priority ${e.priority} · iteration ${e.iteration} · plan written by ${e.planner === 'person' ? 'a person' : 'Lisa'}`,
       plan ? `Plan: \`${plan.plan_path}\` — ${plan.progress.steps_completed}/${plan.progress.steps_total} steps, ${plan.progress.items_completed}/${plan.progress.items_total} items` : 'No approved plan yet',
+      worktree ? `Worktree: \`${worktree}\`${e.branch ? ` on branch \`${e.branch}\`` : ''}` : '',
       awaiting ? `Plan version ${awaiting.version} (\`${awaiting.plan_path}\`) waits for approval` : '',
       retryable ? 'Nothing runs for it until a person retries: fix the cause, then **Retry** (right-click), or `springfield epic retry`' : '',
       e.brief ? `\n---\n${md(e.brief.slice(0, 400))}` : '',
@@ -55,20 +64,20 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined): TreeNode
   };
 }
 
+/** The state of an epic nothing asks the person about: "in progress", "Lisa writes its plan", "blocked: plan drift". */
+function epicState(s: Snapshot, e: EpicRow): string {
+  if (s.changesRequested.has(e.id)) return e.planner === 'person' ? 'changes requested' : 'Lisa revising the plan';
+  if (e.status === 'blocked' && e.status_reason) return `blocked: ${blockedFact(e)}`;
+  if (e.status === 'planned') return e.planner === 'person' ? 'waits for your plan' : 'Lisa writes its plan';
+  return statusWord(e.status);
+}
+
 /** What an epic without a plan in the store needs next: a plan written, or one revised. */
 function nextMove(s: Snapshot, e: EpicRow): { label: string; command: string } | undefined {
   if (e.status !== 'planned' && e.status !== 'blocked') return undefined;
   if (s.changesRequested.has(e.id)) return { label: 'Changes requested: revise the plan, then Propose plan…', command: 'springfield.epic.proposePlan' };
-  if (e.status === 'planned') return { label: 'No plan yet: New plan…', command: 'springfield.plan.new' };
+  if (e.status === 'planned') return { label: e.planner === 'person' ? 'No plan yet: New plan…' : 'Lisa writes its plan when the scheduler runs (or: New plan…)', command: 'springfield.plan.new' };
   return undefined;
-}
-
-/** The one fact of a blocked epic: "Ralph failed 3 times in a row", "plan drift", "iteration budget exhausted". */
-function blockedFact(e: EpicRow): string {
-  const reason = e.status_reason ?? '';
-  const failed = /^agent_failed: (.+? failed \d+ times in a row)/.exec(reason)?.[1];
-  if (failed) return failed;
-  return reason.split(':')[0]?.replace(/_/g, ' ') ?? '';
 }
 
 function planNode(s: Snapshot, p: PlanView): TreeNode {
@@ -86,7 +95,10 @@ function noteNode(id: string, label: string, command: string, ref: TreeNode['ref
   return { id, kind: 'note', label, icon: { id: command === 'springfield.plan.new' ? 'new-file' : 'info' }, contextValue: 'note', collapsible: 'none', command: { command, title: label }, ref };
 }
 
-/** A step row: icon by status, progress and the one fact that matters most in the description. */
+/**
+ * A step row that fits 300 px: its title (the number is in the tooltip), then the one fact that
+ * matters (who holds it and the lease left, what it waits for), the bar last.
+ */
 export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
   const expired = st.lease_expired;
   const live = st.status === 'claimed' || st.status === 'in_progress';
@@ -102,17 +114,19 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
   const done = st.progress.done + st.substeps.reduce((n, x) => n + x.progress.done, 0);
   const bar = total > 0 ? progressBar(done, total, Math.min(5, total)) : '';
   const names = stepNames(plan);
-  const holder = live ? [st.agent ?? (mine ? 'you' : null), st.claimed_by ? baseName(st.claimed_by) : null].filter(Boolean).join(' · ') : '';
+  // Who holds it, shortest first: an agent by its id, "you" here, else the worktree a person holds it in.
+  const holder = !live ? '' : st.agent ?? (mine ? 'you' : st.claimed_by ? `in ${baseName(st.claimed_by)}` : '');
   const fact = st.status === 'completed' ? (st.commit_hash ? st.commit_hash.slice(0, 7) : st.complete_reason ? 'completed with open items' : '')
-    : blocked ? `waits for ${st.blocked_by.map((a) => names.get(a) ?? a).join(', ')}` : live ? holder : 'ready';
+    : blocked ? `waits for ${st.blocked_by.map((a) => stepTitles(plan).get(a) ?? a).join(', ')}` : live ? holder : 'ready';
+  // The holder and the lease first ("ralph-a · 1h45m"), the bar last: at 300 px the end of a row is what is cut.
   const describe = (now: Date): Live => {
-    const lease = live && st.lease_expires_at ? leaseLeft(st.lease_expires_at, now) : undefined;
-    return { text: [bar, [fact, lease?.text].filter(Boolean).join(' · ')].filter(Boolean).join('   '), nextMs: lease?.nextMs ?? Infinity };
+    const lease = live && st.lease_expires_at ? leaseShort(st.lease_expires_at, now) : undefined;
+    return { text: [fact, lease?.text, bar].filter(Boolean).join(' · '), nextMs: lease?.nextMs ?? Infinity };
   };
   return {
-    id: `step:${plan.plan_path}#${st.anchor}`, kind: 'step', label: `${stepName(st.number)}  ${st.title}`,
+    id: `step:${plan.plan_path}#${st.anchor}`, kind: 'step', label: st.title,
     description: describe(s.now).text, live: live && st.lease_expires_at ? describe : undefined, icon,
-    contextValue: `step:${st.status}${mine ? ':held' : ''}${st.parent_anchor ? ':substep' : ''}`,
+    contextValue: `step:${st.status}${mine ? ':held' : live && st.claimed_by ? ':elsewhere' : ''}${live && st.agent ? ':agent' : ''}${st.parent_anchor ? ':substep' : ''}`,
     collapsible: st.items.length + st.substeps.length === 0 ? 'none' : mine ? 'expanded' : 'collapsed',
     ref: { planPath: plan.plan_path, anchor: st.anchor, epicId: plan.epic_id ?? undefined },
     tooltip: () => stepTooltip(s, st, names),
@@ -126,9 +140,22 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
   };
 }
 
+/** What a step's status means, in a newcomer's words: claimed and started are not the same. */
+const STEP_MEANING: Readonly<Record<string, string>> = {
+  claimed: ' — taken under a lease, not started yet', in_progress: ' — started: its holder is working on it', pending: ' — nobody has taken it yet',
+};
+
 const KIND_WORDS: Readonly<Record<string, string>> = { task: 'Task', test: 'Test', checkpoint: 'Checkpoint' };
 
 const namesByPlan = new WeakMap<PlanView, Map<string, string>>();
+const titlesByPlan = new WeakMap<PlanView, Map<string, string>>();
+
+/** Anchor → title for every step and substep of a plan (rows name the steps they wait for by title). */
+function stepTitles(plan: PlanView): Map<string, string> {
+  let titles = titlesByPlan.get(plan);
+  if (!titles) titlesByPlan.set(plan, (titles = new Map(plan.steps.flatMap((st) => [st, ...st.substeps]).map((st) => [st.anchor, st.title]))));
+  return titles;
+}
 
 /** Anchor → "Step 2.1" for every step and substep of a plan; built once per plan of a snapshot (every step row asks). */
 function stepNames(plan: PlanView): Map<string, string> {
@@ -139,7 +166,7 @@ function stepNames(plan: PlanView): Map<string, string> {
 
 function stepTooltip(s: Snapshot, st: StepView, names: ReadonlyMap<string, string>): string {
   const expired = st.lease_expired ? ' — its lease expired, so anyone may take it over' : '';
-  const lines = [`**${md(stepName(st.number))}** ${md(st.title)}`, '', `Status: **${statusWord(st.status)}**${expired}`];
+  const lines = [`**${md(stepName(st.number))}** ${md(st.title)}`, '', `Status: **${statusWord(st.status)}**${expired || (STEP_MEANING[st.status] ?? '')}`];
   if (st.claimed_by && st.status !== 'completed') {
     const who = holderName(st.claimed_by, st.agent, s.worktree);
     lines.push(`Held by ${md(who)}${who === baseName(st.claimed_by) ? '' : ` in ${md(baseName(st.claimed_by))}`} · claim token ${st.claim_token}`);
@@ -157,12 +184,12 @@ function stepTooltip(s: Snapshot, st: StepView, names: ReadonlyMap<string, strin
 export function signalsRoot(s: Snapshot): TreeNode[] {
   const sorted = [...s.signals].sort((a, b) => Number(b.status === 'awaiting_person') - Number(a.status === 'awaiting_person') || b.id - a.id);
   return sorted.map((sig) => ({
-    id: `signal:${sig.id}`, kind: 'signal', label: `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${sig.epic_id}`,
+    id: `signal:${sig.id}`, kind: 'signal', label: `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${s.epics.find((e) => e.id === sig.epic_id)?.title ?? sig.epic_id}`,
     description: `"${sig.summary}"${sig.locations.length ? ` (${sig.locations.length} place${sig.locations.length === 1 ? '' : 's'})` : ''}${sig.status === 'awaiting_person' ? ' · awaiting you' : sig.resolution ? ` · ${sig.resolution}` : ''}`,
     icon: sig.type === 'pass' ? { id: 'pass', color: 'testing.iconPassed' } : { id: 'warning', color: sig.status === 'awaiting_person' ? 'charts.yellow' : 'disabledForeground' },
     contextValue: `signal:${sig.status === 'awaiting_person' ? 'awaiting' : 'closed'}`,
     collapsible: sig.locations.length ? 'collapsed' : 'none', ref: { signalId: sig.id, epicId: sig.epic_id },
-    tooltip: () => `**${SIGNAL_WORDS[sig.type] ?? sig.type}** from ${md(holderName(sig.created_by, null, s.worktree))}, ${ago(sig.created_at, new Date()).text}\n\n${md(sig.summary)}${sig.status === 'decided' && sig.resolution ? `\n\nDecided: ${md(sig.resolution)}${sig.resolved_by ? ` by ${md(holderName(sig.resolved_by, null, s.worktree))}` : ''}` : ''}`,
+    tooltip: () => `**${SIGNAL_WORDS[sig.type] ?? sig.type}** on ${md(sig.epic_id)} from ${md(holderName(sig.created_by, null, s.worktree))}, ${ago(sig.created_at, new Date()).text}\n\n${md(sig.summary)}${sig.status === 'decided' && sig.resolution ? `\n\nDecided: ${md(sig.resolution)}${sig.resolved_by ? ` by ${md(holderName(sig.resolved_by, null, s.worktree))}` : ''}` : ''}`,
     children: () => sig.locations.map((l, i) => ({
       id: `signal:${sig.id}:loc:${i}`, kind: 'location' as const, label: `${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}`,
       description: l.note ?? undefined, icon: { id: 'location' }, contextValue: 'location', collapsible: 'none' as const,
@@ -174,6 +201,7 @@ export function signalsRoot(s: Snapshot): TreeNode[] {
 /** Rows of the Agents view: running first, then the most recent ended runs with their outcome. */
 export function agentsRoot(s: Snapshot): TreeNode[] {
   const names = new Map(s.plans.map((p) => [p.plan_path, stepNames(p)]));
+  const titles = new Map(s.epics.map((e) => [e.id, e.title]));
   return s.runs.slice(0, 30).map((r) => {
     const running = r.status === 'running';
     const ok = r.status === 'succeeded';
@@ -181,22 +209,28 @@ export function agentsRoot(s: Snapshot): TreeNode[] {
     const outcome = `${statusWord(r.status)}${r.exit_code !== null && !ok ? ` (exit ${r.exit_code})` : ''}`;
     const tail = r.output_tail.trimEnd().split('\n').slice(-10).join('\n').replace(/`/g, "'");
     const iteration = iterationText(r, s.epics.find((e) => e.id === r.epic_id));
+    const role = roleSpec(r.role)?.name ?? r.role;
+    const epicTitle = r.epic_id ? titles.get(r.epic_id) ?? r.epic_id : null;
+    // The step leads the description: at a narrow width the iteration is what is cut.
     const describe = (now: Date): Live => {
       if (running) {
         const t = since(r.started_at, now);
-        return { text: `running ${t.text}${iteration ? ` · ${iteration}` : ''}`, nextMs: t.nextMs };
+        return { text: [step, `running ${t.text}`, iteration].filter(Boolean).join(' · '), nextMs: t.nextMs };
       }
       const t = ago(r.ended_at ?? r.started_at, now);
-      return { text: `${outcome} · ${t.text}`, nextMs: t.nextMs };
+      return { text: [step, outcome, t.text].filter(Boolean).join(' · '), nextMs: t.nextMs };
     };
+    const argv = commandArgv(r.command);
     return {
-      id: `run:${r.id}`, kind: 'run', label: [roleSpec(r.role)?.name ?? r.role, r.epic_id, step].filter(Boolean).join(' · '),
+      id: `run:${r.id}`, kind: 'run', label: [role, epicTitle].filter(Boolean).join(' · '),
       description: describe(s.now).text, live: describe,
       icon: running ? { id: roleSpec(r.role)?.runningIcon ?? 'terminal', color: 'charts.blue' }
         : { id: ok ? 'pass' : r.status === 'timed_out' ? 'watch' : 'error', color: ok ? 'testing.iconPassed' : 'charts.red' },
       contextValue: `run:${r.status}`, collapsible: 'none', ref: { runId: r.id, epicId: r.epic_id ?? undefined, planPath: r.plan_path ?? undefined, anchor: r.step_anchor ?? undefined },
       tooltip: () => [
-        `\`${md(r.command)}\``,
+        `**${md(role)}**${epicTitle ? ` on ${md(epicTitle)} (${md(r.epic_id ?? '')})` : ''}${step ? ` · ${md(step)}` : ''}`,
+        // A code span shows its text as it is: nothing in it is escaped, only backticks are kept out.
+        argv.length ? `Command: \`${shortCommand(argv).replace(/`/g, "'")}\`` : '',
         `In ${md(r.worktree ? baseName(r.worktree) : 'an unknown worktree')}${iteration ? ` · ${roleSpec(r.role)?.rule === 'planning' ? 'plan ' : 'build '}${iteration}` : ''} · started ${ago(r.started_at, new Date()).text}${r.ended_at ? ` · ended ${ago(r.ended_at, new Date()).text}` : ''}`,
         running ? '' : `**${outcome}**${r.outcome_reason ? ` — ${md(r.outcome_reason)}` : ''}`,
         tail && !ok ? '```\n' + tail + '\n```' : '',

@@ -35,6 +35,12 @@ export function leaseLeft(expiresAt: string, now: Date): Live {
   return { text: `${shortDuration(ms)} left`, nextMs: Math.min((ms % unit) + 1, ms + 1) };
 }
 
+/** A tree row's lease, as short as it reads: "1h45m" left, or "expired 6m ago". */
+export function leaseShort(expiresAt: string, now: Date): Live {
+  const left = leaseLeft(expiresAt, now);
+  return { text: left.text.replace(/ left$/, '').replace(/^lease /, ''), nextMs: left.nextMs };
+}
+
 /** "5m ago", "just now". */
 export function ago(iso: string, now: Date): Live {
   const ms = now.getTime() - Date.parse(iso);

@@ -57,7 +57,8 @@ export class ApprovalPanel extends PanelHost {
     try {
       const version = message.type === 'decide' ? message.version : undefined;
       const lines = message.type === 'decide' ? await this.decide(message) : await this.start(this.epicId, message.action === 'startAndClaim');
-      if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1), version });
+      const epicStatus = (await this.host.writable().getEpic(this.epicId)).status;
+      if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1), version, epicStatus });
       else this.post({ type: 'result', requestId: message.requestId, ok: false, message: 'Cancelled', lines: [], version });
     } catch (err) {
       const text = messageOf(err);
@@ -82,7 +83,8 @@ export class ApprovalPanel extends PanelHost {
       const feedback = m.feedback?.trim() ?? '';
       if (!feedback) throw new Error('Write feedback for Lisa before requesting changes');
       const r = await store.requestChanges(this.epicId, feedback, actor, m.version);
-      return [`Requested changes to version ${r.version}`, 'Lisa sees your feedback on her next run; her new version shows here.'];
+      const byLisa = (await store.getEpic(this.epicId)).planner !== 'person';
+      return [`Requested changes to version ${r.version}`, byLisa ? 'Lisa sees your feedback on her next run; her new version shows here.' : 'The feedback is kept with this version; propose the next one (Propose plan…) and it shows here.'];
     }
     const ok = await vscode.window.showWarningMessage(`Discard version ${m.version} of ${this.epicId}'s plan?`, { modal: true }, 'Discard');
     if (ok !== 'Discard') return undefined;
@@ -99,17 +101,28 @@ export async function approvalData(host: StoreHost, epicId: string): Promise<App
   const current = versions.filter((v) => v.status === 'proposed').at(-1) ?? versions.at(-1);
   const previous = current ? versions.filter((v) => v.version < current.version).at(-1) : undefined;
   const plan = current ? parsePlan(current.body, current.plan_path) : undefined;
+  // Once approved, the plan lives in the store: steps and items show as they are now, not as the text was written.
+  const live = current?.status === 'approved' ? host.snapshot?.plans.find((p) => p.epic_id === epicId) : undefined;
+  const stored = new Map((live?.steps ?? []).flatMap((s) => [s, ...s.substeps]).map((s) => [s.anchor, s]));
   return {
-    epic: { id: epic.id, title: epic.title, status: epic.status, complexity: epic.complexity },
+    epic: { id: epic.id, title: epic.title, status: epic.status, complexity: epic.complexity, planner: epic.planner },
     version: current && plan ? {
       version: current.version, of: versions.length, status: current.status, planPath: current.plan_path,
       proposedBy: current.proposed_agent || current.proposed_by ? holderName(current.proposed_by, current.proposed_agent, host.actor.worktree) : null, createdAt: current.created_at, title: plan.title, sections: plan.sections,
-      steps: plan.steps.map((s) => ({ anchor: s.anchor, number: s.number, title: s.title, parent: s.parentAnchor, dependsOn: s.dependsOn, items: s.items.map((i) => ({ kind: i.kind, text: i.text, checked: i.checked })) })),
+      steps: plan.steps.map((s) => {
+        const st = stored.get(s.anchor);
+        const items = s.items.map((i) => {
+          const item = st?.items.find((x) => x.kind === i.kind && x.ordinal === i.ordinal);
+          return { kind: i.kind, text: i.text, checked: item ? item.status === 'completed' : i.checked };
+        });
+        return { anchor: s.anchor, number: s.number, title: s.title, parent: s.parentAnchor, dependsOn: s.dependsOn, items, ...(st ? { status: st.status } : {}) };
+      }),
     } : null,
     changes: current && previous ? describeDrift(JSON.parse(previous.structure) as PlanStructure, JSON.parse(current.structure) as PlanStructure) : [],
     previousVersion: previous?.version ?? null,
     feedbackHistory: versions.filter((v) => v.feedback).map((v) => ({ version: v.version, feedback: v.feedback as string })),
     handoff: existsSync(handoffPath(host, epicId)) ? handoffFileName(epicId) : null,
+    progress: live ? { done: live.progress.steps_completed, total: live.progress.steps_total } : null,
   };
 }
 

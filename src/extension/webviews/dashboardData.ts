@@ -1,5 +1,6 @@
-import { buildBudget, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
+import { buildBudget, folderName, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
+import { NOTHING, type NeedsYou } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ROLE_NAMES, stepName } from '../views/viewText.ts';
 import { timelineEntry, type TimelineNames } from './timeline.ts';
@@ -8,7 +9,7 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 const TIMELINE = 80;
 
 /** What the dashboard shows, from a snapshot plus the event log and verification evidence. */
-export async function dashboardData(store: Store, s: Snapshot, selected: string | null): Promise<DashboardData> {
+export async function dashboardData(store: Store, s: Snapshot, selected: string | null, needs: NeedsYou = NOTHING): Promise<DashboardData> {
   const byStatus: Record<string, number> = {};
   for (const e of s.epics) byStatus[e.status] = (byStatus[e.status] ?? 0) + 1;
   const live = s.plans.flatMap((p) => p.steps.filter((st) => st.status === 'claimed' || st.status === 'in_progress').map((st) => ({ plan: p, st })));
@@ -22,6 +23,7 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
   const runs = s.runs.slice(0, 15);
   return {
     now: s.now.toISOString(),
+    needsYou: { items: needs.items.map((i) => ({ key: i.key, text: i.text, label: i.label, epicId: i.epicId })), idle: needs.idle },
     figures: {
       epics: s.epics.length, byStatus, agentsRunning: s.runs.filter((r) => r.status === 'running').length, stepsClaimed: live.length,
       sessionsThisWeek: s.runs.filter((r) => s.now.getTime() - Date.parse(r.started_at) < WEEK_MS).length,
@@ -36,6 +38,7 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
         blockedReason: e.status !== 'blocked' || !e.status_reason ? null
           : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
         retryable: isRetryable(e),
+        worktree: e.worktree_path && e.status !== 'done' ? { name: folderName(e.worktree_path), path: e.worktree_path } : null,
         sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
         ...usageOf(s.runs.filter((r) => r.epic_id === e.id)),
       };

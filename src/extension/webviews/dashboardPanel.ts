@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { DashboardData, FromWebview } from '../../protocol/messages.ts';
+import type { NeedsYou } from '../model/needsYou.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { dashboardData } from './dashboardData.ts';
 import { PanelHost } from './panelHost.ts';
@@ -11,6 +12,10 @@ export interface DashboardActions {
   openEpic(epicId: string, target: 'tree' | 'plan'): void;
   /** Lifts an agent_failed or plan_drift block (the card's Retry). */
   retryEpic(epicId: string): Promise<void>;
+  /** What waits for the person now. */
+  needsYou(): NeedsYou | undefined;
+  /** A Needs you item's button, by the item's key. */
+  actOnNeed(key: string): Promise<void>;
 }
 
 /** The live dashboard: figures, epics, the selected plan's dependency graph, leases, runs, evidence, timeline. */
@@ -31,13 +36,18 @@ export class DashboardPanel extends PanelHost {
     this.panel.reveal();
   }
 
+  /** Sends the data again (the Needs you list changed without a new snapshot). */
+  refresh(): void {
+    void this.send();
+  }
+
   protected onReady(): void {
     void this.send();
   }
 
   private async send(): Promise<void> {
     if (!this.host.snapshot) return;
-    const data: DashboardData = await dashboardData(this.host.writable(), this.host.snapshot, this.selected);
+    const data: DashboardData = await dashboardData(this.host.writable(), this.host.snapshot, this.selected, this.actions.needsYou());
     this.post({ type: 'dashboard', data });
   }
 
@@ -51,6 +61,8 @@ export class DashboardPanel extends PanelHost {
       this.actions.openEpic(message.epicId, message.target);
     } else if (message.type === 'retryEpic') {
       await this.actions.retryEpic(message.epicId);
+    } else if (message.type === 'needsYou') {
+      await this.actions.actOnNeed(message.key);
     }
   }
 }

@@ -14,8 +14,8 @@ export interface TimelineNames {
 const EPIC_EVENTS: Readonly<Record<string, string>> = {
   plan_approved: 'approved its plan', start: 'started it', steps_completed: 'finished every step',
   signal_pass: 'passed review', signal_implementation_failure: 'sent it back to Ralph', signal_option_viability_failure: 'sent it back to Lisa',
-  signal_adr_invalidated: 'sent it back to Lisa (an ADR no longer holds)', merged: 'merged it', defer: 'set it aside', resume: 'resumed it',
-  plan_discarded: 'discarded its plan', new_plan_approved: 'approved its new plan', agent_failed: 'stopped it: an agent kept failing', retry: 'retried it',
+  signal_adr_invalidated: 'sent it back to Lisa (an ADR no longer holds)', merged: 'merged it into the main branch', defer: 'set it aside', resume: 'resumed it',
+  plan_discarded: 'discarded its plan', new_plan_approved: 'approved its new plan', agent_failed: 'stopped it: an agent kept failing', retry: 'retried it', planner: 'changed who writes its plan',
 };
 
 const ITEM_MOVES: Readonly<Record<string, string>> = { completed: 'ticked', open: 'unticked', in_progress: 'started' };
@@ -83,6 +83,24 @@ export function timelineEntry(e: EventView, names: TimelineNames): TimelineEntry
         return `${e.entity.replace(/_/g, ' ')} ${e.action.replace(/_/g, ' ')}`;
     }
   })();
+  const who = { id: e.id, at: e.at, who: holderName(e.worktree, e.agent, names.self), role: roleOf(e.agent), kind, epicId };
+  if (e.entity === 'epic' && e.action === 'retrospective') return { ...who, text: 'wrote the retrospective', reason: null, lines: retrospectiveLines(data) };
+  // "squash-merged as 3f9a2c1d4e5b with 4 trailers": the commit and its trailers say nothing on a timeline.
+  if (e.entity === 'epic' && e.action === 'merged') return { ...who, text, reason: e.reason?.startsWith('squash-merged') ? 'one squash commit' : e.reason ? humanise(e.reason) || null : null };
   const reason = e.reason && !(e.entity === 'step' && e.action === 'reclaim') ? humanise(e.reason) : null;
-  return { id: e.id, at: e.at, who: holderName(e.worktree, e.agent, names.self), role: roleOf(e.agent), kind, epicId, text, reason: reason || null };
+  return { ...who, text, reason: reason || null };
+}
+
+/** A retrospective's figures (the event's data, docs/lifecycle.md), one line each, in words. */
+export function retrospectiveLines(data: Record<string, unknown>): string[] {
+  const sessions = typeof data.sessions === 'object' && data.sessions !== null ? Object.entries(data.sessions as Record<string, number>) : [];
+  const total = sessions.reduce((n, [, v]) => n + v, 0);
+  const count = (key: string): number => (Array.isArray(data[key]) ? (data[key] as unknown[]).length : 0);
+  const minutes = typeof data.approval_to_merge_minutes === 'number' ? data.approval_to_merge_minutes : null;
+  return [
+    `Agent sessions: ${total === 0 ? 'none' : `${sessions.map(([r, n]) => `${ROLE_NAMES[r] ?? r} ${n}`).join(', ')} (${total} in all)`}`,
+    `Plan versions: ${String(data.plan_versions ?? '?')} · build iterations: ${String(data.build_iterations ?? '?')}`,
+    `Failed runs: ${count('failed_runs') || 'none'} · failed verifications: ${count('verification_failures') || 'none'}`,
+    ...(minutes === null ? [] : [`From approval to merge: ${minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`}`]),
+  ];
 }

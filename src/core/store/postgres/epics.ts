@@ -45,6 +45,9 @@ export const epicsPg: PgMethods<EpicsPort> = {
   async approveMergeRow(id, by) {
     await this.tx.q('UPDATE epics SET merge_approved_by = $3, merge_approved_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, by, this.now]);
   },
+  async setPlannerRow(id, planner) {
+    await this.tx.q('UPDATE epics SET planner = $3, updated_at = $4 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, planner, this.now]);
+  },
   async bumpIteration(id) {
     await this.tx.q('UPDATE epics SET iteration = iteration + 1, updated_at = $3 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, this.now]);
   },

@@ -365,6 +365,22 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE epics ADD COLUMN budget_minutes double precision CHECK (budget_minutes IS NULL OR budget_minutes > 0);
   CREATE INDEX runs_ended ON runs (repo_id, ended_at) WHERE ended_at IS NOT NULL;
   `,
+  // 8: SQLite's migration 11, the ports reserved for worktrees (docs/worktrees.md, "Ports"). A host's
+  // ports are shared by every repository on it, so the keys have no repository: two clones' schedulers
+  // on one machine never hand out the same block.
+  `
+  CREATE TABLE port_blocks (
+    host text COLLATE "C" NOT NULL,
+    first_port integer NOT NULL,
+    count integer NOT NULL CHECK (count > 0),
+    worktree text COLLATE "C" NOT NULL,
+    repo_id text COLLATE "C" NOT NULL,
+    epic_id text NOT NULL,
+    reserved_at timestamptz NOT NULL,
+    PRIMARY KEY (host, first_port),
+    UNIQUE (host, worktree)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -11,6 +11,7 @@ import { initPlanPg } from './initPlan.ts';
 import { itemsPg } from './items.ts';
 import { planVersionsPg } from './planVersions.ts';
 import { planningNotesPg } from './planningNotes.ts';
+import { portsPg } from './ports.ts';
 import { prunePg } from './prune.ts';
 import { queriesPg } from './queries.ts';
 import { readinessPg } from './readiness.ts';
@@ -27,7 +28,7 @@ import { spendPg } from './spend.ts';
 /** PostgreSQL port methods answer with promises of rows (shared/op.ts); each sees the transaction (every query scoped to its repository), its time and host. */
 export type PgMethods<P> = PortMethods<P, { readonly tx: Tx; readonly now: string; readonly host: string }>;
 
-const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg, ...spendPg };
+const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg, ...spendPg, ...portsPg };
 
 /** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
 export function pgPort(tx: Tx): StorePort {

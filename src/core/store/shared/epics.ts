@@ -35,6 +35,7 @@ export interface EpicsPort {
   /** The epic's events that move it to blocked or retry it, newest first (read only as far as needed). */
   epicBlockEvents(id: string): Io<Iterable<BlockEvent>>;
   approveMergeRow(id: string, by: string): Io<void>;
+  setPlannerRow(id: string, planner: Planner): Io<void>;
   bumpIteration(id: string): Io<void>;
   setPullRequestRow(id: string, url: string): Io<void>;
   markPullRequestChecked(id: string): Io<void>;
@@ -119,6 +120,16 @@ export function* approveMerge(port: StorePort, epicId: string, actor: Actor): Op
   if (epic.status !== 'verified' && epic.status !== 'implemented') throw refuse.mergeNotReady(epicId, epic.status);
   yield* call(port.approveMergeRow(epicId, actor.agent ?? actor.worktree));
   yield* call(port.writeEvent(actor, { entity: 'epic', action: 'approve_merge', epicId, reason: 'a person approved the merge' }));
+  return yield* requireEpic(port, epicId);
+}
+
+/** Who writes the epic's plans from now on; only before a plan is approved (a re-plan keeps the epic's planner). */
+export function* setPlanner(port: StorePort, epicId: string, planner: Planner, actor: Actor): Op<EpicRow> {
+  const epic = yield* requireEpic(port, epicId, true);
+  if (epic.status !== 'planned' && epic.status !== 'blocked') throw refuse.plannerFixed(epicId, epic.status);
+  if (epic.planner === planner) return epic;
+  yield* call(port.setPlannerRow(epicId, planner));
+  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'planner', epicId, reason: planner === 'lisa' ? 'Lisa writes its plan' : 'a person writes its plan', data: { planner, was: epic.planner } }));
   return yield* requireEpic(port, epicId);
 }
 

@@ -10,12 +10,13 @@ import type { EpicEvent, EpicStatus, SignalType } from '../../epics/transitions.
 import type { PlanSource } from '../../plan/types.ts';
 import type { SchedulerSnapshot } from '../../scheduler/types.ts';
 import type {
-  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicReport, EpicRow, NewEpic, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult,
+  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicReport, EpicRow, NewEpic, Planner, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult,
   SignalLocation, SignalResult, SignalView, TransitionOutcome,
 } from '../epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from '../maintenanceTypes.ts';
 import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, SpendReport, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
 import type { EpicBudgetOverride } from '../../epics/costBudget.ts';
+import type { PortBlock } from '../portTypes.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
 import type {
   Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
@@ -26,7 +27,7 @@ import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } fro
 import { resolveTarget } from './commitTarget.ts';
 import { completeStep } from './complete.ts';
 import { buildContext } from './context.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPullRequest } from './epics.ts';
+import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPlanner, setPullRequest } from './epics.ts';
 import { epicPlans, handoffText } from './handoff.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
@@ -131,6 +132,18 @@ export abstract class OperationStore implements Store {
   }
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
     return this.write('starting the epic', (port) => startEpic(port, epicId, current, actor));
+  }
+  portBlocks(host: string): Promise<PortBlock[]> {
+    return this.read('reading the reserved ports', (port) => one(port.portBlocks(host)));
+  }
+  insertPortBlock(block: PortBlock): Promise<boolean> {
+    return this.write('reserving ports', (port) => one(port.insertPortBlock(block)));
+  }
+  releasePorts(host: string, worktree: string): Promise<number> {
+    return this.write('releasing ports', (port) => one(port.releasePortBlock(host, worktree)));
+  }
+  setPlanner(epicId: string, planner: Planner, actor: Actor): Promise<EpicRow> {
+    return this.write('changing who plans the epic', (port) => setPlanner(port, epicId, planner, actor));
   }
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
     return this.write('approving the merge', (port) => approveMerge(port, epicId, actor));

@@ -16,6 +16,7 @@ import type { InitPlanPort } from './initPlan.ts';
 import type { ItemsPort } from './items.ts';
 import type { PlanVersionsPort } from './planVersions.ts';
 import type { PlanningNotesPort } from './planningNotes.ts';
+import type { PortsPort } from './ports.ts';
 import type { PrunePort } from './prune.ts';
 import type { QueriesPort } from './queries.ts';
 import type { ReadinessPort } from './readiness.ts';
@@ -28,7 +29,7 @@ import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { SignalsPort } from './signals.ts';
 import type { SpendPort } from './spend.ts';
 
-export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort, SpendPort {}
+export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort, SpendPort, PortsPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

@@ -174,6 +174,10 @@ export function mergeNotReady(epicId: string, status: string): RefusedError {
 
 // Plan versions and approval (planVersions.ts).
 
+export function plannerFixed(epicId: string, status: string): RefusedError {
+  return new RefusedError('invalid_transition', `cannot change who plans ${epicId}: it is ${status} (only a planned or blocked epic takes a new plan)`);
+}
+
 export function cannotPropose(epicId: string, status: string): RefusedError {
   return new RefusedError('invalid_transition', `cannot propose a plan for ${epicId}: it is ${status} (plans are proposed while planned or blocked)`);
 }

@@ -30,6 +30,9 @@ export const epicsSql: SqliteMethods<EpicsPort> = {
   approveMergeRow(id, by) {
     this.db.prepare('UPDATE epics SET merge_approved_by = ?, merge_approved_at = ?, updated_at = ? WHERE id = ?').run(by, this.now, this.now, id);
   },
+  setPlannerRow(id, planner) {
+    this.db.prepare('UPDATE epics SET planner = ?, updated_at = ? WHERE id = ?').run(planner, this.now, id);
+  },
   bumpIteration(id) {
     this.db.prepare('UPDATE epics SET iteration = iteration + 1, updated_at = ? WHERE id = ?').run(this.now, id);
   },

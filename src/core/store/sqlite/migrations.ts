@@ -327,6 +327,20 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE epics ADD COLUMN budget_minutes REAL CHECK (budget_minutes IS NULL OR budget_minutes > 0);
   CREATE INDEX idx_runs_ended ON runs(ended_at) WHERE ended_at IS NOT NULL;
   `,
+  // 11: the ports reserved for worktrees (docs/worktrees.md, "Ports"): one block per worktree and host,
+  // no two blocks of a host starting at the same port (blocks are aligned, so that is no overlap).
+  `
+  CREATE TABLE port_blocks (
+    host TEXT NOT NULL,
+    first_port INTEGER NOT NULL,
+    count INTEGER NOT NULL CHECK (count > 0),
+    worktree TEXT NOT NULL,
+    epic_id TEXT NOT NULL,
+    reserved_at TEXT NOT NULL,
+    PRIMARY KEY (host, first_port),
+    UNIQUE (host, worktree)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,199 @@
+/**
+ * What waits for the person, in one list the tree, the dashboard, the status bar and the badge all
+ * show (docs/extension.md, "Needs you"): plans to approve, reviews to decide, blocked epics, leases
+ * running out, merges held, plans the person said they would write, roles without an agent, and —
+ * while the scheduler runs here with nothing under way — what it waits for. Pure: no vscode.
+ */
+import { COMPLEXITY_POLICY, type EpicRow, isRetryable, type StepView, type Unstaffed, type Waiting } from '../../core/index.ts';
+import { ROLE_NAMES, SIGNAL_WORDS, stepName } from '../views/viewText.ts';
+import { blockedFact } from './epicFacts.ts';
+import type { Snapshot } from './snapshot.ts';
+
+/** A person's lease this close to its end (or past it) needs them. */
+export const LEASE_WARNING_MS = 10 * 60_000;
+
+/** What the scheduler hosted in this window knows after its last pass. */
+export interface SchedulerState {
+  readonly running: boolean;
+  /** Agents or scheduler work it started are under way. */
+  readonly busy: boolean;
+  readonly waiting: readonly Waiting[];
+  readonly unstaffed: readonly Unstaffed[];
+}
+
+/** What the person can do about an item; the editor maps each kind to its command. */
+export type NeedsYouAction =
+  | { readonly kind: 'reviewPlan'; readonly epicId: string }
+  | { readonly kind: 'decideSignal'; readonly signalId: number }
+  | { readonly kind: 'retry'; readonly epicId: string }
+  | { readonly kind: 'renewLease'; readonly planPath: string; readonly anchor: string; readonly worktree: string }
+  | { readonly kind: 'openWorktree'; readonly path: string }
+  | { readonly kind: 'approveMerge'; readonly epicId: string }
+  | { readonly kind: 'openPullRequest'; readonly url: string }
+  | { readonly kind: 'writePlan'; readonly epicId: string }
+  | { readonly kind: 'proposePlan'; readonly epicId: string }
+  | { readonly kind: 'defer'; readonly epicId: string }
+  | { readonly kind: 'configureAgents' }
+  | { readonly kind: 'openSourceControl' }
+  | { readonly kind: 'showEpic'; readonly epicId: string };
+
+export interface NeedsYouItem {
+  /** Stable across refreshes (tree row ids, the dashboard's buttons). */
+  readonly key: string;
+  readonly epicId: string | null;
+  /** What it is about, shortest: the epic's title, or a role. */
+  readonly subject: string;
+  /** The whole sentence, in plain words. */
+  readonly text: string;
+  /** The same in a few words, for the epic's own row ("plan awaiting approval"). */
+  readonly fact: string;
+  /** What the button's words leave out, for the Needs you row ("Ralph failed 3 times in a row"). */
+  readonly detail?: string;
+  /** The button's words ("Review plan") and what it does. */
+  readonly label: string;
+  readonly action: NeedsYouAction;
+  /** A codicon. */
+  readonly icon: string;
+  /** For a lease: when it ends, so the row can count down. */
+  readonly expiresAt?: string;
+}
+
+export interface NeedsYou {
+  readonly items: readonly NeedsYouItem[];
+  /** While the scheduler runs in this window with nothing under way: what it waits for, in words. */
+  readonly idle: string | null;
+}
+
+export const NOTHING: NeedsYou = { items: [], idle: null };
+
+/** Everything that waits for the person now, most urgent first. */
+export function needsYou(s: Snapshot, scheduler: SchedulerState | undefined, now: Date): NeedsYou {
+  const titleOf = (id: string) => s.epics.find((e) => e.id === id)?.title ?? id;
+  const title = (id: string) => `“${titleOf(id)}”`;
+  const items: NeedsYouItem[] = [...leaseItems(s, now, title)];
+  const about = (epicId: string) => ({ epicId, subject: titleOf(epicId) });
+  for (const [epicId, v] of s.awaitingApproval) {
+    items.push({
+      key: `plan:${epicId}:${v.version}`, ...about(epicId), icon: 'checklist', fact: 'plan awaiting approval', label: 'Review plan', action: { kind: 'reviewPlan', epicId },
+      text: `The plan for ${title(epicId)} waits for your approval (version ${v.version}).`,
+    });
+  }
+  for (const sig of s.signals.filter((x) => x.status === 'awaiting_person')) {
+    items.push({
+      key: `signal:${sig.id}`, ...about(sig.epic_id), icon: 'comment-discussion', fact: 'review waits for you', label: 'Decide', detail: `Bart: ${SIGNAL_WORDS[sig.type] ?? sig.type}`, action: { kind: 'decideSignal', signalId: sig.id },
+      text: `Bart's review of ${title(sig.epic_id)} waits for your decision: ${SIGNAL_WORDS[sig.type] ?? sig.type} — ${sig.summary}`,
+    });
+  }
+  for (const e of s.epics) items.push(...epicItems(s, e, title(e.id)).map((i) => ({ ...i, ...about(e.id) })));
+  items.push(...unstaffedItems(scheduler?.unstaffed ?? [], title));
+  const covered = new Set(items.map((i) => i.epicId));
+  for (const w of scheduler?.waiting ?? []) {
+    if (w.kind !== 'person' || covered.has(w.epic_id)) continue;
+    covered.add(w.epic_id);
+    items.push({ ...waitingItem(w, title(w.epic_id)), ...about(w.epic_id) });
+  }
+  return { items, idle: idleText(s, scheduler, items.length, title, now) };
+}
+
+/** Steps a person holds whose lease ends within LEASE_WARNING_MS, or has ended. */
+function leaseItems(s: Snapshot, now: Date, title: (id: string) => string): NeedsYouItem[] {
+  const out: NeedsYouItem[] = [];
+  for (const plan of s.plans) {
+    const epic = plan.epic_id ? s.epics.find((e) => e.id === plan.epic_id) : undefined;
+    for (const st of plan.steps.flatMap((x) => [x, ...x.substeps])) {
+      if (!personLease(st) || !st.lease_expires_at || !st.claimed_by) continue;
+      const left = Date.parse(st.lease_expires_at) - now.getTime();
+      if (left > LEASE_WARNING_MS) continue;
+      // A person's claim from this window goes to the epic's worktree (docs/lifecycle.md): renewing it here is theirs to do.
+      const theirs = st.claimed_by === s.worktree || st.claimed_by === epic?.worktree_path;
+      const where = plan.epic_id ? `${stepName(st.number)} of ${title(plan.epic_id)}` : `${stepName(st.number)} (${st.title})`;
+      out.push({
+        key: `lease:${plan.plan_path}#${st.anchor}`, epicId: plan.epic_id, subject: `${stepName(st.number)} · ${plan.epic_id ? s.epics.find((e) => e.id === plan.epic_id)?.title ?? plan.title : plan.title}`, icon: 'watch', expiresAt: st.lease_expires_at,
+        fact: left < 0 ? 'your lease expired' : 'your lease ends soon',
+        text: left < 0 ? `Your lease on ${where} has expired: anyone may take the step over. Renew it to keep it.` : `Your lease on ${where} ends soon. Renew it to keep the step.`,
+        label: theirs ? 'Renew lease' : 'Open worktree',
+        action: theirs ? { kind: 'renewLease', planPath: plan.plan_path, anchor: st.anchor, worktree: st.claimed_by } : { kind: 'openWorktree', path: st.claimed_by },
+      });
+    }
+  }
+  return out;
+}
+
+function personLease(st: StepView): boolean {
+  return (st.status === 'claimed' || st.status === 'in_progress') && st.agent === null;
+}
+
+/** What an epic's own state asks of the person: a block to lift, a merge to approve, a plan to write. */
+function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 'subject'>[] {
+  const base = { epicId: e.id };
+  if (isRetryable(e)) {
+    const why = blockedFact(e);
+    return [{ ...base, key: `blocked:${e.id}`, icon: 'debug-pause', fact: `blocked: ${why}`, detail: why, label: 'Retry', action: { kind: 'retry', epicId: e.id },
+      text: `${name} is blocked: ${why}. Fix the cause, then Retry.` }];
+  }
+  if (e.status === 'verified' && e.pr_url) {
+    return [{ ...base, key: `pr:${e.id}`, icon: 'git-pull-request', fact: 'pull request open', label: 'Open pull request', action: { kind: 'openPullRequest', url: e.pr_url },
+      text: `${name} is verified and its pull request is open: it is done once merged there.` }];
+  }
+  if (e.status === 'verified' && COMPLEXITY_POLICY[e.complexity].personApprovalBeforeMerge && !e.merge_approved_by) {
+    return [{ ...base, key: `merge:${e.id}`, icon: 'git-merge', fact: 'merge waits for you', label: 'Approve merge', action: { kind: 'approveMerge', epicId: e.id },
+      text: `${name} is verified; it is critical, so its merge waits for your approval.` }];
+  }
+  if ((e.status !== 'planned' && e.status !== 'blocked') || s.awaitingApproval.has(e.id)) return [];
+  if (e.plan_iteration >= COMPLEXITY_POLICY[e.complexity].planIterations) {
+    return [{ ...base, key: `planBudget:${e.id}`, icon: 'warning', fact: 'planning budget spent', label: 'Defer', action: { kind: 'defer', epicId: e.id },
+      text: `${name} has used its ${COMPLEXITY_POLICY[e.complexity].planIterations} plan versions without an approved plan: re-scope it, or defer it.` }];
+  }
+  if (e.planner !== 'person') return [];
+  if (s.changesRequested.has(e.id)) {
+    return [{ ...base, key: `revise:${e.id}`, icon: 'edit', fact: 'changes requested: revise your plan', label: 'Propose plan…', action: { kind: 'proposePlan', epicId: e.id },
+      text: `Changes were requested to your plan for ${name}: revise it, then propose it again.` }];
+  }
+  const replan = e.status === 'blocked' ? ` (blocked: ${blockedFact(e)})` : '';
+  return [{ ...base, key: `write:${e.id}`, icon: 'new-file', fact: 'waits for your plan', label: 'New plan…', action: { kind: 'writePlan', epicId: e.id },
+    text: `${name} waits for the plan you said you would write${replan}.` }];
+}
+
+/** One item per role that has work and no agent: "No agent plays Ralph: “A” and “B” wait for him." */
+function unstaffedItems(unstaffed: readonly Unstaffed[], title: (id: string) => string): NeedsYouItem[] {
+  const byRole = new Map<string, string[]>();
+  for (const u of unstaffed) byRole.set(u.role, [...(byRole.get(u.role) ?? []), u.epic_id]);
+  return [...byRole].map(([role, epics]) => {
+    const who = ROLE_NAMES[role] ?? role;
+    const names = epics.map(title);
+    const list = names.length <= 2 ? names.join(' and ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
+    return {
+      key: `unstaffed:${role}`, epicId: epics.length === 1 ? epics[0] ?? null : null, subject: who, icon: 'person-add', fact: `no agent configured for ${who}`,
+      detail: `${epics.length} ${epics.length === 1 ? 'epic waits' : 'epics wait'} for one`,
+      label: 'Configure agents…', action: { kind: 'configureAgents' },
+      text: `No agent is configured for ${who}: ${list} ${epics.length === 1 ? 'waits' : 'wait'} for one.`,
+    };
+  });
+}
+
+/** The main worktree's uncommitted changes hold a merge (MESSAGES.mainDirty in src/core/scheduler/rules.ts). */
+function waitingItem(w: Waiting, name: string): Omit<NeedsYouItem, 'subject'> {
+  const dirty = /main worktree has uncommitted changes/.test(w.message);
+  return {
+    key: `waiting:${w.epic_id}`, epicId: w.epic_id, icon: dirty ? 'git-commit' : 'person',
+    fact: dirty ? 'merge waits: uncommitted changes in the main worktree' : w.message,
+    detail: dirty ? 'uncommitted changes hold its merge' : w.message,
+    label: dirty ? 'Open Source Control' : 'Show epic', action: dirty ? { kind: 'openSourceControl' } : { kind: 'showEpic', epicId: w.epic_id },
+    text: `${name}: ${w.message}`,
+  };
+}
+
+/** "Scheduler idle: …" while it runs here with no agent or scheduler work under way; null otherwise. */
+function idleText(s: Snapshot, scheduler: SchedulerState | undefined, count: number, title: (id: string) => string, now: Date): string | null {
+  if (!scheduler?.running || scheduler.busy || s.runs.some((r) => r.status === 'running')) return null;
+  const backoff = scheduler.waiting.filter((w) => w.kind === 'backoff' && w.until);
+  const retries = backoff.map((w) => `${title(w.epic_id)} retries in ${minutes(Date.parse(w.until ?? '') - now.getTime())}`);
+  if (count > 0) return `Scheduler idle: waiting for you (${count === 1 ? 'the item above' : `the ${count} items above`})${retries.length ? `; ${retries.join(', ')}` : ''}.`;
+  if (retries.length) return `Scheduler idle: waiting for a retry — ${retries.join(', ')}.`;
+  return 'Scheduler idle: nothing to do — no epic has work for an agent (create an epic, or approve a plan).';
+}
+
+function minutes(ms: number): string {
+  const m = Math.max(1, Math.ceil(ms / 60_000));
+  return m === 1 ? 'a minute' : `${m} minutes`;
+}
