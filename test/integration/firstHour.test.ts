@@ -22,7 +22,7 @@ const TITLE = 'Add a caching layer';
 const BRIEF = 'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.';
 const PLAN = 'plans/add-a-caching-layer.md';
 
-interface Epic { id: string; title: string; brief: string; status: string }
+interface Epic { id: string; title: string; brief: string; status: string; planner: string }
 interface Step { anchor: string; status: string; claimed_by: string | null; agent: string | null; items: { text: string; status: string }[] }
 
 function steps(repo: string): Step[] {
@@ -83,16 +83,23 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     assert.equal(existsSync(join(repo, '.springfield')), false, 'nothing was written');
   });
 
-  test('Create epic… asks a title and a brief; a toast offers New plan…; .springfield/ is ignored by git', { timeout: 60_000 }, async () => {
+  test('Create epic… asks a title, a brief and who writes its plan; a toast offers New plan…; .springfield/ is ignored by git', { timeout: 60_000 }, async () => {
     await page.locator('.part.sidebar .welcome-view-content').first().getByRole('button', { name: 'Create epic…' }).click();
     const input = page.locator('.quick-input-widget input');
-    await page.locator('.quick-input-widget', { hasText: 'New epic (1/2)' }).waitFor();
+    await page.locator('.quick-input-widget', { hasText: 'New epic (1/3)' }).waitFor();
     await input.fill(TITLE);
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'New epic (2/2)' }).waitFor();
+    await page.locator('.quick-input-widget', { hasText: 'New epic (2/3)' }).waitFor();
     await input.fill(BRIEF);
     await page.keyboard.press('Enter');
-    const created = toast(page, /Created sf-[0-9a-f]+: Add a caching layer/);
+    // Who writes its plan: with no agent for Lisa yet, the person comes first (docs/lifecycle.md, "Who plans").
+    const who = page.locator('.quick-input-widget', { hasText: 'New epic (3/3): who writes its plan?' }).locator('.quick-input-list .monaco-list-row');
+    await who.first().waitFor({ timeout: 15_000 });
+    const offered = await who.allInnerTexts();
+    assert.match(offered[0] ?? '', /I write it/, JSON.stringify(offered));
+    assert.match(offered[1] ?? '', /Lisa writes it[\s\S]*no agent plays Lisa yet/, JSON.stringify(offered));
+    await page.keyboard.press('Enter');
+    const created = toast(page, /Created sf-[0-9a-f]+: Add a caching layer\. Next: write its plan\./);
     await created.waitFor({ timeout: 15_000 });
     const epics = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics;
     assert.equal(epics.length, 1);
@@ -101,9 +108,9 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).brief, BRIEF);
     assert.equal(readFileSync(join(repo, '.gitignore'), 'utf8'), '.springfield/\n', 'the first write ignored the state store');
     assert.doesNotMatch(git(repo, 'status', '--porcelain', '--untracked-files=all'), /\.springfield/, 'nothing of .springfield/ shows in git status');
-    // Created in the editor, the epic is Lisa's to plan (the default planner); New plan… lets the person write it instead.
-    await rowShows(page, TITLE, ['Lisa writes its plan']);
-    await row(page, 'Lisa writes its plan when the scheduler runs (or: New plan…)').waitFor();
+    // The person said they write it: the epic waits for their plan, and no scheduler would start Lisa on it.
+    assert.equal(epic.planner, 'person');
+    await rowShows(page, TITLE, ['waits for your plan']);
     await screenshot(page, 'first-epic-created');
   });
 

@@ -108,12 +108,13 @@ describe("A person's epic is built on its own branch: main and the person's chec
   test('Create epic…, New plan…, Propose and Approve, in the main window', { timeout: 90_000 }, async () => {
     await page.locator('.part.sidebar .welcome-view-content').first().getByRole('button', { name: 'Create epic…' }).click({ timeout: 30_000 });
     const input = page.locator('.quick-input-widget input');
-    await page.locator('.quick-input-widget', { hasText: 'New epic (1/2)' }).waitFor();
+    await page.locator('.quick-input-widget', { hasText: 'New epic (1/3)' }).waitFor();
     await input.fill(TITLE);
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'New epic (2/2)' }).waitFor();
+    await page.locator('.quick-input-widget', { hasText: 'New epic (2/3)' }).waitFor();
     await input.fill(BRIEF);
     await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'New epic (3/3)' }).locator('.quick-input-list .monaco-list-row', { hasText: 'I write it' }).click({ timeout: 15_000 });
     await toast(page, /Created sf-[0-9a-f]+: Add a caching layer/).getByRole('button', { name: 'New plan…' }).click({ timeout: 15_000 });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write it myself' }).click({ timeout: 15_000 });
     epic = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics[0] as Epic;

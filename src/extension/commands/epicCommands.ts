@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { assertBudgetRaised, configPathFor, type EpicRow, loadRoleCommands, UsageError } from '../../core/index.ts';
+import { assertBudgetRaised, configPathFor, type EpicRow, loadRoleCommands, type Planner, UsageError } from '../../core/index.ts';
+import { tellLisaPlans } from './lisaPlans.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { reportClaim, startEpicAndClaim } from './flow.ts';
@@ -10,28 +11,58 @@ function epicOf(ctx: CommandContext, row: Row | undefined): string {
   return id;
 }
 
-/** Create epic…: a title and Marge's brief; then offers to write its plan (New plan…). */
+/**
+ * Create epic…: a title, Marge's brief, and who writes its plan — Lisa (the scheduler plans it) or the
+ * person (New plan… is offered). The message says what will really happen (docs/lifecycle.md, "Who
+ * plans"). From New plan… (`offerPlan: false`) the third question is New plan…'s own, so the epic is
+ * the person's until they answer it: no scheduler starts Lisa on it meanwhile.
+ */
 export async function createEpic(ctx: CommandContext, options: { offerPlan?: boolean } = {}): Promise<EpicRow | undefined> {
-  const title = await vscode.window.showInputBox({ title: 'New epic (1/2): title', prompt: 'What does the epic deliver? e.g. "Add a caching layer"', validateInput: (v) => (v.trim() ? undefined : 'A title is required') });
+  const steps = options.offerPlan === false ? 2 : 3;
+  const title = await vscode.window.showInputBox({ title: `New epic (1/${steps}): title`, prompt: 'What does the epic deliver? e.g. "Add a caching layer"', validateInput: (v) => (v.trim() ? undefined : 'A title is required') });
   if (!title) return undefined;
   const brief = await vscode.window.showInputBox({
-    title: 'New epic (2/2): brief', prompt: 'Intent and acceptance criteria, e.g. "Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate." (optional)',
+    title: `New epic (2/${steps}): brief`, prompt: 'Intent and acceptance criteria, e.g. "Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate." (optional)',
   });
   if (brief === undefined) return undefined;
-  const epic = await ctx.host.writable().createEpic({ title: title.trim(), brief: brief.trim(), priority: 'P2' }, ctx.host.actor);
+  let planner: Planner = 'person';
+  if (options.offerPlan !== false) {
+    const who = await whoPlans(ctx);
+    if (!who) return undefined;
+    planner = who;
+  }
+  const epic = await ctx.host.writable().createEpic({ title: title.trim(), brief: brief.trim(), priority: 'P2', planner }, ctx.host.actor);
   await ctx.host.refresh();
   // Complexity only when it changes what the person does: a critical epic's merge waits for them.
-  const message = `Created ${epic.id}: ${epic.title}${epic.complexity === 'critical' ? ' (critical: its merge waits for your approval)' : ''}. Next: its plan — New plan… writes it with you or asks Lisa.`;
+  const created = `Created ${epic.id}: ${epic.title}${epic.complexity === 'critical' ? ' (critical: its merge waits for your approval)' : ''}.`;
   if (options.offerPlan === false) {
-    void vscode.window.showInformationMessage(message);
+    void vscode.window.showInformationMessage(created);
     return epic;
   }
-  void vscode.window.showInformationMessage(message, 'New plan…', 'Propose an existing plan…').then((choice) => {
+  if (planner === 'lisa') {
+    void tellLisaPlans(ctx, epic, `${created} `);
+    return epic;
+  }
+  void vscode.window.showInformationMessage(`${created} Next: write its plan.`, 'New plan…', 'Propose an existing plan…').then((choice) => {
     const row = { id: `epic:${epic.id}` };
     if (choice === 'New plan…') void vscode.commands.executeCommand('springfield.plan.new', row);
     else if (choice) void vscode.commands.executeCommand('springfield.epic.proposePlan', row);
   });
   return epic;
+}
+
+/** Create epic…'s third question: Lisa first once an agent plays her, else the person. */
+async function whoPlans(ctx: CommandContext): Promise<Planner | undefined> {
+  const state = ctx.scheduler?.();
+  const staffed = state?.roles.includes('lisa') ?? false;
+  const me = { label: '$(edit) I write it', description: 'New plan… opens a template with the brief; you propose it', who: 'person' as const };
+  const lisa = {
+    label: '$(hubot) Lisa writes it',
+    description: !staffed ? 'no agent plays Lisa yet: Configure agents… first' : state?.running ? 'the scheduler starts her now; her plan comes back for your approval' : 'when the scheduler runs; her plan comes back for your approval',
+    who: 'lisa' as const,
+  };
+  const pick = await vscode.window.showQuickPick(staffed ? [lisa, me] : [me, lisa], { title: `New epic (3/3): who writes its plan?` });
+  return pick?.who;
 }
 
 export function reviewPlan(ctx: CommandContext, row?: Row): void {

@@ -6,6 +6,7 @@ import { EPIC_ID_SOURCE } from '../../shared/epicId.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { createEpic } from './epicCommands.ts';
+import { tellLisaPlans } from './lisaPlans.ts';
 
 const STEP_HEADING = /^ {0,3}#{2,3}[ \t]+step[ \t]+\d/im;
 const NEW_PLAN = '$(new-file) New plan…';
@@ -113,19 +114,7 @@ async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | 'li
 async function askLisa(ctx: CommandContext, epic: EpicRow): Promise<void> {
   if (epic.planner !== 'lisa') await ctx.host.writable().setPlanner(epic.id, 'lisa', ctx.host.actor);
   await ctx.host.refresh();
-  const state = ctx.scheduler?.();
-  if (!state?.roles.includes('lisa')) {
-    const choice = await vscode.window.showInformationMessage(`Lisa writes the plan for “${epic.title}” once an agent plays her: choose one, then start the scheduler.`, 'Configure agents…');
-    if (choice) await vscode.commands.executeCommand('springfield.agents.configure');
-    return;
-  }
-  if (state.running) {
-    void vscode.window.showInformationMessage(`Lisa writes the plan for “${epic.title}”: the scheduler starts her on its next pass. Her plan waits here for your approval.`);
-    return;
-  }
-  const choice = await vscode.window.showInformationMessage(`Lisa writes the plan for “${epic.title}” when the scheduler runs. Her plan waits here for your approval.`, 'Start scheduler', 'Run scheduler once');
-  if (choice === 'Start scheduler') await vscode.commands.executeCommand('springfield.scheduler.start');
-  else if (choice === 'Run scheduler once') await vscode.commands.executeCommand('springfield.scheduler.runOnce');
+  await tellLisaPlans(ctx, epic, '');
 }
 
 /** `plans/x.md`, else `plans/x-2.md`, … : a name no file has yet. */
