@@ -93,7 +93,7 @@ test('a person-planned epic waits for its plan; a critical verified epic for the
   assert.match(needs.items[0]?.text ?? '', /waits for the plan you said you would write/);
   const rows = epicsRoot(snap, needs);
   assert.equal(rows.find((r) => r.label === 'Lisa plans this')?.description, 'Lisa writes its plan', 'a Lisa epic is not the person\'s to plan');
-  assert.equal(rows.find((r) => r.label === 'Payments')?.contextValue, 'epic:verified:mergeApproval');
+  assert.equal(rows.find((r) => r.label === 'Payments')?.contextValue, 'epic:verified:mergeApproval:worktree', 'Approve merge… and, as it has a worktree of its own, Open worktree… and Run app');
 });
 
 test("the scheduler's view joins the list: roles without an agent, a merge held by the main worktree's changes, and what it waits for when idle", async (t) => {
