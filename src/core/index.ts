@@ -15,7 +15,7 @@ export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
 export { readUsage } from './runs/usage.ts';
 export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
-export { type BudgetConfig, type BudgetLine, type EpicBudgetOverride, formatUsd, isCostBlockReason, pausedMessage, spendText } from './epics/costBudget.ts';
+export { type BudgetConfig, type EpicBudgetOverride, formatUsd, isCostBlockReason, pausedMessage, spendText } from './epics/costBudget.ts';
 export { handoffFileName } from './epics/handoff.ts';
 export { parsePriority } from './epics/ids.ts';
 export { SIGNAL_DECISIONS, type SignalDecision } from './epics/signals.ts';
