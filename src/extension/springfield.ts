@@ -23,7 +23,7 @@ import { LEASE_WARNING_MS } from './model/needsYou.ts';
 import { walkthroughProgress, type Snapshot } from './model/snapshot.ts';
 import { ConflictWatch } from './model/conflictWatch.ts';
 import { NeedsYouHost } from './needsYouHost.ts';
-import { approveMerge, runNeedsYouAction } from './commands/needsYouActions.ts';
+import { approveMerge, raiseBudget, runNeedsYouAction } from './commands/needsYouActions.ts';
 import { ReviewChanges } from './review/reviewChanges.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler, runConfig } from './editorScheduler.ts';
@@ -146,7 +146,7 @@ export class SpringfieldExtension extends Disposable {
     };
     this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
-    const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard()));
+    const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard(), (id) => guarded(raiseBudget)(ctx, id)));
     this.register(host.onDidChange((s: Snapshot) => {
       watch.update(s);
       needs.update(s);

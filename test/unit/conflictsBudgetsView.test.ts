@@ -103,13 +103,13 @@ test('a conflict ahead: the row names the other epic and the file, the card list
   const needs = needsYou(s, undefined, clock.now(), ahead);
 
   const item = needs.items.find((i) => i.epicId === b.id);
-  assert.deepEqual([item?.fact, item?.label, item?.action], ['conflict ahead with Add caching in src/db/user.ts (+1)', 'Open file', { kind: 'openFile', path: '/wt/users/src/db/user.ts' }]);
+  assert.deepEqual([item?.fact, item?.label, item?.action], ['conflict ahead with Add caching in user.ts (+1)', 'Open file', { kind: 'openFile', path: '/wt/users/src/db/user.ts' }]);
   assert.equal(item?.text, '“Users” would conflict with “Add caching” in src/db/user.ts, src/db/index.ts; 1 more branch too (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.');
   assert.equal(needs.items.some((i) => i.epicId === c.id), false, 'a deferred epic is not under way: nothing shown');
 
   const rows = epicsRoot(s, needs);
-  assert.match(String(rows.find((n) => n.id === `epic:${b.id}`)?.description), /^conflict ahead with Add caching in src\/db\/user\.ts \(\+1\) · /);
-  assert.match(String(rows.find((n) => n.id === `epic:${a.id}`)?.description), /^conflict ahead with Users in src\/db\/user\.ts/);
+  assert.match(String(rows.find((n) => n.id === `epic:${b.id}`)?.description), /^conflict ahead with Add caching in user\.ts \(\+1\) · /);
+  assert.match(String(rows.find((n) => n.id === `epic:${a.id}`)?.description), /^conflict ahead with Users in user\.ts/);
 
   const data = await dashboardData(store, s, null, needs, { ahead });
   assert.deepEqual(data.epics.find((e) => e.id === b.id)?.conflictsAhead, [

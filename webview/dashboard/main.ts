@@ -185,8 +185,8 @@ function render(): void {
     figure(d.figures.agentsRunning === 1 ? 'agent running' : 'agents running', d.figures.agentsRunning),
     figure(d.figures.stepsClaimed === 1 ? 'step claimed' : 'steps claimed', d.figures.stepsClaimed),
     figure('sessions this week', d.figures.sessionsThisWeek),
-    figure('spent today', d.figures.today.limit ? `${d.figures.today.usd} of ${d.figures.today.limit}` : d.figures.today.usd,
-      d.figures.today.spent ? 'daily budget spent: no new run starts until tomorrow (UTC)' : d.figures.today.limit ? 'daily budget, all epics (UTC)' : 'all epics (UTC); no daily budget'));
+    figure(d.figures.today.limit ? `spent today of ${d.figures.today.limit}` : 'spent today', d.figures.today.usd,
+      d.figures.today.spent ? 'daily budget spent: no new run starts until tomorrow (UTC)' : d.figures.today.limit ? 'the daily budget, all epics (UTC)' : 'all epics (UTC); no daily budget'));
   const cards = d.epics.length ? h('section', { class: 'cards' }, ...d.epics.map((e) => card(d, e))) : h('p', { class: 'muted' }, 'No epics yet.');
   const timeline = timelineSection(d, filters, (f) => {
     filters = f;

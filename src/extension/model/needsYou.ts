@@ -183,7 +183,8 @@ function conflictItem(s: Snapshot, e: EpicRow, first: ConflictAhead, count: numb
   const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
   return {
     epicId: e.id, key: `conflict:${e.id}:${first.with}:${first.files.join(',')}`, icon: 'git-compare',
-    fact: `conflict ahead with ${other} in ${file}${more}`, detail: `with ${other} in ${file}${more}`,
+    // The row is 300 px: the file by its base name there (the whole path is in the text, the tooltip and the card).
+    fact: `conflict ahead with ${other} in ${file.split('/').pop() ?? file}${more}`, detail: `with ${other} in ${file}${more}`,
     label: worktree ? 'Open file' : 'Show epic',
     action: worktree ? { kind: 'openFile', path: `${worktree.replace(/\/$/, '')}/${file}` } : { kind: 'showEpic', epicId: e.id },
     text: `“${e.title}” would conflict with ${s.epics.some((x) => x.id === first.with) ? `“${other}”` : other} in ${first.files.join(', ')}${others} (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.`,
