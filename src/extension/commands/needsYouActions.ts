@@ -51,7 +51,7 @@ export async function raiseBudget(ctx: CommandContext, epicId: string): Promise<
   const unit = { usd: 'dollars', tokens: 'tokens (in + out)', minutes: 'agent minutes' }[kind];
   const text = await vscode.window.showInputBox({
     title: `Raise the budget of “${epic.title}”`,
-    prompt: `Its agents have spent ${reason}. The ${unit} it may spend in all (its own budget; then it is retried):`,
+    prompt: `Its agents have spent ${reason}. The ${unit} it may spend in all, as its own budget; it is retried once set.`,
     validateInput: (v) => (/^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && (kind !== 'tokens' || Number.isSafeInteger(Number(v))) ? null : `a positive ${kind === 'tokens' ? 'whole ' : ''}number`),
   });
   if (text === undefined) return;
