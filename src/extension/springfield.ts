@@ -164,7 +164,11 @@ export class SpringfieldExtension extends Disposable {
     }));
     // What the scheduler waits for joins Needs you after each pass, and leaves it when the scheduler stops.
     this.register(scheduler.onDidPass(() => needs.schedulerChanged()));
-    this.register(scheduler.onDidChangeRunning(() => needs.schedulerChanged()));
+    this.register(scheduler.onDidChangeRunning(() => {
+      // Started: its forecast is shown; stopped: the editor's own test merges take over.
+      if (host.snapshot) watch.update(host.snapshot);
+      needs.schedulerChanged();
+    }));
     this.register(needs.onDidChange(() => {
       if (host.snapshot) this.epics.update(host.snapshot);
       this.dashboard?.refresh();

@@ -184,4 +184,10 @@ test('the editor\'s own test merges: real git, once per change of a branch tip, 
   await settle();
   assert.equal(rounds, 4, 'the scheduler running here: its forecast is used, no test merge of the editor\'s own');
   assert.equal(watch.current, scheduler.forecast);
+
+  delete scheduler.forecast;
+  watch.update(s);
+  await settle();
+  assert.equal(rounds, 6, 'the scheduler stopped: the editor test-merges afresh');
+  assert.deepEqual([...watch.current].map(([, cs]) => cs.length), [1, 1], 'the new conflict is seen');
 });

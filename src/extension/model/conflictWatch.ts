@@ -64,7 +64,12 @@ export class ConflictWatch {
   }
 
   private schedule(): void {
-    if (this.running || this.timer || this.wantedKey === this.doneKey || this.o.forecast()) return;
+    if (this.o.forecast()) {
+      // The scheduler's forecast is used meanwhile; once it stops, the next update test-merges afresh.
+      this.doneKey = '';
+      return;
+    }
+    if (this.running || this.timer || this.wantedKey === this.doneKey) return;
     const wait = Math.max(0, this.lastRun + (this.o.minIntervalMs ?? 30_000) - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
