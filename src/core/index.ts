@@ -40,6 +40,7 @@ export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
 export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
 export { type ConflictAhead, conflictsAhead, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
 export { epicBranch } from './orchestrate/epicWorktree.ts';
+export { UNDER_WAY } from './scheduler/filesRule.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';

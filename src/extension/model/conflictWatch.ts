@@ -5,11 +5,8 @@
  * the set of epics under way or a branch tip changed (tips read from the ref files, no git process).
  * Never awaited by a view: the rows show what the last test merges found. No vscode here.
  */
-import { type ConflictAhead, conflictsAhead, epicBranch, readHead, refFromFiles } from '../../core/index.ts';
+import { type ConflictAhead, conflictsAhead, epicBranch, readHead, refFromFiles, UNDER_WAY } from '../../core/index.ts';
 import type { Snapshot } from './snapshot.ts';
-
-/** The statuses of an epic under way (UNDER_WAY of core's files rule): its branch can conflict. */
-export const UNDER_WAY_STATUSES: readonly string[] = ['in_progress', 'implemented', 'verified'];
 
 export type ConflictsAhead = ReadonlyMap<string, readonly ConflictAhead[]>;
 
@@ -51,7 +48,7 @@ export class ConflictWatch {
   update(s: Snapshot): void {
     const root = this.o.mainRoot();
     if (!root || this.disposed) return;
-    const ids = s.epics.filter((e) => UNDER_WAY_STATUSES.includes(e.status)).map((e) => e.id).sort();
+    const ids = s.epics.filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id).sort();
     const tips = ids.map((id) => `${id}=${refFromFiles(root, `refs/heads/${epicBranch(id)}`) ?? ''}`);
     this.wantedIds = ids;
     this.wantedKey = [`main=${readHead(root, process.env)?.commit ?? ''}`, ...tips].join(' ');

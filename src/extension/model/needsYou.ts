@@ -4,11 +4,11 @@
  * running out, merges held, plans the person said they would write, roles without an agent, and —
  * while the scheduler runs here with nothing under way — what it waits for. Pure: no vscode.
  */
-import { COMPLEXITY_POLICY, type ConflictAhead, type EpicRow, isCostBlockReason, isRetryable, type StepView, type Unstaffed, type Waiting } from '../../core/index.ts';
+import { COMPLEXITY_POLICY, type ConflictAhead, type EpicRow, isCostBlockReason, isRetryable, type StepView, UNDER_WAY, type Unstaffed, type Waiting } from '../../core/index.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, stepName } from '../views/viewText.ts';
 import { blockedFact } from './epicFacts.ts';
 import type { Snapshot } from './snapshot.ts';
-import { UNDER_WAY_STATUSES, type ConflictsAhead } from './conflictWatch.ts';
+import type { ConflictsAhead } from './conflictWatch.ts';
 
 /** A person's lease this close to its end (or past it) needs them. */
 export const LEASE_WARNING_MS = 10 * 60_000;
@@ -92,7 +92,7 @@ export function needsYou(s: Snapshot, scheduler: SchedulerState | undefined, now
   }
   for (const e of s.epics) items.push(...epicItems(s, e, title(e.id)).map((i) => ({ ...i, ...about(e.id) })));
   for (const e of s.epics) {
-    const conflicts = UNDER_WAY_STATUSES.includes(e.status) ? ahead.get(e.id) ?? [] : [];
+    const conflicts = UNDER_WAY.includes(e.status) ? ahead.get(e.id) ?? [] : [];
     const item = conflicts[0] ? conflictItem(s, e, conflicts[0], conflicts.length, titleOf) : null;
     if (item) items.push({ ...item, ...about(e.id) });
   }

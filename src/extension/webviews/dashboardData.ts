@@ -1,5 +1,5 @@
-import { type BudgetConfig, buildBudget, type EpicBudgetView, epicBudgetView, folderName, formatUsd, holderName, isCostBlockReason, isRetryable, pausedMessage, type PlanView, spendText, type StepView, type Store } from '../../core/index.ts';
-import { type ConflictsAhead, UNDER_WAY_STATUSES } from '../model/conflictWatch.ts';
+import { type BudgetConfig, buildBudget, type EpicBudgetView, epicBudgetView, folderName, formatUsd, holderName, isCostBlockReason, isRetryable, pausedMessage, type PlanView, spendText, type StepView, type Store, UNDER_WAY } from '../../core/index.ts';
+import type { ConflictsAhead } from '../model/conflictWatch.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
 import { NOTHING, type NeedsYou } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
@@ -57,7 +57,7 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
         ...usageOf(s.runs.filter((r) => r.epic_id === e.id)),
         spend: spendLines(budgetOf.get(e.id)),
         paused: e.status === 'blocked' && isCostBlockReason(e.status_reason) ? pausedMessage(e.id, e.status_reason ?? '') : null,
-        conflictsAhead: (UNDER_WAY_STATUSES.includes(e.status) ? extras.ahead?.get(e.id) ?? [] : [])
+        conflictsAhead: (UNDER_WAY.includes(e.status) ? extras.ahead?.get(e.id) ?? [] : [])
           .map((c) => ({ with: c.with, withTitle: epicTitle.get(c.with) ?? c.with, files: [...c.files] })),
       };
     }),
