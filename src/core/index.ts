@@ -15,7 +15,7 @@ export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
 export { readUsage } from './runs/usage.ts';
 export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
-export { type EpicBudgetOverride, isCostBlockReason, pausedMessage } from './epics/costBudget.ts';
+export { type BudgetConfig, type EpicBudgetOverride, formatUsd, isCostBlockReason, pausedMessage, spendText } from './epics/costBudget.ts';
 export { handoffFileName } from './epics/handoff.ts';
 export { parsePriority } from './epics/ids.ts';
 export { SIGNAL_DECISIONS, type SignalDecision } from './epics/signals.ts';
@@ -27,7 +27,7 @@ export {
 export { commitStep } from './git/commit.ts';
 export { gitOut } from './git/exec.ts';
 export { ensureGitignored } from './git/gitignore.ts';
-export { commitsBetween, type Head, isAncestor, readHead, shortRef } from './git/head.ts';
+export { commitsBetween, type Head, isAncestor, readHead, refFromFiles, shortRef } from './git/head.ts';
 export { locateRepo, type RepoLocation } from './git/repo.ts';
 export { hostId, repositoryId } from './git/repositoryId.ts';
 export { resolveCommit } from './git/resolveCommit.ts';
@@ -38,7 +38,9 @@ export { type PendingOperation, pendingPath, readPending, removePending, writePe
 export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
 export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
 export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
-export { epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
+export { type ConflictAhead, conflictsAhead, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
+export { epicBranch } from './orchestrate/epicWorktree.ts';
+export { UNDER_WAY } from './scheduler/filesRule.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
-import { isRetryable } from '../core/index.ts';
+import { isCostBlockReason, isRetryable } from '../core/index.ts';
 
 const KEY = 'springfield.notifiedBlocks';
 
@@ -14,12 +14,14 @@ export class BlockNotifier extends Disposable {
   private readonly memento: vscode.Memento;
   private readonly retry: (epicId: string) => Promise<void>;
   private readonly openDashboard: () => void;
+  private readonly raiseBudget: (epicId: string) => Promise<void>;
 
-  constructor(memento: vscode.Memento, retry: (epicId: string) => Promise<void>, openDashboard: () => void) {
+  constructor(memento: vscode.Memento, retry: (epicId: string) => Promise<void>, openDashboard: () => void, raiseBudget: (epicId: string) => Promise<void> = retry) {
     super();
     this.memento = memento;
     this.retry = retry;
     this.openDashboard = openDashboard;
+    this.raiseBudget = raiseBudget;
   }
 
   update(s: Snapshot): void {
@@ -33,6 +35,13 @@ export class BlockNotifier extends Disposable {
   }
 
   private async tell(epicId: string, title: string, reason: string): Promise<void> {
+    if (isCostBlockReason(reason)) {
+      // A retry alone is refused while the budget is still spent (docs/budgets.md): the budget first.
+      const paused = await vscode.window.showWarningMessage(`Springfield: ${epicId} "${title}" is paused — its budget is spent (${reason.replace(/^budget_exhausted: /, '')}). Nothing runs for it until you raise its budget and retry.`, 'Raise budget…', 'Open dashboard');
+      if (paused === 'Raise budget…') await this.raiseBudget(epicId);
+      else if (paused === 'Open dashboard') this.openDashboard();
+      return;
+    }
     const choice = await vscode.window.showWarningMessage(`Springfield: ${epicId} "${title}" is blocked — ${reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '')}. Nothing runs for it until you retry.`, 'Retry', 'Open dashboard');
     if (choice === 'Retry') await this.retry(epicId);
     else if (choice === 'Open dashboard') this.openDashboard();

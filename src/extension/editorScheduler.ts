@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, Orchestrator, parseRunConfig, RefusedError, requireAllowed, type RunConfig, trustTargetFor } from '../core/index.ts';
+import { type ConflictAhead, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, Orchestrator, parseRunConfig, RefusedError, requireAllowed, type RunConfig, trustTargetFor } from '../core/index.ts';
 import { AgentTerminalLauncher } from './agentTerminal.ts';
 import { Disposable } from './lifecycle.ts';
 import type { SchedulerState } from './model/needsYou.ts';
@@ -84,6 +84,11 @@ export class EditorScheduler extends Disposable {
   get state(): SchedulerState {
     const last = this.running ? this.last : undefined;
     return { running: this.running, busy: last?.busy ?? false, waiting: last?.waiting ?? [], unstaffed: last?.unstaffed ?? [] };
+  }
+
+  /** The conflicts ahead its orchestrator predicted (docs/files.md); undefined while the loop does not run here. */
+  get conflictsAhead(): ReadonlyMap<string, readonly ConflictAhead[]> | undefined {
+    return this.running ? this.orchestrator?.conflictsAhead : undefined;
   }
 
   private create(): Orchestrator {

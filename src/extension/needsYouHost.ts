@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import { needsYou, NOTHING, type NeedsYou, type SchedulerState } from './model/needsYou.ts';
 import type { Snapshot } from './model/snapshot.ts';
+import type { ConflictsAhead } from './model/conflictWatch.ts';
 
 /**
  * Keeps the Needs you list current (each new snapshot, each scheduler pass) and shows its count
@@ -17,11 +18,13 @@ export class NeedsYouHost extends Disposable {
   private snapshot: Snapshot | undefined;
   private readonly view: vscode.TreeView<unknown>;
   private readonly scheduler: () => SchedulerState | undefined;
+  private readonly ahead: () => ConflictsAhead;
 
-  constructor(view: vscode.TreeView<unknown>, scheduler: () => SchedulerState | undefined) {
+  constructor(view: vscode.TreeView<unknown>, scheduler: () => SchedulerState | undefined, ahead: () => ConflictsAhead = () => new Map()) {
     super();
     this.view = view;
     this.scheduler = scheduler;
+    this.ahead = ahead;
     this.item.name = 'Springfield: needs you';
     this.item.command = 'springfield.needsYou.show';
   }
@@ -36,7 +39,7 @@ export class NeedsYouHost extends Disposable {
     this.compute();
   }
 
-  /** The scheduler passed, started or stopped: what it waits for may have changed. */
+  /** The scheduler passed, started or stopped, or the conflicts ahead changed: what it waits for may have changed. */
   schedulerChanged(): void {
     if (!this.snapshot) return;
     const before = JSON.stringify(this.model);
@@ -46,7 +49,7 @@ export class NeedsYouHost extends Disposable {
 
   private compute(): void {
     if (!this.snapshot) return;
-    this.model = needsYou(this.snapshot, this.scheduler(), new Date());
+    this.model = needsYou(this.snapshot, this.scheduler(), new Date(), this.ahead());
     const n = this.model.items.length;
     this.view.badge = n > 0 ? { value: n, tooltip: `${n} ${n === 1 ? 'thing needs' : 'things need'} you` } : undefined;
     if (n === 0) {

@@ -21,8 +21,9 @@ import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
 import { LEASE_WARNING_MS } from './model/needsYou.ts';
 import { walkthroughProgress, type Snapshot } from './model/snapshot.ts';
+import { ConflictWatch } from './model/conflictWatch.ts';
 import { NeedsYouHost } from './needsYouHost.ts';
-import { approveMerge, runNeedsYouAction } from './commands/needsYouActions.ts';
+import { approveMerge, raiseBudget, runNeedsYouAction } from './commands/needsYouActions.ts';
 import { ReviewChanges } from './review/reviewChanges.ts';
 import { SignalComments } from './signalComments.ts';
 import { EditorScheduler, runConfig } from './editorScheduler.ts';
@@ -53,6 +54,7 @@ export class SpringfieldExtension extends Disposable {
   private revealEpic: ((epicId: string) => void) | undefined;
   private scheduler: EditorScheduler | undefined;
   private epicsView: vscode.TreeView<Row> | undefined;
+  private conflicts: ConflictWatch | undefined;
 
   /** What tests and other extensions may read: the current snapshot and the rows each view would show. */
   readonly api = {
@@ -111,7 +113,11 @@ export class SpringfieldExtension extends Disposable {
     const agentsView = this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
     const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath, this.binDir()));
     this.scheduler = scheduler;
-    const needs = this.register(new NeedsYouHost(epicsView, () => scheduler.state));
+    // Conflicts ahead: the scheduler's forecast while it runs here, else test merges of the editor's own, throttled.
+    const watch = new ConflictWatch({ mainRoot: () => host.location?.mainRoot ?? null, forecast: () => scheduler.conflictsAhead, onChange: () => this.needs?.schedulerChanged() });
+    this.register({ dispose: () => watch.dispose() });
+    this.conflicts = watch;
+    const needs = this.register(new NeedsYouHost(epicsView, () => scheduler.state, () => watch.current));
     this.needs = needs;
     const setup = this.register(new AgentSetup(host));
     this.setup = setup;
@@ -140,8 +146,9 @@ export class SpringfieldExtension extends Disposable {
     };
     this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
-    const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard()));
+    const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard(), (id) => guarded(raiseBudget)(ctx, id)));
     this.register(host.onDidChange((s: Snapshot) => {
+      watch.update(s);
       needs.update(s);
       this.epics.update(s);
       this.signals.update(s);
@@ -157,7 +164,11 @@ export class SpringfieldExtension extends Disposable {
     }));
     // What the scheduler waits for joins Needs you after each pass, and leaves it when the scheduler stops.
     this.register(scheduler.onDidPass(() => needs.schedulerChanged()));
-    this.register(scheduler.onDidChangeRunning(() => needs.schedulerChanged()));
+    this.register(scheduler.onDidChangeRunning(() => {
+      // Started: its forecast is shown; stopped: the editor's own test merges take over.
+      if (host.snapshot) watch.update(host.snapshot);
+      needs.schedulerChanged();
+    }));
     this.register(needs.onDidChange(() => {
       if (host.snapshot) this.epics.update(host.snapshot);
       this.dashboard?.refresh();
@@ -322,6 +333,7 @@ export class SpringfieldExtension extends Disposable {
       })(),
       retryEpic: (epicId) => guarded(retryEpic)(ctx, epicId),
       needsYou: () => this.needs?.current,
+      conflictsAhead: () => this.conflicts?.current ?? new Map(),
       actOnNeed: (key) => guarded(() => this.actOnNeed(ctx, key))(),
     });
     this.dashboard = view;

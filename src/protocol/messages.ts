@@ -112,6 +112,12 @@ export interface DashboardEpic {
   /** Cost its agents reported (USD), null when none reported any; tokens likewise. */
   readonly costUsd: number | null;
   readonly tokens: number | null;
+  /** Spend against each limit that is set (docs/budgets.md): "$4.20 of $20", with the share spent (0..1+). */
+  readonly spend: readonly { readonly kind: 'usd' | 'tokens' | 'minutes'; readonly text: string; readonly share: number; readonly own: boolean }[];
+  /** Paused by its budget: what a person reads (pausedMessage), else null. */
+  readonly paused: string | null;
+  /** What its branch would conflict with if merged now (an epic under way; docs/files.md). */
+  readonly conflictsAhead: readonly { readonly with: string; readonly withTitle: string; readonly files: readonly string[] }[];
 }
 
 /** One thing waiting for the person, as the dashboard lists it. */
@@ -127,7 +133,9 @@ export interface DashboardData {
   readonly now: string;
   /** What waits for the person (the first figure and the list above the cards), and the scheduler's idle line. */
   readonly needsYou: { readonly items: readonly NeedsYouDto[]; readonly idle: string | null };
-  readonly figures: { readonly epics: number; readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number };
+  readonly figures: { readonly epics: number; readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number;
+    /** Today's spend of all epics (UTC day) against the daily budget, null when there is none. */
+    readonly today: { readonly usd: string; readonly limit: string | null; readonly spent: boolean } };
   readonly epics: readonly DashboardEpic[];
   readonly plans: readonly { readonly planPath: string; readonly title: string; readonly epicId: string | null; readonly stepsDone: number; readonly stepsTotal: number }[];
   readonly selectedPlan: string | null;

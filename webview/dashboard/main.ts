@@ -70,13 +70,19 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
       e.complexity === 'critical' ? h('span', { class: 'muted', title: 'critical: Bart must review, and its merge waits for your approval' }, 'critical') : null),
     h('div', { class: 'card-title', title: `${e.title} (${e.id}, ${e.complexity})` }, e.title),
     e.worktree ? h('div', { class: 'muted card-meta worktree', title: e.worktree.path }, `worktree ${e.worktree.name}`) : null,
-    e.awaitingApproval ? h('div', { class: 'note' }, 'Plan waiting for your approval') : e.blockedReason ? h('div', { class: 'note bad' }, `Blocked: ${e.blockedReason}`) : null,
+    e.awaitingApproval ? h('div', { class: 'note' }, 'Plan waiting for your approval') : e.paused ? h('div', { class: 'note bad paused', title: e.paused }, `Paused: ${e.paused.replace(/^paused — budget_exhausted: /, 'budget spent, ').replace(/; raise .*$/, '')}`)
+      : e.blockedReason ? h('div', { class: 'note bad' }, `Blocked: ${e.blockedReason}`) : null,
+    ...e.conflictsAhead.slice(0, 1).map((c) => h('div', { class: 'note warn conflict-ahead', title: `A test merge of its branch with ${c.withTitle} conflicts in ${c.files.join(', ')} (nothing touched)` },
+      `Conflict ahead with ${c.withTitle} in ${c.files[0] ?? ''}${c.files.length > 1 ? ` (+${c.files.length - 1})` : ''}${e.conflictsAhead.length > 1 ? ` · ${e.conflictsAhead.length - 1} more` : ''}`)),
     bar(e.stepsDone, e.stepsTotal),
     h('div', { class: 'muted card-meta' }, e.stepsTotal ? `${e.stepsDone} of ${e.stepsTotal} steps` : 'no approved plan yet', ` · iteration ${e.iteration} of ${e.budget}`),
     h('div', { class: 'muted card-meta' }, total === 0 ? 'no agent sessions yet' : `${total} agent session${total === 1 ? '' : 's'}: ${sessions.map(([r, n]) => `${r} ${n}`).join(', ')}`),
-    e.costUsd !== null || e.tokens !== null ? h('div', { class: 'muted card-meta' }, [e.costUsd !== null ? `$${e.costUsd.toFixed(2)}` : null, e.tokens !== null ? `${e.tokens.toLocaleString('en-US')} tokens` : null].filter(Boolean).join(' · ')) : null,
+    // Against a budget the spend is shown with its bar; without one, what the runs reported.
+    ...e.spend.map((l) => h('div', { class: `card-meta spend ${l.share >= 1 ? 'bad' : 'muted'}`, title: `${l.own ? 'its own budget' : 'the budget of .springfield/config.json'}; docs/budgets.md` },
+      spendBar(l.share), ` ${l.text}`)),
+    e.spend.length === 0 && (e.costUsd !== null || e.tokens !== null) ? h('div', { class: 'muted card-meta' }, [e.costUsd !== null ? `$${e.costUsd.toFixed(2)}` : null, e.tokens !== null ? `${e.tokens.toLocaleString('en-US')} tokens` : null].filter(Boolean).join(' · ')) : null,
     h('div', { class: 'card-actions' },
-      e.retryable ? retryButton(e.id) : null,
+      e.paused ? button('Raise budget…', () => vscode.postMessage({ type: 'needsYou', key: `paused:${e.id}` }), 'primary') : e.retryable ? retryButton(e.id) : null,
       button('Show in tree', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'tree' })),
       e.planPath || e.awaitingApproval ? button(e.awaitingApproval ? 'Review plan' : 'Open plan', () => vscode.postMessage({ type: 'openEpic', epicId: e.id, target: 'plan' })) : null));
   const select = () => {
@@ -87,6 +93,13 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
     if (k.key === 'Enter') select();
   });
   return el;
+}
+
+/** A small bar of the share of a budget spent (set through the CSSOM: the webview's policy allows no inline style). */
+function spendBar(share: number): HTMLElement {
+  const fill = h('span', {});
+  fill.style.width = `${Math.min(100, Math.round(share * 100))}%`;
+  return h('span', { class: 'spend-bar' }, fill);
 }
 
 /** Retry on the card of an epic a failing agent or a drifted plan blocked: the host lifts the block. */
@@ -171,7 +184,9 @@ function render(): void {
     figure(d.figures.epics === 1 ? 'epic' : 'epics', d.figures.epics, statuses || 'none yet'),
     figure(d.figures.agentsRunning === 1 ? 'agent running' : 'agents running', d.figures.agentsRunning),
     figure(d.figures.stepsClaimed === 1 ? 'step claimed' : 'steps claimed', d.figures.stepsClaimed),
-    figure('sessions this week', d.figures.sessionsThisWeek));
+    figure('sessions this week', d.figures.sessionsThisWeek),
+    figure(d.figures.today.limit ? `spent today of ${d.figures.today.limit}` : 'spent today', d.figures.today.usd,
+      d.figures.today.spent ? 'daily budget spent: no new run starts until tomorrow (UTC)' : d.figures.today.limit ? 'the daily budget, all epics (UTC)' : 'all epics (UTC); no daily budget'));
   const cards = d.epics.length ? h('section', { class: 'cards' }, ...d.epics.map((e) => card(d, e))) : h('p', { class: 'muted' }, 'No epics yet.');
   const timeline = timelineSection(d, filters, (f) => {
     filters = f;

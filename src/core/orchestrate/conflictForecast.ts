@@ -45,6 +45,11 @@ export class ConflictForecast {
     return found;
   }
 
+  /** What the last test merges found, per epic under way (those without a conflict have an empty list): what the editor shows. */
+  get all(): ReadonlyMap<string, readonly ConflictAhead[]> {
+    return new Map(this.underWay.map((id) => [id, this.ahead.get(id) ?? []]));
+  }
+
   /** Per epic under way, the other epics under way its branch conflicts with: what decide() orders merges by. */
   between(epics: readonly EpicSnapshot[]): Map<string, ConflictWith[]> {
     const ids = new Set(epics.filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id));

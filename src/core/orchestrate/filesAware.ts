@@ -9,6 +9,7 @@ import { filesAwareOf, type RunConfig } from '../runs/runConfig.ts';
 import type { EpicFiles, SchedulerSnapshot } from '../scheduler/types.ts';
 import type { Store } from '../store/index.ts';
 import { ConflictForecast } from './conflictForecast.ts';
+import type { ConflictAhead } from './conflictsAhead.ts';
 import { StepFiles } from './stepFiles.ts';
 import { refreshForStep } from './stepRefresh.ts';
 
@@ -31,6 +32,11 @@ export class FilesAware {
     this.o = options;
     this.steps = new StepFiles(options.store, options.mainRoot);
     this.forecast = new ConflictForecast(options.mainRoot, options.logOnce);
+  }
+
+  /** The conflicts ahead the forecast knows, per epic under way (docs/files.md). */
+  get conflictsAhead(): ReadonlyMap<string, readonly ConflictAhead[]> {
+    return this.forecast.all;
   }
 
   /**

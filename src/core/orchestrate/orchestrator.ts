@@ -13,6 +13,7 @@ import type { Actor, Store } from '../store/index.ts';
 import { agentPlaceProblem } from './agentPlace.ts';
 import { EpicWork } from './epicWork.ts';
 import { FilesAware } from './filesAware.ts';
+import type { ConflictAhead } from './conflictsAhead.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
 import { createPlanningWorktree, planningEpicOf, planningWorktreePath, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
 import { releaseWorktreePorts } from './worktreePorts.ts';
@@ -118,6 +119,11 @@ export class Orchestrator {
 
   private get schedulerConfig(): SchedulerConfig {
     return schedulerConfigOf(this.o.config, this.o.mainRoot, this.o.sameFailureLimit);
+  }
+
+  /** The conflicts ahead predicted after the builds so far, per epic under way (the editor shows them; docs/files.md). */
+  get conflictsAhead(): ReadonlyMap<string, readonly ConflictAhead[]> {
+    return this.files.conflictsAhead;
   }
 
   /** One scheduling pass; returns the actions that did something (a failed action is logged, not returned). */

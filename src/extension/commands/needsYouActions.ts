@@ -33,7 +33,31 @@ export async function runNeedsYouAction(ctx: CommandContext, action: NeedsYouAct
       await vscode.commands.executeCommand('workbench.view.scm');
       return;
     case 'showEpic': return revealEpic(action.epicId);
+    case 'raiseBudget': return raiseBudget(ctx, action.epicId);
+    case 'openFile':
+      await vscode.window.showTextDocument(vscode.Uri.file(action.path));
+      return;
   }
+}
+
+/**
+ * A paused epic's budget raised (what `springfield epic budget <epic> --usd N` sets: the epic's own
+ * limit), then retried: the scheduler runs it again on its next pass (docs/budgets.md).
+ */
+export async function raiseBudget(ctx: CommandContext, epicId: string): Promise<void> {
+  const epic = await ctx.host.writable().getEpic(epicId);
+  const reason = (epic.status_reason ?? '').replace(/^budget_exhausted: /, '');
+  const kind = reason.endsWith(' tokens') ? 'tokens' : reason.endsWith(' agent minutes') ? 'minutes' : 'usd';
+  const unit = { usd: 'dollars', tokens: 'tokens (in + out)', minutes: 'agent minutes' }[kind];
+  const text = await vscode.window.showInputBox({
+    title: `Raise the budget of “${epic.title}”`,
+    prompt: `Its agents have spent ${reason}. The ${unit} it may spend in all, as its own budget; it is retried once set.`,
+    validateInput: (v) => (/^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && (kind !== 'tokens' || Number.isSafeInteger(Number(v))) ? null : `a positive ${kind === 'tokens' ? 'whole ' : ''}number`),
+  });
+  if (text === undefined) return;
+  await ctx.host.writable().setEpicBudget(epicId, { [kind]: Number(text.trim()) }, ctx.host.actor);
+  await ctx.host.refresh();
+  if (epic.status === 'blocked') await retryEpic(ctx, epicId);
 }
 
 /** Bart's review waits at its first place in the code (the comment thread has the decisions), else in the Signals view. */

@@ -4,10 +4,11 @@
  * running out, merges held, plans the person said they would write, roles without an agent, and —
  * while the scheduler runs here with nothing under way — what it waits for. Pure: no vscode.
  */
-import { COMPLEXITY_POLICY, type EpicRow, isRetryable, type StepView, type Unstaffed, type Waiting } from '../../core/index.ts';
+import { COMPLEXITY_POLICY, type ConflictAhead, type EpicRow, isCostBlockReason, isRetryable, type StepView, UNDER_WAY, type Unstaffed, type Waiting } from '../../core/index.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, stepName } from '../views/viewText.ts';
 import { blockedFact } from './epicFacts.ts';
 import type { Snapshot } from './snapshot.ts';
+import type { ConflictsAhead } from './conflictWatch.ts';
 
 /** A person's lease this close to its end (or past it) needs them. */
 export const LEASE_WARNING_MS = 10 * 60_000;
@@ -35,7 +36,9 @@ export type NeedsYouAction =
   | { readonly kind: 'defer'; readonly epicId: string }
   | { readonly kind: 'configureAgents' }
   | { readonly kind: 'openSourceControl' }
-  | { readonly kind: 'showEpic'; readonly epicId: string };
+  | { readonly kind: 'showEpic'; readonly epicId: string }
+  | { readonly kind: 'raiseBudget'; readonly epicId: string }
+  | { readonly kind: 'openFile'; readonly path: string };
 
 export interface NeedsYouItem {
   /** Stable across refreshes (tree row ids, the dashboard's buttons). */
@@ -66,8 +69,11 @@ export interface NeedsYou {
 
 export const NOTHING: NeedsYou = { items: [], idle: null };
 
-/** Everything that waits for the person now, most urgent first. */
-export function needsYou(s: Snapshot, scheduler: SchedulerState | undefined, now: Date): NeedsYou {
+/**
+ * Everything that waits for the person now, most urgent first. `ahead`: per epic under way, the
+ * conflicts its branch would meet (ConflictWatch: the scheduler's forecast or the editor's own test merges).
+ */
+export function needsYou(s: Snapshot, scheduler: SchedulerState | undefined, now: Date, ahead: ConflictsAhead = new Map()): NeedsYou {
   const titleOf = (id: string) => s.epics.find((e) => e.id === id)?.title ?? id;
   const title = (id: string) => `“${titleOf(id)}”`;
   const items: NeedsYouItem[] = [...leaseItems(s, now, title)];
@@ -85,6 +91,11 @@ export function needsYou(s: Snapshot, scheduler: SchedulerState | undefined, now
     });
   }
   for (const e of s.epics) items.push(...epicItems(s, e, title(e.id)).map((i) => ({ ...i, ...about(e.id) })));
+  for (const e of s.epics) {
+    const conflicts = UNDER_WAY.includes(e.status) ? ahead.get(e.id) ?? [] : [];
+    const item = conflicts[0] ? conflictItem(s, e, conflicts[0], conflicts.length, titleOf) : null;
+    if (item) items.push({ ...item, ...about(e.id) });
+  }
   items.push(...unstaffedItems(scheduler?.unstaffed ?? [], title));
   const covered = new Set(items.map((i) => i.epicId));
   for (const w of scheduler?.waiting ?? []) {
@@ -126,6 +137,11 @@ function personLease(st: StepView): boolean {
 /** What an epic's own state asks of the person: a block to lift, a merge to approve, a plan to write. */
 function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 'subject'>[] {
   const base = { epicId: e.id };
+  if (e.status === 'blocked' && isCostBlockReason(e.status_reason)) {
+    const spent = (e.status_reason ?? '').replace(/^budget_exhausted: /, '');
+    return [{ ...base, key: `paused:${e.id}`, icon: 'debug-pause', fact: `paused: ${spent}`, detail: `paused: ${spent}`, label: 'Raise budget…', action: { kind: 'raiseBudget', epicId: e.id },
+      text: `${name} is paused: its budget is spent (${spent}). Raise its budget, then Retry.` }];
+  }
   if (isRetryable(e)) {
     const why = blockedFact(e);
     return [{ ...base, key: `blocked:${e.id}`, icon: 'debug-pause', fact: `blocked: ${why}`, detail: why, label: 'Retry', action: { kind: 'retry', epicId: e.id },
@@ -152,6 +168,27 @@ function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 's
   const replan = e.status === 'blocked' ? ` (blocked: ${blockedFact(e)})` : '';
   return [{ ...base, key: `write:${e.id}`, icon: 'new-file', fact: 'waits for your plan', label: 'New plan…', action: { kind: 'writePlan', epicId: e.id },
     text: `${name} waits for the plan you said you would write${replan}.` }];
+}
+
+/**
+ * The first conflict an epic's branch would meet: "conflict ahead with Add caching in src/db/user.ts".
+ * Opens the file in the epic's worktree, where it would be resolved; without one, shows the epic.
+ */
+function conflictItem(s: Snapshot, e: EpicRow, first: ConflictAhead, count: number, titleOf: (id: string) => string): Omit<NeedsYouItem, 'subject'> | null {
+  const file = first.files[0];
+  if (!file) return null;
+  const other = s.epics.some((x) => x.id === first.with) ? titleOf(first.with) : first.with;
+  const more = first.files.length > 1 ? ` (+${first.files.length - 1})` : '';
+  const others = count > 1 ? `; ${count - 1} more branch${count > 2 ? 'es' : ''} too` : '';
+  const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
+  return {
+    epicId: e.id, key: `conflict:${e.id}:${first.with}:${first.files.join(',')}`, icon: 'git-compare',
+    // The row is 300 px: the file by its base name there (the whole path is in the text, the tooltip and the card).
+    fact: `conflict ahead with ${other} in ${file.split('/').pop() ?? file}${more}`, detail: `with ${other} in ${file}${more}`,
+    label: worktree ? 'Open file' : 'Show epic',
+    action: worktree ? { kind: 'openFile', path: `${worktree.replace(/\/$/, '')}/${file}` } : { kind: 'showEpic', epicId: e.id },
+    text: `“${e.title}” would conflict with ${s.epics.some((x) => x.id === first.with) ? `“${other}”` : other} in ${first.files.join(', ')}${others} (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.`,
+  };
 }
 
 /** One item per role that has work and no agent: "No agent plays Ralph: “A” and “B” wait for him." */
@@ -188,6 +225,9 @@ function idleText(s: Snapshot, scheduler: SchedulerState | undefined, count: num
   if (!scheduler?.running || scheduler.busy || s.runs.some((r) => r.status === 'running')) return null;
   const backoff = scheduler.waiting.filter((w) => w.kind === 'backoff' && w.until);
   const retries = backoff.map((w) => `${title(w.epic_id)} retries in ${minutes(Date.parse(w.until ?? '') - now.getTime())}`);
+  // The daily budget stops every epic at once: the one sentence the scheduler gives for it (docs/budgets.md).
+  const daily = scheduler.waiting.find((w) => w.kind === 'budget');
+  if (daily) return `Scheduler idle: ${daily.message.replace(/^waiting: /, '')}.`;
   if (count > 0) return `Scheduler idle: waiting for you (${count === 1 ? 'the item above' : `the ${count} items above`})${retries.length ? `; ${retries.join(', ')}` : ''}.`;
   if (retries.length) return `Scheduler idle: waiting for a retry — ${retries.join(', ')}.`;
   return 'Scheduler idle: nothing to do — no epic has work for an agent (create an epic, or approve a plan).';

@@ -1,4 +1,5 @@
-import { buildBudget, folderName, holderName, isRetryable, type PlanView, type StepView, type Store } from '../../core/index.ts';
+import { type BudgetConfig, buildBudget, type EpicBudgetView, epicBudgetView, folderName, formatUsd, holderName, isCostBlockReason, isRetryable, pausedMessage, type PlanView, spendText, type StepView, type Store, UNDER_WAY } from '../../core/index.ts';
+import type { ConflictsAhead } from '../model/conflictWatch.ts';
 import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
 import { NOTHING, type NeedsYou } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
@@ -8,8 +9,15 @@ import { timelineEntry, type TimelineNames } from './timeline.ts';
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const TIMELINE = 80;
 
-/** What the dashboard shows, from a snapshot plus the event log and verification evidence. */
-export async function dashboardData(store: Store, s: Snapshot, selected: string | null, needs: NeedsYou = NOTHING): Promise<DashboardData> {
+/** What the dashboard shows besides the snapshot: conflicts ahead (ConflictWatch) and the config's budget. */
+export interface DashboardExtras {
+  readonly ahead?: ConflictsAhead;
+  /** `"budget"` of .springfield/config.json, as the scheduler reads it. */
+  readonly budget?: BudgetConfig;
+}
+
+/** What the dashboard shows, from a snapshot plus the event log, verification evidence and spend. */
+export async function dashboardData(store: Store, s: Snapshot, selected: string | null, needs: NeedsYou = NOTHING, extras: DashboardExtras = {}): Promise<DashboardData> {
   const byStatus: Record<string, number> = {};
   for (const e of s.epics) byStatus[e.status] = (byStatus[e.status] ?? 0) + 1;
   const live = s.plans.flatMap((p) => p.steps.filter((st) => st.status === 'claimed' || st.status === 'in_progress').map((st) => ({ plan: p, st })));
@@ -18,7 +26,12 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
   const plan = s.plans.find((p) => p.plan_path === planPath);
   const epicTitle = new Map(s.epics.map((e) => [e.id, e.title]));
   // Lease renewals are many and say little: the leases table shows them as countdowns instead.
-  const [events, verifications, debt] = await Promise.all([store.events({ limit: TIMELINE * 4 }), store.verifications({ limit: 10 }), store.debt()]);
+  const [events, verifications, debt, budgets, report] = await Promise.all([
+    store.events({ limit: TIMELINE * 4 }), store.verifications({ limit: 10 }), store.debt(),
+    Promise.all(s.epics.map((e) => epicBudgetView(store, e, extras.budget))), store.spend(),
+  ]);
+  const budgetOf = new Map(s.epics.map((e, i) => [e.id, budgets[i] as EpicBudgetView]));
+  const daily = extras.budget?.dailyUsd ?? null;
   const names = timelineNames(s);
   const runs = s.runs.slice(0, 15);
   return {
@@ -27,6 +40,7 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
     figures: {
       epics: s.epics.length, byStatus, agentsRunning: s.runs.filter((r) => r.status === 'running').length, stepsClaimed: live.length,
       sessionsThisWeek: s.runs.filter((r) => s.now.getTime() - Date.parse(r.started_at) < WEEK_MS).length,
+      today: { usd: formatUsd(report.today.usd), limit: daily === null ? null : formatUsd(daily), spent: daily !== null && report.today.usd >= daily },
     },
     epics: s.epics.map((e) => {
       const p = s.plans.find((x) => x.epic_id === e.id);
@@ -35,12 +49,16 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
         planPath: p?.plan_path ?? null, planTitle: p ? p.title || p.plan_path : null, stepsDone: p?.progress.steps_completed ?? 0, stepsTotal: p?.progress.steps_total ?? 0,
         awaitingApproval: s.awaitingApproval.has(e.id),
         // A fault's reason is already words (who failed, how often, the last output); other blocks by their kind.
-        blockedReason: e.status !== 'blocked' || !e.status_reason ? null
+        blockedReason: e.status !== 'blocked' || !e.status_reason || isCostBlockReason(e.status_reason) ? null
           : isRetryable(e) ? e.status_reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '') : (e.status_reason.split(':')[0] ?? '').replace(/_/g, ' '),
         retryable: isRetryable(e),
         worktree: e.worktree_path && e.status !== 'done' ? { name: folderName(e.worktree_path), path: e.worktree_path } : null,
         sessions: s.runs.filter((r) => r.epic_id === e.id).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.role]: (acc[r.role] ?? 0) + 1 }), {}),
         ...usageOf(s.runs.filter((r) => r.epic_id === e.id)),
+        spend: spendLines(budgetOf.get(e.id)),
+        paused: e.status === 'blocked' && isCostBlockReason(e.status_reason) ? pausedMessage(e.id, e.status_reason ?? '') : null,
+        conflictsAhead: (UNDER_WAY.includes(e.status) ? extras.ahead?.get(e.id) ?? [] : [])
+          .map((c) => ({ with: c.with, withTitle: epicTitle.get(c.with) ?? c.with, files: [...c.files] })),
       };
     }),
     plans: s.plans.map((p) => ({ planPath: p.plan_path, title: p.title || p.plan_path, epicId: p.epic_id, stepsDone: p.progress.steps_completed, stepsTotal: p.progress.steps_total })),
@@ -59,6 +77,13 @@ export async function dashboardData(store: Store, s: Snapshot, selected: string 
     debt: debt.map((d) => ({ epicId: d.epic_id, title: d.title, reason: d.reason, at: d.recorded_at })),
     events: events.reverse().filter((e) => !(e.entity === 'step' && e.action === 'heartbeat')).slice(0, TIMELINE).map((e) => timelineEntry(e, names)),
   };
+}
+
+/** The limits set on an epic, each as "$4.20 of $20" with the share spent; none when no limit is set. */
+function spendLines(view: EpicBudgetView | undefined): DashboardData['epics'][number]['spend'] {
+  if (!view) return [];
+  return [view.usd, view.tokens, view.minutes].filter((l) => l.limit !== null)
+    .map((l) => ({ kind: l.kind, text: spendText(l), share: l.limit ? l.spent / l.limit : 0, own: l.source === 'epic' }));
 }
 
 /** What the epic's runs reported: summed cost and tokens, each null when no run reported it. */

@@ -1,5 +1,7 @@
 import type * as vscode from 'vscode';
 import type { DashboardData, FromWebview } from '../../protocol/messages.ts';
+import { configPathFor, loadRoleCommands } from '../../core/index.ts';
+import type { ConflictsAhead } from '../model/conflictWatch.ts';
 import type { NeedsYou } from '../model/needsYou.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { dashboardData } from './dashboardData.ts';
@@ -14,6 +16,8 @@ export interface DashboardActions {
   retryEpic(epicId: string): Promise<void>;
   /** What waits for the person now. */
   needsYou(): NeedsYou | undefined;
+  /** Per epic under way, the conflicts its branch would meet. */
+  conflictsAhead(): ConflictsAhead;
   /** A Needs you item's button, by the item's key. */
   actOnNeed(key: string): Promise<void>;
 }
@@ -47,7 +51,10 @@ export class DashboardPanel extends PanelHost {
 
   private async send(): Promise<void> {
     if (!this.host.snapshot) return;
-    const data: DashboardData = await dashboardData(this.host.writable(), this.host.snapshot, this.selected, this.actions.needsYou());
+    const data: DashboardData = await dashboardData(this.host.writable(), this.host.snapshot, this.selected, this.actions.needsYou(), {
+      ahead: this.actions.conflictsAhead(),
+      budget: this.host.dbPath ? loadRoleCommands(configPathFor(this.host.dbPath)).budget : undefined,
+    });
     this.post({ type: 'dashboard', data });
   }
 
