@@ -85,6 +85,7 @@ test('migration 5 moves a schema-4 database\'s open-step counts into the counter
   pgServer.server.psql(`ALTER TABLE springfield.plans ADD COLUMN open_steps integer NOT NULL DEFAULT 0;
     UPDATE springfield.plans SET open_steps = 3; DROP TABLE springfield.plan_open; ALTER TABLE springfield.epics DROP COLUMN planner;
     DROP INDEX springfield.runs_ended; ALTER TABLE springfield.epics DROP COLUMN budget_usd, DROP COLUMN budget_tokens, DROP COLUMN budget_minutes; DROP TABLE springfield.port_blocks;
+    ALTER TABLE springfield.steps DROP COLUMN files;
     DELETE FROM springfield.schema_version WHERE version >= 5`, db);
   const reopened = open(url, 'h');
   t.after(() => reopened.close());

@@ -325,7 +325,7 @@ for (const backend of BACKENDS) {
       await claim(store, ADMIN, 60, plan);
       clock.advance(61_000);
       assert.deepEqual(await store.ready(P), {
-        plan_path: P, ready_steps: ['step-3', 'step-5'], waiting_steps: [], waiting_reason: null, epic_id: null, epic_status: null,
+        plan_path: P, ready_steps: ['step-3', 'step-5'], waiting_steps: [], waiting_reason: null, files_waiting: [], epic_id: null, epic_status: null,
         all_steps: ['step-1', 'step-2', 'step-3', 'step-4', 'step-5'],
         completed_steps: ['step-1'], claimed_steps: ['step-2'], blocked_steps: ['step-4'], expired_claims: ['step-3'],
       });

@@ -119,7 +119,9 @@ async function claim(s: ToolSession, input: z.infer<typeof ClaimInput>): Promise
     s.withStore((store) => store.claimNext(source, s.actor, { leaseSeconds: input.lease_seconds, branch: readHead(s.actor.worktree, process.env)?.branch ?? null, ...(resume ? { resume } : {}) })));
   const text = r.claimed
     ? `${r.resumed ? `Resumed the claim an earlier call made (its reply was lost): ${r.step_anchor} is yours. ` : ''}Claimed ${r.step_anchor} (${r.step_title}) of ${r.plan_path}: claim token ${r.claim_token}, lease until ${r.lease_expires_at}. Next: do its items, tick them with springfield_update_items, then springfield_commit_step.`
-    : r.reason === 'all_completed' ? `Every step of ${r.plan_path} is completed.` : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;
+    : r.reason === 'all_completed' ? `Every step of ${r.plan_path} is completed.`
+      : r.reason === 'files_busy' ? `No step of ${r.plan_path} can be claimed now: ${(r.files_waiting ?? []).map((w) => w.message).join('; ')}.`
+      : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;
   return { text, data: r };
 }
 

@@ -60,7 +60,8 @@ export interface Store {
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
   reset(planPath: string, anchor: string, actor: Actor, reason?: string | null): Promise<ResetResult>;
   reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult>;
-  ready(planPath: string): Promise<ReadyResult>;
+  /** With `actor`, its own claims hold none of its steps back (docs/files.md, "Claims by agents themselves"). */
+  ready(planPath: string, actor?: Actor | null): Promise<ReadyResult>;
   showPlans(planPath?: string): Promise<PlanView[]>;
   /** One step with its substeps, reading only their rows. */
   showStep(planPath: string, anchor: string): Promise<StepView>;

@@ -46,11 +46,28 @@ export type ClaimResult =
   | {
       readonly claimed: false;
       readonly plan_path: string;
-      readonly reason: 'no_ready_steps' | 'all_completed';
+      /** files_busy: every ready step shares files with a step another holder has claimed (`files_waiting` says which). */
+      readonly reason: 'no_ready_steps' | 'all_completed' | 'files_busy';
       readonly all_completed: boolean;
       readonly blocked_steps: readonly string[];
       readonly claimed_steps: readonly string[];
+      /** With files_busy: each ready step held back, and what it shares with whom (docs/files.md, "Claims by agents themselves"). */
+      readonly files_waiting?: readonly FilesWait[];
     };
+
+/** A ready step held back because its declared files overlap those of a step another holder has claimed. */
+export interface FilesWait {
+  readonly anchor: string;
+  /** The step's globs that meet the other step's. */
+  readonly shares: readonly string[];
+  readonly with_plan: string;
+  readonly with_step: string;
+  readonly with_epic: string | null;
+  /** The other step's holder (its worktree). */
+  readonly with_holder: string;
+  /** `step-3 shares src/db/user.ts with sf-a3f8 step-2 (held by /repo/wt-a)`. */
+  readonly message: string;
+}
 
 export interface StartResult {
   readonly started: true;
@@ -134,6 +151,11 @@ export interface ReadyResult {
   readonly waiting_steps: readonly string[];
   /** Why `waiting_steps` wait (what claim would say), or null. */
   readonly waiting_reason: string | null;
+  /**
+   * Steps otherwise ready that claim would pass over because their declared files overlap a step another
+   * holder has claimed (docs/files.md, "Claims by agents themselves"); not in `ready_steps`.
+   */
+  readonly files_waiting: readonly FilesWait[];
   readonly epic_id: string | null;
   readonly epic_status: string | null;
   readonly all_steps: readonly string[];

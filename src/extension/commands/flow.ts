@@ -32,7 +32,9 @@ export async function claimIn(ctx: CommandContext, planPath: string): Promise<{ 
   const result = await ctx.host.writable().claimNext(source, actor, { leaseSeconds: leaseSeconds(), branch: readHead(place.worktree, process.env)?.branch ?? null });
   await ctx.host.refresh();
   if (!result.claimed) {
-    const why = result.reason === 'all_completed' ? 'every step is completed' : 'every open step is claimed or waits for another';
+    const why = result.reason === 'all_completed' ? 'every step is completed'
+      : result.reason === 'files_busy' ? `every ready step shares files with a claimed one (${(result.files_waiting ?? []).map((w) => w.message).join('; ')})`
+        : 'every open step is claimed or waits for another';
     return { result, message: `Nothing to claim in ${planPath}: ${why}.`, openIn: null };
   }
   ctx.revealStep?.(result.plan_path, result.step_anchor);

@@ -45,7 +45,7 @@ export const TABLES: readonly TableSpec[] = [
   spec('plan_versions', `id, epic_id, plan_path, version, plan_hash, structure, body, status, feedback, proposed_by, proposed_agent, decided_by,
     created_at, decided_at`, { key: ['epic_id', 'version', 'id'] }),
   spec('steps', `plan_path, anchor, parent_anchor, step_index, number, title, status, claimed_by, claimed_agent, claim_token, claimed_at,
-    lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers`, { key: ['plan_path', 'anchor'] }),
+    lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers, files`, { key: ['plan_path', 'anchor'] }),
   spec('step_deps', 'plan_path, step_anchor, depends_on', { key: ['plan_path', 'step_anchor', 'depends_on'] }),
   spec('checklist_items', 'id, plan_path, step_anchor, kind, ordinal, text, status, updated_at, updated_by', { key: ['plan_path', 'step_anchor', 'kind', 'ordinal', 'id'] }),
   spec('artifacts', 'id, plan_path, step_anchor, kind, summary, recorded_by, recorded_at', { key: ['plan_path', 'step_anchor', 'id'] }),

@@ -15,7 +15,7 @@ export const nowSql = (lit: string): string => `date_trunc('milliseconds', coale
 type Claimed = Extract<ClaimResult, { claimed: true }>;
 
 const PLAN = 'repo_id = $1 AND plan_path = $2';
-const CANDIDATE = 'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at';
+const CANDIDATE = 'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at, files';
 
 // $1 repo, $2 plan, $3 plan hash, $4 host, $5 worktree, $6 agent, $7 lease seconds, $8 operation id, $9 test clock or null,
 // $10 the branch the claimer's worktree is on (store/shared/epicPlace.ts: an epic's steps are claimed in its worktree or on its branch).
@@ -34,6 +34,8 @@ const CLAIM = `WITH t AS (SELECT ${nowSql('$9')} AS now),
   claimed AS (UPDATE steps s SET status = 'claimed', claimed_host = $4, claimed_by = $5, claimed_agent = $6, claim_token = c.claim_token + 1,
       claimed_at = t.now, lease_expires_at = t.now + make_interval(secs => $7), heartbeat_at = NULL, started_at = NULL
     FROM cand c, t WHERE s.repo_id = $1 AND s.plan_path = $2 AND s.anchor = (SELECT anchor FROM cand) AND s.anchor = c.anchor AND s.claim_token = c.claim_token
+      -- A step that declares files is claimed by the operation, which applies the files rule (shared/filesClaim.ts).
+      AND c.files IS NULL
       AND (s.status = 'pending' OR (s.status IN ('claimed', 'in_progress') AND s.lease_expires_at < t.now))
     RETURNING s.anchor, s.title, s.step_index, s.claim_token, s.claimed_at, s.lease_expires_at, c.status AS from_status,
       c.claimed_by AS prev_by, c.claimed_agent AS prev_agent, c.claimed_host AS prev_host, c.lease_expires_at AS prev_lease),
@@ -80,7 +82,8 @@ interface ClaimRow {
  * claimNext in one round trip (docs/postgres.md, "Concurrency"): the plan's lock, then one statement that
  * checks the plan and its epic, locks the first claimable step, claims it with its substeps, reopens a
  * reclaimed step's items and logs the event. Null when it claimed nothing: the caller then runs the
- * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before.
+ * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before; and
+ * when the first ready step declares files, which that transaction claims under the files rule.
  */
 export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, leaseSeconds: number, branch: string | null = null): Promise<ClaimResult | null> {
   const plan = source.planPath;

@@ -32,15 +32,18 @@ export const initPlanPg: PgMethods<InitPlanPort> = {
   async removeSteps(plan, anchors) {
     await this.tx.q('DELETE FROM steps WHERE repo_id = $1 AND plan_path = $2 AND anchor = ANY($3::text[])', [this.tx.repo, plan, anchors]);
   },
-  async insertSteps(plan, steps) {
-    await this.tx.q(`INSERT INTO steps (repo_id, plan_path, anchor, step_index, number, title, status)
-      SELECT $1, $2, a, i, n, t, 'pending' FROM unnest($3::text[], $4::int[], $5::text[], $6::text[]) AS u(a, i, n, t)`,
-    [this.tx.repo, plan, steps.map((s) => s.anchor), steps.map((s) => s.stepIndex), steps.map((s) => s.number), steps.map((s) => s.title)]);
+  async insertSteps(plan, steps, files) {
+    await this.tx.q(`INSERT INTO steps (repo_id, plan_path, anchor, step_index, number, title, status, files)
+      SELECT $1, $2, a, i, n, t, 'pending', f FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS u(a, i, n, t, f)`,
+    [this.tx.repo, plan, steps.map((s) => s.anchor), steps.map((s) => s.stepIndex), steps.map((s) => s.number), steps.map((s) => s.title),
+      steps.map((s) => files.get(s.anchor) ?? null)]);
   },
-  async refreshSteps(plan, steps) {
-    await this.tx.q(`UPDATE steps SET step_index = u.i, number = u.n, title = u.t FROM unnest($3::text[], $4::int[], $5::text[], $6::text[]) AS u(a, i, n, t)
+  async refreshSteps(plan, steps, files) {
+    await this.tx.q(`UPDATE steps SET step_index = u.i, number = u.n, title = u.t, files = u.f
+      FROM unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS u(a, i, n, t, f)
       WHERE steps.repo_id = $1 AND steps.plan_path = $2 AND steps.anchor = u.a`,
-    [this.tx.repo, plan, steps.map((s) => s.anchor), steps.map((s) => s.stepIndex), steps.map((s) => s.number), steps.map((s) => s.title)]);
+    [this.tx.repo, plan, steps.map((s) => s.anchor), steps.map((s) => s.stepIndex), steps.map((s) => s.number), steps.map((s) => s.title),
+      steps.map((s) => files.get(s.anchor) ?? null)]);
   },
   async releaseSteps(plan, anchors) {
     await this.tx.q(`UPDATE steps SET status = 'pending', claimed_host = NULL, claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,

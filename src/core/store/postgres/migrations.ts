@@ -381,6 +381,12 @@ export const PG_MIGRATIONS: readonly string[] = [
     UNIQUE (host, worktree)
   );
   `,
+  // 9: SQLite's migration 12, each step's declared files (docs/files.md, "Claims by agents themselves").
+  `
+  ALTER TABLE steps ADD COLUMN files text;
+  CREATE INDEX steps_files ON steps (repo_id, plan_path) WHERE files IS NOT NULL;
+  CREATE INDEX steps_files_held ON steps (repo_id) WHERE files IS NOT NULL AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress');
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -13,7 +13,7 @@ export type PgStepRow = StepRow & { claimed_host: string | null; completed_host:
 export const PLAN_COLUMNS = `plan_path, epic_id, plan_hash, title, status,
   ${openStepsSql('plan_open.repo_id = plans.repo_id AND plan_open.plan_path = plans.plan_path')} AS open_steps, created_at, updated_at`;
 export const STEP_COLUMNS = `plan_path, anchor, parent_anchor, step_index, number, title, status, claimed_by, claimed_agent, claim_token, claimed_at,
-  lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers, claimed_host, completed_host`;
+  lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers, claimed_host, completed_host, files`;
 
 /** The events table's columns, in the order eventValues gives them. */
 export const EVENT_INSERT = 'INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)';

@@ -5,8 +5,9 @@
  * (postgres/claimOne.ts), falling back to this operation to say why it did not.
  */
 import type { PlanSource } from '../../plan/types.ts';
-import type { Actor, ClaimResult, HeartbeatResult, ResetResult, StartResult } from '../types.ts';
+import type { Actor, ClaimResult, FilesWait, HeartbeatResult, ResetResult, StartResult } from '../types.ts';
 import { claimElsewhere, type EpicPlace } from './epicPlace.ts';
+import { filesWait, othersHeld } from './filesClaim.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
@@ -63,12 +64,18 @@ export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, le
   if (waiting) throw refuse.epicNotInProgress(waiting);
   const elsewhere = claimElsewhere(plan, epic, { worktree: actor.worktree, branch });
   if (elsewhere) throw refuse.epicElsewhere(elsewhere);
-  const cand = yield* call(port.firstReady(plan));
-  if (!cand) {
+  const first = yield* call(port.firstReady(plan));
+  if (!first) {
     const p = yield* call(port.partitionSteps(plan));
     const allDone = p.completed.length === p.all.length;
     return { claimed: false, plan_path: plan, reason: allDone ? 'all_completed' : 'no_ready_steps', all_completed: allDone, blocked_steps: p.blocked, claimed_steps: p.claimed };
   }
+  const free = yield* freeOfFiles(port, plan, first, actor);
+  if ('waiting' in free) {
+    const p = yield* call(port.partitionSteps(plan));
+    return { claimed: false, plan_path: plan, reason: 'files_busy', all_completed: false, blocked_steps: p.blocked, claimed_steps: p.claimed, files_waiting: free.waiting };
+  }
+  const cand = free.step;
   const until = leaseUntil(port.now, leaseSeconds);
   const token = cand.claim_token + 1;
   if (!(yield* call(port.claimStep(cand, actor, token, until)))) throw refuse.claimConflict(cand.anchor);
@@ -84,6 +91,27 @@ export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, le
   }, plan));
   return claimResult(plan, actor, { anchor: cand.anchor, title: cand.title, index: cand.step_index, substeps, token, until, ...open,
     taken: reclaimed ? { holder: cand.claimed_by, agent: cand.claimed_agent, lease: cand.lease_expires_at } : null });
+}
+
+/**
+ * The files rule (shared/filesClaim.ts): the first of the plan's ready steps, from `first`, whose declared
+ * files meet none of another holder's claimed steps; or, when every one is held back, why each waits.
+ * A first step without files is taken as it is, with nothing read (docs/performance.md).
+ */
+function* freeOfFiles(port: StorePort, plan: string, first: StepRow, actor: Actor): Op<{ step: StepRow } | { waiting: FilesWait[] }> {
+  if (!first.files) return { step: first };
+  yield* call(port.lockFileClaims());
+  const held = othersHeld(yield* call(port.heldFiles()), actor, port.host);
+  const firstWait = filesWait(first.anchor, first.files, held);
+  if (!firstWait) return { step: first };
+  const waiting = [firstWait];
+  for (const step of yield* call(port.readyCandidates(plan))) {
+    if (step.anchor === first.anchor) continue;
+    const wait = filesWait(step.anchor, step.files, held);
+    if (!wait) return { step };
+    waiting.push(wait);
+  }
+  return { waiting };
 }
 
 /** What a claim made, however it was made (this operation; on PostgreSQL also its one statement, or its lost reply looked up). */

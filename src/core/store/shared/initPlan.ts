@@ -41,10 +41,10 @@ export interface InitPlanPort {
   /** Deletes its items and dependencies and detaches every parent link, so removing a step never cascades into one that is kept. */
   clearPlanLinks(planPath: string): Io<void>;
   removeSteps(planPath: string, anchors: readonly string[]): Io<void>;
-  /** New steps, pending. */
-  insertSteps(planPath: string, steps: readonly PlanStep[]): Io<void>;
-  /** Kept steps' index, number and title from the file. */
-  refreshSteps(planPath: string, steps: readonly PlanStep[]): Io<void>;
+  /** New steps, pending, each with its declared files (`files`: stepFiles's JSON, by anchor). */
+  insertSteps(planPath: string, steps: readonly PlanStep[], files: ReadonlyMap<string, string | null>): Io<void>;
+  /** Kept steps' index, number, title and declared files from the file. */
+  refreshSteps(planPath: string, steps: readonly PlanStep[], files: ReadonlyMap<string, string | null>): Io<void>;
   /** Kept steps not kept completed: back to pending, claim and completion cleared, token bumped. */
   releaseSteps(planPath: string, anchors: readonly string[]): Io<void>;
   setParents(planPath: string, children: readonly PlanStep[]): Io<void>;
@@ -80,6 +80,17 @@ export function* initPlan(port: StorePort, source: PlanSource, actor: Actor, for
   };
 }
 
+/**
+ * What the store keeps of each step's `**Files:**` globs (docs/files.md, "Claims by agents themselves"):
+ * a top-level step's with its substeps' (a claim takes them together), a substep's own, as a JSON array;
+ * null when it declares none, as a step without files is claimed as before.
+ */
+export function stepFiles(steps: readonly PlanStep[]): Map<string, string | null> {
+  const globs = new Map<string, string[]>(steps.map((s) => [s.anchor, [...s.files]]));
+  for (const s of steps) if (s.parentAnchor !== null) globs.get(s.parentAnchor)?.push(...s.files);
+  return new Map([...globs].map(([anchor, list]) => [anchor, list.length > 0 ? JSON.stringify([...new Set(list)]) : null]));
+}
+
 function stepKey(step: PlanStep): string {
   return JSON.stringify([step.parentAnchor, step.title, step.items.map((i) => [i.kind, i.text])]);
 }
@@ -111,9 +122,10 @@ function* writeSteps(port: StorePort, source: PlanSource, reinit: boolean): Op<{
     (s.parentAnchor !== null || plan.steps.every((c) => c.parentAnchor !== s.anchor || unchangedDone.has(c.anchor)))).map((s) => s.anchor));
   const fresh = plan.steps.filter((s) => !oldSteps.has(s.anchor));
   const kept = plan.steps.filter((s) => oldSteps.has(s.anchor));
-  if (fresh.length > 0) yield* call(port.insertSteps(planPath, fresh));
+  const files = stepFiles(plan.steps);
+  if (fresh.length > 0) yield* call(port.insertSteps(planPath, fresh, files));
   if (kept.length > 0) {
-    yield* call(port.refreshSteps(planPath, kept));
+    yield* call(port.refreshSteps(planPath, kept, files));
     const release = kept.filter((s) => !keptCompleted.has(s.anchor) && oldSteps.get(s.anchor)?.status !== 'pending').map((s) => s.anchor);
     if (release.length > 0) yield* call(port.releaseSteps(planPath, release));
   }

@@ -89,8 +89,8 @@ export abstract class OperationStore implements Store {
   reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
     return this.write('reopening the step', (port) => reopenStep(port, planPath, anchor, actor, reason));
   }
-  ready(planPath: string): Promise<ReadyResult> {
-    return this.read('reading the plan', (port) => readySteps(port, planPath));
+  ready(planPath: string, actor: Actor | null = null): Promise<ReadyResult> {
+    return this.read('reading the plan', (port) => readySteps(port, planPath, actor));
   }
   showPlans(planPath?: string): Promise<PlanView[]> {
     return this.read('reading plans', (port) => showPlans(port, planPath));

@@ -11,6 +11,7 @@ import type { CompletePort } from './complete.ts';
 import type { ContextPort } from './context.ts';
 import type { EpicVerificationPort } from './epicVerification.ts';
 import type { EpicsPort } from './epics.ts';
+import type { FilesClaimPort } from './filesClaim.ts';
 import type { HandoffPort } from './handoff.ts';
 import type { InitPlanPort } from './initPlan.ts';
 import type { ItemsPort } from './items.ts';
@@ -29,7 +30,7 @@ import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { SignalsPort } from './signals.ts';
 import type { SpendPort } from './spend.ts';
 
-export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort, SpendPort, PortsPort {}
+export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort, SpendPort, PortsPort, FilesClaimPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

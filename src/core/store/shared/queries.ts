@@ -1,6 +1,7 @@
 /** What the read commands show: which steps are ready, plans and steps with their items, the audit log. */
-import type { EventQuery, EventView, ItemView, PlanRecord, PlanView, ReadyResult, StepRecord, StepStatus, StepView } from '../types.ts';
+import type { Actor, EventQuery, EventView, FilesWait, ItemView, PlanRecord, PlanView, ReadyResult, StepRecord, StepStatus, StepView } from '../types.ts';
 import { epicWait } from './claims.ts';
+import { filesWait, othersHeld } from './filesClaim.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
@@ -28,16 +29,30 @@ export interface QueriesPort {
 /**
  * Which steps are ready, claimed, expired, blocked and completed. It agrees with claim: while the
  * plan's epic is not in progress, steps that would be ready are `waiting_steps`, with the reason,
- * the same words claim refuses with.
+ * the same words claim refuses with; a step whose declared files meet those of a step another holder
+ * (than `actor`, when given) has claimed is in `files_waiting`, with what it shares, not in `ready_steps`.
  */
-export function* readySteps(port: StorePort, plan: string): Op<ReadyResult> {
+export function* readySteps(port: StorePort, plan: string, actor: Actor | null = null): Op<ReadyResult> {
   const row = yield* requirePlan(port, plan);
   const p = yield* call(port.partitionSteps(plan));
   const epic = epicWait(row, row.epic_id ? (yield* call(port.claimedEpic(row.epic_id)))?.status ?? null : null);
   const waiting = epic.message !== null;
+  const filesWaiting: FilesWait[] = [];
+  if (!waiting && p.ready.length > 0) {
+    // One read on a partial index: a plan without **Files:** lines has no rows in it.
+    const declared = new Map((yield* call(port.planFiles(plan))).map((s) => [s.anchor, s.files]));
+    if (p.ready.some((a) => declared.has(a))) {
+      const held = othersHeld(yield* call(port.heldFiles()), actor, port.host);
+      for (const anchor of p.ready) {
+        const wait = filesWait(anchor, declared.get(anchor), held);
+        if (wait) filesWaiting.push(wait);
+      }
+    }
+  }
+  const held = new Set(filesWaiting.map((w) => w.anchor));
   return {
-    plan_path: plan, ready_steps: waiting ? [] : p.ready, waiting_steps: waiting ? p.ready : [], waiting_reason: epic.message,
-    epic_id: row.epic_id, epic_status: epic.status,
+    plan_path: plan, ready_steps: waiting ? [] : p.ready.filter((a) => !held.has(a)), waiting_steps: waiting ? p.ready : [], waiting_reason: epic.message,
+    files_waiting: filesWaiting, epic_id: row.epic_id, epic_status: epic.status,
     all_steps: p.all, completed_steps: p.completed, claimed_steps: p.claimed, blocked_steps: p.blocked, expired_claims: p.expired,
   };
 }

@@ -16,7 +16,7 @@ export type PlanRow = PlanRecord;
  * names the host of its holder and of its completer (docs/postgres.md, "Who and what: repository, holder, plan"); SQLite's rows have no
  * such columns (one machine).
  */
-export type StepRow = StepRecord & { claimed_host?: string | null; completed_host?: string | null };
+export type StepRow = StepRecord & { claimed_host?: string | null; completed_host?: string | null; files?: string | null };
 
 /** One audit event; every state change writes one inside its own transaction. */
 export interface EventInput {
@@ -123,7 +123,7 @@ export function assertHolder(host: string | null, owner: StepRow, actor: Actor, 
 
 /** The step as the Store interface returns it: the same shape on every backend (no hosts). */
 export function stepRecord(row: StepRow): StepRecord {
-  const { claimed_host: _h, completed_host: _c, ...record } = row;
+  const { claimed_host: _h, completed_host: _c, files: _f, ...record } = row;
   return record;
 }
 

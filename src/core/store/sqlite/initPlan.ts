@@ -35,13 +35,13 @@ export const initPlanSql: SqliteMethods<InitPlanPort> = {
     const remove = this.db.prepare('DELETE FROM steps WHERE plan_path = ? AND anchor = ?');
     for (const anchor of anchors) remove.run(plan, anchor);
   },
-  insertSteps(plan, steps) {
-    const insert = this.db.prepare(`INSERT INTO steps (plan_path, anchor, step_index, number, title, status) VALUES (?, ?, ?, ?, ?, 'pending')`);
-    for (const s of steps) insert.run(plan, s.anchor, s.stepIndex, s.number, s.title);
+  insertSteps(plan, steps, files) {
+    const insert = this.db.prepare(`INSERT INTO steps (plan_path, anchor, step_index, number, title, status, files) VALUES (?, ?, ?, ?, ?, 'pending', ?)`);
+    for (const s of steps) insert.run(plan, s.anchor, s.stepIndex, s.number, s.title, files.get(s.anchor) ?? null);
   },
-  refreshSteps(plan, steps) {
-    const refresh = this.db.prepare('UPDATE steps SET step_index = ?, number = ?, title = ? WHERE plan_path = ? AND anchor = ?');
-    for (const s of steps) refresh.run(s.stepIndex, s.number, s.title, plan, s.anchor);
+  refreshSteps(plan, steps, files) {
+    const refresh = this.db.prepare('UPDATE steps SET step_index = ?, number = ?, title = ?, files = ? WHERE plan_path = ? AND anchor = ?');
+    for (const s of steps) refresh.run(s.stepIndex, s.number, s.title, files.get(s.anchor) ?? null, plan, s.anchor);
   },
   releaseSteps(plan, anchors) {
     const release = this.db.prepare(`UPDATE steps SET status = 'pending', claimed_by = NULL, claimed_agent = NULL, claim_token = claim_token + 1,

@@ -341,6 +341,14 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (host, worktree)
   );
   `,
+  // 12: each step's declared files (docs/files.md, "Claims by agents themselves"): the JSON array of the
+  // globs of its **Files:** lines (a top-level step's with its substeps'), NULL when it declares none.
+  // A claim of a step with files reads the steps held with files; plans without any pay nothing.
+  `
+  ALTER TABLE steps ADD COLUMN files TEXT;
+  CREATE INDEX idx_steps_files ON steps(plan_path) WHERE files IS NOT NULL;
+  CREATE INDEX idx_steps_files_held ON steps(status) WHERE files IS NOT NULL AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
