@@ -12,24 +12,43 @@ const watch = process.argv.includes('--watch');
 const ownModulesArePure = {
   name: 'own-modules-are-pure',
   setup(build) {
-    build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => (args.importer.includes('/src/') ? { path: resolve(args.resolveDir, args.path), sideEffects: false } : undefined));
+    build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) =>
+      args.importer.includes('/src/') ? { path: resolve(args.resolveDir, args.path), sideEffects: false } : undefined,
+    );
   },
 };
-const common = { bundle: true, logLevel: 'warning', sourcemap: false, legalComments: 'none', plugins: [ownModulesArePure] };
+const common = {
+  bundle: true,
+  logLevel: 'warning',
+  sourcemap: false,
+  legalComments: 'none',
+  plugins: [ownModulesArePure],
+};
 // The PostgreSQL backend (with node-postgres) is its own bundle, dist/postgres.cjs, required from the
 // CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, "The driver: pg (node-postgres)").
 const postgresApart = {
   name: 'postgres-apart',
   setup(build) {
     build.onResolve({ filter: /entry\.ts$/ }, (args) =>
-      (resolve(args.resolveDir, args.path).endsWith('/src/core/store/postgres/entry.ts') ? { path: 'postgres-bundle', namespace: 'sf-postgres' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'sf-postgres' }, () => ({ contents: 'module.exports = require(require("node:path").join(__dirname, "postgres.cjs"));', loader: 'js' }));
+      resolve(args.resolveDir, args.path).endsWith('/src/core/store/postgres/entry.ts')
+        ? { path: 'postgres-bundle', namespace: 'sf-postgres' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'sf-postgres' }, () => ({
+      contents: 'module.exports = require(require("node:path").join(__dirname, "postgres.cjs"));',
+      loader: 'js',
+    }));
   },
 };
 const apart = { ...common, plugins: [postgresApart, ownModulesArePure] };
 // The role prompts (src/core/agents/prompts/*.md, named by src/shared/roles.ts) are bundled as text: see src/core/agents/rolePrompt.ts.
 const PROMPTS = 'src/core/agents/prompts';
-const prompts = Object.fromEntries(readdirSync(PROMPTS).filter((f) => f.endsWith('.md')).sort().map((f) => [f.slice(0, -3), readFileSync(`${PROMPTS}/${f}`, 'utf8')]));
+const prompts = Object.fromEntries(
+  readdirSync(PROMPTS)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => [f.slice(0, -3), readFileSync(`${PROMPTS}/${f}`, 'utf8')]),
+);
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
 const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
 // `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).
@@ -41,7 +60,9 @@ const LAZY_BUILTINS = { 'node:crypto': 'src/cli/lazy/crypto.ts', 'node:child_pro
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
-    build.onResolve({ filter: /^node:(crypto|child_process)$/ }, (args) => ({ path: resolve(LAZY_BUILTINS[args.path]) }));
+    build.onResolve({ filter: /^node:(crypto|child_process)$/ }, (args) => ({
+      path: resolve(LAZY_BUILTINS[args.path]),
+    }));
   },
 };
 
@@ -62,7 +83,9 @@ const builds = [
     minify: true,
     define: { 'import.meta.url': '__sfImportMeta.url', ...versionDefine },
     // Worked out only if read (sqlite.ts reads __dirname instead): a URL is not free to build.
-    banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
+    banner: {
+      js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+    },
   },
   {
     // The executable itself: runs dist/springfield.cjs (step commands) with a code cache, or the full CLI.
@@ -86,7 +109,9 @@ const builds = [
     target: 'node22',
     external: ['better-sqlite3'],
     define: { ...promptsDefine, ...versionDefine },
-    banner: { js: 'import { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __sfCreateRequire } from "node:module"; const require = __sfCreateRequire(import.meta.url);',
+    },
   },
   {
     // The PostgreSQL backend and node-postgres, loaded by the bundles above when a URL is set.
@@ -107,7 +132,9 @@ const builds = [
     target: 'node20',
     external: ['vscode', 'better-sqlite3'],
     define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine, ...versionDefine },
-    banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
+    banner: {
+      js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+    },
     minify: true,
   },
   {
@@ -120,16 +147,27 @@ const builds = [
     format: 'cjs',
     target: 'node22',
     define: { 'import.meta.url': '__sfImportMeta.url' },
-    banner: { js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
+    banner: {
+      js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+    },
   },
   ...['dashboard', 'approval'].flatMap((name) => [
-    { ...common, entryPoints: [`webview/${name}/main.ts`], outfile: `media/dist/${name}.js`, platform: 'browser', format: 'iife', target: 'es2022', minify: true },
+    {
+      ...common,
+      entryPoints: [`webview/${name}/main.ts`],
+      outfile: `media/dist/${name}.js`,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      minify: true,
+    },
     { ...common, entryPoints: [`webview/styles/${name}.css`], outfile: `media/dist/${name}.css`, minify: true },
   ]),
 ];
 
 // Chunk names carry content hashes: drop the previous build's, or they pile up (and into the VSIX).
-for (const stale of ['dist/chunks', 'dist/full', 'dist/cli.js', 'dist/cli-min.cjs']) rmSync(stale, { recursive: true, force: true });
+for (const stale of ['dist/chunks', 'dist/full', 'dist/cli.js', 'dist/cli-min.cjs'])
+  rmSync(stale, { recursive: true, force: true });
 const contexts = await Promise.all(builds.map((b) => context(b)));
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));

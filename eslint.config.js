@@ -4,7 +4,11 @@ import tseslint from 'typescript-eslint';
 /** Node's modules by every name they can be imported under: none may reach the webview bundle. */
 const NODE_MODULES = builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`]));
 // The SQLite and PostgreSQL backends are the store's own business: everything else uses the Store interface (docs/architecture.md).
-const storeInternals = { group: ['**/store/sqlite', '**/store/sqlite/**', '**/store/postgres', '**/store/postgres/**'], message: 'the SQLite and PostgreSQL stores are internal to src/core/store: import the Store interface from core/store/index.ts or core/index.ts (docs/architecture.md)' };
+const storeInternals = {
+  group: ['**/store/sqlite', '**/store/sqlite/**', '**/store/postgres', '**/store/postgres/**'],
+  message:
+    'the SQLite and PostgreSQL stores are internal to src/core/store: import the Store interface from core/store/index.ts or core/index.ts (docs/architecture.md)',
+};
 const noVscodeInCore = { name: 'vscode', message: 'core must not depend on vscode' };
 const coreIsBottom = { group: ['**/cli/**', '**/extension/**', '**/webview/**'], message: 'core is the bottom layer' };
 
@@ -21,10 +25,19 @@ export default tseslint.config(
   {
     files: ['src/cli/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'core and cli must not depend on vscode' }],
-        patterns: [{ group: ['**/extension/**', '**/webview/**'], message: 'core and cli must not import extension or webview code' }, storeInternals],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'core and cli must not depend on vscode' }],
+          patterns: [
+            {
+              group: ['**/extension/**', '**/webview/**'],
+              message: 'core and cli must not import extension or webview code',
+            },
+            storeInternals,
+          ],
+        },
+      ],
     },
   },
   {
@@ -43,10 +56,21 @@ export default tseslint.config(
     // Bundled into the webviews too: plain TypeScript only (tsconfig.webview.json has no node types).
     files: ['src/shared/**/*.ts', 'src/protocol/**/*.ts', 'webview/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [...NODE_MODULES, 'vscode', 'better-sqlite3'].map((name) => ({ name, message: 'shared, protocol and webview code runs in the webview: no node or host modules' })),
-        patterns: [{ group: ['**/core/**', '**/cli/**', '**/extension/**'], message: 'shared, protocol and webview code must not import core, cli or extension code' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...NODE_MODULES, 'vscode', 'better-sqlite3'].map((name) => ({
+            name,
+            message: 'shared, protocol and webview code runs in the webview: no node or host modules',
+          })),
+          patterns: [
+            {
+              group: ['**/core/**', '**/cli/**', '**/extension/**'],
+              message: 'shared, protocol and webview code must not import core, cli or extension code',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -46,20 +46,29 @@ interface Opened {
 export async function benchClaimInProcess(): Promise<TargetRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-claim-'));
   try {
-    console.log(`\n== In-process ready + claim (plans of N steps in ${CHAINS} chains with fan-in, a task and a test per step, SqliteStore on temp files)`);
+    console.log(
+      `\n== In-process ready + claim (plans of N steps in ${CHAINS} chains with fan-in, a task and a test per step, SqliteStore on temp files)`,
+    );
     const ladder: { n: number; both: Stats; slow: boolean }[] = [];
     let big: Opened | undefined;
     for (const n of SIZES) {
       const o = await openPlan(dir, n);
       const probe = await cycle(o);
       const slow = probe.ready + probe.claim > SLOW_MS;
-      const iterations = n === TARGET_STEPS ? FULL_FRESH : slow ? 3 : Math.min(50, Math.max(5, Math.floor(2000 / (probe.ready + probe.claim))));
+      const iterations =
+        n === TARGET_STEPS
+          ? FULL_FRESH
+          : slow
+            ? 3
+            : Math.min(50, Math.max(5, Math.floor(2000 / (probe.ready + probe.claim))));
       const fresh = emptySample();
       const until = performance.now() + BUDGET_MS;
       for (let i = 0; i < iterations && (i < 20 || performance.now() < until); i++) push(fresh, await cycle(o));
       const f = { ready: stats(fresh.ready), claim: stats(fresh.claim), both: stats(fresh.both) };
       ladder.push({ n, both: f.both, slow });
-      console.log(`  N=${String(n).padEnd(6)} init ${o.initMs.toFixed(0).padStart(5)} ms | ${fresh.both.length} claim+reset cycles: ready() ${fmt(f.ready)} | claimNext() ${fmt(f.claim)} | both ${fmt(f.both)}`);
+      console.log(
+        `  N=${String(n).padEnd(6)} init ${o.initMs.toFixed(0).padStart(5)} ms | ${fresh.both.length} claim+reset cycles: ready() ${fmt(f.ready)} | claimNext() ${fmt(f.claim)} | both ${fmt(f.both)}`,
+      );
       if (n === TARGET_STEPS) {
         big = o;
         await progressing(o);
@@ -77,12 +86,20 @@ export async function benchClaimInProcess(): Promise<TargetRow[]> {
     if (!at10k) {
       exponent = growthExponent(ladder.map((l) => [l.n, l.both.p50] as const));
       extrapolated = reached.both.p50 * (TARGET_STEPS / reached.n) ** exponent;
-      console.log(`  stopped at N=${reached.n}: one ready()+claimNext() took over ${SLOW_MS} ms. Least-squares growth over N=${ladder.map((l) => l.n).join(', ')}: ~N^${exponent.toFixed(2)}`);
-      console.log(`  extrapolated ready()+claimNext() at N=${TARGET_STEPS}: ~${(quadratic(reached) / 1000).toFixed(0)} s per cycle if N^2, ~${(extrapolated / 1000).toFixed(0)} s with the fitted exponent (not run: it would blow the time budget)`);
+      console.log(
+        `  stopped at N=${reached.n}: one ready()+claimNext() took over ${SLOW_MS} ms. Least-squares growth over N=${ladder.map((l) => l.n).join(', ')}: ~N^${exponent.toFixed(2)}`,
+      );
+      console.log(
+        `  extrapolated ready()+claimNext() at N=${TARGET_STEPS}: ~${(quadratic(reached) / 1000).toFixed(0)} s per cycle if N^2, ~${(extrapolated / 1000).toFixed(0)} s with the fitted exponent (not run: it would blow the time budget)`,
+      );
     }
     big ??= await openPlan(dir, TARGET_STEPS);
-    console.log(`  N=${TARGET_STEPS}: parsePlan ${big.parseMs.toFixed(0)} ms, initPlan ${big.initMs.toFixed(0)} ms (one transaction, ${TARGET_STEPS} steps, ${big.items} items)`);
-    console.log(`  context: one raw BEGIN IMMEDIATE; UPDATE; COMMIT on the same file (fsync floor): median ${rawCommitMs(big.store).toFixed(2)} ms`);
+    console.log(
+      `  N=${TARGET_STEPS}: parsePlan ${big.parseMs.toFixed(0)} ms, initPlan ${big.initMs.toFixed(0)} ms (one transaction, ${TARGET_STEPS} steps, ${big.items} items)`,
+    );
+    console.log(
+      `  context: one raw BEGIN IMMEDIATE; UPDATE; COMMIT on the same file (fsync floor): median ${rawCommitMs(big.store).toFixed(2)} ms`,
+    );
     await diagnose(big);
     big.store.close();
 
@@ -90,8 +107,18 @@ export async function benchClaimInProcess(): Promise<TargetRow[]> {
       ? `${reached.both.p50.toFixed(2)} ms (p99 ${reached.both.p99.toFixed(2)})`
       : `not run: N=${reached.n} took ${reached.both.p50.toFixed(0)} ms, growth ~N^${exponent.toFixed(1)} => ~${(extrapolated / 1000).toFixed(0)} s at 10k`;
     return [
-      { metric: 'ready()+claimNext(), 10k-step plan (median)', target: '<= 3 ms', measured, met: at10k && reached.both.p50 <= 3 },
-      { metric: 'initPlan, 10k-step plan', target: '(report)', measured: `${big.initMs.toFixed(0)} ms (+ parse ${big.parseMs.toFixed(0)} ms)`, met: true },
+      {
+        metric: 'ready()+claimNext(), 10k-step plan (median)',
+        target: '<= 3 ms',
+        measured,
+        met: at10k && reached.both.p50 <= 3,
+      },
+      {
+        metric: 'initPlan, 10k-step plan',
+        target: '(report)',
+        measured: `${big.initMs.toFixed(0)} ms (+ parse ${big.parseMs.toFixed(0)} ms)`,
+        met: true,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -137,7 +164,9 @@ async function progressing(o: Opened): Promise<void> {
     completeTimes.push(performance.now() - r2);
     push(s, { ready: r1 - r0, claim: r2 - r1 });
   }
-  console.log(`  N=${TARGET_STEPS}, ${s.both.length} successive claim+complete: ready() ${fmt(stats(s.ready))} | claimNext() ${fmt(stats(s.claim))} | both ${fmt(stats(s.both))} | complete() ${fmt(stats(completeTimes))}`);
+  console.log(
+    `  N=${TARGET_STEPS}, ${s.both.length} successive claim+complete: ready() ${fmt(stats(s.ready))} | claimNext() ${fmt(stats(s.claim))} | both ${fmt(stats(s.both))} | complete() ${fmt(stats(completeTimes))}`,
+  );
 }
 
 /**
@@ -146,14 +175,20 @@ async function progressing(o: Opened): Promise<void> {
  */
 async function latePlan(o: Opened): Promise<void> {
   const t0 = performance.now();
-  sqliteConnection(o.store).prepare(`UPDATE steps SET status = 'completed', completed_at = @now, completed_by = 'bench', lease_expires_at = NULL
-    WHERE plan_path = @plan AND status != 'completed' AND step_index < @upto`).run({ plan: PLAN_PATH, now: new Date().toISOString(), upto: Math.floor(TARGET_STEPS * 0.9) });
+  sqliteConnection(o.store)
+    .prepare(
+      `UPDATE steps SET status = 'completed', completed_at = @now, completed_by = 'bench', lease_expires_at = NULL
+    WHERE plan_path = @plan AND status != 'completed' AND step_index < @upto`,
+    )
+    .run({ plan: PLAN_PATH, now: new Date().toISOString(), upto: Math.floor(TARGET_STEPS * 0.9) });
   const bulkMs = performance.now() - t0;
   const s = emptySample();
   const until = performance.now() + BUDGET_MS;
   for (let i = 0; i < FULL_FRESH && (i < 20 || performance.now() < until); i++) push(s, await cycle(o));
   const ready = await o.store.ready(PLAN_PATH);
-  console.log(`  N=${TARGET_STEPS}, ${ready.completed_steps.length} completed (bulk update ${bulkMs.toFixed(0)} ms), ${s.both.length} claim+reset cycles: ready() ${fmt(stats(s.ready))} | claimNext() ${fmt(stats(s.claim))} | both ${fmt(stats(s.both))}`);
+  console.log(
+    `  N=${TARGET_STEPS}, ${ready.completed_steps.length} completed (bulk update ${bulkMs.toFixed(0)} ms), ${s.both.length} claim+reset cycles: ready() ${fmt(stats(s.ready))} | claimNext() ${fmt(stats(s.claim))} | both ${fmt(stats(s.both))}`,
+  );
 }
 
 /**
@@ -167,11 +202,16 @@ async function diagnose(o: Opened): Promise<void> {
   const parts: [string, () => unknown][] = [
     ['requireCurrentPlan: the plans row (without the structure JSON)', () => findPlan(db, PLAN_PATH)],
     ['requireCurrentPlan: planHash of the parsed plan (memoised per parse)', () => planHash(o.source.plan)],
-    ['candidate: first pending step without blockers (idx_steps_ready)', () => db.prepare(candidate).get({ plan: PLAN_PATH })],
+    [
+      'candidate: first pending step without blockers (idx_steps_ready)',
+      () => db.prepare(candidate).get({ plan: PLAN_PATH }),
+    ],
     ['countOpen: ready steps, and plans.open_steps', () => countOpen(db, PLAN_PATH, now)],
     ['partitionSteps (everything ready() lists)', () => db.transaction(() => partitionSteps(db, PLAN_PATH, now))()],
   ];
-  console.log(`  where the time goes at N=${TARGET_STEPS} (each piece alone, median of 15; claimNext runs the first four inside its write lock, ready() the last):`);
+  console.log(
+    `  where the time goes at N=${TARGET_STEPS} (each piece alone, median of 15; claimNext runs the first four inside its write lock, ready() the last):`,
+  );
   for (const [label, fn] of parts) {
     const times: number[] = [];
     for (let i = 0; i < 15; i++) {
@@ -181,14 +221,18 @@ async function diagnose(o: Opened): Promise<void> {
     }
     console.log(`    ${label.padEnd(66)} ${stats(times).p50.toFixed(3).padStart(8)} ms`);
   }
-  const explain = (db.prepare(`EXPLAIN QUERY PLAN ${candidate}`).all({ plan: PLAN_PATH }) as { detail: string }[]).map((r) => r.detail);
+  const explain = (db.prepare(`EXPLAIN QUERY PLAN ${candidate}`).all({ plan: PLAN_PATH }) as { detail: string }[]).map(
+    (r) => r.detail,
+  );
   console.log(`    query plan of the candidate query: ${explain.join(' | ')}`);
 }
 
 /** The cost of a durable commit alone, so claim figures can be read against the disk. */
 function rawCommitMs(store: SqliteStore): number {
   const db = sqliteConnection(store);
-  db.exec('CREATE TABLE IF NOT EXISTS bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT OR IGNORE INTO bench_counter VALUES (1, 0)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT OR IGNORE INTO bench_counter VALUES (1, 0)',
+  );
   const update = db.prepare('UPDATE bench_counter SET n = n + 1 WHERE id = 1');
   const times: number[] = [];
   for (let i = 0; i < 200; i++) {
@@ -208,7 +252,8 @@ function rawCommitMs(store: SqliteStore): number {
 function planText(n: number): string {
   const lines = ['# Plan: Many steps', '', '## Approach', 'Benchmark.', ''];
   for (let i = 1; i <= n; i++) {
-    const deps = i > CHAINS ? [i - CHAINS, ...(i % 10 === 0 ? [i - CHAINS - 1, i - CHAINS - 2, i - CHAINS - 3] : [])] : [];
+    const deps =
+      i > CHAINS ? [i - CHAINS, ...(i % 10 === 0 ? [i - CHAINS - 1, i - CHAINS - 2, i - CHAINS - 3] : [])] : [];
     lines.push(`## Step ${i}: Work item ${i} {#s${i}}`);
     if (deps.length > 0) lines.push(`**Depends on:** ${deps.map((d) => `#s${d}`).join(', ')}`);
     lines.push('**Tasks:**', `- [ ] Do ${i}`, '**Tests:**', `- [ ] Check ${i}`, '');

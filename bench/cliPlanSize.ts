@@ -47,18 +47,48 @@ export async function benchCliPlanSize(): Promise<TargetRow[]> {
       }
     }
     const show = oneStep ? 'show PLAN --step STEP --json' : 'show PLAN --json (no --step yet)';
-    console.log(`\n== CLI cost by plan size (${ROUNDS} rounds after ${WARMUP} warm-up; each command paired with a node -e 0 run; median ratio, median ms)`);
+    console.log(
+      `\n== CLI cost by plan size (${ROUNDS} rounds after ${WARMUP} warm-up; each command paired with a node -e 0 run; median ratio, median ms)`,
+    );
     console.log(`  ${'command'.padEnd(34)}${SIZES.map((n) => `${n} steps`.padStart(22)).join('')}`);
-    const cell = (name: string, i: number): string => `${median(ratios.get(`${name}@${i}`)).toFixed(2)}x ${median(times.get(`${name}@${i}`)).toFixed(1).padStart(6)} ms`.padStart(22);
-    const label = (name: Name): string => ({ claim: 'claim --json', heartbeat: 'heartbeat STEP --json', update: 'update STEP --all completed --json', complete: 'complete STEP --json', show, ready: 'ready --json' })[name];
-    for (const name of COMMANDS) console.log(`  ${label(name).padEnd(34)}${SIZES.map((_, i) => cell(name, i)).join('')}`);
-    console.log(`  ${'node -e 0'.padEnd(34)}${SIZES.map((_, i) => `${median(times.get(`base@${i}`)).toFixed(1).padStart(6)} ms`.padStart(22)).join('')}`);
+    const cell = (name: string, i: number): string =>
+      `${median(ratios.get(`${name}@${i}`)).toFixed(2)}x ${median(times.get(`${name}@${i}`))
+        .toFixed(1)
+        .padStart(6)} ms`.padStart(22);
+    const label = (name: Name): string =>
+      ({
+        claim: 'claim --json',
+        heartbeat: 'heartbeat STEP --json',
+        update: 'update STEP --all completed --json',
+        complete: 'complete STEP --json',
+        show,
+        ready: 'ready --json',
+      })[name];
+    for (const name of COMMANDS)
+      console.log(`  ${label(name).padEnd(34)}${SIZES.map((_, i) => cell(name, i)).join('')}`);
+    console.log(
+      `  ${'node -e 0'.padEnd(34)}${SIZES.map((_, i) =>
+        `${median(times.get(`base@${i}`))
+          .toFixed(1)
+          .padStart(6)} ms`.padStart(22),
+      ).join('')}`,
+    );
     const last = SIZES.length - 1;
     const worst = COMMANDS.reduce((w, name) => Math.max(w, median(ratios.get(`${name}@${last}`))), 0);
     const worstSmall = COMMANDS.reduce((w, name) => Math.max(w, median(ratios.get(`${name}@0`))), 0);
     return [
-      { metric: `CLI step commands on a 2,000-step plan, worst of ${COMMANDS.length} / node -e 0`, target: '<= 1.30x', measured: `${worst.toFixed(2)}x`, met: worst <= 1.3 },
-      { metric: `CLI step commands on a 20-step plan, worst of ${COMMANDS.length} / node -e 0`, target: '(report)', measured: `${worstSmall.toFixed(2)}x`, met: true },
+      {
+        metric: `CLI step commands on a 2,000-step plan, worst of ${COMMANDS.length} / node -e 0`,
+        target: '<= 1.30x',
+        measured: `${worst.toFixed(2)}x`,
+        met: worst <= 1.3,
+      },
+      {
+        metric: `CLI step commands on a 20-step plan, worst of ${COMMANDS.length} / node -e 0`,
+        target: '(report)',
+        measured: `${worstSmall.toFixed(2)}x`,
+        met: true,
+      },
     ];
   } finally {
     for (const repo of repos) {
@@ -69,7 +99,12 @@ export async function benchCliPlanSize(): Promise<TargetRow[]> {
 }
 
 /** One claim → heartbeat → update → complete → show → ready cycle, each beside a baseline; then the step is reopened, untimed. */
-async function oneRound(repo: Repo, env: NodeJS.ProcessEnv, oneStep: boolean, baseFirst: boolean): Promise<Record<Name, [number, number]>> {
+async function oneRound(
+  repo: Repo,
+  env: NodeJS.ProcessEnv,
+  oneStep: boolean,
+  baseFirst: boolean,
+): Promise<Record<Name, [number, number]>> {
   const pair = (args: string[]): [number, string, number] => {
     const base = baseFirst ? timeNode(['-e', '0'], repo.dir, env).ms : 0;
     const { ms, stdout } = timeNode(['--', CLI, ...args], repo.dir, env);
@@ -87,14 +122,17 @@ async function oneRound(repo: Repo, env: NodeJS.ProcessEnv, oneStep: boolean, ba
   const [up, , upBase] = pair(['update', PLAN, step, '--all', 'completed', '--json']);
   out.update = [up, upBase];
   const [co, coOut, coBase] = pair(['complete', PLAN, step, '--json']);
-  if ((JSON.parse(coOut) as { completed?: boolean }).completed !== true) throw new Error(`complete did not complete: ${coOut}`);
+  if ((JSON.parse(coOut) as { completed?: boolean }).completed !== true)
+    throw new Error(`complete did not complete: ${coOut}`);
   out.complete = [co, coBase];
   const [sh, , shBase] = pair(oneStep ? ['show', PLAN, '--step', step, '--json'] : ['show', PLAN, '--json']);
   out.show = [sh, shBase];
   const [re, , reBase] = pair(['ready', PLAN, '--json']);
   out.ready = [re, reBase];
   await repo.store.reopen(PLAN, step, repo.actor, 'bench');
-  sqliteConnection(repo.store).prepare(`UPDATE checklist_items SET status = 'open' WHERE plan_path = ? AND step_anchor = ?`).run(PLAN, step);
+  sqliteConnection(repo.store)
+    .prepare(`UPDATE checklist_items SET status = 'open' WHERE plan_path = ? AND step_anchor = ?`)
+    .run(PLAN, step);
   return out;
 }
 
@@ -123,7 +161,11 @@ function makeRepo(n: number, env: NodeJS.ProcessEnv): Repo {
   git('commit', '-qm', 'plan');
   const r = spawnSync(process.execPath, [CLI, 'init', PLAN, '--json'], { cwd: dir, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`init failed: ${r.stderr}`);
-  return { dir, store: new SqliteStore(join(dir, '.springfield', 'state.db')), actor: { worktree: dir, agent: 'bench' } };
+  return {
+    dir,
+    store: new SqliteStore(join(dir, '.springfield', 'state.db')),
+    actor: { worktree: dir, agent: 'bench' },
+  };
 }
 
 /** A plan of `n` steps: four independent roots, the rest chained four apart with some fan-in, items on each. */
@@ -141,7 +183,8 @@ export function planText(n: number): string {
 export function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('VSCODE_') || k.startsWith('SPRINGFIELD_') || k.startsWith('GIT_')) continue;
+    if (k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('VSCODE_') || k.startsWith('SPRINGFIELD_') || k.startsWith('GIT_'))
+      continue;
     env[k] = v;
   }
   return env;

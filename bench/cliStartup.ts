@@ -60,17 +60,43 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
     const showRatio = pairedRatio(samples.show ?? [], samples.baseline ?? []);
     const epicsRatio = pairedRatio(samples.epics ?? [], samples.baseline ?? []);
 
-    console.log(`\n== CLI startup (node ${process.version}, ${ROUNDS} alternating runs each after ${WARMUP} warm-up, 20-step plan in a real git repo)`);
+    console.log(
+      `\n== CLI startup (node ${process.version}, ${ROUNDS} alternating runs each after ${WARMUP} warm-up, 20-step plan in a real git repo)`,
+    );
     console.log(row('node -e 0 (baseline)', base));
-    console.log(row('springfield claim --json', cl) + `   ratio ${claimRatio.toFixed(2)}x (of medians ${(cl.median / base.median).toFixed(2)}x)`);
-    console.log(row('springfield show --json', sh) + `   ratio ${showRatio.toFixed(2)}x (of medians ${(sh.median / base.median).toFixed(2)}x)`);
-    console.log(row('springfield epic list --json', ep) + `   ratio ${epicsRatio.toFixed(2)}x (of medians ${(ep.median / base.median).toFixed(2)}x)`);
+    console.log(
+      row('springfield claim --json', cl) +
+        `   ratio ${claimRatio.toFixed(2)}x (of medians ${(cl.median / base.median).toFixed(2)}x)`,
+    );
+    console.log(
+      row('springfield show --json', sh) +
+        `   ratio ${showRatio.toFixed(2)}x (of medians ${(sh.median / base.median).toFixed(2)}x)`,
+    );
+    console.log(
+      row('springfield epic list --json', ep) +
+        `   ratio ${epicsRatio.toFixed(2)}x (of medians ${(ep.median / base.median).toFixed(2)}x)`,
+    );
     await breakdown(repo, env, store, actor, cl.median, claimWith);
     store.close();
     return [
-      { metric: 'CLI claim --json / node -e 0 (median of per-round ratios)', target: '<= 1.30x', measured: `${claimRatio.toFixed(2)}x (${cl.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: claimRatio <= 1.3 },
-      { metric: 'CLI show --json / node -e 0 (median of per-round ratios)', target: '<= 1.30x', measured: `${showRatio.toFixed(2)}x (${sh.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: showRatio <= 1.3 },
-      { metric: 'CLI epic list --json (whole CLI) / node -e 0', target: '(report)', measured: `${epicsRatio.toFixed(2)}x (${ep.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`, met: true },
+      {
+        metric: 'CLI claim --json / node -e 0 (median of per-round ratios)',
+        target: '<= 1.30x',
+        measured: `${claimRatio.toFixed(2)}x (${cl.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`,
+        met: claimRatio <= 1.3,
+      },
+      {
+        metric: 'CLI show --json / node -e 0 (median of per-round ratios)',
+        target: '<= 1.30x',
+        measured: `${showRatio.toFixed(2)}x (${sh.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`,
+        met: showRatio <= 1.3,
+      },
+      {
+        metric: 'CLI epic list --json (whole CLI) / node -e 0',
+        target: '(report)',
+        measured: `${epicsRatio.toFixed(2)}x (${ep.median.toFixed(1)} vs ${base.median.toFixed(1)} ms)`,
+        met: true,
+      },
     ];
   } finally {
     rmSync(repo, { recursive: true, force: true });
@@ -78,18 +104,28 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
 }
 
 /** Differential timings: each startup phase run on its own, plus warm in-process costs. */
-async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStore, actor: Actor, claimMs: number, claimWith: (env: NodeJS.ProcessEnv) => Promise<number>): Promise<void> {
+async function breakdown(
+  repo: string,
+  env: NodeJS.ProcessEnv,
+  store: SqliteStore,
+  actor: Actor,
+  claimMs: number,
+  claimWith: (env: NodeJS.ProcessEnv) => Promise<number>,
+): Promise<void> {
   const uncached = { ...env, NODE_DISABLE_COMPILE_CACHE: '1' };
   const gitScript = `require('node:child_process').execFileSync('git', ${JSON.stringify(GIT_ARGS)}, { stdio: ['ignore', 'pipe', 'pipe'] })`;
-  const samples = await sampleInterleaved({
-    baseline: () => timeNode(['-e', '0'], repo, env).ms,
-    version: () => timeNode(['--', CLI, '--version'], repo, env).ms,
-    versionNoCache: () => timeNode(['--', CLI, '--version'], repo, uncached).ms,
-    claim: () => claimWith(env),
-    claimNoCache: () => claimWith(uncached),
-    crypto: () => timeNode(['-e', "require('node:crypto')"], repo, env).ms,
-    git: () => timeNode(['-e', gitScript], repo, env).ms,
-  }, BREAKDOWN_ROUNDS);
+  const samples = await sampleInterleaved(
+    {
+      baseline: () => timeNode(['-e', '0'], repo, env).ms,
+      version: () => timeNode(['--', CLI, '--version'], repo, env).ms,
+      versionNoCache: () => timeNode(['--', CLI, '--version'], repo, uncached).ms,
+      claim: () => claimWith(env),
+      claimNoCache: () => claimWith(uncached),
+      crypto: () => timeNode(['-e', "require('node:crypto')"], repo, env).ms,
+      git: () => timeNode(['-e', gitScript], repo, env).ms,
+    },
+    BREAKDOWN_ROUNDS,
+  );
   const med = (k: string): number => summarize(samples[k] ?? []).median;
   const base = med('baseline');
 
@@ -128,19 +164,27 @@ async function breakdown(repo: string, env: NodeJS.ProcessEnv, store: SqliteStor
   const ms = (v: number): string => `${v.toFixed(1).padStart(6)} ms`;
   const delta = (k: string): string => ms(med(k) - base);
   const kb = (f: string): number => Math.round(statSync(join(ROOT, 'dist', f)).size / 1024);
-  console.log(`\n-- where claim's ${claimMs.toFixed(1)} ms goes (fresh processes, ${BREAKDOWN_ROUNDS} runs; each figure is a median over node -e 0 = ${base.toFixed(1)} ms)`);
+  console.log(
+    `\n-- where claim's ${claimMs.toFixed(1)} ms goes (fresh processes, ${BREAKDOWN_ROUNDS} runs; each figure is a median over node -e 0 = ${base.toFixed(1)} ms)`,
+  );
   console.log(`${pad('  claim --json (again, in this round)')}${delta('claim')}`);
   console.log(`${pad('    the same without the code caches (NODE_DISABLE_COMPILE_CACHE=1)')}${delta('claimNoCache')}`);
-  console.log(`${pad(`  dist/cli.cjs --version: launcher + ${kb('springfield.cjs')} KB CommonJS bundle (step commands, better-sqlite3 JS)`)}${delta('version')}`);
+  console.log(
+    `${pad(`  dist/cli.cjs --version: launcher + ${kb('springfield.cjs')} KB CommonJS bundle (step commands, better-sqlite3 JS)`)}${delta('version')}`,
+  );
   console.log(`${pad('    the same without the code caches')}${delta('versionNoCache')}`);
-  console.log(`${pad('  not on the path any more: require node:crypto (drift is checked by the plan file bytes)')}${delta('crypto')}`);
+  console.log(
+    `${pad('  not on the path any more: require node:crypto (drift is checked by the plan file bytes)')}${delta('crypto')}`,
+  );
   console.log(`${pad('  not on the path any more: execFileSync git rev-parse (.git is read instead)')}${delta('git')}`);
   console.log(`-- warm, in-process (median of 25 after warm-up)`);
   console.log(`${pad('  locateRepo (reads .git, no git process)')}${ms(locateWarm)}`);
   console.log(`${pad('  open state.db (WAL, pragmas, schema check) + close')}${ms(openWarm)}`);
   console.log(`${pad('  store.claimNext (one BEGIN IMMEDIATE..COMMIT, fsync)')}${ms(claimWarm)}`);
   console.log(`${pad('  whole runCli(claim --json): parse plan, locate, open, claim')}${ms(cliWarm)}`);
-  console.log(`${pad('  the rest of a fresh claim: native module load, cold (unoptimised) code, first statements')}${ms(claimMs - base - (med('version') - base) - cliWarm)}`);
+  console.log(
+    `${pad('  the rest of a fresh claim: native module load, cold (unoptimised) code, first statements')}${ms(claimMs - base - (med('version') - base) - cliWarm)}`,
+  );
 }
 
 /** Runs each variant once per round, rotating the order, after a warm-up. */
@@ -175,11 +219,14 @@ function makeRepo(): string {
   writeFileSync(join(repo, PLAN), planText(20));
   git('add', '.');
   git('commit', '-qm', 'plan');
-  const r = spawnSync(process.execPath, [CLI, 'init', PLAN, '--json'], { cwd: repo, env: childEnv(), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'init', PLAN, '--json'], {
+    cwd: repo,
+    env: childEnv(),
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`init failed: ${r.stderr}`);
   return repo;
 }
-
 
 /** The median over rounds of `a[i] / b[i]` (both sampled in round i). */
 function pairedRatio(a: readonly number[], b: readonly number[]): number {

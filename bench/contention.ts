@@ -59,23 +59,54 @@ export async function benchContention(): Promise<TargetRow[]> {
   const rawLat = pct([...rawT.claimMs, ...rawT.completeMs]);
   const busy = sfT.busyErrors;
 
-  console.log(`\n== Contention: ${WORKERS} processes x ${OPS} claim+complete on one database (WAL, synchronous=FULL, busy_timeout ${BUSY_TIMEOUT_MS} ms), ${sf.length} round(s) each, alternating with raw`);
-  console.log(`  raw SQLite   ${WORKERS} procs x ${OPS * 2} BEGIN IMMEDIATE; UPDATE; COMMIT: ${fmtRate(rawTps).padStart(6)} txn/s   latency p50 ${rawLat.p50.toFixed(1)} p99 ${rawLat.p99.toFixed(1)} ms   busy errors ${rawT.busyErrors}`);
-  console.log(`  springfield  ${WORKERS} procs x ${OPS} claimNext+complete:                 ${fmtRate(sfTps).padStart(6)} txn/s = ${fmtRate(sfOps)} claim+complete/s`);
+  console.log(
+    `\n== Contention: ${WORKERS} processes x ${OPS} claim+complete on one database (WAL, synchronous=FULL, busy_timeout ${BUSY_TIMEOUT_MS} ms), ${sf.length} round(s) each, alternating with raw`,
+  );
+  console.log(
+    `  raw SQLite   ${WORKERS} procs x ${OPS * 2} BEGIN IMMEDIATE; UPDATE; COMMIT: ${fmtRate(rawTps).padStart(6)} txn/s   latency p50 ${rawLat.p50.toFixed(1)} p99 ${rawLat.p99.toFixed(1)} ms   busy errors ${rawT.busyErrors}`,
+  );
+  console.log(
+    `  springfield  ${WORKERS} procs x ${OPS} claimNext+complete:                 ${fmtRate(sfTps).padStart(6)} txn/s = ${fmtRate(sfOps)} claim+complete/s`,
+  );
   console.log(`  ratio (springfield / raw), per write transaction:        ${ratio.toFixed(2)}x`);
   console.log(`  ratio (claim+complete pairs/s / raw transactions/s):     ${(sfOps / rawTps).toFixed(2)}x`);
-  console.log(`  claimNext latency (incl. lock wait)  p50 ${claim.p50.toFixed(1)} ms   p99 ${claim.p99.toFixed(1)} ms   max ${claim.max.toFixed(1)} ms`);
-  console.log(`  complete latency (incl. lock wait)   p50 ${complete.p50.toFixed(1)} ms   p99 ${complete.p99.toFixed(1)} ms   max ${complete.max.toFixed(1)} ms`);
+  console.log(
+    `  claimNext latency (incl. lock wait)  p50 ${claim.p50.toFixed(1)} ms   p99 ${claim.p99.toFixed(1)} ms   max ${claim.max.toFixed(1)} ms`,
+  );
+  console.log(
+    `  complete latency (incl. lock wait)   p50 ${complete.p50.toFixed(1)} ms   p99 ${complete.p99.toFixed(1)} ms   max ${complete.max.toFixed(1)} ms`,
+  );
   console.log(lockLine('raw', rawT));
   console.log(lockLine('springfield', sfT));
-  console.log(`  uncontended, one process, same 1600-step plan: claimNext p50 ${solo.claim.toFixed(2)} ms (inside the lock: candidate query ${solo.candidate.toFixed(2)} ms, countOpen ${solo.count.toFixed(2)} ms, drift-check planHash ${solo.hash.toFixed(2)} ms), complete p50 ${solo.complete.toFixed(2)} ms, raw txn p50 ${solo.raw.toFixed(2)} ms`);
-  console.log(`  busy errors surfaced: ${busy}   other errors: ${sfT.otherErrors.length + rawT.otherErrors.length}${sfT.otherErrors[0] ? ` (first: ${sfT.otherErrors[0]})` : ''}`);
-  console.log(`  per-round wall: raw ${raw.map((x) => x.wallMs.toFixed(0)).join(', ')} ms; springfield ${sf.map((x) => x.wallMs.toFixed(0)).join(', ')} ms`);
+  console.log(
+    `  uncontended, one process, same 1600-step plan: claimNext p50 ${solo.claim.toFixed(2)} ms (inside the lock: candidate query ${solo.candidate.toFixed(2)} ms, countOpen ${solo.count.toFixed(2)} ms, drift-check planHash ${solo.hash.toFixed(2)} ms), complete p50 ${solo.complete.toFixed(2)} ms, raw txn p50 ${solo.raw.toFixed(2)} ms`,
+  );
+  console.log(
+    `  busy errors surfaced: ${busy}   other errors: ${sfT.otherErrors.length + rawT.otherErrors.length}${sfT.otherErrors[0] ? ` (first: ${sfT.otherErrors[0]})` : ''}`,
+  );
+  console.log(
+    `  per-round wall: raw ${raw.map((x) => x.wallMs.toFixed(0)).join(', ')} ms; springfield ${sf.map((x) => x.wallMs.toFixed(0)).join(', ')} ms`,
+  );
   console.log(`  end state per springfield round: ${checks.join('; ')}`);
   return [
-    { metric: `contention ${WORKERS}x${OPS}: throughput vs raw (per txn)`, target: '>= 0.50x', measured: `${ratio.toFixed(2)}x (${fmtRate(sfTps)} vs ${fmtRate(rawTps)} txn/s; pairs ${(sfOps / rawTps).toFixed(2)}x)`, met: ratio >= 0.5 },
-    { metric: `contention ${WORKERS}x${OPS}: claim latency p99`, target: '<= 250 ms', measured: `${claim.p99.toFixed(1)} ms (p50 ${claim.p50.toFixed(1)} ms)`, met: claim.p99 <= 250 },
-    { metric: `contention ${WORKERS}x${OPS}: busy errors surfaced`, target: '0', measured: String(busy), met: busy === 0 },
+    {
+      metric: `contention ${WORKERS}x${OPS}: throughput vs raw (per txn)`,
+      target: '>= 0.50x',
+      measured: `${ratio.toFixed(2)}x (${fmtRate(sfTps)} vs ${fmtRate(rawTps)} txn/s; pairs ${(sfOps / rawTps).toFixed(2)}x)`,
+      met: ratio >= 0.5,
+    },
+    {
+      metric: `contention ${WORKERS}x${OPS}: claim latency p99`,
+      target: '<= 250 ms',
+      measured: `${claim.p99.toFixed(1)} ms (p50 ${claim.p50.toFixed(1)} ms)`,
+      met: claim.p99 <= 250,
+    },
+    {
+      metric: `contention ${WORKERS}x${OPS}: busy errors surfaced`,
+      target: '0',
+      measured: String(busy),
+      met: busy === 0,
+    },
   ];
 }
 
@@ -88,8 +119,21 @@ async function round(mode: WorkerConfig['mode'], after: (db: string) => void): P
     if (mode === 'raw') prepareRaw(db);
     else await prepareSpringfield(db, planFile);
     const children = Array.from({ length: WORKERS }, (_, worker) => {
-      const config: WorkerConfig = { mode, db, planFile, planPath: PLAN_PATH, worker, ops: OPS, busyTimeoutMs: BUSY_TIMEOUT_MS };
-      return fork(WORKER, [JSON.stringify(config)], { execPath: process.execPath, execArgv: [], env: childEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const config: WorkerConfig = {
+        mode,
+        db,
+        planFile,
+        planPath: PLAN_PATH,
+        worker,
+        ops: OPS,
+        busyTimeoutMs: BUSY_TIMEOUT_MS,
+      };
+      return fork(WORKER, [JSON.stringify(config)], {
+        execPath: process.execPath,
+        execArgv: [],
+        env: childEnv(),
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
     });
     const ready = children.map((c) => message(c, 'ready'));
     const done = children.map((c) => message(c, 'done'));
@@ -98,7 +142,9 @@ async function round(mode: WorkerConfig['mode'], after: (db: string) => void): P
     for (const c of children) c.send({ type: 'go' });
     const reports = (await Promise.all(done)) as WorkerReport[];
     const wallMs = performance.now() - t0;
-    await Promise.all(children.map((c) => (c.exitCode !== null ? Promise.resolve() : new Promise((res) => c.once('exit', res)))));
+    await Promise.all(
+      children.map((c) => (c.exitCode !== null ? Promise.resolve() : new Promise((res) => c.once('exit', res)))),
+    );
     after(db);
     return { wallMs, reports };
   } finally {
@@ -138,12 +184,22 @@ async function prepareSpringfield(db: string, planFile: string): Promise<void> {
   const text = lines.join('\n');
   writeFileSync(planFile, text);
   const store = new SqliteStore(db, { ifMissing: 'create' });
-  await store.initPlan({ planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) }, { worktree: '/bench/setup', agent: null });
+  await store.initPlan(
+    { planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) },
+    { worktree: '/bench/setup', agent: null },
+  );
   store.close();
 }
 
 /** Single-process figures on the same plan: what each transaction costs when nobody else is waiting. */
-async function uncontended(): Promise<{ claim: number; complete: number; candidate: number; count: number; hash: number; raw: number }> {
+async function uncontended(): Promise<{
+  claim: number;
+  complete: number;
+  candidate: number;
+  count: number;
+  hash: number;
+  raw: number;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-contention-solo-'));
   try {
     const db = join(dir, 'state.db');
@@ -160,7 +216,9 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
     const hashes: number[] = [];
     const first = sqliteConnection(store).prepare(`SELECT * FROM steps INDEXED BY idx_steps_ready
       WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`);
-    sqliteConnection(store).exec('CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, at TEXT); INSERT INTO bench_counter VALUES (1, 0, NULL)');
+    sqliteConnection(store).exec(
+      'CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, at TEXT); INSERT INTO bench_counter VALUES (1, 0, NULL)',
+    );
     const bump = sqliteConnection(store).prepare('UPDATE bench_counter SET n = n + 1, at = ? WHERE id = 1');
     const time = (into: number[], fn: () => unknown): void => {
       const t0 = performance.now();
@@ -172,7 +230,11 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
       time(candidates, () => first.get({ plan: PLAN_PATH }));
       time(counts, () => countOpen(sqliteConnection(store), PLAN_PATH, now));
       time(hashes, () => planHash(source.plan));
-      time(raws, () => sqliteConnection(store).transaction(() => bump.run(now)).immediate());
+      time(raws, () =>
+        sqliteConnection(store)
+          .transaction(() => bump.run(now))
+          .immediate(),
+      );
       const t0 = performance.now();
       const c = await store.claimNext(source, actor);
       claims.push(performance.now() - t0);
@@ -182,7 +244,14 @@ async function uncontended(): Promise<{ claim: number; complete: number; candida
       completes.push(performance.now() - t1);
     }
     store.close();
-    return { claim: pct(claims).p50, complete: pct(completes).p50, candidate: pct(candidates).p50, count: pct(counts).p50, hash: pct(hashes).p50, raw: pct(raws).p50 };
+    return {
+      claim: pct(claims).p50,
+      complete: pct(completes).p50,
+      candidate: pct(candidates).p50,
+      count: pct(counts).p50,
+      hash: pct(hashes).p50,
+      raw: pct(raws).p50,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -237,7 +306,8 @@ function fmtRate(v: number): string {
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('VSCODE_') || k.startsWith('SPRINGFIELD_') || k === 'NODE_OPTIONS') continue;
+    if (k === 'ELECTRON_RUN_AS_NODE' || k.startsWith('VSCODE_') || k.startsWith('SPRINGFIELD_') || k === 'NODE_OPTIONS')
+      continue;
     env[k] = v;
   }
   return env;

@@ -36,7 +36,16 @@ export interface WorkerReport {
 type Op = () => Promise<void>;
 
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
-const report: WorkerReport = { type: 'done', claimMs: [], completeMs: [], holdMs: [], waitMs: [], transactions: 0, busyErrors: 0, otherErrors: [] };
+const report: WorkerReport = {
+  type: 'done',
+  claimMs: [],
+  completeMs: [],
+  holdMs: [],
+  waitMs: [],
+  transactions: 0,
+  busyErrors: 0,
+  otherErrors: [],
+};
 
 function isBusy(err: unknown): boolean {
   if (err instanceof EnvironmentError) return err.code === 'database_locked';
@@ -75,7 +84,10 @@ function instrument(db: Database): void {
 function springfieldOp(): { op: Op; close: () => void } {
   const store = new SqliteStore(config.db, { busyTimeoutMs: config.busyTimeoutMs });
   instrument(sqliteConnection(store));
-  const source: PlanSource = { planPath: config.planPath, plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath) };
+  const source: PlanSource = {
+    planPath: config.planPath,
+    plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath),
+  };
   const actor: Actor = { worktree: `/bench/worktree-${config.worker}`, agent: `agent-${config.worker}` };
   const op = async (): Promise<void> => {
     const t0 = performance.now();
@@ -83,7 +95,9 @@ function springfieldOp(): { op: Op; close: () => void } {
     report.transactions++;
     if (!claim.claimed) throw new Error(`nothing to claim: ${claim.reason}`);
     const t1 = performance.now();
-    await store.complete(source, claim.step_anchor, { ...actor, token: claim.claim_token }).finally(() => report.completeMs.push(performance.now() - t1));
+    await store
+      .complete(source, claim.step_anchor, { ...actor, token: claim.claim_token })
+      .finally(() => report.completeMs.push(performance.now() - t1));
     report.transactions++;
   };
   return { op, close: () => store.close() };
@@ -98,17 +112,18 @@ function rawOp(): { op: Op; close: () => void } {
   instrument(db);
   const update = db.prepare('UPDATE counters SET n = n + 1, at = ? WHERE id = ?');
   let i = 0;
-  const tx = (into: number[]): void => timed(into, () => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      update.run(new Date().toISOString(), config.worker * config.ops + (i % config.ops));
-      db.exec('COMMIT');
-      report.transactions++;
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw err;
-    }
-  });
+  const tx = (into: number[]): void =>
+    timed(into, () => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        update.run(new Date().toISOString(), config.worker * config.ops + (i % config.ops));
+        db.exec('COMMIT');
+        report.transactions++;
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    });
   const op = (): Promise<void> => {
     tx(report.claimMs);
     tx(report.completeMs);

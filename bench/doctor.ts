@@ -35,9 +35,12 @@ export async function benchDoctor(keep?: string): Promise<TargetRow[]> {
     const db = join(dir, '.springfield', 'state.db');
     const store = new SqliteStore(db);
     const actor: Actor = { worktree: dir, agent: 'bench' };
-    const megabytes = (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0) / 1048576 + statSync(db).size / 1048576;
+    const megabytes =
+      (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0) / 1048576 + statSync(db).size / 1048576;
     const events = Number(sqliteConnection(store).prepare('SELECT max(id) FROM events').pluck().get());
-    console.log(`\n== doctor on a large store (node ${process.version}; ${PLANS} plans × ${STEPS} steps, ${EPICS} epics, ${events.toLocaleString('en')} events, ${megabytes.toFixed(0)} MB; ${built})`);
+    console.log(
+      `\n== doctor on a large store (node ${process.version}; ${PLANS} plans × ${STEPS} steps, ${EPICS} epics, ${events.toLocaleString('en')} events, ${megabytes.toFixed(0)} MB; ${built})`,
+    );
 
     const plan = 'plans/p01.md';
     const variants: Record<string, () => number | Promise<number>> = {
@@ -69,7 +72,9 @@ export async function benchDoctor(keep?: string): Promise<TargetRow[]> {
       const v = samples[name] ?? [];
       return `  ${label.padEnd(34)} median ${median(v).toFixed(0).padStart(6)} ms   ratio ${pairedRatio(v, base).toFixed(2)}x`;
     };
-    console.log(`  ${ROUNDS} alternating rounds after ${WARMUP} warm-up; the ratio is the median of per-round ratios to node -e 0`);
+    console.log(
+      `  ${ROUNDS} alternating rounds after ${WARMUP} warm-up; the ratio is the median of per-round ratios to node -e 0`,
+    );
     console.log(`  ${'node -e 0 (baseline)'.padEnd(34)} median ${median(base).toFixed(0).padStart(6)} ms`);
     console.log(line('springfield doctor --json', 'doctor'));
     if (samples.doctorFull) console.log(line('springfield doctor --full --json', 'doctorFull'));
@@ -89,10 +94,23 @@ export async function benchDoctor(keep?: string): Promise<TargetRow[]> {
     time('PRAGMA foreign_key_check (every table with a foreign key)', () => conn.pragma('foreign_key_check'));
     time("PRAGMA integrity_check('events')", () => conn.pragma("integrity_check('events')"));
     time("checkIntegrity (doctor's default: state tables, the log's ends)", () => checkIntegrity(conn, false));
-    time('live claims (partial index)', () => conn.prepare(`SELECT plan_path, anchor FROM steps WHERE parent_anchor IS NULL AND status IN ('claimed', 'in_progress')`).all());
+    time('live claims (partial index)', () =>
+      conn
+        .prepare(
+          `SELECT plan_path, anchor FROM steps WHERE parent_anchor IS NULL AND status IN ('claimed', 'in_progress')`,
+        )
+        .all(),
+    );
     store.close();
     const doctorRatio = pairedRatio(samples.doctor ?? [], base);
-    return [{ metric: `CLI doctor on ${events.toLocaleString('en')} events / node -e 0`, target: '(report)', measured: `${doctorRatio.toFixed(2)}x (${median(samples.doctor ?? []).toFixed(0)} vs ${median(base).toFixed(0)} ms)`, met: true }];
+    return [
+      {
+        metric: `CLI doctor on ${events.toLocaleString('en')} events / node -e 0`,
+        target: '(report)',
+        measured: `${doctorRatio.toFixed(2)}x (${median(samples.doctor ?? []).toFixed(0)} vs ${median(base).toFixed(0)} ms)`,
+        met: true,
+      },
+    ];
   } finally {
     if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
@@ -114,13 +132,18 @@ async function buildStore(dir: string, env: NodeJS.ProcessEnv): Promise<string> 
   writeFileSync(join(dir, '.gitignore'), '.springfield/\n');
   git('add', '.');
   git('commit', '-qm', 'plans');
-  const r = spawnSync(process.execPath, [CLI, 'init', paths[0] as string, '--json'], { cwd: dir, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'init', paths[0] as string, '--json'], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`init failed: ${r.stderr}`);
   const store = new SqliteStore(db);
   try {
     const actor: Actor = { worktree: dir, agent: 'bench' };
     for (const p of paths.slice(1)) await store.initPlan({ planPath: p, plan: parsePlan(textOf(p), p) }, actor);
-    for (let i = 0; i < EPICS; i++) await store.createEpic({ title: `Epic ${i}`, brief: 'bench', priority: 'P2', complexity: 'standard' }, actor);
+    for (let i = 0; i < EPICS; i++)
+      await store.createEpic({ title: `Epic ${i}`, brief: 'bench', priority: 'P2', complexity: 'standard' }, actor);
     appendEvents(store, paths, dir);
   } finally {
     store.close();
@@ -135,9 +158,17 @@ async function buildStore(dir: string, env: NodeJS.ProcessEnv): Promise<string> 
 function appendEvents(store: SqliteStore, paths: readonly string[], dir: string): void {
   const conn = sqliteConnection(store);
   const have = Number(conn.prepare('SELECT count(*) FROM events').pluck().get());
-  const insert = conn.prepare(`INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
+  const insert =
+    conn.prepare(`INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
     VALUES (?, ?, ?, 'step', ?, ?, ?, NULL, ?, ?, NULL, ?)`);
-  const cycle: [string, string | null, string | null][] = [['claim', 'pending', 'claimed'], ['start', 'claimed', 'in_progress'], ['heartbeat', null, null], ['update', null, null], ['heartbeat', null, null], ['complete', 'in_progress', 'completed']];
+  const cycle: [string, string | null, string | null][] = [
+    ['claim', 'pending', 'claimed'],
+    ['start', 'claimed', 'in_progress'],
+    ['heartbeat', null, null],
+    ['update', null, null],
+    ['heartbeat', null, null],
+    ['complete', 'in_progress', 'completed'],
+  ];
   const start = Date.parse('2025-01-01T00:00:00Z');
   for (let done = have; done < EVENTS;) {
     const n = Math.min(BATCH, EVENTS - done);
@@ -147,8 +178,17 @@ function appendEvents(store: SqliteStore, paths: readonly string[], dir: string)
         const [action, from, to] = cycle[i % cycle.length] as [string, string | null, string | null];
         const step = Math.floor(i / cycle.length);
         const plan = paths[step % paths.length] as string;
-        insert.run(new Date(start + i * 1000).toISOString(), `${dir}/wt-${step % 8}`, `agent-${step % 8}`, action, plan, `step-${(Math.floor(step / paths.length) % STEPS) + 1}`, from, to,
-          action === 'claim' ? JSON.stringify({ token: step + 1, lease_seconds: 7200 }) : null);
+        insert.run(
+          new Date(start + i * 1000).toISOString(),
+          `${dir}/wt-${step % 8}`,
+          `agent-${step % 8}`,
+          action,
+          plan,
+          `step-${(Math.floor(step / paths.length) % STEPS) + 1}`,
+          from,
+          to,
+          action === 'claim' ? JSON.stringify({ token: step + 1, lease_seconds: 7200 }) : null,
+        );
       }
     })();
     done += n;

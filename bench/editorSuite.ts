@@ -30,7 +30,8 @@ interface Timed extends Stats {
 
 function stats(values: readonly number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  const at = (q: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   return { median: at(0.5), p95: at(0.95) };
 }
 
@@ -90,7 +91,9 @@ async function idleProfile(bundle: string): Promise<Record<string, number>> {
     await session.post('Profiler.setSamplingInterval', { interval: 500 });
     await session.post('Profiler.start');
     await new Promise((r) => setTimeout(r, IDLE_PROFILE_MS));
-    const { profile } = await session.post('Profiler.stop') as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await session.post('Profiler.stop')) as {
+      profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+    };
     const parent = new Map<number, ProfileNode>();
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
@@ -98,7 +101,12 @@ async function idleProfile(bundle: string): Promise<Record<string, number>> {
       for (let n = byId.get(id); n; n = parent.get(n.id)) {
         const { url, functionName } = n.callFrame;
         if (url === '' && /^\((idle|garbage collector|program)\)$/.test(functionName)) return functionName;
-        if (url) return url.includes(bundle) ? 'springfield' : /suite\.cjs/.test(url) ? 'bench suite' : `other: ${url.replace(/^.*\/(extensions|out)\//, '')}`;
+        if (url)
+          return url.includes(bundle)
+            ? 'springfield'
+            : /suite\.cjs/.test(url)
+              ? 'bench suite'
+              : `other: ${url.replace(/^.*\/(extensions|out)\//, '')}`;
       }
       return 'native, no script';
     };
@@ -143,10 +151,19 @@ export async function run(): Promise<void> {
   }
   // SignalComments.update creates one comment thread per signal location with a MarkdownString body.
   const controller = vscode.comments.createCommentController('springfield.bench', 'bench');
-  const thread = (): void => controller.createCommentThread(vscode.Uri.file(join(folder, 'src', 'greeting.ts')), new vscode.Range(1, 0, 1, 0), [{
-    body: new vscode.MarkdownString('**implementation failure** — The greeting is still misspelt\n\n"Helo" should be "Hello"\n\n_Waiting for your decision: Send back to Ralph, Escalate to Lisa or Accept._'),
-    mode: vscode.CommentMode.Preview, author: { name: 'Bart (bench)' }, timestamp: new Date(),
-  }]).dispose();
+  const thread = (): void =>
+    controller
+      .createCommentThread(vscode.Uri.file(join(folder, 'src', 'greeting.ts')), new vscode.Range(1, 0, 1, 0), [
+        {
+          body: new vscode.MarkdownString(
+            '**implementation failure** — The greeting is still misspelt\n\n"Helo" should be "Hello"\n\n_Waiting for your decision: Send back to Ralph, Escalate to Lisa or Accept._',
+          ),
+          mode: vscode.CommentMode.Preview,
+          author: { name: 'Bart (bench)' },
+          timestamp: new Date(),
+        },
+      ])
+      .dispose();
   result.firstCommentThread = await once(thread);
   result.commentThread = await time(thread, FEW);
   controller.dispose();

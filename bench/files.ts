@@ -74,35 +74,53 @@ function workload(filesAware: boolean): Outcome {
   try {
     const repo = join(dir, 'repo');
     const env = prepare(repo, dir, filesAware);
-    const sf = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd, env, encoding: 'utf8', timeout: 600_000 });
+    const sf = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd, env, encoding: 'utf8', timeout: 600_000 });
     const started = performance.now();
     let conflicts = 0;
     let rework = 0;
     let predicted = 0;
     for (let round = 0; round < 20; round++) {
       const r = sf(repo, 'orchestrate', '--watch', '--until-idle', '--interval', '1');
-      if (r.status !== 0) throw new Error(`orchestrate exited ${r.status}: ${r.stderr.split('\n').slice(-5).join(' | ')}`);
+      if (r.status !== 0)
+        throw new Error(`orchestrate exited ${r.status}: ${r.stderr.split('\n').slice(-5).join(' | ')}`);
       predicted += r.stderr.split('\n').filter((l) => / conflict ahead with /.test(l)).length;
-      const epics = (JSON.parse(sf(repo, 'epic', 'list').stdout) as { epics: { id: string; status: string; status_reason: string | null; worktree_path: string | null }[] }).epics;
-      const blocked = epics.filter((e) => e.status === 'blocked' && e.status_reason?.startsWith('merge_failed: rebasing onto main conflicts'));
+      const epics = (
+        JSON.parse(sf(repo, 'epic', 'list').stdout) as {
+          epics: { id: string; status: string; status_reason: string | null; worktree_path: string | null }[];
+        }
+      ).epics;
+      const blocked = epics.filter(
+        (e) => e.status === 'blocked' && e.status_reason?.startsWith('merge_failed: rebasing onto main conflicts'),
+      );
       if (blocked.length === 0) {
         const open = epics.filter((e) => e.status !== 'done');
-        if (open.length > 0) throw new Error(`stopped with ${open.map((e) => `${e.id} ${e.status} (${e.status_reason ?? ''})`).join(', ')}`);
+        if (open.length > 0)
+          throw new Error(
+            `stopped with ${open.map((e) => `${e.id} ${e.status} (${e.status_reason ?? ''})`).join(', ')}`,
+          );
         break;
       }
       for (const e of blocked) {
         conflicts += 1;
         // One builder session resolves it, recorded as a run like any other; then a person's retry.
-        const fix = spawnSync(process.execPath, [CLI, 'run', '--role', 'ralph', '--epic', e.id, '--', process.execPath, join(dir, 'resolver.cjs')], { cwd: e.worktree_path ?? repo, env, encoding: 'utf8', timeout: 600_000 });
-        if (fix.status !== 0) throw new Error(`the resolving session for ${e.id} failed: ${fix.stderr.split('\n').slice(-3).join(' | ')}`);
+        const fix = spawnSync(
+          process.execPath,
+          [CLI, 'run', '--role', 'ralph', '--epic', e.id, '--', process.execPath, join(dir, 'resolver.cjs')],
+          { cwd: e.worktree_path ?? repo, env, encoding: 'utf8', timeout: 600_000 },
+        );
+        if (fix.status !== 0)
+          throw new Error(`the resolving session for ${e.id} failed: ${fix.stderr.split('\n').slice(-3).join(' | ')}`);
         rework += 1;
         sf(repo, 'epic', 'retry', e.id);
       }
     }
     const wallMs = performance.now() - started;
-    const counts = (JSON.parse(sf(repo, 'runs').stdout) as { sessions: Record<string, Record<string, number>> }).sessions;
+    const counts = (JSON.parse(sf(repo, 'runs').stdout) as { sessions: Record<string, Record<string, number>> })
+      .sessions;
     const sessions = Object.values(counts).reduce((n, roles) => n + (roles.total ?? 0), 0);
-    const merged = (JSON.parse(sf(repo, 'epic', 'list', '--status', 'done').stdout) as { epics: unknown[] }).epics.length;
+    const merged = (JSON.parse(sf(repo, 'epic', 'list', '--status', 'done').stdout) as { epics: unknown[] }).epics
+      .length;
     return { conflicts, sessions, rework, wallMs, merged, predicted };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -126,8 +144,14 @@ function prepare(repo: string, dir: string, filesAware: boolean): NodeJS.Process
   writeFileSync(join(dir, 'builder.cjs'), BUILDER);
   writeFileSync(join(dir, 'resolver.cjs'), RESOLVER);
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (k !== 'ELECTRON_RUN_AS_NODE' && !/^(VSCODE_|SPRINGFIELD_|GIT_)/.test(k)) env[k] = v;
-  Object.assign(env, { BENCH_CLI: CLI, BENCH_WORK_MS: String(WORK_MS), XDG_STATE_HOME: join(dir, 'state'), GIT_CONFIG_NOSYSTEM: '1' });
+  for (const [k, v] of Object.entries(process.env))
+    if (k !== 'ELECTRON_RUN_AS_NODE' && !/^(VSCODE_|SPRINGFIELD_|GIT_)/.test(k)) env[k] = v;
+  Object.assign(env, {
+    BENCH_CLI: CLI,
+    BENCH_WORK_MS: String(WORK_MS),
+    XDG_STATE_HOME: join(dir, 'state'),
+    GIT_CONFIG_NOSYSTEM: '1',
+  });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore', env });
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'bench@example.com');
@@ -135,17 +159,27 @@ function prepare(repo: string, dir: string, filesAware: boolean): NodeJS.Process
   git('config', 'commit.gpgsign', 'false');
   git('add', '-A');
   git('commit', '-qm', 'plans and shared files');
-  const sf = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, env, encoding: 'utf8' });
+  const sf = (...args: string[]) =>
+    execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, env, encoding: 'utf8' });
   for (const slug of EPICS) {
     // Created one after the other: alpha is the oldest, so it goes first where files meet.
-    const epic = (JSON.parse(sf('epic', 'create', slug, '--complexity', 'trivial', '--planner', 'person')) as { id: string }).id;
+    const epic = (
+      JSON.parse(sf('epic', 'create', slug, '--complexity', 'trivial', '--planner', 'person')) as { id: string }
+    ).id;
     sf('plan', 'propose', epic, `plans/${slug}.md`, '--agent', 'homer');
     sf('plan', 'approve', epic, '--agent', 'marge');
   }
-  writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({
-    roles: { ralph: [process.execPath, join(dir, 'builder.cjs')] }, verification: [[process.execPath, '-e', '0']],
-    maxParallelAgents: 8, retryBackoffSeconds: [0], killGraceSeconds: 1, filesAware,
-  }));
+  writeFileSync(
+    join(repo, '.springfield', 'config.json'),
+    JSON.stringify({
+      roles: { ralph: [process.execPath, join(dir, 'builder.cjs')] },
+      verification: [[process.execPath, '-e', '0']],
+      maxParallelAgents: 8,
+      retryBackoffSeconds: [0],
+      killGraceSeconds: 1,
+      filesAware,
+    }),
+  );
   sf('allow');
   return env;
 }
@@ -158,28 +192,58 @@ function median(values: readonly number[]): number {
 
 /** ROUNDS of each, alternating which goes first; the medians side by side and as ratios. */
 export async function benchFiles(): Promise<TargetRow[]> {
-  console.log(`\n== Files-aware scheduling: 3 epics × ${STEPS} steps, 6 steps sharing a file across epics, 8 agent slots, ${WORK_MS} ms of work per step (${ROUNDS} round${ROUNDS === 1 ? '' : 's'} each)`);
+  console.log(
+    `\n== Files-aware scheduling: 3 epics × ${STEPS} steps, 6 steps sharing a file across epics, 8 agent slots, ${WORK_MS} ms of work per step (${ROUNDS} round${ROUNDS === 1 ? '' : 's'} each)`,
+  );
   const on: Outcome[] = [];
   const off: Outcome[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     for (const aware of i % 2 === 0 ? [false, true] : [true, false]) (aware ? on : off).push(workload(aware));
   }
   const m = (xs: Outcome[], k: keyof Outcome) => median(xs.map((x) => x[k]));
-  for (const [name, xs] of [['off', off], ['on ', on]] as const) {
-    console.log(`  files-aware ${name}  merge conflicts ${m(xs, 'conflicts')}   sessions ${m(xs, 'sessions')} (re-work ${m(xs, 'rework')})   wall ${(m(xs, 'wallMs') / 1000).toFixed(1)} s   conflicts predicted ahead ${m(xs, 'predicted')}   merged ${m(xs, 'merged')}/3`);
+  for (const [name, xs] of [
+    ['off', off],
+    ['on ', on],
+  ] as const) {
+    console.log(
+      `  files-aware ${name}  merge conflicts ${m(xs, 'conflicts')}   sessions ${m(xs, 'sessions')} (re-work ${m(xs, 'rework')})   wall ${(m(xs, 'wallMs') / 1000).toFixed(1)} s   conflicts predicted ahead ${m(xs, 'predicted')}   merged ${m(xs, 'merged')}/3`,
+    );
   }
   const ratio = (k: keyof Outcome) => (m(on, k) === 0 && m(off, k) === 0 ? 1 : m(on, k) / m(off, k));
-  console.log(`  on ÷ off: conflicts ${ratio('conflicts').toFixed(2)}x   sessions ${ratio('sessions').toFixed(2)}x   wall time ${ratio('wallMs').toFixed(2)}x`);
-  console.log('  (a conflict costs a builder session that resolves it, then a second verification and merge; files-aware scheduling instead holds a step back while another epic works on or has unmerged changes to its files, then rebases before building it)');
+  console.log(
+    `  on ÷ off: conflicts ${ratio('conflicts').toFixed(2)}x   sessions ${ratio('sessions').toFixed(2)}x   wall time ${ratio('wallMs').toFixed(2)}x`,
+  );
+  console.log(
+    '  (a conflict costs a builder session that resolves it, then a second verification and merge; files-aware scheduling instead holds a step back while another epic works on or has unmerged changes to its files, then rebases before building it)',
+  );
   return [
-    { metric: 'files-aware scheduling: merge conflicts, on vs off', target: 'fewer with it on', measured: `${m(on, 'conflicts')} vs ${m(off, 'conflicts')}`, met: m(on, 'conflicts') < m(off, 'conflicts') },
-    { metric: '  sessions spent (re-work included), on ÷ off', target: '< 1x', measured: `${ratio('sessions').toFixed(2)}x (${m(on, 'sessions')} vs ${m(off, 'sessions')})`, met: ratio('sessions') < 1 },
-    { metric: '  wall time, on ÷ off', target: '(report)', measured: `${ratio('wallMs').toFixed(2)}x (${(m(on, 'wallMs') / 1000).toFixed(1)} s vs ${(m(off, 'wallMs') / 1000).toFixed(1)} s)`, met: true },
+    {
+      metric: 'files-aware scheduling: merge conflicts, on vs off',
+      target: 'fewer with it on',
+      measured: `${m(on, 'conflicts')} vs ${m(off, 'conflicts')}`,
+      met: m(on, 'conflicts') < m(off, 'conflicts'),
+    },
+    {
+      metric: '  sessions spent (re-work included), on ÷ off',
+      target: '< 1x',
+      measured: `${ratio('sessions').toFixed(2)}x (${m(on, 'sessions')} vs ${m(off, 'sessions')})`,
+      met: ratio('sessions') < 1,
+    },
+    {
+      metric: '  wall time, on ÷ off',
+      target: '(report)',
+      measured: `${ratio('wallMs').toFixed(2)}x (${(m(on, 'wallMs') / 1000).toFixed(1)} s vs ${(m(off, 'wallMs') / 1000).toFixed(1)} s)`,
+      met: true,
+    },
   ];
 }
 
 if (import.meta.main) {
   const rows = await benchFiles();
-  console.log(`\n(node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  console.log(
+    `\n(node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   for (const r of rows) console.log(`${r.metric}: ${r.measured} (target ${r.target})`);
 }

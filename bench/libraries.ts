@@ -19,10 +19,21 @@ const STARTUP_ROUNDS = 30;
 const CALLS = 60;
 
 const SCRIPTS: Record<string, { file: string; source: string }> = {
-  child_process: { file: 'cp.cjs', source: "const { spawnSync } = require('node:child_process'); const r = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }); if (r.status !== 0) process.exit(1);" },
-  'simple-git': { file: 'sg.cjs', source: "const { simpleGit } = require('simple-git'); simpleGit(process.cwd()).raw(['rev-parse', 'HEAD']).catch(() => process.exit(1));" },
+  child_process: {
+    file: 'cp.cjs',
+    source:
+      "const { spawnSync } = require('node:child_process'); const r = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }); if (r.status !== 0) process.exit(1);",
+  },
+  'simple-git': {
+    file: 'sg.cjs',
+    source:
+      "const { simpleGit } = require('simple-git'); simpleGit(process.cwd()).raw(['rev-parse', 'HEAD']).catch(() => process.exit(1));",
+  },
   // ESM only, bundled into CommonJS as dist/cli.cjs would bundle it.
-  execa: { file: 'ex.cjs', source: "import { execa } from 'execa'; execa('git', ['rev-parse', 'HEAD']).catch(() => process.exit(1));" },
+  execa: {
+    file: 'ex.cjs',
+    source: "import { execa } from 'execa'; execa('git', ['rev-parse', 'HEAD']).catch(() => process.exit(1));",
+  },
 };
 
 export async function benchLibraries(): Promise<TargetRow[]> {
@@ -30,7 +41,19 @@ export async function benchLibraries(): Promise<TargetRow[]> {
   try {
     const repo = join(dir, 'repo');
     spawnSync('git', ['init', '-q', repo]);
-    spawnSync('git', ['-C', repo, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '--allow-empty', '-m', 'x']);
+    spawnSync('git', [
+      '-C',
+      repo,
+      '-c',
+      'user.name=b',
+      '-c',
+      'user.email=b@b',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ]);
     const bundles: Record<string, string> = {};
     const bytes: Record<string, number> = {};
     for (const [name, s] of Object.entries(SCRIPTS)) {
@@ -38,11 +61,23 @@ export async function benchLibraries(): Promise<TargetRow[]> {
       writeFileSync(entry, s.source);
       const out = join(dir, s.file);
       // Bundled as the CLI is (esbuild, minified), so the figure is what it would ship, not node_modules resolution.
-      await build({ entryPoints: [entry], bundle: true, minify: true, platform: 'node', format: 'cjs', outfile: out, nodePaths: [join(ROOT, 'node_modules')], logLevel: 'error' });
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        minify: true,
+        platform: 'node',
+        format: 'cjs',
+        outfile: out,
+        nodePaths: [join(ROOT, 'node_modules')],
+        logLevel: 'error',
+      });
       bundles[name] = out;
       bytes[name] = statSync(out).size;
     }
-    const startup: Record<string, number[]> = { 'node -e 0': [], ...Object.fromEntries(Object.keys(SCRIPTS).map((k) => [k, []])) };
+    const startup: Record<string, number[]> = {
+      'node -e 0': [],
+      ...Object.fromEntries(Object.keys(SCRIPTS).map((k) => [k, []])),
+    };
     for (let round = -3; round < STARTUP_ROUNDS; round++) {
       for (const name of Object.keys(startup)) {
         const args = name === 'node -e 0' ? ['-e', '0'] : [bundles[name] as string];
@@ -69,17 +104,31 @@ export async function benchLibraries(): Promise<TargetRow[]> {
     }
     const base = median(startup.child_process ?? []);
     const baseCall = median(calls.child_process ?? []);
-    console.log(`\n== simple-git and execa against node:child_process (${STARTUP_ROUNDS} interleaved process starts, ${CALLS} interleaved calls in one process; bundles minified by esbuild)`);
+    console.log(
+      `\n== simple-git and execa against node:child_process (${STARTUP_ROUNDS} interleaved process starts, ${CALLS} interleaved calls in one process; bundles minified by esbuild)`,
+    );
     console.log(`  node -e 0                          ${median(startup['node -e 0'] ?? []).toFixed(1)} ms`);
     for (const name of Object.keys(SCRIPTS)) {
       const s = median(startup[name] ?? []);
       const c = median(calls[name] ?? []);
-      console.log(`  ${name.padEnd(14)} start + 1 git call ${s.toFixed(1)} ms (${(s / base).toFixed(2)}x)   warm call ${c.toFixed(2)} ms (${(c / baseCall).toFixed(2)}x)   bundle ${(bytes[name] ?? 0).toLocaleString('en-US')} B`);
+      console.log(
+        `  ${name.padEnd(14)} start + 1 git call ${s.toFixed(1)} ms (${(s / base).toFixed(2)}x)   warm call ${c.toFixed(2)} ms (${(c / baseCall).toFixed(2)}x)   bundle ${(bytes[name] ?? 0).toLocaleString('en-US')} B`,
+      );
     }
     const ratio = (name: string): number => median(startup[name] ?? []) / base;
     return [
-      { metric: 'process start + git call: simple-git / child_process', target: '(report)', measured: `${ratio('simple-git').toFixed(2)}x (+${(median(startup['simple-git'] ?? []) - base).toFixed(1)} ms)`, met: true },
-      { metric: 'process start + git call: execa / child_process', target: '(report)', measured: `${ratio('execa').toFixed(2)}x (+${(median(startup.execa ?? []) - base).toFixed(1)} ms)`, met: true },
+      {
+        metric: 'process start + git call: simple-git / child_process',
+        target: '(report)',
+        measured: `${ratio('simple-git').toFixed(2)}x (+${(median(startup['simple-git'] ?? []) - base).toFixed(1)} ms)`,
+        met: true,
+      },
+      {
+        metric: 'process start + git call: execa / child_process',
+        target: '(report)',
+        measured: `${ratio('execa').toFixed(2)}x (+${(median(startup.execa ?? []) - base).toFixed(1)} ms)`,
+        met: true,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -88,7 +137,7 @@ export async function benchLibraries(): Promise<TargetRow[]> {
 
 function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.floor(s.length / 2)] as number;
+  return s.length === 0 ? Number.NaN : (s[Math.floor(s.length / 2)] as number);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await benchLibraries();

@@ -49,7 +49,13 @@ function borrowed(url: string): Target {
     async fresh(label) {
       const schema = `springfield_bench_${label}_${randomBytes(4).toString('hex')}`;
       await exec(url, null, `CREATE SCHEMA ${schema}`);
-      return { url, schema, drop: async () => { await exec(url, null, `DROP SCHEMA ${schema} CASCADE`); } };
+      return {
+        url,
+        schema,
+        drop: async () => {
+          await exec(url, null, `DROP SCHEMA ${schema} CASCADE`);
+        },
+      };
     },
     close: () => undefined,
   };
@@ -67,13 +73,30 @@ async function exec(url: string, schema: string | null, sql: string): Promise<pg
   }
 }
 
-async function round(target: Target, shape: Shape, label: string, workers = WORKERS, ops = OPS): Promise<Round & { check: string }> {
+async function round(
+  target: Target,
+  shape: Shape,
+  label: string,
+  workers = WORKERS,
+  ops = OPS,
+): Promise<Round & { check: string }> {
   const db = await target.fresh(label);
   try {
     await exec(db.url, db.schema, schema(shape !== 'derived') + seedPlan(WORKERS * OPS));
     const children = Array.from({ length: workers }, (_, worker) => {
-      const config: PgWorkerConfig = { shape, url: db.url, schema: db.schema, worker, ops, leaseSeconds: LEASE_SECONDS };
-      return fork(WORKER, [JSON.stringify(config)], { execPath: process.execPath, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const config: PgWorkerConfig = {
+        shape,
+        url: db.url,
+        schema: db.schema,
+        worker,
+        ops,
+        leaseSeconds: LEASE_SECONDS,
+      };
+      return fork(WORKER, [JSON.stringify(config)], {
+        execPath: process.execPath,
+        execArgv: [],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
     });
     const ready = children.map((c) => message(c, 'ready'));
     const done = children.map((c) => message(c, 'done'));
@@ -97,13 +120,18 @@ function message(child: ReturnType<typeof fork>, type: string): Promise<unknown>
       resolve(m);
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`postgres bench worker exited with ${String(code)} before '${type}'`)));
+    child.once('exit', (code) =>
+      reject(new Error(`postgres bench worker exited with ${String(code)} before '${type}'`)),
+    );
   });
 }
 
 /** The end state, so a fast but wrong run cannot pass unnoticed: every claim once, readiness counts exact. */
 async function verify(url: string, schema: string | null, expected: number): Promise<string> {
-  const [r] = await exec(url, schema, `SELECT
+  const [r] = await exec(
+    url,
+    schema,
+    `SELECT
       (SELECT count(*) FROM steps WHERE status = 'completed') AS completed,
       (SELECT count(*) FROM events WHERE action = 'claim') AS claims,
       (SELECT count(DISTINCT step_anchor) FROM events WHERE action = 'claim') AS claimed_steps,
@@ -112,10 +140,13 @@ async function verify(url: string, schema: string | null, expected: number): Pro
       (SELECT count(*) FROM steps WHERE status <> 'completed') AS open,
       (SELECT count(*) FROM events WHERE entity = 'plan' AND action = 'complete') AS plan_completions,
       (SELECT count(*) FROM steps s WHERE s.blockers <> (SELECT count(*) FROM step_deps d JOIN steps dep ON dep.anchor = d.depends_on
-         WHERE d.step_anchor = s.anchor AND dep.status <> 'completed')) AS wrong_blockers`);
+         WHERE d.step_anchor = s.anchor AND dep.status <> 'completed')) AS wrong_blockers`,
+  );
   const row = r?.rows[0] as Record<string, string>;
-  return `${row.completed}/${WORKERS * OPS} completed (${expected} expected), ${row.claims} claims of ${row.claimed_steps} steps, ` +
-    `${row.foreign_completions} completions by a non-holder, ${row.open} open, plan ${row.plan} (${row.plan_completions} completion event), ${row.wrong_blockers} wrong blocker counts`;
+  return (
+    `${row.completed}/${WORKERS * OPS} completed (${expected} expected), ${row.claims} claims of ${row.claimed_steps} steps, ` +
+    `${row.foreign_completions} completions by a non-holder, ${row.open} open, plan ${row.plan} (${row.plan_completions} completion event), ${row.wrong_blockers} wrong blocker counts`
+  );
 }
 
 function pct(values: readonly number[]): { p50: number; p99: number; max: number } {
@@ -153,13 +184,20 @@ export async function benchPostgresRaw(url?: string): Promise<TargetRow[]> {
       }
     }
     const solo: Partial<Record<Shape, ReturnType<typeof totals>>> = {};
-    for (const shape of ['raw', 'statements', 'single', 'derived'] as const) solo[shape] = totals([await round(target, shape, `solo_${shape}`, 1, 200)]);
+    for (const shape of ['raw', 'statements', 'single', 'derived'] as const)
+      solo[shape] = totals([await round(target, shape, `solo_${shape}`, 1, 200)]);
     const rawT = totals(rounds.raw);
     const rawTps = rawT.transactions / (rawT.wallMs / 1000);
     const rawLat = pct([...rawT.claimMs, ...rawT.completeMs]);
-    console.log(`\n== PostgreSQL prototype: ${WORKERS} processes x ${OPS} claim+complete on one plan of ${WORKERS * OPS} steps (step i waits on i-${LEAD}), ${ROUNDS} rounds of each shape, interleaved`);
-    console.log(`  ${target.describe}; node-postgres ${pgVersion}, one connection per process, named statements, READ COMMITTED`);
-    console.log(`  raw                ${WORKERS} procs x ${OPS * 2} BEGIN; UPDATE … RETURNING; COMMIT: ${rawTps.toFixed(0).padStart(6)} txn/s   latency p50 ${rawLat.p50.toFixed(1)} p99 ${rawLat.p99.toFixed(1)} ms   errors ${rawT.errors.length}`);
+    console.log(
+      `\n== PostgreSQL prototype: ${WORKERS} processes x ${OPS} claim+complete on one plan of ${WORKERS * OPS} steps (step i waits on i-${LEAD}), ${ROUNDS} rounds of each shape, interleaved`,
+    );
+    console.log(
+      `  ${target.describe}; node-postgres ${pgVersion}, one connection per process, named statements, READ COMMITTED`,
+    );
+    console.log(
+      `  raw                ${WORKERS} procs x ${OPS * 2} BEGIN; UPDATE … RETURNING; COMMIT: ${rawTps.toFixed(0).padStart(6)} txn/s   latency p50 ${rawLat.p50.toFixed(1)} p99 ${rawLat.p99.toFixed(1)} ms   errors ${rawT.errors.length}`,
+    );
     const rows: TargetRow[] = [];
     for (const shape of ['statements', 'single', 'derived'] as const) {
       const t = totals(rounds[shape]);
@@ -168,21 +206,50 @@ export async function benchPostgresRaw(url?: string): Promise<TargetRow[]> {
       const claim = pct(t.claimMs);
       const complete = pct(t.completeMs);
       const s = solo[shape];
-      console.log(`  ${shape.padEnd(18)} ${WORKERS} procs x ${OPS} claim + complete: ${tps.toFixed(0).padStart(6)} txn/s = ${(tps / 2).toFixed(0)} pairs/s   ratio per txn ${ratio.toFixed(2)}x (pairs ${(tps / 2 / rawTps).toFixed(2)}x)`);
-      console.log(`  ${''.padEnd(18)} claim p50 ${claim.p50.toFixed(1)} p99 ${claim.p99.toFixed(1)} max ${claim.max.toFixed(1)} ms   complete p50 ${complete.p50.toFixed(1)} p99 ${complete.p99.toFixed(1)} max ${complete.max.toFixed(1)} ms`);
-      console.log(`  ${''.padEnd(18)} uncontended: claim p50 ${pct(s?.claimMs ?? []).p50.toFixed(2)} ms, complete p50 ${pct(s?.completeMs ?? []).p50.toFixed(2)} ms   retried ${t.retries}   errors surfaced ${t.errors.length}${t.errors[0] ? ` (first: ${t.errors[0]})` : ''}`);
-      console.log(`  ${''.padEnd(18)} per-round wall ${rounds[shape].map((x) => x.wallMs.toFixed(0)).join(', ')} ms (raw ${rounds.raw.map((x) => x.wallMs.toFixed(0)).join(', ')} ms)`);
+      console.log(
+        `  ${shape.padEnd(18)} ${WORKERS} procs x ${OPS} claim + complete: ${tps.toFixed(0).padStart(6)} txn/s = ${(tps / 2).toFixed(0)} pairs/s   ratio per txn ${ratio.toFixed(2)}x (pairs ${(tps / 2 / rawTps).toFixed(2)}x)`,
+      );
+      console.log(
+        `  ${''.padEnd(18)} claim p50 ${claim.p50.toFixed(1)} p99 ${claim.p99.toFixed(1)} max ${claim.max.toFixed(1)} ms   complete p50 ${complete.p50.toFixed(1)} p99 ${complete.p99.toFixed(1)} max ${complete.max.toFixed(1)} ms`,
+      );
+      console.log(
+        `  ${''.padEnd(18)} uncontended: claim p50 ${pct(s?.claimMs ?? []).p50.toFixed(2)} ms, complete p50 ${pct(s?.completeMs ?? []).p50.toFixed(2)} ms   retried ${t.retries}   errors surfaced ${t.errors.length}${t.errors[0] ? ` (first: ${t.errors[0]})` : ''}`,
+      );
+      console.log(
+        `  ${''.padEnd(18)} per-round wall ${rounds[shape].map((x) => x.wallMs.toFixed(0)).join(', ')} ms (raw ${rounds.raw.map((x) => x.wallMs.toFixed(0)).join(', ')} ms)`,
+      );
       if (shape !== 'single') continue;
       rows.push(
-        { metric: `postgres ${WORKERS}x${OPS} (single statement): throughput vs raw (per txn)`, target: '>= 0.50x', measured: `${ratio.toFixed(2)}x (${tps.toFixed(0)} vs ${rawTps.toFixed(0)} txn/s; pairs ${(tps / 2 / rawTps).toFixed(2)}x)`, met: ratio >= 0.5 },
-        { metric: `postgres ${WORKERS}x${OPS} (single statement): claim latency p99`, target: '<= 250 ms', measured: `${claim.p99.toFixed(1)} ms (p50 ${claim.p50.toFixed(1)} ms)`, met: claim.p99 <= 250 },
-        { metric: `postgres ${WORKERS}x${OPS} (single statement): errors surfaced`, target: '0', measured: String(t.errors.length), met: t.errors.length === 0 },
+        {
+          metric: `postgres ${WORKERS}x${OPS} (single statement): throughput vs raw (per txn)`,
+          target: '>= 0.50x',
+          measured: `${ratio.toFixed(2)}x (${tps.toFixed(0)} vs ${rawTps.toFixed(0)} txn/s; pairs ${(tps / 2 / rawTps).toFixed(2)}x)`,
+          met: ratio >= 0.5,
+        },
+        {
+          metric: `postgres ${WORKERS}x${OPS} (single statement): claim latency p99`,
+          target: '<= 250 ms',
+          measured: `${claim.p99.toFixed(1)} ms (p50 ${claim.p50.toFixed(1)} ms)`,
+          met: claim.p99 <= 250,
+        },
+        {
+          metric: `postgres ${WORKERS}x${OPS} (single statement): errors surfaced`,
+          target: '0',
+          measured: String(t.errors.length),
+          met: t.errors.length === 0,
+        },
       );
     }
     const soloRaw = solo.raw;
     const soloConnect = pct(Object.values(solo).flatMap((t) => t?.connectMs ?? []));
-    const crowdConnect = pct(Object.values(rounds).flat().flatMap((r) => r.reports.map((x) => x.connectMs)));
-    console.log(`  uncontended raw txn p50 ${pct([...(soloRaw?.claimMs ?? []), ...(soloRaw?.completeMs ?? [])]).p50.toFixed(2)} ms; opening a connection (SCRAM over the socket): alone ${soloConnect.p50.toFixed(1)} ms, ${WORKERS} at once p50 ${crowdConnect.p50.toFixed(1)} ms`);
+    const crowdConnect = pct(
+      Object.values(rounds)
+        .flat()
+        .flatMap((r) => r.reports.map((x) => x.connectMs)),
+    );
+    console.log(
+      `  uncontended raw txn p50 ${pct([...(soloRaw?.claimMs ?? []), ...(soloRaw?.completeMs ?? [])]).p50.toFixed(2)} ms; opening a connection (SCRAM over the socket): alone ${soloConnect.p50.toFixed(1)} ms, ${WORKERS} at once p50 ${crowdConnect.p50.toFixed(1)} ms`,
+    );
     console.log(`  end state: ${checks.join('; ')}`);
     return rows;
   } finally {
@@ -195,7 +262,9 @@ if (import.meta.main) {
   const rows = await benchPostgresRaw(at > 0 ? process.argv[at + 1] : undefined);
   if (process.argv.includes('--sqlite')) {
     const { benchContention } = await import('./contention.ts');
-    rows.push(...await benchContention());
+    rows.push(...(await benchContention()));
   }
-  console.log('\n' + rows.map((r) => `  ${r.metric}: ${r.measured} (target ${r.target}${r.met ? '' : ', MISSED'})`).join('\n'));
+  console.log(
+    '\n' + rows.map((r) => `  ${r.metric}: ${r.measured} (target ${r.target}${r.met ? '' : ', MISSED'})`).join('\n'),
+  );
 }

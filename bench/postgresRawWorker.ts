@@ -1,7 +1,17 @@
 // One process of bench/postgresRaw.ts: `ops` claim + complete pairs in one transaction shape
 // (bench/postgresShapes.ts), or twice as many raw transactions, over one node-postgres connection.
 import pg from 'pg';
-import { claimSingle, claimStatements, completeSingle, completeStatements, rawTransaction, type Claimed, type Holder, type Outcome, type Sql } from './postgresShapes.ts';
+import {
+  claimSingle,
+  claimStatements,
+  completeSingle,
+  completeStatements,
+  rawTransaction,
+  type Claimed,
+  type Holder,
+  type Outcome,
+  type Sql,
+} from './postgresShapes.ts';
 import { messageOf } from '../src/shared/errorMessage.ts';
 
 export type Shape = 'raw' | 'statements' | 'single' | 'derived';
@@ -31,7 +41,11 @@ export interface PgWorkerReport {
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as PgWorkerConfig;
-const who: Holder = { host: `bench-host-${config.worker % 2}`, worktree: `/bench/worktree-${config.worker}`, agent: `agent-${config.worker}` };
+const who: Holder = {
+  host: `bench-host-${config.worker % 2}`,
+  worktree: `/bench/worktree-${config.worker}`,
+  agent: `agent-${config.worker}`,
+};
 
 /** node-postgres behind the shapes' interface: named statements are parsed once per connection. */
 function driver(client: pg.Client): Sql {
@@ -42,7 +56,7 @@ function driver(client: pg.Client): Sql {
     },
     simple: async <R>(text: string) => {
       const r = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
-      return (Array.isArray(r) ? r.at(-1)?.rows ?? [] : r.rows) as R[];
+      return (Array.isArray(r) ? (r.at(-1)?.rows ?? []) : r.rows) as R[];
     },
   };
 }
@@ -51,7 +65,15 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const client = new pg.Client({ connectionString: config.url });
   await client.connect();
-  const report: PgWorkerReport = { type: 'done', claimMs: [], completeMs: [], connectMs: performance.now() - t0, transactions: 0, retries: 0, errors: [] };
+  const report: PgWorkerReport = {
+    type: 'done',
+    claimMs: [],
+    completeMs: [],
+    connectMs: performance.now() - t0,
+    transactions: 0,
+    retries: 0,
+    errors: [],
+  };
   if (config.schema) await client.query(`SET search_path TO ${config.schema}`);
   const sql = driver(client);
   const timed = async <T>(into: number[], run: () => Promise<Outcome<T>>): Promise<T> => {
@@ -78,8 +100,12 @@ async function main(): Promise<void> {
         await timed(report.completeMs, () => rawTransaction(sql, id + 1));
         continue;
       }
-      const held: Claimed = await timed(report.claimMs, () => (single ? claimSingle(sql, who, config.leaseSeconds, counter) : claimStatements(sql, who, config.leaseSeconds)));
-      await timed(report.completeMs, () => (single ? completeSingle(sql, who, held, counter) : completeStatements(sql, who, held)));
+      const held: Claimed = await timed(report.claimMs, () =>
+        single ? claimSingle(sql, who, config.leaseSeconds, counter) : claimStatements(sql, who, config.leaseSeconds),
+      );
+      await timed(report.completeMs, () =>
+        single ? completeSingle(sql, who, held, counter) : completeStatements(sql, who, held),
+      );
     } catch (err) {
       report.errors.push(`${(err as { code?: string }).code ?? ''} ${messageOf(err)}`.trim());
     }

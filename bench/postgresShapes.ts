@@ -48,7 +48,11 @@ export interface Outcome<T> {
  * back on any error and runs it all again on a deadlock or serialization failure (nothing of the
  * failed attempt was committed).
  */
-export async function transaction<T>(sql: Sql, first: string | null, body: (head: Record<string, unknown>[]) => Promise<T>): Promise<Outcome<T>> {
+export async function transaction<T>(
+  sql: Sql,
+  first: string | null,
+  body: (head: Record<string, unknown>[]) => Promise<T>,
+): Promise<Outcome<T>> {
   for (let attempt = 0; ; attempt++) {
     try {
       const head = first === null ? [] : await sql.simple<Record<string, unknown>>(first);
@@ -71,28 +75,62 @@ const CANDIDATE = 'anchor, step_index, claim_token, status, claimed_by, lease_ex
 export function claimStatements(sql: Sql, who: Holder, leaseSeconds: number): Promise<Outcome<Claimed>> {
   return transaction(sql, BEGIN_WITH_CLOCK, async (head) => {
     const now = head[0]?.now as Date;
-    const plan = await sql.query<{ plan_hash: string }>('c1', `SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}`, [REPO_ID, PLAN_PATH]);
+    const plan = await sql.query<{ plan_hash: string }>(
+      'c1',
+      `SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}`,
+      [REPO_ID, PLAN_PATH],
+    );
     if (plan.rows[0]?.plan_hash !== HASH) throw new Error('plan drift');
     type Cand = { anchor: string; step_index: number; claim_token: string; status: string };
-    const ready = await sql.query<Cand>('c2', `SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
-      ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED`, [REPO_ID, PLAN_PATH]);
-    const expired = await sql.query<Cand>('c3', `SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')
-      AND lease_expires_at < $3 AND blockers = 0 ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED`, [REPO_ID, PLAN_PATH, now]);
+    const ready = await sql.query<Cand>(
+      'c2',
+      `SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0
+      ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [REPO_ID, PLAN_PATH],
+    );
+    const expired = await sql.query<Cand>(
+      'c3',
+      `SELECT ${CANDIDATE} FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')
+      AND lease_expires_at < $3 AND blockers = 0 ORDER BY step_index LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [REPO_ID, PLAN_PATH, now],
+    );
     const cand = [...ready.rows, ...expired.rows].sort((a, b) => a.step_index - b.step_index)[0];
     if (!cand) throw new Error('nothing to claim');
     const until = new Date(now.getTime() + leaseSeconds * 1000);
-    const changed = await sql.query<{ claim_token: string }>('c4', `UPDATE steps SET status = 'claimed', claimed_host = $4, claimed_by = $5, claimed_agent = $6,
+    const changed = await sql.query<{ claim_token: string }>(
+      'c4',
+      `UPDATE steps SET status = 'claimed', claimed_host = $4, claimed_by = $5, claimed_agent = $6,
         claim_token = claim_token + 1, claimed_at = $7, lease_expires_at = $8, heartbeat_at = NULL, started_at = NULL
       WHERE ${PLAN} AND anchor = $3 AND claim_token = $9 RETURNING claim_token`,
-    [REPO_ID, PLAN_PATH, cand.anchor, who.host, who.worktree, who.agent, now, until, cand.claim_token]);
+      [REPO_ID, PLAN_PATH, cand.anchor, who.host, who.worktree, who.agent, now, until, cand.claim_token],
+    );
     if (changed.rowCount !== 1) throw new Error(`${cand.anchor} changed while being claimed`);
     const token = changed.rows[0]?.claim_token ?? '';
-    await sql.query('c5', `INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, data)
+    await sql.query(
+      'c5',
+      `INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, data)
       VALUES ($1, $11, $2, $3, $4, $5, 'step', $6, $7, $8, $9, 'claimed', $10)`,
-    [REPO_ID, now, who.host, who.worktree, who.agent, cand.status === 'pending' ? 'claim' : 'reclaim', PLAN_PATH, cand.anchor, cand.status, { claim_token: Number(token), lease_expires_at: until.toISOString() }, randomUUID()]);
-    await sql.query('c6', `SELECT (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0)
+      [
+        REPO_ID,
+        now,
+        who.host,
+        who.worktree,
+        who.agent,
+        cand.status === 'pending' ? 'claim' : 'reclaim',
+        PLAN_PATH,
+        cand.anchor,
+        cand.status,
+        { claim_token: Number(token), lease_expires_at: until.toISOString() },
+        randomUUID(),
+      ],
+    );
+    await sql.query(
+      'c6',
+      `SELECT (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0)
         + (SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < $3 AND blockers = 0) AS ready,
-      (SELECT open_steps FROM plans WHERE ${PLAN}) AS remaining`, [REPO_ID, PLAN_PATH, now]);
+      (SELECT open_steps FROM plans WHERE ${PLAN}) AS remaining`,
+      [REPO_ID, PLAN_PATH, now],
+    );
     return { anchor: cand.anchor, token };
   });
 }
@@ -101,27 +139,60 @@ export function claimStatements(sql: Sql, who: Holder, leaseSeconds: number): Pr
 export function completeStatements(sql: Sql, who: Holder, step: Claimed): Promise<Outcome<void>> {
   return transaction(sql, BEGIN_WITH_CLOCK, async (head) => {
     const now = head[0]?.now as Date;
-    const plan = await sql.query<{ plan_hash: string }>('c1', `SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}`, [REPO_ID, PLAN_PATH]);
+    const plan = await sql.query<{ plan_hash: string }>(
+      'c1',
+      `SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}`,
+      [REPO_ID, PLAN_PATH],
+    );
     if (plan.rows[0]?.plan_hash !== HASH) throw new Error('plan drift');
-    const row = (await sql.query<{ claimed_by: string; claim_token: string }>('d1', `SELECT status, claimed_by, claim_token FROM steps WHERE ${PLAN} AND anchor = $3 FOR UPDATE`, [REPO_ID, PLAN_PATH, step.anchor])).rows[0];
-    if (!row || row.claimed_by !== who.worktree || row.claim_token !== step.token) throw new Error(`not the holder of ${step.anchor}`);
-    const open = await sql.query('d2', `SELECT 'item' AS what, kind || ' ' || ordinal AS which FROM checklist_items WHERE ${PLAN} AND step_anchor = $3 AND status <> 'completed'
-      UNION ALL SELECT 'substep', anchor FROM steps WHERE ${PLAN} AND parent_anchor = $3 AND status <> 'completed'`, [REPO_ID, PLAN_PATH, step.anchor]);
+    const row = (
+      await sql.query<{ claimed_by: string; claim_token: string }>(
+        'd1',
+        `SELECT status, claimed_by, claim_token FROM steps WHERE ${PLAN} AND anchor = $3 FOR UPDATE`,
+        [REPO_ID, PLAN_PATH, step.anchor],
+      )
+    ).rows[0];
+    if (!row || row.claimed_by !== who.worktree || row.claim_token !== step.token)
+      throw new Error(`not the holder of ${step.anchor}`);
+    const open = await sql.query(
+      'd2',
+      `SELECT 'item' AS what, kind || ' ' || ordinal AS which FROM checklist_items WHERE ${PLAN} AND step_anchor = $3 AND status <> 'completed'
+      UNION ALL SELECT 'substep', anchor FROM steps WHERE ${PLAN} AND parent_anchor = $3 AND status <> 'completed'`,
+      [REPO_ID, PLAN_PATH, step.anchor],
+    );
     if (open.rowCount !== 0) throw new Error('incomplete');
-    const changed = await sql.query('d3', `UPDATE steps SET status = 'completed', completed_at = $4, completed_host = $5, completed_by = $6, completed_token = $7, lease_expires_at = NULL
+    const changed = await sql.query(
+      'd3',
+      `UPDATE steps SET status = 'completed', completed_at = $4, completed_host = $5, completed_by = $6, completed_token = $7, lease_expires_at = NULL
       WHERE ${PLAN} AND anchor = $3 AND status IN ('claimed', 'in_progress') AND claimed_by = $6 AND claim_token = $7`,
-    [REPO_ID, PLAN_PATH, step.anchor, now, who.host, who.worktree, step.token]);
+      [REPO_ID, PLAN_PATH, step.anchor, now, who.host, who.worktree, step.token],
+    );
     if (changed.rowCount !== 1) throw new Error(`cannot complete ${step.anchor}: the claim changed`);
-    await sql.query('d4', `INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, data)
+    await sql.query(
+      'd4',
+      `INSERT INTO events (repo_id, op_id, at, host, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, data)
       VALUES ($1, $9, $2, $3, $4, $5, 'step', 'complete', $6, $7, 'claimed', 'completed', $8)`,
-    [REPO_ID, now, who.host, who.worktree, who.agent, PLAN_PATH, step.anchor, { claim_token: Number(step.token), forced: false }, randomUUID()]);
+      [
+        REPO_ID,
+        now,
+        who.host,
+        who.worktree,
+        who.agent,
+        PLAN_PATH,
+        step.anchor,
+        { claim_token: Number(step.token), forced: false },
+        randomUUID(),
+      ],
+    );
     await sql.query('d5', `SELECT open_steps FROM plans WHERE ${PLAN}`, [REPO_ID, PLAN_PATH]);
   });
 }
 
 /** Open top-level steps: the trigger-kept counter, or a count over steps_open. */
 function openSteps(counter: boolean): string {
-  return counter ? `(SELECT open_steps FROM plans WHERE ${PLAN})` : `(SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status <> 'completed')`;
+  return counter
+    ? `(SELECT open_steps FROM plans WHERE ${PLAN})`
+    : `(SELECT count(*) FROM steps WHERE ${PLAN} AND parent_anchor IS NULL AND status <> 'completed')`;
 }
 
 const claimOne = (counter: boolean): string => `WITH plan AS (SELECT plan_hash FROM plans, ${PLAN_LOCK} WHERE ${PLAN}),
@@ -156,8 +227,13 @@ FROM (VALUES (1)) AS one LEFT JOIN claimed c ON true`;
 /** claimNext as one statement: nothing claimed and the plan's hash differs → drift; nothing claimed otherwise → nothing ready. */
 export function claimSingle(sql: Sql, who: Holder, leaseSeconds: number, counter = true): Promise<Outcome<Claimed>> {
   return transaction(sql, null, async () => {
-    const row = (await sql.query<{ plan_hash: string | null; anchor: string | null; claim_token: string }>(`claim${counter ? '' : '_derived'}`, claimOne(counter),
-      [REPO_ID, PLAN_PATH, HASH, who.host, who.worktree, who.agent, leaseSeconds, randomUUID()])).rows[0];
+    const row = (
+      await sql.query<{ plan_hash: string | null; anchor: string | null; claim_token: string }>(
+        `claim${counter ? '' : '_derived'}`,
+        claimOne(counter),
+        [REPO_ID, PLAN_PATH, HASH, who.host, who.worktree, who.agent, leaseSeconds, randomUUID()],
+      )
+    ).rows[0];
     if (row?.plan_hash !== HASH) throw new Error('plan drift');
     if (!row.anchor) throw new Error('nothing to claim');
     return { anchor: row.anchor, token: row.claim_token };
@@ -190,13 +266,19 @@ SELECT (SELECT plan_hash FROM plan) AS plan_hash, (SELECT row_to_json(step) FROM
 export function completeSingle(sql: Sql, who: Holder, step: Claimed, counter = true): Promise<Outcome<void>> {
   return transaction(sql, null, async () => {
     const op = randomUUID();
-    const row = (await sql.query<{ plan_hash: string | null; completed: string | null; top_level: boolean | null }>('complete', COMPLETE_ONE,
-      [REPO_ID, PLAN_PATH, step.anchor, who.host, who.worktree, step.token, HASH, null, null, who.agent, op])).rows[0];
+    const row = (
+      await sql.query<{ plan_hash: string | null; completed: string | null; top_level: boolean | null }>(
+        'complete',
+        COMPLETE_ONE,
+        [REPO_ID, PLAN_PATH, step.anchor, who.host, who.worktree, step.token, HASH, null, null, who.agent, op],
+      )
+    ).rows[0];
     if (row?.plan_hash !== HASH) throw new Error('plan drift');
     if (!row.completed) throw new Error(`cannot complete ${step.anchor}: not the holder, stale token or open items`);
     // Every completion committed before this statement's snapshot is seen, so the last one to commit
     // always finds no open step; the guard on status lets exactly one completer mark the plan done.
-    if (!counter && row.top_level) await sql.query('plan_done', PLAN_DONE, [REPO_ID, PLAN_PATH, who.host, who.worktree, who.agent, step.anchor, op]);
+    if (!counter && row.top_level)
+      await sql.query('plan_done', PLAN_DONE, [REPO_ID, PLAN_PATH, who.host, who.worktree, who.agent, step.anchor, op]);
   });
 }
 
@@ -209,6 +291,6 @@ const PLAN_DONE = `WITH done AS (UPDATE plans SET status = 'done' WHERE ${PLAN} 
 /** The baseline: one UPDATE … RETURNING on a row only this worker touches, in its own transaction. */
 export function rawTransaction(sql: Sql, id: number): Promise<Outcome<void>> {
   return transaction(sql, 'BEGIN', async () => {
-      await sql.query('raw', 'UPDATE counters SET n = n + 1, at = now() WHERE id = $1 RETURNING n', [id]);
+    await sql.query('raw', 'UPDATE counters SET n = n + 1, at = now() WHERE id = $1 RETURNING n', [id]);
   });
 }

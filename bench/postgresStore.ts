@@ -25,17 +25,33 @@ const PLAN_PATH = 'plans/wide.md';
 /** Step i depends on step i − LEAD: completions keep unblocking later steps, as a real plan's do. */
 function planText(steps: number): string {
   const out = ['# Plan: Wide'];
-  for (let i = 1; i <= steps; i++) out.push(`## Step ${i}: Work ${i} {#w${i}}`, `**Depends on:** ${i > LEAD ? `#w${i - LEAD}` : 'none'}`, '');
+  for (let i = 1; i <= steps; i++)
+    out.push(`## Step ${i}: Work ${i} {#w${i}}`, `**Depends on:** ${i > LEAD ? `#w${i - LEAD}` : 'none'}`, '');
   return out.join('\n');
 }
 
-async function swarm(kind: StoreWorkerConfig['kind'], db: string, planFile: string): Promise<{ wallMs: number; reports: StoreWorkerReport[] }> {
-  const children = Array.from({ length: WORKERS }, (_, worker) => fork(WORKER, [JSON.stringify({ kind, db, planFile, planPath: PLAN_PATH, worker, ops: OPS } satisfies StoreWorkerConfig)]));
+async function swarm(
+  kind: StoreWorkerConfig['kind'],
+  db: string,
+  planFile: string,
+): Promise<{ wallMs: number; reports: StoreWorkerReport[] }> {
+  const children = Array.from({ length: WORKERS }, (_, worker) =>
+    fork(WORKER, [
+      JSON.stringify({ kind, db, planFile, planPath: PLAN_PATH, worker, ops: OPS } satisfies StoreWorkerConfig),
+    ]),
+  );
   const ready = children.map((c) => new Promise<void>((resolve) => c.once('message', () => resolve())));
-  const done = children.map((c) => new Promise<StoreWorkerReport>((resolve, reject) => {
-    c.on('message', (m) => { if (typeof m === 'object') resolve(m as StoreWorkerReport); });
-    c.on('exit', (code) => { if (code !== 0) reject(new Error(`a ${kind} worker exited ${code}`)); });
-  }));
+  const done = children.map(
+    (c) =>
+      new Promise<StoreWorkerReport>((resolve, reject) => {
+        c.on('message', (m) => {
+          if (typeof m === 'object') resolve(m as StoreWorkerReport);
+        });
+        c.on('exit', (code) => {
+          if (code !== 0) reject(new Error(`a ${kind} worker exited ${code}`));
+        });
+      }),
+  );
   await Promise.all(ready);
   const start = performance.now();
   for (const c of children) c.send('go');
@@ -48,7 +64,10 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-function summary(name: string, r: { wallMs: number; reports: StoreWorkerReport[] }): { rate: number; claims: number[]; line: string; errors: number } {
+function summary(
+  name: string,
+  r: { wallMs: number; reports: StoreWorkerReport[] },
+): { rate: number; claims: number[]; line: string; errors: number } {
   const claims = r.reports.flatMap((x) => x.claimMs);
   const completes = r.reports.flatMap((x) => x.completeMs);
   const rate = ((claims.length + completes.length) / r.wallMs) * 1000;
@@ -62,7 +81,12 @@ async function solo(db: string, planFile: string, n: number): Promise<string> {
   const text = planText(n);
   writeFileSync(planFile, text);
   const source = { planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) };
-  const store = openStore({ location: db, ifMissing: 'create', repository: { id: 'solo-repo', source: 'configured' }, host: 'solo' });
+  const store = openStore({
+    location: db,
+    ifMissing: 'create',
+    repository: { id: 'solo-repo', source: 'configured' },
+    host: 'solo',
+  });
   const actor = { worktree: '/bench/solo', agent: null };
   await store.initPlan(source, actor);
   const claims: number[] = [];
@@ -92,23 +116,52 @@ export async function benchPostgresStore(): Promise<TargetRow[]> {
     const rawUrl = server.createDatabase('bench_raw');
     const sqliteFile = join(dir, 'state.db');
     for (const db of [pgUrl, sqliteFile]) {
-      const store = openStore({ location: db, ifMissing: 'create', repository: { id: 'bench-repo', source: 'configured' }, host: 'setup' });
+      const store = openStore({
+        location: db,
+        ifMissing: 'create',
+        repository: { id: 'bench-repo', source: 'configured' },
+        host: 'setup',
+      });
       await store.initPlan(source, { worktree: '/bench/setup', agent: null });
       await store.close();
     }
-    server.psql(`CREATE TABLE bench_counters (id integer PRIMARY KEY, n bigint NOT NULL DEFAULT 0, at timestamptz); INSERT INTO bench_counters (id) SELECT i FROM generate_series(0, ${WORKERS * OPS * 2}) i; ALTER TABLE bench_counters OWNER TO springfield;`, 'bench_raw');
-    console.log(`${server.install.version}, durable, Unix socket; ${WORKERS} processes × ${OPS} claim + complete pairs (${WORKERS * OPS}-step plan, step i needs step i − ${LEAD})`);
+    server.psql(
+      `CREATE TABLE bench_counters (id integer PRIMARY KEY, n bigint NOT NULL DEFAULT 0, at timestamptz); INSERT INTO bench_counters (id) SELECT i FROM generate_series(0, ${WORKERS * OPS * 2}) i; ALTER TABLE bench_counters OWNER TO springfield;`,
+      'bench_raw',
+    );
+    console.log(
+      `${server.install.version}, durable, Unix socket; ${WORKERS} processes × ${OPS} claim + complete pairs (${WORKERS * OPS}-step plan, step i needs step i − ${LEAD})`,
+    );
     const raw = summary('raw UPDATE … RETURNING', await swarm('raw', rawUrl, planFile));
     const store = summary('PostgreSQL store', await swarm('store', pgUrl, planFile));
     const sqlite = summary('SQLite store', await swarm('store', sqliteFile, planFile));
     for (const s of [raw, store, sqlite]) console.log(s.line);
     const ratio = store.rate / raw.rate;
-    console.log(`PostgreSQL store / raw: ${ratio.toFixed(2)}×; SQLite store / PostgreSQL store: ${(sqlite.rate / store.rate).toFixed(2)}×`);
-    console.log(`uncontended, one process: PostgreSQL ${await solo(server.createDatabase('bench_solo'), join(dir, 'solo.md'), 200)}; SQLite ${await solo(join(dir, 'solo.db'), join(dir, 'solo.md'), 200)}`);
+    console.log(
+      `PostgreSQL store / raw: ${ratio.toFixed(2)}×; SQLite store / PostgreSQL store: ${(sqlite.rate / store.rate).toFixed(2)}×`,
+    );
+    console.log(
+      `uncontended, one process: PostgreSQL ${await solo(server.createDatabase('bench_solo'), join(dir, 'solo.md'), 200)}; SQLite ${await solo(join(dir, 'solo.db'), join(dir, 'solo.md'), 200)}`,
+    );
     return [
-      { metric: 'PostgreSQL claim+complete vs raw txn', target: '≥ 0.5×', measured: `${ratio.toFixed(2)}×`, met: ratio >= 0.5 },
-      { metric: 'PostgreSQL claim p99, 16 processes', target: '≤ 250 ms', measured: `${pct(store.claims, 99).toFixed(0)} ms`, met: pct(store.claims, 99) <= 250 },
-      { metric: 'PostgreSQL errors surfaced to agents', target: '0', measured: String(store.errors), met: store.errors === 0 },
+      {
+        metric: 'PostgreSQL claim+complete vs raw txn',
+        target: '≥ 0.5×',
+        measured: `${ratio.toFixed(2)}×`,
+        met: ratio >= 0.5,
+      },
+      {
+        metric: 'PostgreSQL claim p99, 16 processes',
+        target: '≤ 250 ms',
+        measured: `${pct(store.claims, 99).toFixed(0)} ms`,
+        met: pct(store.claims, 99) <= 250,
+      },
+      {
+        metric: 'PostgreSQL errors surfaced to agents',
+        target: '0',
+        measured: String(store.errors),
+        met: store.errors === 0,
+      },
     ];
   } finally {
     server.stop();

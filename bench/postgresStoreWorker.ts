@@ -41,7 +41,11 @@ async function main(): Promise<void> {
     await client.connect();
     const raw = async (id: number) => {
       await client.query('BEGIN');
-      await client.query({ name: 'raw', text: 'UPDATE bench_counters SET n = n + 1, at = now() WHERE id = $1 RETURNING n', values: [id] });
+      await client.query({
+        name: 'raw',
+        text: 'UPDATE bench_counters SET n = n + 1, at = now() WHERE id = $1 RETURNING n',
+        values: [id],
+      });
       await client.query('COMMIT');
     };
     process.send?.('ready');
@@ -53,8 +57,15 @@ async function main(): Promise<void> {
     }
     await client.end();
   } else {
-    const source = { planPath: config.planPath, plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath) };
-    const store = openStore({ location: config.db, repository: { id: 'bench-repo', source: 'configured' }, host: `bench-host-${config.worker % 2}` });
+    const source = {
+      planPath: config.planPath,
+      plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath),
+    };
+    const store = openStore({
+      location: config.db,
+      repository: { id: 'bench-repo', source: 'configured' },
+      host: `bench-host-${config.worker % 2}`,
+    });
     const actor = { worktree: `/bench/worktree-${config.worker}`, agent: `agent-${config.worker}` };
     await store.ready(config.planPath); // connected (and, on SQLite, opened) before the clock starts
     process.send?.('ready');

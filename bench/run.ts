@@ -38,14 +38,19 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
 ];
 
 function machine(): string {
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   return `node ${process.version}, ${cpus().length} CPUs, load average ${load}`;
 }
 
 function table(rows: readonly TargetRow[]): string {
   const head: TargetRow = { metric: 'metric', target: 'target', measured: 'measured', met: true };
   const cells = (r: TargetRow, met: string): string[] => [r.metric, r.target, r.measured, met];
-  const all = [cells(head, 'within target'), ...rows.map((r) => cells(r, r.target === '(report)' ? '-' : r.met ? 'yes' : 'NO'))];
+  const all = [
+    cells(head, 'within target'),
+    ...rows.map((r) => cells(r, r.target === '(report)' ? '-' : r.met ? 'yes' : 'NO')),
+  ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...all.map((c) => (c[i] ?? '').length)));
   const line = (c: string[]): string => `| ${c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
@@ -62,7 +67,7 @@ console.log(`Springfield benchmarks — ${machine()}`);
 const rows: TargetRow[] = [];
 for (const bench of BENCHES) {
   try {
-    rows.push(...await bench.run());
+    rows.push(...(await bench.run()));
   } catch (err) {
     console.log(`\n!! ${bench.name} could not run: ${messageOf(err)}`);
     rows.push({ metric: bench.name, target: '-', measured: 'did not run (see above)', met: false });
@@ -70,4 +75,6 @@ for (const bench of BENCHES) {
 }
 console.log(`\n== Summary (${((performance.now() - started) / 1000).toFixed(0)} s; ${machine()})`);
 console.log(table(rows));
-console.log('Figures, not assertions: the exit code does not depend on them. Ratios compare against baselines measured in this same run.');
+console.log(
+  'Figures, not assertions: the exit code does not depend on them. Ratios compare against baselines measured in this same run.',
+);

@@ -32,11 +32,31 @@ const TICKS = 50;
 const RUN_ROUNDS = 20;
 const WARMUP = 5;
 /** Status mix of the 50 epics (done epics stay in the table but not in the snapshot). */
-const MIX = [['planned', 3], ['proposed', 7], ['ready', 8], ['in_progress', 20], ['implemented', 7], ['verified', 3], ['done', 2]] as const;
-const CONFIG: SchedulerConfig = { maxParallelAgents: 16, runTimeoutMs: 3_600_000, sameFailureLimit: 3, roles: { lisa: ['a'], ralph: ['a'], bart: ['a'] }, verificationConfigured: true, retryLimit: 3, retryBackoffMs: [15_000, 60_000, 240_000], setupConfigured: false };
+const MIX = [
+  ['planned', 3],
+  ['proposed', 7],
+  ['ready', 8],
+  ['in_progress', 20],
+  ['implemented', 7],
+  ['verified', 3],
+  ['done', 2],
+] as const;
+const CONFIG: SchedulerConfig = {
+  maxParallelAgents: 16,
+  runTimeoutMs: 3_600_000,
+  sameFailureLimit: 3,
+  roles: { lisa: ['a'], ralph: ['a'], bart: ['a'] },
+  verificationConfigured: true,
+  retryLimit: 3,
+  retryBackoffMs: [15_000, 60_000, 240_000],
+  setupConfigured: false,
+};
 const STAMP = "require('node:fs').writeFileSync(process.argv[1], String(performance.timeOrigin + performance.now()))";
 
-interface Summary { readonly median: number; readonly p95: number }
+interface Summary {
+  readonly median: number;
+  readonly p95: number;
+}
 
 /** Scheduler tick over 50 epics × 200 steps, and `springfield run` overhead around an agent. */
 export async function benchScheduler(): Promise<TargetRow[]> {
@@ -44,7 +64,7 @@ export async function benchScheduler(): Promise<TargetRow[]> {
   try {
     // The run overhead first: spawning from a process that holds a big store in memory costs more.
     const run = benchRunOverhead(dir);
-    return [...await benchTick(dir), ...run];
+    return [...(await benchTick(dir)), ...run];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -54,25 +74,68 @@ function planText(n: number, steps: number): string {
   const lines = [`# Plan: Bench epic ${n}`, '', '## Approach', 'Measure the scheduler.', ''];
   for (let i = 1; i <= steps; i++) {
     const deps = [...(i > 10 ? [i - 10] : []), ...(i % 20 === 0 ? [i - 1] : [])];
-    lines.push(`## Step ${i}: Part ${i} {#step-${i}}`, ...(deps.length ? [`**Depends on:** ${deps.map((d) => `#step-${d}`).join(', ')}`] : []));
+    lines.push(
+      `## Step ${i}: Part ${i} {#step-${i}}`,
+      ...(deps.length ? [`**Depends on:** ${deps.map((d) => `#step-${d}`).join(', ')}`] : []),
+    );
     lines.push('**Tasks:**', `- [ ] Task a of ${i}`, `- [ ] Task b of ${i}`, '**Tests:**', `- [ ] Test of ${i}`, '');
   }
   return lines.join('\n');
 }
 
 /** One Ralph run per step, as the orchestrator does it: claim, run row, items, complete, verification. */
-function buildSteps(db: Database, epicId: string, source: PlanSource, count: number, verdicts: (k: number) => 'pass' | 'fail'): void {
+function buildSteps(
+  db: Database,
+  epicId: string,
+  source: PlanSource,
+  count: number,
+  verdicts: (k: number) => 'pass' | 'fail',
+): void {
   const ralph: Actor = { worktree: `/repo.springfield/${epicId}`, agent: 'ralph' };
   for (let k = 0; k < count; k++) {
     const now = new Date();
     const claim = runSqlite(db, now, (p) => claimNext(p, source, ralph, 7200, null));
     if (!claim.claimed) throw new Error(`${epicId}: nothing to claim after ${k} steps`);
     const holder = { ...ralph, token: claim.claim_token };
-    const run = runSqlite(db, now, (p) => startRun(p, { epicId, planPath: source.planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder));
-    runSqlite(db, now, (p) => updateItems(p, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder));
+    const run = runSqlite(db, now, (p) =>
+      startRun(
+        p,
+        {
+          epicId,
+          planPath: source.planPath,
+          stepAnchor: claim.step_anchor,
+          role: 'ralph',
+          iteration: 1,
+          worktree: ralph.worktree,
+          agentId: 'ralph',
+          command: ['a'],
+          pid: process.pid,
+        },
+        holder,
+      ),
+    );
+    runSqlite(db, now, (p) =>
+      updateItems(p, source, claim.step_anchor, [{ selector: { all: true }, status: 'completed' }], holder),
+    );
     runSqlite(db, now, (p) => completeStep(p, source, claim.step_anchor, holder, { commitHash: null }));
     runSqlite(db, now, (p) => finishRun(p, run.id, { exitCode: 0, signal: null }, holder));
-    runSqlite(db, now, (p) => one(p.insertVerifications([{ runId: run.id, epicId, planPath: null, stepAnchor: null, command: 'npm test', exitCode: verdicts(k) === 'pass' ? 0 : 1, verdict: verdicts(k), durationMs: 900, outputTail: '' }])));
+    runSqlite(db, now, (p) =>
+      one(
+        p.insertVerifications([
+          {
+            runId: run.id,
+            epicId,
+            planPath: null,
+            stepAnchor: null,
+            command: 'npm test',
+            exitCode: verdicts(k) === 'pass' ? 0 : 1,
+            verdict: verdicts(k),
+            durationMs: 900,
+            outputTail: '',
+          },
+        ]),
+      ),
+    );
   }
 }
 
@@ -91,7 +154,18 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
     db.transaction(() => {
       const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(db, new Date(), fn);
       const complexity = i % 10 === 0 ? 'critical' : i % 7 === 0 ? 'simple' : 'standard';
-      const epic = op((p) => createEpic(p, { title: `Bench epic ${i}`, brief: '', priority: (['P1', 'P2', 'P2', 'P3'] as const)[i % 4] ?? 'P2', complexity }, marge));
+      const epic = op((p) =>
+        createEpic(
+          p,
+          {
+            title: `Bench epic ${i}`,
+            brief: '',
+            priority: (['P1', 'P2', 'P2', 'P3'] as const)[i % 4] ?? 'P2',
+            complexity,
+          },
+          marge,
+        ),
+      );
       if (kind === 'planned') return;
       op((p) => proposePlan(p, epic.id, { ...source, body: text }, lisa));
       if (kind === 'proposed') return;
@@ -104,7 +178,24 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
         if (i % 2 === 0) {
           const holder: Actor = { worktree: `/repo.springfield/${epic.id}`, agent: 'ralph' };
           const claim = runSqlite(db, new Date(), (p) => claimNext(p, source, holder, 7200, null));
-          if (claim.claimed) op((p) => startRun(p, { epicId: epic.id, planPath, stepAnchor: claim.step_anchor, role: 'ralph', iteration: 1, worktree: holder.worktree, agentId: 'ralph', command: ['a'], pid: process.pid }, holder));
+          if (claim.claimed)
+            op((p) =>
+              startRun(
+                p,
+                {
+                  epicId: epic.id,
+                  planPath,
+                  stepAnchor: claim.step_anchor,
+                  role: 'ralph',
+                  iteration: 1,
+                  worktree: holder.worktree,
+                  agentId: 'ralph',
+                  command: ['a'],
+                  pid: process.pid,
+                },
+                holder,
+              ),
+            );
         }
         return;
       }
@@ -112,10 +203,27 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
       op((p) => finishEpic(p, epic.id, marge, 'bench: all steps completed, verification passed', true));
       if (kind === 'implemented') {
         if (i % 3 === 0) {
-          const bart = op((p) => startRun(p, { epicId: epic.id, planPath, stepAnchor: null, role: 'bart', iteration: 1, worktree: '/repo', agentId: 'bart', command: ['a'], pid: process.pid }, null));
+          const bart = op((p) =>
+            startRun(
+              p,
+              {
+                epicId: epic.id,
+                planPath,
+                stepAnchor: null,
+                role: 'bart',
+                iteration: 1,
+                worktree: '/repo',
+                agentId: 'bart',
+                command: ['a'],
+                pid: process.pid,
+              },
+              null,
+            ),
+          );
           op((p) => finishRun(p, bart.id, { exitCode: 0, signal: null }, null));
         }
-        if (i % 3 === 1) op((p) => recordSignal(p, epic.id, 'implementation_failure', 'needs a person', [], marge, true));
+        if (i % 3 === 1)
+          op((p) => recordSignal(p, epic.id, 'implementation_failure', 'needs a person', [], marge, true));
         return;
       }
       op((p) => recordSignal(p, epic.id, 'pass', 'reviewed', [], marge));
@@ -159,7 +267,9 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
       const a = performance.now();
       const db = sqliteConnection(store);
       const now = new Date().toISOString();
-      db.transaction(() => { for (const p of plans) partitionSteps(db, p, now); })();
+      db.transaction(() => {
+        for (const p of plans) partitionSteps(db, p, now);
+      })();
       if (i >= WARMUP) partition.push(performance.now() - a);
     }
     const snap = summarize(snaps);
@@ -167,18 +277,43 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
     const tick = summarize(ticks);
     const byKind: Record<string, number> = {};
     for (const a of actions) byKind[a.kind] = (byKind[a.kind] ?? 0) + 1;
-    console.log(`\n== Scheduler tick (${EPICS} epics × ${STEPS} steps: ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ')}; store built in ${buildS.toFixed(1)} s)`);
-    console.log(`  store: ${rows('SELECT COUNT(*) FROM steps')} steps, ${rows('SELECT COUNT(*) FROM events')} events, ${rows('SELECT COUNT(*) FROM runs')} runs (${rows("SELECT COUNT(*) FROM runs WHERE status = 'running'")} running), ${rows('SELECT COUNT(*) FROM verifications')} verifications; ${epicsIn} epics in the snapshot`);
-    console.log(`  one tick's actions (maxParallelAgents ${CONFIG.maxParallelAgents}): ${Object.entries(byKind).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    console.log(
+      `\n== Scheduler tick (${EPICS} epics × ${STEPS} steps: ${Object.entries(counts)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}; store built in ${buildS.toFixed(1)} s)`,
+    );
+    console.log(
+      `  store: ${rows('SELECT COUNT(*) FROM steps')} steps, ${rows('SELECT COUNT(*) FROM events')} events, ${rows('SELECT COUNT(*) FROM runs')} runs (${rows("SELECT COUNT(*) FROM runs WHERE status = 'running'")} running), ${rows('SELECT COUNT(*) FROM verifications')} verifications; ${epicsIn} epics in the snapshot`,
+    );
+    console.log(
+      `  one tick's actions (maxParallelAgents ${CONFIG.maxParallelAgents}): ${Object.entries(byKind)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}`,
+    );
     console.log(`  ${TICKS} ticks after ${WARMUP} warm-up:`);
     console.log(line('schedulerSnapshot (in store.read)', snap));
     console.log(line('decide()', dec) + `   mean of 1000 back to back ${(decideMean * 1000).toFixed(1)} µs`);
     console.log(line('tick = snapshot + decide', tick) + `   per epic ${(tick.median / epicsIn).toFixed(3)} ms`);
     console.log(line(`  of which partitionSteps × ${plans.length} plans`, summarize(partition)));
     return [
-      { metric: `scheduler tick, ${EPICS} epics × ${STEPS} steps (median)`, target: '<= 10 ms', measured: `${tick.median.toFixed(2)} ms (p95 ${tick.p95.toFixed(2)})`, met: tick.median <= 10 },
-      { metric: '  of which schedulerSnapshot / decide (median)', target: '(report)', measured: `${snap.median.toFixed(2)} / ${dec.median.toFixed(3)} ms`, met: true },
-      { metric: '  tick per epic (median)', target: '(report)', measured: `${(tick.median / epicsIn).toFixed(3)} ms`, met: true },
+      {
+        metric: `scheduler tick, ${EPICS} epics × ${STEPS} steps (median)`,
+        target: '<= 10 ms',
+        measured: `${tick.median.toFixed(2)} ms (p95 ${tick.p95.toFixed(2)})`,
+        met: tick.median <= 10,
+      },
+      {
+        metric: '  of which schedulerSnapshot / decide (median)',
+        target: '(report)',
+        measured: `${snap.median.toFixed(2)} / ${dec.median.toFixed(3)} ms`,
+        met: true,
+      },
+      {
+        metric: '  tick per epic (median)',
+        target: '(report)',
+        measured: `${(tick.median / epicsIn).toFixed(3)} ms`,
+        met: true,
+      },
     ];
   } finally {
     store.close();
@@ -234,29 +369,63 @@ function benchRunOverhead(dir: string): TargetRow[] {
   const run = med(totals.run);
   const overhead = run - a;
   const pre = med(toAgent.stampRun) - med(toAgent.stampDirect);
-  const post = (med(totals.stampRun) - med(toAgent.stampRun)) - (med(totals.stampDirect) - med(toAgent.stampDirect));
-  console.log(`\n== springfield run overhead (load average ${loadavg()[0]?.toFixed(2)}; ${RUN_ROUNDS} alternating rounds after ${WARMUP} warm-up; lisa on an in-progress epic, no step)`);
+  const post = med(totals.stampRun) - med(toAgent.stampRun) - (med(totals.stampDirect) - med(toAgent.stampDirect));
+  console.log(
+    `\n== springfield run overhead (load average ${loadavg()[0]?.toFixed(2)}; ${RUN_ROUNDS} alternating rounds after ${WARMUP} warm-up; lisa on an in-progress epic, no step)`,
+  );
   console.log(line('node -e 0', summarize(totals.nodeA ?? [])));
   console.log(line('node -e 0 again (noise floor)', summarize(totals.nodeB ?? [])) + `   ratio ${noise.toFixed(2)}x`);
   console.log(line('springfield run -- node -e 0', summarize(totals.run ?? [])) + `   ratio ${(run / a).toFixed(2)}x`);
   console.log(`  overhead = run − node -e 0: ${overhead.toFixed(1)} ms = ${(overhead / a).toFixed(2)}x node -e 0`);
-  console.log(`  spawn → agent's first line: direct ${med(toAgent.stampDirect).toFixed(1)} ms, through run ${med(toAgent.stampRun).toFixed(1)} ms (+${pre.toFixed(1)} ms before exec); after the agent exits: +${post.toFixed(1)} ms`);
-  console.log(`  of which, fresh-process deltas over node -e 0: importing the zod chunk (${zodChunk.name}, ${zodChunk.kb} KB, loaded by 'run' for config.json) +${(med(totals.zod) - a).toFixed(1)} ms; a first String#localeCompare (ICU collator) +${(med(totals.collator) - a).toFixed(1)} ms`);
+  console.log(
+    `  spawn → agent's first line: direct ${med(toAgent.stampDirect).toFixed(1)} ms, through run ${med(toAgent.stampRun).toFixed(1)} ms (+${pre.toFixed(1)} ms before exec); after the agent exits: +${post.toFixed(1)} ms`,
+  );
+  console.log(
+    `  of which, fresh-process deltas over node -e 0: importing the zod chunk (${zodChunk.name}, ${zodChunk.kb} KB, loaded by 'run' for config.json) +${(med(totals.zod) - a).toFixed(1)} ms; a first String#localeCompare (ICU collator) +${(med(totals.collator) - a).toFixed(1)} ms`,
+  );
   profileRun(dir, repo, env, runArgs);
   return [
-    { metric: 'springfield run overhead / node -e 0 (median)', target: '(report)', measured: `${(overhead / a).toFixed(2)}x (${overhead.toFixed(1)} ms over ${a.toFixed(1)} ms)`, met: true },
-    { metric: '  run -- node -e 0 / node -e 0 (median)', target: '(report)', measured: `${(run / a).toFixed(2)}x (noise floor ${noise.toFixed(2)}x)`, met: true },
-    { metric: '  start → agent exec / after agent exit', target: '(report)', measured: `+${pre.toFixed(1)} ms / +${post.toFixed(1)} ms`, met: true },
+    {
+      metric: 'springfield run overhead / node -e 0 (median)',
+      target: '(report)',
+      measured: `${(overhead / a).toFixed(2)}x (${overhead.toFixed(1)} ms over ${a.toFixed(1)} ms)`,
+      met: true,
+    },
+    {
+      metric: '  run -- node -e 0 / node -e 0 (median)',
+      target: '(report)',
+      measured: `${(run / a).toFixed(2)}x (noise floor ${noise.toFixed(2)}x)`,
+      met: true,
+    },
+    {
+      metric: '  start → agent exec / after agent exit',
+      target: '(report)',
+      measured: `+${pre.toFixed(1)} ms / +${post.toFixed(1)} ms`,
+      met: true,
+    },
   ];
 }
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
 
 /** Where a sample goes: the first group any frame of its stack matches (so the groups add up to the whole). */
 const PHASES: readonly [string, (f: ProfileNode['callFrame']) => boolean][] = [
   ['(idle): waiting, mostly for the agent', (f) => f.functionName === '(idle)'],
-  ['compiling JS (ESM chunks, node builtins)', (f) => /^compile(SourceTextModule|ForInternalLoader|Function)$/.test(f.functionName)],
+  [
+    'compiling JS (ESM chunks, node builtins)',
+    (f) => /^compile(SourceTextModule|ForInternalLoader|Function)$/.test(f.functionName),
+  ],
   ['git rev-parse (locateRepo)', (f) => f.functionName === 'locateRepo'],
   ['open state.db (pragmas, schema check)', (f) => f.functionName === 'openDatabase'],
   ['context file (buildContext, render, write)', (f) => f.functionName === 'writeContextFile'],
@@ -272,7 +441,11 @@ function profileRun(dir: string, repo: string, env: NodeJS.ProcessEnv, runArgs: 
   const out = join(dir, 'prof');
   const runs = 5;
   for (let i = 0; i < runs; i++) {
-    const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', out, ...runArgs, process.execPath, '-e', '0'], { cwd: repo, env, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', out, ...runArgs, process.execPath, '-e', '0'],
+      { cwd: repo, env, encoding: 'utf8' },
+    );
     if (r.status !== 0) return void console.log(`  (profile run failed: ${r.stderr.trim()})`);
   }
   const phases = new Map<string, number>();
@@ -291,7 +464,8 @@ function profileRun(dir: string, repo: string, env: NodeJS.ProcessEnv, runArgs: 
         const n = byId.get(cur);
         if (n) stack.push(n.callFrame);
       }
-      const phase = PHASES.find(([, match]) => stack.some(match))?.[0] ?? 'everything else (CLI code, sqlite, url/path)';
+      const phase =
+        PHASES.find(([, match]) => stack.some(match))?.[0] ?? 'everything else (CLI code, sqlite, url/path)';
       phases.set(phase, (phases.get(phase) ?? 0) + ms);
       const top = stack[0];
       if (!top) return;
@@ -300,8 +474,15 @@ function profileRun(dir: string, repo: string, env: NodeJS.ProcessEnv, runArgs: 
       fns.set(fn, (fns.get(fn) ?? 0) + ms);
     });
   }
-  const list = (m: Map<string, number>, n: number) => [...m].sort((x, y) => y[1] - x[1]).slice(0, n).map(([k, v]) => `    ${(v / runs).toFixed(1).padStart(6)} ms  ${k}`).join('\n');
-  console.log(`  --cpu-prof of ${runs} runs (mean ${(total / runs).toFixed(1)} ms profiled each, profiler overhead included), mean time by phase:`);
+  const list = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, n)
+      .map(([k, v]) => `    ${(v / runs).toFixed(1).padStart(6)} ms  ${k}`)
+      .join('\n');
+  console.log(
+    `  --cpu-prof of ${runs} runs (mean ${(total / runs).toFixed(1)} ms profiled each, profiler overhead included), mean time by phase:`,
+  );
   console.log(list(phases, PHASES.length + 1));
   console.log('  top functions by self time (mean per run):');
   console.log(list(fns, 10));
@@ -312,7 +493,8 @@ function findChunk(marker: string): { name: string; url: string; kb: number } {
   const chunks = join(ROOT, 'dist', 'full', 'chunks');
   for (const name of readdirSync(chunks)) {
     const text = readFileSync(join(chunks, name), 'utf8');
-    if (text.includes(`// ${marker}`)) return { name, url: pathToFileURL(join(chunks, name)).href, kb: Math.round(text.length / 1024) };
+    if (text.includes(`// ${marker}`))
+      return { name, url: pathToFileURL(join(chunks, name)).href, kb: Math.round(text.length / 1024) };
   }
   return { name: '(not found)', url: 'data:text/javascript,', kb: 0 };
 }
@@ -332,7 +514,13 @@ function makeRepo(repo: string): string {
   const source: PlanSource = { planPath: 'plans/p.md', plan: parsePlan(text, 'plans/p.md') };
   const id = sqliteConnection(store).transaction(() => {
     const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(sqliteConnection(store), new Date(), fn);
-    const epic = op((p) => createEpic(p, { title: 'Bench run overhead', brief: '', priority: 'P2', complexity: 'standard' }, { worktree: repo, agent: 'marge' }));
+    const epic = op((p) =>
+      createEpic(
+        p,
+        { title: 'Bench run overhead', brief: '', priority: 'P2', complexity: 'standard' },
+        { worktree: repo, agent: 'marge' },
+      ),
+    );
     op((p) => proposePlan(p, epic.id, { ...source, body: text }, { worktree: repo, agent: 'lisa' }));
     op((p) => approvePlan(p, epic.id, source, { worktree: repo, agent: 'marge' }));
     op((p) => startEpic(p, epic.id, source, { worktree: repo, agent: 'marge' }));
@@ -349,7 +537,8 @@ function childEnv(): NodeJS.ProcessEnv {
 
 function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  const at = (q: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   return { median: at(0.5), p95: at(0.95) };
 }
 
@@ -359,15 +548,24 @@ function line(label: string, s: Summary): string {
 }
 
 function table(rows: readonly TargetRow[]): string {
-  const all = [['metric', 'target', 'measured', 'within target'], ...rows.map((r) => [r.metric, r.target, r.measured, r.target === '(report)' ? '-' : r.met ? 'yes' : 'NO'])];
+  const all = [
+    ['metric', 'target', 'measured', 'within target'],
+    ...rows.map((r) => [r.metric, r.target, r.measured, r.target === '(report)' ? '-' : r.met ? 'yes' : 'NO']),
+  ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...all.map((c) => (c[i] ?? '').length)));
   const fmt = (c: string[]): string => `| ${c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [fmt(all[0] ?? []), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...all.slice(1).map(fmt)].join('\n');
+  return [fmt(all[0] ?? []), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...all.slice(1).map(fmt)].join(
+    '\n',
+  );
 }
 
 if (import.meta.main) {
   const rows = await benchScheduler();
-  console.log(`\n== Summary (node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  console.log(
+    `\n== Summary (node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   console.log(table(rows));
   console.log('Figures, not assertions: the exit code does not depend on them.');
 }

@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-const IMPORT = /\b(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /\b(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 interface Edge {
   readonly from: string;
@@ -106,7 +107,8 @@ function main(): number {
   for (const scc of found) {
     const inside = new Set(scc);
     console.error(`checkCycles: the folders ${scc.join(', ')} of ${where} import each other:`);
-    for (const e of edges) if (inside.has(e.from) && inside.has(e.to)) console.error(`  ${e.from} → ${e.to}: ${e.example}`);
+    for (const e of edges)
+      if (inside.has(e.from) && inside.has(e.to)) console.error(`  ${e.from} → ${e.to}: ${e.example}`);
   }
   return 1;
 }

@@ -1,6 +1,16 @@
 // Installs and starts code-server (a real VS Code in the browser) for integration tests and demos.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,11 +109,26 @@ async function nodeHeaders(node: string, npm: string, logPath: string): Promise<
   const dir = join(projectRoot, '.cache', 'node-headers');
   const version = execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8', env: cleanEnv() }).trim();
   const tree = join(dir, 'node_modules', `node-${process.platform}-${process.arch}`);
-  const pkg = JSON.parse(existsSync(join(tree, 'package.json')) ? readFileSync(join(tree, 'package.json'), 'utf8') : '{}') as { version?: string };
+  const pkg = JSON.parse(
+    existsSync(join(tree, 'package.json')) ? readFileSync(join(tree, 'package.json'), 'utf8') : '{}',
+  ) as { version?: string };
   if (pkg.version === version && existsSync(join(tree, 'include', 'node', 'common.gypi'))) return tree;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'node-headers', private: true }) + '\n');
-  const code = await run(node, [npm, 'install', '--ignore-scripts', '--no-audit', '--no-fund', `node-${process.platform}-${process.arch}@${version}`], dir, cleanEnv(), logPath);
+  const code = await run(
+    node,
+    [
+      npm,
+      'install',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      `node-${process.platform}-${process.arch}@${version}`,
+    ],
+    dir,
+    cleanEnv(),
+    logPath,
+  );
   if (code !== 0) throw new Error(`installing Node ${version} headers failed (npm exit ${code}); see ${logPath}`);
   return tree;
 }
@@ -144,17 +169,28 @@ export async function ensureCodeServer(cacheDir = join(projectRoot, '.cache', 'c
   return withLock(`${cacheDir}.lock`, async () => {
     if (existsSync(markerFile(cacheDir)) && existsSync(entryPoint(cacheDir))) return entryPoint(cacheDir);
     if (process.platform === 'linux' && !existsSync('/usr/include/gssapi/gssapi.h')) {
-      throw new Error('code-server install needs the Kerberos headers to build VS Code\'s native modules: apt-get install -y libkrb5-dev');
+      throw new Error(
+        "code-server install needs the Kerberos headers to build VS Code's native modules: apt-get install -y libkrb5-dev",
+      );
     }
     const started = Date.now();
     rmSync(cacheDir, { recursive: true, force: true });
     mkdirSync(cacheDir, { recursive: true });
     const logPath = join(cacheDir, 'install.log');
-    process.stderr.write(`Installing code-server ${CODE_SERVER_VERSION} into ${cacheDir} (a few minutes; log: ${logPath})\n`);
+    process.stderr.write(
+      `Installing code-server ${CODE_SERVER_VERSION} into ${cacheDir} (a few minutes; log: ${logPath})\n`,
+    );
     const node = node24();
     const npm = npmCli();
     const nodedir = await nodeHeaders(node, npm, logPath);
-    writeFileSync(join(cacheDir, 'package.json'), JSON.stringify({ name: 'springfield-code-server', private: true, allowScripts: CODE_SERVER_ALLOW_SCRIPTS }, null, 2) + '\n');
+    writeFileSync(
+      join(cacheDir, 'package.json'),
+      JSON.stringify(
+        { name: 'springfield-code-server', private: true, allowScripts: CODE_SERVER_ALLOW_SCRIPTS },
+        null,
+        2,
+      ) + '\n',
+    );
     const env = cleanEnv({
       PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
       npm_config_nodedir: nodedir,
@@ -162,19 +198,31 @@ export async function ensureCodeServer(cacheDir = join(projectRoot, '.cache', 'c
       npm_config_unsafe_perm: 'true',
       npm_config_update_notifier: 'false',
     });
-    const code = await run(node, [npm, 'install', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`], cacheDir, env, logPath);
+    const code = await run(
+      node,
+      [npm, 'install', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`],
+      cacheDir,
+      env,
+      logPath,
+    );
     if (code !== 0 || !existsSync(entryPoint(cacheDir))) {
-      throw new Error(`code-server ${CODE_SERVER_VERSION} install failed (npm exit ${code}): ${firstCause(readFileSync(logPath, 'utf8'))} — full log: ${logPath}`);
+      throw new Error(
+        `code-server ${CODE_SERVER_VERSION} install failed (npm exit ${code}): ${firstCause(readFileSync(logPath, 'utf8'))} — full log: ${logPath}`,
+      );
     }
     writeFileSync(markerFile(cacheDir), new Date().toISOString() + '\n');
-    process.stderr.write(`Installed code-server ${CODE_SERVER_VERSION} in ${Math.round((Date.now() - started) / 1000)} s\n`);
+    process.stderr.write(
+      `Installed code-server ${CODE_SERVER_VERSION} in ${Math.round((Date.now() - started) / 1000)} s\n`,
+    );
     return entryPoint(cacheDir);
   });
 }
 
 /** The line of an npm log most likely to say why it failed: a compiler or gyp error, else npm's last error line. */
 export function firstCause(log: string): string {
-  const errors = log.split('\n').filter((l) => /error|ERR!/i.test(l) && !/A complete log|ERR! not ok|^npm error (code|path|command) /.test(l));
+  const errors = log
+    .split('\n')
+    .filter((l) => /error|ERR!/i.test(l) && !/A complete log|ERR! not ok|^npm error (code|path|command) /.test(l));
   const cause = errors.find((l) => /fatal error|\berror:|gyp: |ENOTFOUND|EACCES|ENOSPC/.test(l)) ?? errors.at(-1);
   return cause?.replace(/^(npm error )+/, '').trim() ?? 'no error line in the log';
 }
@@ -203,23 +251,34 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   mkdirSync(extensionsDir, { recursive: true });
   if (options.installedExtensionPath) linkExtension(options.installedExtensionPath, extensionsDir);
   writeFileSync(config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2) + '\n');
+  writeFileSync(
+    join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2) + '\n',
+  );
   if (options.machineSettings) {
     mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
-    writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(options.machineSettings, null, 2) + '\n');
+    writeFileSync(
+      join(userDataDir, 'Machine', 'settings.json'),
+      JSON.stringify(options.machineSettings, null, 2) + '\n',
+    );
   }
   const smoke = options.smokeTestDriver === true || options.extensionDevelopmentPath !== undefined;
   const args = [
     entry,
-    '--auth', 'none',
-    '--bind-addr', '127.0.0.1:0',
+    '--auth',
+    'none',
+    '--bind-addr',
+    '127.0.0.1:0',
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
     '--disable-getting-started-override',
-    '--extensions-dir', extensionsDir,
-    '--user-data-dir', userDataDir,
-    '--config', config,
+    '--extensions-dir',
+    extensionsDir,
+    '--user-data-dir',
+    userDataDir,
+    '--config',
+    config,
     ...(smoke ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.folder,
   ];
@@ -239,7 +298,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   };
   try {
     const port = await new Promise<number>((resolvePort, reject) => {
-      const timer = setTimeout(() => reject(new Error(`code-server did not report its port within 60 s:\n${output}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`code-server did not report its port within 60 s:\n${output}`)),
+        60_000,
+      );
       const onData = (chunk: Buffer): void => {
         output += chunk.toString();
         const match = /HTTP server listening on https?:\/\/127\.0\.0\.1:(\d+)/.exec(output);
@@ -261,7 +323,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
     });
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000);
     const payload: [string, string][] = options.extensionDevelopmentPath
-      ? [['extensionDevelopmentPath', remoteUri(port, options.extensionDevelopmentPath)], ['skipWelcome', 'true']]
+      ? [
+          ['extensionDevelopmentPath', remoteUri(port, options.extensionDevelopmentPath)],
+          ['skipWelcome', 'true'],
+        ]
       : [];
     return { url: workbenchUrl(port, resolve(options.folder), payload), port, output: () => output, stop };
   } catch (error) {
@@ -272,7 +337,11 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
 
 /** Links an extension folder into an extensions folder under the name VS Code gives installed ones (publisher.name-version). */
 export function linkExtension(extensionPath: string, extensionsDir: string): string {
-  const manifest = JSON.parse(readFileSync(join(extensionPath, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+  const manifest = JSON.parse(readFileSync(join(extensionPath, 'package.json'), 'utf8')) as {
+    publisher: string;
+    name: string;
+    version: string;
+  };
   const link = join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
   rmSync(link, { recursive: true, force: true });
   symlinkSync(resolve(extensionPath), link, 'dir');
@@ -283,7 +352,12 @@ export function linkExtension(extensionPath: string, extensionsDir: string): str
 function codeServerEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   // An empty gallery keeps the workbench from looking up open-vsx.org (there is no network here anyway).
   // XDG_STATE_HOME too: what the person allows in a test session never reaches the real user's state.
-  const env = cleanEnv({ XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'), EXTENSIONS_GALLERY: '{}' });
+  const env = cleanEnv({
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_STATE_HOME: join(home, 'state'),
+    EXTENSIONS_GALLERY: '{}',
+  });
   for (const key of Object.keys(env)) {
     if (CODE_SERVER_VARS.has(key) || key.startsWith('CODE_SERVER_') || key.startsWith('CS_')) delete env[key];
   }
@@ -331,9 +405,10 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** SIGTERM the process group, then SIGKILL whatever is left (the file watcher outlives its parent). */
 async function stopGroup(child: ChildProcess): Promise<void> {
-  const exited = child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((r) => child.once('exit', () => r()));
+  const exited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((r) => child.once('exit', () => r()));
   killGroup(child, 'SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
   killGroup(child, 'SIGKILL');

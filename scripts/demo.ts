@@ -17,7 +17,9 @@ const noEditor = process.argv.includes('--no-editor');
 const paceAt = process.argv.indexOf('--pace');
 const pace = paceAt >= 0 ? Number(process.argv[paceAt + 1]) : DEFAULT_PACE;
 if (!(pace >= 0 && pace <= 60)) {
-  console.error(`--pace takes the seconds a stand-in agent waits before each command (0 to 60), got '${process.argv[paceAt + 1] ?? ''}'`);
+  console.error(
+    `--pace takes the seconds a stand-in agent waits before each command (0 to 60), got '${process.argv[paceAt + 1] ?? ''}'`,
+  );
   process.exit(2);
 }
 
@@ -50,35 +52,59 @@ function show(cwd: string, ...args: string[]): Promise<void> {
 const base = mkdtempSync(join(tmpdir(), 'springfield-demo-'));
 console.log('Building the demo repository (epics, an approved plan, a plan awaiting approval, claims, a signal)…');
 const demo = buildDemoRepo(base);
-console.log(`Demo repository: ${demo.root}\nWorktrees: ${[...Object.values(demo.worktrees), ...Object.values(demo.epicWorktrees)].join(', ')}\n`);
+console.log(
+  `Demo repository: ${demo.root}\nWorktrees: ${[...Object.values(demo.worktrees), ...Object.values(demo.epicWorktrees)].join(', ')}\n`,
+);
 await show(demo.root, 'init', 'plans/onboarding.md');
 console.log('\nThree agents claim steps of plans/onboarding.md in parallel, from three worktrees:');
-await Promise.all([agent('ralph-a', demo.worktrees['ralph-a'] as string), agent('ralph-b', demo.worktrees['ralph-b'] as string), agent('ralph-m', demo.root)]);
+await Promise.all([
+  agent('ralph-a', demo.worktrees['ralph-a'] as string),
+  agent('ralph-b', demo.worktrees['ralph-b'] as string),
+  agent('ralph-m', demo.root),
+]);
 console.log('');
 await show(demo.root, 'show', 'plans/onboarding.md');
 console.log('');
 await show(demo.root, 'epic', 'list');
-console.log('\nStand-in agents plan, build and review an epic under the scheduler, each following only the prompt in its context file:');
+console.log(
+  '\nStand-in agents plan, build and review an epic under the scheduler, each following only the prompt in its context file:',
+);
 runStandInAgents(base);
-console.log(`\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.epicWorktrees.cache}\n  springfield context\n  springfield --help\n`);
+console.log(
+  `\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.epicWorktrees.cache}\n  springfield context\n  springfield --help\n`,
+);
 
 if (!noEditor) {
   // The demo's trust decisions live beside it (as the CLI part's do), not in your own state; the editor gets the same XDG_STATE_HOME.
   const state = join(base, 'state');
   const work = prepareSchedulerDemo(demo, state, pace);
-  console.log(`Stand-in agents are configured in ${demo.root}/.springfield/config.json and allowed with 'springfield allow' in the demo's own state ${state}`);
+  console.log(
+    `Stand-in agents are configured in ${demo.root}/.springfield/config.json and allowed with 'springfield allow' in the demo's own state ${state}`,
+  );
   console.log(`(each waits ${pace} s before each command; --pace to change).`);
-  console.log(`  ${work.orders} "Order history" and ${work.wishlist} "Wishlist" have approved plans; ${work.giftCards} "Gift cards" has none yet.\n`);
+  console.log(
+    `  ${work.orders} "Order history" and ${work.wishlist} "Wishlist" have approved plans; ${work.giftCards} "Gift cards" has none yet.\n`,
+  );
   ensureAptPackages(DEMO_PACKAGES);
   await ensureCodeServer();
   // As a user has it: the extension installed (linked into code-server's extensions folder), no test
   // driver, so its notifications show.
-  const server = await startCodeServer({ folder: demo.root, installedExtensionPath: projectRoot, env: { XDG_STATE_HOME: state } });
+  const server = await startCodeServer({
+    folder: demo.root,
+    installedExtensionPath: projectRoot,
+    env: { XDG_STATE_HOME: state },
+  });
   console.log(`VS Code (code-server) with Springfield on the demo repository:\n\n  ${server.url}\n`);
-  console.log('Open it in a browser: the Springfield icon in the activity bar shows the epics; the plan for "Search" waits for approval;');
+  console.log(
+    'Open it in a browser: the Springfield icon in the activity bar shows the epics; the plan for "Search" waits for approval;',
+  );
   console.log('src/greeting.ts carries a review signal waiting for you.');
-  console.log('Press Start scheduler (▷▷ in the Agents view\'s title): Ralph builds "Order history" and "Wishlist" in parallel terminals, each');
-  console.log('build is verified, Bart reviews and the scheduler merges; Lisa plans "Gift cards" and asks for your approval. Press Ctrl+C to stop.');
+  console.log(
+    'Press Start scheduler (▷▷ in the Agents view\'s title): Ralph builds "Order history" and "Wishlist" in parallel terminals, each',
+  );
+  console.log(
+    'build is verified, Bart reviews and the scheduler merges; Lisa plans "Gift cards" and asks for your approval. Press Ctrl+C to stop.',
+  );
   const stop = async () => {
     await server.stop();
     process.exit(0);

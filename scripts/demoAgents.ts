@@ -10,7 +10,12 @@ import { CLI, sf } from './demoRepo.ts';
 const STAND_IN = resolve(dirname(fileURLToPath(import.meta.url)), 'standInAgent.ts');
 
 function orchestrate(repo: string, env: NodeJS.ProcessEnv): void {
-  const r = spawnSync(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1'], {
+    cwd: repo,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   for (const line of r.stderr.split('\n').filter((l) => l && !l.includes('] '))) console.log(`  ${line}`);
   if (r.status !== 0) throw new Error(`orchestrate exited ${r.status}`);
 }
@@ -21,13 +26,32 @@ export function runStandInAgents(base: string): string {
   mkdirSync(repo);
   writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
   writeFileSync(join(repo, 'README.md'), '# A repository the stand-in agents work on\n');
-  for (const args of [['init', '-q', '-b', 'main'], ['config', 'user.email', 'demo@example.com'], ['config', 'user.name', 'Springfield demo'], ['add', '-A'], ['commit', '-qm', 'Start']]) {
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['config', 'user.email', 'demo@example.com'],
+    ['config', 'user.name', 'Springfield demo'],
+    ['add', '-A'],
+    ['commit', '-qm', 'Start'],
+  ]) {
     execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
   }
-  const epic = String(sf(repo, ['epic', 'create', 'Greeting command', '--brief', 'Print a friendly greeting.', '--complexity', 'standard']).id);
+  const epic = String(
+    sf(repo, [
+      'epic',
+      'create',
+      'Greeting command',
+      '--brief',
+      'Print a friendly greeting.',
+      '--complexity',
+      'standard',
+    ]).id,
+  );
   const agent = [process.execPath, STAND_IN, '$SPRINGFIELD_CONTEXT_FILE'];
   mkdirSync(join(repo, '.springfield'), { recursive: true });
-  writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: agent, ralph: agent, bart: agent }, maxParallelAgents: 2 }, null, 2));
+  writeFileSync(
+    join(repo, '.springfield', 'config.json'),
+    JSON.stringify({ roles: { lisa: agent, ralph: agent, bart: agent }, maxParallelAgents: 2 }, null, 2),
+  );
   // Nothing the config names runs until allowed; the demo's decision is kept beside its repository, not in your own state.
   const state = { XDG_STATE_HOME: join(base, 'state') };
   sf(repo, ['allow'], state);

@@ -114,7 +114,11 @@ function git(cwd: string, ...args: string[]): void {
 
 /** Runs the CLI as an agent or person would; returns its JSON. */
 export function sf(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
+  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(out) as Record<string, unknown>;
 }
 
@@ -127,8 +131,14 @@ export function buildDemoRepo(base: string): DemoRepo {
   writeFileSync(join(repo, 'plans', 'search.md'), SEARCH_PLAN);
   writeFileSync(join(repo, 'plans', 'typo.md'), TYPO_PLAN);
   writeFileSync(join(repo, 'plans', 'onboarding.md'), ONBOARDING_PLAN);
-  writeFileSync(join(repo, 'src', 'greeting.ts'), "export function greet(name: string): string {\n  return `Helo, ${name}!`;\n}\n");
-  writeFileSync(join(repo, 'src', 'cache.ts'), 'const store = new Map<string, unknown>();\n\nexport function put(key: string, value: unknown): void {\n  store.set(key, value);\n}\n\nexport function get(key: string): unknown {\n  return store.get(key);\n}\n');
+  writeFileSync(
+    join(repo, 'src', 'greeting.ts'),
+    'export function greet(name: string): string {\n  return `Helo, ${name}!`;\n}\n',
+  );
+  writeFileSync(
+    join(repo, 'src', 'cache.ts'),
+    'const store = new Map<string, unknown>();\n\nexport function put(key: string, value: unknown): void {\n  store.set(key, value);\n}\n\nexport function get(key: string): unknown {\n  return store.get(key);\n}\n',
+  );
   writeFileSync(join(repo, 'README.md'), '# shop\n\nA demo repository for Springfield.\n');
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'config', 'user.email', 'demo@example.com');
@@ -143,14 +153,26 @@ export function buildDemoRepo(base: string): DemoRepo {
   const lisa = { SPRINGFIELD_AGENT: 'lisa' };
   const person = { SPRINGFIELD_AGENT: '' };
 
-  const cache = String(sf(repo, ['epic', 'create', 'Add a caching layer', '--brief', 'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.', '--plan-md']).id);
+  const cache = String(
+    sf(repo, [
+      'epic',
+      'create',
+      'Add a caching layer',
+      '--brief',
+      'Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate.',
+      '--plan-md',
+    ]).id,
+  );
   sf(repo, ['plan', 'propose', cache, 'plans/cache.md'], lisa);
   sf(repo, ['plan', 'approve', cache], person);
   // Two agents build the cache epic side by side, both in its worktree (as the scheduler's would).
   const a = String(sf(repo, ['epic', 'start', cache], person).worktree_path);
   sf(a, ['claim', 'plans/cache.md'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['update', 'plans/cache.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  writeFileSync(join(a, 'src', 'client.ts'), 'export async function fetchJson(url: string): Promise<unknown> {\n  return (await fetch(url)).json();\n}\n');
+  writeFileSync(
+    join(a, 'src', 'client.ts'),
+    'export async function fetchJson(url: string): Promise<unknown> {\n  return (await fetch(url)).json();\n}\n',
+  );
   sf(a, ['commit', '-m', 'Add the API client'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['claim', 'plans/cache.md', '--lease', '6300'], { SPRINGFIELD_AGENT: 'ralph-a' });
   sf(a, ['start', 'plans/cache.md', 'step-2'], { SPRINGFIELD_AGENT: 'ralph-a' });
@@ -160,7 +182,9 @@ export function buildDemoRepo(base: string): DemoRepo {
   const search = String(sf(repo, ['epic', 'create', 'Search', '--brief', 'Find products by name.', '--plan-md']).id);
   sf(repo, ['plan', 'propose', search, 'plans/search.md'], lisa);
 
-  const typo = String(sf(repo, ['epic', 'create', 'Fix typo in greeting', '--brief', 'The greeting says "Helo".', '--plan-md']).id);
+  const typo = String(
+    sf(repo, ['epic', 'create', 'Fix typo in greeting', '--brief', 'The greeting says "Helo".', '--plan-md']).id,
+  );
   sf(repo, ['plan', 'propose', typo, 'plans/typo.md'], lisa);
   sf(repo, ['plan', 'approve', typo], person);
   const t = String(sf(repo, ['epic', 'start', typo], person).worktree_path);
@@ -168,7 +192,26 @@ export function buildDemoRepo(base: string): DemoRepo {
   sf(t, ['update', 'plans/typo.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-c' });
   sf(t, ['complete', 'plans/typo.md', 'step-1'], { SPRINGFIELD_AGENT: 'ralph-c' });
   sf(repo, ['epic', 'finish', typo, '--reason', 'verification passed'], person);
-  sf(repo, ['signal', typo, '--type', 'implementation_failure', '--summary', 'The greeting is still misspelt', '--await-person',
-    '--location', 'src/greeting.ts:2', '--note', '"Helo" should be "Hello"', '--location', 'src/cache.ts:3:5', '--note', 'unrelated change slipped in'], { SPRINGFIELD_AGENT: 'bart' });
+  sf(
+    repo,
+    [
+      'signal',
+      typo,
+      '--type',
+      'implementation_failure',
+      '--summary',
+      'The greeting is still misspelt',
+      '--await-person',
+      '--location',
+      'src/greeting.ts:2',
+      '--note',
+      '"Helo" should be "Hello"',
+      '--location',
+      'src/cache.ts:3:5',
+      '--note',
+      'unrelated change slipped in',
+    ],
+    { SPRINGFIELD_AGENT: 'bart' },
+  );
   return { root: repo, worktrees, epics: { cache, search, typo }, epicWorktrees: { cache: a, typo: t } };
 }

@@ -87,22 +87,49 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
   git('add', 'test', 'plans/orders.md', 'plans/wishlist.md');
   git('commit', '-qm', 'Plans for order history and a wishlist; a test');
   const agent = [process.execPath, STAND_IN, '--pace', String(paceSeconds), '$SPRINGFIELD_CONTEXT_FILE'];
-  writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({
-    roles: { lisa: agent, ralph: agent, bart: agent },
-    verification: [[process.execPath, '--test']],
-    maxParallelAgents: 3,
-  }, null, 2) + '\n');
+  writeFileSync(
+    join(repo, '.springfield', 'config.json'),
+    JSON.stringify(
+      {
+        roles: { lisa: agent, ralph: agent, bart: agent },
+        verification: [[process.execPath, '--test']],
+        maxParallelAgents: 3,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   sf(repo, ['allow'], { XDG_STATE_HOME: stateDir });
   const lisa = { SPRINGFIELD_AGENT: 'lisa' };
   const person = { SPRINGFIELD_AGENT: '' };
   const approved = (title: string, brief: string, plan: string): string => {
-    const id = String(sf(repo, ['epic', 'create', title, '--brief', brief, '--complexity', 'standard', '--priority', 'P1']).id);
+    const id = String(
+      sf(repo, ['epic', 'create', title, '--brief', brief, '--complexity', 'standard', '--priority', 'P1']).id,
+    );
     sf(repo, ['plan', 'propose', id, plan], lisa);
     sf(repo, ['plan', 'approve', id], person);
     return id;
   };
-  const orders = approved('Order history', 'Customers cannot find past orders. Acceptance: a paged list, newest first.', 'plans/orders.md');
-  const wishlist = approved('Wishlist', 'Customers want to save products for later. Acceptance: add and remove from the product page.', 'plans/wishlist.md');
-  const giftCards = String(sf(repo, ['epic', 'create', 'Gift cards', '--brief', 'Sell gift cards. Acceptance: buy one, redeem it at checkout.', '--complexity', 'standard']).id);
+  const orders = approved(
+    'Order history',
+    'Customers cannot find past orders. Acceptance: a paged list, newest first.',
+    'plans/orders.md',
+  );
+  const wishlist = approved(
+    'Wishlist',
+    'Customers want to save products for later. Acceptance: add and remove from the product page.',
+    'plans/wishlist.md',
+  );
+  const giftCards = String(
+    sf(repo, [
+      'epic',
+      'create',
+      'Gift cards',
+      '--brief',
+      'Sell gift cards. Acceptance: buy one, redeem it at checkout.',
+      '--complexity',
+      'standard',
+    ]).id,
+  );
   return { orders, wishlist, giftCards };
 }

@@ -5,7 +5,18 @@
 // CLI_PACKAGE (README, "Install"); its manifest is made here from the repository's, so the version,
 // licence and run-time dependencies have one source.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +35,13 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  * is the one package left outside the bundles (a native module). The extension's bundle and the
  * webviews are not the CLI's.
  */
-export const CLI_FILES: readonly string[] = ['dist/cli.cjs', 'dist/springfield.cjs', 'dist/postgres.cjs', 'dist/standInAgent.cjs', 'dist/full/'];
+export const CLI_FILES: readonly string[] = [
+  'dist/cli.cjs',
+  'dist/springfield.cjs',
+  'dist/postgres.cjs',
+  'dist/standInAgent.cjs',
+  'dist/full/',
+];
 
 interface RootManifest {
   version: string;
@@ -85,12 +102,19 @@ export function packCli(outDir: string, root = projectRoot): PackedCli {
     writeFileSync(join(stage, 'package.json'), JSON.stringify(cliManifest(root), null, 2) + '\n');
     mkdirSync(outDir, { recursive: true });
     const node = node24();
-    const out = execFileSync(node, [npmCli(), 'pack', '--json', '--ignore-scripts', '--pack-destination', resolve(outDir)], {
-      cwd: stage,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: cleanEnv({ PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' }),
-    });
+    const out = execFileSync(
+      node,
+      [npmCli(), 'pack', '--json', '--ignore-scripts', '--pack-destination', resolve(outDir)],
+      {
+        cwd: stage,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: cleanEnv({
+          PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
+          npm_config_update_notifier: 'false',
+        }),
+      },
+    );
     const [packed] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
     if (!packed) throw new Error(`npm pack printed no package: ${out}`);
     const tarball = join(resolve(outDir), packed.filename);
@@ -106,7 +130,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     if (!outDir) throw new Error('--out needs a folder');
     const { tarball, size, files } = packCli(outDir);
-    process.stdout.write(`${tarball} (${(size / 1024).toFixed(0)} KiB, ${files.length} files)\ninstall it with: npm install -g ${tarball}\n`);
+    process.stdout.write(
+      `${tarball} (${(size / 1024).toFixed(0)} KiB, ${files.length} files)\ninstall it with: npm install -g ${tarball}\n`,
+    );
   } catch (err) {
     process.stderr.write(`pack:cli: ${messageOf(err)}\n`);
     process.exitCode = 1;

@@ -4,7 +4,16 @@
 // `node scripts/postgres.ts [--fast]` starts one, prints its URL and waits for Ctrl+C. See docs/postgres.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +73,8 @@ const live = new Set<PostgresServer>();
 export function startPostgres(options: PostgresOptions = {}): PostgresServer {
   const role = options.role ?? 'springfield';
   const database = options.database ?? 'springfield';
-  for (const name of [role, database]) if (!NAME.test(name)) throw new Error(`invalid role or database name '${name}' (lower-case letters, digits, _)`);
+  for (const name of [role, database])
+    if (!NAME.test(name)) throw new Error(`invalid role or database name '${name}' (lower-case letters, digits, _)`);
   const install = findPostgres();
   const user = serverUser();
   const port = options.port ?? 5432;
@@ -88,7 +98,11 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
   const server: PostgresServer = {
     url: url(role, password, database),
     superuserUrl: url('postgres', superPassword, 'postgres'),
-    socketDir, dataDir, port, install, watchdogPid: watchdog.pid ?? null,
+    socketDir,
+    dataDir,
+    port,
+    install,
+    watchdogPid: watchdog.pid ?? null,
     pid: () => (running ? postmasterPid(dataDir) : null),
     down(mode = 'fast') {
       if (!running) return;
@@ -114,12 +128,36 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
       return url(role, password, name);
     },
     psql(sql, db = 'postgres') {
-      return run(join(install.binDir, 'psql'), ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', socketDir, '-p', String(port), '-U', 'postgres', '-d', db, '-c', sql], null, base, { PGPASSWORD: superPassword });
+      return run(
+        join(install.binDir, 'psql'),
+        [
+          '-X',
+          '-q',
+          '-A',
+          '-t',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-h',
+          socketDir,
+          '-p',
+          String(port),
+          '-U',
+          'postgres',
+          '-d',
+          db,
+          '-c',
+          sql,
+        ],
+        null,
+        base,
+        { PGPASSWORD: superPassword },
+      );
     },
     stop() {
       if (stopped) return;
       try {
-        if (running && existsSync(join(dataDir, 'postmaster.pid'))) ctl(['stop', '-m', 'immediate', '-w', '-t', '60', '-s']);
+        if (running && existsSync(join(dataDir, 'postmaster.pid')))
+          ctl(['stop', '-m', 'immediate', '-w', '-t', '60', '-s']);
       } finally {
         running = false;
         stopped = true;
@@ -136,15 +174,37 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
     const pwfile = join(base, 'pwfile');
     writeFileSync(pwfile, superPassword + '\n', { mode: 0o600, flag: 'wx' });
     if (user) chownSync(pwfile, user.uid, user.gid);
-    asOwner('initdb', ['-D', dataDir, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth-local=scram-sha-256', '--auth-host=reject', '-E', 'UTF8', '--locale=C', ...(fast ? ['--no-sync'] : [])]);
+    asOwner('initdb', [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      `--pwfile=${pwfile}`,
+      '--auth-local=scram-sha-256',
+      '--auth-host=reject',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      ...(fast ? ['--no-sync'] : []),
+    ]);
     rmSync(pwfile);
-    appendFileSync(join(dataDir, 'postgresql.conf'), [
-      '', '# springfield throwaway server (scripts/postgres.ts)',
-      "listen_addresses = ''", `unix_socket_directories = '${socketDir}'`, `port = ${port}`,
-      'max_connections = 200', "timezone = 'UTC'", "log_timezone = 'UTC'",
-      ...(fast ? ['fsync = off', 'full_page_writes = off'] : ['fsync = on', 'full_page_writes = on', 'synchronous_commit = on']),
-      '',
-    ].join('\n'));
+    appendFileSync(
+      join(dataDir, 'postgresql.conf'),
+      [
+        '',
+        '# springfield throwaway server (scripts/postgres.ts)',
+        "listen_addresses = ''",
+        `unix_socket_directories = '${socketDir}'`,
+        `port = ${port}`,
+        'max_connections = 200',
+        "timezone = 'UTC'",
+        "log_timezone = 'UTC'",
+        ...(fast
+          ? ['fsync = off', 'full_page_writes = off']
+          : ['fsync = on', 'full_page_writes = on', 'synchronous_commit = on']),
+        '',
+      ].join('\n'),
+    );
     server.up();
     server.psql(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
     server.psql(`CREATE DATABASE ${database} OWNER ${role}`);
@@ -156,15 +216,28 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
 }
 
 /** Runs a PostgreSQL tool (as the server's user when given), throwing its stderr as one message. */
-function run(file: string, args: readonly string[], user: OsUser | null, cwd: string, extraEnv: NodeJS.ProcessEnv = {}): string {
+function run(
+  file: string,
+  args: readonly string[],
+  user: OsUser | null,
+  cwd: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): string {
   const env: NodeJS.ProcessEnv = { LANG: 'C', LC_ALL: 'C' };
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PG') && !k.startsWith('LC_') && k !== 'LANG') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('PG') && !k.startsWith('LC_') && k !== 'LANG') env[k] = v;
   const r = spawnSync(file, args, {
-    cwd, encoding: 'utf8', env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+    encoding: 'utf8',
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
     ...(user ? { uid: user.uid, gid: user.gid } : {}),
   });
   if (r.error) throw new Error(`${file}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${file.split('/').pop()} ${args[0] ?? ''} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${file.split('/').pop()} ${args[0] ?? ''} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`,
+    );
   return r.stdout.trim();
 }
 
@@ -182,8 +255,18 @@ function postmasterPid(dataDir: string): number | null {
  * way (even SIGKILL) the pipe closes, and the watchdog stops the server and removes `base`.
  */
 function startWatchdog(install: PostgresInstall, user: OsUser | null, dataDir: string, base: string): ChildProcess {
-  const config = JSON.stringify({ pgCtl: join(install.binDir, 'pg_ctl'), dataDir, base, uid: user?.uid ?? null, gid: user?.gid ?? null });
-  const child = spawn(process.execPath, [WATCHDOG, config], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], cwd: '/' });
+  const config = JSON.stringify({
+    pgCtl: join(install.binDir, 'pg_ctl'),
+    dataDir,
+    base,
+    uid: user?.uid ?? null,
+    gid: user?.gid ?? null,
+  });
+  const child = spawn(process.execPath, [WATCHDOG, config], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    cwd: '/',
+  });
   child.unref();
   (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   return child;
@@ -222,7 +305,9 @@ export function liveServers(): readonly PostgresServer[] {
 
 if (import.meta.main) {
   const server = startPostgres({ durability: process.argv.includes('--fast') ? 'fast' : 'durable' });
-  console.log(`PostgreSQL ${server.install.version} (${server.install.binDir}), pid ${server.pid()}, data in ${server.dataDir}`);
+  console.log(
+    `PostgreSQL ${server.install.version} (${server.install.binDir}), pid ${server.pid()}, data in ${server.dataDir}`,
+  );
   console.log(`SPRINGFIELD_DATABASE_URL='${server.url}'`);
   console.log('Ctrl+C stops it and removes everything.');
   setInterval(() => undefined, 1 << 30);

@@ -41,7 +41,9 @@ function candidates(env: NodeJS.ProcessEnv): string[] {
   const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
   if (pgConfig.status === 0 && pgConfig.stdout.trim()) out.push(pgConfig.stdout.trim());
   if (existsSync('/usr/lib/postgresql')) {
-    const versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync('/usr/lib/postgresql')
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     out.push(...versions.map((v) => `/usr/lib/postgresql/${v}/bin`));
   }
   for (const dir of (env.PATH ?? '').split(delimiter)) {
@@ -57,7 +59,8 @@ function search(env: NodeJS.ProcessEnv): PostgresInstall | undefined {
   const real = realpathSync(binDir);
   const r = spawnSync(join(real, 'postgres'), ['--version'], { encoding: 'utf8' });
   const version = /(\d+(?:\.\d+)?)/.exec(r.stdout ?? '')?.[1];
-  if (r.status !== 0 || !version) throw new Error(`${join(real, 'postgres')} --version failed: ${(r.stderr ?? '').trim() || `exit ${r.status}`}`);
+  if (r.status !== 0 || !version)
+    throw new Error(`${join(real, 'postgres')} --version failed: ${(r.stderr ?? '').trim() || `exit ${r.status}`}`);
   return { binDir: real, version, major: Number(version.split('.')[0]) };
 }
 
@@ -77,7 +80,9 @@ export function installedPostgres(env: NodeJS.ProcessEnv = process.env): Postgre
 export function findPostgres(env: NodeJS.ProcessEnv = process.env): PostgresInstall {
   const found = search(env) ?? (ensureAptPackages(['postgresql']), search(env));
   if (!found) {
-    throw new Error('PostgreSQL server binaries not found (initdb, pg_ctl, postgres, psql): install Debian\'s postgresql package (apt-get install postgresql) or set SPRINGFIELD_PG_BINDIR');
+    throw new Error(
+      "PostgreSQL server binaries not found (initdb, pg_ctl, postgres, psql): install Debian's postgresql package (apt-get install postgresql) or set SPRINGFIELD_PG_BINDIR",
+    );
   }
   return found;
 }
@@ -87,7 +92,10 @@ export function serverUser(): OsUser | null {
   if (process.getuid?.() !== 0) return null;
   const id = (flag: string): number => {
     const r = spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error('running as root, but there is no \'postgres\' user for initdb and pg_ctl (which refuse root): install Debian\'s postgresql package, or run as another user');
+    if (r.status !== 0)
+      throw new Error(
+        "running as root, but there is no 'postgres' user for initdb and pg_ctl (which refuse root): install Debian's postgresql package, or run as another user",
+      );
     return Number(r.stdout.trim());
   };
   return { name: 'postgres', uid: id('-u'), gid: id('-g') };

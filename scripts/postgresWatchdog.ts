@@ -23,7 +23,8 @@ function reap(): void {
   reaped = true;
   if (existsSync(join(config.dataDir, 'postmaster.pid'))) {
     spawnSync(config.pgCtl, ['-D', config.dataDir, 'stop', '-m', 'immediate', '-w', '-t', '60', '-s'], {
-      stdio: 'ignore', cwd: '/',
+      stdio: 'ignore',
+      cwd: '/',
       ...(config.uid !== null && config.gid !== null ? { uid: config.uid, gid: config.gid } : {}),
     });
   }

@@ -39,7 +39,8 @@ export function parseArgs(argv: readonly string[]): { file: string | undefined; 
   const at = args.indexOf('--pace');
   if (at >= 0) {
     const seconds = Number(args[at + 1]);
-    if (!(seconds >= 0 && seconds <= 60)) throw new Refusal(`--pace takes seconds between 0 and 60, got '${args[at + 1] ?? ''}'`);
+    if (!(seconds >= 0 && seconds <= 60))
+      throw new Refusal(`--pace takes seconds between 0 and 60, got '${args[at + 1] ?? ''}'`);
     paceMs = seconds * 1000;
     args.splice(at, 2);
   }
@@ -50,7 +51,8 @@ function main(): void {
   const { file: given, paceMs } = parseArgs(process.argv.slice(2));
   pace = paceMs;
   const file = given ?? process.env.SPRINGFIELD_CONTEXT_FILE;
-  if (!file || !existsSync(file)) throw new Refusal(`no context file (argument or SPRINGFIELD_CONTEXT_FILE): ${file ?? '(none)'}`);
+  if (!file || !existsSync(file))
+    throw new Refusal(`no context file (argument or SPRINGFIELD_CONTEXT_FILE): ${file ?? '(none)'}`);
   const text = readFileSync(file, 'utf8');
   const separator = text.indexOf('\n---\n');
   if (separator < 0) throw new Refusal(`${file}: no role instructions before the context (no '---' separator)`);
@@ -89,14 +91,25 @@ function readFacts(prompt: string, context: string): Facts {
 }
 
 function splitSections(prompt: string): Section[] {
-  return prompt.split(/^## /m).slice(1).map((chunk) => {
-    const newline = chunk.indexOf('\n');
-    return { heading: chunk.slice(0, newline < 0 ? undefined : newline).trim(), body: newline < 0 ? '' : chunk.slice(newline + 1) };
-  });
+  return prompt
+    .split(/^## /m)
+    .slice(1)
+    .map((chunk) => {
+      const newline = chunk.indexOf('\n');
+      return {
+        heading: chunk.slice(0, newline < 0 ? undefined : newline).trim(),
+        body: newline < 0 ? '' : chunk.slice(newline + 1),
+      };
+    });
 }
 
 function shellLines(body: string): string[] {
-  return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+  return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+    (m[1] ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#')),
+  );
 }
 
 /** Lisa: the example plan the prompt teaches, titled for this epic, at the path the propose command names. */
@@ -104,7 +117,9 @@ function writePlan(section: Section, facts: Facts, sections: readonly Section[])
   const rel = /`([^`]+\.md)`/.exec(section.heading)?.[1];
   if (!rel) throw new Refusal(`'${section.heading}' names no plan file`);
   if (!facts.planExample) throw new Refusal('the instructions teach no plan format (no ```markdown example)');
-  const proposes = sections.flatMap((s) => shellLines(s.body)).some((l) => l.startsWith('springfield plan propose ') && l.endsWith(` ${rel}`));
+  const proposes = sections
+    .flatMap((s) => shellLines(s.body))
+    .some((l) => l.startsWith('springfield plan propose ') && l.endsWith(` ${rel}`));
   if (!proposes) throw new Refusal(`the plan is written to ${rel}, but no 'springfield plan propose … ${rel}' follows`);
   const plan = facts.planExample.replace(/^# Plan: .*$/m, `# Plan: ${facts.epicTitle}`);
   mkdirSync(dirname(resolve(rel)), { recursive: true });
@@ -147,13 +162,27 @@ function run(argv: string[], facts: Facts): void {
   const [file, prefix] = program === 'springfield' ? [process.execPath, [CLI]] : [program, []];
   let out: string;
   try {
-    out = execFileSync(file, [...prefix, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    out = execFileSync(file, [...prefix, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (err) {
     const e = err as { status?: number; stderr?: string; message: string };
-    throw new Refusal(`'${argv.join(' ')}' failed (exit ${e.status ?? '?'}): ${(e.stderr ?? e.message).trim().split('\n').at(-1) ?? ''}`);
+    throw new Refusal(
+      `'${argv.join(' ')}' failed (exit ${e.status ?? '?'}): ${(e.stderr ?? e.message).trim().split('\n').at(-1) ?? ''}`,
+    );
   }
   if (program === 'git' && args[0] === 'diff' && !args.includes('--stat')) facts.addedLine = firstAddedLine(out);
-  if (out.trim()) log(out.trimEnd().split('\n').slice(0, 5).map((l) => `  ${l}`).join('\n'));
+  if (out.trim())
+    log(
+      out
+        .trimEnd()
+        .split('\n')
+        .slice(0, 5)
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
 }
 
 function firstAddedLine(diff: string): { file: string; line: number } | null {

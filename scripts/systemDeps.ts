@@ -17,10 +17,15 @@ export function ensureAptPackages(packages: readonly string[]): void {
   const missing = packages.filter((p) => !installed(p));
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`missing system packages: ${missing.join(' ')} — install them with: sudo apt-get install -y ${missing.join(' ')}`);
+    throw new Error(
+      `missing system packages: ${missing.join(' ')} — install them with: sudo apt-get install -y ${missing.join(' ')}`,
+    );
   }
   process.stderr.write(`Installing system packages: ${missing.join(' ')}\n`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
 }

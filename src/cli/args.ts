@@ -36,7 +36,13 @@ export interface ParsedArgs {
  * ends the options: what follows is positionals (a title or a path starting with `-`), or, for a
  * command that takes a trailing command (`run`), that command, untouched.
  */
-export function parseArgs(command: string, argv: readonly string[], specs: readonly OptionSpec[], positionals: readonly PositionalSpec[], trailingCommand = false): ParsedArgs {
+export function parseArgs(
+  command: string,
+  argv: readonly string[],
+  specs: readonly OptionSpec[],
+  positionals: readonly PositionalSpec[],
+  trailingCommand = false,
+): ParsedArgs {
   const byName = new Map<string, OptionSpec>();
   for (const s of specs) {
     byName.set(s.name, s);
@@ -56,16 +62,27 @@ export function parseArgs(command: string, argv: readonly string[], specs: reado
     const eq = token.indexOf('=');
     const name = token.replace(/^--?/, '').slice(0, eq > 0 ? eq - (token.startsWith('--') ? 2 : 1) : undefined);
     const spec = byName.get(name);
-    if (!spec) throw new UsageError('unknown_option', `unknown option ${token.slice(0, eq > 0 ? eq : undefined)} for '${command}' (see 'springfield ${command} --help')`);
+    if (!spec)
+      throw new UsageError(
+        'unknown_option',
+        `unknown option ${token.slice(0, eq > 0 ? eq : undefined)} for '${command}' (see 'springfield ${command} --help')`,
+      );
     const arity = spec.arity ?? (spec.type === 'boolean' ? 0 : 1);
     let values: string[];
     if (eq > 0) {
-      if (arity !== 1) throw new UsageError('bad_option', `--${spec.name} does not take '=' (it takes ${arity} value${arity === 1 ? '' : 's'})`);
+      if (arity !== 1)
+        throw new UsageError(
+          'bad_option',
+          `--${spec.name} does not take '=' (it takes ${arity} value${arity === 1 ? '' : 's'})`,
+        );
       values = [token.slice(eq + 1)];
     } else {
       values = argv.slice(i + 1, i + 1 + arity) as string[];
       if (values.length < arity || values.some((v) => v.startsWith('--'))) {
-        throw new UsageError('missing_value', `--${spec.name} needs ${spec.placeholder ?? (arity === 1 ? 'a value' : `${arity} values`)}`);
+        throw new UsageError(
+          'missing_value',
+          `--${spec.name} needs ${spec.placeholder ?? (arity === 1 ? 'a value' : `${arity} values`)}`,
+        );
       }
       i += arity;
     }
@@ -75,10 +92,16 @@ export function parseArgs(command: string, argv: readonly string[], specs: reado
   const required = positionals.filter((p) => p.required).length;
   if (out.positionals.length < required) {
     const missing = positionals[out.positionals.length] as PositionalSpec;
-    throw new UsageError('missing_argument', `'${command}' needs <${missing.name}> (see 'springfield ${command} --help')`);
+    throw new UsageError(
+      'missing_argument',
+      `'${command}' needs <${missing.name}> (see 'springfield ${command} --help')`,
+    );
   }
   if (out.positionals.length > positionals.length) {
-    throw new UsageError('unexpected_argument', `unexpected argument '${out.positionals[positionals.length]}' for '${command}'`);
+    throw new UsageError(
+      'unexpected_argument',
+      `unexpected argument '${out.positionals[positionals.length]}' for '${command}'`,
+    );
   }
   return out;
 }
@@ -93,7 +116,10 @@ function store(options: Map<string, OptionValue>, spec: OptionSpec, values: stri
     const n = wholeNumber(v, `--${spec.name}`);
     if (options.has(spec.name)) throw new UsageError('bad_option', `--${spec.name} given twice`);
     if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
-      throw new UsageError('bad_option', `--${spec.name} must be between ${spec.min ?? 0} and ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${v}`);
+      throw new UsageError(
+        'bad_option',
+        `--${spec.name} must be between ${spec.min ?? 0} and ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${v}`,
+      );
     }
     options.set(spec.name, n);
     return;

@@ -1,6 +1,19 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { type Actor, ensureGitignored, hostId, isDatabaseUrl, lazyPlanSource, locateRepo, openStore, repositoryId, type PlanSource, type RepoLocation, type Store, UsageError } from '../core/index.ts';
+import {
+  type Actor,
+  ensureGitignored,
+  hostId,
+  isDatabaseUrl,
+  lazyPlanSource,
+  locateRepo,
+  openStore,
+  repositoryId,
+  type PlanSource,
+  type RepoLocation,
+  type Store,
+  UsageError,
+} from '../core/index.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
 
 /** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
@@ -59,7 +72,8 @@ export class CliContext {
    * write can still be shown. An open store is reused when it allows `mode`.
    */
   store(mode: 'create' | 'write' | 'read'): Store {
-    if (this.opened && (mode === 'create' && !this.openedToCreate || mode !== 'read' && this.openedReadOnly)) this.closeStore();
+    if (this.opened && ((mode === 'create' && !this.openedToCreate) || (mode !== 'read' && this.openedReadOnly)))
+      this.closeStore();
     if (!this.opened && isDatabaseUrl(this.dbPath)) {
       this.opened = this.ownStore();
       this.openedToCreate = true;
@@ -67,7 +81,11 @@ export class CliContext {
     }
     if (!this.opened) {
       const creating = mode === 'create' && !existsSync(this.dbPath);
-      this.opened = openStore({ location: this.dbPath, ifMissing: mode === 'create' ? 'create' : 'empty', readOnly: mode === 'read' });
+      this.opened = openStore({
+        location: this.dbPath,
+        ifMissing: mode === 'create' ? 'create' : 'empty',
+        readOnly: mode === 'read',
+      });
       this.openedToCreate = mode === 'create';
       this.openedReadOnly = mode === 'read';
       const overridden = str(this.args, 'db') !== undefined || Boolean(this.env.SPRINGFIELD_DB);
@@ -84,7 +102,12 @@ export class CliContext {
     if (!isDatabaseUrl(this.dbPath)) return openStore({ location: this.dbPath, ifMissing: 'empty' });
     const cwd = this.location.worktreeRoot ?? this.cwd;
     const connectRetryMs = connectTimeoutMs(this.env);
-    return openStore({ location: this.dbPath, repository: repositoryId(this.location.commonDir, cwd, this.env), host: hostId(this.env), ...(connectRetryMs !== undefined ? { connectRetryMs } : {}) });
+    return openStore({
+      location: this.dbPath,
+      repository: repositoryId(this.location.commonDir, cwd, this.env),
+      host: hostId(this.env),
+      ...(connectRetryMs !== undefined ? { connectRetryMs } : {}),
+    });
   }
 
   private closeStore(): void {
@@ -100,7 +123,8 @@ export class CliContext {
       return existsSync(abs) ? realpathSync.native(abs) : abs;
     }
     const root = this.location.worktreeRoot;
-    if (!root) throw new UsageError('no_worktree', 'not inside a worktree (a bare repository has none): pass --worktree PATH');
+    if (!root)
+      throw new UsageError('no_worktree', 'not inside a worktree (a bare repository has none): pass --worktree PATH');
     return root;
   }
 
@@ -161,6 +185,10 @@ function connectTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.SPRINGFIELD_PG_CONNECT_TIMEOUT;
   if (raw === undefined || raw === '') return undefined;
   const seconds = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!(seconds > 0 && seconds <= 3600)) throw new UsageError('bad_connect_timeout', `SPRINGFIELD_PG_CONNECT_TIMEOUT: expected seconds between 0 and 3600, got '${raw}'`);
+  if (!(seconds > 0 && seconds <= 3600))
+    throw new UsageError(
+      'bad_connect_timeout',
+      `SPRINGFIELD_PG_CONNECT_TIMEOUT: expected seconds between 0 and 3600, got '${raw}'`,
+    );
   return Math.round(seconds * 1000);
 }

@@ -1,4 +1,15 @@
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
@@ -16,7 +27,12 @@ import { Script } from 'node:vm';
  * version, flags and the source's length again and rejects a cache that does not fit. Any failure to
  * read or write it just means no cache. `require` must resolve as it would in `file`'s directory.
  */
-export function runWithCodeCache(file: string, name: string, require: NodeJS.Require, env: NodeJS.ProcessEnv = process.env): void {
+export function runWithCodeCache(
+  file: string,
+  name: string,
+  require: NodeJS.Require,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const fd = openSync(file, 'r');
   let source: string;
   let cacheFile: string | undefined;
@@ -24,19 +40,31 @@ export function runWithCodeCache(file: string, name: string, require: NodeJS.Req
     const stat = fstatSync(fd);
     source = readFileSync(fd, 'utf8');
     const dir = cacheDir(env);
-    cacheFile = dir === undefined ? undefined : join(dir, `${cacheKey(file, name)}-${stat.size}-${Math.trunc(stat.mtimeMs)}.cache`);
+    cacheFile =
+      dir === undefined
+        ? undefined
+        : join(dir, `${cacheKey(file, name)}-${stat.size}-${Math.trunc(stat.mtimeMs)}.cache`);
   } finally {
     closeSync(fd);
   }
   const cachedData = cacheFile === undefined ? undefined : readOwnFile(cacheFile);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, { filename: file, cachedData });
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
+    filename: file,
+    cachedData,
+  });
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     const target = cacheFile;
     process.once('exit', (code) => {
       if (code === 0) save(target, cacheKey(file, name), script.createCachedData(), env);
     });
   }
-  const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+  const wrapper = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: object,
+    filename: string,
+    dirname: string,
+  ) => void;
   const module = { exports: {} };
   wrapper.call(module.exports, module.exports, require, module, file, dirname(file));
 }
@@ -88,7 +116,11 @@ function ownDir(dir: string, others: number): boolean {
   }
   const st = lstatSync(dir);
   const uid = process.getuid?.();
-  return st.isDirectory() && (uid === undefined || st.uid === uid) && (process.platform === 'win32' || (st.mode & others) === 0);
+  return (
+    st.isDirectory() &&
+    (uid === undefined || st.uid === uid) &&
+    (process.platform === 'win32' || (st.mode & others) === 0)
+  );
 }
 
 function tempDir(env: NodeJS.ProcessEnv): string {

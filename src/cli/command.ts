@@ -17,17 +17,53 @@ export interface Command {
 
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { name: 'json', type: 'boolean', description: 'print exactly one JSON document on stdout' },
-  { name: 'db', type: 'string', placeholder: 'PATH', description: 'database file (default: .springfield/state.db of the main worktree; env SPRINGFIELD_DB)' },
-  { name: 'worktree', type: 'string', placeholder: 'PATH', description: 'act as this worktree (default: the current worktree root)' },
-  { name: 'agent', type: 'string', placeholder: 'ID', description: 'agent id recorded with claims and events (env SPRINGFIELD_AGENT)' },
+  {
+    name: 'db',
+    type: 'string',
+    placeholder: 'PATH',
+    description: 'database file (default: .springfield/state.db of the main worktree; env SPRINGFIELD_DB)',
+  },
+  {
+    name: 'worktree',
+    type: 'string',
+    placeholder: 'PATH',
+    description: 'act as this worktree (default: the current worktree root)',
+  },
+  {
+    name: 'agent',
+    type: 'string',
+    placeholder: 'ID',
+    description: 'agent id recorded with claims and events (env SPRINGFIELD_AGENT)',
+  },
   { name: 'help', type: 'boolean', alias: 'h', description: 'show help for this command' },
 ];
 
-export const PLAN_ARG: PositionalSpec = { name: 'plan', required: true, description: 'path to the plan file (markdown)' };
+export const PLAN_ARG: PositionalSpec = {
+  name: 'plan',
+  required: true,
+  description: 'path to the plan file (markdown)',
+};
 export const EPIC_ARG: PositionalSpec = { name: 'epic', required: true, description: 'epic id, e.g. sf-a3f8' };
-export const STEP_ARG: PositionalSpec = { name: 'step', required: true, description: 'step anchor, e.g. step-2 or step-2-1' };
-export const TOKEN_OPTION: OptionSpec = { name: 'token', type: 'int', placeholder: 'N', description: 'claim token that must still be current (env SPRINGFIELD_CLAIM_TOKEN)' };
-export const LEASE_OPTION: OptionSpec = { name: 'lease', type: 'int', alias: 'lease-duration', placeholder: 'SECONDS', description: 'lease length in seconds, 1 to 31622400 (default 7200)', min: 1, max: 31_622_400 };
+export const STEP_ARG: PositionalSpec = {
+  name: 'step',
+  required: true,
+  description: 'step anchor, e.g. step-2 or step-2-1',
+};
+export const TOKEN_OPTION: OptionSpec = {
+  name: 'token',
+  type: 'int',
+  placeholder: 'N',
+  description: 'claim token that must still be current (env SPRINGFIELD_CLAIM_TOKEN)',
+};
+export const LEASE_OPTION: OptionSpec = {
+  name: 'lease',
+  type: 'int',
+  alias: 'lease-duration',
+  placeholder: 'SECONDS',
+  description: 'lease length in seconds, 1 to 31622400 (default 7200)',
+  min: 1,
+  max: 31_622_400,
+};
 
 /** Positional argument i, which the parser has already checked is present when required. */
 export function arg(ctx: CliContext, i: number): string {

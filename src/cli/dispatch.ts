@@ -27,7 +27,7 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
   const ours = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   const json = ours.includes('--json');
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help' && rest.length === 0) {
+  if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     io.stdout(mainHelp(await loadAll(modules)) + '\n');
     return name === undefined ? 2 : 0;
   }
@@ -40,7 +40,8 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
     const words = name === 'help' ? rest : [name, ...rest];
     const COMMANDS = await commandsFor(modules, words[0]);
     const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `));
-    const command = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`) ?? COMMANDS.find((c) => c.name === words[0]);
+    const command =
+      COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`) ?? COMMANDS.find((c) => c.name === words[0]);
     const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
     const helpWanted = name === 'help' || own.includes('--help') || own.includes('-h');
     if (!command && group.length > 0 && (helpWanted || words[1] === undefined || words[1].startsWith('-'))) {
@@ -49,17 +50,26 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
     }
     if (!command) {
       const what = group.length > 0 ? `${words[0]} ${words[1]}` : words[0];
-      throw new UsageError('unknown_command', `unknown command '${what}' (see 'springfield ${group.length > 0 ? `${words[0]} ` : ''}--help')`);
+      throw new UsageError(
+        'unknown_command',
+        `unknown command '${what}' (see 'springfield ${group.length > 0 ? `${words[0]} ` : ''}--help')`,
+      );
     }
     if (helpWanted) {
       io.stdout(commandHelp(command) + '\n');
       return 0;
     }
     const argv = words.slice(command.name.split(' ').length);
-    const args = parseArgs(command.name, argv, [...command.options, ...GLOBAL_OPTIONS], command.positionals, command.trailingCommand);
+    const args = parseArgs(
+      command.name,
+      argv,
+      [...command.options, ...GLOBAL_OPTIONS],
+      command.positionals,
+      command.trailingCommand,
+    );
     ctx = new CliContext(io.cwd, io.env, args);
     const result = await command.run(ctx);
-    for (const w of [...ctx.warnings, ...result.warnings ?? []]) io.stderr(`springfield: warning: ${w}\n`);
+    for (const w of [...ctx.warnings, ...(result.warnings ?? [])]) io.stderr(`springfield: warning: ${w}\n`);
     io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
     return result.exitCode ?? 0;
   } catch (err) {
@@ -86,7 +96,10 @@ export function exitCodeOf(code: ErrorCode): number {
 }
 
 /** The commands that could match `word`: the one it names, or the members of the group it names. */
-export async function commandsFor(modules: readonly CommandModule[], word: string | undefined): Promise<readonly Command[]> {
+export async function commandsFor(
+  modules: readonly CommandModule[],
+  word: string | undefined,
+): Promise<readonly Command[]> {
   if (word === undefined) return [];
   return loadAll(modules.filter((m) => m.names.some((n) => n === word || n.startsWith(`${word} `))));
 }

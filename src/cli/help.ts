@@ -8,7 +8,8 @@ declare const __SF_VERSION__: string | undefined;
 export const VERSION: string = typeof __SF_VERSION__ === 'string' ? __SF_VERSION__ : sourceVersion();
 
 function sourceVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 /** `springfield --help`. */
@@ -30,13 +31,26 @@ export function mainHelp(commands: readonly Command[]): string {
 /** `springfield epic --help`: the subcommands of a group. */
 export function groupHelp(group: string, commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
-  return [`Usage: springfield ${group} <subcommand> [args] [options]`, '', 'Subcommands:', ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`), '', `Run 'springfield ${group} <subcommand> --help' for its arguments.`].join('\n');
+  return [
+    `Usage: springfield ${group} <subcommand> [args] [options]`,
+    '',
+    'Subcommands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    `Run 'springfield ${group} <subcommand> --help' for its arguments.`,
+  ].join('\n');
 }
 
 /** `springfield <command> --help`. */
 export function commandHelp(c: Command): string {
-  const usage = ['springfield', c.name, ...c.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`)), '[options]'].join(' ');
-  const opt = (o: OptionSpec) => `--${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}${o.alias && o.alias.length > 1 ? ` (or --${o.alias})` : ''}`;
+  const usage = [
+    'springfield',
+    c.name,
+    ...c.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`)),
+    '[options]',
+  ].join(' ');
+  const opt = (o: OptionSpec) =>
+    `--${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}${o.alias && o.alias.length > 1 ? ` (or --${o.alias})` : ''}`;
   const all = [...c.options, ...GLOBAL_OPTIONS];
   const width = Math.max(...all.map((o) => opt(o).length), ...c.positionals.map((p) => p.name.length + 2)) + 2;
   return [
@@ -44,7 +58,9 @@ export function commandHelp(c: Command): string {
     '',
     c.summary.charAt(0).toUpperCase() + c.summary.slice(1) + '.',
     ...(c.details ? ['', c.details] : []),
-    ...(c.positionals.length ? ['', 'Arguments:', ...c.positionals.map((p) => `  ${`<${p.name}>`.padEnd(width)}${p.description}`)] : []),
+    ...(c.positionals.length
+      ? ['', 'Arguments:', ...c.positionals.map((p) => `  ${`<${p.name}>`.padEnd(width)}${p.description}`)]
+      : []),
     '',
     'Options:',
     ...all.map((o) => `  ${opt(o).padEnd(width)}${o.description}`),

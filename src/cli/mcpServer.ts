@@ -1,7 +1,21 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { primeText, runTool, SpringfieldError, TOOL_META, toolJsonSchema, type ToolKey, toolKeyOf, type ToolSession } from '../core/index.ts';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  primeText,
+  runTool,
+  SpringfieldError,
+  TOOL_META,
+  toolJsonSchema,
+  type ToolKey,
+  toolKeyOf,
+  type ToolSession,
+} from '../core/index.ts';
 import { VERSION } from './help.ts';
 import { messageOf } from '../shared/errorMessage.ts';
 
@@ -11,7 +25,10 @@ import { messageOf } from '../shared/errorMessage.ts';
  * isError, so the model reads why. The session is built per call: the repository may change under it.
  */
 export function createMcpServer(session: () => ToolSession): Server {
-  const server = new Server({ name: 'springfield', version: VERSION }, { capabilities: { tools: {} }, instructions: primeText() });
+  const server = new Server(
+    { name: 'springfield', version: VERSION },
+    { capabilities: { tools: {} }, instructions: primeText() },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (Object.keys(TOOL_META) as ToolKey[]).map((key) => ({
       name: TOOL_META[key].name,
@@ -23,13 +40,19 @@ export function createMcpServer(session: () => ToolSession): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const key = toolKeyOf(request.params.name);
-    if (!key) throw new InvalidParams(`unknown tool '${request.params.name}' (tools: ${Object.values(TOOL_META).map((t) => t.name).join(', ')})`);
+    if (!key)
+      throw new InvalidParams(
+        `unknown tool '${request.params.name}' (tools: ${Object.values(TOOL_META)
+          .map((t) => t.name)
+          .join(', ')})`,
+      );
     try {
       const r = await runTool(key, request.params.arguments ?? {}, session());
       return { content: [{ type: 'text', text: r.text }], structuredContent: { result: r.data } };
     } catch (err) {
       if (err instanceof SpringfieldError && err.code === 'bad_tool_input') throw new InvalidParams(err.message);
-      const message = err instanceof SpringfieldError ? `${err.code}: ${err.message}` : `internal error: ${messageOf(err)}`;
+      const message =
+        err instanceof SpringfieldError ? `${err.code}: ${err.message}` : `internal error: ${messageOf(err)}`;
       return { content: [{ type: 'text', text: message }], isError: true };
     }
   });
@@ -47,7 +70,9 @@ class InvalidParams extends Error {
 
 /** Serves until the transport closes (the client ends the stdio session). */
 export async function serveMcp(server: Server, transport: Transport): Promise<void> {
-  const closed = new Promise<void>((resolve) => { server.onclose = () => resolve(); });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
   await server.connect(transport);
   await closed;
 }

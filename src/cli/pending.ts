@@ -1,4 +1,13 @@
-import { hostId, isDatabaseUrl, OutcomeUnknownError, pendingPath, readPending, removePending, writePending, type PendingOperation } from '../core/index.ts';
+import {
+  hostId,
+  isDatabaseUrl,
+  OutcomeUnknownError,
+  pendingPath,
+  readPending,
+  removePending,
+  writePending,
+  type PendingOperation,
+} from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
 import { messageOf } from '../shared/errorMessage.ts';
 
@@ -19,7 +28,12 @@ export interface HandOverScope {
  * settled it; a new write whose outcome is unknown records its own id (created exclusively, 0600, never
  * through a link); a lookup that could not reach the server keeps the file.
  */
-export async function withHandOver<T>(ctx: CliContext, command: string, scope: HandOverScope, send: (resume: string | undefined) => Promise<T>): Promise<T> {
+export async function withHandOver<T>(
+  ctx: CliContext,
+  command: string,
+  scope: HandOverScope,
+  send: (resume: string | undefined) => Promise<T>,
+): Promise<T> {
   if (!isDatabaseUrl(ctx.dbPath)) return send(undefined);
   const path = pendingPath(ctx.location.gitDir);
   const actor = ctx.actor;
@@ -31,10 +45,18 @@ export async function withHandOver<T>(ctx: CliContext, command: string, scope: H
   if (found.state === 'unusable') ctx.warnings.push(`ignoring ${path}: ${found.why}`);
   if (found.state === 'found') {
     const p = found.pending;
-    const same = p.command === command && p.plan_path === planPath && p.epic_id === epicId
-      && p.holder.host === holder.host && p.holder.worktree === holder.worktree && p.holder.agent === holder.agent;
+    const same =
+      p.command === command &&
+      p.plan_path === planPath &&
+      p.epic_id === epicId &&
+      p.holder.host === holder.host &&
+      p.holder.worktree === holder.worktree &&
+      p.holder.agent === holder.agent;
     if (same) resume = p.op;
-    else ctx.warnings.push(`ignoring ${path}: it is for '${[p.command, p.epic_id, p.plan_path].filter(Boolean).join(' ')}' by ${p.holder.host}:${p.holder.worktree} (${p.holder.agent ?? 'no agent'}), not this command and holder`);
+    else
+      ctx.warnings.push(
+        `ignoring ${path}: it is for '${[p.command, p.epic_id, p.plan_path].filter(Boolean).join(' ')}' by ${p.holder.host}:${p.holder.worktree} (${p.holder.agent ?? 'no agent'}), not this command and holder`,
+      );
   }
   try {
     const result = await send(resume);
@@ -45,11 +67,22 @@ export async function withHandOver<T>(ctx: CliContext, command: string, scope: H
     if (resume && err instanceof OutcomeUnknownError && err.op === resume) throw err;
     if (resume) removePending(path, resume);
     if (!(err instanceof OutcomeUnknownError)) throw err;
-    const pending: PendingOperation = { v: 1, op: err.op, command, plan_path: planPath, epic_id: epicId, holder, at: new Date().toISOString() };
+    const pending: PendingOperation = {
+      v: 1,
+      op: err.op,
+      command,
+      plan_path: planPath,
+      epic_id: epicId,
+      holder,
+      at: new Date().toISOString(),
+    };
     try {
       writePending(path, pending);
     } catch (failed) {
-      throw new OutcomeUnknownError(err.op, `${err.message}; its operation id ${err.op} could not be handed over (${messageOf(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`);
+      throw new OutcomeUnknownError(
+        err.op,
+        `${err.message}; its operation id ${err.op} could not be handed over (${messageOf(failed)}), so running it again may ${command === 'claim' ? 'claim a second step' : 'do it twice'}`,
+      );
     }
     throw new OutcomeUnknownError(err.op, `${err.message} (operation ${err.op}, kept in ${path})`);
   }

@@ -13,7 +13,12 @@ export function planningStore(ctx: CliContext, mode: 'create' | 'write' | 'read'
  */
 export async function retriesOf(ctx: CliContext, store: Store, epicId: string): Promise<RoleRetry[]> {
   try {
-    return await retryStatus(store, epicId, loadRoleCommands(configPathFor(ctx.stateFile)), ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.location.commonDir);
+    return await retryStatus(
+      store,
+      epicId,
+      loadRoleCommands(configPathFor(ctx.stateFile)),
+      ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.location.commonDir,
+    );
   } catch {
     return [];
   }

@@ -21,11 +21,18 @@ export function repoPlace(ctx: CliContext, file: string, line: string, end: stri
   const abs = resolve(ctx.cwd, file);
   const real = existsSync(abs) ? realpathSync(abs) : abs;
   const rel = relative(root, real);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new UsageError('location_outside_repository', `${file}: location is outside the repository ${root}`);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    throw new UsageError('location_outside_repository', `${file}: location is outside the repository ${root}`);
   const start = Number(line);
   const stop = end !== undefined ? Number(end) : null;
-  if (!Number.isSafeInteger(start) || start > 10_000_000 || (stop !== null && (!Number.isSafeInteger(stop) || stop > 10_000_000))) throw new UsageError('bad_location', `${file}:${line}: line number out of range`);
+  if (
+    !Number.isSafeInteger(start) ||
+    start > 10_000_000 ||
+    (stop !== null && (!Number.isSafeInteger(stop) || stop > 10_000_000))
+  )
+    throw new UsageError('bad_location', `${file}:${line}: line number out of range`);
   if (start < 1) throw new UsageError('bad_location', `${file}:${line}: lines start at 1`);
-  if (stop !== null && stop < start) throw new UsageError('bad_location', `${file}:${line}:${end}: the end line is before the start line`);
+  if (stop !== null && stop < start)
+    throw new UsageError('bad_location', `${file}:${line}:${end}: the end line is before the start line`);
   return { file: rel.split(sep).join('/'), line: start, endLine: stop, note: null };
 }

@@ -1,5 +1,15 @@
 import { dirname, join } from 'node:path';
-import { configPathFor, type ContextView, fillPrompt, gitOut, loadRoleCommands, loadRolePrompt, promptNameFor, promptValues, withPrompt } from '../core/index.ts';
+import {
+  configPathFor,
+  type ContextView,
+  fillPrompt,
+  gitOut,
+  loadRoleCommands,
+  loadRolePrompt,
+  promptNameFor,
+  promptValues,
+  withPrompt,
+} from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
 
 /**
@@ -7,7 +17,13 @@ import type { CliContext } from './cliContext.ts';
  * `.springfield/prompts/<name>.md`) with the real epic, plan and step filled in, then the context.
  * Roles without a prompt (Lovejoy) get the context alone.
  */
-export function contextForRole(ctx: CliContext, role: string | null, view: ContextView, planPath: string | null, context: string): string {
+export function contextForRole(
+  ctx: CliContext,
+  role: string | null,
+  view: ContextView,
+  planPath: string | null,
+  context: string,
+): string {
   const name = role ? promptNameFor(role, view.step !== null) : null;
   if (!name) return context;
   const prompt = loadRolePrompt(name, join(dirname(ctx.stateFile), 'prompts'));
@@ -18,7 +34,11 @@ export function contextForRole(ctx: CliContext, role: string | null, view: Conte
 /** The main worktree's branch: epic branches are made from it. */
 function baseBranch(ctx: CliContext): string {
   try {
-    const branch = gitOut(ctx.location.mainRoot ?? ctx.location.commonDir, ['rev-parse', '--abbrev-ref', 'HEAD'], ctx.env).trim();
+    const branch = gitOut(
+      ctx.location.mainRoot ?? ctx.location.commonDir,
+      ['rev-parse', '--abbrev-ref', 'HEAD'],
+      ctx.env,
+    ).trim();
     return branch && branch !== 'HEAD' ? branch : 'main';
   } catch {
     return 'main';

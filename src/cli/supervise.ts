@@ -37,7 +37,11 @@ export interface Supervised extends GroupEnd {
  * timeout: then the scheduler's backstop is ending a run that overran). With a stall watch, a run
  * that prints nothing but its CLI's retries and changes nothing in the store for `stall.ms` is ended.
  */
-export async function supervise(command: readonly string[], options: SuperviseOptions, started: (pid: number) => Promise<void>): Promise<Supervised> {
+export async function supervise(
+  command: readonly string[],
+  options: SuperviseOptions,
+  started: (pid: number) => Promise<void>,
+): Promise<Supervised> {
   const begun = Date.now();
   let lastLife = begun;
   let retrying = false;
@@ -46,20 +50,31 @@ export async function supervise(command: readonly string[], options: SuperviseOp
   const shown = options.json ? process.stderr : process.stdout;
   const rendered = options.render ? new AgentOutputRenderer(options.render, options.cwd, shown) : null;
   const group = startGroup(command, {
-    cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, graceMs: options.graceMs,
-    captureStdoutBytes: options.captureStdoutBytes, captureStderrBytes: options.captureStderrBytes,
-    stdout: rendered ?? shown, stderr: process.stderr, stdin: 'inherit',
-    ...(stall ? {
-      onOutput: (chunk: Buffer): void => {
-        const lines = chunk.toString().split('\n').filter((l) => l.trim() !== '');
-        const retries = lines.length > 0 && lines.every((l) => stall.retryLines.some((r) => r.test(l)));
-        if (retries) retrying = true;
-        else if (lines.length > 0) {
-          retrying = false;
-          lastLife = Date.now();
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.graceMs,
+    captureStdoutBytes: options.captureStdoutBytes,
+    captureStderrBytes: options.captureStderrBytes,
+    stdout: rendered ?? shown,
+    stderr: process.stderr,
+    stdin: 'inherit',
+    ...(stall
+      ? {
+          onOutput: (chunk: Buffer): void => {
+            const lines = chunk
+              .toString()
+              .split('\n')
+              .filter((l) => l.trim() !== '');
+            const retries = lines.length > 0 && lines.every((l) => stall.retryLines.some((r) => r.test(l)));
+            if (retries) retrying = true;
+            else if (lines.length > 0) {
+              retrying = false;
+              lastLife = Date.now();
+            }
+          },
         }
-      },
-    } : {}),
+      : {}),
   });
   let stoppedBy: NodeJS.Signals | null = null;
   let stalled: string | null = null;
@@ -74,20 +89,30 @@ export async function supervise(command: readonly string[], options: SuperviseOp
   process.stdout.on('error', unread);
   process.stderr.on('error', unread);
   let checking = false;
-  const watch = stall ? setInterval(() => {
-    if (checking || stalled !== null || Date.now() - lastLife < stall.ms) return;
-    checking = true;
-    void stall.progressed().catch(() => false).then((moved) => {
-      checking = false;
-      if (moved) {
-        lastLife = Date.now();
-        return;
-      }
-      const seconds = Math.round(stall.ms / 1000);
-      stalled = retrying ? `for ${seconds} s it printed only its own network retries and changed nothing in the store` : `no output and no progress in the store for ${seconds} s`;
-      group.stop('SIGTERM');
-    });
-  }, Math.max(100, Math.min(5000, stall.ms / 5))) : undefined;
+  const watch = stall
+    ? setInterval(
+        () => {
+          if (checking || stalled !== null || Date.now() - lastLife < stall.ms) return;
+          checking = true;
+          void stall
+            .progressed()
+            .catch(() => false)
+            .then((moved) => {
+              checking = false;
+              if (moved) {
+                lastLife = Date.now();
+                return;
+              }
+              const seconds = Math.round(stall.ms / 1000);
+              stalled = retrying
+                ? `for ${seconds} s it printed only its own network retries and changed nothing in the store`
+                : `no output and no progress in the store for ${seconds} s`;
+              group.stop('SIGTERM');
+            });
+        },
+        Math.max(100, Math.min(5000, stall.ms / 5)),
+      )
+    : undefined;
   watch?.unref();
   try {
     if (group.pid !== undefined) await started(group.pid).catch(() => undefined);

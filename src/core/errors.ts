@@ -161,7 +161,9 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The codes of one category. */
-export type CodeOf<C extends ErrorCategory> = { [K in ErrorCode]: (typeof ERROR_CODES)[K] extends C ? K : never }[ErrorCode];
+export type CodeOf<C extends ErrorCategory> = {
+  [K in ErrorCode]: (typeof ERROR_CODES)[K] extends C ? K : never;
+}[ErrorCode];
 
 /** True when `code` is one of Springfield's error codes. */
 export function isErrorCode(code: unknown): code is ErrorCode {
@@ -204,10 +206,14 @@ export class EnvironmentError extends SpringfieldError {
 export function errorFor(code: ErrorCode, message: string): SpringfieldError {
   const category = ERROR_CODES[code];
   switch (category) {
-    case 'refused': return new RefusedError(code as CodeOf<'refused'>, message);
-    case 'usage': return new UsageError(code as CodeOf<'usage'>, message);
-    case 'environment': return new EnvironmentError(code as CodeOf<'environment'>, message);
-    default: return category satisfies never;
+    case 'refused':
+      return new RefusedError(code as CodeOf<'refused'>, message);
+    case 'usage':
+      return new UsageError(code as CodeOf<'usage'>, message);
+    case 'environment':
+      return new EnvironmentError(code as CodeOf<'environment'>, message);
+    default:
+      return category satisfies never;
   }
 }
 

@@ -9,20 +9,47 @@ export { detectAgentClis } from './agents/detect.ts';
 export { preflight } from './agents/preflight.ts';
 export { AGENT_PRESETS, findPreset, PRESET_ROLES, presetFor, type PresetRole } from './runs/presets.ts';
 export { primeText, writePrimeSection } from './agents/prime.ts';
-export { configuredVerification, presetRoles, presetUsage, writeConfigTemplate, writeRoleCommands } from './agents/roleConfig.ts';
+export {
+  configuredVerification,
+  presetRoles,
+  presetUsage,
+  writeConfigTemplate,
+  writeRoleCommands,
+} from './agents/roleConfig.ts';
 export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
 export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
 export { readUsage } from './runs/usage.ts';
 export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
-export { type BudgetConfig, type EpicBudgetOverride, formatUsd, isCostBlockReason, pausedMessage, spendText } from './epics/costBudget.ts';
+export {
+  type BudgetConfig,
+  type EpicBudgetOverride,
+  formatUsd,
+  isCostBlockReason,
+  pausedMessage,
+  spendText,
+} from './epics/costBudget.ts';
 export { handoffFileName } from './epics/handoff.ts';
 export { parsePriority } from './epics/ids.ts';
 export { SIGNAL_DECISIONS, type SignalDecision } from './epics/signals.ts';
-export { allowedEvents, isEpicStatus, isRetryable, isSignalType, SIGNAL_TYPES, transition } from './epics/transitions.ts';
 export {
-  type CodeOf, EnvironmentError, ERROR_CODES, type ErrorCategory, type ErrorCode, OutcomeUnknownError, RefusedError,
-  SpringfieldError, UsageError,
+  allowedEvents,
+  isEpicStatus,
+  isRetryable,
+  isSignalType,
+  SIGNAL_TYPES,
+  transition,
+} from './epics/transitions.ts';
+export {
+  type CodeOf,
+  EnvironmentError,
+  ERROR_CODES,
+  type ErrorCategory,
+  type ErrorCode,
+  OutcomeUnknownError,
+  RefusedError,
+  SpringfieldError,
+  UsageError,
 } from './errors.ts';
 export { commitStep } from './git/commit.ts';
 export { gitOut } from './git/exec.ts';
@@ -59,12 +86,26 @@ export type { ItemKind, PlanSource } from './plan/types.ts';
 export { expandAgentArgv } from './runs/agentArgv.ts';
 export { agentError } from './runs/agentErrors.ts';
 export { agentEnv, isEditorVariable, runsEditorRuntime } from './runs/agentEnv.ts';
-export { type GroupEnd, type OutputSink, OutputTail, pidAlive, type RunningGroup, startGroup } from './runs/processGroup.ts';
+export {
+  type GroupEnd,
+  type OutputSink,
+  OutputTail,
+  pidAlive,
+  type RunningGroup,
+  startGroup,
+} from './runs/processGroup.ts';
 export { makeCliShim, pathWith, removeCliShim, sweepCliShims } from './runs/cliShim.ts';
 export { agentOutputFormat, type AgentOutputFormat, AgentOutputRenderer } from './runs/agentOutput.ts';
 export {
-  AGENT_ROLES, type AgentRole, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, parseRunConfig, type RunConfig,
-  timeoutFor, usageSpecFor,
+  AGENT_ROLES,
+  type AgentRole,
+  configPathFor,
+  DEFAULT_RUN_CONFIG,
+  loadRoleCommands,
+  parseRunConfig,
+  type RunConfig,
+  timeoutFor,
+  usageSpecFor,
 } from './runs/runConfig.ts';
 export { detectTestCommand } from './runs/testCommand.ts';
 export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
@@ -75,14 +116,43 @@ export { epicChanges } from './review/epicChanges.ts';
 export { PERSON_REVIEWER, type ReviewComment, type ReviewResult, submitReview } from './review/personReview.ts';
 export { shellQuote } from './shellQuote.ts';
 export {
-  allowConfig, allowWrittenConfig, requireAllowed, revokeConfig, trackedPath, trustStatus, type TrustStatus,
+  allowConfig,
+  allowWrittenConfig,
+  requireAllowed,
+  revokeConfig,
+  trackedPath,
+  trustStatus,
+  type TrustStatus,
   trustTargetFor,
 } from './trust/trust.ts';
 export { approveWithHandoff, handoffCopyPath } from './workflows/approve.ts';
 export { diagnose, diagnoseRemote } from './workflows/doctor.ts';
 export {
-  type Actor, type AgentRunStart, type CheckResult, type ClaimResult, type ContextView, type EpicRow, type EventView,
-  isDatabaseUrl, ITEM_STATUSES, type ItemChange, type ItemStatus, type MigrateResult, migrateToPostgres,
-  migrateToSqlite, openStore, type Planner, PLANNERS, planRoots, type PlanVersionRow, type PlanView, redactDatabaseUrl,
-  type RunView, type SignalLocation, type SignalView, type StepView, type Store, type UpdateResult,
+  type Actor,
+  type AgentRunStart,
+  type CheckResult,
+  type ClaimResult,
+  type ContextView,
+  type EpicRow,
+  type EventView,
+  isDatabaseUrl,
+  ITEM_STATUSES,
+  type ItemChange,
+  type ItemStatus,
+  type MigrateResult,
+  migrateToPostgres,
+  migrateToSqlite,
+  openStore,
+  type Planner,
+  PLANNERS,
+  planRoots,
+  type PlanVersionRow,
+  type PlanView,
+  redactDatabaseUrl,
+  type RunView,
+  type SignalLocation,
+  type SignalView,
+  type StepView,
+  type Store,
+  type UpdateResult,
 } from './store/index.ts';

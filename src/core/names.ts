@@ -14,8 +14,14 @@ export function holderName(worktree: string | null, agent: string | null, self?:
 }
 
 /** "taken over from ralph-b, lease expired 6 min ago": what a claim of an expired lease says. */
-export function takenOverText(previous: { worktree: string | null; agent: string | null; leaseExpiresAt: string | null }, now: Date, self?: string): string {
+export function takenOverText(
+  previous: { worktree: string | null; agent: string | null; leaseExpiresAt: string | null },
+  now: Date,
+  self?: string,
+): string {
   const who = holderName(previous.worktree, previous.agent, self);
-  const expired = previous.leaseExpiresAt ? `, lease expired ${humanSpan(now.getTime() - Date.parse(previous.leaseExpiresAt))} ago` : ', lease expired';
+  const expired = previous.leaseExpiresAt
+    ? `, lease expired ${humanSpan(now.getTime() - Date.parse(previous.leaseExpiresAt))} ago`
+    : ', lease expired';
   return `taken over from ${who}${expired}`;
 }

@@ -57,7 +57,9 @@ export function readPending(path: string): PendingRead {
     return { state: 'unusable', why: 'not JSON' };
   }
   const pending = asPending(data);
-  return pending ? { state: 'found', pending } : { state: 'unusable', why: 'not a pending operation Springfield wrote' };
+  return pending
+    ? { state: 'found', pending }
+    : { state: 'unusable', why: 'not a pending operation Springfield wrote' };
 }
 
 /**
@@ -89,7 +91,11 @@ export function removePending(path: string, op: string): void {
   try {
     unlinkSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new EnvironmentError('pending_unwritable', `${path}: cannot remove the pending operation (${messageOf(err)})`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new EnvironmentError(
+        'pending_unwritable',
+        `${path}: cannot remove the pending operation (${messageOf(err)})`,
+      );
   }
 }
 
@@ -121,6 +127,15 @@ function asPending(data: unknown): PendingOperation | undefined {
   if (d.plan_path !== null && !text(d.plan_path)) return undefined;
   const epic = d.epic_id === undefined || d.epic_id === null ? null : text(d.epic_id) ? d.epic_id : undefined;
   if (epic === undefined) return undefined;
-  if (typeof h !== 'object' || h === null || !text(h.host) || !text(h.worktree) || (h.agent !== null && !text(h.agent))) return undefined;
-  return { v: 1, op: d.op, command: d.command, plan_path: d.plan_path, epic_id: epic, holder: { host: h.host, worktree: h.worktree, agent: h.agent }, at: d.at };
+  if (typeof h !== 'object' || h === null || !text(h.host) || !text(h.worktree) || (h.agent !== null && !text(h.agent)))
+    return undefined;
+  return {
+    v: 1,
+    op: d.op,
+    command: d.command,
+    plan_path: d.plan_path,
+    epic_id: epic,
+    holder: { host: h.host, worktree: h.worktree, agent: h.agent },
+    at: d.at,
+  };
 }

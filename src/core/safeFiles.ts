@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EnvironmentError, RefusedError } from './errors.ts';
 import { messageOf } from '../shared/errorMessage.ts';
@@ -21,15 +31,28 @@ export function ensureOwnDirectory(dir: string, options: { private?: boolean } =
       mkdirSync(dirname(dir), { recursive: true });
       return ensureOwnDirectory(dir, options);
     }
-    if (code !== 'EEXIST') throw new EnvironmentError('directory_unusable', `${dir}: cannot create the directory (${messageOf(err)})`);
+    if (code !== 'EEXIST')
+      throw new EnvironmentError('directory_unusable', `${dir}: cannot create the directory (${messageOf(err)})`);
   }
   const st = lstatSync(dir);
-  if (st.isSymbolicLink()) throw new EnvironmentError('unsafe_directory', `${dir} is a link; refusing to write through it (remove it: Springfield makes the directory itself)`);
-  if (!st.isDirectory()) throw new EnvironmentError('unsafe_directory', `${dir} is not a directory; refusing to write into it`);
+  if (st.isSymbolicLink())
+    throw new EnvironmentError(
+      'unsafe_directory',
+      `${dir} is a link; refusing to write through it (remove it: Springfield makes the directory itself)`,
+    );
+  if (!st.isDirectory())
+    throw new EnvironmentError('unsafe_directory', `${dir} is not a directory; refusing to write into it`);
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) throw new EnvironmentError('unsafe_directory', `${dir} belongs to another user (uid ${st.uid}); refusing to write into it`);
+  if (uid !== undefined && st.uid !== uid)
+    throw new EnvironmentError(
+      'unsafe_directory',
+      `${dir} belongs to another user (uid ${st.uid}); refusing to write into it`,
+    );
   if (options.private && process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
-    throw new EnvironmentError('unsafe_directory', `${dir} may be read or written by other users (mode ${(st.mode & 0o777).toString(8)}); make it private with: chmod 700 ${dir}`);
+    throw new EnvironmentError(
+      'unsafe_directory',
+      `${dir} may be read or written by other users (mode ${(st.mode & 0o777).toString(8)}); make it private with: chmod 700 ${dir}`,
+    );
   }
 }
 
@@ -40,7 +63,13 @@ export function openExclusive(dir: string, stem: string, ext: string, mode = 0o6
 }
 
 /** Writes `data` to a new file in `dir` (see openExclusive) and returns its path. */
-export function writeExclusive(dir: string, stem: string, ext: string, data: string | Uint8Array, mode = 0o600): string {
+export function writeExclusive(
+  dir: string,
+  stem: string,
+  ext: string,
+  data: string | Uint8Array,
+  mode = 0o600,
+): string {
   const { path, fd } = openExclusive(dir, stem, ext, mode);
   try {
     if (typeof data === 'string') writeSync(fd, data);
@@ -77,7 +106,8 @@ export function statNoLink(path: string, what: string): Stats | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw unwritable(path, err);
   }
-  if (stat.isSymbolicLink()) throw new RefusedError('symlink_refused', `${path}: ${what} is a symbolic link; refusing to write through it`);
+  if (stat.isSymbolicLink())
+    throw new RefusedError('symlink_refused', `${path}: ${what} is a symbolic link; refusing to write through it`);
   return stat;
 }
 
@@ -86,7 +116,8 @@ export function createExclusively(path: string, content: string): void {
   try {
     writeFileSync(path, content, { flag: 'wx', mode: 0o644 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError('file_appeared', `${path}: appeared while writing; run the command again`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new RefusedError('file_appeared', `${path}: appeared while writing; run the command again`);
     throw unwritable(path, err);
   }
 }

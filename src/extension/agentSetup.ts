@@ -22,9 +22,11 @@ export class AgentSetup extends Disposable {
   constructor(host: StoreHost) {
     super();
     this.host = host;
-    this.register(vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('springfield')) this.check(true);
-    }));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('springfield')) this.check(true);
+      }),
+    );
     this.register(host.onDidChangeState(() => this.check(false)));
     this.register(host.onDidChange(() => this.check(false)));
     this.check(true);
@@ -48,14 +50,17 @@ export class AgentSetup extends Disposable {
     this.fileKey = key;
     let roles: string[];
     try {
-      roles = Object.entries(runConfig(this.host).roles).filter(([, c]) => (c?.length ?? 0) > 0).map(([r]) => r);
+      roles = Object.entries(runConfig(this.host).roles)
+        .filter(([, c]) => (c?.length ?? 0) > 0)
+        .map(([r]) => r);
     } catch {
       // An invalid config.json starts nothing; the scheduler says why when asked to run.
       roles = [];
     }
     const rolesChanged = !this.current || roles.join() !== this.current.join();
     this.current = roles;
-    if (rolesChanged) void vscode.commands.executeCommand('setContext', 'springfield.agentsConfigured', roles.length > 0);
+    if (rolesChanged)
+      void vscode.commands.executeCommand('setContext', 'springfield.agentsConfigured', roles.length > 0);
     // Any change counts, not only the roles': the scheduler picks up new verification commands too.
     this.changed.fire(roles);
   }
@@ -63,8 +68,13 @@ export class AgentSetup extends Disposable {
   private watch(path: string): void {
     if (this.watching === path) return;
     this.watching = path;
-    const watcher = this.register(vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(path)), 'config.json')));
-    for (const on of [watcher.onDidCreate, watcher.onDidChange, watcher.onDidDelete]) this.register(on(() => this.check(false)));
+    const watcher = this.register(
+      vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(vscode.Uri.file(dirname(path)), 'config.json'),
+      ),
+    );
+    for (const on of [watcher.onDidCreate, watcher.onDidChange, watcher.onDidDelete])
+      this.register(on(() => this.check(false)));
   }
 }
 

@@ -83,15 +83,20 @@ export class AgentTerminalLauncher implements Launcher {
         write(`cannot start springfield run: ${err.message}\n`);
         resolve(127);
       });
-      child.once('close', (code, signal) => resolve(signal ? 128 + (constants.signals[signal] ?? 0) : code ?? 1));
+      child.once('close', (code, signal) => resolve(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1)));
     });
     void done.then(async (code) => {
       const launchId = spec.env.SPRINGFIELD_LAUNCH_ID;
       await this.o.host.refresh();
       const run = this.o.host.snapshot?.runs.find((r) => r.launch_id === launchId);
-      const commits = run?.head_before && run.head_after ? await countCommits(run.worktree ?? spec.cwd, run.head_before, run.head_after) : null;
+      const commits =
+        run?.head_before && run.head_after
+          ? await countCommits(run.worktree ?? spec.cwd, run.head_before, run.head_after)
+          : null;
       const outcome = runOutcome(this.o.host.snapshot, run, code, Date.now() - started, commits);
-      write(`\n\x1b[1;${outcome.ok ? '32m✓' : '31m✗'} ${spec.name}: ${outcome.text}${RESET}\n${DIM}Its next run continues here. Press any key to close this terminal.${RESET}\n\n`);
+      write(
+        `\n\x1b[1;${outcome.ok ? '32m✓' : '31m✗'} ${spec.name}: ${outcome.text}${RESET}\n${DIM}Its next run continues here. Press any key to close this terminal.${RESET}\n\n`,
+      );
       if (slot.child === child) {
         slot.child = undefined;
         slot.running = false;
@@ -158,11 +163,22 @@ export class AgentTerminalLauncher implements Launcher {
     const title = spec.epicId ? this.o.host.snapshot?.epics.find((e) => e.id === spec.epicId)?.title : undefined;
     const name = spec.epicId ? terminalName(roleSpec(spec.role)?.name ?? spec.role, title ?? spec.epicId) : spec.name;
     const terminal = vscode.window.createTerminal({
-      name, pty, iconPath: new vscode.ThemeIcon(roleSpec(spec.role)?.icon ?? 'terminal'),
+      name,
+      pty,
+      iconPath: new vscode.ThemeIcon(roleSpec(spec.role)?.icon ?? 'terminal'),
       // Nothing to bring back after a reload: the run is the store's, and this process belonged to the old window.
       isTransient: true,
     });
-    const slot: Slot = { key, epicId: spec.epicId, role: spec.role, terminal, write, child: undefined, running: false, lastUsed: 0 };
+    const slot: Slot = {
+      key,
+      epicId: spec.epicId,
+      role: spec.role,
+      terminal,
+      write,
+      child: undefined,
+      running: false,
+      lastUsed: 0,
+    };
     const closed = vscode.window.onDidCloseTerminal((t) => {
       if (t !== terminal) return;
       closed.dispose();
@@ -176,6 +192,14 @@ export class AgentTerminalLauncher implements Launcher {
 
   /** The editor's environment without its own variables, the CLI run by this editor's runtime, `springfield` on PATH, the editor's database. */
   private env(spec: LaunchSpec): NodeJS.ProcessEnv {
-    return agentEnvironment(process.env, isEditorVariable, spec.env, this.o.binDir, this.o.host.databaseUrl, delimiter, spec.cwd);
+    return agentEnvironment(
+      process.env,
+      isEditorVariable,
+      spec.env,
+      this.o.binDir,
+      this.o.host.databaseUrl,
+      delimiter,
+      spec.cwd,
+    );
   }
 }

@@ -16,7 +16,12 @@ export class BlockNotifier extends Disposable {
   private readonly openDashboard: () => void;
   private readonly raiseBudget: (epicId: string) => Promise<void>;
 
-  constructor(memento: vscode.Memento, retry: (epicId: string) => Promise<void>, openDashboard: () => void, raiseBudget: (epicId: string) => Promise<void> = retry) {
+  constructor(
+    memento: vscode.Memento,
+    retry: (epicId: string) => Promise<void>,
+    openDashboard: () => void,
+    raiseBudget: (epicId: string) => Promise<void> = retry,
+  ) {
     super();
     this.memento = memento;
     this.retry = retry;
@@ -30,19 +35,30 @@ export class BlockNotifier extends Disposable {
     const fresh = current.filter(({ key }) => !told.has(key));
     if (fresh.length === 0 && told.size === current.length) return;
     // Only blocks that still stand are remembered, so the list never grows past the blocked epics.
-    void this.memento.update(KEY, current.map(({ key }) => key));
+    void this.memento.update(
+      KEY,
+      current.map(({ key }) => key),
+    );
     for (const { e } of fresh) void this.tell(e.id, e.title, e.status_reason ?? 'blocked');
   }
 
   private async tell(epicId: string, title: string, reason: string): Promise<void> {
     if (isCostBlockReason(reason)) {
       // A retry alone is refused while the budget is still spent (docs/budgets.md): the budget first.
-      const paused = await vscode.window.showWarningMessage(`Springfield: ${epicId} "${title}" is paused — its budget is spent (${reason.replace(/^budget_exhausted: /, '')}). Nothing runs for it until you raise its budget and retry.`, 'Raise budget…', 'Open dashboard');
+      const paused = await vscode.window.showWarningMessage(
+        `Springfield: ${epicId} "${title}" is paused — its budget is spent (${reason.replace(/^budget_exhausted: /, '')}). Nothing runs for it until you raise its budget and retry.`,
+        'Raise budget…',
+        'Open dashboard',
+      );
       if (paused === 'Raise budget…') await this.raiseBudget(epicId);
       else if (paused === 'Open dashboard') this.openDashboard();
       return;
     }
-    const choice = await vscode.window.showWarningMessage(`Springfield: ${epicId} "${title}" is blocked — ${reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '')}. Nothing runs for it until you retry.`, 'Retry', 'Open dashboard');
+    const choice = await vscode.window.showWarningMessage(
+      `Springfield: ${epicId} "${title}" is blocked — ${reason.replace(/^(agent_failed|plan_drift|merge_failed): /, '')}. Nothing runs for it until you retry.`,
+      'Retry',
+      'Open dashboard',
+    );
     if (choice === 'Retry') await this.retry(epicId);
     else if (choice === 'Open dashboard') this.openDashboard();
   }

@@ -103,7 +103,10 @@ function onPath(dir: string, path: string | undefined): boolean {
  */
 export function installCliLink(s: PathSetting): InstallResult {
   if ((s.platform ?? process.platform) === 'win32') {
-    throw new RefusedError('unsupported_platform', `installing the springfield command on PATH is not offered on Windows: install the CLI with npm install -g ${CLI_PACKAGE} (the editor's terminals have springfield already)`);
+    throw new RefusedError(
+      'unsupported_platform',
+      `installing the springfield command on PATH is not offered on Windows: install the CLI with npm install -g ${CLI_PACKAGE} (the editor's terminals have springfield already)`,
+    );
   }
   const candidates = candidateFolders(s.home);
   const dir = candidates.find((d) => onPath(d, s.path)) ?? candidates[0]!;
@@ -111,12 +114,22 @@ export function installCliLink(s: PathSetting): InstallResult {
   ensureUsableFolder(dir);
   const link = join(dir, 'springfield');
   const present = linkState(link, s.wrapper);
-  if (present === 'ours') return { outcome: 'present', link, onPath: visible, message: `${link} is already the springfield command of this editor.${visible ? '' : addToPath(dir)}` };
+  if (present === 'ours')
+    return {
+      outcome: 'present',
+      link,
+      onPath: visible,
+      message: `${link} is already the springfield command of this editor.${visible ? '' : addToPath(dir)}`,
+    };
   if (present !== 'absent') throw notOurs(link, present);
   try {
     symlinkSync(s.wrapper, link);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new RefusedError('file_appeared', `${link} appeared while installing; left alone (run the command again to see what it is)`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new RefusedError(
+        'file_appeared',
+        `${link} appeared while installing; left alone (run the command again to see what it is)`,
+      );
     throw new EnvironmentError('unwritable', `${link}: cannot create the link (${messageOf(err)})`);
   }
   return {
@@ -148,8 +161,17 @@ export function uninstallCliLink(s: PathSetting): UninstallResult {
     }
   }
   const leftAlone = others.length > 0 ? ` Left alone, not this editor's: ${others.join(', ')}.` : '';
-  if (removed.length > 0) return { outcome: 'removed', links: removed, message: `Removed the springfield command: ${removed.join(', ')}.${leftAlone}` };
-  return { outcome: 'absent', links: [], message: `The springfield command of this editor is not installed in ${candidateFolders(s.home).join(' or ')}.${leftAlone}` };
+  if (removed.length > 0)
+    return {
+      outcome: 'removed',
+      links: removed,
+      message: `Removed the springfield command: ${removed.join(', ')}.${leftAlone}`,
+    };
+  return {
+    outcome: 'absent',
+    links: [],
+    message: `The springfield command of this editor is not installed in ${candidateFolders(s.home).join(' or ')}.${leftAlone}`,
+  };
 }
 
 /** 'absent', 'ours' (a link to `wrapper`), or what is there instead, in words. */
@@ -167,7 +189,10 @@ function linkState(link: string, wrapper: string): 'absent' | 'ours' | string {
 }
 
 function notOurs(link: string, what: string): RefusedError {
-  return new RefusedError('not_ours', `${link} exists and is not this editor's springfield command (${what}); Springfield does not overwrite it: remove it yourself to install, or keep using it`);
+  return new RefusedError(
+    'not_ours',
+    `${link} exists and is not this editor's springfield command (${what}); Springfield does not overwrite it: remove it yourself to install, or keep using it`,
+  );
 }
 
 function addToPath(dir: string): string {
@@ -183,22 +208,39 @@ function ensureUsableFolder(dir: string): void {
   try {
     st = lstatSync(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new EnvironmentError('directory_unusable', `${dir}: cannot inspect (${messageOf(err)})`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new EnvironmentError('directory_unusable', `${dir}: cannot inspect (${messageOf(err)})`);
     ensureOwnDirectory(dir);
     return;
   }
   const uid = process.getuid?.();
   const gid = process.getgid?.();
   if (st.isSymbolicLink()) {
-    if (uid !== undefined && st.uid !== uid) throw new EnvironmentError('unsafe_directory', `${dir} is a link owned by another user (uid ${st.uid}); refusing to install through it`);
+    if (uid !== undefined && st.uid !== uid)
+      throw new EnvironmentError(
+        'unsafe_directory',
+        `${dir} is a link owned by another user (uid ${st.uid}); refusing to install through it`,
+      );
     try {
       st = statSync(dir);
     } catch (err) {
-      throw new EnvironmentError('unsafe_directory', `${dir} is a link to nothing usable (${messageOf(err)}); refusing to install through it`);
+      throw new EnvironmentError(
+        'unsafe_directory',
+        `${dir} is a link to nothing usable (${messageOf(err)}); refusing to install through it`,
+      );
     }
   }
-  if (!st.isDirectory()) throw new EnvironmentError('unsafe_directory', `${dir} is not a directory; refusing to install into it`);
-  if (uid !== undefined && st.uid !== uid) throw new EnvironmentError('unsafe_directory', `${dir} belongs to another user (uid ${st.uid}); refusing to install into it`);
+  if (!st.isDirectory())
+    throw new EnvironmentError('unsafe_directory', `${dir} is not a directory; refusing to install into it`);
+  if (uid !== undefined && st.uid !== uid)
+    throw new EnvironmentError(
+      'unsafe_directory',
+      `${dir} belongs to another user (uid ${st.uid}); refusing to install into it`,
+    );
   const othersWrite = (st.mode & 0o002) !== 0 || ((st.mode & 0o020) !== 0 && st.gid !== gid);
-  if (othersWrite) throw new EnvironmentError('unsafe_directory', `${dir} may be written by other users (mode ${(st.mode & 0o777).toString(8)}); refusing to install into it (chmod go-w ${dir})`);
+  if (othersWrite)
+    throw new EnvironmentError(
+      'unsafe_directory',
+      `${dir} may be written by other users (mode ${(st.mode & 0o777).toString(8)}); refusing to install into it (chmod go-w ${dir})`,
+    );
 }

@@ -1,6 +1,17 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { type ConflictAhead, configPathFor, DEFAULT_RUN_CONFIG, loadRoleCommands, Orchestrator, parseRunConfig, RefusedError, requireAllowed, type RunConfig, trustTargetFor } from '../core/index.ts';
+import {
+  type ConflictAhead,
+  configPathFor,
+  DEFAULT_RUN_CONFIG,
+  loadRoleCommands,
+  Orchestrator,
+  parseRunConfig,
+  RefusedError,
+  requireAllowed,
+  type RunConfig,
+  trustTargetFor,
+} from '../core/index.ts';
 import { AgentTerminalLauncher } from './agentTerminal.ts';
 import { Disposable } from './lifecycle.ts';
 import type { SchedulerState } from './model/needsYou.ts';
@@ -21,19 +32,22 @@ export function runConfig(host: StoreHost): RunConfig {
   const archive = userSetting<string[][]>('worktrees.archive', []);
   const timeouts = s.get<Record<string, number>>('timeouts', {});
   const { merge, ...file } = fromFile;
-  return parseRunConfig({
-    ...file,
-    ...(merge ? { merge } : {}),
-    roles: Object.keys(roles).length ? roles : fromFile.roles,
-    verification: verification.length ? verification : fromFile.verification,
-    maxParallelAgents: set<number>('maxParallelAgents') ?? fromFile.maxParallelAgents,
-    leaseSeconds: set<number>('leaseSeconds') ?? fromFile.leaseSeconds,
-    timeouts: { ...fromFile.timeouts, ...timeouts },
-    retryLimit: set<number>('retryLimit') ?? fromFile.retryLimit,
-    retryBackoffSeconds: set<number[]>('retryBackoffSeconds') ?? fromFile.retryBackoffSeconds,
-    setup: setup.length ? setup : fromFile.setup,
-    archive: archive.length ? archive : fromFile.archive,
-  }, 'settings (springfield.*)');
+  return parseRunConfig(
+    {
+      ...file,
+      ...(merge ? { merge } : {}),
+      roles: Object.keys(roles).length ? roles : fromFile.roles,
+      verification: verification.length ? verification : fromFile.verification,
+      maxParallelAgents: set<number>('maxParallelAgents') ?? fromFile.maxParallelAgents,
+      leaseSeconds: set<number>('leaseSeconds') ?? fromFile.leaseSeconds,
+      timeouts: { ...fromFile.timeouts, ...timeouts },
+      retryLimit: set<number>('retryLimit') ?? fromFile.retryLimit,
+      retryBackoffSeconds: set<number[]>('retryBackoffSeconds') ?? fromFile.retryBackoffSeconds,
+      setup: setup.length ? setup : fromFile.setup,
+      archive: archive.length ? archive : fromFile.archive,
+    },
+    'settings (springfield.*)',
+  );
 }
 
 /** The scheduler hosted by the extension: ticks on every store change and on a slow timer. */
@@ -83,7 +97,12 @@ export class EditorScheduler extends Disposable {
   /** What the loop's last pass found (nothing while it does not run here: a stale list would mislead). */
   get state(): SchedulerState {
     const last = this.running ? this.last : undefined;
-    return { running: this.running, busy: last?.busy ?? false, waiting: last?.waiting ?? [], unstaffed: last?.unstaffed ?? [] };
+    return {
+      running: this.running,
+      busy: last?.busy ?? false,
+      waiting: last?.waiting ?? [],
+      unstaffed: last?.unstaffed ?? [],
+    };
   }
 
   /** The conflicts ahead its orchestrator predicted (docs/files.md); undefined while the loop does not run here. */
@@ -92,15 +111,28 @@ export class EditorScheduler extends Disposable {
   }
 
   private create(): Orchestrator {
-    if (!vscode.workspace.isTrusted) throw new Error('the scheduler launches agents, which Restricted Mode does not allow; trust this workspace first');
+    if (!vscode.workspace.isTrusted)
+      throw new Error(
+        'the scheduler launches agents, which Restricted Mode does not allow; trust this workspace first',
+      );
     const mainRoot = this.host.location?.mainRoot;
-    if (!mainRoot || !this.host.location || !this.host.dbPath) throw new Error('the scheduler needs a repository with a main worktree');
+    if (!mainRoot || !this.host.location || !this.host.dbPath)
+      throw new Error('the scheduler needs a repository with a main worktree');
     requireAllowed(trustTargetFor(this.host.location, this.host.dbPath, process.env));
     const log = (line: string) => this.output.appendLine(`${new Date().toISOString().slice(11, 19)} ${line}`);
     const location = userSetting<string>('worktrees.location', '');
     // The scheduler writes through this window's own connection, which PRAGMA data_version does not count: it says when it wrote.
     const wrote = () => void this.host.refresh();
-    return new Orchestrator({ store: this.host.writable(), mainRoot, config: runConfig(this.host), cli: [process.execPath, this.cliPath], launcher: this.launcher, log, worktreeLocation: location || undefined, onWrite: wrote });
+    return new Orchestrator({
+      store: this.host.writable(),
+      mainRoot,
+      config: runConfig(this.host),
+      cli: [process.execPath, this.cliPath],
+      launcher: this.launcher,
+      log,
+      worktreeLocation: location || undefined,
+      onWrite: wrote,
+    });
   }
 
   /** `asked`: a person asked for it (not the scheduler starting by itself at activation). */
@@ -156,7 +188,14 @@ export class EditorScheduler extends Disposable {
   /** One pass of `orchestrator`, told to whoever listens. */
   private async pass(orchestrator: Orchestrator, kind: SchedulerPass['kind']): Promise<SchedulerPass> {
     const actions = await orchestrator.tick();
-    const pass: SchedulerPass = { kind, actions, waiting: orchestrator.waiting, unstaffed: orchestrator.unstaffed, busy: !orchestrator.idle, roles: orchestrator.configuredRoles };
+    const pass: SchedulerPass = {
+      kind,
+      actions,
+      waiting: orchestrator.waiting,
+      unstaffed: orchestrator.unstaffed,
+      busy: !orchestrator.idle,
+      roles: orchestrator.configuredRoles,
+    };
     this.last = pass;
     this.passed.fire(pass);
     return pass;

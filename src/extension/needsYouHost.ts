@@ -10,7 +10,9 @@ import type { ConflictsAhead } from './model/conflictWatch.ts';
  * that opens the list. The tree row and the dashboard read `current`.
  */
 export class NeedsYouHost extends Disposable {
-  private readonly item = this.register(vscode.window.createStatusBarItem('springfield.needsYou', vscode.StatusBarAlignment.Left, 51));
+  private readonly item = this.register(
+    vscode.window.createStatusBarItem('springfield.needsYou', vscode.StatusBarAlignment.Left, 51),
+  );
   private readonly changed = this.register(new vscode.EventEmitter<NeedsYou>());
   /** The list changed because the scheduler's view did (a snapshot's change is told by the store host). */
   readonly onDidChange = this.changed.event;
@@ -20,7 +22,11 @@ export class NeedsYouHost extends Disposable {
   private readonly scheduler: () => SchedulerState | undefined;
   private readonly ahead: () => ConflictsAhead;
 
-  constructor(view: vscode.TreeView<unknown>, scheduler: () => SchedulerState | undefined, ahead: () => ConflictsAhead = () => new Map()) {
+  constructor(
+    view: vscode.TreeView<unknown>,
+    scheduler: () => SchedulerState | undefined,
+    ahead: () => ConflictsAhead = () => new Map(),
+  ) {
     super();
     this.view = view;
     this.scheduler = scheduler;
@@ -57,7 +63,9 @@ export class NeedsYouHost extends Disposable {
       return;
     }
     this.item.text = `$(bell-dot) ${n} need${n === 1 ? 's' : ''} you`;
-    this.item.tooltip = new vscode.MarkdownString(`**Springfield: needs you**\n\n${this.model.items.map((i) => `- ${i.text.replace(/([\\`*_[\]<>])/g, '\\$1')}`).join('\n')}\n\nClick to show the list.`);
+    this.item.tooltip = new vscode.MarkdownString(
+      `**Springfield: needs you**\n\n${this.model.items.map((i) => `- ${i.text.replace(/([\\`*_[\]<>])/g, '\\$1')}`).join('\n')}\n\nClick to show the list.`,
+    );
     this.item.show();
   }
 }

@@ -24,9 +24,11 @@ export class SchedulerNotices extends Disposable {
   constructor(host: StoreHost, scheduler: EditorScheduler, ctx: CommandContext) {
     super();
     this.ctx = ctx;
-    this.register(scheduler.onDidChangeRunning((running) => {
-      this.seen = running ? new Set(notices(host.snapshot).map((n) => n.key)) : undefined;
-    }));
+    this.register(
+      scheduler.onDidChangeRunning((running) => {
+        this.seen = running ? new Set(notices(host.snapshot).map((n) => n.key)) : undefined;
+      }),
+    );
     this.register(host.onDidChange((s) => this.update(s)));
   }
 
@@ -50,13 +52,28 @@ function notices(s: Snapshot | undefined): Notice[] {
   const title = (id: string) => s.epics.find((e) => e.id === id)?.title ?? '';
   const out: Notice[] = [];
   for (const [epicId, v] of s.awaitingApproval) {
-    out.push({ key: `plan:${epicId}:${v.version}`, epicId, action: 'Review plan', text: `Springfield: a plan for ${epicId} “${title(epicId)}” (version ${v.version}) waits for your approval.` });
+    out.push({
+      key: `plan:${epicId}:${v.version}`,
+      epicId,
+      action: 'Review plan',
+      text: `Springfield: a plan for ${epicId} “${title(epicId)}” (version ${v.version}) waits for your approval.`,
+    });
   }
   for (const sig of s.signals.filter((x) => x.status === 'awaiting_person')) {
-    out.push({ key: `signal:${sig.id}`, epicId: sig.epic_id, action: 'Show signals', text: `Springfield: Bart's review of ${sig.epic_id} “${title(sig.epic_id)}” waits for your decision: ${sig.summary}` });
+    out.push({
+      key: `signal:${sig.id}`,
+      epicId: sig.epic_id,
+      action: 'Show signals',
+      text: `Springfield: Bart's review of ${sig.epic_id} “${title(sig.epic_id)}” waits for your decision: ${sig.summary}`,
+    });
   }
   for (const e of s.epics.filter((x) => x.status === 'done')) {
-    out.push({ key: `done:${e.id}`, epicId: e.id, action: 'Open dashboard', text: `Springfield: ${e.id} “${e.title}” is done: reviewed and merged.` });
+    out.push({
+      key: `done:${e.id}`,
+      epicId: e.id,
+      action: 'Open dashboard',
+      text: `Springfield: ${e.id} “${e.title}” is done: reviewed and merged.`,
+    });
   }
   return out;
 }

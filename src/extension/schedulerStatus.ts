@@ -12,7 +12,9 @@ const CONFIGURE = 'Configure agents…';
  * once what was started, or why nothing was, offering Configure agents… when a role has no agent.
  */
 export class SchedulerStatus extends Disposable {
-  private readonly item = this.register(vscode.window.createStatusBarItem('springfield.scheduler', vscode.StatusBarAlignment.Left, 49));
+  private readonly item = this.register(
+    vscode.window.createStatusBarItem('springfield.scheduler', vscode.StatusBarAlignment.Left, 49),
+  );
   private readonly view: vscode.TreeView<unknown>;
   private running = false;
 
@@ -35,13 +37,17 @@ export class SchedulerStatus extends Disposable {
       return;
     }
     this.item.text = '$(run-all) Scheduler running';
-    this.item.tooltip = 'Springfield: the scheduler runs in this window and starts agents as work becomes ready. Stop it in the Agents view.';
+    this.item.tooltip =
+      'Springfield: the scheduler runs in this window and starts agents as work becomes ready. Stop it in the Agents view.';
     this.item.show();
   }
 
   private onPass(pass: SchedulerPass): void {
     const report = reportPass(pass);
-    if (this.running) this.item.tooltip = new vscode.MarkdownString(`**Springfield scheduler running**\n\nLast pass: ${md(report.message)}\n\nStop it in the Agents view.`);
+    if (this.running)
+      this.item.tooltip = new vscode.MarkdownString(
+        `**Springfield scheduler running**\n\nLast pass: ${md(report.message)}\n\nStop it in the Agents view.`,
+      );
     if (pass.kind === 'loop') return;
     const lead = pass.kind === 'start' ? 'Springfield scheduler running.' : 'Springfield:';
     if (report.acted) {

@@ -16,7 +16,16 @@ import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
 import { WorktreeCommands } from './commands/worktreeCommands.ts';
-import { claimNextStep, completeStep, heartbeatStep, openInPlan, openWorktree, resetStep, showTerminal, startStep } from './commands/stepCommands.ts';
+import {
+  claimNextStep,
+  completeStep,
+  heartbeatStep,
+  openInPlan,
+  openWorktree,
+  resetStep,
+  showTerminal,
+  startStep,
+} from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';
 import { LiveClock } from './liveClock.ts';
 import { LEASE_WARNING_MS } from './model/needsYou.ts';
@@ -38,7 +47,8 @@ import { NodeTreeProvider, type Row } from './views/treeProvider.ts';
 import { ApprovalPanel } from './webviews/approvalPanel.ts';
 import { DashboardPanel } from './webviews/dashboardPanel.ts';
 
-const NO_AGENTS = 'No agent is configured, so the scheduler starts nothing. Configure agents… (the gear above) picks the CLI that plays each role.';
+const NO_AGENTS =
+  'No agent is configured, so the scheduler starts nothing. Configure agents… (the gear above) picks the CLI that plays each role.';
 
 /** Wires the store host to the views, commands, comments, status bar and panels of one window. */
 export class SpringfieldExtension extends Disposable {
@@ -63,7 +73,9 @@ export class SpringfieldExtension extends Disposable {
       const s = this.host?.snapshot;
       if (!s) return [];
       const walk = (nodes: readonly TreeNode[]): TreeNode[] => nodes.flatMap((n) => [n, ...walk(n.children?.() ?? [])]);
-      return walk(view === 'epics' ? epicsRoot(s, this.needs?.current) : view === 'signals' ? signalsRoot(s) : agentsRoot(s));
+      return walk(
+        view === 'epics' ? epicsRoot(s, this.needs?.current) : view === 'signals' ? signalsRoot(s) : agentsRoot(s),
+      );
     },
     refresh: (): Promise<void> => this.host?.refresh() ?? Promise.resolve(),
     /** What waits for the person now (the Needs you list). */
@@ -77,9 +89,12 @@ export class SpringfieldExtension extends Disposable {
     /** Whether the scheduler loop runs in this window. */
     schedulerRunning: (): boolean => this.scheduler?.running ?? false,
     /** What the scheduler would run with, as the settings it honours say (user settings only for commands). */
-    runSettings: () => this.host && {
-      config: runConfig(this.host), worktreeLocation: userSetting<string>('worktrees.location', ''), autoOrchestrate: userSetting<boolean>('autoOrchestrate', false),
-    },
+    runSettings: () =>
+      this.host && {
+        config: runConfig(this.host),
+        worktreeLocation: userSetting<string>('worktrees.location', ''),
+        autoOrchestrate: userSetting<boolean>('autoOrchestrate', false),
+      },
   };
   private activationMs = -1;
   private started: Promise<void> = Promise.resolve();
@@ -92,8 +107,18 @@ export class SpringfieldExtension extends Disposable {
   async activate(): Promise<void> {
     const started = performance.now();
     // Offered in every window, a folder open or not.
-    this.register(vscode.commands.registerCommand('springfield.cli.installOnPath', guarded(() => this.installCliOnPath())));
-    this.register(vscode.commands.registerCommand('springfield.cli.uninstallFromPath', guarded(() => this.uninstallCliFromPath())));
+    this.register(
+      vscode.commands.registerCommand(
+        'springfield.cli.installOnPath',
+        guarded(() => this.installCliOnPath()),
+      ),
+    );
+    this.register(
+      vscode.commands.registerCommand(
+        'springfield.cli.uninstallFromPath',
+        guarded(() => this.uninstallCliFromPath()),
+      ),
+    );
     try {
       await this.activateInFolder();
     } finally {
@@ -107,17 +132,35 @@ export class SpringfieldExtension extends Disposable {
     if (!folder || folder.uri.scheme !== 'file') return;
     const host = this.register(new StoreHost(folder.uri.fsPath, databaseSetting()));
     this.host = host;
-    const epicsView = this.register(vscode.window.createTreeView('springfield.epics', { treeDataProvider: this.epics, showCollapseAll: true, manageCheckboxStateManually: true }));
+    const epicsView = this.register(
+      vscode.window.createTreeView('springfield.epics', {
+        treeDataProvider: this.epics,
+        showCollapseAll: true,
+        manageCheckboxStateManually: true,
+      }),
+    );
     this.epicsView = epicsView;
     this.register(vscode.window.createTreeView('springfield.signals', { treeDataProvider: this.signals }));
-    const agentsView = this.register(vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }));
+    const agentsView = this.register(
+      vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }),
+    );
     const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath, this.binDir()));
     this.scheduler = scheduler;
     // Conflicts ahead: the scheduler's forecast while it runs here, else test merges of the editor's own, throttled.
-    const watch = new ConflictWatch({ mainRoot: () => host.location?.mainRoot ?? null, forecast: () => scheduler.conflictsAhead, onChange: () => this.needs?.schedulerChanged() });
+    const watch = new ConflictWatch({
+      mainRoot: () => host.location?.mainRoot ?? null,
+      forecast: () => scheduler.conflictsAhead,
+      onChange: () => this.needs?.schedulerChanged(),
+    });
     this.register({ dispose: () => watch.dispose() });
     this.conflicts = watch;
-    const needs = this.register(new NeedsYouHost(epicsView, () => scheduler.state, () => watch.current));
+    const needs = this.register(
+      new NeedsYouHost(
+        epicsView,
+        () => scheduler.state,
+        () => watch.current,
+      ),
+    );
     this.needs = needs;
     const setup = this.register(new AgentSetup(host));
     this.setup = setup;
@@ -133,71 +176,125 @@ export class SpringfieldExtension extends Disposable {
       const epicId = host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
       const top = epicId ? `epic:${epicId}` : `plan:${planPath}`;
       const row = this.epics.materialise([top, `step:${planPath}#${anchor}`]);
-      if (row) void epicsView.reveal(row, { expand: true, select: true, focus: false }).then(undefined, () => undefined);
+      if (row)
+        void epicsView.reveal(row, { expand: true, select: true, focus: false }).then(undefined, () => undefined);
     };
     this.revealEpic = (epicId: string) => {
       const row = this.epics.materialise([`epic:${epicId}`]);
       if (row) void epicsView.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
     };
     const ctx: CommandContext = {
-      host, epics: this.epics, signals: this.signals, openApproval: (id) => this.openApproval(id), openDashboard: () => this.openDashboard(), revealStep,
+      host,
+      epics: this.epics,
+      signals: this.signals,
+      openApproval: (id) => this.openApproval(id),
+      openDashboard: () => this.openDashboard(),
+      revealStep,
       scheduler: () => ({ running: scheduler.running, roles: setup.roles }),
       agentTerminal: (epicId) => scheduler.terminalFor(epicId),
     };
     this.ctx = ctx;
     this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
-    const blocks = this.register(new BlockNotifier(this.context.workspaceState, (id) => guarded(retryEpic)(ctx, id), () => this.openDashboard(), (id) => guarded(raiseBudget)(ctx, id)));
-    this.register(host.onDidChange((s: Snapshot) => {
-      watch.update(s);
-      needs.update(s);
-      this.epics.update(s);
-      this.signals.update(s);
-      this.agents.update(s);
-      status.update(s);
-      comments.update(s);
-      // At a lease's end the views refresh, and ten minutes before a person's, when it joins Needs you.
-      const leases = s.plans.flatMap((p) => p.steps.flatMap((st) => [st, ...st.substeps])).filter((st) => st.status === 'claimed' || st.status === 'in_progress');
-      clock.update(leases.flatMap((st) => (st.lease_expires_at ? [st.lease_expires_at, ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()])] : [])));
-      void this.setWalkthroughKeys(s);
-      blocks.update(s);
-      setupHint(s);
-    }));
+    const blocks = this.register(
+      new BlockNotifier(
+        this.context.workspaceState,
+        (id) => guarded(retryEpic)(ctx, id),
+        () => this.openDashboard(),
+        (id) => guarded(raiseBudget)(ctx, id),
+      ),
+    );
+    this.register(
+      host.onDidChange((s: Snapshot) => {
+        watch.update(s);
+        needs.update(s);
+        this.epics.update(s);
+        this.signals.update(s);
+        this.agents.update(s);
+        status.update(s);
+        comments.update(s);
+        // At a lease's end the views refresh, and ten minutes before a person's, when it joins Needs you.
+        const leases = s.plans
+          .flatMap((p) => p.steps.flatMap((st) => [st, ...st.substeps]))
+          .filter((st) => st.status === 'claimed' || st.status === 'in_progress');
+        clock.update(
+          leases.flatMap((st) =>
+            st.lease_expires_at
+              ? [
+                  st.lease_expires_at,
+                  ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()]),
+                ]
+              : [],
+          ),
+        );
+        void this.setWalkthroughKeys(s);
+        blocks.update(s);
+        setupHint(s);
+      }),
+    );
     // What the scheduler waits for joins Needs you after each pass, and leaves it when the scheduler stops.
     this.register(scheduler.onDidPass(() => needs.schedulerChanged()));
-    this.register(scheduler.onDidChangeRunning(() => {
-      // Started: its forecast is shown; stopped: the editor's own test merges take over.
-      if (host.snapshot) watch.update(host.snapshot);
-      needs.schedulerChanged();
-    }));
-    this.register(needs.onDidChange(() => {
-      if (host.snapshot) this.epics.update(host.snapshot);
-      this.dashboard?.refresh();
-    }));
+    this.register(
+      scheduler.onDidChangeRunning(() => {
+        // Started: its forecast is shown; stopped: the editor's own test merges take over.
+        if (host.snapshot) watch.update(host.snapshot);
+        needs.schedulerChanged();
+      }),
+    );
+    this.register(
+      needs.onDidChange(() => {
+        if (host.snapshot) this.epics.update(host.snapshot);
+        this.dashboard?.refresh();
+      }),
+    );
     this.register(new SchedulerStatus(scheduler, agentsView));
     this.register(new SchedulerNotices(host, scheduler, ctx));
-    this.register(setup.onDidChange(() => {
-      scheduler.reload();
-      void this.setWalkthroughKeys(host.snapshot);
-      setupHint(host.snapshot);
-    }));
+    this.register(
+      setup.onDidChange(() => {
+        scheduler.reload();
+        void this.setWalkthroughKeys(host.snapshot);
+        setupHint(host.snapshot);
+      }),
+    );
     this.registerCommands(ctx, comments);
     this.register(new WorktreeCommands(ctx, { cliPath: this.cliPath(), binDir: this.binDir() }));
     this.register(new ReviewChanges(ctx));
-    this.register(vscode.commands.registerCommand('springfield.scheduler.start', guarded(() => scheduler.start())));
-    this.register(vscode.commands.registerCommand('springfield.scheduler.stop', guarded(() => scheduler.stop())));
-    this.register(vscode.commands.registerCommand('springfield.scheduler.runOnce', guarded(() => scheduler.runOnce())));
-    this.register(vscode.commands.registerCommand('springfield.agents.configure', guarded(async () => {
-      await configureAgents(host, this.context.extensionUri.fsPath);
-      setup.check(true);
-    })));
+    this.register(
+      vscode.commands.registerCommand(
+        'springfield.scheduler.start',
+        guarded(() => scheduler.start()),
+      ),
+    );
+    this.register(
+      vscode.commands.registerCommand(
+        'springfield.scheduler.stop',
+        guarded(() => scheduler.stop()),
+      ),
+    );
+    this.register(
+      vscode.commands.registerCommand(
+        'springfield.scheduler.runOnce',
+        guarded(() => scheduler.runOnce()),
+      ),
+    );
+    this.register(
+      vscode.commands.registerCommand(
+        'springfield.agents.configure',
+        guarded(async () => {
+          await configureAgents(host, this.context.extensionUri.fsPath);
+          setup.check(true);
+        }),
+      ),
+    );
     for (const tool of registerLanguageModelTools(host)) this.register(tool);
     this.register(registerMcpServer(this.context.extensionUri.fsPath, () => host.databaseUrl));
     // A changed database (or user settings that arrive after activation) takes effect at once; the scheduler follows when idle.
-    this.register(vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('springfield.databaseUrl')) return;
-      scheduler.reload();
-      void host.useDatabase(databaseSetting());
-    }));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration('springfield.databaseUrl')) return;
+        scheduler.reload();
+        void host.useDatabase(databaseSetting());
+      }),
+    );
     this.registerSerializers(host);
     this.exposeCli();
     // The views, commands and status bar are ready now; the first read of the store fills them in.
@@ -205,7 +302,8 @@ export class SpringfieldExtension extends Disposable {
     this.started = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.start());
     void this.started.then(() => {
       // Only the user's own settings can switch this on, never the repository's .vscode/settings.json.
-      if (vscode.workspace.isTrusted && userSetting<boolean>('autoOrchestrate', false)) void guarded(() => scheduler.start(false))();
+      if (vscode.workspace.isTrusted && userSetting<boolean>('autoOrchestrate', false))
+        void guarded(() => scheduler.start(false))();
     });
   }
 
@@ -214,7 +312,17 @@ export class SpringfieldExtension extends Disposable {
 
   /** Ticks the Get started steps already done, in this repository, whoever did them. */
   private async setWalkthroughKeys(s: Snapshot | undefined): Promise<void> {
-    const progress = s ? { ...walkthroughProgress(s), agents: this.setup?.configured ?? false } : { epic: false, proposed: false, approved: false, started: false, loosePlan: false, agents: false, agentsRan: false };
+    const progress = s
+      ? { ...walkthroughProgress(s), agents: this.setup?.configured ?? false }
+      : {
+          epic: false,
+          proposed: false,
+          approved: false,
+          started: false,
+          loosePlan: false,
+          agents: false,
+          agentsRan: false,
+        };
     for (const [key, value] of Object.entries(progress)) {
       if (this.walkthroughKeys.get(key) === value) continue;
       this.walkthroughKeys.set(key, value);
@@ -228,7 +336,11 @@ export class SpringfieldExtension extends Disposable {
    */
   private async openWalkthrough(): Promise<void> {
     await this.setWalkthroughKeys(undefined);
-    await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${this.context.extension.id}#springfield.start`, false);
+    await vscode.commands.executeCommand(
+      'workbench.action.openWalkthrough',
+      `${this.context.extension.id}#springfield.start`,
+      false,
+    );
     await this.setWalkthroughKeys(this.host?.snapshot);
   }
 
@@ -265,10 +377,12 @@ export class SpringfieldExtension extends Disposable {
       'springfield.signal.thread.accept': (t?: SignalTarget) => decide(ctx, t, 'accept', threadSignal),
       'springfield.signal.open': (row?: Row) => openLocation(ctx, row),
       'springfield.epic.approveMerge': (row?: Row) => approveMerge(ctx, row),
-      'springfield.needsYou.act': (row?: Row | string) => this.actOnNeed(ctx, typeof row === 'string' ? row : ctx.epics.node(row ?? { id: '' })?.ref.needsKey),
+      'springfield.needsYou.act': (row?: Row | string) =>
+        this.actOnNeed(ctx, typeof row === 'string' ? row : ctx.epics.node(row ?? { id: '' })?.ref.needsKey),
       'springfield.needsYou.show': () => this.showNeeds(),
     };
-    for (const [id, fn] of Object.entries(commands)) this.register(vscode.commands.registerCommand(id, guarded(fn as (...a: unknown[]) => unknown)));
+    for (const [id, fn] of Object.entries(commands))
+      this.register(vscode.commands.registerCommand(id, guarded(fn as (...a: unknown[]) => unknown)));
   }
 
   /** Runs what the Needs you item `key` offers, if it still needs the person. */
@@ -285,13 +399,19 @@ export class SpringfieldExtension extends Disposable {
   private async showNeeds(): Promise<void> {
     await vscode.commands.executeCommand('springfield.epics.focus');
     const row = this.epics.materialise(['needs']);
-    if (row) await this.epicsView?.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
+    if (row)
+      await this.epicsView?.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
   }
 
   private openApproval(epicId: string): void {
     const existing = this.approvals.get(epicId);
     if (existing) return existing.reveal();
-    const panel = vscode.window.createWebviewPanel(ApprovalPanel.viewType, `Plan · ${epicId}`, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      ApprovalPanel.viewType,
+      `Plan · ${epicId}`,
+      vscode.ViewColumn.Active,
+      { retainContextWhenHidden: false },
+    );
     this.adoptApproval(panel, epicId);
   }
 
@@ -311,7 +431,12 @@ export class SpringfieldExtension extends Disposable {
 
   private openDashboard(): void {
     if (this.dashboard) return this.dashboard.reveal();
-    const panel = vscode.window.createWebviewPanel(DashboardPanel.viewType, 'Springfield', vscode.ViewColumn.Active, {});
+    const panel = vscode.window.createWebviewPanel(
+      DashboardPanel.viewType,
+      'Springfield',
+      vscode.ViewColumn.Active,
+      {},
+    );
     this.adoptDashboard(panel);
   }
 
@@ -322,15 +447,22 @@ export class SpringfieldExtension extends Disposable {
     const view = new DashboardPanel(panel, this.context.extensionUri, host, {
       openStep: (planPath, anchor) => {
         ctx.revealStep?.(planPath, anchor);
-        void guarded(openInPlan)(ctx, this.epics.rowFor(`step:${planPath}#${anchor}`) ?? { id: `step:${planPath}#${anchor}` });
+        void guarded(openInPlan)(
+          ctx,
+          this.epics.rowFor(`step:${planPath}#${anchor}`) ?? { id: `step:${planPath}#${anchor}` },
+        );
       },
-      openEpic: (epicId, target) => void guarded(async () => {
-        if (target === 'tree') return this.revealEpic?.(epicId);
-        if (host.snapshot?.awaitingApproval.has(epicId)) return this.openApproval(epicId);
-        const plan = host.snapshot?.plans.find((p) => p.epic_id === epicId);
-        if (plan) await vscode.window.showTextDocument(vscode.Uri.file(join(host.actor.worktree, plan.plan_path)), { viewColumn: vscode.ViewColumn.Beside });
-        else this.openApproval(epicId);
-      })(),
+      openEpic: (epicId, target) =>
+        void guarded(async () => {
+          if (target === 'tree') return this.revealEpic?.(epicId);
+          if (host.snapshot?.awaitingApproval.has(epicId)) return this.openApproval(epicId);
+          const plan = host.snapshot?.plans.find((p) => p.epic_id === epicId);
+          if (plan)
+            await vscode.window.showTextDocument(vscode.Uri.file(join(host.actor.worktree, plan.plan_path)), {
+              viewColumn: vscode.ViewColumn.Beside,
+            });
+          else this.openApproval(epicId);
+        })(),
       retryEpic: (epicId) => guarded(retryEpic)(ctx, epicId),
       needsYou: () => this.needs?.current,
       conflictsAhead: () => this.conflicts?.current ?? new Map(),
@@ -344,16 +476,23 @@ export class SpringfieldExtension extends Disposable {
   /** Panels come back after a window reload. */
   private registerSerializers(host: StoreHost): void {
     void host;
-    this.register(vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
-      deserializeWebviewPanel: async (panel) => this.adoptDashboard(panel),
-    }));
-    this.register(vscode.window.registerWebviewPanelSerializer(ApprovalPanel.viewType, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
-        const epicId = typeof state === 'object' && state !== null && typeof (state as { epicId?: unknown }).epicId === 'string' ? (state as { epicId: string }).epicId : undefined;
-        if (epicId && isEpicId(epicId)) this.adoptApproval(panel, epicId);
-        else panel.dispose();
-      },
-    }));
+    this.register(
+      vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
+        deserializeWebviewPanel: async (panel) => this.adoptDashboard(panel),
+      }),
+    );
+    this.register(
+      vscode.window.registerWebviewPanelSerializer(ApprovalPanel.viewType, {
+        deserializeWebviewPanel: async (panel, state: unknown) => {
+          const epicId =
+            typeof state === 'object' && state !== null && typeof (state as { epicId?: unknown }).epicId === 'string'
+              ? (state as { epicId: string }).epicId
+              : undefined;
+          if (epicId && isEpicId(epicId)) this.adoptApproval(panel, epicId);
+          else panel.dispose();
+        },
+      }),
+    );
   }
 
   /** Where the `springfield` wrapper for terminals and agents lives. */
@@ -380,7 +519,9 @@ export class SpringfieldExtension extends Disposable {
 
   /** Where the wrapper is (written afresh when `write`) and the PATH and home the user's shells have. */
   private pathSetting(write: boolean): PathSetting {
-    const wrapper = write ? writeCliWrappers(this.binDir(), process.execPath, this.cliPath()) : join(this.binDir(), 'springfield');
+    const wrapper = write
+      ? writeCliWrappers(this.binDir(), process.execPath, this.cliPath())
+      : join(this.binDir(), 'springfield');
     return { wrapper, home: homedir(), path: process.env.PATH };
   }
 

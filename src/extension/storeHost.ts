@@ -1,7 +1,16 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { type Actor, ensureGitignored, hostId, locateRepo, openStore, repositoryId, type RepoLocation, type Store } from '../core/index.ts';
+import {
+  type Actor,
+  ensureGitignored,
+  hostId,
+  locateRepo,
+  openStore,
+  repositoryId,
+  type RepoLocation,
+  type Store,
+} from '../core/index.ts';
 import { Disposable } from './lifecycle.ts';
 import type { EditorDatabase } from './model/databaseSetting.ts';
 import { loadSnapshot, type Snapshot } from './model/snapshot.ts';
@@ -79,7 +88,11 @@ export class StoreHost extends Disposable {
     if (!this.location) throw new Error('Springfield needs a folder inside a git repository');
     if (!this.store && this.database?.url) {
       const cwd = this.location.worktreeRoot ?? this.folder;
-      this.store = openStore({ location: this.database.url, repository: repositoryId(this.location.commonDir, cwd, process.env), host: hostId(process.env) });
+      this.store = openStore({
+        location: this.database.url,
+        repository: repositoryId(this.location.commonDir, cwd, process.env),
+        host: hostId(process.env),
+      });
       this.store.watch(() => void this.refresh());
     }
     if (!this.store) {
@@ -120,9 +133,11 @@ export class StoreHost extends Disposable {
         this.setState(this.snapshot.epics.length + this.snapshot.plans.length === 0 ? 'empty' : 'ready');
         this.changed.fire(this.snapshot);
       } while (this.again);
-    })().catch((err: unknown) => this.setState('error', messageOf(err))).finally(() => {
-      this.loading = undefined;
-    });
+    })()
+      .catch((err: unknown) => this.setState('error', messageOf(err)))
+      .finally(() => {
+        this.loading = undefined;
+      });
     return this.loading;
   }
 

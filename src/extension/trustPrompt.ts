@@ -1,5 +1,13 @@
 import * as vscode from 'vscode';
-import { allowConfig, RefusedError, shellQuote, trackedPath, trustStatus, type TrustStatus, trustTargetFor } from '../core/index.ts';
+import {
+  allowConfig,
+  RefusedError,
+  shellQuote,
+  trackedPath,
+  trustStatus,
+  type TrustStatus,
+  trustTargetFor,
+} from '../core/index.ts';
 import type { StoreHost } from './storeHost.ts';
 
 /** Contents the person declined in this window: the scheduler starting by itself does not ask about them again. */
@@ -20,7 +28,9 @@ export async function confirmRepositoryConfig(host: StoreHost, asked: boolean): 
   if (status.allowed || status.hash === null) return;
   if (!asked && declined.has(status.hash)) throw notAllowed(status);
   const choice = await vscode.window.showWarningMessage(
-    status.state === 'changed' ? "This repository's Springfield config changed since you allowed it. Allow it to run these commands?" : "This repository's Springfield config wants to run commands. Allow them?",
+    status.state === 'changed'
+      ? "This repository's Springfield config changed since you allowed it. Allow it to run these commands?"
+      : "This repository's Springfield config wants to run commands. Allow them?",
     { modal: true, detail: detail(status) },
     'Allow',
   );
@@ -34,12 +44,17 @@ export async function confirmRepositoryConfig(host: StoreHost, asked: boolean): 
 function detail(s: TrustStatus): string {
   const commands = s.commands.map((c) => `${c.key}: ${c.argv.map(shellQuote).join(' ')}`);
   return [
-    `${s.config_path}`, '',
-    ...(commands.length ? commands : ['(no commands)']), '',
+    `${s.config_path}`,
+    '',
+    ...(commands.length ? commands : ['(no commands)']),
+    '',
     `Allowed for this exact content (sha256 ${s.hash?.slice(0, 16)}…); Springfield asks again when the file changes. The decision is kept in ${s.record_file}, as 'springfield allow' keeps it.`,
   ].join('\n');
 }
 
 function notAllowed(s: TrustStatus): RefusedError {
-  return new RefusedError('config_not_allowed', `the scheduler did not start: ${s.config_path} is not allowed to run commands (allow it here, or with 'springfield allow')`);
+  return new RefusedError(
+    'config_not_allowed',
+    `the scheduler did not start: ${s.config_path} is not allowed to run commands (allow it here, or with 'springfield allow')`,
+  );
 }

@@ -10,13 +10,20 @@ const warned = new Set<string>();
  */
 export function userSetting<T>(key: string, fallback: T): T {
   const { value, ignored } = userValue(vscode.workspace.getConfiguration('springfield').inspect<T>(key), fallback);
-  warnIgnored(key, ignored, 'what runs, and whether the scheduler starts by itself, comes only from your user settings');
+  warnIgnored(
+    key,
+    ignored,
+    'what runs, and whether the scheduler starts by itself, comes only from your user settings',
+  );
   return value;
 }
 
 /** This window's database: SPRINGFIELD_DATABASE_URL, else the user's springfield.databaseUrl (a workspace's is ignored, with a warning). */
 export function databaseSetting(): EditorDatabase {
-  const db = editorDatabase(process.env, vscode.workspace.getConfiguration('springfield').inspect<string>('databaseUrl'));
+  const db = editorDatabase(
+    process.env,
+    vscode.workspace.getConfiguration('springfield').inspect<string>('databaseUrl'),
+  );
   warnIgnored('databaseUrl', db.ignored, 'which database server this editor uses comes only from your user settings');
   return db;
 }
@@ -24,5 +31,7 @@ export function databaseSetting(): EditorDatabase {
 function warnIgnored(key: string, ignored: readonly string[], why: string): void {
   if (ignored.length === 0 || warned.has(key)) return;
   warned.add(key);
-  void vscode.window.showWarningMessage(`Springfield ignores springfield.${key} from the ${ignored.join(' and ')} settings: ${why}.`);
+  void vscode.window.showWarningMessage(
+    `Springfield ignores springfield.${key} from the ${ignored.join(' and ')} settings: ${why}.`,
+  );
 }

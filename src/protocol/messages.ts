@@ -12,22 +12,32 @@ export const ApprovalDecision = z.enum(['approve', 'requestChanges', 'discard'])
 
 export const FromWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }).strict(),
-  z.object({
-    type: z.literal('decide'),
-    requestId: z.number().int().nonnegative(),
-    decision: ApprovalDecision,
-    epicId: EpicId,
-    version: z.number().int().positive(),
-    feedback: z.string().max(20_000).optional(),
-  }).strict(),
-  z.object({
-    type: z.literal('act'),
-    requestId: z.number().int().nonnegative(),
-    epicId: EpicId,
-    action: z.enum(['startEpic', 'startAndClaim', 'openHandoff']),
-  }).strict(),
+  z
+    .object({
+      type: z.literal('decide'),
+      requestId: z.number().int().nonnegative(),
+      decision: ApprovalDecision,
+      epicId: EpicId,
+      version: z.number().int().positive(),
+      feedback: z.string().max(20_000).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('act'),
+      requestId: z.number().int().nonnegative(),
+      epicId: EpicId,
+      action: z.enum(['startEpic', 'startAndClaim', 'openHandoff']),
+    })
+    .strict(),
   z.object({ type: z.literal('selectPlan'), planPath: z.string().min(1).max(1000) }).strict(),
-  z.object({ type: z.literal('openStep'), planPath: z.string().min(1).max(1000), anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/) }).strict(),
+  z
+    .object({
+      type: z.literal('openStep'),
+      planPath: z.string().min(1).max(1000),
+      anchor: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+    })
+    .strict(),
   z.object({ type: z.literal('openEpic'), epicId: EpicId, target: z.enum(['tree', 'plan']) }).strict(),
   z.object({ type: z.literal('retryEpic'), epicId: EpicId }).strict(),
   /** A Needs you item's button: the host looks the key up in its own list (nothing to run comes from the webview). */
@@ -35,7 +45,11 @@ export const FromWebview = z.discriminatedUnion('type', [
 ]);
 export type FromWebview = z.infer<typeof FromWebview>;
 
-export interface PlanItemDto { readonly kind: string; readonly text: string; readonly checked: boolean }
+export interface PlanItemDto {
+  readonly kind: string;
+  readonly text: string;
+  readonly checked: boolean;
+}
 export interface PlanStepDto {
   readonly anchor: string;
   readonly number: string;
@@ -49,7 +63,13 @@ export interface PlanStepDto {
 
 export interface ApprovalData {
   /** `planner`: who writes its plans, lisa or person (feedback is for them). */
-  readonly epic: { readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly planner: string };
+  readonly epic: {
+    readonly id: string;
+    readonly title: string;
+    readonly status: string;
+    readonly complexity: string;
+    readonly planner: string;
+  };
   readonly version: {
     readonly version: number;
     readonly of: number;
@@ -99,8 +119,17 @@ export interface TimelineEntry {
 }
 
 export interface DashboardEpic {
-  readonly id: string; readonly title: string; readonly status: string; readonly complexity: string; readonly iteration: number; readonly budget: number;
-  readonly planPath: string | null; readonly planTitle: string | null; readonly stepsDone: number; readonly stepsTotal: number; readonly awaitingApproval: boolean;
+  readonly id: string;
+  readonly title: string;
+  readonly status: string;
+  readonly complexity: string;
+  readonly iteration: number;
+  readonly budget: number;
+  readonly planPath: string | null;
+  readonly planTitle: string | null;
+  readonly stepsDone: number;
+  readonly stepsTotal: number;
+  readonly awaitingApproval: boolean;
   /** Why it is blocked, in words, when it is. */
   readonly blockedReason: string | null;
   /** Blocked by a failing agent or a drifted plan: a person lifts it with Retry. */
@@ -113,11 +142,20 @@ export interface DashboardEpic {
   readonly costUsd: number | null;
   readonly tokens: number | null;
   /** Spend against each limit that is set (docs/budgets.md): "$4.20 of $20", with the share spent (0..1+). */
-  readonly spend: readonly { readonly kind: 'usd' | 'tokens' | 'minutes'; readonly text: string; readonly share: number; readonly own: boolean }[];
+  readonly spend: readonly {
+    readonly kind: 'usd' | 'tokens' | 'minutes';
+    readonly text: string;
+    readonly share: number;
+    readonly own: boolean;
+  }[];
   /** Paused by its budget: what a person reads (pausedMessage), else null. */
   readonly paused: string | null;
   /** What its branch would conflict with if merged now (an epic under way; docs/files.md). */
-  readonly conflictsAhead: readonly { readonly with: string; readonly withTitle: string; readonly files: readonly string[] }[];
+  readonly conflictsAhead: readonly {
+    readonly with: string;
+    readonly withTitle: string;
+    readonly files: readonly string[];
+  }[];
 }
 
 /** One thing waiting for the person, as the dashboard lists it. */
@@ -133,33 +171,78 @@ export interface DashboardData {
   readonly now: string;
   /** What waits for the person (the first figure and the list above the cards), and the scheduler's idle line. */
   readonly needsYou: { readonly items: readonly NeedsYouDto[]; readonly idle: string | null };
-  readonly figures: { readonly epics: number; readonly byStatus: Readonly<Record<string, number>>; readonly agentsRunning: number; readonly stepsClaimed: number; readonly sessionsThisWeek: number;
+  readonly figures: {
+    readonly epics: number;
+    readonly byStatus: Readonly<Record<string, number>>;
+    readonly agentsRunning: number;
+    readonly stepsClaimed: number;
+    readonly sessionsThisWeek: number;
     /** Today's spend of all epics (UTC day) against the daily budget, null when there is none. */
-    readonly today: { readonly usd: string; readonly limit: string | null; readonly spent: boolean } };
+    readonly today: { readonly usd: string; readonly limit: string | null; readonly spent: boolean };
+  };
   readonly epics: readonly DashboardEpic[];
-  readonly plans: readonly { readonly planPath: string; readonly title: string; readonly epicId: string | null; readonly stepsDone: number; readonly stepsTotal: number }[];
+  readonly plans: readonly {
+    readonly planPath: string;
+    readonly title: string;
+    readonly epicId: string | null;
+    readonly stepsDone: number;
+    readonly stepsTotal: number;
+  }[];
   readonly selectedPlan: string | null;
-  readonly graph: { readonly nodes: readonly GraphNode[]; readonly edges: readonly (readonly [string, string])[] } | null;
+  readonly graph: {
+    readonly nodes: readonly GraphNode[];
+    readonly edges: readonly (readonly [string, string])[];
+  } | null;
   readonly leases: readonly {
-    readonly planPath: string; readonly planTitle: string; readonly epicId: string | null; readonly epicTitle: string | null;
-    readonly anchor: string; readonly step: string; readonly stepTitle: string; readonly holder: string; readonly expiresAt: string;
+    readonly planPath: string;
+    readonly planTitle: string;
+    readonly epicId: string | null;
+    readonly epicTitle: string | null;
+    readonly anchor: string;
+    readonly step: string;
+    readonly stepTitle: string;
+    readonly holder: string;
+    readonly expiresAt: string;
   }[];
   readonly runs: readonly {
-    readonly id: number; readonly role: string; readonly epicId: string | null; readonly step: string | null; readonly status: string; readonly startedAt: string; readonly exitCode: number | null;
+    readonly id: number;
+    readonly role: string;
+    readonly epicId: string | null;
+    readonly step: string | null;
+    readonly status: string;
+    readonly startedAt: string;
+    readonly exitCode: number | null;
     /** Why it ended as it did, and its last output lines (for a run that did not succeed). */
-    readonly reason: string | null; readonly outputTail: string;
+    readonly reason: string | null;
+    readonly outputTail: string;
   }[];
-  readonly verifications: readonly { readonly command: string; readonly verdict: string; readonly exitCode: number | null; readonly at: string; readonly durationMs: number; readonly epicId: string | null }[];
+  readonly verifications: readonly {
+    readonly command: string;
+    readonly verdict: string;
+    readonly exitCode: number | null;
+    readonly at: string;
+    readonly durationMs: number;
+    readonly epicId: string | null;
+  }[];
   readonly events: readonly TimelineEntry[];
   /** The debt register: epics set aside, why and since when. */
-  readonly debt: readonly { readonly epicId: string; readonly title: string; readonly reason: string; readonly at: string }[];
+  readonly debt: readonly {
+    readonly epicId: string;
+    readonly title: string;
+    readonly reason: string;
+    readonly at: string;
+  }[];
 }
 
 export type ToWebview =
   | { readonly type: 'approval'; readonly data: ApprovalData }
   | { readonly type: 'dashboard'; readonly data: DashboardData }
   | {
-      readonly type: 'result'; readonly requestId: number; readonly ok: boolean; readonly message: string; readonly lines: readonly string[];
+      readonly type: 'result';
+      readonly requestId: number;
+      readonly ok: boolean;
+      readonly message: string;
+      readonly lines: readonly string[];
       /** The plan version the result is about: shown only while that version is on screen. */
       readonly version?: number;
       /** The epic's status right after the action: the result goes once the epic has moved on. */

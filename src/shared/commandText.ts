@@ -29,8 +29,10 @@ export function commandArgv(text: string): string[] {
 
 /** "node standInAgent.cjs --pace 2": absolute paths by their last segment, quoted where a word has spaces. */
 export function shortCommand(argv: readonly string[]): string {
-  return argv.map((a) => (/^(?:[A-Za-z]:)?[\\/]/.test(a) ? a.split(/[\\/]/).filter(Boolean).at(-1) ?? a : a))
-    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  return argv
+    .map((a) => (/^(?:[A-Za-z]:)?[\\/]/.test(a) ? (a.split(/[\\/]/).filter(Boolean).at(-1) ?? a) : a))
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))
+    .join(' ');
 }
 
 /** The whole command, shell-like (quoted where needed): what a tooltip or a title attribute shows. */

@@ -51,6 +51,11 @@ export function humanSpan(ms: number): string {
 /** "12m 05s", "1h 05m", or "expired 45s ago": a countdown that ticks every second (the dashboard's leases). */
 export function countdown(ms: number): string {
   const s = Math.round(Math.abs(ms) / 1000);
-  const text = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  const text =
+    s < 60
+      ? `${s}s`
+      : s < 3600
+        ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`
+        : `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
   return ms >= 0 ? text : `expired ${text} ago`;
 }

@@ -41,30 +41,98 @@ export interface RoleSpec {
 
 export const ROLE_REGISTRY = {
   marge: {
-    kind: 'person', name: 'Marge', title: null, does: null, rule: null, work: null, worktree: null,
-    runs: false, sessions: false, faults: false, prompt: null, icon: 'person', runningIcon: 'person',
+    kind: 'person',
+    name: 'Marge',
+    title: null,
+    does: null,
+    rule: null,
+    work: null,
+    worktree: null,
+    runs: false,
+    sessions: false,
+    faults: false,
+    prompt: null,
+    icon: 'person',
+    runningIcon: 'person',
   },
   lisa: {
-    kind: 'agent', name: 'Lisa', title: 'the planner', does: 'plans', rule: 'planning', work: 'write its plan', worktree: 'planning',
-    runs: true, sessions: true, faults: true, prompt: 'lisa', icon: 'lightbulb', runningIcon: 'terminal',
+    kind: 'agent',
+    name: 'Lisa',
+    title: 'the planner',
+    does: 'plans',
+    rule: 'planning',
+    work: 'write its plan',
+    worktree: 'planning',
+    runs: true,
+    sessions: true,
+    faults: true,
+    prompt: 'lisa',
+    icon: 'lightbulb',
+    runningIcon: 'terminal',
   },
   ralph: {
-    kind: 'agent', name: 'Ralph', title: 'the builder', does: 'builds', rule: 'building', work: 'build its next step', worktree: 'epic',
-    runs: true, sessions: true, faults: true, prompt: 'ralph', promptWithoutStep: 'ralph-fix', icon: 'tools', runningIcon: 'terminal',
+    kind: 'agent',
+    name: 'Ralph',
+    title: 'the builder',
+    does: 'builds',
+    rule: 'building',
+    work: 'build its next step',
+    worktree: 'epic',
+    runs: true,
+    sessions: true,
+    faults: true,
+    prompt: 'ralph',
+    promptWithoutStep: 'ralph-fix',
+    icon: 'tools',
+    runningIcon: 'terminal',
   },
   bart: {
-    kind: 'agent', name: 'Bart', title: 'the reviewer', does: 'reviews', rule: 'reviewing', work: 'review it', worktree: 'epic',
-    runs: true, sessions: true, faults: true, prompt: 'bart', icon: 'eye', runningIcon: 'eye',
+    kind: 'agent',
+    name: 'Bart',
+    title: 'the reviewer',
+    does: 'reviews',
+    rule: 'reviewing',
+    work: 'review it',
+    worktree: 'epic',
+    runs: true,
+    sessions: true,
+    faults: true,
+    prompt: 'bart',
+    icon: 'eye',
+    runningIcon: 'eye',
   },
   // Mechanical: the scheduler merges by itself; a lovejoy command is accepted and `springfield run --role lovejoy`
   // records a run, but the scheduler starts none (docs/state-machine.md).
   lovejoy: {
-    kind: 'agent', name: 'Lovejoy', title: null, does: null, rule: 'merging', work: null, worktree: null,
-    runs: true, sessions: true, faults: false, prompt: null, icon: 'git-merge', runningIcon: 'terminal',
+    kind: 'agent',
+    name: 'Lovejoy',
+    title: null,
+    does: null,
+    rule: 'merging',
+    work: null,
+    worktree: null,
+    runs: true,
+    sessions: true,
+    faults: false,
+    prompt: null,
+    icon: 'git-merge',
+    runningIcon: 'terminal',
   },
   setup: {
-    kind: 'scheduler', name: 'Setup', title: null, does: null, rule: 'building', work: null, worktree: null,
-    runs: true, sessions: false, faults: true, prompt: null, timeoutSeconds: 1800, icon: 'terminal', runningIcon: 'gear',
+    kind: 'scheduler',
+    name: 'Setup',
+    title: null,
+    does: null,
+    rule: 'building',
+    work: null,
+    worktree: null,
+    runs: true,
+    sessions: false,
+    faults: true,
+    prompt: null,
+    timeoutSeconds: 1800,
+    icon: 'terminal',
+    runningIcon: 'gear',
   },
 } as const satisfies Readonly<Record<string, RoleSpec>>;
 
@@ -86,7 +154,10 @@ export type SessionRole = Where<{ sessions: true }>;
 /** The roles whose runs the scheduler counts faults of. */
 export type FaultRole = Where<{ faults: true }>;
 /** The prompts shipped with Springfield (src/core/agents/prompts/<name>.md). */
-export type PromptName = { [K in RoleId]: Registry[K]['prompt'] | (Registry[K] extends { promptWithoutStep: infer P } ? P : never) }[RoleId] & string;
+export type PromptName = {
+  [K in RoleId]: Registry[K]['prompt'] | (Registry[K] extends { promptWithoutStep: infer P } ? P : never);
+}[RoleId] &
+  string;
 
 const IDS = Object.keys(ROLE_REGISTRY) as RoleId[];
 /** The roles, in the registry's order, whose entry passes `test`. */
@@ -109,7 +180,8 @@ export const PROMPT_NAMES: readonly PromptName[] = IDS.flatMap((id) => {
 type AgentOf<R> = { [K in AgentRole]: Registry[K]['rule'] extends R ? K : never }[AgentRole];
 function agentOf<R extends 'planning' | 'building' | 'reviewing'>(rule: R): AgentOf<R> {
   const found = AGENT_ROLES.filter((id) => ROLE_REGISTRY[id].rule === rule);
-  if (found.length !== 1) throw new Error(`the role registry must have one agent for the ${rule} rule, not ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`the role registry must have one agent for the ${rule} rule, not ${found.length}`);
   return found[0] as AgentOf<R>;
 }
 /** Whose runs are an epic's plan iterations (Lisa), who builds and claims steps (Ralph), who reviews (Bart). */
@@ -117,12 +189,19 @@ export const PLANNING_ROLE = agentOf('planning');
 export const BUILDING_ROLE = agentOf('building');
 export const REVIEWING_ROLE = agentOf('reviewing');
 /** The roles whose ended runs that were not a success spend one of the epic's build iterations: the builder and the reviewer. */
-export const BUILD_ITERATION_ROLES: readonly (typeof BUILDING_ROLE | typeof REVIEWING_ROLE)[] = [BUILDING_ROLE, REVIEWING_ROLE];
+export const BUILD_ITERATION_ROLES: readonly (typeof BUILDING_ROLE | typeof REVIEWING_ROLE)[] = [
+  BUILDING_ROLE,
+  REVIEWING_ROLE,
+];
 /** The scheduler's own work recorded like an agent run (worktree setup): shown in the Agents view, never a session. */
-export const SETUP_ROLE = rolesWhere<Where<{ kind: 'scheduler' }>>((r) => r.kind === 'scheduler')[0] as Where<{ kind: 'scheduler' }>;
+export const SETUP_ROLE = rolesWhere<Where<{ kind: 'scheduler' }>>((r) => r.kind === 'scheduler')[0] as Where<{
+  kind: 'scheduler';
+}>;
 
 /** Display names, the same in the CLI, the views and the webviews. */
-export const ROLE_NAMES: Readonly<Record<Role, string>> = Object.fromEntries(ROLES.map((id) => [id, ROLE_REGISTRY[id].name])) as Record<Role, string>;
+export const ROLE_NAMES: Readonly<Record<Role, string>> = Object.fromEntries(
+  ROLES.map((id) => [id, ROLE_REGISTRY[id].name]),
+) as Record<Role, string>;
 
 /** The registry's entry of `role`, or undefined for a string that names none (a row written by another version). */
 export function roleSpec(role: string): RoleSpec | undefined {

@@ -5,13 +5,29 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync,
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_PRESETS, kickoff } from '../../src/core/runs/presets.ts';
-import { assertFails, assertOk, ensureCli, makeRepo, planningWorktree, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertFails,
+  assertOk,
+  ensureCli,
+  makeRepo,
+  planningWorktree,
+  runCli,
+  runJson,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 import { AGENT_BIN } from '../helpers/realAgents.ts';
 
 ensureCli();
 
 interface Listed {
-  presets: { id: string; found: boolean; path: string | null; version: string | null; roles: string[]; commands: Record<string, string[]> }[];
+  presets: {
+    id: string;
+    found: boolean;
+    path: string | null;
+    version: string | null;
+    roles: string[];
+    commands: Record<string, string[]>;
+  }[];
 }
 
 /** A fake npm install of `claude` 9.9.9 and a Cursor-style versioned install, both on their own PATH dir. */
@@ -38,7 +54,10 @@ test('agents lists every preset, which CLIs are on PATH and their versions (read
   t.after(() => repo.cleanup());
   const bin = fakeInstalls(repo);
   const r = assertOk<Listed>(runJson(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` }));
-  assert.deepEqual(r.presets.map((p) => p.id), AGENT_PRESETS.map((p) => p.id));
+  assert.deepEqual(
+    r.presets.map((p) => p.id),
+    AGENT_PRESETS.map((p) => p.id),
+  );
   const byId = new Map(r.presets.map((p) => [p.id, p]));
   assert.deepEqual([byId.get('claude')?.found, byId.get('claude')?.version], [true, '9.9.9']);
   assert.deepEqual([byId.get('cursor')?.found, byId.get('cursor')?.version], [true, '2026.01.02-abc']);
@@ -61,16 +80,28 @@ test('agents use writes the role commands, keeps other settings, and refuses wha
   assert.deepEqual(Object.keys(first.roles), ['lisa', 'ralph', 'bart']);
   assert.equal(first.roles.ralph?.[0], 'claude');
   assert.ok(first.roles.ralph?.includes(kickoff('ralph')), 'the kickoff prompt names the context file');
-  assert.match(readFileSync(join(repo.root, '.gitignore'), 'utf8'), /^\.springfield\/$/m, 'the config is kept out of git');
+  assert.match(
+    readFileSync(join(repo.root, '.gitignore'), 'utf8'),
+    /^\.springfield\/$/m,
+    'the config is kept out of git',
+  );
 
   writeFileSync(config, JSON.stringify({ ...first, verification: [['npm', 'test']], maxParallelAgents: 5 }));
   const one = runJson(repo.root, ['agents', 'use', 'codex', '--role', 'bart'], { PATH: '/usr/bin:/bin' });
   assert.equal(one.code, 0, one.stderr);
   assert.equal(one.json<{ created: boolean }>().created, false);
-  const second = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; verification: string[][]; maxParallelAgents: number };
+  const second = JSON.parse(readFileSync(config, 'utf8')) as {
+    roles: Record<string, string[]>;
+    verification: string[][];
+    maxParallelAgents: number;
+  };
   assert.equal(second.roles.bart?.[0], 'codex', 'bart now runs Codex');
   assert.equal(second.roles.ralph?.[0], 'claude', 'the other roles are kept');
-  assert.deepEqual([second.verification, second.maxParallelAgents], [[['npm', 'test']], 5], 'the other settings are kept');
+  assert.deepEqual(
+    [second.verification, second.maxParallelAgents],
+    [[['npm', 'test']], 5],
+    'the other settings are kept',
+  );
   assert.ok(!lstatSync(config).isSymbolicLink());
 
   const before = readFileSync(config, 'utf8');
@@ -91,7 +122,8 @@ test("agents use writes each role's usage reader, so a run's cost is kept; a pre
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const config = join(repo.root, '.springfield', 'config.json');
-  const read = () => JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; usage?: Record<string, unknown> };
+  const read = () =>
+    JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; usage?: Record<string, unknown> };
   const use = (...args: string[]) => {
     const r = runJson(repo.root, ['agents', 'use', ...args], { PATH: '/usr/bin:/bin' });
     assert.equal(r.code, 0, r.stderr);
@@ -104,15 +136,28 @@ test("agents use writes each role's usage reader, so a run's cost is kept; a pre
   const result = { type: 'result', total_cost_usd: 0.25, usage: { input_tokens: 300, output_tokens: 40 } };
   const agent = [process.execPath, '-e', `console.log(JSON.stringify(${JSON.stringify(result)}))`];
   runCli(planningWorktree(repo, id), ['run', '--role', 'lisa', '--epic', id, '--', ...agent]);
-  const runs = assertOk<{ runs: { role: string; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[] }>(runJson(repo.root, ['runs', '--epic', id])).runs;
-  assert.deepEqual(runs.map((r) => [r.role, r.cost_usd, r.input_tokens, r.output_tokens]), [['lisa', 0.25, 300, 40]]);
+  const runs = assertOk<{
+    runs: { role: string; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[];
+  }>(runJson(repo.root, ['runs', '--epic', id])).runs;
+  assert.deepEqual(
+    runs.map((r) => [r.role, r.cost_usd, r.input_tokens, r.output_tokens]),
+    [['lisa', 0.25, 300, 40]],
+  );
 
   use('codex', '--role', 'bart');
-  assert.deepEqual(read().usage, { lisa: 'claude', ralph: 'claude', bart: 'codex' }, 'one role: only its reader changes');
+  assert.deepEqual(
+    read().usage,
+    { lisa: 'claude', ralph: 'claude', bart: 'codex' },
+    'one role: only its reader changes',
+  );
   const cursor = AGENT_PRESETS.find((p) => p.usage === null && p.roles.ralph);
   assert.ok(cursor, 'a preset whose CLI reports no usage');
   use(cursor.id, '--role', 'ralph');
-  assert.deepEqual(read().usage, { lisa: 'claude', bart: 'codex' }, "no reader for another CLI's output is left behind");
+  assert.deepEqual(
+    read().usage,
+    { lisa: 'claude', bart: 'codex' },
+    "no reader for another CLI's output is left behind",
+  );
   assert.equal(read().roles.ralph?.[0], cursor.program);
 });
 
@@ -137,12 +182,25 @@ test('agents use refuses a symbolic link for the config file or its folder', (t)
 test('agents says whether each CLI found can run: the real Claude Code without a login, then with a key', (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
-  const env = { PATH: `${AGENT_BIN}:/usr/bin:/bin`, HOME: repo.tmp, ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined, CLAUDE_CODE_OAUTH_TOKEN: undefined };
+  const env = {
+    PATH: `${AGENT_BIN}:/usr/bin:/bin`,
+    HOME: repo.tmp,
+    ANTHROPIC_API_KEY: undefined,
+    ANTHROPIC_AUTH_TOKEN: undefined,
+    CLAUDE_CODE_OAUTH_TOKEN: undefined,
+  };
   type Ready = { presets: { id: string; ready: boolean; unavailable: string | null }[] };
   const claude = (r: Ready) => r.presets.find((p) => p.id === 'claude');
   const out = assertOk<Ready>(runJson(repo.root, ['agents'], env));
-  assert.deepEqual(claude(out), { ...claude(out), ready: false, unavailable: 'Claude Code is not logged in — run claude once to log in, or set ANTHROPIC_API_KEY' });
-  assert.match(runCli(repo.root, ['agents'], env).stdout, /claude .*· Claude Code is not logged in — run claude once to log in/);
+  assert.deepEqual(claude(out), {
+    ...claude(out),
+    ready: false,
+    unavailable: 'Claude Code is not logged in — run claude once to log in, or set ANTHROPIC_API_KEY',
+  });
+  assert.match(
+    runCli(repo.root, ['agents'], env).stdout,
+    /claude .*· Claude Code is not logged in — run claude once to log in/,
+  );
   const keyed = assertOk<Ready>(runJson(repo.root, ['agents'], { ...env, ANTHROPIC_API_KEY: 'sk-ant-test' }));
   assert.deepEqual([claude(keyed)?.ready, claude(keyed)?.unavailable], [true, null]);
 });

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import Database from 'better-sqlite3';
 import type { ClaimResult, PlanView } from '../../src/core/store/types.ts';
-import { assertFails, assertOk, cleanEnv, ensureCli, makeRepo, runCli, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertFails,
+  assertOk,
+  cleanEnv,
+  ensureCli,
+  makeRepo,
+  runCli,
+  runCliAsync,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
 const P = 'plans/p.md';
 const FILES = {
@@ -31,7 +40,10 @@ function fingerprint(dbPath: string): Fingerprint {
   const db = new Database(dbPath, { fileMustExist: true });
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all() as string[];
     const dump: Record<string, unknown[]> = { user_version: [db.pragma('user_version', { simple: true })] };
     for (const t of tables) dump[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all();
     const wal = `${dbPath}-wal`;
@@ -65,14 +77,35 @@ const CASES: readonly BadCase[] = [
   { args: ['claim', P, '--lease'], code: 'missing_value' },
   { args: ['claim', P, '--lease', '10', '--lease', '20'], code: 'bad_option', says: '--lease given twice' },
   { args: ['claim', P, '--lease', '10', '--lease-duration', '10'], code: 'bad_option', says: '--lease given twice' },
-  { args: ['claim', P, '--lease', '9007199254740993'], code: 'bad_option', says: "--lease needs a whole number up to 9007199254740991, got '9007199254740993'" },
+  {
+    args: ['claim', P, '--lease', '9007199254740993'],
+    code: 'bad_option',
+    says: "--lease needs a whole number up to 9007199254740991, got '9007199254740993'",
+  },
   { args: ['heartbeat', P, 'step-1', '--token', '1', '--token', '1'], code: 'bad_option', says: '--token given twice' },
-  { args: ['heartbeat', P, 'step-1', '--token', '99999999999999999999'], code: 'bad_option', says: "'99999999999999999999'" },
-  { args: ['heartbeat', P, 'step-1'], env: { SPRINGFIELD_CLAIM_TOKEN: '9007199254740993' }, code: 'bad_token', says: "SPRINGFIELD_CLAIM_TOKEN needs a whole number up to 9007199254740991, got '9007199254740993'" },
-  { args: ['update', P, 'step-1', '--item', '9007199254740993', 'completed'], code: 'bad_option', says: "got '9007199254740993'" },
+  {
+    args: ['heartbeat', P, 'step-1', '--token', '99999999999999999999'],
+    code: 'bad_option',
+    says: "'99999999999999999999'",
+  },
+  {
+    args: ['heartbeat', P, 'step-1'],
+    env: { SPRINGFIELD_CLAIM_TOKEN: '9007199254740993' },
+    code: 'bad_token',
+    says: "SPRINGFIELD_CLAIM_TOKEN needs a whole number up to 9007199254740991, got '9007199254740993'",
+  },
+  {
+    args: ['update', P, 'step-1', '--item', '9007199254740993', 'completed'],
+    code: 'bad_option',
+    says: "got '9007199254740993'",
+  },
   { args: ['events', '--since', '18446744073709551616'], code: 'bad_option', says: "got '18446744073709551616'" },
   { args: ['events', '--limit', '5', '--limit', '6'], code: 'bad_option', says: '--limit given twice' },
-  { args: ['signal', 'decide', '9007199254740993', '--decision', 'accept'], code: 'bad_argument', says: "<signal> needs a whole number up to 9007199254740991, got '9007199254740993'" },
+  {
+    args: ['signal', 'decide', '9007199254740993', '--decision', 'accept'],
+    code: 'bad_argument',
+    says: "<signal> needs a whole number up to 9007199254740991, got '9007199254740993'",
+  },
   { args: ['claim', P, '--token', '1'], code: 'unknown_option' },
   { args: ['claim', 'plans/bad.md'], code: 'invalid_plan', says: 'duplicate' },
   { args: ['claim', 'plans/missing.md'], code: 'invalid_plan' },
@@ -142,12 +175,21 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
     after(() => repo.cleanup());
 
     for (const c of CASES) {
-      test(`${c.args.join(' ')}${c.env ? ` (${Object.entries(c.env).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''} → ${c.code}`, async () => {
+      test(`${c.args.join(' ')}${
+        c.env
+          ? ` (${Object.entries(c.env)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')})`
+          : ''
+      } → ${c.code}`, async () => {
         // Arrange
         const before = fingerprint(dbPath);
 
         // Act
-        const [text, json] = await Promise.all([runCliAsync(repo.root, c.args, c.env), runCliAsync(repo.root, [...c.args, '--json'], c.env)]);
+        const [text, json] = await Promise.all([
+          runCliAsync(repo.root, c.args, c.env),
+          runCliAsync(repo.root, [...c.args, '--json'], c.env),
+        ]);
 
         // Assert
         assertFails(text, 2, c.code);
@@ -176,7 +218,12 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
     });
     after(() => repo.cleanup());
 
-    const attempts = (db: string) => [['show', '--db', db], ['claim', P, '--db', db], ['init', 'plans/other.md', '--db', db], ['ready', P, '--db', db]];
+    const attempts = (db: string) => [
+      ['show', '--db', db],
+      ['claim', P, '--db', db],
+      ['init', 'plans/other.md', '--db', db],
+      ['ready', P, '--db', db],
+    ];
 
     test('a database written by a newer Springfield is refused, never modified', () => {
       // Arrange
@@ -223,51 +270,73 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
       assert.equal(existsSync(`${corrupt}-wal`), false);
     });
 
-    test('a database locked by another process: writers give up with database_locked, readers still read', { timeout: 120_000 }, async () => {
-      // Arrange: a separate OS process holds BEGIN EXCLUSIVE until told to let go.
-      const before = fingerprint(dbPath);
-      const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
-      const holder = spawn(process.execPath, ['-e', `
+    test(
+      'a database locked by another process: writers give up with database_locked, readers still read',
+      { timeout: 120_000 },
+      async () => {
+        // Arrange: a separate OS process holds BEGIN EXCLUSIVE until told to let go.
+        const before = fingerprint(dbPath);
+        const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
+        const holder = spawn(
+          process.execPath,
+          [
+            '-e',
+            `
         const Database = require(process.argv[1]);
         const db = new Database(process.argv[2]);
         db.exec('BEGIN EXCLUSIVE');
         process.stdout.write('locked\\n');
         process.stdin.once('data', () => { db.exec('ROLLBACK'); db.close(); process.exit(0); });
-      `, sqlitePath, dbPath], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'inherit'] });
-      const exited = once(holder, 'exit');
-      holder.stdin.on('error', () => {}); // it may already have exited
-      try {
-        const first = await Promise.race([
-          once(holder.stdout, 'data').then(([d]) => String(d)),
-          exited.then(([code]) => `holder exited early with ${String(code)}`),
-        ]);
-        assert.equal(first, 'locked\n');
+      `,
+            sqlitePath,
+            dbPath,
+          ],
+          { env: cleanEnv(), stdio: ['pipe', 'pipe', 'inherit'] },
+        );
+        const exited = once(holder, 'exit');
+        holder.stdin.on('error', () => {}); // it may already have exited
+        try {
+          const first = await Promise.race([
+            once(holder.stdout, 'data').then(([d]) => String(d)),
+            exited.then(([code]) => `holder exited early with ${String(code)}`),
+          ]);
+          assert.equal(first, 'locked\n');
 
-        // Act
-        const read = runCli(repo.root, ['show', P, '--json']);
-        const started = Date.now();
-        const write = await runCliAsync(repo.root, ['claim', P, '--json']);
-        const waited = Date.now() - started;
+          // Act
+          const read = runCli(repo.root, ['show', P, '--json']);
+          const started = Date.now();
+          const write = await runCliAsync(repo.root, ['claim', P, '--json']);
+          const waited = Date.now() - started;
 
-        // Assert
-        const { plans } = assertOk<{ plans: PlanView[] }>(read);
-        assert.equal(plans.length, 1, 'WAL readers are not blocked by a writer');
-        const error = assertFails(write, 3, 'database_locked');
-        assert.ok(error.message.includes(dbPath), error.message);
-        assert.ok(waited >= 5000, `the busy timeout must be at least 5 s (docs/architecture.md), gave up after ${waited} ms`);
-      } finally {
-        holder.stdin.end('done\n');
-        await exited;
-      }
-      assert.deepEqual(fingerprint(dbPath), before);
-    });
+          // Assert
+          const { plans } = assertOk<{ plans: PlanView[] }>(read);
+          assert.equal(plans.length, 1, 'WAL readers are not blocked by a writer');
+          const error = assertFails(write, 3, 'database_locked');
+          assert.ok(error.message.includes(dbPath), error.message);
+          assert.ok(
+            waited >= 5000,
+            `the busy timeout must be at least 5 s (docs/architecture.md), gave up after ${waited} ms`,
+          );
+        } finally {
+          holder.stdin.end('done\n');
+          await exited;
+        }
+        assert.deepEqual(fingerprint(dbPath), before);
+      },
+    );
   });
 });
 
 test('with no database yet, refused bad input creates none', () => {
   const repo = makeRepo({ files: FILES });
   try {
-    for (const args of [['init', 'plans/bad.md'], ['claim', P, '--lease', 'abc'], ['show', P], ['ready', P], ['events', P]]) {
+    for (const args of [
+      ['init', 'plans/bad.md'],
+      ['claim', P, '--lease', 'abc'],
+      ['show', P],
+      ['ready', P],
+      ['events', P],
+    ]) {
       assert.equal(runCli(repo.root, args).code, 2, args.join(' '));
       assert.equal(existsSync(join(repo.root, '.springfield')), false, `${args.join(' ')} created .springfield/`);
     }
@@ -279,7 +348,10 @@ test('with no database yet, refused bad input creates none', () => {
 test('a failed claim or start on an uninitialised plan creates no database', () => {
   const repo = makeRepo({ files: FILES });
   try {
-    for (const args of [['claim', P], ['start', P, 'step-1']]) {
+    for (const args of [
+      ['claim', P],
+      ['start', P, 'step-1'],
+    ]) {
       assert.equal(runCli(repo.root, args).code, 2);
       assert.equal(existsSync(join(repo.root, '.springfield')), false, `${args.join(' ')} created .springfield/`);
     }

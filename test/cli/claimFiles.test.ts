@@ -4,7 +4,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReadyResult } from '../../src/core/store/types.ts';
-import { assertClaimed, assertNotClaimed, assertOk, ensureCli, makeRepo, runCli, runCliAsync, runJson, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertClaimed,
+  assertNotClaimed,
+  assertOk,
+  ensureCli,
+  makeRepo,
+  runCli,
+  runCliAsync,
+  runJson,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
 const ONE = `# Plan: One
 
@@ -30,7 +40,7 @@ const TWO = `# Plan: Two
 
 before(() => ensureCli());
 
-describe('claims by agents themselves keep off each other\'s files', () => {
+describe("claims by agents themselves keep off each other's files", () => {
   let repo: Repo;
   before(() => {
     repo = makeRepo({ files: { 'plans/one.md': ONE, 'plans/two.md': TWO }, worktrees: ['a', 'b'] });
@@ -42,19 +52,29 @@ describe('claims by agents themselves keep off each other\'s files', () => {
   test('two worktrees claiming at once on two plans sharing a file get steps that do not overlap; ready says why', async () => {
     const a = repo.worktree('a');
     const b = repo.worktree('b');
-    const [ra, rb] = await Promise.all([runCliAsync(a, ['claim', 'plans/one.md', '--json']), runCliAsync(b, ['claim', 'plans/two.md', '--json'])]);
+    const [ra, rb] = await Promise.all([
+      runCliAsync(a, ['claim', 'plans/one.md', '--json']),
+      runCliAsync(b, ['claim', 'plans/two.md', '--json']),
+    ]);
     const ca = assertClaimed(ra);
     const cb = assertClaimed(rb);
     // Both step-1s touch src/db/user.ts: at most one of them is held.
-    assert.ok(!(ca.step_anchor === 'step-1' && cb.step_anchor === 'step-1'), `both claimed step-1: ${ra.stdout} ${rb.stdout}`);
+    assert.ok(
+      !(ca.step_anchor === 'step-1' && cb.step_anchor === 'step-1'),
+      `both claimed step-1: ${ra.stdout} ${rb.stdout}`,
+    );
     assert.ok(ca.step_anchor === 'step-1' || cb.step_anchor === 'step-1', 'the first claimer took its step-1');
-    const [first, second, secondPlan, firstPlan] = ca.step_anchor === 'step-1' ? [a, b, 'plans/two.md', 'plans/one.md'] : [b, a, 'plans/one.md', 'plans/two.md'];
+    const [first, second, secondPlan, firstPlan] =
+      ca.step_anchor === 'step-1' ? [a, b, 'plans/two.md', 'plans/one.md'] : [b, a, 'plans/one.md', 'plans/two.md'];
 
     const ready = assertOk<ReadyResult>(runJson(second, ['ready', secondPlan]));
     assert.deepEqual(ready.ready_steps, []);
     assert.equal(ready.files_waiting.length, 1);
     const wait = ready.files_waiting[0];
-    assert.deepEqual([wait?.anchor, wait?.with_plan, wait?.with_step, wait?.with_epic], ['step-1', firstPlan, 'step-1', null]);
+    assert.deepEqual(
+      [wait?.anchor, wait?.with_plan, wait?.with_step, wait?.with_epic],
+      ['step-1', firstPlan, 'step-1', null],
+    );
     assert.match(wait?.with_holder ?? '', new RegExp(`${first.split('/').pop() ?? ''}$`));
     const text = runCli(second, ['ready', secondPlan]);
     assert.equal(text.code, 0, text.stderr);
@@ -64,7 +84,10 @@ describe('claims by agents themselves keep off each other\'s files', () => {
 
     const none = assertNotClaimed(runJson(second, ['claim', secondPlan]));
     assert.equal(none.reason, 'files_busy');
-    assert.deepEqual(none.files_waiting?.map((w) => w.anchor), ['step-1']);
+    assert.deepEqual(
+      none.files_waiting?.map((w) => w.anchor),
+      ['step-1'],
+    );
     const said = runCli(second, ['claim', secondPlan]);
     assert.equal(said.code, 0, said.stderr);
     assert.match(said.stdout, /waiting: step-1 shares src\/db\/\S+ with plans\/\S+ step-1 \(held by /);

@@ -5,11 +5,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
-  ArtifactResult, CompleteResult, EventView, HeartbeatResult, InitResult, ReadyResult, ResetResult, StartResult, StepView, UpdateResult,
+  ArtifactResult,
+  CompleteResult,
+  EventView,
+  HeartbeatResult,
+  InitResult,
+  ReadyResult,
+  ResetResult,
+  StartResult,
+  StepView,
+  UpdateResult,
 } from '../../src/core/store/types.ts';
 import { STEP_COMMANDS } from '../../src/cli/commands/stepNames.ts';
 import {
-  assertClaimed, assertFails, assertNotClaimed, assertOk, ensureCli, makeRepo, runCli, runJson, showSteps, type Repo,
+  assertClaimed,
+  assertFails,
+  assertNotClaimed,
+  assertOk,
+  ensureCli,
+  makeRepo,
+  runCli,
+  runJson,
+  showSteps,
+  type Repo,
 } from '../helpers/gitRepo.ts';
 
 const PLAN = `# Plan: Flow
@@ -74,7 +92,12 @@ describe('the full flow across two worktrees', () => {
     assert.equal(r.steps_created, 5);
     assert.equal(r.checklist_items_created, 7);
     assert.equal(r.already_initialized, false);
-    assert.deepEqual(readFileSync(join(main, '.gitignore'), 'utf8').split('\n').filter((l) => l.includes('springfield')), ['.springfield/']);
+    assert.deepEqual(
+      readFileSync(join(main, '.gitignore'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('springfield')),
+      ['.springfield/'],
+    );
   });
 
   test('init again (from any worktree) is a no-op reporting already_initialized', () => {
@@ -86,7 +109,11 @@ describe('the full flow across two worktrees', () => {
       assert.equal(r.checklist_items_created, 0);
     }
     assert.equal(first.plan_hash, fromA.plan_hash);
-    assert.equal(readFileSync(join(main, '.gitignore'), 'utf8').match(/\.springfield\//g)?.length, 1, '.gitignore entry is not duplicated');
+    assert.equal(
+      readFileSync(join(main, '.gitignore'), 'utf8').match(/\.springfield\//g)?.length,
+      1,
+      '.gitignore entry is not duplicated',
+    );
   });
 
   test('claims go by step_index, respect dependencies, and carry the documented fields', () => {
@@ -95,15 +122,25 @@ describe('the full flow across two worktrees', () => {
     const second = claimed(sf(b, ['claim', P]));
     const third = notClaimed(sf(b, ['claim', P]));
     assert.deepEqual(
-      { anchor: first.step_anchor, title: first.step_title, index: first.step_index, token: first.claim_token, substeps: first.substeps },
-      { anchor: 'step-1', title: 'Scaffold', index: 0, token: 1, substeps: ['step-1-1'] });
+      {
+        anchor: first.step_anchor,
+        title: first.step_title,
+        index: first.step_index,
+        token: first.claim_token,
+        substeps: first.substeps,
+      },
+      { anchor: 'step-1', title: 'Scaffold', index: 0, token: 1, substeps: ['step-1-1'] },
+    );
     assert.equal(first.remaining_ready, 1, 'step-3 is still ready');
     assert.equal(first.total_remaining, 4);
     assert.equal(first.reclaimed_from_expired, false);
     assert.equal(first.claimed_by, a);
     const lease = Date.parse(first.lease_expires_at) - before;
     assert.ok(lease > 7190_000 && lease < 7260_000, `default lease is 7200 s, got ${lease} ms`);
-    assert.deepEqual([second.step_anchor, second.step_index, second.claim_token, second.remaining_ready], ['step-3', 3, 1, 0]);
+    assert.deepEqual(
+      [second.step_anchor, second.step_index, second.claim_token, second.remaining_ready],
+      ['step-3', 3, 1, 0],
+    );
     assert.equal(second.claimed_by, b);
     assert.equal(third.reason, 'no_ready_steps');
     assert.deepEqual(third.blocked_steps, ['step-2', 'step-4']);
@@ -111,31 +148,48 @@ describe('the full flow across two worktrees', () => {
     assert.deepEqual(ready.claimed_steps, ['step-1', 'step-3']);
     assert.deepEqual(ready.ready_steps, []);
     const sub = step(main, 'step-1-1');
-    assert.deepEqual([sub.status, sub.claimed_by, sub.claim_token], ['claimed', a, 1], 'substeps are claimed with their parent');
+    assert.deepEqual(
+      [sub.status, sub.claimed_by, sub.claim_token],
+      ['claimed', a, 1],
+      'substeps are claimed with their parent',
+    );
   });
 
   test('the holder can start, heartbeat, update and record artifacts', () => {
     const started = assertOk<StartResult>(sf(a, ['start', P, 'step-1']));
     const beat = assertOk<HeartbeatResult>(sf(a, ['heartbeat', P, 'step-1', '--lease', '600']));
-    const updated = assertOk<UpdateResult>(sf(a, ['update', P, 'step-1', '--task', '0', 'completed', '--task', '1', 'in_progress']));
-    const artifact = assertOk<ArtifactResult>(sf(a, ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'scaffold chosen']));
+    const updated = assertOk<UpdateResult>(
+      sf(a, ['update', P, 'step-1', '--task', '0', 'completed', '--task', '1', 'in_progress']),
+    );
+    const artifact = assertOk<ArtifactResult>(
+      sf(a, ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'scaffold chosen']),
+    );
     assert.equal(started.status, 'in_progress');
     assert.equal(beat.claim_token, 1);
-    assert.ok(Math.abs(Date.parse(beat.lease_expires_at) - Date.now() - 600_000) < 30_000, 'heartbeat set the new lease');
+    assert.ok(
+      Math.abs(Date.parse(beat.lease_expires_at) - Date.now() - 600_000) < 30_000,
+      'heartbeat set the new lease',
+    );
     assert.equal(updated.updated, 2);
     assert.deepEqual(updated.tasks, { open: 0, in_progress: 1, completed: 1 });
     assert.equal(artifact.recorded, true);
     assert.equal(artifact.kind, 'note');
     const s = step(main, 'step-1');
     assert.equal(s.status, 'in_progress');
-    assert.deepEqual(s.items.map((i) => i.status), ['completed', 'in_progress', 'open']);
+    assert.deepEqual(
+      s.items.map((i) => i.status),
+      ['completed', 'in_progress', 'open'],
+    );
   });
 
   test('a non-holder is refused with not_holder for every mutation, and nothing changes', () => {
     const before = showSteps(main, P);
     const attempts = [
-      ['start', P, 'step-1'], ['heartbeat', P, 'step-1'], ['update', P, 'step-1', '--all', 'completed'],
-      ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'sneaky'], ['complete', P, 'step-1', '--force', 'take over'],
+      ['start', P, 'step-1'],
+      ['heartbeat', P, 'step-1'],
+      ['update', P, 'step-1', '--all', 'completed'],
+      ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'sneaky'],
+      ['complete', P, 'step-1', '--force', 'take over'],
       ['update', P, 'step-1-1', '--task', '0', 'completed'],
     ];
 
@@ -164,7 +218,11 @@ describe('the full flow across two worktrees', () => {
   test('complete is strict: open items and substeps are refused with incomplete', () => {
     const r = sf(a, ['complete', P, 'step-1']);
     const error = assertFails(r, 1, 'incomplete');
-    assert.match(error.message, /3 open items \(task 1 "Add a README", test 0 "Smoke test", step-1-1 task 0 "Add eslint"\)/, "the substep's item counts too");
+    assert.match(
+      error.message,
+      /3 open items \(task 1 "Add a README", test 0 "Smoke test", step-1-1 task 0 "Add eslint"\)/,
+      "the substep's item counts too",
+    );
     assert.match(error.message, /step-1-1/);
     assert.match(error.message, /--force/);
     assert.equal(step(main, 'step-1').status, 'in_progress');
@@ -176,11 +234,16 @@ describe('the full flow across two worktrees', () => {
     repo.git(['commit', '-q', '--allow-empty', '-m', 'scaffold'], a);
     const full = repo.git(['rev-parse', 'HEAD'], a);
     const unknown = sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', 'abc1234']);
-    const done = assertOk<CompleteResult>(sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', full.slice(0, 8)]));
+    const done = assertOk<CompleteResult>(
+      sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', full.slice(0, 8)]),
+    );
     const again = assertOk<CompleteResult>(sf(a, ['complete', P, 'step-1', '--token', '1']));
     assert.equal(sub.step_status, 'claimed', 'update never completes a step, a substep included');
     assert.match(assertFails(unknown, 2, 'unknown_commit').message, /^--commit abc1234: no such commit in /);
-    assert.deepEqual([done.completed, done.already_completed, done.forced, done.plan_completed, done.remaining_steps], [true, false, false, false, 3]);
+    assert.deepEqual(
+      [done.completed, done.already_completed, done.forced, done.plan_completed, done.remaining_steps],
+      [true, false, false, false, 3],
+    );
     assert.equal(done.commit_hash, full, 'the full hash is stored, not the abbreviation given');
     assert.equal(again.already_completed, true, 'completing again as the same holder is a no-op success');
     assert.equal(step(main, 'step-1').commit_hash, full);
@@ -197,10 +260,16 @@ describe('the full flow across two worktrees', () => {
 
   test('complete --force records its reason and completes the open items', () => {
     const forced = assertOk<CompleteResult>(sf(b, ['complete', P, 'step-3', '--force', 'docs move to the wiki']));
-    assert.deepEqual([forced.forced, forced.force_reason, forced.incomplete_items_auto_completed], [true, 'docs move to the wiki', 1]);
+    assert.deepEqual(
+      [forced.forced, forced.force_reason, forced.incomplete_items_auto_completed],
+      [true, 'docs move to the wiki', 1],
+    );
     const s = step(main, 'step-3');
     assert.equal(s.complete_reason, 'docs move to the wiki');
-    assert.deepEqual(s.items.map((i) => i.status), ['completed']);
+    assert.deepEqual(
+      s.items.map((i) => i.status),
+      ['completed'],
+    );
   });
 
   test('reset returns a step to pending and fences the old holder', () => {
@@ -237,19 +306,41 @@ describe('the full flow across two worktrees', () => {
   test('events --json lists claims and completions with worktree and from/to', () => {
     const { events } = assertOk<{ events: EventView[] }>(sf(main, ['events', P]));
     const claims = events.filter((e) => e.entity === 'step' && e.action === 'claim');
-    assert.deepEqual(claims.map((e) => [e.step_anchor, e.worktree, e.from_status, e.to_status]), [
-      ['step-1', a, 'pending', 'claimed'], ['step-3', b, 'pending', 'claimed'], ['step-2', a, 'pending', 'claimed'],
-      ['step-2', a, 'pending', 'claimed'], ['step-4', b, 'pending', 'claimed'],
-    ]);
+    assert.deepEqual(
+      claims.map((e) => [e.step_anchor, e.worktree, e.from_status, e.to_status]),
+      [
+        ['step-1', a, 'pending', 'claimed'],
+        ['step-3', b, 'pending', 'claimed'],
+        ['step-2', a, 'pending', 'claimed'],
+        ['step-2', a, 'pending', 'claimed'],
+        ['step-4', b, 'pending', 'claimed'],
+      ],
+    );
     const completes = events.filter((e) => e.entity === 'step' && e.action === 'complete');
-    assert.deepEqual(completes.map((e) => [e.step_anchor, e.worktree, e.to_status]), [
-      ['step-1', a, 'completed'], ['step-3', b, 'completed'], ['step-2', a, 'completed'], ['step-4', b, 'completed'],
-    ]);
-    assert.deepEqual((completes[0]?.data as { substeps_completed?: string[] }).substeps_completed, ['step-1-1'], 'the substep completed with its parent, in its event');
+    assert.deepEqual(
+      completes.map((e) => [e.step_anchor, e.worktree, e.to_status]),
+      [
+        ['step-1', a, 'completed'],
+        ['step-3', b, 'completed'],
+        ['step-2', a, 'completed'],
+        ['step-4', b, 'completed'],
+      ],
+    );
+    assert.deepEqual(
+      (completes[0]?.data as { substeps_completed?: string[] }).substeps_completed,
+      ['step-1-1'],
+      'the substep completed with its parent, in its event',
+    );
     assert.equal(completes.find((e) => e.step_anchor === 'step-3')?.reason, 'docs move to the wiki');
     const reset = events.find((e) => e.action === 'reset');
-    assert.deepEqual([reset?.worktree, reset?.from_status, reset?.to_status, reset?.reason], [main, 'in_progress', 'pending', 'worktree a went away']);
-    assert.deepEqual(events.map((e) => e.id), [...events.map((e) => e.id)].sort((x, y) => x - y));
+    assert.deepEqual(
+      [reset?.worktree, reset?.from_status, reset?.to_status, reset?.reason],
+      [main, 'in_progress', 'pending', 'worktree a went away'],
+    );
+    assert.deepEqual(
+      events.map((e) => e.id),
+      [...events.map((e) => e.id)].sort((x, y) => x - y),
+    );
   });
 });
 
@@ -291,7 +382,11 @@ describe('an expired lease', () => {
     const text = runCli(b, ['claim', P]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Claimed step-1: Scaffold \(taken over from ralph-b, lease expired \d+ s ago\)$/m);
-    assert.doesNotMatch(text.stdout, new RegExp(a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'no worktree path in the text');
+    assert.doesNotMatch(
+      text.stdout,
+      new RegExp(a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      'no worktree path in the text',
+    );
   });
 });
 
@@ -326,10 +421,19 @@ describe('plan drift', () => {
     claimed(sf(a, ['claim', P]));
     edit(a, '## Step 3: Docs {#step-3}', '## Step 3: Documentation {#step-3}');
 
-    for (const args of [['claim', P], ['update', P, 'step-2', '--all', 'completed'], ['complete', P, 'step-2', '--force', 'x']]) {
+    for (const args of [
+      ['claim', P],
+      ['update', P, 'step-2', '--all', 'completed'],
+      ['complete', P, 'step-2', '--force', 'x'],
+    ]) {
       const r = sf(a, args);
       const error = assertFails(r, 1, 'plan_drift');
-      assert.ok(error.message.includes('step-3 title changed') && error.message.includes('Docs') && error.message.includes('Documentation'), error.message);
+      assert.ok(
+        error.message.includes('step-3 title changed') &&
+          error.message.includes('Docs') &&
+          error.message.includes('Documentation'),
+        error.message,
+      );
       assert.match(error.message, /init --force/);
     }
     assert.equal(step(repo.root, 'step-2').status, 'claimed');
@@ -339,7 +443,10 @@ describe('plan drift', () => {
     const events = () => assertOk<{ events: unknown[] }>(sf(repo.root, ['events', '--json'])).events.length;
     const before = [events(), JSON.stringify([...showSteps(repo.root, P)])];
     const error = assertFails(sf(a, ['init', P]), 1, 'plan_drift');
-    assert.ok(error.message.startsWith(`${P}: plan changed since init (`) && error.message.includes('step-3 title changed'), error.message);
+    assert.ok(
+      error.message.startsWith(`${P}: plan changed since init (`) && error.message.includes('step-3 title changed'),
+      error.message,
+    );
     assert.match(error.message, /init --force/);
     assert.deepEqual([events(), JSON.stringify([...showSteps(repo.root, P)])], before);
   });

@@ -5,12 +5,30 @@ import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { PlanView } from '../../src/core/store/types.ts';
-import { assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, PROJECT_ROOT, runCli, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertOk,
+  CLI_PATH,
+  cleanEnv,
+  ensureCli,
+  makeRepo,
+  PROJECT_ROOT,
+  runCli,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
 /** 400 steps with long item texts: `show --json` is far larger than a pipe's 64 KiB buffer. */
-const PLAN = ['# Plan: Big output', '', ...Array.from({ length: 400 }, (_, i) => [
-  `## Step ${i + 1}: Step number ${i + 1} {#s${i + 1}}`, '**Tasks:**', `- [ ] ${'a task with a long description '.repeat(6)}${i}`, '',
-].join('\n'))].join('\n');
+const PLAN = [
+  '# Plan: Big output',
+  '',
+  ...Array.from({ length: 400 }, (_, i) =>
+    [
+      `## Step ${i + 1}: Step number ${i + 1} {#s${i + 1}}`,
+      '**Tasks:**',
+      `- [ ] ${'a task with a long description '.repeat(6)}${i}`,
+      '',
+    ].join('\n'),
+  ),
+].join('\n');
 
 let repo: Repo;
 before(() => {
@@ -31,7 +49,11 @@ test('an output many times a pipe buffer arrives whole, as one JSON document', (
 test('a reader that stops early (show | head) ends the output quietly: exit 0, nothing on stderr', () => {
   const script = `set -o pipefail; "$0" "$1" show --json 2>"$2" | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`;
   const errFile = `${repo.tmp}/stderr.txt`;
-  const r = spawnSync('bash', ['-c', script, process.execPath, CLI_PATH, errFile], { cwd: repo.root, env: cleanEnv(), encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', script, process.execPath, CLI_PATH, errFile], {
+    cwd: repo.root,
+    env: cleanEnv(),
+    encoding: 'utf8',
+  });
 
   assert.equal(r.stdout.trim(), '0');
   assert.equal(spawnSync('cat', [errFile], { encoding: 'utf8' }).stdout, '');
@@ -46,11 +68,17 @@ test('a non-blocking stdout that fills up (EAGAIN) still gets the whole output b
   const reader = spawn('bash', ['-c', 'sleep 0.5; cat "$0" > "$1"', fifo, outFile], { stdio: 'ignore' });
   const readerDone = once(reader, 'close'); // listen now: it may finish before the CLI's close is seen
   const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-  const cli = spawn(process.execPath, [CLI_PATH, 'show', '--json'], { cwd: repo.root, env: cleanEnv(), stdio: ['ignore', fd, 'pipe'] });
+  const cli = spawn(process.execPath, [CLI_PATH, 'show', '--json'], {
+    cwd: repo.root,
+    env: cleanEnv(),
+    stdio: ['ignore', fd, 'pipe'],
+  });
   closeSync(fd);
   let stderr = '';
-  cli.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const [code] = await once(cli, 'close') as [number | null];
+  cli.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const [code] = (await once(cli, 'close')) as [number | null];
   await readerDone;
 
   assert.equal(code, 0, stderr);
@@ -59,7 +87,7 @@ test('a non-blocking stdout that fills up (EAGAIN) still gets the whole output b
   assert.equal(doc.plans[0]?.steps.length, 400);
 });
 
-test('springfield --version is package.json\'s version, in the built CLI and from source alike', async () => {
+test("springfield --version is package.json's version, in the built CLI and from source alike", async () => {
   const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
   for (const flag of ['--version', '-V']) {
     const r = spawnSync(process.execPath, [CLI_PATH, flag], { cwd: repo.root, env: cleanEnv(), encoding: 'utf8' });

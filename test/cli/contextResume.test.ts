@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import type { ContextView } from '../../src/core/store/epicTypes.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
-import { assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, writeFiles, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertOk,
+  cleanEnv,
+  CLI_PATH,
+  ensureCli,
+  makeRepo,
+  runCli,
+  writeFiles,
+  type CliResult,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
 const RESUME_PLAN = `# Plan: Resume demo
 
@@ -92,8 +102,11 @@ before(() => {
   ensureCli();
   repo = makeRepo({
     files: {
-      '.gitignore': '.springfield/\n', 'plans/resume.md': RESUME_PLAN, 'docs/adr/0001-use-sqlite.md': '# ADR 1: SQLite\n',
-      'docs/adr/0002-wal.md': '# ADR 2: WAL\n', 'src/a.ts': 'export const a = 1;\nexport const b = 2;\nexport const c = 3;\n',
+      '.gitignore': '.springfield/\n',
+      'plans/resume.md': RESUME_PLAN,
+      'docs/adr/0001-use-sqlite.md': '# ADR 1: SQLite\n',
+      'docs/adr/0002-wal.md': '# ADR 2: WAL\n',
+      'src/a.ts': 'export const a = 1;\nexport const b = 2;\nexport const c = 3;\n',
     },
   });
 });
@@ -138,7 +151,10 @@ describe('context', () => {
     chmodSync(join(bin, 'springfield'), 0o755);
     writeFileSync(join(repo.tmp, 'session.mjs'), SESSION);
     const run = spawnSync(process.execPath, [join(repo.tmp, 'session.mjs')], {
-      cwd: wtA, encoding: 'utf8', timeout: 120_000, env: cleanEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` }),
+      cwd: wtA,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: cleanEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` }),
     });
     assert.equal(run.status, 0, run.stderr);
     const report = JSON.parse(run.stdout) as SessionReport;
@@ -147,41 +163,93 @@ describe('context', () => {
     t.diagnostic(`session ran: ${report.transcript.join(' ; ')}`);
     const finalCommand = report.transcript.at(-1) ?? '';
     if (report.hasCommit) assert.match(finalCommand, /^springfield commit -m "session work on step-1" --step step-1$/);
-    else assert.match(finalCommand, /^springfield complete plans\/resume\.md step-1 --commit /, 'without `springfield commit`: git commit, then complete');
+    else
+      assert.match(
+        finalCommand,
+        /^springfield complete plans\/resume\.md step-1 --commit /,
+        'without `springfield commit`: git commit, then complete',
+      );
     const first = report.first;
     assert.equal(first.epic?.id, id);
     assert.equal(first.intent, 'Responses are cached; a hit costs under 1 ms.');
     assert.equal(first.approach, 'Wrap the HTTP client in a small cache module.');
     assert.equal(first.constraints, 'No new runtime dependencies.');
-    assert.deepEqual([first.step?.anchor, first.step?.held_by_you, first.step?.claim_token], ['step-1', true, claim.claim_token]);
+    assert.deepEqual(
+      [first.step?.anchor, first.step?.held_by_you, first.step?.claim_token],
+      ['step-1', true, claim.claim_token],
+    );
     assert.ok(first.step?.lease_expires_at);
-    assert.deepEqual(first.step?.items.map((i) => [i.kind, i.ordinal, i.status]), [['task', 0, 'completed'], ['task', 1, 'open'], ['test', 0, 'open'], ['checkpoint', 0, 'open']]);
+    assert.deepEqual(
+      first.step?.items.map((i) => [i.kind, i.ordinal, i.status]),
+      [
+        ['task', 0, 'completed'],
+        ['task', 1, 'open'],
+        ['test', 0, 'open'],
+        ['checkpoint', 0, 'open'],
+      ],
+    );
     const updates = report.transcript.filter((c) => c.startsWith('springfield update '));
-    assert.deepEqual(updates.map((c) => c.replace(/^springfield update plans\/resume\.md step-1 /, '')), ['--task 1 completed', '--test 0 completed', '--checkpoint 0 completed']);
+    assert.deepEqual(
+      updates.map((c) => c.replace(/^springfield update plans\/resume\.md step-1 /, '')),
+      ['--task 1 completed', '--test 0 completed', '--checkpoint 0 completed'],
+    );
 
-    const step = dbRows(`SELECT status, completed_by, completed_token, commit_hash FROM steps WHERE plan_path = 'plans/resume.md' AND anchor = 'step-1'`)[0];
+    const step = dbRows(
+      `SELECT status, completed_by, completed_token, commit_hash FROM steps WHERE plan_path = 'plans/resume.md' AND anchor = 'step-1'`,
+    )[0];
     const head = repo.git(['rev-parse', 'HEAD'], wtA);
-    assert.deepEqual(step, { status: 'completed', completed_by: wtA, completed_token: claim.claim_token, commit_hash: head });
-    assert.deepEqual(dbRows(`SELECT DISTINCT status FROM checklist_items WHERE plan_path = 'plans/resume.md' AND step_anchor = 'step-1'`), [{ status: 'completed' }]);
+    assert.deepEqual(step, {
+      status: 'completed',
+      completed_by: wtA,
+      completed_token: claim.claim_token,
+      commit_hash: head,
+    });
+    assert.deepEqual(
+      dbRows(
+        `SELECT DISTINCT status FROM checklist_items WHERE plan_path = 'plans/resume.md' AND step_anchor = 'step-1'`,
+      ),
+      [{ status: 'completed' }],
+    );
     assert.match(repo.git(['log', '-1', '--format=%B'], wtA), /session work on step-1/);
     assert.match(repo.git(['show', '--stat', '--format=', 'HEAD'], wtA), /work\.txt/);
     if (report.hasCommit) assert.match(repo.git(['log', '-1', '--format=%B'], wtA), /Springfield-Step: step-1/);
     assert.equal(report.last.step, null, 'nothing held any more');
     const after = assertOk<ContextView>(sf(wtA, ['context', '--epic', id]));
-    assert.deepEqual([after.plan?.steps_completed, after.step, after.next_commands[0]], [1, null, 'springfield claim plans/resume.md']);
+    assert.deepEqual(
+      [after.plan?.steps_completed, after.step, after.next_commands[0]],
+      [1, null, 'springfield claim plans/resume.md'],
+    );
   });
 
   test('a planner sent back with request-changes sees the feedback in her context', () => {
     writeFiles(repo.root, { 'plans/planner.md': RESUME_PLAN.replace('Resume demo', 'Planner') });
-    const { id } = assertOk<{ id: string }>(sf(repo.root, ['epic', 'create', 'Planner feedback', '--brief', 'Make retries configurable.']));
+    const { id } = assertOk<{ id: string }>(
+      sf(repo.root, ['epic', 'create', 'Planner feedback', '--brief', 'Make retries configurable.']),
+    );
     assertOk(sf(repo.root, ['plan', 'propose', id, 'plans/planner.md', '--agent', 'lisa']));
-    assertOk(sf(repo.root, ['plan', 'request-changes', id, '--feedback', 'Split step 1 into client and retry policy', '--agent', 'marge']));
+    assertOk(
+      sf(repo.root, [
+        'plan',
+        'request-changes',
+        id,
+        '--feedback',
+        'Split step 1 into client and retry policy',
+        '--agent',
+        'marge',
+      ]),
+    );
     for (const view of [
       assertOk<ContextView>(sf(repo.root, ['context', '--epic', id], { SPRINGFIELD_AGENT: 'lisa' })),
       assertOk<ContextView>(sf(repo.root, ['context'], { SPRINGFIELD_EPIC: id, SPRINGFIELD_AGENT: 'lisa' })),
     ]) {
-      assert.deepEqual([view.epic?.status, view.epic?.next_role, view.intent], ['planned', 'lisa', 'Make retries configurable.']);
-      assert.deepEqual(view.feedback.map((f) => [f.version, f.feedback]), [[1, 'Split step 1 into client and retry policy']]);
+      assert.deepEqual(
+        [view.epic?.status, view.epic?.next_role, view.intent],
+        ['planned', 'lisa', 'Make retries configurable.'],
+      );
+      assert.deepEqual(
+        view.feedback.map((f) => [f.version, f.feedback]),
+        [[1, 'Split step 1 into client and retry policy']],
+      );
       assert.ok(view.next_commands[0]?.startsWith(`springfield plan propose ${id} `), view.next_commands.join('\n'));
     }
     const text = runCli(repo.root, ['context', '--epic', id]);
@@ -190,7 +258,9 @@ describe('context', () => {
   });
 
   test('the JSON carries intent, approach, constraints, items, blockers, token, lease, signals, verification failures and what to read', () => {
-    const planV1 = RESUME_PLAN.replace('Resume demo', 'Everything').replace('**Checkpoints:**\n- [ ] Build passes\n', '').replace(/\n## Step 2[\s\S]*$/, '\n');
+    const planV1 = RESUME_PLAN.replace('Resume demo', 'Everything')
+      .replace('**Checkpoints:**\n- [ ] Build passes\n', '')
+      .replace(/\n## Step 2[\s\S]*$/, '\n');
     writeFiles(repo.root, { 'plans/full.md': planV1 });
     const id = approvedEpic('Context everything', 'Everything a session needs.', 'plans/full.md');
     const wt = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
@@ -198,8 +268,22 @@ describe('context', () => {
     assertOk(sf(wt, ['update', 'plans/full.md', 'step-1', '--all', 'completed']));
     assertOk(sf(wt, ['complete', 'plans/full.md', 'step-1']));
     assertOk(sf(repo.root, ['epic', 'finish', id]));
-    assertOk(sf(repo.root, ['signal', id, '--type', 'adr_invalidated', '--summary', 'ADR 1 no longer holds',
-      '--location', 'src/a.ts:2:3', '--note', 'uses the old API', '--location', 'docs/adr/0001-use-sqlite.md:1']));
+    assertOk(
+      sf(repo.root, [
+        'signal',
+        id,
+        '--type',
+        'adr_invalidated',
+        '--summary',
+        'ADR 1 no longer holds',
+        '--location',
+        'src/a.ts:2:3',
+        '--note',
+        'uses the old API',
+        '--location',
+        'docs/adr/0001-use-sqlite.md:1',
+      ]),
+    );
     const planV2 = `${planV1}\n## Step 2: Retry policy {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Backoff\n- [ ] Jitter\n**Tests:**\n- [ ] Retry test\n\n## Step 3: Docs {#step-3}\n**Depends on:** #step-2\n**Tasks:**\n- [ ] Write docs\n`;
     writeFiles(repo.root, { 'plans/full.md': planV2 });
     assertOk(sf(repo.root, ['plan', 'propose', id, 'plans/full.md', '--agent', 'lisa']));
@@ -211,29 +295,81 @@ describe('context', () => {
     assert.ok(claim.claimed && claim.step_anchor === 'step-2', JSON.stringify(claim));
     assertOk(sf(wtB, ['update', 'plans/full.md', 'step-2', '--task', '0', 'completed']));
     const db = new (loadSqlite())(join(repo.root, '.springfield', 'state.db'));
-    const insert = db.prepare(`INSERT INTO verifications (epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at) VALUES (?, 'plans/full.md', 'step-2', ?, ?, ?, 10, ?, ?)`);
-    insert.run(id, 'npm test', 1, 'fail', 'FAIL retry.test.ts\n  expected 3 retries, got 1', '2026-01-01T00:00:00.000Z');
+    const insert = db.prepare(
+      `INSERT INTO verifications (epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at) VALUES (?, 'plans/full.md', 'step-2', ?, ?, ?, 10, ?, ?)`,
+    );
+    insert.run(
+      id,
+      'npm test',
+      1,
+      'fail',
+      'FAIL retry.test.ts\n  expected 3 retries, got 1',
+      '2026-01-01T00:00:00.000Z',
+    );
     insert.run(id, 'npm run lint', 0, 'pass', 'ok', '2026-01-01T00:00:01.000Z');
     db.close();
 
     const view = assertOk<ContextView>(sf(wtB, ['context']));
-    assert.deepEqual([view.epic?.id, view.epic?.status, view.intent], [id, 'in_progress', 'Everything a session needs.']);
-    assert.deepEqual([view.approach, view.constraints], ['Wrap the HTTP client in a small cache module.', 'No new runtime dependencies.']);
-    assert.deepEqual([view.step?.anchor, view.step?.held_by_you, view.step?.claim_token, view.step?.lease_expires_at], ['step-2', true, claim.claim_token, claim.lease_expires_at]);
-    assert.deepEqual(view.step?.items.map((i) => [i.kind, i.text, i.status]), [['task', 'Backoff', 'completed'], ['task', 'Jitter', 'open'], ['test', 'Retry test', 'open']]);
-    assert.deepEqual(view.signals.map((s) => [s.type, s.summary, s.locations]), [['adr_invalidated', 'ADR 1 no longer holds', [
-      { file: 'src/a.ts', line: 2, end_line: 3, note: 'uses the old API' }, { file: 'docs/adr/0001-use-sqlite.md', line: 1, end_line: null, note: null },
-    ]]]);
-    assert.deepEqual(view.verification_failures.map((v) => [v.command, v.exit_code, v.output_tail, v.step_anchor]), [['npm test', 1, 'FAIL retry.test.ts\n  expected 3 retries, got 1', 'step-2']]);
-    assert.ok(view.decisions.some((d) => d.kind === 'signal_adr_invalidated' && d.summary.includes('ADR 1 no longer holds')), JSON.stringify(view.decisions));
+    assert.deepEqual(
+      [view.epic?.id, view.epic?.status, view.intent],
+      [id, 'in_progress', 'Everything a session needs.'],
+    );
+    assert.deepEqual(
+      [view.approach, view.constraints],
+      ['Wrap the HTTP client in a small cache module.', 'No new runtime dependencies.'],
+    );
+    assert.deepEqual(
+      [view.step?.anchor, view.step?.held_by_you, view.step?.claim_token, view.step?.lease_expires_at],
+      ['step-2', true, claim.claim_token, claim.lease_expires_at],
+    );
+    assert.deepEqual(
+      view.step?.items.map((i) => [i.kind, i.text, i.status]),
+      [
+        ['task', 'Backoff', 'completed'],
+        ['task', 'Jitter', 'open'],
+        ['test', 'Retry test', 'open'],
+      ],
+    );
+    assert.deepEqual(
+      view.signals.map((s) => [s.type, s.summary, s.locations]),
+      [
+        [
+          'adr_invalidated',
+          'ADR 1 no longer holds',
+          [
+            { file: 'src/a.ts', line: 2, end_line: 3, note: 'uses the old API' },
+            { file: 'docs/adr/0001-use-sqlite.md', line: 1, end_line: null, note: null },
+          ],
+        ],
+      ],
+    );
+    assert.deepEqual(
+      view.verification_failures.map((v) => [v.command, v.exit_code, v.output_tail, v.step_anchor]),
+      [['npm test', 1, 'FAIL retry.test.ts\n  expected 3 retries, got 1', 'step-2']],
+    );
+    assert.ok(
+      view.decisions.some((d) => d.kind === 'signal_adr_invalidated' && d.summary.includes('ADR 1 no longer holds')),
+      JSON.stringify(view.decisions),
+    );
     const paths = view.must_read.map((m) => m.path);
     // Started by hand, in its own worktree like any epic: the handoff is on its branch (docs/lifecycle.md).
-    for (const p of [`TODO-${id}.md`, 'PLAN.md', 'plans/full.md', 'docs/adr/0001-use-sqlite.md', 'docs/adr/0002-wal.md']) assert.ok(paths.includes(p), `${p} missing from ${paths.join(', ')}`);
+    for (const p of [
+      `TODO-${id}.md`,
+      'PLAN.md',
+      'plans/full.md',
+      'docs/adr/0001-use-sqlite.md',
+      'docs/adr/0002-wal.md',
+    ])
+      assert.ok(paths.includes(p), `${p} missing from ${paths.join(', ')}`);
 
     const later = assertOk<ContextView>(sf(wtB, ['context', '--step', 'step-3']));
-    assert.deepEqual([later.step?.anchor, later.step?.depends_on, later.step?.blocked_by, later.step?.held_by_you], ['step-3', ['step-2'], ['step-2'], false]);
+    assert.deepEqual(
+      [later.step?.anchor, later.step?.depends_on, later.step?.blocked_by, later.step?.held_by_you],
+      ['step-3', ['step-2'], ['step-2'], false],
+    );
     const text = runCli(wtB, ['context']);
     assert.equal(text.code, 0);
-    for (const s of ['Backoff', 'uses the old API', 'expected 3 retries, got 1', 'docs/adr/0002-wal.md']) assert.ok(text.stdout.includes(s), `text context lacks ${s}`);
+    for (const s of ['Backoff', 'uses the old API', 'expected 3 retries, got 1', 'docs/adr/0002-wal.md'])
+      assert.ok(text.stdout.includes(s), `text context lacks ${s}`);
   });
 });

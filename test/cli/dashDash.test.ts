@@ -9,12 +9,24 @@ import { dashDashSuite } from '../helpers/dashDashSuite.ts';
 before(() => ensureCli());
 
 test('after --, words are positionals, or the trailing command of a command that takes one', () => {
-  const specs = [{ name: 'force', type: 'string' as const, description: '' }, { name: 'json', type: 'boolean' as const, description: '' }];
-  const positionals = [{ name: 'a', required: true, description: '' }, { name: 'b', required: false, description: '' }];
+  const specs = [
+    { name: 'force', type: 'string' as const, description: '' },
+    { name: 'json', type: 'boolean' as const, description: '' },
+  ];
+  const positionals = [
+    { name: 'a', required: true, description: '' },
+    { name: 'b', required: false, description: '' },
+  ];
   const plain = parseArgs('x', ['--json', '--', '-odd', '--force'], specs, positionals);
-  assert.deepEqual([plain.positionals, plain.rest, plain.options.get('json'), plain.options.has('force')], [['-odd', '--force'], [], true, false]);
+  assert.deepEqual(
+    [plain.positionals, plain.rest, plain.options.get('json'), plain.options.has('force')],
+    [['-odd', '--force'], [], true, false],
+  );
   const run = parseArgs('run', ['--force', 'r', '--', 'node', '-e', '0', '--', '--json'], specs, [], true);
-  assert.deepEqual([run.positionals, run.rest, run.options.get('force'), run.options.has('json')], [[], ['node', '-e', '0', '--', '--json'], 'r', false]);
+  assert.deepEqual(
+    [run.positionals, run.rest, run.options.get('force'), run.options.has('json')],
+    [[], ['node', '-e', '0', '--', '--json'], 'r', false],
+  );
 });
 
 dashDashSuite('sqlite', () => ({}));

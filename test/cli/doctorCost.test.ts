@@ -11,7 +11,8 @@ import Database from 'better-sqlite3';
 import { diagnose } from '../../src/core/workflows/doctor.ts';
 import { ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
-const PLAN = '# Plan: Long history\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] one\n## Step 2: Two {#step-2}\n**Tasks:**\n- [ ] two\n';
+const PLAN =
+  '# Plan: Long history\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] one\n## Step 2: Two {#step-2}\n**Tasks:**\n- [ ] two\n';
 const EVENTS = 200_000;
 const linux = existsSync('/proc/self/io');
 
@@ -23,10 +24,17 @@ before(() => {
   assert.equal(runCli(repo.root, ['init', 'plans/p.md']).code, 0);
   db = join(repo.root, '.springfield', 'state.db');
   const conn = new Database(db);
-  const insert = conn.prepare(`INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, data)
+  const insert =
+    conn.prepare(`INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, from_status, to_status, data)
     VALUES (?, ?, 'agent', 'step', 'heartbeat', 'plans/p.md', ?, NULL, NULL, ?)`);
   conn.transaction(() => {
-    for (let i = 0; i < EVENTS; i++) insert.run(new Date(1e12 + i * 1000).toISOString(), `${repo.root}/wt-${i % 7}`, `step-${(i % 2) + 1}`, JSON.stringify({ lease_seconds: 7200, i }));
+    for (let i = 0; i < EVENTS; i++)
+      insert.run(
+        new Date(1e12 + i * 1000).toISOString(),
+        `${repo.root}/wt-${i % 7}`,
+        `step-${(i % 2) + 1}`,
+        JSON.stringify({ lease_seconds: 7200, i }),
+      );
   })();
   conn.pragma('wal_checkpoint(TRUNCATE)');
   conn.close();
@@ -41,25 +49,46 @@ function bytesRead(fn: () => unknown): number {
   return rchar() - before;
 }
 
-const input = (full: boolean) => ({ dbPath: db, mainRoot: null, worktrees: [], now: new Date(), env: process.env, full });
-
-test('doctor reads a bounded part of a store with a long event log; --full reads all of it', { skip: !linux && 'needs /proc/self/io' }, (t) => {
-  const size = statSync(db).size;
-  assert.ok(size > 20 * 1048576, `the store is large: ${size} bytes`);
-  let report = diagnose(input(false));
-  const quick = bytesRead(() => { report = diagnose(input(false)); });
-  assert.equal(report.ok, true, JSON.stringify(report.findings));
-  assert.ok(quick < size / 20, `doctor read ${quick} bytes of a ${size}-byte store`);
-  assert.match(report.checks.find((c) => c.name === 'integrity')?.detail ?? '', /^ok \(tables and indexes; the log's 200,00\d events at its ends only, --full for every page\)$/);
-  const full = bytesRead(() => { report = diagnose(input(true)); });
-  assert.equal(report.checks.find((c) => c.name === 'integrity')?.detail, 'ok (every page)');
-  assert.ok(full > size * 0.9, `doctor --full read ${full} bytes of a ${size}-byte store`);
-  t.diagnostic(`a ${size}-byte store: doctor read ${quick} bytes, doctor --full ${full}`);
+const input = (full: boolean) => ({
+  dbPath: db,
+  mainRoot: null,
+  worktrees: [],
+  now: new Date(),
+  env: process.env,
+  full,
 });
+
+test(
+  'doctor reads a bounded part of a store with a long event log; --full reads all of it',
+  { skip: !linux && 'needs /proc/self/io' },
+  (t) => {
+    const size = statSync(db).size;
+    assert.ok(size > 20 * 1048576, `the store is large: ${size} bytes`);
+    let report = diagnose(input(false));
+    const quick = bytesRead(() => {
+      report = diagnose(input(false));
+    });
+    assert.equal(report.ok, true, JSON.stringify(report.findings));
+    assert.ok(quick < size / 20, `doctor read ${quick} bytes of a ${size}-byte store`);
+    assert.match(
+      report.checks.find((c) => c.name === 'integrity')?.detail ?? '',
+      /^ok \(tables and indexes; the log's 200,00\d events at its ends only, --full for every page\)$/,
+    );
+    const full = bytesRead(() => {
+      report = diagnose(input(true));
+    });
+    assert.equal(report.checks.find((c) => c.name === 'integrity')?.detail, 'ok (every page)');
+    assert.ok(full > size * 0.9, `doctor --full read ${full} bytes of a ${size}-byte store`);
+    t.diagnostic(`a ${size}-byte store: doctor read ${quick} bytes, doctor --full ${full}`);
+  },
+);
 
 test('damage in the middle of the event log: doctor --full finds it (and says what it is doing meanwhile), plain doctor reports what it checked', () => {
   const conn = new Database(db, { readonly: true });
-  const leaves = conn.prepare(`SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY path`).pluck().all() as number[];
+  const leaves = conn
+    .prepare(`SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY path`)
+    .pluck()
+    .all() as number[];
   const pageSize = Number(conn.pragma('page_size', { simple: true }));
   conn.close();
   const middle = leaves[Math.floor(leaves.length / 2)] as number;
@@ -69,7 +98,10 @@ test('damage in the middle of the event log: doctor --full finds it (and says wh
 
   const plain = runCli(repo.root, ['doctor']);
   assert.equal(plain.code, 0, plain.stdout + plain.stderr);
-  assert.match(plain.stdout, /^ok +integrity +ok \(tables and indexes; the log's 200,00\d events at its ends only, --full for every page\)$/m);
+  assert.match(
+    plain.stdout,
+    /^ok +integrity +ok \(tables and indexes; the log's 200,00\d events at its ends only, --full for every page\)$/m,
+  );
   assert.equal(plain.stderr, '');
   const full = runCli(repo.root, ['doctor', '--full']);
   assert.equal(full.code, 1, full.stdout + full.stderr);

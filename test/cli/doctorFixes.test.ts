@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -58,7 +70,11 @@ function runFixes(r: Repo, report: Report): void {
   const commands = report.findings.map((f) => f.command).filter((c): c is string => c !== null);
   assert.ok(commands.length > 0, `a command to run: ${JSON.stringify(report.findings)}`);
   for (const c of commands) {
-    const run = spawnSync('sh', ['-c', c], { cwd: r.root, encoding: 'utf8', env: cleanEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` }) });
+    const run = spawnSync('sh', ['-c', c], {
+      cwd: r.root,
+      encoding: 'utf8',
+      env: cleanEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` }),
+    });
     assert.equal(run.status, 0, `the suggested command failed: ${c}\n${run.stdout}${run.stderr}`);
   }
 }
@@ -86,7 +102,11 @@ describe('every command doctor suggests works in the state it was suggested for'
     assert.deepEqual(codes(report), ['not_a_database']);
     runFixes(r, report);
     assert.deepEqual(codes(doctor(r)), ['no_database']);
-    assert.equal(readdirSync(join(r.root, '.springfield')).filter((f) => f.startsWith('state.db.broken-')).length, 1, 'kept, aside');
+    assert.equal(
+      readdirSync(join(r.root, '.springfield')).filter((f) => f.startsWith('state.db.broken-')).length,
+      1,
+      'kept, aside',
+    );
   });
 
   test('a database whose schema is damaged (doctor used to crash on it): reported, and moved aside', () => {
@@ -104,33 +124,45 @@ describe('every command doctor suggests works in the state it was suggested for'
     assert.deepEqual(codes(doctor(r)), ['no_database']);
   });
 
-  test('a damaged database: the salvage command copies what is readable, schema version included, into a database doctor passes', { skip: !hasSqlite3 && 'needs the sqlite3 tool' }, () => {
-    const r = repo();
-    assert.equal(runCli(r.root, ['init', P]).code, 0);
-    assert.equal(runCli(r.root, ['claim', P]).code, 0);
-    // Scribble over an index's pages: the tables (and so the state) stay readable, integrity_check fails.
-    const db = new Database(dbOf(r));
-    const root = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'idx_events_plan'`).pluck().get() as number;
-    const pageSize = Number(db.pragma('page_size', { simple: true }));
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    const fd = openSync(dbOf(r), 'r+');
-    writeSync(fd, Buffer.alloc(64, 0x5a), 0, 64, (root - 1) * pageSize + 8);
-    closeSync(fd);
-    const report = doctor(r);
-    assert.deepEqual(codes(report), ['integrity_check_failed']);
+  test(
+    'a damaged database: the salvage command copies what is readable, schema version included, into a database doctor passes',
+    { skip: !hasSqlite3 && 'needs the sqlite3 tool' },
+    () => {
+      const r = repo();
+      assert.equal(runCli(r.root, ['init', P]).code, 0);
+      assert.equal(runCli(r.root, ['claim', P]).code, 0);
+      // Scribble over an index's pages: the tables (and so the state) stay readable, integrity_check fails.
+      const db = new Database(dbOf(r));
+      const root = db
+        .prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'idx_events_plan'`)
+        .pluck()
+        .get() as number;
+      const pageSize = Number(db.pragma('page_size', { simple: true }));
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+      const fd = openSync(dbOf(r), 'r+');
+      writeSync(fd, Buffer.alloc(64, 0x5a), 0, 64, (root - 1) * pageSize + 8);
+      closeSync(fd);
+      const report = doctor(r);
+      assert.deepEqual(codes(report), ['integrity_check_failed']);
 
-    runFixes(r, report);
+      runFixes(r, report);
 
-    const recovered = `${dbOf(r)}.recovered`;
-    const check = runCli(r.root, ['doctor', '--json', '--db', recovered]).json<Report>();
-    assert.deepEqual(check.findings, [], 'the salvaged database is whole');
-    for (const f of readdirSync(join(r.root, '.springfield'))) if (/-(wal|shm)$/.test(f)) rmSync(join(r.root, '.springfield', f));
-    renameSync(recovered, dbOf(r));
-    assert.deepEqual(doctor(r).findings, []);
-    const shown = runCli(r.root, ['show', P, '--json']).json<{ plans: { steps: { status: string }[] }[] }>();
-    assert.deepEqual(shown.plans[0]?.steps.map((s) => s.status), ['claimed', 'pending'], 'the claim survived');
-  });
+      const recovered = `${dbOf(r)}.recovered`;
+      const check = runCli(r.root, ['doctor', '--json', '--db', recovered]).json<Report>();
+      assert.deepEqual(check.findings, [], 'the salvaged database is whole');
+      for (const f of readdirSync(join(r.root, '.springfield')))
+        if (/-(wal|shm)$/.test(f)) rmSync(join(r.root, '.springfield', f));
+      renameSync(recovered, dbOf(r));
+      assert.deepEqual(doctor(r).findings, []);
+      const shown = runCli(r.root, ['show', P, '--json']).json<{ plans: { steps: { status: string }[] }[] }>();
+      assert.deepEqual(
+        shown.plans[0]?.steps.map((s) => s.status),
+        ['claimed', 'pending'],
+        'the claim survived',
+      );
+    },
+  );
 
   test('a schema too new: nothing this Springfield would refuse is suggested (not reconcile, not prune)', () => {
     const r = repo();
@@ -141,9 +173,15 @@ describe('every command doctor suggests works in the state it was suggested for'
     db.close();
     const report = doctor(r);
     assert.deepEqual(codes(report), ['schema_too_new']);
-    assert.deepEqual(report.findings.map((f) => f.command), [null]);
+    assert.deepEqual(
+      report.findings.map((f) => f.command),
+      [null],
+    );
     assert.match(report.findings[0]?.fix ?? '', /newer Springfield/);
-    assert.deepEqual(report.checks.filter((c) => c.status === 'skipped').map((c) => c.name), ['journal_mode', 'foreign_keys', 'orphaned_plans', 'expired_leases', 'missing_holders', 'plan_md']);
+    assert.deepEqual(
+      report.checks.filter((c) => c.status === 'skipped').map((c) => c.name),
+      ['journal_mode', 'foreign_keys', 'orphaned_plans', 'expired_leases', 'missing_holders', 'plan_md'],
+    );
     assert.equal(runCli(r.root, ['reconcile']).code, 3, 'and indeed reconcile is refused here');
   });
 

@@ -101,7 +101,9 @@ describe('springfield commit', () => {
     const repo = setup();
     repos.push(repo);
     const db = new Database(join(repo.root, '.springfield', 'state.db'));
-    db.prepare(`INSERT INTO epics (id, title, status, created_at, updated_at) VALUES ('sf-a3f8', 'Caching', 'in_progress', '2026-01-01', '2026-01-01')`).run();
+    db.prepare(
+      `INSERT INTO epics (id, title, status, created_at, updated_at) VALUES ('sf-a3f8', 'Caching', 'in_progress', '2026-01-01', '2026-01-01')`,
+    ).run();
     db.prepare(`UPDATE plans SET epic_id = 'sf-a3f8' WHERE plan_path = 'plans/p.md'`).run();
     db.close();
     const a = repo.worktree('a');
@@ -136,7 +138,14 @@ describe('springfield commit', () => {
     const before = head(repo, a);
     assertFails(runCli(a, ['commit', '-m', 'half done', '--json']), 1, 'incomplete');
     assert.equal(head(repo, a), before);
-    const out = runCli(a, ['commit', '-m', 'half done', '--force', 'items tracked elsewhere', '--json']).json<CommitJson>();
+    const out = runCli(a, [
+      'commit',
+      '-m',
+      'half done',
+      '--force',
+      'items tracked elsewhere',
+      '--json',
+    ]).json<CommitJson>();
     assert.equal(out.state_update_failed, false);
     assert.equal(out.forced, true);
     assert.notEqual(head(repo, a), before);
@@ -180,7 +189,10 @@ describe('springfield commit', () => {
     assertFails(runCli(a, ['commit', '-m', 'x', '--step', 'step-1', '--json']), 2, 'ambiguous_step');
     const bySub = join(a, 'src');
     mkdirSync(bySub);
-    const viaEnv = runCli(bySub, ['commit', '-m', 'q step', '--json'], { SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: 'plans/q.md' }).json<CommitJson>();
+    const viaEnv = runCli(bySub, ['commit', '-m', 'q step', '--json'], {
+      SPRINGFIELD_STEP: 'step-1',
+      SPRINGFIELD_PLAN: 'plans/q.md',
+    }).json<CommitJson>();
     assert.equal(viaEnv.plan_path, 'plans/q.md');
     assert.equal(viaEnv.plan_completed, true);
     writeFileSync(join(a, 'more.ts'), 'y\n');
@@ -196,7 +208,11 @@ describe('springfield commit', () => {
     claimAndFinish(a);
     const before = head(repo, a);
     const empty = assertFails(runCli(a, ['commit', '-m', 'empty', '--json']), 1, 'nothing_to_commit');
-    assert.match(empty.message, /if the step needs no change, complete it without a commit: springfield complete \S+\.md step-\d+$/, "the way out Ralph's prompt names");
+    assert.match(
+      empty.message,
+      /if the step needs no change, complete it without a commit: springfield complete \S+\.md step-\d+$/,
+      "the way out Ralph's prompt names",
+    );
     assert.equal(head(repo, a), before);
     writeFileSync(join(a, 'staged.ts'), 's\n');
     writeFileSync(join(a, 'unstaged.ts'), 'u\n');
@@ -228,7 +244,10 @@ describe('springfield commit', () => {
     const a = repo.worktree('a');
     claimAndFinish(a);
     const hook = join(repo.root, '.git', 'hooks', 'post-commit');
-    writeFileSync(hook, '#!/bin/sh\nexec "$SF_NODE" "$SF_CLI" reset plans/p.md step-1 --reason "admin reset during commit" >/dev/null 2>&1\n');
+    writeFileSync(
+      hook,
+      '#!/bin/sh\nexec "$SF_NODE" "$SF_CLI" reset plans/p.md step-1 --reason "admin reset during commit" >/dev/null 2>&1\n',
+    );
     chmodSync(hook, 0o755);
     writeFileSync(join(a, 'client.ts'), 'x\n');
     const r = runCli(a, ['commit', '-m', 'raced', '--json'], { SF_NODE: process.execPath, SF_CLI: CLI_PATH });
@@ -242,8 +261,13 @@ describe('springfield commit', () => {
     assert.equal(repo.git(['log', '-1', '--format=%(trailers:key=Springfield-Step,valueonly)'], a), 'step-1');
     const step = steps(a).find((s) => s.anchor === 'step-1');
     assert.equal(step?.status, 'pending');
-    const rec = runCli(repo.root, ['reconcile', '--json']).json<{ reconciled: { step_anchor: string; commit_hash: string }[] }>();
-    assert.deepEqual(rec.reconciled.map((s) => [s.step_anchor, s.commit_hash]), [['step-1', out.commit_hash]]);
+    const rec = runCli(repo.root, ['reconcile', '--json']).json<{
+      reconciled: { step_anchor: string; commit_hash: string }[];
+    }>();
+    assert.deepEqual(
+      rec.reconciled.map((s) => [s.step_anchor, s.commit_hash]),
+      [['step-1', out.commit_hash]],
+    );
     assert.equal(steps(a).find((s) => s.anchor === 'step-1')?.commit_hash, out.commit_hash);
   });
   test('a failing git call is one line with exit 3; an inherited GIT_DIR, index or injected hook never reaches git', () => {
@@ -269,8 +293,13 @@ describe('springfield commit', () => {
     }
     const mainHead = head(repo, repo.root);
     const r = runCli(a, ['commit', '-m', 'inherited environment', '--json'], {
-      GIT_DIR: join(repo.root, '.git'), GIT_WORK_TREE: repo.root, GIT_INDEX_FILE: join(repo.tmp, 'index'),
-      GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks, GIT_EDITOR: join(repo.tmp, 'editor.sh'),
+      GIT_DIR: join(repo.root, '.git'),
+      GIT_WORK_TREE: repo.root,
+      GIT_INDEX_FILE: join(repo.tmp, 'index'),
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.hooksPath',
+      GIT_CONFIG_VALUE_0: hooks,
+      GIT_EDITOR: join(repo.tmp, 'editor.sh'),
     });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.json<CommitJson>().commit_hash, head(repo, a));

@@ -30,5 +30,8 @@ test(`a valid ${STEPS.toLocaleString('en')}-step chain (each step depends on the
 
 test(`the same chain closed into a loop is refused as a cycle at its first step, with one line`, () => {
   const err = assertFails(runJson(repo.root, ['init', 'plans/loop.md']), 2, 'invalid_plan');
-  assert.equal(err.message, `plans/loop.md:3: dependency cycle of ${STEPS} steps: step-1 → step-2 → step-3 → step-4 → step-5 → … ${STEPS - 7} more … → step-${STEPS - 1} → step-${STEPS} → step-1`);
+  assert.equal(
+    err.message,
+    `plans/loop.md:3: dependency cycle of ${STEPS} steps: step-1 → step-2 → step-3 → step-4 → step-5 → … ${STEPS - 7} more … → step-${STEPS - 1} → step-${STEPS} → step-1`,
+  );
 });

@@ -20,7 +20,15 @@ function repo(t: { after: (fn: () => void) => void }) {
   git('commit', '-qm', 'base');
   git('checkout', '-q', '-b', 'springfield/sf-0001');
   writeFileSync(join(dir, 'f'), 'epic\n');
-  git('commit', '-qam', 'epic work', '--trailer', 'Springfield-Step: step-1', '--trailer', 'Springfield-Plan: plans/p.md');
+  git(
+    'commit',
+    '-qam',
+    'epic work',
+    '--trailer',
+    'Springfield-Step: step-1',
+    '--trailer',
+    'Springfield-Plan: plans/p.md',
+  );
   git('checkout', '-q', 'main');
   return { dir, git };
 }
@@ -56,7 +64,7 @@ test('a conflicting branch is refused, main is left clean and untracked files st
   assert.equal(readFileSync(join(dir, 'scratch.txt'), 'utf8'), 'keep me\n');
 });
 
-test('the scheduler\'s git ignores an inherited GIT_DIR, editor and injected hooks, and never waits for an editor', async (t) => {
+test("the scheduler's git ignores an inherited GIT_DIR, editor and injected hooks, and never waits for an editor", async (t) => {
   const { dir, git } = repo(t);
   const other = repo(t);
   const marker = join(other.dir, 'ran');
@@ -67,7 +75,15 @@ test('the scheduler\'s git ignores an inherited GIT_DIR, editor and injected hoo
   mkdirSync(hooks);
   writeFileSync(join(hooks, 'pre-commit'), `#!/bin/sh\necho hook >> '${marker}'\nexit 1\n`);
   chmodSync(join(hooks, 'pre-commit'), 0o755);
-  const inherited = { GIT_DIR: join(other.dir, '.git'), GIT_WORK_TREE: other.dir, GIT_EDITOR: program, EDITOR: program, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks };
+  const inherited = {
+    GIT_DIR: join(other.dir, '.git'),
+    GIT_WORK_TREE: other.dir,
+    GIT_EDITOR: program,
+    EDITOR: program,
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'core.hooksPath',
+    GIT_CONFIG_VALUE_0: hooks,
+  };
   const saved = { ...process.env };
   Object.assign(process.env, inherited);
   t.after(() => {

@@ -11,8 +11,20 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
 
-const PLAN = ['# Plan: Widget pipeline', '', '## Approach', 'One module per stage.', '',
-  ...Array.from({ length: 12 }, (_, i) => [`## Step ${i + 1}: Stage ${i + 1} {#step-${i + 1}}`, ...(i > 0 && i % 3 === 0 ? [`**Depends on:** #step-${i}`] : []), '**Tasks:**', `- [ ] Build stage ${i + 1}`, '']).flat()].join('\n');
+const PLAN = [
+  '# Plan: Widget pipeline',
+  '',
+  '## Approach',
+  'One module per stage.',
+  '',
+  ...Array.from({ length: 12 }, (_, i) => [
+    `## Step ${i + 1}: Stage ${i + 1} {#step-${i + 1}}`,
+    ...(i > 0 && i % 3 === 0 ? [`**Depends on:** #step-${i}`] : []),
+    '**Tasks:**',
+    `- [ ] Build stage ${i + 1}`,
+    '',
+  ]).flat(),
+].join('\n');
 
 const AGENT = `
 const { execFileSync } = require('node:child_process');
@@ -43,7 +55,11 @@ const done = fs.existsSync('work') ? fs.readdirSync('work').filter((f) => /^step
 if (process.env.SF_FAIL_ONCE && done === 12 && !fs.existsSync('work/fix.txt')) { console.error('stage wiring broken'); process.exit(1); }
 `;
 
-function setup(t: { after: (fn: () => void) => void }, env: Record<string, string> = {}, config: Record<string, unknown> = {}) {
+function setup(
+  t: { after: (fn: () => void) => void },
+  env: Record<string, string> = {},
+  config: Record<string, unknown> = {},
+) {
   const base = mkdtempSync(join(tmpdir(), 'sf-orch-'));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const repo = join(base, 'repo');
@@ -62,15 +78,30 @@ function setup(t: { after: (fn: () => void) => void }, env: Record<string, strin
   git('commit', '-qm', 'plan');
   const fullEnv = { ...process.env, SF_CLI: CLI, XDG_STATE_HOME: join(base, 'state'), ...env };
   const sf = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd: repo, encoding: 'utf8', env: fullEnv, timeout: 180_000 });
-    return { code: r.status, json: r.stdout ? JSON.parse(r.stdout) as Record<string, unknown> : {}, stderr: r.stderr };
+    const r = spawnSync(process.execPath, [CLI, ...args, '--json'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: fullEnv,
+      timeout: 180_000,
+    });
+    return {
+      code: r.status,
+      json: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : {},
+      stderr: r.stderr,
+    };
   };
   const epic = String(sf('epic', 'create', 'Widget pipeline').json.id);
   mkdirSync(join(repo, '.springfield'), { recursive: true });
-  writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({
-    roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
-    verification: [[process.execPath, verify]], maxParallelAgents: 2, leaseSeconds: 3, ...config,
-  }));
+  writeFileSync(
+    join(repo, '.springfield', 'config.json'),
+    JSON.stringify({
+      roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
+      verification: [[process.execPath, verify]],
+      maxParallelAgents: 2,
+      leaseSeconds: 3,
+      ...config,
+    }),
+  );
   assert.equal(sf('allow').code, 0, 'the person allows the commands the config names');
   return { repo, epic, sf, git };
 }
@@ -79,24 +110,32 @@ function sessions(sf: (...a: string[]) => { json: Record<string, unknown> }, epi
   return (sf('runs', '--epic', epic).json.sessions as Record<string, Record<string, number>>)[epic] ?? {};
 }
 
-test('a 12-step epic goes planned → done with 1 planning, 12 builder and 1 review session (no ceremony)', { timeout: 240_000 }, async (t) => {
-  const { repo, epic, sf } = setup(t);
-  const first = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
-  assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stderr, /plan .*waits for approval|awaiting approval|approval/i);
-  assert.equal(sf('plan', 'approve', epic).code, 0);
-  const run = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
-  assert.equal(run.code, 0, run.stderr);
-  const shown = sf('epic', 'show', epic).json;
-  assert.equal(shown.status, 'done', run.stderr);
-  assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 12, bart: 1, lovejoy: 0, total: 14 });
-  const log = execFileSync('git', ['log', '-1', '--format=%B'], { cwd: repo, encoding: 'utf8' });
-  assert.match(log, new RegExp(`Springfield-Epic: ${epic}`));
-  assert.equal((log.match(/Springfield-Step: step-/g) ?? []).length, 12, 'the squash commit keeps every step trailer');
-  assert.ok(existsSync(join(repo, `SUMMARY-${epic}.md`)), 'the mechanical summary is merged');
-  assert.match(readFileSync(join(repo, `SUMMARY-${epic}.md`), 'utf8'), /ralph: 12/);
-  assert.ok(!existsSync(join(`${repo}.springfield`, epic)), 'the worktree is removed after the merge');
-});
+test(
+  'a 12-step epic goes planned → done with 1 planning, 12 builder and 1 review session (no ceremony)',
+  { timeout: 240_000 },
+  async (t) => {
+    const { repo, epic, sf } = setup(t);
+    const first = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /plan .*waits for approval|awaiting approval|approval/i);
+    assert.equal(sf('plan', 'approve', epic).code, 0);
+    const run = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+    assert.equal(run.code, 0, run.stderr);
+    const shown = sf('epic', 'show', epic).json;
+    assert.equal(shown.status, 'done', run.stderr);
+    assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 12, bart: 1, lovejoy: 0, total: 14 });
+    const log = execFileSync('git', ['log', '-1', '--format=%B'], { cwd: repo, encoding: 'utf8' });
+    assert.match(log, new RegExp(`Springfield-Epic: ${epic}`));
+    assert.equal(
+      (log.match(/Springfield-Step: step-/g) ?? []).length,
+      12,
+      'the squash commit keeps every step trailer',
+    );
+    assert.ok(existsSync(join(repo, `SUMMARY-${epic}.md`)), 'the mechanical summary is merged');
+    assert.match(readFileSync(join(repo, `SUMMARY-${epic}.md`), 'utf8'), /ralph: 12/);
+    assert.ok(!existsSync(join(`${repo}.springfield`, epic)), 'the worktree is removed after the merge');
+  },
+);
 
 test('a failing verification costs exactly one more builder run', { timeout: 240_000 }, async (t) => {
   const { epic, sf } = setup(t, { SF_FAIL_ONCE: '1' });
@@ -108,39 +147,71 @@ test('a failing verification costs exactly one more builder run', { timeout: 240
   assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
 });
 
-test("a killed builder's run is lost, its step released at once (no lease wait) and finished by the next run", { timeout: 240_000 }, async (t) => {
-  const mark = join(tmpdir(), `sf-slow-${process.pid}-${Date.now()}`);
-  t.after(() => rmSync(mark, { force: true }));
-  // An hour's lease: only the release of a lost run, not the lease's expiry, can free step-1 in this test.
-  const { repo, epic, sf } = setup(t, { SF_SLOW: 'step-1', SF_SLOW_MARK: mark }, { leaseSeconds: 3600, retryBackoffSeconds: [0] });
-  sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
-  sf('plan', 'approve', epic);
-  const child = spawn(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'], { cwd: repo, env: { ...process.env, SF_CLI: CLI, SF_SLOW: 'step-1', SF_SLOW_MARK: mark, XDG_STATE_HOME: join(repo, '..', 'state') }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(mark) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(existsSync(mark), 'the slow builder started');
-  const agentPid = Number(readFileSync(mark, 'utf8'));
-  const running = (sf('runs', '--epic', epic, '--active').json.runs as { pid: number; step_anchor: string }[]).find((r) => r.step_anchor === 'step-1');
-  assert.ok(running, 'the builder run on step-1 is recorded as running');
-  process.kill(running.pid, 'SIGKILL');
-  process.kill(agentPid, 'SIGKILL');
-  assert.equal(await exited, 0, stderr);
-  assert.equal(sf('epic', 'show', epic).json.status, 'done', stderr);
-  const stepEvents = (sf('events', 'plans/widget.md', '--step', 'step-1').json.events as { action: string; reason: string | null }[]);
-  const reset = stepEvents.findIndex((e) => e.action === 'reset' && /lost/.test(e.reason ?? ''));
-  assert.ok(reset >= 0, `step-1 was released when its run was marked lost: ${JSON.stringify(stepEvents)}`);
-  assert.ok(!stepEvents.some((e) => e.action === 'reclaim'), 'no lease had to expire');
-  assert.match(stderr, /marked lost/);
-  assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
-});
+test(
+  "a killed builder's run is lost, its step released at once (no lease wait) and finished by the next run",
+  { timeout: 240_000 },
+  async (t) => {
+    const mark = join(tmpdir(), `sf-slow-${process.pid}-${Date.now()}`);
+    t.after(() => rmSync(mark, { force: true }));
+    // An hour's lease: only the release of a lost run, not the lease's expiry, can free step-1 in this test.
+    const { repo, epic, sf } = setup(
+      t,
+      { SF_SLOW: 'step-1', SF_SLOW_MARK: mark },
+      { leaseSeconds: 3600, retryBackoffSeconds: [0] },
+    );
+    sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
+    sf('plan', 'approve', epic);
+    const child = spawn(
+      process.execPath,
+      [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'],
+      {
+        cwd: repo,
+        env: {
+          ...process.env,
+          SF_CLI: CLI,
+          SF_SLOW: 'step-1',
+          SF_SLOW_MARK: mark,
+          XDG_STATE_HOME: join(repo, '..', 'state'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(mark) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(existsSync(mark), 'the slow builder started');
+    const agentPid = Number(readFileSync(mark, 'utf8'));
+    const running = (sf('runs', '--epic', epic, '--active').json.runs as { pid: number; step_anchor: string }[]).find(
+      (r) => r.step_anchor === 'step-1',
+    );
+    assert.ok(running, 'the builder run on step-1 is recorded as running');
+    process.kill(running.pid, 'SIGKILL');
+    process.kill(agentPid, 'SIGKILL');
+    assert.equal(await exited, 0, stderr);
+    assert.equal(sf('epic', 'show', epic).json.status, 'done', stderr);
+    const stepEvents = sf('events', 'plans/widget.md', '--step', 'step-1').json.events as {
+      action: string;
+      reason: string | null;
+    }[];
+    const reset = stepEvents.findIndex((e) => e.action === 'reset' && /lost/.test(e.reason ?? ''));
+    assert.ok(reset >= 0, `step-1 was released when its run was marked lost: ${JSON.stringify(stepEvents)}`);
+    assert.ok(!stepEvents.some((e) => e.action === 'reclaim'), 'no lease had to expire');
+    assert.match(stderr, /marked lost/);
+    assert.deepEqual(sessions(sf, epic), { lisa: 1, ralph: 13, bart: 1, lovejoy: 0, total: 15 });
+  },
+);
 
 test('the merge queue rebases onto the new main and verifies again before merging', { timeout: 240_000 }, async (t) => {
   const { repo, epic, sf } = setup(t);
   const env = { SF_MOVE_MAIN: repo, XDG_STATE_HOME: join(repo, '..', 'state') };
-  const run = (...a: string[]) => spawnSync(process.execPath, [CLI, ...a], { cwd: repo, encoding: 'utf8', env: { ...process.env, SF_CLI: CLI, ...env } });
+  const run = (...a: string[]) =>
+    spawnSync(process.execPath, [CLI, ...a], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, SF_CLI: CLI, ...env },
+    });
   run('orchestrate', '--watch', '--until-idle', '--interval', '1');
   sf('plan', 'approve', epic);
   const r = run('orchestrate', '--watch', '--until-idle', '--interval', '1');
@@ -148,11 +219,25 @@ test('the merge queue rebases onto the new main and verifies again before mergin
   const log = execFileSync('git', ['log', '--format=%s'], { cwd: repo, encoding: 'utf8' }).split('\n');
   assert.equal(log[0], `Widget pipeline (${epic})`, 'the squash commit lands on top');
   assert.equal(log[1], 'main moved on', 'of the main that moved while the epic was in review');
-  const rows = JSON.parse(execFileSync(process.execPath, [CLI, 'runs', '--epic', epic, '--json'], { cwd: repo, encoding: 'utf8' })) as { runs: { role: string; ended_at: string }[] };
-  const bartEnded = rows.runs.filter((x) => x.role === 'bart').map((x) => x.ended_at).sort().at(-1) ?? '';
+  const rows = JSON.parse(
+    execFileSync(process.execPath, [CLI, 'runs', '--epic', epic, '--json'], { cwd: repo, encoding: 'utf8' }),
+  ) as { runs: { role: string; ended_at: string }[] };
+  const bartEnded =
+    rows.runs
+      .filter((x) => x.role === 'bart')
+      .map((x) => x.ended_at)
+      .sort()
+      .at(-1) ?? '';
   assert.match(r.stderr, /verification passed/);
   const lines = r.stderr.split('\n');
-  const lastVerify = lines.map((l, i) => (/verification passed/.test(l) ? i : -1)).filter((i) => i >= 0).at(-1) ?? -1;
+  const lastVerify =
+    lines
+      .map((l, i) => (/verification passed/.test(l) ? i : -1))
+      .filter((i) => i >= 0)
+      .at(-1) ?? -1;
   const bartLine = lines.findIndex((l) => /Bart .* exited/.test(l));
-  assert.ok(bartEnded !== '' && lastVerify > bartLine, 'a verification ran again after the review, on the rebased branch');
+  assert.ok(
+    bartEnded !== '' && lastVerify > bartLine,
+    'a verification ran again after the review, on the rebased branch',
+  );
 });

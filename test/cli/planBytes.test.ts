@@ -8,7 +8,16 @@ import { lazyPlanSource } from '../../src/core/plan/source.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
-import { assertClaimed, assertFails, assertOk, ensureCli, makeRepo, runJson, showSteps, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertClaimed,
+  assertFails,
+  assertOk,
+  ensureCli,
+  makeRepo,
+  runJson,
+  showSteps,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 import { P, PLAN, showStepSuite } from '../helpers/showStepSuite.ts';
 
 // docs/cli-cost.md: a step command skips the parse when the plan file's bytes are the ones the store
@@ -66,7 +75,11 @@ describe('drift is exact when the plan file keeps its size and time', () => {
   test('a structural edit of the same size with the time put back is refused by claim, update and complete', () => {
     const recorded = storedBytes(repo);
     editKeepingSizeAndTime(join(repo.root, P), '## Step 3: Docs {#step-3}', '## Step 3: Doxs {#step-3}');
-    for (const args of [['claim', P], ['update', P, 'step-1', '--all', 'open'], ['complete', P, 'step-1']]) {
+    for (const args of [
+      ['claim', P],
+      ['update', P, 'step-1', '--all', 'open'],
+      ['complete', P, 'step-1'],
+    ]) {
       const error = assertFails(runJson(repo.root, args), 1, 'plan_drift');
       assert.ok(error.message.includes('step-3 title changed'), error.message);
     }
@@ -95,7 +108,14 @@ describe('the store skips the parse only for bytes it has seen with the structur
     const real = lazyPlanSource(file, P, P);
     let parsed = false;
     return {
-      source: { planPath: P, bytes: real.bytes, get plan() { parsed = true; return real.plan; } },
+      source: {
+        planPath: P,
+        bytes: real.bytes,
+        get plan() {
+          parsed = true;
+          return real.plan;
+        },
+      },
       parsed: () => parsed,
     };
   };
@@ -117,7 +137,11 @@ describe('the store skips the parse only for bytes it has seen with the structur
     const c: ClaimResult = await store.claimNext(first.source, actor);
     assert.equal(c.claimed, true);
     assert.equal(first.parsed(), false, 'the bytes init recorded are not parsed again');
-    assert.deepEqual(c.claimed && c.substeps, ['step-1-1'], 'substeps are claimed with their step without the parsed plan');
+    assert.deepEqual(
+      c.claimed && c.substeps,
+      ['step-1-1'],
+      'substeps are claimed with their step without the parsed plan',
+    );
 
     writeFileSync(file, PLAN.replace('- [ ] Write docs', '- [x] Write docs'));
     const second = unparsed();

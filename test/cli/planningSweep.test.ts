@@ -1,7 +1,16 @@
 // sweepPlanningWorktrees on a real repository: what it removes, keeps, refuses and never looks at.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -33,7 +42,13 @@ test('the sweep removes only unused <epic>-plan worktrees in the worktree folder
   symlinkSync(target, join(folder, 'sf-f6-plan'));
   // A lock left by a scheduler whose pid is gone.
   add(join(folder, 'sf-a7-plan'));
-  git('worktree', 'lock', '--reason', 'springfield planning worktree of scheduler pid 999999999', join(folder, 'sf-a7-plan'));
+  git(
+    'worktree',
+    'lock',
+    '--reason',
+    'springfield planning worktree of scheduler pid 999999999',
+    join(folder, 'sf-a7-plan'),
+  );
 
   const swept = await sweepPlanningWorktrees(repo, new Set([join(folder, 'sf-b2-plan')]), (pid) => pid === process.pid);
 
@@ -45,7 +60,12 @@ test('the sweep removes only unused <epic>-plan worktrees in the worktree folder
     assert.equal(existsSync(join(folder, gone)), false, gone);
     assert.ok(!listed.includes(join(folder, gone)), gone);
   }
-  for (const kept of [join(folder, 'sf-b2-plan'), join(folder, 'sf-c3'), join(base, 'elsewhere', 'sf-d4-plan'), mine.path]) {
+  for (const kept of [
+    join(folder, 'sf-b2-plan'),
+    join(folder, 'sf-c3'),
+    join(base, 'elsewhere', 'sf-d4-plan'),
+    mine.path,
+  ]) {
     assert.ok(existsSync(kept) && listed.includes(kept), kept);
   }
   assert.ok(existsSync(join(target, 'keep.txt')), 'nothing behind the link was touched');

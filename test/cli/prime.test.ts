@@ -14,7 +14,15 @@ test('prime prints the protocol with the commands an agent needs', (t) => {
   t.after(() => repo.cleanup());
   const r = runCli(repo.root, ['prime']);
   assert.equal(r.code, 0, r.stderr);
-  for (const cmd of ['springfield context', 'springfield claim <plan.md>', 'springfield update <plan.md> <step> --task N completed', 'springfield commit -m', 'springfield plan propose <epic> <plan.md>', 'springfield signal <epic> --type pass|', 'claude mcp add springfield -- springfield mcp']) {
+  for (const cmd of [
+    'springfield context',
+    'springfield claim <plan.md>',
+    'springfield update <plan.md> <step> --task N completed',
+    'springfield commit -m',
+    'springfield plan propose <epic> <plan.md>',
+    'springfield signal <epic> --type pass|',
+    'claude mcp add springfield -- springfield mcp',
+  ]) {
     assert.ok(r.stdout.includes(cmd), `prime mentions ${cmd}`);
   }
 });

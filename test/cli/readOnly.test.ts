@@ -4,7 +4,17 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertFails, assertOk, CLI_PATH, cleanEnv, ensureCli, makeRepo, runJson, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertFails,
+  assertOk,
+  CLI_PATH,
+  cleanEnv,
+  ensureCli,
+  makeRepo,
+  runJson,
+  type CliResult,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
 const P = 'plans/p.md';
 const NOBODY = 65534;
@@ -14,15 +24,25 @@ const asRoot = process.getuid?.() === 0;
 function cannotRunAsNobody(): string | false {
   if (!asRoot) return 'needs root to run the CLI as another user';
   ensureCli();
-  const r = spawnSync(process.execPath, [CLI_PATH, '--version'], { uid: NOBODY, gid: NOBODY, encoding: 'utf8', cwd: '/' });
-  if (r.error || r.status !== 0) return `another user cannot run ${CLI_PATH} here (${r.error?.message ?? r.stderr.trim()}): the checkout is in a private folder`;
+  const r = spawnSync(process.execPath, [CLI_PATH, '--version'], {
+    uid: NOBODY,
+    gid: NOBODY,
+    encoding: 'utf8',
+    cwd: '/',
+  });
+  if (r.error || r.status !== 0)
+    return `another user cannot run ${CLI_PATH} here (${r.error?.message ?? r.stderr.trim()}): the checkout is in a private folder`;
   return false;
 }
 
 /** Runs the CLI as another user (uid 65534), who may read the repository but write none of it. */
 function asNobody(cwd: string, args: readonly string[]): CliResult {
   const r = spawnSync(process.execPath, [CLI_PATH, ...args, '--json'], {
-    cwd, uid: NOBODY, gid: NOBODY, encoding: 'utf8', env: cleanEnv({ HOME: '/nonexistent', NODE_DISABLE_COMPILE_CACHE: '1' }),
+    cwd,
+    uid: NOBODY,
+    gid: NOBODY,
+    encoding: 'utf8',
+    env: cleanEnv({ HOME: '/nonexistent', NODE_DISABLE_COMPILE_CACHE: '1' }),
   });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: <T>() => JSON.parse(r.stdout) as T };

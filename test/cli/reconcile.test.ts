@@ -75,33 +75,60 @@ describe('springfield reconcile', () => {
     const repo = makeRepo({ files: { 'plans/p.md': PLAN }, worktrees: ['a', 'b'] });
     repos.push(repo);
     assert.equal(runCli(repo.root, ['init', 'plans/p.md']).code, 0);
-    const made = [commitNext(repo, repo.worktree('a'), 'one.ts'), commitNext(repo, repo.worktree('b'), 'two.ts'), commitNext(repo, repo.worktree('a'), 'three.ts')];
-    assert.deepEqual(made.map((m) => m.anchor), ['step-1', 'step-2', 'step-3']);
+    const made = [
+      commitNext(repo, repo.worktree('a'), 'one.ts'),
+      commitNext(repo, repo.worktree('b'), 'two.ts'),
+      commitNext(repo, repo.worktree('a'), 'three.ts'),
+    ];
+    assert.deepEqual(
+      made.map((m) => m.anchor),
+      ['step-1', 'step-2', 'step-3'],
+    );
     const expected = Object.fromEntries(made.map((m) => [m.anchor, ['completed', m.hash]]));
     assert.deepEqual(stepHashes(repo), expected);
 
     const db = dbOf(repo);
-    const wiped = db.prepare(`UPDATE steps SET status = 'claimed', commit_hash = NULL, completed_at = NULL, completed_by = NULL, completed_token = NULL
-      WHERE parent_anchor IS NULL`).run().changes;
+    const wiped = db
+      .prepare(
+        `UPDATE steps SET status = 'claimed', commit_hash = NULL, completed_at = NULL, completed_by = NULL, completed_token = NULL
+      WHERE parent_anchor IS NULL`,
+      )
+      .run().changes;
     db.prepare(`UPDATE steps SET status = 'pending', completed_at = NULL WHERE parent_anchor IS NOT NULL`).run();
     db.prepare(`UPDATE plans SET status = 'active'`).run();
     db.close();
     assert.equal(wiped, 3);
-    assert.deepEqual(Object.values(stepHashes(repo)).map(([status]) => status), ['claimed', 'claimed', 'claimed']);
+    assert.deepEqual(
+      Object.values(stepHashes(repo)).map(([status]) => status),
+      ['claimed', 'claimed', 'claimed'],
+    );
 
     const r = runCli(repo.worktree('b'), ['reconcile', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = r.json<ReconcileJson>();
-    assert.deepEqual(out.reconciled.map((s) => [s.step_anchor, s.commit_hash, s.from_status]).sort(), made.map((m) => [m.anchor, m.hash, 'claimed']));
+    assert.deepEqual(
+      out.reconciled.map((s) => [s.step_anchor, s.commit_hash, s.from_status]).sort(),
+      made.map((m) => [m.anchor, m.hash, 'claimed']),
+    );
     assert.deepEqual(out.conflicts, []);
     assert.deepEqual(out.unknown, []);
     assert.deepEqual(out.plans_completed, ['plans/p.md']);
     assert.deepEqual(stepHashes(repo), expected);
-    const plan = runCli(repo.root, ['show', 'plans/p.md', '--json']).json<{ plans: { status: string; steps: StepJson[] }[] }>().plans[0];
+    const plan = runCli(repo.root, ['show', 'plans/p.md', '--json']).json<{
+      plans: { status: string; steps: StepJson[] }[];
+    }>().plans[0];
     assert.equal(plan?.status, 'done');
     assert.equal(plan?.steps[2]?.substeps[0]?.status, 'completed');
-    const events = runCli(repo.root, ['events', 'plans/p.md', '--json']).json<{ events: { action: string; step_anchor: string }[] }>().events;
-    assert.deepEqual(events.filter((e) => e.action === 'reconcile').map((e) => e.step_anchor).sort(), ['step-1', 'step-2', 'step-3']);
+    const events = runCli(repo.root, ['events', 'plans/p.md', '--json']).json<{
+      events: { action: string; step_anchor: string }[];
+    }>().events;
+    assert.deepEqual(
+      events
+        .filter((e) => e.action === 'reconcile')
+        .map((e) => e.step_anchor)
+        .sort(),
+      ['step-1', 'step-2', 'step-3'],
+    );
 
     const again = runCli(repo.root, ['reconcile', '--json']).json<ReconcileJson>();
     assert.deepEqual(again.reconciled, []);
@@ -120,15 +147,23 @@ describe('springfield reconcile', () => {
 
     const kept = runCli(repo.root, ['reconcile', '--json']);
     assert.equal(kept.code, 0);
-    assert.match(kept.stderr, /^springfield: warning: plans\/p\.md step-1: the database has commit [0-9a-f]{40}, git has [0-9a-f]{40}; kept the database hash/);
+    assert.match(
+      kept.stderr,
+      /^springfield: warning: plans\/p\.md step-1: the database has commit [0-9a-f]{40}, git has [0-9a-f]{40}; kept the database hash/,
+    );
     const k = kept.json<ReconcileJson>();
-    assert.deepEqual(k.conflicts, [{ plan_path: 'plans/p.md', step_anchor: 'step-1', db_hash: other, git_hash: hash, overwritten: false }]);
+    assert.deepEqual(k.conflicts, [
+      { plan_path: 'plans/p.md', step_anchor: 'step-1', db_hash: other, git_hash: hash, overwritten: false },
+    ]);
     assert.deepEqual(k.reconciled, []);
     assert.deepEqual(stepHashes(repo)['step-1'], ['completed', other]);
 
     const forced = runCli(repo.root, ['reconcile', '--force', '--json']).json<ReconcileJson>();
     assert.equal(forced.conflicts[0]?.overwritten, true);
-    assert.deepEqual(forced.reconciled.map((s) => [s.step_anchor, s.commit_hash]), [['step-1', hash]]);
+    assert.deepEqual(
+      forced.reconciled.map((s) => [s.step_anchor, s.commit_hash]),
+      [['step-1', hash]],
+    );
     assert.deepEqual(stepHashes(repo)['step-1'], ['completed', hash]);
   });
 
@@ -143,21 +178,40 @@ describe('springfield reconcile', () => {
       execFileSync('git', ['commit', '-q', '-m', file, ...trailers.flatMap((t) => ['--trailer', t])], { cwd, env });
       return repo.git(['rev-parse', 'HEAD'], cwd);
     };
-    const older = commit(repo.worktree('b'), 'old.ts', '2026-01-01T10:00:00Z', ['Springfield-Step: step-2', 'Springfield-Plan: plans/p.md']);
-    const newer = commit(repo.worktree('a'), 'new.ts', '2026-01-02T10:00:00Z', ['Springfield-Step: step-2', 'Springfield-Plan: plans/p.md']);
-    const ghostPlan = commit(repo.worktree('a'), 'ghost.ts', '2026-01-03T10:00:00Z', ['Springfield-Step: step-1', 'Springfield-Plan: plans/ghost.md']);
-    const ghostStep = commit(repo.worktree('a'), 'nine.ts', '2026-01-04T10:00:00Z', ['Springfield-Step: step-9', 'Springfield-Plan: plans/p.md']);
+    const older = commit(repo.worktree('b'), 'old.ts', '2026-01-01T10:00:00Z', [
+      'Springfield-Step: step-2',
+      'Springfield-Plan: plans/p.md',
+    ]);
+    const newer = commit(repo.worktree('a'), 'new.ts', '2026-01-02T10:00:00Z', [
+      'Springfield-Step: step-2',
+      'Springfield-Plan: plans/p.md',
+    ]);
+    const ghostPlan = commit(repo.worktree('a'), 'ghost.ts', '2026-01-03T10:00:00Z', [
+      'Springfield-Step: step-1',
+      'Springfield-Plan: plans/ghost.md',
+    ]);
+    const ghostStep = commit(repo.worktree('a'), 'nine.ts', '2026-01-04T10:00:00Z', [
+      'Springfield-Step: step-9',
+      'Springfield-Plan: plans/p.md',
+    ]);
     commit(repo.worktree('a'), 'plain.ts', '2026-01-05T10:00:00Z', []);
     assert.notEqual(older, newer);
 
     const out = runCli(repo.root, ['reconcile', '--json']).json<ReconcileJson>();
-    assert.deepEqual(out.reconciled.map((s) => [s.step_anchor, s.commit_hash, s.from_status]), [['step-2', newer, 'pending']]);
+    assert.deepEqual(
+      out.reconciled.map((s) => [s.step_anchor, s.commit_hash, s.from_status]),
+      [['step-2', newer, 'pending']],
+    );
     assert.deepEqual(out.conflicts, []);
     assert.deepEqual(out.unknown.map((u) => [u.plan_path, u.step_anchor, u.commit_hash, u.reason]).sort(), [
       ['plans/ghost.md', 'step-1', ghostPlan, 'unknown_plan'],
       ['plans/p.md', 'step-9', ghostStep, 'unknown_step'],
     ]);
-    assert.deepEqual(stepHashes(repo), { 'step-1': ['pending', null], 'step-2': ['completed', newer], 'step-3': ['pending', null] });
+    assert.deepEqual(stepHashes(repo), {
+      'step-1': ['pending', null],
+      'step-2': ['completed', newer],
+      'step-3': ['pending', null],
+    });
   });
 
   test('a plan argument limits reconcile to that plan; an unknown plan is a usage error that writes nothing', () => {
@@ -169,10 +223,16 @@ describe('springfield reconcile', () => {
     for (const plan of ['plans/p.md', 'plans/q.md']) {
       writeFileSync(join(a, `${plan.slice(6, 7)}.ts`), plan);
       repo.git(['add', '-A'], a);
-      repo.git(['commit', '-q', '-m', plan, '--trailer', 'Springfield-Step: step-1', '--trailer', `Springfield-Plan: ${plan}`], a);
+      repo.git(
+        ['commit', '-q', '-m', plan, '--trailer', 'Springfield-Step: step-1', '--trailer', `Springfield-Plan: ${plan}`],
+        a,
+      );
     }
     const out = runCli(repo.root, ['reconcile', 'plans/q.md', '--json']).json<ReconcileJson>();
-    assert.deepEqual(out.reconciled.map((s) => [s.plan_path, s.step_anchor]), [['plans/q.md', 'step-1']]);
+    assert.deepEqual(
+      out.reconciled.map((s) => [s.plan_path, s.step_anchor]),
+      [['plans/q.md', 'step-1']],
+    );
     assert.deepEqual(stepHashes(repo)['step-1']?.[0], 'pending');
     const eventsBefore = runCli(repo.root, ['events', '--json']).json<{ events: unknown[] }>().events.length;
     assertFails(runCli(repo.root, ['reconcile', 'plans/none.md', '--json']), 2, 'unknown_plan');

@@ -12,7 +12,12 @@ import { assertFails, assertOk, cleanEnv, ensureCli, makeRepo, runCli, type Repo
 const PLAN = [
   '# Plan: Six independent steps',
   '',
-  ...[1, 2, 3, 4, 5, 6].flatMap((n) => [`## Step ${n}: Part ${n} {#step-${n}}`, '**Tasks:**', `- [ ] Build part ${n}`, '']),
+  ...[1, 2, 3, 4, 5, 6].flatMap((n) => [
+    `## Step ${n}: Part ${n} {#step-${n}}`,
+    '**Tasks:**',
+    `- [ ] Build part ${n}`,
+    '',
+  ]),
 ].join('\n');
 
 const FILES = { 'plans/p.md': PLAN, 'src/deep/keep.txt': 'x\n' };
@@ -35,11 +40,21 @@ describe('a repository with linked, nested and symlinked worktrees', () => {
     symlinkSync(b, link);
     places = [
       { name: 'main worktree', cwd: repo.root, worktree: repo.root, plan: 'plans/p.md' },
-      { name: 'subdirectory of main', cwd: join(repo.root, 'src', 'deep'), worktree: repo.root, plan: '../../plans/p.md' },
+      {
+        name: 'subdirectory of main',
+        cwd: join(repo.root, 'src', 'deep'),
+        worktree: repo.root,
+        plan: '../../plans/p.md',
+      },
       { name: 'linked worktree', cwd: a, worktree: a, plan: 'plans/p.md' },
       { name: 'nested worktree', cwd: nested, worktree: nested, plan: 'plans/p.md' },
       { name: 'symlinked path to a worktree', cwd: link, worktree: b, plan: join(link, 'plans', 'p.md') },
-      { name: 'subdirectory through the symlink', cwd: join(link, 'src', 'deep'), worktree: b, plan: '../../plans/p.md' },
+      {
+        name: 'subdirectory through the symlink',
+        cwd: join(link, 'src', 'deep'),
+        worktree: b,
+        plan: '../../plans/p.md',
+      },
     ];
   });
   after(() => repo.cleanup());
@@ -87,8 +102,11 @@ describe('a repository with linked, nested and symlinked worktrees', () => {
     for (const place of places) {
       const { plans } = assertOk<{ plans: PlanView[] }>(runCli(place.cwd, ['show', '--json']));
       assert.equal(plans.length, 1, place.name);
-      assert.deepEqual(plans[0]?.steps.map((s) => [s.anchor, s.status, s.claimed_by]),
-        places.map((p, i) => [`step-${i + 1}`, 'claimed', p.worktree]), place.name);
+      assert.deepEqual(
+        plans[0]?.steps.map((s) => [s.anchor, s.status, s.claimed_by]),
+        places.map((p, i) => [`step-${i + 1}`, 'claimed', p.worktree]),
+        place.name,
+      );
     }
     const afterAll = assertOk<ClaimResult>(runCli(repo.worktree('nested'), ['claim', 'plans/p.md', '--json']));
     assert.equal(afterAll.claimed, false);
@@ -125,7 +143,8 @@ describe('a bare repository with linked worktrees', () => {
   });
 
   test('reading .git from disk finds what git finds in each worktree, and leaves the bare directory itself to git', () => {
-    for (const wt of ['a', 'b']) assert.deepEqual(findRepoOnDisk(repo.worktree(wt), cleanEnv()), askGitForRepo(repo.worktree(wt)), wt);
+    for (const wt of ['a', 'b'])
+      assert.deepEqual(findRepoOnDisk(repo.worktree(wt), cleanEnv()), askGitForRepo(repo.worktree(wt)), wt);
     assert.equal(findRepoOnDisk(repo.root, cleanEnv()), undefined);
   });
 
@@ -147,7 +166,10 @@ describe('a bare repository with linked worktrees', () => {
     assert.ok(ca.claimed && cb.claimed);
     assert.deepEqual([ca.step_anchor, cb.step_anchor], ['step-1', 'step-2']);
     const { plans } = assertOk<{ plans: PlanView[] }>(runCli(repo.worktree('b'), ['show', '--json']));
-    assert.deepEqual(plans[0]?.steps.slice(0, 2).map((s) => s.claimed_by), [repo.worktree('a'), repo.worktree('b')]);
+    assert.deepEqual(
+      plans[0]?.steps.slice(0, 2).map((s) => s.claimed_by),
+      [repo.worktree('a'), repo.worktree('b')],
+    );
   });
 });
 
@@ -175,7 +197,9 @@ describe('database overrides', () => {
 
     // Act
     assertOk(runCli(repo.root, ['init', 'plans/p.md', '--json'], { SPRINGFIELD_DB: envDb }));
-    const viaFlag = assertOk<InitResult>(runCli(repo.root, ['init', 'plans/p.md', '--json', '--db', '../flag/state.db'], { SPRINGFIELD_DB: envDb }));
+    const viaFlag = assertOk<InitResult>(
+      runCli(repo.root, ['init', 'plans/p.md', '--json', '--db', '../flag/state.db'], { SPRINGFIELD_DB: envDb }),
+    );
 
     // Assert
     assert.ok(existsSync(envDb));
@@ -198,12 +222,15 @@ describe('outside any git repository', () => {
   const env = () => ({ GIT_CEILING_DIRECTORIES: dirname(dir) });
 
   test('locateRepo throws an EnvironmentError naming the directory', () => {
-    assert.throws(() => locateRepo(dir, cleanEnv(env())), (err: unknown) => {
-      assert.ok(err instanceof EnvironmentError);
-      assert.equal(err.code, 'not_a_git_repository');
-      assert.ok(err.message.includes(dir));
-      return true;
-    });
+    assert.throws(
+      () => locateRepo(dir, cleanEnv(env())),
+      (err: unknown) => {
+        assert.ok(err instanceof EnvironmentError);
+        assert.equal(err.code, 'not_a_git_repository');
+        assert.ok(err.message.includes(dir));
+        return true;
+      },
+    );
   });
 
   for (const args of [['show'], ['init', 'plans/p.md'], ['claim', 'plans/p.md'], ['ready', 'plans/p.md']]) {
@@ -226,7 +253,11 @@ describe('outside any git repository', () => {
 describe('a submodule and a repository with a separate git dir', () => {
   let tmp: string;
   const git = (cwd: string, ...args: string[]): void => {
-    const r = spawnSync('git', ['-c', 'protocol.file.allow=always', ...args], { cwd, env: cleanEnv(), encoding: 'utf8' });
+    const r = spawnSync('git', ['-c', 'protocol.file.allow=always', ...args], {
+      cwd,
+      env: cleanEnv(),
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
   };
   before(() => {
@@ -277,10 +308,17 @@ describe('a .springfield that is a symbolic link (a repository can commit one)',
   after(() => repo.cleanup());
 
   test('every command refuses it in one line, exit 1, and nothing is written where it points', () => {
-    for (const args of [['init', 'plans/p.md'], ['show', '--json'], ['epic', 'create', 'X']]) {
+    for (const args of [
+      ['init', 'plans/p.md'],
+      ['show', '--json'],
+      ['epic', 'create', 'X'],
+    ]) {
       const r = runCli(repo.root, args);
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
-      assert.match(r.stderr, /\.springfield is a symbolic link \(to .*elsewhere\); .*remove the link, or set SPRINGFIELD_DB/);
+      assert.match(
+        r.stderr,
+        /\.springfield is a symbolic link \(to .*elsewhere\); .*remove the link, or set SPRINGFIELD_DB/,
+      );
       assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
     }
     assert.deepEqual(readdirSync(target), []);

@@ -1,14 +1,36 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
 import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/runConfig.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import { assertClaimed, assertFails, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, runCli, runJson, writeFiles, type Claimed, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertClaimed,
+  assertFails,
+  assertOk,
+  cleanEnv,
+  CLI_PATH,
+  ensureCli,
+  makeRepo,
+  runCli,
+  runJson,
+  writeFiles,
+  type Claimed,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 import type { RunView } from '../../src/core/store/runTypes.ts';
 import { pidAlive } from '../../src/core/runs/processGroup.ts';
 
@@ -37,7 +59,8 @@ interface Wrapper {
   readonly done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-const plan = (title: string) => `# Plan: ${title}\n\n## Step 1: Build the ${title} {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Document it {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Docs\n`;
+const plan = (title: string) =>
+  `# Plan: ${title}\n\n## Step 1: Build the ${title} {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Document it {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Docs\n`;
 
 let repo: Repo;
 let agentPath: string;
@@ -46,8 +69,24 @@ let counter = 0;
 
 before(() => {
   ensureCli();
-  const names = ['env', 'pwdpath', 'nostep', 'exit', 'missing', 'usage', 'literal', 'literal-branch', 'heartbeat', 'sessions', 'orphan', 'links', 'shimsweep'];
-  repo = makeRepo({ files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) } });
+  const names = [
+    'env',
+    'pwdpath',
+    'nostep',
+    'exit',
+    'missing',
+    'usage',
+    'literal',
+    'literal-branch',
+    'heartbeat',
+    'sessions',
+    'orphan',
+    'links',
+    'shimsweep',
+  ];
+  repo = makeRepo({
+    files: { '.gitignore': '.springfield/\n', ...Object.fromEntries(names.map((n) => [`plans/${n}.md`, plan(n)])) },
+  });
   agentPath = join(repo.tmp, 'agent.mjs');
   writeFileSync(agentPath, AGENT);
   reportDir = join(repo.tmp, 'reports');
@@ -58,7 +97,9 @@ after(() => repo.cleanup());
 /** An in-progress epic on plans/<name>.md, started in its own worktree `wt`, with step-1 claimed there. */
 function epicWithClaim(name: string, lease = 7200): { id: string; planPath: string; claim: Claimed; wt: string } {
   const planPath = `plans/${name}.md`;
-  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', `Runs ${name}`, '--brief', `Exercise runs: ${name}.`]));
+  const { id } = assertOk<{ id: string }>(
+    runJson(repo.root, ['epic', 'create', `Runs ${name}`, '--brief', `Exercise runs: ${name}.`]),
+  );
   assertOk(runJson(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
   assertOk(runJson(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
   const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', id])).worktree_path;
@@ -75,20 +116,35 @@ function planning(epic: string): string {
 }
 
 /** The argv of `springfield run` whose agent reports to a fresh file; returns both. */
-function runArgs(head: readonly string[], exit: string, sleepMs: number, extra: readonly string[] = []): { args: string[]; report: string } {
+function runArgs(
+  head: readonly string[],
+  exit: string,
+  sleepMs: number,
+  extra: readonly string[] = [],
+): { args: string[]; report: string } {
   const report = join(reportDir, `agent-${++counter}.json`);
   return { args: ['run', ...head, '--', process.execPath, agentPath, report, exit, String(sleepMs), ...extra], report };
 }
 
 function startWrapper(cwd: string, args: readonly string[], env: Record<string, string> = {}): Wrapper {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    cwd,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-    child.on('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stdout, stderr })));
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
   });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => {
+      child.on('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stdout, stderr })));
+    },
+  );
   return { child, done };
 }
 
@@ -113,34 +169,77 @@ function rows<T = Record<string, unknown>>(sql: string, ...params: (string | num
 
 const runRow = (id: number) => rows<RunView>('SELECT * FROM runs WHERE id = ?', id)[0];
 const readReport = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as AgentReport;
-const stepLease = (planPath: string) => rows<{ lease_expires_at: string }>(`SELECT lease_expires_at FROM steps WHERE plan_path = ? AND anchor = 'step-1'`, planPath)[0]?.lease_expires_at ?? '';
+const stepLease = (planPath: string) =>
+  rows<{ lease_expires_at: string }>(
+    `SELECT lease_expires_at FROM steps WHERE plan_path = ? AND anchor = 'step-1'`,
+    planPath,
+  )[0]?.lease_expires_at ?? '';
 
 describe('springfield run', () => {
   test('passes SPRINGFIELD_* values and a context file, strips editor variables, and records running → no_progress (it did nothing) releasing its step', async () => {
     const { id, planPath, claim, wt } = epicWithClaim('env');
     mkdirSync(join(wt, 'src'), { recursive: true });
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--json'], '0', 300);
-    const w = startWrapper(join(wt, 'src'), args, { ELECTRON_RUN_AS_NODE: '1', VSCODE_PID: '4242', VSCODE_IPC_HOOK: '/tmp/x.sock', SPRINGFIELD_DEBUG: '1' });
+    const w = startWrapper(join(wt, 'src'), args, {
+      ELECTRON_RUN_AS_NODE: '1',
+      VSCODE_PID: '4242',
+      VSCODE_IPC_HOOK: '/tmp/x.sock',
+      SPRINGFIELD_DEBUG: '1',
+    });
     const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
     const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
     const live = runRow(runId);
-    assert.deepEqual([live?.status, live?.pid, live?.ended_at, live?.exit_code], ['running', w.child.pid, null, null], 'recorded as running with the supervising pid while the agent lives');
+    assert.deepEqual(
+      [live?.status, live?.pid, live?.ended_at, live?.exit_code],
+      ['running', w.child.pid, null, null],
+      'recorded as running with the supervising pid while the agent lives',
+    );
 
     const r = await w.done;
     assert.equal(r.code, 0, r.stderr);
     const contextFile = seen.env.SPRINGFIELD_CONTEXT_FILE ?? '';
-    assert.match(contextFile, new RegExp(`^${join(wt, '.springfield-context', String(runId))}-[0-9a-f]{12}\\.md$`), 'a fresh name per run, inside the worktree the agent may read');
-    assert.equal(readFileSync(join(repo.root, '.springfield', 'context', basename(contextFile)), 'utf8'), readFileSync(contextFile, 'utf8'), 'and the record kept beside the database');
-    assert.equal(repo.git(['status', '--porcelain', '--ignored'], wt).includes('.springfield-context'), true, 'which git ignores');
+    assert.match(
+      contextFile,
+      new RegExp(`^${join(wt, '.springfield-context', String(runId))}-[0-9a-f]{12}\\.md$`),
+      'a fresh name per run, inside the worktree the agent may read',
+    );
+    assert.equal(
+      readFileSync(join(repo.root, '.springfield', 'context', basename(contextFile)), 'utf8'),
+      readFileSync(contextFile, 'utf8'),
+      'and the record kept beside the database',
+    );
+    assert.equal(
+      repo.git(['status', '--porcelain', '--ignored'], wt).includes('.springfield-context'),
+      true,
+      'which git ignores',
+    );
     const port = Number(seen.env.SPRINGFIELD_PORT);
-    assert.ok(port >= 20_000 && port <= 29_990 && port % 10 === 0, `the worktree's first port, from an aligned block: ${port}`);
-    assert.deepEqual(seen.env, {
-      SPRINGFIELD_EPIC: id, SPRINGFIELD_STEP: 'step-1', SPRINGFIELD_PLAN: planPath, SPRINGFIELD_WORKTREE: wt,
-      SPRINGFIELD_CLAIM_TOKEN: String(claim.claim_token), SPRINGFIELD_CONTEXT_FILE: contextFile, SPRINGFIELD_ROLE: 'ralph',
-      SPRINGFIELD_RUN_ID: String(runId), SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_DB: join(repo.root, '.springfield', 'state.db'), SPRINGFIELD_DEBUG: '1',
-      SPRINGFIELD_EPIC_TITLE: 'Runs env', SPRINGFIELD_WORKTREE_ID: id, SPRINGFIELD_MAIN_WORKTREE: repo.root,
-      SPRINGFIELD_PORT: String(port), SPRINGFIELD_PORTS: `${port}-${port + 9}`,
-    }, 'no ELECTRON_RUN_AS_NODE or VSCODE_* although the parent had them; the worktree\'s variables and ports');
+    assert.ok(
+      port >= 20_000 && port <= 29_990 && port % 10 === 0,
+      `the worktree's first port, from an aligned block: ${port}`,
+    );
+    assert.deepEqual(
+      seen.env,
+      {
+        SPRINGFIELD_EPIC: id,
+        SPRINGFIELD_STEP: 'step-1',
+        SPRINGFIELD_PLAN: planPath,
+        SPRINGFIELD_WORKTREE: wt,
+        SPRINGFIELD_CLAIM_TOKEN: String(claim.claim_token),
+        SPRINGFIELD_CONTEXT_FILE: contextFile,
+        SPRINGFIELD_ROLE: 'ralph',
+        SPRINGFIELD_RUN_ID: String(runId),
+        SPRINGFIELD_AGENT: 'ralph',
+        SPRINGFIELD_DB: join(repo.root, '.springfield', 'state.db'),
+        SPRINGFIELD_DEBUG: '1',
+        SPRINGFIELD_EPIC_TITLE: 'Runs env',
+        SPRINGFIELD_WORKTREE_ID: id,
+        SPRINGFIELD_MAIN_WORKTREE: repo.root,
+        SPRINGFIELD_PORT: String(port),
+        SPRINGFIELD_PORTS: `${port}-${port + 9}`,
+      },
+      "no ELECTRON_RUN_AS_NODE or VSCODE_* although the parent had them; the worktree's variables and ports",
+    );
     assert.equal(seen.cwd, wt, 'the agent runs at the worktree root');
     assert.match(seen.context ?? '', /## Step step-1: Build the env \[claimed\]/);
     assert.match(seen.context ?? '', /Exercise runs: env\./);
@@ -149,15 +248,40 @@ describe('springfield run', () => {
     const out = JSON.parse(r.stdout) as { run: RunView; exit_code: number; context_file: string };
     const done = runRow(runId);
     assert.deepEqual(out.run, done, 'stdout is the one JSON document, the agent writes nothing to it');
-    assert.deepEqual([done?.status, done?.exit_code, done?.role, done?.epic_id, done?.plan_path, done?.step_anchor, done?.worktree, done?.iteration, done?.claim_token],
-      ['no_progress', 0, 'ralph', id, planPath, 'step-1', wt, 1, claim.claim_token]);
+    assert.deepEqual(
+      [
+        done?.status,
+        done?.exit_code,
+        done?.role,
+        done?.epic_id,
+        done?.plan_path,
+        done?.step_anchor,
+        done?.worktree,
+        done?.iteration,
+        done?.claim_token,
+      ],
+      ['no_progress', 0, 'ralph', id, planPath, 'step-1', wt, 1, claim.claim_token],
+    );
     assert.equal(done?.outcome_reason, 'exited 0 without completing step-1, committing or ticking an item');
-    const step = rows<{ status: string; claimed_by: string | null; claim_token: number }>(`SELECT status, claimed_by, claim_token FROM steps WHERE plan_path = ? AND anchor = 'step-1'`, planPath)[0];
-    assert.deepEqual(step, { status: 'pending', claimed_by: null, claim_token: claim.claim_token + 1 }, 'released at once, the old token fenced');
+    const step = rows<{ status: string; claimed_by: string | null; claim_token: number }>(
+      `SELECT status, claimed_by, claim_token FROM steps WHERE plan_path = ? AND anchor = 'step-1'`,
+      planPath,
+    )[0];
+    assert.deepEqual(
+      step,
+      { status: 'pending', claimed_by: null, claim_token: claim.claim_token + 1 },
+      'released at once, the old token fenced',
+    );
     assert.ok(done?.ended_at && done.ended_at >= done.started_at);
     assert.deepEqual(JSON.parse(done?.command ?? ''), args.slice(args.indexOf('--') + 1));
-    const events = rows<{ action: string; from_status: string | null; to_status: string }>(`SELECT action, from_status, to_status FROM events WHERE entity = 'run' AND json_extract(data, '$.run_id') = ? ORDER BY id`, runId);
-    assert.deepEqual(events, [{ action: 'start', from_status: null, to_status: 'running' }, { action: 'finish', from_status: 'running', to_status: 'no_progress' }]);
+    const events = rows<{ action: string; from_status: string | null; to_status: string }>(
+      `SELECT action, from_status, to_status FROM events WHERE entity = 'run' AND json_extract(data, '$.run_id') = ? ORDER BY id`,
+      runId,
+    );
+    assert.deepEqual(events, [
+      { action: 'start', from_status: null, to_status: 'running' },
+      { action: 'finish', from_status: 'running', to_status: 'no_progress' },
+    ]);
   });
 
   test('the context file is never written through a planted link: a linked context folder is refused, a link at a run id is ignored', async () => {
@@ -173,7 +297,11 @@ describe('springfield run', () => {
     const ok = runArgs(['--role', 'lisa', '--epic', id, '--json'], '0', 0);
     const r = await startWrapper(planning(id), ok.args).done;
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(readFileSync(join(victim, 'precious'), 'utf8'), 'keep me', 'the planted <run-id>.md link was not written through');
+    assert.equal(
+      readFileSync(join(victim, 'precious'), 'utf8'),
+      'keep me',
+      'the planted <run-id>.md link was not written through',
+    );
     assert.notEqual(readReport(ok.report).env.SPRINGFIELD_CONTEXT_FILE, join(contextDir, `${nextRun}.md`));
 
     rmSync(contextDir, { recursive: true });
@@ -190,12 +318,16 @@ describe('springfield run', () => {
   test('a run without a step drops a stale step and claim token from the parent environment', async () => {
     const { id } = epicWithClaim('nostep');
     const { args, report } = runArgs(['--role', 'lisa', '--epic', id], '0', 0);
-    const r = await startWrapper(planning(id), args, { SPRINGFIELD_STEP: 'step-9', SPRINGFIELD_CLAIM_TOKEN: '99' }).done;
+    const r = await startWrapper(planning(id), args, { SPRINGFIELD_STEP: 'step-9', SPRINGFIELD_CLAIM_TOKEN: '99' })
+      .done;
     assert.equal(r.code, 0, r.stderr);
     const env = readReport(report).env;
     assert.equal(env.SPRINGFIELD_STEP, undefined);
     assert.equal(env.SPRINGFIELD_CLAIM_TOKEN, undefined);
-    assert.deepEqual([env.SPRINGFIELD_ROLE, env.SPRINGFIELD_EPIC, env.SPRINGFIELD_PLAN], ['lisa', id, 'plans/nostep.md']);
+    assert.deepEqual(
+      [env.SPRINGFIELD_ROLE, env.SPRINGFIELD_EPIC, env.SPRINGFIELD_PLAN],
+      ['lisa', id, 'plans/nostep.md'],
+    );
   });
 
   test('the exit code propagates; a signal gives 128+N and status failed; SIGTERM is forwarded to the agent and the run is stopped, spending nothing', async () => {
@@ -222,23 +354,41 @@ describe('springfield run', () => {
     assert.equal(r15.code, 143, 'the wrapper survived SIGTERM, forwarded it and exited with the agent');
     assert.equal(pidAlive(seen.pid), false, 'the agent got the SIGTERM');
     const run15 = runRow(Number(seen.env.SPRINGFIELD_RUN_ID));
-    assert.deepEqual([run15?.status, run15?.exit_code], ['stopped', 143], 'a stop (the scheduler stopping, a person) is no failure of the agent');
+    assert.deepEqual(
+      [run15?.status, run15?.exit_code],
+      ['stopped', 143],
+      'a stop (the scheduler stopping, a person) is no failure of the agent',
+    );
     assert.match(run15?.outcome_reason ?? '', /^stopped by SIGTERM before its timeout/);
-    assert.equal(rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration, iteration, 'a stopped run spends no build iteration');
+    assert.equal(
+      rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration,
+      iteration,
+      'a stopped run spends no build iteration',
+    );
   });
 
   test("an agent never starts in a person's checkout or off the epic's branch: refused before anything is recorded", async () => {
     const { id, wt } = epicWithClaim('literal-branch');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
     const other = repo.addWorktree('elsewhere');
-    const refused = (cwd: string, role: string, code = 'outside_epic_worktree') => assertFails(runCli(cwd, ['run', '--json', '--role', role, '--epic', id, '--', 'true']), 1, code).message;
-    assert.match(refused(repo.root, 'ralph'), /^Ralph would work on sf-[0-9a-f]+ in the main worktree .*, a person's checkout; agents work only in the epic's own worktree; nothing was started$/);
+    const refused = (cwd: string, role: string, code = 'outside_epic_worktree') =>
+      assertFails(runCli(cwd, ['run', '--json', '--role', role, '--epic', id, '--', 'true']), 1, code).message;
+    assert.match(
+      refused(repo.root, 'ralph'),
+      /^Ralph would work on sf-[0-9a-f]+ in the main worktree .*, a person's checkout; agents work only in the epic's own worktree; nothing was started$/,
+    );
     assert.match(refused(repo.root, 'lisa'), /in the main worktree/);
-    assert.match(refused(other, 'bart'), new RegExp(`^Bart works on ${id} only in its worktree ${wt} on springfield/${id}, not in ${other}`));
+    assert.match(
+      refused(other, 'bart'),
+      new RegExp(`^Bart works on ${id} only in its worktree ${wt} on springfield/${id}, not in ${other}`),
+    );
     assert.match(refused(wt, 'lisa'), /^Lisa plans sf-[0-9a-f]+ only in its planning worktree/);
     repo.git(['checkout', '-q', '-b', 'rogue'], wt);
     try {
-      assert.match(refused(wt, 'ralph'), new RegExp(`is on rogue, not springfield/${id}: Ralph commits only on the epic's branch`));
+      assert.match(
+        refused(wt, 'ralph'),
+        new RegExp(`is on rogue, not springfield/${id}: Ralph commits only on the epic's branch`),
+      );
     } finally {
       repo.git(['checkout', '-q', `springfield/${id}`], wt);
     }
@@ -250,12 +400,22 @@ describe('springfield run', () => {
     const report = join(reportDir, 'pwdpath.txt');
     // What a real agent does: a shell tool in $PWD, and `springfield` found on PATH (never SPRINGFIELD_* lookups).
     const script = `cd "$PWD" && pwd -P > '${report}' && command -v springfield >> '${report}' && springfield --version >> '${report}' && springfield show plans/pwdpath.md --json >> '${report}'`;
-    const bare = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'springfield'))).join(':');
-    const w = startWrapper(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'sh', '-c', script], { PWD: repo.tmp, PATH: bare });
+    const bare = (process.env.PATH ?? '')
+      .split(':')
+      .filter((d) => d && !existsSync(join(d, 'springfield')))
+      .join(':');
+    const w = startWrapper(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'sh', '-c', script], {
+      PWD: repo.tmp,
+      PATH: bare,
+    });
     const r = await w.done;
     const lines = readFileSync(report, 'utf8').split('\n');
     assert.equal(lines[0], wt, `PWD names the worktree, not the launcher's folder (${r.stderr})`);
-    assert.match(lines[1] ?? '', /\/\.springfield\/bin\/\d+-[0-9a-f]{8}\/springfield$/, 'a springfield of this run, first on PATH');
+    assert.match(
+      lines[1] ?? '',
+      /\/\.springfield\/bin\/\d+-[0-9a-f]{8}\/springfield$/,
+      'a springfield of this run, first on PATH',
+    );
     assert.match(lines[2] ?? '', /^\d+\.\d+\.\d+/, 'it runs this CLI');
     assert.match(lines.slice(3).join('\n'), /"plan_path": "plans\/pwdpath.md"/, 'and reads the same store');
     assert.equal(existsSync(dirname(lines[1] ?? '')), false, 'the run removes its springfield when it ends');
@@ -278,12 +438,12 @@ describe('springfield run', () => {
     const live = runArgs(['--role', 'ralph', '--epic', id], '0', 60_000);
     const lw = startWrapper(wt, live.args);
     const liveSeen = await waitFor('the live agent to start', () => existsSync(live.report) && readReport(live.report));
-    assert.equal(existsSync(join(bin, killedShim)), false, 'the killed run\'s folder was removed by the next run');
+    assert.equal(existsSync(join(bin, killedShim)), false, "the killed run's folder was removed by the next run");
     const liveShim = shimOf(liveSeen.env.SPRINGFIELD_RUN_ID ?? '');
     const next = runArgs(['--role', 'ralph', '--epic', id], '0', 0);
     assert.equal((await startWrapper(wt, next.args).done).code, 0);
     assert.ok(liveShim && existsSync(join(bin, liveShim)), 'a live run keeps its springfield');
-    assert.ok(existsSync(join(bin, 'mine')), 'a folder not named like a run\'s stays');
+    assert.ok(existsSync(join(bin, 'mine')), "a folder not named like a run's stays");
     lw.child.kill('SIGTERM');
     await lw.done;
     assert.deepEqual(readdirSync(bin), ['mine']);
@@ -302,9 +462,16 @@ describe('springfield run', () => {
     const iteration = rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration;
     const r = runCli(wt, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
     assert.equal(r.code, 127);
-    assert.equal(r.stderr, `springfield: warning: agent command not found: 'springfield-no-such-agent' (run ${before + 1} recorded as unavailable, exit 127)\n`);
+    assert.equal(
+      r.stderr,
+      `springfield: warning: agent command not found: 'springfield-no-such-agent' (run ${before + 1} recorded as unavailable, exit 127)\n`,
+    );
     assert.deepEqual([runRow(before + 1)?.status, runRow(before + 1)?.exit_code], ['unavailable', 127]);
-    assert.equal(rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration, iteration, 'an agent that never ran spends no build iteration');
+    assert.equal(
+      rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration,
+      iteration,
+      'an agent that never ran spends no build iteration',
+    );
   });
 
   test('refuses bad usage before recording anything', () => {
@@ -316,7 +483,11 @@ describe('springfield run', () => {
     assertFails(sf(repo.root, ['--role', 'marge', '--epic', id, '--', 'true']), 2, 'bad_option');
     assertFails(sf(repo.root, ['--role', 'ralph', '--', 'true']), 2, 'missing_option');
     assertFails(sf(repo.root, ['--role', 'ralph', '--epic', 'sf-0000', '--', 'true']), 2, 'unknown_epic');
-    assertFails(sf(repo.addWorktree('other'), ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']), 1, 'outside_epic_worktree');
+    assertFails(
+      sf(repo.addWorktree('other'), ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']),
+      1,
+      'outside_epic_worktree',
+    );
     assertFails(sf(wt, ['--role', 'ralph', '--epic', id, '--step', 'step-2', '--', 'true']), 1, 'not_claimed');
     assert.equal(rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n, before);
   });
@@ -325,13 +496,26 @@ describe('springfield run', () => {
     const { id, wt } = epicWithClaim('literal');
     writeFiles(wt, { x: 'keep me\n' });
     // A second `--` and words that look like Springfield's options belong to the agent too.
-    const nasty = ['$(touch pwned)', '; rm -rf x', '`touch pwned2`', '&& touch pwned3 #', "it's \"quoted\"", '$HOME', '${PATH}', '--', '--json', '-h', 'epic $SPRINGFIELD_EPIC; rm x'];
+    const nasty = [
+      '$(touch pwned)',
+      '; rm -rf x',
+      '`touch pwned2`',
+      '&& touch pwned3 #',
+      'it\'s "quoted"',
+      '$HOME',
+      '${PATH}',
+      '--',
+      '--json',
+      '-h',
+      'epic $SPRINGFIELD_EPIC; rm x',
+    ];
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id], '0', 0, nasty);
     const r = await startWrapper(wt, args).done;
     assert.equal(r.code, 0, r.stderr);
     // Only Springfield's own $SPRINGFIELD_* values are replaced, as text inside the one argument (docs/agents.md).
     assert.deepEqual(readReport(report).argv, [...nasty.slice(0, -1), `epic ${id}; rm x`]);
-    for (const f of ['pwned', 'pwned2', 'pwned3']) assert.equal(existsSync(join(wt, f)), false, `${f} was created: a shell ran`);
+    for (const f of ['pwned', 'pwned2', 'pwned3'])
+      assert.equal(existsSync(join(wt, f)), false, `${f} was created: a shell ran`);
     assert.equal(readFileSync(join(wt, 'x'), 'utf8'), 'keep me\n');
   });
 });
@@ -346,17 +530,26 @@ describe('leases, sessions and orphans', () => {
     await waitFor('the agent to start', () => existsSync(report));
     const observed = new Set<string>();
     let ended = false;
-    void w.done.then(() => { ended = true; });
+    void w.done.then(() => {
+      ended = true;
+    });
     while (!ended) {
       observed.add(stepLease(planPath));
       await new Promise((r) => setTimeout(r, 100));
     }
     const r = await w.done;
     assert.equal(r.code, 0, r.stderr);
-    const beats = rows<{ at: string }>(`SELECT at FROM events WHERE id > ? AND entity = 'step' AND action = 'heartbeat' AND plan_path = ? ORDER BY id`, lastEvent, planPath);
+    const beats = rows<{ at: string }>(
+      `SELECT at FROM events WHERE id > ? AND entity = 'step' AND action = 'heartbeat' AND plan_path = ? ORDER BY id`,
+      lastEvent,
+      planPath,
+    );
     assert.ok(beats.length >= 3, `expected a heartbeat at start and about every second, got ${beats.length}`);
     const latest = [...observed].filter(Boolean).sort().at(-1) ?? '';
-    assert.ok(Date.parse(latest) - Date.parse(claimedLease) >= 1500, `lease advanced from ${claimedLease} to ${latest}`);
+    assert.ok(
+      Date.parse(latest) - Date.parse(claimedLease) >= 1500,
+      `lease advanced from ${claimedLease} to ${latest}`,
+    );
     assert.equal(stepLease(planPath), '', 'the run ended without finishing the step: released, no lease left');
     assert.ok(observed.size >= 2, `the lease moved while the agent lived: ${[...observed].join(', ')}`);
     const run = runRow(Number(readReport(report).env.SPRINGFIELD_RUN_ID));
@@ -366,28 +559,56 @@ describe('leases, sessions and orphans', () => {
   test('runs lists runs with per-epic session counts by role', async () => {
     const { id, wt } = epicWithClaim('sessions');
     for (const role of ['lisa', 'ralph', 'ralph', 'bart', 'lovejoy', 'ralph']) {
-      const r = await startWrapper(role === 'lisa' ? planning(id) : wt, runArgs(['--role', role, '--epic', id], role === 'bart' ? '1' : '0', 0).args).done;
+      const r = await startWrapper(
+        role === 'lisa' ? planning(id) : wt,
+        runArgs(['--role', role, '--epic', id], role === 'bart' ? '1' : '0', 0).args,
+      ).done;
       assert.equal(r.code, role === 'bart' ? 1 : 0, r.stderr);
     }
-    const listed = assertOk<{ runs: RunView[]; sessions: Record<string, unknown> }>(runJson(repo.root, ['runs', '--epic', id]));
+    const listed = assertOk<{ runs: RunView[]; sessions: Record<string, unknown> }>(
+      runJson(repo.root, ['runs', '--epic', id]),
+    );
     assert.deepEqual(listed.sessions, { [id]: { lisa: 1, ralph: 3, bart: 1, lovejoy: 1, total: 6 } });
     // Exit 0 without a proposal, a commit or a signal is no progress; Lovejoy is judged by its exit code.
-    assert.deepEqual(listed.runs.map((r) => [r.role, r.status]), [['ralph', 'no_progress'], ['lovejoy', 'succeeded'], ['bart', 'failed'], ['ralph', 'no_progress'], ['ralph', 'no_progress'], ['lisa', 'no_progress']]);
+    assert.deepEqual(
+      listed.runs.map((r) => [r.role, r.status]),
+      [
+        ['ralph', 'no_progress'],
+        ['lovejoy', 'succeeded'],
+        ['bart', 'failed'],
+        ['ralph', 'no_progress'],
+        ['ralph', 'no_progress'],
+        ['lisa', 'no_progress'],
+      ],
+    );
     const all = assertOk<{ sessions: Record<string, { total: number }> }>(runJson(repo.root, ['runs']));
     assert.ok(Object.keys(all.sessions).length >= 2 && all.sessions[id]?.total === 6);
     assert.deepEqual(assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs, []);
     const text = runCli(repo.root, ['runs', '--epic', id]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`^  ${id}: 6 — lisa 1 · ralph 3 · bart 1 · lovejoy 1$`, 'm'));
-    assert.match(text.stdout, new RegExp(`^#\\d+ bart ${id} \\[failed\\] iteration \\d+ — exit 1 after \\d+s — exit 1$`, 'm'));
-    assert.match(text.stdout, new RegExp(`^#\\d+ lisa ${id} \\[no_progress\\] iteration \\d+ — exit 0 after \\d+s — exited 0 without proposing a plan$`, 'm'));
+    assert.match(
+      text.stdout,
+      new RegExp(`^#\\d+ bart ${id} \\[failed\\] iteration \\d+ — exit 1 after \\d+s — exit 1$`, 'm'),
+    );
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `^#\\d+ lisa ${id} \\[no_progress\\] iteration \\d+ — exit 0 after \\d+s — exited 0 without proposing a plan$`,
+        'm',
+      ),
+    );
   });
 
   test('markOrphans marks a run whose supervisor was killed -9 as lost and releases its step at once (no lease wait)', async () => {
     const { id, planPath, claim, wt } = epicWithClaim('orphan', 3600);
     // Another session in the epic's worktree: the step's holder is its worktree and agent.
     const other = ['--agent', 'reclaimer'];
-    const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3600'], '0', 60_000);
+    const { args, report } = runArgs(
+      ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3600'],
+      '0',
+      60_000,
+    );
     const w = startWrapper(wt, args);
     const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
     const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
@@ -397,19 +618,37 @@ describe('leases, sessions and orphans', () => {
       assert.equal(runRow(runId)?.agent_pid, seen.pid, "the agent's process group is recorded");
       w.child.kill('SIGKILL');
       await w.done;
-      assert.equal(pidAlive(seen.pid), true, 'the agent itself outlives its supervisor (the scheduler ends its group: see test/faults)');
+      assert.equal(
+        pidAlive(seen.pid),
+        true,
+        'the agent itself outlives its supervisor (the scheduler ends its group: see test/faults)',
+      );
       assert.equal(runRow(runId)?.status, 'running', 'nobody finished the row');
-      assert.equal(assertOk<{ claimed: boolean }>(runJson(wt, ['claim', planPath, ...other])).claimed, false, 'still held while the row says running');
+      assert.equal(
+        assertOk<{ claimed: boolean }>(runJson(wt, ['claim', planPath, ...other])).claimed,
+        false,
+        'still held while the row says running',
+      );
 
       const lost = await store.markOrphans(pidAlive, null);
-      assert.deepEqual(lost.map((r) => [r.id, r.status, r.exit_code]), [[runId, 'lost', null]]);
+      assert.deepEqual(
+        lost.map((r) => [r.id, r.status, r.exit_code]),
+        [[runId, 'lost', null]],
+      );
       assert.ok(lost[0]?.ended_at);
       assert.deepEqual(await store.markOrphans(pidAlive, null), [], 'marking is done once');
-      const events = rows<{ to_status: string; reason: string }>(`SELECT to_status, reason FROM events WHERE entity = 'run' AND action = 'lost' AND json_extract(data, '$.run_id') = ?`, runId);
+      const events = rows<{ to_status: string; reason: string }>(
+        `SELECT to_status, reason FROM events WHERE entity = 'run' AND action = 'lost' AND json_extract(data, '$.run_id') = ?`,
+        runId,
+      );
       assert.deepEqual(events, [{ to_status: 'lost', reason: `supervising process ${w.child.pid} is gone` }]);
 
       const next = assertClaimed(runJson(wt, ['claim', planPath, ...other]));
-      assert.deepEqual([next.step_anchor, next.reclaimed_from_expired, next.claimed_by, next.agent], ['step-1', false, wt, 'reclaimer'], 'claimable at once: the hour-long lease did not have to expire');
+      assert.deepEqual(
+        [next.step_anchor, next.reclaimed_from_expired, next.claimed_by, next.agent],
+        ['step-1', false, wt, 'reclaimer'],
+        'claimable at once: the hour-long lease did not have to expire',
+      );
       assert.ok(next.claim_token > claim.claim_token + 1, 'the lost holder was fenced by the release');
     } finally {
       store.close();
@@ -421,14 +660,49 @@ describe('leases, sessions and orphans', () => {
     const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
       const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Orphan judging', '--brief', 'x']));
-      const mine = await store.startRun({ epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: process.pid }, null);
-      const gone = await store.startRun({ epicId: id, planPath: null, stepAnchor: null, role: 'bart', iteration: 0, worktree: repo.root, agentId: null, command: ['true'], pid: 999_999 }, null);
+      const mine = await store.startRun(
+        {
+          epicId: id,
+          planPath: null,
+          stepAnchor: null,
+          role: 'bart',
+          iteration: 0,
+          worktree: repo.root,
+          agentId: null,
+          command: ['true'],
+          pid: process.pid,
+        },
+        null,
+      );
+      const gone = await store.startRun(
+        {
+          epicId: id,
+          planPath: null,
+          stepAnchor: null,
+          role: 'bart',
+          iteration: 0,
+          worktree: repo.root,
+          agentId: null,
+          command: ['true'],
+          pid: 999_999,
+        },
+        null,
+      );
       const asked: number[] = [];
-      const lost = await store.markOrphans((pid) => { asked.push(pid); return pid !== 999_999; }, null);
-      assert.deepEqual(lost.map((r) => r.id), [gone.id]);
+      const lost = await store.markOrphans((pid) => {
+        asked.push(pid);
+        return pid !== 999_999;
+      }, null);
+      assert.deepEqual(
+        lost.map((r) => r.id),
+        [gone.id],
+      );
       assert.ok(asked.includes(process.pid) && asked.includes(999_999));
       assert.equal(runRow(mine.id)?.status, 'running');
-      assert.deepEqual(assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs.map((r) => r.id), [mine.id]);
+      assert.deepEqual(
+        assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs.map((r) => r.id),
+        [mine.id],
+      );
     } finally {
       store.close();
     }
@@ -437,12 +711,41 @@ describe('leases, sessions and orphans', () => {
 
 describe('agentEnv and the run configuration', () => {
   test('agentEnv strips editor variables and unset values, sets every SPRINGFIELD_* value, and PWD to the worktree', () => {
-    const env = agentEnv({ PATH: '/bin', PWD: '/launcher', ELECTRON_RUN_AS_NODE: '1', VSCODE_GIT_IPC_HANDLE: 'x', VSCODE_PID: '1', SPRINGFIELD_STEP: 'old', SPRINGFIELD_CLAIM_TOKEN: '7', MY_VSCODE_SETTING: 'kept' }, {
-      epic: 'sf-ab12', step: null, plan: null, worktree: '/w', claimToken: null, contextFile: '/c.md', role: 'lisa', runId: 4, agent: 'lisa', db: '/db',
-    });
+    const env = agentEnv(
+      {
+        PATH: '/bin',
+        PWD: '/launcher',
+        ELECTRON_RUN_AS_NODE: '1',
+        VSCODE_GIT_IPC_HANDLE: 'x',
+        VSCODE_PID: '1',
+        SPRINGFIELD_STEP: 'old',
+        SPRINGFIELD_CLAIM_TOKEN: '7',
+        MY_VSCODE_SETTING: 'kept',
+      },
+      {
+        epic: 'sf-ab12',
+        step: null,
+        plan: null,
+        worktree: '/w',
+        claimToken: null,
+        contextFile: '/c.md',
+        role: 'lisa',
+        runId: 4,
+        agent: 'lisa',
+        db: '/db',
+      },
+    );
     assert.deepEqual(env, {
-      PATH: '/bin', MY_VSCODE_SETTING: 'kept', SPRINGFIELD_EPIC: 'sf-ab12', SPRINGFIELD_WORKTREE: '/w', SPRINGFIELD_CONTEXT_FILE: '/c.md',
-      SPRINGFIELD_ROLE: 'lisa', SPRINGFIELD_RUN_ID: '4', SPRINGFIELD_AGENT: 'lisa', SPRINGFIELD_DB: '/db', PWD: '/w',
+      PATH: '/bin',
+      MY_VSCODE_SETTING: 'kept',
+      SPRINGFIELD_EPIC: 'sf-ab12',
+      SPRINGFIELD_WORKTREE: '/w',
+      SPRINGFIELD_CONTEXT_FILE: '/c.md',
+      SPRINGFIELD_ROLE: 'lisa',
+      SPRINGFIELD_RUN_ID: '4',
+      SPRINGFIELD_AGENT: 'lisa',
+      SPRINGFIELD_DB: '/db',
+      PWD: '/w',
     });
   });
 
@@ -451,18 +754,56 @@ describe('agentEnv and the run configuration', () => {
     mkdirSync(dir);
     const file = join(dir, 'config.json');
     assert.deepEqual(loadRoleCommands(file), DEFAULT_RUN_CONFIG, 'a missing file gives the defaults');
-    writeFileSync(file, JSON.stringify({ roles: { ralph: ['claude', '-p', 'do $(this)'] }, verification: [['npm', 'test']], maxParallelAgents: 2, leaseSeconds: 600 }));
-    assert.deepEqual(loadRoleCommands(file), { ...DEFAULT_RUN_CONFIG, roles: { ralph: ['claude', '-p', 'do $(this)'] }, verification: [['npm', 'test']], maxParallelAgents: 2, leaseSeconds: 600 });
-    writeFileSync(file, JSON.stringify({ timeouts: { ralph: 60, setup: 900 }, retryLimit: 5, retryBackoffSeconds: [0, 30], setup: [['npm', 'ci']], archive: [['tar', 'cf', 'x.tar', '.']], killGraceSeconds: 2 }));
-    assert.deepEqual(loadRoleCommands(file), { ...DEFAULT_RUN_CONFIG, timeouts: { ralph: 60, setup: 900 }, retryLimit: 5, retryBackoffSeconds: [0, 30], setup: [['npm', 'ci']], archive: [['tar', 'cf', 'x.tar', '.']], killGraceSeconds: 2 });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        roles: { ralph: ['claude', '-p', 'do $(this)'] },
+        verification: [['npm', 'test']],
+        maxParallelAgents: 2,
+        leaseSeconds: 600,
+      }),
+    );
+    assert.deepEqual(loadRoleCommands(file), {
+      ...DEFAULT_RUN_CONFIG,
+      roles: { ralph: ['claude', '-p', 'do $(this)'] },
+      verification: [['npm', 'test']],
+      maxParallelAgents: 2,
+      leaseSeconds: 600,
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        timeouts: { ralph: 60, setup: 900 },
+        retryLimit: 5,
+        retryBackoffSeconds: [0, 30],
+        setup: [['npm', 'ci']],
+        archive: [['tar', 'cf', 'x.tar', '.']],
+        killGraceSeconds: 2,
+      }),
+    );
+    assert.deepEqual(loadRoleCommands(file), {
+      ...DEFAULT_RUN_CONFIG,
+      timeouts: { ralph: 60, setup: 900 },
+      retryLimit: 5,
+      retryBackoffSeconds: [0, 30],
+      setup: [['npm', 'ci']],
+      archive: [['tar', 'cf', 'x.tar', '.']],
+      killGraceSeconds: 2,
+    });
     const bad = (value: string, pattern: RegExp) => {
       writeFileSync(file, value);
-      assert.throws(() => loadRoleCommands(file), (err: unknown) => err instanceof UsageError && err.code === 'invalid_config' && pattern.test(err.message));
+      assert.throws(
+        () => loadRoleCommands(file),
+        (err: unknown) => err instanceof UsageError && err.code === 'invalid_config' && pattern.test(err.message),
+      );
     };
     bad('{"roles": {"ralph": "claude -p go"}}', new RegExp(`^${escape(file)}: roles\\.ralph: .*array`));
     bad('{"roles": {"ralph": ["claude", 3]}}', new RegExp(`^${escape(file)}: roles\\.ralph\\[1\\]: `));
     bad('{"roles": {"marge": ["x"]}}', new RegExp(`^${escape(file)}: roles: .*marge`));
-    bad('{"verification": [[]]}', new RegExp(`^${escape(file)}: verification\\[0\\]: a command needs at least the program`));
+    bad(
+      '{"verification": [[]]}',
+      new RegExp(`^${escape(file)}: verification\\[0\\]: a command needs at least the program`),
+    );
     bad('{"leaseSeconds": 0}', new RegExp(`^${escape(file)}: leaseSeconds: `));
     bad('{"roles": ', new RegExp(`^${escape(file)}: invalid JSON: `));
     bad('{"retryLimit": 0}', new RegExp(`^${escape(file)}: retryLimit: `));

@@ -9,9 +9,21 @@ import { writeFileSync } from 'node:fs';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { countCommits, runOutcome } from '../../src/extension/model/runOutcome.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
-import { assertClaimed, assertOk, cleanEnv, CLI_PATH, ensureCli, makeRepo, planningWorktree, runCli, runJson, type Repo } from '../helpers/gitRepo.ts';
+import {
+  assertClaimed,
+  assertOk,
+  cleanEnv,
+  CLI_PATH,
+  ensureCli,
+  makeRepo,
+  planningWorktree,
+  runCli,
+  runJson,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
-const PLAN = '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
+const PLAN =
+  '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
 
 /** Ralph, Lisa or Bart as a script: does its role's work through the CLI, or fails with exit 1 when told. */
 const AGENT = String.raw`
@@ -50,7 +62,10 @@ async function outcomeOf(runId: number): Promise<string> {
   const s = await loadSnapshot(store, repo.root);
   const run = s.runs.find((r) => r.id === runId);
   assert.ok(run, `run ${runId} in the snapshot`);
-  const commits = run.head_before && run.head_after ? await countCommits(run.worktree ?? repo.root, run.head_before, run.head_after) : null;
+  const commits =
+    run.head_before && run.head_after
+      ? await countCommits(run.worktree ?? repo.root, run.head_before, run.head_after)
+      : null;
   return runOutcome(s, run, run.exit_code ?? -1, 0, commits).text;
 }
 
@@ -71,10 +86,33 @@ test("a builder's run: succeeded, the step completed, its commit; a failing one:
   assert.match(await outcomeOf(ok.id), /^succeeded · exit 0 · \d+s · Step 1 completed · 1 commit \([0-9a-f]{7}\)$/);
 
   assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  const r = runCli(wt, ['run', '--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md', '--json', '--', process.execPath, agent, 'fail'], { SF_CLI: CLI_PATH });
+  const r = runCli(
+    wt,
+    [
+      'run',
+      '--role',
+      'ralph',
+      '--epic',
+      id,
+      '--step',
+      'step-2',
+      '--plan',
+      'plans/notes.md',
+      '--json',
+      '--',
+      process.execPath,
+      agent,
+      'fail',
+    ],
+    { SF_CLI: CLI_PATH },
+  );
   assert.equal(r.code, 1, 'run keeps its exit-code contract: the agent exit code');
   const failed = (JSON.parse(r.stdout) as { run: { id: number } }).run.id;
-  assert.equal(await outcomeOf(failed), (await outcomeOf(failed)).replace(/ — .*/, ''), 'the reason "exit 1" is not said twice');
+  assert.equal(
+    await outcomeOf(failed),
+    (await outcomeOf(failed)).replace(/ — .*/, ''),
+    'the reason "exit 1" is not said twice',
+  );
   assert.match(await outcomeOf(failed), /^failed · exit 1 · \d+s · Step 2 released \(pending\) · no commits$/);
 
   assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
@@ -98,17 +136,30 @@ test('commits git cannot count (a head gone, a folder gone) are left out, not gu
 });
 
 test('a launch that never recorded a run says so', () => {
-  assert.match(runOutcome(undefined, undefined, 3, 1200, null).text, /^springfield run exited 3 before recording the run/);
+  assert.match(
+    runOutcome(undefined, undefined, 3, 1200, null).text,
+    /^springfield run exited 3 before recording the run/,
+  );
 });
 
 test('run outlives a reader that goes away: the agent finishes and the run is recorded', async () => {
   const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Chatty']));
-  const child = spawn(process.execPath, [CLI_PATH, 'run', '--role', 'lisa', '--epic', id, '--', process.execPath, agent, 'chatty'], { cwd: planningWorktree(repo, id), env: cleanEnv({ SF_CLI: CLI_PATH }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI_PATH, 'run', '--role', 'lisa', '--epic', id, '--', process.execPath, agent, 'chatty'],
+    { cwd: planningWorktree(repo, id), env: cleanEnv({ SF_CLI: CLI_PATH }), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   // The window that showed it closes: nobody reads its output any more.
   child.stdout.destroy();
   child.stderr.destroy();
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   assert.equal(code, 0, 'run ended normally with the agent');
-  const runs = assertOk<{ runs: { epic_id: string; status: string }[] }>(runJson(repo.root, ['runs', '--epic', id])).runs;
-  assert.deepEqual(runs.map((r) => r.status), ['no_progress'], 'the run was recorded (it proposed nothing), not left running');
+  const runs = assertOk<{ runs: { epic_id: string; status: string }[] }>(
+    runJson(repo.root, ['runs', '--epic', id]),
+  ).runs;
+  assert.deepEqual(
+    runs.map((r) => r.status),
+    ['no_progress'],
+    'the run was recorded (it proposed nothing), not left running',
+  );
 });

@@ -15,7 +15,9 @@ let outside: string;
 let epicId: string;
 before(() => {
   ensureCli();
-  repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/s.md': PLAN, 'src/app.ts': APP, 'src/lib/util.ts': APP } });
+  repo = makeRepo({
+    files: { '.gitignore': '.springfield/\n', 'plans/s.md': PLAN, 'src/app.ts': APP, 'src/lib/util.ts': APP },
+  });
   outside = realpathSync(mkdtempSync(join(tmpdir(), 'sf-outside-')));
   writeFileSync(join(outside, 'secret.ts'), 'x\n');
   symlinkSync(join(outside, 'secret.ts'), join(repo.root, 'escape.ts'));
@@ -42,7 +44,11 @@ function sf(args: readonly string[], cwd = repo.root): CliResult {
 function snapshot(): string {
   const db = new (loadSqlite())(join(repo.root, '.springfield', 'state.db'), { readonly: true });
   try {
-    return JSON.stringify(['epics', 'signals', 'signal_locations', 'events'].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()));
+    return JSON.stringify(
+      ['epics', 'signals', 'signal_locations', 'events'].map((t) =>
+        db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all(),
+      ),
+    );
   } finally {
     db.close();
   }
@@ -57,10 +63,18 @@ describe('signal: bad input', () => {
     ['a blank summary', ['--type', 'pass', '--summary', '   '], 'missing_value'],
     ['--summary without its value', ['--type', 'pass', '--summary'], 'missing_value'],
     ['a location above the repository', [...ok, '--location', '../x:1'], 'location_outside_repository'],
-    ['an absolute location outside', [...ok, '--location', `${join('/', 'etc', 'hostname')}:1`], 'location_outside_repository'],
+    [
+      'an absolute location outside',
+      [...ok, '--location', `${join('/', 'etc', 'hostname')}:1`],
+      'location_outside_repository',
+    ],
     ['a symlink leading outside', [...ok, '--location', 'escape.ts:1'], 'location_outside_repository'],
     ['the repository root itself', [...ok, '--location', '.:1'], 'location_outside_repository'],
-    ['a good location then one outside', [...ok, '--location', 'src/app.ts:1', '--location', 'src/../../x.ts:2'], 'location_outside_repository'],
+    [
+      'a good location then one outside',
+      [...ok, '--location', 'src/app.ts:1', '--location', 'src/../../x.ts:2'],
+      'location_outside_repository',
+    ],
     ['line 0', [...ok, '--location', 'src/app.ts:0'], 'bad_location'],
     ['an end line before the start', [...ok, '--location', 'src/app.ts:5:3'], 'bad_location'],
     ['a line that is not a number', [...ok, '--location', 'src/app.ts:abc'], 'bad_location'],
@@ -91,11 +105,34 @@ describe('signal: bad input', () => {
 
 describe('signal: locations', () => {
   test('are stored in command-line order with file, line, end_line and note', () => {
-    const r = assertOk<SignalResult>(sf(['signal', epicId, '--type', 'implementation_failure', '--summary', '  off by one  ',
-      '--location', 'src/app.ts:3', '--note', 'first',
-      '--file', 'src/lib/util.ts', '--line', '7:9',
-      '--location', './src/./app.ts:10:12', '--note', 'second',
-      '--file', 'src/lib/util.ts', '--line', '1', '--note', 'after --line']));
+    const r = assertOk<SignalResult>(
+      sf([
+        'signal',
+        epicId,
+        '--type',
+        'implementation_failure',
+        '--summary',
+        '  off by one  ',
+        '--location',
+        'src/app.ts:3',
+        '--note',
+        'first',
+        '--file',
+        'src/lib/util.ts',
+        '--line',
+        '7:9',
+        '--location',
+        './src/./app.ts:10:12',
+        '--note',
+        'second',
+        '--file',
+        'src/lib/util.ts',
+        '--line',
+        '1',
+        '--note',
+        'after --line',
+      ]),
+    );
     assert.deepEqual([r.locations, r.transition?.from, r.transition?.to], [4, 'implemented', 'in_progress']);
     const expected = [
       { file: 'src/app.ts', line: 3, end_line: null, note: 'first' },
@@ -105,10 +142,18 @@ describe('signal: locations', () => {
     ];
     const { signals } = assertOk<{ signals: SignalView[] }>(sf(['signals', epicId]));
     const stored = signals.find((s) => s.id === r.signal_id);
-    assert.deepEqual([stored?.type, stored?.summary, stored?.locations], ['implementation_failure', 'off by one', expected]);
+    assert.deepEqual(
+      [stored?.type, stored?.summary, stored?.locations],
+      ['implementation_failure', 'off by one', expected],
+    );
     const db = new (loadSqlite())(join(repo.root, '.springfield', 'state.db'), { readonly: true });
     try {
-      assert.deepEqual(db.prepare('SELECT file, line, end_line, note FROM signal_locations WHERE signal_id = ? ORDER BY id').all(r.signal_id), expected);
+      assert.deepEqual(
+        db
+          .prepare('SELECT file, line, end_line, note FROM signal_locations WHERE signal_id = ? ORDER BY id')
+          .all(r.signal_id),
+        expected,
+      );
     } finally {
       db.close();
     }
@@ -116,10 +161,36 @@ describe('signal: locations', () => {
 
   test('paths given from a subdirectory are stored relative to the repository root', () => {
     assertOk(sf(['epic', 'finish', epicId]));
-    const r = assertOk<SignalResult>(sf(['signal', epicId, '--type', 'pass', '--summary', 'fine now', '--location', 'app.ts:2', '--location', '../plans/s.md:1:4'], join(repo.root, 'src')));
+    const r = assertOk<SignalResult>(
+      sf(
+        [
+          'signal',
+          epicId,
+          '--type',
+          'pass',
+          '--summary',
+          'fine now',
+          '--location',
+          'app.ts:2',
+          '--location',
+          '../plans/s.md:1:4',
+        ],
+        join(repo.root, 'src'),
+      ),
+    );
     assert.equal(r.transition?.to, 'verified');
     const { signals } = assertOk<{ signals: SignalView[] }>(sf(['signals', epicId]));
-    assert.deepEqual(signals.map((s) => s.id), [r.signal_id, r.signal_id - 1], 'newest first');
-    assert.deepEqual(signals[0]?.locations.map((l) => [l.file, l.line, l.end_line]), [['src/app.ts', 2, null], ['plans/s.md', 1, 4]]);
+    assert.deepEqual(
+      signals.map((s) => s.id),
+      [r.signal_id, r.signal_id - 1],
+      'newest first',
+    );
+    assert.deepEqual(
+      signals[0]?.locations.map((l) => [l.file, l.line, l.end_line]),
+      [
+        ['src/app.ts', 2, null],
+        ['plans/s.md', 1, 4],
+      ],
+    );
   });
 });

@@ -9,7 +9,8 @@ import { assertClaimed, assertOk, CLI_PATH, ensureCli, makeRepo, runCli, type Re
 // load on first call (src/cli/lazy/), so a claim or a show loads neither.
 
 const P = 'plans/p.md';
-const PLAN = '# Plan: Loads\n\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] Do it\n\n## Step 2: Two {#step-2}\n**Tasks:**\n- [ ] Do it\n';
+const PLAN =
+  '# Plan: Loads\n\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] Do it\n\n## Step 2: Two {#step-2}\n**Tasks:**\n- [ ] Do it\n';
 
 let repo: Repo;
 let dir: string;
@@ -21,7 +22,10 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'springfield-loads-'));
   hook = join(dir, 'hook.cjs');
   // At exit, the Node builtins this process loaded that the test watches for, one per line.
-  writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(process.env.SF_TEST_LOADED, process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process)$/.test(m)).join('\\n')));\n`);
+  writeFileSync(
+    hook,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.SF_TEST_LOADED, process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process)$/.test(m)).join('\\n')));\n`,
+  );
 });
 after(() => {
   repo.cleanup();
@@ -47,14 +51,17 @@ test('claim, show --step and ready load neither node:crypto nor node:child_proce
   const claim = loaded(['claim', P, '--json']);
   assertClaimed(claim.out);
   assert.deepEqual(claim.modules, []);
-  for (const args of [['show', P, '--step', 'step-1', '--json'], ['ready', P, '--json']]) {
+  for (const args of [
+    ['show', P, '--step', 'step-1', '--json'],
+    ['ready', P, '--json'],
+  ]) {
     const r = loaded(args);
     assertOk(r.out);
     assert.deepEqual(r.modules, [], args.join(' '));
   }
 });
 
-test('the step commands\' bundle links none of zod: its schemas are for the other commands and the editor', () => {
+test("the step commands' bundle links none of zod: its schemas are for the other commands and the editor", () => {
   // Seen: a build option that dropped the pure-modules plugin linked zod in (157 KB became 619 KB).
   const bundle = readFileSync(join(CLI_PATH, '..', 'springfield.cjs'), 'utf8');
   assert.equal(/ZodError|\$ZodType/.test(bundle), false, 'dist/springfield.cjs contains zod');

@@ -3,12 +3,33 @@
 // names the tracked state and its fix works; allowing runs it; a changed config asks again.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { TrustStatus } from '../../src/core/trust/trust.ts';
-import { assertFails, assertOk, cleanEnv, ensureCli, runCli, runJson, testStateHome, type CliResult } from '../helpers/gitRepo.ts';
+import {
+  assertFails,
+  assertOk,
+  cleanEnv,
+  ensureCli,
+  runCli,
+  runJson,
+  testStateHome,
+  type CliResult,
+} from '../helpers/gitRepo.ts';
 
 const PLAN = '# Plan: Harmless\n\n## Step 1: Do it {#step-1}\n- [ ] it\n';
 
@@ -17,7 +38,8 @@ let marker: string;
 let victim: string;
 let epic: string;
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const sf = (args: string[], env: Record<string, string | undefined> = {}): CliResult => runJson(victim, args, env);
 /** One scheduler pass (its progress lines go to stderr); exit 0. */
 function orchestrateOnce(): void {
@@ -27,7 +49,11 @@ function orchestrateOnce(): void {
 const marks = (): string[] => (existsSync(marker) ? readFileSync(marker, 'utf8').trim().split('\n') : []);
 
 /** The command a role would run: leaves its name in the marker file, the proof that it ran. */
-const leaves = (name: string) => [process.execPath, '-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, ${JSON.stringify(`${name}\n`)})`];
+const leaves = (name: string) => [
+  process.execPath,
+  '-e',
+  `require('fs').appendFileSync(${JSON.stringify(marker)}, ${JSON.stringify(`${name}\n`)})`,
+];
 
 before(() => {
   ensureCli();
@@ -45,9 +71,20 @@ before(() => {
   epic = assertOk<{ id: string }>(runJson(origin, ['epic', 'create', 'Harmless'])).id;
   assertOk(runJson(origin, ['plan', 'propose', epic, 'plans/p.md', '--agent', 'lisa']));
   assertOk(runJson(origin, ['plan', 'approve', epic]));
-  writeFileSync(join(origin, '.springfield', 'config.json'), JSON.stringify({ roles: { ralph: leaves('ralph'), bart: leaves('bart') }, verification: [leaves('verify')], leaseSeconds: 600 }, null, 2));
+  writeFileSync(
+    join(origin, '.springfield', 'config.json'),
+    JSON.stringify(
+      { roles: { ralph: leaves('ralph'), bart: leaves('bart') }, verification: [leaves('verify')], leaseSeconds: 600 },
+      null,
+      2,
+    ),
+  );
   // handoffs/: approval's copy of the handoff, beside the database (docs/lifecycle.md).
-  assert.deepEqual(readdirSync(join(origin, '.springfield')).sort(), ['config.json', 'handoffs', 'state.db'], 'no writer left open');
+  assert.deepEqual(
+    readdirSync(join(origin, '.springfield')).sort(),
+    ['config.json', 'handoffs', 'state.db'],
+    'no writer left open',
+  );
   git(origin, 'add', '-f', '.springfield/config.json', '.springfield/state.db');
   git(origin, 'commit', '-qm', 'add springfield state');
   // The victim clones it.
@@ -60,11 +97,19 @@ after(() => rmSync(base, { recursive: true, force: true }));
 
 describe('a cloned repository with its own config and state', { concurrency: 1 }, () => {
   test('orchestrate --once and run refuse (exit 1, one line) and nothing runs', () => {
-    assert.equal(assertOk<{ status: string }>(sf(['epic', 'show', epic])).status, 'ready', 'the committed state has an approved epic');
+    assert.equal(
+      assertOk<{ status: string }>(sf(['epic', 'show', epic])).status,
+      'ready',
+      'the committed state has an approved epic',
+    );
 
     const orchestrate = assertFails(sf(['orchestrate', '--once']), 1, 'state_tracked');
     const text = runCli(victim, ['orchestrate', '--once']);
-    const run = assertFails(sf(['run', '--role', 'ralph', '--epic', epic, '--', ...leaves('by hand')]), 1, 'state_tracked');
+    const run = assertFails(
+      sf(['run', '--role', 'ralph', '--epic', epic, '--', ...leaves('by hand')]),
+      1,
+      'state_tracked',
+    );
 
     assert.match(orchestrate.message, /^\.springfield\/state\.db is tracked by git.*git rm -r --cached \.springfield/);
     assert.match(text.stderr, /^springfield: \.springfield\/state\.db is tracked by git[^\n]*\n$/);
@@ -74,7 +119,9 @@ describe('a cloned repository with its own config and state', { concurrency: 1 }
   });
 
   test('doctor reports the tracked .springfield/ and its fix works', () => {
-    const report = runCli(victim, ['doctor', '--json']).json<{ findings: { code: string; severity: string; message: string; command: string | null }[] }>();
+    const report = runCli(victim, ['doctor', '--json']).json<{
+      findings: { code: string; severity: string; message: string; command: string | null }[];
+    }>();
     const finding = report.findings.find((f) => f.code === 'springfield_tracked');
     assert.ok(finding, JSON.stringify(report.findings));
     assert.equal(finding.severity, 'error');
@@ -84,13 +131,25 @@ describe('a cloned repository with its own config and state', { concurrency: 1 }
     assert.equal(git(victim, 'ls-files', '.springfield'), '', 'untracked');
     assert.match(readFileSync(join(victim, '.gitignore'), 'utf8'), /^\.springfield\/$/m);
     assert.ok(existsSync(join(victim, '.springfield', 'state.db')), 'the files stay where they are');
-    assert.equal(runCli(victim, ['doctor', '--json']).json<{ findings: { code: string }[] }>().findings.some((f) => f.code === 'springfield_tracked'), false);
+    assert.equal(
+      runCli(victim, ['doctor', '--json'])
+        .json<{ findings: { code: string }[] }>()
+        .findings.some((f) => f.code === 'springfield_tracked'),
+      false,
+    );
   });
 
   test('untracked, the config still runs nothing until allowed; the refusal names the command that allows it', () => {
     const r = assertFails(sf(['orchestrate', '--once']), 1, 'config_not_allowed');
-    const run = assertFails(sf(['run', '--role', 'ralph', '--epic', epic, '--', ...leaves('by hand')]), 1, 'config_not_allowed');
-    assert.equal(r.message, ".springfield/config.json has not been allowed on this machine, and nothing it names runs until you allow it: review and allow it with 'springfield allow'");
+    const run = assertFails(
+      sf(['run', '--role', 'ralph', '--epic', epic, '--', ...leaves('by hand')]),
+      1,
+      'config_not_allowed',
+    );
+    assert.equal(
+      r.message,
+      ".springfield/config.json has not been allowed on this machine, and nothing it names runs until you allow it: review and allow it with 'springfield allow'",
+    );
     assert.equal(run.code, 'config_not_allowed');
     assert.deepEqual(marks(), []);
   });
@@ -99,7 +158,14 @@ describe('a cloned repository with its own config and state', { concurrency: 1 }
     const shown = assertOk<TrustStatus & { recorded: boolean }>(sf(['allow', '--show']));
     const text = runCli(victim, ['allow', '--show']);
     assert.deepEqual([shown.state, shown.allowed, shown.recorded], ['new', false, false]);
-    assert.deepEqual(shown.commands.map((c) => [c.key, c.argv]), [['roles.ralph', leaves('ralph')], ['roles.bart', leaves('bart')], ['verification[0]', leaves('verify')]]);
+    assert.deepEqual(
+      shown.commands.map((c) => [c.key, c.argv]),
+      [
+        ['roles.ralph', leaves('ralph')],
+        ['roles.bart', leaves('bart')],
+        ['verification[0]', leaves('verify')],
+      ],
+    );
     assert.match(text.stdout, /^\S*config\.json \(sha256 [0-9a-f]{16}…\) would run:\n {2}roles\.ralph +\S+ -e /);
     assert.match(text.stdout, /Not allowed yet\. Allow it with 'springfield allow'\./);
     assert.equal(existsSync(shown.record_file), false);
@@ -108,18 +174,27 @@ describe('a cloned repository with its own config and state', { concurrency: 1 }
 
   test('allow records the content hash in the user state (0700, outside the repository); then the commands run', () => {
     const allowed = assertOk<TrustStatus & { recorded: boolean; previously: string }>(sf(['allow']));
-    assert.deepEqual([allowed.state, allowed.allowed, allowed.recorded, allowed.previously], ['allowed', true, true, 'new']);
+    assert.deepEqual(
+      [allowed.state, allowed.allowed, allowed.recorded, allowed.previously],
+      ['allowed', true, true, 'new'],
+    );
     assert.ok(allowed.record_file.startsWith(join(testStateHome(), 'springfield') + '/'), allowed.record_file);
     assert.equal(statSync(join(testStateHome(), 'springfield')).mode & 0o777, 0o700);
     assert.equal(statSync(allowed.record_file).mode & 0o777, 0o600);
-    assert.ok(!readdirSync(join(testStateHome(), 'springfield')).some((f) => f.endsWith('.tmp')), 'no temporary file left');
-    const record = JSON.parse(readFileSync(allowed.record_file, 'utf8')) as { repository: string; entries: { hash: string }[] };
+    assert.ok(
+      !readdirSync(join(testStateHome(), 'springfield')).some((f) => f.endsWith('.tmp')),
+      'no temporary file left',
+    );
+    const record = JSON.parse(readFileSync(allowed.record_file, 'utf8')) as {
+      repository: string;
+      entries: { hash: string }[];
+    };
     assert.equal(record.repository, realpathSync(join(victim, '.git')));
     assert.equal(record.entries[0]?.hash, allowed.hash);
 
     orchestrateOnce();
     orchestrateOnce();
-    assert.deepEqual(marks(), ['ralph'], "the allowed role command ran");
+    assert.deepEqual(marks(), ['ralph'], 'the allowed role command ran');
     assert.equal(assertOk<{ status: string }>(sf(['epic', 'show', epic])).status, 'in_progress');
   });
 
@@ -170,17 +245,31 @@ describe('a config written for the person by agents use', () => {
       const fresh = runJson(repo, ['agents', 'use', 'claude'], env);
       assert.equal(fresh.code, 0, fresh.stderr);
       assert.equal(fresh.json<{ allowed: boolean }>().allowed, true);
-      assert.equal(assertOk<TrustStatus>(runJson(repo, ['allow', '--show'], env)).state, 'allowed', 'the person chose these commands');
+      assert.equal(
+        assertOk<TrustStatus>(runJson(repo, ['allow', '--show'], env)).state,
+        'allowed',
+        'the person chose these commands',
+      );
       const again = runJson(repo, ['agents', 'use', 'codex', '--role', 'bart'], env);
-      assert.equal(again.json<{ allowed: boolean }>().allowed, true, 'allowed before, the preset change keeps it allowed');
+      assert.equal(
+        again.json<{ allowed: boolean }>().allowed,
+        true,
+        'allowed before, the preset change keeps it allowed',
+      );
 
       // Someone else adds a command to the file: a preset chosen now must not launder it.
       const config = join(repo, '.springfield', 'config.json');
-      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), verification: [leaves('planted')] }));
+      writeFileSync(
+        config,
+        JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), verification: [leaves('planted')] }),
+      );
       const laundered = runJson(repo, ['agents', 'use', 'claude', '--role', 'ralph'], env);
       assert.equal(laundered.code, 0, laundered.stderr);
       assert.equal(laundered.json<{ allowed: boolean }>().allowed, false);
-      assert.match(laundered.stderr, /warning: the rest of .*config\.json was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'/);
+      assert.match(
+        laundered.stderr,
+        /warning: the rest of .*config\.json was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'/,
+      );
       assert.equal(assertOk<TrustStatus>(runJson(repo, ['allow', '--show'], env)).state, 'changed');
     } finally {
       rmSync(home, { recursive: true, force: true });
@@ -230,7 +319,10 @@ describe('the user state directory', () => {
       mkdirSync(join(repo, '.springfield'));
       writeFileSync(join(repo, '.springfield', 'config.json'), '{"roles": {"ralph": ["true"]}}');
       const allowed = assertOk<TrustStatus>(runJson(repo, ['allow'], { XDG_STATE_HOME: undefined, HOME: home }));
-      assert.ok(allowed.record_file.startsWith(join(home, '.local', 'state', 'springfield') + '/'), allowed.record_file);
+      assert.ok(
+        allowed.record_file.startsWith(join(home, '.local', 'state', 'springfield') + '/'),
+        allowed.record_file,
+      );
       writeFileSync(join(repo, '.springfield', 'config.json'), '{"roles": {"ralph": "not a command"}}');
       assertFails(runJson(repo, ['allow'], { XDG_STATE_HOME: undefined, HOME: home }), 2, 'invalid_config');
     } finally {

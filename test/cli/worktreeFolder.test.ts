@@ -15,7 +15,7 @@ function repo(t: { after(fn: () => void): void }) {
   return r;
 }
 
-test('a planning run\'s worktree, made and removed, leaves no <repo>.springfield/ behind', async (t) => {
+test("a planning run's worktree, made and removed, leaves no <repo>.springfield/ behind", async (t) => {
   const { root } = repo(t);
   const made = await createPlanningWorktree(root, 'sf-abcd', false);
   assert.equal(made.path, join(`${root}.springfield`, 'sf-abcd-plan'));
@@ -23,12 +23,12 @@ test('a planning run\'s worktree, made and removed, leaves no <repo>.springfield
   assert.equal(existsSync(`${root}.springfield`), false, 'the empty default folder went with its last worktree');
 });
 
-test('the default folder stays while another worktree is in it, and goes with the last one (an epic\'s, after its merge)', async (t) => {
+test("the default folder stays while another worktree is in it, and goes with the last one (an epic's, after its merge)", async (t) => {
   const { root } = repo(t);
   await ensureEpicWorktree(root, 'sf-0001');
   await createPlanningWorktree(root, 'sf-0002', false);
   await removePlanningWorktree(root, 'sf-0002');
-  assert.deepEqual(readdirSync(`${root}.springfield`), ['sf-0001'], 'the epic\'s worktree keeps the folder');
+  assert.deepEqual(readdirSync(`${root}.springfield`), ['sf-0001'], "the epic's worktree keeps the folder");
   await removeEpicWorktree(root, 'sf-0001');
   assert.equal(existsSync(`${root}.springfield`), false);
 });
@@ -40,7 +40,7 @@ test('a configured worktree folder stays, empty, after its last worktree is remo
   await ensureEpicWorktree(r.root, 'sf-abcd', location);
   await removePlanningWorktree(r.root, 'sf-abcd', location);
   await removeEpicWorktree(r.root, 'sf-abcd', location);
-  assert.deepEqual(readdirSync(location), [], 'the person\'s folder is theirs');
+  assert.deepEqual(readdirSync(location), [], "the person's folder is theirs");
 });
 
 test('a symbolic link at <repo>.springfield is not followed: the link and its empty target stay', async (t) => {

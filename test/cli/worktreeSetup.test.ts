@@ -19,7 +19,10 @@ function repoWithWorktree(t: { after: (fn: () => void) => void }, files: Record<
 }
 
 test('copyIncluded copies ignored listed files once, and never through a link or out of either tree', (t) => {
-  const { repo, wt } = repoWithWorktree(t, { '.worktreeinclude': '.env*\nconf/*.json\n*.key\n.springfield/\ntracked.txt\n', 'tracked.txt': 'tracked\n' });
+  const { repo, wt } = repoWithWorktree(t, {
+    '.worktreeinclude': '.env*\nconf/*.json\n*.key\n.springfield/\ntracked.txt\n',
+    'tracked.txt': 'tracked\n',
+  });
   const outside = join(repo.tmp, 'outside');
   mkdirSync(outside);
   writeFileSync(join(outside, 'target.txt'), 'outside\n');
@@ -36,7 +39,11 @@ test('copyIncluded copies ignored listed files once, and never through a link or
 
   const first = copyIncluded(repo.root, wt);
   assert.deepEqual(first.copied, ['.env']);
-  assert.deepEqual(first.skipped.sort(), ['.env.local (already there)', 'conf/db.json (its folder in the worktree resolves outside it)', 'stolen.key (not a regular file)']);
+  assert.deepEqual(first.skipped.sort(), [
+    '.env.local (already there)',
+    'conf/db.json (its folder in the worktree resolves outside it)',
+    'stolen.key (not a regular file)',
+  ]);
   assert.equal(readFileSync(join(wt, '.env'), 'utf8'), 'A=1\n');
   assert.equal(readFileSync(join(outside, 'target.txt'), 'utf8'), 'outside\n', 'nothing was written through a link');
   assert.ok(!existsSync(join(outside, 'db.json')));
@@ -45,7 +52,11 @@ test('copyIncluded copies ignored listed files once, and never through a link or
   writeFileSync(join(wt, '.env'), 'changed in the worktree\n');
   const again = copyIncluded(repo.root, wt);
   assert.deepEqual(again.copied, []);
-  assert.equal(readFileSync(join(wt, '.env'), 'utf8'), 'changed in the worktree\n', 'an existing file is never overwritten');
+  assert.equal(
+    readFileSync(join(wt, '.env'), 'utf8'),
+    'changed in the worktree\n',
+    'an existing file is never overwritten',
+  );
 });
 
 test('the approved plan replaces a planted link instead of writing through it, and refuses a folder that leads outside', async (t) => {
@@ -54,19 +65,35 @@ test('the approved plan replaces a planted link instead of writing through it, a
   writeFileSync(outside, 'keep me\n');
   mkdirSync(join(wt, 'plans'));
   symlinkSync(outside, join(wt, 'plans', 'p.md'));
-  assert.equal(await depositApprovedPlan(wt, 'sf-abcd', { planPath: 'plans/p.md', body: '# Plan: P\n', version: 2 }), true);
+  assert.equal(
+    await depositApprovedPlan(wt, 'sf-abcd', { planPath: 'plans/p.md', body: '# Plan: P\n', version: 2 }),
+    true,
+  );
   assert.equal(readFileSync(outside, 'utf8'), 'keep me\n');
   assert.ok(lstatSync(join(wt, 'plans', 'p.md')).isFile());
   assert.equal(repo.git(['show', 'HEAD:plans/p.md'], wt), '# Plan: P');
-  assert.match(repo.git(['log', '-1', '--format=%s%n%b'], wt), /^Approved plan v2 for sf-abcd\n+Springfield-Epic: sf-abcd/);
-  assert.equal(await depositApprovedPlan(wt, 'sf-abcd', { planPath: 'plans/p.md', body: '# Plan: P\n', version: 2 }), false, 'nothing to do when the branch has it');
+  assert.match(
+    repo.git(['log', '-1', '--format=%s%n%b'], wt),
+    /^Approved plan v2 for sf-abcd\n+Springfield-Epic: sf-abcd/,
+  );
+  assert.equal(
+    await depositApprovedPlan(wt, 'sf-abcd', { planPath: 'plans/p.md', body: '# Plan: P\n', version: 2 }),
+    false,
+    'nothing to do when the branch has it',
+  );
 
   symlinkSync(repo.tmp, join(wt, 'elsewhere'));
-  await assert.rejects(depositApprovedPlan(wt, 'sf-abcd', { planPath: 'elsewhere/p.md', body: 'x', version: 2 }), (err: unknown) => err instanceof RefusedError && err.code === 'unsafe_path');
-  await assert.rejects(depositApprovedPlan(wt, 'sf-abcd', { planPath: '../p.md', body: 'x', version: 2 }), (err: unknown) => err instanceof RefusedError && err.code === 'unsafe_path');
+  await assert.rejects(
+    depositApprovedPlan(wt, 'sf-abcd', { planPath: 'elsewhere/p.md', body: 'x', version: 2 }),
+    (err: unknown) => err instanceof RefusedError && err.code === 'unsafe_path',
+  );
+  await assert.rejects(
+    depositApprovedPlan(wt, 'sf-abcd', { planPath: '../p.md', body: 'x', version: 2 }),
+    (err: unknown) => err instanceof RefusedError && err.code === 'unsafe_path',
+  );
 });
 
-test('tidyWorktree clears a stale index.lock, brings back the branch keeping a detached HEAD\'s commits, and commits leftovers as WIP', async (t) => {
+test("tidyWorktree clears a stale index.lock, brings back the branch keeping a detached HEAD's commits, and commits leftovers as WIP", async (t) => {
   const { repo, wt } = repoWithWorktree(t);
   const branch = repo.git(['rev-parse', '--abbrev-ref', 'HEAD'], wt);
   assert.equal(describeTidy(await tidyWorktree(wt, branch, 'after run 1')), null, 'a clean worktree is left alone');
@@ -81,8 +108,15 @@ test('tidyWorktree clears a stale index.lock, brings back the branch keeping a d
   assert.ok(report.strayBranch?.startsWith('springfield-stray/'));
   assert.ok(report.wipCommit);
   assert.equal(repo.git(['rev-parse', '--abbrev-ref', 'HEAD'], wt), branch, 'back on the epic branch');
-  assert.equal(repo.git(['show', `${report.strayBranch}:lost-and-found.txt`], wt), 'work on a detached HEAD', 'the leftovers are kept on the stray branch');
-  assert.match(repo.git(['log', '-1', '--format=%B', report.strayBranch ?? ''], wt), /^WIP: uncommitted leftovers after run 7 \(ralph on step-1, failed\), left on a detached HEAD\n+Springfield-Wip: /);
+  assert.equal(
+    repo.git(['show', `${report.strayBranch}:lost-and-found.txt`], wt),
+    'work on a detached HEAD',
+    'the leftovers are kept on the stray branch',
+  );
+  assert.match(
+    repo.git(['log', '-1', '--format=%B', report.strayBranch ?? ''], wt),
+    /^WIP: uncommitted leftovers after run 7 \(ralph on step-1, failed\), left on a detached HEAD\n+Springfield-Wip: /,
+  );
   assert.ok(!existsSync(join(gitDir, 'index.lock')));
 
   writeFileSync(join(wt, 'half.txt'), 'half-done\n');

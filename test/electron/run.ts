@@ -14,7 +14,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'sf-electron-'));
 try {
   const suite = join(work, 'suite.cjs');
-  await build({ entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')], outfile: suite, bundle: true, platform: 'node', format: 'cjs', external: ['vscode', 'better-sqlite3'], logLevel: 'warning' });
+  await build({
+    entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')],
+    outfile: suite,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    external: ['vscode', 'better-sqlite3'],
+    logLevel: 'warning',
+  });
   const base = join(work, 'repo');
   mkdirSync(base);
   const demo = buildDemoRepo(base);
@@ -29,7 +37,9 @@ try {
   });
   process.exitCode = code;
 } catch (error) {
-  process.stderr.write(`test:electron: ${messageOf(error)} (this needs the internet to download VS Code; use npm test here)\n`);
+  process.stderr.write(
+    `test:electron: ${messageOf(error)} (this needs the internet to download VS Code; use npm test here)\n`,
+  );
   process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });

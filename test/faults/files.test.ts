@@ -14,9 +14,24 @@ import { approve, faultRepo, type FaultRepo } from './harness.ts';
 /** Two steps: the first edits the shared file and one of its own, the second another of its own. */
 function filesPlan(title: string, slug: string): string {
   const files = (list: string) => [`**Files:** ${list}`];
-  return [`# Plan: ${title}`, '', '## Approach', 'Edit the files.', '',
-    '## Step 1: Shared part {#step-1}', ...files(`src/shared.ts, src/${slug}-1.ts`), '**Tasks:**', '- [ ] Edit them', '',
-    '## Step 2: Own part {#step-2}', '**Depends on:** #step-1', ...files(`src/${slug}-2.ts`), '**Tasks:**', '- [ ] Edit it', ''].join('\n');
+  return [
+    `# Plan: ${title}`,
+    '',
+    '## Approach',
+    'Edit the files.',
+    '',
+    '## Step 1: Shared part {#step-1}',
+    ...files(`src/shared.ts, src/${slug}-1.ts`),
+    '**Tasks:**',
+    '- [ ] Edit them',
+    '',
+    '## Step 2: Own part {#step-2}',
+    '**Depends on:** #step-1',
+    ...files(`src/${slug}-2.ts`),
+    '**Tasks:**',
+    '- [ ] Edit it',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -24,14 +39,21 @@ function filesPlan(title: string, slug: string): string {
  * beta, whose approved plans are filesPlan's; the builders edit their steps' files and linger up to
  * 2 s unless another epic's builder is on one of their files.
  */
-function setUp(t: Parameters<typeof faultRepo>[0], config: Record<string, unknown>, complexity: string): { f: FaultRepo; alpha: string; beta: string } {
+function setUp(
+  t: Parameters<typeof faultRepo>[0],
+  config: Record<string, unknown>,
+  complexity: string,
+): { f: FaultRepo; alpha: string; beta: string } {
   const f = faultRepo(t, { maxParallelAgents: 2, ...config });
   mkdirSync(join(f.repo, 'src'));
   writeFileSync(join(f.repo, 'src', 'shared.ts'), 'export const shared = [];\n');
   f.git('add', 'src/shared.ts');
   f.git('commit', '-qm', 'Shared file');
   const ids: string[] = [];
-  for (const [title, slug] of [['Alpha', 'alpha'], ['Beta', 'beta']] as const) {
+  for (const [title, slug] of [
+    ['Alpha', 'alpha'],
+    ['Beta', 'beta'],
+  ] as const) {
     writeFileSync(join(f.repo, 'plans', `${slug}.md`), filesPlan(title, slug));
     f.git('add', `plans/${slug}.md`);
     f.git('commit', '-qm', `Plan ${title}`);
@@ -45,16 +67,30 @@ function setUp(t: Parameters<typeof faultRepo>[0], config: Record<string, unknow
   return { f, alpha, beta };
 }
 
-interface Interval { readonly epic: string; readonly step: string; readonly files: readonly string[]; readonly start: number; readonly end: number }
+interface Interval {
+  readonly epic: string;
+  readonly step: string;
+  readonly files: readonly string[];
+  readonly start: number;
+  readonly end: number;
+}
 
 /** The builders' runs, from their own stamps. */
 function intervals(f: FaultRepo): Interval[] {
   const records = f.records();
-  return records.filter((r) => r.event === 'edit-start').map((s) => {
-    const end = records.find((r) => r.event === 'edit-end' && r.pid === s.pid);
-    assert.ok(end, `the run of ${String(s.epic)} ${String(s.step)} ended`);
-    return { epic: String(s.epic), step: String(s.step), files: s.files as string[], start: Number(s.at), end: Number(end.at) };
-  });
+  return records
+    .filter((r) => r.event === 'edit-start')
+    .map((s) => {
+      const end = records.find((r) => r.event === 'edit-end' && r.pid === s.pid);
+      assert.ok(end, `the run of ${String(s.epic)} ${String(s.step)} ended`);
+      return {
+        epic: String(s.epic),
+        step: String(s.step),
+        files: s.files as string[],
+        start: Number(s.at),
+        end: Number(end.at),
+      };
+    });
 }
 
 /** Pairs of builders of different epics that shared a file and ran at the same time. */
@@ -63,81 +99,135 @@ function overlapping(runs: readonly Interval[]): string[] {
   for (const [i, a] of runs.entries()) {
     for (const b of runs.slice(i + 1)) {
       const shared = a.files.filter((x) => b.files.includes(x));
-      if (a.epic !== b.epic && shared.length > 0 && a.start < b.end && b.start < a.end) out.push(`${a.epic} ${a.step} and ${b.epic} ${b.step} both edited ${shared.join(', ')} at once`);
+      if (a.epic !== b.epic && shared.length > 0 && a.start < b.end && b.start < a.end)
+        out.push(`${a.epic} ${a.step} and ${b.epic} ${b.step} both edited ${shared.join(', ')} at once`);
     }
   }
   return out;
 }
 
-function statusOf(f: FaultRepo, epic: string): { status: string; reason: string; conflicts: { with: string; files: string[] }[] } {
-  const shown = f.sf('epic', 'show', epic).json as { status: string; status_reason: string | null; conflicts_ahead: { with: string; files: string[] }[] };
+function statusOf(
+  f: FaultRepo,
+  epic: string,
+): { status: string; reason: string; conflicts: { with: string; files: string[] }[] } {
+  const shown = f.sf('epic', 'show', epic).json as {
+    status: string;
+    status_reason: string | null;
+    conflicts_ahead: { with: string; files: string[] }[];
+  };
   return { status: shown.status, reason: shown.status_reason ?? '', conflicts: shown.conflicts_ahead };
 }
 
-test('files-aware: builders of two epics whose steps share a file never run at once; the second builds on the first, merged, with no conflict', { timeout: 180_000 }, (t) => {
-  const { f, alpha, beta } = setUp(t, {}, 'trivial');
-  const run = f.orchestrate();
-  assert.equal(run.timedOut, false, run.stderr);
-  assert.equal(run.code, 0, run.stderr);
-  const runs = intervals(f);
-  assert.equal(runs.length, 4, JSON.stringify(runs));
-  assert.deepEqual(overlapping(runs), []);
-  assert.match(run.stderr, new RegExp(`${beta}: waiting: shares src/shared\\.ts with ${alpha}( step-1|, which changed it and merges first)`));
-  assert.match(run.stderr, new RegExp(`${beta}: rebased onto main before step-1, which touches src/shared\\.ts that main changed`));
-  for (const epic of [alpha, beta]) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
-  assert.equal(f.git('show', 'main:src/shared.ts'), `export const shared = [];\n${alpha} step-1\n${beta} step-1`);
-});
+test(
+  'files-aware: builders of two epics whose steps share a file never run at once; the second builds on the first, merged, with no conflict',
+  { timeout: 180_000 },
+  (t) => {
+    const { f, alpha, beta } = setUp(t, {}, 'trivial');
+    const run = f.orchestrate();
+    assert.equal(run.timedOut, false, run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    const runs = intervals(f);
+    assert.equal(runs.length, 4, JSON.stringify(runs));
+    assert.deepEqual(overlapping(runs), []);
+    assert.match(
+      run.stderr,
+      new RegExp(`${beta}: waiting: shares src/shared\\.ts with ${alpha}( step-1|, which changed it and merges first)`),
+    );
+    assert.match(
+      run.stderr,
+      new RegExp(`${beta}: rebased onto main before step-1, which touches src/shared\\.ts that main changed`),
+    );
+    for (const epic of [alpha, beta]) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
+    assert.equal(f.git('show', 'main:src/shared.ts'), `export const shared = [];\n${alpha} step-1\n${beta} step-1`);
+  },
+);
 
-test('files-aware off: the same builders run at once (the check can fail); the conflict is predicted before either merges, the one that goes first merges first, the other is blocked once', { timeout: 180_000 }, (t) => {
-  const { f, alpha, beta } = setUp(t, { filesAware: false }, 'critical');
-  const run = f.orchestrate();
-  assert.equal(run.timedOut, false, run.stderr);
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(overlapping(intervals(f)).length, 1, JSON.stringify(intervals(f)));
+test(
+  'files-aware off: the same builders run at once (the check can fail); the conflict is predicted before either merges, the one that goes first merges first, the other is blocked once',
+  { timeout: 180_000 },
+  (t) => {
+    const { f, alpha, beta } = setUp(t, { filesAware: false }, 'critical');
+    const run = f.orchestrate();
+    assert.equal(run.timedOut, false, run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(overlapping(intervals(f)).length, 1, JSON.stringify(intervals(f)));
 
-  // Both verified, waiting for a person's approval to merge: nothing merged yet, the conflict already seen.
-  const [a, b] = [statusOf(f, alpha), statusOf(f, beta)];
-  assert.deepEqual([a.status, b.status], ['verified', 'verified'], run.stderr);
-  assert.deepEqual(a.conflicts, [{ with: beta, files: ['src/shared.ts'] }]);
-  assert.deepEqual(b.conflicts, [{ with: alpha, files: ['src/shared.ts'] }]);
-  assert.match(run.stderr, /: conflict ahead with sf-[0-9a-f]+ in src\/shared\.ts/);
-  const shown = f.sf('epic', 'show', alpha);
-  assert.match(shown.stdout, /"conflicts_ahead"/);
-  const dry = f.sf('orchestrate', '--dry-run');
-  assert.equal((dry.json.conflicts_ahead as unknown[]).length, 2, JSON.stringify(dry.json));
+    // Both verified, waiting for a person's approval to merge: nothing merged yet, the conflict already seen.
+    const [a, b] = [statusOf(f, alpha), statusOf(f, beta)];
+    assert.deepEqual([a.status, b.status], ['verified', 'verified'], run.stderr);
+    assert.deepEqual(a.conflicts, [{ with: beta, files: ['src/shared.ts'] }]);
+    assert.deepEqual(b.conflicts, [{ with: alpha, files: ['src/shared.ts'] }]);
+    assert.match(run.stderr, /: conflict ahead with sf-[0-9a-f]+ in src\/shared\.ts/);
+    const shown = f.sf('epic', 'show', alpha);
+    assert.match(shown.stdout, /"conflicts_ahead"/);
+    const dry = f.sf('orchestrate', '--dry-run');
+    assert.equal((dry.json.conflicts_ahead as unknown[]).length, 2, JSON.stringify(dry.json));
 
-  // Files-aware on again: alpha, which goes first, merges first; beta waits for it, then its rebase conflicts and it is blocked, once.
-  f.config({ filesAware: true });
-  for (const epic of [alpha, beta]) assert.equal(f.sf('epic', 'approve-merge', epic, '--agent', 'marge').code, 0);
-  const merge = f.orchestrate();
-  assert.equal(merge.timedOut, false, merge.stderr);
-  assert.match(merge.stderr, new RegExp(`${beta}: waiting: shares src/shared\\.ts with ${alpha}, which merges first \\(their branches conflict\\)`));
-  assert.equal(statusOf(f, alpha).status, 'done', merge.stderr);
-  const blocked = statusOf(f, beta);
-  assert.equal(blocked.status, 'blocked', merge.stderr);
-  assert.match(blocked.reason, /^merge_failed: rebasing onto main conflicts in src\/shared\.ts: .*, then springfield epic retry sf-/);
-  assert.deepEqual(blocked.conflicts, [], 'a blocked epic is not under way');
-  assert.equal(merge.stderr.split('\n').filter((l) => l.includes(`${beta}: verified → blocked`)).length, 1, 'blocked once, not retried every pass');
-});
+    // Files-aware on again: alpha, which goes first, merges first; beta waits for it, then its rebase conflicts and it is blocked, once.
+    f.config({ filesAware: true });
+    for (const epic of [alpha, beta]) assert.equal(f.sf('epic', 'approve-merge', epic, '--agent', 'marge').code, 0);
+    const merge = f.orchestrate();
+    assert.equal(merge.timedOut, false, merge.stderr);
+    assert.match(
+      merge.stderr,
+      new RegExp(
+        `${beta}: waiting: shares src/shared\\.ts with ${alpha}, which merges first \\(their branches conflict\\)`,
+      ),
+    );
+    assert.equal(statusOf(f, alpha).status, 'done', merge.stderr);
+    const blocked = statusOf(f, beta);
+    assert.equal(blocked.status, 'blocked', merge.stderr);
+    assert.match(
+      blocked.reason,
+      /^merge_failed: rebasing onto main conflicts in src\/shared\.ts: .*, then springfield epic retry sf-/,
+    );
+    assert.deepEqual(blocked.conflicts, [], 'a blocked epic is not under way');
+    assert.equal(
+      merge.stderr.split('\n').filter((l) => l.includes(`${beta}: verified → blocked`)).length,
+      1,
+      'blocked once, not retried every pass',
+    );
+  },
+);
 
-test('orchestrate --dry-run shows the waiting line: a step claimed in one epic holds the other epic\'s step that shares its file', { timeout: 90_000 }, (t) => {
-  const { f, alpha, beta } = setUp(t, {}, 'trivial');
-  const places: Record<string, string> = {};
-  for (const epic of [alpha, beta]) {
-    const started = f.sf('epic', 'start', epic);
-    assert.equal(started.code, 0, started.stderr);
-    places[epic] = String(started.json.worktree_path);
-  }
-  // An agent claims alpha's first step by itself, in alpha's worktree: no run, only the claim.
-  const claim = spawnSync(process.execPath, [CLI_PATH, 'claim', 'plans/alpha.md', '--json'], { cwd: places[alpha], env: f.env, encoding: 'utf8' });
-  assert.equal(claim.status, 0, claim.stderr);
-  const dry = spawnSync(process.execPath, [CLI_PATH, 'orchestrate', '--dry-run'], { cwd: f.repo, env: f.env, encoding: 'utf8' });
-  assert.equal(dry.status, 0, dry.stderr);
-  assert.match(dry.stdout, new RegExp(`^  ${beta}: waiting: shares src/shared\\.ts with ${alpha} step-1$`, 'm'));
-  const json = f.sf('orchestrate', '--dry-run').json as { waiting: { epic_id: string; kind: string; message: string }[] };
-  assert.deepEqual(json.waiting, [{ epic_id: beta, kind: 'files', message: `waiting: shares src/shared.ts with ${alpha} step-1`, until: null }]);
-  // With files-aware scheduling off the same look would start beta's builder.
-  f.config({ filesAware: false });
-  const off = spawnSync(process.execPath, [CLI_PATH, 'orchestrate', '--dry-run'], { cwd: f.repo, env: f.env, encoding: 'utf8' });
-  assert.match(off.stdout, new RegExp(`^  ${beta}: start Ralph on step-1 `, 'm'));
-});
+test(
+  "orchestrate --dry-run shows the waiting line: a step claimed in one epic holds the other epic's step that shares its file",
+  { timeout: 90_000 },
+  (t) => {
+    const { f, alpha, beta } = setUp(t, {}, 'trivial');
+    const places: Record<string, string> = {};
+    for (const epic of [alpha, beta]) {
+      const started = f.sf('epic', 'start', epic);
+      assert.equal(started.code, 0, started.stderr);
+      places[epic] = String(started.json.worktree_path);
+    }
+    // An agent claims alpha's first step by itself, in alpha's worktree: no run, only the claim.
+    const claim = spawnSync(process.execPath, [CLI_PATH, 'claim', 'plans/alpha.md', '--json'], {
+      cwd: places[alpha],
+      env: f.env,
+      encoding: 'utf8',
+    });
+    assert.equal(claim.status, 0, claim.stderr);
+    const dry = spawnSync(process.execPath, [CLI_PATH, 'orchestrate', '--dry-run'], {
+      cwd: f.repo,
+      env: f.env,
+      encoding: 'utf8',
+    });
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.match(dry.stdout, new RegExp(`^  ${beta}: waiting: shares src/shared\\.ts with ${alpha} step-1$`, 'm'));
+    const json = f.sf('orchestrate', '--dry-run').json as {
+      waiting: { epic_id: string; kind: string; message: string }[];
+    };
+    assert.deepEqual(json.waiting, [
+      { epic_id: beta, kind: 'files', message: `waiting: shares src/shared.ts with ${alpha} step-1`, until: null },
+    ]);
+    // With files-aware scheduling off the same look would start beta's builder.
+    f.config({ filesAware: false });
+    const off = spawnSync(process.execPath, [CLI_PATH, 'orchestrate', '--dry-run'], {
+      cwd: f.repo,
+      env: f.env,
+      encoding: 'utf8',
+    });
+    assert.match(off.stdout, new RegExp(`^  ${beta}: start Ralph on step-1 `, 'm'));
+  },
+);

@@ -10,9 +10,22 @@ import { cleanEnv, CLI_PATH, ensureCli } from '../helpers/gitRepo.ts';
 
 /** A two-step plan (step-2 after step-1). */
 export function planText(title: string): string {
-  return [`# Plan: ${title}`, '', '## Approach', 'One file per step.', '',
-    '## Step 1: First part {#step-1}', '**Tasks:**', '- [ ] Write part one', '',
-    '## Step 2: Second part {#step-2}', '**Depends on:** #step-1', '**Tasks:**', '- [ ] Write part two', ''].join('\n');
+  return [
+    `# Plan: ${title}`,
+    '',
+    '## Approach',
+    'One file per step.',
+    '',
+    '## Step 1: First part {#step-1}',
+    '**Tasks:**',
+    '- [ ] Write part one',
+    '',
+    '## Step 2: Second part {#step-2}',
+    '**Depends on:** #step-1',
+    '**Tasks:**',
+    '- [ ] Write part two',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -211,7 +224,21 @@ export interface FaultRepo {
   /** Creates an epic whose planner proposes `plans/<slug>.md`; returns its id. */
   epic(title: string, options?: { complexity?: string; maxIterations?: number }): string;
   /** Sets the agent's behaviours (see AGENT). */
-  behave(rules: Record<string, { do: string; times?: number; n?: number; usage?: 'claude' | 'codex'; cost?: number; ms?: number; files?: Record<string, string[]>; port?: number }>): void;
+  behave(
+    rules: Record<
+      string,
+      {
+        do: string;
+        times?: number;
+        n?: number;
+        usage?: 'claude' | 'codex';
+        cost?: number;
+        ms?: number;
+        files?: Record<string, string[]>;
+        port?: number;
+      }
+    >,
+  ): void;
   config(extra: Record<string, unknown>): void;
   /** The agent's log lines. */
   records(): Record<string, unknown>[];
@@ -227,11 +254,18 @@ export interface Orchestrated {
   /** The safety net fired: the orchestrator did not return by itself. */
   readonly timedOut: boolean;
   readonly stderr: string;
-  readonly json: { actions?: unknown[]; waiting?: { epic_id: string; kind: string; message: string; until: string | null }[] };
+  readonly json: {
+    actions?: unknown[];
+    waiting?: { epic_id: string; kind: string; message: string; until: string | null }[];
+  };
 }
 
 /** A fresh repository with the agent configured for lisa, ralph and bart, zero backoff and the default retry limit of 3. */
-export function faultRepo(t: { after: (fn: () => void) => void }, config: Record<string, unknown> = {}, extraEnv: (base: string) => Record<string, string> = () => ({})): FaultRepo {
+export function faultRepo(
+  t: { after: (fn: () => void) => void },
+  config: Record<string, unknown> = {},
+  extraEnv: (base: string) => Record<string, string> = () => ({}),
+): FaultRepo {
   ensureCli();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'sf-fault-')));
   t.after(() => rmSync(base, { recursive: true, force: true }));
@@ -248,7 +282,17 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   writeFileSync(behaviour, '{}');
   writeFileSync(plans, '{}');
   writeFileSync(planFile, planText('Scripted work'));
-  const env = cleanEnv({ SF_CLI: CLI_PATH, SF_LOG: log, SF_BEHAVIOUR: behaviour, SF_PLANS: plans, SF_PLAN_TEXT: planFile, SF_MAIN: repo, SF_ORPHAN: join(base, 'orphan.pid'), SF_SYNC: join(base, 'sync'), ...extraEnv(base) });
+  const env = cleanEnv({
+    SF_CLI: CLI_PATH,
+    SF_LOG: log,
+    SF_BEHAVIOUR: behaviour,
+    SF_PLANS: plans,
+    SF_PLAN_TEXT: planFile,
+    SF_MAIN: repo,
+    SF_ORPHAN: join(base, 'orphan.pid'),
+    SF_SYNC: join(base, 'sync'),
+    ...extraEnv(base),
+  });
   mkdirSync(join(base, 'sync'));
   const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8', env }).trim();
   git('init', '-q', '-b', 'main');
@@ -258,10 +302,15 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   git('add', '-A');
   git('commit', '-qm', 'start');
   const sf = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI_PATH, ...args, '--json'], { cwd: repo, encoding: 'utf8', env, timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI_PATH, ...args, '--json'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env,
+      timeout: 60_000,
+    });
     let json: Record<string, unknown> = {};
     try {
-      json = r.stdout ? JSON.parse(r.stdout) as Record<string, unknown> : {};
+      json = r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : {};
     } catch {
       json = {};
     }
@@ -269,7 +318,11 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   };
   let current: Record<string, unknown> = {
     roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
-    verification: [[process.execPath, '-e', '0']], maxParallelAgents: 2, retryBackoffSeconds: [0], killGraceSeconds: 1, ...config,
+    verification: [[process.execPath, '-e', '0']],
+    maxParallelAgents: 2,
+    retryBackoffSeconds: [0],
+    killGraceSeconds: 1,
+    ...config,
   };
   const writeConfig = () => {
     mkdirSync(join(repo, '.springfield'), { recursive: true });
@@ -280,14 +333,26 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
   };
   writeConfig();
   return {
-    base, repo, log, env, sf, git,
+    base,
+    repo,
+    log,
+    env,
+    sf,
+    git,
     epic(title, options = {}) {
       const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-      const created = sf('epic', 'create', title, '--complexity', options.complexity ?? 'simple', ...(options.maxIterations ? ['--max-iterations', String(options.maxIterations)] : []));
+      const created = sf(
+        'epic',
+        'create',
+        title,
+        '--complexity',
+        options.complexity ?? 'simple',
+        ...(options.maxIterations ? ['--max-iterations', String(options.maxIterations)] : []),
+      );
       assert.equal(created.code, 0, created.stderr);
       const id = String(created.json.id);
       const path = `plans/${slug}.md`;
-      writeFileSync(plans, JSON.stringify({ ...JSON.parse(readFileSync(plans, 'utf8')) as object, [id]: path }));
+      writeFileSync(plans, JSON.stringify({ ...(JSON.parse(readFileSync(plans, 'utf8')) as object), [id]: path }));
       if (!existsSync(join(repo, path))) {
         writeFileSync(join(repo, path), planText(title));
         git('add', path);
@@ -302,14 +367,32 @@ export function faultRepo(t: { after: (fn: () => void) => void }, config: Record
       current = { ...current, ...extra };
       writeConfig();
     },
-    records: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    records: () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
     orchestrate(options = {}) {
-      const args = [CLI_PATH, 'orchestrate', '--watch', ...(options.untilIdle === false ? [] : ['--until-idle']), '--interval', '1', '--json'];
-      const r = spawnSync(process.execPath, args, { cwd: repo, encoding: 'utf8', env, timeout: options.timeoutMs ?? 150_000, killSignal: 'SIGKILL' });
+      const args = [
+        CLI_PATH,
+        'orchestrate',
+        '--watch',
+        ...(options.untilIdle === false ? [] : ['--until-idle']),
+        '--interval',
+        '1',
+        '--json',
+      ];
+      const r = spawnSync(process.execPath, args, {
+        cwd: repo,
+        encoding: 'utf8',
+        env,
+        timeout: options.timeoutMs ?? 150_000,
+        killSignal: 'SIGKILL',
+      });
       const timedOut = r.error !== undefined || r.signal !== null;
       let json: Orchestrated['json'] = {};
       try {
-        json = r.stdout ? JSON.parse(r.stdout) as Orchestrated['json'] : {};
+        json = r.stdout ? (JSON.parse(r.stdout) as Orchestrated['json']) : {};
       } catch {
         json = {};
       }
@@ -337,26 +420,38 @@ export function violations(f: FaultRepo, run: Orchestrated, expect: Expectation)
   const out: string[] = [];
   if (run.timedOut) out.push('orchestrate --until-idle did not return by itself');
   else if (run.code !== 0) out.push(`orchestrate exited ${run.code}: ${run.stderr.split('\n').slice(-3).join(' | ')}`);
-  const sessions = ((f.sf('runs', '--epic', expect.epic).json.sessions as Record<string, Record<string, number>> | undefined)?.[expect.epic]) ?? {};
+  const sessions =
+    (f.sf('runs', '--epic', expect.epic).json.sessions as Record<string, Record<string, number>> | undefined)?.[
+      expect.epic
+    ] ?? {};
   for (const [role, max] of Object.entries(expect.maxSessions)) {
     if ((sessions[role] ?? 0) > max) out.push(`${role} ran ${sessions[role]} sessions, more than ${max}`);
   }
   const epic = f.sf('epic', 'show', expect.epic).json as { status?: string; status_reason?: string | null };
-  if (epic.status !== expect.status) out.push(`${expect.epic} is ${epic.status} (${epic.status_reason ?? ''}), expected ${expect.status}`);
-  if (expect.reason && !expect.reason.test(epic.status_reason ?? '')) out.push(`${expect.epic}'s reason "${epic.status_reason ?? ''}" does not match ${String(expect.reason)}`);
+  if (epic.status !== expect.status)
+    out.push(`${expect.epic} is ${epic.status} (${epic.status_reason ?? ''}), expected ${expect.status}`);
+  if (expect.reason && !expect.reason.test(epic.status_reason ?? ''))
+    out.push(`${expect.epic}'s reason "${epic.status_reason ?? ''}" does not match ${String(expect.reason)}`);
   out.push(...heldByDeadRuns(f), ...lostCommits(f, epic.status === 'done'));
   return out;
 }
 
 /** Steps claimed or in progress whose holder has no running run: nobody would ever finish or release them. */
 export function heldByDeadRuns(f: FaultRepo): string[] {
-  const plans = (f.sf('show').json.plans ?? []) as { plan_path: string; steps: { anchor: string; status: string; claimed_by: string | null }[] }[];
-  const running = (f.sf('runs', '--active').json.runs ?? []) as { step_anchor: string | null; worktree: string | null }[];
+  const plans = (f.sf('show').json.plans ?? []) as {
+    plan_path: string;
+    steps: { anchor: string; status: string; claimed_by: string | null }[];
+  }[];
+  const running = (f.sf('runs', '--active').json.runs ?? []) as {
+    step_anchor: string | null;
+    worktree: string | null;
+  }[];
   const out: string[] = [];
   for (const p of plans) {
     for (const s of p.steps) {
       if (s.status !== 'claimed' && s.status !== 'in_progress') continue;
-      if (!running.some((r) => r.step_anchor === s.anchor && r.worktree === s.claimed_by)) out.push(`${p.plan_path}#${s.anchor} is ${s.status} by ${s.claimed_by ?? '?'} with no run alive`);
+      if (!running.some((r) => r.step_anchor === s.anchor && r.worktree === s.claimed_by))
+        out.push(`${p.plan_path}#${s.anchor} is ${s.status} by ${s.claimed_by ?? '?'} with no run alive`);
     }
   }
   return out;
@@ -368,12 +463,20 @@ export function lostCommits(f: FaultRepo, merged: boolean): string[] {
   for (const r of f.records()) {
     if (r.event !== 'commit' && r.event !== 'leftover') continue;
     if (r.event === 'commit') {
-      const refs = spawnSync('git', ['for-each-ref', '--contains', String(r.commit), '--format=%(refname)'], { cwd: f.repo, encoding: 'utf8' }).stdout.trim();
+      const refs = spawnSync('git', ['for-each-ref', '--contains', String(r.commit), '--format=%(refname)'], {
+        cwd: f.repo,
+        encoding: 'utf8',
+      }).stdout.trim();
       if (refs !== '') continue;
     }
     const onMain = spawnSync('git', ['show', `main:${String(r.file)}`], { cwd: f.repo, encoding: 'utf8' });
-    const onBranch = (f.git('for-each-ref', '--format=%(refname)', 'refs/heads/')).split('\n').some((ref) =>
-      spawnSync('git', ['show', `${ref}:${String(r.file)}`], { cwd: f.repo, encoding: 'utf8' }).stdout === r.text);
+    const onBranch = f
+      .git('for-each-ref', '--format=%(refname)', 'refs/heads/')
+      .split('\n')
+      .some(
+        (ref) =>
+          spawnSync('git', ['show', `${ref}:${String(r.file)}`], { cwd: f.repo, encoding: 'utf8' }).stdout === r.text,
+      );
     if ((merged && onMain.stdout === r.text) || onBranch) continue;
     out.push(`${String(r.event)} ${String(r.commit ?? '')} (${String(r.file)}) by ${String(r.role)} is lost`);
   }
@@ -382,7 +485,9 @@ export function lostCommits(f: FaultRepo, merged: boolean): string[] {
 
 /** Sessions per role of an epic. */
 export function sessionsOf(f: FaultRepo, epic: string): Record<string, number> {
-  return ((f.sf('runs', '--epic', epic).json.sessions as Record<string, Record<string, number>> | undefined)?.[epic]) ?? {};
+  return (
+    (f.sf('runs', '--epic', epic).json.sessions as Record<string, Record<string, number>> | undefined)?.[epic] ?? {}
+  );
 }
 
 /** Approves the epic's proposed plan as a person would. */

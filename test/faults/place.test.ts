@@ -15,90 +15,146 @@ function startedWithoutWorktree(f: ReturnType<typeof faultRepo>, title: string):
   approve(f, epic);
   const db = new (loadSqlite())(join(f.repo, '.springfield', 'state.db'));
   try {
-    db.prepare(`UPDATE epics SET status = 'in_progress', worktree_path = NULL, branch = NULL, iteration = 1 WHERE id = ?`).run(epic);
+    db.prepare(
+      `UPDATE epics SET status = 'in_progress', worktree_path = NULL, branch = NULL, iteration = 1 WHERE id = ?`,
+    ).run(epic);
   } finally {
     db.close();
   }
   return epic;
 }
 
-test("an epic in progress without a worktree of its own gets one before anything runs: nothing is built in the person's checkout", { timeout: 300_000 }, async (t) => {
-  const f = faultRepo(t);
-  const epic = startedWithoutWorktree(f, 'Old epic');
-  const head = f.git('rev-parse', 'HEAD');
-  const run = f.orchestrate();
-  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
-  assert.match(run.stderr, new RegExp(`${epic}: it had no worktree of its own; gave it .*/repo\\.springfield/${epic} on springfield/${epic}`));
-  const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; worktree: string }[];
-  for (const r of runs) assert.notEqual(r.worktree, f.repo, `${r.role} ran in the person's checkout`);
-  for (const c of f.records().filter((r) => r.event === 'commit')) assert.throws(() => f.git('merge-base', '--is-ancestor', String(c.commit), head), 'each build commit was made off main');
-  assert.equal(f.git('rev-parse', 'HEAD~1'), head, 'main gained one commit: the merge');
-});
+test(
+  "an epic in progress without a worktree of its own gets one before anything runs: nothing is built in the person's checkout",
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const epic = startedWithoutWorktree(f, 'Old epic');
+    const head = f.git('rev-parse', 'HEAD');
+    const run = f.orchestrate();
+    assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `${epic}: it had no worktree of its own; gave it .*/repo\\.springfield/${epic} on springfield/${epic}`,
+      ),
+    );
+    const runs = f.sf('runs', '--epic', epic).json.runs as { role: string; worktree: string }[];
+    for (const r of runs) assert.notEqual(r.worktree, f.repo, `${r.role} ran in the person's checkout`);
+    for (const c of f.records().filter((r) => r.event === 'commit'))
+      assert.throws(
+        () => f.git('merge-base', '--is-ancestor', String(c.commit), head),
+        'each build commit was made off main',
+      );
+    assert.equal(f.git('rev-parse', 'HEAD~1'), head, 'main gained one commit: the merge');
+  },
+);
 
-test("an epic whose branch a person has checked out waits, saying where; once the person moves on, it is built in its own worktree", { timeout: 300_000 }, async (t) => {
-  const f = faultRepo(t);
-  const epic = startedWithoutWorktree(f, 'Branch in use');
-  const mine = join(f.base, 'mine');
-  f.git('worktree', 'add', '-q', '-b', `springfield/${epic}`, mine);
-  const waiting = f.orchestrate();
-  assert.equal(waiting.code, 0, waiting.stderr);
-  assert.match(waiting.stderr, new RegExp(`waiting: branch springfield/${epic} is checked out in ${realpathSync(mine)}; ${epic} is built in a worktree of its own`));
-  assert.deepEqual((f.sf('runs', '--epic', epic).json.runs as { role: string }[]).filter((r) => r.role !== 'lisa'), [], 'no builder ran');
-  assert.equal(f.sf('epic', 'show', epic).json.worktree_path, null);
+test(
+  'an epic whose branch a person has checked out waits, saying where; once the person moves on, it is built in its own worktree',
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const epic = startedWithoutWorktree(f, 'Branch in use');
+    const mine = join(f.base, 'mine');
+    f.git('worktree', 'add', '-q', '-b', `springfield/${epic}`, mine);
+    const waiting = f.orchestrate();
+    assert.equal(waiting.code, 0, waiting.stderr);
+    assert.match(
+      waiting.stderr,
+      new RegExp(
+        `waiting: branch springfield/${epic} is checked out in ${realpathSync(mine)}; ${epic} is built in a worktree of its own`,
+      ),
+    );
+    assert.deepEqual(
+      (f.sf('runs', '--epic', epic).json.runs as { role: string }[]).filter((r) => r.role !== 'lisa'),
+      [],
+      'no builder ran',
+    );
+    assert.equal(f.sf('epic', 'show', epic).json.worktree_path, null);
 
-  f.git('-C', mine, 'checkout', '-q', '--detach');
-  const run = f.orchestrate();
-  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
-});
+    f.git('-C', mine, 'checkout', '-q', '--detach');
+    const run = f.orchestrate();
+    assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+  },
+);
 
-test("a step whose lease expired in the epic's worktree is taken over there by the scheduler's builder and committed on the epic's branch", { timeout: 300_000 }, async (t) => {
-  const f = faultRepo(t);
-  const epic = f.epic('Taken over');
-  assert.equal(f.orchestrate().code, 0);
-  approve(f, epic);
-  // A person started it and claimed its first step in its worktree, then walked away: the lease ran out.
-  const wt = String(f.sf('epic', 'start', epic).json.worktree_path);
-  assert.equal(f.sf('claim', 'plans/taken-over.md', '--worktree', wt, '--agent', 'a-person').code, 0);
-  const db = new (loadSqlite())(join(f.repo, '.springfield', 'state.db'));
-  try {
-    db.prepare(`UPDATE steps SET lease_expires_at = '2000-01-01T00:00:00.000Z' WHERE plan_path = 'plans/taken-over.md' AND anchor = 'step-1'`).run();
-  } finally {
-    db.close();
-  }
-  const main = f.git('rev-parse', 'HEAD');
-  const run = f.orchestrate();
-  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
-  const events = f.sf('events', 'plans/taken-over.md', '--step', 'step-1').json.events as { action: string; worktree: string; reason: string | null }[];
-  const takeover = events.find((e) => e.action === 'reclaim');
-  assert.ok(takeover, `a reclaim event: ${events.map((e) => e.action).join(', ')}`);
-  assert.equal(takeover.worktree, wt, "taken over in the epic's worktree, not the scheduler's checkout");
-  const commits = f.records().filter((r) => r.event === 'commit');
-  assert.ok(commits.length >= 2);
-  for (const c of commits) assert.throws(() => f.git('merge-base', '--is-ancestor', String(c.commit), main), 'built off main, on the epic branch');
-  assert.equal(f.git('rev-parse', 'HEAD~1'), main, 'main gained only the merge');
-});
+test(
+  "a step whose lease expired in the epic's worktree is taken over there by the scheduler's builder and committed on the epic's branch",
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const epic = f.epic('Taken over');
+    assert.equal(f.orchestrate().code, 0);
+    approve(f, epic);
+    // A person started it and claimed its first step in its worktree, then walked away: the lease ran out.
+    const wt = String(f.sf('epic', 'start', epic).json.worktree_path);
+    assert.equal(f.sf('claim', 'plans/taken-over.md', '--worktree', wt, '--agent', 'a-person').code, 0);
+    const db = new (loadSqlite())(join(f.repo, '.springfield', 'state.db'));
+    try {
+      db.prepare(
+        `UPDATE steps SET lease_expires_at = '2000-01-01T00:00:00.000Z' WHERE plan_path = 'plans/taken-over.md' AND anchor = 'step-1'`,
+      ).run();
+    } finally {
+      db.close();
+    }
+    const main = f.git('rev-parse', 'HEAD');
+    const run = f.orchestrate();
+    assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 2 }, status: 'done' }), [], run.stderr);
+    const events = f.sf('events', 'plans/taken-over.md', '--step', 'step-1').json.events as {
+      action: string;
+      worktree: string;
+      reason: string | null;
+    }[];
+    const takeover = events.find((e) => e.action === 'reclaim');
+    assert.ok(takeover, `a reclaim event: ${events.map((e) => e.action).join(', ')}`);
+    assert.equal(takeover.worktree, wt, "taken over in the epic's worktree, not the scheduler's checkout");
+    const commits = f.records().filter((r) => r.event === 'commit');
+    assert.ok(commits.length >= 2);
+    for (const c of commits)
+      assert.throws(
+        () => f.git('merge-base', '--is-ancestor', String(c.commit), main),
+        'built off main, on the epic branch',
+      );
+    assert.equal(f.git('rev-parse', 'HEAD~1'), main, 'main gained only the merge');
+  },
+);
 
-test("a person's uncommitted change in the main worktree holds the merge: it waits, saying so once, and is not tried again every pass; committed, it merges", { timeout: 300_000 }, async (t) => {
-  const f = faultRepo(t);
-  const epic = f.epic('Held merge');
-  assert.equal(f.orchestrate().code, 0);
-  approve(f, epic);
-  appendFileSync(join(f.repo, '.gitignore'), '*.swp\n');
-  const head = f.git('rev-parse', 'HEAD');
-  const held = f.orchestrate();
-  assert.equal(held.code, 0, held.stderr);
-  assert.equal(held.timedOut, false, 'until-idle returns: only a person can go on');
-  assert.equal(f.sf('epic', 'show', epic).json.status, 'verified');
-  const said = held.stderr.split('\n').filter((l) => l.includes('its merge waits: the main worktree has uncommitted changes (.gitignore)'));
-  assert.equal(said.length >= 1 && said.filter((l) => !/^\s+sf-/.test(l)).length, 1, `said once in the log, not every pass:\n${held.stderr}`);
-  assert.doesNotMatch(held.stderr, /merge .* failed|cannot merge/, 'no merge was attempted');
-  assert.equal(f.git('rev-parse', 'HEAD'), head, 'main did not move');
-  assert.equal(readFileSync(join(f.repo, '.gitignore'), 'utf8').endsWith('*.swp\n'), true, "the person's change is untouched");
-  const dry = f.sf('orchestrate', '--dry-run');
-  assert.match(JSON.stringify(dry.json), /its merge waits/);
+test(
+  "a person's uncommitted change in the main worktree holds the merge: it waits, saying so once, and is not tried again every pass; committed, it merges",
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const epic = f.epic('Held merge');
+    assert.equal(f.orchestrate().code, 0);
+    approve(f, epic);
+    appendFileSync(join(f.repo, '.gitignore'), '*.swp\n');
+    const head = f.git('rev-parse', 'HEAD');
+    const held = f.orchestrate();
+    assert.equal(held.code, 0, held.stderr);
+    assert.equal(held.timedOut, false, 'until-idle returns: only a person can go on');
+    assert.equal(f.sf('epic', 'show', epic).json.status, 'verified');
+    const said = held.stderr
+      .split('\n')
+      .filter((l) => l.includes('its merge waits: the main worktree has uncommitted changes (.gitignore)'));
+    assert.equal(
+      said.length >= 1 && said.filter((l) => !/^\s+sf-/.test(l)).length,
+      1,
+      `said once in the log, not every pass:\n${held.stderr}`,
+    );
+    assert.doesNotMatch(held.stderr, /merge .* failed|cannot merge/, 'no merge was attempted');
+    assert.equal(f.git('rev-parse', 'HEAD'), head, 'main did not move');
+    assert.equal(
+      readFileSync(join(f.repo, '.gitignore'), 'utf8').endsWith('*.swp\n'),
+      true,
+      "the person's change is untouched",
+    );
+    const dry = f.sf('orchestrate', '--dry-run');
+    assert.match(JSON.stringify(dry.json), /its merge waits/);
 
-  f.git('commit', '-qam', 'my ignore');
-  const merged = f.orchestrate();
-  assert.equal(merged.code, 0, merged.stderr);
-  assert.equal(f.sf('epic', 'show', epic).json.status, 'done');
-});
+    f.git('commit', '-qam', 'my ignore');
+    const merged = f.orchestrate();
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.equal(f.sf('epic', 'show', epic).json.status, 'done');
+  },
+);

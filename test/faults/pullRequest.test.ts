@@ -37,7 +37,12 @@ function binDir(base: string, withGh: boolean): string {
 
 function ghCalls(f: FaultRepo): { args: string[]; cwd: string; stdin: string }[] {
   const log = join(f.base, 'gh.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { args: string[]; cwd: string; stdin: string }) : [];
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { args: string[]; cwd: string; stdin: string })
+    : [];
 }
 
 function withOrigin(f: FaultRepo): string {
@@ -54,66 +59,152 @@ function toVerified(f: FaultRepo, epic: string): void {
   approve(f, epic);
 }
 
-test('PR mode: pushed to origin, opened with the summary, verified until gh says merged (checks rate-limited), then done and the worktree removed', { timeout: 300_000 }, (t) => {
-  const f = faultRepo(t, { merge: 'pr', prCheckSeconds: 3600 }, (base) => ({ PATH: binDir(base, true) }));
-  const origin = withOrigin(f);
-  const epic = f.epic('Gift cards');
-  const mainBefore = f.git('rev-parse', 'main');
-  writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'OPEN', mergedAt: null }));
-  toVerified(f, epic);
-  const build = f.orchestrate();
-  assert.deepEqual(violations(f, build, { epic, maxSessions: { lisa: 1, ralph: 2 }, status: 'verified' }), [], build.stderr);
-  const shown = f.sf('epic', 'show', epic).json as { pr_url: string | null; worktree_path: string };
-  assert.equal(shown.pr_url, URL);
-  const branch = `springfield/${epic}`;
-  assert.equal(execFileSync('git', ['rev-parse', `refs/heads/${branch}`], { cwd: origin, encoding: 'utf8' }).trim(), f.git('rev-parse', branch), 'the branch was pushed to origin');
-  assert.doesNotMatch(execFileSync('git', ['ls-tree', '-r', '--name-only', branch], { cwd: origin, encoding: 'utf8' }), /TODO-/, 'without the handoff');
+test(
+  'PR mode: pushed to origin, opened with the summary, verified until gh says merged (checks rate-limited), then done and the worktree removed',
+  { timeout: 300_000 },
+  (t) => {
+    const f = faultRepo(t, { merge: 'pr', prCheckSeconds: 3600 }, (base) => ({ PATH: binDir(base, true) }));
+    const origin = withOrigin(f);
+    const epic = f.epic('Gift cards');
+    const mainBefore = f.git('rev-parse', 'main');
+    writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'OPEN', mergedAt: null }));
+    toVerified(f, epic);
+    const build = f.orchestrate();
+    assert.deepEqual(
+      violations(f, build, { epic, maxSessions: { lisa: 1, ralph: 2 }, status: 'verified' }),
+      [],
+      build.stderr,
+    );
+    const shown = f.sf('epic', 'show', epic).json as { pr_url: string | null; worktree_path: string };
+    assert.equal(shown.pr_url, URL);
+    const branch = `springfield/${epic}`;
+    assert.equal(
+      execFileSync('git', ['rev-parse', `refs/heads/${branch}`], { cwd: origin, encoding: 'utf8' }).trim(),
+      f.git('rev-parse', branch),
+      'the branch was pushed to origin',
+    );
+    assert.doesNotMatch(
+      execFileSync('git', ['ls-tree', '-r', '--name-only', branch], { cwd: origin, encoding: 'utf8' }),
+      /TODO-/,
+      'without the handoff',
+    );
 
-  const calls = ghCalls(f);
-  const create = calls.find((c) => c.args[0] === 'pr' && c.args[1] === 'create');
-  assert.ok(create, JSON.stringify(calls));
-  assert.deepEqual(create.args, ['pr', 'create', '--head', branch, '--base', 'main', '--title', `Gift cards (${epic})`, '--body-file', '-']);
-  for (const part of ['## Steps', '- [x] step-1 First part', '## Verification evidence', '- PASS', '## Signals', '## Sessions spent', '- ralph: 2', '## Retrospective', '- Sessions by role: lisa 1, ralph 2', '- Approval to merge: ', '## Commits', `Springfield-Epic: ${epic}`]) {
-    assert.ok(create.stdin.includes(part), `the body has ${part}:\n${create.stdin}`);
-  }
-  assert.equal(calls.filter((c) => c.args[1] === 'view').length, 0, 'the state is not asked before the rate limit allows');
-  assert.ok(existsSync(shown.worktree_path), 'the worktree stays while the pull request is open');
-  assert.match(JSON.stringify(build.json.waiting), /pull request https:\/\/github\.test\/acme\/shop\/pull\/7 is open/);
+    const calls = ghCalls(f);
+    const create = calls.find((c) => c.args[0] === 'pr' && c.args[1] === 'create');
+    assert.ok(create, JSON.stringify(calls));
+    assert.deepEqual(create.args, [
+      'pr',
+      'create',
+      '--head',
+      branch,
+      '--base',
+      'main',
+      '--title',
+      `Gift cards (${epic})`,
+      '--body-file',
+      '-',
+    ]);
+    for (const part of [
+      '## Steps',
+      '- [x] step-1 First part',
+      '## Verification evidence',
+      '- PASS',
+      '## Signals',
+      '## Sessions spent',
+      '- ralph: 2',
+      '## Retrospective',
+      '- Sessions by role: lisa 1, ralph 2',
+      '- Approval to merge: ',
+      '## Commits',
+      `Springfield-Epic: ${epic}`,
+    ]) {
+      assert.ok(create.stdin.includes(part), `the body has ${part}:\n${create.stdin}`);
+    }
+    assert.equal(
+      calls.filter((c) => c.args[1] === 'view').length,
+      0,
+      'the state is not asked before the rate limit allows',
+    );
+    assert.ok(existsSync(shown.worktree_path), 'the worktree stays while the pull request is open');
+    assert.match(
+      JSON.stringify(build.json.waiting),
+      /pull request https:\/\/github\.test\/acme\/shop\/pull\/7 is open/,
+    );
 
-  // Within the rate limit nothing is asked; with checks allowed, an open PR keeps the epic verified.
-  const quiet = f.orchestrate();
-  assert.equal(quiet.code, 0, quiet.stderr);
-  assert.equal(ghCalls(f).filter((c) => c.args[1] === 'view').length, 0);
-  f.config({ prCheckSeconds: 0 });
-  const open = f.orchestrate();
-  assert.equal(open.code, 0, open.stderr);
-  const views = ghCalls(f).filter((c) => c.args[1] === 'view');
-  assert.deepEqual(views.map((c) => c.args), [['pr', 'view', URL, '--json', 'state,mergedAt']]);
-  assert.equal(f.sf('epic', 'show', epic).json.status, 'verified', 'open is not merged');
+    // Within the rate limit nothing is asked; with checks allowed, an open PR keeps the epic verified.
+    const quiet = f.orchestrate();
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(ghCalls(f).filter((c) => c.args[1] === 'view').length, 0);
+    f.config({ prCheckSeconds: 0 });
+    const open = f.orchestrate();
+    assert.equal(open.code, 0, open.stderr);
+    const views = ghCalls(f).filter((c) => c.args[1] === 'view');
+    assert.deepEqual(
+      views.map((c) => c.args),
+      [['pr', 'view', URL, '--json', 'state,mergedAt']],
+    );
+    assert.equal(f.sf('epic', 'show', epic).json.status, 'verified', 'open is not merged');
 
-  writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'MERGED', mergedAt: '2026-11-23T10:00:00Z' }));
-  const merged = f.orchestrate();
-  assert.deepEqual(violations(f, merged, { epic, maxSessions: { lisa: 1, ralph: 2 }, status: 'done', reason: /^pull request merged at 2026-11-23T10:00:00Z: https/ }).filter((v) => !/is lost/.test(v)), [], merged.stderr);
-  assert.ok(!existsSync(shown.worktree_path), 'the worktree is removed once merged');
-  assert.equal(f.git('branch', '--list', branch), '');
-  assert.equal(f.git('status', '--porcelain'), '', 'main untouched: the merge happened on GitHub');
-  assert.equal(f.git('rev-parse', 'main'), mainBefore, 'in PR mode Springfield commits nothing on the default branch');
-});
+    writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'MERGED', mergedAt: '2026-11-23T10:00:00Z' }));
+    const merged = f.orchestrate();
+    assert.deepEqual(
+      violations(f, merged, {
+        epic,
+        maxSessions: { lisa: 1, ralph: 2 },
+        status: 'done',
+        reason: /^pull request merged at 2026-11-23T10:00:00Z: https/,
+      }).filter((v) => !/is lost/.test(v)),
+      [],
+      merged.stderr,
+    );
+    assert.ok(!existsSync(shown.worktree_path), 'the worktree is removed once merged');
+    assert.equal(f.git('branch', '--list', branch), '');
+    assert.equal(f.git('status', '--porcelain'), '', 'main untouched: the merge happened on GitHub');
+    assert.equal(
+      f.git('rev-parse', 'main'),
+      mainBefore,
+      'in PR mode Springfield commits nothing on the default branch',
+    );
+  },
+);
 
-test('PR mode without a remote, then (remote added, retried) without gh: blocked each time with the reason, nothing retried by itself', { timeout: 300_000 }, (t) => {
-  const f = faultRepo(t, { merge: 'pr' }, (base) => ({ PATH: binDir(base, false) }));
-  const epic = f.epic('Wishlist');
-  writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'OPEN', mergedAt: null }));
-  toVerified(f, epic);
-  const noRemote = f.orchestrate();
-  assert.deepEqual(violations(f, noRemote, { epic, maxSessions: { ralph: 2 }, status: 'blocked', reason: /^merge_failed: no git remote 'origin' to push springfield\/sf-[0-9a-f]+ to: add it \(git remote add origin <url>\)/ }), [], noRemote.stderr);
-  const again = f.orchestrate();
-  assert.equal(again.code, 0);
-  assert.equal(f.sf('epic', 'show', epic).json.status, 'blocked', 'nothing retries by itself');
+test(
+  'PR mode without a remote, then (remote added, retried) without gh: blocked each time with the reason, nothing retried by itself',
+  { timeout: 300_000 },
+  (t) => {
+    const f = faultRepo(t, { merge: 'pr' }, (base) => ({ PATH: binDir(base, false) }));
+    const epic = f.epic('Wishlist');
+    writeFileSync(join(f.base, 'gh-state.json'), JSON.stringify({ state: 'OPEN', mergedAt: null }));
+    toVerified(f, epic);
+    const noRemote = f.orchestrate();
+    assert.deepEqual(
+      violations(f, noRemote, {
+        epic,
+        maxSessions: { ralph: 2 },
+        status: 'blocked',
+        reason:
+          /^merge_failed: no git remote 'origin' to push springfield\/sf-[0-9a-f]+ to: add it \(git remote add origin <url>\)/,
+      }),
+      [],
+      noRemote.stderr,
+    );
+    const again = f.orchestrate();
+    assert.equal(again.code, 0);
+    assert.equal(f.sf('epic', 'show', epic).json.status, 'blocked', 'nothing retries by itself');
 
-  withOrigin(f);
-  assert.equal(f.sf('epic', 'retry', epic).code, 0);
-  const noGh = f.orchestrate();
-  assert.deepEqual(violations(f, noGh, { epic, maxSessions: { ralph: 2 }, status: 'blocked', reason: /^merge_failed: gh \(the GitHub CLI\) is not on PATH/ }), [], noGh.stderr);
-  assert.equal(ghCalls(f).length, 0);
-});
+    withOrigin(f);
+    assert.equal(f.sf('epic', 'retry', epic).code, 0);
+    const noGh = f.orchestrate();
+    assert.deepEqual(
+      violations(f, noGh, {
+        epic,
+        maxSessions: { ralph: 2 },
+        status: 'blocked',
+        reason: /^merge_failed: gh \(the GitHub CLI\) is not on PATH/,
+      }),
+      [],
+      noGh.stderr,
+    );
+    assert.equal(ghCalls(f).length, 0);
+  },
+);

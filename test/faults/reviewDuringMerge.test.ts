@@ -34,20 +34,38 @@ if (status === 'verified' && !fs.existsSync(mark('reviewed'))) {
 }
 `;
 
-test("a person's Request changes during the merge's own verification: not merged, back to Ralph, merged once with the fix", { timeout: 300_000 }, async (t) => {
-  const f = faultRepo(t);
-  const script = join(f.base, 'verify.cjs');
-  writeFileSync(script, VERIFY);
-  f.config({ verification: [[process.execPath, script]] });
-  const epic = f.epic('Reviewed while merging');
-  assert.equal(f.orchestrate().code, 0);
-  approve(f, epic);
-  const run = f.orchestrate();
-  assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 3 }, status: 'done' }), [], run.stderr);
-  assert.match(run.stderr, new RegExp(`${epic}: not merged: it is in progress now \\(sent back while it was prepared for the merge\\)`));
-  const signals = f.sf('signals', epic).json.signals as { type: string; created_by: string }[];
-  assert.deepEqual(signals.map((s) => [s.type, s.created_by]), [['implementation_failure', 'marge']], "the person's review is recorded");
-  const merges = f.git('log', '--format=%H', '--grep', `Springfield-Epic: ${epic}`, 'main').split('\n').filter(Boolean);
-  assert.equal(merges.length, 1, `exactly one squash merge of ${epic} on main: ${merges.join(', ')}\n${run.stderr}`);
-  assert.match(f.git('show', '--name-only', '--format=', merges[0] as string), new RegExp(`^work/${epic}/fix\\.txt$`, 'm'), "Ralph's fix is in the merge");
-});
+test(
+  "a person's Request changes during the merge's own verification: not merged, back to Ralph, merged once with the fix",
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const script = join(f.base, 'verify.cjs');
+    writeFileSync(script, VERIFY);
+    f.config({ verification: [[process.execPath, script]] });
+    const epic = f.epic('Reviewed while merging');
+    assert.equal(f.orchestrate().code, 0);
+    approve(f, epic);
+    const run = f.orchestrate();
+    assert.deepEqual(violations(f, run, { epic, maxSessions: { ralph: 3 }, status: 'done' }), [], run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(`${epic}: not merged: it is in progress now \\(sent back while it was prepared for the merge\\)`),
+    );
+    const signals = f.sf('signals', epic).json.signals as { type: string; created_by: string }[];
+    assert.deepEqual(
+      signals.map((s) => [s.type, s.created_by]),
+      [['implementation_failure', 'marge']],
+      "the person's review is recorded",
+    );
+    const merges = f
+      .git('log', '--format=%H', '--grep', `Springfield-Epic: ${epic}`, 'main')
+      .split('\n')
+      .filter(Boolean);
+    assert.equal(merges.length, 1, `exactly one squash merge of ${epic} on main: ${merges.join(', ')}\n${run.stderr}`);
+    assert.match(
+      f.git('show', '--name-only', '--format=', merges[0] as string),
+      new RegExp(`^work/${epic}/fix\\.txt$`, 'm'),
+      "Ralph's fix is in the merge",
+    );
+  },
+);

@@ -21,7 +21,11 @@ export function dashDashSuite(backend: string, backendEnv: BackendEnv): void {
     /** The CLI with --json before the `--` (after it, --json would be an argument). */
     const json = (args: readonly string[]): CliResult => {
       const end = args.indexOf('--');
-      return runCli(repo.root, end < 0 ? [...args, '--json'] : [...args.slice(0, end), '--json', ...args.slice(end)], env);
+      return runCli(
+        repo.root,
+        end < 0 ? [...args, '--json'] : [...args.slice(0, end), '--json', ...args.slice(end)],
+        env,
+      );
     };
 
     test('an epic title starting with - after --; without -- it is an unknown option and nothing is created', () => {

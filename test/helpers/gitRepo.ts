@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +69,13 @@ export function testStateHome(): string {
 export function cleanEnv(extra: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
-    if (key === 'ELECTRON_RUN_AS_NODE' || key.startsWith('VSCODE_') || key.startsWith('SPRINGFIELD_') || key.startsWith('GIT_')) delete env[key];
+    if (
+      key === 'ELECTRON_RUN_AS_NODE' ||
+      key.startsWith('VSCODE_') ||
+      key.startsWith('SPRINGFIELD_') ||
+      key.startsWith('GIT_')
+    )
+      delete env[key];
   }
   env.GIT_CONFIG_NOSYSTEM = '1';
   env.XDG_STATE_HOME = testStateHome();
@@ -72,7 +87,12 @@ export function cleanEnv(extra: Readonly<Record<string, string | undefined>> = {
 }
 
 function git(args: readonly string[], cwd: string): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: cleanEnv(),
+  }).trim();
 }
 
 function configure(dir: string): void {
@@ -140,20 +160,41 @@ function buildRepo(tmp: string, options: RepoOptions): Repo {
 }
 
 /** Runs the built CLI as a real process in `cwd`; `env` entries override (undefined removes). */
-export function runCli(cwd: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): CliResult {
-  const r = spawnSync(process.execPath, [CLI_PATH, ...args], { cwd, env: cleanEnv(env), encoding: 'utf8', timeout: 60_000 });
+export function runCli(
+  cwd: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): CliResult {
+  const r = spawnSync(process.execPath, [CLI_PATH, ...args], {
+    cwd,
+    env: cleanEnv(env),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.error) throw r.error;
   return cliResult(r.status, r.stdout, r.stderr);
 }
 
 /** Like runCli, without blocking the event loop (for runs that overlap other work). */
-export function runCliAsync(cwd: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): Promise<CliResult> {
+export function runCliAsync(
+  cwd: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      cwd,
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolvePromise(cliResult(code, stdout, stderr)));
   });
@@ -197,7 +238,11 @@ export function assertOk<T = Record<string, unknown>>(r: CliResult): T {
 }
 
 /** Runs the CLI with `--json` appended. */
-export function runJson(cwd: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): CliResult {
+export function runJson(
+  cwd: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): CliResult {
   return runCli(cwd, [...args, '--json'], env);
 }
 
@@ -219,7 +264,11 @@ export function assertNotClaimed(r: CliResult): NotClaimed {
 }
 
 /** Every step and substep of one plan, by anchor, from `show <plan> --json` run in `cwd`. */
-export function showSteps(cwd: string, planPath: string, env: Readonly<Record<string, string | undefined>> = {}): Map<string, StepView> {
+export function showSteps(
+  cwd: string,
+  planPath: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Map<string, StepView> {
   const { plans } = assertOk<{ plans: PlanView[] }>(runJson(cwd, ['show', planPath], env));
   const out = new Map<string, StepView>();
   for (const s of plans[0]?.steps ?? []) {
@@ -249,7 +298,8 @@ export function ensureCli(): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const held = statSync(lock, { throwIfNoEntry: false });
-      if (Date.now() > deadline || (held && Date.now() - held.mtimeMs > 120_000)) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline || (held && Date.now() - held.mtimeMs > 120_000))
+        rmSync(lock, { recursive: true, force: true });
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     }
   }
@@ -257,8 +307,15 @@ export function ensureCli(): void {
     const built = existsSync(CLI_PATH) ? statSync(CLI_PATH).mtimeMs : 0;
     // The demo agents' bundle is built from scripts/standInAgent.ts (esbuild.mjs).
     const standIn = join(PROJECT_ROOT, 'scripts', 'standInAgent.ts');
-    if (built < Math.max(newestMtime(join(PROJECT_ROOT, 'src')), statSync(standIn).mtimeMs) || !existsSync(join(PROJECT_ROOT, 'dist', 'standInAgent.cjs'))) {
-      execFileSync(process.execPath, ['esbuild.mjs'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: cleanEnv() });
+    if (
+      built < Math.max(newestMtime(join(PROJECT_ROOT, 'src')), statSync(standIn).mtimeMs) ||
+      !existsSync(join(PROJECT_ROOT, 'dist', 'standInAgent.cjs'))
+    ) {
+      execFileSync(process.execPath, ['esbuild.mjs'], {
+        cwd: PROJECT_ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: cleanEnv(),
+      });
     }
   } finally {
     rmSync(lock, { recursive: true, force: true });

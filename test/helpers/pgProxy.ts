@@ -67,7 +67,11 @@ export function startPgProxy(url: string): Promise<PgProxy> {
     });
     for (const s of [client, upstream]) {
       s.on('error', () => undefined);
-      s.on('close', () => { client.destroy(); upstream.destroy(); sockets.delete(s); });
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(s);
+      });
     }
   });
   function down(): void {
@@ -75,17 +79,21 @@ export function startPgProxy(url: string): Promise<PgProxy> {
     listening = false;
     for (const s of sockets) s.destroy();
   }
-  const up = (): Promise<void> => new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      listening = true;
-      resolve();
+  const up = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        listening = true;
+        resolve();
+      });
     });
-  });
   return up().then(() => ({
     url: url.replace(`host=${socketDir}`, `host=${dir}`),
-    arm: (marker, when, then) => new Promise<void>((done) => { armed = { marker, when, then, done }; }),
+    arm: (marker, when, then) =>
+      new Promise<void>((done) => {
+        armed = { marker, when, then, done };
+      }),
     down,
     up,
     close: () => {

@@ -4,14 +4,29 @@
 // preset exactly as `springfield agents use` writes it (docs/agents.md, "Tested end to end").
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { anthropic } from './scriptedModel/anthropic.ts';
 import { gemini } from './scriptedModel/gemini.ts';
 import { openaiChat } from './scriptedModel/openaiChat.ts';
 import { openaiResponses } from './scriptedModel/openaiResponses.ts';
-import { startScriptedModel, type Adapter, type Failure, type ModelRequest, type ScriptedModel } from './scriptedModel/server.ts';
+import {
+  startScriptedModel,
+  type Adapter,
+  type Failure,
+  type ModelRequest,
+  type ScriptedModel,
+} from './scriptedModel/server.ts';
 import { cleanEnv, ensureCli, PROJECT_ROOT, runCliAsync, type CliResult } from './gitRepo.ts';
 
 /** Where the test pass installs the agent CLIs (scripts/prepareTests.ts). */
@@ -28,8 +43,12 @@ export const CLAUDE: AgentCli = {
   preset: 'claude',
   adapter: anthropic,
   prepare: (_home, url) => ({
-    ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-scripted', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: 'sk-ant-scripted',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   }),
 };
 
@@ -40,13 +59,33 @@ export const CODEX: AgentCli = {
     const codexHome = join(home, '.codex');
     mkdirSync(codexHome, { recursive: true });
     // A custom provider needs no login; plugins, analytics and unbounded retries would reach the network.
-    writeFileSync(join(codexHome, 'config.toml'), [
-      'model = "gpt-5.5"', 'model_provider = "scripted"', 'check_for_update_on_startup = false', '',
-      '[features]', 'plugins = false', 'unbounded_connection_retries = false', '',
-      '[analytics]', 'enabled = false', '', '[feedback]', 'enabled = false', '',
-      '[model_providers.scripted]', 'name = "Springfield scripted model"', `base_url = "${url}/v1"`, 'wire_api = "responses"',
-      'request_max_retries = 0', 'stream_max_retries = 0', 'stream_idle_timeout_ms = 20000', '',
-    ].join('\n'));
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        'model = "gpt-5.5"',
+        'model_provider = "scripted"',
+        'check_for_update_on_startup = false',
+        '',
+        '[features]',
+        'plugins = false',
+        'unbounded_connection_retries = false',
+        '',
+        '[analytics]',
+        'enabled = false',
+        '',
+        '[feedback]',
+        'enabled = false',
+        '',
+        '[model_providers.scripted]',
+        'name = "Springfield scripted model"',
+        `base_url = "${url}/v1"`,
+        'wire_api = "responses"',
+        'request_max_retries = 0',
+        'stream_max_retries = 0',
+        'stream_idle_timeout_ms = 20000',
+        '',
+      ].join('\n'),
+    );
     return { CODEX_HOME: codexHome };
   },
 };
@@ -59,14 +98,43 @@ export const OPENCODE: AgentCli = {
     mkdirSync(dir, { recursive: true });
     // Each start would install its plugin package into the config folder from the npm registry: a folder that has it already is left alone.
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ dependencies: { '@opencode-ai/plugin': '1.18.33' } }));
-    writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { '@opencode-ai/plugin': '1.18.33' } } } }));
+    writeFileSync(
+      join(dir, 'package-lock.json'),
+      JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { '@opencode-ai/plugin': '1.18.33' } } } }),
+    );
     mkdirSync(join(dir, 'node_modules'));
-    writeFileSync(join(dir, 'opencode.json'), JSON.stringify({
-      $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled', model: 'scripted/scripted-model', small_model: 'scripted/scripted-model',
-      enabled_providers: ['scripted'],
-      provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Springfield scripted model', options: { baseURL: `${url}/v1`, apiKey: 'sk-scripted' }, models: { 'scripted-model': { name: 'Scripted model' } } } },
-    }, null, 2));
-    return { XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local', 'state'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' };
+    writeFileSync(
+      join(dir, 'opencode.json'),
+      JSON.stringify(
+        {
+          $schema: 'https://opencode.ai/config.json',
+          autoupdate: false,
+          share: 'disabled',
+          model: 'scripted/scripted-model',
+          small_model: 'scripted/scripted-model',
+          enabled_providers: ['scripted'],
+          provider: {
+            scripted: {
+              npm: '@ai-sdk/openai-compatible',
+              name: 'Springfield scripted model',
+              options: { baseURL: `${url}/v1`, apiKey: 'sk-scripted' },
+              models: { 'scripted-model': { name: 'Scripted model' } },
+            },
+          },
+        },
+        null,
+        2,
+      ),
+    );
+    return {
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    };
   },
 };
 
@@ -76,10 +144,20 @@ export const GEMINI: AgentCli = {
   prepare: (home, url) => {
     mkdirSync(join(home, '.gemini'), { recursive: true });
     // The API-key sign-in must be chosen in settings: with only a base URL, 0.61 picks a gateway sign-in it then refuses.
-    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1 }, ide: { enabled: false },
-    }, null, 2));
+    writeFileSync(
+      join(home, '.gemini', 'settings.json'),
+      JSON.stringify(
+        {
+          security: { auth: { selectedType: 'gemini-api-key' } },
+          privacy: { usageStatisticsEnabled: false },
+          telemetry: { enabled: false },
+          general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: 1 },
+          ide: { enabled: false },
+        },
+        null,
+        2,
+      ),
+    );
     return { GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'scripted-key' };
   },
 };
@@ -91,7 +169,12 @@ export const COPILOT: AgentCli = {
   preset: 'copilot',
   adapter: openaiChat,
   // Its documented bring-your-own-key mode, offline: no GitHub sign-in and no other traffic.
-  prepare: (_home, url) => ({ COPILOT_PROVIDER_BASE_URL: `${url}/v1`, COPILOT_MODEL: 'gpt-4.1', COPILOT_OFFLINE: 'true', XDG_CACHE_HOME: COPILOT_CACHE }),
+  prepare: (_home, url) => ({
+    COPILOT_PROVIDER_BASE_URL: `${url}/v1`,
+    COPILOT_MODEL: 'gpt-4.1',
+    COPILOT_OFFLINE: 'true',
+    XDG_CACHE_HOME: COPILOT_CACHE,
+  }),
 };
 
 export interface RealAgentRepo {
@@ -117,15 +200,33 @@ function agentPath(): string {
  * scripted model started, the CLI pointed at it, `agents use <preset>` written as a person would,
  * a verification command, and the config allowed.
  */
-export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, cli: AgentCli, options: { fail?: (r: ModelRequest) => Failure | null; delayMs?: (r: ModelRequest) => number; config?: Record<string, unknown> } = {}): Promise<RealAgentRepo> {
+export async function realAgentRepo(
+  t: { after: (fn: () => unknown) => void },
+  cli: AgentCli,
+  options: {
+    fail?: (r: ModelRequest) => Failure | null;
+    delayMs?: (r: ModelRequest) => number;
+    config?: Record<string, unknown>;
+  } = {},
+): Promise<RealAgentRepo> {
   ensureCli();
-  assert.ok(existsSync(join(AGENT_BIN, cli.preset === 'claude' ? 'claude' : cli.preset)), `${cli.preset} is installed in ${AGENT_BIN} (npm test installs it: scripts/prepareTests.ts)`);
+  assert.ok(
+    existsSync(join(AGENT_BIN, cli.preset === 'claude' ? 'claude' : cli.preset)),
+    `${cli.preset} is installed in ${AGENT_BIN} (npm test installs it: scripts/prepareTests.ts)`,
+  );
   const base = realpathSync(mkdtempSync(join(tmpdir(), `sf-${cli.preset}-`)));
   const repo = join(base, 'repo');
   const home = join(base, 'home');
   mkdirSync(repo);
   mkdirSync(home);
-  const model = await startScriptedModel({ adapters: [cli.adapter], logFile: join(base, 'requests.jsonl'), maxRequests: 300, lifetimeMs: 8 * 60_000, ...(options.fail ? { fail: options.fail } : {}), ...(options.delayMs ? { delayMs: options.delayMs } : {}) });
+  const model = await startScriptedModel({
+    adapters: [cli.adapter],
+    logFile: join(base, 'requests.jsonl'),
+    maxRequests: 300,
+    lifetimeMs: 8 * 60_000,
+    ...(options.fail ? { fail: options.fail } : {}),
+    ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+  });
   let kept = Boolean(process.env.SPRINGFIELD_KEEP_TEST_DIRS);
   t.after(async () => {
     await model.close();
@@ -148,11 +249,25 @@ export async function realAgentRepo(t: { after: (fn: () => unknown) => void }, c
   assert.equal(use.code, 0, use.stderr);
   const configFile = join(repo, '.springfield', 'config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-  Object.assign(config, { verification: [[process.execPath, '-e', "require('node:fs').accessSync('src/greeting.ts')"]], retryBackoffSeconds: [0], ...options.config });
+  Object.assign(config, {
+    verification: [[process.execPath, '-e', "require('node:fs').accessSync('src/greeting.ts')"]],
+    retryBackoffSeconds: [0],
+    ...options.config,
+  });
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const allowed = await sf('allow', '--json');
   assert.equal(allowed.code, 0, allowed.stderr);
-  return { base, repo, model, env, sf, git, keep: () => { kept = true; } };
+  return {
+    base,
+    repo,
+    model,
+    env,
+    sf,
+    git,
+    keep: () => {
+      kept = true;
+    },
+  };
 }
 
 /**
@@ -167,50 +282,96 @@ export async function runWholeEpic(r: RealAgentRepo): Promise<{ epic: string; pl
   } catch (err) {
     // What failed stays readable: the agents' logs under .springfield/logs and every request in requests.jsonl.
     r.keep();
-    if (err instanceof Error) err.message += `\n(kept ${r.base}: the agents' logs in repo/.springfield/logs, the model's requests in requests.jsonl)`;
+    if (err instanceof Error)
+      err.message += `\n(kept ${r.base}: the agents' logs in repo/.springfield/logs, the model's requests in requests.jsonl)`;
     throw err;
   }
 }
 
 async function wholeEpic(r: RealAgentRepo): Promise<{ epic: string; planning: string; building: string }> {
-  const created = await r.sf('epic', 'create', 'Greeting command', '--brief', 'Print a friendly greeting from src/greeting.ts.', '--json');
+  const created = await r.sf(
+    'epic',
+    'create',
+    'Greeting command',
+    '--brief',
+    'Print a friendly greeting from src/greeting.ts.',
+    '--json',
+  );
   assert.equal(created.code, 0, created.stderr);
   const epic = created.json<{ id: string }>().id;
   const start = r.git('rev-parse', 'HEAD');
   const planning = await r.sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
   assert.equal(planning.code, 0, planning.stderr);
-  const versions = (await r.sf('plan', 'show', epic, '--json')).json<{ versions: { status: string; plan_path: string }[] }>().versions;
-  assert.deepEqual(versions.map((v) => v.status), ['proposed'], `Lisa proposed one plan
-${planning.stderr}`);
-  assert.deepEqual(mainCheckout(r), [start, '?? notes-of-a-person.txt'], 'planning wrote nothing into the main checkout');
+  const versions = (await r.sf('plan', 'show', epic, '--json')).json<{
+    versions: { status: string; plan_path: string }[];
+  }>().versions;
+  assert.deepEqual(
+    versions.map((v) => v.status),
+    ['proposed'],
+    `Lisa proposed one plan
+${planning.stderr}`,
+  );
+  assert.deepEqual(
+    mainCheckout(r),
+    [start, '?? notes-of-a-person.txt'],
+    'planning wrote nothing into the main checkout',
+  );
 
   const approved = await r.sf('plan', 'approve', epic, '--json');
   assert.equal(approved.code, 0, approved.stderr);
   const building = await r.sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
   assert.equal(building.code, 0, building.stderr);
   const shown = (await r.sf('epic', 'show', epic, '--json')).json<{ status: string; status_reason: string | null }>();
-  assert.equal(shown.status, 'done', `${shown.status_reason ?? ''}
-${building.stderr}`);
+  assert.equal(
+    shown.status,
+    'done',
+    `${shown.status_reason ?? ''}
+${building.stderr}`,
+  );
 
-  const runs = (await r.sf('runs', '--epic', epic, '--json')).json<{ runs: { role: string; status: string; worktree: string; input_tokens: number | null }[] }>().runs;
-  assert.deepEqual(runs.map((x) => `${x.role}:${x.status}`).sort(), ['bart:succeeded', 'lisa:succeeded', 'ralph:succeeded', 'ralph:succeeded']);
-  for (const run of runs) assert.notEqual(run.worktree, r.repo, `${run.role} ran in its own worktree, never in the person's checkout`);
+  const runs = (await r.sf('runs', '--epic', epic, '--json')).json<{
+    runs: { role: string; status: string; worktree: string; input_tokens: number | null }[];
+  }>().runs;
+  assert.deepEqual(runs.map((x) => `${x.role}:${x.status}`).sort(), [
+    'bart:succeeded',
+    'lisa:succeeded',
+    'ralph:succeeded',
+    'ralph:succeeded',
+  ]);
+  for (const run of runs)
+    assert.notEqual(run.worktree, r.repo, `${run.role} ran in its own worktree, never in the person's checkout`);
 
   const [head, ...status] = mainCheckout(r);
-  assert.deepEqual(status, ['?? notes-of-a-person.txt'], "the person's untracked file is untouched and nothing else is left");
+  assert.deepEqual(
+    status,
+    ['?? notes-of-a-person.txt'],
+    "the person's untracked file is untouched and nothing else is left",
+  );
   assert.equal(r.git('rev-parse', `${head}^`), start, 'main gained exactly one commit: the merge');
   assert.equal(readFileSync(join(r.repo, 'notes-of-a-person.txt'), 'utf8'), 'mine, not committed\n');
   assert.ok(existsSync(join(r.repo, 'src', 'greeting.ts')), "Ralph's work arrived through the merge");
   const plan = versions[0]?.plan_path ?? '';
-  const steps = (await r.sf('show', plan, '--json')).json<{ plans: { steps: { anchor: string; status: string; commit_hash: string | null }[] }[] }>().plans[0]?.steps ?? [];
+  const steps =
+    (await r.sf('show', plan, '--json')).json<{
+      plans: { steps: { anchor: string; status: string; commit_hash: string | null }[] }[];
+    }>().plans[0]?.steps ?? [];
   assert.equal(steps.length, 2);
   for (const step of steps) {
     assert.equal(step.status, 'completed', 'nothing left claimed or half done');
     const commit = step.commit_hash ?? '';
-    assert.match(r.git('log', '-1', '--format=%B', commit), new RegExp(`Springfield-Epic: ${epic}`), `${step.anchor}'s commit carries the epic's trailer`);
-    assert.throws(() => r.git('merge-base', '--is-ancestor', commit, start), `${step.anchor} was committed on the epic's branch, not on main`);
+    assert.match(
+      r.git('log', '-1', '--format=%B', commit),
+      new RegExp(`Springfield-Epic: ${epic}`),
+      `${step.anchor}'s commit carries the epic's trailer`,
+    );
+    assert.throws(
+      () => r.git('merge-base', '--is-ancestor', commit, start),
+      `${step.anchor} was committed on the epic's branch, not on main`,
+    );
   }
-  const signals = (await r.sf('signals', epic, '--json')).json<{ signals: { type: string; locations: { file: string; line: number }[] }[] }>().signals;
+  const signals = (await r.sf('signals', epic, '--json')).json<{
+    signals: { type: string; locations: { file: string; line: number }[] }[];
+  }>().signals;
   assert.equal(signals.length, 1);
   assert.equal(signals[0]?.type, 'pass');
   assert.ok((signals[0]?.locations.length ?? 0) > 0, 'Bart pointed at a line of the diff');
@@ -219,7 +380,10 @@ ${building.stderr}`);
 
 /** The main worktree: its HEAD, then `git status --porcelain` lines (untracked files shown, ignored ones not). */
 function mainCheckout(r: RealAgentRepo): string[] {
-  return [r.git('rev-parse', 'HEAD'), ...r.git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean)];
+  return [
+    r.git('rev-parse', 'HEAD'),
+    ...r.git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean),
+  ];
 }
 
 /** The requests of the conversation Springfield's kickoff began (not titles, quota checks, compactions). */
@@ -233,12 +397,22 @@ export function agentTurns(model: ScriptedModel): ModelRequest[] {
  */
 export function assertReadableBuilderLogs(r: RealAgentRepo, finished: RegExp): void {
   const dir = join(r.repo, '.springfield', 'logs');
-  const logs = readdirSync(dir).filter((n) => n.startsWith('Ralph_')).map((n) => readFileSync(join(dir, n), 'utf8'));
+  const logs = readdirSync(dir)
+    .filter((n) => n.startsWith('Ralph_'))
+    .map((n) => readFileSync(join(dir, n), 'utf8'));
   assert.ok(logs.length >= 2, 'a log per builder run');
   for (const log of logs) {
     const raw = log.split('\n').filter((l) => /^\s*\{"/.test(l));
-    assert.deepEqual(raw.map((l) => l.slice(0, 120)), [], 'no raw JSON event reaches the terminal');
-    assert.match(log, /^▸ .*springfield commit -m "Build .*" --plan plans\/.*\.md --step step-\d$/m, `the commit command is shown as run:\n${log.slice(0, 2000)}`);
+    assert.deepEqual(
+      raw.map((l) => l.slice(0, 120)),
+      [],
+      'no raw JSON event reaches the terminal',
+    );
+    assert.match(
+      log,
+      /^▸ .*springfield commit -m "Build .*" --plan plans\/.*\.md --step step-\d$/m,
+      `the commit command is shown as run:\n${log.slice(0, 2000)}`,
+    );
     assert.match(log, /^ {4}Committed [0-9a-f]{12} and completed step-\d/m, 'with the start of its output');
     assert.match(log, finished);
   }

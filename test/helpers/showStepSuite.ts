@@ -48,7 +48,9 @@ export function showStepSuite(backend: string, backendEnv: BackendEnv): void {
       const all = showSteps(repo.root, P, env);
       assert.equal(all.size, 4);
       for (const [anchor, expected] of all) {
-        const r = assertOk<{ plan_path: string; step: StepView }>(runJson(repo.root, ['show', P, '--step', anchor], env));
+        const r = assertOk<{ plan_path: string; step: StepView }>(
+          runJson(repo.root, ['show', P, '--step', anchor], env),
+        );
         assert.equal(r.plan_path, P);
         assert.deepEqual({ ...r.step, lease_expired: expected.lease_expired }, expected, anchor);
       }

@@ -33,7 +33,10 @@ export function sqliteBackend(): Backend {
       }
       const dir = mkdtempSync(join(tmpdir(), 'sf-contract-'));
       const store = openStore({ location: join(dir, 'state.db'), ifMissing: 'create', clock });
-      t.after(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+      t.after(async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
       return store;
     },
   };
@@ -43,8 +46,15 @@ export function postgresBackend(server: () => PostgresServer): Backend {
   return {
     name: 'postgres',
     open(t, clock, options = {}) {
-      const url = options.shareWith ? urls.get(options.shareWith) ?? '' : server().createDatabase(`contract_${process.pid}_${++databases}`);
-      const store = openStore({ location: url, repository: { id: 'contract-repo', source: 'configured' }, host: options.host ?? 'host-a', clock });
+      const url = options.shareWith
+        ? (urls.get(options.shareWith) ?? '')
+        : server().createDatabase(`contract_${process.pid}_${++databases}`);
+      const store = openStore({
+        location: url,
+        repository: { id: 'contract-repo', source: 'configured' },
+        host: options.host ?? 'host-a',
+        clock,
+      });
       urls.set(store, url);
       t.after(() => store.close());
       return store;
@@ -63,7 +73,9 @@ export function postgresAvailable(): boolean {
  */
 export function contractBackends(): Backend[] {
   if (!postgresAvailable()) {
-    process.emitWarning('PostgreSQL server binaries not found (or SPRINGFIELD_TEST_POSTGRES=0): the store contract runs on SQLite only');
+    process.emitWarning(
+      'PostgreSQL server binaries not found (or SPRINGFIELD_TEST_POSTGRES=0): the store contract runs on SQLite only',
+    );
     return [sqliteBackend()];
   }
   const pg = postgresForFile({ durability: 'fast' });

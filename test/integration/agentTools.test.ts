@@ -17,30 +17,69 @@ describe('language-model tools in the extension host (real VS Code via code-serv
   let suitePath: string;
   let worktree: string;
 
-  before(async () => {
-    ensureCli();
-    repo = makeRepo({ files: { '.gitignore': '.springfield/\n', [PLAN]: '# Plan: Tools\n\n## Step 1: Say hello {#step-1}\n**Tasks:**\n- [ ] Write hello.txt\n**Tests:**\n- [ ] Read it back\n' } });
-    const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Hello from the editor', '--complexity', 'standard'])).id;
-    assertOk(runJson(repo.root, ['plan', 'propose', epic, PLAN]));
-    assertOk(runJson(repo.root, ['plan', 'approve', epic]));
-    worktree = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
-    const fixture = { node: realpathSync(process.execPath), cli: CLI_PATH, root: repo.root, worktree, epic, plan: PLAN };
-    suitePath = join(repo.tmp, 'agentTools.suite.cjs');
-    await build({
-      entryPoints: [join(PROJECT_ROOT, 'test', 'integration', 'suite', 'agentTools.suite.ts')],
-      outfile: suitePath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'],
-      define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) }, logLevel: 'silent',
-    });
-    await ensureCodeServer();
-  }, { timeout: 15 * 60_000 });
+  before(
+    async () => {
+      ensureCli();
+      repo = makeRepo({
+        files: {
+          '.gitignore': '.springfield/\n',
+          [PLAN]:
+            '# Plan: Tools\n\n## Step 1: Say hello {#step-1}\n**Tasks:**\n- [ ] Write hello.txt\n**Tests:**\n- [ ] Read it back\n',
+        },
+      });
+      const epic = assertOk<{ id: string }>(
+        runJson(repo.root, ['epic', 'create', 'Hello from the editor', '--complexity', 'standard']),
+      ).id;
+      assertOk(runJson(repo.root, ['plan', 'propose', epic, PLAN]));
+      assertOk(runJson(repo.root, ['plan', 'approve', epic]));
+      worktree = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
+      const fixture = {
+        node: realpathSync(process.execPath),
+        cli: CLI_PATH,
+        root: repo.root,
+        worktree,
+        epic,
+        plan: PLAN,
+      };
+      suitePath = join(repo.tmp, 'agentTools.suite.cjs');
+      await build({
+        entryPoints: [join(PROJECT_ROOT, 'test', 'integration', 'suite', 'agentTools.suite.ts')],
+        outfile: suitePath,
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20',
+        external: ['vscode'],
+        define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
+        logLevel: 'silent',
+      });
+      await ensureCodeServer();
+    },
+    { timeout: 15 * 60_000 },
+  );
 
   after(() => repo?.cleanup());
 
-  test('context, claim, update, commit and signal through vscode.lm.invokeTool change the store', { timeout: 180_000 }, async () => {
-    const result = await runExtensionSuite({ extensionPath: PROJECT_ROOT, suitePath, workspace: worktree, timeoutMs: 150_000 });
-    const lines = result.logs.filter((l) => l.includes('springfield-tools'));
-    if (result.code !== 0) process.stderr.write(`extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`);
-    assert.equal(result.code, 0, 'the suite passed inside the extension host (logs above)');
-    assert.ok(lines.some((l) => l.includes('springfield-tools finished')), `the suite ran to its end:\n${lines.join('\n')}`);
-  });
+  test(
+    'context, claim, update, commit and signal through vscode.lm.invokeTool change the store',
+    { timeout: 180_000 },
+    async () => {
+      const result = await runExtensionSuite({
+        extensionPath: PROJECT_ROOT,
+        suitePath,
+        workspace: worktree,
+        timeoutMs: 150_000,
+      });
+      const lines = result.logs.filter((l) => l.includes('springfield-tools'));
+      if (result.code !== 0)
+        process.stderr.write(
+          `extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`,
+        );
+      assert.equal(result.code, 0, 'the suite passed inside the extension host (logs above)');
+      assert.ok(
+        lines.some((l) => l.includes('springfield-tools finished')),
+        `the suite ran to its end:\n${lines.join('\n')}`,
+      );
+    },
+  );
 });

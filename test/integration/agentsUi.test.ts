@@ -37,42 +37,70 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
   let page: Page;
   let config: string;
 
-  before(async () => {
-    ensureCli();
-    repo = makeRepo({ files: { '.gitignore': '.springfield/\n' } });
-    config = join(repo.root, '.springfield', 'config.json');
-    mkdirSync(dirname(config));
-    writeFileSync(config, JSON.stringify({ verification: [['npm', 'test']], maxParallelAgents: 4 }));
-    await ensureCodeServer();
-    session = await openEditor({ extensionPath: PROJECT_ROOT, workspace: repo.root });
-    page = session.page;
-    await clickSpringfieldIcon(page);
-    await page.locator('.part.sidebar .pane-header', { hasText: 'Agents' }).waitFor({ timeout: 60_000 });
-  }, { timeout: 15 * 60_000 });
+  before(
+    async () => {
+      ensureCli();
+      repo = makeRepo({ files: { '.gitignore': '.springfield/\n' } });
+      config = join(repo.root, '.springfield', 'config.json');
+      mkdirSync(dirname(config));
+      writeFileSync(config, JSON.stringify({ verification: [['npm', 'test']], maxParallelAgents: 4 }));
+      await ensureCodeServer();
+      session = await openEditor({ extensionPath: PROJECT_ROOT, workspace: repo.root });
+      page = session.page;
+      await clickSpringfieldIcon(page);
+      await page.locator('.part.sidebar .pane-header', { hasText: 'Agents' }).waitFor({ timeout: 60_000 });
+    },
+    { timeout: 15 * 60_000 },
+  );
 
   after(async () => {
     await session?.close();
     repo?.cleanup();
   });
 
-  test('a preset picked for one role is written into config.json, keeping the other settings', { timeout: 90_000 }, async () => {
-    await configure(page);
-    for (const name of ['Claude Code', 'Codex CLI', 'Gemini CLI', 'GitHub Copilot CLI', 'opencode', 'Cursor Agent', 'Aider', 'Demo agents (no model; they follow the plan mechanically)', 'config.json template']) {
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
-    }
-    await screenshot(page, 'ui-configure-agents');
-    await pick(page, 'Codex CLI');
-    await pick(page, /^\s*Ralph \(builds\)/);
-    await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
-    const center = page.locator('.notifications-center');
-    await center.getByText(/Codex CLI now plays Ralph \(builds\) \(\.springfield\/config\.json\)\. codex is not on PATH yet: npm install -g @openai\/codex/).waitFor({ timeout: 10_000 });
-    await screenshot(page, 'ui-configure-agents-done');
-    await page.keyboard.press('Escape');
-    const written = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; verification: string[][]; maxParallelAgents: number };
-    assert.deepEqual(Object.keys(written.roles), ['ralph']);
-    assert.deepEqual(written.roles.ralph?.slice(0, 4), ['codex', 'exec', '--sandbox', 'danger-full-access']);
-    assert.deepEqual([written.verification, written.maxParallelAgents], [[['npm', 'test']], 4]);
-  });
+  test(
+    'a preset picked for one role is written into config.json, keeping the other settings',
+    { timeout: 90_000 },
+    async () => {
+      await configure(page);
+      for (const name of [
+        'Claude Code',
+        'Codex CLI',
+        'Gemini CLI',
+        'GitHub Copilot CLI',
+        'opencode',
+        'Cursor Agent',
+        'Aider',
+        'Demo agents (no model; they follow the plan mechanically)',
+        'config.json template',
+      ]) {
+        await page
+          .locator('.quick-input-list .monaco-list-row', { hasText: name })
+          .first()
+          .waitFor({ timeout: 10_000 });
+      }
+      await screenshot(page, 'ui-configure-agents');
+      await pick(page, 'Codex CLI');
+      await pick(page, /^\s*Ralph \(builds\)/);
+      await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
+      const center = page.locator('.notifications-center');
+      await center
+        .getByText(
+          /Codex CLI now plays Ralph \(builds\) \(\.springfield\/config\.json\)\. codex is not on PATH yet: npm install -g @openai\/codex/,
+        )
+        .waitFor({ timeout: 10_000 });
+      await screenshot(page, 'ui-configure-agents-done');
+      await page.keyboard.press('Escape');
+      const written = JSON.parse(readFileSync(config, 'utf8')) as {
+        roles: Record<string, string[]>;
+        verification: string[][];
+        maxParallelAgents: number;
+      };
+      assert.deepEqual(Object.keys(written.roles), ['ralph']);
+      assert.deepEqual(written.roles.ralph?.slice(0, 4), ['codex', 'exec', '--sandbox', 'danger-full-access']);
+      assert.deepEqual([written.verification, written.maxParallelAgents], [[['npm', 'test']], 4]);
+    },
+  );
 
   test('"config.json template" opens the existing file instead of replacing it', { timeout: 60_000 }, async () => {
     const before = readFileSync(config, 'utf8');
@@ -82,45 +110,77 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
     assert.equal(readFileSync(config, 'utf8'), before);
   });
 
-  test('the demo agents this extension ships play every role, run by the editor\'s own runtime', { timeout: 60_000 }, async () => {
-    await page.keyboard.press('Escape');
-    await configure(page);
-    await pick(page, 'Demo agents');
-    await pick(page, /^\s*All roles/);
-    await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
-    await page.locator('.notifications-center').getByText('Demo agents now play Lisa (plans), Ralph (builds), Bart (reviews) (.springfield/config.json).').waitFor({ timeout: 10_000 });
-    await screenshot(page, 'ui-configure-demo-agents');
-    await page.keyboard.press('Escape');
-    const written = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; usage?: Record<string, string>; verification: string[][] };
-    for (const role of ['lisa', 'ralph', 'bart']) {
-      const [runtime, script, context] = written.roles[role] ?? [];
-      assert.ok(runtime && existsSync(runtime), `${role}: the editor's runtime ${runtime}`);
-      assert.equal(realpathSync(script ?? ''), join(PROJECT_ROOT, 'dist', 'standInAgent.cjs'), `${role}: the extension's stand-in`);
-      assert.equal(context, '$SPRINGFIELD_CONTEXT_FILE');
-    }
-    assert.equal(written.usage, undefined, "Codex's usage reader went with it");
-    assert.deepEqual(written.verification, [['npm', 'test']], 'the other settings are kept');
-  });
+  test(
+    "the demo agents this extension ships play every role, run by the editor's own runtime",
+    { timeout: 60_000 },
+    async () => {
+      await page.keyboard.press('Escape');
+      await configure(page);
+      await pick(page, 'Demo agents');
+      await pick(page, /^\s*All roles/);
+      await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
+      await page
+        .locator('.notifications-center')
+        .getByText('Demo agents now play Lisa (plans), Ralph (builds), Bart (reviews) (.springfield/config.json).')
+        .waitFor({ timeout: 10_000 });
+      await screenshot(page, 'ui-configure-demo-agents');
+      await page.keyboard.press('Escape');
+      const written = JSON.parse(readFileSync(config, 'utf8')) as {
+        roles: Record<string, string[]>;
+        usage?: Record<string, string>;
+        verification: string[][];
+      };
+      for (const role of ['lisa', 'ralph', 'bart']) {
+        const [runtime, script, context] = written.roles[role] ?? [];
+        assert.ok(runtime && existsSync(runtime), `${role}: the editor's runtime ${runtime}`);
+        assert.equal(
+          realpathSync(script ?? ''),
+          join(PROJECT_ROOT, 'dist', 'standInAgent.cjs'),
+          `${role}: the extension's stand-in`,
+        );
+        assert.equal(context, '$SPRINGFIELD_CONTEXT_FILE');
+      }
+      assert.equal(written.usage, undefined, "Codex's usage reader went with it");
+      assert.deepEqual(written.verification, [['npm', 'test']], 'the other settings are kept');
+    },
+  );
 
-  test("with no verification yet, the repository's test command (package.json's test script: npm test) is proposed, and written once confirmed", { timeout: 60_000 }, async () => {
-    writeFileSync(join(repo.root, 'package.json'), JSON.stringify({ name: 'shop', scripts: { test: 'node --test' } }));
-    const { verification: _, ...rest } = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
-    writeFileSync(config, JSON.stringify(rest, null, 2));
-    await page.keyboard.press('Escape');
-    await configure(page);
-    await pick(page, 'Demo agents');
-    await pick(page, /^\s*All roles/);
-    const question = page.locator('.quick-input-widget', { hasText: 'verify each build with npm test?' });
-    await question.waitFor({ timeout: 10_000 });
-    const offered = await question.locator('.quick-input-list .monaco-list-row').allInnerTexts();
-    assert.match(offered[0] ?? '', /Verify with npm test[\s\S]*package\.json's test script/, JSON.stringify(offered));
-    assert.match(offered[1] ?? '', /No verification for now/, JSON.stringify(offered));
-    await screenshot(page, 'ui-configure-verification');
-    assert.equal((JSON.parse(readFileSync(config, 'utf8')) as { verification?: unknown }).verification, undefined, 'nothing written before the person answers');
-    await pick(page, 'Verify with npm test');
-    await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
-    await page.locator('.notifications-center').getByText(/Each build is verified with npm test\./).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press('Escape');
-    assert.deepEqual((JSON.parse(readFileSync(config, 'utf8')) as { verification: string[][] }).verification, [['npm', 'test']]);
-  });
+  test(
+    "with no verification yet, the repository's test command (package.json's test script: npm test) is proposed, and written once confirmed",
+    { timeout: 60_000 },
+    async () => {
+      writeFileSync(
+        join(repo.root, 'package.json'),
+        JSON.stringify({ name: 'shop', scripts: { test: 'node --test' } }),
+      );
+      const { verification: _, ...rest } = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+      writeFileSync(config, JSON.stringify(rest, null, 2));
+      await page.keyboard.press('Escape');
+      await configure(page);
+      await pick(page, 'Demo agents');
+      await pick(page, /^\s*All roles/);
+      const question = page.locator('.quick-input-widget', { hasText: 'verify each build with npm test?' });
+      await question.waitFor({ timeout: 10_000 });
+      const offered = await question.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+      assert.match(offered[0] ?? '', /Verify with npm test[\s\S]*package\.json's test script/, JSON.stringify(offered));
+      assert.match(offered[1] ?? '', /No verification for now/, JSON.stringify(offered));
+      await screenshot(page, 'ui-configure-verification');
+      assert.equal(
+        (JSON.parse(readFileSync(config, 'utf8')) as { verification?: unknown }).verification,
+        undefined,
+        'nothing written before the person answers',
+      );
+      await pick(page, 'Verify with npm test');
+      await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
+      await page
+        .locator('.notifications-center')
+        .getByText(/Each build is verified with npm test\./)
+        .first()
+        .waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Escape');
+      assert.deepEqual((JSON.parse(readFileSync(config, 'utf8')) as { verification: string[][] }).verification, [
+        ['npm', 'test'],
+      ]);
+    },
+  );
 });

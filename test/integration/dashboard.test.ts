@@ -15,19 +15,59 @@ import { openEditor, type EditorSession } from './harness.ts';
 import { cli, epicsTitleAction, git, openSpringfield, root, row, screenshot, webview } from './person.ts';
 
 const PLAN = 'plans/search.md';
-const TITLES = ['Tokeniser', 'Unicode folding', 'Stop words', 'Stemming', 'Inverted index', 'Field weights', 'Phrase queries', 'Prefix search',
-  'Fuzzy matching', 'Synonyms', 'Ranking', 'Highlighting', 'Pagination', 'Facets', 'Query parser', 'Search API', 'Rate limits', 'Search page', 'Load test', 'Launch notes'];
+const TITLES = [
+  'Tokeniser',
+  'Unicode folding',
+  'Stop words',
+  'Stemming',
+  'Inverted index',
+  'Field weights',
+  'Phrase queries',
+  'Prefix search',
+  'Fuzzy matching',
+  'Synonyms',
+  'Ranking',
+  'Highlighting',
+  'Pagination',
+  'Facets',
+  'Query parser',
+  'Search API',
+  'Rate limits',
+  'Search page',
+  'Load test',
+  'Launch notes',
+];
 const DEPS: Readonly<Record<number, readonly number[]>> = {
-  2: [1], 3: [1], 4: [1], 5: [2, 3], 6: [4], 7: [5], 8: [5], 9: [5], 10: [6], 11: [7, 8], 12: [9, 10], 13: [11], 14: [11], 15: [12], 16: [13, 14], 17: [15], 18: [16], 19: [16, 17], 20: [18, 19],
+  2: [1],
+  3: [1],
+  4: [1],
+  5: [2, 3],
+  6: [4],
+  7: [5],
+  8: [5],
+  9: [5],
+  10: [6],
+  11: [7, 8],
+  12: [9, 10],
+  13: [11],
+  14: [11],
+  15: [12],
+  16: [13, 14],
+  17: [15],
+  18: [16],
+  19: [16, 17],
+  20: [18, 19],
 };
 const EDGES = Object.values(DEPS).reduce((n, d) => n + d.length, 0);
 
 function planText(): string {
-  return `# Plan: Product search\n\n## Approach\nA tokeniser, an inverted index and a ranking pass.\n\n${TITLES.map((t, i) => {
-    const n = i + 1;
-    const deps = DEPS[n]?.map((d) => `#step-${d}`).join(', ') ?? 'none';
-    return `## Step ${n}: ${t} {#step-${n}}\n**Depends on:** ${deps}\n**Tasks:**\n- [ ] Build ${t.toLowerCase()}\n- [ ] Review ${t.toLowerCase()}\n**Tests:**\n- [ ] Tests for ${t.toLowerCase()}\n`;
-  }).join('\n')}`;
+  return `# Plan: Product search\n\n## Approach\nA tokeniser, an inverted index and a ranking pass.\n\n${TITLES.map(
+    (t, i) => {
+      const n = i + 1;
+      const deps = DEPS[n]?.map((d) => `#step-${d}`).join(', ') ?? 'none';
+      return `## Step ${n}: ${t} {#step-${n}}\n**Depends on:** ${deps}\n**Tasks:**\n- [ ] Build ${t.toLowerCase()}\n- [ ] Review ${t.toLowerCase()}\n**Tests:**\n- [ ] Tests for ${t.toLowerCase()}\n`;
+    },
+  ).join('\n')}`;
 }
 
 /** A repository with a 20-step epic part done: completed steps, two live claims, one expired, a run that reported its cost; an epic waiting for approval; one set aside. */
@@ -35,14 +75,23 @@ function buildRepo(base: string): { repo: string; search: string; billing: strin
   const repo = join(base, 'shop');
   mkdirSync(join(repo, 'plans'), { recursive: true });
   writeFileSync(join(repo, PLAN), planText());
-  writeFileSync(join(repo, 'plans', 'billing.md'), '# Plan: Billing export\n\n## Step 1: CSV writer {#step-1}\n**Tasks:**\n- [ ] Write rows\n');
+  writeFileSync(
+    join(repo, 'plans', 'billing.md'),
+    '# Plan: Billing export\n\n## Step 1: CSV writer {#step-1}\n**Tasks:**\n- [ ] Write rows\n',
+  );
   writeFileSync(join(repo, 'README.md'), '# shop\n');
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'config', 'user.email', 'person@example.com');
   git(repo, 'config', 'user.name', 'A person');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'Plans');
-  const search = cli<{ id: string }>(repo, ['epic', 'create', 'Product search', '--brief', 'Find products by name. Acceptance: results in 100 ms.']).id;
+  const search = cli<{ id: string }>(repo, [
+    'epic',
+    'create',
+    'Product search',
+    '--brief',
+    'Find products by name. Acceptance: results in 100 ms.',
+  ]).id;
   cli(repo, ['plan', 'propose', search, PLAN], 'lisa');
   cli(repo, ['plan', 'approve', search]);
   // The agents build in the epic's own worktree, where its steps are claimed (docs/lifecycle.md, "Where work happens").
@@ -59,12 +108,43 @@ function buildRepo(base: string): { repo: string; search: string; billing: strin
   const config = join(repo, '.springfield', 'config.json');
   writeFileSync(config, JSON.stringify({ usage: { bart: 'claude' } }));
   execFileSync(process.execPath, [CLI, 'allow'], { cwd: repo, env: cleanEnv(), stdio: 'ignore' });
-  const report = JSON.stringify({ type: 'result', total_cost_usd: 0.42, usage: { input_tokens: 1500, output_tokens: 300 } });
-  execFileSync(process.execPath, [CLI, 'run', '--role', 'bart', '--epic', search, '--', process.execPath, '-e', `console.log(${JSON.stringify(report)})`], { cwd: worktree, env: cleanEnv({ SPRINGFIELD_AGENT: 'bart' }), stdio: 'ignore' });
+  const report = JSON.stringify({
+    type: 'result',
+    total_cost_usd: 0.42,
+    usage: { input_tokens: 1500, output_tokens: 300 },
+  });
+  execFileSync(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      '--role',
+      'bart',
+      '--epic',
+      search,
+      '--',
+      process.execPath,
+      '-e',
+      `console.log(${JSON.stringify(report)})`,
+    ],
+    { cwd: worktree, env: cleanEnv({ SPRINGFIELD_AGENT: 'bart' }), stdio: 'ignore' },
+  );
   rmSync(config);
-  const billing = cli<{ id: string }>(repo, ['epic', 'create', 'Billing export', '--brief', 'Export invoices as CSV.']).id;
+  const billing = cli<{ id: string }>(repo, [
+    'epic',
+    'create',
+    'Billing export',
+    '--brief',
+    'Export invoices as CSV.',
+  ]).id;
   cli(repo, ['plan', 'propose', billing, 'plans/billing.md'], 'lisa');
-  const analytics = cli<{ id: string }>(repo, ['epic', 'create', 'Search analytics', '--brief', 'Count what people search for.']).id;
+  const analytics = cli<{ id: string }>(repo, [
+    'epic',
+    'create',
+    'Search analytics',
+    '--brief',
+    'Count what people search for.',
+  ]).id;
   cli(repo, ['epic', 'defer', analytics, '--reason', 'Not this quarter']);
   return { repo, search, billing, analytics };
 }
@@ -88,12 +168,33 @@ async function checkLayout(frame: FrameLocator): Promise<void> {
   assert.ok(overflow <= 0, `no horizontal scroll (scrollWidth exceeds clientWidth by ${overflow} px)`);
   const svgBox = await frame.locator('svg.graph').boundingBox();
   const panelBox = await frame.locator('.graph-panel').boundingBox();
-  assert.ok(svgBox && panelBox && svgBox.x + svgBox.width <= panelBox.x + panelBox.width + 1, 'the graph fits its panel');
-  const fills = await frame.locator('svg.graph .node rect').evaluateAll((rects) => [...new Set(rects.map((r) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(r).fill))]);
+  assert.ok(
+    svgBox && panelBox && svgBox.x + svgBox.width <= panelBox.x + panelBox.width + 1,
+    'the graph fits its panel',
+  );
+  const fills = await frame
+    .locator('svg.graph .node rect')
+    .evaluateAll((rects) => [
+      ...new Set(
+        rects.map(
+          (r) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(r).fill,
+        ),
+      ),
+    ]);
   assert.ok(fills.length >= 4, `status fills differ (${fills.join(' | ')})`);
-  const heights = await frame.locator('.figure').evaluateAll((els) => els.map((e) => (e as unknown as { offsetHeight: number }).offsetHeight));
+  const heights = await frame
+    .locator('.figure')
+    .evaluateAll((els) => els.map((e) => (e as unknown as { offsetHeight: number }).offsetHeight));
   assert.ok(Math.max(...heights) - Math.min(...heights) <= 2, `figure cards line up (heights ${heights.join(', ')})`);
-  const labels = await frame.locator('.figure-label').evaluateAll((els) => els.map((e) => (e as unknown as { scrollHeight: number; clientHeight: number }).scrollHeight <= (e as unknown as { clientHeight: number }).clientHeight + 1));
+  const labels = await frame
+    .locator('.figure-label')
+    .evaluateAll((els) =>
+      els.map(
+        (e) =>
+          (e as unknown as { scrollHeight: number; clientHeight: number }).scrollHeight <=
+          (e as unknown as { clientHeight: number }).clientHeight + 1,
+      ),
+    );
   assert.ok(labels.every(Boolean), 'no figure label wraps');
 }
 
@@ -101,12 +202,15 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
   let base: string;
   let fixture: ReturnType<typeof buildRepo>;
 
-  before(async () => {
-    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
-    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-dash-')));
-    fixture = buildRepo(base);
-    await ensureCodeServer();
-  }, { timeout: 10 * 60_000 });
+  before(
+    async () => {
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-dash-')));
+      fixture = buildRepo(base);
+      await ensureCodeServer();
+    },
+    { timeout: 10 * 60_000 },
+  );
 
   after(() => {
     if (base) rmSync(base, { recursive: true, force: true });
@@ -116,42 +220,57 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
     let session: EditorSession;
     let page: Page;
     let frame: FrameLocator;
-    before(async () => {
-      session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'dark' });
-      page = session.page;
-      await openSpringfield(page, 60);
-      await row(page, 'Product search').waitFor({ timeout: 60_000 });
-      frame = await openDashboard(page);
-    }, { timeout: 5 * 60_000 });
+    before(
+      async () => {
+        session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'dark' });
+        page = session.page;
+        await openSpringfield(page, 60);
+        await row(page, 'Product search').waitFor({ timeout: 60_000 });
+        frame = await openDashboard(page);
+      },
+      { timeout: 5 * 60_000 },
+    );
     after(async () => session?.close());
 
     test('the graph fits the width with arrows and status fills; figures line up', { timeout: 60_000 }, async () => {
       await checkLayout(frame);
       assert.equal(await frame.locator('svg.graph .node.completed').count(), 7);
       assert.equal(await frame.locator('svg.graph .node.expired').count(), 1);
-      assert.ok(await frame.locator('svg.graph .node.claimed').count() >= 2);
+      assert.ok((await frame.locator('svg.graph .node.claimed').count()) >= 2);
       await frame.locator('.figure', { hasText: 'steps claimed' }).locator('.figure-value', { hasText: '3' }).waitFor();
       await screenshot(page, 'dashboard-20-steps-dark');
     });
 
-    test('leases name their step, epic and plan and count down; nothing shows a path, hash or ISO time', { timeout: 60_000 }, async () => {
-      const lease = frame.locator('.panel', { hasText: 'Claimed steps' }).locator('tr', { hasText: 'ralph-b' });
-      assert.match(await lease.innerText(), new RegExp(`Step \\d+ \\w+[\\s\\S]*${fixture.search} · Product search[\\s\\S]*plans/search\\.md[\\s\\S]*ralph-b[\\s\\S]*\\d+m \\d+s`));
-      const text = await frame.locator('body').innerText();
-      assert.doesNotMatch(text, /\/tmp\/|springfield-dash-/, 'no absolute paths');
-      assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T\d{2}:/, 'no ISO timestamps');
-      assert.doesNotMatch(text, /\b[0-9a-f]{12,}\b/, 'no hashes');
-      await frame.locator('.events > li', { hasText: 'ralph-a claimed Step' }).first().waitFor();
-      await frame.locator('.grid').scrollIntoViewIfNeeded();
-      await screenshot(page, 'dashboard-leases-runs-dark');
-    });
+    test(
+      'leases name their step, epic and plan and count down; nothing shows a path, hash or ISO time',
+      { timeout: 60_000 },
+      async () => {
+        const lease = frame.locator('.panel', { hasText: 'Claimed steps' }).locator('tr', { hasText: 'ralph-b' });
+        assert.match(
+          await lease.innerText(),
+          new RegExp(
+            `Step \\d+ \\w+[\\s\\S]*${fixture.search} · Product search[\\s\\S]*plans/search\\.md[\\s\\S]*ralph-b[\\s\\S]*\\d+m \\d+s`,
+          ),
+        );
+        const text = await frame.locator('body').innerText();
+        assert.doesNotMatch(text, /\/tmp\/|springfield-dash-/, 'no absolute paths');
+        assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T\d{2}:/, 'no ISO timestamps');
+        assert.doesNotMatch(text, /\b[0-9a-f]{12,}\b/, 'no hashes');
+        await frame.locator('.events > li', { hasText: 'ralph-a claimed Step' }).first().waitFor();
+        await frame.locator('.grid').scrollIntoViewIfNeeded();
+        await screenshot(page, 'dashboard-leases-runs-dark');
+      },
+    );
 
     test('the timeline filters by epic, by who and by kind', { timeout: 60_000 }, async () => {
       const all = await frame.locator('.events > li').count();
       await frame.locator('select[aria-label="What"]').selectOption('plan');
       const plans = await frame.locator('.events > li').allInnerTexts();
       assert.ok(plans.length > 0 && plans.length < all, `kind filter narrows (${plans.length} of ${all})`);
-      assert.ok(plans.some((t) => /lisa proposed version 1 of the plan/.test(t)), plans.join('\n'));
+      assert.ok(
+        plans.some((t) => /lisa proposed version 1 of the plan/.test(t)),
+        plans.join('\n'),
+      );
       await frame.locator('select[aria-label="What"]').selectOption('');
       await frame.locator('select[aria-label="Who"]').selectOption('bart');
       const bart = await frame.locator('.events > li').allInnerTexts();
@@ -165,40 +284,79 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
       await frame.locator('select[aria-label="Epic"]').selectOption('');
     });
 
-    test('a card shows what its epic cost; the debt register lists the epic set aside, with the reason', { timeout: 60_000 }, async () => {
-      const card = frame.locator('.card', { hasText: fixture.search });
-      assert.deepEqual(await card.locator('.card-meta', { hasText: 'tokens' }).allInnerTexts(), ['$0.42 · 1,800 tokens']);
-      assert.equal(await frame.locator('.card', { hasText: fixture.billing }).locator('.card-meta', { hasText: 'tokens' }).count(), 0, 'no cost line where no run reported one');
-      const debt = frame.locator('.panel', { hasText: 'Debt register' });
-      assert.match(await debt.locator('tr', { hasText: fixture.analytics }).innerText(), /Search analytics\s+Not this quarter\s+\S+/);
-      assert.equal(await debt.locator('tr').count(), 1, 'only the deferred epic is in debt');
-    });
+    test(
+      'a card shows what its epic cost; the debt register lists the epic set aside, with the reason',
+      { timeout: 60_000 },
+      async () => {
+        const card = frame.locator('.card', { hasText: fixture.search });
+        assert.deepEqual(await card.locator('.card-meta', { hasText: 'tokens' }).allInnerTexts(), [
+          '$0.42 · 1,800 tokens',
+        ]);
+        assert.equal(
+          await frame
+            .locator('.card', { hasText: fixture.billing })
+            .locator('.card-meta', { hasText: 'tokens' })
+            .count(),
+          0,
+          'no cost line where no run reported one',
+        );
+        const debt = frame.locator('.panel', { hasText: 'Debt register' });
+        assert.match(
+          await debt.locator('tr', { hasText: fixture.analytics }).innerText(),
+          /Search analytics\s+Not this quarter\s+\S+/,
+        );
+        assert.equal(await debt.locator('tr').count(), 1, 'only the deferred epic is in debt');
+      },
+    );
 
-    test('a card opens its epic in the tree, and its plan (or the plan waiting for approval)', { timeout: 60_000 }, async () => {
-      await frame.locator('.card', { hasText: fixture.search }).getByRole('button', { name: 'Show in tree' }).click();
-      await page.waitForFunction((label) => [...(globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } }).document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]')]
-        .some((r) => (r.getAttribute('aria-label') ?? '').startsWith(label)), 'Product search', { timeout: 10_000 });
-      await frame.locator('.card', { hasText: fixture.search }).getByRole('button', { name: 'Open plan' }).click();
-      await page.locator('.tab', { hasText: 'search.md' }).waitFor({ timeout: 10_000 });
-      await page.locator('.tab', { hasText: 'Springfield' }).first().click();
-      await frame.locator('.card', { hasText: fixture.billing }).getByRole('button', { name: 'Review plan' }).click();
-      await page.locator('.tab', { hasText: `Plan · ${fixture.billing}` }).waitFor({ timeout: 10_000 });
-    });
+    test(
+      'a card opens its epic in the tree, and its plan (or the plan waiting for approval)',
+      { timeout: 60_000 },
+      async () => {
+        await frame.locator('.card', { hasText: fixture.search }).getByRole('button', { name: 'Show in tree' }).click();
+        await page.waitForFunction(
+          (label) =>
+            [
+              ...(
+                globalThis as unknown as {
+                  document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> };
+                }
+              ).document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]'),
+            ].some((r) => (r.getAttribute('aria-label') ?? '').startsWith(label)),
+          'Product search',
+          { timeout: 10_000 },
+        );
+        await frame.locator('.card', { hasText: fixture.search }).getByRole('button', { name: 'Open plan' }).click();
+        await page.locator('.tab', { hasText: 'search.md' }).waitFor({ timeout: 10_000 });
+        await page.locator('.tab', { hasText: 'Springfield' }).first().click();
+        await frame.locator('.card', { hasText: fixture.billing }).getByRole('button', { name: 'Review plan' }).click();
+        await page.locator('.tab', { hasText: `Plan · ${fixture.billing}` }).waitFor({ timeout: 10_000 });
+      },
+    );
   });
 
   describe('in the light theme', () => {
     let session: EditorSession;
-    before(async () => {
-      session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'light' });
-      await openSpringfield(session.page, 60);
-      await row(session.page, 'Product search').waitFor({ timeout: 60_000 });
-    }, { timeout: 5 * 60_000 });
+    before(
+      async () => {
+        session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'light' });
+        await openSpringfield(session.page, 60);
+        await row(session.page, 'Product search').waitFor({ timeout: 60_000 });
+      },
+      { timeout: 5 * 60_000 },
+    );
     after(async () => session?.close());
 
-    test('the same layout holds, in the theme\'s own colours', { timeout: 60_000 }, async () => {
+    test("the same layout holds, in the theme's own colours", { timeout: 60_000 }, async () => {
       const frame = await openDashboard(session.page);
       await checkLayout(frame);
-      const background = await frame.locator('body').evaluate((b) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(b).backgroundColor);
+      const background = await frame
+        .locator('body')
+        .evaluate(
+          (b) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(b)
+              .backgroundColor,
+        );
       const [r, g, bl] = (background.match(/\d+/g) ?? []).map(Number);
       assert.ok((r ?? 0) + (g ?? 0) + (bl ?? 0) > 600, `a light background (${background})`);
       await screenshot(session.page, 'dashboard-20-steps-light');

@@ -31,39 +31,64 @@ describe('extension host integration suite (real VS Code via code-server)', () =
   let demo: DemoRepo;
   let suitePath: string;
 
-  before(async () => {
-    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
-    base = mkdtempSync(join(tmpdir(), 'springfield-exthost-'));
-    demo = buildDemoRepo(base);
-    writeFileSync(join(demo.root, LOOSE_PLAN), NOTES);
-    sf(demo.root, ['init', LOOSE_PLAN], { SPRINGFIELD_AGENT: '' });
-    const fixture = { node: realpathSync(process.execPath), cli: CLI, root: demo.root, epicWorktrees: demo.epicWorktrees, epics: demo.epics, loosePlan: LOOSE_PLAN };
-    suitePath = join(base, 'extension.suite.cjs');
-    await build({
-      entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')],
-      outfile: suitePath,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      external: ['vscode'],
-      define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
-      logLevel: 'silent',
-    });
-    await ensureCodeServer();
-  }, { timeout: 15 * 60_000 });
+  before(
+    async () => {
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+      base = mkdtempSync(join(tmpdir(), 'springfield-exthost-'));
+      demo = buildDemoRepo(base);
+      writeFileSync(join(demo.root, LOOSE_PLAN), NOTES);
+      sf(demo.root, ['init', LOOSE_PLAN], { SPRINGFIELD_AGENT: '' });
+      const fixture = {
+        node: realpathSync(process.execPath),
+        cli: CLI,
+        root: demo.root,
+        epicWorktrees: demo.epicWorktrees,
+        epics: demo.epics,
+        loosePlan: LOOSE_PLAN,
+      };
+      suitePath = join(base, 'extension.suite.cjs');
+      await build({
+        entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')],
+        outfile: suitePath,
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20',
+        external: ['vscode'],
+        define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
+        logLevel: 'silent',
+      });
+      await ensureCodeServer();
+    },
+    { timeout: 15 * 60_000 },
+  );
 
   after(() => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  test('activation, contributions, commands against a temp repository, rows match the store', { timeout: 180_000 }, async () => {
-    const started = Date.now();
-    const result = await runExtensionSuite({ extensionPath: root, suitePath, workspace: demo.root, timeoutMs: 150_000 });
-    const suiteLines = result.logs.filter((l) => l.includes('springfield-suite'));
-    if (result.code !== 0) process.stderr.write(`extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`);
-    assert.equal(result.code, 0, 'the suite passed inside the extension host (logs above)');
-    assert.ok(suiteLines.some((l) => l.includes('springfield-suite finished')), `the suite ran to its end:\n${suiteLines.join('\n')}`);
-    process.stderr.write(`${suiteLines.join('\n')}\nextension host suite took ${Date.now() - started} ms\n`);
-  });
+  test(
+    'activation, contributions, commands against a temp repository, rows match the store',
+    { timeout: 180_000 },
+    async () => {
+      const started = Date.now();
+      const result = await runExtensionSuite({
+        extensionPath: root,
+        suitePath,
+        workspace: demo.root,
+        timeoutMs: 150_000,
+      });
+      const suiteLines = result.logs.filter((l) => l.includes('springfield-suite'));
+      if (result.code !== 0)
+        process.stderr.write(
+          `extension host logs:\n${result.logs.filter((l) => !l.startsWith('[workbench.trace]')).join('\n')}\n`,
+        );
+      assert.equal(result.code, 0, 'the suite passed inside the extension host (logs above)');
+      assert.ok(
+        suiteLines.some((l) => l.includes('springfield-suite finished')),
+        `the suite ran to its end:\n${suiteLines.join('\n')}`,
+      );
+      process.stderr.write(`${suiteLines.join('\n')}\nextension host suite took ${Date.now() - started} ms\n`);
+    },
+  );
 });

@@ -56,15 +56,22 @@ function makeFixture(): Fixture {
   mkdirSync(extensionPath);
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), '# Harness workspace\n');
-  writeFileSync(join(extensionPath, 'package.json'), JSON.stringify({
-    name: 'harness-probe',
-    publisher: 'springfield-test',
-    version: '0.0.1',
-    engines: { vscode: '^1.101.0' },
-    main: './extension.js',
-    activationEvents: ['*'],
-    contributes: { commands: [{ command: 'harnessProbe.hello', title: 'Harness Probe: Say Hello' }] },
-  }, null, 2));
+  writeFileSync(
+    join(extensionPath, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'harness-probe',
+        publisher: 'springfield-test',
+        version: '0.0.1',
+        engines: { vscode: '^1.101.0' },
+        main: './extension.js',
+        activationEvents: ['*'],
+        contributes: { commands: [{ command: 'harnessProbe.hello', title: 'Harness Probe: Say Hello' }] },
+      },
+      null,
+      2,
+    ),
+  );
   writeFileSync(join(extensionPath, 'extension.js'), EXTENSION_JS);
   writeFileSync(join(extensionPath, 'suite.js'), suiteJs('hello suite'));
   writeFileSync(join(extensionPath, 'failingSuite.js'), suiteJs('this answer is wrong'));
@@ -81,10 +88,13 @@ async function screenshot(page: Page, name: string): Promise<void> {
 describe('integration harness (real VS Code via code-server)', () => {
   let fixture: Fixture;
 
-  before(async () => {
-    fixture = makeFixture();
-    await ensureCodeServer();
-  }, { timeout: 15 * 60_000 });
+  before(
+    async () => {
+      fixture = makeFixture();
+      await ensureCodeServer();
+    },
+    { timeout: 15 * 60_000 },
+  );
 
   after(() => rmSync(fixture.base, { recursive: true, force: true }));
 
@@ -97,7 +107,10 @@ describe('integration harness (real VS Code via code-server)', () => {
       timeoutMs: 150_000,
     });
     assert.equal(result.code, 0, result.logs.join('\n'));
-    assert.ok(result.logs.some((line) => line.includes('harness-probe suite finished')), 'the suite ran inside the extension host');
+    assert.ok(
+      result.logs.some((line) => line.includes('harness-probe suite finished')),
+      'the suite ran inside the extension host',
+    );
     process.stderr.write(`passing suite took ${Date.now() - started} ms\n`);
   });
 
@@ -109,27 +122,39 @@ describe('integration harness (real VS Code via code-server)', () => {
       timeoutMs: 150_000,
     });
     assert.notEqual(result.code, 0);
-    assert.ok(result.logs.some((line) => line.includes('deliberate-marker')), result.logs.join('\n'));
+    assert.ok(
+      result.logs.some((line) => line.includes('deliberate-marker')),
+      result.logs.join('\n'),
+    );
     assert.ok(!result.logs.some((line) => line.includes('harness-probe suite finished')));
   });
 
-  test('openEditor shows the extension in the status bar and runs its command from the palette', { timeout: 180_000 }, async () => {
-    const session = await openEditor({ extensionPath: fixture.extensionPath, workspace: fixture.workspace });
-    try {
-      const { page } = session;
-      const item = page.locator('.statusbar-item', { hasText: 'Harness probe ready' });
-      await item.waitFor({ state: 'visible', timeout: 60_000 });
-      await screenshot(page, 'harness.png');
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible' });
-      await input.fill('>Harness Probe: Say Hello');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Say Hello' }).first().waitFor({ state: 'visible' });
-      await page.keyboard.press('Enter');
-      await page.locator('.statusbar-item', { hasText: 'Hello person' }).waitFor({ state: 'visible', timeout: 30_000 });
-      await screenshot(page, 'harness-command.png');
-    } finally {
-      await session.close();
-    }
-  });
+  test(
+    'openEditor shows the extension in the status bar and runs its command from the palette',
+    { timeout: 180_000 },
+    async () => {
+      const session = await openEditor({ extensionPath: fixture.extensionPath, workspace: fixture.workspace });
+      try {
+        const { page } = session;
+        const item = page.locator('.statusbar-item', { hasText: 'Harness probe ready' });
+        await item.waitFor({ state: 'visible', timeout: 60_000 });
+        await screenshot(page, 'harness.png');
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible' });
+        await input.fill('>Harness Probe: Say Hello');
+        await page
+          .locator('.quick-input-list .monaco-list-row', { hasText: 'Say Hello' })
+          .first()
+          .waitFor({ state: 'visible' });
+        await page.keyboard.press('Enter');
+        await page
+          .locator('.statusbar-item', { hasText: 'Hello person' })
+          .waitFor({ state: 'visible', timeout: 30_000 });
+        await screenshot(page, 'harness-command.png');
+      } finally {
+        await session.close();
+      }
+    },
+  );
 });

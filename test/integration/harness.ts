@@ -3,10 +3,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { cleanEnv, remoteUri, startCodeServer, workbenchUrl, type RunningCodeServer } from '../../scripts/codeServer.ts';
+import {
+  cleanEnv,
+  remoteUri,
+  startCodeServer,
+  workbenchUrl,
+  type RunningCodeServer,
+} from '../../scripts/codeServer.ts';
 
 const CHROMIUM = process.env.SPRINGFIELD_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export interface SuiteOptions {
   /** Folder holding the extension's package.json. */
@@ -73,7 +86,13 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
   let browser: Browser | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    server = await startCodeServer({ folder: options.workspace, smokeTestDriver: true, ...(options.env ? { env: options.env } : {}), ...(options.settings ? { settings: options.settings } : {}), ...(options.machineSettings ? { machineSettings: options.machineSettings } : {}) });
+    server = await startCodeServer({
+      folder: options.workspace,
+      smokeTestDriver: true,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.settings ? { settings: options.settings } : {}),
+      ...(options.machineSettings ? { machineSettings: options.machineSettings } : {}),
+    });
     browser = await launchBrowser();
     const { page } = browser;
     // Workbench log lines (extension host console output among them) arrive through codeAutomationLog;
@@ -83,11 +102,18 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
     });
     page.on('pageerror', (error) => logs.push(`[pageerror] ${error.message}`));
     let onExit: (code: number) => void = () => undefined;
-    const exited = new Promise<number>((resolve) => { onExit = resolve; });
+    const exited = new Promise<number>((resolve) => {
+      onExit = resolve;
+    });
     await page.exposeFunction('codeAutomationExit', (code: number) => onExit(code));
-    await page.exposeFunction('codeAutomationLog', (level: string, message: string) => logs.push(`[workbench.${level}] ${message}`));
+    await page.exposeFunction('codeAutomationLog', (level: string, message: string) =>
+      logs.push(`[workbench.${level}] ${message}`),
+    );
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`extension suite did not finish within ${timeoutMs} ms\n${tail(logs)}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`extension suite did not finish within ${timeoutMs} ms\n${tail(logs)}`)),
+        timeoutMs,
+      );
     });
     const url = workbenchUrl(server.port, options.workspace, [
       ['extensionDevelopmentPath', remoteUri(server.port, options.extensionPath)],
@@ -109,9 +135,27 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
  * (linked into the extensions folder, no test driver: notifications show as toasts). `env` goes to
  * code-server and so the extension host (e.g. XDG_STATE_HOME shared with the CLI).
  */
-export async function openEditor(options: { extensionPath: string; workspace: string; theme?: 'dark' | 'light'; width?: number; height?: number; env?: NodeJS.ProcessEnv; settings?: Record<string, unknown> }): Promise<EditorSession> {
-  const settings = { ...(options.theme ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' } : {}), ...options.settings };
-  const server = await startCodeServer({ folder: options.workspace, installedExtensionPath: options.extensionPath, settings, ...(options.env ? { env: options.env } : {}) });
+export async function openEditor(options: {
+  extensionPath: string;
+  workspace: string;
+  theme?: 'dark' | 'light';
+  width?: number;
+  height?: number;
+  env?: NodeJS.ProcessEnv;
+  settings?: Record<string, unknown>;
+}): Promise<EditorSession> {
+  const settings = {
+    ...(options.theme
+      ? { 'workbench.colorTheme': options.theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' }
+      : {}),
+    ...options.settings,
+  };
+  const server = await startCodeServer({
+    folder: options.workspace,
+    installedExtensionPath: options.extensionPath,
+    settings,
+    ...(options.env ? { env: options.env } : {}),
+  });
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser(options.width, options.height);

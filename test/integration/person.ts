@@ -14,7 +14,11 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** The CLI as another process runs it, with editor variables stripped; its --json answer. */
 export function cli<T>(cwd: string, args: string[], agent = ''): T {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: cleanEnv({ SPRINGFIELD_AGENT: agent }) });
+  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], {
+    cwd,
+    encoding: 'utf8',
+    env: cleanEnv({ SPRINGFIELD_AGENT: agent }),
+  });
   return JSON.parse(out) as T;
 }
 
@@ -42,9 +46,14 @@ type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute
 
 /** Waits until a sidebar row starting with `label` includes every fragment. */
 export async function rowShows(page: Page, label: string, fragments: string[], timeout = 10_000): Promise<void> {
-  await page.waitForFunction(([l, f]) => [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
-    .map((r) => r.getAttribute('aria-label') ?? '').some((text) => text.startsWith(l) && f.every((x) => text.includes(x))),
-    [label, fragments] as const, { polling: 'raf', timeout });
+  await page.waitForFunction(
+    ([l, f]) =>
+      [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
+        .map((r) => r.getAttribute('aria-label') ?? '')
+        .some((text) => text.startsWith(l) && f.every((x) => text.includes(x))),
+    [label, fragments] as const,
+    { polling: 'raf', timeout },
+  );
 }
 
 /** The newest webview panel's content frame. */
@@ -83,7 +92,13 @@ export async function epicsTitleAction(page: Page, label: string): Promise<void>
  * refresh of the row (a lease countdown ticking) can close the menu before the click lands, so the
  * right-click and the click are tried again, up to three times, until `until` shows.
  */
-export async function contextAction(page: Page, target: Locator, action: string | RegExp, until: Locator, timeout = 10_000): Promise<void> {
+export async function contextAction(
+  page: Page,
+  target: Locator,
+  action: string | RegExp,
+  until: Locator,
+  timeout = 10_000,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await target.click({ button: 'right' });
     const item = page.locator('.context-view .action-label', { hasText: action }).first();
@@ -97,9 +112,18 @@ export async function contextAction(page: Page, target: Locator, action: string 
     } catch (err) {
       if (attempt >= 3) {
         // Say what the person would see instead (an error toast, a menu still open), so a failure on another machine explains itself.
-        const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
-        const menu = await page.locator('.context-view').allInnerTexts().catch(() => []);
-        throw new Error(`${action.toString()} did not bring what it should after 3 tries; toasts: ${JSON.stringify(toasts)}; menu: ${JSON.stringify(menu)}`, { cause: err });
+        const toasts = await page
+          .locator('.notifications-toasts .notification-toast')
+          .allInnerTexts()
+          .catch(() => []);
+        const menu = await page
+          .locator('.context-view')
+          .allInnerTexts()
+          .catch(() => []);
+        throw new Error(
+          `${action.toString()} did not bring what it should after 3 tries; toasts: ${JSON.stringify(toasts)}; menu: ${JSON.stringify(menu)}`,
+          { cause: err },
+        );
       }
       await page.keyboard.press('Escape');
     }
@@ -110,7 +134,12 @@ export async function contextAction(page: Page, target: Locator, action: string 
 async function chooseInMenu(page: Page, action: string | RegExp): Promise<void> {
   for (let i = 0; i < 20; i++) {
     await page.keyboard.press('ArrowDown');
-    const focused = (await page.locator('.context-view .action-item.focused .action-label').first().textContent().catch(() => null)) ?? '';
+    const focused =
+      (await page
+        .locator('.context-view .action-item.focused .action-label')
+        .first()
+        .textContent()
+        .catch(() => null)) ?? '';
     if (typeof action === 'string' ? focused.includes(action) : action.test(focused)) {
       await page.keyboard.press('Enter');
       return;
@@ -125,7 +154,10 @@ export async function palette(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title.replace(/^.*: /, '') }).first().waitFor({ state: 'visible' });
+  await page
+    .locator('.quick-input-list .monaco-list-row', { hasText: title.replace(/^.*: /, '') })
+    .first()
+    .waitFor({ state: 'visible' });
   await page.keyboard.press('Enter');
 }
 
@@ -149,7 +181,13 @@ export async function allNotifications(page: Page): Promise<string[]> {
   await center.waitFor({ timeout: 10_000 });
   const seen = new Map<string, string>();
   for (let unchanged = 0; unchanged < 3;) {
-    const rows = await center.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const));
+    const rows = await center
+      .locator('.monaco-list-row')
+      .evaluateAll((els) =>
+        els.map(
+          (e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const,
+        ),
+      );
     const before = seen.size;
     for (const [i, text] of rows) seen.set(i, text.replace(/\s+/g, ' '));
     unchanged = seen.size === before ? unchanged + 1 : 0;

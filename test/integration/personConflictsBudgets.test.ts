@@ -17,8 +17,13 @@ import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import { cli, epicsTitleAction, git, openSpringfield, root, row, rowShows, screenshot, webview } from './person.ts';
 
-const plan = (title: string) => `# Plan: ${title}\n\n## Step 1: Change the user store {#step-1}\n**Tasks:**\n- [ ] Do it\n`;
-const EPICS = [['Add caching', 'caching'], ['Rename users', 'users'], ['Search index', 'search']] as const;
+const plan = (title: string) =>
+  `# Plan: ${title}\n\n## Step 1: Change the user store {#step-1}\n**Tasks:**\n- [ ] Do it\n`;
+const EPICS = [
+  ['Add caching', 'caching'],
+  ['Rename users', 'users'],
+  ['Search index', 'search'],
+] as const;
 
 describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)', () => {
   let base: string;
@@ -27,110 +32,183 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
   let page: Page;
   const ids: Record<string, string> = {};
 
-  before(async () => {
-    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
-    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-show27-')));
-    repo = join(base, 'shop');
-    mkdirSync(join(repo, 'src', 'db'), { recursive: true });
-    mkdirSync(join(repo, 'plans'));
-    writeFileSync(join(repo, 'src', 'db', 'user.ts'), 'export const table = "user";\n');
-    for (const [title, slug] of EPICS) writeFileSync(join(repo, 'plans', `${slug}.md`), plan(title));
-    writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
-    git(base, 'init', '-q', '-b', 'main', repo);
-    git(repo, 'config', 'user.email', 'p@example.com');
-    git(repo, 'config', 'user.name', 'Person');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-qm', 'Shop');
-    mkdirSync(join(repo, '.springfield'), { recursive: true });
-    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ budget: { epicUsd: 20, dailyUsd: 100 } }, null, 2));
-    for (const [title, slug] of EPICS) {
-      const id = cli<{ id: string }>(repo, ['epic', 'create', title, '--brief', `${title}.`]).id;
-      ids[slug] = id;
-      cli(repo, ['plan', 'propose', id, `plans/${slug}.md`], 'lisa');
-      cli(repo, ['plan', 'approve', id]);
-      const wt = cli<{ worktree_path: string }>(repo, ['epic', 'start', id]).worktree_path;
-      if (slug === 'search') continue;
-      // Both branches rewrite the same line: merged one after the other, they conflict.
-      writeFileSync(join(wt, 'src', 'db', 'user.ts'), `export const table = "${slug}";\n`);
-      git(wt, 'commit', '-qam', `${title}: the user table`);
-    }
-    // What the scheduler leaves when a run's reported cost passes the epic's budget (docs/budgets.md).
-    const store = new SqliteStore(join(repo, '.springfield', 'state.db'), {});
-    const actor = { worktree: repo, agent: 'scheduler' };
-    const run = await store.startRun({ epicId: ids.search as string, planPath: null, stepAnchor: null, role: 'ralph', iteration: 1, worktree: repo, agentId: 'ralph', command: ['ralph'], pid: 1 }, actor);
-    await store.finishRun(run.id, { exitCode: 0, signal: null, usage: { costUsd: 20.4, inputTokens: 9000, outputTokens: 1200, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null } }, actor);
-    await store.applyEpicEvent(ids.search as string, 'budget_exhausted', actor, 'budget_exhausted: $20.40 of $20');
-    store.close();
-    assert.equal(cli<{ status: string }>(repo, ['epic', 'show', ids.search as string]).status, 'blocked');
-    assert.deepEqual(cli<{ conflicts_ahead: { with: string }[] }>(repo, ['epic', 'show', ids.users as string]).conflicts_ahead.map((c) => c.with), [ids.caching], 'the CLI predicts it too');
+  before(
+    async () => {
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-show27-')));
+      repo = join(base, 'shop');
+      mkdirSync(join(repo, 'src', 'db'), { recursive: true });
+      mkdirSync(join(repo, 'plans'));
+      writeFileSync(join(repo, 'src', 'db', 'user.ts'), 'export const table = "user";\n');
+      for (const [title, slug] of EPICS) writeFileSync(join(repo, 'plans', `${slug}.md`), plan(title));
+      writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
+      git(base, 'init', '-q', '-b', 'main', repo);
+      git(repo, 'config', 'user.email', 'p@example.com');
+      git(repo, 'config', 'user.name', 'Person');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-qm', 'Shop');
+      mkdirSync(join(repo, '.springfield'), { recursive: true });
+      writeFileSync(
+        join(repo, '.springfield', 'config.json'),
+        JSON.stringify({ budget: { epicUsd: 20, dailyUsd: 100 } }, null, 2),
+      );
+      for (const [title, slug] of EPICS) {
+        const id = cli<{ id: string }>(repo, ['epic', 'create', title, '--brief', `${title}.`]).id;
+        ids[slug] = id;
+        cli(repo, ['plan', 'propose', id, `plans/${slug}.md`], 'lisa');
+        cli(repo, ['plan', 'approve', id]);
+        const wt = cli<{ worktree_path: string }>(repo, ['epic', 'start', id]).worktree_path;
+        if (slug === 'search') continue;
+        // Both branches rewrite the same line: merged one after the other, they conflict.
+        writeFileSync(join(wt, 'src', 'db', 'user.ts'), `export const table = "${slug}";\n`);
+        git(wt, 'commit', '-qam', `${title}: the user table`);
+      }
+      // What the scheduler leaves when a run's reported cost passes the epic's budget (docs/budgets.md).
+      const store = new SqliteStore(join(repo, '.springfield', 'state.db'), {});
+      const actor = { worktree: repo, agent: 'scheduler' };
+      const run = await store.startRun(
+        {
+          epicId: ids.search as string,
+          planPath: null,
+          stepAnchor: null,
+          role: 'ralph',
+          iteration: 1,
+          worktree: repo,
+          agentId: 'ralph',
+          command: ['ralph'],
+          pid: 1,
+        },
+        actor,
+      );
+      await store.finishRun(
+        run.id,
+        {
+          exitCode: 0,
+          signal: null,
+          usage: {
+            costUsd: 20.4,
+            inputTokens: 9000,
+            outputTokens: 1200,
+            cacheReadTokens: null,
+            cacheWriteTokens: null,
+            premiumRequests: null,
+          },
+        },
+        actor,
+      );
+      await store.applyEpicEvent(ids.search as string, 'budget_exhausted', actor, 'budget_exhausted: $20.40 of $20');
+      store.close();
+      assert.equal(cli<{ status: string }>(repo, ['epic', 'show', ids.search as string]).status, 'blocked');
+      assert.deepEqual(
+        cli<{ conflicts_ahead: { with: string }[] }>(repo, ['epic', 'show', ids.users as string]).conflicts_ahead.map(
+          (c) => c.with,
+        ),
+        [ids.caching],
+        'the CLI predicts it too',
+      );
 
-    await ensureCodeServer();
-    session = await openEditor({ extensionPath: root, workspace: repo, theme: 'dark', width: 1280, height: 800 });
-    page = session.page;
-    await openSpringfield(page, 0);
-    // The sidebar at 300 px, as a person's default layout has it.
-    const bar = await page.locator('.part.sidebar').boundingBox();
-    if (bar) {
-      const x = bar.x + bar.width + 1;
-      const y = bar.y + bar.height / 2;
-      await page.mouse.move(x, y);
-      await page.mouse.down();
-      await page.mouse.move(x + (300 - bar.width), y, { steps: 5 });
-      await page.mouse.up();
-    }
-    await row(page, 'Search index').waitFor({ timeout: 60_000 });
-  }, { timeout: 10 * 60_000 });
+      await ensureCodeServer();
+      session = await openEditor({ extensionPath: root, workspace: repo, theme: 'dark', width: 1280, height: 800 });
+      page = session.page;
+      await openSpringfield(page, 0);
+      // The sidebar at 300 px, as a person's default layout has it.
+      const bar = await page.locator('.part.sidebar').boundingBox();
+      if (bar) {
+        const x = bar.x + bar.width + 1;
+        const y = bar.y + bar.height / 2;
+        await page.mouse.move(x, y);
+        await page.mouse.down();
+        await page.mouse.move(x + (300 - bar.width), y, { steps: 5 });
+        await page.mouse.up();
+      }
+      await row(page, 'Search index').waitFor({ timeout: 60_000 });
+    },
+    { timeout: 10 * 60_000 },
+  );
 
   after(async () => {
     await session?.close();
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  test('the rows: a conflict ahead names the other epic and the file; the paused epic shows its spend', { timeout: 120_000 }, async () => {
-    const width = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
-    assert.ok(Math.abs(width - 300) <= 8, `the sidebar is 300 px wide (${width})`);
-    await rowShows(page, 'Rename users', ['conflict ahead with Add caching in user.ts'], 60_000);
-    await rowShows(page, 'Add caching', ['conflict ahead with Rename users in user.ts']);
-    await rowShows(page, 'Search index', ['paused: $20.40 of $20']);
-    // The one fact leads the description, so at 300 px it is what shows (the end of a row is what is cut).
-    const shown = await row(page, 'Rename users').locator('.label-description').first().evaluate((el) => {
-      const e = el as unknown as { textContent: string | null; getBoundingClientRect(): { right: number } };
-      return { text: e.textContent ?? '', right: e.getBoundingClientRect().right };
-    });
-    assert.match(shown.text, /^conflict ahead with Add caching in user\.ts/);
-    await screenshot(page, 'show27-rows-300px');
-    const needs = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Raise budget' });
-    await needs.first().waitFor({ timeout: 10_000 });
-  });
+  test(
+    'the rows: a conflict ahead names the other epic and the file; the paused epic shows its spend',
+    { timeout: 120_000 },
+    async () => {
+      const width = (await page.locator('.part.sidebar').boundingBox())?.width ?? 0;
+      assert.ok(Math.abs(width - 300) <= 8, `the sidebar is 300 px wide (${width})`);
+      await rowShows(page, 'Rename users', ['conflict ahead with Add caching in user.ts'], 60_000);
+      await rowShows(page, 'Add caching', ['conflict ahead with Rename users in user.ts']);
+      await rowShows(page, 'Search index', ['paused: $20.40 of $20']);
+      // The one fact leads the description, so at 300 px it is what shows (the end of a row is what is cut).
+      const shown = await row(page, 'Rename users')
+        .locator('.label-description')
+        .first()
+        .evaluate((el) => {
+          const e = el as unknown as { textContent: string | null; getBoundingClientRect(): { right: number } };
+          return { text: e.textContent ?? '', right: e.getBoundingClientRect().right };
+        });
+      assert.match(shown.text, /^conflict ahead with Add caching in user\.ts/);
+      await screenshot(page, 'show27-rows-300px');
+      const needs = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Raise budget' });
+      await needs.first().waitFor({ timeout: 10_000 });
+    },
+  );
 
-  test('the dashboard: spend against budget on the card, paused with the message, today\'s spend, the conflict on the card', { timeout: 120_000 }, async () => {
-    await epicsTitleAction(page, 'Open dashboard');
-    const frame = webview(page);
-    const card = (title: string) => frame.locator('.card', { has: frame.locator('.card-title', { hasText: title }) });
-    const paused = card('Search index');
-    await paused.locator('.spend', { hasText: '$20.40 of $20' }).waitFor({ timeout: 30_000 });
-    assert.match(await paused.locator('.note.paused').innerText(), /^Paused: budget spent, \$20\.40 of \$20/);
-    assert.match(await paused.locator('.note.paused').getAttribute('title') ?? '', /springfield epic budget sf-\w+ --usd N\), then springfield epic retry/);
-    await paused.locator('button', { hasText: 'Raise budget…' }).waitFor();
-    await frame.locator('.figure', { hasText: 'spent today of $100' }).locator('.figure-value', { hasText: '$20.40' }).waitFor({ timeout: 10_000 });
-    await card('Rename users').locator('.conflict-ahead', { hasText: 'Conflict ahead with Add caching in src/db/user.ts' }).waitFor({ timeout: 30_000 });
-    await card('Rename users').locator('.spend', { hasText: '$0 of $20' }).waitFor();
-    await screenshot(page, 'show27-dashboard');
-  });
+  test(
+    "the dashboard: spend against budget on the card, paused with the message, today's spend, the conflict on the card",
+    { timeout: 120_000 },
+    async () => {
+      await epicsTitleAction(page, 'Open dashboard');
+      const frame = webview(page);
+      const card = (title: string) => frame.locator('.card', { has: frame.locator('.card-title', { hasText: title }) });
+      const paused = card('Search index');
+      await paused.locator('.spend', { hasText: '$20.40 of $20' }).waitFor({ timeout: 30_000 });
+      assert.match(await paused.locator('.note.paused').innerText(), /^Paused: budget spent, \$20\.40 of \$20/);
+      assert.match(
+        (await paused.locator('.note.paused').getAttribute('title')) ?? '',
+        /springfield epic budget sf-\w+ --usd N\), then springfield epic retry/,
+      );
+      await paused.locator('button', { hasText: 'Raise budget…' }).waitFor();
+      await frame
+        .locator('.figure', { hasText: 'spent today of $100' })
+        .locator('.figure-value', { hasText: '$20.40' })
+        .waitFor({ timeout: 10_000 });
+      await card('Rename users')
+        .locator('.conflict-ahead', { hasText: 'Conflict ahead with Add caching in src/db/user.ts' })
+        .waitFor({ timeout: 30_000 });
+      await card('Rename users').locator('.spend', { hasText: '$0 of $20' }).waitFor();
+      await screenshot(page, 'show27-dashboard');
+    },
+  );
 
-  test('Raise budget… from Needs you: the epic\'s own budget is set, and it is retried', { timeout: 120_000 }, async () => {
-    await row(page, 'Raise budget…').first().click();
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill('30');
-    await screenshot(page, 'show27-raise-budget');
-    await input.press('Enter');
-    const id = ids.search as string;
-    for (const deadline = Date.now() + 20_000; cli<{ status: string }>(repo, ['epic', 'show', id]).status === 'blocked'; await page.waitForTimeout(300)) {
-      if (Date.now() > deadline) assert.fail(`${id} still blocked after Raise budget…`);
-    }
-    const shown = cli<{ status: string; budget: { usd: { spent: number; limit: number; limit_from: string } } }>(repo, ['epic', 'show', id]);
-    assert.deepEqual([shown.status, shown.budget.usd], ['in_progress', { spent: 20.4, limit: 30, limit_from: 'epic' }]);
-    await rowShows(page, 'Search index', ['in progress']);
-  });
+  test(
+    "Raise budget… from Needs you: the epic's own budget is set, and it is retried",
+    { timeout: 120_000 },
+    async () => {
+      await row(page, 'Raise budget…').first().click();
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill('30');
+      await screenshot(page, 'show27-raise-budget');
+      await input.press('Enter');
+      const id = ids.search as string;
+      for (
+        const deadline = Date.now() + 20_000;
+        cli<{ status: string }>(repo, ['epic', 'show', id]).status === 'blocked';
+        await page.waitForTimeout(300)
+      ) {
+        if (Date.now() > deadline) assert.fail(`${id} still blocked after Raise budget…`);
+      }
+      const shown = cli<{ status: string; budget: { usd: { spent: number; limit: number; limit_from: string } } }>(
+        repo,
+        ['epic', 'show', id],
+      );
+      assert.deepEqual(
+        [shown.status, shown.budget.usd],
+        ['in_progress', { spent: 20.4, limit: 30, limit_from: 'epic' }],
+      );
+      await rowShows(page, 'Search index', ['in progress']);
+    },
+  );
 });

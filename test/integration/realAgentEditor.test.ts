@@ -13,7 +13,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,19 +35,36 @@ import { openEditor, type EditorSession } from './harness.ts';
 import { openSpringfield, palette, root, row, rowShows, screenshot, toast } from './person.ts';
 
 const PLAN_PATH = 'plans/greeting.md';
-const PLAN = '# Plan: Greeting\n\n## Step 1: Greeting module {#step-1}\n**Tasks:**\n- [ ] Add src/greeting.ts\n\n## Step 2: Wire it {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Add src/cli.ts\n';
+const PLAN =
+  '# Plan: Greeting\n\n## Step 1: Greeting module {#step-1}\n**Tasks:**\n- [ ] Add src/greeting.ts\n\n## Step 2: Wire it {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Add src/cli.ts\n';
 const NOTE = 'notes-of-a-person.txt';
 /** How long the whole epic may take, from Start to done (two Ralph runs, verification, Bart, merge). */
 const EPIC_MS = 8 * 60_000;
 
-interface Run { id: number; role: string; status: string; worktree: string | null; step_anchor: string | null; exit_code: number | null; outcome_reason: string | null }
-interface Epic { status: string; status_reason: string | null; worktree_path: string | null; branch: string | null }
+interface Run {
+  id: number;
+  role: string;
+  status: string;
+  worktree: string | null;
+  step_anchor: string | null;
+  exit_code: number | null;
+  outcome_reason: string | null;
+}
+interface Epic {
+  status: string;
+  status_reason: string | null;
+  worktree_path: string | null;
+  branch: string | null;
+}
 
 const execFileAsync = promisify(execFile);
 
 /** PATH without any folder holding a `springfield`, with the agent CLIs first: a person's shell before installing Springfield. */
 function agentPath(): string {
-  return [AGENT_BIN, ...(process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'springfield')))].join(delimiter);
+  return [
+    AGENT_BIN,
+    ...(process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'springfield'))),
+  ].join(delimiter);
 }
 
 /** The "Springfield scheduler" output channel of the code-server session that worked on `base` (read from its log file). */
@@ -53,12 +79,16 @@ function schedulerLog(base: string): string {
       if (text.includes(base)) found.push(text);
     }
   }
-  return found.length ? `Springfield scheduler output:\n${found.join('\n---\n')}` : 'no "Springfield scheduler" output log found';
+  return found.length
+    ? `Springfield scheduler output:\n${found.join('\n---\n')}`
+    : 'no "Springfield scheduler" output log found';
 }
 
 /** The name of every terminal the panel lists: tab entries, or the single-terminal title when tabs are hidden. */
 async function terminalNames(page: Page): Promise<string[]> {
-  return page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
+  return page
+    .locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab')
+    .evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
 }
 
 describe("The editor's scheduler runs Claude Code itself (code-server + Chromium, scripted Anthropic model)", () => {
@@ -86,8 +116,12 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
     assert.equal(r.code, 0, `springfield ${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
     return r.json<T>();
   };
-  const git = async (...args: string[]): Promise<string> => (await execFileAsync('git', args, { cwd: repo, env: cleanEnv(env), encoding: 'utf8' })).stdout.trim();
-  const mainCheckout = async (): Promise<string[]> => [await git('rev-parse', 'HEAD'), ...(await git('status', '--porcelain', '--untracked-files=all')).split('\n').filter(Boolean)];
+  const git = async (...args: string[]): Promise<string> =>
+    (await execFileAsync('git', args, { cwd: repo, env: cleanEnv(env), encoding: 'utf8' })).stdout.trim();
+  const mainCheckout = async (): Promise<string[]> => [
+    await git('rev-parse', 'HEAD'),
+    ...(await git('status', '--porcelain', '--untracked-files=all')).split('\n').filter(Boolean),
+  ];
   /** A test whose failure keeps the directory (repository, agents' logs, every model request) for a person to read. */
   const keepOnFailure = (fn: () => Promise<void>) => async (): Promise<void> => {
     try {
@@ -97,59 +131,100 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
       throw err;
     }
   };
-  const diagnose = (): string => `${schedulerLog(base)}\n(kept ${base}: the agents' logs in repo/.springfield/logs, the model's requests in requests.jsonl)`;
+  const diagnose = (): string =>
+    `${schedulerLog(base)}\n(kept ${base}: the agents' logs in repo/.springfield/logs, the model's requests in requests.jsonl)`;
 
-  before(async () => {
-    ensureCli();
-    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')), 'build first: node esbuild.mjs');
-    assert.ok(existsSync(join(AGENT_BIN, 'claude')), `Claude Code is installed in ${AGENT_BIN} (npm test installs it: scripts/prepareTests.ts)`);
-    base = realpathSync(mkdtempSync(join(tmpdir(), 'sf-editor-claude-')));
-    repo = join(base, 'repo');
-    state = join(base, 'state');
-    const home = join(base, 'home');
-    for (const dir of [repo, state, home, join(base, 'tmp')]) mkdirSync(dir);
-    model = await startScriptedModel({ adapters: [CLAUDE.adapter], logFile: join(base, 'requests.jsonl'), maxRequests: 300, lifetimeMs: 14 * 60_000 });
-    // What the person's shell and their editor both have: a fresh HOME, the agent CLIs on PATH (no springfield),
-    // Claude Code pointed at the scripted model, and their own user state (where Allow is recorded).
-    env = { HOME: home, PATH: agentPath(), SHELL: existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh', TMPDIR: join(base, 'tmp'), XDG_STATE_HOME: state, ...CLAUDE.prepare(home, model.url) };
-    assert.ok(!env.PATH?.split(delimiter).some((d) => existsSync(join(d, 'springfield'))), 'no springfield on the PATH the editor gets');
-    // VS Code gives extensions the environment of the person's login shell (it runs `$SHELL -ilc`), whose
-    // /etc/profile rebuilds PATH: the person's ~/.profile (read by bash and sh at login) sets the same PATH,
-    // as theirs would put Claude Code on it.
-    writeFileSync(join(home, '.profile'), `export PATH='${env.PATH}'\n`);
+  before(
+    async () => {
+      ensureCli();
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')), 'build first: node esbuild.mjs');
+      assert.ok(
+        existsSync(join(AGENT_BIN, 'claude')),
+        `Claude Code is installed in ${AGENT_BIN} (npm test installs it: scripts/prepareTests.ts)`,
+      );
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'sf-editor-claude-')));
+      repo = join(base, 'repo');
+      state = join(base, 'state');
+      const home = join(base, 'home');
+      for (const dir of [repo, state, home, join(base, 'tmp')]) mkdirSync(dir);
+      model = await startScriptedModel({
+        adapters: [CLAUDE.adapter],
+        logFile: join(base, 'requests.jsonl'),
+        maxRequests: 300,
+        lifetimeMs: 14 * 60_000,
+      });
+      // What the person's shell and their editor both have: a fresh HOME, the agent CLIs on PATH (no springfield),
+      // Claude Code pointed at the scripted model, and their own user state (where Allow is recorded).
+      env = {
+        HOME: home,
+        PATH: agentPath(),
+        SHELL: existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh',
+        TMPDIR: join(base, 'tmp'),
+        XDG_STATE_HOME: state,
+        ...CLAUDE.prepare(home, model.url),
+      };
+      assert.ok(
+        !env.PATH?.split(delimiter).some((d) => existsSync(join(d, 'springfield'))),
+        'no springfield on the PATH the editor gets',
+      );
+      // VS Code gives extensions the environment of the person's login shell (it runs `$SHELL -ilc`), whose
+      // /etc/profile rebuilds PATH: the person's ~/.profile (read by bash and sh at login) sets the same PATH,
+      // as theirs would put Claude Code on it.
+      writeFileSync(join(home, '.profile'), `export PATH='${env.PATH}'\n`);
 
-    await git('init', '-q', '-b', 'main');
-    await git('config', 'user.email', 'person@springfield.invalid');
-    await git('config', 'user.name', 'A Person');
-    writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
-    writeFileSync(join(repo, 'README.md'), '# Greeter\n');
-    await git('add', '-A');
-    await git('commit', '-qm', 'start');
-    // The agent configured as a person does it, plus a verification command of their own.
-    const use = await sf('agents', 'use', 'claude', '--json');
-    assert.equal(use.code, 0, use.stderr);
-    const configFile = join(repo, '.springfield', 'config.json');
-    const config = JSON.parse(readFileSync(configFile, 'utf8')) as { roles: Record<string, string[]> } & Record<string, unknown>;
-    assert.deepEqual(config.roles.ralph?.slice(0, 2), ['claude', '-p'], 'the claude preset');
-    config.verification = [[process.execPath, '-e', "require('node:fs').accessSync('src/greeting.ts')"]];
-    writeFileSync(configFile, JSON.stringify(config, null, 2));
-    // The person planned the epic and approved the plan.
-    epic = (await json<{ id: string }>('epic', 'create', 'Greeting', '--brief', 'Print a friendly greeting from src/greeting.ts.')).id;
-    mkdirSync(join(repo, 'plans'));
-    writeFileSync(join(repo, PLAN_PATH), PLAN);
-    await json('plan', 'propose', epic, PLAN_PATH);
-    await json('plan', 'approve', epic, '--agent', 'a-person');
-    assert.equal((await json<Epic>('epic', 'show', epic)).status, 'ready');
-    // Something of their own in the checkout, never committed.
-    writeFileSync(join(repo, NOTE), 'mine, not committed\n');
-    start = await git('rev-parse', 'HEAD');
+      await git('init', '-q', '-b', 'main');
+      await git('config', 'user.email', 'person@springfield.invalid');
+      await git('config', 'user.name', 'A Person');
+      writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
+      writeFileSync(join(repo, 'README.md'), '# Greeter\n');
+      await git('add', '-A');
+      await git('commit', '-qm', 'start');
+      // The agent configured as a person does it, plus a verification command of their own.
+      const use = await sf('agents', 'use', 'claude', '--json');
+      assert.equal(use.code, 0, use.stderr);
+      const configFile = join(repo, '.springfield', 'config.json');
+      const config = JSON.parse(readFileSync(configFile, 'utf8')) as { roles: Record<string, string[]> } & Record<
+        string,
+        unknown
+      >;
+      assert.deepEqual(config.roles.ralph?.slice(0, 2), ['claude', '-p'], 'the claude preset');
+      config.verification = [[process.execPath, '-e', "require('node:fs').accessSync('src/greeting.ts')"]];
+      writeFileSync(configFile, JSON.stringify(config, null, 2));
+      // The person planned the epic and approved the plan.
+      epic = (
+        await json<{ id: string }>(
+          'epic',
+          'create',
+          'Greeting',
+          '--brief',
+          'Print a friendly greeting from src/greeting.ts.',
+        )
+      ).id;
+      mkdirSync(join(repo, 'plans'));
+      writeFileSync(join(repo, PLAN_PATH), PLAN);
+      await json('plan', 'propose', epic, PLAN_PATH);
+      await json('plan', 'approve', epic, '--agent', 'a-person');
+      assert.equal((await json<Epic>('epic', 'show', epic)).status, 'ready');
+      // Something of their own in the checkout, never committed.
+      writeFileSync(join(repo, NOTE), 'mine, not committed\n');
+      start = await git('rev-parse', 'HEAD');
 
-    await ensureCodeServer();
-    session = await openEditor({ extensionPath: root, workspace: repo, theme: 'dark', width: 1600, height: 1000, env, settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
-    page = session.page;
-    await openSpringfield(page, 300);
-    await row(page, 'Greeting').first().waitFor({ timeout: 60_000 });
-  }, { timeout: 10 * 60_000 });
+      await ensureCodeServer();
+      session = await openEditor({
+        extensionPath: root,
+        workspace: repo,
+        theme: 'dark',
+        width: 1600,
+        height: 1000,
+        env,
+        settings: { 'terminal.integrated.gpuAcceleration': 'off' },
+      });
+      page = session.page;
+      await openSpringfield(page, 300);
+      await row(page, 'Greeting').first().waitFor({ timeout: 60_000 });
+    },
+    { timeout: 10 * 60_000 },
+  );
 
   after(async () => {
     await session?.close();
@@ -157,98 +232,204 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
     if (base && !failed && !process.env.SPRINGFIELD_KEEP_TEST_DIRS) rmSync(base, { recursive: true, force: true });
   });
 
-  test('Start scheduler, Allow in the modal: Claude Code builds both steps, Bart reviews, the epic merges', { timeout: EPIC_MS + 60_000 }, keepOnFailure(async () => {
-    // The per-run folders springfield run puts first on each agent's PATH, seen while they exist (a cheap read, off the model's way).
-    const bin = join(repo, '.springfield', 'bin');
-    const watch = setInterval(() => {
-      for (const d of existsSync(bin) ? readdirSync(bin) : []) if (existsSync(join(bin, d, 'springfield'))) shims.add(d);
-    }, 100);
-    try {
-      await palette(page, 'Springfield: Start scheduler');
-      const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 15_000 });
-      const asked = await dialog.innerText();
-      assert.match(asked, /roles\.ralph: claude -p /, 'the modal shows the Claude Code command the config names');
-      assert.match(asked, /verification/, 'and the verification command');
-      await dialog.getByRole('button', { name: 'Allow' }).click();
-      await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
+  test(
+    'Start scheduler, Allow in the modal: Claude Code builds both steps, Bart reviews, the epic merges',
+    { timeout: EPIC_MS + 60_000 },
+    keepOnFailure(async () => {
+      // The per-run folders springfield run puts first on each agent's PATH, seen while they exist (a cheap read, off the model's way).
+      const bin = join(repo, '.springfield', 'bin');
+      const watch = setInterval(() => {
+        for (const d of existsSync(bin) ? readdirSync(bin) : [])
+          if (existsSync(join(bin, d, 'springfield'))) shims.add(d);
+      }, 100);
+      try {
+        await palette(page, 'Springfield: Start scheduler');
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 15_000 });
+        const asked = await dialog.innerText();
+        assert.match(asked, /roles\.ralph: claude -p /, 'the modal shows the Claude Code command the config names');
+        assert.match(asked, /verification/, 'and the verification command');
+        await dialog.getByRole('button', { name: 'Allow' }).click();
+        await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
 
-      const deadline = Date.now() + EPIC_MS;
-      let shown = await json<Epic>('epic', 'show', epic);
-      while (shown.status !== 'done') {
-        assert.ok(!['blocked', 'deferred'].includes(shown.status), `the epic is ${shown.status}: ${shown.status_reason ?? ''}\n${diagnose()}`);
-        assert.ok(Date.now() < deadline, `the epic is not done within ${EPIC_MS / 1000} s (${shown.status}: ${shown.status_reason ?? ''})\n${diagnose()}`);
-        await new Promise((r) => setTimeout(r, 2000));
-        shown = await json<Epic>('epic', 'show', epic);
+        const deadline = Date.now() + EPIC_MS;
+        let shown = await json<Epic>('epic', 'show', epic);
+        while (shown.status !== 'done') {
+          assert.ok(
+            !['blocked', 'deferred'].includes(shown.status),
+            `the epic is ${shown.status}: ${shown.status_reason ?? ''}\n${diagnose()}`,
+          );
+          assert.ok(
+            Date.now() < deadline,
+            `the epic is not done within ${EPIC_MS / 1000} s (${shown.status}: ${shown.status_reason ?? ''})\n${diagnose()}`,
+          );
+          await new Promise((r) => setTimeout(r, 2000));
+          shown = await json<Epic>('epic', 'show', epic);
+          worktree ??= shown.worktree_path;
+        }
         worktree ??= shown.worktree_path;
+      } finally {
+        clearInterval(watch);
       }
-      worktree ??= shown.worktree_path;
-    } finally {
-      clearInterval(watch);
-    }
-  }));
+    }),
+  );
 
-  test("in the store: Ralph twice and Bart once, all succeeded in the epic's worktree; main gained only the merge", { timeout: 60_000 }, keepOnFailure(async () => {
-    assert.ok(worktree, "the epic had a worktree");
-    assert.notEqual(worktree, repo);
-    const runs = (await json<{ runs: Run[] }>('runs', '--epic', epic)).runs;
-    assert.deepEqual(runs.map((r) => `${r.role}:${r.status}`).sort(), ['bart:succeeded', 'ralph:succeeded', 'ralph:succeeded'], JSON.stringify(runs, null, 2));
-    for (const r of runs) assert.equal(r.worktree, worktree, `${r.role} run ${r.id} ran in the epic's worktree, never in the person's checkout`);
-    assert.deepEqual(runs.filter((r) => r.role === 'ralph').map((r) => r.step_anchor).sort(), ['step-1', 'step-2']);
+  test(
+    "in the store: Ralph twice and Bart once, all succeeded in the epic's worktree; main gained only the merge",
+    { timeout: 60_000 },
+    keepOnFailure(async () => {
+      assert.ok(worktree, 'the epic had a worktree');
+      assert.notEqual(worktree, repo);
+      const runs = (await json<{ runs: Run[] }>('runs', '--epic', epic)).runs;
+      assert.deepEqual(
+        runs.map((r) => `${r.role}:${r.status}`).sort(),
+        ['bart:succeeded', 'ralph:succeeded', 'ralph:succeeded'],
+        JSON.stringify(runs, null, 2),
+      );
+      for (const r of runs)
+        assert.equal(
+          r.worktree,
+          worktree,
+          `${r.role} run ${r.id} ran in the epic's worktree, never in the person's checkout`,
+        );
+      assert.deepEqual(
+        runs
+          .filter((r) => r.role === 'ralph')
+          .map((r) => r.step_anchor)
+          .sort(),
+        ['step-1', 'step-2'],
+      );
 
-    const [head, ...status] = await mainCheckout();
-    assert.deepEqual(status, [`?? ${NOTE}`], "the person's untracked file is the only change left in the checkout");
-    assert.equal(await git('rev-parse', `${head}^`), start, 'main gained exactly one commit: the merge');
-    assert.equal(readFileSync(join(repo, NOTE), 'utf8'), 'mine, not committed\n', "the person's file is untouched");
-    assert.ok(existsSync(join(repo, 'src', 'greeting.ts')) && existsSync(join(repo, 'src', 'cli.ts')), "Claude Code's work arrived through the merge");
-    const steps = (await json<{ plans: { steps: { anchor: string; status: string; commit_hash: string | null }[] }[] }>('show', PLAN_PATH)).plans[0]?.steps ?? [];
-    assert.deepEqual(steps.map((s) => `${s.anchor}:${s.status}`), ['step-1:completed', 'step-2:completed']);
-    for (const s of steps) {
-      commits.set(s.anchor, s.commit_hash ?? '');
-      assert.match(await git('log', '-1', '--format=%B', s.commit_hash ?? ''), new RegExp(`Springfield-Epic: ${epic}`), `${s.anchor} was committed through springfield commit`);
-      await assert.rejects(git('merge-base', '--is-ancestor', s.commit_hash ?? '', start), `${s.anchor} was committed on the epic's branch, not on main`);
-    }
-    const signals = (await json<{ signals: { type: string; locations: { file: string; line: number }[] }[] }>('signals', epic)).signals;
-    assert.deepEqual(signals.map((s) => s.type), ['pass'], 'Bart recorded one signal');
-    assert.ok((signals[0]?.locations.length ?? 0) > 0, 'pointing at a line of the diff');
-    // No springfield on the editor's PATH: springfield run made a command folder for each run (first on the agent's PATH)
-    // and removed it when the run ended.
-    assert.deepEqual([...shims].map((d) => Number(d.split('-')[0])).sort(), runs.map((r) => r.id).sort(), 'a springfield command of its own for every run');
-    assert.deepEqual(readdirSync(join(repo, '.springfield', 'bin')), [], 'the per-run springfield commands were removed');
-    // Every conversation was Springfield's kickoff played through Claude Code's own tools; none was told springfield is missing.
-    const kickoffs = new Set(agentTurns(model as ScriptedModel).map((q) => JSON.stringify((q.body as { messages: unknown[] }).messages[0])));
-    assert.deepEqual([...kickoffs].map((k) => /You are (Ralph|Bart)\b/.exec(k)?.[1]).sort(), ['Bart', 'Ralph', 'Ralph'], 'Claude Code asked the model in three sessions: Ralph twice, Bart once');
-    const said = JSON.stringify(model?.requests.map((q) => q.body) ?? []);
-    assert.ok(!/springfield: (command )?not found/.test(said), 'the agents found springfield on their PATH');
-  }));
+      const [head, ...status] = await mainCheckout();
+      assert.deepEqual(status, [`?? ${NOTE}`], "the person's untracked file is the only change left in the checkout");
+      assert.equal(await git('rev-parse', `${head}^`), start, 'main gained exactly one commit: the merge');
+      assert.equal(readFileSync(join(repo, NOTE), 'utf8'), 'mine, not committed\n', "the person's file is untouched");
+      assert.ok(
+        existsSync(join(repo, 'src', 'greeting.ts')) && existsSync(join(repo, 'src', 'cli.ts')),
+        "Claude Code's work arrived through the merge",
+      );
+      const steps =
+        (
+          await json<{ plans: { steps: { anchor: string; status: string; commit_hash: string | null }[] }[] }>(
+            'show',
+            PLAN_PATH,
+          )
+        ).plans[0]?.steps ?? [];
+      assert.deepEqual(
+        steps.map((s) => `${s.anchor}:${s.status}`),
+        ['step-1:completed', 'step-2:completed'],
+      );
+      for (const s of steps) {
+        commits.set(s.anchor, s.commit_hash ?? '');
+        assert.match(
+          await git('log', '-1', '--format=%B', s.commit_hash ?? ''),
+          new RegExp(`Springfield-Epic: ${epic}`),
+          `${s.anchor} was committed through springfield commit`,
+        );
+        await assert.rejects(
+          git('merge-base', '--is-ancestor', s.commit_hash ?? '', start),
+          `${s.anchor} was committed on the epic's branch, not on main`,
+        );
+      }
+      const signals = (
+        await json<{ signals: { type: string; locations: { file: string; line: number }[] }[] }>('signals', epic)
+      ).signals;
+      assert.deepEqual(
+        signals.map((s) => s.type),
+        ['pass'],
+        'Bart recorded one signal',
+      );
+      assert.ok((signals[0]?.locations.length ?? 0) > 0, 'pointing at a line of the diff');
+      // No springfield on the editor's PATH: springfield run made a command folder for each run (first on the agent's PATH)
+      // and removed it when the run ended.
+      assert.deepEqual(
+        [...shims].map((d) => Number(d.split('-')[0])).sort(),
+        runs.map((r) => r.id).sort(),
+        'a springfield command of its own for every run',
+      );
+      assert.deepEqual(
+        readdirSync(join(repo, '.springfield', 'bin')),
+        [],
+        'the per-run springfield commands were removed',
+      );
+      // Every conversation was Springfield's kickoff played through Claude Code's own tools; none was told springfield is missing.
+      const kickoffs = new Set(
+        agentTurns(model as ScriptedModel).map((q) => JSON.stringify((q.body as { messages: unknown[] }).messages[0])),
+      );
+      assert.deepEqual(
+        [...kickoffs].map((k) => /You are (Ralph|Bart)\b/.exec(k)?.[1]).sort(),
+        ['Bart', 'Ralph', 'Ralph'],
+        'Claude Code asked the model in three sessions: Ralph twice, Bart once',
+      );
+      const said = JSON.stringify(model?.requests.map((q) => q.body) ?? []);
+      assert.ok(!/springfield: (command )?not found/.test(said), 'the agents found springfield on their PATH');
+    }),
+  );
 
-  test('in the editor: the Ralph and Bart terminals keep their outcome, the trees show the epic done', { timeout: 90_000 }, keepOnFailure(async () => {
-    const names = ['Ralph · Greeting', 'Bart · Greeting']; // one terminal per epic and role: Ralph's two runs share his
-    const listed = await terminalNames(page);
-    for (const name of names) assert.ok(listed.some((l) => l.includes(name)), `a terminal named "${name}"; the panel lists ${JSON.stringify(listed)}`);
-    await rowShows(page, 'Greeting', ['done'], 20_000);
-    for (const [name, step] of [['Ralph · Greeting', 'Step 1'], ['Ralph · Greeting', 'Step 2'], ['Bart · Greeting', '']] as const) {
-      await row(page, name).filter({ hasText: new RegExp(`${step}.*succeeded`) }).first().waitFor({ timeout: 10_000 });
-    }
-    // Bart's terminal, as a person clicks it: Claude Code's output, then the outcome read from the store.
-    await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Bart · Greeting' }).first().click();
-    const outcome = `✓ Bart · ${epic}: succeeded`;
-    await page.locator('.part.panel .xterm-rows', { hasText: outcome }).first().waitFor({ timeout: 10_000 })
-      .catch(async () => assert.fail(`Bart's terminal does not show "${outcome}"; it shows:\n${(await page.locator('.part.panel .xterm-rows').allInnerTexts()).join('\n')}`));
-    const done = new RegExp(`${epic} “Greeting” is done: reviewed and merged`);
-    await toast(page, done).waitFor({ timeout: 20_000 })
-      .catch(async () => assert.fail(`no "done" toast; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`));
-    await palette(page, 'Notifications: Clear All Notifications'); // read; it would cover the end of the outcome line
-    await toast(page, done).waitFor({ state: 'detached', timeout: 10_000 });
-    // The epic's steps, as a person opens them: both completed, each with its commit.
-    const epicRow = row(page, 'Greeting').first(); // the epic; its step 'Greeting module' follows it
-    if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
-    for (const [label, anchor] of [['Greeting module', 'step-1'], ['Wire it', 'step-2']] as const) {
-      const short = commits.get(anchor)?.slice(0, 7) ?? '?';
-      await row(page, label).filter({ hasText: short }).first().waitFor({ timeout: 10_000 })
-        .catch(async () => assert.fail(`no "${label}" row with ${short}; rows: ${JSON.stringify(await page.locator('.part.sidebar .monaco-list-row').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))))}`));
-    }
-    await palette(page, 'View: Toggle Maximized Panel'); // the tree beside a tall terminal
-    await screenshot(page, 'real-agent-editor-done');
-  }));
+  test(
+    'in the editor: the Ralph and Bart terminals keep their outcome, the trees show the epic done',
+    { timeout: 90_000 },
+    keepOnFailure(async () => {
+      const names = ['Ralph · Greeting', 'Bart · Greeting']; // one terminal per epic and role: Ralph's two runs share his
+      const listed = await terminalNames(page);
+      for (const name of names)
+        assert.ok(
+          listed.some((l) => l.includes(name)),
+          `a terminal named "${name}"; the panel lists ${JSON.stringify(listed)}`,
+        );
+      await rowShows(page, 'Greeting', ['done'], 20_000);
+      for (const [name, step] of [
+        ['Ralph · Greeting', 'Step 1'],
+        ['Ralph · Greeting', 'Step 2'],
+        ['Bart · Greeting', ''],
+      ] as const) {
+        await row(page, name)
+          .filter({ hasText: new RegExp(`${step}.*succeeded`) })
+          .first()
+          .waitFor({ timeout: 10_000 });
+      }
+      // Bart's terminal, as a person clicks it: Claude Code's output, then the outcome read from the store.
+      await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Bart · Greeting' }).first().click();
+      const outcome = `✓ Bart · ${epic}: succeeded`;
+      await page
+        .locator('.part.panel .xterm-rows', { hasText: outcome })
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(async () =>
+          assert.fail(
+            `Bart's terminal does not show "${outcome}"; it shows:\n${(await page.locator('.part.panel .xterm-rows').allInnerTexts()).join('\n')}`,
+          ),
+        );
+      const done = new RegExp(`${epic} “Greeting” is done: reviewed and merged`);
+      await toast(page, done)
+        .waitFor({ timeout: 20_000 })
+        .catch(async () =>
+          assert.fail(
+            `no "done" toast; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`,
+          ),
+        );
+      await palette(page, 'Notifications: Clear All Notifications'); // read; it would cover the end of the outcome line
+      await toast(page, done).waitFor({ state: 'detached', timeout: 10_000 });
+      // The epic's steps, as a person opens them: both completed, each with its commit.
+      const epicRow = row(page, 'Greeting').first(); // the epic; its step 'Greeting module' follows it
+      if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
+      for (const [label, anchor] of [
+        ['Greeting module', 'step-1'],
+        ['Wire it', 'step-2'],
+      ] as const) {
+        const short = commits.get(anchor)?.slice(0, 7) ?? '?';
+        await row(page, label)
+          .filter({ hasText: short })
+          .first()
+          .waitFor({ timeout: 10_000 })
+          .catch(async () =>
+            assert.fail(
+              `no "${label}" row with ${short}; rows: ${JSON.stringify(await page.locator('.part.sidebar .monaco-list-row').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))))}`,
+            ),
+          );
+      }
+      await palette(page, 'View: Toggle Maximized Panel'); // the tree beside a tall terminal
+      await screenshot(page, 'real-agent-editor-done');
+    }),
+  );
 });

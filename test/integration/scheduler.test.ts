@@ -4,7 +4,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +25,19 @@ import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
 const PLAN_PATH = 'plans/greetings.md';
-const PLAN = ['# Plan: Greetings', '', '## Approach', 'One file per greeting.', '',
-  ...['Hello', 'Bonjour', 'Hola'].flatMap((word, i) => [`## Step ${i + 1}: ${word} {#step-${i + 1}}`, '**Tasks:**', `- [ ] Write ${word.toLowerCase()}`, ''])].join('\n');
+const PLAN = [
+  '# Plan: Greetings',
+  '',
+  '## Approach',
+  'One file per greeting.',
+  '',
+  ...['Hello', 'Bonjour', 'Hola'].flatMap((word, i) => [
+    `## Step ${i + 1}: ${word} {#step-${i + 1}}`,
+    '**Tasks:**',
+    `- [ ] Write ${word.toLowerCase()}`,
+    '',
+  ]),
+].join('\n');
 
 /** Ralph as a script: records where it runs, waits for the test to release its step, then completes it through the CLI. */
 function agentScript(out: string): string {
@@ -41,18 +62,40 @@ console.log(sf('commit', '-m', 'Write the greeting of ' + step));
 `;
 }
 
-interface Step { anchor: string; status: string; commit_hash: string | null }
-interface Run { id: number; role: string; epic_id: string | null; step_anchor: string | null; worktree: string | null; status: string; exit_code: number | null }
-interface AgentSaw { cwd: string; worktree: string; run: string }
+interface Step {
+  anchor: string;
+  status: string;
+  commit_hash: string | null;
+}
+interface Run {
+  id: number;
+  role: string;
+  epic_id: string | null;
+  step_anchor: string | null;
+  worktree: string | null;
+  status: string;
+  exit_code: number | null;
+}
+interface AgentSaw {
+  cwd: string;
+  worktree: string;
+  run: string;
+}
 
 /** The CLI as another process runs it, with editor variables stripped; its --json answer. */
 function cli<T>(cwd: string, args: string[], agent = '', stateHome?: string): T {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], { cwd, encoding: 'utf8', env: cleanEnv({ SPRINGFIELD_AGENT: agent, ...(stateHome ? { XDG_STATE_HOME: stateHome } : {}) }) });
+  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], {
+    cwd,
+    encoding: 'utf8',
+    env: cleanEnv({ SPRINGFIELD_AGENT: agent, ...(stateHome ? { XDG_STATE_HOME: stateHome } : {}) }),
+  });
   return JSON.parse(out) as T;
 }
 
 function step(repo: string, anchor: string): Step {
-  const plan = cli<{ plans: { plan_path: string; steps: Step[] }[] }>(repo, ['show']).plans.find((p) => p.plan_path === PLAN_PATH);
+  const plan = cli<{ plans: { plan_path: string; steps: Step[] }[] }>(repo, ['show']).plans.find(
+    (p) => p.plan_path === PLAN_PATH,
+  );
   const found = plan?.steps.find((s) => s.anchor === anchor);
   assert.ok(found, `${PLAN_PATH}#${anchor} in springfield show`);
   return found;
@@ -62,7 +105,12 @@ function runs(repo: string, epic: string): Run[] {
   return cli<{ runs: Run[] }>(repo, ['runs', '--epic', epic]).runs;
 }
 
-async function eventually(what: string, check: () => boolean, ms: number, diagnose: () => string = () => ''): Promise<void> {
+async function eventually(
+  what: string,
+  check: () => boolean,
+  ms: number,
+  diagnose: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms\n${diagnose()}`);
@@ -86,12 +134,19 @@ async function palette(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`>${title}`);
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label^=${JSON.stringify(title)}]`).first().click({ timeout: 15_000 });
+  await page
+    .locator(`.quick-input-list .monaco-list-row[aria-label^=${JSON.stringify(title)}]`)
+    .first()
+    .click({ timeout: 15_000 });
 }
 
 /** Every sidebar row label, for failure messages. */
 async function rows(page: Page): Promise<string> {
-  return (await page.locator('.part.sidebar .monaco-list-row').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''))).join('\n');
+  return (
+    await page
+      .locator('.part.sidebar .monaco-list-row')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''))
+  ).join('\n');
 }
 
 /** The "Springfield scheduler" output channel of the code-server session that worked on `base` (read from its log file). */
@@ -106,12 +161,16 @@ function schedulerLog(base: string): string {
       if (text.includes(base)) found.push(text);
     }
   }
-  return found.length ? `Springfield scheduler output:\n${found.join('\n---\n')}` : 'no "Springfield scheduler" output log found';
+  return found.length
+    ? `Springfield scheduler output:\n${found.join('\n---\n')}`
+    : 'no "Springfield scheduler" output log found';
 }
 
 /** The name of every terminal the panel lists: tab entries, or the single-terminal title when tabs are hidden. */
 async function terminalNames(page: Page): Promise<string[]> {
-  return page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
+  return page
+    .locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab')
+    .evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
 }
 
 describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
@@ -126,42 +185,50 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
   /** The person's own state (what they allowed), shared by the editor and the CLI. */
   const state = (): string => join(base, 'state');
 
-  before(async () => {
-    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
-    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-scheduler-')));
-    repo = join(base, 'repo');
-    out = join(base, 'agent-out');
-    mkdirSync(join(repo, 'plans'), { recursive: true });
-    mkdirSync(out);
-    writeFileSync(join(repo, PLAN_PATH), PLAN);
-    writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
-    const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore', env: cleanEnv() });
-    git('init', '-q', '-b', 'main');
-    git('config', 'user.email', 'marge@example.com');
-    git('config', 'user.name', 'Marge');
-    git('add', '-A');
-    git('commit', '-qm', 'Plan the greetings');
-    epic = cli<{ id: string }>(repo, ['epic', 'create', 'Greetings']).id;
-    cli(repo, ['plan', 'propose', epic, PLAN_PATH], 'lisa');
-    cli(repo, ['plan', 'approve', epic]);
-    assert.equal(cli<{ status: string }>(repo, ['epic', 'show', epic]).status, 'ready');
-    worktree = join(`${repo}.springfield`, epic);
-    const agent = join(base, 'ralph.cjs');
-    writeFileSync(agent, agentScript(out));
-    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { ralph: [process.execPath, agent] }, maxParallelAgents: 1, leaseSeconds: 600 }));
-    await ensureCodeServer();
-    session = await openEditor({ extensionPath: root, workspace: repo, env: { XDG_STATE_HOME: state() } });
-    page = session.page;
-    await clickSpringfieldIcon(page);
-    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`).waitFor({ timeout: 60_000 });
-    const bar = await page.locator('.part.sidebar').boundingBox(); // a wider sidebar: descriptions readable in the screenshots
-    if (bar) {
-      await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(bar.x + bar.width + 200, bar.y + bar.height / 2, { steps: 5 });
-      await page.mouse.up();
-    }
-  }, { timeout: 15 * 60_000 });
+  before(
+    async () => {
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-scheduler-')));
+      repo = join(base, 'repo');
+      out = join(base, 'agent-out');
+      mkdirSync(join(repo, 'plans'), { recursive: true });
+      mkdirSync(out);
+      writeFileSync(join(repo, PLAN_PATH), PLAN);
+      writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
+      const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'ignore', env: cleanEnv() });
+      git('init', '-q', '-b', 'main');
+      git('config', 'user.email', 'marge@example.com');
+      git('config', 'user.name', 'Marge');
+      git('add', '-A');
+      git('commit', '-qm', 'Plan the greetings');
+      epic = cli<{ id: string }>(repo, ['epic', 'create', 'Greetings']).id;
+      cli(repo, ['plan', 'propose', epic, PLAN_PATH], 'lisa');
+      cli(repo, ['plan', 'approve', epic]);
+      assert.equal(cli<{ status: string }>(repo, ['epic', 'show', epic]).status, 'ready');
+      worktree = join(`${repo}.springfield`, epic);
+      const agent = join(base, 'ralph.cjs');
+      writeFileSync(agent, agentScript(out));
+      writeFileSync(
+        join(repo, '.springfield', 'config.json'),
+        JSON.stringify({ roles: { ralph: [process.execPath, agent] }, maxParallelAgents: 1, leaseSeconds: 600 }),
+      );
+      await ensureCodeServer();
+      session = await openEditor({ extensionPath: root, workspace: repo, env: { XDG_STATE_HOME: state() } });
+      page = session.page;
+      await clickSpringfieldIcon(page);
+      await page
+        .locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`)
+        .waitFor({ timeout: 60_000 });
+      const bar = await page.locator('.part.sidebar').boundingBox(); // a wider sidebar: descriptions readable in the screenshots
+      if (bar) {
+        await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(bar.x + bar.width + 200, bar.y + bar.height / 2, { steps: 5 });
+        await page.mouse.up();
+      }
+    },
+    { timeout: 15 * 60_000 },
+  );
 
   after(async () => {
     if (out) writeFileSync(join(out, 'abort'), ''); // agents still waiting for a release exit
@@ -170,75 +237,145 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  test("the repository's config runs nothing until the person allows it in a modal: Cancel starts nothing", { timeout: 60_000 }, async () => {
-    const dialog = page.locator('.monaco-dialog-box');
-    await palette(page, 'Springfield: Run scheduler once');
-    await dialog.waitFor({ timeout: 15_000 });
-    assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.ralph: \S+ \S+ralph\.cjs/, 'the modal shows the command the config names');
-    await screenshot(page, 'scheduler-allow');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await page.waitForTimeout(1000);
-    assert.equal(cli<{ status: string }>(repo, ['epic', 'show', epic]).status, 'ready', 'declined: nothing started');
-    assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'new', 'and nothing recorded');
-  });
+  test(
+    "the repository's config runs nothing until the person allows it in a modal: Cancel starts nothing",
+    { timeout: 60_000 },
+    async () => {
+      const dialog = page.locator('.monaco-dialog-box');
+      await palette(page, 'Springfield: Run scheduler once');
+      await dialog.waitFor({ timeout: 15_000 });
+      assert.match(
+        await dialog.innerText(),
+        /wants to run commands[\s\S]*roles\.ralph: \S+ \S+ralph\.cjs/,
+        'the modal shows the command the config names',
+      );
+      await screenshot(page, 'scheduler-allow');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await page.waitForTimeout(1000);
+      assert.equal(cli<{ status: string }>(repo, ['epic', 'show', epic]).status, 'ready', 'declined: nothing started');
+      assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'new', 'and nothing recorded');
+    },
+  );
 
-  test('"Run scheduler once" asks again; Allow (recorded where the CLI looks) starts the approved epic in its own worktree', { timeout: 60_000 }, async () => {
-    const dialog = page.locator('.monaco-dialog-box');
-    await palette(page, 'Springfield: Run scheduler once');
-    await dialog.getByRole('button', { name: 'Allow' }).click({ timeout: 15_000 });
-    await eventually('the epic in progress', () => cli<{ status: string }>(repo, ['epic', 'show', epic]).status === 'in_progress', 20_000, diagnose);
-    const shown = cli<{ worktree_path: string; branch: string }>(repo, ['epic', 'show', epic]);
-    assert.equal(shown.worktree_path, worktree);
-    assert.equal(shown.branch, `springfield/${epic}`);
-    assert.equal(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: worktree, encoding: 'utf8', env: cleanEnv() }).trim(), `springfield/${epic}`);
-    assert.deepEqual(runs(repo, epic), [], 'one pass only starts the epic; no agent yet');
-    assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'allowed', "the editor's Allow counts for the CLI too");
-    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}][aria-label*="in progress"]`).waitFor({ timeout: 10_000 });
-  });
+  test(
+    '"Run scheduler once" asks again; Allow (recorded where the CLI looks) starts the approved epic in its own worktree',
+    { timeout: 60_000 },
+    async () => {
+      const dialog = page.locator('.monaco-dialog-box');
+      await palette(page, 'Springfield: Run scheduler once');
+      await dialog.getByRole('button', { name: 'Allow' }).click({ timeout: 15_000 });
+      await eventually(
+        'the epic in progress',
+        () => cli<{ status: string }>(repo, ['epic', 'show', epic]).status === 'in_progress',
+        20_000,
+        diagnose,
+      );
+      const shown = cli<{ worktree_path: string; branch: string }>(repo, ['epic', 'show', epic]);
+      assert.equal(shown.worktree_path, worktree);
+      assert.equal(shown.branch, `springfield/${epic}`);
+      assert.equal(
+        execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {
+          cwd: worktree,
+          encoding: 'utf8',
+          env: cleanEnv(),
+        }).trim(),
+        `springfield/${epic}`,
+      );
+      assert.deepEqual(runs(repo, epic), [], 'one pass only starts the epic; no agent yet');
+      assert.equal(
+        cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state,
+        'allowed',
+        "the editor's Allow counts for the CLI too",
+      );
+      await page
+        .locator(
+          `.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}][aria-label*="in progress"]`,
+        )
+        .waitFor({ timeout: 10_000 });
+    },
+  );
 
-  test('"Start scheduler" launches Ralph in a terminal named after the run, in the worktree', { timeout: 90_000 }, async () => {
-    await palette(page, 'Springfield: Start scheduler');
-    const saw = join(out, 'cwd-step-1.json');
-    await eventually('Ralph started on step-1', () => existsSync(saw), 30_000, diagnose);
-    const agent = JSON.parse(readFileSync(saw, 'utf8')) as AgentSaw;
-    assert.equal(agent.cwd, worktree, "the agent's working directory is the epic's worktree");
-    assert.equal(agent.worktree, worktree);
-    const [run, ...others] = runs(repo, epic);
-    assert.deepEqual(others, []);
-    assert.ok(run, 'a run is recorded');
-    assert.deepEqual({ role: run.role, step: run.step_anchor, worktree: run.worktree, status: run.status, id: String(run.id) },
-      { role: 'ralph', step: 'step-1', worktree, status: 'running', id: agent.run });
-    const name = 'Ralph · Greetings'; // the role and the epic's title
-    await palette(page, 'Terminal: Focus Terminal');
-    await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').filter({ hasText: name }).first()
-      .waitFor({ timeout: 15_000 }).catch(async () => assert.fail(`no terminal named "${name}"; the panel lists ${JSON.stringify(await terminalNames(page))}`));
-    const agentsRow = 'Ralph · Greetings Step 1'; // the epic by its title, the step as a person reads it
-    await page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(agentsRow)}]`).waitFor({ timeout: 10_000 })
-      .catch(async () => assert.fail(`no Agents row "${agentsRow}"; rows:\n${await rows(page)}`));
-    await screenshot(page, 'scheduler-terminal');
-  });
+  test(
+    '"Start scheduler" launches Ralph in a terminal named after the run, in the worktree',
+    { timeout: 90_000 },
+    async () => {
+      await palette(page, 'Springfield: Start scheduler');
+      const saw = join(out, 'cwd-step-1.json');
+      await eventually('Ralph started on step-1', () => existsSync(saw), 30_000, diagnose);
+      const agent = JSON.parse(readFileSync(saw, 'utf8')) as AgentSaw;
+      assert.equal(agent.cwd, worktree, "the agent's working directory is the epic's worktree");
+      assert.equal(agent.worktree, worktree);
+      const [run, ...others] = runs(repo, epic);
+      assert.deepEqual(others, []);
+      assert.ok(run, 'a run is recorded');
+      assert.deepEqual(
+        { role: run.role, step: run.step_anchor, worktree: run.worktree, status: run.status, id: String(run.id) },
+        { role: 'ralph', step: 'step-1', worktree, status: 'running', id: agent.run },
+      );
+      const name = 'Ralph · Greetings'; // the role and the epic's title
+      await palette(page, 'Terminal: Focus Terminal');
+      await page
+        .locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab')
+        .filter({ hasText: name })
+        .first()
+        .waitFor({ timeout: 15_000 })
+        .catch(async () =>
+          assert.fail(`no terminal named "${name}"; the panel lists ${JSON.stringify(await terminalNames(page))}`),
+        );
+      const agentsRow = 'Ralph · Greetings Step 1'; // the epic by its title, the step as a person reads it
+      await page
+        .locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(agentsRow)}]`)
+        .waitFor({ timeout: 10_000 })
+        .catch(async () => assert.fail(`no Agents row "${agentsRow}"; rows:\n${await rows(page)}`));
+      await screenshot(page, 'scheduler-terminal');
+    },
+  );
 
-  test('the scripted agent completes step-1 and the tree shows it completed with its commit', { timeout: 90_000 }, async () => {
-    writeFileSync(join(out, 'release-step-1'), '');
-    await eventually('step-1 completed in the store', () => step(repo, 'step-1').status === 'completed', 30_000, diagnose);
-    const done = step(repo, 'step-1');
-    assert.ok(done.commit_hash, 'completed by a commit');
-    const log = execFileSync('git', ['log', '-1', '--format=%H%n%B', done.commit_hash], { cwd: worktree, encoding: 'utf8', env: cleanEnv() });
-    assert.match(log, /Write the greeting of step-1/);
-    assert.match(log, /Springfield-Step: step-1/);
-    assert.equal(readFileSync(join(worktree, 'greetings', 'step-1.txt'), 'utf8'), 'step-1\n', 'the agent wrote in the worktree');
-    assert.ok(!existsSync(join(repo, 'greetings')), 'nothing was written in the main worktree');
-    // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
-    const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`);
-    if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
-    const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Hello"]');
-    const short = done.commit_hash.slice(0, 7);
-    await stepRow.filter({ hasText: short }).waitFor({ timeout: 10_000 })
-      .catch(async () => assert.fail(`step-1 row without ${short}; rows:\n${await rows(page)}`));
-    assert.equal(await stepRow.locator('.codicon-pass-filled').count(), 1, 'the completed icon');
-    await eventually('the run ended with exit 0', () => runs(repo, epic).some((r) => r.step_anchor === 'step-1' && r.status !== 'running' && r.exit_code === 0), 15_000, diagnose);
-    await screenshot(page, 'scheduler-tree');
-  });
+  test(
+    'the scripted agent completes step-1 and the tree shows it completed with its commit',
+    { timeout: 90_000 },
+    async () => {
+      writeFileSync(join(out, 'release-step-1'), '');
+      await eventually(
+        'step-1 completed in the store',
+        () => step(repo, 'step-1').status === 'completed',
+        30_000,
+        diagnose,
+      );
+      const done = step(repo, 'step-1');
+      assert.ok(done.commit_hash, 'completed by a commit');
+      const log = execFileSync('git', ['log', '-1', '--format=%H%n%B', done.commit_hash], {
+        cwd: worktree,
+        encoding: 'utf8',
+        env: cleanEnv(),
+      });
+      assert.match(log, /Write the greeting of step-1/);
+      assert.match(log, /Springfield-Step: step-1/);
+      assert.equal(
+        readFileSync(join(worktree, 'greetings', 'step-1.txt'), 'utf8'),
+        'step-1\n',
+        'the agent wrote in the worktree',
+      );
+      assert.ok(!existsSync(join(repo, 'greetings')), 'nothing was written in the main worktree');
+      // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
+      const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`);
+      if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
+      const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Hello"]');
+      const short = done.commit_hash.slice(0, 7);
+      await stepRow
+        .filter({ hasText: short })
+        .waitFor({ timeout: 10_000 })
+        .catch(async () => assert.fail(`step-1 row without ${short}; rows:\n${await rows(page)}`));
+      assert.equal(await stepRow.locator('.codicon-pass-filled').count(), 1, 'the completed icon');
+      await eventually(
+        'the run ended with exit 0',
+        () => runs(repo, epic).some((r) => r.step_anchor === 'step-1' && r.status !== 'running' && r.exit_code === 0),
+        15_000,
+        diagnose,
+      );
+      await screenshot(page, 'scheduler-tree');
+    },
+  );
 
   test('"Stop scheduler" stops launching agents', { timeout: 90_000 }, async () => {
     await palette(page, 'Springfield: Stop scheduler');
@@ -251,9 +388,18 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     }
     const before = runs(repo, epic).map((r) => r.id);
     await page.waitForTimeout(7000); // more than three ticks of the 2 s loop
-    assert.deepEqual(runs(repo, epic).map((r) => r.id), before, 'no agent was launched after the stop');
+    assert.deepEqual(
+      runs(repo, epic).map((r) => r.id),
+      before,
+      'no agent was launched after the stop',
+    );
     assert.equal(step(repo, 'step-3').status, 'pending', 'a step was ready to launch all along');
-    await eventually('the scheduler log says it stopped', () => /scheduler stopped/.test(schedulerLog(base)), 10_000, diagnose);
+    await eventually(
+      'the scheduler log says it stopped',
+      () => /scheduler stopped/.test(schedulerLog(base)),
+      10_000,
+      diagnose,
+    );
     assert.match(schedulerLog(base), new RegExp(`start Ralph · ${epic} · step-1`));
   });
 });

@@ -15,10 +15,28 @@ import type { Locator, Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { allNotifications, cli, eventually, git, openSpringfield, palette, root, row, screenshot, toast } from './person.ts';
+import {
+  allNotifications,
+  cli,
+  eventually,
+  git,
+  openSpringfield,
+  palette,
+  root,
+  row,
+  screenshot,
+  toast,
+} from './person.ts';
 
-interface Epic { id: string; status: string }
-interface Run { epic_id: string; status: string; exit_code: number | null }
+interface Epic {
+  id: string;
+  status: string;
+}
+interface Run {
+  epic_id: string;
+  status: string;
+  exit_code: number | null;
+}
 
 /** Lisa as a script: fails at once for the epic titled "Flaky", else waits for `release` and proposes her plan. */
 function lisa(out: string): string {
@@ -41,7 +59,9 @@ function agentsHeader(page: Page): Locator {
 }
 
 function agentsWelcome(page: Page): Locator {
-  return page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agents' }) }).locator('.welcome-view-content');
+  return page
+    .locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: 'Agents' }) })
+    .locator('.welcome-view-content');
 }
 
 /** Clicks an action in the Agents view's title bar (shown while the pointer is over it). */
@@ -53,7 +73,9 @@ async function agentsAction(page: Page, label: string): Promise<void> {
 /** The labels of the actions in the Agents view's title bar. */
 async function agentsActions(page: Page): Promise<string[]> {
   await agentsHeader(page).hover();
-  return agentsHeader(page).locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  return agentsHeader(page)
+    .locator('.actions .action-label')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
 }
 
 /** The scheduler's actions in the Agents title become `expected` (the title updates after a context key changes), else fails with what it showed. */
@@ -84,27 +106,35 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
   let session: EditorSession;
   let page: Page;
 
-  before(async () => {
-    assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
-    base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-scheduler-ux-')));
-    repo = join(base, 'notes');
-    out = join(base, 'out');
-    mkdirSync(repo);
-    mkdirSync(out);
-    writeFileSync(join(repo, 'README.md'), '# notes\n');
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'person@example.com');
-    git(repo, 'config', 'user.name', 'A person');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-qm', 'Notes');
-    docs = cli<Epic>(repo, ['epic', 'create', 'Write the docs']).id;
-    flaky = cli<Epic>(repo, ['epic', 'create', 'Flaky']).id;
-    await ensureCodeServer();
-    // xterm's DOM renderer, so a terminal's text can be read as a person sees it.
-    session = await openEditor({ extensionPath: root, workspace: repo, theme: 'dark', settings: { 'terminal.integrated.gpuAcceleration': 'off' } });
-    page = session.page;
-    await openSpringfield(page, 260);
-  }, { timeout: 15 * 60_000 });
+  before(
+    async () => {
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-scheduler-ux-')));
+      repo = join(base, 'notes');
+      out = join(base, 'out');
+      mkdirSync(repo);
+      mkdirSync(out);
+      writeFileSync(join(repo, 'README.md'), '# notes\n');
+      git(repo, 'init', '-q', '-b', 'main');
+      git(repo, 'config', 'user.email', 'person@example.com');
+      git(repo, 'config', 'user.name', 'A person');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-qm', 'Notes');
+      docs = cli<Epic>(repo, ['epic', 'create', 'Write the docs']).id;
+      flaky = cli<Epic>(repo, ['epic', 'create', 'Flaky']).id;
+      await ensureCodeServer();
+      // xterm's DOM renderer, so a terminal's text can be read as a person sees it.
+      session = await openEditor({
+        extensionPath: root,
+        workspace: repo,
+        theme: 'dark',
+        settings: { 'terminal.integrated.gpuAcceleration': 'off' },
+      });
+      page = session.page;
+      await openSpringfield(page, 260);
+    },
+    { timeout: 15 * 60_000 },
+  );
 
   after(async () => {
     if (out) writeFileSync(join(out, 'release'), '');
@@ -112,112 +142,220 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  test('with no agent configured, the Agents view says so and offers Configure agents…', { timeout: 60_000 }, async () => {
-    const welcome = agentsWelcome(page);
-    await welcome.getByRole('button', { name: 'Configure agents…' }).waitFor({ timeout: 30_000 });
-    assert.match(await welcome.innerText(), /No agent is configured yet, so the scheduler has no one to start/);
-    await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start, not Stop');
-    await screenshot(page, 'scheduler-no-agents-welcome');
-  });
+  test(
+    'with no agent configured, the Agents view says so and offers Configure agents…',
+    { timeout: 60_000 },
+    async () => {
+      const welcome = agentsWelcome(page);
+      await welcome.getByRole('button', { name: 'Configure agents…' }).waitFor({ timeout: 30_000 });
+      assert.match(await welcome.innerText(), /No agent is configured yet, so the scheduler has no one to start/);
+      await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start, not Stop');
+      await screenshot(page, 'scheduler-no-agents-welcome');
+    },
+  );
 
-  test('Run scheduler once says why nothing happened, and its Configure agents… opens the presets', { timeout: 60_000 }, async () => {
-    await agentsAction(page, 'Run scheduler once');
-    const told = toast(page, /Springfield: Nothing was started because no agent is configured: there is no Lisa to plan, Ralph to build or Bart to review\./);
-    await told.waitFor({ timeout: 15_000 });
-    await screenshot(page, 'scheduler-no-agents-toast');
-    await told.getByRole('button', { name: 'Configure agents…' }).click();
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Claude Code' }).first().waitFor({ timeout: 10_000 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.json template' }).first().waitFor();
-    await screenshot(page, 'scheduler-configure-from-toast');
-    await page.keyboard.press('Escape');
-    assert.equal(existsSync(join(repo, '.springfield', 'config.json')), false, 'nothing written when the pick is dismissed');
-  });
+  test(
+    'Run scheduler once says why nothing happened, and its Configure agents… opens the presets',
+    { timeout: 60_000 },
+    async () => {
+      await agentsAction(page, 'Run scheduler once');
+      const told = toast(
+        page,
+        /Springfield: Nothing was started because no agent is configured: there is no Lisa to plan, Ralph to build or Bart to review\./,
+      );
+      await told.waitFor({ timeout: 15_000 });
+      await screenshot(page, 'scheduler-no-agents-toast');
+      await told.getByRole('button', { name: 'Configure agents…' }).click();
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Claude Code' })
+        .first()
+        .waitFor({ timeout: 10_000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.json template' }).first().waitFor();
+      await screenshot(page, 'scheduler-configure-from-toast');
+      await page.keyboard.press('Escape');
+      assert.equal(
+        existsSync(join(repo, '.springfield', 'config.json')),
+        false,
+        'nothing written when the pick is dismissed',
+      );
+    },
+  );
 
-  test('Start shows Stop instead, the status bar says the scheduler runs, and it says what it waits for', { timeout: 60_000 }, async () => {
-    await agentsAction(page, 'Start scheduler');
-    await toast(page, /Springfield scheduler running\. Nothing was started because no agent is configured/).waitFor({ timeout: 15_000 });
-    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 10_000 });
-    await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: 10_000 });
-    await expectSchedulerActions(page, ['Stop scheduler'], 'Stop only');
-    await screenshot(page, 'scheduler-running-no-agents');
-    await agentsAction(page, 'Stop scheduler');
-    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
-    await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
-  });
+  test(
+    'Start shows Stop instead, the status bar says the scheduler runs, and it says what it waits for',
+    { timeout: 60_000 },
+    async () => {
+      await agentsAction(page, 'Start scheduler');
+      await toast(page, /Springfield scheduler running\. Nothing was started because no agent is configured/).waitFor({
+        timeout: 15_000,
+      });
+      await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 10_000 });
+      await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: 10_000 });
+      await expectSchedulerActions(page, ['Stop scheduler'], 'Stop only');
+      await screenshot(page, 'scheduler-running-no-agents');
+      await agentsAction(page, 'Stop scheduler');
+      await page
+        .locator('.part.statusbar')
+        .getByText('Scheduler running')
+        .waitFor({ state: 'detached', timeout: 10_000 });
+      await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
+    },
+  );
 
-  test('config.json written by hand is noticed: the welcome offers Start scheduler and the walkthrough ticks "Choose your agents"', { timeout: 60_000 }, async () => {
-    const script = join(base, 'lisa.cjs');
-    writeFileSync(script, lisa(out));
-    // A short backoff: the flaky Lisa fails three times (in one terminal) and her epic is blocked.
-    writeFileSync(join(repo, '.springfield', 'config.json'), JSON.stringify({ roles: { lisa: [process.execPath, script] }, maxParallelAgents: 2, retryBackoffSeconds: [2] }));
-    const welcome = agentsWelcome(page);
-    await welcome.getByText('Agents are configured.').waitFor({ timeout: 15_000 });
-    await welcome.getByRole('button', { name: 'Start scheduler' }).waitFor();
-    await palette(page, 'Springfield: Get started');
-    const step = page.locator('.getting-started-step', { hasText: 'Choose your agents' });
-    await step.waitFor({ timeout: 20_000 });
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } })
-      .document.querySelector('.getting-started-step[data-step-id$="agents"]')?.getAttribute('aria-checked') === 'true', undefined, { timeout: 10_000 })
-      .catch(async () => assert.fail(`"Choose your agents" not ticked: ${await step.getAttribute('aria-checked')}`));
-    assert.notEqual(await page.locator('.getting-started-step', { hasText: 'Let the scheduler run them' }).getAttribute('aria-checked'), 'true', 'no agent has run yet');
-    await screenshot(page, 'scheduler-walkthrough-agents');
-    await page.keyboard.press('Control+W');
-  });
+  test(
+    'config.json written by hand is noticed: the welcome offers Start scheduler and the walkthrough ticks "Choose your agents"',
+    { timeout: 60_000 },
+    async () => {
+      const script = join(base, 'lisa.cjs');
+      writeFileSync(script, lisa(out));
+      // A short backoff: the flaky Lisa fails three times (in one terminal) and her epic is blocked.
+      writeFileSync(
+        join(repo, '.springfield', 'config.json'),
+        JSON.stringify({ roles: { lisa: [process.execPath, script] }, maxParallelAgents: 2, retryBackoffSeconds: [2] }),
+      );
+      const welcome = agentsWelcome(page);
+      await welcome.getByText('Agents are configured.').waitFor({ timeout: 15_000 });
+      await welcome.getByRole('button', { name: 'Start scheduler' }).waitFor();
+      await palette(page, 'Springfield: Get started');
+      const step = page.locator('.getting-started-step', { hasText: 'Choose your agents' });
+      await step.waitFor({ timeout: 20_000 });
+      await page
+        .waitForFunction(
+          () =>
+            (
+              globalThis as unknown as {
+                document: { querySelector(s: string): { getAttribute(n: string): string | null } | null };
+              }
+            ).document
+              .querySelector('.getting-started-step[data-step-id$="agents"]')
+              ?.getAttribute('aria-checked') === 'true',
+          undefined,
+          { timeout: 10_000 },
+        )
+        .catch(async () => assert.fail(`"Choose your agents" not ticked: ${await step.getAttribute('aria-checked')}`));
+      assert.notEqual(
+        await page
+          .locator('.getting-started-step', { hasText: 'Let the scheduler run them' })
+          .getAttribute('aria-checked'),
+        'true',
+        'no agent has run yet',
+      );
+      await screenshot(page, 'scheduler-walkthrough-agents');
+      await page.keyboard.press('Control+W');
+    },
+  );
 
-  test('agent terminals stay open with their outcome; a failing agent brings no terminal toast; the row shows iteration 1/5', { timeout: 120_000 }, async () => {
-    await agentsWelcome(page).getByRole('button', { name: 'Start scheduler' }).click();
-    // A config nobody allowed yet: the person sees what it runs and allows it (docs/trust.md).
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: 15_000 });
-    assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.lisa: \S+ \S+lisa\.cjs/);
-    await dialog.getByRole('button', { name: 'Allow' }).click();
-    await eventually('the flaky run failed', () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'), 30_000);
-    await row(page, 'Lisa · Write the docs').filter({ hasText: /running \d+s · iteration 1\/5/ }).waitFor({ timeout: 15_000 });
-    const failed = await eventuallyText(page, 'Lisa · Flaky', /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/);
-    assert.match(failed, /model unavailable: ANTHROPIC_API_KEY is not set/, 'the agent\'s own output is above the outcome');
-    assert.match(failed, /Press any key to close this terminal\./);
-    // Her three runs on the epic went to one terminal, each outcome under the last; then the epic waits for a person.
-    await eventually('the flaky epic blocked', () => cli<Epic>(repo, ['epic', 'show', flaky]).status === 'blocked', 30_000);
-    const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
-    assert.equal(tabs.filter((t) => t.includes('Lisa · Flaky')).length, 1, `one terminal for the epic's Lisa: ${JSON.stringify(tabs)}`);
-    assert.equal(cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.length, 3, 'three runs');
-    await row(page, 'Retry').filter({ hasText: 'Flaky · Lisa failed 3 times in a row' }).waitFor({ timeout: 10_000 });
-    await screenshot(page, 'scheduler-terminal-failed');
+  test(
+    'agent terminals stay open with their outcome; a failing agent brings no terminal toast; the row shows iteration 1/5',
+    { timeout: 120_000 },
+    async () => {
+      await agentsWelcome(page).getByRole('button', { name: 'Start scheduler' }).click();
+      // A config nobody allowed yet: the person sees what it runs and allows it (docs/trust.md).
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 15_000 });
+      assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.lisa: \S+ \S+lisa\.cjs/);
+      await dialog.getByRole('button', { name: 'Allow' }).click();
+      await eventually(
+        'the flaky run failed',
+        () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'),
+        30_000,
+      );
+      await row(page, 'Lisa · Write the docs')
+        .filter({ hasText: /running \d+s · iteration 1\/5/ })
+        .waitFor({ timeout: 15_000 });
+      const failed = await eventuallyText(
+        page,
+        'Lisa · Flaky',
+        /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/,
+      );
+      assert.match(
+        failed,
+        /model unavailable: ANTHROPIC_API_KEY is not set/,
+        "the agent's own output is above the outcome",
+      );
+      assert.match(failed, /Press any key to close this terminal\./);
+      // Her three runs on the epic went to one terminal, each outcome under the last; then the epic waits for a person.
+      await eventually(
+        'the flaky epic blocked',
+        () => cli<Epic>(repo, ['epic', 'show', flaky]).status === 'blocked',
+        30_000,
+      );
+      const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
+      assert.equal(
+        tabs.filter((t) => t.includes('Lisa · Flaky')).length,
+        1,
+        `one terminal for the epic's Lisa: ${JSON.stringify(tabs)}`,
+      );
+      assert.equal(cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.length, 3, 'three runs');
+      await row(page, 'Retry').filter({ hasText: 'Flaky · Lisa failed 3 times in a row' }).waitFor({ timeout: 10_000 });
+      await screenshot(page, 'scheduler-terminal-failed');
 
-    writeFileSync(join(out, 'release'), '');
-    const ok = await eventuallyText(page, 'Lisa · Write the docs', /✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval/);
-    assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, 'the agent\'s output stays above it');
-    await toast(page, new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`)).waitFor({ timeout: 15_000 });
-    // Nothing under way: the scheduler says it waits for the person, under what waits for them.
-    await row(page, 'Needs you (2)').waitFor({ timeout: 10_000 });
-    await row(page, 'Scheduler idle: waiting for you (the 2 items above).').waitFor({ timeout: 10_000 });
-    await page.locator('.part.statusbar').getByText('2 need you').waitFor({ timeout: 10_000 });
-    await screenshot(page, 'scheduler-terminal-outcome');
-    assert.deepEqual((await allNotifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)), [], "VS Code's own toast for a failed terminal never shows");
+      writeFileSync(join(out, 'release'), '');
+      const ok = await eventuallyText(
+        page,
+        'Lisa · Write the docs',
+        /✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval/,
+      );
+      assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, "the agent's output stays above it");
+      await toast(
+        page,
+        new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`),
+      ).waitFor({ timeout: 15_000 });
+      // Nothing under way: the scheduler says it waits for the person, under what waits for them.
+      await row(page, 'Needs you (2)').waitFor({ timeout: 10_000 });
+      await row(page, 'Scheduler idle: waiting for you (the 2 items above).').waitFor({ timeout: 10_000 });
+      await page.locator('.part.statusbar').getByText('2 need you').waitFor({ timeout: 10_000 });
+      await screenshot(page, 'scheduler-terminal-outcome');
+      assert.deepEqual(
+        (await allNotifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)),
+        [],
+        "VS Code's own toast for a failed terminal never shows",
+      );
 
-    const before = await page.locator('.part.panel .terminal-tabs-entry').count();
-    await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Lisa · Write the docs' }).first().click();
-    await page.locator('.part.panel .terminal-wrapper.active .xterm').click();
-    await page.keyboard.press('Enter');
-    await page.waitForFunction((n) => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('.part.panel .terminal-tabs-entry').length < n, before, { timeout: 10_000 })
-      .catch(() => undefined); // with one terminal left the panel shows no tab list: checked by name below
-    const names = await page.locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab').allInnerTexts();
-    assert.ok(!names.some((n) => n.includes('Lisa · Write the docs')), `the closed terminal is gone: ${JSON.stringify(names)}`);
-  });
+      const before = await page.locator('.part.panel .terminal-tabs-entry').count();
+      await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Lisa · Write the docs' }).first().click();
+      await page.locator('.part.panel .terminal-wrapper.active .xterm').click();
+      await page.keyboard.press('Enter');
+      await page
+        .waitForFunction(
+          (n) =>
+            (
+              globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }
+            ).document.querySelectorAll('.part.panel .terminal-tabs-entry').length < n,
+          before,
+          { timeout: 10_000 },
+        )
+        .catch(() => undefined); // with one terminal left the panel shows no tab list: checked by name below
+      const names = await page
+        .locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab')
+        .allInnerTexts();
+      assert.ok(
+        !names.some((n) => n.includes('Lisa · Write the docs')),
+        `the closed terminal is gone: ${JSON.stringify(names)}`,
+      );
+    },
+  );
 
-  test('config.json changed while the scheduler runs is asked about again; Cancel stops the scheduler, saying why', { timeout: 60_000 }, async () => {
-    const config = join(repo, '.springfield', 'config.json');
-    const changed = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
-    writeFileSync(config, JSON.stringify({ ...changed, verification: [['npm', 'test']] }));
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: 20_000 });
-    assert.match(await dialog.innerText(), /changed since you allowed it[\s\S]*verification\[0\]: npm test/);
-    await screenshot(page, 'scheduler-config-changed');
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: 10_000 });
-    await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ state: 'detached', timeout: 10_000 });
-    await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again once stopped');
-  });
+  test(
+    'config.json changed while the scheduler runs is asked about again; Cancel stops the scheduler, saying why',
+    { timeout: 60_000 },
+    async () => {
+      const config = join(repo, '.springfield', 'config.json');
+      const changed = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+      writeFileSync(config, JSON.stringify({ ...changed, verification: [['npm', 'test']] }));
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 20_000 });
+      assert.match(await dialog.innerText(), /changed since you allowed it[\s\S]*verification\[0\]: npm test/);
+      await screenshot(page, 'scheduler-config-changed');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: 10_000 });
+      await page
+        .locator('.part.statusbar')
+        .getByText('Scheduler running')
+        .waitFor({ state: 'detached', timeout: 10_000 });
+      await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again once stopped');
+    },
+  );
 });
 
 /** Waits until the terminal named `name` shows `pattern` (rows joined: the panel wraps long lines); returns its text. */

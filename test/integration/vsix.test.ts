@@ -19,15 +19,31 @@ test('the packaged VSIX installs into code-server and shows the epics', { timeou
   t.after(() => rmSync(work, { recursive: true, force: true }));
   const vsix = join(work, 'springfield.vsix');
   // What is inside (manifest fields, icon, README images, no dev-only file) is checked by test/cli/vsixPackage.test.ts.
-  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '-o', vsix], { cwd: root, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '-o', vsix], {
+    cwd: root,
+    stdio: 'pipe',
+  });
 
   const extensionsDir = join(work, 'extensions');
   const home = join(work, 'home');
   mkdirSync(home, { recursive: true });
   writeFileSync(join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
   const entry = await ensureCodeServer();
-  const out = execFileSync(node24(), [entry, '--config', join(home, 'config.yaml'), '--user-data-dir', join(home, 'data'), '--extensions-dir', extensionsDir, '--install-extension', vsix],
-    { encoding: 'utf8', env: cleanEnv({ XDG_DATA_HOME: join(home, 'xdg'), XDG_CONFIG_HOME: join(home, 'xdg') }) });
+  const out = execFileSync(
+    node24(),
+    [
+      entry,
+      '--config',
+      join(home, 'config.yaml'),
+      '--user-data-dir',
+      join(home, 'data'),
+      '--extensions-dir',
+      extensionsDir,
+      '--install-extension',
+      vsix,
+    ],
+    { encoding: 'utf8', env: cleanEnv({ XDG_DATA_HOME: join(home, 'xdg'), XDG_CONFIG_HOME: join(home, 'xdg') }) },
+  );
   assert.match(out, /was successfully installed/);
 
   const base = join(work, 'repo');

@@ -47,22 +47,36 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
     const log = join(run.dir, `crash-${n}.log`);
     logs.push(log);
     const handle = spawnWorker({
-      db: url, host, repo: REPO, plan: host === 'a' ? clones.a : clones.b, planPath: run.planPath, worktree: `/wt/crash-${n}`, mode: 'correct', log,
-      leaseSeconds: 2, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 60_000, seed: SEED * 7 + n, thinkMs: 20,
+      db: url,
+      host,
+      repo: REPO,
+      plan: host === 'a' ? clones.a : clones.b,
+      planPath: run.planPath,
+      worktree: `/wt/crash-${n}`,
+      mode: 'correct',
+      log,
+      leaseSeconds: 2,
+      maxOps: Number.MAX_SAFE_INTEGER,
+      idleMs: 60_000,
+      seed: SEED * 7 + n,
+      thinkMs: 20,
     });
     const entry = { handle, holder: `${host}:/wt/crash-${n}`, killed: false };
     live.add(entry);
     running.add(handle);
-    void handle.ready.then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS))).then(() => {
-      if (entry.killed || stopping) return;
-      entry.killed = true;
-      kills++;
-      handle.child.kill('SIGKILL');
-    });
+    void handle.ready
+      .then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS)))
+      .then(() => {
+        if (entry.killed || stopping) return;
+        entry.killed = true;
+        kills++;
+        handle.child.kill('SIGKILL');
+      });
     void handle.done.then((r) => {
       live.delete(entry);
       running.delete(handle);
-      if (!entry.killed) exits.push(`crash-${n} exited by itself (code ${r.code}, ${JSON.stringify(r.summary)}): ${r.stderr}`);
+      if (!entry.killed)
+        exits.push(`crash-${n} exited by itself (code ${r.code}, ${JSON.stringify(r.summary)}): ${r.stderr}`);
       else if (!stopping) spawnOne();
     });
   };
@@ -86,18 +100,32 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
   assert.deepEqual(exits, [], 'no worker may exit by itself (it would mean an error or the plan ran out)');
   assert.ok(kills >= KILLS, `only ${kills} kills before the deadline`);
   const { lines, violations: logViolations } = readLogs(logs);
-  assert.ok(lines.some((l) => l.op === 'complete'), 'no killed worker completed a step, so no completion was at risk');
-  const violations = [...logViolations, ...checkRows(await postgresRows(url, REPO), lines, { requireAllCompleted: false })];
+  assert.ok(
+    lines.some((l) => l.op === 'complete'),
+    'no killed worker completed a step, so no completion was at risk',
+  );
+  const violations = [
+    ...logViolations,
+    ...checkRows(await postgresRows(url, REPO), lines, { requireAllCompleted: false }),
+  ];
   assert.deepEqual(violations, [], `violations: ${JSON.stringify(summarize(violations))}`);
 
   // Orphans: every claim still held by a killed worker is reclaimed once its lease has run out.
   const rows = await postgresRows(url, REPO);
   const held = rows.steps.filter((s) => s.status === 'claimed' || s.status === 'in_progress');
   const completed = rows.steps.filter((s) => s.status === 'completed').length;
-  assert.ok(completed > 0 && completed < rows.steps.length, `${completed} of ${rows.steps.length} steps completed: the plan ran out`);
+  assert.ok(
+    completed > 0 && completed < rows.steps.length,
+    `${completed} of ${rows.steps.length} steps completed: the plan ran out`,
+  );
   assert.ok(held.length > 0, 'the kills left no orphaned claim to reclaim');
   const lastClaim = new Map(rows.events.filter((e) => e.action !== 'complete').map((e) => [e.anchor, e]));
-  const store = openStore({ location: url, repository: { id: REPO, source: 'configured' }, host: 'recovery', clock: new ManualClock(Date.now() + 3_600_000) });
+  const store = openStore({
+    location: url,
+    repository: { id: REPO, source: 'configured' },
+    host: 'recovery',
+    clock: new ManualClock(Date.now() + 3_600_000),
+  });
   const actor: Actor = { worktree: '/wt/recovery', agent: null };
   const left = new Map(held.map((s) => [s.anchor, s]));
   let recoveries = 0;
@@ -123,5 +151,7 @@ test(`crash on PostgreSQL: ${KILLS}+ kill -9 of writers on two hosts lose no com
   }
   const after = checkRows(await postgresRows(url, REPO), lines, { requireAllCompleted: false });
   assert.deepEqual(after, [], `violations after reclaiming: ${JSON.stringify(summarize(after))}`);
-  t.diagnostic(`seed ${SEED}: ${kills} kills, ${spawned} workers, ${completed} of ${rows.steps.length} steps completed, ${lines.filter((l) => l.op === 'complete').length} completions logged, ${held.length} orphans reclaimed in ${recoveries} claims`);
+  t.diagnostic(
+    `seed ${SEED}: ${kills} kills, ${spawned} workers, ${completed} of ${rows.steps.length} steps completed, ${lines.filter((l) => l.op === 'complete').length} completions logged, ${held.length} orphans reclaimed in ${recoveries} claims`,
+  );
 });

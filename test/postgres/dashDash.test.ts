@@ -8,4 +8,7 @@ const pg = postgresForFile({ durability: 'fast' });
 
 before(() => ensureCli());
 
-dashDashSuite('postgres', () => ({ SPRINGFIELD_DATABASE_URL: pg.server.createDatabase('dash_dash'), SPRINGFIELD_HOST: 'host-a' }));
+dashDashSuite('postgres', () => ({
+  SPRINGFIELD_DATABASE_URL: pg.server.createDatabase('dash_dash'),
+  SPRINGFIELD_HOST: 'host-a',
+}));

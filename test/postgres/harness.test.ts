@@ -45,14 +45,27 @@ test('a throwaway server: socket-only, durable, survives restarts, and leaves no
     if (server.watchdogPid !== null) pids.push(server.watchdogPid);
     assert.match(server.url, /^postgres:\/\/springfield:[0-9a-f]+@\/springfield\?host=\/[^&]+\/socket&port=5432$/);
     // unix_socket_directories is visible to superusers only.
-    const settings = await query<{ name: string; setting: string }>(server.superuserUrl,
-      `SELECT name, setting FROM pg_settings WHERE name IN ('listen_addresses', 'fsync', 'full_page_writes', 'synchronous_commit', 'unix_socket_directories', 'TimeZone') ORDER BY name`);
+    const settings = await query<{ name: string; setting: string }>(
+      server.superuserUrl,
+      `SELECT name, setting FROM pg_settings WHERE name IN ('listen_addresses', 'fsync', 'full_page_writes', 'synchronous_commit', 'unix_socket_directories', 'TimeZone') ORDER BY name`,
+    );
     assert.deepEqual(Object.fromEntries(settings.map((s) => [s.name, s.setting])), {
-      TimeZone: 'UTC', fsync: 'on', full_page_writes: 'on', listen_addresses: '', synchronous_commit: 'on', unix_socket_directories: server.socketDir,
+      TimeZone: 'UTC',
+      fsync: 'on',
+      full_page_writes: 'on',
+      listen_addresses: '',
+      synchronous_commit: 'on',
+      unix_socket_directories: server.socketDir,
     });
-    const [who] = await query<{ user: string; db: string }>(server.url, 'SELECT current_user AS user, current_database() AS db');
+    const [who] = await query<{ user: string; db: string }>(
+      server.url,
+      'SELECT current_user AS user, current_database() AS db',
+    );
     assert.deepEqual(who, { user: 'springfield', db: 'springfield' });
-    await assert.rejects(query(server.url.replace(/:[0-9a-f]+@/, ':wrong@'), 'SELECT 1'), /password authentication failed/);
+    await assert.rejects(
+      query(server.url.replace(/:[0-9a-f]+@/, ':wrong@'), 'SELECT 1'),
+      /password authentication failed/,
+    );
 
     await query(server.url, 'CREATE TABLE t (id int PRIMARY KEY, v text NOT NULL)');
     await query(server.url, `INSERT INTO t VALUES (1, 'before the crash')`);
@@ -63,7 +76,11 @@ test('a throwaway server: socket-only, durable, survives restarts, and leaves no
     assert.notEqual(server.pid(), pid, 'a new postmaster after the restart');
     await assert.rejects(held.query('SELECT 1'), 'a connection from before the restart is dead');
     await held.end().catch(() => undefined);
-    assert.deepEqual(await query(server.url, 'SELECT v FROM t'), [{ v: 'before the crash' }], 'a committed row survives an immediate (crash) restart');
+    assert.deepEqual(
+      await query(server.url, 'SELECT v FROM t'),
+      [{ v: 'before the crash' }],
+      'a committed row survives an immediate (crash) restart',
+    );
     const second = server.pid();
     assert.ok(second !== null);
     pids.push(second, ...childrenOf(second));
@@ -80,7 +97,10 @@ test('a throwaway server: socket-only, durable, survives restarts, and leaves no
     server.stop();
   }
   assert.equal(liveServers().length, 0);
-  assert.ok(await eventually(everythingGone(pids, server.dataDir)), `left behind: ${pids.filter(running).join(', ') || 'none'}; directory ${existsSync(dirname(server.dataDir)) ? 'still there' : 'gone'}`);
+  assert.ok(
+    await eventually(everythingGone(pids, server.dataDir)),
+    `left behind: ${pids.filter(running).join(', ') || 'none'}; directory ${existsSync(dirname(server.dataDir)) ? 'still there' : 'gone'}`,
+  );
   server.stop(); // idempotent
 });
 
@@ -93,9 +113,18 @@ interface Started {
 }
 
 /** Runs harnessChild.ts until it reports its server; `how` says how it then dies. */
-async function childServer(how: 'wait' | 'throw', t: TestContext): Promise<{ started: Started; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; kill: (s: NodeJS.Signals) => void }> {
+async function childServer(
+  how: 'wait' | 'throw',
+  t: TestContext,
+): Promise<{
+  started: Started;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill: (s: NodeJS.Signals) => void;
+}> {
   const child = spawn(process.execPath, [CHILD, how], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   // A failed assertion must not leave the child (and so this test file) waiting forever; its watchdog then cleans up.
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -103,7 +132,9 @@ async function childServer(how: 'wait' | 'throw', t: TestContext): Promise<{ sta
   });
   let out = '';
   let err = '';
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   const started = await new Promise<Started>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -115,27 +146,47 @@ async function childServer(how: 'wait' | 'throw', t: TestContext): Promise<{ sta
 }
 
 // Each case is its own process with its own server, so they run side by side.
-describe('a process that started a server (fast mode) and ended badly leaves nothing behind', { concurrency: true }, () => {
-  for (const [name, how, signal] of [
-    ['killed with SIGKILL: the watchdog stops the server and removes its files', 'wait', 'SIGKILL'],
-    ['told to stop with SIGTERM: the exit hook stops the server, and the process still ends by the signal', 'wait', 'SIGTERM'],
-    ['crashed by an uncaught exception: the exit hook stops the server', 'throw', null],
-  ] as const) {
-    test(name, async (t) => {
-      const { started, exited, kill } = await childServer(how, t);
-      const pids = [started.pid, ...started.children, started.watchdogPid];
-      assert.ok(running(started.pid) && started.children.length > 0, 'the server ran with its background processes');
-      assert.equal(started.settings, 'fsync=off full_page_writes=off synchronous_commit=on', 'fast mode: no fsync, commits still synchronous');
-      kill(signal ?? 'SIGUSR2'); // SIGUSR2: the child throws
-      const end = await exited;
-      if (signal) assert.equal(end.signal, signal);
-      else assert.equal(end.code, 1);
-      // The exit hook cleans up before the process ends; only the watchdog could do it later.
-      if (signal !== 'SIGKILL') assert.equal(existsSync(dirname(started.dataDir)), false, 'removed by the exit hook before the process ended');
-      assert.ok(await eventually(everythingGone(pids, started.dataDir)), `left behind: ${pids.filter(running).join(', ') || 'no process'}; directory ${existsSync(dirname(started.dataDir)) ? 'still there' : 'gone'}`);
-    });
-  }
-});
+describe(
+  'a process that started a server (fast mode) and ended badly leaves nothing behind',
+  { concurrency: true },
+  () => {
+    for (const [name, how, signal] of [
+      ['killed with SIGKILL: the watchdog stops the server and removes its files', 'wait', 'SIGKILL'],
+      [
+        'told to stop with SIGTERM: the exit hook stops the server, and the process still ends by the signal',
+        'wait',
+        'SIGTERM',
+      ],
+      ['crashed by an uncaught exception: the exit hook stops the server', 'throw', null],
+    ] as const) {
+      test(name, async (t) => {
+        const { started, exited, kill } = await childServer(how, t);
+        const pids = [started.pid, ...started.children, started.watchdogPid];
+        assert.ok(running(started.pid) && started.children.length > 0, 'the server ran with its background processes');
+        assert.equal(
+          started.settings,
+          'fsync=off full_page_writes=off synchronous_commit=on',
+          'fast mode: no fsync, commits still synchronous',
+        );
+        kill(signal ?? 'SIGUSR2'); // SIGUSR2: the child throws
+        const end = await exited;
+        if (signal) assert.equal(end.signal, signal);
+        else assert.equal(end.code, 1);
+        // The exit hook cleans up before the process ends; only the watchdog could do it later.
+        if (signal !== 'SIGKILL')
+          assert.equal(
+            existsSync(dirname(started.dataDir)),
+            false,
+            'removed by the exit hook before the process ended',
+          );
+        assert.ok(
+          await eventually(everythingGone(pids, started.dataDir)),
+          `left behind: ${pids.filter(running).join(', ') || 'no process'}; directory ${existsSync(dirname(started.dataDir)) ? 'still there' : 'gone'}`,
+        );
+      });
+    }
+  },
+);
 
 let fileServer: PostgresServer | undefined;
 describe('postgresForFile: one server for a group of tests', () => {

@@ -26,7 +26,11 @@ async function setup(t: { after(fn: () => unknown): void }) {
   const proxy = await startPgProxy(url);
   const direct = open(url);
   const store = open(proxy.url);
-  t.after(async () => { await store.close(); await direct.close(); proxy.close(); });
+  t.after(async () => {
+    await store.close();
+    await direct.close();
+    proxy.close();
+  });
   await direct.initPlan(PLAN, A);
   // Warm the store's connection so the statements are prepared and the cut hits the operation itself.
   await store.ready(P);
@@ -41,8 +45,15 @@ test('a claim whose reply is lost after COMMIT returns the step it claimed; no s
   const claim = await store.claimNext(PLAN, A);
   await cut;
   assert.ok(claim.claimed);
-  assert.deepEqual([claim.step_anchor, claim.claim_token, claim.claimed_by, claim.agent, claim.remaining_ready, claim.total_remaining], ['step-1', 1, '/wt/a', 'agent-a', 2, 3]);
-  assert.deepEqual((await claimEvents(direct)).map((e) => e.step_anchor), ['step-1'], 'one claim was made');
+  assert.deepEqual(
+    [claim.step_anchor, claim.claim_token, claim.claimed_by, claim.agent, claim.remaining_ready, claim.total_remaining],
+    ['step-1', 1, '/wt/a', 'agent-a', 2, 3],
+  );
+  assert.deepEqual(
+    (await claimEvents(direct)).map((e) => e.step_anchor),
+    ['step-1'],
+    'one claim was made',
+  );
   const ready = await direct.ready(P);
   assert.deepEqual([ready.claimed_steps, ready.ready_steps], [['step-1'], ['step-2', 'step-3']]);
   // The claim is the holder's at once, not after its lease: it completes with the recovered token.
@@ -57,7 +68,10 @@ test('a claim cut before the server received it is made once, by running it agai
   await cut;
   assert.ok(claim.claimed);
   assert.deepEqual([claim.step_anchor, claim.claim_token], ['step-1', 1]);
-  assert.deepEqual((await claimEvents(direct)).map((e) => e.step_anchor), ['step-1']);
+  assert.deepEqual(
+    (await claimEvents(direct)).map((e) => e.step_anchor),
+    ['step-1'],
+  );
 });
 
 test('a completion whose reply is lost after COMMIT returns its result, plan completion included', async (t) => {
@@ -73,8 +87,15 @@ test('a completion whose reply is lost after COMMIT returns its result, plan com
   const done = await store.complete(PLAN, 'step-3', { ...A, token: last.claim_token }, { commitHash: 'abc1234' });
   await cut;
   assert.deepEqual(done, {
-    completed: true, step_anchor: 'step-3', commit_hash: 'abc1234', forced: false, force_reason: null,
-    incomplete_items_auto_completed: 0, already_completed: false, plan_completed: true, remaining_steps: 0,
+    completed: true,
+    step_anchor: 'step-3',
+    commit_hash: 'abc1234',
+    forced: false,
+    force_reason: null,
+    incomplete_items_auto_completed: 0,
+    already_completed: false,
+    plan_completed: true,
+    remaining_steps: 0,
   });
   const events = await direct.events({ planPath: P });
   assert.equal(events.filter((e) => e.action === 'complete' && e.entity === 'step').length, 3);

@@ -18,8 +18,18 @@ function text(r: unknown): string {
   return ((r as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
-async function mcpClient(t: { after(fn: () => Promise<void>): void }, cwd: string, env: Record<string, string>): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'mcp'], cwd, env: cleanEnv(env) as Record<string, string>, stderr: 'pipe' });
+async function mcpClient(
+  t: { after(fn: () => Promise<void>): void },
+  cwd: string,
+  env: Record<string, string>,
+): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_PATH, 'mcp'],
+    cwd,
+    env: cleanEnv(env) as Record<string, string>,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'springfield-test', version: '1.0.0' });
   await client.connect(transport);
   t.after(() => client.close());
@@ -38,14 +48,29 @@ test('the MCP tools claim and update on the shared PostgreSQL store, as this hos
   const claimed = await a.callTool({ name: 'springfield_claim_next_step', arguments: { plan: 'plans/p.md' } });
   assert.notEqual(claimed.isError, true, text(claimed));
   assert.match(text(claimed), /step-1/);
-  const shown = assertOk<{ plans: { steps: { anchor: string; status: string; agent: string | null }[] }[] }>(runJson(repo.root, ['show', 'plans/p.md'], hostA));
-  assert.deepEqual(shown.plans[0]?.steps.map((s) => [s.anchor, s.status, s.agent]), [['step-1', 'claimed', 'claude'], ['step-2', 'pending', null]], 'the claim is on the server');
+  const shown = assertOk<{ plans: { steps: { anchor: string; status: string; agent: string | null }[] }[] }>(
+    runJson(repo.root, ['show', 'plans/p.md'], hostA),
+  );
+  assert.deepEqual(
+    shown.plans[0]?.steps.map((s) => [s.anchor, s.status, s.agent]),
+    [
+      ['step-1', 'claimed', 'claude'],
+      ['step-2', 'pending', null],
+    ],
+    'the claim is on the server',
+  );
   assert.equal(existsSync(join(repo.root, '.springfield', 'state.db')), false, 'no SQLite file was made');
 
   const b = await mcpClient(t, repo.root, { ...hostA, SPRINGFIELD_HOST: 'host-b' });
-  const refused = await b.callTool({ name: 'springfield_update_items', arguments: { plan: 'plans/p.md', step: 'step-1', all: 'completed' } });
+  const refused = await b.callTool({
+    name: 'springfield_update_items',
+    arguments: { plan: 'plans/p.md', step: 'step-1', all: 'completed' },
+  });
   assert.equal(refused.isError, true, 'the same worktree path on another host does not hold the step');
   assert.match(text(refused), /held by|not_holder|holder/i);
-  const updated = await a.callTool({ name: 'springfield_update_items', arguments: { plan: 'plans/p.md', step: 'step-1', all: 'completed' } });
+  const updated = await a.callTool({
+    name: 'springfield_update_items',
+    arguments: { plan: 'plans/p.md', step: 'step-1', all: 'completed' },
+  });
   assert.notEqual(updated.isError, true, text(updated));
 });

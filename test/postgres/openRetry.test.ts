@@ -37,7 +37,11 @@ test("a restart just before a transaction's BEGIN reaches the server is retried,
   await p.proxy.up();
   const r = await command;
   assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
-  assert.deepEqual((await p.direct.listEpics()).map((e) => e.title), ['Survives a restart'], 'one epic');
+  assert.deepEqual(
+    (await p.direct.listEpics()).map((e) => e.title),
+    ['Survives a restart'],
+    'one epic',
+  );
 });
 
 for (const moment of MOMENTS) {
@@ -49,7 +53,11 @@ for (const moment of MOMENTS) {
     if (!fresh) await p.direct.initPlan(SOURCE, ACTOR);
     const env = { ...p.env, SPRINGFIELD_PG_CONNECT_TIMEOUT: '10' };
     const cut = p.proxy.arm(moment.marker, 'before-send', 'down');
-    const command = runCliAsync(p.repo.root, fresh ? ['init', 'plans/p.md', '--json'] : ['claim', 'plans/p.md', '--json'], env);
+    const command = runCliAsync(
+      p.repo.root,
+      fresh ? ['init', 'plans/p.md', '--json'] : ['claim', 'plans/p.md', '--json'],
+      env,
+    );
     await cut;
     await sleep(300);
     await p.proxy.up();
@@ -68,6 +76,9 @@ test('a server that stays away through the open is exit 3 "unreachable; nothing 
   const claim = runCliAsync(p.repo.root, ['claim', 'plans/p.md', '--json'], p.env);
   await cut;
   const err = assertFails(await claim, 3, 'database_unreachable');
-  assert.match(err.message, /^PostgreSQL at postgres:\/\/springfield@\/open_\d+\?host=[^ ]+ is unreachable \(.*\); nothing was changed/);
+  assert.match(
+    err.message,
+    /^PostgreSQL at postgres:\/\/springfield@\/open_\d+\?host=[^ ]+ is unreachable \(.*\); nothing was changed/,
+  );
   assert.doesNotMatch(err.message, /outcome is unknown/);
 });

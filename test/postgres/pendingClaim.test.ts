@@ -6,7 +6,16 @@
 // and then stays away (test/helpers/pgProxy.ts); SPRINGFIELD_PG_CONNECT_TIMEOUT shortens the window.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../../src/core/store/index.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
@@ -29,10 +38,18 @@ async function setup(t: { after(fn: () => unknown): void }): Promise<Setup> {
   return s;
 }
 
-const claimEvents = async (store: Store) => (await store.events({ planPath: P })).filter((e) => e.entity === 'step' && (e.action === 'claim' || e.action === 'reclaim'));
+const claimEvents = async (store: Store) =>
+  (await store.events({ planPath: P })).filter(
+    (e) => e.entity === 'step' && (e.action === 'claim' || e.action === 'reclaim'),
+  );
 
 /** Runs `claim` while the proxy cuts it (`when`) and stays away: exit 3, the outcome unknown. */
-async function lostClaim(s: Setup, when: 'before-send' | 'after-reply', env: Record<string, string> = s.env, json = true) {
+async function lostClaim(
+  s: Setup,
+  when: 'before-send' | 'after-reply',
+  env: Record<string, string> = s.env,
+  json = true,
+) {
   const cut = s.proxy.arm('EXECUTE sf_claim', when, 'down');
   const r = await runCliAsync(s.repo.root, ['claim', P, ...(json ? ['--json'] : [])], env);
   await cut;
@@ -44,11 +61,23 @@ async function lostClaim(s: Setup, when: 'before-send' | 'after-reply', env: Rec
 test('a claim committed with its reply lost, the server away past the window: exit 3 and pending.json; the same command again returns that step, resumed', async (t) => {
   const s = await setup(t);
   const r = await lostClaim(s, 'after-reply');
-  assert.match(r.stderr, /^springfield: PostgreSQL at \S+ went away while claiming; the outcome is unknown: run the same command again \(it picks up where this one stopped\) \(operation [0-9a-f-]{36}, kept in \S+pending\.json\)\n$/);
+  assert.match(
+    r.stderr,
+    /^springfield: PostgreSQL at \S+ went away while claiming; the outcome is unknown: run the same command again \(it picks up where this one stopped\) \(operation [0-9a-f-]{36}, kept in \S+pending\.json\)\n$/,
+  );
   assert.equal(r.json<{ error: { code: string } }>().error.code, 'database_unreachable');
   assert.equal(statSync(s.pending).mode & 0o777, 0o600);
-  const handed = JSON.parse(readFileSync(s.pending, 'utf8')) as { op: string; command: string; plan_path: string; holder: unknown; at: string };
-  assert.deepEqual([handed.command, handed.plan_path, handed.holder], ['claim', P, { host: 'host-a', worktree: s.repo.root, agent: 'agent-a' }]);
+  const handed = JSON.parse(readFileSync(s.pending, 'utf8')) as {
+    op: string;
+    command: string;
+    plan_path: string;
+    holder: unknown;
+    at: string;
+  };
+  assert.deepEqual(
+    [handed.command, handed.plan_path, handed.holder],
+    ['claim', P, { host: 'host-a', worktree: s.repo.root, agent: 'agent-a' }],
+  );
   assert.ok(r.stderr.includes(handed.op));
   // The server committed it: step-1 is held, by one claim, whose event carries the handed-over id.
   const [event] = await claimEvents(s.direct);
@@ -58,7 +87,10 @@ test('a claim committed with its reply lost, the server away past the window: ex
   // Still away: exit 3 again, the file kept as it was.
   const again = await runCliAsync(s.repo.root, ['claim', P, '--json'], s.env);
   assert.equal(again.code, 3, again.stderr);
-  assert.match(again.stderr, /^springfield: PostgreSQL at \S+ is unreachable while looking up the claim whose reply was lost; its outcome is still unknown: run the same command again/);
+  assert.match(
+    again.stderr,
+    /^springfield: PostgreSQL at \S+ is unreachable while looking up the claim whose reply was lost; its outcome is still unknown: run the same command again/,
+  );
   assert.equal(JSON.parse(readFileSync(s.pending, 'utf8')).op, handed.op);
 
   await s.proxy.up();
@@ -67,11 +99,22 @@ test('a claim committed with its reply lost, the server away past the window: ex
   assert.equal(resumed.stderr, '');
   const c = resumed.json<ClaimResult>();
   assert.ok(c.claimed);
-  assert.deepEqual([c.step_anchor, c.claim_token, c.claimed_by, c.agent, c.resumed, c.remaining_ready], ['step-1', 1, s.repo.root, 'agent-a', true, 2]);
-  assert.deepEqual((await claimEvents(s.direct)).map((e) => e.step_anchor), ['step-1'], 'exactly one claim');
+  assert.deepEqual(
+    [c.step_anchor, c.claim_token, c.claimed_by, c.agent, c.resumed, c.remaining_ready],
+    ['step-1', 1, s.repo.root, 'agent-a', true, 2],
+  );
+  assert.deepEqual(
+    (await claimEvents(s.direct)).map((e) => e.step_anchor),
+    ['step-1'],
+    'exactly one claim',
+  );
   assert.equal(existsSync(s.pending), false, 'pending.json removed');
   // The resumed claim is the holder's: it completes with the token it returned.
-  const done = await runCliAsync(s.repo.root, ['complete', P, 'step-1', '--token', String(c.claim_token), '--force', 'test'], s.env);
+  const done = await runCliAsync(
+    s.repo.root,
+    ['complete', P, 'step-1', '--token', String(c.claim_token), '--force', 'test'],
+    s.env,
+  );
   assert.equal(done.code, 0, done.stderr);
 
   // Once more for people: the plain line says the claim was picked up.
@@ -79,8 +122,14 @@ test('a claim committed with its reply lost, the server away past the window: ex
   await s.proxy.up();
   const text = await runCliAsync(s.repo.root, ['claim', P], s.env);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /^Resumed the claim an earlier run made \(its reply was lost\): step-2 is yours\.\nClaimed step-2: Two\n/);
-  assert.deepEqual((await claimEvents(s.direct)).map((e) => e.step_anchor), ['step-1', 'step-2']);
+  assert.match(
+    text.stdout,
+    /^Resumed the claim an earlier run made \(its reply was lost\): step-2 is yours\.\nClaimed step-2: Two\n/,
+  );
+  assert.deepEqual(
+    (await claimEvents(s.direct)).map((e) => e.step_anchor),
+    ['step-1', 'step-2'],
+  );
   assert.equal(existsSync(s.pending), false);
 });
 
@@ -95,16 +144,26 @@ test('a claim cut before the server received it: exit 3 and pending.json; the sa
   const c = r.json<ClaimResult>();
   assert.ok(c.claimed);
   assert.deepEqual([c.step_anchor, c.claim_token, 'resumed' in c], ['step-1', 1, false]);
-  assert.deepEqual((await claimEvents(s.direct)).map((e) => e.step_anchor), ['step-1'], 'one claim');
+  assert.deepEqual(
+    (await claimEvents(s.direct)).map((e) => e.step_anchor),
+    ['step-1'],
+    'one claim',
+  );
   assert.equal(existsSync(s.pending), false);
   // The window is a documented setting: a value that is not seconds is refused before anything is sent.
-  const bad = await runCliAsync(s.repo.root, ['claim', P, '--json'], { ...s.env, SPRINGFIELD_PG_CONNECT_TIMEOUT: '1s' });
+  const bad = await runCliAsync(s.repo.root, ['claim', P, '--json'], {
+    ...s.env,
+    SPRINGFIELD_PG_CONNECT_TIMEOUT: '1s',
+  });
   assert.equal(bad.code, 2, bad.stderr);
-  assert.equal(bad.stderr, "springfield: SPRINGFIELD_PG_CONNECT_TIMEOUT: expected seconds between 0 and 3600, got '1s'\n");
+  assert.equal(
+    bad.stderr,
+    "springfield: SPRINGFIELD_PG_CONNECT_TIMEOUT: expected seconds between 0 and 3600, got '1s'\n",
+  );
   assert.equal((await claimEvents(s.direct)).length, 1);
 });
 
-test('another agent\'s pending.json is ignored with a warning, kept for that agent, who then resumes its own claim', async (t) => {
+test("another agent's pending.json is ignored with a warning, kept for that agent, who then resumes its own claim", async (t) => {
   const s = await setup(t);
   const b = { ...s.env, SPRINGFIELD_AGENT: 'agent-b' };
   await lostClaim(s, 'after-reply', b);
@@ -112,17 +171,23 @@ test('another agent\'s pending.json is ignored with a warning, kept for that age
   const handed = readFileSync(s.pending, 'utf8');
   const a = await runCliAsync(s.repo.root, ['claim', P, '--json'], s.env);
   assert.equal(a.code, 0, a.stderr);
-  assert.match(a.stderr, /^springfield: warning: ignoring \S+pending\.json: it is for 'claim plans\/p\.md' by host-a:\S+ \(agent-b\), not this command and holder\n$/);
+  assert.match(
+    a.stderr,
+    /^springfield: warning: ignoring \S+pending\.json: it is for 'claim plans\/p\.md' by host-a:\S+ \(agent-b\), not this command and holder\n$/,
+  );
   const ca = a.json<ClaimResult>();
   assert.ok(ca.claimed);
-  assert.deepEqual([ca.step_anchor, 'resumed' in ca], ['step-2', false], 'agent-a claims its own step, not agent-b\'s');
+  assert.deepEqual([ca.step_anchor, 'resumed' in ca], ['step-2', false], "agent-a claims its own step, not agent-b's");
   assert.equal(readFileSync(s.pending, 'utf8'), handed, 'left for its holder');
   const rb = await runCliAsync(s.repo.root, ['claim', P, '--json'], b);
   assert.equal(rb.code, 0, rb.stderr);
   const cb = rb.json<ClaimResult>();
   assert.ok(cb.claimed);
   assert.deepEqual([cb.step_anchor, cb.agent, cb.resumed], ['step-1', 'agent-b', true]);
-  assert.deepEqual((await claimEvents(s.direct)).map((e) => `${e.step_anchor} ${e.agent}`), ['step-1 agent-b', 'step-2 agent-a']);
+  assert.deepEqual(
+    (await claimEvents(s.direct)).map((e) => `${e.step_anchor} ${e.agent}`),
+    ['step-1 agent-b', 'step-2 agent-a'],
+  );
   assert.equal(existsSync(s.pending), false);
 });
 
@@ -131,12 +196,22 @@ test('a planted link at pending.json is neither read nor written through; garbag
   mkdirSync(join(s.repo.root, '.git', 'springfield'), { recursive: true });
   // The link points at what would be a valid hand-over for this holder, naming an operation id.
   const target = join(s.repo.tmp, 'elsewhere.json');
-  const planted = JSON.stringify({ v: 1, op: '00000000-0000-4000-8000-000000000000', command: 'claim', plan_path: P, holder: { host: 'host-a', worktree: s.repo.root, agent: 'agent-a' }, at: new Date().toISOString() });
+  const planted = JSON.stringify({
+    v: 1,
+    op: '00000000-0000-4000-8000-000000000000',
+    command: 'claim',
+    plan_path: P,
+    holder: { host: 'host-a', worktree: s.repo.root, agent: 'agent-a' },
+    at: new Date().toISOString(),
+  });
   writeFileSync(target, planted);
   symlinkSync(target, s.pending);
   const r = await lostClaim(s, 'after-reply');
   assert.match(r.stderr, /^springfield: warning: ignoring \S+pending\.json: it is a symbolic link\n/);
-  assert.match(r.stderr, /could not be handed over \(\S+pending\.json: cannot record the pending operation \(a file or link is already there\)\), so running it again may claim a second step\n$/);
+  assert.match(
+    r.stderr,
+    /could not be handed over \(\S+pending\.json: cannot record the pending operation \(a file or link is already there\)\), so running it again may claim a second step\n$/,
+  );
   assert.ok(lstatSync(s.pending).isSymbolicLink(), 'the link is left as it was');
   assert.equal(readFileSync(target, 'utf8'), planted, 'nothing written through it');
   await s.proxy.up();
@@ -166,7 +241,10 @@ test('an artifact whose COMMIT reply is lost is handed over the same way: the re
   const lost = await runCliAsync(s.repo.root, args, s.env);
   await cut;
   assert.equal(lost.code, 3, lost.stderr);
-  assert.match(lost.stderr, /^springfield: PostgreSQL at \S+ went away while recording the artifact; the outcome is unknown: .* \(operation [0-9a-f-]{36}, kept in \S+pending\.json\)\n$/);
+  assert.match(
+    lost.stderr,
+    /^springfield: PostgreSQL at \S+ went away while recording the artifact; the outcome is unknown: .* \(operation [0-9a-f-]{36}, kept in \S+pending\.json\)\n$/,
+  );
   assert.equal(JSON.parse(readFileSync(s.pending, 'utf8')).command, 'artifact');
   const artifacts = async () => (await s.direct.events({ planPath: P })).filter((e) => e.entity === 'artifact');
   assert.equal((await artifacts()).length, 1, 'it committed');
@@ -174,7 +252,10 @@ test('an artifact whose COMMIT reply is lost is handed over the same way: the re
   const again = await runCliAsync(s.repo.root, args, s.env);
   assert.equal(again.code, 0, again.stderr);
   const r = again.json<{ artifact_id: number; kind: string; resumed?: boolean }>();
-  assert.deepEqual([r.kind, r.resumed, r.artifact_id], ['note', true, ((await artifacts())[0]?.data as { artifact_id?: number } | undefined)?.artifact_id]);
+  assert.deepEqual(
+    [r.kind, r.resumed, r.artifact_id],
+    ['note', true, ((await artifacts())[0]?.data as { artifact_id?: number } | undefined)?.artifact_id],
+  );
   assert.equal((await artifacts()).length, 1, 'recorded once');
   assert.equal(existsSync(s.pending), false);
 });

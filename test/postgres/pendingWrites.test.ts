@@ -32,14 +32,30 @@ async function setup(t: { after(fn: () => unknown): void }): Promise<Setup> {
 }
 
 /** Runs `args` while the proxy cuts its COMMIT (`when`) and then stays away: exit 3, the outcome unknown, the id handed over. */
-async function lost(s: Setup, args: readonly string[], when: 'before-send' | 'after-reply', doing: string): Promise<{ op: string; command: string; plan_path: string | null; epic_id: string | null }> {
+async function lost(
+  s: Setup,
+  args: readonly string[],
+  when: 'before-send' | 'after-reply',
+  doing: string,
+): Promise<{ op: string; command: string; plan_path: string | null; epic_id: string | null }> {
   const cut = s.proxy.arm('*/ COMMIT', when, 'down');
   const r = await runCliAsync(s.repo.root, [...args], s.env); // async: the proxy runs in this process
   await cut;
   assert.equal(r.code, 3, `${r.stdout}${r.stderr}`);
-  assert.match(r.stderr, new RegExp(`^springfield: PostgreSQL at \\S+ went away while ${doing}; the outcome is unknown: .* \\(operation [0-9a-f-]{36}, kept in \\S+pending\\.json\\)\\n$`));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `^springfield: PostgreSQL at \\S+ went away while ${doing}; the outcome is unknown: .* \\(operation [0-9a-f-]{36}, kept in \\S+pending\\.json\\)\\n$`,
+    ),
+  );
   assert.equal(statSync(s.pending).mode & 0o777, 0o600);
-  const handed = JSON.parse(readFileSync(s.pending, 'utf8')) as { op: string; command: string; plan_path: string | null; epic_id: string | null; holder: unknown };
+  const handed = JSON.parse(readFileSync(s.pending, 'utf8')) as {
+    op: string;
+    command: string;
+    plan_path: string | null;
+    epic_id: string | null;
+    holder: unknown;
+  };
   assert.deepEqual(handed.holder, { host: 'host-a', worktree: s.repo.root, agent: 'agent-a' });
   assert.ok(r.stderr.includes(handed.op));
   return handed;
@@ -49,7 +65,12 @@ async function lost(s: Setup, args: readonly string[], when: 'before-send' | 'af
 async function retry(s: Setup, args: readonly string[], op: string, what: string): Promise<Run> {
   const away = await runCliAsync(s.repo.root, [...args], s.env);
   assert.equal(away.code, 3, away.stderr);
-  assert.match(away.stderr, new RegExp(`^springfield: PostgreSQL at \\S+ is unreachable while looking up ${what} whose reply was lost; its outcome is still unknown`));
+  assert.match(
+    away.stderr,
+    new RegExp(
+      `^springfield: PostgreSQL at \\S+ is unreachable while looking up ${what} whose reply was lost; its outcome is still unknown`,
+    ),
+  );
   assert.equal(JSON.parse(readFileSync(s.pending, 'utf8')).op, op, 'kept as it was');
   await s.proxy.up();
   const back = await runCliAsync(s.repo.root, [...args], s.env);
@@ -76,7 +97,10 @@ test('epic create with its COMMIT reply lost: exit 3 and pending.json; the same 
   const e = back.json<EpicRow & { resumed?: boolean }>();
   assert.deepEqual([e.id, e.title, e.status, e.resumed], [committed?.id, 'Lost reply', 'planned', true]);
   assert.equal((await s.direct.listEpics()).length, 1, 'exactly one epic');
-  assert.equal((await s.direct.events({ epicId: e.id })).filter((ev) => ev.entity === 'epic' && ev.action === 'create').length, 1);
+  assert.equal(
+    (await s.direct.events({ epicId: e.id })).filter((ev) => ev.entity === 'epic' && ev.action === 'create').length,
+    1,
+  );
 
   // Another title is another epic: a lost one is not returned for it (the lookup compares the title).
   const other = await lost(s, ['epic', 'create', 'Second'], 'after-reply', 'creating the epic');
@@ -98,7 +122,11 @@ test('epic create cut before the server got its COMMIT: exit 3 and pending.json;
   assert.equal(r.code, 0, r.stderr);
   const e = r.json<EpicRow & { resumed?: boolean }>();
   assert.deepEqual([e.title, 'resumed' in e], ['Never committed', false]);
-  assert.deepEqual((await s.direct.listEpics()).map((x) => x.id), [e.id], 'one epic');
+  assert.deepEqual(
+    (await s.direct.listEpics()).map((x) => x.id),
+    [e.id],
+    'one epic',
+  );
   assert.equal(existsSync(s.pending), false);
 });
 
@@ -112,8 +140,15 @@ test('plan propose with its COMMIT reply lost: the same command again returns th
   const back = await retry(s, args, handed.op, 'the proposal');
   const r = back.json<ProposeResult>();
   const [v] = await s.direct.planVersions(id);
-  assert.deepEqual([r.epic_id, r.plan_path, r.version, r.plan_hash, r.plan_iteration, r.changes_since_previous, r.resumed], [id, P, 1, v?.plan_hash, 1, [], true]);
-  assert.deepEqual((await s.direct.planVersions(id)).map((x) => `${x.version} ${x.status}`), ['1 proposed'], 'exactly one version');
+  assert.deepEqual(
+    [r.epic_id, r.plan_path, r.version, r.plan_hash, r.plan_iteration, r.changes_since_previous, r.resumed],
+    [id, P, 1, v?.plan_hash, 1, [], true],
+  );
+  assert.deepEqual(
+    (await s.direct.planVersions(id)).map((x) => `${x.version} ${x.status}`),
+    ['1 proposed'],
+    'exactly one version',
+  );
   assert.equal((await s.direct.getEpic(id)).plan_iteration, 1, 'one planning iteration counted');
 
   // For people: the plain line says an earlier run made it.
@@ -121,32 +156,66 @@ test('plan propose with its COMMIT reply lost: the same command again returns th
   await s.proxy.up();
   const again = await runCliAsync(s.repo.root, ['plan', 'propose', id, P], s.env);
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stdout, new RegExp(`^Proposed plans/p\\.md as version 2 of ${id}'s plan \\(planning iteration 2\\) \\(by an earlier run whose reply was lost\\)\\n`));
-  assert.deepEqual((await s.direct.planVersions(id)).map((x) => `${x.version} ${x.status}`), ['1 superseded', '2 proposed']);
+  assert.match(
+    again.stdout,
+    new RegExp(
+      `^Proposed plans/p\\.md as version 2 of ${id}'s plan \\(planning iteration 2\\) \\(by an earlier run whose reply was lost\\)\\n`,
+    ),
+  );
+  assert.deepEqual(
+    (await s.direct.planVersions(id)).map((x) => `${x.version} ${x.status}`),
+    ['1 superseded', '2 proposed'],
+  );
   assert.equal(existsSync(s.pending), false, `settled: ${text.op}`);
 });
 
 test('signal with its COMMIT reply lost: the same command again returns that signal (and the transition it applied), resumed, recorded once', async (t) => {
   const s = await setup(t);
   const id = await implemented(s.direct, 'Review me');
-  const wait = ['signal', id, '--type', 'implementation_failure', '--summary', 'off by one', '--location', `${P}:2`, '--await-person', '--json'];
+  const wait = [
+    'signal',
+    id,
+    '--type',
+    'implementation_failure',
+    '--summary',
+    'off by one',
+    '--location',
+    `${P}:2`,
+    '--await-person',
+    '--json',
+  ];
   const handed = await lost(s, wait, 'after-reply', 'recording the signal');
   assert.deepEqual([handed.command, handed.plan_path, handed.epic_id], ['signal', null, id]);
   assert.equal((await s.direct.signals(id)).length, 1, 'it committed');
   const back = await retry(s, wait, handed.op, 'the signal');
   const r = back.json<SignalResult>();
   const [stored, ...more] = await s.direct.signals(id);
-  assert.deepEqual([r.signal_id, r.type, r.locations, r.awaiting_person, r.transition, r.resumed, more.length], [stored?.id, 'implementation_failure', 1, true, null, true, 0], 'exactly one signal');
+  assert.deepEqual(
+    [r.signal_id, r.type, r.locations, r.awaiting_person, r.transition, r.resumed, more.length],
+    [stored?.id, 'implementation_failure', 1, true, null, true, 0],
+    'exactly one signal',
+  );
 
   // One that moves the epic: the transition is rebuilt from its event, and the epic moved once.
   const other = await implemented(s.direct, 'Review me too');
   const send = ['signal', other, '--type', 'pass', '--summary', 'fine', '--json'];
   const moved = await lost(s, send, 'after-reply', 'recording the signal');
   const m = (await retry(s, send, moved.op, 'the signal')).json<SignalResult>();
-  assert.deepEqual([m.type, m.resumed, m.transition?.from, m.transition?.to, m.transition?.event, m.transition?.reason], ['pass', true, 'implemented', 'verified', 'signal_pass', 'pass: fine']);
+  assert.deepEqual(
+    [m.type, m.resumed, m.transition?.from, m.transition?.to, m.transition?.event, m.transition?.reason],
+    ['pass', true, 'implemented', 'verified', 'signal_pass', 'pass: fine'],
+  );
   assert.equal((await s.direct.getEpic(other)).status, 'verified');
-  assert.deepEqual((await s.direct.signals(other)).map((x) => x.id), [m.signal_id], 'one signal');
-  assert.equal((await s.direct.events({ epicId: other })).filter((e) => e.action === 'signal_pass').length, 1, 'one move');
+  assert.deepEqual(
+    (await s.direct.signals(other)).map((x) => x.id),
+    [m.signal_id],
+    'one signal',
+  );
+  assert.equal(
+    (await s.direct.events({ epicId: other })).filter((e) => e.action === 'signal_pass').length,
+    1,
+    'one move',
+  );
 });
 
 test('on SQLite epic create and plan propose neither read nor write the hand-over file', () => {

@@ -14,7 +14,9 @@ import { postgresBackend, sqliteBackend, type Backend } from '../helpers/storeBa
 const P = 'plans/p.md';
 const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });
 const PLAN = source('# Plan: Two\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n');
-const DRIFTED = source('# Plan: Two\n## Step 1: One\n- [ ] a\n- [ ] new\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n');
+const DRIFTED = source(
+  '# Plan: Two\n## Step 1: One\n- [ ] a\n- [ ] new\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n',
+);
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
 const code = (c: string) => ({ code: c });
@@ -44,8 +46,16 @@ for (const backend of BACKENDS) {
         await assert.rejects(otherHost.complete(PLAN, 'step-1', A), code('not_holder'));
       }
       const held = await store.stepRecord(P, 'step-1');
-      assert.deepEqual([held.status, held.claimed_by, held.claim_token, held.completed_at], ['claimed', '/wt/a', token, null], 'no refusal changed the claim');
-      assert.equal((await store.events({ planPath: P })).filter((e) => e.action === 'complete').length, 0, 'no refusal logged a completion');
+      assert.deepEqual(
+        [held.status, held.claimed_by, held.claim_token, held.completed_at],
+        ['claimed', '/wt/a', token, null],
+        'no refusal changed the claim',
+      );
+      assert.equal(
+        (await store.events({ planPath: P })).filter((e) => e.action === 'complete').length,
+        0,
+        'no refusal logged a completion',
+      );
 
       // A reset and a new claim make the old token stale.
       await store.reset(P, 'step-1', ADMIN, 'test');
@@ -55,15 +65,39 @@ for (const backend of BACKENDS) {
       await store.updateItems(PLAN, 'step-1', [{ selector: { all: true }, status: 'completed' }], A);
       const done = await store.complete(PLAN, 'step-1', { ...A, token: again.claim_token }, { commitHash: 'abc1234' });
       assert.deepEqual(done, {
-        completed: true, step_anchor: 'step-1', commit_hash: 'abc1234', forced: false, force_reason: null,
-        incomplete_items_auto_completed: 0, already_completed: false, plan_completed: false, remaining_steps: 1,
+        completed: true,
+        step_anchor: 'step-1',
+        commit_hash: 'abc1234',
+        forced: false,
+        force_reason: null,
+        incomplete_items_auto_completed: 0,
+        already_completed: false,
+        plan_completed: false,
+        remaining_steps: 1,
       });
       const repeat = await store.complete(PLAN, 'step-1', A, { commitHash: 'abc1234' });
       assert.equal(repeat.already_completed, true);
       const completions = (await store.events({ planPath: P })).filter((e) => e.action === 'complete');
-      assert.deepEqual(completions.map((e) => [e.entity, e.step_anchor, e.worktree, e.agent, e.from_status, e.to_status, e.data]), [
-        ['step', 'step-1', '/wt/a', 'agent-a', 'claimed', 'completed', { claim_token: again.claim_token, commit_hash: 'abc1234', forced: false, items_auto_completed: 0, substeps_completed: [] }],
-      ]);
+      assert.deepEqual(
+        completions.map((e) => [e.entity, e.step_anchor, e.worktree, e.agent, e.from_status, e.to_status, e.data]),
+        [
+          [
+            'step',
+            'step-1',
+            '/wt/a',
+            'agent-a',
+            'claimed',
+            'completed',
+            {
+              claim_token: again.claim_token,
+              commit_hash: 'abc1234',
+              forced: false,
+              items_auto_completed: 0,
+              substeps_completed: [],
+            },
+          ],
+        ],
+      );
       const last = await store.claimNext(PLAN, A);
       assert.ok(last.claimed && last.step_anchor === 'step-2', 'completing step-1 unblocked step-2');
       await store.updateItems(PLAN, 'step-2', [{ selector: { all: true }, status: 'completed' }], A);
@@ -77,7 +111,13 @@ for (const backend of BACKENDS) {
 const WIDE = 8;
 const WIDE_PLAN = (round: number): PlanSource => {
   const path = `plans/wide-${round}.md`;
-  return { planPath: path, plan: parsePlan(`# Plan: Wide ${round}\n${Array.from({ length: WIDE }, (_, i) => `## Step ${i + 1}: S${i + 1}\n- [ ] t${i + 1}\n`).join('')}`, path) };
+  return {
+    planPath: path,
+    plan: parsePlan(
+      `# Plan: Wide ${round}\n${Array.from({ length: WIDE }, (_, i) => `## Step ${i + 1}: S${i + 1}\n- [ ] t${i + 1}\n`).join('')}`,
+      path,
+    ),
+  };
 };
 
 for (const backend of BACKENDS) {
@@ -95,13 +135,31 @@ for (const backend of BACKENDS) {
       for (const [i, store] of stores.entries()) {
         const c = await store.claimNext(plan, actors[i] as Actor);
         assert.ok(c.claimed);
-        await store.updateItems(plan, c.step_anchor, [{ selector: { all: true }, status: 'completed' }], actors[i] as Actor);
+        await store.updateItems(
+          plan,
+          c.step_anchor,
+          [{ selector: { all: true }, status: 'completed' }],
+          actors[i] as Actor,
+        );
         claims.push({ step_anchor: c.step_anchor, claim_token: c.claim_token });
       }
-      const results = await Promise.all(stores.map((store, i) => store.complete(plan, claims[i]?.step_anchor ?? '', { ...(actors[i] as Actor), token: claims[i]?.claim_token })));
-      const marked = (await first.events({ planPath: plan.planPath })).filter((e) => e.entity === 'plan' && e.action === 'complete');
+      const results = await Promise.all(
+        stores.map((store, i) =>
+          store.complete(plan, claims[i]?.step_anchor ?? '', {
+            ...(actors[i] as Actor),
+            token: claims[i]?.claim_token,
+          }),
+        ),
+      );
+      const marked = (await first.events({ planPath: plan.planPath })).filter(
+        (e) => e.entity === 'plan' && e.action === 'complete',
+      );
       assert.equal(marked.length, 1, `round ${round}: one plan completion event`);
-      assert.equal(results.filter((r) => r.plan_completed).length, 1, `round ${round}: one completion reports the plan completed`);
+      assert.equal(
+        results.filter((r) => r.plan_completed).length,
+        1,
+        `round ${round}: one completion reports the plan completed`,
+      );
       assert.equal((await first.showPlans(plan.planPath))[0]?.status, 'done', `round ${round}: the plan is done`);
       assert.equal(Math.min(...results.map((r) => r.remaining_steps)), 0);
     }
@@ -109,8 +167,16 @@ for (const backend of BACKENDS) {
 }
 
 /** A one-step plan on a database of its own, its step claimed by A with every item done: one completion from done. */
-async function lastStepHeld(t: TestContext, db: string): Promise<{ db: string; store: Store; one: PlanSource; token: number }> {
-  const store = openStore({ location: pg.server.createDatabase(db), repository: { id: 'unmarked-repo', source: 'configured' }, host: 'host-a', clock: new ManualClock(Date.UTC(2026, 0, 1)) });
+async function lastStepHeld(
+  t: TestContext,
+  db: string,
+): Promise<{ db: string; store: Store; one: PlanSource; token: number }> {
+  const store = openStore({
+    location: pg.server.createDatabase(db),
+    repository: { id: 'unmarked-repo', source: 'configured' },
+    host: 'host-a',
+    clock: new ManualClock(Date.UTC(2026, 0, 1)),
+  });
   t.after(() => store.close());
   const one = source('# Plan: One\n## Step 1: One\n- [ ] a\n');
   await store.initPlan(one, ADMIN);
@@ -134,13 +200,23 @@ test('a plan whose last completion committed but was not marked done after it (a
 test('a last completion whose mark after the COMMIT did not happen (a reply lost in between) marks the plan before it answers (postgres)', async (t: TestContext) => {
   const { db, store, one, token } = await lastStepHeld(t, `unmarked_direct_${process.pid}`);
   // The first status change of the plan row is skipped, as if the mark after the COMMIT never ran.
-  pg.server.psql(`CREATE TABLE springfield.skip_once (n int); INSERT INTO springfield.skip_once VALUES (1); GRANT ALL ON springfield.skip_once TO PUBLIC;
+  pg.server.psql(
+    `CREATE TABLE springfield.skip_once (n int); INSERT INTO springfield.skip_once VALUES (1); GRANT ALL ON springfield.skip_once TO PUBLIC;
     CREATE FUNCTION springfield.skip_once() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF EXISTS (SELECT 1 FROM springfield.skip_once) THEN DELETE FROM springfield.skip_once; RETURN NULL; END IF; RETURN NEW; END $$;
-    CREATE TRIGGER skip_once BEFORE UPDATE OF status ON springfield.plans FOR EACH ROW EXECUTE FUNCTION springfield.skip_once()`, db);
+    CREATE TRIGGER skip_once BEFORE UPDATE OF status ON springfield.plans FOR EACH ROW EXECUTE FUNCTION springfield.skip_once()`,
+    db,
+  );
   const done = await store.complete(one, 'step-1', { ...A, token });
-  assert.equal(pg.server.psql('SELECT count(*) FROM springfield.skip_once', db), '0', 'the mark after the COMMIT was skipped');
+  assert.equal(
+    pg.server.psql('SELECT count(*) FROM springfield.skip_once', db),
+    '0',
+    'the mark after the COMMIT was skipped',
+  );
   assert.deepEqual([done.already_completed, done.plan_completed, done.remaining_steps], [false, true, 0]);
   assert.equal((await store.showPlans(P))[0]?.status, 'done');
-  assert.equal((await store.events({ planPath: P })).filter((e) => e.entity === 'plan' && e.action === 'complete').length, 1);
+  assert.equal(
+    (await store.events({ planPath: P })).filter((e) => e.entity === 'plan' && e.action === 'complete').length,
+    1,
+  );
 });

@@ -24,14 +24,40 @@ export interface ProxiedRepo {
  * A new database `db` on `server`, a proxy in front of it, and a git repository holding `files`; all
  * closed after the test, after what the caller gave `closeFirst` (started on top of them: an MCP server).
  */
-export async function proxiedRepo(t: { after(fn: () => unknown): void }, server: PostgresServer, db: string, repoId: string, files: Record<string, string>): Promise<ProxiedRepo> {
+export async function proxiedRepo(
+  t: { after(fn: () => unknown): void },
+  server: PostgresServer,
+  db: string,
+  repoId: string,
+  files: Record<string, string>,
+): Promise<ProxiedRepo> {
   let first: { close(): Promise<unknown> | unknown } | null = null;
   ensureCli();
   const url = server.createDatabase(db);
   const proxy = await startPgProxy(url);
   const repo = makeRepo({ files });
   const direct = openStore({ location: url, repository: { id: repoId, source: 'configured' }, host: 'host-a' });
-  t.after(async () => { await first?.close(); await direct.close(); proxy.close(); repo.cleanup(); });
-  const env = { SPRINGFIELD_DATABASE_URL: proxy.url, SPRINGFIELD_REPO_ID: repoId, SPRINGFIELD_HOST: 'host-a', SPRINGFIELD_AGENT: 'agent-a', SPRINGFIELD_PG_CONNECT_TIMEOUT: '1' };
-  return { repo, proxy, direct, env, pending: join(repo.root, '.git', 'springfield', 'pending.json'), closeFirst: (c) => { first = c; } };
+  t.after(async () => {
+    await first?.close();
+    await direct.close();
+    proxy.close();
+    repo.cleanup();
+  });
+  const env = {
+    SPRINGFIELD_DATABASE_URL: proxy.url,
+    SPRINGFIELD_REPO_ID: repoId,
+    SPRINGFIELD_HOST: 'host-a',
+    SPRINGFIELD_AGENT: 'agent-a',
+    SPRINGFIELD_PG_CONNECT_TIMEOUT: '1',
+  };
+  return {
+    repo,
+    proxy,
+    direct,
+    env,
+    pending: join(repo.root, '.git', 'springfield', 'pending.json'),
+    closeFirst: (c) => {
+      first = c;
+    },
+  };
 }

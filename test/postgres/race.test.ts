@@ -18,7 +18,7 @@ const pgServer = postgresForFile();
 console.log(`postgres race seed ${SEED} (replay with STRESS_SEED=${SEED})`);
 
 describe('race on PostgreSQL: 16 processes on two hosts claim and complete one plan', () => {
-  test('every step completed exactly once by its token\'s holder, after its dependencies; counts kept right', async (t) => {
+  test("every step completed exactly once by its token's holder, after its dependencies; counts kept right", async (t) => {
     const url = pgServer.server.createDatabase('race');
     const run = await prepareRun({ steps: STEPS, seed: SEED });
     t.after(() => rmSync(run.dir, { recursive: true, force: true }));
@@ -29,10 +29,24 @@ describe('race on PostgreSQL: 16 processes on two hosts claim and complete one p
       const host = i % 2 === 0 ? 'a' : 'b';
       const log = join(run.dir, `worker-${i}.log`);
       logs.push(log);
-      handles.push(spawnWorker({
-        db: url, host, repo: REPO, plan: host === 'a' ? clones.a : clones.b, planPath: run.planPath, worktree: `/wt/worker-${i >> 1}`, mode: 'correct', log,
-        leaseSeconds: 600, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 10_000, seed: SEED * 31 + i, thinkMs: 10, waitForGo: true,
-      }));
+      handles.push(
+        spawnWorker({
+          db: url,
+          host,
+          repo: REPO,
+          plan: host === 'a' ? clones.a : clones.b,
+          planPath: run.planPath,
+          worktree: `/wt/worker-${i >> 1}`,
+          mode: 'correct',
+          log,
+          leaseSeconds: 600,
+          maxOps: Number.MAX_SAFE_INTEGER,
+          idleMs: 10_000,
+          seed: SEED * 31 + i,
+          thinkMs: 10,
+          waitForGo: true,
+        }),
+      );
     }
     await Promise.all(handles.map((h) => Promise.race([h.ready, h.done])));
     const started = Date.now();
@@ -45,19 +59,34 @@ describe('race on PostgreSQL: 16 processes on two hosts claim and complete one p
     const summaries = results.map((r) => r.summary).filter((s) => s !== null);
     assert.equal(summaries.length, WORKERS);
     const total = (key: 'claims' | 'completes'): number => summaries.reduce((n, s) => n + s[key], 0);
-    assert.deepEqual(summaries.flatMap((s) => Object.entries(s.refused)), [], 'with long leases no worker may be refused its own step');
+    assert.deepEqual(
+      summaries.flatMap((s) => Object.entries(s.refused)),
+      [],
+      'with long leases no worker may be refused its own step',
+    );
     assert.equal(total('claims'), STEPS);
     assert.equal(total('completes'), STEPS);
     assert.deepEqual(violations, [], `violations: ${JSON.stringify(summarize(violations))}`);
     const byHost = (h: string) => lines.filter((l) => l.op === 'complete' && l.worker.startsWith(`${h}:`)).length;
     assert.ok(byHost('a') > 0 && byHost('b') > 0, `both hosts completed steps (a ${byHost('a')}, b ${byHost('b')})`);
-    t.diagnostic(`seed ${SEED}: ${STEPS} steps by ${WORKERS} workers on 2 hosts in ${Date.now() - started} ms (host a ${byHost('a')}, host b ${byHost('b')})`);
+    t.diagnostic(
+      `seed ${SEED}: ${STEPS} steps by ${WORKERS} workers on 2 hosts in ${Date.now() - started} ms (host a ${byHost('a')}, host b ${byHost('b')})`,
+    );
 
     // The checker reads what PostgreSQL holds: a completion moved to another holder and a stored count off by one are reported.
     const db = 'race';
-    pgServer.server.psql(`UPDATE springfield.steps SET completed_host = CASE completed_host WHEN 'a' THEN 'b' ELSE 'a' END WHERE anchor = (SELECT min(anchor) FROM springfield.steps)`, db);
-    pgServer.server.psql(`UPDATE springfield.plan_open SET n = n + 1 WHERE shard = (SELECT min(shard) FROM springfield.plan_open)`, db);
+    pgServer.server.psql(
+      `UPDATE springfield.steps SET completed_host = CASE completed_host WHEN 'a' THEN 'b' ELSE 'a' END WHERE anchor = (SELECT min(anchor) FROM springfield.steps)`,
+      db,
+    );
+    pgServer.server.psql(
+      `UPDATE springfield.plan_open SET n = n + 1 WHERE shard = (SELECT min(shard) FROM springfield.plan_open)`,
+      db,
+    );
     const tampered = summarize(checkRows(await postgresRows(url, REPO), lines));
-    assert.ok((tampered.wrong_holder ?? 0) > 0 && (tampered.lost_completion ?? 0) > 0 && (tampered.integrity ?? 0) > 0, `the checker must see the tampering: ${JSON.stringify(tampered)}`);
+    assert.ok(
+      (tampered.wrong_holder ?? 0) > 0 && (tampered.lost_completion ?? 0) > 0 && (tampered.integrity ?? 0) > 0,
+      `the checker must see the tampering: ${JSON.stringify(tampered)}`,
+    );
   });
 });

@@ -9,4 +9,7 @@ const pg = postgresForFile({ durability: 'fast' });
 
 before(() => ensureCli());
 
-showStepSuite('postgres', () => ({ SPRINGFIELD_DATABASE_URL: pg.server.createDatabase('show_step'), SPRINGFIELD_HOST: 'host-a' }));
+showStepSuite('postgres', () => ({
+  SPRINGFIELD_DATABASE_URL: pg.server.createDatabase('show_step'),
+  SPRINGFIELD_HOST: 'host-a',
+}));

@@ -8,7 +8,10 @@ import { epicReadySuite, reopenSuite } from '../helpers/stepAdminSuite.ts';
 
 const pg = postgresForFile({ durability: 'fast' });
 let databases = 0;
-const onPostgres = () => ({ SPRINGFIELD_DATABASE_URL: pg.server.createDatabase(`admin_${++databases}`), SPRINGFIELD_HOST: 'host-a' });
+const onPostgres = () => ({
+  SPRINGFIELD_DATABASE_URL: pg.server.createDatabase(`admin_${++databases}`),
+  SPRINGFIELD_HOST: 'host-a',
+});
 
 before(() => ensureCli());
 

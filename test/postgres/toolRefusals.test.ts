@@ -4,4 +4,7 @@ import { toolRefusalSuite } from '../helpers/toolRefusalSuite.ts';
 
 const pg = postgresForFile({ durability: 'fast' });
 
-toolRefusalSuite('postgres', () => ({ SPRINGFIELD_DATABASE_URL: pg.server.createDatabase('tool_refusals'), SPRINGFIELD_HOST: 'host-a' }));
+toolRefusalSuite('postgres', () => ({
+  SPRINGFIELD_DATABASE_URL: pg.server.createDatabase('tool_refusals'),
+  SPRINGFIELD_HOST: 'host-a',
+}));

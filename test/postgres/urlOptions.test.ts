@@ -19,17 +19,37 @@ CREATE FUNCTION public.spy() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
   RETURN NULL; END $$;
 CREATE TRIGGER spy AFTER INSERT ON springfield.events FOR EACH STATEMENT EXECUTE FUNCTION public.spy();`;
 
-test('the URL\'s options are split out and merged between the store\'s defaults and the settings it depends on', () => {
-  assert.deepEqual(takeUrlOptions('postgres://u@/db?host=/s&options=-c%20application_name%3Dx&port=5'), { url: 'postgres://u@/db?host=/s&port=5', options: '-c application_name=x' });
-  assert.deepEqual(takeUrlOptions('postgres://u@h/db?options=endpoint%3Dep-1'), { url: 'postgres://u@h/db', options: 'endpoint=ep-1' });
-  assert.deepEqual(takeUrlOptions('postgres://u@h/db?options=-c+a%3D1&options=-c b=2'), { url: 'postgres://u@h/db', options: '-c a=1 -c b=2' });
-  assert.deepEqual(takeUrlOptions('postgres://u@h/db?sslmode=require'), { url: 'postgres://u@h/db?sslmode=require', options: null });
-  const merged = connectionConfig('postgres://u@h/db?options=-c%20search_path%3Dpublic%20-c%20statement_timeout%3D5000').options;
-  assert.ok(merged.indexOf('statement_timeout=60s') < merged.indexOf('statement_timeout=5000'), 'the user\'s timeout comes after the default, so it wins');
-  assert.ok(merged.lastIndexOf('search_path=springfield') > merged.indexOf('search_path=public'), 'the store\'s schema comes last, so it wins');
+test("the URL's options are split out and merged between the store's defaults and the settings it depends on", () => {
+  assert.deepEqual(takeUrlOptions('postgres://u@/db?host=/s&options=-c%20application_name%3Dx&port=5'), {
+    url: 'postgres://u@/db?host=/s&port=5',
+    options: '-c application_name=x',
+  });
+  assert.deepEqual(takeUrlOptions('postgres://u@h/db?options=endpoint%3Dep-1'), {
+    url: 'postgres://u@h/db',
+    options: 'endpoint=ep-1',
+  });
+  assert.deepEqual(takeUrlOptions('postgres://u@h/db?options=-c+a%3D1&options=-c b=2'), {
+    url: 'postgres://u@h/db',
+    options: '-c a=1 -c b=2',
+  });
+  assert.deepEqual(takeUrlOptions('postgres://u@h/db?sslmode=require'), {
+    url: 'postgres://u@h/db?sslmode=require',
+    options: null,
+  });
+  const merged = connectionConfig(
+    'postgres://u@h/db?options=-c%20search_path%3Dpublic%20-c%20statement_timeout%3D5000',
+  ).options;
+  assert.ok(
+    merged.indexOf('statement_timeout=60s') < merged.indexOf('statement_timeout=5000'),
+    "the user's timeout comes after the default, so it wins",
+  );
+  assert.ok(
+    merged.lastIndexOf('search_path=springfield') > merged.indexOf('search_path=public'),
+    "the store's schema comes last, so it wins",
+  );
 });
 
-test('a URL with options= works for claim and show; the server sees the user\'s setting and the store\'s search_path; doctor agrees', (t) => {
+test("a URL with options= works for claim and show; the server sees the user's setting and the store's search_path; doctor agrees", (t) => {
   ensureCli();
   const url = pgServer.server.createDatabase('url_options');
   const repo = makeRepo({ files: { 'plans/p.md': PLAN } });
@@ -40,7 +60,13 @@ test('a URL with options= works for claim and show; the server sees the user\'s 
   // The throwaway server's role is named springfield, so the default search_path ("$user", public)
   // would find the store's schema by luck; a real server's role is named otherwise.
   pgServer.server.psql('ALTER ROLE springfield IN DATABASE url_options SET search_path = public', 'url_options');
-  const seen = (): string => pgServer.server.psql('WITH d AS (DELETE FROM public.seen RETURNING *) SELECT DISTINCT app || \' \' || path || \' \' || timeout FROM d', 'url_options').trim();
+  const seen = (): string =>
+    pgServer.server
+      .psql(
+        "WITH d AS (DELETE FROM public.seen RETURNING *) SELECT DISTINCT app || ' ' || path || ' ' || timeout FROM d",
+        'url_options',
+      )
+      .trim();
   assert.equal(seen(), '');
 
   const cases = [

@@ -30,7 +30,12 @@ interface Live {
 function claimHolders(dbPath: string): Set<string> {
   const db = openForCheck(dbPath);
   try {
-    return new Set(db.prepare(`SELECT claimed_by FROM steps WHERE status IN ('claimed', 'in_progress') AND parent_anchor IS NULL`).pluck().all() as string[]);
+    return new Set(
+      db
+        .prepare(`SELECT claimed_by FROM steps WHERE status IN ('claimed', 'in_progress') AND parent_anchor IS NULL`)
+        .pluck()
+        .all() as string[],
+    );
   } finally {
     db.close();
   }
@@ -89,7 +94,13 @@ interface KillRun {
  * Keeps LIVE workers running and kills each with SIGKILL at a random moment (seeded) within
  * MAX_LIFE_MS of it becoming ready, replacing it, until KILLS kills; then kills the rest.
  */
-async function killWorkers(run: PreparedRun, rng: () => number, compileCache: string, cleanup: Set<WorkerHandle>, beforeFinalKills: () => Promise<void>): Promise<KillRun> {
+async function killWorkers(
+  run: PreparedRun,
+  rng: () => number,
+  compileCache: string,
+  cleanup: Set<WorkerHandle>,
+  beforeFinalKills: () => Promise<void>,
+): Promise<KillRun> {
   const logs: string[] = [];
   const live = new Set<Live>();
   const exits: string[] = [];
@@ -100,23 +111,38 @@ async function killWorkers(run: PreparedRun, rng: () => number, compileCache: st
     const n = spawned++;
     const log = join(run.dir, `crash-${n}.log`);
     logs.push(log);
-    const handle = spawnWorker({
-      db: run.dbPath, plan: run.planFile, planPath: run.planPath, worktree: `/wt/crash-${n}`, mode: 'correct', log,
-      leaseSeconds: LEASE_SECONDS, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 60_000, seed: SEED * 7 + n, thinkMs: 20,
-    }, compileCache);
+    const handle = spawnWorker(
+      {
+        db: run.dbPath,
+        plan: run.planFile,
+        planPath: run.planPath,
+        worktree: `/wt/crash-${n}`,
+        mode: 'correct',
+        log,
+        leaseSeconds: LEASE_SECONDS,
+        maxOps: Number.MAX_SAFE_INTEGER,
+        idleMs: 60_000,
+        seed: SEED * 7 + n,
+        thinkMs: 20,
+      },
+      compileCache,
+    );
     const entry: Live = { handle, worktree: `/wt/crash-${n}`, killed: false };
     live.add(entry);
     cleanup.add(handle);
-    void handle.ready.then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS))).then(() => {
-      if (entry.killed || stopping) return;
-      entry.killed = true;
-      kills++;
-      handle.child.kill('SIGKILL');
-    });
+    void handle.ready
+      .then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS)))
+      .then(() => {
+        if (entry.killed || stopping) return;
+        entry.killed = true;
+        kills++;
+        handle.child.kill('SIGKILL');
+      });
     void handle.done.then((r) => {
       live.delete(entry);
       cleanup.delete(handle);
-      if (!entry.killed) exits.push(`/wt/crash-${n} exited by itself (code ${r.code}, ${JSON.stringify(r.summary)}): ${r.stderr}`);
+      if (!entry.killed)
+        exits.push(`/wt/crash-${n} exited by itself (code ${r.code}, ${JSON.stringify(r.summary)}): ${r.stderr}`);
       else if (!stopping) spawnOne();
     });
   };
@@ -129,7 +155,8 @@ async function killWorkers(run: PreparedRun, rng: () => number, compileCache: st
   // (a loaded machine can be slow to start the last replacements).
   await beforeFinalKills();
   const holdUntil = Date.now() + 60_000;
-  while (Date.now() < holdUntil && ![...live].some((e) => !e.killed && claimHolders(run.dbPath).has(e.worktree))) await sleep(20);
+  while (Date.now() < holdUntil && ![...live].some((e) => !e.killed && claimHolders(run.dbPath).has(e.worktree)))
+    await sleep(20);
   const rest = [...live].filter((e) => !e.killed);
   for (const e of rest) {
     e.killed = true;
@@ -149,10 +176,23 @@ test(`crash: ${KILLS}+ kill -9 of writer processes lose no completion and leave 
   });
   const compileCache = join(run.dir, 'compile-cache');
   const longLivedLog = join(run.dir, 'long-lived.log');
-  const longLived = spawnWorker({
-    db: run.dbPath, plan: run.planFile, planPath: run.planPath, worktree: '/wt/long-lived', mode: 'correct', log: longLivedLog,
-    leaseSeconds: LEASE_SECONDS, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 60_000, seed: SEED, thinkMs: 150, reads: true,
-  }, compileCache);
+  const longLived = spawnWorker(
+    {
+      db: run.dbPath,
+      plan: run.planFile,
+      planPath: run.planPath,
+      worktree: '/wt/long-lived',
+      mode: 'correct',
+      log: longLivedLog,
+      leaseSeconds: LEASE_SECONDS,
+      maxOps: Number.MAX_SAFE_INTEGER,
+      idleMs: 60_000,
+      seed: SEED,
+      thinkMs: 150,
+      reads: true,
+    },
+    compileCache,
+  );
   running.add(longLived);
   await Promise.race([longLived.ready, longLived.done]);
 
@@ -170,17 +210,27 @@ test(`crash: ${KILLS}+ kill -9 of writer processes lose no completion and leave 
   assert.deepEqual(k.exits, [], 'no worker may exit by itself (it would mean an error or the plan ran out)');
   assert.equal(survivor.code, 0, `the long-lived worker failed: ${survivor.stderr}`);
   assert.equal(survivor.summary?.exit, 'stopped');
-  assert.ok((survivor.summary?.completes ?? 0) > 0 && (survivor.summary?.reads ?? 0) > 0, `long-lived: ${JSON.stringify(survivor.summary)}`);
+  assert.ok(
+    (survivor.summary?.completes ?? 0) > 0 && (survivor.summary?.reads ?? 0) > 0,
+    `long-lived: ${JSON.stringify(survivor.summary)}`,
+  );
   assert.ok(k.kills >= KILLS, `only ${k.kills} kills before the deadline`);
   const killedCompletions = readLogs(k.logs).lines.filter((l) => l.op === 'complete').length;
-  assert.ok(killedCompletions > 0, 'no killed worker completed a step before its kill, so no completion was at risk (are claims slow?)');
+  assert.ok(
+    killedCompletions > 0,
+    'no killed worker completed a step before its kill, so no completion was at risk (are claims slow?)',
+  );
   const violations = checkRun(run.dbPath, logs, { requireAllCompleted: false });
   assert.deepEqual(violations, [], `violations: ${JSON.stringify(summarize(violations))}`);
 
   // Assert: orphaned claims are reclaimable once their leases expire
   const db = openForCheck(run.dbPath);
-  const orphans = db.prepare(`SELECT anchor, claimed_by, claim_token, lease_expires_at FROM steps
-      WHERE status IN ('claimed', 'in_progress') AND parent_anchor IS NULL ORDER BY step_index`).all() as Orphan[];
+  const orphans = db
+    .prepare(
+      `SELECT anchor, claimed_by, claim_token, lease_expires_at FROM steps
+      WHERE status IN ('claimed', 'in_progress') AND parent_anchor IS NULL ORDER BY step_index`,
+    )
+    .all() as Orphan[];
   const completed = Number(db.prepare(`SELECT COUNT(*) FROM steps WHERE status = 'completed'`).pluck().get());
   const reclaims = Number(db.prepare(`SELECT COUNT(*) FROM events WHERE action = 'reclaim'`).pluck().get());
   db.close();
@@ -191,7 +241,9 @@ test(`crash: ${KILLS}+ kill -9 of writer processes lose no completion and leave 
   const after = checkRun(run.dbPath, logs, { requireAllCompleted: false });
   assert.deepEqual(after, [], `violations after reclaiming: ${JSON.stringify(summarize(after))}`);
 
-  t.diagnostic(`seed ${SEED}: ${k.kills} kills at random moments + ${k.finalKills} at the end, ${k.spawned} workers, ${Date.now() - started} ms; ` +
-    `${completed} steps completed (${killedCompletions} logged by killed workers), long-lived worker ${JSON.stringify(survivor.summary)}, ` +
-    `${reclaims} live reclaims, ${orphans.length} orphans reclaimed in ${drained} recovery claims`);
+  t.diagnostic(
+    `seed ${SEED}: ${k.kills} kills at random moments + ${k.finalKills} at the end, ${k.spawned} workers, ${Date.now() - started} ms; ` +
+      `${completed} steps completed (${killedCompletions} logged by killed workers), long-lived worker ${JSON.stringify(survivor.summary)}, ` +
+      `${reclaims} live reclaims, ${orphans.length} orphans reclaimed in ${drained} recovery claims`,
+  );
 });

@@ -44,7 +44,13 @@ export function generatePlan(shape: PlanShape): string {
     const deps = new Set<number>();
     const wanted = n === 1 ? 0 : randomInt(rng, 0, maxDeps);
     for (let i = 0; i < wanted; i++) deps.add(randomInt(rng, Math.max(1, n - window), n - 1));
-    const depText = deps.size === 0 ? 'none' : [...deps].sort((a, b) => a - b).map((d) => `#step-${d}`).join(', ');
+    const depText =
+      deps.size === 0
+        ? 'none'
+        : [...deps]
+            .sort((a, b) => a - b)
+            .map((d) => `#step-${d}`)
+            .join(', ');
     out.push(`## Step ${n}: Generated step ${n} {#step-${n}}`, `**Depends on:** ${depText}`, '**Tasks:**');
     const tasks = randomInt(rng, 1, 3);
     for (let t = 1; t <= tasks; t++) out.push(`- [ ] Task ${t} of step ${n}`);

@@ -29,10 +29,26 @@ async function swarm(run: PreparedRun, count: number, overrides: Partial<WorkerC
   for (let i = 0; i < count; i++) {
     const log = join(run.dir, `worker-${i}.log`);
     logs.push(log);
-    handles.push(spawnWorker({
-      db: run.dbPath, plan: run.planFile, planPath: run.planPath, worktree: `/wt/worker-${i}`, mode: 'correct', log,
-      leaseSeconds: 600, maxOps: Number.MAX_SAFE_INTEGER, idleMs: 10_000, seed: SEED * 31 + i, thinkMs: 10, waitForGo: true, ...overrides,
-    }, COMPILE_CACHE));
+    handles.push(
+      spawnWorker(
+        {
+          db: run.dbPath,
+          plan: run.planFile,
+          planPath: run.planPath,
+          worktree: `/wt/worker-${i}`,
+          mode: 'correct',
+          log,
+          leaseSeconds: 600,
+          maxOps: Number.MAX_SAFE_INTEGER,
+          idleMs: 10_000,
+          seed: SEED * 31 + i,
+          thinkMs: 10,
+          waitForGo: true,
+          ...overrides,
+        },
+        COMPILE_CACHE,
+      ),
+    );
   }
   await Promise.all(handles.map((h) => Promise.race([h.ready, h.done])));
   for (const h of handles) h.go();
@@ -63,7 +79,9 @@ describe('race: 16 processes claim and complete one plan', () => {
       assert.deepEqual(violations, [], `violations: ${JSON.stringify(summarize(violations))}`);
       const busy = summaries.filter((s) => s.claims > 0).length;
       assert.ok(busy >= WORKERS / 2, `only ${busy} of ${WORKERS} workers ever claimed a step: not much of a race`);
-      t.diagnostic(`seed ${SEED + round}: ${STEPS} steps by ${busy}/${WORKERS} workers in ${Date.now() - started} ms, database_locked retries ${total('locked')}`);
+      t.diagnostic(
+        `seed ${SEED + round}: ${STEPS} steps by ${busy}/${WORKERS} workers in ${Date.now() - started} ms, database_locked retries ${total('locked')}`,
+      );
     });
   }
 
@@ -81,6 +99,9 @@ describe('race: 16 processes claim and complete one plan', () => {
     const kinds = summarize(violations);
     t.diagnostic(`broken claim violations: ${JSON.stringify(kinds)}`);
     assert.ok((kinds.duplicate_claim ?? 0) > 0, `expected duplicate_claim violations, got ${JSON.stringify(kinds)}`);
-    assert.ok((kinds.double_completion ?? 0) > 0, `expected double_completion violations, got ${JSON.stringify(kinds)}`);
+    assert.ok(
+      (kinds.double_completion ?? 0) > 0,
+      `expected double_completion violations, got ${JSON.stringify(kinds)}`,
+    );
   });
 });

@@ -74,7 +74,9 @@ const WORKER_FILE = fileURLToPath(import.meta.url);
 
 /** The child's environment: the parent's, minus what would make node act as Electron or VS Code. */
 export function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')),
+  );
 }
 
 export interface WorkerHandle {
@@ -85,7 +87,12 @@ export interface WorkerHandle {
   go(): void;
   /** Asks the worker to finish its current step and exit with its summary. */
   stop(): void;
-  readonly done: Promise<{ code: number | null; signal: NodeJS.Signals | null; summary: WorkerSummary | null; stderr: string }>;
+  readonly done: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    summary: WorkerSummary | null;
+    stderr: string;
+  }>;
 }
 
 /**
@@ -94,7 +101,10 @@ export interface WorkerHandle {
  */
 export function spawnWorker(config: WorkerConfig, compileCache?: string): WorkerHandle {
   const env = compileCache ? { ...childEnv(), NODE_COMPILE_CACHE: compileCache } : childEnv();
-  const child = spawn(process.execPath, [WORKER_FILE, JSON.stringify(config)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WORKER_FILE, JSON.stringify(config)], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let markReady: () => void = () => undefined;
@@ -158,7 +168,11 @@ class StressWorker {
     this.commands = commands;
     this.rng = seededRandom(cfg.seed);
     this.store = isDatabaseUrl(cfg.db)
-      ? openStore({ location: cfg.db, repository: { id: cfg.repo ?? 'stress', source: 'configured' }, host: cfg.host ?? 'stress-host' })
+      ? openStore({
+          location: cfg.db,
+          repository: { id: cfg.repo ?? 'stress', source: 'configured' },
+          host: cfg.host ?? 'stress-host',
+        })
       : new SqliteStore(cfg.db);
     this.source = { planPath: cfg.planPath, plan: parsePlan(readFileSync(cfg.plan, 'utf8'), cfg.planPath) };
     this.actor = { worktree: cfg.worktree, agent: null };
@@ -198,10 +212,19 @@ class StressWorker {
   private async read(): Promise<void> {
     const ready = await this.store.ready(this.cfg.planPath);
     const steps = this.source.plan.steps.filter((st) => st.parentAnchor === null).length;
-    const seen = new Set([...ready.completed_steps, ...ready.claimed_steps, ...ready.ready_steps, ...ready.waiting_steps, ...ready.blocked_steps, ...ready.expired_claims]);
-    if (ready.all_steps.length !== steps || seen.size !== steps) throw new Error(`ready() saw ${seen.size} of ${steps} steps: ${JSON.stringify(ready).slice(0, 300)}`);
+    const seen = new Set([
+      ...ready.completed_steps,
+      ...ready.claimed_steps,
+      ...ready.ready_steps,
+      ...ready.waiting_steps,
+      ...ready.blocked_steps,
+      ...ready.expired_claims,
+    ]);
+    if (ready.all_steps.length !== steps || seen.size !== steps)
+      throw new Error(`ready() saw ${seen.size} of ${steps} steps: ${JSON.stringify(ready).slice(0, 300)}`);
     const events = await this.store.events({ afterId: this.lastEvent, limit: 200 });
-    if (events.some((e, i) => e.id <= (i === 0 ? this.lastEvent : (events[i - 1]?.id ?? 0)))) throw new Error('events() went backwards');
+    if (events.some((e, i) => e.id <= (i === 0 ? this.lastEvent : (events[i - 1]?.id ?? 0))))
+      throw new Error('events() went backwards');
     this.lastEvent = events.at(-1)?.id ?? this.lastEvent;
     this.stats.reads++;
   }
@@ -229,7 +252,9 @@ class StressWorker {
   }
 
   private async claimCorrectly(): Promise<Claimed | NotClaimed> {
-    const r = await this.retryLocked(() => this.store.claimNext(this.source, this.actor, { leaseSeconds: this.cfg.leaseSeconds }));
+    const r = await this.retryLocked(() =>
+      this.store.claimNext(this.source, this.actor, { leaseSeconds: this.cfg.leaseSeconds }),
+    );
     return r.claimed
       ? { claimed: true, anchor: r.step_anchor, token: r.claim_token, reclaimed: r.reclaimed_from_expired }
       : { claimed: false, allCompleted: r.all_completed };
@@ -242,22 +267,43 @@ class StressWorker {
   private async claimBrokenly(): Promise<Claimed | NotClaimed> {
     const db = sqliteOf(this.store);
     const plan = this.cfg.planPath;
-    const cand = await this.retryLocked(() => db.prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
-      .get({ plan, now: new Date().toISOString() }) as StepRow | undefined);
+    const cand = await this.retryLocked(
+      () =>
+        db
+          .prepare(`SELECT s.* FROM steps s WHERE ${READY_CONDITION} ORDER BY s.step_index LIMIT 1`)
+          .get({ plan, now: new Date().toISOString() }) as StepRow | undefined,
+    );
     if (!cand) {
-      const open = await this.retryLocked(() => Number(db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND status != 'completed'`).pluck().get(plan)));
+      const open = await this.retryLocked(() =>
+        Number(
+          db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND status != 'completed'`).pluck().get(plan),
+        ),
+      );
       return { claimed: false, allCompleted: open === 0 };
     }
     await sleep(this.cfg.brokenDelayMs ?? 20);
     const token = cand.claim_token + 1;
     const at = new Date().toISOString();
     const until = leaseUntil(new Date().toISOString(), this.cfg.leaseSeconds);
-    await this.retryLocked(() => db.prepare(`UPDATE steps SET status = 'claimed', claimed_by = ?, claim_token = ?, claimed_at = ?, lease_expires_at = ?
-        WHERE plan_path = ? AND anchor = ?`).run(this.cfg.worktree, token, at, until, plan, cand.anchor));
-    await this.retryLocked(() => writeEvent(db, at, this.actor, {
-      entity: 'step', action: 'claim', planPath: plan, stepAnchor: cand.anchor, from: cand.status, to: 'claimed',
-      data: { claim_token: token, lease_expires_at: until, previous_holder: null, substeps: [] },
-    }));
+    await this.retryLocked(() =>
+      db
+        .prepare(
+          `UPDATE steps SET status = 'claimed', claimed_by = ?, claim_token = ?, claimed_at = ?, lease_expires_at = ?
+        WHERE plan_path = ? AND anchor = ?`,
+        )
+        .run(this.cfg.worktree, token, at, until, plan, cand.anchor),
+    );
+    await this.retryLocked(() =>
+      writeEvent(db, at, this.actor, {
+        entity: 'step',
+        action: 'claim',
+        planPath: plan,
+        stepAnchor: cand.anchor,
+        from: cand.status,
+        to: 'claimed',
+        data: { claim_token: token, lease_expires_at: until, previous_holder: null, substeps: [] },
+      }),
+    );
     return { claimed: true, anchor: cand.anchor, token, reclaimed: false };
   }
 
@@ -265,7 +311,9 @@ class StressWorker {
   private async finish(anchor: string, token: number): Promise<void> {
     const holder: Actor = { ...this.actor, token };
     try {
-      await this.retryLocked(() => this.store.updateItems(this.source, anchor, [{ selector: { all: true }, status: 'completed' }], holder));
+      await this.retryLocked(() =>
+        this.store.updateItems(this.source, anchor, [{ selector: { all: true }, status: 'completed' }], holder),
+      );
       await this.retryLocked(() => this.store.complete(this.source, anchor, holder));
     } catch (err) {
       if (!(err instanceof RefusedError)) throw err;
@@ -287,7 +335,9 @@ async function runWorker(cfg: WorkerConfig): Promise<void> {
     const summary: WorkerSummary = { ...worker.stats, exit };
     process.stdout.write(JSON.stringify(summary) + '\n');
   } catch (err) {
-    process.stderr.write(`worker ${cfg.worktree}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(
+      `worker ${cfg.worktree}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     process.exitCode = 1;
   } finally {
     await worker.close();

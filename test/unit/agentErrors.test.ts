@@ -21,7 +21,8 @@ test("Gemini's error: one pretty-printed JSON document on stderr among its notic
     '}',
   ].join('\n');
   assert.equal(agentError(errorsOf('gemini'), stderr), 'API key not valid');
-  const auth = '{\n  "error": {\n    "type": "Error",\n    "message": "Please set an Auth method in your /h/.gemini/settings.json",\n    "code": 41\n  }\n}\n';
+  const auth =
+    '{\n  "error": {\n    "type": "Error",\n    "message": "Please set an Auth method in your /h/.gemini/settings.json",\n    "code": 41\n  }\n}\n';
   assert.equal(agentError(errorsOf('gemini'), auth), 'Please set an Auth method in your /h/.gemini/settings.json');
   assert.equal(lastAgentLine(auth), '}', 'what a block said before: a brace');
 });
@@ -29,11 +30,19 @@ test("Gemini's error: one pretty-printed JSON document on stderr among its notic
 test("Copilot's error: a session.error event, or its plain-text line when it cannot even start", () => {
   const jsonl = [
     JSON.stringify({ type: 'session.info', data: { message: 'retrying' } }),
-    JSON.stringify({ type: 'session.error', data: { errorType: 'authentication', message: 'Authentication failed with provider (HTTP 401).', statusCode: 401 } }),
+    JSON.stringify({
+      type: 'session.error',
+      data: {
+        errorType: 'authentication',
+        message: 'Authentication failed with provider (HTTP 401).',
+        statusCode: 401,
+      },
+    }),
     JSON.stringify({ type: 'result', exitCode: 1 }),
   ].join('\n');
   assert.equal(agentError(errorsOf('copilot'), jsonl), 'Authentication failed with provider (HTTP 401).');
-  const text = 'Error: No authentication information found.\n\nCopilot can be authenticated with GitHub using an OAuth Token.\n  • Run \'gh auth login\' to authenticate with the GitHub CLI\n';
+  const text =
+    "Error: No authentication information found.\n\nCopilot can be authenticated with GitHub using an OAuth Token.\n  • Run 'gh auth login' to authenticate with the GitHub CLI\n";
   assert.equal(agentError(errorsOf('copilot'), text), 'No authentication information found.');
 });
 
@@ -47,7 +56,10 @@ test("Codex's turn.failed wins over its retries; none is read from a run that re
 });
 
 test("the fallback headline is the agent's last line, never Springfield's own note", () => {
-  assert.equal(lastAgentLine('thinking very hard\n[springfield] timed out after 2 s: ending the agent\'s process group\n'), 'thinking very hard');
+  assert.equal(
+    lastAgentLine("thinking very hard\n[springfield] timed out after 2 s: ending the agent's process group\n"),
+    'thinking very hard',
+  );
   assert.equal(lastAgentLine('[springfield] ended processes the agent left running\n\n'), null);
   assert.equal(lastAgentLine(`${'x'.repeat(500)}\n`)?.length, 301, 'cut with an ellipsis');
 });

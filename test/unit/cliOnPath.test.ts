@@ -4,7 +4,20 @@
 // test/integration/cliOnPath.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -19,7 +32,10 @@ function setUp(t: TestContext) {
   mkdirSync(home);
   const cli = join(base, 'ext', 'dist', 'cli.cjs');
   mkdirSync(join(base, 'ext', 'dist'), { recursive: true });
-  writeFileSync(cli, 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), electron: process.env.ELECTRON_RUN_AS_NODE }))\n');
+  writeFileSync(
+    cli,
+    'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), electron: process.env.ELECTRON_RUN_AS_NODE }))\n',
+  );
   const bin = join(base, 'storage', 'bin');
   mkdirSync(join(base, 'storage'));
   const wrapper = writeCliWrappers(bin, process.execPath, cli, 'linux');
@@ -27,7 +43,8 @@ function setUp(t: TestContext) {
 }
 
 /** A SpringfieldError with this code and a one-line message. */
-const refused = (code: string) => (err: unknown) => err instanceof SpringfieldError && err.code === code && !err.message.includes('\n');
+const refused = (code: string) => (err: unknown) =>
+  err instanceof SpringfieldError && err.code === code && !err.message.includes('\n');
 
 /** Whether anything, a dangling link included, is at `path`. */
 function present(path: string): boolean {
@@ -105,10 +122,13 @@ test('install prefers a ~/bin on PATH, else makes ~/.local/bin and says how to p
   assert.equal(off.onPath, false);
   assert.equal(off.link, join(home, '.local', 'bin', 'springfield'));
   assert.ok(existsSync(off.link));
-  assert.match(off.message, /is not on your PATH\. To use it, add the folder to PATH .*export PATH=".*\/\.local\/bin:\$PATH"$/);
+  assert.match(
+    off.message,
+    /is not on your PATH\. To use it, add the folder to PATH .*export PATH=".*\/\.local\/bin:\$PATH"$/,
+  );
 });
 
-test('a springfield that is not this editor\'s link is never replaced, and removal leaves it too', (t) => {
+test("a springfield that is not this editor's link is never replaced, and removal leaves it too", (t) => {
   const { base, home, wrapper } = setUp(t);
   const local = join(home, '.local', 'bin');
   mkdirSync(local, { recursive: true });
@@ -116,9 +136,16 @@ test('a springfield that is not this editor\'s link is never replaced, and remov
   const setting = { wrapper, home, path: local, platform: 'linux' as const };
 
   writeFileSync(link, '#!/bin/sh\necho mine\n', { mode: 0o755 });
-  assert.throws(() => installCliLink(setting), (err: unknown) => refused('not_ours')(err) && /is not this editor's springfield command \(a file\)/.test((err as Error).message));
+  assert.throws(
+    () => installCliLink(setting),
+    (err: unknown) =>
+      refused('not_ours')(err) && /is not this editor's springfield command \(a file\)/.test((err as Error).message),
+  );
   assert.equal(readFileSync(link, 'utf8'), '#!/bin/sh\necho mine\n');
-  assert.match(uninstallCliLink(setting).message, /not installed .* Left alone, not this editor's: .*springfield \(a file\)/);
+  assert.match(
+    uninstallCliLink(setting).message,
+    /not installed .* Left alone, not this editor's: .*springfield \(a file\)/,
+  );
   assert.ok(existsSync(link));
   rmSync(link);
 
@@ -138,15 +165,19 @@ test('a springfield that is not this editor\'s link is never replaced, and remov
   assert.deepEqual(removed.links, [link]);
   assert.equal(present(link), false);
   assert.equal(uninstallCliLink(setting).outcome, 'absent');
-  assert.ok(existsSync(wrapper), 'the wrapper stays for the editor\'s terminals');
+  assert.ok(existsSync(wrapper), "the wrapper stays for the editor's terminals");
 });
 
-test('a folder others may write, or another runtime\'s platform, is refused in one line', (t) => {
+test("a folder others may write, or another runtime's platform, is refused in one line", (t) => {
   const { base, home, wrapper } = setUp(t);
   const local = join(home, '.local', 'bin');
   mkdirSync(local, { recursive: true });
   chmodSync(local, 0o777);
-  assert.throws(() => installCliLink({ wrapper, home, path: local, platform: 'linux' }), (err: unknown) => refused('unsafe_directory')(err) && /may be written by other users \(mode 777\)/.test((err as Error).message));
+  assert.throws(
+    () => installCliLink({ wrapper, home, path: local, platform: 'linux' }),
+    (err: unknown) =>
+      refused('unsafe_directory')(err) && /may be written by other users \(mode 777\)/.test((err as Error).message),
+  );
   assert.equal(present(join(local, 'springfield')), false);
   chmodSync(local, 0o755);
 
@@ -158,5 +189,9 @@ test('a folder others may write, or another runtime\'s platform, is refused in o
   assert.equal(installCliLink({ wrapper, home, path: local, platform: 'linux' }).outcome, 'installed');
   assert.equal(readlinkSync(join(dotfiles, 'springfield')), wrapper);
 
-  assert.throws(() => installCliLink({ wrapper, home, path: local, platform: 'win32' }), (err: unknown) => refused('unsupported_platform')(err) && /npm install -g @springfield-agents\/cli/.test((err as Error).message));
+  assert.throws(
+    () => installCliLink({ wrapper, home, path: local, platform: 'win32' }),
+    (err: unknown) =>
+      refused('unsupported_platform')(err) && /npm install -g @springfield-agents\/cli/.test((err as Error).message),
+  );
 });

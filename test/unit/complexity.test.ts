@@ -58,11 +58,14 @@ test('parseComplexity accepts the levels case-insensitively and refuses others',
   assert.equal(parseComplexity('critical'), 'critical');
   assert.equal(parseComplexity(' TRIVIAL '), 'trivial');
   for (const bad of ['', 'hard', 'standardish']) {
-    assert.throws(() => parseComplexity(bad), (err: unknown) => {
-      assert.ok(err instanceof UsageError);
-      assert.equal(err.code, 'invalid_complexity');
-      assert.match(err.message, /trivial, simple, standard, critical/);
-      return true;
-    });
+    assert.throws(
+      () => parseComplexity(bad),
+      (err: unknown) => {
+        assert.ok(err instanceof UsageError);
+        assert.equal(err.code, 'invalid_complexity');
+        assert.match(err.message, /trivial, simple, standard, critical/);
+        return true;
+      },
+    );
   }
 });

@@ -19,15 +19,33 @@ function files(dir: string): string[] {
 
 /** The names a list of import or export specifiers brings in (`a as b` brings in `a`). */
 function names(list: string): string[] {
-  return list.split(',').map((s) => s.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0] ?? '').filter((s) => s !== '');
+  return list
+    .split(',')
+    .map(
+      (s) =>
+        s
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)[0] ?? '',
+    )
+    .filter((s) => s !== '');
 }
 
 test('core/index.ts exports exactly the names imported from it outside src/core', () => {
   const exported = [...readFileSync(INDEX, 'utf8').matchAll(NAMED)].flatMap((m) => names(m[1] ?? '')).sort();
   assert.equal(new Set(exported).size, exported.length, 'a name exported twice');
   const outside = ['src/cli', 'src/extension', 'scripts', 'bench', 'test'].flatMap((d) => files(join(ROOT, d)));
-  const imported = new Set(outside.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(NAMED)]
-    .filter((m) => resolve(dirname(file), m[2] ?? '') === INDEX).flatMap((m) => names(m[1] ?? ''))));
+  const imported = new Set(
+    outside.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(NAMED)]
+        .filter((m) => resolve(dirname(file), m[2] ?? '') === INDEX)
+        .flatMap((m) => names(m[1] ?? '')),
+    ),
+  );
   assert.ok(imported.size > 100);
-  assert.deepEqual(exported.filter((n) => !imported.has(n)), [], 'exported from core/index.ts, imported by nothing outside core');
+  assert.deepEqual(
+    exported.filter((n) => !imported.has(n)),
+    [],
+    'exported from core/index.ts, imported by nothing outside core',
+  );
 });

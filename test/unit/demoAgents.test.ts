@@ -15,8 +15,14 @@ test('the demo agents: the runtime runs the stand-in on the context file, for ev
   const argv = ['/opt/node/bin/node', script, '$SPRINGFIELD_CONTEXT_FILE'];
   assert.deepEqual(demoRoles('/opt/node/bin/node', script), { lisa: argv, ralph: argv, bart: argv });
   assert.deepEqual(demoRoles('/opt/node/bin/node', script, 'bart'), { bart: argv });
-  assert.throws(() => demoRoles('/opt/node/bin/node', script, 'lovejoy'), (e: unknown) => e instanceof UsageError && /--role must be one of lisa, ralph, bart/.test(e.message));
-  assert.throws(() => demoRoles('/opt/node/bin/node', join(dir, 'gone.cjs')), (e: unknown) => e instanceof EnvironmentError && e.code === 'demo_agents_missing');
+  assert.throws(
+    () => demoRoles('/opt/node/bin/node', script, 'lovejoy'),
+    (e: unknown) => e instanceof UsageError && /--role must be one of lisa, ralph, bart/.test(e.message),
+  );
+  assert.throws(
+    () => demoRoles('/opt/node/bin/node', join(dir, 'gone.cjs')),
+    (e: unknown) => e instanceof EnvironmentError && e.code === 'demo_agents_missing',
+  );
 });
 
 test("an agent keeps ELECTRON_RUN_AS_NODE only when it runs the editor's own Electron", (t) => {

@@ -16,7 +16,10 @@ function anchors(file: string): Set<string> {
   for (const line of withoutCode(readFileSync(file, 'utf8')).split('\n')) {
     const heading = /^#{1,6} (.+)$/.exec(line)?.[1];
     if (heading === undefined) continue;
-    const slug = heading.toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+    const slug = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     out.add(n === 0 ? slug : `${slug}-${n}`);
@@ -29,7 +32,13 @@ function withoutCode(markdown: string): string {
 }
 
 test('every relative link of the README, the changelog and docs/ reaches a file and a heading', () => {
-  const files = ['README.md', 'CHANGELOG.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    'CHANGELOG.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const broken: string[] = [];
   for (const file of files) {
     const text = withoutCode(readFileSync(join(ROOT, file), 'utf8')).replace(/`[^`\n]*`/g, '');
@@ -39,7 +48,8 @@ test('every relative link of the README, the changelog and docs/ reaches a file 
       const [path = '', fragment] = target.split('#');
       const resolved = path ? normalize(join(ROOT, dirname(file), path)) : join(ROOT, file);
       if (!existsSync(resolved)) broken.push(`${file}: ${target} (no ${relative(ROOT, resolved)})`);
-      else if (fragment && resolved.endsWith('.md') && !anchors(resolved).has(fragment)) broken.push(`${file}: ${target} (no such heading)`);
+      else if (fragment && resolved.endsWith('.md') && !anchors(resolved).has(fragment))
+        broken.push(`${file}: ${target} (no such heading)`);
     }
   }
   assert.deepEqual(broken, []);

@@ -4,7 +4,14 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
-import { allowedEvents, EPIC_EVENTS, EPIC_STATUSES, TRANSITIONS, type EpicEvent, type EpicStatus } from '../../src/core/epics/transitions.ts';
+import {
+  allowedEvents,
+  EPIC_EVENTS,
+  EPIC_STATUSES,
+  TRANSITIONS,
+  type EpicEvent,
+  type EpicStatus,
+} from '../../src/core/epics/transitions.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
@@ -27,7 +34,10 @@ const BACKENDS: Backend[] = contractBackends();
 
 for (const backend of BACKENDS) {
   describe(`epic contract on ${backend.name}`, () => {
-    const open = (t: TestContext, clock = new ManualClock(Date.UTC(2026, 2, 1))) => ({ store: backend.open(t, clock), clock });
+    const open = (t: TestContext, clock = new ManualClock(Date.UTC(2026, 2, 1))) => ({
+      store: backend.open(t, clock),
+      clock,
+    });
     async function epicIn(store: Store, status: EpicStatus, title = `epic ${status}`): Promise<string> {
       const { id } = await store.createEpic({ title, brief: '', priority: 'P2' }, MARGE);
       for (const event of PATH_TO[status]) await store.applyEpicEvent(id, event, MARGE, `to reach ${status}`);
@@ -43,14 +53,23 @@ for (const backend of BACKENDS) {
         const before = (await store.events({ epicId: id })).length;
         const reason = `because ${row.event} from ${row.from}`;
         const out = await store.applyEpicEvent(id, row.event, BART, reason);
-        assert.deepEqual([out.from, out.to, out.next_role, out.reason], [row.from, row.to, row.nextRole, reason], `${row.from} --${row.event}->`);
+        assert.deepEqual(
+          [out.from, out.to, out.next_role, out.reason],
+          [row.from, row.to, row.nextRole, reason],
+          `${row.from} --${row.event}->`,
+        );
         const epic = await store.getEpic(id);
-        assert.deepEqual([epic.status, epic.status_reason, epic.updated_at], [row.to, reason, clock.now().toISOString()]);
+        assert.deepEqual(
+          [epic.status, epic.status_reason, epic.updated_at],
+          [row.to, reason, clock.now().toISOString()],
+        );
         const events = await store.events({ epicId: id });
         assert.equal(events.length, before + 1);
         const e = events.at(-1);
-        assert.deepEqual([e?.entity, e?.action, e?.epic_id, e?.from_status, e?.to_status, e?.reason, e?.at, e?.worktree, e?.agent],
-          ['epic', row.event, id, row.from, row.to, reason, clock.now().toISOString(), BART.worktree, BART.agent]);
+        assert.deepEqual(
+          [e?.entity, e?.action, e?.epic_id, e?.from_status, e?.to_status, e?.reason, e?.at, e?.worktree, e?.agent],
+          ['epic', row.event, id, row.from, row.to, reason, clock.now().toISOString(), BART.worktree, BART.agent],
+        );
       }
     });
 
@@ -67,7 +86,11 @@ for (const backend of BACKENDS) {
             return true;
           });
         }
-        assert.equal(JSON.stringify([await store.getEpic(id), (await store.events({ epicId: id })).length]), snapshot, status);
+        assert.equal(
+          JSON.stringify([await store.getEpic(id), (await store.events({ epicId: id })).length]),
+          snapshot,
+          status,
+        );
       }
       await assert.rejects(store.getEpic('sf-0000'), { code: 'unknown_epic', category: 'usage' });
     });
@@ -76,11 +99,25 @@ for (const backend of BACKENDS) {
       const { store } = open(t);
       const id = await epicIn(store, 'in_progress', 'failing builder');
       const before = await store.getEpic(id);
-      const blocked = await store.applyEpicEvent(id, 'agent_failed', BART, 'agent_failed: Ralph failed 3 times in a row', { role: 'ralph', failures: 3 });
+      const blocked = await store.applyEpicEvent(
+        id,
+        'agent_failed',
+        BART,
+        'agent_failed: Ralph failed 3 times in a row',
+        { role: 'ralph', failures: 3 },
+      );
       assert.deepEqual([blocked.from, blocked.to], ['in_progress', 'blocked']);
-      assert.deepEqual(await store.blockDetails(id), { event: 'agent_failed', at: (await store.events({ epicId: id })).at(-1)?.at, role: 'ralph', failures: 3 });
+      assert.deepEqual(await store.blockDetails(id), {
+        event: 'agent_failed',
+        at: (await store.events({ epicId: id })).at(-1)?.at,
+        role: 'ralph',
+        failures: 3,
+      });
       const retried = await store.applyEpicEvent(id, 'retry', MARGE, 'key fixed');
-      assert.deepEqual([retried.from, retried.to, retried.iteration, retried.reason], ['blocked', 'in_progress', before.iteration, 'key fixed']);
+      assert.deepEqual(
+        [retried.from, retried.to, retried.iteration, retried.reason],
+        ['blocked', 'in_progress', before.iteration, 'key fixed'],
+      );
       assert.equal((await store.getEpic(id)).status_reason, before.status_reason);
       await assert.rejects(store.applyEpicEvent(id, 'retry', MARGE), { code: 'invalid_transition' });
       const drifted = await epicIn(store, 'in_progress', 'drifted');
@@ -91,7 +128,10 @@ for (const backend of BACKENDS) {
       assert.equal((await store.applyEpicEvent(drifted, 'retry', MARGE)).to, 'in_progress');
       const reviewed = await epicIn(store, 'implemented', 'reviewed');
       await store.applyEpicEvent(reviewed, 'signal_option_viability_failure', BART, 'wrong approach');
-      await assert.rejects(store.applyEpicEvent(reviewed, 'retry', MARGE), { code: 'not_retryable', message: /is blocked by wrong approach, not by a failing agent or a drifted plan/ });
+      await assert.rejects(store.applyEpicEvent(reviewed, 'retry', MARGE), {
+        code: 'not_retryable',
+        message: /is blocked by wrong approach, not by a failing agent or a drifted plan/,
+      });
     });
 
     test('build iterations count each entry to in_progress; past the budget the epic is blocked (also by countIteration)', async (t) => {
@@ -107,7 +147,10 @@ for (const backend of BACKENDS) {
       }
       assert.equal(await store.countIteration(epic.id, MARGE, 'one more'), false, 'the budget of 5 is spent');
       const row = await store.getEpic(epic.id);
-      assert.deepEqual([row.status, row.status_reason, row.iteration], ['blocked', 'iteration_budget_exhausted: 5 of 5 build iterations used; one more', 5]);
+      assert.deepEqual(
+        [row.status, row.status_reason, row.iteration],
+        ['blocked', 'iteration_budget_exhausted: 5 of 5 build iterations used; one more', 5],
+      );
       const other = await epicIn(store, 'in_progress', 'standard work on the parser');
       assert.equal(await store.countIteration(other, MARGE, 'retry'), true);
       assert.equal((await store.getEpic(other)).iteration, 2);
@@ -128,11 +171,20 @@ for (const backend of BACKENDS) {
       const raised = await started('raised', 3);
       const outcomes = [
         (await store.applyEpicEvent(onEntry, 'signal_implementation_failure', BART, 'miss')).reason,
-        (await store.countIteration(counted, MARGE, 'ralph run 7 failed')) ? 'not blocked' : (await store.getEpic(counted)).status_reason,
+        (await store.countIteration(counted, MARGE, 'ralph run 7 failed'))
+          ? 'not blocked'
+          : (await store.getEpic(counted)).status_reason,
         (await store.applyEpicEvent(raised, 'iteration_budget_exhausted', MARGE, 'verification failed')).reason,
       ];
       for (const [i, reason] of outcomes.entries()) assert.match(reason ?? '', wording, `path ${i}: ${reason}`);
-      assert.deepEqual(outcomes.map((r) => wording.exec(r ?? '')?.slice(1, 3)), [['1', '1'], ['1', '1'], ['1', '3']]);
+      assert.deepEqual(
+        outcomes.map((r) => wording.exec(r ?? '')?.slice(1, 3)),
+        [
+          ['1', '1'],
+          ['1', '1'],
+          ['1', '3'],
+        ],
+      );
       const events = (await store.events()).filter((e) => e.to_status === 'blocked').map((e) => e.reason);
       assert.deepEqual(events, outcomes, 'the event log records the same reason as the epic row');
     });
@@ -142,19 +194,34 @@ for (const backend of BACKENDS) {
       const id = await epicIn(store, 'ready', 'claims wait');
       const src = { planPath: 'plans/e.md', plan: parsePlan('# Plan: E\n## Step 1: One\n- [ ] a\n', 'plans/e.md') };
       await store.initPlan(src, MARGE, { epicId: id });
-      await assert.rejects(store.claimNext(src, RALPH), { code: 'epic_not_in_progress', message: `plans/e.md belongs to epic ${id}, which is ready; steps are claimed while it is in progress (start it: 'springfield epic start ${id}')` });
+      await assert.rejects(store.claimNext(src, RALPH), {
+        code: 'epic_not_in_progress',
+        message: `plans/e.md belongs to epic ${id}, which is ready; steps are claimed while it is in progress (start it: 'springfield epic start ${id}')`,
+      });
       const waiting = await store.ready('plans/e.md');
       assert.deepEqual([waiting.ready_steps, waiting.waiting_steps, waiting.epic_status], [[], ['step-1'], 'ready']);
-      assert.equal(waiting.waiting_reason, `plans/e.md belongs to epic ${id}, which is ready; steps are claimed while it is in progress (start it: 'springfield epic start ${id}')`,
-        'ready agrees with claim, in the words claim refuses with');
+      assert.equal(
+        waiting.waiting_reason,
+        `plans/e.md belongs to epic ${id}, which is ready; steps are claimed while it is in progress (start it: 'springfield epic start ${id}')`,
+        'ready agrees with claim, in the words claim refuses with',
+      );
       await store.applyEpicEvent(id, 'start', MARGE, 'go');
       const started = await store.ready('plans/e.md');
-      assert.deepEqual([started.ready_steps, started.waiting_steps, started.waiting_reason, started.epic_status], [['step-1'], [], null, 'in_progress']);
+      assert.deepEqual(
+        [started.ready_steps, started.waiting_steps, started.waiting_reason, started.epic_status],
+        [['step-1'], [], null, 'in_progress'],
+      );
       assert.equal((await store.claimNext(src, RALPH)).claimed, true);
-      assert.deepEqual((await store.listEpics('in_progress')).map((e) => e.id), [id]);
+      assert.deepEqual(
+        (await store.listEpics('in_progress')).map((e) => e.id),
+        [id],
+      );
       await store.reset('plans/e.md', 'step-1', MARGE);
       await store.applyEpicEvent(id, 'defer', MARGE, 'parked');
-      await assert.rejects(store.claimNext(src, RALPH), { code: 'epic_not_in_progress', message: /which is deferred; steps are claimed while it is in progress$/ });
+      await assert.rejects(store.claimNext(src, RALPH), {
+        code: 'epic_not_in_progress',
+        message: /which is deferred; steps are claimed while it is in progress$/,
+      });
       assert.deepEqual((await store.ready('plans/e.md')).waiting_steps, ['step-1']);
     });
 
@@ -175,11 +242,16 @@ for (const backend of BACKENDS) {
       const row = await store.setPlanner(id, 'lisa', MARGE);
       assert.equal(row.planner, 'lisa');
       const last = (await store.events({ epicId: id })).at(-1);
-      assert.deepEqual([last?.action, last?.reason, last?.data], ['planner', 'Lisa writes its plan', { planner: 'lisa', was: 'person' }]);
+      assert.deepEqual(
+        [last?.action, last?.reason, last?.data],
+        ['planner', 'Lisa writes its plan', { planner: 'lisa', was: 'person' }],
+      );
       const count = (await store.events({ epicId: id })).length;
       await store.setPlanner(id, 'lisa', MARGE);
       assert.equal((await store.events({ epicId: id })).length, count, 'no event when nothing changes');
-      await assert.rejects(store.setPlanner(await epicIn(store, 'ready'), 'person', MARGE), { code: 'invalid_transition' });
+      await assert.rejects(store.setPlanner(await epicIn(store, 'ready'), 'person', MARGE), {
+        code: 'invalid_transition',
+      });
     });
   });
 }

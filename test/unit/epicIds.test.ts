@@ -18,7 +18,10 @@ test('a new id is sf- and 4 hex chars', () => {
     assert.match(id, /^sf-[0-9a-f]{4}$/);
     assert.ok(isEpicId(id));
   }
-  assert.equal(newEpicId(() => false, counter()), 'sf-0001');
+  assert.equal(
+    newEpicId(() => false, counter()),
+    'sf-0001',
+  );
 });
 
 test('collisions grow the id to 5 then 6 hex chars', () => {
@@ -44,11 +47,18 @@ test('a collision at one length retries with fresh random bytes', () => {
 
 test('throws when every length collides', () => {
   let calls = 0;
-  assert.throws(() => newEpicId(() => { calls++; return true; }, counter()), (err: unknown) => {
-    assert.ok(err instanceof RefusedError);
-    assert.equal(err.code, 'epic_id_exhausted');
-    return true;
-  });
+  assert.throws(
+    () =>
+      newEpicId(() => {
+        calls++;
+        return true;
+      }, counter()),
+    (err: unknown) => {
+      assert.ok(err instanceof RefusedError);
+      assert.equal(err.code, 'epic_id_exhausted');
+      return true;
+    },
+  );
   assert.ok(calls >= 6);
 });
 
@@ -63,11 +73,14 @@ test('parsePriority accepts P0-P3 case-insensitively', () => {
   assert.equal(parsePriority('P0'), 'P0');
   assert.equal(parsePriority('p3'), 'P3');
   for (const bad of ['P4', '1', 'high', '', 'P-1']) {
-    assert.throws(() => parsePriority(bad), (err: unknown) => {
-      assert.ok(err instanceof UsageError);
-      assert.equal(err.code, 'invalid_priority');
-      assert.match(err.message, /P0, P1, P2, P3/);
-      return true;
-    });
+    assert.throws(
+      () => parsePriority(bad),
+      (err: unknown) => {
+        assert.ok(err instanceof UsageError);
+        assert.equal(err.code, 'invalid_priority');
+        assert.match(err.message, /P0, P1, P2, P3/);
+        return true;
+      },
+    );
   }
 });

@@ -38,7 +38,13 @@ test('ids stay unique and well-formed across many creates in one database', asyn
   const store = openStore(t);
   const db = sqliteOf(store);
   const now = new Date().toISOString();
-  const ids = db.transaction(() => Array.from({ length: 1500 }, (_, i) => runSqlite(db, new Date(now), (p) => createEpic(p, { title: `e${i}`, brief: '', priority: 'P3' }, MARGE)).id))();
+  const ids = db.transaction(() =>
+    Array.from(
+      { length: 1500 },
+      (_, i) =>
+        runSqlite(db, new Date(now), (p) => createEpic(p, { title: `e${i}`, brief: '', priority: 'P3' }, MARGE)).id,
+    ),
+  )();
   assert.equal(new Set(ids).size, 1500);
   for (const id of ids) assert.match(id, /^sf-[0-9a-f]{4,6}$/);
   assert.equal(count(store, 'epics'), 1500);
@@ -49,7 +55,8 @@ test('when every 4-hex id is taken, new epics get 5-hex ids and never reuse one'
   sqliteOf(store).exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 65535)
     INSERT INTO epics (id, title, created_at, updated_at) SELECT 'sf-' || printf('%04x', i), 'filler', 'x', 'x' FROM n`);
   const ids: string[] = [];
-  for (let i = 0; i < 40; i++) ids.push((await store.createEpic({ title: `new ${i}`, brief: '', priority: 'P2' }, MARGE)).id);
+  for (let i = 0; i < 40; i++)
+    ids.push((await store.createEpic({ title: `new ${i}`, brief: '', priority: 'P2' }, MARGE)).id);
   for (const id of ids) assert.match(id, /^sf-[0-9a-f]{5}$/);
   assert.equal(new Set(ids).size, ids.length);
   assert.equal(count(store, 'epics'), 65536 + 40);
@@ -60,19 +67,33 @@ test('processes creating epics at the same time never collide', async (t) => {
   const path = join(dir, 'state.db');
   openStore(t, new ManualClock(), path).close();
   const script = join(dir, 'creator.mjs');
-  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqlite', 'sqliteStore.ts')).href;
-  writeFileSync(script, `import { SqliteStore } from '${storeUrl}';
+  const storeUrl = pathToFileURL(
+    join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqlite', 'sqliteStore.ts'),
+  ).href;
+  writeFileSync(
+    script,
+    `import { SqliteStore } from '${storeUrl}';
 const store = new SqliteStore(process.argv[2]);
 for (let i = 0; i < 150; i++) await store.createEpic({ title: 'p' + process.pid + '-' + i, brief: '', priority: 'P2' }, { worktree: '/wt/' + process.pid, agent: null });
 store.close();
-`);
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')));
-  const codes = await Promise.all([0, 1, 2, 3].map(() => new Promise<[number | null, string]>((resolve) => {
-    const child = spawn(process.execPath, [script, path], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-    child.on('close', (code) => resolve([code, err]));
-  })));
+`,
+  );
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')),
+  );
+  const codes = await Promise.all(
+    [0, 1, 2, 3].map(
+      () =>
+        new Promise<[number | null, string]>((resolve) => {
+          const child = spawn(process.execPath, [script, path], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+          let err = '';
+          child.stderr.on('data', (d: Buffer) => {
+            err += d.toString();
+          });
+          child.on('close', (code) => resolve([code, err]));
+        }),
+    ),
+  );
   for (const [code, err] of codes) assert.equal(code, 0, err);
   const store = openStore(t, new ManualClock(), path);
   const ids = sqliteOf(store).prepare('SELECT id FROM epics').pluck().all() as string[];

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  EPIC_EVENTS, EPIC_STATUSES, ROLE_NAMES, SIGNAL_TYPES, TRANSITIONS, allowedEvents, signalEvent, transition,
+  EPIC_EVENTS,
+  EPIC_STATUSES,
+  ROLE_NAMES,
+  SIGNAL_TYPES,
+  TRANSITIONS,
+  allowedEvents,
+  signalEvent,
+  transition,
 } from '../../src/core/epics/index.ts';
 import type { EpicEvent, EpicStatus, Role } from '../../src/core/epics/index.ts';
 import { RefusedError } from '../../src/core/errors.ts';
@@ -56,12 +63,35 @@ const EXPECTED: readonly [EpicStatus, EpicEvent, EpicStatus | 'previous', Role |
 ];
 
 const ALL_STATUSES: readonly EpicStatus[] = [
-  'planned', 'ready', 'in_progress', 'implemented', 'verified', 'done', 'deferred', 'blocked',
+  'planned',
+  'ready',
+  'in_progress',
+  'implemented',
+  'verified',
+  'done',
+  'deferred',
+  'blocked',
 ];
 const ALL_EVENTS: readonly EpicEvent[] = [
-  'plan_approved', 'start', 'steps_completed', 'signal_pass', 'signal_implementation_failure',
-  'signal_option_viability_failure', 'signal_adr_invalidated', 'merged', 'new_plan_approved',
-  'defer', 'resume', 'iteration_budget_exhausted', 'agent_failed', 'agent_unavailable', 'plan_drift', 'retry', 'plan_discarded', 'merge_failed', 'budget_exhausted',
+  'plan_approved',
+  'start',
+  'steps_completed',
+  'signal_pass',
+  'signal_implementation_failure',
+  'signal_option_viability_failure',
+  'signal_adr_invalidated',
+  'merged',
+  'new_plan_approved',
+  'defer',
+  'resume',
+  'iteration_budget_exhausted',
+  'agent_failed',
+  'agent_unavailable',
+  'plan_drift',
+  'retry',
+  'plan_discarded',
+  'merge_failed',
+  'budget_exhausted',
 ];
 
 function expectedRow(from: EpicStatus, event: EpicEvent) {
@@ -77,8 +107,12 @@ test('statuses and events are exactly the spec lists', () => {
 for (const [from, event, to, role] of EXPECTED) {
   test(`${from} --${event}--> ${to} (${role ?? 'nobody'})`, () => {
     if (to !== 'previous') return assert.deepEqual(transition(from, event), { to, nextRole: role });
-    for (const back of ['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const) assert.deepEqual(transition(from, event, back), { to: back, nextRole: role });
-    assert.throws(() => transition(from, event), /cannot retry: the epic was not blocked by agent_failed or agent_unavailable or plan_drift or merge_failed or budget_exhausted/);
+    for (const back of ['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const)
+      assert.deepEqual(transition(from, event, back), { to: back, nextRole: role });
+    assert.throws(
+      () => transition(from, event),
+      /cannot retry: the epic was not blocked by agent_failed or agent_unavailable or plan_drift or merge_failed or budget_exhausted/,
+    );
   });
 }
 
@@ -90,14 +124,17 @@ test('every (status, event) pair outside the table is refused with the allowed e
     for (const event of ALL_EVENTS) {
       if (expectedRow(from, event)) continue;
       refused++;
-      assert.throws(() => transition(from, event), (err: unknown) => {
-        assert.ok(err instanceof RefusedError);
-        assert.equal(err.code, 'invalid_transition');
-        assert.equal(err.category, 'refused');
-        const list = allowed.length > 0 ? allowed.join(', ') : 'none';
-        assert.equal(err.message, `cannot ${event} an epic that is ${from}; allowed: ${list}`);
-        return true;
-      });
+      assert.throws(
+        () => transition(from, event),
+        (err: unknown) => {
+          assert.ok(err instanceof RefusedError);
+          assert.equal(err.code, 'invalid_transition');
+          assert.equal(err.category, 'refused');
+          const list = allowed.length > 0 ? allowed.join(', ') : 'none';
+          assert.equal(err.message, `cannot ${event} an epic that is ${from}; allowed: ${list}`);
+          return true;
+        },
+      );
     }
   }
   assert.equal(refused, ALL_STATUSES.length * ALL_EVENTS.length - EXPECTED.length);
@@ -108,12 +145,18 @@ test('done allows nothing; deferred only resumes; defer is refused from deferred
   assert.deepEqual(allowedEvents('deferred'), ['resume']);
   assert.throws(() => transition('done', 'defer'), /cannot defer an epic that is done; allowed: none/);
   assert.throws(() => transition('deferred', 'defer'), /allowed: resume$/);
-  assert.throws(() => transition('planned', 'start'), /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded, budget_exhausted$/);
+  assert.throws(
+    () => transition('planned', 'start'),
+    /cannot start an epic that is planned; allowed: plan_approved, defer, agent_failed, agent_unavailable, plan_discarded, budget_exhausted$/,
+  );
 });
 
 test('signals map to their events', () => {
   assert.deepEqual(SIGNAL_TYPES.map(signalEvent), [
-    'signal_pass', 'signal_implementation_failure', 'signal_option_viability_failure', 'signal_adr_invalidated',
+    'signal_pass',
+    'signal_implementation_failure',
+    'signal_option_viability_failure',
+    'signal_adr_invalidated',
   ]);
 });
 

@@ -4,13 +4,22 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { exitCodeOf } from '../../src/cli/dispatch.ts';
-import { type ErrorCode, ERROR_CODES, EnvironmentError, errorFor, isErrorCode, RefusedError, SpringfieldError, UsageError } from '../../src/core/errors.ts';
+import {
+  type ErrorCode,
+  ERROR_CODES,
+  EnvironmentError,
+  errorFor,
+  isErrorCode,
+  RefusedError,
+  SpringfieldError,
+  UsageError,
+} from '../../src/core/errors.ts';
 import { CONTRACT, documentedErrorCodes, renderErrorCodes } from '../../scripts/errorCodes.ts';
 
 const CLASS = { refused: RefusedError, usage: UsageError, environment: EnvironmentError } as const;
 const EXIT = { refused: 1, usage: 2, environment: 3 } as const;
 
-test('every code makes an error of its category, which exits with that category\'s code', () => {
+test("every code makes an error of its category, which exits with that category's code", () => {
   const codes = Object.keys(ERROR_CODES) as ErrorCode[];
   assert.ok(codes.length > 100);
   for (const code of codes) {

@@ -60,6 +60,10 @@ test('long patterns stay fast: the walk is memoised, not exponential', () => {
   const a = `${'**/'.repeat(30)}x`;
   const b = `${'*a'.repeat(30)}/${'a/'.repeat(30)}y`;
   assert.equal(globsOverlap(a, b), true, 'x may sit below y, a folder');
-  assert.equal(globsOverlap(`${'**/'.repeat(30)}x.ts`, `${'*a'.repeat(30)}/${'a/'.repeat(30)}y.ts`), false, 'y.ts is a file: nothing below it');
+  assert.equal(
+    globsOverlap(`${'**/'.repeat(30)}x.ts`, `${'*a'.repeat(30)}/${'a/'.repeat(30)}y.ts`),
+    false,
+    'y.ts is a file: nothing below it',
+  );
   assert.equal(globsOverlap(`src/${'*'.repeat(40)}b`, `src/${'a'.repeat(40)}c`), false);
 });

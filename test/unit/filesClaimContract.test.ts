@@ -19,7 +19,9 @@ const T0 = Date.UTC(2026, 0, 1);
 const source = (planPath: string, text: string): PlanSource => ({ planPath, plan: parsePlan(text, planPath) });
 
 /** Plan one: step-1 edits the user model, step-2 the docs (its substep the README), step-3 declares nothing. */
-const ONE = source('plans/one.md', `# Plan: One
+const ONE = source(
+  'plans/one.md',
+  `# Plan: One
 ## Step 1: User model
 **Files:** src/db/user.ts
 - [ ] a
@@ -31,9 +33,12 @@ const ONE = source('plans/one.md', `# Plan: One
 - [ ] c
 ## Step 3: Free
 - [ ] d
-`);
+`,
+);
 /** Plan two: step-1 also edits the user model (through a glob), step-2 the README, step-3 the CLI. */
-const TWO = source('plans/two.md', `# Plan: Two
+const TWO = source(
+  'plans/two.md',
+  `# Plan: Two
 ## Step 1: Users again
 **Files:** src/db/*.ts
 - [ ] a
@@ -43,7 +48,8 @@ const TWO = source('plans/two.md', `# Plan: Two
 ## Step 3: Cli
 **Files:** src/cli/**
 - [ ] c
-`);
+`,
+);
 /** The same plans without any Files: line. */
 const PLAIN_ONE = source('plans/one.md', '# Plan: One\n## Step 1: A\n- [ ] a\n## Step 2: B\n- [ ] b\n');
 const PLAIN_TWO = source('plans/two.md', '# Plan: Two\n## Step 1: A\n- [ ] a\n## Step 2: B\n- [ ] b\n');
@@ -53,7 +59,10 @@ type Unclaimed = Extract<ClaimResult, { claimed: false }>;
 
 for (const backend of contractBackends()) {
   describe(`claims and files on ${backend.name}`, () => {
-    async function setup(t: TestContext, plans: PlanSource[] = [ONE, TWO]): Promise<{ store: Store; clock: ManualClock }> {
+    async function setup(
+      t: TestContext,
+      plans: PlanSource[] = [ONE, TWO],
+    ): Promise<{ store: Store; clock: ManualClock }> {
       const clock = new ManualClock(T0);
       const store = backend.open(t, clock);
       for (const plan of plans) await store.initPlan(plan, ADMIN);
@@ -65,35 +74,60 @@ for (const backend of contractBackends()) {
       return r;
     }
 
-    test('a ready step sharing a file with another holder\'s claim is passed over for the next; ready says why', async (t) => {
+    test("a ready step sharing a file with another holder's claim is passed over for the next; ready says why", async (t) => {
       const { store } = await setup(t);
       assert.equal((await claim(store, ONE, A)).step_anchor, 'step-1');
       // Two's step-1 (src/db/*.ts) meets One's step-1 (src/db/user.ts): B gets step-2.
       assert.equal((await claim(store, TWO, B)).step_anchor, 'step-2');
       const ready = await store.ready('plans/two.md', B);
       assert.deepEqual(ready.ready_steps, ['step-3']);
-      assert.deepEqual(ready.files_waiting, [{
-        anchor: 'step-1', shares: ['src/db/*.ts'], with_plan: 'plans/one.md', with_step: 'step-1', with_epic: null, with_holder: '/wt/a',
-        message: 'step-1 shares src/db/*.ts with plans/one.md step-1 (held by /wt/a)',
-      }]);
+      assert.deepEqual(ready.files_waiting, [
+        {
+          anchor: 'step-1',
+          shares: ['src/db/*.ts'],
+          with_plan: 'plans/one.md',
+          with_step: 'step-1',
+          with_epic: null,
+          with_holder: '/wt/a',
+          message: 'step-1 shares src/db/*.ts with plans/one.md step-1 (held by /wt/a)',
+        },
+      ]);
       // Substeps' files count for their step: One's step-2 (docs/**, README.md) meets Two's step-2 (README.md), which B holds.
       const one = await store.ready('plans/one.md', A);
-      assert.deepEqual([one.ready_steps, one.files_waiting.map((w) => [w.anchor, w.shares, w.with_step])], [['step-3'], [['step-2', ['README.md'], 'step-2']]]);
+      assert.deepEqual(
+        [one.ready_steps, one.files_waiting.map((w) => [w.anchor, w.shares, w.with_step])],
+        [['step-3'], [['step-2', ['README.md'], 'step-2']]],
+      );
       assert.equal((await claim(store, ONE, A)).step_anchor, 'step-3');
     });
 
     test('every ready step held back: claimed:false, reason files_busy, with each step and what it shares', async (t) => {
-      const { store } = await setup(t, [ONE, source('plans/two.md', '# Plan: Two\n## Step 1: Users\n**Files:** src/db/user.ts\n- [ ] a\n## Step 2: More users\n**Files:** src/db/**\n- [ ] b\n')]);
+      const { store } = await setup(t, [
+        ONE,
+        source(
+          'plans/two.md',
+          '# Plan: Two\n## Step 1: Users\n**Files:** src/db/user.ts\n- [ ] a\n## Step 2: More users\n**Files:** src/db/**\n- [ ] b\n',
+        ),
+      ]);
       await claim(store, ONE, A);
-      const r = await store.claimNext(source('plans/two.md', '# Plan: Two\n## Step 1: Users\n**Files:** src/db/user.ts\n- [ ] a\n## Step 2: More users\n**Files:** src/db/**\n- [ ] b\n'), B);
+      const r = await store.claimNext(
+        source(
+          'plans/two.md',
+          '# Plan: Two\n## Step 1: Users\n**Files:** src/db/user.ts\n- [ ] a\n## Step 2: More users\n**Files:** src/db/**\n- [ ] b\n',
+        ),
+        B,
+      );
       assert.equal(r.claimed, false);
       const none = r as Unclaimed;
       assert.equal(none.reason, 'files_busy');
       assert.equal(none.all_completed, false);
-      assert.deepEqual(none.files_waiting?.map((w) => w.message), [
-        'step-1 shares src/db/user.ts with plans/one.md step-1 (held by /wt/a)',
-        'step-2 shares src/db/** with plans/one.md step-1 (held by /wt/a)',
-      ]);
+      assert.deepEqual(
+        none.files_waiting?.map((w) => w.message),
+        [
+          'step-1 shares src/db/user.ts with plans/one.md step-1 (held by /wt/a)',
+          'step-2 shares src/db/** with plans/one.md step-1 (held by /wt/a)',
+        ],
+      );
       const ready = await store.ready('plans/two.md', B);
       assert.deepEqual([ready.ready_steps, ready.files_waiting.map((w) => w.anchor)], [[], ['step-1', 'step-2']]);
     });

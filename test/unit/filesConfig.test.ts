@@ -7,6 +7,12 @@ test('files-aware scheduling is on by default, off with "filesAware": false, and
   assert.equal(filesAwareOf(parseRunConfig({}, 'config.json')), true);
   assert.equal(filesAwareOf(parseRunConfig({ filesAware: true }, 'config.json')), true);
   assert.equal(filesAwareOf(parseRunConfig({ filesAware: false }, 'config.json')), false);
-  assert.throws(() => parseRunConfig({ filesAware: 'no' }, 'config.json'), (e: unknown) =>
-    e instanceof Error && (e as { code?: string }).code === 'invalid_config' && /^config\.json: filesAware: /.test(e.message) && !e.message.includes('\n'));
+  assert.throws(
+    () => parseRunConfig({ filesAware: 'no' }, 'config.json'),
+    (e: unknown) =>
+      e instanceof Error &&
+      (e as { code?: string }).code === 'invalid_config' &&
+      /^config\.json: filesAware: /.test(e.message) &&
+      !e.message.includes('\n'),
+  );
 });

@@ -7,7 +7,15 @@ import { duration, until } from '../../src/cli/output.ts';
 import { isEpicId } from '../../src/shared/epicId.ts';
 import { agoText, countdown, humanSpan, percent, percentBar } from '../../src/shared/format.ts';
 import { ROLE_NAMES } from '../../src/shared/roles.ts';
-import { ago, leaseLeft, progressBar, shortDuration, since, statusWord, stepName } from '../../src/extension/views/viewText.ts';
+import {
+  ago,
+  leaseLeft,
+  progressBar,
+  shortDuration,
+  since,
+  statusWord,
+  stepName,
+} from '../../src/extension/views/viewText.ts';
 
 const NOW = new Date(Date.UTC(2026, 0, 10, 12, 0, 0));
 const at = (ms: number) => new Date(NOW.getTime() + ms).toISOString();
@@ -21,8 +29,14 @@ test('people and worktrees by name: the agent id, "you" for this worktree, else 
 });
 
 test('a takeover says from whom and how long ago the lease ran out', () => {
-  assert.equal(takenOverText({ worktree: '/r/shop.b', agent: 'ralph-b', leaseExpiresAt: at(-6 * 60_000 - 20_000) }, NOW), 'taken over from ralph-b, lease expired 6 min ago');
-  assert.equal(takenOverText({ worktree: '/r/shop.b', agent: null, leaseExpiresAt: at(-3000) }, NOW), 'taken over from shop.b, lease expired 3 s ago');
+  assert.equal(
+    takenOverText({ worktree: '/r/shop.b', agent: 'ralph-b', leaseExpiresAt: at(-6 * 60_000 - 20_000) }, NOW),
+    'taken over from ralph-b, lease expired 6 min ago',
+  );
+  assert.equal(
+    takenOverText({ worktree: '/r/shop.b', agent: null, leaseExpiresAt: at(-3000) }, NOW),
+    'taken over from shop.b, lease expired 3 s ago',
+  );
   assert.equal(humanSpan(2 * 3600_000 + 5 * 60_000), '2 h 5 min');
   assert.equal(humanSpan(3 * 86400_000), '3 days');
 });
@@ -65,7 +79,7 @@ test('"5m ago" and "running 3m" grow with the clock', () => {
   assert.equal(ago(started, new Date(NOW.getTime() + nextMs - 1)).text, '59s ago');
 });
 
-test('one formatting module for every surface: the CLI\'s bars and one-off spans, the dashboard\'s ticking countdown', () => {
+test("one formatting module for every surface: the CLI's bars and one-off spans, the dashboard's ticking countdown", () => {
   assert.equal(percentBar(1, 3), '████░░░░░░░░  33%');
   assert.equal(percentBar(3, 3), '████████████ 100%');
   assert.equal(percentBar(0, 0), '████████████ 100%', 'nothing to do counts as done in show');
@@ -81,5 +95,7 @@ test('one formatting module for every surface: the CLI\'s bars and one-off spans
   assert.equal(countdown(3600_000 + 5 * 60_000), '1h 05m');
   assert.equal(countdown(-45_000), 'expired 45s ago');
   assert.deepEqual(Object.values(ROLE_NAMES), ['Marge', 'Lisa', 'Ralph', 'Bart', 'Lovejoy']);
-  assert.ok(isEpicId('sf-a3f8') && isEpicId('sf-a3f8c1') && !isEpicId('sf-a3') && !isEpicId('sf-A3F8') && !isEpicId('xsf-a3f8'));
+  assert.ok(
+    isEpicId('sf-a3f8') && isEpicId('sf-a3f8c1') && !isEpicId('sf-a3') && !isEpicId('sf-A3F8') && !isEpicId('xsf-a3f8'),
+  );
 });

@@ -14,7 +14,8 @@ import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicsRoot } from '../../src/extension/views/treeModel.ts';
 import { sqliteOf } from '../helpers/sqlite.ts';
 
-const PLAN = '# Plan: Cache\n\n## Step 1: Client {#step-1}\n- [ ] Implement\n\n## Step 2: Store {#step-2}\n- [ ] Write\n';
+const PLAN =
+  '# Plan: Cache\n\n## Step 1: Client {#step-1}\n- [ ] Implement\n\n## Step 2: Store {#step-2}\n- [ ] Write\n';
 const me = { worktree: '/wt/me', agent: null };
 const lisa = { worktree: '/wt/lisa', agent: 'lisa' };
 
@@ -47,18 +48,40 @@ test('plans to approve, reviews to decide and blocks to retry are listed in word
   const search = await store.createEpic({ title: 'Search', brief: '', priority: 'P2' }, me);
   await store.proposePlan(search.id, { ...source('search'), body: PLAN }, lisa);
   const { epic: flaky } = await started('Flaky');
-  await store.applyEpicEvent(flaky.id, 'agent_failed', me, 'agent_failed: Ralph failed 3 times in a row (last: run 4 failed: exit 1)', { role: 'ralph' });
+  await store.applyEpicEvent(
+    flaky.id,
+    'agent_failed',
+    me,
+    'agent_failed: Ralph failed 3 times in a row (last: run 4 failed: exit 1)',
+    { role: 'ralph' },
+  );
   const { epic: docs } = await started('Docs');
-  sqliteOf(store).prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`).run(clock.now().toISOString(), 'plans/docs.md');
+  sqliteOf(store)
+    .prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`)
+    .run(clock.now().toISOString(), 'plans/docs.md');
   await store.finishEpic(docs.id, me, 'done');
-  await store.recordSignal(docs.id, 'implementation_failure', 'The README example is outdated', [{ file: 'README.md', line: 1, endLine: null, note: null }], { worktree: '/wt/bart', agent: 'bart' }, true);
+  await store.recordSignal(
+    docs.id,
+    'implementation_failure',
+    'The README example is outdated',
+    [{ file: 'README.md', line: 1, endLine: null, note: null }],
+    { worktree: '/wt/bart', agent: 'bart' },
+    true,
+  );
 
   const needs = needsYou(await loadSnapshot(store, me.worktree, clock.now()), undefined, clock.now());
-  assert.deepEqual(needs.items.map((i) => [i.text, i.label, i.action.kind]), [
-    ['The plan for “Search” waits for your approval (version 1).', 'Review plan', 'reviewPlan'],
-    ["Bart's review of “Docs” waits for your decision: implementation failure — The README example is outdated", 'Decide', 'decideSignal'],
-    ['“Flaky” is blocked: Ralph failed 3 times in a row. Fix the cause, then Retry.', 'Retry', 'retry'],
-  ]);
+  assert.deepEqual(
+    needs.items.map((i) => [i.text, i.label, i.action.kind]),
+    [
+      ['The plan for “Search” waits for your approval (version 1).', 'Review plan', 'reviewPlan'],
+      [
+        "Bart's review of “Docs” waits for your decision: implementation failure — The README example is outdated",
+        'Decide',
+        'decideSignal',
+      ],
+      ['“Flaky” is blocked: Ralph failed 3 times in a row. Fix the cause, then Retry.', 'Retry', 'retry'],
+    ],
+  );
   assert.equal(needs.idle, null, 'no scheduler here: nothing said about it');
   for (const i of needs.items) assert.doesNotMatch(i.text, /sf-[0-9a-f]+|\/wt\//, 'epics by title, no ids or paths');
 });
@@ -70,14 +93,28 @@ test("a person's lease near its end needs them (renewed where they hold it); an 
   await store.claimNext(src, { worktree: '/wt/cache', agent: 'ralph' }, { leaseSeconds: 60 });
   const snap = await loadSnapshot(store, me.worktree, clock.now());
   const needs = needsYou(snap, undefined, clock.now());
-  assert.deepEqual(needs.items.map((i) => [i.subject, i.label, i.fact]), [['Step 1 · Cache', 'Renew lease', 'your lease ends soon']]);
-  assert.deepEqual(needs.items[0]?.action, { kind: 'renewLease', planPath: 'plans/cache.md', anchor: 'step-1', worktree: '/wt/cache' }, "the claim went to the epic's worktree: renewed there");
+  assert.deepEqual(
+    needs.items.map((i) => [i.subject, i.label, i.fact]),
+    [['Step 1 · Cache', 'Renew lease', 'your lease ends soon']],
+  );
+  assert.deepEqual(
+    needs.items[0]?.action,
+    { kind: 'renewLease', planPath: 'plans/cache.md', anchor: 'step-1', worktree: '/wt/cache' },
+    "the claim went to the epic's worktree: renewed there",
+  );
   const [top] = epicsRoot(snap, needs);
-  assert.deepEqual([top?.children?.()[0]?.label, top?.children?.()[0]?.description], ['Renew lease', 'Step 1 · Cache · 9m left']);
+  assert.deepEqual(
+    [top?.children?.()[0]?.label, top?.children?.()[0]?.description],
+    ['Renew lease', 'Step 1 · Cache · 9m left'],
+  );
 
   const later = new Date(clock.now().getTime() + 12 * 60_000);
   assert.match(needsYou(snap, undefined, later).items[0]?.text ?? '', /has expired: anyone may take the step over/);
-  assert.equal(needsYou(snap, undefined, new Date(clock.now().getTime() - 5 * 60_000)).items.length, 0, 'fourteen minutes left is not yet news');
+  assert.equal(
+    needsYou(snap, undefined, new Date(clock.now().getTime() - 5 * 60_000)).items.length,
+    0,
+    'fourteen minutes left is not yet news',
+  );
   void epic;
 });
 
@@ -89,11 +126,25 @@ test('a person-planned epic waits for its plan; a critical verified epic for the
   sqliteOf(store).prepare(`UPDATE epics SET status = 'verified', complexity = 'critical' WHERE id = ?`).run(pay.id);
   const snap = await loadSnapshot(store, me.worktree, clock.now());
   const needs = needsYou(snap, undefined, clock.now());
-  assert.deepEqual(needs.items.map((i) => [i.subject, i.label]), [['Notes', 'New plan…'], ['Payments', 'Approve merge']]);
+  assert.deepEqual(
+    needs.items.map((i) => [i.subject, i.label]),
+    [
+      ['Notes', 'New plan…'],
+      ['Payments', 'Approve merge'],
+    ],
+  );
   assert.match(needs.items[0]?.text ?? '', /waits for the plan you said you would write/);
   const rows = epicsRoot(snap, needs);
-  assert.equal(rows.find((r) => r.label === 'Lisa plans this')?.description, 'Lisa writes its plan', 'a Lisa epic is not the person\'s to plan');
-  assert.equal(rows.find((r) => r.label === 'Payments')?.contextValue, 'epic:verified:mergeApproval:worktree', 'Approve merge… and, as it has a worktree of its own, Open worktree… and Run app');
+  assert.equal(
+    rows.find((r) => r.label === 'Lisa plans this')?.description,
+    'Lisa writes its plan',
+    "a Lisa epic is not the person's to plan",
+  );
+  assert.equal(
+    rows.find((r) => r.label === 'Payments')?.contextValue,
+    'epic:verified:mergeApproval:worktree',
+    'Approve merge… and, as it has a worktree of its own, Open worktree… and Run app',
+  );
 });
 
 test("the scheduler's view joins the list: roles without an agent, a merge held by the main worktree's changes, and what it waits for when idle", async (t) => {
@@ -105,19 +156,44 @@ test("the scheduler's view joins the list: roles without an agent, a merge held 
   const snap = await loadSnapshot(store, me.worktree, clock.now());
   const state: SchedulerState = {
     ...idle,
-    unstaffed: [{ epic_id: a.id, role: 'lisa', message: '' }, { epic_id: b.id, role: 'lisa', message: '' }],
+    unstaffed: [
+      { epic_id: a.id, role: 'lisa', message: '' },
+      { epic_id: b.id, role: 'lisa', message: '' },
+    ],
     waiting: [{ epic_id: shipped.id, kind: 'person', message: MESSAGES.mainDirty(['notes.txt']), until: null }],
   };
   const needs = needsYou(snap, state, clock.now());
-  assert.deepEqual(needs.items.map((i) => [i.text, i.label]), [
-    ['No agent is configured for Lisa: “Alpha” and “Beta” wait for one.', 'Configure agents…'],
-    ['“Shipped”: verified; its merge waits: the main worktree has uncommitted changes (notes.txt); commit or stash them and it merges', 'Open Source Control'],
-  ]);
+  assert.deepEqual(
+    needs.items.map((i) => [i.text, i.label]),
+    [
+      ['No agent is configured for Lisa: “Alpha” and “Beta” wait for one.', 'Configure agents…'],
+      [
+        '“Shipped”: verified; its merge waits: the main worktree has uncommitted changes (notes.txt); commit or stash them and it merges',
+        'Open Source Control',
+      ],
+    ],
+  );
   assert.equal(needs.idle, 'Scheduler idle: waiting for you (the 2 items above).');
-  assert.equal(epicsRoot(snap, needs).find((r) => r.label === 'Shipped')?.description, 'merge waits: uncommitted changes in the main worktree · ▱▱▱▱▱ 0/2 · in shipped');
+  assert.equal(
+    epicsRoot(snap, needs).find((r) => r.label === 'Shipped')?.description,
+    'merge waits: uncommitted changes in the main worktree · ▱▱▱▱▱ 0/2 · in shipped',
+  );
 
-  const backoff: SchedulerState = { ...idle, waiting: [{ epic_id: a.id, kind: 'backoff', message: 'Lisa failed', until: new Date(clock.now().getTime() + 9 * 60_000).toISOString() }] };
-  assert.equal(needsYou(snap, backoff, clock.now()).idle, 'Scheduler idle: waiting for a retry — “Alpha” retries in 9 minutes.');
+  const backoff: SchedulerState = {
+    ...idle,
+    waiting: [
+      {
+        epic_id: a.id,
+        kind: 'backoff',
+        message: 'Lisa failed',
+        until: new Date(clock.now().getTime() + 9 * 60_000).toISOString(),
+      },
+    ],
+  };
+  assert.equal(
+    needsYou(snap, backoff, clock.now()).idle,
+    'Scheduler idle: waiting for a retry — “Alpha” retries in 9 minutes.',
+  );
   assert.equal(needsYou(snap, { ...idle, busy: true }, clock.now()).idle, null, 'not idle while its work is under way');
   assert.match(needsYou(snap, idle, clock.now()).idle ?? '', /^Scheduler idle: nothing to do/);
 });

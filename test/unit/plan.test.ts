@@ -23,7 +23,13 @@ function parseError(text: string, file = 'PLAN.md'): PlanError {
   assert.fail('expected the plan to be refused');
 }
 
-const task = (ordinal: number, text: string, line: number, checked = false): PlanItem => ({ kind: 'task', ordinal, text, checked, line });
+const task = (ordinal: number, text: string, line: number, checked = false): PlanItem => ({
+  kind: 'task',
+  ordinal,
+  text,
+  checked,
+  line,
+});
 
 test('a full valid plan is parsed into its exact structure', () => {
   // Arrange
@@ -37,7 +43,14 @@ test('a full valid plan is parsed into its exact structure', () => {
     title: 'Add caching layer',
     steps: [
       {
-        anchor: 'step-1', parentAnchor: null, number: '1', title: 'Create API client', stepIndex: 0, dependsOn: [], files: [], line: 11,
+        anchor: 'step-1',
+        parentAnchor: null,
+        number: '1',
+        title: 'Create API client',
+        stepIndex: 0,
+        dependsOn: [],
+        files: [],
+        line: 11,
         items: [
           task(0, 'Implement the client', 14),
           task(1, 'Handle errors from the upstream service', 15, true),
@@ -46,22 +59,50 @@ test('a full valid plan is parsed into its exact structure', () => {
         ],
       },
       {
-        anchor: 'step-1-1', parentAnchor: 'step-1', number: '1.1', title: 'Retry policy', stepIndex: 1, dependsOn: [], files: [], line: 22,
+        anchor: 'step-1-1',
+        parentAnchor: 'step-1',
+        number: '1.1',
+        title: 'Retry policy',
+        stepIndex: 1,
+        dependsOn: [],
+        files: [],
+        line: 22,
         items: [task(0, 'Exponential backoff', 24)],
       },
       {
-        anchor: 'step-1-2', parentAnchor: 'step-1', number: '1.2', title: 'Timeouts', stepIndex: 2, dependsOn: ['step-1-1'], files: [], line: 26,
+        anchor: 'step-1-2',
+        parentAnchor: 'step-1',
+        number: '1.2',
+        title: 'Timeouts',
+        stepIndex: 2,
+        dependsOn: ['step-1-1'],
+        files: [],
+        line: 26,
         items: [task(0, 'Per-request timeout', 28, true)],
       },
       {
-        anchor: 'cache', parentAnchor: null, number: '2', title: 'Add cache', stepIndex: 3, dependsOn: ['step-1'], files: [], line: 35,
+        anchor: 'cache',
+        parentAnchor: null,
+        number: '2',
+        title: 'Add cache',
+        stepIndex: 3,
+        dependsOn: ['step-1'],
+        files: [],
+        line: 35,
         items: [
           task(0, 'Cache responses', 38),
           { kind: 'test', ordinal: 0, text: 'Cache hit and miss', checked: false, line: 40 },
         ],
       },
       {
-        anchor: 'step-3', parentAnchor: null, number: '3', title: 'Wire it up', stepIndex: 4, dependsOn: ['step-1', 'cache'], files: [], line: 45,
+        anchor: 'step-3',
+        parentAnchor: null,
+        number: '3',
+        title: 'Wire it up',
+        stepIndex: 4,
+        dependsOn: ['step-1', 'cache'],
+        files: [],
+        line: 45,
         items: [{ kind: 'checkpoint', ordinal: 0, text: 'Smoke test passes', checked: false, line: 49 }],
       },
     ],
@@ -85,7 +126,14 @@ test('a plan without a title, anchors or kind labels is accepted', () => {
   assert.deepEqual(plan.sections, {});
   assert.equal(plan.steps.length, 1);
   assert.deepEqual(plan.steps[0], {
-    anchor: 'step-1', parentAnchor: null, number: '1', title: 'Only step', stepIndex: 0, dependsOn: [], files: [], line: 3,
+    anchor: 'step-1',
+    parentAnchor: null,
+    number: '1',
+    title: 'Only step',
+    stepIndex: 0,
+    dependsOn: [],
+    files: [],
+    line: 3,
     items: [task(0, 'Do the thing', 4)],
   });
 });
@@ -115,7 +163,8 @@ test('a first-level heading without the Plan: prefix is the title as written', (
 
 test('dependencies accept spaces, commas, a missing # and none, and drop repeats', () => {
   // Arrange
-  const text = '## Step 1: A\n## Step 2: B\n## Step 3: C\n**Depends on:** none\n**Depends on:** step-2 #step-1,step-2\n';
+  const text =
+    '## Step 1: A\n## Step 2: B\n## Step 3: C\n**Depends on:** none\n**Depends on:** step-2 #step-1,step-2\n';
 
   // Act
   const plan = parsePlan(text, 'PLAN.md');
@@ -126,16 +175,23 @@ test('dependencies accept spaces, commas, a missing # and none, and drop repeats
 
 test('a substep may depend on a sibling substep and on a top-level step', () => {
   // Arrange
-  const text = '## Step 1: A\n### Step 1.1: A1\n### Step 1.2: A2\n**Depends on:** #step-1-1\n## Step 2: B\n### Step 2.1: B1\n**Depends on:** #step-1\n';
+  const text =
+    '## Step 1: A\n### Step 1.1: A1\n### Step 1.2: A2\n**Depends on:** #step-1-1\n## Step 2: B\n### Step 2.1: B1\n**Depends on:** #step-1\n';
 
   // Act
   const plan = parsePlan(text, 'PLAN.md');
 
   // Assert
-  assert.deepEqual(plan.steps.map((s) => [s.anchor, s.parentAnchor, s.dependsOn]), [
-    ['step-1', null, []], ['step-1-1', 'step-1', []], ['step-1-2', 'step-1', ['step-1-1']],
-    ['step-2', null, []], ['step-2-1', 'step-2', ['step-1']],
-  ]);
+  assert.deepEqual(
+    plan.steps.map((s) => [s.anchor, s.parentAnchor, s.dependsOn]),
+    [
+      ['step-1', null, []],
+      ['step-1-1', 'step-1', []],
+      ['step-1-2', 'step-1', ['step-1-1']],
+      ['step-2', null, []],
+      ['step-2-1', 'step-2', ['step-1']],
+    ],
+  );
 });
 
 test('checkbox lines inside ~~~ fences in a prose section are not items and stay in the section', () => {
@@ -226,14 +282,23 @@ test('readPlanFile names the display path when the file is missing', () => {
   const act = () => readPlanFile(join(dir, 'missing.md'), 'docs/missing.md');
 
   // Assert
-  assert.throws(act, (err: unknown) => err instanceof PlanError && err.message === 'docs/missing.md: cannot read plan: no such file');
+  assert.throws(
+    act,
+    (err: unknown) => err instanceof PlanError && err.message === 'docs/missing.md: cannot read plan: no such file',
+  );
 });
 
 test('readPlanFile refuses a file that is not valid UTF-8 at the first line holding a bad byte', () => {
   // Arrange: lines end in \n, \r\n and \r (each counts once, as the parser counts them); é in UTF-8 is fine
   const dir = mkdtempSync(join(tmpdir(), 'sf-plan-'));
   const path = join(dir, 'latin1.md');
-  writeFileSync(path, Buffer.concat([Buffer.from('# Plan: Caf\u00e9\n\r\n## Step 1: Ok\r'), Buffer.from('- [ ] Caf\xe9\n- [ ] \xff\n', 'latin1')]));
+  writeFileSync(
+    path,
+    Buffer.concat([
+      Buffer.from('# Plan: Caf\u00e9\n\r\n## Step 1: Ok\r'),
+      Buffer.from('- [ ] Caf\xe9\n- [ ] \xff\n', 'latin1'),
+    ]),
+  );
   const first = join(dir, 'first.md');
   writeFileSync(first, Buffer.from('\xff', 'latin1'));
 
@@ -242,7 +307,10 @@ test('readPlanFile refuses a file that is not valid UTF-8 at the first line hold
 
   // Assert
   assert.throws(act, (err: unknown) => err instanceof PlanError && err.message === 'latin1.md:4: not valid UTF-8');
-  assert.throws(() => readPlanFile(first, 'first.md'), (err: unknown) => err instanceof PlanError && err.message === 'first.md:1: not valid UTF-8');
+  assert.throws(
+    () => readPlanFile(first, 'first.md'),
+    (err: unknown) => err instanceof PlanError && err.message === 'first.md:1: not valid UTF-8',
+  );
 });
 
 test('readPlanFile reads a UTF-8 file with a BOM', () => {

@@ -25,15 +25,20 @@ function proposed(text: string, planPath = 'plans/v.md') {
   return { planPath, plan: parsePlan(text, planPath), body: text };
 }
 
-const APPROACH = '# Plan: Cache\n\n## Intent\nFaster pages.\n\n## Approach\nAn LRU in front of the client.\n\n## Constraints\nNo new dependency.\n\n'
-  + '## Step 1: Client {#step-1}\n- [ ] Write client\n\n### Step 1.1: Retries {#step-1-1}\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n- [ ] Add cache\n';
+const APPROACH =
+  '# Plan: Cache\n\n## Intent\nFaster pages.\n\n## Approach\nAn LRU in front of the client.\n\n## Constraints\nNo new dependency.\n\n' +
+  '## Step 1: Client {#step-1}\n- [ ] Write client\n\n### Step 1.1: Retries {#step-1-1}\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n- [ ] Add cache\n';
 
 const BACKENDS: Backend[] = contractBackends();
 
 for (const backend of BACKENDS) {
   describe(`plan and lifecycle contract on ${backend.name}`, () => {
-    const open = (t: TestContext, clock = new ManualClock(Date.UTC(2026, 3, 1))): { store: Store; clock: ManualClock } => ({ store: backend.open(t, clock), clock });
-    const actions = async (store: Store, epicId: string, entity: string) => (await store.events({ epicId })).filter((e) => e.entity === entity).map((e) => e.action);
+    const open = (
+      t: TestContext,
+      clock = new ManualClock(Date.UTC(2026, 3, 1)),
+    ): { store: Store; clock: ManualClock } => ({ store: backend.open(t, clock), clock });
+    const actions = async (store: Store, epicId: string, entity: string) =>
+      (await store.events({ epicId })).filter((e) => e.entity === entity).map((e) => e.action);
 
     /** An epic with APPROACH approved (ready) at plans/c.md. */
     async function approvedEpic(store: Store, title = 'Cache pages'): Promise<string> {
@@ -53,7 +58,11 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.requestChanges(id, 'again', MARGE), { code: 'no_proposed_plan' });
       await store.proposePlan(id, proposed(planText(['A', 'B', 'C'])), LISA);
       const discarded = await store.discardPlan(id, MARGE, undefined, 'wrong direction');
-      assert.deepEqual([discarded.transition.from, discarded.transition.to], ['planned', 'deferred'], 'a discarded plan sets the epic aside');
+      assert.deepEqual(
+        [discarded.transition.from, discarded.transition.to],
+        ['planned', 'deferred'],
+        'a discarded plan sets the epic aside',
+      );
       await assert.rejects(store.approvePlan(id, proposed(planText(['A'])), MARGE, 1), { code: 'not_proposed' });
       await assert.rejects(store.proposePlan(id, proposed(planText(['A'])), LISA), { code: 'invalid_transition' });
       await store.applyEpicEvent(id, 'resume', MARGE, 'a new direction');
@@ -63,15 +72,29 @@ for (const backend of BACKENDS) {
       const approved = await store.approvePlan(id, proposed(v4Text), MARGE);
       assert.equal(approved.version, 4);
       const versions = await store.planVersions(id);
-      assert.deepEqual(versions.map((v) => [v.version, v.status, v.feedback]), [
-        [1, 'superseded', null], [2, 'changes_requested', 'split B'], [3, 'discarded', 'wrong direction'], [4, 'approved', null],
-      ]);
+      assert.deepEqual(
+        versions.map((v) => [v.version, v.status, v.feedback]),
+        [
+          [1, 'superseded', null],
+          [2, 'changes_requested', 'split B'],
+          [3, 'discarded', 'wrong direction'],
+          [4, 'approved', null],
+        ],
+      );
       assert.equal(versions[3]?.body, v4Text);
       assert.equal(versions[3]?.plan_hash, approved.plan_hash);
       assert.equal(versions[3]?.proposed_agent, 'lisa');
       const epic = await store.getEpic(id);
       assert.deepEqual([epic.status, epic.plan_iteration], ['ready', 4]);
-      assert.deepEqual(await actions(store, id, 'plan_version'), ['propose', 'propose', 'request_changes', 'propose', 'discard', 'propose', 'approve']);
+      assert.deepEqual(await actions(store, id, 'plan_version'), [
+        'propose',
+        'propose',
+        'request_changes',
+        'propose',
+        'discard',
+        'propose',
+        'approve',
+      ]);
 
       const other = await store.createEpic({ title: 'Other', brief: '', priority: 'P2' }, MARGE);
       await assert.rejects(store.proposePlan(other.id, proposed(planText(['X'])), LISA), { code: 'plan_owned' });
@@ -82,20 +105,24 @@ for (const backend of BACKENDS) {
       const { id } = await store.createEpic({ title: 'fix typo', brief: '', priority: 'P2' }, MARGE);
       await store.proposePlan(id, proposed(planText(['A']), 'plans/t.md'), LISA);
       await store.proposePlan(id, proposed(planText(['A', 'B']), 'plans/t.md'), LISA);
-      await assert.rejects(store.proposePlan(id, proposed(planText(['A', 'B', 'C']), 'plans/t.md'), LISA), { code: 'plan_budget_exhausted' });
+      await assert.rejects(store.proposePlan(id, proposed(planText(['A', 'B', 'C']), 'plans/t.md'), LISA), {
+        code: 'plan_budget_exhausted',
+      });
       assert.equal((await store.planVersions(id)).length, 2);
     });
 
     test('the changes between versions are described; ticking boxes and re-wrapping prose are not changes', async (t) => {
       const { store } = open(t);
       const { id } = await store.createEpic({ title: 'Diff', brief: '', priority: 'P2' }, MARGE);
-      const base = '# Plan: Diff\n\n## Approach\nShort.\n\n## Step 1: Client {#step-1}\n**Tasks:**\n- [ ] Write client\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Tasks:**\n- [ ] Add cache\n';
+      const base =
+        '# Plan: Diff\n\n## Approach\nShort.\n\n## Step 1: Client {#step-1}\n**Tasks:**\n- [ ] Write client\n- [ ] Add retries\n\n## Step 2: Cache {#step-2}\n**Tasks:**\n- [ ] Add cache\n';
       await store.proposePlan(id, proposed(base, 'plans/d.md'), LISA);
-      const changed = base
-        .replace('Step 1: Client', 'Step 1: HTTP client')
-        .replace('- [ ] Add retries\n', '- [ ] Add backoff\n')
-        .replace('## Step 2: Cache {#step-2}\n', '## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n')
-        + '\n## Step 3: Docs {#step-3}\n**Tests:**\n- [ ] Docs build\n';
+      const changed =
+        base
+          .replace('Step 1: Client', 'Step 1: HTTP client')
+          .replace('- [ ] Add retries\n', '- [ ] Add backoff\n')
+          .replace('## Step 2: Cache {#step-2}\n', '## Step 2: Cache {#step-2}\n**Depends on:** #step-1\n') +
+        '\n## Step 3: Docs {#step-3}\n**Tests:**\n- [ ] Docs build\n';
       const v2 = await store.proposePlan(id, proposed(changed, 'plans/d.md'), LISA);
       assert.deepEqual(v2.changes_since_previous, [
         'step-1 title changed: "Client" → "HTTP client"',
@@ -104,7 +131,9 @@ for (const backend of BACKENDS) {
         'step-2 dependencies changed: none → step-1',
         'step-3 added',
       ]);
-      const cosmetic = changed.replace('- [ ] Write client', '- [x] Write client').replace('Short.', 'Short,\nbut now wrapped.');
+      const cosmetic = changed
+        .replace('- [ ] Write client', '- [x] Write client')
+        .replace('Short.', 'Short,\nbut now wrapped.');
       const v3 = await store.proposePlan(id, proposed(cosmetic, 'plans/d.md'), LISA);
       assert.deepEqual(v3.changes_since_previous, []);
       assert.equal(v3.plan_hash, v2.plan_hash);
@@ -123,12 +152,20 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.pendingPlanVersion(id, 9), { code: 'unknown_version', category: 'usage' });
       await assert.rejects(store.pendingPlanVersion('sf-0000'), { code: 'unknown_epic' });
       await assert.rejects(store.requestChanges(id, '  ', MARGE), { code: 'missing_value' });
-      await assert.rejects(store.approvePlan(id, proposed(planText(['A', 'B']), 'plans/other.md'), MARGE), { code: 'wrong_plan' });
-      await assert.rejects(store.approvePlan(id, proposed(planText(['A', 'C']), 'plans/p.md'), MARGE), (err: Error & { code?: string }) => {
-        assert.equal(err.code, 'plan_drift');
-        assert.match(err.message, /^plans\/p\.md changed since version 2 was proposed \(step-2 title changed: "B" → "C"/);
-        return true;
+      await assert.rejects(store.approvePlan(id, proposed(planText(['A', 'B']), 'plans/other.md'), MARGE), {
+        code: 'wrong_plan',
       });
+      await assert.rejects(
+        store.approvePlan(id, proposed(planText(['A', 'C']), 'plans/p.md'), MARGE),
+        (err: Error & { code?: string }) => {
+          assert.equal(err.code, 'plan_drift');
+          assert.match(
+            err.message,
+            /^plans\/p\.md changed since version 2 was proposed \(step-2 title changed: "B" → "C"/,
+          );
+          return true;
+        },
+      );
       assert.equal((await store.getEpic(id)).status, 'planned', 'refusals changed nothing');
     });
 
@@ -141,16 +178,25 @@ for (const backend of BACKENDS) {
       clock.advance(1000);
       await store.applyEpicEvent(b.id, 'defer', MARGE, 'waiting on design');
       const open1 = await store.debt();
-      assert.deepEqual(open1.map((d) => [d.epic_id, d.title, d.event, d.from_status, d.reason, d.recorded_by, d.resolved_at]), [
-        [b.id, 'Deferred', 'defer', 'planned', 'waiting on design', 'marge', null],
-        [a.id, 'Set aside', 'plan_discarded', 'planned', 'plan v1 discarded: not now', 'marge', null],
-      ]);
+      assert.deepEqual(
+        open1.map((d) => [d.epic_id, d.title, d.event, d.from_status, d.reason, d.recorded_by, d.resolved_at]),
+        [
+          [b.id, 'Deferred', 'defer', 'planned', 'waiting on design', 'marge', null],
+          [a.id, 'Set aside', 'plan_discarded', 'planned', 'plan v1 discarded: not now', 'marge', null],
+        ],
+      );
       clock.advance(1000);
       await store.applyEpicEvent(a.id, 'resume', MARGE, 'back on');
-      assert.deepEqual((await store.debt()).map((d) => d.epic_id), [b.id]);
+      assert.deepEqual(
+        (await store.debt()).map((d) => d.epic_id),
+        [b.id],
+      );
       const all = await store.debt({ all: true });
       const closed = all.find((d) => d.epic_id === a.id);
-      assert.deepEqual([all.length, closed?.resolved_at, closed?.resolution], [2, clock.now().toISOString(), 'back on']);
+      assert.deepEqual(
+        [all.length, closed?.resolved_at, closed?.resolution],
+        [2, clock.now().toISOString(), 'back on'],
+      );
     });
 
     test('planning notes are recorded (cut to 2000 characters) with an event, and shown in the next context oldest first', async (t) => {
@@ -162,9 +208,18 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.recordPlanningNote(id, 'finding', '   ', LISA), { code: 'missing_value' });
       await assert.rejects(store.recordPlanningNote('sf-0000', 'finding', 'x', LISA), { code: 'unknown_epic' });
       const note = (await store.events({ epicId: id })).at(-1);
-      assert.deepEqual([note?.entity, note?.action, note?.reason, (note?.data as { kind: string }).kind], ['planning_note', 'record', 'x'.repeat(200), 'risk']);
+      assert.deepEqual(
+        [note?.entity, note?.action, note?.reason, (note?.data as { kind: string }).kind],
+        ['planning_note', 'record', 'x'.repeat(200), 'risk'],
+      );
       const ctx = await store.context({ epicId: id, actor: LISA, docsRoot: null, role: 'lisa' });
-      assert.deepEqual(ctx.research.map((n) => [n.kind, n.summary.length]), [['finding', 20], ['risk', 2000]]);
+      assert.deepEqual(
+        ctx.research.map((n) => [n.kind, n.summary.length]),
+        [
+          ['finding', 20],
+          ['risk', 2000],
+        ],
+      );
     });
 
     test('handoffText and epicPlans: nothing before approval; then the approved version, its handoff and the live plan', async (t) => {
@@ -179,32 +234,59 @@ for (const backend of BACKENDS) {
       assert.match(handoff ?? '', /An LRU in front of the client\./);
       assert.match(handoff ?? '', /No new dependency\./);
       const plans = await store.epicPlans(id);
-      assert.deepEqual([plans.livePlanPath, plans.approved?.planPath, plans.approved?.version, plans.approved?.body, plans.approved?.handoff],
-        ['plans/c.md', 'plans/c.md', 1, APPROACH, handoff]);
+      assert.deepEqual(
+        [
+          plans.livePlanPath,
+          plans.approved?.planPath,
+          plans.approved?.version,
+          plans.approved?.body,
+          plans.approved?.handoff,
+        ],
+        ['plans/c.md', 'plans/c.md', 1, APPROACH, handoff],
+      );
       await assert.rejects(store.handoffText('sf-0000'), { code: 'unknown_epic' });
     });
 
     test('startEpic needs the approved plan unchanged; planDrift names the changes; finishEpic needs every step completed', async (t) => {
       const { store } = open(t);
       const { id } = await store.createEpic({ title: 'Start', brief: '', priority: 'P2' }, MARGE);
-      await assert.rejects(store.startEpic(id, { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') }, RALPH), { code: 'no_approved_plan' });
+      await assert.rejects(
+        store.startEpic(id, { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') }, RALPH),
+        { code: 'no_approved_plan' },
+      );
       await store.proposePlan(id, proposed(APPROACH, 'plans/c.md'), LISA);
       await store.approvePlan(id, proposed(APPROACH, 'plans/c.md'), MARGE);
       const current = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
       const drifted = APPROACH.replace('Step 2: Cache', 'Step 2: Memo');
       const driftedSource = { planPath: 'plans/c.md', plan: parsePlan(drifted, 'plans/c.md') };
       assert.deepEqual(await store.planDrift('plans/c.md', current), []);
-      assert.deepEqual(await store.planDrift('plans/c.md', { planPath: 'plans/c.md', plan: parsePlan(APPROACH.replace('- [ ] Add cache', '- [x] Add cache'), 'plans/c.md') }), [], 'a ticked box is no drift');
+      assert.deepEqual(
+        await store.planDrift('plans/c.md', {
+          planPath: 'plans/c.md',
+          plan: parsePlan(APPROACH.replace('- [ ] Add cache', '- [x] Add cache'), 'plans/c.md'),
+        }),
+        [],
+        'a ticked box is no drift',
+      );
       assert.deepEqual(await store.planDrift('plans/c.md', driftedSource), ['step-2 title changed: "Cache" → "Memo"']);
       assert.deepEqual(await store.planDrift('plans/none.md', current), ['plans/none.md is not initialised']);
       await assert.rejects(store.startEpic(id, driftedSource, RALPH), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'plan_drift');
-        assert.match(err.message, /^plans\/c\.md differs from the approved plan \(step-2 title changed: "Cache" → "Memo"\)/);
+        assert.match(
+          err.message,
+          /^plans\/c\.md differs from the approved plan \(step-2 title changed: "Cache" → "Memo"\)/,
+        );
         return true;
       });
-      await assert.rejects(store.startEpic(id, { planPath: 'plans/x.md', plan: parsePlan(APPROACH, 'plans/x.md') }, RALPH), { code: 'wrong_plan' });
+      await assert.rejects(
+        store.startEpic(id, { planPath: 'plans/x.md', plan: parsePlan(APPROACH, 'plans/x.md') }, RALPH),
+        { code: 'wrong_plan' },
+      );
       const started = await store.startEpic(id, current, RALPH);
-      assert.deepEqual([started.from, started.to, started.iteration, started.reason], ['ready', 'in_progress', 1, 'started on approved plan plans/c.md v1']);
+      assert.deepEqual(
+        [started.from, started.to, started.iteration, started.reason],
+        ['ready', 'in_progress', 1, 'started on approved plan plans/c.md v1'],
+      );
       await assert.rejects(store.finishEpic(id, RALPH, 'done'), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'incomplete');
         assert.equal(err.message, `cannot finish ${id}: steps not completed: step-1, step-1-1, step-2`);
@@ -215,14 +297,23 @@ for (const backend of BACKENDS) {
         assert.ok(c.claimed && c.step_anchor === anchor);
         await store.complete(current, anchor, { ...RALPH, token: c.claim_token }, { forceReason: 'contract' });
       }
-      await assert.rejects(store.finishEpic(id, RALPH, 'x', { verificationConfigured: true }), (err: Error & { code?: string }) => {
-        assert.equal(err.code, 'unverified');
-        assert.equal(err.message, `cannot finish ${id}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`);
-        return true;
-      });
+      await assert.rejects(
+        store.finishEpic(id, RALPH, 'x', { verificationConfigured: true }),
+        (err: Error & { code?: string }) => {
+          assert.equal(err.code, 'unverified');
+          assert.equal(
+            err.message,
+            `cannot finish ${id}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`,
+          );
+          return true;
+        },
+      );
       assert.equal((await store.getEpic(id)).status, 'in_progress', 'the refusal changed nothing');
       const finished = await store.finishEpic(id, RALPH, 'all steps verified');
-      assert.deepEqual([finished.from, finished.to, finished.reason], ['in_progress', 'implemented', 'all steps verified']);
+      assert.deepEqual(
+        [finished.from, finished.to, finished.reason],
+        ['in_progress', 'implemented', 'all steps verified'],
+      );
       const planless = await store.createEpic({ title: 'No plan', brief: '', priority: 'P2' }, MARGE);
       await assert.rejects(store.finishEpic(planless.id, RALPH, 'x'), { code: 'no_approved_plan' });
     });
@@ -241,19 +332,49 @@ for (const backend of BACKENDS) {
         clock.advance(1000);
         const claim = await store.claimNext(source, ralph);
         const holder = claim.claimed ? { ...ralph, token: claim.claim_token } : ralph;
-        const run = await store.startRun({ epicId: epic.id, planPath: source.planPath, stepAnchor: 'step-1', role: 'ralph', iteration: 1, worktree: ralph.worktree, agentId: 'ralph', command: ['ralph'], pid: process.pid }, holder);
+        const run = await store.startRun(
+          {
+            epicId: epic.id,
+            planPath: source.planPath,
+            stepAnchor: 'step-1',
+            role: 'ralph',
+            iteration: 1,
+            worktree: ralph.worktree,
+            agentId: 'ralph',
+            command: ['ralph'],
+            pid: process.pid,
+          },
+          holder,
+        );
         if (claim.claimed) {
           await store.updateItems(source, 'step-1', [{ selector: { all: true }, status: 'completed' }], holder);
           await store.complete(source, 'step-1', holder);
         }
         clock.advance(1000);
-        await store.finishRun(run.id, { exitCode: 0, signal: null, headAfter: `commit-${clock.now().getTime()}` }, holder);
+        await store.finishRun(
+          run.id,
+          { exitCode: 0, signal: null, headAfter: `commit-${clock.now().getTime()}` },
+          holder,
+        );
       };
       const verify = async (verdict: 'pass' | 'fail') => {
         clock.advance(1000);
-        await store.recordVerifications([{ runId: null, epicId: epic.id, planPath: source.planPath, stepAnchor: null, command: 'npm test', exitCode: verdict === 'pass' ? 0 : 1, verdict, durationMs: 5, outputTail: '' }]);
+        await store.recordVerifications([
+          {
+            runId: null,
+            epicId: epic.id,
+            planPath: source.planPath,
+            stepAnchor: null,
+            command: 'npm test',
+            exitCode: verdict === 'pass' ? 0 : 1,
+            verdict,
+            durationMs: 5,
+            outputTail: '',
+          },
+        ]);
       };
-      const dump = async () => JSON.stringify([await store.getEpic(epic.id), await store.events(), await store.debt({ all: true })]);
+      const dump = async () =>
+        JSON.stringify([await store.getEpic(epic.id), await store.events(), await store.debt({ all: true })]);
       return { store, id: epic.id, build, verify, dump };
     }
 
@@ -261,26 +382,50 @@ for (const backend of BACKENDS) {
       const unverified = await builtEpic(t);
       await unverified.build();
       let before = await unverified.dump();
-      await assert.rejects(unverified.store.finishEpic(unverified.id, MARGE, 'by hand', { verificationConfigured: true }),
-        { code: 'unverified', category: 'refused', message: new RegExp(`^cannot finish ${unverified.id}: verification is configured and has not passed since its latest build; `) });
+      await assert.rejects(
+        unverified.store.finishEpic(unverified.id, MARGE, 'by hand', { verificationConfigured: true }),
+        {
+          code: 'unverified',
+          category: 'refused',
+          message: new RegExp(
+            `^cannot finish ${unverified.id}: verification is configured and has not passed since its latest build; `,
+          ),
+        },
+      );
       assert.equal(await unverified.dump(), before);
-      assert.equal((await unverified.store.finishEpic(unverified.id, MARGE, 'by hand')).to, 'implemented', 'without verification configured or recorded, finish needs only the steps');
+      assert.equal(
+        (await unverified.store.finishEpic(unverified.id, MARGE, 'by hand')).to,
+        'implemented',
+        'without verification configured or recorded, finish needs only the steps',
+      );
 
       const failed = await builtEpic(t);
       await failed.build();
       await failed.verify('fail');
       before = await failed.dump();
-      await assert.rejects(failed.store.finishEpic(failed.id, MARGE, 'by hand'),
-        { code: 'verification_failed', message: new RegExp(`^cannot finish ${failed.id}: its latest verification failed: npm test exited 1; `) }, 'even with no config saying so: verification is in use');
+      await assert.rejects(
+        failed.store.finishEpic(failed.id, MARGE, 'by hand'),
+        {
+          code: 'verification_failed',
+          message: new RegExp(`^cannot finish ${failed.id}: its latest verification failed: npm test exited 1; `),
+        },
+        'even with no config saying so: verification is in use',
+      );
       assert.equal(await failed.dump(), before);
 
       const rebuilt = await builtEpic(t);
       await rebuilt.build();
       await rebuilt.verify('pass');
       await rebuilt.build();
-      await assert.rejects(rebuilt.store.finishEpic(rebuilt.id, MARGE, 'by hand'), { code: 'unverified', message: /has not passed since its latest build/ }, 'a pass before another build is not a pass for it');
+      await assert.rejects(
+        rebuilt.store.finishEpic(rebuilt.id, MARGE, 'by hand'),
+        { code: 'unverified', message: /has not passed since its latest build/ },
+        'a pass before another build is not a pass for it',
+      );
       await rebuilt.verify('pass');
-      const done = await rebuilt.store.finishEpic(rebuilt.id, MARGE, 'verified by hand', { verificationConfigured: true });
+      const done = await rebuilt.store.finishEpic(rebuilt.id, MARGE, 'verified by hand', {
+        verificationConfigured: true,
+      });
       assert.deepEqual([done.from, done.to], ['in_progress', 'implemented']);
     });
 
@@ -289,13 +434,23 @@ for (const backend of BACKENDS) {
       await approvedEpic(store);
       const before = (await store.events()).length;
       const hash = (await store.plan('plans/c.md')).plan_hash;
-      const drifted = { planPath: 'plans/c.md', plan: parsePlan(APPROACH.replace('Step 2: Cache', 'Step 2: Memo'), 'plans/c.md') };
+      const drifted = {
+        planPath: 'plans/c.md',
+        plan: parsePlan(APPROACH.replace('Step 2: Cache', 'Step 2: Memo'), 'plans/c.md'),
+      };
       await assert.rejects(store.initPlan(drifted, MARGE), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'plan_drift');
-        assert.equal(err.message, `plans/c.md: plan changed since init (step-2 title changed: "Cache" → "Memo"); re-initialise with 'springfield init --force plans/c.md'`);
+        assert.equal(
+          err.message,
+          `plans/c.md: plan changed since init (step-2 title changed: "Cache" → "Memo"); re-initialise with 'springfield init --force plans/c.md'`,
+        );
         return true;
       });
-      assert.deepEqual([(await store.events()).length, (await store.plan('plans/c.md')).plan_hash], [before, hash], 'no event, the stored plan unchanged');
+      assert.deepEqual(
+        [(await store.events()).length, (await store.plan('plans/c.md')).plan_hash],
+        [before, hash],
+        'no event, the stored plan unchanged',
+      );
       assert.equal((await store.initPlan(drifted, MARGE, { force: true })).reinitialized, true);
     });
 
@@ -305,7 +460,10 @@ for (const backend of BACKENDS) {
       clock.advance(5000);
       await store.setEpicWorktree(id, '/wt/cache', 'sf/cache');
       const epic = await store.getEpic(id);
-      assert.deepEqual([epic.worktree_path, epic.branch, epic.updated_at], ['/wt/cache', 'sf/cache', clock.now().toISOString()]);
+      assert.deepEqual(
+        [epic.worktree_path, epic.branch, epic.updated_at],
+        ['/wt/cache', 'sf/cache', clock.now().toISOString()],
+      );
     });
 
     test('showStep reads one step with its substeps, items and dependencies; unknown ones are usage errors', async (t) => {
@@ -315,7 +473,10 @@ for (const backend of BACKENDS) {
       const step1 = await store.showStep('plans/c.md', 'step-1');
       assert.deepEqual(step1, plans[0]?.steps[0], 'the same view as show of the whole plan');
       const step2 = await store.showStep('plans/c.md', 'step-2');
-      assert.deepEqual([step2.depends_on, step2.blocked_by, step2.items.map((i) => i.text)], [['step-1'], ['step-1'], ['Add cache']]);
+      assert.deepEqual(
+        [step2.depends_on, step2.blocked_by, step2.items.map((i) => i.text)],
+        [['step-1'], ['step-1'], ['Add cache']],
+      );
       const sub = await store.showStep('plans/c.md', 'step-1-1');
       assert.deepEqual([sub.anchor, sub.parent_anchor, sub.substeps.length], ['step-1-1', 'step-1', 0]);
       await assert.rejects(store.showStep('plans/c.md', 'nope'), { code: 'unknown_step', category: 'usage' });
@@ -327,25 +488,47 @@ for (const backend of BACKENDS) {
       const id = await approvedEpic(store);
       const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
       await store.startEpic(id, c, RALPH);
-      const other = { planPath: 'plans/o.md', plan: parsePlan('# Plan: O\n## Step 1: One {#step-1}\n- [ ] a\n## Step 9: Nine {#step-9}\n- [ ] n\n', 'plans/o.md') };
+      const other = {
+        planPath: 'plans/o.md',
+        plan: parsePlan(
+          '# Plan: O\n## Step 1: One {#step-1}\n- [ ] a\n## Step 9: Nine {#step-9}\n- [ ] n\n',
+          'plans/o.md',
+        ),
+      };
       await store.initPlan(other, MARGE);
       const q = { worktree: RALPH.worktree, agent: RALPH.agent };
       await assert.rejects(store.commitTarget(q), { code: 'no_claimed_step' });
-      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-9' }), { planPath: 'plans/o.md', anchor: 'step-9' });
-      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-1', planPath: 'plans/c.md' }), { planPath: 'plans/c.md', anchor: 'step-1' });
+      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-9' }), {
+        planPath: 'plans/o.md',
+        anchor: 'step-9',
+      });
+      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-1', planPath: 'plans/c.md' }), {
+        planPath: 'plans/c.md',
+        anchor: 'step-1',
+      });
       await assert.rejects(store.commitTarget({ ...q, step: 'step-1' }), { code: 'ambiguous_step' });
       await assert.rejects(store.commitTarget({ ...q, step: 'step-7' }), { code: 'unknown_step' });
       const claim = await store.claimNext(c, RALPH);
       assert.ok(claim.claimed);
       assert.deepEqual(await store.commitTarget(q), { planPath: 'plans/c.md', anchor: 'step-1' });
-      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-1' }), { planPath: 'plans/c.md', anchor: 'step-1' }, 'the held plan settles an ambiguous anchor');
-      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-1-1' }), { planPath: 'plans/c.md', anchor: 'step-1-1' });
+      assert.deepEqual(
+        await store.commitTarget({ ...q, step: 'step-1' }),
+        { planPath: 'plans/c.md', anchor: 'step-1' },
+        'the held plan settles an ambiguous anchor',
+      );
+      assert.deepEqual(await store.commitTarget({ ...q, step: 'step-1-1' }), {
+        planPath: 'plans/c.md',
+        anchor: 'step-1-1',
+      });
       await assert.rejects(store.commitTarget({ worktree: '/wt/else', agent: null }), { code: 'no_claimed_step' });
       await assert.rejects(store.commitTarget({ ...q, agent: 'someone-else' }), { code: 'no_claimed_step' });
       await store.claimNext(other, RALPH);
       await assert.rejects(store.commitTarget(q), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'ambiguous_step');
-        assert.equal(err.message, `${RALPH.worktree} holds 2 steps (plans/c.md step-1, plans/o.md step-1): pass --step ANCHOR and --plan PATH`);
+        assert.equal(
+          err.message,
+          `${RALPH.worktree} holds 2 steps (plans/c.md step-1, plans/o.md step-1): pass --step ANCHOR and --plan PATH`,
+        );
         return true;
       });
     });
@@ -373,9 +556,21 @@ for (const backend of BACKENDS) {
       await store.proposePlan(id, proposed(APPROACH, 'plans/c.md'), LISA);
       await store.requestChanges(id, 'smaller steps', MARGE);
       const planner = await store.context({ epicId: id, actor: LISA, docsRoot: null, role: 'lisa' });
-      assert.deepEqual([planner.epic?.id, planner.intent, planner.plan, planner.previous_proposal?.plan_path, planner.previous_proposal?.feedback, planner.previous_proposal?.version],
-        [id, 'the intent', null, 'plans/c.md', 'smaller steps', 1]);
-      assert.deepEqual(planner.feedback.map((f) => [f.version, f.feedback]), [[1, 'smaller steps']]);
+      assert.deepEqual(
+        [
+          planner.epic?.id,
+          planner.intent,
+          planner.plan,
+          planner.previous_proposal?.plan_path,
+          planner.previous_proposal?.feedback,
+          planner.previous_proposal?.version,
+        ],
+        [id, 'the intent', null, 'plans/c.md', 'smaller steps', 1],
+      );
+      assert.deepEqual(
+        planner.feedback.map((f) => [f.version, f.feedback]),
+        [[1, 'smaller steps']],
+      );
       await store.proposePlan(id, proposed(APPROACH, 'plans/c.md'), LISA);
       await store.approvePlan(id, proposed(APPROACH, 'plans/c.md'), MARGE);
       const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
@@ -384,12 +579,26 @@ for (const backend of BACKENDS) {
       assert.ok(claim.claimed);
       await store.recordArtifact('plans/c.md', 'step-1', 'decision', 'chose LRU', RALPH);
       const builder = await store.context({ actor: RALPH, docsRoot: null });
-      assert.deepEqual([builder.epic?.id, builder.plan?.plan_path, builder.step?.anchor, builder.step?.held_by_you, builder.approach, builder.previous_proposal],
-        [id, 'plans/c.md', 'step-1', true, 'An LRU in front of the client.', null]);
-      assert.ok(builder.decisions.some((d) => d.summary === 'chose LRU'), JSON.stringify(builder.decisions));
+      assert.deepEqual(
+        [
+          builder.epic?.id,
+          builder.plan?.plan_path,
+          builder.step?.anchor,
+          builder.step?.held_by_you,
+          builder.approach,
+          builder.previous_proposal,
+        ],
+        [id, 'plans/c.md', 'step-1', true, 'An LRU in front of the client.', null],
+      );
+      assert.ok(
+        builder.decisions.some((d) => d.summary === 'chose LRU'),
+        JSON.stringify(builder.decisions),
+      );
       const other = await store.context({ epicId: id, stepAnchor: 'step-2', actor: MARGE, docsRoot: null });
       assert.deepEqual([other.step?.anchor, other.step?.held_by_you], ['step-2', false]);
-      await assert.rejects(store.context({ epicId: id, stepAnchor: 'nope', actor: MARGE, docsRoot: null }), { code: 'unknown_step' });
+      await assert.rejects(store.context({ epicId: id, stepAnchor: 'nope', actor: MARGE, docsRoot: null }), {
+        code: 'unknown_step',
+      });
     });
 
     test('reopen: a completed step goes back to pending, its claimed dependent is fenced, the plan is active again', async (t) => {
@@ -404,19 +613,35 @@ for (const backend of BACKENDS) {
       assert.ok(second.claimed && second.step_anchor === 'step-2');
       await assert.rejects(store.reopen('plans/c.md', 'step-2', MARGE, 'x'), { code: 'not_completed' });
       const r = await store.reopen('plans/c.md', 'step-1', MARGE, 'completed by mistake');
-      assert.deepEqual([r.steps_reopened, r.status, r.previous_completer, r.plan_reopened], [['step-1'], 'pending', RALPH.worktree, false]);
-      assert.deepEqual(r.dependents_fenced, [{ step_anchor: 'step-2', previous_holder: LISA.worktree, claim_token: second.claim_token + 1 }]);
-      await assert.rejects(store.heartbeat('plans/c.md', 'step-2', { ...LISA, token: second.claim_token }), { code: 'not_claimed' });
+      assert.deepEqual(
+        [r.steps_reopened, r.status, r.previous_completer, r.plan_reopened],
+        [['step-1'], 'pending', RALPH.worktree, false],
+      );
+      assert.deepEqual(r.dependents_fenced, [
+        { step_anchor: 'step-2', previous_holder: LISA.worktree, claim_token: second.claim_token + 1 },
+      ]);
+      await assert.rejects(store.heartbeat('plans/c.md', 'step-2', { ...LISA, token: second.claim_token }), {
+        code: 'not_claimed',
+      });
       const ready = await store.ready('plans/c.md');
       assert.deepEqual([ready.ready_steps, ready.blocked_steps], [['step-1'], ['step-2']]);
       const again = await store.claimNext(c, RALPH);
-      assert.ok(again.claimed && again.step_anchor === 'step-1' && again.claim_token === first.claim_token + 2, 'reopening fenced the old token; the new claim takes the next');
+      assert.ok(
+        again.claimed && again.step_anchor === 'step-1' && again.claim_token === first.claim_token + 2,
+        'reopening fenced the old token; the new claim takes the next',
+      );
       const reopenEvent = (await store.events({ planPath: 'plans/c.md' })).filter((e) => e.action === 'reopen').at(-1);
-      assert.deepEqual([reopenEvent?.step_anchor, reopenEvent?.reason, (reopenEvent?.data as { previous_completer: string }).previous_completer],
-        ['step-1', 'completed by mistake', RALPH.worktree]);
+      assert.deepEqual(
+        [
+          reopenEvent?.step_anchor,
+          reopenEvent?.reason,
+          (reopenEvent?.data as { previous_completer: string }).previous_completer,
+        ],
+        ['step-1', 'completed by mistake', RALPH.worktree],
+      );
     });
 
-    test('an epic\'s events include every event of its plan\'s steps (claim, reset, complete carry no epic id), and no other plan\'s', async (t) => {
+    test("an epic's events include every event of its plan's steps (claim, reset, complete carry no epic id), and no other plan's", async (t) => {
       const { store } = open(t);
       const id = await approvedEpic(store);
       const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
@@ -432,23 +657,51 @@ for (const backend of BACKENDS) {
       const elsewhere = await store.claimNext(loose, RALPH);
       assert.ok(elsewhere.claimed);
 
-      const steps = (events: { entity: string; action: string; plan_path: string | null; step_anchor: string | null }[]) =>
-        events.filter((e) => e.entity === 'step').map((e) => `${e.plan_path} ${e.step_anchor} ${e.action}`);
+      const steps = (
+        events: { entity: string; action: string; plan_path: string | null; step_anchor: string | null }[],
+      ) => events.filter((e) => e.entity === 'step').map((e) => `${e.plan_path} ${e.step_anchor} ${e.action}`);
       const ofEpic = await store.events({ epicId: id });
-      assert.deepEqual(steps(ofEpic), steps(await store.events({ planPath: 'plans/c.md' })), 'every step event of the epic\'s plan, and only those');
-      assert.deepEqual(steps(ofEpic).filter((e) => e.startsWith('plans/c.md step-1 ')), ['plans/c.md step-1 claim', 'plans/c.md step-1 reset', 'plans/c.md step-1 claim', 'plans/c.md step-1 complete']);
-      assert.ok(ofEpic.some((e) => e.entity === 'epic' && e.action === 'start'), 'and the epic\'s own events');
-      assert.deepEqual(steps(await store.events({ epicId: id, stepAnchor: 'step-1' })), steps(ofEpic).filter((e) => e.startsWith('plans/c.md step-1 ')), '--epic with --step');
+      assert.deepEqual(
+        steps(ofEpic),
+        steps(await store.events({ planPath: 'plans/c.md' })),
+        "every step event of the epic's plan, and only those",
+      );
+      assert.deepEqual(
+        steps(ofEpic).filter((e) => e.startsWith('plans/c.md step-1 ')),
+        ['plans/c.md step-1 claim', 'plans/c.md step-1 reset', 'plans/c.md step-1 claim', 'plans/c.md step-1 complete'],
+      );
+      assert.ok(
+        ofEpic.some((e) => e.entity === 'epic' && e.action === 'start'),
+        "and the epic's own events",
+      );
+      assert.deepEqual(
+        steps(await store.events({ epicId: id, stepAnchor: 'step-1' })),
+        steps(ofEpic).filter((e) => e.startsWith('plans/c.md step-1 ')),
+        '--epic with --step',
+      );
 
       const root = mkdtempSync(join(tmpdir(), 'sf-prune-'));
       t.after(() => rmSync(root, { recursive: true, force: true }));
-      assert.deepEqual((await store.prunePlans([root], MARGE, { dryRun: false })).pruned, ['plans/c.md', 'plans/loose.md']);
-      assert.deepEqual(steps(await store.events({ epicId: id })), steps(ofEpic), 'a pruned plan\'s step events still belong to its epic');
+      assert.deepEqual((await store.prunePlans([root], MARGE, { dryRun: false })).pruned, [
+        'plans/c.md',
+        'plans/loose.md',
+      ]);
+      assert.deepEqual(
+        steps(await store.events({ epicId: id })),
+        steps(ofEpic),
+        "a pruned plan's step events still belong to its epic",
+      );
     });
 
     test('reconcile completes steps from commit trailers once, keeps a conflicting hash unless forced, and finishes the plan', async (t) => {
       const { store } = open(t);
-      const plan = { planPath: 'plans/r.md', plan: parsePlan('# Plan: R\n## Step 1: A {#step-1}\n- [ ] a\n### Step 1.1: Sub {#step-1-1}\n- [ ] s\n## Step 2: B {#step-2}\n- [ ] b\n', 'plans/r.md') };
+      const plan = {
+        planPath: 'plans/r.md',
+        plan: parsePlan(
+          '# Plan: R\n## Step 1: A {#step-1}\n- [ ] a\n### Step 1.1: Sub {#step-1-1}\n- [ ] s\n## Step 2: B {#step-2}\n- [ ] b\n',
+          'plans/r.md',
+        ),
+      };
       await store.initPlan(plan, MARGE);
       const held = await store.claimNext(plan, RALPH);
       assert.ok(held.claimed);
@@ -459,23 +712,71 @@ for (const backend of BACKENDS) {
         { commit_hash: 'dddd4444', plan_path: 'plans/r.md', step_anchor: 'step-9' },
       ];
       const r1 = await store.reconcileTrailers(trailers, MARGE, { force: false });
-      assert.deepEqual(r1.reconciled, [{ plan_path: 'plans/r.md', step_anchor: 'step-1', commit_hash: 'bbbb2222', from_status: 'claimed', previous_hash: null }]);
-      assert.deepEqual(r1.unknown.map((u) => u.reason), ['unknown_plan', 'unknown_step']);
+      assert.deepEqual(r1.reconciled, [
+        {
+          plan_path: 'plans/r.md',
+          step_anchor: 'step-1',
+          commit_hash: 'bbbb2222',
+          from_status: 'claimed',
+          previous_hash: null,
+        },
+      ]);
+      assert.deepEqual(
+        r1.unknown.map((u) => u.reason),
+        ['unknown_plan', 'unknown_step'],
+      );
       assert.deepEqual([r1.unchanged, r1.plans_completed, r1.conflicts], [0, [], []]);
       const step1 = await store.showStep('plans/r.md', 'step-1');
-      assert.deepEqual([step1.status, step1.commit_hash, step1.substeps[0]?.status, step1.items.every((i) => i.status === 'completed')], ['completed', 'bbbb2222', 'completed', true]);
+      assert.deepEqual(
+        [
+          step1.status,
+          step1.commit_hash,
+          step1.substeps[0]?.status,
+          step1.items.every((i) => i.status === 'completed'),
+        ],
+        ['completed', 'bbbb2222', 'completed', true],
+      );
       const record = await store.stepRecord('plans/r.md', 'step-1');
-      assert.deepEqual([record.completed_by, record.completed_token], [RALPH.worktree, held.claim_token], 'the holder keeps authorship');
-      const r2 = await store.reconcileTrailers([{ commit_hash: 'bbbb2222ffff', plan_path: 'plans/r.md', step_anchor: 'step-1' }], MARGE, { force: false });
+      assert.deepEqual(
+        [record.completed_by, record.completed_token],
+        [RALPH.worktree, held.claim_token],
+        'the holder keeps authorship',
+      );
+      const r2 = await store.reconcileTrailers(
+        [{ commit_hash: 'bbbb2222ffff', plan_path: 'plans/r.md', step_anchor: 'step-1' }],
+        MARGE,
+        { force: false },
+      );
       assert.deepEqual([r2.unchanged, r2.reconciled.length], [1, 0], 'an abbreviated hash names the same commit');
-      const r3 = await store.reconcileTrailers([{ commit_hash: 'eeee5555', plan_path: 'plans/r.md', step_anchor: 'step-1' },
-        { commit_hash: 'ffff6666', plan_path: 'plans/r.md', step_anchor: 'step-2' }], MARGE, { force: false });
-      assert.deepEqual(r3.conflicts, [{ plan_path: 'plans/r.md', step_anchor: 'step-1', db_hash: 'bbbb2222', git_hash: 'eeee5555', overwritten: false }]);
+      const r3 = await store.reconcileTrailers(
+        [
+          { commit_hash: 'eeee5555', plan_path: 'plans/r.md', step_anchor: 'step-1' },
+          { commit_hash: 'ffff6666', plan_path: 'plans/r.md', step_anchor: 'step-2' },
+        ],
+        MARGE,
+        { force: false },
+      );
+      assert.deepEqual(r3.conflicts, [
+        {
+          plan_path: 'plans/r.md',
+          step_anchor: 'step-1',
+          db_hash: 'bbbb2222',
+          git_hash: 'eeee5555',
+          overwritten: false,
+        },
+      ]);
       assert.deepEqual([r3.reconciled.map((s) => s.step_anchor), r3.plans_completed], [['step-2'], ['plans/r.md']]);
       assert.equal((await store.showPlans('plans/r.md'))[0]?.status, 'done');
       assert.equal((await store.showStep('plans/r.md', 'step-1')).commit_hash, 'bbbb2222');
-      const r4 = await store.reconcileTrailers([{ commit_hash: 'eeee5555', plan_path: 'plans/r.md', step_anchor: 'step-1' }], MARGE, { force: true });
-      assert.deepEqual(r4.conflicts.map((x) => x.overwritten), [true]);
+      const r4 = await store.reconcileTrailers(
+        [{ commit_hash: 'eeee5555', plan_path: 'plans/r.md', step_anchor: 'step-1' }],
+        MARGE,
+        { force: true },
+      );
+      assert.deepEqual(
+        r4.conflicts.map((x) => x.overwritten),
+        [true],
+      );
       assert.equal((await store.showStep('plans/r.md', 'step-1')).commit_hash, 'eeee5555');
     });
 
@@ -485,24 +786,54 @@ for (const backend of BACKENDS) {
       t.after(() => rmSync(root, { recursive: true, force: true }));
       mkdirSync(join(root, 'plans'));
       writeFileSync(join(root, 'plans', 'kept.md'), '# Plan: Kept\n');
-      const kept = { planPath: 'plans/kept.md', plan: parsePlan('# Plan: Kept\n## Step 1: A\n- [ ] a\n', 'plans/kept.md') };
-      const gone = { planPath: 'plans/gone.md', plan: parsePlan('# Plan: Gone\n## Step 1: A\n- [ ] a\n## Step 2: B\n**Depends on:** #step-1\n- [ ] b\n', 'plans/gone.md') };
+      const kept = {
+        planPath: 'plans/kept.md',
+        plan: parsePlan('# Plan: Kept\n## Step 1: A\n- [ ] a\n', 'plans/kept.md'),
+      };
+      const gone = {
+        planPath: 'plans/gone.md',
+        plan: parsePlan(
+          '# Plan: Gone\n## Step 1: A\n- [ ] a\n## Step 2: B\n**Depends on:** #step-1\n- [ ] b\n',
+          'plans/gone.md',
+        ),
+      };
       await store.initPlan(kept, MARGE);
       await store.initPlan(gone, MARGE);
       const c = await store.claimNext(gone, RALPH);
       assert.ok(c.claimed);
       await store.complete(gone, 'step-1', { ...RALPH, token: c.claim_token }, { forceReason: 'contract' });
       const goneHash = (await store.showPlans('plans/gone.md'))[0]?.plan_hash;
-      assert.deepEqual(await store.prunePlans([], MARGE, { dryRun: false }), { pruned: [], dry_run: false, dangling_rows: 0 }, 'no roots, nothing pruned');
-      assert.deepEqual(await store.prunePlans([root], MARGE, { dryRun: true }), { pruned: ['plans/gone.md'], dry_run: true, dangling_rows: 0 });
+      assert.deepEqual(
+        await store.prunePlans([], MARGE, { dryRun: false }),
+        { pruned: [], dry_run: false, dangling_rows: 0 },
+        'no roots, nothing pruned',
+      );
+      assert.deepEqual(await store.prunePlans([root], MARGE, { dryRun: true }), {
+        pruned: ['plans/gone.md'],
+        dry_run: true,
+        dangling_rows: 0,
+      });
       assert.equal((await store.showPlans()).length, 2, 'a dry run changes nothing');
-      assert.deepEqual(await store.prunePlans([root], MARGE, { dryRun: false }), { pruned: ['plans/gone.md'], dry_run: false, dangling_rows: 0 });
-      assert.deepEqual((await store.showPlans()).map((p) => p.plan_path), ['plans/kept.md']);
+      assert.deepEqual(await store.prunePlans([root], MARGE, { dryRun: false }), {
+        pruned: ['plans/gone.md'],
+        dry_run: false,
+        dangling_rows: 0,
+      });
+      assert.deepEqual(
+        (await store.showPlans()).map((p) => p.plan_path),
+        ['plans/kept.md'],
+      );
       await assert.rejects(store.showStep('plans/gone.md', 'step-1'), { code: 'unknown_plan' });
       const history = await store.events({ planPath: 'plans/gone.md' });
       const prune = history.at(-1);
-      assert.deepEqual([prune?.action, prune?.reason, prune?.data], ['prune', 'plan file is in no worktree', { steps: 2, steps_completed: 1, plan_hash: goneHash }]);
-      assert.ok(history.some((e) => e.action === 'complete'), 'the pruned plan keeps its history');
+      assert.deepEqual(
+        [prune?.action, prune?.reason, prune?.data],
+        ['prune', 'plan file is in no worktree', { steps: 2, steps_completed: 1, plan_hash: goneHash }],
+      );
+      assert.ok(
+        history.some((e) => e.action === 'complete'),
+        'the pruned plan keeps its history',
+      );
       const fresh = await store.initPlan(gone, MARGE);
       assert.equal(fresh.steps_created, 2, 'the path can be initialised again from scratch');
     });

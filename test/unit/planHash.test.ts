@@ -21,7 +21,10 @@ function driftBetween(before: string, after: string): string[] {
 
 test('the structure holds title, anchors, parents, titles, deps and items but no checkmarks or lines', () => {
   // Arrange
-  const plan = parsePlan('# Plan: T\n## Step 1: A\n- [x] Do\n### Step 1.1: B\n**Depends on:** none\n**Tests:**\n- [ ] Check\n', 'PLAN.md');
+  const plan = parsePlan(
+    '# Plan: T\n## Step 1: A\n- [x] Do\n### Step 1.1: B\n**Depends on:** none\n**Tests:**\n- [ ] Check\n',
+    'PLAN.md',
+  );
 
   // Act
   const structure = planStructure(plan);
@@ -51,8 +54,14 @@ test('the hash is the sha256 hex of the structure', () => {
 const unchanged: readonly (readonly [string, (text: string) => string])[] = [
   ['ticking a box', (t) => replaced(t, '- [ ] Implement the client', '- [x] Implement the client')],
   ['unticking a box', (t) => replaced(t, '* [X] Per-request timeout', '* [ ] Per-request timeout')],
-  ['re-wrapping an item over two lines', (t) => replaced(t, '- [ ] Unit tests for the client', '- [ ] Unit tests\n    for   the client')],
-  ['joining a wrapped item onto one line', (t) => replaced(t, 'from the\n  upstream service', 'from the upstream service')],
+  [
+    're-wrapping an item over two lines',
+    (t) => replaced(t, '- [ ] Unit tests for the client', '- [ ] Unit tests\n    for   the client'),
+  ],
+  [
+    'joining a wrapped item onto one line',
+    (t) => replaced(t, 'from the\n  upstream service', 'from the upstream service'),
+  ],
   ['adding blank lines', (t) => t.replaceAll('\n', '\n\n')],
   ['adding trailing whitespace', (t) => t.replaceAll('\n', '  \t\n')],
   ['switching to CRLF line endings', (t) => t.replaceAll('\n', '\r\n')],
@@ -60,7 +69,10 @@ const unchanged: readonly (readonly [string, (text: string) => string])[] = [
   ['editing the Constraints prose', (t) => replaced(t, 'No new dependencies.', 'Only one new dependency.')],
   ['editing prose inside a step', (t) => replaced(t, 'Prose inside a step is ignored.', 'Different prose.')],
   ['extra spaces inside a step title', (t) => replaced(t, 'Add cache {#cache}', 'Add    cache   {#cache}')],
-  ['writing a derived anchor explicitly', (t) => replaced(t, '## Step 3: Wire it up', '## Step 3: Wire it up {#step-3}')],
+  [
+    'writing a derived anchor explicitly',
+    (t) => replaced(t, '## Step 3: Wire it up', '## Step 3: Wire it up {#step-3}'),
+  ],
 ];
 
 for (const [name, edit] of unchanged) {
@@ -78,16 +90,30 @@ for (const [name, edit] of unchanged) {
 
 const changed: readonly (readonly [string, (text: string) => string])[] = [
   ['adding a step', (t) => `${t}\n## Step 4: Document it\n`],
-  ['removing a step', (t) => replaced(t, '## Step 3: Wire it up\n**Depends on:** step-1, #cache\n**Depends on:** #step-1\n**Checkpoint:**\n- [ ] Smoke test passes\n', '')],
+  [
+    'removing a step',
+    (t) =>
+      replaced(
+        t,
+        '## Step 3: Wire it up\n**Depends on:** step-1, #cache\n**Depends on:** #step-1\n**Checkpoint:**\n- [ ] Smoke test passes\n',
+        '',
+      ),
+  ],
   ['renaming a step', (t) => replaced(t, 'Add cache {#cache}', 'Add a cache {#cache}')],
   ['changing an anchor', (t) => replaced(t, '{#cache}', '{#add-cache}').replace('#cache', '#add-cache')],
   ['adding an item', (t) => replaced(t, '- [ ] Cache responses\n', '- [ ] Cache responses\n- [ ] Evict entries\n')],
   ['removing an item', (t) => replaced(t, '- [ ] Cache responses\n', '')],
   ['rewording an item', (t) => replaced(t, 'Cache responses', 'Cache all responses')],
   ['removing a dependency', (t) => replaced(t, '**Depends on:** #step-1-1\n', '')],
-  ['changing an item kind', (t) => replaced(t, '**Test:**\n- [ ] Cache hit and miss', '**Checkpoint:**\n- [ ] Cache hit and miss')],
+  [
+    'changing an item kind',
+    (t) => replaced(t, '**Test:**\n- [ ] Cache hit and miss', '**Checkpoint:**\n- [ ] Cache hit and miss'),
+  ],
   ['changing the plan title', (t) => replaced(t, '# Plan: Add caching layer', '# Plan: Add a caching layer')],
-  ['turning a substep into a step', (t) => replaced(t, '### Step 1.2: Timeouts\n**Depends on:** #step-1-1\n', '## Step 1.2: Timeouts\n')],
+  [
+    'turning a substep into a step',
+    (t) => replaced(t, '### Step 1.2: Timeouts\n**Depends on:** #step-1-1\n', '## Step 1.2: Timeouts\n'),
+  ],
 ];
 
 for (const [name, edit] of changed) {
@@ -140,7 +166,8 @@ test('describeDrift lists added and removed steps and a changed title', () => {
 
 test('describeDrift lists title, dependency and item changes per step', () => {
   // Arrange
-  const before = '## Step 1: A\n- [ ] Foo\n**Tests:**\n- [ ] Bar\n## Step 2: B\n**Depends on:** #step-1\n## Step 3: C\n';
+  const before =
+    '## Step 1: A\n- [ ] Foo\n**Tests:**\n- [ ] Bar\n## Step 2: B\n**Depends on:** #step-1\n## Step 3: C\n';
   const after = '## Step 1: A\n- [ ] Foo\n- [ ] Baz\n## Step 2: Bee\n**Depends on:** #step-1, #step-3\n## Step 3: C\n';
 
   // Act

@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import { DERIVED_BLOCKERS, partitionAtOnce, partitionByShape, partitionSteps, type StepPartition } from '../../src/core/store/sqlite/readiness.ts';
+import {
+  DERIVED_BLOCKERS,
+  partitionAtOnce,
+  partitionByShape,
+  partitionSteps,
+  type StepPartition,
+} from '../../src/core/store/sqlite/readiness.ts';
 import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
@@ -17,7 +23,11 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 
 const P = 'plans/p.md';
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
-const ACTORS: Actor[] = [{ worktree: '/wt/a', agent: 'a' }, { worktree: '/wt/b', agent: 'b' }, { worktree: '/wt/c', agent: null }];
+const ACTORS: Actor[] = [
+  { worktree: '/wt/a', agent: 'a' },
+  { worktree: '/wt/b', agent: 'b' },
+  { worktree: '/wt/c', agent: null },
+];
 const T0 = Date.UTC(2026, 0, 1);
 
 /**
@@ -39,9 +49,14 @@ const DERIVED_READY = `
 
 function oraclePartition(store: SqliteStore, now: string): StepPartition {
   const db = sqliteOf(store);
-  const rows = db.prepare(`SELECT anchor, status, lease_expires_at FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index`)
+  const rows = db
+    .prepare(
+      `SELECT anchor, status, lease_expires_at FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index`,
+    )
     .all(P) as { anchor: string; status: string; lease_expires_at: string | null }[];
-  const ready = new Set(db.prepare(`SELECT s.anchor FROM steps s WHERE ${DERIVED_READY}`).pluck().all({ plan: P, now }) as string[]);
+  const ready = new Set(
+    db.prepare(`SELECT s.anchor FROM steps s WHERE ${DERIVED_READY}`).pluck().all({ plan: P, now }) as string[],
+  );
   const p: StepPartition = { all: [], ready: [], completed: [], claimed: [], expired: [], blocked: [] };
   for (const r of rows) {
     const live = r.status === 'claimed' || r.status === 'in_progress';
@@ -59,12 +74,24 @@ function oraclePartition(store: SqliteStore, now: string): StepPartition {
 /** Stored blockers and open-step count against a recount from the graph, and the partition against the oracle. */
 function assertConsistent(store: SqliteStore, now: string, when: string): void {
   const db = sqliteOf(store);
-  const stored = Object.fromEntries(db.prepare('SELECT anchor, blockers FROM steps WHERE plan_path = ? AND parent_anchor IS NULL').raw().all(P) as [string, number][]);
+  const stored = Object.fromEntries(
+    db.prepare('SELECT anchor, blockers FROM steps WHERE plan_path = ? AND parent_anchor IS NULL').raw().all(P) as [
+      string,
+      number,
+    ][],
+  );
   const derived = Object.fromEntries(Object.keys(stored).map((a) => [a, 0]));
   for (const [top, n] of db.prepare(DERIVED_BLOCKERS).raw().all({ plan: P }) as [string, number][]) derived[top] = n;
   assert.deepEqual(stored, derived, `stored blockers differ from the graph ${when}`);
-  const open = db.prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND parent_anchor IS NULL AND status != 'completed'`).pluck().get(P);
-  assert.equal(db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(P), open, `open_steps ${when}`);
+  const open = db
+    .prepare(`SELECT COUNT(*) FROM steps WHERE plan_path = ? AND parent_anchor IS NULL AND status != 'completed'`)
+    .pluck()
+    .get(P);
+  assert.equal(
+    db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(P),
+    open,
+    `open_steps ${when}`,
+  );
   const oracle = oraclePartition(store, now);
   assert.deepEqual(db.transaction(() => partitionSteps(db, P, now))(), oracle, `partition ${when}`);
   // Both ways of reading it, whichever partitionSteps took: at once (a fresh process), by the cached shape (a long-lived connection).
@@ -113,7 +140,10 @@ function open(t: TestContext): { stores: SqliteStore[]; clock: ManualClock; path
   const path = join(dir, 'state.db');
   const clock = new ManualClock(T0);
   const stores = [new SqliteStore(path, { clock, ifMissing: 'create' }), new SqliteStore(path, { clock })];
-  t.after(() => { for (const s of stores) s.close(); rmSync(dir, { recursive: true, force: true }); });
+  t.after(() => {
+    for (const s of stores) s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
   return { stores, clock, path };
 }
 
@@ -133,13 +163,22 @@ test('stored readiness matches the dependency graph through random claims, compl
         const actor = ACTORS[randomInt(rng, 0, ACTORS.length - 1)] as Actor;
         const expected = oraclePartition(store, clock.now().toISOString()).ready[0];
         const c = await store.claimNext(plan, actor, { leaseSeconds: randomInt(rng, 30, 600) });
-        assert.equal(c.claimed ? c.step_anchor : undefined, expected, `seed ${seed} op ${op}: claim picks the first ready step`);
+        assert.equal(
+          c.claimed ? c.step_anchor : undefined,
+          expected,
+          `seed ${seed} op ${op}: claim picks the first ready step`,
+        );
         if (c.claimed) held.set(c.step_anchor, { actor, token: c.claim_token, subs: c.substeps });
         what = `claim ${c.claimed ? c.step_anchor : 'none'}`;
       } else if (roll < 0.7 && held.size > 0) {
-        const [anchor, h] = [...held][randomInt(rng, 0, held.size - 1)] as [string, { actor: Actor; token: number; subs: readonly string[] }];
+        const [anchor, h] = [...held][randomInt(rng, 0, held.size - 1)] as [
+          string,
+          { actor: Actor; token: number; subs: readonly string[] },
+        ];
         const target = h.subs.length > 0 && rng() < 0.4 ? (h.subs[0] as string) : anchor;
-        const r = await store.complete(plan, target, { ...h.actor, token: h.token }, { forceReason: 'property test' }).catch((e: Error) => e);
+        const r = await store
+          .complete(plan, target, { ...h.actor, token: h.token }, { forceReason: 'property test' })
+          .catch((e: Error) => e);
         if (target === anchor) held.delete(anchor);
         what = `complete ${target}${r instanceof Error ? ` (refused: ${r.message})` : ''}`;
       } else if (roll < 0.8 && held.size > 0) {
@@ -168,7 +207,13 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
   await store.initPlan(plan, ADMIN);
   for (let i = 0; i < 6; i++) {
     const c = await store.claimNext(plan, ACTORS[0] as Actor);
-    if (c.claimed && i % 2 === 0) await store.complete(plan, c.step_anchor, { ...(ACTORS[0] as Actor), token: c.claim_token }, { forceReason: 'setup' });
+    if (c.claimed && i % 2 === 0)
+      await store.complete(
+        plan,
+        c.step_anchor,
+        { ...(ACTORS[0] as Actor), token: c.claim_token },
+        { forceReason: 'setup' },
+      );
   }
   const before = oraclePartition(store, clock.now().toISOString());
   store.close();
@@ -203,18 +248,25 @@ test('ready() in one connection follows a re-init with a new structure made in a
   const [a, b] = stores as [SqliteStore, SqliteStore];
   await a.initPlan(source('# P\n## Step 1: One {#one}\n## Step 2: Two {#two}\n**Depends on:** #one\n'), ADMIN);
   const first = await b.ready(P);
-  await a.initPlan(source('# P\n## Step 1: Zero {#zero}\n## Step 2: One {#one}\n## Step 3: Two {#two}\n'), ADMIN, { force: true });
+  await a.initPlan(source('# P\n## Step 1: Zero {#zero}\n## Step 2: One {#one}\n## Step 3: Two {#two}\n'), ADMIN, {
+    force: true,
+  });
   const second = await b.ready(P);
 
   assert.deepEqual([first.all_steps, first.ready_steps, first.blocked_steps], [['one', 'two'], ['one'], ['two']]);
-  assert.deepEqual([second.all_steps, second.ready_steps, second.blocked_steps], [['zero', 'one', 'two'], ['zero', 'one', 'two'], []]);
+  assert.deepEqual(
+    [second.all_steps, second.ready_steps, second.blocked_steps],
+    [['zero', 'one', 'two'], ['zero', 'one', 'two'], []],
+  );
   assertConsistent(b, clock.now().toISOString(), 'after the re-init');
 });
 
 test('a step taken back from completed by any UPDATE (a repair by hand) blocks its dependents again', async (t) => {
   const { stores, clock } = open(t);
   const [store] = stores as [SqliteStore];
-  const plan = source('# P\n## Step 1: One {#one}\n## Step 2: Two {#two}\n**Depends on:** #one\n### Step 2.1: Part {#two-a}\n**Depends on:** #one\n');
+  const plan = source(
+    '# P\n## Step 1: One {#one}\n## Step 2: Two {#two}\n**Depends on:** #one\n### Step 2.1: Part {#two-a}\n**Depends on:** #one\n',
+  );
   await store.initPlan(plan, ADMIN);
   const c = await store.claimNext(plan, ACTORS[0] as Actor);
   assert.ok(c.claimed);

@@ -8,8 +8,21 @@ import { promptNameFor } from '../../src/core/agents/rolePrompt.ts';
 import { kickoff, PRESET_ROLES } from '../../src/core/runs/presets.ts';
 import { DEFAULT_RUN_CONFIG, parseRunConfig, timeoutFor } from '../../src/core/runs/runConfig.ts';
 import {
-  AGENT_ROLES, BUILD_ITERATION_ROLES, BUILDING_ROLE, FAULT_ROLES, PLANNING_ROLE, PROMPT_NAMES, REVIEWING_ROLE, ROLE_NAMES, ROLE_REGISTRY, ROLES, roleSpec,
-  RUN_ROLES, SESSION_ROLES, SETUP_ROLE, STARTED_ROLES,
+  AGENT_ROLES,
+  BUILD_ITERATION_ROLES,
+  BUILDING_ROLE,
+  FAULT_ROLES,
+  PLANNING_ROLE,
+  PROMPT_NAMES,
+  REVIEWING_ROLE,
+  ROLE_NAMES,
+  ROLE_REGISTRY,
+  ROLES,
+  roleSpec,
+  RUN_ROLES,
+  SESSION_ROLES,
+  SETUP_ROLE,
+  STARTED_ROLES,
 } from '../../src/shared/roles.ts';
 
 test('the lists derived from the registry, in its order', () => {
@@ -35,24 +48,35 @@ test('every role the scheduler starts has a prompt, a title, a place to work and
     assert.ok(spec.prompt && spec.title && spec.does && spec.worktree && spec.rule, role);
     assert.ok(spec.faults && spec.runs && spec.sessions, role);
   }
-  const shipped = readdirSync(join(import.meta.dirname, '..', '..', 'src', 'core', 'agents', 'prompts')).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+  const shipped = readdirSync(join(import.meta.dirname, '..', '..', 'src', 'core', 'agents', 'prompts'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => f.slice(0, -3));
   assert.deepEqual([...PROMPT_NAMES].sort(), shipped.sort());
-  assert.deepEqual([true, false].map((step) => ROLES.map((r) => promptNameFor(r, step))), [
-    [null, 'lisa', 'ralph', 'bart', null],
-    [null, 'lisa', 'ralph-fix', 'bart', null],
-  ]);
+  assert.deepEqual(
+    [true, false].map((step) => ROLES.map((r) => promptNameFor(r, step))),
+    [
+      [null, 'lisa', 'ralph', 'bart', null],
+      [null, 'lisa', 'ralph-fix', 'bart', null],
+    ],
+  );
   assert.equal(promptNameFor('setup', true), null);
   assert.match(kickoff('lisa'), /^You are Lisa, the planner, started by Springfield\./);
   assert.match(kickoff('bart'), /^You are Bart, the reviewer, started by Springfield\./);
 });
 
 test('the run configuration takes a command per agent role and a timeout per run role, nothing else', () => {
-  const c = parseRunConfig({ roles: { lovejoy: ['merge'] }, timeouts: { setup: 60, ralph: 99 }, usage: { bart: 'claude' } }, 'config.json');
+  const c = parseRunConfig(
+    { roles: { lovejoy: ['merge'] }, timeouts: { setup: 60, ralph: 99 }, usage: { bart: 'claude' } },
+    'config.json',
+  );
   assert.deepEqual(c.roles, { lovejoy: ['merge'] });
   assert.equal(timeoutFor(c, 'setup'), 60);
   assert.equal(timeoutFor(DEFAULT_RUN_CONFIG, 'setup'), 1800);
   assert.equal(timeoutFor(DEFAULT_RUN_CONFIG, 'lisa'), DEFAULT_RUN_CONFIG.runTimeoutSeconds);
-  assert.throws(() => parseRunConfig({ roles: { setup: ['x'] } }, 'config.json'), /config\.json: roles: Unrecognized key: "setup"/);
+  assert.throws(
+    () => parseRunConfig({ roles: { setup: ['x'] } }, 'config.json'),
+    /config\.json: roles: Unrecognized key: "setup"/,
+  );
   assert.throws(() => parseRunConfig({ roles: { marge: ['x'] } }, 'config.json'), /Unrecognized key: "marge"/);
   assert.throws(() => parseRunConfig({ timeouts: { marge: 5 } }, 'config.json'), /Unrecognized key: "marge"/);
 });
@@ -60,5 +84,8 @@ test('the run configuration takes a command per agent role and a timeout per run
 test("the store's SQL names roles from the registry: sessions, the builder, the reviewer and setup", async () => {
   const sql = await import('../../src/core/store/shared/roleSql.ts');
   assert.equal(sql.SESSION_ROLES_SQL, SESSION_ROLES.map((r) => `'${r}'`).join(', '));
-  assert.deepEqual([sql.BUILDING_ROLE_SQL, sql.REVIEWING_ROLE_SQL, sql.SETUP_ROLE_SQL], ["'ralph'", "'bart'", "'setup'"]);
+  assert.deepEqual(
+    [sql.BUILDING_ROLE_SQL, sql.REVIEWING_ROLE_SQL, sql.SETUP_ROLE_SQL],
+    ["'ralph'", "'bart'", "'setup'"],
+  );
 });

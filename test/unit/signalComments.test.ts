@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { signalCommentBody } from '../../src/extension/views/viewText.ts';
 
-const HOSTILE = '**done** [open](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> `code`\n# Heading\n- item _x_';
+const HOSTILE =
+  '**done** [open](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> `code`\n# Heading\n- item _x_';
 
 /** What is left of the Markdown syntax once every escaped character is removed: nothing may remain. */
 function unescapedSyntax(markdown: string): string[] {
@@ -15,13 +16,28 @@ test("a signal comment's summary, note and decision are escaped: Bart's text nev
     { note: HOSTILE },
     '[me](http://x)',
   );
-  const bart = body.replace(/^\*\*implementation failure\*\* — /, '').replace(/\n\n_Decided: /, '\n\n').replace(/\._$/, '');
+  const bart = body
+    .replace(/^\*\*implementation failure\*\* — /, '')
+    .replace(/\n\n_Decided: /, '\n\n')
+    .replace(/\._$/, '');
   assert.deepEqual(unescapedSyntax(bart), [], 'only our own frame is Markdown');
-  assert.ok(body.startsWith('**implementation failure** — \\*\\*done\\*\\* \\[open\\]\\(command:workbench\\.action\\.terminal\\.new\\) \\<img'), body);
+  assert.ok(
+    body.startsWith(
+      '**implementation failure** — \\*\\*done\\*\\* \\[open\\]\\(command:workbench\\.action\\.terminal\\.new\\) \\<img',
+    ),
+    body,
+  );
   assert.ok(body.includes('\n\\# Heading\n\\- item \\_x\\_'), 'line starts cannot open a heading or a list');
 });
 
 test('a signal waiting for a person says so; its own words stay escaped', () => {
-  const body = signalCommentBody({ type: 'pass', summary: 'all *good*', status: 'awaiting_person', resolution: null }, { note: null }, null);
-  assert.equal(body, '**pass** — all \\*good\\*\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._');
+  const body = signalCommentBody(
+    { type: 'pass', summary: 'all *good*', status: 'awaiting_person', resolution: null },
+    { note: null },
+    null,
+  );
+  assert.equal(
+    body,
+    '**pass** — all \\*good\\*\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._',
+  );
 });

@@ -35,7 +35,9 @@ function rows(store: SqliteStore, sql: string): unknown[] {
 }
 
 function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')),
+  );
 }
 
 test('opening sets WAL (persisted in the file), synchronous FULL, foreign keys and a busy timeout of at least 5 s', (t) => {
@@ -55,12 +57,35 @@ test('a new database is at schema version MIGRATIONS.length with every table doc
   const store = openStore(t);
 
   assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);
-  const tables = sqliteOf(store).prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
-  for (const name of ['epics', 'plans', 'steps', 'step_deps', 'checklist_items', 'artifacts', 'signals', 'runs', 'verifications', 'events']) {
+  const tables = sqliteOf(store)
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+    .pluck()
+    .all() as string[];
+  for (const name of [
+    'epics',
+    'plans',
+    'steps',
+    'step_deps',
+    'checklist_items',
+    'artifacts',
+    'signals',
+    'runs',
+    'verifications',
+    'events',
+  ]) {
     assert.ok(tables.includes(name), `missing table ${name}`);
   }
   const stepColumns = sqliteOf(store).prepare(`SELECT name FROM pragma_table_info('steps')`).pluck().all() as string[];
-  for (const col of ['parent_anchor', 'step_index', 'claimed_by', 'claim_token', 'lease_expires_at', 'heartbeat_at', 'commit_hash', 'complete_reason']) {
+  for (const col of [
+    'parent_anchor',
+    'step_index',
+    'claimed_by',
+    'claim_token',
+    'lease_expires_at',
+    'heartbeat_at',
+    'commit_hash',
+    'complete_reason',
+  ]) {
     assert.ok(stepColumns.includes(col), `steps lacks ${col}`);
   }
 });
@@ -69,13 +94,26 @@ test('a 2,000-step plan leaves the plans row on one page: its file bytes and str
   // docs/cli-cost.md: SQLite reads a large value's overflow pages to reach the columns after it, so
   // a plan-sized value in plans made every read of open_steps or the bytes grow with the plan.
   const store = openStore(t);
-  const steps = Array.from({ length: 2000 }, (_, i) => `## Step ${i + 1}: Step ${i + 1} {#s${i + 1}}\n${i > 0 ? `**Depends on:** #s${i}\n` : ''}- [ ] task ${i + 1}\n`);
+  const steps = Array.from(
+    { length: 2000 },
+    (_, i) =>
+      `## Step ${i + 1}: Step ${i + 1} {#s${i + 1}}\n${i > 0 ? `**Depends on:** #s${i}\n` : ''}- [ ] task ${i + 1}\n`,
+  );
   const text = `# Big\n${steps.join('')}`;
   await store.initPlan({ ...source(text), bytes: Buffer.from(text) }, A);
-  const pages = (name: string): Record<string, number> => Object.fromEntries(
-    (sqliteOf(store).prepare('SELECT pagetype, count(*) AS n FROM dbstat WHERE name = ? GROUP BY pagetype').all(name) as { pagetype: string; n: number }[]).map((r) => [r.pagetype, r.n]));
+  const pages = (name: string): Record<string, number> =>
+    Object.fromEntries(
+      (
+        sqliteOf(store)
+          .prepare('SELECT pagetype, count(*) AS n FROM dbstat WHERE name = ? GROUP BY pagetype')
+          .all(name) as { pagetype: string; n: number }[]
+      ).map((r) => [r.pagetype, r.n]),
+    );
   assert.deepEqual(pages('plans'), { leaf: 1 });
-  assert.ok((pages('plan_files').overflow ?? 0) > 20, 'the bytes and structure spill onto overflow pages of their own table');
+  assert.ok(
+    (pages('plan_files').overflow ?? 0) > 20,
+    'the bytes and structure spill onto overflow pages of their own table',
+  );
   assert.equal(sqliteOf(store).prepare('SELECT length(source) FROM plan_files').pluck().get(), Buffer.byteLength(text));
 });
 
@@ -95,12 +133,16 @@ test('a database with a newer schema version is refused with schema_too_new and 
   const path = join(tempDir(t), 'state.db');
   const Sqlite = loadSqlite();
   const raw = new Sqlite(path);
-  raw.exec('CREATE TABLE future (x TEXT); INSERT INTO future VALUES (\'from a later Springfield\')');
+  raw.exec("CREATE TABLE future (x TEXT); INSERT INTO future VALUES ('from a later Springfield')");
   raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
   raw.close();
   const before = readFileSync(path);
 
-  assert.throws(() => new SqliteStore(path, { ifMissing: 'create' }), { name: 'EnvironmentError', code: 'schema_too_new', category: 'environment' });
+  assert.throws(() => new SqliteStore(path, { ifMissing: 'create' }), {
+    name: 'EnvironmentError',
+    code: 'schema_too_new',
+    category: 'environment',
+  });
 
   assert.ok(readFileSync(path).equals(before), 'the database bytes changed');
   assert.equal(existsSync(`${path}-wal`), false);
@@ -117,10 +159,32 @@ test('migration 4 upgrades a version-3 database in place: runs gain their fault 
   raw.close();
   const store = openStore(t, path);
   assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);
-  const rows = sqliteOf(store).prepare('SELECT status, exit_code, outcome_reason, output_tail, head_before, agent_pid, claim_token, launch_id FROM runs ORDER BY id').all();
+  const rows = sqliteOf(store)
+    .prepare(
+      'SELECT status, exit_code, outcome_reason, output_tail, head_before, agent_pid, claim_token, launch_id FROM runs ORDER BY id',
+    )
+    .all();
   assert.deepEqual(rows, [
-    { status: 'failed', exit_code: 143, outcome_reason: 'ended by a signal', output_tail: '', head_before: null, agent_pid: null, claim_token: null, launch_id: null },
-    { status: 'succeeded', exit_code: 0, outcome_reason: null, output_tail: '', head_before: null, agent_pid: null, claim_token: null, launch_id: null },
+    {
+      status: 'failed',
+      exit_code: 143,
+      outcome_reason: 'ended by a signal',
+      output_tail: '',
+      head_before: null,
+      agent_pid: null,
+      claim_token: null,
+      launch_id: null,
+    },
+    {
+      status: 'succeeded',
+      exit_code: 0,
+      outcome_reason: null,
+      output_tail: '',
+      head_before: null,
+      agent_pid: null,
+      claim_token: null,
+      launch_id: null,
+    },
   ]);
 });
 
@@ -144,20 +208,35 @@ test('two processes opening a fresh database at the same moment migrate it exact
   holder.pragma('journal_mode = WAL');
   holder.exec('BEGIN IMMEDIATE'); // both children read user_version 0, then queue on the write lock
   const script = join(dir, 'open.mjs');
-  const storeUrl = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqlite', 'sqliteStore.ts')).href;
-  writeFileSync(script, [
-    `import { SqliteStore } from ${JSON.stringify(storeUrl)};`,
-    `process.stdout.write('ready\\n');`,
-    `const s = new SqliteStore(process.argv[2], { ifMissing: 'create' });`,
-    `process.stdout.write('v' + s.db.pragma('user_version', { simple: true }) + '\\n');`,
-    `s.close();`,
-  ].join('\n'));
-  const children = [0, 1].map(() => spawn(process.execPath, [script, path], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+  const storeUrl = pathToFileURL(
+    join(import.meta.dirname, '..', '..', 'src', 'core', 'store', 'sqlite', 'sqliteStore.ts'),
+  ).href;
+  writeFileSync(
+    script,
+    [
+      `import { SqliteStore } from ${JSON.stringify(storeUrl)};`,
+      `process.stdout.write('ready\\n');`,
+      `const s = new SqliteStore(process.argv[2], { ifMissing: 'create' });`,
+      `process.stdout.write('v' + s.db.pragma('user_version', { simple: true }) + '\\n');`,
+      `s.close();`,
+    ].join('\n'),
+  );
+  const children = [0, 1].map(() =>
+    spawn(process.execPath, [script, path], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   const outputs = children.map((child) => {
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-    const ready = new Promise<void>((resolve) => child.stdout.on('data', () => { if (out.includes('ready')) resolve(); }));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.on('data', () => {
+        if (out.includes('ready')) resolve();
+      }),
+    );
     const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     return { ready, exit, text: () => out };
   });
@@ -211,8 +290,18 @@ test('the native module is named directly; a file that will not load falls back 
 
   const named = connect(join(dir, 'a.db'), {});
   const fallback = connect(join(dir, 'b.db'), {}, bogus);
-  t.after(() => { named.close(); fallback.close(); });
+  t.after(() => {
+    named.close();
+    fallback.close();
+  });
 
-  assert.equal(named.prepare('SELECT sqlite_version() AS v').pluck().get(), fallback.prepare('SELECT sqlite_version() AS v').pluck().get());
-  assert.throws(() => connect(join(dir, 'c.db'), { readonly: true, fileMustExist: true }, bogus), /unable to open|does not exist/i, 'other errors still surface');
+  assert.equal(
+    named.prepare('SELECT sqlite_version() AS v').pluck().get(),
+    fallback.prepare('SELECT sqlite_version() AS v').pluck().get(),
+  );
+  assert.throws(
+    () => connect(join(dir, 'c.db'), { readonly: true, fileMustExist: true }, bogus),
+    /unable to open|does not exist/i,
+    'other errors still surface',
+  );
 });

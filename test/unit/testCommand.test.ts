@@ -16,11 +16,31 @@ function repo(files: Record<string, string>): string {
 
 test("the repository's obvious test command, by the files that say so", (t) => {
   const cases: [Record<string, string>, string[] | null, string | null][] = [
-    [{ 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) }, ['npm', 'test'], "package.json's test script"],
-    [{ 'package.json': JSON.stringify({ scripts: { test: 'vitest' } }), 'pnpm-lock.yaml': '' }, ['pnpm', 'test'], "package.json's test script"],
-    [{ 'package.json': JSON.stringify({ scripts: { test: 'jest' } }), 'yarn.lock': '' }, ['yarn', 'test'], "package.json's test script"],
-    [{ 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) }, null, null],
-    [{ 'package.json': '{ not json', Makefile: 'build:\n\tcc x.c\n\ntest: build\n\t./run-tests\n' }, ['make', 'test'], "the Makefile's test target"],
+    [
+      { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) },
+      ['npm', 'test'],
+      "package.json's test script",
+    ],
+    [
+      { 'package.json': JSON.stringify({ scripts: { test: 'vitest' } }), 'pnpm-lock.yaml': '' },
+      ['pnpm', 'test'],
+      "package.json's test script",
+    ],
+    [
+      { 'package.json': JSON.stringify({ scripts: { test: 'jest' } }), 'yarn.lock': '' },
+      ['yarn', 'test'],
+      "package.json's test script",
+    ],
+    [
+      { 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) },
+      null,
+      null,
+    ],
+    [
+      { 'package.json': '{ not json', Makefile: 'build:\n\tcc x.c\n\ntest: build\n\t./run-tests\n' },
+      ['make', 'test'],
+      "the Makefile's test target",
+    ],
     [{ Makefile: 'test := nothing\nall:\n\ttrue\n' }, null, null],
     [{ 'Cargo.toml': '[package]\nname = "x"\n' }, ['cargo', 'test'], 'Cargo.toml'],
     [{ 'go.mod': 'module example.com/x\n' }, ['go', 'test', './...'], 'go.mod'],
@@ -45,7 +65,10 @@ test('a confirmed verification is written with the roles; without one the file k
   writeRoleCommands(config, { ralph: ['claude', '-p'] }, {}, [['npm', 'test']]);
   assert.deepEqual(configuredVerification(config), [['npm', 'test']]);
   writeRoleCommands(config, { bart: ['claude', '-p'] });
-  const written = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; verification: string[][] };
+  const written = JSON.parse(readFileSync(config, 'utf8')) as {
+    roles: Record<string, string[]>;
+    verification: string[][];
+  };
   assert.deepEqual(written.verification, [['npm', 'test']], 'kept when not given');
   assert.deepEqual(Object.keys(written.roles), ['ralph', 'bart']);
 });

@@ -66,12 +66,20 @@ test('an epic with an approved plan shows its steps, progress, holder and lease;
   assert.equal(epicRow?.contextValue, 'epic:in_progress');
   const step1 = byId.get('step:plans/cache.md#step-1');
   assert.equal(step1?.icon?.id, 'circle-filled');
-  assert.equal(step1?.description, 'ralph-1 · 1h45m · ▰▱▱ 1/3', 'holder and lease first, the bar last; the worktree is in the tooltip');
+  assert.equal(
+    step1?.description,
+    'ralph-1 · 1h45m · ▰▱▱ 1/3',
+    'holder and lease first, the bar last; the worktree is in the tooltip',
+  );
   assert.equal(step1?.contextValue, 'step:claimed:elsewhere:agent');
   assert.equal(step1?.label, 'Client', 'the title: its number is in the tooltip');
   const tip = step1?.tooltip?.() ?? '';
   assert.match(tip, /claim token 1/);
-  assert.match(tip, /Status: \*\*claimed\*\* — taken under a lease, not started yet/, 'claimed is told apart from started');
+  assert.match(
+    tip,
+    /Status: \*\*claimed\*\* — taken under a lease, not started yet/,
+    'claimed is told apart from started',
+  );
   assert.match(tip, /Held by ralph\\-1 in ralph/);
   assert.doesNotMatch(tip, /\/wt\//, 'no worktree path in the tooltip');
   const step2 = byId.get('step:plans/cache.md#step-2');
@@ -80,7 +88,13 @@ test('an epic with an approved plan shows its steps, progress, holder and lease;
   assert.match(step2?.tooltip?.() ?? '', /Depends on: Step 1 — waiting for Step 1/);
   assert.equal(byId.get('step:plans/cache.md#step-1-1')?.label, 'Retry');
   const items = nodes.filter((n) => n.kind === 'item' && n.ref.anchor === 'step-1');
-  assert.deepEqual(items.map((n) => [n.label, n.checked]), [['Implement', true], ['Errors', false]]);
+  assert.deepEqual(
+    items.map((n) => [n.label, n.checked]),
+    [
+      ['Implement', true],
+      ['Errors', false],
+    ],
+  );
   assert.ok(byId.has('step:plans/cache.md#step-1-1'), 'substep nested under its parent');
 });
 
@@ -109,7 +123,10 @@ test('a proposed plan waiting for approval needs the person: the badge counts it
   const needs = needsYou(snap, undefined, clock.now());
   const [top, row] = epicsRoot(snap, needs);
   assert.equal(top?.label, 'Needs you (1)');
-  assert.deepEqual(top?.children?.().map((c) => [c.label, c.description, c.command?.title]), [['Review plan', 'Search', 'Review plan']]);
+  assert.deepEqual(
+    top?.children?.().map((c) => [c.label, c.description, c.command?.title]),
+    [['Review plan', 'Search', 'Review plan']],
+  );
   assert.match(row?.description ?? '', /plan awaiting approval/);
   assert.equal(row?.contextValue, 'epic:planned:awaitingApproval');
   assert.equal(needs.items.length, 1);
@@ -121,15 +138,30 @@ test('signals list awaiting ones first with their locations', async (t) => {
   await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
   await store.approvePlan(epic.id, source, me);
   await store.startEpic(epic.id, source, me);
-  sqliteOf(store).prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`).run(clock.now().toISOString(), source.planPath);
+  sqliteOf(store)
+    .prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`)
+    .run(clock.now().toISOString(), source.planPath);
   await store.finishEpic(epic.id, me, 'done');
-  await store.recordSignal(epic.id, 'implementation_failure', 'races on write', [{ file: 'src/a.ts', line: 3, endLine: null, note: 'here' }], { worktree: '/wt/bart', agent: 'bart' }, true);
+  await store.recordSignal(
+    epic.id,
+    'implementation_failure',
+    'races on write',
+    [{ file: 'src/a.ts', line: 3, endLine: null, note: 'here' }],
+    { worktree: '/wt/bart', agent: 'bart' },
+    true,
+  );
   const snap = await loadSnapshot(store, me.worktree, clock.now());
   const [sig] = signalsRoot(snap);
   assert.equal(sig?.label, 'implementation failure · Fix typo');
   assert.equal(sig?.contextValue, 'signal:awaiting');
-  assert.deepEqual(sig?.children?.().map((c) => [c.label, c.description]), [['src/a.ts:3', 'here']]);
-  assert.deepEqual(needsYou(snap, undefined, clock.now()).items.map((i) => [i.text, i.label]), [[`Bart's review of “Fix typo” waits for your decision: implementation failure — races on write`, 'Decide']]);
+  assert.deepEqual(
+    sig?.children?.().map((c) => [c.label, c.description]),
+    [['src/a.ts:3', 'here']],
+  );
+  assert.deepEqual(
+    needsYou(snap, undefined, clock.now()).items.map((i) => [i.text, i.label]),
+    [[`Bart's review of “Fix typo” waits for your decision: implementation failure — races on write`, 'Decide']],
+  );
 });
 
 test('an epic blocked by a failing agent shows who failed, offers Retry, and its runs show their outcome and output', async (t) => {
@@ -138,8 +170,25 @@ test('an epic blocked by a failing agent shows who failed, offers Retry, and its
   await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
   await store.approvePlan(epic.id, source, me);
   await store.startEpic(epic.id, source, me);
-  const started = await store.startRun({ epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 1, worktree: '/wt/e', agentId: 'ralph', command: ['claude', '-p', 'go'], pid: 1 }, ralph);
-  const run = await store.finishRun(started.id, { exitCode: 1, signal: null, outputTail: 'working\nError: 401 invalid x-api-key' }, ralph);
+  const started = await store.startRun(
+    {
+      epicId: epic.id,
+      planPath: null,
+      stepAnchor: null,
+      role: 'ralph',
+      iteration: 1,
+      worktree: '/wt/e',
+      agentId: 'ralph',
+      command: ['claude', '-p', 'go'],
+      pid: 1,
+    },
+    ralph,
+  );
+  const run = await store.finishRun(
+    started.id,
+    { exitCode: 1, signal: null, outputTail: 'working\nError: 401 invalid x-api-key' },
+    ralph,
+  );
   const reason = `agent_failed: Ralph failed 3 times in a row (last: run ${run.id} failed: exit 1); last output: Error: 401 invalid x-api-key`;
   await store.applyEpicEvent(epic.id, 'agent_failed', me, reason, { role: 'ralph' });
   const snap = await loadSnapshot(store, me.worktree, clock.now());
@@ -152,29 +201,79 @@ test('an epic blocked by a failing agent shows who failed, offers Retry, and its
   assert.match(agentRow?.description ?? '', /^failed \(exit 1\) · (just now|\d+s ago)$/);
   assert.match(agentRow?.tooltip?.() ?? '', /^\*\*Ralph\*\* on Flaky \(sf\\-[0-9a-f]+\)\n\nCommand: `claude -p go`/);
   assert.equal(agentRow?.icon?.id, 'error');
-  assert.match(agentRow?.tooltip?.() ?? '', /\*\*failed \(exit 1\)\*\* — exit 1\n\n```\nworking\nError: 401 invalid x-api-key\n```$/);
+  assert.match(
+    agentRow?.tooltip?.() ?? '',
+    /\*\*failed \(exit 1\)\*\* — exit 1\n\n```\nworking\nError: 401 invalid x-api-key\n```$/,
+  );
   const dash = await dashboardData(store, snap, null);
-  assert.deepEqual(dash.epics.map((e) => [e.status, e.blockedReason, e.retryable]), [['blocked', reason.replace('agent_failed: ', ''), true]]);
-  assert.deepEqual(dash.runs.map((r) => [r.status, r.exitCode, r.reason, r.outputTail]), [['failed', 1, 'exit 1', 'working\nError: 401 invalid x-api-key']]);
+  assert.deepEqual(
+    dash.epics.map((e) => [e.status, e.blockedReason, e.retryable]),
+    [['blocked', reason.replace('agent_failed: ', ''), true]],
+  );
+  assert.deepEqual(
+    dash.runs.map((r) => [r.status, r.exitCode, r.reason, r.outputTail]),
+    [['failed', 1, 'exit 1', 'working\nError: 401 invalid x-api-key']],
+  );
 
   await store.applyEpicEvent(epic.id, 'retry', me, 'key fixed');
   const after = await loadSnapshot(store, me.worktree, clock.now());
-  assert.equal(epicsRoot(after).find((n) => n.id === `epic:${epic.id}`)?.contextValue, 'epic:in_progress', 'back where it was blocked from; no Retry any more');
+  assert.equal(
+    epicsRoot(after).find((n) => n.id === `epic:${epic.id}`)?.contextValue,
+    'epic:in_progress',
+    'back where it was blocked from; no Retry any more',
+  );
 });
 
 test('a running agent row shows its iteration against the budget: build iterations for Ralph, the plan it writes for Lisa', async (t) => {
   const { store, clock, source } = setup(t);
-  const epic = await store.createEpic({ title: 'Add a login form', brief: '', priority: 'P2', complexity: 'trivial' }, me);
+  const epic = await store.createEpic(
+    { title: 'Add a login form', brief: '', priority: 'P2', complexity: 'trivial' },
+    me,
+  );
   const planning = await store.createEpic({ title: 'Search', brief: '', priority: 'P2', complexity: 'critical' }, me);
   await store.proposePlan(epic.id, { ...source, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
   await store.approvePlan(epic.id, source, me);
   await store.startEpic(epic.id, source, me);
-  await store.startRun({ epicId: epic.id, planPath: null, stepAnchor: null, role: 'ralph', iteration: 2, worktree: '/wt/e', agentId: 'ralph', command: ['claude'], pid: process.pid }, ralph);
-  await store.startRun({ epicId: planning.id, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
+  await store.startRun(
+    {
+      epicId: epic.id,
+      planPath: null,
+      stepAnchor: null,
+      role: 'ralph',
+      iteration: 2,
+      worktree: '/wt/e',
+      agentId: 'ralph',
+      command: ['claude'],
+      pid: process.pid,
+    },
+    ralph,
+  );
+  await store.startRun(
+    {
+      epicId: planning.id,
+      planPath: null,
+      stepAnchor: null,
+      role: 'lisa',
+      iteration: 0,
+      worktree: '/wt/m',
+      agentId: 'lisa',
+      command: ['claude'],
+      pid: process.pid,
+    },
+    ralph,
+  );
   const rows = agentsRoot(await loadSnapshot(store, me.worktree, clock.now()));
   const by = (label: string) => rows.find((r) => r.label === label);
-  assert.match(by('Ralph · Add a login form')?.description ?? '', /^running \d+s · iteration 2\/5$/, 'a trivial epic builds within 5 iterations');
-  assert.match(by('Lisa · Search')?.description ?? '', /^running \d+s · iteration 1\/8$/, 'her first run writes plan 1 of a critical epic\'s 8');
+  assert.match(
+    by('Ralph · Add a login form')?.description ?? '',
+    /^running \d+s · iteration 2\/5$/,
+    'a trivial epic builds within 5 iterations',
+  );
+  assert.match(
+    by('Lisa · Search')?.description ?? '',
+    /^running \d+s · iteration 1\/8$/,
+    "her first run writes plan 1 of a critical epic's 8",
+  );
   assert.match(by('Ralph · Add a login form')?.tooltip?.() ?? '', /build iteration 2\/5/);
 });
 
@@ -184,15 +283,47 @@ test('the dashboard shows the debt register and, per epic, the cost and tokens i
   const parked = await store.createEpic({ title: 'Parked', brief: '', priority: 'P2' }, me);
   const none = await store.createEpic({ title: 'Unreported', brief: '', priority: 'P2' }, me);
   await store.applyEpicEvent(parked.id, 'defer', me, 'waiting for the API');
-  for (const [epicId, usage] of [[costed.id, { costUsd: 0.5, inputTokens: 1000, outputTokens: 200 }], [costed.id, { costUsd: 0.25, inputTokens: 10, outputTokens: 5 }], [none.id, null]] as const) {
-    const run = await store.startRun({ epicId, planPath: null, stepAnchor: null, role: 'lisa', iteration: 0, worktree: '/wt/m', agentId: 'lisa', command: ['claude'], pid: process.pid }, ralph);
-    await store.finishRun(run.id, { exitCode: 0, signal: null, usage: usage ? { ...usage, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null } : null }, ralph);
+  for (const [epicId, usage] of [
+    [costed.id, { costUsd: 0.5, inputTokens: 1000, outputTokens: 200 }],
+    [costed.id, { costUsd: 0.25, inputTokens: 10, outputTokens: 5 }],
+    [none.id, null],
+  ] as const) {
+    const run = await store.startRun(
+      {
+        epicId,
+        planPath: null,
+        stepAnchor: null,
+        role: 'lisa',
+        iteration: 0,
+        worktree: '/wt/m',
+        agentId: 'lisa',
+        command: ['claude'],
+        pid: process.pid,
+      },
+      ralph,
+    );
+    await store.finishRun(
+      run.id,
+      {
+        exitCode: 0,
+        signal: null,
+        usage: usage ? { ...usage, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null } : null,
+      },
+      ralph,
+    );
   }
   const dash = await dashboardData(store, await loadSnapshot(store, me.worktree, clock.now()), null);
   const by = (id: string) => dash.epics.find((e) => e.id === id);
   assert.deepEqual([by(costed.id)?.costUsd, by(costed.id)?.tokens], [0.75, 1215]);
   assert.deepEqual([by(none.id)?.costUsd, by(none.id)?.tokens], [null, null], 'nothing reported is not zero');
-  assert.deepEqual(dash.debt.map((d) => [d.epicId, d.title, d.reason]), [[parked.id, 'Parked', 'waiting for the API']]);
+  assert.deepEqual(
+    dash.debt.map((d) => [d.epicId, d.title, d.reason]),
+    [[parked.id, 'Parked', 'waiting for the API']],
+  );
   await store.applyEpicEvent(parked.id, 'resume', me, 'back');
-  assert.deepEqual((await dashboardData(store, await loadSnapshot(store, me.worktree, clock.now()), null)).debt, [], 'a resume closes it');
+  assert.deepEqual(
+    (await dashboardData(store, await loadSnapshot(store, me.worktree, clock.now()), null)).debt,
+    [],
+    'a resume closes it',
+  );
 });

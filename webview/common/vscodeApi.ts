@@ -17,14 +17,23 @@ export function onMessage(handler: (message: ToWebview) => void): void {
 }
 
 /** Builds DOM without innerHTML, so nothing from the store is ever parsed as markup. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string | null | undefined | false)[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string | null | undefined | false)[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  for (const c of children)
+    if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
   return el;
 }
 
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+  ...children: (Node | string)[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
   for (const c of children) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
@@ -36,5 +45,16 @@ export function bar(done: number, total: number): HTMLElement {
   const pct = percent(done, total);
   const fill = h('div', { class: 'bar-fill' });
   fill.style.width = `${pct}%`;
-  return h('div', { class: 'bar', role: 'progressbar', 'aria-valuenow': String(pct), 'aria-valuemin': '0', 'aria-valuemax': '100', title: `${done}/${total}` }, fill);
+  return h(
+    'div',
+    {
+      class: 'bar',
+      role: 'progressbar',
+      'aria-valuenow': String(pct),
+      'aria-valuemin': '0',
+      'aria-valuemax': '100',
+      title: `${done}/${total}`,
+    },
+    fill,
+  );
 }

@@ -13,7 +13,12 @@ const PAD = 8;
 
 /** The words a node's status reads as, and the legend's order: a claimed step is held but not started yet. */
 export const STATUS_LABELS: readonly (readonly [string, string])[] = [
-  ['completed', 'completed'], ['in_progress', 'started'], ['claimed', 'claimed, not started'], ['expired', 'lease expired'], ['ready', 'ready'], ['waiting', 'waiting'],
+  ['completed', 'completed'],
+  ['in_progress', 'started'],
+  ['claimed', 'claimed, not started'],
+  ['expired', 'lease expired'],
+  ['ready', 'ready'],
+  ['waiting', 'waiting'],
 ];
 
 /** Longest-path layer of each step: a step sits one row below the deepest step it depends on. */
@@ -38,7 +43,10 @@ function layers(graph: Graph): Map<string, number> {
  * Lays the plan's steps out top to bottom in dependency layers, wrapping a layer that is wider than
  * `width` onto more rows, so the graph always fits the panel's width (no horizontal scroll).
  */
-export function layout(graph: Graph, width: number): { pos: Map<string, { x: number; y: number }>; width: number; height: number; nodeW: number } {
+export function layout(
+  graph: Graph,
+  width: number,
+): { pos: Map<string, { x: number; y: number }>; width: number; height: number; nodeW: number } {
   const layer = layers(graph);
   const rows = new Map<number, GraphNode[]>();
   for (const n of graph.nodes) rows.set(layer.get(n.anchor) ?? 0, [...(rows.get(layer.get(n.anchor) ?? 0) ?? []), n]);
@@ -76,11 +84,40 @@ function fit(text: string, px: number): string {
 }
 
 /** The dependency graph as SVG: status fills, arrows from a step to the steps that wait for it. */
-export function dependencyGraph(graph: Graph, width: number, now: () => number, onClick: (anchor: string) => void): SVGSVGElement {
+export function dependencyGraph(
+  graph: Graph,
+  width: number,
+  now: () => number,
+  onClick: (anchor: string) => void,
+): SVGSVGElement {
   const { pos, width: w, height, nodeW } = layout(graph, width);
-  const root = svg('svg', { class: 'graph', viewBox: `0 0 ${w} ${height}`, width: '100%', height, role: 'img', 'aria-label': `Dependency graph of ${graph.nodes.length} steps` });
-  root.append(svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
-    svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }))));
+  const root = svg('svg', {
+    class: 'graph',
+    viewBox: `0 0 ${w} ${height}`,
+    width: '100%',
+    height,
+    role: 'img',
+    'aria-label': `Dependency graph of ${graph.nodes.length} steps`,
+  });
+  root.append(
+    svg(
+      'defs',
+      {},
+      svg(
+        'marker',
+        {
+          id: 'arrow',
+          viewBox: '0 0 10 10',
+          refX: 9,
+          refY: 5,
+          markerWidth: 7,
+          markerHeight: 7,
+          orient: 'auto-start-reverse',
+        },
+        svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }),
+      ),
+    ),
+  );
   for (const [from, to] of graph.edges) {
     const a = pos.get(from);
     const b = pos.get(to);
@@ -90,7 +127,13 @@ export function dependencyGraph(graph: Graph, width: number, now: () => number, 
     const x2 = b.x + nodeW / 2;
     const y2 = b.y - 2;
     const bend = Math.max(12, (y2 - y1) / 2);
-    root.append(svg('path', { class: 'edge', d: `M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}`, 'marker-end': 'url(#arrow)' }));
+    root.append(
+      svg('path', {
+        class: 'edge',
+        d: `M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}`,
+        'marker-end': 'url(#arrow)',
+      }),
+    );
   }
   for (const n of graph.nodes) {
     const p = pos.get(n.anchor);
@@ -106,11 +149,29 @@ export function dependencyGraph(graph: Graph, width: number, now: () => number, 
       sub.setAttribute('data-prefix', prefix);
       sub.setAttribute('data-max', String(Math.max(4, Math.floor((nodeW - 20) / 6.6))));
     }
-    const g = svg('g', { class: `node ${n.status}`, transform: `translate(${p.x},${p.y})`, tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${n.title}, ${label}${n.holder ? `, ${n.holder}` : ''}` },
+    const g = svg(
+      'g',
+      {
+        class: `node ${n.status}`,
+        transform: `translate(${p.x},${p.y})`,
+        tabindex: 0,
+        role: 'button',
+        'aria-label': `${n.name}: ${n.title}, ${label}${n.holder ? `, ${n.holder}` : ''}`,
+      },
       svg('rect', { width: nodeW, height: NODE_H, rx: 6 }),
-      svg('text', { x: 10, y: 17, class: 'node-title' }, svg('tspan', { class: 'node-name' }, `${n.name} `), fit(n.title, nodeW - 20 - n.name.length * 7)),
+      svg(
+        'text',
+        { x: 10, y: 17, class: 'node-title' },
+        svg('tspan', { class: 'node-name' }, `${n.name} `),
+        fit(n.title, nodeW - 20 - n.name.length * 7),
+      ),
       sub,
-      svg('title', {}, `${n.name}: ${n.title}\n${label}${n.holder ? ` · ${n.holder}` : ''}\nClick to open it in the plan`));
+      svg(
+        'title',
+        {},
+        `${n.name}: ${n.title}\n${label}${n.holder ? ` · ${n.holder}` : ''}\nClick to open it in the plan`,
+      ),
+    );
     g.addEventListener('click', () => onClick(n.anchor));
     g.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') onClick(n.anchor);

@@ -1,6 +1,23 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AGENT_PRESETS, allowWrittenConfig, preflight, configPathFor, DEMO_AGENTS, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, writeRoleCommands } from '../../core/index.ts';
+import {
+  AGENT_PRESETS,
+  allowWrittenConfig,
+  preflight,
+  configPathFor,
+  DEMO_AGENTS,
+  demoRoles,
+  detectAgentClis,
+  ensureGitignored,
+  findPreset,
+  PRESET_ROLES,
+  type PresetRole,
+  presetRoles,
+  presetUsage,
+  trustStatus,
+  trustTargetFor,
+  writeRoleCommands,
+} from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -19,29 +36,54 @@ export const agentsCommand: Command = {
   async run(ctx) {
     const found = detectAgentClis(ctx.env);
     const cwd = ctx.location.worktreeRoot ?? ctx.location.commonDir;
-    const checks = await Promise.all(AGENT_PRESETS.map((p) => (found.find((f) => f.preset === p.id)?.path ? preflight([p.program], ctx.env, cwd) : null)));
+    const checks = await Promise.all(
+      AGENT_PRESETS.map((p) =>
+        found.find((f) => f.preset === p.id)?.path ? preflight([p.program], ctx.env, cwd) : null,
+      ),
+    );
     const presets = AGENT_PRESETS.map((p, i) => {
       const cli = found.find((f) => f.preset === p.id);
       return {
-        id: p.id, name: p.name, program: p.program, found: cli?.path != null, path: cli?.path ?? null, version: cli?.version ?? null,
-        ready: checks[i] ? checks[i].reason === null : false, unavailable: checks[i]?.reason ?? null,
-        checked_version: p.checkedVersion, roles: Object.keys(p.roles), permissions: p.permissions, install: p.install,
-        usage_output: p.usage ? p.usage.format : null, caveat: p.caveat ?? null, commands: p.roles,
+        id: p.id,
+        name: p.name,
+        program: p.program,
+        found: cli?.path != null,
+        path: cli?.path ?? null,
+        version: cli?.version ?? null,
+        ready: checks[i] ? checks[i].reason === null : false,
+        unavailable: checks[i]?.reason ?? null,
+        checked_version: p.checkedVersion,
+        roles: Object.keys(p.roles),
+        permissions: p.permissions,
+        install: p.install,
+        usage_output: p.usage ? p.usage.format : null,
+        caveat: p.caveat ?? null,
+        commands: p.roles,
       };
     });
     const width = Math.max(...presets.map((p) => p.id.length)) + 2;
     const lines = presets.map((p) => {
       const state = p.unavailable ? ` · ${p.unavailable}` : p.found ? ' · ready' : '';
-      const where = p.found ? `found ${p.path}${p.version ? `, version ${p.version}` : ''}${state}` : `not on PATH (install: ${p.install})`;
+      const where = p.found
+        ? `found ${p.path}${p.version ? `, version ${p.version}` : ''}${state}`
+        : `not on PATH (install: ${p.install})`;
       const roles = p.roles.length < PRESET_ROLES.length ? ` · ${p.roles.join(', ')} only` : '';
       return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}`;
     });
     const script = demoScript();
-    const demo = { id: DEMO_AGENTS.id, name: DEMO_AGENTS.name, summary: DEMO_AGENTS.summary, script, found: existsSync(script) };
+    const demo = {
+      id: DEMO_AGENTS.id,
+      name: DEMO_AGENTS.name,
+      summary: DEMO_AGENTS.summary,
+      script,
+      found: existsSync(script),
+    };
     const text = [
-      'Agent presets:', ...lines,
+      'Agent presets:',
+      ...lines,
       `  ${demo.found ? '●' : '○'} ${demo.id.padEnd(width)}${demo.name} (${demo.summary}) · ${demo.found ? script : `missing: ${script}`}`,
-      '', `Use one for every role: springfield agents use <preset>   (one role: --role ${PRESET_ROLES.join('|')})`,
+      '',
+      `Use one for every role: springfield agents use <preset>   (one role: --role ${PRESET_ROLES.join('|')})`,
     ].join('\n');
     return output({ presets, demo }, text);
   },
@@ -50,12 +92,25 @@ export const agentsCommand: Command = {
 export const agentsUseCommand: Command = {
   name: 'agents use',
   summary: "write a preset's role commands and usage readers into .springfield/config.json (other settings are kept)",
-  positionals: [{ name: 'preset', required: true, description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}, or ${DEMO_AGENTS.id} (${DEMO_AGENTS.summary})` }],
-  options: [{ name: 'role', type: 'string', placeholder: 'ROLE', description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)` }],
+  positionals: [
+    {
+      name: 'preset',
+      required: true,
+      description: `one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}, or ${DEMO_AGENTS.id} (${DEMO_AGENTS.summary})`,
+    },
+  ],
+  options: [
+    {
+      name: 'role',
+      type: 'string',
+      placeholder: 'ROLE',
+      description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)`,
+    },
+  ],
   details: [
     'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.',
     'Each role also gets the preset\'s usage reader ("usage": {"ralph": "claude"}), so cost and tokens are kept per run;',
-    'a preset whose CLI reports none removes the role\'s reader.',
+    "a preset whose CLI reports none removes the role's reader.",
     'Editor settings (springfield.roles) win over the file. You chose these commands, so the file counts as allowed',
     "(see 'springfield allow') when it did not exist or you had allowed it; otherwise review the rest with 'springfield allow'.",
     `'${DEMO_AGENTS.id}' writes the demo agents: this runtime running the stand-in agent installed beside this CLI`,
@@ -64,23 +119,35 @@ export const agentsUseCommand: Command = {
   async run(ctx) {
     const id = arg(ctx, 0);
     const demo = id === DEMO_AGENTS.id;
-    const roles = demo ? demoRoles(process.execPath, demoScript(), str(ctx.args, 'role')) : presetRoles(id, str(ctx.args, 'role'));
+    const roles = demo
+      ? demoRoles(process.execPath, demoScript(), str(ctx.args, 'role'))
+      : presetRoles(id, str(ctx.args, 'role'));
     const preset = findPreset(id);
     const target = trustTargetFor(ctx.location, ctx.stateFile, ctx.env);
     const before = trustStatus(target);
     const usage = demo ? noUsage(roles) : presetUsage(id, roles);
     const written = writeRoleCommands(configPathFor(ctx.stateFile), roles, usage);
     const allowed = allowWrittenConfig(target, before, written.content);
-    const ignored = written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
+    const ignored =
+      written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
     const found = demo || detectAgentClis(ctx.env).some((f) => f.preset === id && f.path);
     const warnings = [
       ...(found ? [] : [`${preset?.program} is not on PATH yet: ${preset?.install}`]),
       ...(preset?.caveat ? [preset.caveat] : []),
-      ...(allowed ? [] : [`the rest of ${written.path} was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'`]),
+      ...(allowed
+        ? []
+        : [
+            `the rest of ${written.path} was not allowed by you, so nothing in it runs yet: review it with 'springfield allow'`,
+          ]),
     ];
     const name = demo ? `${DEMO_AGENTS.name} (${DEMO_AGENTS.summary})` : preset?.name;
     const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
-    return output({ path: written.path, created: written.created, preset: id, roles: written.roles, usage, allowed }, text, 0, warnings);
+    return output(
+      { path: written.path, created: written.created, preset: id, roles: written.roles, usage, allowed },
+      text,
+      0,
+      warnings,
+    );
   },
 };
 

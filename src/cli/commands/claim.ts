@@ -9,19 +9,30 @@ export const claimCommand: Command = {
   summary: 'atomically claim the next ready step (dependencies done, by plan order)',
   positionals: [PLAN_ARG],
   options: [LEASE_OPTION],
-  details: 'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA ready step whose **Files:** overlap those of a step another holder claimed is passed over (reason files_busy when every one is; docs/files.md).\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.\nOn PostgreSQL, a claim whose reply was lost (exit 3) is picked up by running the same command again (resumed=true).',
+  details:
+    'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA ready step whose **Files:** overlap those of a step another holder claimed is passed over (reason files_busy when every one is; docs/files.md).\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.\nOn PostgreSQL, a claim whose reply was lost (exit 3) is picked up by running the same command again (resumed=true).',
   async run(ctx) {
     const source = ctx.currentPlanSource(arg(ctx, 0));
     // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres.md, "Failures, retries, idempotence").
     // The branch this worktree is on: an epic's steps are claimed in its worktree or on its branch (docs/lifecycle.md).
     const branch = readHead(ctx.actor.worktree, ctx.env)?.branch ?? null;
-    const r = await withHandOver(ctx, 'claim', { plan: source.planPath }, (resume) => ctx.store('write').claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), branch, ...(resume ? { resume } : {}) }));
+    const r = await withHandOver(ctx, 'claim', { plan: source.planPath }, (resume) =>
+      ctx
+        .store('write')
+        .claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), branch, ...(resume ? { resume } : {}) }),
+    );
     if (!r.claimed) {
-      const text = r.reason === 'all_completed'
-        ? `All steps of ${r.plan_path} are completed.`
-        : r.reason === 'files_busy'
-          ? [`No step of ${r.plan_path} can be claimed now: each ready one shares files with a step another holder claimed.`, ...(r.files_waiting ?? []).map((w) => `  waiting: ${w.message}`)].join('\n')
-          : `No step is ready in ${r.plan_path}.` + (r.claimed_steps.length ? ` Claimed: ${r.claimed_steps.join(', ')}.` : '') + (r.blocked_steps.length ? ` Waiting on dependencies: ${r.blocked_steps.join(', ')}.` : '');
+      const text =
+        r.reason === 'all_completed'
+          ? `All steps of ${r.plan_path} are completed.`
+          : r.reason === 'files_busy'
+            ? [
+                `No step of ${r.plan_path} can be claimed now: each ready one shares files with a step another holder claimed.`,
+                ...(r.files_waiting ?? []).map((w) => `  waiting: ${w.message}`),
+              ].join('\n')
+            : `No step is ready in ${r.plan_path}.` +
+              (r.claimed_steps.length ? ` Claimed: ${r.claimed_steps.join(', ')}.` : '') +
+              (r.blocked_steps.length ? ` Waiting on dependencies: ${r.blocked_steps.join(', ')}.` : '');
       return output(r, text);
     }
     const text = [

@@ -11,11 +11,32 @@ export const commitCommand: Command = {
   summary: 'commit the worktree (git add -A) with Springfield-Step/-Plan/-Epic trailers, then complete the step',
   positionals: [],
   options: [
-    { name: 'message', alias: 'm', type: 'string', placeholder: 'MSG', description: 'the commit message, also -m MSG; the trailers are appended to it' },
-    { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'the step (default: env SPRINGFIELD_STEP, else the one top-level step this worktree holds)' },
-    { name: 'plan', type: 'string', placeholder: 'PATH', description: "the plan file (default: env SPRINGFIELD_PLAN, repository-relative, else the step's plan)" },
+    {
+      name: 'message',
+      alias: 'm',
+      type: 'string',
+      placeholder: 'MSG',
+      description: 'the commit message, also -m MSG; the trailers are appended to it',
+    },
+    {
+      name: 'step',
+      type: 'string',
+      placeholder: 'ANCHOR',
+      description: 'the step (default: env SPRINGFIELD_STEP, else the one top-level step this worktree holds)',
+    },
+    {
+      name: 'plan',
+      type: 'string',
+      placeholder: 'PATH',
+      description: "the plan file (default: env SPRINGFIELD_PLAN, repository-relative, else the step's plan)",
+    },
     { name: 'no-add', type: 'boolean', description: 'commit only what is already staged (skip git add -A)' },
-    { name: 'force', type: 'string', placeholder: 'REASON', description: 'complete despite open items/substeps; the reason is recorded' },
+    {
+      name: 'force',
+      type: 'string',
+      placeholder: 'REASON',
+      description: 'complete despite open items/substeps; the reason is recorded',
+    },
     TOKEN_OPTION,
   ],
   details: [
@@ -24,27 +45,51 @@ export const commitCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     const message = str(ctx.args, 'message');
-    if (message === undefined) throw new UsageError('missing_option', "commit needs -m MESSAGE (see 'springfield commit --help')");
+    if (message === undefined)
+      throw new UsageError('missing_option', "commit needs -m MESSAGE (see 'springfield commit --help')");
     if (message.trim() === '') throw new UsageError('missing_value', '-m needs a non-empty message');
     const force = str(ctx.args, 'force');
     if (force !== undefined && force.trim() === '') throw new UsageError('missing_value', '--force needs a reason');
     const actor = ctx.actor;
     const step = str(ctx.args, 'step') ?? (ctx.env.SPRINGFIELD_STEP || undefined);
     const store = planningStore(ctx, 'write');
-    const target = await store.commitTarget({ step, planPath: planKey(ctx), worktree: actor.worktree, agent: actor.agent });
+    const target = await store.commitTarget({
+      step,
+      planPath: planKey(ctx),
+      worktree: actor.worktree,
+      agent: actor.agent,
+    });
     const source = ctx.planSource(resolve(ctx.location.worktreeRoot ?? ctx.cwd, target.planPath));
     const r = await commitStep({
-      store, source, anchor: target.anchor, actor, message, cwd: actor.worktree, env: ctx.env,
-      add: !flag(ctx.args, 'no-add'), forceReason: force?.trim() ?? null,
+      store,
+      source,
+      anchor: target.anchor,
+      actor,
+      message,
+      cwd: actor.worktree,
+      env: ctx.env,
+      add: !flag(ctx.args, 'no-add'),
+      forceReason: force?.trim() ?? null,
     });
     const short = r.commit_hash.slice(0, 12);
     if (r.state_update_failed) {
-      const warning = `committed ${short} but completing ${r.step_anchor} failed (${r.state_error.message}); ` +
+      const warning =
+        `committed ${short} but completing ${r.step_anchor} failed (${r.state_error.message}); ` +
         `retry with 'springfield complete ${r.plan_path} ${r.step_anchor} --commit ${r.commit_hash}' or run 'springfield reconcile'`;
-      return output(r, `Committed ${short} (${r.plan_path} ${r.step_anchor}) — the state update FAILED: ${r.state_error.message}`, 0, [warning]);
+      return output(
+        r,
+        `Committed ${short} (${r.plan_path} ${r.step_anchor}) — the state update FAILED: ${r.state_error.message}`,
+        0,
+        [warning],
+      );
     }
-    const rest = r.plan_completed ? 'the plan is complete' : `${r.remaining_steps} step${r.remaining_steps === 1 ? '' : 's'} remaining`;
-    return output(r, `Committed ${short} and completed ${r.step_anchor} of ${r.plan_path}${r.forced ? ` (forced: "${r.force_reason}")` : ''} — ${rest}`);
+    const rest = r.plan_completed
+      ? 'the plan is complete'
+      : `${r.remaining_steps} step${r.remaining_steps === 1 ? '' : 's'} remaining`;
+    return output(
+      r,
+      `Committed ${short} and completed ${r.step_anchor} of ${r.plan_path}${r.forced ? ` (forced: "${r.force_reason}")` : ''} — ${rest}`,
+    );
   },
 };
 

@@ -8,8 +8,18 @@ export const completeCommand: Command = {
   summary: 'mark a step you hold completed (strict: every item and substep done)',
   positionals: [PLAN_ARG, STEP_ARG],
   options: [
-    { name: 'commit', type: 'string', placeholder: 'HASH', description: 'the commit that implements the step (resolved in the worktree by git; its full hash is stored)' },
-    { name: 'force', type: 'string', placeholder: 'REASON', description: 'complete despite open items/substeps; the reason is recorded' },
+    {
+      name: 'commit',
+      type: 'string',
+      placeholder: 'HASH',
+      description: 'the commit that implements the step (resolved in the worktree by git; its full hash is stored)',
+    },
+    {
+      name: 'force',
+      type: 'string',
+      placeholder: 'REASON',
+      description: 'complete despite open items/substeps; the reason is recorded',
+    },
     TOKEN_OPTION,
   ],
   details: [
@@ -22,11 +32,15 @@ export const completeCommand: Command = {
     const given = str(ctx.args, 'commit');
     const source = ctx.currentPlanSource(arg(ctx, 0));
     const commit = given === undefined ? null : resolveCommit(ctx.worktree, given, ctx.env);
-    const r = await ctx.store('write').complete(source, arg(ctx, 1), ctx.actor, { commitHash: commit, forceReason: force?.trim() ?? null });
+    const r = await ctx
+      .store('write')
+      .complete(source, arg(ctx, 1), ctx.actor, { commitHash: commit, forceReason: force?.trim() ?? null });
     const text = r.already_completed
       ? `${r.step_anchor} was already completed`
       : `Completed ${r.step_anchor}${r.forced ? ` (forced: "${r.force_reason}", ${r.incomplete_items_auto_completed} items auto-completed)` : ''}` +
-        (r.plan_completed ? ` — the plan is complete` : ` — ${r.remaining_steps} step${r.remaining_steps === 1 ? '' : 's'} remaining`);
+        (r.plan_completed
+          ? ` — the plan is complete`
+          : ` — ${r.remaining_steps} step${r.remaining_steps === 1 ? '' : 's'} remaining`);
     return output(r, text);
   },
 };

@@ -1,5 +1,13 @@
 import { statSync } from 'node:fs';
-import { type CheckResult, diagnose, diagnoseRemote, hostId, isDatabaseUrl, listWorktrees, repositoryId } from '../../core/index.ts';
+import {
+  type CheckResult,
+  diagnose,
+  diagnoseRemote,
+  hostId,
+  isDatabaseUrl,
+  listWorktrees,
+  repositoryId,
+} from '../../core/index.ts';
 import { flag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -10,7 +18,14 @@ export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check the state database and its links to git worktrees and PLAN.md; print the fixes',
   positionals: [],
-  options: [{ name: 'full', type: 'boolean', description: "SQLite: check every page, the whole event log included (reads the whole file: seconds on a million events); else the log's ends only" }],
+  options: [
+    {
+      name: 'full',
+      type: 'boolean',
+      description:
+        "SQLite: check every page, the whole event log included (reads the whole file: seconds on a million events); else the log's ends only",
+    },
+  ],
   details: [
     'Read-only. Exit 0 when there are no errors (warnings allowed), 1 when there are errors.',
     "Its cost follows the state it reports (plans, steps, claims, epics), not the length of the history: the event log's integrity is checked at its ends unless --full.",
@@ -23,19 +38,31 @@ export const doctorCommand: Command = {
     const full = flag(ctx.args, 'full');
     const size = isDatabaseUrl(url) ? undefined : statSync(url, { throwIfNoEntry: false })?.size;
     // Say what takes the time while it does (the result is printed only at the end).
-    if (full && size !== undefined) process.stderr.write(`springfield: checking every page of ${url} (${Math.ceil(size / 1048576)} MB)…\n`);
+    if (full && size !== undefined)
+      process.stderr.write(`springfield: checking every page of ${url} (${Math.ceil(size / 1048576)} MB)…\n`);
     const report = isDatabaseUrl(url)
-      ? await diagnoseRemote({ url, repository: repositoryId(location.commonDir, location.worktreeRoot ?? ctx.cwd, ctx.env), host: hostId(ctx.env), env: ctx.env })
+      ? await diagnoseRemote({
+          url,
+          repository: repositoryId(location.commonDir, location.worktreeRoot ?? ctx.cwd, ctx.env),
+          host: hostId(ctx.env),
+          env: ctx.env,
+        })
       : diagnose({ dbPath: url, mainRoot: location.mainRoot, worktrees, now: new Date(), env: ctx.env, full });
     const width = Math.max(...report.checks.map((c) => c.name.length)) + 2;
     const lines = report.checks.map((c) => `${MARK[c.status].padEnd(6)}${c.name.padEnd(width)}${c.detail}`);
     if (report.findings.length > 0) {
       lines.push('', 'Findings:');
-      for (const f of report.findings) lines.push(`  ${f.severity === 'error' ? 'error' : 'warn '} ${f.code}: ${f.message}`);
+      for (const f of report.findings)
+        lines.push(`  ${f.severity === 'error' ? 'error' : 'warn '} ${f.code}: ${f.message}`);
       const fixes = [...new Set(report.findings.map((f) => f.fix))];
       lines.push('', 'Fixes:', ...fixes.map((f) => `  ${f}`));
     }
-    lines.push('', report.ok ? `No errors${report.warnings ? ` (${report.warnings} warning${report.warnings === 1 ? '' : 's'})` : ''}.` : `${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}.`);
+    lines.push(
+      '',
+      report.ok
+        ? `No errors${report.warnings ? ` (${report.warnings} warning${report.warnings === 1 ? '' : 's'})` : ''}.`
+        : `${report.errors} error${report.errors === 1 ? '' : 's'}, ${report.warnings} warning${report.warnings === 1 ? '' : 's'}.`,
+    );
     return output(report, lines.join('\n'), report.ok ? 0 : 1);
   },
 };

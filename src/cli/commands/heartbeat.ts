@@ -8,7 +8,9 @@ export const heartbeatCommand: Command = {
   positionals: [PLAN_ARG, STEP_ARG],
   options: [LEASE_OPTION, TOKEN_OPTION],
   async run(ctx) {
-    const r = await ctx.store('write').heartbeat(ctx.planKey(arg(ctx, 0)), arg(ctx, 1), ctx.actor, { leaseSeconds: int(ctx.args, 'lease') });
+    const r = await ctx
+      .store('write')
+      .heartbeat(ctx.planKey(arg(ctx, 0)), arg(ctx, 1), ctx.actor, { leaseSeconds: int(ctx.args, 'lease') });
     return output(r, `Renewed ${r.step_anchor}: lease ${until(r.lease_expires_at, new Date())}`);
   },
 };

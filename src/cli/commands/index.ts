@@ -7,10 +7,32 @@ import { STEP_MODULES, type CommandModule } from './modules.ts';
 export const COMMAND_MODULES: readonly CommandModule[] = [
   ...STEP_MODULES,
   {
-    names: ['epic create', 'epic list', 'epic show', 'epic start', 'epic finish', 'epic approve-merge', 'epic defer', 'epic resume', 'epic retry', 'epic budget'],
+    names: [
+      'epic create',
+      'epic list',
+      'epic show',
+      'epic start',
+      'epic finish',
+      'epic approve-merge',
+      'epic defer',
+      'epic resume',
+      'epic retry',
+      'epic budget',
+    ],
     load: async () => {
       const m = await import('./epic.ts');
-      return [m.epicCreate, m.epicList, m.epicShow, m.epicStart, m.epicFinish, m.epicApproveMerge, m.epicDefer, m.epicResume, m.epicRetry, m.epicBudget];
+      return [
+        m.epicCreate,
+        m.epicList,
+        m.epicShow,
+        m.epicStart,
+        m.epicFinish,
+        m.epicApproveMerge,
+        m.epicDefer,
+        m.epicResume,
+        m.epicRetry,
+        m.epicBudget,
+      ];
     },
   },
   {
@@ -58,4 +80,3 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['mcp'], load: async () => [(await import('./mcp.ts')).mcpCommand] },
   { names: ['allow'], load: async () => [(await import('./allow.ts')).allowCommand] },
 ];
-

@@ -6,8 +6,15 @@ export const initCommand: Command = {
   name: 'init',
   summary: 'parse a plan and record its steps, dependencies and checklist items',
   positionals: [PLAN_ARG],
-  options: [{ name: 'force', type: 'boolean', description: 're-initialise from the current file, keeping completed steps and items' }],
-  details: 'Idempotent: a plan already initialised with this structure is left as it is. A file whose structure changed since\n(steps, anchors, titles, dependencies, items) is refused with plan_drift (exit 1), naming what changed, unless --force.',
+  options: [
+    {
+      name: 'force',
+      type: 'boolean',
+      description: 're-initialise from the current file, keeping completed steps and items',
+    },
+  ],
+  details:
+    'Idempotent: a plan already initialised with this structure is left as it is. A file whose structure changed since\n(steps, anchors, titles, dependencies, items) is refused with plan_drift (exit 1), naming what changed, unless --force.',
   async run(ctx) {
     const source = ctx.planSource(arg(ctx, 0));
     const store = ctx.store('create');

@@ -21,12 +21,24 @@ export interface CommandModule {
 
 /** Each step command's definition, by name: the type requires one for every name in stepNames.ts and no other. */
 const STEP_DEFINITIONS: Readonly<Record<StepCommandName, Command>> = {
-  init: initCommand, claim: claimCommand, start: startCommand, heartbeat: heartbeatCommand, update: updateCommand,
-  artifact: artifactCommand, complete: completeCommand, reset: resetCommand, ready: readyCommand, show: showCommand, events: eventsCommand,
+  init: initCommand,
+  claim: claimCommand,
+  start: startCommand,
+  heartbeat: heartbeatCommand,
+  update: updateCommand,
+  artifact: artifactCommand,
+  complete: completeCommand,
+  reset: resetCommand,
+  ready: readyCommand,
+  show: showCommand,
+  events: eventsCommand,
 };
 
 /**
  * The step commands agents call many times a minute, linked into the CLI's entry bundle so they run
  * without loading anything else; every other command is loaded on demand (see index.ts).
  */
-export const STEP_MODULES: readonly CommandModule[] = STEP_COMMANDS.map((name) => ({ names: [name], load: async () => [STEP_DEFINITIONS[name]] }));
+export const STEP_MODULES: readonly CommandModule[] = STEP_COMMANDS.map((name) => ({
+  names: [name],
+  load: async () => [STEP_DEFINITIONS[name]],
+}));

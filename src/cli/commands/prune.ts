@@ -15,15 +15,22 @@ export const pruneCommand: Command = {
     const dryRun = flag(ctx.args, 'dry-run');
     const location = ctx.location;
     const roots = planRoots(location.mainRoot, listWorktrees(location.worktreeRoot ?? location.commonDir, ctx.env));
-    if (roots.length === 0) throw new RefusedError('no_worktrees', 'no worktree to look for plan files in; nothing pruned');
+    if (roots.length === 0)
+      throw new RefusedError('no_worktrees', 'no worktree to look for plan files in; nothing pruned');
     const actor = maintenanceActor(ctx);
     const store = ctx.store(dryRun || !existsSync(ctx.dbPath) ? 'read' : 'write');
     const r = await store.prunePlans(roots, actor, { dryRun });
     const verb = dryRun ? 'Would prune' : 'Pruned';
-    const text = r.pruned.length === 0 && r.dangling_rows === 0
-      ? 'Nothing to prune: every plan file exists.'
-      : [`${verb} ${r.pruned.length} plan${r.pruned.length === 1 ? '' : 's'}`, ...r.pruned.map((p) => `  ${p}`),
-        ...(r.dangling_rows > 0 ? [`${verb} ${r.dangling_rows} dangling row${r.dangling_rows === 1 ? '' : 's'}`] : [])].join('\n');
+    const text =
+      r.pruned.length === 0 && r.dangling_rows === 0
+        ? 'Nothing to prune: every plan file exists.'
+        : [
+            `${verb} ${r.pruned.length} plan${r.pruned.length === 1 ? '' : 's'}`,
+            ...r.pruned.map((p) => `  ${p}`),
+            ...(r.dangling_rows > 0
+              ? [`${verb} ${r.dangling_rows} dangling row${r.dangling_rows === 1 ? '' : 's'}`]
+              : []),
+          ].join('\n');
     return output(r, text);
   },
 };

@@ -3,7 +3,8 @@ import { output } from '../output.ts';
 
 export const readyCommand: Command = {
   name: 'ready',
-  summary: 'list steps ready to claim (read-only); steps of an epic not in progress, or sharing files with a step another holder claimed, are listed as waiting, with why',
+  summary:
+    'list steps ready to claim (read-only); steps of an epic not in progress, or sharing files with a step another holder claimed, are listed as waiting, with why',
   positionals: [PLAN_ARG],
   options: [],
   async run(ctx) {
@@ -14,9 +15,23 @@ export const readyCommand: Command = {
       ...output(r, ''),
       get text() {
         return [
-          line('Ready:', r.ready_steps), ...(r.waiting_steps.length > 0 ? [line('Waiting:', r.waiting_steps), `           ${r.waiting_reason ?? ''}`] : []),
-          ...(r.files_waiting.length > 0 ? [line('Waiting:', r.files_waiting.map((w) => w.anchor)), ...r.files_waiting.map((w) => `           ${w.message}`)] : []),
-          line('Claimed:', r.claimed_steps), line('Expired:', r.expired_claims), line('Blocked:', r.blocked_steps), line('Completed:', r.completed_steps),
+          line('Ready:', r.ready_steps),
+          ...(r.waiting_steps.length > 0
+            ? [line('Waiting:', r.waiting_steps), `           ${r.waiting_reason ?? ''}`]
+            : []),
+          ...(r.files_waiting.length > 0
+            ? [
+                line(
+                  'Waiting:',
+                  r.files_waiting.map((w) => w.anchor),
+                ),
+                ...r.files_waiting.map((w) => `           ${w.message}`),
+              ]
+            : []),
+          line('Claimed:', r.claimed_steps),
+          line('Expired:', r.expired_claims),
+          line('Blocked:', r.blocked_steps),
+          line('Completed:', r.completed_steps),
         ].join('\n');
       },
     };

@@ -11,25 +11,54 @@ export const reviewCommand: Command = {
   summary: "a person's review of an epic's changes: line comments, then request changes (back to Ralph) or approve",
   positionals: [EPIC_ARG],
   options: [
-    { name: 'comment', type: 'string', multiple: true, placeholder: 'FILE:LINE[:END]:TEXT', description: 'a comment on a line (or lines) of a file the epic\'s branch changes (repeatable)' },
-    { name: 'request-changes', type: 'boolean', description: 'send the epic back to Ralph with the comments (implemented or verified → in_progress)' },
-    { name: 'approve', type: 'boolean', description: 'the epic passes review (implemented → verified); for a critical epic, also the merge approval' },
-    { name: 'summary', type: 'string', placeholder: 'TEXT', description: 'the review in one sentence (default: made from the comments)' },
+    {
+      name: 'comment',
+      type: 'string',
+      multiple: true,
+      placeholder: 'FILE:LINE[:END]:TEXT',
+      description: "a comment on a line (or lines) of a file the epic's branch changes (repeatable)",
+    },
+    {
+      name: 'request-changes',
+      type: 'boolean',
+      description: 'send the epic back to Ralph with the comments (implemented or verified → in_progress)',
+    },
+    {
+      name: 'approve',
+      type: 'boolean',
+      description: 'the epic passes review (implemented → verified); for a critical epic, also the merge approval',
+    },
+    {
+      name: 'summary',
+      type: 'string',
+      placeholder: 'TEXT',
+      description: 'the review in one sentence (default: made from the comments)',
+    },
   ],
   details: [
     "The changes are springfield/<epic> against the main worktree's branch, from their merge base; a comment must be on a file they add or change, within its lines at the branch's tip.",
-    'Recorded as a review signal under your agent id (--agent / SPRINGFIELD_AGENT, else marge): request changes is an implementation_failure with one location per comment, its text as the note, and Ralph\'s next context carries each one; approve is a pass.',
+    "Recorded as a review signal under your agent id (--agent / SPRINGFIELD_AGENT, else marge): request changes is an implementation_failure with one location per comment, its text as the note, and Ralph's next context carries each one; approve is a pass.",
     'Everything is checked before anything is written.',
   ].join('\n'),
   async run(ctx) {
     const requestChanges = flag(ctx.args, 'request-changes');
     const approve = flag(ctx.args, 'approve');
-    if (requestChanges === approve) throw new UsageError('missing_option', "'review' needs exactly one of --request-changes or --approve");
+    if (requestChanges === approve)
+      throw new UsageError('missing_option', "'review' needs exactly one of --request-changes or --approve");
     const comments = list(ctx.args, 'comment').map((c) => parseComment(ctx, c));
     const summary = str(ctx.args, 'summary') ?? null;
-    const r = await submitReview(planningStore(ctx, 'write'), ctx.location.mainRoot ?? ctx.location.commonDir, ctx.env, {
-      epicId: arg(ctx, 0), decision: requestChanges ? 'request_changes' : 'approve', comments, summary, actor: ctx.actor,
-    });
+    const r = await submitReview(
+      planningStore(ctx, 'write'),
+      ctx.location.mainRoot ?? ctx.location.commonDir,
+      ctx.env,
+      {
+        epicId: arg(ctx, 0),
+        decision: requestChanges ? 'request_changes' : 'approve',
+        comments,
+        summary,
+        actor: ctx.actor,
+      },
+    );
     return output(r, describe(r));
   },
 };
@@ -51,7 +80,8 @@ function describe(r: ReviewResult): string {
   const by = r.signal ? ` (signal #${r.signal.signal_id}, recorded as ${r.reviewer})` : ` (recorded as ${r.reviewer})`;
   if (r.decision === 'request_changes') {
     // Past the build budget the epic is blocked instead (docs/state-machine.md, "Budgets and iterations").
-    if (t?.to === 'blocked') return `Requested changes on ${r.epic_id} with ${count}, but it is blocked: ${t.reason ?? 'no build iteration left'}${by}`;
+    if (t?.to === 'blocked')
+      return `Requested changes on ${r.epic_id} with ${count}, but it is blocked: ${t.reason ?? 'no build iteration left'}${by}`;
     return `Sent ${r.epic_id} back to Ralph with ${count}: ${move}${by}`;
   }
   const merge = r.merge_approved ? `${move ? ' · ' : ''}merge approved` : '';

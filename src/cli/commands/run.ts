@@ -1,7 +1,47 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { addWorktreeVariables, worktreeFacts, AGENT_ROLES, agentError, agentOutputFormat, agentPlaceProblem, RefusedError, isDatabaseUrl, agentEnv, runsEditorRuntime, readUsage, usageSpecFor, type AgentRole, type AgentRunStart, configPathFor, contextDirFor, createExclusively, ensureContextDir, ensureGitignored, EnvironmentError, expandAgentArgv, type Head, isAncestor, loadRoleCommands, makeCliShim, pathWith, pidAlive, sweepCliShims, readHead, removeCliShim, requireAllowed, shortRef, presetFor, SpringfieldError, type Store, timeoutFor, trustTargetFor, UsageError, writeExclusive } from '../../core/index.ts';
+import {
+  addWorktreeVariables,
+  worktreeFacts,
+  AGENT_ROLES,
+  agentError,
+  agentOutputFormat,
+  agentPlaceProblem,
+  RefusedError,
+  isDatabaseUrl,
+  agentEnv,
+  runsEditorRuntime,
+  readUsage,
+  usageSpecFor,
+  type AgentRole,
+  type AgentRunStart,
+  configPathFor,
+  contextDirFor,
+  createExclusively,
+  ensureContextDir,
+  ensureGitignored,
+  EnvironmentError,
+  expandAgentArgv,
+  type Head,
+  isAncestor,
+  loadRoleCommands,
+  makeCliShim,
+  pathWith,
+  pidAlive,
+  sweepCliShims,
+  readHead,
+  removeCliShim,
+  requireAllowed,
+  shortRef,
+  presetFor,
+  SpringfieldError,
+  type Store,
+  timeoutFor,
+  trustTargetFor,
+  UsageError,
+  writeExclusive,
+} from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -14,17 +54,40 @@ import { messageOf } from '../../shared/errorMessage.ts';
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run an agent for a role on an epic (and step): recorded in the store, lease heartbeated, values passed as SPRINGFIELD_* variables',
+  summary:
+    'run an agent for a role on an epic (and step): recorded in the store, lease heartbeated, values passed as SPRINGFIELD_* variables',
   positionals: [],
   trailingCommand: true,
   options: [
     { name: 'role', type: 'string', placeholder: 'ROLE', description: `the role: ${AGENT_ROLES.join('|')}` },
     { name: 'epic', type: 'string', placeholder: 'ID', description: 'the epic the agent works on' },
-    { name: 'step', type: 'string', placeholder: 'ANCHOR', description: 'the step this worktree holds; its lease is renewed every lease/3 while the agent lives' },
+    {
+      name: 'step',
+      type: 'string',
+      placeholder: 'ANCHOR',
+      description: 'the step this worktree holds; its lease is renewed every lease/3 while the agent lives',
+    },
     { name: 'plan', type: 'string', placeholder: 'PATH', description: "the plan file (default: the epic's plan)" },
-    { ...LEASE_OPTION, description: 'lease length in seconds renewed by each heartbeat (default: leaseSeconds of .springfield/config.json, else 7200)' },
-    { name: 'raw', type: 'boolean', description: "show the agent's output exactly as it prints it (by default the JSON events of Claude Code, Codex and Copilot are shown readably)" },
-    { name: 'timeout', type: 'int', placeholder: 'SECONDS', description: "end the agent's whole process group after this long (default: timeouts.<role>, else runTimeoutSeconds of .springfield/config.json, else 3600)", min: 1, max: 31_622_400 },
+    {
+      ...LEASE_OPTION,
+      description:
+        'lease length in seconds renewed by each heartbeat (default: leaseSeconds of .springfield/config.json, else 7200)',
+    },
+    {
+      name: 'raw',
+      type: 'boolean',
+      description:
+        "show the agent's output exactly as it prints it (by default the JSON events of Claude Code, Codex and Copilot are shown readably)",
+    },
+    {
+      name: 'timeout',
+      type: 'int',
+      placeholder: 'SECONDS',
+      description:
+        "end the agent's whole process group after this long (default: timeouts.<role>, else runTimeoutSeconds of .springfield/config.json, else 3600)",
+      min: 1,
+      max: 31_622_400,
+    },
   ],
   details: [
     "The agent command follows a bare '--': springfield run --role ralph --epic sf-a3f8 --step step-1 -- claude -p '…'",
@@ -34,18 +97,23 @@ export const runCommand: Command = {
     'worktree Springfield made, its ports too (SPRINGFIELD_PORT, _PORTS) and the "env" map of config.json (docs/worktrees.md).',
     'The agent runs in its own process group: a timeout, Ctrl+C or a stop ends the whole group (SIGTERM, then SIGKILL',
     'after killGraceSeconds), and processes it leaves behind are ended when it exits. Its output passes through (the JSON',
-    'events of a preset\'s CLI as readable lines: the commands it runs, what it says, what it cost; --raw shows them as',
+    "events of a preset's CLI as readable lines: the commands it runs, what it says, what it cost; --raw shows them as",
     'printed) and the last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out or no_progress (exit 0',
     'but a builder neither completed its step, committed nor ticked an item; a planner proposed nothing; a reviewer',
     'recorded no signal); a run that does not succeed releases its step at once (see docs/scheduler-faults.md).',
-    'Exits with the agent\'s exit code (128+N when killed by signal N; 127 when the command cannot be found).',
+    "Exits with the agent's exit code (128+N when killed by signal N; 127 when the command cannot be found).",
   ].join('\n'),
   async run(ctx) {
     const role = roleOf(str(ctx.args, 'role'));
     const epicId = str(ctx.args, 'epic');
-    if (epicId === undefined) throw new UsageError('missing_option', "run needs --epic ID (see 'springfield run --help')");
+    if (epicId === undefined)
+      throw new UsageError('missing_option', "run needs --epic ID (see 'springfield run --help')");
     const command = ctx.args.rest;
-    if (command.length === 0 || command[0] === '') throw new UsageError('missing_command', "run needs the agent command after '--', e.g. springfield run --role ralph --epic sf-1234 -- claude -p '…'");
+    if (command.length === 0 || command[0] === '')
+      throw new UsageError(
+        'missing_command',
+        "run needs the agent command after '--', e.g. springfield run --role ralph --epic sf-1234 -- claude -p '…'",
+      );
     requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const planFlag = str(ctx.args, 'plan');
     const planArg = planFlag !== undefined ? ctx.planKey(planFlag) : undefined;
@@ -62,20 +130,52 @@ export const runCommand: Command = {
     const epic = await store.getEpic(epicId);
     const misplaced = agentPlaceProblem(role, epic, actor.worktree, ctx.location.mainRoot, ctx.env);
     if (misplaced) throw new RefusedError('outside_epic_worktree', `${misplaced}; nothing was started`);
-    const prepared = await store.beginAgentRun({ role, epicId, planArg, stepAnchor, command, actor, leaseSeconds, headBefore: before?.commit ?? null, launchId, pid: process.pid });
+    const prepared = await store.beginAgentRun({
+      role,
+      epicId,
+      planArg,
+      stepAnchor,
+      command,
+      actor,
+      leaseSeconds,
+      headBefore: before?.commit ?? null,
+      launchId,
+      pid: process.pid,
+    });
     const contextFile = await writeContextFile(ctx, store, prepared);
     const values = {
-      epic: epicId, step: prepared.stepAnchor, plan: prepared.planPath, worktree: actor.worktree, claimToken: prepared.holder.token ?? null,
-      contextFile, role, runId: prepared.run.id, agent: prepared.agent, db: ctx.dbPath,
+      epic: epicId,
+      step: prepared.stepAnchor,
+      plan: prepared.planPath,
+      worktree: actor.worktree,
+      claimToken: prepared.holder.token ?? null,
+      contextFile,
+      role,
+      runId: prepared.run.id,
+      agent: prepared.agent,
+      db: ctx.dbPath,
     };
     const warnings: string[] = [];
     let heartbeats = prepared.stepAnchor === null ? 0 : 1;
-    const timer = prepared.stepAnchor === null ? undefined : setInterval(() => {
-      store.heartbeat(prepared.planPath ?? '', prepared.stepAnchor ?? '', prepared.holder, { leaseSeconds }).then(() => { heartbeats++; }, (err: unknown) => {
-        warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${messageOf(err)}`);
-        clearInterval(timer);
-      });
-    }, Math.max(100, (leaseSeconds * 1000) / 3));
+    const timer =
+      prepared.stepAnchor === null
+        ? undefined
+        : setInterval(
+            () => {
+              store
+                .heartbeat(prepared.planPath ?? '', prepared.stepAnchor ?? '', prepared.holder, { leaseSeconds })
+                .then(
+                  () => {
+                    heartbeats++;
+                  },
+                  (err: unknown) => {
+                    warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${messageOf(err)}`);
+                    clearInterval(timer);
+                  },
+                );
+            },
+            Math.max(100, (leaseSeconds * 1000) / 3),
+          );
     timer?.unref();
 
     const started = Date.now();
@@ -83,8 +183,12 @@ export const runCommand: Command = {
     delete env.SPRINGFIELD_LAUNCH_ID;
     // The worktree's ports and the config's env map, as its setup and verification get them (docs/worktrees.md, "Ports").
     const mainRoot = ctx.location.mainRoot ?? actor.worktree;
-    addWorktreeVariables(env, await worktreeFacts(store, { epic, worktree: actor.worktree, mainRoot, config, env: ctx.env }));
-    if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined)) env.ELECTRON_RUN_AS_NODE = '1';
+    addWorktreeVariables(
+      env,
+      await worktreeFacts(store, { epic, worktree: actor.worktree, mainRoot, config, env: ctx.env }),
+    );
+    if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined))
+      env.ELECTRON_RUN_AS_NODE = '1';
     // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
     const shim = await cliShimFor(ctx, store, prepared.run.id, warnings);
     if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
@@ -92,34 +196,80 @@ export const runCommand: Command = {
     const usageSpec = usageSpecFor(config, role);
     const progressed = progressProbe(store, epicId, prepared.planPath);
     await progressed().catch(() => false); // the mark progress is measured from
-    const stall = config.stallSeconds > 0 ? { ms: config.stallSeconds * 1000, retryLines: presetFor(command)?.retryLines ?? [], progressed } : null;
-    const ended = await supervise(expandAgentArgv(command, env), {
-      cwd: actor.worktree, env, json: flag(ctx.args, 'json'), timeoutMs: timeoutSeconds * 1000, graceMs: config.killGraceSeconds * 1000,
-      captureStdoutBytes: USAGE_CAPTURE_BYTES, captureStderrBytes: ERROR_CAPTURE_BYTES, stall,
-      render: flag(ctx.args, 'raw') ? null : agentOutputFormat(presetFor(command)?.id),
-    }, (pid) => store.setAgentPid(prepared.run.id, pid));
+    const stall =
+      config.stallSeconds > 0
+        ? { ms: config.stallSeconds * 1000, retryLines: presetFor(command)?.retryLines ?? [], progressed }
+        : null;
+    const ended = await supervise(
+      expandAgentArgv(command, env),
+      {
+        cwd: actor.worktree,
+        env,
+        json: flag(ctx.args, 'json'),
+        timeoutMs: timeoutSeconds * 1000,
+        graceMs: config.killGraceSeconds * 1000,
+        captureStdoutBytes: USAGE_CAPTURE_BYTES,
+        captureStderrBytes: ERROR_CAPTURE_BYTES,
+        stall,
+        render: flag(ctx.args, 'raw') ? null : agentOutputFormat(presetFor(command)?.id),
+      },
+      (pid) => store.setAgentPid(prepared.run.id, pid),
+    );
     clearInterval(timer);
     if (shim) removeCliShim(shim);
     const after = readHead(actor.worktree, ctx.env);
     // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
     const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
     const fault = spawnError ? null : prepared.ownWorktree ? branchFault(before, after) : null;
-    const reopen = fault !== null && before?.branch != null && await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env);
+    const reopen =
+      fault !== null &&
+      before?.branch != null &&
+      (await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env));
     const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
     // The agent's own words for why it failed, where its CLI reports them (docs/scheduler-faults.md, "The headline").
-    const said = ended.exitCode !== 0 ? agentError(presetFor(command)?.errors ?? [], `${ended.stdout ?? ''}\n${ended.stderr ?? ''}`) : null;
-    const run = await store.finishRun(prepared.run.id, {
-      exitCode: ended.exitCode, signal: ended.signal, timedOut: ended.timedOut, outputTail: ended.tail, headAfter: after?.commit ?? null,
-      fault, reopenStep: reopen, marks: prepared.marks, timeoutSeconds, usage,
-      stopped: ended.stoppedBy ? stoppedReason(ended.stoppedBy) : null, stalled: ended.stalled, unavailable: spawnError?.message ?? null, agentError: said,
-    }, actor);
+    const said =
+      ended.exitCode !== 0
+        ? agentError(presetFor(command)?.errors ?? [], `${ended.stdout ?? ''}\n${ended.stderr ?? ''}`)
+        : null;
+    const run = await store.finishRun(
+      prepared.run.id,
+      {
+        exitCode: ended.exitCode,
+        signal: ended.signal,
+        timedOut: ended.timedOut,
+        outputTail: ended.tail,
+        headAfter: after?.commit ?? null,
+        fault,
+        reopenStep: reopen,
+        marks: prepared.marks,
+        timeoutSeconds,
+        usage,
+        stopped: ended.stoppedBy ? stoppedReason(ended.stoppedBy) : null,
+        stalled: ended.stalled,
+        unavailable: spawnError?.message ?? null,
+        agentError: said,
+      },
+      actor,
+    );
 
     const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
-    if (spawnError) warnings.unshift(`${spawnError.message} (run ${run.id} recorded as ${run.status}, exit ${ended.exitCode})`);
+    if (spawnError)
+      warnings.unshift(`${spawnError.message} (run ${run.id} recorded as ${run.status}, exit ${ended.exitCode})`);
     const how = ended.signal ? `killed by ${ended.signal}` : `exit ${ended.exitCode}`;
     const why = run.outcome_reason && !spawnError && run.outcome_reason !== how ? ` — ${run.outcome_reason}` : '';
     return output(
-      { run, outcome: run.status, outcome_reason: run.outcome_reason, exit_code: ended.exitCode, signal: ended.signal, context_file: contextFile, lease_seconds: prepared.stepAnchor ? leaseSeconds : null, timeout_seconds: timeoutSeconds, heartbeats, spawn_error: spawnError },
+      {
+        run,
+        outcome: run.status,
+        outcome_reason: run.outcome_reason,
+        exit_code: ended.exitCode,
+        signal: ended.signal,
+        context_file: contextFile,
+        lease_seconds: prepared.stepAnchor ? leaseSeconds : null,
+        timeout_seconds: timeoutSeconds,
+        heartbeats,
+        spawn_error: spawnError,
+      },
       `Run ${run.id} (${where}) ${run.status}: ${how} after ${duration(Date.now() - started)}${why}`,
       ended.exitCode,
       warnings,
@@ -139,7 +289,8 @@ function stoppedReason(signal: NodeJS.Signals): string {
 function progressProbe(store: Store, epicId: string, planPath: string | null): () => Promise<boolean> {
   let mark: string | null = null;
   return async () => {
-    const newest = async (q: { epicId?: string; planPath?: string }) => (await store.events({ ...q, limit: 1 })).at(-1)?.id ?? 0;
+    const newest = async (q: { epicId?: string; planPath?: string }) =>
+      (await store.events({ ...q, limit: 1 })).at(-1)?.id ?? 0;
     const now = `${await newest({ epicId })}:${planPath ? await newest({ planPath }) : 0}`;
     const moved = mark !== null && now !== mark;
     mark = now;
@@ -156,7 +307,13 @@ function branchFault(before: Head | null, after: Head | null): string | null {
 }
 
 /** Whether the run's step was completed by this run with a commit that is not on `branch`. */
-async function completedOffBranch(store: Store, p: AgentRunStart, worktree: string, branch: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+async function completedOffBranch(
+  store: Store,
+  p: AgentRunStart,
+  worktree: string,
+  branch: string,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   if (!p.planPath || !p.stepAnchor || p.holder.token == null) return false;
   const step = await store.stepRecord(p.planPath ?? '', p.stepAnchor ?? '');
   if (step.status !== 'completed' || step.completed_token !== p.holder.token) return false;
@@ -184,7 +341,14 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
   try {
     // On PostgreSQL no database file makes the repository's .springfield/ folder: keep it out of git as one would.
     if (isDatabaseUrl(ctx.dbPath)) ctx.gitignoreAdded = ensureGitignored(ctx.location) || ctx.gitignoreAdded;
-    const view = await store.context({ epicId: p.run.epic_id ?? undefined, stepAnchor: p.stepAnchor ?? undefined, actor: p.holder, docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot, role: p.run.role, beforeRun: p.run.id });
+    const view = await store.context({
+      epicId: p.run.epic_id ?? undefined,
+      stepAnchor: p.stepAnchor ?? undefined,
+      actor: p.holder,
+      docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot,
+      role: p.run.role,
+      beforeRun: p.run.id,
+    });
     const text = contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
     ensureContextDir(kept, ctx.location.commonDir);
     const record = writeExclusive(kept, String(p.run.id), '.md', text);
@@ -194,9 +358,16 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
     createExclusively(copy, text);
     return copy;
   } catch (err) {
-    await store.finishRun(p.run.id, { exitCode: 1, signal: null, fault: `cannot write the run's context: ${messageOf(err)}` }, p.holder);
+    await store.finishRun(
+      p.run.id,
+      { exitCode: 1, signal: null, fault: `cannot write the run's context: ${messageOf(err)}` },
+      p.holder,
+    );
     if (err instanceof SpringfieldError) throw err;
-    throw new EnvironmentError('context_unwritable', `${file}: cannot write the run's context (${messageOf(err)}); run ${p.run.id} recorded as failed`);
+    throw new EnvironmentError(
+      'context_unwritable',
+      `${file}: cannot write the run's context (${messageOf(err)}); run ${p.run.id} recorded as failed`,
+    );
   }
 }
 
@@ -209,9 +380,16 @@ async function cliShimFor(ctx: CliContext, store: Store, runId: number, warnings
     const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
     const parent = join(dirname(ctx.stateFile), 'bin');
     // Folders of runs that ended without removing theirs (killed with SIGKILL) go first.
-    const live = (await store.runs({ active: true, limit: 1000 })).filter((r) => r.pid !== null && pidAlive(r.pid)).map((r) => r.id);
+    const live = (await store.runs({ active: true, limit: 1000 }))
+      .filter((r) => r.pid !== null && pidAlive(r.pid))
+      .map((r) => r.id);
     sweepCliShims(parent, new Set([...live, runId]));
-    return makeCliShim(parent, `${runId}-${randomBytes(4).toString('hex')}`, cli, process.versions.electron !== undefined);
+    return makeCliShim(
+      parent,
+      `${runId}-${randomBytes(4).toString('hex')}`,
+      cli,
+      process.versions.electron !== undefined,
+    );
   } catch (err) {
     warnings.push(`could not put springfield on the agent's PATH: ${messageOf(err)}`);
     return null;
@@ -225,6 +403,7 @@ const ERROR_CAPTURE_BYTES = 256 * 1024;
 
 function describeSpawnError(program: string, err: NodeJS.ErrnoException): { code: string; message: string } {
   if (err.code === 'ENOENT') return { code: 'command_not_found', message: `agent command not found: '${program}'` };
-  if (err.code === 'EACCES') return { code: 'command_not_executable', message: `agent command is not executable: '${program}'` };
+  if (err.code === 'EACCES')
+    return { code: 'command_not_executable', message: `agent command is not executable: '${program}'` };
   return { code: 'spawn_failed', message: `cannot start agent command '${program}': ${err.message}` };
 }

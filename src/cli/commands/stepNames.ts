@@ -3,7 +3,19 @@
  * keys a code cache by each (launcher.ts), modules.ts links in a definition for each (its type
  * requires exactly these), and the tests walk it.
  */
-export const STEP_COMMANDS = ['init', 'claim', 'start', 'heartbeat', 'update', 'artifact', 'complete', 'reset', 'ready', 'show', 'events'] as const;
+export const STEP_COMMANDS = [
+  'init',
+  'claim',
+  'start',
+  'heartbeat',
+  'update',
+  'artifact',
+  'complete',
+  'reset',
+  'ready',
+  'show',
+  'events',
+] as const;
 
 export type StepCommandName = (typeof STEP_COMMANDS)[number];
 

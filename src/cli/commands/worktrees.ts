@@ -1,4 +1,14 @@
-import { configPathFor, loadRoleCommands, pruneWorktrees, requireAllowed, springfieldWorktrees, timeoutFor, trustTargetFor, UsageError, type SpringfieldWorktree } from '../../core/index.ts';
+import {
+  configPathFor,
+  loadRoleCommands,
+  pruneWorktrees,
+  requireAllowed,
+  springfieldWorktrees,
+  timeoutFor,
+  trustTargetFor,
+  UsageError,
+  type SpringfieldWorktree,
+} from '../../core/index.ts';
 import { flag, str } from '../args.ts';
 import type { Command } from '../command.ts';
 import type { CliContext } from '../cliContext.ts';
@@ -6,7 +16,12 @@ import { output } from '../output.ts';
 import { planningStore, worktreeLocation } from '../planning.ts';
 import { maintenanceActor } from './prune.ts';
 
-const WORKTREES_OPTION = { name: 'worktrees', type: 'string', placeholder: 'DIR', description: 'where epic worktrees go, if not "worktreeRoot" in config.json (default: <repo>.springfield/)' } as const;
+const WORKTREES_OPTION = {
+  name: 'worktrees',
+  type: 'string',
+  placeholder: 'DIR',
+  description: 'where epic worktrees go, if not "worktreeRoot" in config.json (default: <repo>.springfield/)',
+} as const;
 
 function mainRootOf(ctx: CliContext, command: string): string {
   const mainRoot = ctx.location.mainRoot;
@@ -16,11 +31,12 @@ function mainRootOf(ctx: CliContext, command: string): string {
 
 export const worktreesCommand: Command = {
   name: 'worktrees',
-  summary: 'list the worktrees Springfield made: epic, branch, path, dirty or not, ahead/behind, disk size, live runs, ports, app',
+  summary:
+    'list the worktrees Springfield made: epic, branch, path, dirty or not, ahead/behind, disk size, live runs, ports, app',
   positionals: [],
   options: [WORKTREES_OPTION],
   details: [
-    "Epic worktrees (springfield/<epic> branches) and planning worktrees, wherever they are. \"prunable\" says why",
+    'Epic worktrees (springfield/<epic> branches) and planning worktrees, wherever they are. "prunable" says why',
     "'springfield worktrees prune' would remove one: its epic is done, deferred or gone, and no agent runs there.",
   ].join('\n'),
   async run(ctx) {
@@ -33,15 +49,21 @@ export const worktreesCommand: Command = {
 
 export const worktreesPrune: Command = {
   name: 'worktrees prune',
-  summary: 'remove the worktrees whose epic is done, deferred or gone (archive commands first; never one with a live run)',
+  summary:
+    'remove the worktrees whose epic is done, deferred or gone (archive commands first; never one with a live run)',
   positionals: [],
   options: [
     { name: 'dry-run', type: 'boolean', description: 'only list what would be removed and what stays' },
-    { name: 'force', type: 'string', placeholder: 'REASON', description: 'remove worktrees with uncommitted work too, recording why (a live run still keeps one)' },
+    {
+      name: 'force',
+      type: 'string',
+      placeholder: 'REASON',
+      description: 'remove worktrees with uncommitted work too, recording why (a live run still keeps one)',
+    },
     WORKTREES_OPTION,
   ],
   details: [
-    'A done epic\'s branch is deleted with its worktree (its work is on main); a deferred or gone epic\'s branch is kept, so',
+    "A done epic's branch is deleted with its worktree (its work is on main); a deferred or gone epic's branch is kept, so",
     'resuming the epic makes the worktree again from it. The "archive" commands in config.json run in each epic worktree',
     'first, and one that fails keeps the worktree. Each removal is an event on the epic.',
   ].join('\n'),
@@ -49,19 +71,32 @@ export const worktreesPrune: Command = {
     const mainRoot = mainRootOf(ctx, 'worktrees prune');
     const dryRun = flag(ctx.args, 'dry-run');
     const force = str(ctx.args, 'force') ?? null;
-    if (force !== null && force.trim() === '') throw new UsageError('bad_option', '--force needs a reason, e.g. --force "abandoned experiment"');
+    if (force !== null && force.trim() === '')
+      throw new UsageError('bad_option', '--force needs a reason, e.g. --force "abandoned experiment"');
     const config = loadRoleCommands(configPathFor(ctx.stateFile));
     // The archive commands come from config.json: they run only once you allowed it.
     if (!dryRun && config.archive.length > 0) requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const store = planningStore(ctx, dryRun ? 'read' : 'write');
     const r = await pruneWorktrees(store, mainRoot, dryRun ? null : maintenanceActor(ctx), {
-      dryRun, force, archive: config.archive, archiveTimeoutMs: timeoutFor(config, 'setup') * 1000, location: worktreeLocation(ctx), config,
+      dryRun,
+      force,
+      archive: config.archive,
+      archiveTimeoutMs: timeoutFor(config, 'setup') * 1000,
+      location: worktreeLocation(ctx),
+      config,
     });
     const verb = dryRun ? 'Would remove' : 'Removed';
     const lines = [
-      ...(r.removed.length === 0 ? ['Nothing to prune.'] : [`${verb} ${r.removed.length} worktree${r.removed.length === 1 ? '' : 's'}:`]),
-      ...r.removed.map((w) => `  ${w.path} (${w.epic_id}: ${w.reason}${w.branch_deleted ? '; branch deleted' : w.kind === 'epic' ? '; branch kept' : ''})`),
-      ...(r.kept.length > 0 ? [`Kept ${r.kept.length}:`, ...r.kept.map((w) => `  ${w.path} (${w.epic_id}: ${w.reason})`)] : []),
+      ...(r.removed.length === 0
+        ? ['Nothing to prune.']
+        : [`${verb} ${r.removed.length} worktree${r.removed.length === 1 ? '' : 's'}:`]),
+      ...r.removed.map(
+        (w) =>
+          `  ${w.path} (${w.epic_id}: ${w.reason}${w.branch_deleted ? '; branch deleted' : w.kind === 'epic' ? '; branch kept' : ''})`,
+      ),
+      ...(r.kept.length > 0
+        ? [`Kept ${r.kept.length}:`, ...r.kept.map((w) => `  ${w.path} (${w.epic_id}: ${w.reason})`)]
+        : []),
     ];
     return output(r, lines.join('\n'));
   },
@@ -69,7 +104,7 @@ export const worktreesPrune: Command = {
 
 function describe(w: SpringfieldWorktree): string {
   const state = [
-    w.kind === 'planning' ? 'planning' : w.branch ?? 'detached',
+    w.kind === 'planning' ? 'planning' : (w.branch ?? 'detached'),
     w.status ?? 'epic gone',
     w.dirty > 0 ? `${w.dirty} uncommitted` : 'clean',
     ...(w.ahead !== null ? [`${w.ahead} ahead, ${w.behind} behind`] : []),

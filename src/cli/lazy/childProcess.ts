@@ -6,8 +6,11 @@ import type * as childProcess from 'node:child_process';
 
 const real = (): typeof childProcess => process.getBuiltinModule('node:child_process');
 
-export const spawnSync = ((...args: unknown[]) => (real().spawnSync as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.spawnSync;
+export const spawnSync = ((...args: unknown[]) =>
+  (real().spawnSync as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.spawnSync;
 
-export const spawn = ((...args: unknown[]) => (real().spawn as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.spawn;
+export const spawn = ((...args: unknown[]) =>
+  (real().spawn as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.spawn;
 
-export const execFile = ((...args: unknown[]) => (real().execFile as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.execFile;
+export const execFile = ((...args: unknown[]) =>
+  (real().execFile as (...a: unknown[]) => unknown)(...args)) as typeof childProcess.execFile;

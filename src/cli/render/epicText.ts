@@ -27,11 +27,23 @@ interface EpicDetail extends EpicLine {
   person_approval_before_merge: boolean;
   complexity_source: string;
   plan_versions: { version: number; status: string; plan_path: string; feedback: string | null; created_at: string }[];
-  plan: { plan_path: string; status: string; progress: { steps_completed: number; steps_total: number; items_completed: number; items_total: number } } | null;
+  plan: {
+    plan_path: string;
+    status: string;
+    progress: { steps_completed: number; steps_total: number; items_completed: number; items_total: number };
+  } | null;
   signals: readonly SignalView[];
   blocked_by: Record<string, unknown> | null;
   retries: readonly RoleRetry[];
-  recent_runs: readonly { id: number; role: string; step_anchor: string | null; status: string; exit_code: number | null; outcome_reason: string | null; ended_at: string | null }[];
+  recent_runs: readonly {
+    id: number;
+    role: string;
+    step_anchor: string | null;
+    status: string;
+    exit_code: number | null;
+    outcome_reason: string | null;
+    ended_at: string | null;
+  }[];
   conflicts_ahead?: readonly { with: string; files: readonly string[] }[];
   /** Spend against budget (docs/budgets.md): the line epic budget prints. */
   budget_line?: string;
@@ -49,26 +61,47 @@ export function renderEpic(e: EpicDetail): string {
   } else if (e.blocked_by) {
     lines.push(`  a person decides: fix the cause, then springfield epic retry ${e.id}`);
     const tail = typeof e.blocked_by.output_tail === 'string' ? e.blocked_by.output_tail.trimEnd() : '';
-    if (tail) lines.push(`  last output of run ${String(e.blocked_by.run_id)}:`, ...tail.split('\n').slice(-10).map((l) => `    | ${l}`));
+    if (tail)
+      lines.push(
+        `  last output of run ${String(e.blocked_by.run_id)}:`,
+        ...tail
+          .split('\n')
+          .slice(-10)
+          .map((l) => `    | ${l}`),
+      );
   }
   for (const line of retryLines(e.retries)) lines.push(`  backing off: ${line}`);
-  for (const c of e.conflicts_ahead ?? []) lines.push(`  conflict ahead with ${c.with} in ${c.files.join(', ')} (a test merge; docs/files.md)`);
+  for (const c of e.conflicts_ahead ?? [])
+    lines.push(`  conflict ahead with ${c.with} in ${c.files.join(', ')} (a test merge; docs/files.md)`);
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
-  if (e.plan) lines.push('', `  Plan ${e.plan.plan_path} [${e.plan.status}] ${progressBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`);
+  if (e.plan)
+    lines.push(
+      '',
+      `  Plan ${e.plan.plan_path} [${e.plan.status}] ${progressBar(e.plan.progress.steps_completed, e.plan.progress.steps_total)} steps · ${e.plan.progress.items_completed}/${e.plan.progress.items_total} items`,
+    );
   if (e.plan_versions.length) {
     lines.push('', '  Plan versions:');
-    for (const v of e.plan_versions) lines.push(`    v${v.version} ${v.plan_path} [${v.status}] ${v.created_at}${v.feedback ? ` — feedback: ${v.feedback}` : ''}`);
+    for (const v of e.plan_versions)
+      lines.push(
+        `    v${v.version} ${v.plan_path} [${v.status}] ${v.created_at}${v.feedback ? ` — feedback: ${v.feedback}` : ''}`,
+      );
   }
   if (e.signals.length) {
     lines.push('', '  Signals:');
     for (const s of e.signals) {
-      lines.push(`    #${s.id} ${s.type} — ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`);
-      for (const l of s.locations) lines.push(`      ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`);
+      lines.push(
+        `    #${s.id} ${s.type} — ${s.summary}${s.status === 'awaiting_person' ? ' (awaiting a person)' : s.resolution ? ` (${s.resolution})` : ''}`,
+      );
+      for (const l of s.locations)
+        lines.push(`      ${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}${l.note ? `  ${l.note}` : ''}`);
     }
   }
   if (e.recent_runs.length) {
     lines.push('', '  Recent runs:');
-    for (const r of e.recent_runs) lines.push(`    #${r.id} ${r.role}${r.step_anchor ? ` ${r.step_anchor}` : ''} [${r.status}]${r.exit_code !== null ? ` exit ${r.exit_code}` : ''}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`);
+    for (const r of e.recent_runs)
+      lines.push(
+        `    #${r.id} ${r.role}${r.step_anchor ? ` ${r.step_anchor}` : ''} [${r.status}]${r.exit_code !== null ? ` exit ${r.exit_code}` : ''}${r.outcome_reason ? ` — ${r.outcome_reason}` : ''}`,
+      );
   }
   return lines.join('\n');
 }

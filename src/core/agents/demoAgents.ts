@@ -23,12 +23,19 @@ export const DEMO_AGENTS = {
  * file. `runtime` is the Node (or the editor's Electron, which `springfield run` then runs as Node)
  * that runs the CLI writing the config; `script` must exist.
  */
-export function demoRoles(runtime: string, script: string, role?: string): Partial<Record<PresetRole, readonly string[]>> {
+export function demoRoles(
+  runtime: string,
+  script: string,
+  role?: string,
+): Partial<Record<PresetRole, readonly string[]>> {
   if (role !== undefined && !(PRESET_ROLES as readonly string[]).includes(role)) {
     throw new UsageError('bad_option', `--role must be one of ${PRESET_ROLES.join(', ')}, got '${role}'`);
   }
   if (!existsSync(script)) {
-    throw new EnvironmentError('demo_agents_missing', `the demo agents are not installed: ${script} is missing (npm run build makes it)`);
+    throw new EnvironmentError(
+      'demo_agents_missing',
+      `the demo agents are not installed: ${script} is missing (npm run build makes it)`,
+    );
   }
   const argv = [runtime, script, '$SPRINGFIELD_CONTEXT_FILE'];
   const roles = role === undefined ? PRESET_ROLES : [role as PresetRole];

@@ -12,7 +12,10 @@ export interface FoundCli {
 }
 
 /** Which preset CLIs are on `PATH`, without starting any of them (starting some takes seconds). */
-export function detectAgentClis(env: NodeJS.ProcessEnv = process.env, presets: readonly AgentPreset[] = AGENT_PRESETS): FoundCli[] {
+export function detectAgentClis(
+  env: NodeJS.ProcessEnv = process.env,
+  presets: readonly AgentPreset[] = AGENT_PRESETS,
+): FoundCli[] {
   return presets.map((p) => {
     const path = which(p.program, env);
     return { preset: p.id, program: p.program, path, version: path ? installedVersion(path, p) : null };

@@ -22,7 +22,12 @@ export class LostReplies {
    * its lookup could not reach the server, else the new one) and its text asks for the same call again.
    * On SQLite the error never happens, so nothing is ever kept.
    */
-  async run<T>(tool: string, input: unknown, actor: Actor, send: (resume: string | undefined) => Promise<T>): Promise<T> {
+  async run<T>(
+    tool: string,
+    input: unknown,
+    actor: Actor,
+    send: (resume: string | undefined) => Promise<T>,
+  ): Promise<T> {
     const key = canonicalJson([actor.worktree, actor.agent, tool, input]);
     const resume = this.ops.get(key);
     try {
@@ -52,7 +57,11 @@ function againText(message: string, tool: string, op: string): string {
 
 /** JSON with object keys sorted, so equal inputs give equal keys whatever their order. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }

@@ -26,7 +26,10 @@ export async function preflight(command: readonly string[], env: NodeJS.ProcessE
   const path = locate(program, env, cwd);
   if (!path) {
     const install = preset ? ` — install it: ${preset.install}` : '';
-    return { reason: `${name} is not installed: '${program}' is not ${program.includes('/') ? 'an executable file' : 'on PATH'}${install}`, checked: 'installed' };
+    return {
+      reason: `${name} is not installed: '${program}' is not ${program.includes('/') ? 'an executable file' : 'on PATH'}${install}`,
+      checked: 'installed',
+    };
   }
   const login = preset ? LOGIN[preset.id] : undefined;
   if (!login) return { reason: null, checked: `installed (${path})` };
@@ -50,13 +53,23 @@ function locate(program: string, env: NodeJS.ProcessEnv, cwd: string): string | 
 type LoginCheck = (path: string, env: NodeJS.ProcessEnv, cwd: string, preset: AgentPreset) => Promise<string | null>;
 
 /** Runs a CLI's own status command (no shell, no stdin, bounded); null when it could not be run to an answer. */
-function status(path: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number; out: string } | null> {
+function status(
+  path: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number; out: string } | null> {
   return new Promise((done) => {
-    execFile(path, args, { env, cwd, timeout: 15_000, maxBuffer: 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const e = err as (NodeJS.ErrnoException & { killed?: boolean; code?: number | string }) | null;
-      if (e && (e.killed || typeof e.code !== 'number')) return done(null);
-      done({ code: e ? Number(e.code) : 0, out: `${stdout}${stderr}` });
-    }).stdin?.end();
+    execFile(
+      path,
+      args,
+      { env, cwd, timeout: 15_000, maxBuffer: 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const e = err as (NodeJS.ErrnoException & { killed?: boolean; code?: number | string }) | null;
+        if (e && (e.killed || typeof e.code !== 'number')) return done(null);
+        done({ code: e ? Number(e.code) : 0, out: `${stdout}${stderr}` });
+      },
+    ).stdin?.end();
   });
 }
 
@@ -69,14 +82,18 @@ const LOGIN: Readonly<Record<string, LoginCheck>> = {
   claude: async (path, env, cwd) => {
     const r = await status(path, ['auth', 'status', '--json'], env, cwd);
     if (!r || r.code === 0) return null;
-    return /"loggedIn":\s*false/.test(r.out) ? 'Claude Code is not logged in — run claude once to log in, or set ANTHROPIC_API_KEY' : null;
+    return /"loggedIn":\s*false/.test(r.out)
+      ? 'Claude Code is not logged in — run claude once to log in, or set ANTHROPIC_API_KEY'
+      : null;
   },
   // `codex login status` exits 1 when neither a login nor a saved key exists; a custom model provider
   // in config.toml, or a key in the environment, needs neither.
   codex: async (path, env, cwd) => {
     if (set(env, 'OPENAI_API_KEY', 'CODEX_API_KEY')) return null;
     const config = join(env.CODEX_HOME || join(home(env), '.codex'), 'config.toml');
-    const provider = existsSync(config) ? /^\s*model_provider\s*=\s*"([^"]+)"/m.exec(readFileSync(config, 'utf8'))?.[1] : undefined;
+    const provider = existsSync(config)
+      ? /^\s*model_provider\s*=\s*"([^"]+)"/m.exec(readFileSync(config, 'utf8'))?.[1]
+      : undefined;
     if (provider && provider !== 'openai') return null;
     const r = await status(path, ['login', 'status'], env, cwd);
     if (!r || r.code === 0) return null;

@@ -73,8 +73,11 @@ export function writePrimeSection(path: string, body: string = primeText()): Pri
   const begin = text.indexOf(PRIME_BEGIN);
   const end = text.indexOf(PRIME_END);
   const again = (marker: string, from: number) => from >= 0 && text.indexOf(marker, from + marker.length) >= 0;
-  if ((begin < 0) !== (end < 0) || end < begin || again(PRIME_BEGIN, begin) || again(PRIME_END, end)) {
-    throw new RefusedError('markers_broken', `${path}: its ${PRIME_BEGIN} / ${PRIME_END} markers are not one pair in order; fix them by hand — nothing was written`);
+  if (begin < 0 !== end < 0 || end < begin || again(PRIME_BEGIN, begin) || again(PRIME_END, end)) {
+    throw new RefusedError(
+      'markers_broken',
+      `${path}: its ${PRIME_BEGIN} / ${PRIME_END} markers are not one pair in order; fix them by hand — nothing was written`,
+    );
   }
   let next: string;
   let action: PrimeWrite['action'];

@@ -20,9 +20,14 @@ export function presetRoles(presetId: string, role?: string): Partial<Record<Pre
   const preset: AgentPreset | undefined = findPreset(presetId);
   if (!preset) throw new UsageError('unknown_preset', `unknown agent preset '${presetId}' (see 'springfield agents')`);
   if (role === undefined) return { ...preset.roles };
-  if (!(PRESET_ROLES as readonly string[]).includes(role)) throw new UsageError('bad_option', `--role must be one of ${PRESET_ROLES.join(', ')}, got '${role}'`);
+  if (!(PRESET_ROLES as readonly string[]).includes(role))
+    throw new UsageError('bad_option', `--role must be one of ${PRESET_ROLES.join(', ')}, got '${role}'`);
   const argv = preset.roles[role as PresetRole];
-  if (!argv) throw new RefusedError('role_not_supported', `the ${preset.name} preset cannot act as ${role}${preset.caveat ? `: ${preset.caveat}` : ''}`);
+  if (!argv)
+    throw new RefusedError(
+      'role_not_supported',
+      `the ${preset.name} preset cannot act as ${role}${preset.caveat ? `: ${preset.caveat}` : ''}`,
+    );
   return { [role]: argv };
 }
 
@@ -30,7 +35,10 @@ export function presetRoles(presetId: string, role?: string): Partial<Record<Pre
  * How each of `roles` reports usage under the preset: its id where the preset has a usage reader
  * (cost per run, docs/lifecycle.md), null where it prints none (a reader for another CLI is dropped).
  */
-export function presetUsage(presetId: string, roles: Partial<Record<PresetRole, unknown>>): Partial<Record<PresetRole, string | null>> {
+export function presetUsage(
+  presetId: string,
+  roles: Partial<Record<PresetRole, unknown>>,
+): Partial<Record<PresetRole, string | null>> {
   const reader = findPreset(presetId)?.usage ? presetId : null;
   return Object.fromEntries(Object.keys(roles).map((role) => [role, reader]));
 }
@@ -41,7 +49,12 @@ export function presetUsage(presetId: string, roles: Partial<Record<PresetRole, 
  * when present, never written through a symbolic link, and never left invalid (validated like any config).
  * `verification`, when given, becomes the verification commands (a person confirmed them).
  */
-export function writeRoleCommands(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>, usage: Partial<Record<PresetRole, string | null>> = {}, verification?: readonly (readonly string[])[]): RoleConfigWrite {
+export function writeRoleCommands(
+  configPath: string,
+  roles: Partial<Record<PresetRole, readonly string[]>>,
+  usage: Partial<Record<PresetRole, string | null>> = {},
+  verification?: readonly (readonly string[])[],
+): RoleConfigWrite {
   statNoLink(dirname(configPath), 'the .springfield folder');
   const existing = readExisting(configPath);
   const base = existing?.value ?? {};
@@ -71,7 +84,10 @@ export function writeRoleCommands(configPath: string, roles: Partial<Record<Pres
  * default (no verification command: nothing runs until the person adds one). An existing file is
  * left as it is.
  */
-export function writeConfigTemplate(configPath: string, roles: Partial<Record<PresetRole, readonly string[]>>): { path: string; created: boolean } {
+export function writeConfigTemplate(
+  configPath: string,
+  roles: Partial<Record<PresetRole, readonly string[]>>,
+): { path: string; created: boolean } {
   statNoLink(dirname(configPath), 'the .springfield folder');
   if (statNoLink(configPath, 'the config file')) return { path: configPath, created: false };
   const template = { roles, verification: [], maxParallelAgents: 3, leaseSeconds: 7200 };
@@ -94,7 +110,9 @@ interface Existing {
 /** The verification commands the config file holds now (none when it is absent or says none). */
 export function configuredVerification(configPath: string): readonly (readonly string[])[] {
   const value = readExisting(configPath)?.value.verification;
-  return Array.isArray(value) ? value.filter((c): c is string[] => Array.isArray(c) && c.every((a) => typeof a === 'string')) : [];
+  return Array.isArray(value)
+    ? value.filter((c): c is string[] => Array.isArray(c) && c.every((a) => typeof a === 'string'))
+    : [];
 }
 
 function readExisting(path: string): Existing | undefined {
@@ -105,9 +123,13 @@ function readExisting(path: string): Existing | undefined {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError('invalid_config', `${path}: invalid JSON (${messageOf(err)}); fix it or move it away — nothing was written`);
+    throw new UsageError(
+      'invalid_config',
+      `${path}: invalid JSON (${messageOf(err)}); fix it or move it away — nothing was written`,
+    );
   }
-  if (!isObject(value)) throw new UsageError('invalid_config', `${path}: (top level): expected an object — nothing was written`);
+  if (!isObject(value))
+    throw new UsageError('invalid_config', `${path}: (top level): expected an object — nothing was written`);
   return { value, mode: stat.mode };
 }
 

@@ -28,7 +28,8 @@ export function promptNameFor(role: string, hasStep: boolean): PromptName | null
 
 /** The built-in prompt text. */
 export function builtInPrompt(name: PromptName): string {
-  if (typeof __SF_ROLE_PROMPTS__ !== 'undefined') return (JSON.parse(__SF_ROLE_PROMPTS__) as Record<string, string>)[name] ?? '';
+  if (typeof __SF_ROLE_PROMPTS__ !== 'undefined')
+    return (JSON.parse(__SF_ROLE_PROMPTS__) as Record<string, string>)[name] ?? '';
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8');
 }
 
@@ -53,11 +54,13 @@ function readOverride(path: string): string | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new UsageError('prompt_unreadable', `${path}: cannot read (${messageOf(err)})`);
   }
-  if (stat.isSymbolicLink()) throw new UsageError('prompt_symlink', `${path}: is a symbolic link; a prompt override must be a regular file`);
+  if (stat.isSymbolicLink())
+    throw new UsageError('prompt_symlink', `${path}: is a symbolic link; a prompt override must be a regular file`);
   if (!stat.isFile()) throw new UsageError('prompt_not_a_file', `${path}: not a regular file`);
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
-    if (fstatSync(fd).size > MAX_PROMPT_BYTES) throw new UsageError('prompt_too_large', `${path}: larger than ${MAX_PROMPT_BYTES / 1024} KB`);
+    if (fstatSync(fd).size > MAX_PROMPT_BYTES)
+      throw new UsageError('prompt_too_large', `${path}: larger than ${MAX_PROMPT_BYTES / 1024} KB`);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
@@ -100,14 +103,22 @@ function tickItems(plan: string, step: ContextView['step']): string {
   if (!step) return 'There is no step in this run.';
   const lines: string[] = [];
   for (const s of [step, ...step.substeps]) {
-    for (const i of s.items) if (i.status !== 'completed') lines.push(`springfield update ${shellWord(plan)} ${s.anchor} --${i.kind} ${i.ordinal} completed`);
+    for (const i of s.items)
+      if (i.status !== 'completed')
+        lines.push(`springfield update ${shellWord(plan)} ${s.anchor} --${i.kind} ${i.ordinal} completed`);
   }
   return lines.length > 0 ? ['```sh', ...lines, '```'].join('\n') : 'Every item is already ticked.';
 }
 
 function runTests(commands: readonly (readonly string[])[]): string {
   if (commands.length === 0) return "Run the project's own tests (see its README or package.json).";
-  return ['These are the verification commands Springfield runs after you:', '', '```sh', ...commands.map((c) => c.map(shellWord).join(' ')), '```'].join('\n');
+  return [
+    'These are the verification commands Springfield runs after you:',
+    '',
+    '```sh',
+    ...commands.map((c) => c.map(shellWord).join(' ')),
+    '```',
+  ].join('\n');
 }
 
 /** A word as a shell would read it back: bare when plain, else single-quoted. */

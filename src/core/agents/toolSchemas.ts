@@ -29,16 +29,24 @@ export const ClaimInput = z.strictObject({
   lease_seconds: z.int().min(30).max(31_622_400).optional().describe('lease length in seconds (default 7200)'),
 });
 
-export const UpdateInput = z.strictObject({
-  plan: planPath,
-  step: anchor.describe('the step (or substep) the items belong to'),
-  items: z.array(z.strictObject({
-    kind: z.enum(ITEM_KINDS as [string, ...string[]]),
-    index: z.int().min(0).max(10_000).describe('the item number within its kind, counting from 0'),
-    status,
-  })).max(1000).optional().describe('items to set'),
-  all: status.optional().describe('set every item of the step to this status'),
-}).refine((v) => (v.items?.length ?? 0) > 0 || v.all !== undefined, { message: 'give items or all' });
+export const UpdateInput = z
+  .strictObject({
+    plan: planPath,
+    step: anchor.describe('the step (or substep) the items belong to'),
+    items: z
+      .array(
+        z.strictObject({
+          kind: z.enum(ITEM_KINDS as [string, ...string[]]),
+          index: z.int().min(0).max(10_000).describe('the item number within its kind, counting from 0'),
+          status,
+        }),
+      )
+      .max(1000)
+      .optional()
+      .describe('items to set'),
+    all: status.optional().describe('set every item of the step to this status'),
+  })
+  .refine((v) => (v.items?.length ?? 0) > 0 || v.all !== undefined, { message: 'give items or all' });
 
 export const CommitInput = z.strictObject({
   message: text().trim().min(1, 'the commit message is empty').max(10_000),
@@ -50,12 +58,18 @@ export const SignalInput = z.strictObject({
   epic: epicId,
   type: z.enum(SIGNAL_TYPES as [string, ...string[]]),
   summary: text().trim().min(1, 'the summary is empty').max(2000).describe('the finding in one sentence'),
-  locations: z.array(z.strictObject({
-    file: text().min(1).max(4096).describe('repository-relative path'),
-    line: z.int().min(1).max(10_000_000),
-    end_line: z.int().min(1).max(10_000_000).optional(),
-    note: text().max(2000).optional(),
-  })).max(100).default([]).describe('where in the code, one entry per place'),
+  locations: z
+    .array(
+      z.strictObject({
+        file: text().min(1).max(4096).describe('repository-relative path'),
+        line: z.int().min(1).max(10_000_000),
+        end_line: z.int().min(1).max(10_000_000).optional(),
+        note: text().max(2000).optional(),
+      }),
+    )
+    .max(100)
+    .default([])
+    .describe('where in the code, one entry per place'),
 });
 
 export interface ToolMeta {
@@ -69,24 +83,44 @@ export interface ToolMeta {
 
 export const TOOL_META = {
   context: {
-    name: 'springfield_context', title: 'Springfield context', readOnly: true, input: ContextInput,
-    description: 'Everything a session needs to work on this repository\'s Springfield epics: the epic\'s intent, approach and constraints, the step this worktree holds and its checklist, review signals, verification failures, documents to read and the next commands. Call it first.',
+    name: 'springfield_context',
+    title: 'Springfield context',
+    readOnly: true,
+    input: ContextInput,
+    description:
+      "Everything a session needs to work on this repository's Springfield epics: the epic's intent, approach and constraints, the step this worktree holds and its checklist, review signals, verification failures, documents to read and the next commands. Call it first.",
   },
   claim: {
-    name: 'springfield_claim_next_step', title: 'Claim next Springfield step', readOnly: false, input: ClaimInput,
-    description: 'Atomically claim the next ready step of a plan for this worktree, under a lease. Nothing ready is not an error: claimed is false with the reason.',
+    name: 'springfield_claim_next_step',
+    title: 'Claim next Springfield step',
+    readOnly: false,
+    input: ClaimInput,
+    description:
+      'Atomically claim the next ready step of a plan for this worktree, under a lease. Nothing ready is not an error: claimed is false with the reason.',
   },
   update: {
-    name: 'springfield_update_items', title: 'Update Springfield checklist items', readOnly: false, input: UpdateInput,
-    description: 'Set checklist items (tasks, tests, checkpoints) of a step this worktree holds to open, in_progress or completed. Tick each item as soon as it is done.',
+    name: 'springfield_update_items',
+    title: 'Update Springfield checklist items',
+    readOnly: false,
+    input: UpdateInput,
+    description:
+      'Set checklist items (tasks, tests, checkpoints) of a step this worktree holds to open, in_progress or completed. Tick each item as soon as it is done.',
   },
   commit: {
-    name: 'springfield_commit_step', title: 'Commit the Springfield step', readOnly: false, input: CommitInput,
-    description: 'Commit every change in this worktree (git add -A) with Springfield\'s step, plan and epic trailers, then complete the step. Refused, before git runs, while an item is open or when this worktree does not hold the step.',
+    name: 'springfield_commit_step',
+    title: 'Commit the Springfield step',
+    readOnly: false,
+    input: CommitInput,
+    description:
+      "Commit every change in this worktree (git add -A) with Springfield's step, plan and epic trailers, then complete the step. Refused, before git runs, while an item is open or when this worktree does not hold the step.",
   },
   signal: {
-    name: 'springfield_record_signal', title: 'Record a Springfield review signal', readOnly: false, input: SignalInput,
-    description: 'Record exactly one typed review signal for an implemented epic, with file:line locations, and apply its transition: pass → verified, implementation_failure → back to the builder, option_viability_failure or adr_invalidated → back to the planner.',
+    name: 'springfield_record_signal',
+    title: 'Record a Springfield review signal',
+    readOnly: false,
+    input: SignalInput,
+    description:
+      'Record exactly one typed review signal for an implemented epic, with file:line locations, and apply its transition: pass → verified, implementation_failure → back to the builder, option_viability_failure or adr_invalidated → back to the planner.',
   },
 } as const satisfies Record<string, ToolMeta>;
 
@@ -94,7 +128,10 @@ export type ToolKey = keyof typeof TOOL_META;
 
 /** The JSON Schema of a tool's input, as the editor and MCP clients see it. */
 export function toolJsonSchema(key: ToolKey): Record<string, unknown> {
-  const schema = z.toJSONSchema(TOOL_META[key].input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(TOOL_META[key].input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   return schema;
 }

@@ -17,7 +17,15 @@ import type { Store } from '../store/index.ts';
 import type { Actor, ItemChange, ItemStatus } from '../store/types.ts';
 import { LostReplies } from './lostReplies.ts';
 import { toolWording } from './toolWording.ts';
-import { ClaimInput, CommitInput, ContextInput, SignalInput, TOOL_META, UpdateInput, type ToolKey } from './toolSchemas.ts';
+import {
+  ClaimInput,
+  CommitInput,
+  ContextInput,
+  SignalInput,
+  TOOL_META,
+  UpdateInput,
+  type ToolKey,
+} from './toolSchemas.ts';
 import type { ContextView, SignalLocation } from '../store/epicTypes.ts';
 
 /** What a tool call acts with: the repository, who acts, and the store (opened by the adapter). */
@@ -65,11 +73,16 @@ export async function runTool(key: ToolKey, rawInput: unknown, session: ToolSess
 
 function dispatch(key: ToolKey, input: unknown, session: ToolSession): Promise<ToolOutcome> {
   switch (key) {
-    case 'context': return context(session, input as z.infer<typeof ContextInput>);
-    case 'claim': return claim(session, input as z.infer<typeof ClaimInput>);
-    case 'update': return update(session, input as z.infer<typeof UpdateInput>);
-    case 'commit': return commit(session, input as z.infer<typeof CommitInput>);
-    case 'signal': return signal(session, input as z.infer<typeof SignalInput>);
+    case 'context':
+      return context(session, input as z.infer<typeof ContextInput>);
+    case 'claim':
+      return claim(session, input as z.infer<typeof ClaimInput>);
+    case 'update':
+      return update(session, input as z.infer<typeof UpdateInput>);
+    case 'commit':
+      return commit(session, input as z.infer<typeof CommitInput>);
+    case 'signal':
+      return signal(session, input as z.infer<typeof SignalInput>);
   }
 }
 
@@ -82,63 +95,119 @@ export function parseInput(key: ToolKey, rawInput: unknown): unknown {
 }
 
 /** What a person is asked before a tool that writes runs (null: read-only, nothing to confirm). */
-export function confirmationFor(key: ToolKey, rawInput: unknown, actor: Actor): { title: string; message: string } | null {
+export function confirmationFor(
+  key: ToolKey,
+  rawInput: unknown,
+  actor: Actor,
+): { title: string; message: string } | null {
   if (TOOL_META[key].readOnly) return null;
   let input: Record<string, unknown>;
   try {
     input = parseInput(key, rawInput) as Record<string, unknown>;
   } catch {
-    return { title: TOOL_META[key].title, message: 'The input does not fit the tool; it will be refused without changing anything.' };
+    return {
+      title: TOOL_META[key].title,
+      message: 'The input does not fit the tool; it will be refused without changing anything.',
+    };
   }
   const where = `worktree ${actor.worktree}`;
   const title = TOOL_META[key].title;
   switch (key) {
-    case 'claim': return { title, message: `Claim the next ready step of ${String(input.plan)} for ${where}?` };
+    case 'claim':
+      return { title, message: `Claim the next ready step of ${String(input.plan)} for ${where}?` };
     case 'update': {
       const u = input as z.infer<typeof UpdateInput>;
-      const what = [...(u.items ?? []).map((i) => `${i.kind} ${i.index} → ${i.status}`), ...(u.all ? [`every item → ${u.all}`] : [])].join(', ');
+      const what = [
+        ...(u.items ?? []).map((i) => `${i.kind} ${i.index} → ${i.status}`),
+        ...(u.all ? [`every item → ${u.all}`] : []),
+      ].join(', ');
       return { title, message: `Set checklist items of ${u.step} in ${u.plan}: ${what}?` };
     }
-    case 'commit': return { title, message: `Commit every change in ${where} (git add -A) as "${String(input.message)}" and complete ${input.step ? String(input.step) : 'the step it holds'}?` };
+    case 'commit':
+      return {
+        title,
+        message: `Commit every change in ${where} (git add -A) as "${String(input.message)}" and complete ${input.step ? String(input.step) : 'the step it holds'}?`,
+      };
     case 'signal': {
       const s = input as z.infer<typeof SignalInput>;
-      return { title, message: `Record a ${s.type} signal for ${s.epic} ("${s.summary}", ${s.locations.length} location${s.locations.length === 1 ? '' : 's'}) and move the epic accordingly?` };
+      return {
+        title,
+        message: `Record a ${s.type} signal for ${s.epic} ("${s.summary}", ${s.locations.length} location${s.locations.length === 1 ? '' : 's'}) and move the epic accordingly?`,
+      };
     }
-    default: return null;
+    default:
+      return null;
   }
 }
 
 async function context(s: ToolSession, input: z.infer<typeof ContextInput>): Promise<ToolOutcome> {
-  const view = await s.withStore((store) => store.context({ epicId: input.epic, stepAnchor: input.step, actor: s.actor, docsRoot: s.location.mainRoot ?? s.location.worktreeRoot }));
+  const view = await s.withStore((store) =>
+    store.context({
+      epicId: input.epic,
+      stepAnchor: input.step,
+      actor: s.actor,
+      docsRoot: s.location.mainRoot ?? s.location.worktreeRoot,
+    }),
+  );
   return { text: s.renderContext(view), data: view };
 }
 
 async function claim(s: ToolSession, input: z.infer<typeof ClaimInput>): Promise<ToolOutcome> {
   const source = planSource(s, input.plan);
   const r = await s.lostReplies.run(TOOL_META.claim.name, input, s.actor, (resume) =>
-    s.withStore((store) => store.claimNext(source, s.actor, { leaseSeconds: input.lease_seconds, branch: readHead(s.actor.worktree, process.env)?.branch ?? null, ...(resume ? { resume } : {}) })));
+    s.withStore((store) =>
+      store.claimNext(source, s.actor, {
+        leaseSeconds: input.lease_seconds,
+        branch: readHead(s.actor.worktree, process.env)?.branch ?? null,
+        ...(resume ? { resume } : {}),
+      }),
+    ),
+  );
   const text = r.claimed
     ? `${r.resumed ? `Resumed the claim an earlier call made (its reply was lost): ${r.step_anchor} is yours. ` : ''}Claimed ${r.step_anchor} (${r.step_title}) of ${r.plan_path}: claim token ${r.claim_token}, lease until ${r.lease_expires_at}. Next: do its items, tick them with springfield_update_items, then springfield_commit_step.`
-    : r.reason === 'all_completed' ? `Every step of ${r.plan_path} is completed.`
-      : r.reason === 'files_busy' ? `No step of ${r.plan_path} can be claimed now: ${(r.files_waiting ?? []).map((w) => w.message).join('; ')}.`
-      : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;
+    : r.reason === 'all_completed'
+      ? `Every step of ${r.plan_path} is completed.`
+      : r.reason === 'files_busy'
+        ? `No step of ${r.plan_path} can be claimed now: ${(r.files_waiting ?? []).map((w) => w.message).join('; ')}.`
+        : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;
   return { text, data: r };
 }
 
 async function update(s: ToolSession, input: z.infer<typeof UpdateInput>): Promise<ToolOutcome> {
-  const changes: ItemChange[] = (input.items ?? []).map((i) => ({ selector: { kind: i.kind as ItemKind, ordinal: i.index }, status: i.status as ItemStatus }));
+  const changes: ItemChange[] = (input.items ?? []).map((i) => ({
+    selector: { kind: i.kind as ItemKind, ordinal: i.index },
+    status: i.status as ItemStatus,
+  }));
   if (input.all) changes.push({ selector: { all: true }, status: input.all as ItemStatus });
   const source = planSource(s, input.plan);
   const r = await s.withStore((store) => store.updateItems(source, input.step, changes, s.actor));
-  return { text: `Updated ${r.updated} item${r.updated === 1 ? '' : 's'} of ${r.step_anchor}; step is ${r.step_status}.`, data: r };
+  return {
+    text: `Updated ${r.updated} item${r.updated === 1 ? '' : 's'} of ${r.step_anchor}; step is ${r.step_status}.`,
+    data: r,
+  };
 }
 
 async function commit(s: ToolSession, input: z.infer<typeof CommitInput>): Promise<ToolOutcome> {
   const planKey = input.plan !== undefined ? repoPath(s, input.plan, 'plan') : undefined;
   return s.withStore(async (store) => {
-    const target = await store.commitTarget({ step: input.step, planPath: planKey, worktree: s.actor.worktree, agent: s.actor.agent });
+    const target = await store.commitTarget({
+      step: input.step,
+      planPath: planKey,
+      worktree: s.actor.worktree,
+      agent: s.actor.agent,
+    });
     const source = planSource(s, target.planPath);
-    const r = await commitStep({ store, source, anchor: target.anchor, actor: s.actor, message: input.message, cwd: s.actor.worktree, env: s.env, add: true, forceReason: null });
+    const r = await commitStep({
+      store,
+      source,
+      anchor: target.anchor,
+      actor: s.actor,
+      message: input.message,
+      cwd: s.actor.worktree,
+      env: s.env,
+      add: true,
+      forceReason: null,
+    });
     const short = r.commit_hash.slice(0, 12);
     const text = r.state_update_failed
       ? `Committed ${short}, but completing ${r.step_anchor} failed: ${toolWording(r.state_error.message)}. Run 'springfield reconcile' to repair it.`
@@ -149,13 +218,28 @@ async function commit(s: ToolSession, input: z.infer<typeof CommitInput>): Promi
 
 async function signal(s: ToolSession, input: z.infer<typeof SignalInput>): Promise<ToolOutcome> {
   const locations: SignalLocation[] = input.locations.map((l) => {
-    if (l.end_line !== undefined && l.end_line < l.line) throw new UsageError('bad_location', `${l.file}:${l.line}:${l.end_line}: the end line is before the start line`);
+    if (l.end_line !== undefined && l.end_line < l.line)
+      throw new UsageError('bad_location', `${l.file}:${l.line}:${l.end_line}: the end line is before the start line`);
     return { file: repoPath(s, l.file, 'location'), line: l.line, endLine: l.end_line ?? null, note: l.note ?? null };
   });
   const r = await s.lostReplies.run(TOOL_META.signal.name, input, s.actor, (resume) =>
-    s.withStore((store) => store.recordSignal(input.epic, input.type as SignalType, input.summary, locations, s.actor, false, resume ? { resume } : undefined)));
+    s.withStore((store) =>
+      store.recordSignal(
+        input.epic,
+        input.type as SignalType,
+        input.summary,
+        locations,
+        s.actor,
+        false,
+        resume ? { resume } : undefined,
+      ),
+    ),
+  );
   const t = r.transition;
-  return { text: `Recorded ${r.type} signal #${r.signal_id} for ${r.epic_id}${t ? `: ${t.from} → ${t.to}` : ''}${r.resumed ? ' (by an earlier call whose reply was lost)' : ''}.`, data: r };
+  return {
+    text: `Recorded ${r.type} signal #${r.signal_id} for ${r.epic_id}${t ? `: ${t.from} → ${t.to}` : ''}${r.resumed ? ' (by an earlier call whose reply was lost)' : ''}.`,
+    data: r,
+  };
 }
 
 function root(s: ToolSession): string {
@@ -170,7 +254,8 @@ function repoPath(s: ToolSession, given: string, what: 'plan' | 'location'): str
   const abs = resolve(base, given);
   const real = existsSync(abs) ? realpathSync.native(abs) : abs;
   const rel = relative(base, real);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new UsageError(`${what}_outside_worktree`, `${given}: ${what} must be inside the worktree ${base}`);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    throw new UsageError(`${what}_outside_worktree`, `${given}: ${what} must be inside the worktree ${base}`);
   return rel.split(sep).join('/');
 }
 

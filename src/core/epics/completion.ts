@@ -15,7 +15,10 @@ export interface VerificationState {
  * Why the epic may not be marked implemented yet, or null: with verification configured, its
  * latest verification must have passed, after the latest builder run.
  */
-export function completionHold(verificationConfigured: boolean, v: VerificationState): 'verification_failed' | 'unverified' | null {
+export function completionHold(
+  verificationConfigured: boolean,
+  v: VerificationState,
+): 'verification_failed' | 'unverified' | null {
   if (!verificationConfigured) return null;
   if (v.lastVerdict === 'fail') return 'verification_failed';
   if (v.unverifiedBuild || v.lastVerdict === null) return 'unverified';

@@ -42,13 +42,25 @@ export interface BudgetLine {
 export const COST_BLOCK = 'budget_exhausted';
 
 /** The epic's own limits as its row keeps them. */
-export function budgetOverrideOf(e: { readonly budget_usd?: number | null; readonly budget_tokens?: number | null; readonly budget_minutes?: number | null }): EpicBudgetOverride {
+export function budgetOverrideOf(e: {
+  readonly budget_usd?: number | null;
+  readonly budget_tokens?: number | null;
+  readonly budget_minutes?: number | null;
+}): EpicBudgetOverride {
   return { usd: e.budget_usd ?? null, tokens: e.budget_tokens ?? null, minutes: e.budget_minutes ?? null };
 }
 
 /** The epic's limits: its own where set, else the config's. */
-export function epicBudgetLines(spend: Spend, override: EpicBudgetOverride | undefined, config: BudgetConfig | undefined): BudgetLine[] {
-  const fromConfig: Record<BudgetKind, number | undefined> = { usd: config?.epicUsd, tokens: config?.epicTokens, minutes: config?.epicMinutes };
+export function epicBudgetLines(
+  spend: Spend,
+  override: EpicBudgetOverride | undefined,
+  config: BudgetConfig | undefined,
+): BudgetLine[] {
+  const fromConfig: Record<BudgetKind, number | undefined> = {
+    usd: config?.epicUsd,
+    tokens: config?.epicTokens,
+    minutes: config?.epicMinutes,
+  };
   return BUDGET_KINDS.map((kind) => {
     const own = override?.[kind] ?? null;
     const limit = own ?? fromConfig[kind] ?? null;
@@ -79,9 +91,12 @@ function minutes(n: number): string {
 export function spendText(line: BudgetLine): string {
   const of = line.limit === null ? '' : ' of ';
   switch (line.kind) {
-    case 'usd': return `${formatUsd(line.spent)}${of}${line.limit === null ? '' : formatUsd(line.limit)}`;
-    case 'tokens': return `${count(line.spent)}${of}${line.limit === null ? '' : count(line.limit)} tokens`;
-    case 'minutes': return `${minutes(line.spent)}${of}${line.limit === null ? '' : minutes(line.limit)} agent minutes`;
+    case 'usd':
+      return `${formatUsd(line.spent)}${of}${line.limit === null ? '' : formatUsd(line.limit)}`;
+    case 'tokens':
+      return `${count(line.spent)}${of}${line.limit === null ? '' : count(line.limit)} tokens`;
+    case 'minutes':
+      return `${minutes(line.spent)}${of}${line.limit === null ? '' : minutes(line.limit)} agent minutes`;
   }
 }
 
@@ -96,7 +111,11 @@ export function isCostBlockReason(reason: string | null | undefined): boolean {
 }
 
 /** The option of `epic budget` that raises this limit. */
-export const BUDGET_OPTION: Readonly<Record<BudgetKind, string>> = { usd: '--usd', tokens: '--tokens', minutes: '--minutes' };
+export const BUDGET_OPTION: Readonly<Record<BudgetKind, string>> = {
+  usd: '--usd',
+  tokens: '--tokens',
+  minutes: '--minutes',
+};
 
 /** What a person does about a paused epic, in one line. */
 export function resumeHint(epicId: string, kind: BudgetKind): string {

@@ -27,12 +27,24 @@ export function handoffText(epic: HandoffEpic, versions: readonly ApprovedVersio
     const before = versions[i - 1] as ApprovedVersion;
     const v = versions[i] as ApprovedVersion;
     const why = v.why;
-    const changes = describeDrift(JSON.parse(before.structure) as PlanStructure, JSON.parse(v.structure) as PlanStructure);
+    const changes = describeDrift(
+      JSON.parse(before.structure) as PlanStructure,
+      JSON.parse(v.structure) as PlanStructure,
+    );
     const approach = parsePlan(v.body, v.plan_path).sections.Approach?.trim();
-    out.push('', `## Re-plan: version ${v.version} of the plan (approved ${v.decided_at?.slice(0, 16).replace('T', ' ') ?? ''})`, '',
-      `Why: ${why ? `${why.type.replace(/_/g, ' ')} — ${why.summary}` : 'a person approved a new plan'}`, '',
-      'What changed:', ...(changes.length ? changes.map((c) => `- ${c}`) : ['- no structural change']), '',
-      'Approach now:', '', approach || '_Not stated in the plan._');
+    out.push(
+      '',
+      `## Re-plan: version ${v.version} of the plan (approved ${v.decided_at?.slice(0, 16).replace('T', ' ') ?? ''})`,
+      '',
+      `Why: ${why ? `${why.type.replace(/_/g, ' ')} — ${why.summary}` : 'a person approved a new plan'}`,
+      '',
+      'What changed:',
+      ...(changes.length ? changes.map((c) => `- ${c}`) : ['- no structural change']),
+      '',
+      'Approach now:',
+      '',
+      approach || '_Not stated in the plan._',
+    );
   }
   return out.join('\n') + '\n';
 }

@@ -8,13 +8,12 @@ const MAX_HEX = 6;
 const TRIES_PER_LENGTH = 5;
 
 /** A new `sf-` id of 4 hex chars, growing to 5 then 6 when `exists` reports collisions; throws if all fail. */
-export function newEpicId(
-  exists: (id: string) => boolean,
-  random: (size: number) => Uint8Array = randomBytes,
-): string {
+export function newEpicId(exists: (id: string) => boolean, random: (size: number) => Uint8Array = randomBytes): string {
   for (let length = MIN_HEX; length <= MAX_HEX; length++) {
     for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
-      const hex = Buffer.from(random(Math.ceil(length / 2))).toString('hex').slice(0, length);
+      const hex = Buffer.from(random(Math.ceil(length / 2)))
+        .toString('hex')
+        .slice(0, length);
       const id = `sf-${hex}`;
       if (hex.length === length && !exists(id)) return id;
     }

@@ -16,15 +16,32 @@ export interface EpicMove {
  * zero, and an entry past the budget blocks the epic with the one budget wording instead.
  */
 export function nextStatus(
-  epic: { readonly status: EpicStatus; readonly iteration: number; readonly max_iterations: number | null; readonly complexity: Complexity },
-  event: EpicEvent, reason: string | null, blockedFrom?: EpicStatus,
+  epic: {
+    readonly status: EpicStatus;
+    readonly iteration: number;
+    readonly max_iterations: number | null;
+    readonly complexity: Complexity;
+  },
+  event: EpicEvent,
+  reason: string | null,
+  blockedFrom?: EpicStatus,
 ): EpicMove {
   const step = transition(epic.status, event, blockedFrom);
   const budget = buildBudget(epic);
-  const why = event === BUDGET_BLOCK && !isBudgetBlockReason(reason) ? budgetBlockReason(epic.iteration, budget, reason ?? 'no build iteration left') : reason;
+  const why =
+    event === BUDGET_BLOCK && !isBudgetBlockReason(reason)
+      ? budgetBlockReason(epic.iteration, budget, reason ?? 'no build iteration left')
+      : reason;
   // A new plan after a block is a fresh attempt: its build iterations count from zero.
-  const iteration = (event === 'new_plan_approved' ? 0 : epic.iteration) + (step.to === 'in_progress' && event !== 'retry' ? 1 : 0);
-  if (step.to !== 'in_progress' || event === 'retry' || iteration <= budget) return { to: step.to, nextRole: step.nextRole, why, iteration };
+  const iteration =
+    (event === 'new_plan_approved' ? 0 : epic.iteration) + (step.to === 'in_progress' && event !== 'retry' ? 1 : 0);
+  if (step.to !== 'in_progress' || event === 'retry' || iteration <= budget)
+    return { to: step.to, nextRole: step.nextRole, why, iteration };
   const blocked = transition('in_progress', BUDGET_BLOCK);
-  return { to: blocked.to, nextRole: blocked.nextRole, why: budgetBlockReason(epic.iteration, budget, `${event} would start build iteration ${iteration}`), iteration: epic.iteration };
+  return {
+    to: blocked.to,
+    nextRole: blocked.nextRole,
+    why: budgetBlockReason(epic.iteration, budget, `${event} would start build iteration ${iteration}`),
+    iteration: epic.iteration,
+  };
 }

@@ -8,8 +8,19 @@
 export interface Retrospective {
   readonly epic_id: string;
   readonly sessions: Readonly<Record<string, number>>;
-  readonly failed_runs: readonly { id: number; role: string; step_anchor: string | null; outcome: string; reason: string | null }[];
-  readonly verification_failures: readonly { command: string; exit_code: number | null; step_anchor: string | null; at: string }[];
+  readonly failed_runs: readonly {
+    id: number;
+    role: string;
+    step_anchor: string | null;
+    outcome: string;
+    reason: string | null;
+  }[];
+  readonly verification_failures: readonly {
+    command: string;
+    exit_code: number | null;
+    step_anchor: string | null;
+    at: string;
+  }[];
   readonly plan_versions: number;
   readonly build_iterations: number;
   readonly approved_at: string | null;
@@ -27,13 +38,24 @@ function duration(minutes: number | null): string {
 export function renderRetrospective(r: Retrospective): string[] {
   const total = Object.values(r.sessions).reduce((a, b) => a + b, 0);
   return [
-    '## Retrospective', '',
-    `- Sessions by role: ${Object.entries(r.sessions).map(([role, n]) => `${role} ${n}`).join(', ') || 'none'} (total ${total})`,
+    '## Retrospective',
+    '',
+    `- Sessions by role: ${
+      Object.entries(r.sessions)
+        .map(([role, n]) => `${role} ${n}`)
+        .join(', ') || 'none'
+    } (total ${total})`,
     `- Plan versions: ${r.plan_versions} · build iterations: ${r.build_iterations}`,
     `- Failed runs: ${r.failed_runs.length === 0 ? 'none' : r.failed_runs.length}`,
-    ...r.failed_runs.map((f) => `  - run #${f.id} ${f.role}${f.step_anchor ? ` on ${f.step_anchor}` : ''}: ${f.outcome}${f.reason ? ` — ${f.reason}` : ''}`),
+    ...r.failed_runs.map(
+      (f) =>
+        `  - run #${f.id} ${f.role}${f.step_anchor ? ` on ${f.step_anchor}` : ''}: ${f.outcome}${f.reason ? ` — ${f.reason}` : ''}`,
+    ),
     `- Verification failures: ${r.verification_failures.length === 0 ? 'none' : r.verification_failures.length}`,
-    ...r.verification_failures.map((v) => `  - \`${v.command}\` exited ${v.exit_code ?? '?'}${v.step_anchor ? ` after ${v.step_anchor}` : ''} at ${v.at}`),
+    ...r.verification_failures.map(
+      (v) =>
+        `  - \`${v.command}\` exited ${v.exit_code ?? '?'}${v.step_anchor ? ` after ${v.step_anchor}` : ''} at ${v.at}`,
+    ),
     `- Approval to merge: ${duration(r.approval_to_merge_minutes)}${r.approved_at ? ` (approved ${r.approved_at}, merged ${r.merged_at})` : ''}`,
     '',
   ];
@@ -51,6 +73,10 @@ export function planMdWithRetrospective(text: string, epicId: string, r: Retrosp
   let end = at + 1;
   if (lines[end]?.startsWith(marker)) end += 1;
   const total = Object.values(r.sessions).reduce((a, b) => a + b, 0);
-  const line = `${marker} merged ${r.merged_at.slice(0, 10)}; sessions ${Object.entries(r.sessions).map(([role, n]) => `${role} ${n}`).join(', ')} (total ${total}); failed runs ${r.failed_runs.length}; verification failures ${r.verification_failures.length}; approval to merge ${duration(r.approval_to_merge_minutes)}.`;
+  const line = `${marker} merged ${r.merged_at.slice(0, 10)}; sessions ${Object.entries(r.sessions)
+    .map(([role, n]) => `${role} ${n}`)
+    .join(
+      ', ',
+    )} (total ${total}); failed runs ${r.failed_runs.length}; verification failures ${r.verification_failures.length}; approval to merge ${duration(r.approval_to_merge_minutes)}.`;
   return [...lines.slice(0, at + 1), line, ...lines.slice(end)].join('\n');
 }

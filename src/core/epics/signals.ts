@@ -15,4 +15,8 @@ export function decidedSignalType(decision: SignalDecision, recorded: SignalType
 }
 
 /** How a decision reads in the event log and on the signal. */
-export const DECISION_WORDS: Readonly<Record<SignalDecision, string>> = { send_back: 'sent back to Ralph', escalate: 'escalated to Lisa', accept: 'accepted' };
+export const DECISION_WORDS: Readonly<Record<SignalDecision, string>> = {
+  send_back: 'sent back to Ralph',
+  escalate: 'escalated to Lisa',
+  accept: 'accepted',
+};

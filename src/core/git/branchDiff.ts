@@ -19,14 +19,23 @@ export interface BranchDiff {
  * bring them: from their merge base to the branch's tip. Null when the branch does not exist or
  * shares no history with `into`.
  */
-export async function branchDiff(cwd: string, branch: string, into: string, env: NodeJS.ProcessEnv): Promise<BranchDiff | null> {
+export async function branchDiff(
+  cwd: string,
+  branch: string,
+  into: string,
+  env: NodeJS.ProcessEnv,
+): Promise<BranchDiff | null> {
   const tip = await commitOf(cwd, `refs/heads/${branch}`, env);
   const target = await commitOf(cwd, into, env);
   if (!tip || !target) return null;
   const merged = await gitRunAsync(cwd, ['merge-base', target, tip], env);
   const base = merged.stdout.trim();
   if (merged.status !== 0 || !HASH.test(base)) return null;
-  const out = await gitOutAsync(cwd, ['diff', '--name-status', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base, tip], env);
+  const out = await gitOutAsync(
+    cwd,
+    ['diff', '--name-status', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base, tip],
+    env,
+  );
   return { base, tip, files: parseNameStatus(out) };
 }
 
@@ -43,7 +52,12 @@ export function parseNameStatus(text: string): ChangedFile[] {
 }
 
 /** A file's text at a commit (`git cat-file blob <commit>:<path>`), or null when the commit has no such file. */
-export async function fileAtCommit(cwd: string, commit: string, path: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+export async function fileAtCommit(
+  cwd: string,
+  commit: string,
+  path: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string | null> {
   if (!HASH.test(commit)) return null;
   const r = await gitRunAsync(cwd, ['cat-file', 'blob', `${commit}:${path}`], env);
   return r.status === 0 ? r.stdout : null;

@@ -16,11 +16,20 @@ export interface BranchFiles {
 }
 
 /** The branch's files since it left `base` (both commit-ish); null when either cannot be read. */
-export async function branchFiles(cwd: string, base: string, branch: string, env: NodeJS.ProcessEnv): Promise<BranchFiles | null> {
+export async function branchFiles(
+  cwd: string,
+  base: string,
+  branch: string,
+  env: NodeJS.ProcessEnv,
+): Promise<BranchFiles | null> {
   const diff = await gitRunAsync(cwd, ['diff', '--name-only', '-z', '--no-renames', `${base}...${branch}`, '--'], env);
   if (diff.status !== 0) return null;
   const format = `--format=%x1e%(trailers:key=${STEP_TRAILER},valueonly,separator=%x1d)`;
-  const log = await gitRunAsync(cwd, ['log', '-z', '--no-renames', '--name-only', format, `${base}..${branch}`, '--'], env);
+  const log = await gitRunAsync(
+    cwd,
+    ['log', '-z', '--no-renames', '--name-only', format, `${base}..${branch}`, '--'],
+    env,
+  );
   if (log.status !== 0) return null;
   return { changed: nulList(diff.stdout), bySteps: stepFiles(log.stdout) };
 }
@@ -31,7 +40,11 @@ export function stepFiles(log: string): Map<string, string[]> {
   for (const record of log.split('\x1e')) {
     const cut = record.indexOf('\0');
     if (cut < 0) continue;
-    const steps = record.slice(0, cut).split('\x1d').map((s) => s.trim()).filter((s) => s !== '');
+    const steps = record
+      .slice(0, cut)
+      .split('\x1d')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     const files = nulList(record.slice(cut + 1).replace(/^\n/, ''));
     for (const step of steps) {
       const known = out.get(step) ?? [];
@@ -46,7 +59,11 @@ export function stepFiles(log: string): Map<string, string[]> {
  * The commit each ref points at (null for a ref that does not exist): read from the repository's
  * files when they are plain (the scheduler asks on every pass), else in one git call.
  */
-export async function refTips(cwd: string, refs: readonly string[], env: NodeJS.ProcessEnv): Promise<Map<string, string | null>> {
+export async function refTips(
+  cwd: string,
+  refs: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>(refs.map((r) => [r, refFromFiles(cwd, r)]));
   const unread = refs.filter((r) => out.get(r) === null);
   if (unread.length === 0) return out;
@@ -59,5 +76,8 @@ export async function refTips(cwd: string, refs: readonly string[], env: NodeJS.
 }
 
 function nulList(text: string): string[] {
-  return text.split('\0').map((s) => s.replace(/^\n/, '')).filter((s) => s !== '');
+  return text
+    .split('\0')
+    .map((s) => s.replace(/^\n/, ''))
+    .filter((s) => s !== '');
 }

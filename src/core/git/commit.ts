@@ -28,7 +28,10 @@ export type CommitStepResult = {
   readonly epic_id: string | null;
 } & (
   | ({ readonly state_update_failed: false } & Omit<CompleteResult, 'step_anchor' | 'commit_hash'>)
-  | { readonly state_update_failed: true; readonly state_error: { readonly code: ErrorCode | 'internal_error'; readonly message: string } }
+  | {
+      readonly state_update_failed: true;
+      readonly state_error: { readonly code: ErrorCode | 'internal_error'; readonly message: string };
+    }
 );
 
 /**
@@ -39,31 +42,54 @@ export type CommitStepResult = {
 export async function commitStep(input: CommitStepInput): Promise<CommitStepResult> {
   const { store, source, anchor, actor } = input;
   if (input.message.trim() === '') throw new UsageError('missing_value', 'the commit message is empty');
-  if (hasSpringfieldTrailer(input.message)) throw new UsageError('bad_message', 'the message must not carry Springfield-* trailers: commit adds them itself');
+  if (hasSpringfieldTrailer(input.message))
+    throw new UsageError('bad_message', 'the message must not carry Springfield-* trailers: commit adds them itself');
   // Everything `complete` checks, checked now with nothing written.
   const preview = await store.previewComplete(source, anchor, actor, { forceReason: input.forceReason });
   if (preview.already_completed) {
-    throw new RefusedError('already_completed', `${anchor} is already completed${preview.commit_hash ? ` by commit ${preview.commit_hash}` : ''}; nothing to commit for it`);
+    throw new RefusedError(
+      'already_completed',
+      `${anchor} is already completed${preview.commit_hash ? ` by commit ${preview.commit_hash}` : ''}; nothing to commit for it`,
+    );
   }
   const epicId = (await store.plan(source.planPath)).epic_id;
   const trailers = trailerArgs({ step: anchor, plan: source.planPath, epic: epicId });
   const dbFile = store.describe().file;
-  if (input.add) gitOut(input.cwd, ['add', '-A', '--', '.', ...(dbFile ? excludeDatabase(input.cwd, dbFile, input.env) : [])], input.env);
+  if (input.add)
+    gitOut(
+      input.cwd,
+      ['add', '-A', '--', '.', ...(dbFile ? excludeDatabase(input.cwd, dbFile, input.env) : [])],
+      input.env,
+    );
   const diff = ['diff', '--cached', '--quiet'];
   const staged = gitRun(input.cwd, diff, input.env);
-  if (staged.status === 0) throw new RefusedError('nothing_to_commit', `nothing to commit in ${input.cwd}${input.add ? '' : ' (nothing staged; --no-add)'}; if the step needs no change, complete it without a commit: springfield complete ${source.planPath} ${anchor}`);
+  if (staged.status === 0)
+    throw new RefusedError(
+      'nothing_to_commit',
+      `nothing to commit in ${input.cwd}${input.add ? '' : ' (nothing staged; --no-add)'}; if the step needs no change, complete it without a commit: springfield complete ${source.planPath} ${anchor}`,
+    );
   if (staged.status !== 1) throw gitFailure(input.cwd, diff, staged);
   const commit = gitRun(input.cwd, ['commit', '-q', '-m', input.message, ...trailers], input.env);
-  if (commit.status !== 0) throw new RefusedError('commit_failed', `git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`);
+  if (commit.status !== 0)
+    throw new RefusedError(
+      'commit_failed',
+      `git commit failed: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`,
+    );
   const hash = gitOut(input.cwd, ['rev-parse', 'HEAD'], input.env).trim();
-  const base = { committed: true as const, commit_hash: hash, step_anchor: anchor, plan_path: source.planPath, epic_id: epicId };
+  const base = {
+    committed: true as const,
+    commit_hash: hash,
+    step_anchor: anchor,
+    plan_path: source.planPath,
+    epic_id: epicId,
+  };
   try {
     const r = await store.complete(source, anchor, actor, { commitHash: hash, forceReason: input.forceReason });
     const { step_anchor: _a, commit_hash: _c, ...rest } = r;
     return { ...base, state_update_failed: false, ...rest };
   } catch (err) {
     const known = err instanceof SpringfieldError;
-    const state_error = { code: known ? err.code : 'internal_error' as const, message: messageOf(err) };
+    const state_error = { code: known ? err.code : ('internal_error' as const), message: messageOf(err) };
     return { ...base, state_update_failed: true, state_error };
   }
 }

@@ -21,7 +21,12 @@ export interface GitOptions {
 export function gitRun(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, options: GitOptions = {}): GitRun {
   requireDirectory(cwd);
   const r = spawnSync('git', args, {
-    cwd, env: gitEnv(env), encoding: 'utf8', input: options.input, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], maxBuffer: 512 * 1024 * 1024,
+    cwd,
+    env: gitEnv(env),
+    encoding: 'utf8',
+    input: options.input,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    maxBuffer: 512 * 1024 * 1024,
   });
   if (r.error) throw cannotRun(args, r.error);
   return { status: r.status ?? 128, stdout: r.stdout, stderr: r.stderr };
@@ -35,11 +40,18 @@ export function gitOut(cwd: string, args: readonly string[], env: NodeJS.Process
 }
 
 /** gitRun without blocking the event loop: the scheduler's git work runs beside the editor. */
-export function gitRunAsync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, options: GitOptions = {}): Promise<GitRun> {
+export function gitRunAsync(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: GitOptions = {},
+): Promise<GitRun> {
   requireDirectory(cwd);
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
-      cwd, env: gitEnv(env), stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      cwd,
+      env: gitEnv(env),
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -51,7 +63,12 @@ export function gitRunAsync(cwd: string, args: readonly string[], env: NodeJS.Pr
       reject(cannotRun(args, e));
     });
     child.on('close', (code) => {
-      if (!failed) resolve({ status: code ?? 128, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      if (!failed)
+        resolve({
+          status: code ?? 128,
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+        });
     });
     if (options.input !== undefined && child.stdin) {
       child.stdin.on('error', () => undefined); // git may exit before reading it all; its status says why
@@ -61,14 +78,20 @@ export function gitRunAsync(cwd: string, args: readonly string[], env: NodeJS.Pr
 }
 
 /** gitOut without blocking the event loop. */
-export async function gitOutAsync(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, options: GitOptions = {}): Promise<string> {
+export async function gitOutAsync(
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: GitOptions = {},
+): Promise<string> {
   const r = await gitRunAsync(cwd, args, env, options);
   if (r.status !== 0) throw gitFailure(cwd, args, r);
   return r.stdout;
 }
 
 /** Passed through although they start with GIT_: who commits, which of the person's config files apply, where discovery stops. */
-const KEPT_GIT = /^GIT_((AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|CONFIG_(GLOBAL|SYSTEM|NOSYSTEM)|CEILING_DIRECTORIES|DISCOVERY_ACROSS_FILESYSTEM)$/;
+const KEPT_GIT =
+  /^GIT_((AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|CONFIG_(GLOBAL|SYSTEM|NOSYSTEM)|CEILING_DIRECTORIES|DISCOVERY_ACROSS_FILESYSTEM)$/;
 /** Programs a person's terminal would start (editor, pager, password prompt), the message language, and what an editor host leaks. */
 const DROPPED = /^(EDITOR|VISUAL|PAGER|SSH_ASKPASS|LANGUAGE|PREFIX|ELECTRON_RUN_AS_NODE|VSCODE_.*)$/;
 
@@ -99,12 +122,20 @@ export function gitFailure(cwd: string, args: readonly string[], r: GitRun): Env
 }
 
 export function notARepository(cwd: string): EnvironmentError {
-  return new EnvironmentError('not_a_git_repository', `${cwd} is not inside a git repository (run springfield from a repository or one of its worktrees)`);
+  return new EnvironmentError(
+    'not_a_git_repository',
+    `${cwd} is not inside a git repository (run springfield from a repository or one of its worktrees)`,
+  );
 }
 
 /** The first meaningful line of git's output (hints skipped). */
 export function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !l.startsWith('hint:')) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0 && !l.startsWith('hint:')) ?? ''
+  );
 }
 
 /** The git command a call runs: `commit` in `-c core.quotePath=false commit …`, `worktree add`. */
@@ -112,16 +143,19 @@ function subcommand(args: readonly string[]): string {
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '-c' || a === '-C') i++;
-    else if (!a.startsWith('-')) return a === 'worktree' && args[i + 1] && !args[i + 1]?.startsWith('-') ? `${a} ${args[i + 1]}` : a;
+    else if (!a.startsWith('-'))
+      return a === 'worktree' && args[i + 1] && !args[i + 1]?.startsWith('-') ? `${a} ${args[i + 1]}` : a;
   }
   return args[0] ?? '';
 }
 
 function requireDirectory(cwd: string): void {
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new EnvironmentError('no_such_directory', `${cwd}: no such directory`);
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory())
+    throw new EnvironmentError('no_such_directory', `${cwd}: no such directory`);
 }
 
 function cannotRun(args: readonly string[], error: Error): EnvironmentError {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new EnvironmentError('git_missing', 'git is not installed or not on PATH');
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+    return new EnvironmentError('git_missing', 'git is not installed or not on PATH');
   return new EnvironmentError('git_failed', `git ${subcommand(args)} could not run: ${error.message}`);
 }

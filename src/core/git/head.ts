@@ -38,7 +38,9 @@ function headFromFiles(worktree: string): Head | null {
     if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head)) return { commit: head, branch: null };
     const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
     if (!ref) return null;
-    const common = existsSync(join(gitDir, 'commondir')) ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
+    const common = existsSync(join(gitDir, 'commondir'))
+      ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
+      : gitDir;
     if (existsSync(join(common, 'reftable'))) return null;
     const commit = looseRef(common, ref) ?? packedRef(common, ref);
     // An unborn branch has neither; git tells that apart from a ref we cannot read.
@@ -57,7 +59,9 @@ export function refFromFiles(worktree: string, ref: string): string | null {
   const gitDir = gitDirOf(worktree);
   if (!gitDir) return null;
   try {
-    const common = existsSync(join(gitDir, 'commondir')) ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()) : gitDir;
+    const common = existsSync(join(gitDir, 'commondir'))
+      ? resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
+      : gitDir;
     if (existsSync(join(common, 'reftable'))) return null;
     return looseRef(common, ref) ?? packedRef(common, ref);
   } catch {
@@ -91,7 +95,10 @@ function headFromGit(cwd: string, env: NodeJS.ProcessEnv): Head | null {
     const branch = gitRun(cwd, ['symbolic-ref', '-q', 'HEAD'], env);
     const commit = gitRun(cwd, ['rev-parse', '--verify', '-q', 'HEAD'], env);
     if (branch.status > 1) return null;
-    return { commit: commit.status === 0 ? commit.stdout.trim() : null, branch: branch.status === 0 ? branch.stdout.trim() : null };
+    return {
+      commit: commit.status === 0 ? commit.stdout.trim() : null,
+      branch: branch.status === 0 ? branch.stdout.trim() : null,
+    };
   } catch {
     return null;
   }
@@ -110,7 +117,12 @@ export function isAncestor(cwd: string, commit: string, ref: string, env: NodeJS
  * How many commits `to` has that `from` has not (`git rev-list --count from..to`), without blocking
  * the event loop; null when git cannot tell (a commit gone, no such directory, no git).
  */
-export async function commitsBetween(cwd: string, from: string, to: string, env: NodeJS.ProcessEnv): Promise<number | null> {
+export async function commitsBetween(
+  cwd: string,
+  from: string,
+  to: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number | null> {
   try {
     const r = await gitRunAsync(cwd, ['rev-list', '--count', `${from}..${to}`], env);
     const count = Number(r.stdout.trim());

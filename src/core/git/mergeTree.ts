@@ -6,11 +6,16 @@
 import { firstLine, gitRunAsync } from './exec.ts';
 
 /** The result of a test merge: the files that would conflict (empty: it merges cleanly), or why it could not be tried. */
-export type TestMerge = { readonly ok: true; readonly conflicts: readonly string[] } | { readonly ok: false; readonly reason: string };
+export type TestMerge =
+  { readonly ok: true; readonly conflicts: readonly string[] } | { readonly ok: false; readonly reason: string };
 
 /** Test-merges `theirs` into `ours` (both commit-ish) and lists the files that would conflict. */
 export async function testMerge(cwd: string, ours: string, theirs: string, env: NodeJS.ProcessEnv): Promise<TestMerge> {
-  const r = await gitRunAsync(cwd, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], env);
+  const r = await gitRunAsync(
+    cwd,
+    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs],
+    env,
+  );
   // Exit 0: clean; 1: conflicts, after the tree's id. Anything else, or no tree id (git says 1 for a bad name too), is an error.
   const [tree = '', ...files] = r.stdout.split('\0');
   if ((r.status === 0 || r.status === 1) && /^[0-9a-f]{40,64}$/.test(tree)) {

@@ -27,7 +27,9 @@ export function locateRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): R
   const mainRoot = mainWorktreeRoot(cwd, commonDir, env);
   const dbPath = env.SPRINGFIELD_DB
     ? resolveOverride(env.SPRINGFIELD_DB, cwd)
-    : mainRoot ? join(mainRoot, '.springfield', 'state.db') : join(commonDir, 'springfield', 'state.db');
+    : mainRoot
+      ? join(mainRoot, '.springfield', 'state.db')
+      : join(commonDir, 'springfield', 'state.db');
   if (!env.SPRINGFIELD_DB && mainRoot) refuseLinkedStateDir(join(mainRoot, '.springfield'));
   return { worktreeRoot, commonDir, gitDir, mainRoot, dbPath };
 }
@@ -48,8 +50,13 @@ function refuseLinkedStateDir(dir: string): void {
   let target = '';
   try {
     target = ` (to ${readlinkSync(dir)})`;
-  } catch { /* shown without its target */ }
-  throw new RefusedError('state_dir_link', `${dir} is a symbolic link${target}; Springfield keeps its state only in a real directory there: remove the link, or set SPRINGFIELD_DB to keep the state elsewhere`);
+  } catch {
+    /* shown without its target */
+  }
+  throw new RefusedError(
+    'state_dir_link',
+    `${dir} is a symbolic link${target}; Springfield keeps its state only in a real directory there: remove the link, or set SPRINGFIELD_DB to keep the state elsewhere`,
+  );
 }
 
 /**
@@ -58,7 +65,10 @@ function refuseLinkedStateDir(dir: string): void {
  * directory is itself a git dir, a `core.worktree` setting, discovery variables in the
  * environment) returns undefined and git decides.
  */
-export function findRepoOnDisk(cwd: string, env: NodeJS.ProcessEnv): { commonDir: string; gitDir: string; worktreeRoot: string } | undefined {
+export function findRepoOnDisk(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { commonDir: string; gitDir: string; worktreeRoot: string } | undefined {
   if (env.GIT_CEILING_DIRECTORIES || env.GIT_COMMON_DIR || env.GIT_DISCOVERY_ACROSS_FILESYSTEM) return undefined;
   let dir: string;
   try {
@@ -123,17 +133,32 @@ function readText(path: string): string | undefined {
 }
 
 /** The same answer from git itself, for the cases findRepoOnDisk() leaves to it. */
-export function askGitForRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): { commonDir: string; gitDir: string; worktreeRoot: string | null } {
+export function askGitForRepo(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { commonDir: string; gitDir: string; worktreeRoot: string | null } {
   const [commonRaw, gitDirRaw, isBare, topRaw] = revParse(cwd, env);
   if (!commonRaw || !gitDirRaw) throw notARepository(cwd);
-  return { commonDir: realpathSync.native(commonRaw), gitDir: realpathSync.native(gitDirRaw), worktreeRoot: isBare === 'true' || !topRaw ? null : realpathSync.native(topRaw) };
+  return {
+    commonDir: realpathSync.native(commonRaw),
+    gitDir: realpathSync.native(gitDirRaw),
+    worktreeRoot: isBare === 'true' || !topRaw ? null : realpathSync.native(topRaw),
+  };
 }
 
 /** One git call in the common case; inside a bare repository's own folder there is no toplevel. */
 function revParse(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const args = ['rev-parse', '--path-format=absolute', '--git-common-dir', '--absolute-git-dir', '--is-bare-repository'];
+  const args = [
+    'rev-parse',
+    '--path-format=absolute',
+    '--git-common-dir',
+    '--absolute-git-dir',
+    '--is-bare-repository',
+  ];
   try {
-    return gitOut(cwd, [...args, '--show-toplevel'], env).trim().split('\n');
+    return gitOut(cwd, [...args, '--show-toplevel'], env)
+      .trim()
+      .split('\n');
   } catch (err) {
     if (!(err instanceof EnvironmentError) || err.code !== 'git_failed') throw err;
     return gitOut(cwd, args, env).trim().split('\n');

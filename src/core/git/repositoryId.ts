@@ -18,7 +18,11 @@ export interface RepositoryId {
 export function repositoryId(commonDir: string, cwd: string, env: NodeJS.ProcessEnv): RepositoryId {
   const configured = env.SPRINGFIELD_REPO_ID;
   if (configured !== undefined && configured !== '') {
-    if (!/^[\x21-\x7e]{1,200}$/.test(configured)) throw new UsageError('bad_repository_id', 'SPRINGFIELD_REPO_ID must be 1–200 printable characters without spaces');
+    if (!/^[\x21-\x7e]{1,200}$/.test(configured))
+      throw new UsageError(
+        'bad_repository_id',
+        'SPRINGFIELD_REPO_ID must be 1–200 printable characters without spaces',
+      );
     return { id: configured, source: 'configured' };
   }
   const cache = join(commonDir, 'springfield', 'repository');
@@ -29,16 +33,26 @@ export function repositoryId(commonDir: string, cwd: string, env: NodeJS.Process
     // not cached yet
   }
   if (gitOut(cwd, ['rev-parse', '--is-shallow-repository'], env) === 'true') {
-    throw new EnvironmentError('no_repository_id', 'a shallow clone has no usable root commit to identify the repository on a shared server: set SPRINGFIELD_REPO_ID to a name every clone uses');
+    throw new EnvironmentError(
+      'no_repository_id',
+      'a shallow clone has no usable root commit to identify the repository on a shared server: set SPRINGFIELD_REPO_ID to a name every clone uses',
+    );
   }
   let roots: string;
   try {
     roots = gitOut(cwd, ['rev-list', '--first-parent', '--max-parents=0', 'HEAD'], env);
   } catch {
-    throw new EnvironmentError('no_repository_id', 'the repository has no commit to identify it on a shared server: commit once, or set SPRINGFIELD_REPO_ID to a name every clone uses');
+    throw new EnvironmentError(
+      'no_repository_id',
+      'the repository has no commit to identify it on a shared server: commit once, or set SPRINGFIELD_REPO_ID to a name every clone uses',
+    );
   }
   const id = roots.split('\n')[0]?.trim() ?? '';
-  if (!/^[0-9a-f]{40,64}$/.test(id)) throw new EnvironmentError('no_repository_id', 'cannot find the repository\'s root commit: set SPRINGFIELD_REPO_ID to a name every clone uses');
+  if (!/^[0-9a-f]{40,64}$/.test(id))
+    throw new EnvironmentError(
+      'no_repository_id',
+      "cannot find the repository's root commit: set SPRINGFIELD_REPO_ID to a name every clone uses",
+    );
   try {
     mkdirSync(join(commonDir, 'springfield'), { recursive: true });
     writeFileSync(cache, `${id} root_commit\n`, { flag: 'wx', mode: 0o644 });
@@ -51,6 +65,7 @@ export function repositoryId(commonDir: string, cwd: string, env: NodeJS.Process
 /** This machine's part of a holder: `SPRINGFIELD_HOST`, else the hostname; 1–255 printable characters. */
 export function hostId(env: NodeJS.ProcessEnv): string {
   const host = env.SPRINGFIELD_HOST !== undefined && env.SPRINGFIELD_HOST !== '' ? env.SPRINGFIELD_HOST : hostname();
-  if (!/^[\x20-\x7e]{1,255}$/.test(host)) throw new UsageError('bad_host', 'SPRINGFIELD_HOST must be 1–255 printable characters');
+  if (!/^[\x20-\x7e]{1,255}$/.test(host))
+    throw new UsageError('bad_host', 'SPRINGFIELD_HOST must be 1–255 printable characters');
   return host;
 }

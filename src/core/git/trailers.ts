@@ -25,12 +25,19 @@ const VALUE = '\x1d';
 
 /** `git commit` arguments adding the Springfield trailers (git interpret-trailers format). */
 export function trailerArgs(t: CommitTrailers): string[] {
-  const pairs: [string, string | null][] = [[STEP_TRAILER, t.step], [PLAN_TRAILER, t.plan], [EPIC_TRAILER, t.epic]];
+  const pairs: [string, string | null][] = [
+    [STEP_TRAILER, t.step],
+    [PLAN_TRAILER, t.plan],
+    [EPIC_TRAILER, t.epic],
+  ];
   const args: string[] = [];
   for (const [key, value] of pairs) {
     if (value === null) continue;
     if (value.trim() === '' || /[\r\n]/.test(value) || value !== value.trim()) {
-      throw new UsageError('bad_trailer', `cannot write a ${key} trailer for ${JSON.stringify(value)}: it must be one line without surrounding spaces`);
+      throw new UsageError(
+        'bad_trailer',
+        `cannot write a ${key} trailer for ${JSON.stringify(value)}: it must be one line without surrounding spaces`,
+      );
     }
     args.push('--trailer', `${key}: ${value}`);
   }
@@ -49,7 +56,11 @@ export function hasSpringfieldTrailer(message: string): boolean {
 export function readStepTrailers(cwd: string, env: NodeJS.ProcessEnv): StepTrailer[] {
   const value = (key: string) => `%(trailers:key=${key},valueonly,separator=%x1d)`;
   const format = ['%H', value(STEP_TRAILER), value(PLAN_TRAILER), value(EPIC_TRAILER)].join('%x1f') + '%x1e';
-  const log = gitOut(cwd, ['log', '--all', '--date-order', '--regexp-ignore-case', `--grep=^${STEP_TRAILER}:`, `--format=${format}`], env);
+  const log = gitOut(
+    cwd,
+    ['log', '--all', '--date-order', '--regexp-ignore-case', `--grep=^${STEP_TRAILER}:`, `--format=${format}`],
+    env,
+  );
   return parseTrailerLog(log);
 }
 
@@ -77,5 +88,8 @@ export function parseTrailerLog(log: string): StepTrailer[] {
 }
 
 function values(field: string): string[] {
-  return field.split(VALUE).map((v) => v.trim()).filter((v) => v !== '');
+  return field
+    .split(VALUE)
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }

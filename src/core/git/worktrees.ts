@@ -23,7 +23,12 @@ export function parseWorktreeList(text: string): WorktreeEntry[] {
   const flush = () => {
     if (!current) return;
     const exists = existsSync(current.path);
-    out.push({ path: exists ? realpathSync(current.path) : current.path, bare: current.bare, missing: current.prunable || !exists, branch: current.branch });
+    out.push({
+      path: exists ? realpathSync(current.path) : current.path,
+      bare: current.bare,
+      missing: current.prunable || !exists,
+      branch: current.branch,
+    });
     current = null;
   };
   for (const line of text.split('\0')) {

@@ -68,10 +68,17 @@ export function runningApp(worktree: string): AppRecord | null {
 /** Records a started app; refused while another runs for the epic. */
 export function recordApp(record: AppRecord): void {
   const path = fileOf(record.worktree);
-  if (path === null) throw new RefusedError('not_epic_worktree', `${record.worktree} is not a worktree Springfield made (no .git file naming its git folder)`);
+  if (path === null)
+    throw new RefusedError(
+      'not_epic_worktree',
+      `${record.worktree} is not a worktree Springfield made (no .git file naming its git folder)`,
+    );
   const other = runningApp(record.worktree);
   if (other && other.pid !== record.pid) {
-    throw new RefusedError('app_running', `${record.epic_id}'s app already runs (pid ${other.pid}${other.url ? `, ${other.url}` : ''}); stop it with: springfield app ${record.epic_id} --stop`);
+    throw new RefusedError(
+      'app_running',
+      `${record.epic_id}'s app already runs (pid ${other.pid}${other.url ? `, ${other.url}` : ''}); stop it with: springfield app ${record.epic_id} --stop`,
+    );
   }
   rmSync(path, { force: true });
   createExclusively(path, `${JSON.stringify(record)}\n`);

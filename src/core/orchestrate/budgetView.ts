@@ -3,7 +3,16 @@
  * check a retry of a paused epic passes first (docs/budgets.md): the store's spend, the config's limits.
  */
 import {
-  BUDGET_OPTION, budgetOverrideOf, epicBudgetLines, formatUsd, isCostBlockReason, spendText, spentLine, type BudgetConfig, type BudgetKind, type BudgetLine,
+  BUDGET_OPTION,
+  budgetOverrideOf,
+  epicBudgetLines,
+  formatUsd,
+  isCostBlockReason,
+  spendText,
+  spentLine,
+  type BudgetConfig,
+  type BudgetKind,
+  type BudgetLine,
 } from '../epics/costBudget.ts';
 import { RefusedError } from '../errors.ts';
 import type { EpicRow, Store } from '../store/index.ts';
@@ -17,18 +26,31 @@ export interface EpicBudgetView {
   readonly spent: BudgetKind | null;
   /** Agent runs that ended, counted or not. */
   readonly runs: number;
-  readonly today: { readonly day: string; readonly usd: number; readonly limit: number | null; readonly spent: boolean };
+  readonly today: {
+    readonly day: string;
+    readonly usd: number;
+    readonly limit: number | null;
+    readonly spent: boolean;
+  };
 }
 
 /** Reads the epic's spend and today's, and puts them against the epic's limits and the config's. */
-export async function epicBudgetView(store: Store, epic: EpicRow, config: BudgetConfig | undefined): Promise<EpicBudgetView> {
+export async function epicBudgetView(
+  store: Store,
+  epic: EpicRow,
+  config: BudgetConfig | undefined,
+): Promise<EpicBudgetView> {
   const report = await store.spend(epic.id);
   const s = report.epics.find((e) => e.epic_id === epic.id) ?? { usd: 0, tokens: 0, minutes: 0, runs: 0 };
   const lines = epicBudgetLines(s, budgetOverrideOf(epic), config);
   const [usd, tokens, minutes] = lines as [BudgetLine, BudgetLine, BudgetLine];
   const daily = config?.dailyUsd ?? null;
   return {
-    usd, tokens, minutes, spent: spentLine(lines)?.kind ?? null, runs: s.runs,
+    usd,
+    tokens,
+    minutes,
+    spent: spentLine(lines)?.kind ?? null,
+    runs: s.runs,
     today: { ...report.today, limit: daily, spent: daily !== null && report.today.usd >= daily },
   };
 }
@@ -50,6 +72,8 @@ export async function assertBudgetRaised(store: Store, epic: EpicRow, config: Bu
   const view = await epicBudgetView(store, epic, config);
   if (view.spent === null) return;
   const line = view[view.spent];
-  throw new RefusedError('budget_still_spent',
-    `${epic.id} is still paused: it has spent ${spendText(line)}; raise its budget first (springfield epic budget ${epic.id} ${BUDGET_OPTION[view.spent]} N, or "budget" in .springfield/config.json), then retry`);
+  throw new RefusedError(
+    'budget_still_spent',
+    `${epic.id} is still paused: it has spent ${spendText(line)}; raise its budget first (springfield epic budget ${epic.id} ${BUDGET_OPTION[view.spent]} N, or "budget" in .springfield/config.json), then retry`,
+  );
 }

@@ -24,7 +24,10 @@ export class ConflictForecast {
 
   /** Each pass: which epics are under way; at the first, every one of them is test-merged, so a restarted scheduler knows what the last one knew. */
   async start(epics: readonly EpicSnapshot[]): Promise<void> {
-    this.underWay = epics.filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id).sort();
+    this.underWay = epics
+      .filter((e) => UNDER_WAY.includes(e.status))
+      .map((e) => e.id)
+      .sort();
     if (this.started) return;
     this.started = true;
     for (const id of this.underWay) await this.after(id);
@@ -32,7 +35,9 @@ export class ConflictForecast {
 
   /** After a build of `epicId`: its conflicts ahead, recorded for both sides of each pair of epics, and logged when new. */
   async after(epicId: string): Promise<readonly ConflictAhead[]> {
-    const found = await conflictsAhead(this.mainRoot, epicId, this.underWay, (why) => this.logOnce(`forecast:${why}`, why));
+    const found = await conflictsAhead(this.mainRoot, epicId, this.underWay, (why) =>
+      this.logOnce(`forecast:${why}`, why),
+    );
     this.ahead.set(epicId, found);
     for (const other of this.underWay) {
       if (other === epicId) continue;
@@ -41,7 +46,11 @@ export class ConflictForecast {
       this.ahead.set(other, pair ? [...theirs, { with: epicId, files: pair.files }] : theirs);
     }
     const line = describeConflicts(epicId, found);
-    if (line) this.logOnce(`forecast:${line}`, `${line} (a test merge, nothing touched; of two epics the one that goes first merges first, the other rebases after)`);
+    if (line)
+      this.logOnce(
+        `forecast:${line}`,
+        `${line} (a test merge, nothing touched; of two epics the one that goes first merges first, the other rebases after)`,
+      );
     return found;
   }
 
@@ -54,7 +63,11 @@ export class ConflictForecast {
   between(epics: readonly EpicSnapshot[]): Map<string, ConflictWith[]> {
     const ids = new Set(epics.filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id));
     const out = new Map<string, ConflictWith[]>();
-    for (const id of ids) out.set(id, (this.ahead.get(id) ?? []).filter((c) => ids.has(c.with)).map((c) => ({ epicId: c.with, files: c.files })));
+    for (const id of ids)
+      out.set(
+        id,
+        (this.ahead.get(id) ?? []).filter((c) => ids.has(c.with)).map((c) => ({ epicId: c.with, files: c.files })),
+      );
     return out;
   }
 }

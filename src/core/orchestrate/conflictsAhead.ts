@@ -28,7 +28,12 @@ export function defaultBranch(mainRoot: string): { readonly name: string; readon
  * of `others` (epic ids; those without a branch are skipped). Empty when its branch does not exist.
  * A test merge git cannot try is reported through `onError` and left out.
  */
-export async function conflictsAhead(mainRoot: string, epicId: string, others: readonly string[], onError: (why: string) => void = () => undefined): Promise<ConflictAhead[]> {
+export async function conflictsAhead(
+  mainRoot: string,
+  epicId: string,
+  others: readonly string[],
+  onError: (why: string) => void = () => undefined,
+): Promise<ConflictAhead[]> {
   const ref = (id: string) => `refs/heads/${epicBranch(id)}`;
   const ids = others.filter((o) => o !== epicId);
   const tips = await refTips(mainRoot, [ref(epicId), ...ids.map(ref)], process.env);
@@ -53,7 +58,11 @@ export async function conflictsAhead(mainRoot: string, epicId: string, others: r
  * What `epic show` reports: an epic under way test-merged now against the default branch and the
  * other epics under way; nothing for an epic in any other status, or when git cannot say.
  */
-export async function epicConflictsAhead(store: Store, mainRoot: string | null, epicId: string): Promise<ConflictAhead[]> {
+export async function epicConflictsAhead(
+  store: Store,
+  mainRoot: string | null,
+  epicId: string,
+): Promise<ConflictAhead[]> {
   if (!mainRoot) return [];
   const underWay = (await store.listEpics()).filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id);
   if (!underWay.includes(epicId)) return [];
@@ -63,6 +72,9 @@ export async function epicConflictsAhead(store: Store, mainRoot: string | null, 
 /** `sf-b: conflict ahead with main in src/a.ts; with sf-a in src/b.ts, src/c.ts`, or null when none. */
 export function describeConflicts(epicId: string, conflicts: readonly ConflictAhead[]): string | null {
   if (conflicts.length === 0) return null;
-  const parts = conflicts.map((c) => `with ${c.with} in ${c.files.slice(0, 3).join(', ')}${c.files.length > 3 ? ` and ${c.files.length - 3} more` : ''}`);
+  const parts = conflicts.map(
+    (c) =>
+      `with ${c.with} in ${c.files.slice(0, 3).join(', ')}${c.files.length > 3 ? ` and ${c.files.length - 3} more` : ''}`,
+  );
   return `${epicId}: conflict ahead ${parts.join('; ')}`;
 }

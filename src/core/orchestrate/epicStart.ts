@@ -18,7 +18,13 @@ export interface StartedEpic {
  * (`springfield epic start`, the editor's Start epic): a person's checkout never becomes an epic's.
  * A branch checked out in another worktree is refused, with where (the epic waits for it).
  */
-export async function startEpicInWorktree(store: Store, mainRoot: string, epicId: string, actor: Actor, location?: string): Promise<StartedEpic> {
+export async function startEpicInWorktree(
+  store: Store,
+  mainRoot: string,
+  epicId: string,
+  actor: Actor,
+  location?: string,
+): Promise<StartedEpic> {
   const { livePlanPath: planPath, approved } = await store.epicPlans(epicId);
   if (!planPath) throw new Error(`${epicId} has no approved plan`);
   const worktree = await ensureEpicWorktree(mainRoot, epicId, location, approved ?? undefined);

@@ -51,9 +51,18 @@ export class EpicWork {
   }
 
   async startEpic(epicId: string): Promise<void> {
-    const { transition: t, worktree: wt, version } = await startEpicInWorktree(this.o.store, this.o.mainRoot, epicId, this.actor, this.o.worktreeLocation);
-    if (wt.dirty.length > 0) this.o.log(`${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`);
-    this.o.log(`${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && version !== null ? ` with approved plan v${version} committed` : ''}`);
+    const {
+      transition: t,
+      worktree: wt,
+      version,
+    } = await startEpicInWorktree(this.o.store, this.o.mainRoot, epicId, this.actor, this.o.worktreeLocation);
+    if (wt.dirty.length > 0)
+      this.o.log(
+        `${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`,
+      );
+    this.o.log(
+      `${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && version !== null ? ` with approved plan v${version} committed` : ''}`,
+    );
   }
 
   /**
@@ -69,7 +78,10 @@ export class EpicWork {
     const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation, approved ?? undefined);
     await this.o.store.setEpicWorktree(epicId, wt.path, wt.branch);
     this.o.log(`${epicId}: it had no worktree of its own; gave it ${wt.path} on ${wt.branch}`);
-    await this.o.store.recordWorktreeEvent(epicId, this.actor, 'adopt', `its own worktree ${wt.path} on ${wt.branch}`, { path: wt.path, branch: wt.branch });
+    await this.o.store.recordWorktreeEvent(epicId, this.actor, 'adopt', `its own worktree ${wt.path} on ${wt.branch}`, {
+      path: wt.path,
+      branch: wt.branch,
+    });
     return { ...epic, worktree_path: wt.path, branch: wt.branch };
   }
 
@@ -85,7 +97,9 @@ export class EpicWork {
       this.o.log(`${epic.id}: its worktree was gone; made it again at ${epic.worktree_path}`);
     }
     const last = await this.o.store.latestRun(epic.id);
-    const label = last ? `after run ${last.id} (${last.role}${last.step_anchor ? ` on ${last.step_anchor}` : ''}, ${last.status})` : 'found in the worktree';
+    const label = last
+      ? `after run ${last.id} (${last.role}${last.step_anchor ? ` on ${last.step_anchor}` : ''}, ${last.status})`
+      : 'found in the worktree';
     const report = await tidyWorktree(epic.worktree_path, epic.branch.replace(/^refs\/heads\//, ''), label);
     const line = describeTidy(report);
     if (!line) return;
@@ -102,7 +116,9 @@ export class EpicWork {
     const approved = (await this.o.store.epicPlans(epic.id)).approved;
     if (approved && worktree !== this.o.mainRoot && !existsSync(join(worktree, planPath))) {
       await depositApprovedPlan(worktree, epic.id, approved);
-      this.o.log(`${epic.id}: ${planPath} was missing from the worktree; committed the approved v${approved.version} again`);
+      this.o.log(
+        `${epic.id}: ${planPath} was missing from the worktree; committed the approved v${approved.version} again`,
+      );
     }
     let changes: string[];
     let source: PlanSource | null = null;
@@ -115,7 +131,10 @@ export class EpicWork {
     }
     if (changes.length === 0) return source;
     const reason = `plan_drift: ${planPath} in ${worktree} differs from the approved${approved ? ` v${approved.version}` : ''} (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? '; …' : ''}); restore it (springfield plan show ${epic.id} has the approved text) and retry`;
-    const t = await this.o.store.applyEpicEvent(epic.id, 'plan_drift', this.actor, reason, { plan_path: planPath, changes });
+    const t = await this.o.store.applyEpicEvent(epic.id, 'plan_drift', this.actor, reason, {
+      plan_path: planPath,
+      changes,
+    });
     this.o.log(`${epic.id}: ${t.from} → ${t.to}: no builder starts on a drifted plan — ${reason}`);
     return null;
   }
@@ -129,7 +148,11 @@ export class EpicWork {
   async setUpPlanning(epicId: string, worktree: string): Promise<string | null> {
     if (!setupWanted(this.o.mainRoot, this.o.config.setup)) return null;
     const r = await setUpWorktree({
-      mainRoot: this.o.mainRoot, worktree, commands: this.o.config.setup, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
+      mainRoot: this.o.mainRoot,
+      worktree,
+      commands: this.o.config.setup,
+      timeoutMs: timeoutFor(this.o.config, 'setup') * 1000,
+      graceMs: this.o.config.killGraceSeconds * 1000,
       env: await this.commandEnv(await this.o.store.getEpic(epicId), worktree),
     });
     this.o.log(`${epicId}: planning worktree ${r.ok ? 'set up' : `not set up — ${r.reason ?? 'setup failed'}`}`);
@@ -143,21 +166,46 @@ export class EpicWork {
     if (!worktree) return;
     const commands = this.o.config.setup;
     const shown = commands.length ? commands.map(displayCommand) : ['copy the files .worktreeinclude lists'];
-    const run = await this.o.store.startRun({
-      epicId, planPath: null, stepAnchor: null, role: SETUP_ROLE, iteration: epic.iteration, worktree, agentId: SETUP_ROLE, command: shown, pid: process.pid,
-    }, this.actor);
+    const run = await this.o.store.startRun(
+      {
+        epicId,
+        planPath: null,
+        stepAnchor: null,
+        role: SETUP_ROLE,
+        iteration: epic.iteration,
+        worktree,
+        agentId: SETUP_ROLE,
+        command: shown,
+        pid: process.pid,
+      },
+      this.actor,
+    );
     this.o.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
     const r = await setUpWorktree({
-      mainRoot: this.o.mainRoot, worktree, commands, timeoutMs: timeoutFor(this.o.config, 'setup') * 1000, graceMs: this.o.config.killGraceSeconds * 1000,
+      mainRoot: this.o.mainRoot,
+      worktree,
+      commands,
+      timeoutMs: timeoutFor(this.o.config, 'setup') * 1000,
+      graceMs: this.o.config.killGraceSeconds * 1000,
       env: await this.commandEnv(epic, worktree),
     });
-    const ended = await this.o.store.finishRun(run.id, { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason }, this.actor);
+    const ended = await this.o.store.finishRun(
+      run.id,
+      { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason },
+      this.actor,
+    );
     this.o.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
   }
 
   /** What setup, verification and archive commands in an epic's worktree are told: its epic, paths, ports and the config's env map (docs/worktrees.md). */
   private async commandEnv(epic: EpicRow, worktree: string): Promise<NodeJS.ProcessEnv> {
-    const facts = await worktreeFacts(this.o.store, { epic, worktree, mainRoot: this.o.mainRoot, config: this.o.config, env: process.env });
+    const facts = await worktreeFacts(this.o.store, {
+      epic,
+      worktree,
+      mainRoot: this.o.mainRoot,
+      config: this.o.config,
+      env: process.env,
+    });
     return worktreeCommandEnv(process.env, facts);
   }
 
@@ -166,15 +214,30 @@ export class EpicWork {
     await this.tidy(epic);
     const worktree = epic.worktree_path ?? this.o.mainRoot;
     // The evidence is tied to the build it followed: the latest builder run and its step.
-    const build = { run: await this.o.store.latestRun(epicId, 'ralph'), planPath: (await this.o.store.epicPlans(epicId)).livePlanPath };
+    const build = {
+      run: await this.o.store.latestRun(epicId, 'ralph'),
+      planPath: (await this.o.store.epicPlans(epicId)).livePlanPath,
+    };
     const runId = build.run?.id ?? null;
     const env = await this.commandEnv(epic, worktree);
     const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, env));
-    await this.o.store.recordVerifications(results.map((r) => ({
-      runId, epicId, planPath: build.planPath, stepAnchor: build.run?.step_anchor ?? null, command: r.command, exitCode: r.exit_code, verdict: r.verdict, durationMs: r.duration_ms, outputTail: r.output_tail,
-    })));
+    await this.o.store.recordVerifications(
+      results.map((r) => ({
+        runId,
+        epicId,
+        planPath: build.planPath,
+        stepAnchor: build.run?.step_anchor ?? null,
+        command: r.command,
+        exitCode: r.exit_code,
+        verdict: r.verdict,
+        durationMs: r.duration_ms,
+        outputTail: r.output_tail,
+      })),
+    );
     const failed = results.find((r) => r.verdict === 'fail');
-    this.o.log(`${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`);
+    this.o.log(
+      `${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`,
+    );
   }
 
   async completeMechanically(epicId: string): Promise<void> {
@@ -183,9 +246,27 @@ export class EpicWork {
     const worktree = epic.worktree_path ?? this.o.mainRoot;
     const path = writeSummary(await this.o.store.epicReport(epicId), worktree);
     await gitOutAsync(worktree, ['add', '--', summaryFileName(epicId)], process.env);
-    await gitOutAsync(worktree, ['commit', '-q', '-m', `Summary of ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', summaryFileName(epicId)], process.env);
+    await gitOutAsync(
+      worktree,
+      [
+        'commit',
+        '-q',
+        '-m',
+        `Summary of ${epicId}`,
+        '--trailer',
+        `Springfield-Epic: ${epicId}`,
+        '--',
+        summaryFileName(epicId),
+      ],
+      process.env,
+    );
     const verified = this.o.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
-    const t = await this.o.store.finishEpic(epicId, this.actor, `mechanical completion: all steps completed, ${verified}; ${path}`, { verificationConfigured: this.o.config.verification.length > 0 });
+    const t = await this.o.store.finishEpic(
+      epicId,
+      this.actor,
+      `mechanical completion: all steps completed, ${verified}; ${path}`,
+      { verificationConfigured: this.o.config.verification.length > 0 },
+    );
     this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
   }
 
@@ -201,8 +282,16 @@ export class EpicWork {
     } catch (err) {
       if (!(err instanceof RefusedError) || err.code !== 'merge_conflict') throw err;
       // A conflict waits for someone to resolve it; trying again every pass would change nothing (docs/files.md, "Conflict ahead").
-      const t = await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: ${err.message}, then springfield epic retry ${epicId}`, { conflict: true });
-      this.o.log(`${epicId}: ${t.from} → ${t.to}: ${err.message}; once it is resolved: springfield epic retry ${epicId}`);
+      const t = await this.o.store.applyEpicEvent(
+        epicId,
+        'merge_failed',
+        this.actor,
+        `merge_failed: ${err.message}, then springfield epic retry ${epicId}`,
+        { conflict: true },
+      );
+      this.o.log(
+        `${epicId}: ${t.from} → ${t.to}: ${err.message}; once it is resolved: springfield epic retry ${epicId}`,
+      );
     }
   }
 
@@ -228,9 +317,17 @@ export class EpicWork {
     }
     // Lovejoy, mechanically: the retrospective goes into the squash commit (summary and PLAN.md) and the event log.
     const retro = await this.o.store.retrospective(epicId);
-    const notes = { summary: (text: string) => `${text.trimEnd()}\n\n${renderRetrospective(retro).join('\n')}`, planMd: (text: string) => planMdWithRetrospective(text, epicId, retro) };
+    const notes = {
+      summary: (text: string) => `${text.trimEnd()}\n\n${renderRetrospective(retro).join('\n')}`,
+      planMd: (text: string) => planMdWithRetrospective(text, epicId, retro),
+    };
     const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes);
-    await this.o.store.markMerged(epicId, this.actor, `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`, retro);
+    await this.o.store.markMerged(
+      epicId,
+      this.actor,
+      `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`,
+      retro,
+    );
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
@@ -238,7 +335,10 @@ export class EpicWork {
   private async stillVerified(epicId: string): Promise<boolean> {
     const { status } = await this.o.store.getEpic(epicId);
     if (status === 'verified') return true;
-    const why = status === 'in_progress' ? 'sent back while it was prepared for the merge' : 'it changed while it was prepared for the merge';
+    const why =
+      status === 'in_progress'
+        ? 'sent back while it was prepared for the merge'
+        : 'it changed while it was prepared for the merge';
     this.o.log(`${epicId}: not merged: it is ${status.replace('_', ' ')} now (${why})`);
     return false;
   }
@@ -247,10 +347,21 @@ export class EpicWork {
   private async closeWorktree(epic: EpicRow, what: string): Promise<void> {
     const worktree = epic.worktree_path;
     // The epic's app goes with its worktree (docs/worktrees.md, "Running an epic's app").
-    if (worktree && (await stopApp(worktree, this.o.config.killGraceSeconds * 1000))) this.o.log(`${epic.id}: its app was stopped`);
-    const failed = worktree && existsSync(worktree) ? await archiveWorktree(worktree, this.o.config.archive, await this.commandEnv(epic, worktree), timeoutFor(this.o.config, 'setup') * 1000) : null;
+    if (worktree && (await stopApp(worktree, this.o.config.killGraceSeconds * 1000)))
+      this.o.log(`${epic.id}: its app was stopped`);
+    const failed =
+      worktree && existsSync(worktree)
+        ? await archiveWorktree(
+            worktree,
+            this.o.config.archive,
+            await this.commandEnv(epic, worktree),
+            timeoutFor(this.o.config, 'setup') * 1000,
+          )
+        : null;
     if (failed) {
-      this.o.log(`${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept (fix it, then \`springfield worktrees prune\` archives and removes it):\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`);
+      this.o.log(
+        `${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept (fix it, then \`springfield worktrees prune\` archives and removes it):\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`,
+      );
       return;
     }
     await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
@@ -268,12 +379,22 @@ export class EpicWork {
     try {
       await this.dropHandoff(epic);
       const body = await this.pullRequestBody(epic);
-      const pr = await openPullRequest({ mainRoot: this.o.mainRoot, epicId: epic.id, title: `${epic.title} (${epic.id})`, body, remote });
+      const pr = await openPullRequest({
+        mainRoot: this.o.mainRoot,
+        epicId: epic.id,
+        title: `${epic.title} (${epic.id})`,
+        body,
+        remote,
+      });
       await this.o.store.setPullRequest(epic.id, pr.url, this.actor, { remote, base: pr.base, pushed: pr.pushed });
-      this.o.log(`${epic.id}: pushed ${epicBranch(epic.id)} to ${remote} and opened ${pr.url}; done once it is merged there`);
+      this.o.log(
+        `${epic.id}: pushed ${epicBranch(epic.id)} to ${remote} and opened ${pr.url}; done once it is merged there`,
+      );
     } catch (err) {
       if (!(err instanceof PullRequestBlocked)) throw err;
-      const t = await this.o.store.applyEpicEvent(epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, { remote });
+      const t = await this.o.store.applyEpicEvent(epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, {
+        remote,
+      });
       this.o.log(`${epic.id}: ${t.from} → ${t.to}: ${err.message}; after fixing it: springfield epic retry ${epic.id}`);
     }
   }
@@ -286,15 +407,41 @@ export class EpicWork {
     const name = handoffFileName(epic.id);
     if ((await git(['ls-files', '--', name])).trim() === '') return;
     await git(['rm', '-q', '--', name]);
-    await git(['commit', '-q', '--no-verify', '-m', `Leave the handoff out of the pull request for ${epic.id}`, '--trailer', `Springfield-Epic: ${epic.id}`, '--', name]);
+    await git([
+      'commit',
+      '-q',
+      '--no-verify',
+      '-m',
+      `Leave the handoff out of the pull request for ${epic.id}`,
+      '--trailer',
+      `Springfield-Epic: ${epic.id}`,
+      '--',
+      name,
+    ]);
   }
 
   private async pullRequestBody(epic: EpicRow): Promise<string> {
     const summary = renderSummary(await this.o.store.epicReport(epic.id));
     // The merge happens on GitHub, so the retrospective so far goes where reviewers read it (and into the event log once merged).
     const retro = renderRetrospective(await this.o.store.retrospective(epic.id));
-    const commits = (await gitOutAsync(this.o.mainRoot, ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`], process.env)).trim();
-    return [summary.replace(/^# .*\n/m, '').trimEnd(), '', ...retro, '## Commits', '', commits || '- none', '', `Springfield-Epic: ${epic.id}`, ''].join('\n');
+    const commits = (
+      await gitOutAsync(
+        this.o.mainRoot,
+        ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`],
+        process.env,
+      )
+    ).trim();
+    return [
+      summary.replace(/^# .*\n/m, '').trimEnd(),
+      '',
+      ...retro,
+      '## Commits',
+      '',
+      commits || '- none',
+      '',
+      `Springfield-Epic: ${epic.id}`,
+      '',
+    ].join('\n');
   }
 
   /** PR mode: asks gh whether the pull request was merged; merged → done and the worktree removed; closed → blocked. */
@@ -311,10 +458,19 @@ export class EpicWork {
       return;
     }
     if (state.state === 'MERGED') {
-      await this.o.store.markMerged(epicId, this.actor, `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`);
+      await this.o.store.markMerged(
+        epicId,
+        this.actor,
+        `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`,
+      );
       await this.closeWorktree(epic, `pull request ${url} merged`);
     } else if (state.state === 'CLOSED') {
-      await this.o.store.applyEpicEvent(epicId, 'merge_failed', this.actor, `merge_failed: pull request ${url} was closed without merging`);
+      await this.o.store.applyEpicEvent(
+        epicId,
+        'merge_failed',
+        this.actor,
+        `merge_failed: pull request ${url} was closed without merging`,
+      );
       this.o.log(`${epicId}: pull request ${url} was closed without merging; blocked until a person retries`);
     }
   }

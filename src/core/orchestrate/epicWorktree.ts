@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { RefusedError } from '../errors.ts';
 import { handoffFileName } from '../epics/handoff.ts';
@@ -74,7 +83,12 @@ function git(cwd: string): Git {
  * the approved plan version's text whenever the branch's copies differ: builders never depend on a
  * file that exists only uncommitted in another worktree, and the handoff never touches main.
  */
-export async function ensureEpicWorktree(mainRoot: string, epicId: string, location?: string, plan?: ApprovedPlan): Promise<EpicWorktree> {
+export async function ensureEpicWorktree(
+  mainRoot: string,
+  epicId: string,
+  location?: string,
+  plan?: ApprovedPlan,
+): Promise<EpicWorktree> {
   const path = epicWorktreePath(mainRoot, epicId, location);
   const branch = epicBranch(epicId);
   const main = git(mainRoot);
@@ -83,27 +97,53 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
   const known = listed.find((w) => w.path === real || w.path === path);
   let created = false;
   if (!known) {
-    if (existsSync(path)) throw new RefusedError('worktree_path_taken', `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`);
+    if (existsSync(path))
+      throw new RefusedError(
+        'worktree_path_taken',
+        `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`,
+      );
     // A person's checkout on the epic's branch stays theirs: the epic's own worktree waits for the branch (docs/lifecycle.md).
     const holder = listed.find((w) => w.branch === `refs/heads/${branch}` && !w.missing);
-    if (holder) throw new RefusedError('branch_checked_out', `waiting: branch ${branch} is checked out in ${holder.path}; ${epicId} is built in a worktree of its own — switch that checkout to another branch and the scheduler goes on`);
+    if (holder)
+      throw new RefusedError(
+        'branch_checked_out',
+        `waiting: branch ${branch} is checked out in ${holder.path}; ${epicId} is built in a worktree of its own — switch that checkout to another branch and the scheduler goes on`,
+      );
     mkdirSync(dirname(path), { recursive: true });
-    const args = (await branchExists(mainRoot, branch, process.env)) ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, 'HEAD'];
+    const args = (await branchExists(mainRoot, branch, process.env))
+      ? ['worktree', 'add', path, branch]
+      : ['worktree', 'add', '-b', branch, path, 'HEAD'];
     await main(args);
     created = true;
   } else if (known.branch && known.branch !== `refs/heads/${branch}`) {
-    throw new RefusedError('worktree_branch', `${path} is on ${known.branch.replace('refs/heads/', '')}, not ${branch}`);
+    throw new RefusedError(
+      'worktree_branch',
+      `${path} is on ${known.branch.replace('refs/heads/', '')}, not ${branch}`,
+    );
   }
   const wt = git(path);
-  const dirty = (await worktreeStatus(path, process.env)).map((f) => f.path).filter((f) => f !== handoffFileName(epicId));
+  const dirty = (await worktreeStatus(path, process.env))
+    .map((f) => f.path)
+    .filter((f) => f !== handoffFileName(epicId));
   const handoff = plan?.handoff ? await stageText(path, handoffFileName(epicId), plan.handoff, wt) : false;
   const planned = plan ? await stagePlan(path, plan, wt) : false;
   const paths = [...(handoff ? [handoffFileName(epicId)] : []), ...(planned && plan ? [plan.planPath] : [])];
   if (paths.length > 0) {
-    const what = handoff && planned ? `Handoff and approved plan v${plan?.version} for ${epicId}` : handoff ? `Handoff for ${epicId} (plan v${plan?.version})` : `Approved plan v${plan?.version} for ${epicId}`;
+    const what =
+      handoff && planned
+        ? `Handoff and approved plan v${plan?.version} for ${epicId}`
+        : handoff
+          ? `Handoff for ${epicId} (plan v${plan?.version})`
+          : `Approved plan v${plan?.version} for ${epicId}`;
     await wt(['commit', '-q', '--no-verify', '-m', what, '--trailer', `Springfield-Epic: ${epicId}`, '--', ...paths]);
   }
-  return { path: existsSync(path) ? realpathSync(path) : path, branch, created, dirty, handoffCommitted: paths.length > 0 };
+  return {
+    path: existsSync(path) ? realpathSync(path) : path,
+    branch,
+    created,
+    dirty,
+    handoffCommitted: paths.length > 0,
+  };
 }
 
 /**
@@ -113,7 +153,17 @@ export async function ensureEpicWorktree(mainRoot: string, epicId: string, locat
 export async function depositApprovedPlan(worktree: string, epicId: string, plan: ApprovedPlan): Promise<boolean> {
   const wt = git(worktree);
   if (!(await stagePlan(worktree, plan, wt))) return false;
-  await wt(['commit', '-q', '--no-verify', '-m', `Approved plan v${plan.version} for ${epicId}`, '--trailer', `Springfield-Epic: ${epicId}`, '--', plan.planPath]);
+  await wt([
+    'commit',
+    '-q',
+    '--no-verify',
+    '-m',
+    `Approved plan v${plan.version} for ${epicId}`,
+    '--trailer',
+    `Springfield-Epic: ${epicId}`,
+    '--',
+    plan.planPath,
+  ]);
   return true;
 }
 
@@ -141,7 +191,8 @@ async function stagePlan(path: string, plan: ApprovedPlan, wt: Git): Promise<boo
 }
 
 function insideOnly(rel: string): void {
-  if (isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) throw new RefusedError('unsafe_path', `${rel}: a plan path must stay inside the repository`);
+  if (isAbsolute(rel) || rel.split(/[\\/]/).includes('..'))
+    throw new RefusedError('unsafe_path', `${rel}: a plan path must stay inside the repository`);
 }
 
 /**
@@ -155,7 +206,8 @@ function writeInside(root: string, rel: string, text: string): void {
   const dir = dirname(join(rootReal, rel));
   mkdirSync(dir, { recursive: true });
   const dirReal = realpathSync(dir);
-  if (dirReal !== rootReal && !dirReal.startsWith(rootReal + sep)) throw new RefusedError('unsafe_path', `${rel}: its folder resolves outside ${root}`);
+  if (dirReal !== rootReal && !dirReal.startsWith(rootReal + sep))
+    throw new RefusedError('unsafe_path', `${rel}: its folder resolves outside ${root}`);
   const tmp = join(dirReal, `.springfield-${randomBytes(8).toString('hex')}.tmp`);
   writeFileSync(tmp, text, { flag: 'wx', mode: 0o644 });
   renameSync(tmp, join(dirReal, rel.split(/[\\/]/).at(-1) ?? rel));

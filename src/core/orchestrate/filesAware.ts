@@ -68,7 +68,10 @@ export class FilesAware {
     const files = this.filesNow.get(epicId)?.openSteps[stepAnchor] ?? [];
     try {
       const r = await refreshForStep(this.o.mainRoot, worktree, files);
-      if (r.kind === 'rebased') this.o.log(`${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`);
+      if (r.kind === 'rebased')
+        this.o.log(
+          `${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`,
+        );
       if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
     } catch (err) {
       this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${messageOf(err)}`);

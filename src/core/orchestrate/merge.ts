@@ -29,30 +29,58 @@ export interface MergeNotes {
 
 /** Tracked files with uncommitted changes in the main worktree: a squash merge waits until there are none. */
 export async function mainChanges(mainRoot: string): Promise<string[]> {
-  return (await worktreeStatus(mainRoot, process.env)).filter((f) => f.index !== '?' && f.worktree !== '?').map((f) => f.path);
+  return (await worktreeStatus(mainRoot, process.env))
+    .filter((f) => f.index !== '?' && f.worktree !== '?')
+    .map((f) => f.path);
 }
 
-export async function squashMerge(mainRoot: string, epicId: string, title: string, notes?: MergeNotes): Promise<MergeResult> {
+export async function squashMerge(
+  mainRoot: string,
+  epicId: string,
+  title: string,
+  notes?: MergeNotes,
+): Promise<MergeResult> {
   const env = process.env;
   const git = (args: readonly string[]) => gitOutAsync(mainRoot, args, env);
   const branch = epicBranch(epicId);
   const tracked = await mainChanges(mainRoot);
-  if (tracked.length > 0) throw new RefusedError('main_dirty', `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`);
+  if (tracked.length > 0)
+    throw new RefusedError(
+      'main_dirty',
+      `cannot merge ${epicId}: the main worktree has uncommitted changes (${tracked.slice(0, 3).join(', ')}); commit or stash them first — nothing was touched`,
+    );
   await clearUntrackedCopies(mainRoot, branch, epicId);
-  const log = await git(['log', `HEAD..${branch}`, '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e']);
-  const trailers = [...new Set(log.split('\x1e').flatMap((block) => block.split('\n').map((l) => l.trim()).filter((l) => /^Springfield-(Step|Plan): /.test(l))))];
+  const log = await git([
+    'log',
+    `HEAD..${branch}`,
+    '--format=%(trailers:key=Springfield-Step,key=Springfield-Plan,unfold)%x1e',
+  ]);
+  const trailers = [
+    ...new Set(
+      log.split('\x1e').flatMap((block) =>
+        block
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => /^Springfield-(Step|Plan): /.test(l)),
+      ),
+    ),
+  ];
   let failure: string | undefined;
   const merged = await gitRunAsync(mainRoot, ['merge', '--squash', branch], env);
   const conflicted = (await worktreeStatus(mainRoot, env)).filter(isConflicted).map((f) => f.path);
   if (conflicted.length > 0) failure = `conflicts in ${conflicted.slice(0, 3).join(', ')}`;
-  else if (merged.status !== 0) failure = gitCause(merged.stderr) || firstLine(merged.stdout) || `exit ${merged.status}`;
+  else if (merged.status !== 0)
+    failure = gitCause(merged.stderr) || firstLine(merged.stdout) || `exit ${merged.status}`;
   if (failure !== undefined) {
     // Only the merge's own changes are undone (there were no other tracked changes; untracked files stay).
     await gitRunAsync(mainRoot, ['reset', '--merge'], env);
     const current = (await gitRunAsync(mainRoot, ['symbolic-ref', '--short', '-q', 'HEAD'], env)).stdout.trim();
     // The true cause, in git's words: "rebase it" only where a rebase is the fix.
     const rebase = conflicted.length > 0 || /conflict/i.test(failure);
-    throw new RefusedError('merge_conflict', `${branch} does not merge into ${current || 'the main branch'}: ${failure}${rebase ? '; rebase it and verify again' : ''}`);
+    throw new RefusedError(
+      'merge_conflict',
+      `${branch} does not merge into ${current || 'the main branch'}: ${failure}${rebase ? '; rebase it and verify again' : ''}`,
+    );
   }
   // The handoff belongs to the epic's branch only (docs/lifecycle.md): the squash leaves it out.
   const handoff = handoffFileName(epicId);
@@ -71,7 +99,13 @@ export async function squashMerge(mainRoot: string, epicId: string, title: strin
 }
 
 /** Appends the retrospective to the staged summary and writes it beside the epic's id in PLAN.md (files replaced, never written through a link). */
-async function addNotes(git: (args: readonly string[]) => Promise<string>, mainRoot: string, epicId: string, staged: readonly string[], notes: MergeNotes): Promise<void> {
+async function addNotes(
+  git: (args: readonly string[]) => Promise<string>,
+  mainRoot: string,
+  epicId: string,
+  staged: readonly string[],
+  notes: MergeNotes,
+): Promise<void> {
   const summary = `SUMMARY-${epicId}.md`;
   if (staged.includes(summary) && existsSync(join(mainRoot, summary))) {
     replaceFile(join(mainRoot, summary), notes.summary(readFileSync(join(mainRoot, summary), 'utf8')));
@@ -88,7 +122,10 @@ async function addNotes(git: (args: readonly string[]) => Promise<string>, mainR
 
 /** git's message without its hints, the file list joined on one line (what is in the way, and where). */
 function gitCause(message: string): string {
-  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('hint:'));
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('hint:'));
   return lines.slice(0, 4).join(' ').replace(/\s+/g, ' ').slice(0, 400);
 }
 
@@ -99,13 +136,23 @@ function gitCause(message: string): string {
  */
 async function clearUntrackedCopies(mainRoot: string, branch: string, epicId: string): Promise<void> {
   const git = (args: string[]) => gitOutAsync(mainRoot, args, process.env);
-  const added = (await git(['diff', '--name-only', '-z', '--diff-filter=A', `HEAD...${branch}`])).split('\0').filter(Boolean);
+  const added = (await git(['diff', '--name-only', '-z', '--diff-filter=A', `HEAD...${branch}`]))
+    .split('\0')
+    .filter(Boolean);
   if (added.length === 0) return;
-  const untracked = new Set((await git(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean));
+  const untracked = new Set(
+    (await git(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean),
+  );
   for (const file of added.filter((f) => untracked.has(f))) {
-    const [mine, theirs] = await Promise.all([git(['hash-object', '--', file]), git(['rev-parse', `${branch}:${file}`])]);
+    const [mine, theirs] = await Promise.all([
+      git(['hash-object', '--', file]),
+      git(['rev-parse', `${branch}:${file}`]),
+    ]);
     if (mine.trim() !== theirs.trim()) {
-      throw new RefusedError('main_untracked', `cannot merge ${epicId}: ${file} is untracked in the main worktree and differs from the epic's committed copy; move or commit it — nothing was touched`);
+      throw new RefusedError(
+        'main_untracked',
+        `cannot merge ${epicId}: ${file} is untracked in the main worktree and differs from the epic's committed copy; move or commit it — nothing was touched`,
+      );
     }
     rmSync(join(mainRoot, file));
   }
@@ -123,12 +170,26 @@ export async function rebaseOntoMain(mainRoot: string, worktree: string): Promis
   const before = await head();
   const rebased = await gitRunAsync(worktree, ['rebase', target], env);
   if (rebased.status !== 0) {
-    const conflicted = (await gitRunAsync(worktree, ['diff', '--name-only', '-z', '--diff-filter=U'], env)).stdout.split('\0').filter(Boolean);
+    const conflicted = (await gitRunAsync(worktree, ['diff', '--name-only', '-z', '--diff-filter=U'], env)).stdout
+      .split('\0')
+      .filter(Boolean);
     await gitRunAsync(worktree, ['rebase', '--abort'], env);
-    const what = conflicted.length > 0 ? `conflicts in ${conflicted.slice(0, 3).join(', ')}${conflicted.length > 3 ? ` and ${conflicted.length - 3} more` : ''}` : 'conflicts';
+    const what =
+      conflicted.length > 0
+        ? `conflicts in ${conflicted.slice(0, 3).join(', ')}${conflicted.length > 3 ? ` and ${conflicted.length - 3} more` : ''}`
+        : 'conflicts';
     // git redraws its progress with carriage returns: a line's last state is what it says.
-    const said = (text: string) => firstLine(text.split('\n').map((l) => l.split('\r').at(-1) ?? '').join('\n'));
-    throw new RefusedError('merge_conflict', `rebasing onto ${target} ${what}: ${said(rebased.stderr) || said(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`);
+    const said = (text: string) =>
+      firstLine(
+        text
+          .split('\n')
+          .map((l) => l.split('\r').at(-1) ?? '')
+          .join('\n'),
+      );
+    throw new RefusedError(
+      'merge_conflict',
+      `rebasing onto ${target} ${what}: ${said(rebased.stderr) || said(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`,
+    );
   }
   return { moved: (await head()) !== before };
 }

@@ -15,7 +15,13 @@ import { EpicWork } from './epicWork.ts';
 import { FilesAware } from './filesAware.ts';
 import type { ConflictAhead } from './conflictsAhead.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
-import { createPlanningWorktree, planningEpicOf, planningWorktreePath, removePlanningWorktree, sweepPlanningWorktrees } from './planningWorktree.ts';
+import {
+  createPlanningWorktree,
+  planningEpicOf,
+  planningWorktreePath,
+  removePlanningWorktree,
+  sweepPlanningWorktrees,
+} from './planningWorktree.ts';
 import { releaseWorktreePorts } from './worktreePorts.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { mainChanges } from './merge.ts';
@@ -47,12 +53,14 @@ export interface Waiting {
 
 /** The waiting entry of a surface, wait or check_pr action; null for any other. */
 export function waitingOf(action: Action): Waiting | null {
-  if (action.kind === 'surface') return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
+  if (action.kind === 'surface')
+    return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
   if (action.kind === 'wait') {
     const kind = action.dailyBudget ? 'budget' : action.until === null ? 'files' : 'backoff';
     return { epic_id: action.epicId, kind, message: action.message, until: action.until };
   }
-  if (action.kind === 'check_pr') return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
+  if (action.kind === 'check_pr')
+    return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
   return null;
 }
 
@@ -113,8 +121,21 @@ export class Orchestrator {
   constructor(options: OrchestratorOptions) {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
     this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
-    this.work = new EpicWork({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, worktreeLocation: this.o.worktreeLocation, actor: this.actor });
-    this.files = new FilesAware({ store: options.store, mainRoot: options.mainRoot, config: options.config, log: options.log, logOnce: (key, line) => this.logOnce(key, line) });
+    this.work = new EpicWork({
+      store: options.store,
+      mainRoot: options.mainRoot,
+      config: options.config,
+      log: options.log,
+      worktreeLocation: this.o.worktreeLocation,
+      actor: this.actor,
+    });
+    this.files = new FilesAware({
+      store: options.store,
+      mainRoot: options.mainRoot,
+      config: options.config,
+      log: options.log,
+      logOnce: (key, line) => this.logOnce(key, line),
+    });
   }
 
   private get schedulerConfig(): SchedulerConfig {
@@ -134,8 +155,14 @@ export class Orchestrator {
     this.endedUnseen = false;
     const stored = await this.files.annotate(await this.o.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
-    const epics = stored.epics.map((e) => (this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e));
-    const snapshot = { ...stored, epics, runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)] };
+    const epics = stored.epics.map((e) =>
+      this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e,
+    );
+    const snapshot = {
+      ...stored,
+      epics,
+      runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)],
+    };
     const taken: Action[] = [];
     const waiting: Waiting[] = [];
     for (const action of decide(snapshot, this.schedulerConfig, new Date())) {
@@ -146,7 +173,10 @@ export class Orchestrator {
         const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
         if (dirty.length > 0) {
           waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
-          this.logOnce(`main_dirty:${action.epicId}:${dirty.join('\0')}`, `${action.epicId}: ${MESSAGES.mainDirty(dirty)}`);
+          this.logOnce(
+            `main_dirty:${action.epicId}:${dirty.join('\0')}`,
+            `${action.epicId}: ${MESSAGES.mainDirty(dirty)}`,
+          );
           continue;
         }
       }
@@ -155,7 +185,10 @@ export class Orchestrator {
       } catch (err) {
         const message = messageOf(err);
         // The same failure every pass is reported once; the loop treats it as nothing to do.
-        this.logOnce(`${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`, `${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`);
+        this.logOnce(
+          `${action.kind}:${'epicId' in action ? action.epicId : ''}:${message}`,
+          `${action.kind} ${'epicId' in action ? action.epicId : ''} failed: ${message}`,
+        );
       }
     }
     this.waitingNow = waiting;
@@ -180,7 +213,9 @@ export class Orchestrator {
 
   /** The roles with an agent command configured. */
   get configuredRoles(): string[] {
-    return Object.entries(this.o.config.roles).filter(([, command]) => (command?.length ?? 0) > 0).map(([role]) => role);
+    return Object.entries(this.o.config.roles)
+      .filter(([, command]) => (command?.length ?? 0) > 0)
+      .map(([role]) => role);
   }
 
   /** True when nothing this orchestrator started (agents, setup, verification, merges) is under way, nor ended unseen by the last pass. */
@@ -217,19 +252,26 @@ export class Orchestrator {
       case 'start_epic':
         await this.work.startEpic(a.epicId);
         return true;
-      case 'run': return this.launch(a);
+      case 'run':
+        return this.launch(a);
       case 'transition': {
         const t = await this.o.store.applyEpicEvent(a.epicId, a.event, this.actor, a.reason, a.data ?? {});
         this.o.log(`${a.epicId}: ${t.from} → ${t.to} (${a.reason})`);
-        if (a.event === 'agent_failed') this.o.log(`${a.epicId}: nothing more is started for it until a person retries: springfield epic retry ${a.epicId}`);
+        if (a.event === 'agent_failed')
+          this.o.log(
+            `${a.epicId}: nothing more is started for it until a person retries: springfield epic retry ${a.epicId}`,
+          );
         return true;
       }
-      case 'verify': return this.background(a.epicId, () => this.work.verify(a.epicId));
-      case 'setup': return this.background(a.epicId, () => this.work.setup(a.epicId));
+      case 'verify':
+        return this.background(a.epicId, () => this.work.verify(a.epicId));
+      case 'setup':
+        return this.background(a.epicId, () => this.work.setup(a.epicId));
       case 'complete_mechanically':
         await this.work.completeMechanically(a.epicId);
         return true;
-      case 'merge': return this.background(a.epicId, () => this.work.merge(a.epicId));
+      case 'merge':
+        return this.background(a.epicId, () => this.work.merge(a.epicId));
       case 'check_pr':
         // Quick and rate-limited: done within the pass, so an open pull request is waiting, not work under way.
         await this.work.checkPullRequest(a.epicId);
@@ -251,14 +293,16 @@ export class Orchestrator {
   /** Runs scheduler work for an epic in the background; the epic counts as busy until it ends. */
   private background(epicId: string, fn: () => Promise<void>): boolean {
     if (this.jobs.has(epicId)) return false;
-    const job: Promise<void> = fn().catch((err: unknown) => {
-      this.o.log(`${epicId}: ${messageOf(err)}`);
-    }).finally(() => {
-      this.endedUnseen = true;
-      this.jobs.delete(epicId);
-      this.pending.delete(job);
-      this.o.onWrite?.();
-    });
+    const job: Promise<void> = fn()
+      .catch((err: unknown) => {
+        this.o.log(`${epicId}: ${messageOf(err)}`);
+      })
+      .finally(() => {
+        this.endedUnseen = true;
+        this.jobs.delete(epicId);
+        this.pending.delete(job);
+        this.o.onWrite?.();
+      });
     this.jobs.set(epicId, job);
     this.pending.add(job);
     return true;
@@ -269,13 +313,18 @@ export class Orchestrator {
     const orphans = await this.o.store.findOrphans(pidAlive);
     if (orphans.length === 0) return;
     for (const r of orphans) {
-      if (r.agent_pid !== null && groupOfRun(r.agent_pid, r.id)) await endGroup(r.agent_pid, this.o.config.killGraceSeconds * 1000);
+      if (r.agent_pid !== null && groupOfRun(r.agent_pid, r.id))
+        await endGroup(r.agent_pid, this.o.config.killGraceSeconds * 1000);
     }
     const lost = await this.o.store.markOrphans(pidAlive, this.actor);
-    for (const r of lost) this.o.log(`run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`);
+    for (const r of lost)
+      this.o.log(
+        `run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`,
+      );
     for (const r of lost) {
       const epicId = planningEpicOf(r.worktree);
-      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId)) await this.removePlanning(epicId);
+      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId))
+        await this.removePlanning(epicId);
     }
     if (lost.length > 0) this.o.onWrite?.();
   }
@@ -284,9 +333,17 @@ export class Orchestrator {
   private async sweepPlanning(): Promise<void> {
     this.swept = true;
     try {
-      const live = (await this.o.store.runs({ active: true, limit: 1000 })).filter((r) => r.worktree !== null && r.pid !== null && pidAlive(r.pid));
-      const s = await sweepPlanningWorktrees(this.o.mainRoot, new Set(live.map((r) => r.worktree as string)), pidAlive, this.o.worktreeLocation);
-      for (const p of s.removed) this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
+      const live = (await this.o.store.runs({ active: true, limit: 1000 })).filter(
+        (r) => r.worktree !== null && r.pid !== null && pidAlive(r.pid),
+      );
+      const s = await sweepPlanningWorktrees(
+        this.o.mainRoot,
+        new Set(live.map((r) => r.worktree as string)),
+        pidAlive,
+        this.o.worktreeLocation,
+      );
+      for (const p of s.removed)
+        this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
       for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
     } catch (err) {
       this.o.log(`could not sweep leftover planning worktrees: ${messageOf(err)}`);
@@ -309,11 +366,30 @@ export class Orchestrator {
       const tail = l.agent.tail?.() ?? '';
       const last = tail.trim().split('\n').at(-1)?.trim();
       const epicId = l.placeholder.epicId ?? '';
-      const run = await this.o.store.recordFailedLaunch({
-        epicId, planPath: l.planPath, stepAnchor: l.placeholder.stepAnchor, role: l.role,
-        worktree: l.worktree, agentId: l.role, command: l.command, pid: process.pid, claimToken: l.claimToken, launchId: l.id,
-      }, { exitCode: l.exited ?? 1, signal: null, outputTail: tail, fault: `springfield run exited ${l.exited} before recording the run${last ? `: ${last}` : ''}` }, this.actor);
-      this.o.log(`${epicId}: ${ROLE_NAMES[l.role]} never started (run #${run.id} recorded as failed: ${run.outcome_reason ?? ''})`);
+      const run = await this.o.store.recordFailedLaunch(
+        {
+          epicId,
+          planPath: l.planPath,
+          stepAnchor: l.placeholder.stepAnchor,
+          role: l.role,
+          worktree: l.worktree,
+          agentId: l.role,
+          command: l.command,
+          pid: process.pid,
+          claimToken: l.claimToken,
+          launchId: l.id,
+        },
+        {
+          exitCode: l.exited ?? 1,
+          signal: null,
+          outputTail: tail,
+          fault: `springfield run exited ${l.exited} before recording the run${last ? `: ${last}` : ''}`,
+        },
+        this.actor,
+      );
+      this.o.log(
+        `${epicId}: ${ROLE_NAMES[l.role]} never started (run #${run.id} recorded as failed: ${run.outcome_reason ?? ''})`,
+      );
       this.o.onWrite?.();
     }
   }
@@ -345,7 +421,10 @@ export class Orchestrator {
     if (!check) {
       const env: NodeJS.ProcessEnv = {};
       for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
-      check = preflight(command, env, this.o.mainRoot).then((p) => p.reason, () => null);
+      check = preflight(command, env, this.o.mainRoot).then(
+        (p) => p.reason,
+        () => null,
+      );
       this.preflights.set(key, check);
     }
     const reason = await check;
@@ -364,7 +443,11 @@ export class Orchestrator {
   private async removePlanning(epicId: string): Promise<void> {
     try {
       if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) {
-        await releaseWorktreePorts(this.o.store, planningWorktreePath(this.o.mainRoot, epicId, this.o.worktreeLocation), process.env);
+        await releaseWorktreePorts(
+          this.o.store,
+          planningWorktreePath(this.o.mainRoot, epicId, this.o.worktreeLocation),
+          process.env,
+        );
         this.o.log(`${epicId}: planning worktree removed`);
       }
     } catch (err) {
@@ -379,8 +462,16 @@ export class Orchestrator {
     const unavailable = await this.preflightOf(command);
     if (unavailable) {
       // Nothing is claimed, counted or started: the epic waits for a person to install or log in and retry.
-      await this.o.store.applyEpicEvent(a.epicId, 'agent_unavailable', this.actor, unavailableReason(role, unavailable), { role, command, reason: unavailable });
-      this.o.log(`${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`);
+      await this.o.store.applyEpicEvent(
+        a.epicId,
+        'agent_unavailable',
+        this.actor,
+        unavailableReason(role, unavailable),
+        { role, command, reason: unavailable },
+      );
+      this.o.log(
+        `${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`,
+      );
       return true;
     }
     // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
@@ -398,7 +489,12 @@ export class Orchestrator {
       planningRun = ++this.planningRuns;
       this.planningOwner.set(a.epicId, planningRun);
       try {
-        const planning = await createPlanningWorktree(this.o.mainRoot, a.epicId, epic.status === 'blocked', this.o.worktreeLocation);
+        const planning = await createPlanningWorktree(
+          this.o.mainRoot,
+          a.epicId,
+          epic.status === 'blocked',
+          this.o.worktreeLocation,
+        );
         worktree = planning.path;
         this.o.log(`${a.epicId}: planning worktree ${planning.path} at ${planning.base}`);
         planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
@@ -430,7 +526,11 @@ export class Orchestrator {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
-        const claim = await this.o.store.claimNext(source, { worktree, agent: role }, { leaseSeconds: this.o.config.leaseSeconds });
+        const claim = await this.o.store.claimNext(
+          source,
+          { worktree, agent: role },
+          { leaseSeconds: this.o.config.leaseSeconds },
+        );
         if (!claim.claimed) return false;
         step = claim.step_anchor;
         claimToken = claim.claim_token;
@@ -440,8 +540,20 @@ export class Orchestrator {
     const launchId = randomUUID();
     env.SPRINGFIELD_AGENT = role;
     env.SPRINGFIELD_LAUNCH_ID = launchId;
-    const argv = [...this.o.cli, 'run', '--role', role, '--epic', a.epicId, ...(step ? ['--step', step] : []), ...(planPath ? ['--plan', planPath] : []),
-      '--timeout', String(timeoutFor(this.o.config, role)), '--', ...command];
+    const argv = [
+      ...this.o.cli,
+      'run',
+      '--role',
+      role,
+      '--epic',
+      a.epicId,
+      ...(step ? ['--step', step] : []),
+      ...(planPath ? ['--plan', planPath] : []),
+      '--timeout',
+      String(timeoutFor(this.o.config, role)),
+      '--',
+      ...command,
+    ];
     const name = [ROLE_NAMES[role], a.epicId, step].filter(Boolean).join(' · ');
     this.o.log(`start ${name} (${a.reason})`);
     let agent: LaunchedAgent;
@@ -456,8 +568,21 @@ export class Orchestrator {
       agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
     }
     const launch: Launch = {
-      id: launchId, placeholder: { id: this.nextLocalId--, epicId: a.epicId, stepAnchor: step, role, startedAt: new Date().toISOString() },
-      role, planPath, worktree, claimToken, command, agent, exited: null,
+      id: launchId,
+      placeholder: {
+        id: this.nextLocalId--,
+        epicId: a.epicId,
+        stepAnchor: step,
+        role,
+        startedAt: new Date().toISOString(),
+      },
+      role,
+      planPath,
+      worktree,
+      claimToken,
+      command,
+      agent,
+      exited: null,
     };
     this.launches.set(launchId, launch);
     this.agents.set(launchId, agent);
@@ -473,5 +598,4 @@ export class Orchestrator {
     this.pending.add(done);
     return true;
   }
-
 }

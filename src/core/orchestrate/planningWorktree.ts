@@ -24,7 +24,10 @@ export function planningWorktreePath(mainRoot: string, epicId: string, location?
 const OWNER = 'springfield planning worktree of scheduler pid';
 
 function listed(porcelain: string): string[] {
-  return porcelain.split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length));
+  return porcelain
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .map((l) => l.slice('worktree '.length));
 }
 
 async function isWorktree(mainRoot: string, path: string): Promise<boolean> {
@@ -41,7 +44,10 @@ const busy = new Map<string, Promise<unknown>>();
 
 function oneAtATime<T>(path: string, fn: () => Promise<T>): Promise<T> {
   const next = (busy.get(path) ?? Promise.resolve()).then(fn, fn);
-  const settled = next.then(() => undefined, () => undefined);
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
   busy.set(path, settled);
   void settled.then(() => {
     if (busy.get(path) === settled) busy.delete(path);
@@ -53,21 +59,43 @@ function oneAtATime<T>(path: string, fn: () => Promise<T>): Promise<T> {
  * A fresh planning worktree for the epic (a stale one, left by a crash, is removed first): detached at
  * the epic branch's tip when `replan` and the branch exists, else at the main worktree's HEAD.
  */
-export function createPlanningWorktree(mainRoot: string, epicId: string, replan: boolean, location?: string): Promise<{ path: string; base: string }> {
+export function createPlanningWorktree(
+  mainRoot: string,
+  epicId: string,
+  replan: boolean,
+  location?: string,
+): Promise<{ path: string; base: string }> {
   const path = planningWorktreePath(mainRoot, epicId, location);
   return oneAtATime(path, () => create(mainRoot, epicId, path, replan));
 }
 
-async function create(mainRoot: string, epicId: string, path: string, replan: boolean): Promise<{ path: string; base: string }> {
+async function create(
+  mainRoot: string,
+  epicId: string,
+  path: string,
+  replan: boolean,
+): Promise<{ path: string; base: string }> {
   await remove(mainRoot, path);
-  if (existsSync(path)) throw new RefusedError('worktree_path_taken', `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`);
+  if (existsSync(path))
+    throw new RefusedError(
+      'worktree_path_taken',
+      `${path} exists but is not a worktree of this repository; move it or set springfield.worktrees.location`,
+    );
   const branch = epicBranch(epicId);
   const onBranch = replan && (await git(mainRoot)(['branch', '--list', branch])).trim() !== '';
   const base = onBranch ? branch : 'HEAD';
   const commit = (await git(mainRoot)(['rev-parse', `${base}^{commit}`])).trim();
   // Locked with the scheduler's pid: another scheduler's sweep keeps it while this one lives (sweepPlanningWorktrees).
-  const added = await gitRunAsync(mainRoot, ['worktree', 'add', '--detach', '--lock', '--reason', `${OWNER} ${process.pid}`, path, commit], process.env);
-  if (added.status !== 0) throw new EnvironmentError('git_failed', `git worktree add for ${epicId}'s planning failed: ${added.stderr.trim().split('\n')[0] ?? `exit ${added.status}`}`);
+  const added = await gitRunAsync(
+    mainRoot,
+    ['worktree', 'add', '--detach', '--lock', '--reason', `${OWNER} ${process.pid}`, path, commit],
+    process.env,
+  );
+  if (added.status !== 0)
+    throw new EnvironmentError(
+      'git_failed',
+      `git worktree add for ${epicId}'s planning failed: ${added.stderr.trim().split('\n')[0] ?? `exit ${added.status}`}`,
+    );
   return { path: realpathSync(path), base: onBranch ? branch : `main's tip (${commit.slice(0, 12)})` };
 }
 
@@ -129,7 +157,12 @@ async function recordedWorktrees(mainRoot: string): Promise<{ path: string; owne
  * configured worktree folder, named `<epic>-plan`, that no live run works in (`liveRunWorktrees`)
  * and whose making scheduler is gone. A symbolic link there is refused, nothing elsewhere is touched.
  */
-export async function sweepPlanningWorktrees(mainRoot: string, liveRunWorktrees: ReadonlySet<string>, alive: (pid: number) => boolean, location?: string): Promise<PlanningSweep> {
+export async function sweepPlanningWorktrees(
+  mainRoot: string,
+  liveRunWorktrees: ReadonlySet<string>,
+  alive: (pid: number) => boolean,
+  location?: string,
+): Promise<PlanningSweep> {
   const folder = dirname(planningWorktreePath(mainRoot, 'sf-0', location));
   const realFolder = existsSync(folder) ? realpathSync(folder) : folder;
   const removed: string[] = [];
@@ -144,7 +177,9 @@ export async function sweepPlanningWorktrees(mainRoot: string, liveRunWorktrees:
       refused.push(w.path);
       continue;
     }
-    const inUse = candidates.some((p) => liveRunWorktrees.has(p)) || (w.ownerPid !== null && Number.isInteger(w.ownerPid) && alive(w.ownerPid));
+    const inUse =
+      candidates.some((p) => liveRunWorktrees.has(p)) ||
+      (w.ownerPid !== null && Number.isInteger(w.ownerPid) && alive(w.ownerPid));
     if (inUse) kept.push(w.path);
     else if (await removePlanningWorktree(mainRoot, epicId, location)) removed.push(w.path);
   }

@@ -24,7 +24,11 @@ export interface PortLedger {
 }
 
 /** The first ports of the aligned blocks of `count` in the range that no held block overlaps, lowest first. */
-export function freeStarts(held: readonly Pick<PortBlock, 'first' | 'count'>[], count: number, range: { first: number; last: number } = PORT_RANGE): number[] {
+export function freeStarts(
+  held: readonly Pick<PortBlock, 'first' | 'count'>[],
+  count: number,
+  range: { first: number; last: number } = PORT_RANGE,
+): number[] {
   const out: number[] = [];
   for (let first = range.first; first + count - 1 <= range.last; first += count) {
     const last = first + count - 1;
@@ -54,7 +58,11 @@ function tryListen(port: number, host: string): Promise<'free' | 'taken' | 'unsu
 }
 
 /** True when every port of the block is free on the machine. */
-export async function blockFree(first: number, count: number, isFree: (port: number) => Promise<boolean> = portFree): Promise<boolean> {
+export async function blockFree(
+  first: number,
+  count: number,
+  isFree: (port: number) => Promise<boolean> = portFree,
+): Promise<boolean> {
   for (let p = first; p < first + count; p++) if (!(await isFree(p))) return false;
   return true;
 }
@@ -73,7 +81,11 @@ export interface PortProbe {
   readonly range?: { readonly first: number; readonly last: number };
 }
 
-export async function reservePorts(ledger: PortLedger, want: Omit<PortBlock, 'first'>, probe: PortProbe = {}): Promise<PortBlock> {
+export async function reservePorts(
+  ledger: PortLedger,
+  want: Omit<PortBlock, 'first'>,
+  probe: PortProbe = {},
+): Promise<PortBlock> {
   const { isFree = portFree, exists = existsSync, range = PORT_RANGE } = probe;
   let held = await ledger.blocks(want.host);
   const own = held.find((b) => b.worktree === want.worktree);
@@ -93,5 +105,8 @@ export async function reservePorts(ledger: PortLedger, want: Omit<PortBlock, 'fi
 /** The variables a worktree's commands get for its block: the first port, and the range as `first-last`. */
 export function portVariables(block: Pick<PortBlock, 'first' | 'count'> | null): Record<string, string> {
   if (!block || block.count === 0) return {};
-  return { SPRINGFIELD_PORT: String(block.first), SPRINGFIELD_PORTS: `${block.first}-${block.first + block.count - 1}` };
+  return {
+    SPRINGFIELD_PORT: String(block.first),
+    SPRINGFIELD_PORTS: `${block.first}-${block.first + block.count - 1}`,
+  };
 }

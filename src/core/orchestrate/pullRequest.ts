@@ -20,12 +20,18 @@ interface ToolResult {
 /** Runs gh (no shell) in `cwd`, feeding `input` to its stdin; a program not on PATH is reported, not thrown. */
 function runTool(program: string, args: readonly string[], cwd: string, input = ''): Promise<ToolResult> {
   return new Promise((resolve) => {
-    const child = spawn(program, args, { cwd, env: { ...gitEnv(process.env), GH_PROMPT_DISABLED: '1', GIT_TERMINAL_PROMPT: '0' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(program, args, {
+      cwd,
+      env: { ...gitEnv(process.env), GH_PROMPT_DISABLED: '1', GIT_TERMINAL_PROMPT: '0' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', (err: NodeJS.ErrnoException) => resolve({ status: null, stdout, stderr: stderr || err.message, missing: err.code === 'ENOENT' }));
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ status: null, stdout, stderr: stderr || err.message, missing: err.code === 'ENOENT' }),
+    );
     child.on('close', (status) => resolve({ status, stdout, stderr, missing: false }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
@@ -33,28 +39,62 @@ function runTool(program: string, args: readonly string[], cwd: string, input = 
 }
 
 function firstError(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('hint:'))?.slice(0, 300) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '' && !l.startsWith('hint:'))
+      ?.slice(0, 300) ?? ''
+  );
 }
 
-const NO_GH = 'gh (the GitHub CLI) is not on PATH: install it and run `gh auth login`, or set "merge": "squash" in .springfield/config.json';
+const NO_GH =
+  'gh (the GitHub CLI) is not on PATH: install it and run `gh auth login`, or set "merge": "squash" in .springfield/config.json';
 
 /**
  * Pushes `springfield/<epic>` to `remote` and opens a pull request into the main worktree's branch;
  * returns its URL. A pull request that already exists for the branch (a crash after creating it) is reused.
  */
-export async function openPullRequest(o: { mainRoot: string; epicId: string; title: string; body: string; remote: string }): Promise<{ url: string; base: string; pushed: string }> {
+export async function openPullRequest(o: {
+  mainRoot: string;
+  epicId: string;
+  title: string;
+  body: string;
+  remote: string;
+}): Promise<{ url: string; base: string; pushed: string }> {
   const branch = epicBranch(o.epicId);
   const remoteUrl = await gitRunAsync(o.mainRoot, ['remote', 'get-url', o.remote], process.env);
-  if (remoteUrl.status !== 0) throw new PullRequestBlocked(`no git remote '${o.remote}' to push ${branch} to: add it (git remote add ${o.remote} <url>) or set "remote" in .springfield/config.json`);
+  if (remoteUrl.status !== 0)
+    throw new PullRequestBlocked(
+      `no git remote '${o.remote}' to push ${branch} to: add it (git remote add ${o.remote} <url>) or set "remote" in .springfield/config.json`,
+    );
   const version = await runTool('gh', ['--version'], o.mainRoot);
   if (version.missing) throw new PullRequestBlocked(NO_GH);
-  const base = (await gitRunAsync(o.mainRoot, ['symbolic-ref', '--short', 'HEAD'], process.env)).stdout.trim() || 'main';
-  const push = await gitRunAsync(o.mainRoot, ['push', '--force-with-lease', o.remote, `refs/heads/${branch}:refs/heads/${branch}`], process.env);
-  if (push.status !== 0) throw new PullRequestBlocked(`git push of ${branch} to ${o.remote} failed: ${firstError(push.stderr) || `exit ${push.status}`}`);
+  const base =
+    (await gitRunAsync(o.mainRoot, ['symbolic-ref', '--short', 'HEAD'], process.env)).stdout.trim() || 'main';
+  const push = await gitRunAsync(
+    o.mainRoot,
+    ['push', '--force-with-lease', o.remote, `refs/heads/${branch}:refs/heads/${branch}`],
+    process.env,
+  );
+  if (push.status !== 0)
+    throw new PullRequestBlocked(
+      `git push of ${branch} to ${o.remote} failed: ${firstError(push.stderr) || `exit ${push.status}`}`,
+    );
   const pushed = (await gitRunAsync(o.mainRoot, ['rev-parse', `refs/heads/${branch}`], process.env)).stdout.trim();
-  const created = await runTool('gh', ['pr', 'create', '--head', branch, '--base', base, '--title', o.title, '--body-file', '-'], o.mainRoot, o.body);
-  const url = /https?:\/\/\S+/.exec(created.stdout)?.[0] ?? (/already exists/.test(created.stderr) ? /https?:\/\/\S+/.exec(created.stderr)?.[0] : undefined);
-  if (!url) throw new PullRequestBlocked(`gh pr create failed: ${firstError(created.stderr) || firstError(created.stdout) || `exit ${created.status}`}`);
+  const created = await runTool(
+    'gh',
+    ['pr', 'create', '--head', branch, '--base', base, '--title', o.title, '--body-file', '-'],
+    o.mainRoot,
+    o.body,
+  );
+  const url =
+    /https?:\/\/\S+/.exec(created.stdout)?.[0] ??
+    (/already exists/.test(created.stderr) ? /https?:\/\/\S+/.exec(created.stderr)?.[0] : undefined);
+  if (!url)
+    throw new PullRequestBlocked(
+      `gh pr create failed: ${firstError(created.stderr) || firstError(created.stdout) || `exit ${created.status}`}`,
+    );
   return { url, base, pushed };
 }
 

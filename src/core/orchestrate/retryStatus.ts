@@ -19,7 +19,12 @@ export interface RoleRetry {
 }
 
 /** The roles of `epicId` that are backing off after failures, read as the scheduler reads them. */
-export async function retryStatus(store: Store, epicId: string, config: RunConfig, mainRoot: string): Promise<RoleRetry[]> {
+export async function retryStatus(
+  store: Store,
+  epicId: string,
+  config: RunConfig,
+  mainRoot: string,
+): Promise<RoleRetry[]> {
   const epic = (await store.schedulerSnapshot()).epics.find((e) => e.id === epicId);
   if (!epic) return [];
   const c = schedulerConfigOf(config, mainRoot);
@@ -28,8 +33,13 @@ export async function retryStatus(store: Store, epicId: string, config: RunConfi
     .map(([role, f]) => {
       const at = Date.parse(f.lastEndedAt) + backoffMs(c, f.consecutive);
       return {
-        role, failures: f.consecutive, limit: c.retryLimit, next_try_at: f.consecutive >= c.retryLimit || !Number.isFinite(at) ? null : new Date(at).toISOString(),
-        last_run_id: f.lastRunId, last_outcome: f.lastOutcome, last_reason: f.lastReason,
+        role,
+        failures: f.consecutive,
+        limit: c.retryLimit,
+        next_try_at: f.consecutive >= c.retryLimit || !Number.isFinite(at) ? null : new Date(at).toISOString(),
+        last_run_id: f.lastRunId,
+        last_outcome: f.lastOutcome,
+        last_reason: f.lastReason,
       };
     });
 }
@@ -38,8 +48,12 @@ export async function retryStatus(store: Store, epicId: string, config: RunConfi
 export function retryLines(retries: readonly RoleRetry[], now: Date = new Date()): string[] {
   return retries.map((r) => {
     const last = `last: run ${r.last_run_id} ${r.last_outcome}${r.last_reason ? `: ${r.last_reason}` : ''}`;
-    const next = r.next_try_at === null ? 'the next pass blocks the epic (agent_failed)'
-      : Date.parse(r.next_try_at) <= now.getTime() ? 'tried again on the next pass' : `next try at ${r.next_try_at.slice(11, 19)} UTC`;
+    const next =
+      r.next_try_at === null
+        ? 'the next pass blocks the epic (agent_failed)'
+        : Date.parse(r.next_try_at) <= now.getTime()
+          ? 'tried again on the next pass'
+          : `next try at ${r.next_try_at.slice(11, 19)} UTC`;
     return `${faultRoleName(r.role)} failed ${r.failures} of ${r.limit} times in a row (${last}); ${next}`;
   });
 }

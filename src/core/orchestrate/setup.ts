@@ -42,21 +42,35 @@ export function setupWanted(mainRoot: string, commands: readonly (readonly strin
 export async function setUpWorktree(o: SetupOptions): Promise<SetupOutcome> {
   const lines: string[] = [];
   const copy = copyIncluded(o.mainRoot, o.worktree);
-  if (copy.copied.length) lines.push(`copied ${copy.copied.length} file${copy.copied.length === 1 ? '' : 's'} listed by ${WORKTREE_INCLUDE}: ${copy.copied.slice(0, 10).join(', ')}${copy.copied.length > 10 ? ', …' : ''}`);
+  if (copy.copied.length)
+    lines.push(
+      `copied ${copy.copied.length} file${copy.copied.length === 1 ? '' : 's'} listed by ${WORKTREE_INCLUDE}: ${copy.copied.slice(0, 10).join(', ')}${copy.copied.length > 10 ? ', …' : ''}`,
+    );
   for (const s of copy.skipped) lines.push(`not copied: ${s}`);
   for (const argv of o.commands) {
     const r = await runCommand(argv, o.worktree, o.env, o.timeoutMs, o.graceMs);
     lines.push(`$ ${r.command}  (exit ${r.exit_code ?? '?'}, ${(r.duration_ms / 1000).toFixed(1)} s)`, ...tailLines(r));
     if (r.verdict === 'fail') {
       const timedOut = r.timed_out === true;
-      return { ok: false, exitCode: r.exit_code ?? 1, timedOut, output: lines.join('\n'), reason: `setup command \`${r.command}\` ${timedOut ? 'timed out' : `exited ${r.exit_code ?? '?'}`}` };
+      return {
+        ok: false,
+        exitCode: r.exit_code ?? 1,
+        timedOut,
+        output: lines.join('\n'),
+        reason: `setup command \`${r.command}\` ${timedOut ? 'timed out' : `exited ${r.exit_code ?? '?'}`}`,
+      };
     }
   }
   return { ok: true, exitCode: 0, timedOut: false, output: lines.join('\n'), reason: null };
 }
 
 /** Runs the archive commands in a worktree about to be removed; the first failure stops them and keeps the worktree. */
-export async function archiveWorktree(worktree: string, commands: readonly (readonly string[])[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<VerificationResult | null> {
+export async function archiveWorktree(
+  worktree: string,
+  commands: readonly (readonly string[])[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<VerificationResult | null> {
   for (const argv of commands) {
     const r = await runCommand(argv, worktree, env, timeoutMs);
     if (r.verdict === 'fail') return r;
@@ -86,8 +100,11 @@ export function copyIncluded(mainRoot: string, worktree: string): { copied: stri
   if (!stat.isFile()) return { copied, skipped: [`${WORKTREE_INCLUDE} is not a regular file`] };
   const env = process.env;
   const listed = gitRun(mainRoot, ['ls-files', '-z', '--others', '--ignored', `--exclude-from=${include}`], env);
-  if (listed.status !== 0) return { copied, skipped: [`${WORKTREE_INCLUDE}: git ls-files failed: ${firstLine(listed.stderr)}`] };
-  const candidates = listed.stdout.split('\0').filter((p) => p !== '' && !p.startsWith('.springfield/') && !p.startsWith('.git/'));
+  if (listed.status !== 0)
+    return { copied, skipped: [`${WORKTREE_INCLUDE}: git ls-files failed: ${firstLine(listed.stderr)}`] };
+  const candidates = listed.stdout
+    .split('\0')
+    .filter((p) => p !== '' && !p.startsWith('.springfield/') && !p.startsWith('.git/'));
   if (candidates.length === 0) return { copied, skipped };
   // Only files git ignores: a tracked or merely untracked file is not the worktree's to copy.
   let ignored: Set<string>;

@@ -23,7 +23,11 @@ interface PlanFiles {
   readonly version: number;
   readonly planPath: string;
   /** Top-level anchors in plan order, each with its declared globs and its substeps' anchors. */
-  readonly steps: readonly { readonly anchor: string; readonly declared: readonly string[]; readonly anchors: readonly string[] }[];
+  readonly steps: readonly {
+    readonly anchor: string;
+    readonly declared: readonly string[];
+    readonly anchors: readonly string[];
+  }[];
 }
 
 /**
@@ -44,7 +48,10 @@ export class StepFiles {
   }
 
   /** The snapshot with each epic under way given its files; `conflicts` (by epic) adds the predicted conflicts between branches. */
-  async annotate(snapshot: SchedulerSnapshot, conflicts: ReadonlyMap<string, readonly ConflictWith[]> = new Map()): Promise<SchedulerSnapshot> {
+  async annotate(
+    snapshot: SchedulerSnapshot,
+    conflicts: ReadonlyMap<string, readonly ConflictWith[]> = new Map(),
+  ): Promise<SchedulerSnapshot> {
     const active = snapshot.epics.filter((e) => UNDER_WAY.includes(e.status));
     if (active.length === 0) return snapshot;
     const head = readHead(this.mainRoot, process.env);
@@ -56,10 +63,20 @@ export class StepFiles {
       const branch = tip && head?.commit ? await this.branchOf(epic.id, head.commit, tip) : null;
       files.set(epic.id, await this.filesOf(epic, branch, conflicts.get(epic.id) ?? []));
     }
-    return { ...snapshot, epics: snapshot.epics.map((e) => { const f = files.get(e.id); return f ? { ...e, files: f } : e; }) };
+    return {
+      ...snapshot,
+      epics: snapshot.epics.map((e) => {
+        const f = files.get(e.id);
+        return f ? { ...e, files: f } : e;
+      }),
+    };
   }
 
-  private async filesOf(epic: EpicSnapshot, branch: BranchFiles | null, conflicts: readonly ConflictWith[]): Promise<EpicFiles> {
+  private async filesOf(
+    epic: EpicSnapshot,
+    branch: BranchFiles | null,
+    conflicts: readonly ConflictWith[],
+  ): Promise<EpicFiles> {
     const changed = branch?.changed ?? [];
     const openSteps: Record<string, readonly string[]> = {};
     const plan = epic.status === 'in_progress' ? await this.planOf(epic.id) : null;
@@ -97,10 +114,16 @@ export class StepFiles {
     } catch {
       return null;
     }
-    const steps = parsed.steps.filter((s) => s.parentAnchor === null).map((top) => {
-      const family = parsed.steps.filter((s) => s === top || s.parentAnchor === top.anchor);
-      return { anchor: top.anchor, declared: [...new Set(family.flatMap((s) => s.files))], anchors: family.map((s) => s.anchor) };
-    });
+    const steps = parsed.steps
+      .filter((s) => s.parentAnchor === null)
+      .map((top) => {
+        const family = parsed.steps.filter((s) => s === top || s.parentAnchor === top.anchor);
+        return {
+          anchor: top.anchor,
+          declared: [...new Set(family.flatMap((s) => s.files))],
+          anchors: family.map((s) => s.anchor),
+        };
+      });
     const plan: PlanFiles = { version: approved.version, planPath, steps };
     this.plans.set(epicId, plan);
     return plan;

@@ -10,16 +10,31 @@ import { messageOf } from '../../shared/errorMessage.ts';
 import { rebaseOntoMain } from './merge.ts';
 
 /** What happened: nothing to do, rebased (naming a file the default branch changed), or a rebase that would conflict (aborted). */
-export type Refresh = { readonly kind: 'current' } | { readonly kind: 'rebased'; readonly file: string; readonly onto: string } | { readonly kind: 'conflict'; readonly reason: string };
+export type Refresh =
+  | { readonly kind: 'current' }
+  | { readonly kind: 'rebased'; readonly file: string; readonly onto: string }
+  | { readonly kind: 'conflict'; readonly reason: string };
 
 /** Rebases the epic's worktree onto the default branch when it changed a file of `stepFiles` since their merge base. */
-export async function refreshForStep(mainRoot: string, worktree: string, stepFiles: readonly string[]): Promise<Refresh> {
+export async function refreshForStep(
+  mainRoot: string,
+  worktree: string,
+  stepFiles: readonly string[],
+): Promise<Refresh> {
   const main = defaultBranch(mainRoot);
   if (!main || stepFiles.length === 0) return { kind: 'current' };
   const base = await gitRunAsync(worktree, ['merge-base', 'HEAD', main.commit], process.env);
   const mergeBase = base.stdout.trim();
   if (base.status !== 0 || mergeBase === '' || mergeBase === main.commit) return { kind: 'current' };
-  const moved = (await gitOutAsync(worktree, ['diff', '--name-only', '-z', '--no-renames', mergeBase, main.commit, '--'], process.env)).split('\0').filter(Boolean);
+  const moved = (
+    await gitOutAsync(
+      worktree,
+      ['diff', '--name-only', '-z', '--no-renames', mergeBase, main.commit, '--'],
+      process.env,
+    )
+  )
+    .split('\0')
+    .filter(Boolean);
   const file = sharedFile(stepFiles, moved);
   if (!file) return { kind: 'current' };
   try {

@@ -13,7 +13,12 @@ export interface VerificationResult {
 const TAIL = 4000;
 
 /** Runs each verification command (an argument array, never a shell) in the worktree; stops at the first failure. */
-export async function runVerification(commands: readonly (readonly string[])[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): Promise<VerificationResult[]> {
+export async function runVerification(
+  commands: readonly (readonly string[])[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 30 * 60_000,
+): Promise<VerificationResult[]> {
   const results: VerificationResult[] = [];
   for (const argv of commands) {
     const result = await runCommand(argv, cwd, env, timeoutMs);
@@ -32,12 +37,42 @@ export function displayCommand(argv: readonly string[]): string {
  * Runs one command in its own process group (ended whole at the timeout) and keeps the end of its
  * output: what verification, worktree setup and archive commands share.
  */
-export async function runCommand(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, graceMs = 5000): Promise<VerificationResult> {
+export async function runCommand(
+  argv: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  graceMs = 5000,
+): Promise<VerificationResult> {
   const started = Date.now();
   const command = displayCommand(argv);
-  if (!argv[0]) return { command, exit_code: null, verdict: 'fail', duration_ms: 0, output_tail: 'empty command', timed_out: false };
-  const end = await startGroup(argv, { cwd, env, timeoutMs, graceMs, stdout: null, stderr: null, stdin: 'ignore', tailLines: 80 }).done;
-  return { command, exit_code: end.exitCode, verdict: end.exitCode === 0 && !end.timedOut ? 'pass' : 'fail', duration_ms: Date.now() - started, output_tail: end.tail.slice(-TAIL), timed_out: end.timedOut };
+  if (!argv[0])
+    return {
+      command,
+      exit_code: null,
+      verdict: 'fail',
+      duration_ms: 0,
+      output_tail: 'empty command',
+      timed_out: false,
+    };
+  const end = await startGroup(argv, {
+    cwd,
+    env,
+    timeoutMs,
+    graceMs,
+    stdout: null,
+    stderr: null,
+    stdin: 'ignore',
+    tailLines: 80,
+  }).done;
+  return {
+    command,
+    exit_code: end.exitCode,
+    verdict: end.exitCode === 0 && !end.timedOut ? 'pass' : 'fail',
+    duration_ms: Date.now() - started,
+    output_tail: end.tail.slice(-TAIL),
+    timed_out: end.timedOut,
+  };
 }
 
 /** A small counting semaphore: verification runs share a pool so parallel agents do not trample builds. */

@@ -27,9 +27,15 @@ export function worktreeVariables(facts: WorktreeFacts): Record<string, string> 
 }
 
 /** The config's `env` map with `$SPRINGFIELD_X` / `${SPRINGFIELD_X}` replaced from `vars` (nothing else is expanded; no shell). */
-export function expandEnvMap(map: Readonly<Record<string, string>>, vars: Readonly<Record<string, string>>): Record<string, string> {
+export function expandEnvMap(
+  map: Readonly<Record<string, string>>,
+  vars: Readonly<Record<string, string>>,
+): Record<string, string> {
   const names = Object.keys(map);
-  const values = expandAgentArgv(names.map((k) => map[k] as string), vars);
+  const values = expandAgentArgv(
+    names.map((k) => map[k] as string),
+    vars,
+  );
   return Object.fromEntries(names.map((k, i) => [k, values[i] as string]));
 }
 
@@ -40,7 +46,8 @@ export function expandEnvMap(map: Readonly<Record<string, string>>, vars: Readon
  */
 export function worktreeCommandEnv(base: NodeJS.ProcessEnv, facts: WorktreeFacts): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !isEditorVariable(k) && !k.startsWith('SPRINGFIELD_')) env[k] = v;
+  for (const [k, v] of Object.entries(base))
+    if (v !== undefined && !isEditorVariable(k) && !k.startsWith('SPRINGFIELD_')) env[k] = v;
   addWorktreeVariables(env, facts);
   env.PWD = facts.worktree;
   return env;

@@ -40,7 +40,11 @@ export interface SpringfieldWorktree {
 }
 
 /** Every worktree Springfield made for this repository: epic and planning worktrees git lists in the worktree folder, and epics' recorded ones. */
-export async function springfieldWorktrees(store: Store, mainRoot: string, location?: string): Promise<SpringfieldWorktree[]> {
+export async function springfieldWorktrees(
+  store: Store,
+  mainRoot: string,
+  location?: string,
+): Promise<SpringfieldWorktree[]> {
   const env = process.env;
   const listed = parseWorktreeList(await gitOutAsync(mainRoot, ['worktree', 'list', '--porcelain', '-z'], env));
   const epics = await store.listEpics();
@@ -54,29 +58,59 @@ export async function springfieldWorktrees(store: Store, mainRoot: string, locat
     if (!kind || seen.has(entry.path)) continue;
     seen.add(entry.path);
     const epic = epics.find((e) => e.id === kind.epicId) ?? null;
-    out.push(await describe(entry.path, kind.kind, kind.epicId, epic, entry.branch, base, live, entry.missing, blockOf(blocks, entry.path)));
+    out.push(
+      await describe(
+        entry.path,
+        kind.kind,
+        kind.epicId,
+        epic,
+        entry.branch,
+        base,
+        live,
+        entry.missing,
+        blockOf(blocks, entry.path),
+      ),
+    );
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /** The block reserved for the worktree at `path` (git lists real paths; the store has the path it was given). */
 function blockOf(blocks: readonly PortBlock[], path: string): PortBlock | null {
-  return blocks.find((b) => b.worktree === path || (existsSync(b.worktree) && realpathSync(b.worktree) === path)) ?? null;
+  return (
+    blocks.find((b) => b.worktree === path || (existsSync(b.worktree) && realpathSync(b.worktree) === path)) ?? null
+  );
 }
 
 /** Whether `path` is a worktree Springfield made: an epic's recorded one, or one at the place it makes them. */
-function kindOf(path: string, epics: readonly EpicRow[], mainRoot: string, location?: string): { kind: 'epic' | 'planning'; epicId: string } | null {
+function kindOf(
+  path: string,
+  epics: readonly EpicRow[],
+  mainRoot: string,
+  location?: string,
+): { kind: 'epic' | 'planning'; epicId: string } | null {
   const real = (p: string): string => (existsSync(p) ? realpathSync(p) : p);
   const recorded = epics.find((e) => e.worktree_path !== null && real(e.worktree_path) === path);
   if (recorded) return { kind: 'epic', epicId: recorded.id };
   const planning = planningEpicOf(path);
-  if (planning && real(planningWorktreePath(mainRoot, planning, location)) === path) return { kind: 'planning', epicId: planning };
+  if (planning && real(planningWorktreePath(mainRoot, planning, location)) === path)
+    return { kind: 'planning', epicId: planning };
   const id = /(sf-[0-9a-f]+)$/.exec(path)?.[1];
   if (id && real(epicWorktreePath(mainRoot, id, location)) === path) return { kind: 'epic', epicId: id };
   return null;
 }
 
-async function describe(path: string, kind: 'epic' | 'planning', epicId: string, epic: EpicRow | null, branchRef: string | null, base: string, live: readonly RunView[], missing: boolean, block: PortBlock | null): Promise<SpringfieldWorktree> {
+async function describe(
+  path: string,
+  kind: 'epic' | 'planning',
+  epicId: string,
+  epic: EpicRow | null,
+  branchRef: string | null,
+  base: string,
+  live: readonly RunView[],
+  missing: boolean,
+  block: PortBlock | null,
+): Promise<SpringfieldWorktree> {
   const branch = branchRef?.replace(/^refs\/heads\//, '') ?? null;
   const dirty = missing ? 0 : (await worktreeStatus(path, process.env).catch(() => [])).length;
   let ahead: number | null = null;
@@ -90,10 +124,22 @@ async function describe(path: string, kind: 'epic' | 'planning', epicId: string,
   const runs = live.filter((r) => r.worktree === path).length;
   const app = missing ? null : runningApp(path);
   return {
-    path, kind, epic_id: epicId, title: epic?.title ?? null, status: epic?.status ?? null, branch, dirty, ahead, behind,
-    disk_bytes: disk.bytes, disk_complete: disk.complete, live_runs: runs,
-    ports: block ? `${block.first}-${block.first + block.count - 1}` : null, port: block?.first ?? null,
-    app: app ? { pid: app.pid, url: app.url } : null, prunable: pruneReason(kind, epic, runs),
+    path,
+    kind,
+    epic_id: epicId,
+    title: epic?.title ?? null,
+    status: epic?.status ?? null,
+    branch,
+    dirty,
+    ahead,
+    behind,
+    disk_bytes: disk.bytes,
+    disk_complete: disk.complete,
+    live_runs: runs,
+    ports: block ? `${block.first}-${block.first + block.count - 1}` : null,
+    port: block?.first ?? null,
+    app: app ? { pid: app.pid, url: app.url } : null,
+    prunable: pruneReason(kind, epic, runs),
   };
 }
 

@@ -30,13 +30,24 @@ export interface WorktreeOf {
 /** The worktree's block, reserved now if it has none; none for the main worktree (a person's checkout) or with `"ports": 0`. */
 export async function worktreePortBlock(store: Store, w: WorktreeOf, probe?: PortProbe): Promise<PortBlock | null> {
   if (w.config.ports === 0 || w.worktree === w.mainRoot) return null;
-  return reservePorts(storeLedger(store), { host: hostId(w.env), count: w.config.ports, worktree: w.worktree, epic_id: w.epic.id }, probe);
+  return reservePorts(
+    storeLedger(store),
+    { host: hostId(w.env), count: w.config.ports, worktree: w.worktree, epic_id: w.epic.id },
+    probe,
+  );
 }
 
 /** What commands in the worktree are told: its epic, paths, ports and the config's env map. */
 export async function worktreeFacts(store: Store, w: WorktreeOf): Promise<WorktreeFacts> {
   const ports = await worktreePortBlock(store, w);
-  return { epicId: w.epic.id, title: w.epic.title, worktree: w.worktree, mainRoot: w.mainRoot, ports, env: w.config.env };
+  return {
+    epicId: w.epic.id,
+    title: w.epic.title,
+    worktree: w.worktree,
+    mainRoot: w.mainRoot,
+    ports,
+    env: w.config.env,
+  };
 }
 
 /** Frees the worktree's block on this host (when Springfield removes the worktree); how many were released. */

@@ -18,7 +18,11 @@ export interface PruneOptions {
   readonly archiveTimeoutMs: number;
   readonly location?: string;
   /** The config's ports and env map, for the archive commands' environment. */
-  readonly config: { readonly ports: number; readonly env: Readonly<Record<string, string>>; readonly killGraceSeconds: number };
+  readonly config: {
+    readonly ports: number;
+    readonly env: Readonly<Record<string, string>>;
+    readonly killGraceSeconds: number;
+  };
 }
 
 export interface PrunedWorktree {
@@ -49,7 +53,12 @@ export interface WorktreePruneResult {
  * never one with a live run; one with uncommitted work only when forced with a reason; the archive
  * commands first (a failure keeps the worktree); the branch kept unless the epic is done.
  */
-export async function pruneWorktrees(store: Store, mainRoot: string, actor: Actor | null, o: PruneOptions): Promise<WorktreePruneResult> {
+export async function pruneWorktrees(
+  store: Store,
+  mainRoot: string,
+  actor: Actor | null,
+  o: PruneOptions,
+): Promise<WorktreePruneResult> {
   const all = await springfieldWorktrees(store, mainRoot, o.location);
   const removed: PrunedWorktree[] = [];
   const kept: KeptWorktree[] = [];
@@ -68,23 +77,50 @@ export async function pruneWorktrees(store: Store, mainRoot: string, actor: Acto
     // An app started there is not work: it is stopped with its worktree.
     await stopApp(w.path, o.config.killGraceSeconds * 1000);
     if (w.kind === 'epic' && existsSync(w.path) && o.archive.length > 0) {
-      const facts = await worktreeFacts(store, { epic: { id: w.epic_id, title: w.title }, worktree: w.path, mainRoot, config: o.config, env: process.env });
+      const facts = await worktreeFacts(store, {
+        epic: { id: w.epic_id, title: w.title },
+        worktree: w.path,
+        mainRoot,
+        config: o.config,
+        env: process.env,
+      });
       const env = worktreeCommandEnv(process.env, facts);
       const failed = await archiveWorktree(w.path, o.archive, env, o.archiveTimeoutMs);
       if (failed) {
-        kept.push({ path: w.path, epic_id: w.epic_id, reason: `the archive command \`${failed.command}\` ${failed.timed_out ? 'timed out' : `exited ${failed.exit_code ?? '?'}`}` });
+        kept.push({
+          path: w.path,
+          epic_id: w.epic_id,
+          reason: `the archive command \`${failed.command}\` ${failed.timed_out ? 'timed out' : `exited ${failed.exit_code ?? '?'}`}`,
+        });
         continue;
       }
     }
     const branchDeleted = await removeOne(mainRoot, w, deleteBranch, o.location);
     await releaseWorktreePorts(store, w.path, process.env);
-    const forced = w.dirty > 0 ? ` (forced with ${w.dirty} uncommitted file${w.dirty === 1 ? '' : 's'}: ${o.force})` : '';
+    const forced =
+      w.dirty > 0 ? ` (forced with ${w.dirty} uncommitted file${w.dirty === 1 ? '' : 's'}: ${o.force})` : '';
     if (actor && w.status !== null) {
-      await store.recordWorktreeEvent(w.epic_id, actor, 'prune', `${w.kind === 'planning' ? 'planning ' : ''}worktree ${w.path} removed: ${reason}${forced}`, {
-        path: w.path, branch: w.branch, branch_deleted: branchDeleted, dirty: w.dirty, ...(w.dirty > 0 ? { force: o.force } : {}),
-      });
+      await store.recordWorktreeEvent(
+        w.epic_id,
+        actor,
+        'prune',
+        `${w.kind === 'planning' ? 'planning ' : ''}worktree ${w.path} removed: ${reason}${forced}`,
+        {
+          path: w.path,
+          branch: w.branch,
+          branch_deleted: branchDeleted,
+          dirty: w.dirty,
+          ...(w.dirty > 0 ? { force: o.force } : {}),
+        },
+      );
     }
-    removed.push({ path: w.path, epic_id: w.epic_id, kind: w.kind, reason: reason + forced, branch_deleted: branchDeleted });
+    removed.push({
+      path: w.path,
+      epic_id: w.epic_id,
+      kind: w.kind,
+      reason: reason + forced,
+      branch_deleted: branchDeleted,
+    });
   }
   removeEmptyWorktreeFolder(mainRoot, o.location);
   return { dry_run: o.dryRun, removed, kept };
@@ -94,11 +130,17 @@ export async function pruneWorktrees(store: Store, mainRoot: string, actor: Acto
 function keepReason(w: SpringfieldWorktree, force: string | null): string | null {
   if (w.live_runs > 0) return `${w.live_runs} agent run${w.live_runs === 1 ? ' is' : 's are'} working there`;
   if (w.prunable === null) return `its epic is ${w.status ?? 'worked on'}`;
-  if (w.dirty > 0 && force === null) return `${w.dirty} uncommitted file${w.dirty === 1 ? '' : 's'}; commit or stash them, or prune with --force REASON`;
+  if (w.dirty > 0 && force === null)
+    return `${w.dirty} uncommitted file${w.dirty === 1 ? '' : 's'}; commit or stash them, or prune with --force REASON`;
   return null;
 }
 
-async function removeOne(mainRoot: string, w: SpringfieldWorktree, deleteBranch: boolean, location?: string): Promise<boolean> {
+async function removeOne(
+  mainRoot: string,
+  w: SpringfieldWorktree,
+  deleteBranch: boolean,
+  location?: string,
+): Promise<boolean> {
   if (w.kind === 'planning') {
     await removePlanningWorktree(mainRoot, w.epic_id, location);
     return false;

@@ -31,7 +31,9 @@ export async function tidyWorktree(worktree: string, branch: string, label: stri
   const gitDir = gitDirOf(worktree) ?? (await gitOutAsync(worktree, ['rev-parse', '--absolute-git-dir'], env)).trim();
   const clearedLock = clearStaleLock(worktree, gitDir);
   const head = readHead(worktree, env);
-  const current = head ? head.branch ?? '' : (await gitRunAsync(worktree, ['symbolic-ref', '-q', 'HEAD'], env)).stdout.trim();
+  const current = head
+    ? (head.branch ?? '')
+    : (await gitRunAsync(worktree, ['symbolic-ref', '-q', 'HEAD'], env)).stdout.trim();
   const wanted = `refs/heads/${branch}`;
   let leftBranch: string | null = null;
   let strayBranch: string | null = null;
@@ -41,7 +43,11 @@ export async function tidyWorktree(worktree: string, branch: string, label: stri
     wipCommit = await commitLeftovers(worktree, `${label}, left on ${leftBranch}`);
     if (current === '') strayBranch = await keepDetached(worktree, branch);
     const checkout = await gitRunAsync(worktree, ['checkout', '-q', branch], env);
-    if (checkout.status !== 0) throw new RefusedError('worktree_branch', `cannot bring ${worktree} back to ${branch}: ${firstLine(checkout.stderr) || `exit ${checkout.status}`}`);
+    if (checkout.status !== 0)
+      throw new RefusedError(
+        'worktree_branch',
+        `cannot bring ${worktree} back to ${branch}: ${firstLine(checkout.stderr) || `exit ${checkout.status}`}`,
+      );
   }
   wipCommit = (await commitLeftovers(worktree, label)) ?? wipCommit;
   return { clearedLock, leftBranch, strayBranch, wipCommit };
@@ -51,7 +57,10 @@ export async function tidyWorktree(worktree: string, branch: string, label: stri
 export function describeTidy(r: TidyReport): string | null {
   const parts: string[] = [];
   if (r.clearedLock) parts.push('removed a stale .git index.lock (no live git held it)');
-  if (r.leftBranch) parts.push(`the worktree was on ${r.leftBranch}: switched back${r.strayBranch ? `; its commits are kept on ${r.strayBranch}` : ''}`);
+  if (r.leftBranch)
+    parts.push(
+      `the worktree was on ${r.leftBranch}: switched back${r.strayBranch ? `; its commits are kept on ${r.strayBranch}` : ''}`,
+    );
   if (r.wipCommit) parts.push(`committed uncommitted leftovers as WIP ${r.wipCommit.slice(0, 12)}`);
   return parts.length ? parts.join('; ') : null;
 }
@@ -67,7 +76,10 @@ function clearStaleLock(worktree: string, gitDir: string): boolean {
   }
   const live = liveGit(worktree, gitDir);
   if (live === true || (live === undefined && age < STALE_LOCK_MS)) {
-    throw new RefusedError('worktree_busy', `git is working in ${worktree} (${lock} is held); waiting for it to finish`);
+    throw new RefusedError(
+      'worktree_busy',
+      `git is working in ${worktree} (${lock} is held); waiting for it to finish`,
+    );
   }
   rmSync(lock, { force: true });
   return true;
@@ -100,8 +112,24 @@ async function commitLeftovers(worktree: string, label: string): Promise<string 
   if ((await worktreeStatus(worktree, env)).length === 0) return null;
   await gitOutAsync(worktree, ['add', '-A'], env);
   // No hooks: this commit keeps an agent's work from being lost, whatever a hook thinks of it.
-  const commit = await gitRunAsync(worktree, ['commit', '-q', '--no-verify', '-m', `WIP: uncommitted leftovers ${label}`, '--trailer', `Springfield-Wip: ${label}`], env);
-  if (commit.status !== 0) throw new EnvironmentError('git_failed', `cannot commit the leftovers in ${worktree}: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`);
+  const commit = await gitRunAsync(
+    worktree,
+    [
+      'commit',
+      '-q',
+      '--no-verify',
+      '-m',
+      `WIP: uncommitted leftovers ${label}`,
+      '--trailer',
+      `Springfield-Wip: ${label}`,
+    ],
+    env,
+  );
+  if (commit.status !== 0)
+    throw new EnvironmentError(
+      'git_failed',
+      `cannot commit the leftovers in ${worktree}: ${firstLine(commit.stderr) || firstLine(commit.stdout) || `exit ${commit.status}`}`,
+    );
   return (await gitOutAsync(worktree, ['rev-parse', 'HEAD'], env)).trim();
 }
 

@@ -92,9 +92,12 @@ function describeStepDrift(before: StepStructure, after: StepStructure): string[
   const a = after.anchor;
   const out: string[] = [];
   if (before.title !== after.title) out.push(`${a} title changed: ${quote(before.title)} → ${quote(after.title)}`);
-  if (before.parent !== after.parent) out.push(`${a} parent changed: ${before.parent ?? 'none'} → ${after.parent ?? 'none'}`);
-  if (list(before.deps) !== list(after.deps)) out.push(`${a} dependencies changed: ${list(before.deps)} → ${list(after.deps)}`);
-  if (list(before.files ?? []) !== list(after.files ?? [])) out.push(`${a} files changed: ${list(before.files ?? [])} → ${list(after.files ?? [])}`);
+  if (before.parent !== after.parent)
+    out.push(`${a} parent changed: ${before.parent ?? 'none'} → ${after.parent ?? 'none'}`);
+  if (list(before.deps) !== list(after.deps))
+    out.push(`${a} dependencies changed: ${list(before.deps)} → ${list(after.deps)}`);
+  if (list(before.files ?? []) !== list(after.files ?? []))
+    out.push(`${a} files changed: ${list(before.files ?? [])} → ${list(after.files ?? [])}`);
   let itemsDescribed = false;
   for (const kind of ITEM_KINDS) {
     const was = before.items.filter(([k]) => k === kind).map(([, t]) => t);
@@ -103,7 +106,8 @@ function describeStepDrift(before: StepStructure, after: StepStructure): string[
     const added = multisetMinus(now, was);
     for (const t of removed) out.push(`${a} ${kind} removed: ${quote(t)}`);
     for (const t of added) out.push(`${a} ${kind} added: ${quote(t)}`);
-    if (removed.length === 0 && added.length === 0 && was.join('\n') !== now.join('\n')) out.push(`${a} ${kind}s reordered`);
+    if (removed.length === 0 && added.length === 0 && was.join('\n') !== now.join('\n'))
+      out.push(`${a} ${kind}s reordered`);
     itemsDescribed ||= removed.length > 0 || added.length > 0 || was.join('\n') !== now.join('\n');
   }
   if (!itemsDescribed && JSON.stringify(before.items) !== JSON.stringify(after.items)) out.push(`${a} items reordered`);

@@ -3,8 +3,19 @@ import { readFileSync } from 'node:fs';
 import { PlanError } from '../errors.ts';
 import type { ItemKind, Plan, PlanItem, PlanStep } from './types.ts';
 import {
-  anchorSuffix, checkbox, dependsOn, filesLine, fence as fenceOf, heading as headingOf, isAnchor, isContinuation, kindLabel, listedAnchors,
-  splitLines, withoutClosingHashes, withoutPlanPrefix,
+  anchorSuffix,
+  checkbox,
+  dependsOn,
+  filesLine,
+  fence as fenceOf,
+  heading as headingOf,
+  isAnchor,
+  isContinuation,
+  kindLabel,
+  listedAnchors,
+  splitLines,
+  withoutClosingHashes,
+  withoutPlanPrefix,
 } from './scan.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 
@@ -78,7 +89,14 @@ export function parsePlan(text: string, file: string): Plan {
     if (first !== undefined) throw new PlanError(file, line, `duplicate anchor ${anchor} (first at line ${first})`);
     anchorLines.set(anchor, line);
     const draft: StepDraft = {
-      anchor, parentAnchor: level === 3 && parent ? parent.anchor : null, number, title: stepTitle, line, deps: [], files: [], items: [],
+      anchor,
+      parentAnchor: level === 3 && parent ? parent.anchor : null,
+      number,
+      title: stepTitle,
+      line,
+      deps: [],
+      files: [],
+      items: [],
     };
     steps.push(draft);
     step = draft;
@@ -93,7 +111,8 @@ export function parsePlan(text: string, file: string): Plan {
     const fenceMatch = fenceOf(raw);
     if (fence) {
       const marker = fenceMatch?.marker ?? '';
-      if (marker[0] === fence.char && marker.length >= fence.length && (fenceMatch?.info ?? '').trim() === '') fence = null;
+      if (marker[0] === fence.char && marker.length >= fence.length && (fenceMatch?.info ?? '').trim() === '')
+        fence = null;
       sectionBody?.push(raw);
       continue;
     }
@@ -198,7 +217,13 @@ export function parsePlan(text: string, file: string): Plan {
       stepIndex,
       dependsOn: s.deps.map((d) => d.anchor),
       files: [...s.files],
-      items: s.items.map((i): PlanItem => ({ kind: i.kind, ordinal: i.ordinal, text: i.text, checked: i.checked, line: i.line })),
+      items: s.items.map((i): PlanItem => ({
+        kind: i.kind,
+        ordinal: i.ordinal,
+        text: i.text,
+        checked: i.checked,
+        line: i.line,
+      })),
       line: s.line,
     })),
     sections: Object.fromEntries([...sections].map(([name, body]) => [name, body.join('\n').trim()])),
@@ -212,10 +237,15 @@ export function parsePlan(text: string, file: string): Plan {
 function fileGlobs(text: string, file: string, line: number): string[] {
   const out: string[] = [];
   for (const raw of text.split(',')) {
-    const glob = raw.trim().replace(/^`(.*)`$/, '$1').trim();
+    const glob = raw
+      .trim()
+      .replace(/^`(.*)`$/, '$1')
+      .trim();
     if (glob === '' || glob.toLowerCase() === 'none') continue;
-    if (glob.startsWith('/') || glob.includes('\\') || glob.split('/').includes('..')) throw new PlanError(file, line, `files must be repository-relative globs, got '${glob}'`);
-    if (/\s/.test(glob)) throw new PlanError(file, line, `a file glob has no spaces (separate globs with commas), got '${glob}'`);
+    if (glob.startsWith('/') || glob.includes('\\') || glob.split('/').includes('..'))
+      throw new PlanError(file, line, `files must be repository-relative globs, got '${glob}'`);
+    if (/\s/.test(glob))
+      throw new PlanError(file, line, `a file glob has no spaces (separate globs with commas), got '${glob}'`);
     out.push(glob.replace(/^\.\//, ''));
   }
   return out;
@@ -243,7 +273,11 @@ function validateDependencies(steps: readonly StepDraft[], file: string): void {
     const loop = [...cycle, cycle[0] as string];
     // A long loop is named by its ends, so the refusal stays one readable line.
     const shown = loop.length <= 12 ? loop : [...loop.slice(0, 5), `… ${loop.length - 8} more …`, ...loop.slice(-3)];
-    throw new PlanError(file, first?.line ?? 0, `dependency cycle${loop.length > 12 ? ` of ${cycle.length} steps` : ''}: ${shown.join(' → ')}`);
+    throw new PlanError(
+      file,
+      first?.line ?? 0,
+      `dependency cycle${loop.length > 12 ? ` of ${cycle.length} steps` : ''}: ${shown.join(' → ')}`,
+    );
   }
 }
 
@@ -339,9 +373,14 @@ export function firstBadUtf8Line(bytes: Buffer): number {
 function readFailureReason(err: unknown): string {
   const code = err instanceof Error && 'code' in err ? String(err.code) : '';
   switch (code) {
-    case 'ENOENT': return 'no such file';
-    case 'EISDIR': return 'is a directory';
-    case 'EACCES': case 'EPERM': return 'permission denied';
-    default: return messageOf(err);
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return messageOf(err);
   }
 }

@@ -61,7 +61,14 @@ export function planTemplate(epic: PlanTemplateInput): string {
 
 /** `plans/<words-of-the-title>.md`, or `plans/<epic-id>.md` when the title has no letters or digits. */
 export function planFileName(epic: PlanTemplateInput): string {
-  const slug = oneLine(epic.title).normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  const slug = oneLine(epic.title)
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
   return `plans/${slug || epic.id}.md`;
 }
 
@@ -69,7 +76,11 @@ export function planFileName(epic: PlanTemplateInput): string {
 export function acceptanceCriteria(brief: string): string[] {
   const match = /acceptance(?:\s+criteria)?\s*:\s*([\s\S]*)$/i.exec(brief);
   if (!match?.[1]) return [];
-  return match[1].split(/\n\s*[-*+]\s+|;|\n{2,}|\.\s+(?=[A-Z])/).map((x) => oneLine(x.replace(/^\s*[-*+]\s+/, '')).replace(/\.$/, '')).filter(Boolean).slice(0, 8);
+  return match[1]
+    .split(/\n\s*[-*+]\s+|;|\n{2,}|\.\s+(?=[A-Z])/)
+    .map((x) => oneLine(x.replace(/^\s*[-*+]\s+/, '')).replace(/\.$/, ''))
+    .filter(Boolean)
+    .slice(0, 8);
 }
 
 function oneLine(text: string): string {
@@ -81,11 +92,13 @@ function oneLine(text: string): string {
  * fence, a checklist item or a dependency are escaped, so no brief can add steps or break the plan.
  */
 function proseOf(brief: string): string {
-  return splitLines(brief.trim()).map((line) => {
-    if (heading(line)) return line.replace('#', '\\#');
-    if (fence(line)) return line.replace(/[`~]/, (c) => `\\${c}`);
-    if (checkbox(line)) return line.replace('[', '\\[');
-    if (dependsOn(line.trim()) !== null) return line.replace('**', '\\*\\*');
-    return line;
-  }).join('\n');
+  return splitLines(brief.trim())
+    .map((line) => {
+      if (heading(line)) return line.replace('#', '\\#');
+      if (fence(line)) return line.replace(/[`~]/, (c) => `\\${c}`);
+      if (checkbox(line)) return line.replace('[', '\\[');
+      if (dependsOn(line.trim()) !== null) return line.replace('**', '\\*\\*');
+      return line;
+    })
+    .join('\n');
 }

@@ -17,7 +17,11 @@ export interface EpicChanges extends BranchDiff {
 export async function epicChanges(mainRoot: string, epicId: string, env: NodeJS.ProcessEnv): Promise<EpicChanges> {
   const branch = epicBranch(epicId);
   const diff = await branchDiff(mainRoot, branch, 'HEAD', env);
-  if (!diff) throw new RefusedError('not_reviewable', `${epicId} has no branch ${branch} to review (it has not started, or the branch went with its merge)`);
+  if (!diff)
+    throw new RefusedError(
+      'not_reviewable',
+      `${epicId} has no branch ${branch} to review (it has not started, or the branch went with its merge)`,
+    );
   const handoff = handoffFileName(epicId);
   return { ...diff, epicId, branch, files: diff.files.filter((f) => f.path !== handoff) };
 }

@@ -60,11 +60,27 @@ export function reviewerOf(actor: Actor): Actor {
  * location per comment, its text as the note; Approve is a `pass` signal (implemented → verified) and,
  * for a critical epic, the merge approval. Everything is checked before anything is written.
  */
-export async function submitReview(store: Store, mainRoot: string, env: NodeJS.ProcessEnv, req: ReviewRequest): Promise<ReviewResult> {
+export async function submitReview(
+  store: Store,
+  mainRoot: string,
+  env: NodeJS.ProcessEnv,
+  req: ReviewRequest,
+): Promise<ReviewResult> {
   const actor = reviewerOf(req.actor);
   const plan = await planReview(store, mainRoot, env, req);
-  const locations: SignalLocation[] = req.comments.map((c) => ({ file: c.file, line: c.line, endLine: c.endLine, note: c.text.trim() }));
-  const base = { epic_id: req.epicId, decision: req.decision, reviewer: actor.agent as string, comments: req.comments.length, summary: plan.summary };
+  const locations: SignalLocation[] = req.comments.map((c) => ({
+    file: c.file,
+    line: c.line,
+    endLine: c.endLine,
+    note: c.text.trim(),
+  }));
+  const base = {
+    epic_id: req.epicId,
+    decision: req.decision,
+    reviewer: actor.agent as string,
+    comments: req.comments.length,
+    summary: plan.summary,
+  };
   if (plan.signal === null) {
     await store.approveMerge(req.epicId, actor);
     return { ...base, signal: null, transition: null, merge_approved: true };
@@ -83,7 +99,12 @@ interface ReviewPlan {
 }
 
 /** What the review will write, or the one refusal that stops it. Reads only. */
-async function planReview(store: Store, mainRoot: string, env: NodeJS.ProcessEnv, req: ReviewRequest): Promise<ReviewPlan> {
+async function planReview(
+  store: Store,
+  mainRoot: string,
+  env: NodeJS.ProcessEnv,
+  req: ReviewRequest,
+): Promise<ReviewPlan> {
   const given = req.summary?.trim() ?? '';
   if (req.summary !== null && given === '') throw new UsageError('missing_value', 'the review summary is empty');
   if (req.decision === 'request_changes' && req.comments.length === 0 && given === '') {
@@ -92,44 +113,82 @@ async function planReview(store: Store, mainRoot: string, env: NodeJS.ProcessEnv
   for (const c of req.comments) checkCommentShape(c);
   const epic = await store.getEpic(req.epicId);
   if (epic.status !== 'implemented' && epic.status !== 'verified') {
-    throw new RefusedError('not_reviewable', `${epic.id} is ${epic.status.replace('_', ' ')}: a person reviews its changes once it is implemented or verified`);
+    throw new RefusedError(
+      'not_reviewable',
+      `${epic.id} is ${epic.status.replace('_', ' ')}: a person reviews its changes once it is implemented or verified`,
+    );
   }
   const busy = (await store.runs({ epicId: epic.id, active: true }))[0];
-  if (busy) throw new RefusedError('review_busy', `${busy.role} is working on ${epic.id} now (run ${busy.id}); review it once that run ends`);
+  if (busy)
+    throw new RefusedError(
+      'review_busy',
+      `${busy.role} is working on ${epic.id} now (run ${busy.id}); review it once that run ends`,
+    );
   await checkPlaces(await epicChanges(mainRoot, epic.id, env), req.comments, mainRoot, env);
   const critical = epic.complexity === 'critical';
-  if (req.decision === 'request_changes') return { signal: 'implementation_failure', approveMerge: false, summary: given || changesSummary(req.comments) };
-  const summary = given || `Approved in review${req.comments.length ? ` (${req.comments.length} comment${req.comments.length === 1 ? '' : 's'})` : ''}`;
+  if (req.decision === 'request_changes')
+    return { signal: 'implementation_failure', approveMerge: false, summary: given || changesSummary(req.comments) };
+  const summary =
+    given ||
+    `Approved in review${req.comments.length ? ` (${req.comments.length} comment${req.comments.length === 1 ? '' : 's'})` : ''}`;
   if (epic.status === 'implemented') return { signal: 'pass', approveMerge: critical, summary };
   // Verified: review already passed; what is left to approve is a critical epic's merge.
-  if (!critical) throw new RefusedError('not_reviewable', `${epic.id} already passed review (verified) and merges next: nothing to approve`);
-  if (epic.merge_approved_by) throw new RefusedError('not_reviewable', `${epic.id}'s merge is already approved (by ${epic.merge_approved_by})`);
-  if (req.comments.length > 0) throw new UsageError('bad_option', `${epic.id} is verified: approving records its merge approval only; comments go with request changes`);
+  if (!critical)
+    throw new RefusedError(
+      'not_reviewable',
+      `${epic.id} already passed review (verified) and merges next: nothing to approve`,
+    );
+  if (epic.merge_approved_by)
+    throw new RefusedError('not_reviewable', `${epic.id}'s merge is already approved (by ${epic.merge_approved_by})`);
+  if (req.comments.length > 0)
+    throw new UsageError(
+      'bad_option',
+      `${epic.id} is verified: approving records its merge approval only; comments go with request changes`,
+    );
   return { signal: null, approveMerge: true, summary };
 }
 
 function checkCommentShape(c: ReviewComment): void {
   if (c.text.trim() === '') throw new UsageError('missing_value', `${c.file}:${c.line}: the comment is empty`);
-  if (c.text.includes('\0') || c.file.includes('\0')) throw new UsageError('bad_location', `${c.file}:${c.line}: a comment cannot hold a NUL byte`);
-  if (!Number.isSafeInteger(c.line) || c.line < 1) throw new UsageError('bad_location', `${c.file}:${c.line}: lines start at 1`);
-  if (c.endLine !== null && (!Number.isSafeInteger(c.endLine) || c.endLine < c.line)) throw new UsageError('bad_location', `${c.file}:${c.line}:${c.endLine}: the end line is before the start line`);
+  if (c.text.includes('\0') || c.file.includes('\0'))
+    throw new UsageError('bad_location', `${c.file}:${c.line}: a comment cannot hold a NUL byte`);
+  if (!Number.isSafeInteger(c.line) || c.line < 1)
+    throw new UsageError('bad_location', `${c.file}:${c.line}: lines start at 1`);
+  if (c.endLine !== null && (!Number.isSafeInteger(c.endLine) || c.endLine < c.line))
+    throw new UsageError('bad_location', `${c.file}:${c.line}:${c.endLine}: the end line is before the start line`);
 }
 
 /** Every comment is on a file the branch adds or changes, within the lines it has at the branch's tip. */
-async function checkPlaces(changes: EpicChanges, comments: readonly ReviewComment[], mainRoot: string, env: NodeJS.ProcessEnv): Promise<void> {
+async function checkPlaces(
+  changes: EpicChanges,
+  comments: readonly ReviewComment[],
+  mainRoot: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   const lines = new Map<string, number>();
   for (const c of comments) {
     const file = changes.files.find((f) => f.path === c.file);
     if (!file) {
       const open = changes.files.filter((f) => f.status !== 'D').map((f) => f.path);
-      const some = open.length ? ` (it changes ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''})` : ' (it changes no file)';
+      const some = open.length
+        ? ` (it changes ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''})`
+        : ' (it changes no file)';
       throw new UsageError('not_in_changes', `${c.file} is not changed on ${changes.branch}${some}`);
     }
-    if (file.status === 'D') throw new UsageError('not_in_changes', `${c.file} is deleted on ${changes.branch}: comment on a file it adds or changes`);
-    if (!lines.has(c.file)) lines.set(c.file, lineCount(await fileAtCommit(mainRoot, changes.tip, c.file, env) ?? ''));
+    if (file.status === 'D')
+      throw new UsageError(
+        'not_in_changes',
+        `${c.file} is deleted on ${changes.branch}: comment on a file it adds or changes`,
+      );
+    if (!lines.has(c.file))
+      lines.set(c.file, lineCount((await fileAtCommit(mainRoot, changes.tip, c.file, env)) ?? ''));
     const n = lines.get(c.file) as number;
     const last = c.endLine ?? c.line;
-    if (last > n) throw new UsageError('bad_location', `${c.file}:${last}: the file has ${n} line${n === 1 ? '' : 's'} on ${changes.branch}`);
+    if (last > n)
+      throw new UsageError(
+        'bad_location',
+        `${c.file}:${last}: the file has ${n} line${n === 1 ? '' : 's'} on ${changes.branch}`,
+      );
   }
 }
 

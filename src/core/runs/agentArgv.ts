@@ -5,8 +5,13 @@
  * goes through a shell. Other `$` text is left alone. See docs/agents.md.
  */
 export function expandAgentArgv(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  return argv.map((arg) => arg.replace(/\$\{(SPRINGFIELD_[A-Z0-9_]+)\}|\$(SPRINGFIELD_[A-Z0-9_]+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
-    const value = env[(braced ?? bare) as string];
-    return value === undefined ? whole : value;
-  }));
+  return argv.map((arg) =>
+    arg.replace(
+      /\$\{(SPRINGFIELD_[A-Z0-9_]+)\}|\$(SPRINGFIELD_[A-Z0-9_]+)/g,
+      (whole, braced: string | undefined, bare: string | undefined) => {
+        const value = env[(braced ?? bare) as string];
+        return value === undefined ? whole : value;
+      },
+    ),
+  );
 }

@@ -7,7 +7,11 @@ import { at, parseAll } from './usage.ts';
  * line matching `pattern` (its first group).
  */
 export type ErrorSpec =
-  | { readonly match: Readonly<Record<string, string | boolean>>; readonly paths: readonly string[]; readonly document?: boolean }
+  | {
+      readonly match: Readonly<Record<string, string | boolean>>;
+      readonly paths: readonly string[];
+      readonly document?: boolean;
+    }
   | { readonly pattern: RegExp };
 
 const MAX = 300;
@@ -18,7 +22,10 @@ export function agentError(specs: readonly ErrorSpec[], output: string): string 
   const events = parseAll(lines);
   for (const spec of specs) {
     if ('pattern' in spec) {
-      const hit = lines.map((l) => spec.pattern.exec(l)?.[1]).filter((t): t is string => !!t?.trim()).at(-1);
+      const hit = lines
+        .map((l) => spec.pattern.exec(l)?.[1])
+        .filter((t): t is string => !!t?.trim())
+        .at(-1);
       if (hit) return clip(hit);
       continue;
     }
@@ -34,7 +41,11 @@ export function agentError(specs: readonly ErrorSpec[], output: string): string 
 
 /** The last line of the output that the agent printed (not one of Springfield's own `[springfield] …` notes). */
 export function lastAgentLine(tail: string): string | null {
-  const line = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('[springfield]')).at(-1);
+  const line = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('[springfield]'))
+    .at(-1);
   return line ? clip(line) : null;
 }
 
@@ -46,8 +57,17 @@ function documents(output: string): Record<string, unknown>[] {
 
 function clip(text: string): string {
   // A CLI that passes the model server's error body on as its message (Gemini): the body's own message.
-  const inner = text.trim().startsWith('{') ? parseAll([text]).map((d) => at(d, 'error.message')).find((m): m is string => typeof m === 'string') : undefined;
+  const inner = text.trim().startsWith('{')
+    ? parseAll([text])
+        .map((d) => at(d, 'error.message'))
+        .find((m): m is string => typeof m === 'string')
+    : undefined;
   if (inner) return clip(inner);
-  const one = text.trim().split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+  const one = text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
   return one.length > MAX ? `${one.slice(0, MAX)}…` : one;
 }

@@ -32,14 +32,18 @@ export function renderAgentLine(format: AgentOutputFormat, line: string, cwd: st
   }
   if (event === null || typeof event !== 'object' || Array.isArray(event)) return [line];
   switch (format) {
-    case 'claude': return claude(event, cwd);
-    case 'codex': return codex(event, cwd);
-    case 'copilot': return copilot(event, cwd);
+    case 'claude':
+      return claude(event, cwd);
+    case 'codex':
+      return codex(event, cwd);
+    case 'copilot':
+      return copilot(event, cwd);
   }
 }
 
 function claude(e: Json, cwd: string): string[] {
-  if (e.type === 'system' && e.subtype === 'init') return [`● Claude Code · model ${str(e.model) ?? '?'} · ${str(e.cwd) ?? cwd}`];
+  if (e.type === 'system' && e.subtype === 'init')
+    return [`● Claude Code · model ${str(e.model) ?? '?'} · ${str(e.cwd) ?? cwd}`];
   if (e.type === 'system' && e.subtype === 'api_retry') return ['… the model API did not answer; Claude Code retries'];
   if (e.type === 'assistant') {
     const out: string[] = [];
@@ -53,7 +57,12 @@ function claude(e: Json, cwd: string): string[] {
     const out: string[] = [];
     for (const c of contentOf(e)) {
       if (c.type !== 'tool_result') continue;
-      const text = typeof c.content === 'string' ? c.content : Array.isArray(c.content) ? c.content.map((p) => str(obj(p).text) ?? '').join('\n') : '';
+      const text =
+        typeof c.content === 'string'
+          ? c.content
+          : Array.isArray(c.content)
+            ? c.content.map((p) => str(obj(p).text) ?? '').join('\n')
+            : '';
       out.push(...indent(clip(text, RESULT_LINES), c.is_error === true ? '  ✗ ' : '    '));
     }
     return out;
@@ -62,7 +71,10 @@ function claude(e: Json, cwd: string): string[] {
     const usage = obj(e.usage);
     const turns = typeof e.num_turns === 'number' ? `${e.num_turns} turns · ` : '';
     const cost = typeof e.total_cost_usd === 'number' ? ` · $${e.total_cost_usd.toFixed(4)}` : '';
-    const failed = e.is_error === true || (typeof e.subtype === 'string' && e.subtype !== 'success') ? ` (${str(e.subtype) ?? 'error'})` : '';
+    const failed =
+      e.is_error === true || (typeof e.subtype === 'string' && e.subtype !== 'success')
+        ? ` (${str(e.subtype) ?? 'error'})`
+        : '';
     return [`■ finished${failed}: ${turns}${tokens(usage.input_tokens, usage.output_tokens)}${cost}`];
   }
   return [];
@@ -71,7 +83,8 @@ function claude(e: Json, cwd: string): string[] {
 function codex(e: Json, cwd: string): string[] {
   const item = obj(e.item);
   if (e.type === 'thread.started') return ['● Codex session started'];
-  if (e.type === 'item.started' && item.type === 'command_execution') return [`▸ ${unwrapShell(str(item.command) ?? '')}`];
+  if (e.type === 'item.started' && item.type === 'command_execution')
+    return [`▸ ${unwrapShell(str(item.command) ?? '')}`];
   if (e.type === 'item.completed' && item.type === 'command_execution') {
     const code = typeof item.exit_code === 'number' && item.exit_code !== 0 ? [`  ✗ exit ${item.exit_code}`] : [];
     return [...indent(clip(str(item.aggregated_output) ?? '', RESULT_LINES), '    '), ...code];
@@ -82,8 +95,10 @@ function codex(e: Json, cwd: string): string[] {
   }
   if (e.type === 'item.completed' && item.type === 'agent_message') return clip(str(item.text) ?? '', 20);
   if (e.type === 'item.completed' && item.type === 'error') return [`  ✗ ${str(item.message) ?? 'error'}`];
-  if (e.type === 'turn.completed') return [`■ turn finished: ${tokens(obj(e.usage).input_tokens, obj(e.usage).output_tokens)}`];
-  if (e.type === 'turn.failed' || e.type === 'error') return [`■ failed: ${str(obj(e.error).message) ?? str(e.message) ?? 'error'}`];
+  if (e.type === 'turn.completed')
+    return [`■ turn finished: ${tokens(obj(e.usage).input_tokens, obj(e.usage).output_tokens)}`];
+  if (e.type === 'turn.failed' || e.type === 'error')
+    return [`■ failed: ${str(obj(e.error).message) ?? str(e.message) ?? 'error'}`];
   return [];
 }
 
@@ -92,7 +107,10 @@ function copilot(e: Json, cwd: string): string[] {
   if (e.type === 'tool.execution_start') return [`▸ ${str(d.toolName) ?? 'tool'}  ${toolInput(obj(d.arguments), cwd)}`];
   if (e.type === 'tool.execution_complete') {
     const text = str(obj(d.result).content) ?? '';
-    return indent(clip(text.replace(/\n?<shellId: [^>]*>\s*$/, ''), RESULT_LINES), d.success === false ? '  ✗ ' : '    ');
+    return indent(
+      clip(text.replace(/\n?<shellId: [^>]*>\s*$/, ''), RESULT_LINES),
+      d.success === false ? '  ✗ ' : '    ',
+    );
   }
   if (e.type === 'assistant.message' && str(d.content)?.trim()) return clip(str(d.content) ?? '', 20);
   if (e.type === 'result') return [`■ finished (exit ${typeof e.exitCode === 'number' ? e.exitCode : '?'})`];
@@ -137,9 +155,14 @@ function tokens(input: unknown, output: unknown): string {
 
 /** The first `max` non-empty lines, each cut to a readable width, with a count of the rest. */
 function clip(text: string, max: number): string[] {
-  const lines = text.replace(/\r/g, '').split('\n').filter((l) => l.trim() !== '');
+  const lines = text
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const shown = lines.slice(0, max).map(cut);
-  return lines.length > max ? [...shown, `… ${lines.length - max} more line${lines.length - max === 1 ? '' : 's'}`] : shown;
+  return lines.length > max
+    ? [...shown, `… ${lines.length - max} more line${lines.length - max === 1 ? '' : 's'}`]
+    : shown;
 }
 
 function indent(lines: readonly string[], prefix: string): string[] {
@@ -159,7 +182,7 @@ function str(v: unknown): string | null {
 }
 
 function obj(v: unknown): Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Json : {};
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
 }
 
 /**

@@ -61,14 +61,41 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // --allowedTools Bash lets it run springfield, git and the tests; stream-json needs --verbose in
   // print mode (the CLI says so), and its last line is the `result` event with cost and usage.
   {
-    id: 'claude', name: 'Claude Code', program: 'claude', subcommand: [], checkedVersion: '2.1.330',
-    npm: '@anthropic-ai/claude-code', install: 'npm install -g @anthropic-ai/claude-code',
-    roles: perRole(['claude', '-p', PROMPT, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash', '--output-format', 'stream-json', '--verbose']),
+    id: 'claude',
+    name: 'Claude Code',
+    program: 'claude',
+    subcommand: [],
+    checkedVersion: '2.1.330',
+    npm: '@anthropic-ai/claude-code',
+    install: 'npm install -g @anthropic-ai/claude-code',
+    roles: perRole([
+      'claude',
+      '-p',
+      PROMPT,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+    ]),
     permissions: '--permission-mode acceptEdits accepts edits; --allowedTools Bash runs commands without asking',
-    usage: { format: 'jsonl', match: { type: 'result' }, costUsd: 'total_cost_usd', inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cache_read_input_tokens', cacheWriteTokens: 'usage.cache_creation_input_tokens' },
+    usage: {
+      format: 'jsonl',
+      match: { type: 'result' },
+      costUsd: 'total_cost_usd',
+      inputTokens: 'usage.input_tokens',
+      outputTokens: 'usage.output_tokens',
+      cacheReadTokens: 'usage.cache_read_input_tokens',
+      cacheWriteTokens: 'usage.cache_creation_input_tokens',
+    },
     // Its API retries (up to 10, a minute apart at the end) print `api_retry` events; an error ends in a result event with is_error.
     retryLines: [/"subtype":"api_retry"/],
-    errors: [{ match: { type: 'result', is_error: true }, paths: ['result', 'subtype'] }, { match: { type: 'assistant', 'message.model': '<synthetic>' }, paths: ['message.content.0.text'] }],
+    errors: [
+      { match: { type: 'result', is_error: true }, paths: ['result', 'subtype'] },
+      { match: { type: 'assistant', 'message.model': '<synthetic>' }, paths: ['message.content.0.text'] },
+    ],
   },
   // Codex CLI 0.169.0 (`codex exec --help`): exec is the non-interactive mode and never asks for
   // approval; the workspace-write sandbox keeps .git and paths outside the worktree read-only, so
@@ -77,23 +104,71 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // login shell by default (`bash -lc`), which rebuilds PATH from /etc/profile and loses the
   // `springfield` Springfield puts first on it: -c allow_login_shell=false keeps the PATH it was given.
   {
-    id: 'codex', name: 'Codex CLI', program: 'codex', subcommand: ['exec'], checkedVersion: '0.169.0',
-    npm: '@openai/codex', install: 'npm install -g @openai/codex',
-    roles: perRole(['codex', 'exec', '--sandbox', 'danger-full-access', '-c', 'allow_login_shell=false', '--json', PROMPT]),
-    permissions: 'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only); allow_login_shell=false keeps the PATH Springfield gives it (a login shell rebuilds PATH from /etc/profile)',
-    usage: { format: 'jsonl', match: { type: 'turn.completed' }, inputTokens: 'usage.input_tokens', outputTokens: 'usage.output_tokens', cacheReadTokens: 'usage.cached_input_tokens', sum: true },
+    id: 'codex',
+    name: 'Codex CLI',
+    program: 'codex',
+    subcommand: ['exec'],
+    checkedVersion: '0.169.0',
+    npm: '@openai/codex',
+    install: 'npm install -g @openai/codex',
+    roles: perRole([
+      'codex',
+      'exec',
+      '--sandbox',
+      'danger-full-access',
+      '-c',
+      'allow_login_shell=false',
+      '--json',
+      PROMPT,
+    ]),
+    permissions:
+      'exec never asks; --sandbox danger-full-access lets it write the state database and commit (workspace-write keeps .git read-only); allow_login_shell=false keeps the PATH Springfield gives it (a login shell rebuilds PATH from /etc/profile)',
+    usage: {
+      format: 'jsonl',
+      match: { type: 'turn.completed' },
+      inputTokens: 'usage.input_tokens',
+      outputTokens: 'usage.output_tokens',
+      cacheReadTokens: 'usage.cached_input_tokens',
+      sum: true,
+    },
     retryLines: [/Reconnecting/i],
-    errors: [{ match: { type: 'turn.failed' }, paths: ['error.message'] }, { match: { type: 'error' }, paths: ['message'] }],
+    errors: [
+      { match: { type: 'turn.failed' }, paths: ['error.message'] },
+      { match: { type: 'error' }, paths: ['message'] },
+    ],
   },
   // Gemini CLI 0.61.0 (`gemini --help`): -p/--prompt is headless; --approval-mode yolo approves every
   // tool, but only in a trusted folder (otherwise it falls back to "default"), hence --skip-trust;
   // --output-format json ends with `stats.models.<model>.tokens`.
   {
-    id: 'gemini', name: 'Gemini CLI', program: 'gemini', subcommand: [], checkedVersion: '0.61.0',
-    npm: '@google/gemini-cli', install: 'npm install -g @google/gemini-cli',
-    roles: perRole(['gemini', '--prompt', PROMPT, '--approval-mode', 'yolo', '--skip-trust', '--output-format', 'json']),
-    permissions: '--approval-mode yolo approves every tool; --skip-trust keeps it from falling back to asking in an untrusted folder',
-    usage: { format: 'json', match: {}, perModel: 'stats.models', inputTokens: 'tokens.prompt', outputTokens: 'tokens.candidates', cacheReadTokens: 'tokens.cached', sum: true },
+    id: 'gemini',
+    name: 'Gemini CLI',
+    program: 'gemini',
+    subcommand: [],
+    checkedVersion: '0.61.0',
+    npm: '@google/gemini-cli',
+    install: 'npm install -g @google/gemini-cli',
+    roles: perRole([
+      'gemini',
+      '--prompt',
+      PROMPT,
+      '--approval-mode',
+      'yolo',
+      '--skip-trust',
+      '--output-format',
+      'json',
+    ]),
+    permissions:
+      '--approval-mode yolo approves every tool; --skip-trust keeps it from falling back to asking in an untrusted folder',
+    usage: {
+      format: 'json',
+      match: {},
+      perModel: 'stats.models',
+      inputTokens: 'tokens.prompt',
+      outputTokens: 'tokens.candidates',
+      cacheReadTokens: 'tokens.cached',
+      sum: true,
+    },
     // An error is one pretty-printed JSON document on stderr (stdout stays empty).
     errors: [{ match: {}, paths: ['error.message'], document: true }],
   },
@@ -102,10 +177,25 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // --no-ask-user keeps it from stopping for questions. --output-format json prints JSONL whose
   // `result` event reports premium requests (no tokens).
   {
-    id: 'copilot', name: 'GitHub Copilot CLI', program: 'copilot', subcommand: [], checkedVersion: '1.0.102',
-    npm: '@github/copilot', install: 'npm install -g @github/copilot',
-    roles: perRole(['copilot', '--prompt', PROMPT, '--allow-all-tools', '--allow-all-paths', '--no-ask-user', '--output-format', 'json']),
-    permissions: '--allow-all-tools and --allow-all-paths approve every tool and path; --no-ask-user never waits for an answer',
+    id: 'copilot',
+    name: 'GitHub Copilot CLI',
+    program: 'copilot',
+    subcommand: [],
+    checkedVersion: '1.0.102',
+    npm: '@github/copilot',
+    install: 'npm install -g @github/copilot',
+    roles: perRole([
+      'copilot',
+      '--prompt',
+      PROMPT,
+      '--allow-all-tools',
+      '--allow-all-paths',
+      '--no-ask-user',
+      '--output-format',
+      'json',
+    ]),
+    permissions:
+      '--allow-all-tools and --allow-all-paths approve every tool and path; --no-ask-user never waits for an answer',
     usage: { format: 'jsonl', match: { type: 'result' }, premiumRequests: 'usage.premiumRequests' },
     errors: [{ match: { type: 'session.error' }, paths: ['data.message'] }, { pattern: /^Error: (.+)$/ }],
   },
@@ -113,11 +203,25 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // permissions not explicitly denied; --format json prints raw events, each `step_finish` with
   // tokens and cost.
   {
-    id: 'opencode', name: 'opencode', program: 'opencode', subcommand: ['run'], checkedVersion: '1.18.33',
-    npm: 'opencode-ai', install: 'npm install -g opencode-ai',
+    id: 'opencode',
+    name: 'opencode',
+    program: 'opencode',
+    subcommand: ['run'],
+    checkedVersion: '1.18.33',
+    npm: 'opencode-ai',
+    install: 'npm install -g opencode-ai',
     roles: perRole(['opencode', 'run', '--auto', '--format', 'json', PROMPT]),
     permissions: '--auto approves every permission that is not explicitly denied',
-    usage: { format: 'jsonl', match: { type: 'step_finish' }, costUsd: 'part.cost', inputTokens: 'part.tokens.input', outputTokens: 'part.tokens.output', cacheReadTokens: 'part.tokens.cache.read', cacheWriteTokens: 'part.tokens.cache.write', sum: true },
+    usage: {
+      format: 'jsonl',
+      match: { type: 'step_finish' },
+      costUsd: 'part.cost',
+      inputTokens: 'part.tokens.input',
+      outputTokens: 'part.tokens.output',
+      cacheReadTokens: 'part.tokens.cache.read',
+      cacheWriteTokens: 'part.tokens.cache.write',
+      sum: true,
+    },
     errors: [{ match: { type: 'error' }, paths: ['error.data.message', 'error.message', 'error.name'] }],
   },
   // Cursor Agent 2026.09.28-64d2043 (captured `cursor-agent --help`, test/fixtures/agent-help):
@@ -125,10 +229,26 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // workspace trust prompt; --sandbox disabled lets it write the state database and .git outside
   // the worktree. Its json result reports duration, no tokens.
   {
-    id: 'cursor', name: 'Cursor Agent', program: 'cursor-agent', subcommand: [], checkedVersion: '2026.09.28-64d2043',
-    npm: null, install: 'curl https://cursor.com/install -fsS | bash',
-    roles: perRole(['cursor-agent', '--print', '--force', '--trust', '--sandbox', 'disabled', '--output-format', 'json', PROMPT]),
-    permissions: '--force runs commands unless denied; --trust skips the workspace prompt; --sandbox disabled allows writes outside the worktree',
+    id: 'cursor',
+    name: 'Cursor Agent',
+    program: 'cursor-agent',
+    subcommand: [],
+    checkedVersion: '2026.09.28-64d2043',
+    npm: null,
+    install: 'curl https://cursor.com/install -fsS | bash',
+    roles: perRole([
+      'cursor-agent',
+      '--print',
+      '--force',
+      '--trust',
+      '--sandbox',
+      'disabled',
+      '--output-format',
+      'json',
+      PROMPT,
+    ]),
+    permissions:
+      '--force runs commands unless denied; --trust skips the workspace prompt; --sandbox disabled allows writes outside the worktree',
     usage: null,
   },
   // Aider 0.86.2 (captured `aider --help`, test/fixtures/agent-help): --message-file sends the
@@ -136,12 +256,31 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   // commands under --yes-always, so it cannot tick items or commit: Ralph only, with a caveat.
   // It prints "Tokens: … Cost: $… session" as text.
   {
-    id: 'aider', name: 'Aider', program: 'aider', subcommand: [], checkedVersion: '0.86.2',
-    npm: null, install: 'python -m pip install aider-install && aider-install',
-    roles: { ralph: ['aider', '--message-file', '$SPRINGFIELD_CONTEXT_FILE', '--yes-always', '--no-auto-commits', '--no-suggest-shell-commands', '--no-pretty', '--no-stream', '--no-check-update', '--no-show-release-notes'] },
+    id: 'aider',
+    name: 'Aider',
+    program: 'aider',
+    subcommand: [],
+    checkedVersion: '0.86.2',
+    npm: null,
+    install: 'python -m pip install aider-install && aider-install',
+    roles: {
+      ralph: [
+        'aider',
+        '--message-file',
+        '$SPRINGFIELD_CONTEXT_FILE',
+        '--yes-always',
+        '--no-auto-commits',
+        '--no-suggest-shell-commands',
+        '--no-pretty',
+        '--no-stream',
+        '--no-check-update',
+        '--no-show-release-notes',
+      ],
+    },
     permissions: '--yes-always accepts every edit; shell commands are never run',
     usage: { format: 'text', pattern: 'Cost: \\$[\\d.]+ message, \\$([\\d.]+) session', costUsdGroup: 1 },
-    caveat: 'Aider edits files but does not run shell commands unattended, so it cannot tick items or run springfield commit: after its run, finish the step yourself (springfield commit -m …). Use another preset for Lisa and Bart.',
+    caveat:
+      'Aider edits files but does not run shell commands unattended, so it cannot tick items or run springfield commit: after its run, finish the step yourself (springfield commit -m …). Use another preset for Lisa and Bart.',
   },
 ];
 
@@ -152,6 +291,9 @@ export function findPreset(id: string): AgentPreset | undefined {
 
 /** The preset whose program a command runs (`claude`, `/usr/local/bin/codex`), or undefined for any other command. */
 export function presetFor(command: readonly string[]): AgentPreset | undefined {
-  const program = (command[0] ?? '').split(/[\\/]/).at(-1)?.replace(/\.(cmd|exe)$/i, '');
+  const program = (command[0] ?? '')
+    .split(/[\\/]/)
+    .at(-1)
+    ?.replace(/\.(cmd|exe)$/i, '');
   return AGENT_PRESETS.find((p) => p.program === program);
 }

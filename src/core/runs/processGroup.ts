@@ -60,7 +60,12 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
   const tail = new OutputTail(options.tailLines ?? 40);
   const [cmd, ...args] = argv;
   // PWD says where the command runs: an inherited one names the launcher's folder (docs/agents.md).
-  const child = spawn(cmd ?? '', args, { cwd: options.cwd, env: { ...options.env, PWD: options.cwd }, detached: GROUPS, stdio: [options.stdin, 'pipe', 'pipe'] });
+  const child = spawn(cmd ?? '', args, {
+    cwd: options.cwd,
+    env: { ...options.env, PWD: options.cwd },
+    detached: GROUPS,
+    stdio: [options.stdin, 'pipe', 'pipe'],
+  });
   const pid = child.pid;
   let timedOut = false;
   let stopping = false;
@@ -81,11 +86,16 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
     killTimer = setTimeout(() => signalGroup('SIGKILL'), options.graceMs);
     killTimer.unref();
   };
-  const timer = options.timeoutMs > 0 ? setTimeout(() => {
-    timedOut = true;
-    tail.note(`[springfield] timed out after ${Math.round(options.timeoutMs / 1000)} s: ending the agent's process group`);
-    stop('SIGTERM');
-  }, options.timeoutMs) : undefined;
+  const timer =
+    options.timeoutMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          tail.note(
+            `[springfield] timed out after ${Math.round(options.timeoutMs / 1000)} s: ending the agent's process group`,
+          );
+          stop('SIGTERM');
+        }, options.timeoutMs)
+      : undefined;
   timer?.unref();
   const forward = (sink: OutputSink | null) => (chunk: Buffer) => {
     tail.push(chunk);
@@ -102,7 +112,13 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
   const done = new Promise<GroupEnd>((resolve) => {
     const finish = (end: Omit<GroupEnd, 'tail' | 'timedOut'>): void => {
       if (timer) clearTimeout(timer);
-      resolve({ ...end, timedOut, tail: tail.text(), ...(out.limit > 0 ? { stdout: out.text() } : {}), ...(err.limit > 0 ? { stderr: err.text() } : {}) });
+      resolve({
+        ...end,
+        timedOut,
+        tail: tail.text(),
+        ...(out.limit > 0 ? { stdout: out.text() } : {}),
+        ...(err.limit > 0 ? { stderr: err.text() } : {}),
+      });
     };
     child.once('error', (err: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) return;
@@ -110,13 +126,18 @@ export function startGroup(argv: readonly string[], options: GroupOptions): Runn
       finish({ exitCode: err.code === 'EACCES' ? 126 : 127, signal: null, spawnError: err, leftovers: false });
     });
     child.once('exit', (code, signal) => {
-      const exitCode = signal ? 128 + (constants.signals[signal] ?? 0) : code ?? 1;
+      const exitCode = signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1);
       void endLeftovers(signalGroup, options.graceMs).then((leftovers) => {
         if (killTimer) clearTimeout(killTimer);
         if (leftovers && !stopping) tail.note('[springfield] ended processes the agent left running');
         // The pipes close once every writer is gone; do not wait on a writer that escaped the group.
         let waited: NodeJS.Timeout | undefined;
-        void Promise.race([closed, new Promise((r) => { waited = setTimeout(r, 500); })]).then(() => {
+        void Promise.race([
+          closed,
+          new Promise((r) => {
+            waited = setTimeout(r, 500);
+          }),
+        ]).then(() => {
           clearTimeout(waited);
           finish({ exitCode, signal, spawnError: null, leftovers });
         });
@@ -189,7 +210,8 @@ class Captured {
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.bytes += chunk.length;
-    while (this.bytes - (this.chunks[0]?.length ?? 0) >= this.limit && this.chunks.length > 1) this.bytes -= this.chunks.shift()?.length ?? 0;
+    while (this.bytes - (this.chunks[0]?.length ?? 0) >= this.limit && this.chunks.length > 1)
+      this.bytes -= this.chunks.shift()?.length ?? 0;
   }
 
   text(): string {

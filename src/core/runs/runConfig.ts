@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { AGENT_ROLES, type AgentRole, ROLE_REGISTRY, type RoleSpec, RUN_ROLES, type RunRole } from '../../shared/roles.ts';
+import {
+  AGENT_ROLES,
+  type AgentRole,
+  ROLE_REGISTRY,
+  type RoleSpec,
+  RUN_ROLES,
+  type RunRole,
+} from '../../shared/roles.ts';
 import { AGENT_PRESETS } from './presets.ts';
 import type { UsageSpec } from './usage.ts';
 import type { BudgetConfig } from '../epics/costBudget.ts';
@@ -11,26 +18,43 @@ import { messageOf } from '../../shared/errorMessage.ts';
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
 /** A command as an argument vector: the program, then its arguments; never shell text. */
-const CommandSchema = z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program');
+const CommandSchema = z
+  .array(z.string().min(1, 'must be a non-empty string'))
+  .min(1, 'a command needs at least the program');
 
 /** The roles a run of which has a timeout: the agents and the scheduler's setup of a new worktree. */
 export type TimedRole = RunRole;
 const Seconds = z.int().min(1).max(31_622_400);
 
-const Path = z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted field path like usage.input_tokens');
+const Path = z
+  .string()
+  .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted field path like usage.input_tokens');
 /** How to read usage from a role's output: a preset's name (claude, codex, …) or the fields themselves. */
 const UsageChoice = z.union([
-  z.string().refine((name) => AGENT_PRESETS.some((p) => p.id === name && p.usage !== null), { message: `must name a preset that reports usage (${AGENT_PRESETS.filter((p) => p.usage !== null).map((p) => p.id).join(', ')}) or give the fields` }),
+  z.string().refine((name) => AGENT_PRESETS.some((p) => p.id === name && p.usage !== null), {
+    message: `must name a preset that reports usage (${AGENT_PRESETS.filter((p) => p.usage !== null)
+      .map((p) => p.id)
+      .join(', ')}) or give the fields`,
+  }),
   z.strictObject({
-    format: z.enum(['jsonl', 'json']), match: z.record(z.string(), z.string()),
-    costUsd: Path.optional(), inputTokens: Path.optional(), outputTokens: Path.optional(), cacheReadTokens: Path.optional(), cacheWriteTokens: Path.optional(),
-    premiumRequests: Path.optional(), perModel: Path.optional(), sum: z.boolean().optional(),
+    format: z.enum(['jsonl', 'json']),
+    match: z.record(z.string(), z.string()),
+    costUsd: Path.optional(),
+    inputTokens: Path.optional(),
+    outputTokens: Path.optional(),
+    cacheReadTokens: Path.optional(),
+    cacheWriteTokens: Path.optional(),
+    premiumRequests: Path.optional(),
+    perModel: Path.optional(),
+    sum: z.boolean().optional(),
   }),
 ]);
 
 /** An object with an optional `schema` per role of `roles` (the role registry's), and no other key. */
 function perRole<K extends string, S extends z.ZodType>(roles: readonly K[], schema: S) {
-  return z.strictObject(Object.fromEntries(roles.map((role) => [role, schema.optional()])) as Record<K, z.ZodOptional<S>>);
+  return z.strictObject(
+    Object.fromEntries(roles.map((role) => [role, schema.optional()])) as Record<K, z.ZodOptional<S>>,
+  );
 }
 
 /** A spending limit: a positive number (dollars, minutes). */
@@ -51,17 +75,38 @@ const ConfigSchema = z.strictObject({
   archive: z.array(CommandSchema).optional(),
   run: z.array(CommandSchema).optional(),
   ports: z.int().min(0).max(100).optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like PORT').refine((k) => !k.startsWith('SPRINGFIELD_'), 'SPRINGFIELD_ variables are set by Springfield'), z.string().refine((v) => !v.includes('\0'), 'must not contain NUL')).optional(),
+  env: z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like PORT')
+        .refine((k) => !k.startsWith('SPRINGFIELD_'), 'SPRINGFIELD_ variables are set by Springfield'),
+      z.string().refine((v) => !v.includes('\0'), 'must not contain NUL'),
+    )
+    .optional(),
   merge: z.enum(['squash', 'pr']).optional(),
-  remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin').optional(),
+  remote: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin')
+    .optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
   planner: z.enum(['lisa', 'person']).optional(),
-  worktreeRoot: z.string().trim().min(1, 'must name a folder').refine((v) => !v.includes('\0'), 'must not contain NUL').optional(),
+  worktreeRoot: z
+    .string()
+    .trim()
+    .min(1, 'must name a folder')
+    .refine((v) => !v.includes('\0'), 'must not contain NUL')
+    .optional(),
   usage: perRole(AGENT_ROLES, UsageChoice).optional(),
   filesAware: z.boolean().optional(),
-  budget: z.strictObject({
-    epicUsd: Limit.optional(), dailyUsd: Limit.optional(), epicTokens: z.int().min(1).optional(), epicMinutes: Limit.optional(),
-  }).optional(),
+  budget: z
+    .strictObject({
+      epicUsd: Limit.optional(),
+      dailyUsd: Limit.optional(),
+      epicTokens: z.int().min(1).optional(),
+      epicMinutes: Limit.optional(),
+    })
+    .optional(),
 });
 
 export interface RunConfig {
@@ -117,12 +162,26 @@ export function filesAwareOf(config: RunConfig): boolean {
 export function usageSpecFor(config: RunConfig, role: AgentRole): UsageSpec | null {
   const choice = config.usage?.[role];
   if (choice === undefined) return null;
-  return typeof choice === 'string' ? AGENT_PRESETS.find((p) => p.id === choice)?.usage ?? null : choice;
+  return typeof choice === 'string' ? (AGENT_PRESETS.find((p) => p.id === choice)?.usage ?? null) : choice;
 }
 
 export const DEFAULT_RUN_CONFIG: RunConfig = {
-  roles: {}, verification: [], maxParallelAgents: 3, leaseSeconds: 7200, runTimeoutSeconds: 3600, timeouts: {}, killGraceSeconds: 10, stallSeconds: 300,
-  retryLimit: 3, retryBackoffSeconds: [15, 60, 240], setup: [], archive: [], run: [], ports: 10, env: {}, planner: 'lisa',
+  roles: {},
+  verification: [],
+  maxParallelAgents: 3,
+  leaseSeconds: 7200,
+  runTimeoutSeconds: 3600,
+  timeouts: {},
+  killGraceSeconds: 10,
+  stallSeconds: 300,
+  retryLimit: 3,
+  retryBackoffSeconds: [15, 60, 240],
+  setup: [],
+  archive: [],
+  run: [],
+  ports: 10,
+  env: {},
+  planner: 'lisa',
 };
 
 /** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */

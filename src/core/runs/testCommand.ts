@@ -35,16 +35,31 @@ export function detectTestCommand(root: string): TestCommand | null {
       test = undefined;
     }
     if (typeof test === 'string' && test.trim() !== '' && !NPM_PLACEHOLDER.test(test)) {
-      const runner = existsSync(join(root, 'pnpm-lock.yaml')) ? 'pnpm' : existsSync(join(root, 'yarn.lock')) ? 'yarn' : existsSync(join(root, 'bun.lockb')) || existsSync(join(root, 'bun.lock')) ? 'bun' : 'npm';
-      return { argv: runner === 'bun' ? ['bun', 'run', 'test'] : [runner, 'test'], source: "package.json's test script" };
+      const runner = existsSync(join(root, 'pnpm-lock.yaml'))
+        ? 'pnpm'
+        : existsSync(join(root, 'yarn.lock'))
+          ? 'yarn'
+          : existsSync(join(root, 'bun.lockb')) || existsSync(join(root, 'bun.lock'))
+            ? 'bun'
+            : 'npm';
+      return {
+        argv: runner === 'bun' ? ['bun', 'run', 'test'] : [runner, 'test'],
+        source: "package.json's test script",
+      };
     }
   }
   const makefile = text('Makefile') ?? text('makefile') ?? text('GNUmakefile');
-  if (makefile !== null && /^test\s*:(?!=)/m.test(makefile)) return { argv: ['make', 'test'], source: "the Makefile's test target" };
+  if (makefile !== null && /^test\s*:(?!=)/m.test(makefile))
+    return { argv: ['make', 'test'], source: "the Makefile's test target" };
   if (text('Cargo.toml') !== null) return { argv: ['cargo', 'test'], source: 'Cargo.toml' };
   if (text('go.mod') !== null) return { argv: ['go', 'test', './...'], source: 'go.mod' };
   const pyproject = text('pyproject.toml');
-  const usesPytest = text('pytest.ini') !== null || text('conftest.py') !== null || /\[tool\.pytest/.test(pyproject ?? '') || /\[(tool:)?pytest\]/.test(text('setup.cfg') ?? '') || /\[pytest\]/.test(text('tox.ini') ?? '');
+  const usesPytest =
+    text('pytest.ini') !== null ||
+    text('conftest.py') !== null ||
+    /\[tool\.pytest/.test(pyproject ?? '') ||
+    /\[(tool:)?pytest\]/.test(text('setup.cfg') ?? '') ||
+    /\[pytest\]/.test(text('tox.ini') ?? '');
   if (usesPytest) return { argv: ['pytest'], source: 'the pytest configuration' };
   return null;
 }

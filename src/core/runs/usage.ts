@@ -4,28 +4,28 @@
  */
 export type UsageSpec =
   | {
-    /** One JSON document per line (`jsonl`) or one document for the whole output (`json`). */
-    readonly format: 'jsonl' | 'json';
-    /** Top-level fields an event must have to count (`{}`: the whole document). */
-    readonly match: Readonly<Record<string, string>>;
-    /** Dotted paths inside the event (or inside each entry of `perModel`). */
-    readonly costUsd?: string;
-    readonly inputTokens?: string;
-    readonly outputTokens?: string;
-    readonly cacheReadTokens?: string;
-    readonly cacheWriteTokens?: string;
-    readonly premiumRequests?: string;
-    /** An object of per-model entries to add up (Gemini's `stats.models`). */
-    readonly perModel?: string;
-    /** Add up every matching event (per-turn reports) instead of taking the last one. */
-    readonly sum?: boolean;
-  }
+      /** One JSON document per line (`jsonl`) or one document for the whole output (`json`). */
+      readonly format: 'jsonl' | 'json';
+      /** Top-level fields an event must have to count (`{}`: the whole document). */
+      readonly match: Readonly<Record<string, string>>;
+      /** Dotted paths inside the event (or inside each entry of `perModel`). */
+      readonly costUsd?: string;
+      readonly inputTokens?: string;
+      readonly outputTokens?: string;
+      readonly cacheReadTokens?: string;
+      readonly cacheWriteTokens?: string;
+      readonly premiumRequests?: string;
+      /** An object of per-model entries to add up (Gemini's `stats.models`). */
+      readonly perModel?: string;
+      /** Add up every matching event (per-turn reports) instead of taking the last one. */
+      readonly sum?: boolean;
+    }
   | {
-    readonly format: 'text';
-    /** A regular expression over the output; the last match counts. */
-    readonly pattern: string;
-    readonly costUsdGroup: number;
-  };
+      readonly format: 'text';
+      /** A regular expression over the output; the last match counts. */
+      readonly pattern: string;
+      readonly costUsdGroup: number;
+    };
 
 export interface Usage {
   costUsd: number | null;
@@ -36,7 +36,14 @@ export interface Usage {
   premiumRequests: number | null;
 }
 
-const FIELDS = ['costUsd', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'premiumRequests'] as const;
+const FIELDS = [
+  'costUsd',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'premiumRequests',
+] as const;
 
 /** The usage reported in `output`, or null when it reports none (a crash before the final event, say). */
 export function readUsage(spec: UsageSpec, output: string): Usage | null {
@@ -45,7 +52,10 @@ export function readUsage(spec: UsageSpec, output: string): Usage | null {
     const last = matches.at(-1)?.[spec.costUsdGroup];
     return last === undefined ? null : { ...empty(), costUsd: Number(last) };
   }
-  const docs = spec.format === 'json' ? parseAll([output.slice(output.indexOf('{'), output.lastIndexOf('}') + 1)]) : parseAll(output.split('\n'));
+  const docs =
+    spec.format === 'json'
+      ? parseAll([output.slice(output.indexOf('{'), output.lastIndexOf('}') + 1)])
+      : parseAll(output.split('\n'));
   const events = docs.filter((d) => Object.entries(spec.match).every(([k, v]) => d[k] === v));
   if (events.length === 0) return null;
   const counted = spec.sum ? events : events.slice(-1);
@@ -66,7 +76,14 @@ export function readUsage(spec: UsageSpec, output: string): Usage | null {
 }
 
 function empty(): Usage {
-  return { costUsd: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, premiumRequests: null };
+  return {
+    costUsd: null,
+    inputTokens: null,
+    outputTokens: null,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    premiumRequests: null,
+  };
 }
 
 /** Every chunk that is one JSON object (one per line in a JSONL stream); the others are skipped. */

@@ -4,7 +4,16 @@
  * and retries; while today's spend of the whole store has reached the daily budget, no agent starts
  * anywhere (runs under way finish). Pure: the spend comes in the snapshot, the limits in the config.
  */
-import { costBlockReason, dailySpent, dailyWaitMessage, epicBudgetLines, spentLine, utcDayOf, type BudgetLine, type DailySpend } from '../epics/costBudget.ts';
+import {
+  costBlockReason,
+  dailySpent,
+  dailyWaitMessage,
+  epicBudgetLines,
+  spentLine,
+  utcDayOf,
+  type BudgetLine,
+  type DailySpend,
+} from '../epics/costBudget.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicSnapshot, SchedulerConfig } from './types.ts';
 
@@ -20,7 +29,10 @@ export function gateEpicBudget(epic: EpicSnapshot, action: EpicAction, config: S
   const line = epicBudgetSpent(epic, config);
   if (!line) return action;
   return {
-    kind: 'transition', epicId: epic.id, event: 'budget_exhausted', reason: costBlockReason(line),
+    kind: 'transition',
+    epicId: epic.id,
+    event: 'budget_exhausted',
+    reason: costBlockReason(line),
     data: { role: action.role, budget: line.kind, spent: line.spent, limit: line.limit, limit_from: line.source },
   };
 }
@@ -29,12 +41,21 @@ export function gateEpicBudget(epic: EpicSnapshot, action: EpicAction, config: S
  * A wait in place of anything that would start an agent (a run, or an epic's start that reserves
  * Ralph's slot) while the daily budget is spent; null otherwise.
  */
-export function dailyHold(epic: EpicSnapshot, action: EpicAction, config: SchedulerConfig, today: DailySpend | undefined): EpicAction | null {
+export function dailyHold(
+  epic: EpicSnapshot,
+  action: EpicAction,
+  config: SchedulerConfig,
+  today: DailySpend | undefined,
+): EpicAction | null {
   if (action.kind !== 'run' && action.kind !== 'start_epic') return null;
   if (!today || !dailySpent(today, config.budget)) return null;
   const limit = config.budget?.dailyUsd as number;
   return {
-    kind: 'wait', epicId: epic.id, role: action.kind === 'run' && action.role !== 'marge' ? action.role : 'ralph',
-    until: utcDayOf(`${today.day}T00:00:00.000Z`).next, message: dailyWaitMessage(today, limit), dailyBudget: { ...today, limit },
+    kind: 'wait',
+    epicId: epic.id,
+    role: action.kind === 'run' && action.role !== 'marge' ? action.role : 'ralph',
+    until: utcDayOf(`${today.day}T00:00:00.000Z`).next,
+    message: dailyWaitMessage(today, limit),
+    dailyBudget: { ...today, limit },
   };
 }

@@ -30,7 +30,10 @@ export function runTimeoutMs(run: RunSnapshot, config: SchedulerConfig): number 
  */
 export function isTimedOut(run: RunSnapshot, config: SchedulerConfig, now: Date): boolean {
   const started = Date.parse(run.startedAt);
-  return Number.isFinite(started) && now.getTime() - started > runTimeoutMs(run, config) + (config.killGraceMs ?? 0) + STOP_MARGIN_MS;
+  return (
+    Number.isFinite(started) &&
+    now.getTime() - started > runTimeoutMs(run, config) + (config.killGraceMs ?? 0) + STOP_MARGIN_MS
+  );
 }
 
 /** How long after its own timeout and grace a run's supervisor has to record the end before the scheduler stops it. */

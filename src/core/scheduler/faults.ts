@@ -37,14 +37,32 @@ export function gateFaults(epic: EpicSnapshot, action: EpicAction, config: Sched
   if (!role || !f || f.consecutive <= 0) return action;
   // An agent that cannot run at all is told once, not retried: nothing it does can change that (docs/scheduler-faults.md).
   if (f.lastOutcome === 'unavailable') {
-    return { kind: 'transition', epicId: epic.id, event: 'agent_unavailable', reason: unavailableReason(role, f.lastReason ?? 'its command cannot run'), data: agentFailedData(role, f) };
+    return {
+      kind: 'transition',
+      epicId: epic.id,
+      event: 'agent_unavailable',
+      reason: unavailableReason(role, f.lastReason ?? 'its command cannot run'),
+      data: agentFailedData(role, f),
+    };
   }
   if (f.consecutive >= config.retryLimit) {
-    return { kind: 'transition', epicId: epic.id, event: 'agent_failed', reason: agentFailedReason(role, f), data: agentFailedData(role, f) };
+    return {
+      kind: 'transition',
+      epicId: epic.id,
+      event: 'agent_failed',
+      reason: agentFailedReason(role, f),
+      data: agentFailedData(role, f),
+    };
   }
   const until = Date.parse(f.lastEndedAt) + backoffMs(config, f.consecutive);
   if (Number.isFinite(until) && now.getTime() < until) {
-    return { kind: 'wait', epicId: epic.id, role, until: new Date(until).toISOString(), message: waitMessage(role, f, config) };
+    return {
+      kind: 'wait',
+      epicId: epic.id,
+      role,
+      until: new Date(until).toISOString(),
+      message: waitMessage(role, f, config),
+    };
   }
   return action;
 }
@@ -72,7 +90,15 @@ export function unavailableReason(role: RunRole, why: string): string {
 }
 
 function agentFailedData(role: FaultRole, f: RoleFaults): Record<string, unknown> {
-  return { role, failures: f.consecutive, run_id: f.lastRunId, outcome: f.lastOutcome, exit_code: f.lastExitCode, outcome_reason: f.lastReason, output_tail: f.lastOutput };
+  return {
+    role,
+    failures: f.consecutive,
+    run_id: f.lastRunId,
+    outcome: f.lastOutcome,
+    exit_code: f.lastExitCode,
+    outcome_reason: f.lastReason,
+    output_tail: f.lastOutput,
+  };
 }
 
 function waitMessage(role: FaultRole, f: RoleFaults, config: SchedulerConfig): string {

@@ -11,7 +11,11 @@
 
 /** `./src//auth/` → `src/auth`: the form patterns are compared in. */
 export function normalizeGlob(pattern: string): string {
-  return pattern.replace(/^(\.\/)+/, '').split('/').filter((s) => s !== '' && s !== '.').join('/');
+  return pattern
+    .replace(/^(\.\/)+/, '')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
 }
 
 /** True when some file path is matched by both patterns (each also covering everything below it). */
@@ -41,7 +45,9 @@ function moreConcrete(a: string, b: string): string {
  * `src/*` cover `src/auth/login.ts` too, while a name with an extension (`user.ts`, `*.md`) is a file.
  */
 function withBelow(pattern: string): string[] {
-  const segments = normalizeGlob(pattern).split('/').filter((s) => s !== '');
+  const segments = normalizeGlob(pattern)
+    .split('/')
+    .filter((s) => s !== '');
   const last = segments.at(-1) ?? '**';
   return last === '**' || /^.+\.[^.]+$/.test(last) ? segments : [...segments, '**'];
 }
@@ -78,7 +84,8 @@ function namesMeet(a: string, b: string): boolean {
     if (i === a.length && j === b.length) result = true;
     else if (a[i] === '*') result = meet(i + 1, j) || (j < b.length && meet(i, j + 1));
     else if (b[j] === '*') result = meet(i, j + 1) || (i < a.length && meet(i + 1, j));
-    else if (i < a.length && j < b.length) result = (a[i] === '?' || b[j] === '?' || a[i] === b[j]) && meet(i + 1, j + 1);
+    else if (i < a.length && j < b.length)
+      result = (a[i] === '?' || b[j] === '?' || a[i] === b[j]) && meet(i + 1, j + 1);
     else result = false;
     memo.set(key, result);
     return result;

@@ -42,9 +42,10 @@ export function busySteps(snapshot: SchedulerSnapshot): BusyStep[] {
     if (seen.has(key) || !files) return;
     seen.add(key);
     // A run on the whole epic (Bart's findings) touches what the epic changed.
-    out.push({ epicId, stepAnchor, files: stepAnchor === null ? files.changed : files.openSteps[stepAnchor] ?? [] });
+    out.push({ epicId, stepAnchor, files: stepAnchor === null ? files.changed : (files.openSteps[stepAnchor] ?? []) });
   };
-  for (const run of [...snapshot.runs].sort((a, b) => a.id - b.id)) if (run.role === 'ralph' && run.epicId !== null) add(run.epicId, run.stepAnchor);
+  for (const run of [...snapshot.runs].sort((a, b) => a.id - b.id))
+    if (run.role === 'ralph' && run.epicId !== null) add(run.epicId, run.stepAnchor);
   for (const epic of snapshot.epics) for (const anchor of epic.steps.claimedLive) add(epic.id, anchor);
   return out;
 }
@@ -52,7 +53,7 @@ export function busySteps(snapshot: SchedulerSnapshot): BusyStep[] {
 /** The step `action` would have built, for the busy list of the rest of the pass; null for any other action. */
 export function builtStep(epic: EpicSnapshot, action: EpicAction): BusyStep | null {
   if (action.kind !== 'run' || action.role !== 'ralph' || !epic.files) return null;
-  const files = action.stepAnchor === null ? epic.files.changed : epic.files.openSteps[action.stepAnchor] ?? [];
+  const files = action.stepAnchor === null ? epic.files.changed : (epic.files.openSteps[action.stepAnchor] ?? []);
   return { epicId: epic.id, stepAnchor: action.stepAnchor, files };
 }
 
@@ -60,7 +61,12 @@ export function builtStep(epic: EpicSnapshot, action: EpicAction): BusyStep | nu
  * A wait in place of `action` when its files meet another epic's work (a builder's step, or a
  * merge that must come second), else null. Steps with no known files are never held.
  */
-export function filesHold(epic: EpicSnapshot, action: EpicAction, epics: readonly EpicSnapshot[], busy: readonly BusyStep[]): EpicAction | null {
+export function filesHold(
+  epic: EpicSnapshot,
+  action: EpicAction,
+  epics: readonly EpicSnapshot[],
+  busy: readonly BusyStep[],
+): EpicAction | null {
   if (!epic.files) return null;
   let share: FileShare | null = null;
   let why = '';
@@ -74,10 +80,22 @@ export function filesHold(epic: EpicSnapshot, action: EpicAction, epics: readonl
   if (!share) return null;
   const role = action.kind === 'merge' ? 'lovejoy' : 'ralph';
   const step = share.stepAnchor ? ` ${share.stepAnchor}` : '';
-  return { kind: 'wait', epicId: epic.id, role, until: null, message: `waiting: shares ${share.file} with ${share.epicId}${step}${why}`, shares: share };
+  return {
+    kind: 'wait',
+    epicId: epic.id,
+    role,
+    until: null,
+    message: `waiting: shares ${share.file} with ${share.epicId}${step}${why}`,
+    shares: share,
+  };
 }
 
-function builderShare(epic: EpicSnapshot, mine: readonly string[], epics: readonly EpicSnapshot[], busy: readonly BusyStep[]): [FileShare | null, string] {
+function builderShare(
+  epic: EpicSnapshot,
+  mine: readonly string[],
+  epics: readonly EpicSnapshot[],
+  busy: readonly BusyStep[],
+): [FileShare | null, string] {
   for (const b of busy) {
     if (b.epicId === epic.id) continue;
     const file = sharedFile(mine, b.files);
@@ -101,7 +119,10 @@ function mergeShare(epic: EpicSnapshot, epics: readonly EpicSnapshot[]): [FileSh
   for (const c of epic.files?.conflictsWith ?? []) {
     const other = epics.find((e) => e.id === c.epicId);
     if (!other || other.status !== 'verified' || !goesFirst(other, epic)) continue;
-    return [{ file: c.files[0] ?? '(its branch)', epicId: other.id, stepAnchor: null }, ', which merges first (their branches conflict)'];
+    return [
+      { file: c.files[0] ?? '(its branch)', epicId: other.id, stepAnchor: null },
+      ', which merges first (their branches conflict)',
+    ];
   }
   return [null, ''];
 }

@@ -16,12 +16,15 @@ export type EpicAction = Exclude<Action, { kind: 'stop_run' }>;
 export const MESSAGES = {
   planAwaitingApproval: "a plan version is waiting for a person's approval",
   personPlans: 'waiting for its plan: a person said they would write it (springfield plan propose)',
-  blockedForPerson: (e: EpicSnapshot) => isCostBlockReason(e.statusReason) ? pausedMessage(e.id, e.statusReason ?? '')
-    : `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
+  blockedForPerson: (e: EpicSnapshot) =>
+    isCostBlockReason(e.statusReason)
+      ? pausedMessage(e.id, e.statusReason ?? '')
+      : `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
   mergeApproval: "waiting for a person's approval before merge",
   pullRequestOpen: (url: string) => `pull request ${url} is open; the epic is done once it is merged there`,
-  mainDirty: (files: readonly string[]) => `verified; its merge waits: the main worktree has uncommitted changes (${files.slice(0, 3).join(', ')}${files.length > 3 ? ', …' : ''}); commit or stash them and it merges`,
+  mainDirty: (files: readonly string[]) =>
+    `verified; its merge waits: the main worktree has uncommitted changes (${files.slice(0, 3).join(', ')}${files.length > 3 ? ', …' : ''}); commit or stash them and it merges`,
   noApprovedPlan: 'ready without an approved plan',
   planBudget: (e: EpicSnapshot) =>
     `planning budget spent (${e.planIteration} of ${e.planBudget} plan iterations): re-scope, defer or raise its complexity`,
@@ -29,7 +32,8 @@ export const MESSAGES = {
 
 export const REASONS = {
   sameFailure: (e: EpicSnapshot, n: number) => budgetBlockReason(e.iteration, e.buildBudget, sameFailureCause(n)),
-  budget: (e: EpicSnapshot) => budgetBlockReason(e.iteration, e.buildBudget, 'verification failed with no build iteration left'),
+  budget: (e: EpicSnapshot) =>
+    budgetBlockReason(e.iteration, e.buildBudget, 'verification failed with no build iteration left'),
   skipReview: (e: EpicSnapshot) => `review skipped: ${e.complexity} epic passed verification`,
 } as const;
 
@@ -38,7 +42,13 @@ export function hasCommand(config: SchedulerConfig, role: Role): boolean {
   return (config.roles[role]?.length ?? 0) > 0;
 }
 
-function run(epic: EpicSnapshot, role: Role, reason: string, stepAnchor: string | null = null, newIteration = false): EpicAction {
+function run(
+  epic: EpicSnapshot,
+  role: Role,
+  reason: string,
+  stepAnchor: string | null = null,
+  newIteration = false,
+): EpicAction {
   return { kind: 'run', role, epicId: epic.id, stepAnchor, worktree: epic.worktree, newIteration, reason };
 }
 
@@ -55,7 +65,8 @@ export function blockedForPerson(epic: EpicSnapshot): boolean {
 function pullRequestWait(epic: EpicSnapshot, config: SchedulerConfig, now: Date): EpicAction {
   const pr = epic.pullRequest as NonNullable<EpicSnapshot['pullRequest']>;
   const last = pr.checkedAt ? Date.parse(pr.checkedAt) : Number.NaN;
-  if (!Number.isFinite(last) || now.getTime() - last >= (config.prCheckMs ?? 60_000)) return { kind: 'check_pr', epicId: epic.id, url: pr.url };
+  if (!Number.isFinite(last) || now.getTime() - last >= (config.prCheckMs ?? 60_000))
+    return { kind: 'check_pr', epicId: epic.id, url: pr.url };
   return surface(epic, MESSAGES.pullRequestOpen(pr.url));
 }
 
@@ -102,7 +113,12 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
   if (configured && v.unverifiedBuild) return { kind: 'verify', epicId: epic.id };
   const failed = configured && v.lastVerdict === 'fail';
   if (failed && v.sameFailureStreak >= config.sameFailureLimit) {
-    return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.sameFailure(epic, v.sameFailureStreak) };
+    return {
+      kind: 'transition',
+      epicId: epic.id,
+      event: 'iteration_budget_exhausted',
+      reason: REASONS.sameFailure(epic, v.sameFailureStreak),
+    };
   }
   if (failed && epic.iteration >= epic.buildBudget) {
     return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.budget(epic) };
@@ -126,7 +142,11 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
 function reviewing(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
   if (epic.signalsAwaitingPerson > 0) return surface(epic, MESSAGES.signalsAwaitingPerson(epic.signalsAwaitingPerson));
   const policy = COMPLEXITY_POLICY[epic.complexity];
-  if (policy.review === 'skip_when_verified' && config.verificationConfigured && epic.verification.lastVerdict === 'pass') {
+  if (
+    policy.review === 'skip_when_verified' &&
+    config.verificationConfigured &&
+    epic.verification.lastVerdict === 'pass'
+  ) {
     return { kind: 'transition', epicId: epic.id, event: 'signal_pass', reason: REASONS.skipReview(epic) };
   }
   if (epic.review.signalsThisIteration > 0) return null;
@@ -142,7 +162,12 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
   switch (epic.status) {
     case 'planned':
     case 'blocked':
-      return blockedForPerson(epic) || epic.awaitingApproval || epic.planIteration >= epic.planBudget || epic.planner === 'person' ? 'person' : 'lisa';
+      return blockedForPerson(epic) ||
+        epic.awaitingApproval ||
+        epic.planIteration >= epic.planBudget ||
+        epic.planner === 'person'
+        ? 'person'
+        : 'lisa';
     case 'ready':
       return epic.planPath === null ? 'person' : 'ralph';
     case 'in_progress':
@@ -155,7 +180,9 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
     }
     case 'verified':
       if (epic.pullRequest) return 'person';
-      return COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson ? 'person' : 'lovejoy';
+      return COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson
+        ? 'person'
+        : 'lovejoy';
     case 'done':
     case 'deferred':
       return null;

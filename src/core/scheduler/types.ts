@@ -178,14 +178,22 @@ export type Action =
    * a step the executor claims it. `newIteration`: a retry after a failed verification; count an iteration first.
    */
   | {
-    readonly kind: 'run'; readonly role: Role; readonly epicId: string; readonly stepAnchor: string | null;
-    readonly worktree: string | null; readonly newIteration: boolean; readonly reason: string;
-  }
+      readonly kind: 'run';
+      readonly role: Role;
+      readonly epicId: string;
+      readonly stepAnchor: string | null;
+      readonly worktree: string | null;
+      readonly newIteration: boolean;
+      readonly reason: string;
+    }
   | {
-    readonly kind: 'transition'; readonly epicId: string; readonly event: EpicEvent; readonly reason: string;
-    /** Recorded with the transition's event (agent_failed: the role, the failures, the last run and its output). */
-    readonly data?: Readonly<Record<string, unknown>>;
-  }
+      readonly kind: 'transition';
+      readonly epicId: string;
+      readonly event: EpicEvent;
+      readonly reason: string;
+      /** Recorded with the transition's event (agent_failed: the role, the failures, the last run and its output). */
+      readonly data?: Readonly<Record<string, unknown>>;
+    }
   /** Copy `.worktreeinclude` files and run the setup commands in the epic's new worktree. */
   | { readonly kind: 'setup'; readonly epicId: string }
   /**
@@ -194,11 +202,15 @@ export type Action =
    * builder or its merge back until another epic's work is out of the way (docs/files.md).
    */
   | {
-    readonly kind: 'wait'; readonly epicId: string; readonly role: FaultRole | 'lovejoy'; readonly until: string | null; readonly message: string;
-    readonly shares?: FileShare;
-    /** The daily budget is spent: no agent starts anywhere until `until` (the next UTC day) or until it is raised (docs/budgets.md). */
-    readonly dailyBudget?: DailySpend & { readonly limit: number };
-  }
+      readonly kind: 'wait';
+      readonly epicId: string;
+      readonly role: FaultRole | 'lovejoy';
+      readonly until: string | null;
+      readonly message: string;
+      readonly shares?: FileShare;
+      /** The daily budget is spent: no agent starts anywhere until `until` (the next UTC day) or until it is raised (docs/budgets.md). */
+      readonly dailyBudget?: DailySpend & { readonly limit: number };
+    }
   /** Run the configured verification commands in the epic's worktree (the executor's verification pool). */
   | { readonly kind: 'verify'; readonly epicId: string }
   /** Every step completed and verification passed (or none configured): write SUMMARY, apply steps_completed. */

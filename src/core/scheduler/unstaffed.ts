@@ -14,14 +14,24 @@ export interface Unstaffed {
 }
 
 /** Epics (not in `acted`) whose next role is an agent role without a command, in snapshot order. */
-export function unstaffedEpics(epics: readonly EpicSnapshot[], config: SchedulerConfig, acted: ReadonlySet<string>): Unstaffed[] {
+export function unstaffedEpics(
+  epics: readonly EpicSnapshot[],
+  config: SchedulerConfig,
+  acted: ReadonlySet<string>,
+): Unstaffed[] {
   const out: Unstaffed[] = [];
   for (const epic of epics) {
     if (acted.has(epic.id)) continue;
     const role = nextRoleFor(epic);
     if (!isRoleIn(STARTED_ROLES, role) || hasCommand(config, role)) continue;
     // Every open step is held by someone else: nothing would start even with an agent.
-    if (role === 'ralph' && epic.status === 'in_progress' && epic.steps.ready.length === 0 && epic.steps.completed < epic.steps.total) continue;
+    if (
+      role === 'ralph' &&
+      epic.status === 'in_progress' &&
+      epic.steps.ready.length === 0 &&
+      epic.steps.completed < epic.steps.total
+    )
+      continue;
     const { name, work } = ROLE_REGISTRY[role];
     out.push({ epic_id: epic.id, role, message: `${name} would ${work}, but no agent is configured for ${name}` });
   }

@@ -12,8 +12,10 @@ const SHOWN_PARAMS = new Set(['host', 'port', 'sslmode']);
 export function redactDatabaseUrl(url: string): string {
   const m = /^(postgres(?:ql)?:\/\/)(?:([^@/?#]*)@)?([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?/i.exec(url);
   if (!m) return 'postgres://(unparseable URL)';
-  const user = m[2] === undefined ? '' : `${(m[2].split(':')[0] ?? '')}@`;
-  const params = (m[5] ?? '').split('&').filter((p) => SHOWN_PARAMS.has(decodeSafe(p.split('=')[0] ?? '').toLowerCase()));
+  const user = m[2] === undefined ? '' : `${m[2].split(':')[0] ?? ''}@`;
+  const params = (m[5] ?? '')
+    .split('&')
+    .filter((p) => SHOWN_PARAMS.has(decodeSafe(p.split('=')[0] ?? '').toLowerCase()));
   return `${m[1]}${user}${m[3]}${m[4] ?? ''}${params.length > 0 ? `?${params.join('&')}` : ''}`;
 }
 
@@ -41,5 +43,8 @@ export function takeUrlOptions(url: string): { readonly url: string; readonly op
       if (value.trim() !== '') options.push(value.trim());
     } else if (part !== '') kept.push(part);
   }
-  return { url: `${m[1] ?? ''}${kept.length > 0 ? `?${kept.join('&')}` : ''}${m[3] ?? ''}`, options: options.length > 0 ? options.join(' ') : null };
+  return {
+    url: `${m[1] ?? ''}${kept.length > 0 ? `?${kept.join('&')}` : ''}${m[3] ?? ''}`,
+    options: options.length > 0 ? options.join(' ') : null,
+  };
 }

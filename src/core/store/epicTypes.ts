@@ -186,7 +186,12 @@ export interface PreviousRun {
 }
 
 export interface ContextView {
-  readonly epic: (Pick<EpicRow, 'id' | 'title' | 'status' | 'status_reason' | 'priority' | 'complexity' | 'iteration' | 'plan_iteration'> & { build_budget: number; plan_budget: number; next_role: string | null; allowed_events: string[] }) | null;
+  readonly epic:
+    | (Pick<
+        EpicRow,
+        'id' | 'title' | 'status' | 'status_reason' | 'priority' | 'complexity' | 'iteration' | 'plan_iteration'
+      > & { build_budget: number; plan_budget: number; next_role: string | null; allowed_events: string[] })
+    | null;
   readonly intent: string | null;
   readonly approach: string | null;
   readonly constraints: string | null;
@@ -195,7 +200,13 @@ export interface ContextView {
   readonly step: (StepView & { held_by_you: boolean }) | null;
   readonly decisions: readonly { at: string; kind: string; summary: string }[];
   readonly signals: readonly SignalView[];
-  readonly verification_failures: readonly { command: string; exit_code: number | null; output_tail: string; created_at: string; step_anchor: string | null }[];
+  readonly verification_failures: readonly {
+    command: string;
+    exit_code: number | null;
+    output_tail: string;
+    created_at: string;
+    step_anchor: string | null;
+  }[];
   readonly previous_run: PreviousRun | null;
   /** For a planner after a person asked for changes: the version sent back, its text and the feedback. */
   readonly previous_proposal: { version: number; plan_path: string; feedback: string | null; body: string } | null;

@@ -50,7 +50,10 @@ export function openStore(settings: StoreSettings): Store {
 }
 
 /** Diagnoses a PostgreSQL store into `list`, read-only (node-postgres loaded only here and by the store). */
-export async function diagnoseRemoteStore(input: import('./postgres/doctor.ts').RemoteDoctorInput, list: Checklist): Promise<void> {
+export async function diagnoseRemoteStore(
+  input: import('./postgres/doctor.ts').RemoteDoctorInput,
+  list: Checklist,
+): Promise<void> {
   const { diagnosePostgres } = await import('./postgres/entry.ts');
   await diagnosePostgres(input, list);
 }

@@ -79,10 +79,18 @@ export interface SpendReport {
  * stopped it (no fault, no iteration), `stalled` when it went silent without progress, `unavailable`
  * when its agent could not run at all (not installed, not logged in).
  */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress' | 'stopped' | 'stalled' | 'unavailable';
+export type RunStatus =
+  'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress' | 'stopped' | 'stalled' | 'unavailable';
 
 /** The outcomes that count as a non-success (the retry limit and the budget count them). */
-export const FAILED_STATUSES: readonly RunStatus[] = ['failed', 'timed_out', 'lost', 'no_progress', 'stalled', 'unavailable'];
+export const FAILED_STATUSES: readonly RunStatus[] = [
+  'failed',
+  'timed_out',
+  'lost',
+  'no_progress',
+  'stalled',
+  'unavailable',
+];
 
 /** The scheduler's own work recorded like an agent run (the role registry's; shown in the Agents view, never a session). */
 export { SETUP_ROLE };

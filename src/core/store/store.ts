@@ -4,15 +4,62 @@ import type { EpicEvent, EpicStatus, SignalType } from '../epics/transitions.ts'
 import type { PlanSource } from '../plan/types.ts';
 import type { SchedulerSnapshot } from '../scheduler/types.ts';
 import type {
-  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, PlanningNote, Retrospective, EpicReport, EpicRow, NewEpic, Planner, PlanVersionRow, ProposedPlan, ProposeResult,
-  SignalLocation, SignalResult, SignalView, TransitionOutcome,
+  ApproveResult,
+  ContextRequest,
+  ContextView,
+  DebtRow,
+  EpicPlans,
+  PlanningNote,
+  Retrospective,
+  EpicReport,
+  EpicRow,
+  NewEpic,
+  Planner,
+  PlanVersionRow,
+  ProposedPlan,
+  ProposeResult,
+  SignalLocation,
+  SignalResult,
+  SignalView,
+  TransitionOutcome,
 } from './epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from './maintenanceTypes.ts';
-import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, SpendReport, UsageByRole, VerificationEntry, VerificationView } from './runTypes.ts';
+import type {
+  AgentRunInput,
+  AgentRunStart,
+  NewRun,
+  RunEnd,
+  RunView,
+  SessionCounts,
+  SpendReport,
+  UsageByRole,
+  VerificationEntry,
+  VerificationView,
+} from './runTypes.ts';
 import type { EpicBudgetOverride } from '../epics/costBudget.ts';
 import type {
-  Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult,
-  ItemChange, PlanRecord, PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
+  Actor,
+  ArtifactResult,
+  ClaimResult,
+  CommitTarget,
+  CompleteOptions,
+  CompleteResult,
+  EventQuery,
+  EventView,
+  HeartbeatResult,
+  InitResult,
+  ItemChange,
+  PlanRecord,
+  PlanView,
+  ReadyResult,
+  ReopenResult,
+  ResetResult,
+  StartResult,
+  StepRecord,
+  StepView,
+  TargetQuery,
+  UpdateOptions,
+  UpdateResult,
 } from './types.ts';
 
 /** Which backend a store is and where, for messages and `doctor` (never a password). */
@@ -41,7 +88,11 @@ export interface Store {
   watch(listener: () => void): Watch;
 
   // Plans, steps, claims and leases (docs/steps.md).
-  initPlan(source: PlanSource, actor: Actor, options?: { force?: boolean; epicId?: string | null }): Promise<InitResult>;
+  initPlan(
+    source: PlanSource,
+    actor: Actor,
+    options?: { force?: boolean; epicId?: string | null },
+  ): Promise<InitResult>;
   /**
    * `branch`: the branch the claimer's worktree is on; a step of an epic's plan is claimed only in
    * the epic's worktree or on its branch (store/shared/epicPlace.ts).
@@ -49,12 +100,34 @@ export interface Store {
    * pending.json, docs/postgres.md, "Failures, retries, idempotence"): the step it claimed is returned (`resumed: true`) if it
    * committed and is still this holder's; else a claim is made as usual. SQLite never gets one.
    */
-  claimNext(source: PlanSource, actor: Actor, options?: { leaseSeconds?: number; resume?: string; branch?: string | null }): Promise<ClaimResult>;
+  claimNext(
+    source: PlanSource,
+    actor: Actor,
+    options?: { leaseSeconds?: number; resume?: string; branch?: string | null },
+  ): Promise<ClaimResult>;
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
-  heartbeat(planPath: string, anchor: string, actor: Actor, options?: { leaseSeconds?: number }): Promise<HeartbeatResult>;
-  updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult>;
+  heartbeat(
+    planPath: string,
+    anchor: string,
+    actor: Actor,
+    options?: { leaseSeconds?: number },
+  ): Promise<HeartbeatResult>;
+  updateItems(
+    source: PlanSource,
+    anchor: string,
+    changes: readonly ItemChange[],
+    actor: Actor,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult>;
   /** `resume`: as claimNext's, for an artifact whose reply was lost (PostgreSQL only). */
-  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options?: { resume?: string }): Promise<ArtifactResult>;
+  recordArtifact(
+    planPath: string,
+    anchor: string,
+    kind: string,
+    summary: string,
+    actor: Actor,
+    options?: { resume?: string },
+  ): Promise<ArtifactResult>;
   complete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
   /** What `complete` would do, refusing exactly as it would, with nothing written (commit checks before git runs). */
   previewComplete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
@@ -74,22 +147,41 @@ export interface Store {
   /** The audit log, oldest first; `epicId` takes the epic's own events and every event of its plans (pruned ones too). */
   events(query?: EventQuery): Promise<EventView[]>;
   /** Completes steps from commit trailers (newest first), in one transaction. */
-  reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult>;
+  reconcileTrailers(
+    trailers: readonly CommitTrailer[],
+    actor: Actor | null,
+    options: ReconcileOptions,
+  ): Promise<ReconcileResult>;
   /** Removes plans whose file is in none of `roots` (or, with dryRun, says which it would). */
   prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult>;
 
   // Epics and their state machine (docs/state-machine.md).
   /** `resume`: as claimNext's, for an epic whose reply was lost (PostgreSQL only): the epic it created, as it is now. */
-  createEpic(input: NewEpic, actor: Actor, options?: { resume?: string }): Promise<EpicRow & { readonly resumed?: true }>;
+  createEpic(
+    input: NewEpic,
+    actor: Actor,
+    options?: { resume?: string },
+  ): Promise<EpicRow & { readonly resumed?: true }>;
   listEpics(status?: EpicStatus): Promise<EpicRow[]>;
   getEpic(id: string): Promise<EpicRow>;
-  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason?: string | null, data?: Readonly<Record<string, unknown>>): Promise<TransitionOutcome>;
+  applyEpicEvent(
+    id: string,
+    event: EpicEvent,
+    actor: Actor,
+    reason?: string | null,
+    data?: Readonly<Record<string, unknown>>,
+  ): Promise<TransitionOutcome>;
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome>;
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow>;
   /** Who writes the epic's plans from now on (docs/lifecycle.md, "Who plans"); refused once a plan is approved. */
   setPlanner(epicId: string, planner: Planner, actor: Actor): Promise<EpicRow>;
   /** in_progress → implemented: every step completed and, with verification configured or recorded, passed after the latest build. */
-  finishEpic(epicId: string, actor: Actor, reason: string, options?: { verificationConfigured?: boolean }): Promise<TransitionOutcome>;
+  finishEpic(
+    epicId: string,
+    actor: Actor,
+    reason: string,
+    options?: { verificationConfigured?: boolean },
+  ): Promise<TransitionOutcome>;
   /** One more build iteration for a retry that stays in progress; false (and the epic blocked) past the budget. */
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean>;
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void>;
@@ -100,7 +192,13 @@ export interface Store {
   /** Releases the worktree's block on `host`; how many were released. */
   releasePorts(host: string, worktree: string): Promise<number>;
   /** Records in the event log what the scheduler did to an epic's worktree. */
-  recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void>;
+  recordWorktreeEvent(
+    epicId: string,
+    actor: Actor,
+    action: string,
+    reason: string,
+    data?: Readonly<Record<string, unknown>>,
+  ): Promise<void>;
   /** What blocked an epic a person can retry (the blocking event's record), or null. */
   blockDetails(epicId: string): Promise<Record<string, unknown> | null>;
   epicPlans(epicId: string): Promise<EpicPlans>;
@@ -126,7 +224,12 @@ export interface Store {
   proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, options?: { resume?: string }): Promise<ProposeResult>;
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult>;
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow>;
-  discardPlan(epicId: string, actor: Actor, version?: number, reason?: string | null): Promise<PlanVersionRow & { transition: TransitionOutcome }>;
+  discardPlan(
+    epicId: string,
+    actor: Actor,
+    version?: number,
+    reason?: string | null,
+  ): Promise<PlanVersionRow & { transition: TransitionOutcome }>;
   planVersions(epicId: string): Promise<PlanVersionRow[]>;
   /** The proposed version a decision applies to (the given one, else the only one); refused when there is none. */
   pendingPlanVersion(epicId: string, version?: number): Promise<PlanVersionRow>;
@@ -135,9 +238,22 @@ export interface Store {
 
   // Review signals and context recovery.
   /** `resume`: as claimNext's, for a signal whose reply was lost (PostgreSQL only). */
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson?: boolean, options?: { resume?: string }): Promise<SignalResult>;
+  recordSignal(
+    epicId: string,
+    type: SignalType,
+    summary: string,
+    locations: readonly SignalLocation[],
+    actor: Actor,
+    awaitPerson?: boolean,
+    options?: { resume?: string },
+  ): Promise<SignalResult>;
   signals(epicId?: string): Promise<SignalView[]>;
-  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note?: string | null): Promise<TransitionOutcome>;
+  decideSignal(
+    signalId: number,
+    decision: SignalDecision,
+    actor: Actor,
+    note?: string | null,
+  ): Promise<TransitionOutcome>;
   context(request: ContextRequest): Promise<ContextView>;
 
   // Agent runs and verification (docs/scheduler-faults.md).

@@ -208,7 +208,12 @@ export interface PlanView {
   readonly created_at: string;
   readonly updated_at: string;
   readonly steps: readonly StepView[];
-  readonly progress: { readonly steps_completed: number; readonly steps_total: number; readonly items_completed: number; readonly items_total: number };
+  readonly progress: {
+    readonly steps_completed: number;
+    readonly steps_total: number;
+    readonly items_completed: number;
+    readonly items_total: number;
+  };
 }
 
 export interface EventView {

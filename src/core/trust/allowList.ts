@@ -38,7 +38,10 @@ export function readAllowed(env: NodeJS.ProcessEnv, repository: string): AllowEn
     if (uid !== undefined && fstatSync(fd).uid !== uid) return [];
     const record = JSON.parse(readFileSync(fd, 'utf8')) as Partial<AllowRecord>;
     if (record.repository !== repository || !Array.isArray(record.entries)) return [];
-    return record.entries.filter((e): e is AllowEntry => typeof e?.hash === 'string' && typeof e.config_path === 'string' && typeof e.allowed_at === 'string');
+    return record.entries.filter(
+      (e): e is AllowEntry =>
+        typeof e?.hash === 'string' && typeof e.config_path === 'string' && typeof e.allowed_at === 'string',
+    );
   } catch {
     return [];
   } finally {
@@ -49,7 +52,9 @@ export function readAllowed(env: NodeJS.ProcessEnv, repository: string): AllowEn
 /** Records that `hash` of `configPath` may run; the file is written new and renamed into place. Returns the record file. */
 export function recordAllowed(env: NodeJS.ProcessEnv, repository: string, entry: AllowEntry): string {
   ensureStateDir(env);
-  const others = readAllowed(env, repository).filter((e) => !(e.hash === entry.hash && e.config_path === entry.config_path));
+  const others = readAllowed(env, repository).filter(
+    (e) => !(e.hash === entry.hash && e.config_path === entry.config_path),
+  );
   const record: AllowRecord = { repository, entries: [entry, ...others].slice(0, KEEP) };
   const file = allowFile(env, repository);
   replaceFile(file, JSON.stringify(record, null, 2) + '\n');

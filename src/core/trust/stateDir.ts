@@ -31,7 +31,11 @@ export function stateDirIsOurs(env: NodeJS.ProcessEnv): boolean {
   try {
     const st = lstatSync(userStateDir(env));
     const uid = process.getuid?.();
-    return st.isDirectory() && (uid === undefined || st.uid === uid) && (process.platform === 'win32' || (st.mode & 0o077) === 0);
+    return (
+      st.isDirectory() &&
+      (uid === undefined || st.uid === uid) &&
+      (process.platform === 'win32' || (st.mode & 0o077) === 0)
+    );
   } catch {
     return false;
   }

@@ -17,8 +17,18 @@ export interface TrustTarget {
 }
 
 /** The target for the database at `dbPath` of the repository at `location` (its config sits beside the database). */
-export function trustTargetFor(location: RepoLocation, dbPath: string, env: NodeJS.ProcessEnv): TrustTarget & { readonly mainRoot: string | null; readonly dbPath: string } {
-  return { configPath: configPathFor(dbPath), repository: location.commonDir, env, mainRoot: location.mainRoot, dbPath };
+export function trustTargetFor(
+  location: RepoLocation,
+  dbPath: string,
+  env: NodeJS.ProcessEnv,
+): TrustTarget & { readonly mainRoot: string | null; readonly dbPath: string } {
+  return {
+    configPath: configPathFor(dbPath),
+    repository: location.commonDir,
+    env,
+    mainRoot: location.mainRoot,
+    dbPath,
+  };
 }
 
 /** no_config: nothing to run from the repository; new: never allowed here; changed: allowed before, not this content. */
@@ -42,12 +52,35 @@ export interface TrustStatus {
 /** Whether the repository's config, as it is now, was allowed by this user (docs/trust.md). */
 export function trustStatus(target: TrustTarget): TrustStatus {
   const content = readConfigContent(target.configPath);
-  const base = { repository: target.repository, config_path: target.configPath, record_file: allowFile(target.env, target.repository) };
-  if (!content) return { ...base, state: 'no_config', allowed: true, hash: null, commands: [], settings: [], invalid: null, allowed_at: null };
+  const base = {
+    repository: target.repository,
+    config_path: target.configPath,
+    record_file: allowFile(target.env, target.repository),
+  };
+  if (!content)
+    return {
+      ...base,
+      state: 'no_config',
+      allowed: true,
+      hash: null,
+      commands: [],
+      settings: [],
+      invalid: null,
+      allowed_at: null,
+    };
   const known = readAllowed(target.env, target.repository).filter((e) => e.config_path === target.configPath);
   const match = known.find((e) => e.hash === content.hash);
   const state: TrustState = match ? 'allowed' : known.length > 0 ? 'changed' : 'new';
-  return { ...base, state, allowed: match !== undefined, hash: content.hash, commands: content.commands, settings: content.settings, invalid: content.invalid, allowed_at: match?.allowed_at ?? null };
+  return {
+    ...base,
+    state,
+    allowed: match !== undefined,
+    hash: content.hash,
+    commands: content.commands,
+    settings: content.settings,
+    invalid: content.invalid,
+    allowed_at: match?.allowed_at ?? null,
+  };
 }
 
 /**
@@ -55,15 +88,23 @@ export function trustStatus(target: TrustTarget): TrustStatus {
  * was allowed; and refuses a state database that git tracks (a clone would bring someone else's
  * state). Called first by everything that runs what the config names: orchestrate, run, the editor's scheduler.
  */
-export function requireAllowed(target: TrustTarget & { readonly mainRoot: string | null; readonly dbPath: string }): TrustStatus {
+export function requireAllowed(
+  target: TrustTarget & { readonly mainRoot: string | null; readonly dbPath: string },
+): TrustStatus {
   const tracked = trackedPath(target.mainRoot, target.dbPath, target.env);
   if (tracked) {
-    throw new RefusedError('state_tracked', `${tracked} is tracked by git, so it came with the repository; Springfield will not schedule from it: untrack it with 'git rm -r --cached .springfield' and add '.springfield/' to .gitignore (see 'springfield doctor')`);
+    throw new RefusedError(
+      'state_tracked',
+      `${tracked} is tracked by git, so it came with the repository; Springfield will not schedule from it: untrack it with 'git rm -r --cached .springfield' and add '.springfield/' to .gitignore (see 'springfield doctor')`,
+    );
   }
   const status = trustStatus(target);
   if (!status.allowed) {
     const why = status.state === 'changed' ? 'changed since you allowed it' : 'has not been allowed on this machine';
-    throw new RefusedError('config_not_allowed', `${shown(target.mainRoot, target.configPath)} ${why}, and nothing it names runs until you allow it: review and allow it with 'springfield allow'`);
+    throw new RefusedError(
+      'config_not_allowed',
+      `${shown(target.mainRoot, target.configPath)} ${why}, and nothing it names runs until you allow it: review and allow it with 'springfield allow'`,
+    );
   }
   return status;
 }
@@ -75,9 +116,16 @@ export function requireAllowed(target: TrustTarget & { readonly mainRoot: string
  */
 export function allowConfig(target: TrustTarget, expectedHash?: string): TrustStatus {
   const status = trustStatus(target);
-  if (status.hash === null) throw new UsageError('no_config', `${target.configPath}: there is no repository config to allow (Springfield runs nothing from this repository)`);
+  if (status.hash === null)
+    throw new UsageError(
+      'no_config',
+      `${target.configPath}: there is no repository config to allow (Springfield runs nothing from this repository)`,
+    );
   if (expectedHash !== undefined && expectedHash !== status.hash) {
-    throw new RefusedError('config_changed', `${target.configPath} changed while you were reviewing it; review it again`);
+    throw new RefusedError(
+      'config_changed',
+      `${target.configPath} changed while you were reviewing it; review it again`,
+    );
   }
   const at = new Date().toISOString();
   recordAllowed(target.env, target.repository, { config_path: target.configPath, hash: status.hash, allowed_at: at });

@@ -26,7 +26,14 @@ export function handoffCopyPath(dbPath: string, epicId: string): string {
  * that must match it), then keep a copy of the handoff beside the database. Nothing is written into
  * any worktree: the epic's branch gets the handoff when the scheduler starts it.
  */
-export async function approveWithHandoff(store: Store, epicId: string, source: PlanSource | null, actor: Actor, dbPath: string, version?: number): Promise<ApproveWithHandoff> {
+export async function approveWithHandoff(
+  store: Store,
+  epicId: string,
+  source: PlanSource | null,
+  actor: Actor,
+  dbPath: string,
+  version?: number,
+): Promise<ApproveWithHandoff> {
   const chosen = source ?? proposalSource(await store.pendingPlanVersion(epicId, version));
   const result = await store.approvePlan(epicId, chosen, actor, version);
   const text = await store.handoffText(epicId);

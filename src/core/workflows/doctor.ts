@@ -1,6 +1,14 @@
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { shellQuote } from '../shellQuote.ts';
-import { Checklist, commandFinding, diagnoseRemoteStore, diagnoseStore, redactDatabaseUrl, type DoctorInput, type DoctorReport } from '../store/index.ts';
+import {
+  Checklist,
+  commandFinding,
+  diagnoseRemoteStore,
+  diagnoseStore,
+  redactDatabaseUrl,
+  type DoctorInput,
+  type DoctorReport,
+} from '../store/index.ts';
 import { trackedUnder } from '../trust/trust.ts';
 
 /** Diagnoses the store and its links to git and PLAN.md, read-only; never modifies the database. */
@@ -22,12 +30,24 @@ export async function diagnoseRemote(input: Parameters<typeof diagnoseRemoteStor
 function trackedCheck(input: DoctorInput & { readonly env: NodeJS.ProcessEnv }, list: Checklist): void {
   const dir = dirname(input.dbPath);
   const rel = input.mainRoot ? relative(input.mainRoot, dir).split(sep).join('/') : '';
-  if (!input.mainRoot || rel === '' || rel.startsWith('..') || isAbsolute(rel)) return list.skip('tracked', 'the database is outside the main worktree');
+  if (!input.mainRoot || rel === '' || rel.startsWith('..') || isAbsolute(rel))
+    return list.skip('tracked', 'the database is outside the main worktree');
   const files = trackedUnder(input.mainRoot, dir, input.env);
   const db = relative(input.mainRoot, input.dbPath).split(sep).join('/');
   const line = `${rel}/`;
   const fix = `git rm -r -q --cached -- ${shellQuote(rel)} && { grep -qxF ${shellQuote(line)} .gitignore 2>/dev/null || echo ${shellQuote(line)} >> .gitignore; }`;
   const message = `tracked by git: ${files.join(', ')} (Springfield's state must stay out of the repository; the scheduler refuses a tracked state.db)`;
-  const found = files.length === 0 ? [] : [commandFinding(files.includes(db) ? 'error' : 'warning', 'springfield_tracked', message, fix, 'then commit; the files stay on disk, untracked')];
+  const found =
+    files.length === 0
+      ? []
+      : [
+          commandFinding(
+            files.includes(db) ? 'error' : 'warning',
+            'springfield_tracked',
+            message,
+            fix,
+            'then commit; the files stay on disk, untracked',
+          ),
+        ];
   list.check('tracked', found, `${line} is not tracked`, `${files.length} tracked`);
 }

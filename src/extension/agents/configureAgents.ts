@@ -1,14 +1,36 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_PRESETS, allowWrittenConfig, configPathFor, configuredVerification, DEMO_AGENTS, detectTestCommand, demoRoles, detectAgentClis, ensureGitignored, findPreset, PRESET_ROLES, type PresetRole, presetRoles, presetUsage, trustStatus, trustTargetFor, UsageError, writeConfigTemplate, writeRoleCommands } from '../../core/index.ts';
+import {
+  AGENT_PRESETS,
+  allowWrittenConfig,
+  configPathFor,
+  configuredVerification,
+  DEMO_AGENTS,
+  detectTestCommand,
+  demoRoles,
+  detectAgentClis,
+  ensureGitignored,
+  findPreset,
+  PRESET_ROLES,
+  type PresetRole,
+  presetRoles,
+  presetUsage,
+  trustStatus,
+  trustTargetFor,
+  UsageError,
+  writeConfigTemplate,
+  writeRoleCommands,
+} from '../../core/index.ts';
 import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import type { StoreHost } from '../storeHost.ts';
 
 /** "Lisa (plans)". */
 const roleLabel = (role: PresetRole): string => `${ROLE_REGISTRY[role].name} (${ROLE_REGISTRY[role].does})`;
 /** "Lisa, Ralph and Bart". */
-const PLAYERS = PRESET_ROLES.map((r) => ROLE_REGISTRY[r].name).join(', ').replace(/, ([^,]*)$/, ' and $1');
+const PLAYERS = PRESET_ROLES.map((r) => ROLE_REGISTRY[r].name)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' and $1');
 const TEMPLATE = 'template';
 
 /** What a pick writes: a preset's commands and usage readers, or the demo agents'. */
@@ -51,12 +73,26 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
     detail: 'Lisa proposes an example plan, Ralph writes a file for each step and commits it, Bart passes the review',
     found: true,
   };
-  const pick = await vscode.window.showQuickPick([
-    ...items,
-    { id: '', label: '', kind: vscode.QuickPickItemKind.Separator, found: false },
-    demo,
-    { id: TEMPLATE, label: '$(json) config.json template', description: existsSync(configPath) ? 'open .springfield/config.json' : 'create .springfield/config.json with every setting', found: false },
-  ], { title: `Configure agents: which CLI plays ${PLAYERS}?`, placeHolder: 'Agent CLIs found on PATH are listed first', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(
+    [
+      ...items,
+      { id: '', label: '', kind: vscode.QuickPickItemKind.Separator, found: false },
+      demo,
+      {
+        id: TEMPLATE,
+        label: '$(json) config.json template',
+        description: existsSync(configPath)
+          ? 'open .springfield/config.json'
+          : 'create .springfield/config.json with every setting',
+        found: false,
+      },
+    ],
+    {
+      title: `Configure agents: which CLI plays ${PLAYERS}?`,
+      placeHolder: 'Agent CLIs found on PATH are listed first',
+      matchOnDescription: true,
+    },
+  );
   if (!pick) return;
   if (pick.id === TEMPLATE) {
     const preset = items.find((i) => i.found)?.id ?? 'claude';
@@ -70,10 +106,13 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
   const supported = choice.supported;
   let role: PresetRole | undefined;
   if (supported.length > 1) {
-    const scope = await vscode.window.showQuickPick([
-      { label: `All roles (${supported.map(roleLabel).join(', ')})`, role: undefined as PresetRole | undefined },
-      ...supported.map((r) => ({ label: roleLabel(r), role: r as PresetRole | undefined })),
-    ], { title: `Configure agents: ${choice.name} ${choice.verb}…` });
+    const scope = await vscode.window.showQuickPick(
+      [
+        { label: `All roles (${supported.map(roleLabel).join(', ')})`, role: undefined as PresetRole | undefined },
+        ...supported.map((r) => ({ label: roleLabel(r), role: r as PresetRole | undefined })),
+      ],
+      { title: `Configure agents: ${choice.name} ${choice.verb}…` },
+    );
     if (!scope) return;
     role = scope.role;
   }
@@ -85,15 +124,22 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
   const written = writeRoleCommands(configPath, chosen, choice.usage(chosen), verification);
   const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
-  const overridden = Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
-  const roles = Object.keys(written.roles).map((r) => roleLabel(r as PresetRole)).join(', ');
+  const overridden =
+    Object.keys(vscode.workspace.getConfiguration('springfield').get<Record<string, unknown>>('roles', {})).length > 0;
+  const roles = Object.keys(written.roles)
+    .map((r) => roleLabel(r as PresetRole))
+    .join(', ');
   const notes = [
     ...(pick.found ? [] : [`${choice.program} is not on PATH yet: ${choice.install}.`]),
     ...(choice.caveat ? [choice.caveat] : []),
     ...(overridden ? ['The springfield.roles setting overrides this file in this editor.'] : []),
-    ...(allowed ? [] : ["The rest of the file was never allowed by you: the scheduler will show it and ask before it runs anything."]),
+    ...(allowed
+      ? []
+      : ['The rest of the file was never allowed by you: the scheduler will show it and ask before it runs anything.']),
   ];
-  const verifies = verification ? ` Each build is verified with ${verification.map((c) => c.join(' ')).join(', ')}.` : '';
+  const verifies = verification
+    ? ` Each build is verified with ${verification.map((c) => c.join(' ')).join(', ')}.`
+    : '';
   const message = `${choice.name} now ${choice.verb} ${roles} (.springfield/config.json).${verifies}${notes.length ? ` ${notes.join(' ')}` : ''}`;
   const show = notes.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   void show(message, 'Open config.json').then((answer) => {
@@ -107,15 +153,30 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
  * confirms it or not; nothing runs here. Returns the commands to write, undefined to leave the file's
  * as they are, or null when the person cancelled.
  */
-async function proposeVerification(configPath: string, root: string | null): Promise<readonly (readonly string[])[] | undefined | null> {
+async function proposeVerification(
+  configPath: string,
+  root: string | null,
+): Promise<readonly (readonly string[])[] | undefined | null> {
   if (!root || configuredVerification(configPath).length > 0) return undefined;
   const found = detectTestCommand(root);
   if (!found) return undefined;
   const command = found.argv.join(' ');
-  const pick = await vscode.window.showQuickPick([
-    { label: `$(check) Verify with ${command}`, description: `found in ${found.source}`, detail: 'Runs after each build and before the merge; a failure sends the work back to Ralph.', use: true },
-    { label: '$(circle-slash) No verification for now', description: 'add one later: "verification" in .springfield/config.json', use: false },
-  ], { title: `Configure agents: verify each build with ${command}?`, ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(
+    [
+      {
+        label: `$(check) Verify with ${command}`,
+        description: `found in ${found.source}`,
+        detail: 'Runs after each build and before the merge; a failure sends the work back to Ralph.',
+        use: true,
+      },
+      {
+        label: '$(circle-slash) No verification for now',
+        description: 'add one later: "verification" in .springfield/config.json',
+        use: false,
+      },
+    ],
+    { title: `Configure agents: verify each build with ${command}?`, ignoreFocusOut: true },
+  );
   if (!pick) return null;
   return pick.use ? [found.argv] : undefined;
 }
@@ -124,7 +185,11 @@ function presetChoice(id: string): Choice | undefined {
   const preset = findPreset(id);
   if (!preset) return undefined;
   return {
-    name: preset.name, verb: 'plays', program: preset.program, install: preset.install, caveat: preset.caveat,
+    name: preset.name,
+    verb: 'plays',
+    program: preset.program,
+    install: preset.install,
+    caveat: preset.caveat,
     supported: PRESET_ROLES.filter((r) => preset.roles[r]),
     roles: (role) => presetRoles(preset.id, role),
     usage: (roles) => presetUsage(preset.id, roles),
@@ -135,7 +200,11 @@ function presetChoice(id: string): Choice | undefined {
 function demoChoice(extensionPath: string): Choice {
   const script = join(extensionPath, 'dist', DEMO_AGENTS.file);
   return {
-    name: DEMO_AGENTS.name, verb: 'play', program: '', install: '', caveat: undefined,
+    name: DEMO_AGENTS.name,
+    verb: 'play',
+    program: '',
+    install: '',
+    caveat: undefined,
     supported: PRESET_ROLES,
     roles: (role) => demoRoles(process.execPath, script, role),
     usage: (roles) => Object.fromEntries(Object.keys(roles).map((r) => [r, null])),

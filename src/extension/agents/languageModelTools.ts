@@ -1,5 +1,13 @@
 import * as vscode from 'vscode';
-import { confirmationFor, LostReplies, runTool, TOOL_META, type ToolKey, type ToolSession, UsageError } from '../../core/index.ts';
+import {
+  confirmationFor,
+  LostReplies,
+  runTool,
+  TOOL_META,
+  type ToolKey,
+  type ToolSession,
+  UsageError,
+} from '../../core/index.ts';
 import { renderContext } from '../../cli/render/contextText.ts';
 import type { StoreHost } from '../storeHost.ts';
 
@@ -14,20 +22,24 @@ export const EDITOR_AGENT_ID = 'vscode-agent';
 export function registerLanguageModelTools(host: StoreHost): vscode.Disposable[] {
   // Kept for the window's life: a claim or signal whose reply was lost is resumed by the same call again.
   const lostReplies = new LostReplies();
-  return (Object.keys(TOOL_META) as ToolKey[]).map((key) => vscode.lm.registerTool<unknown>(TOOL_META[key].name, {
-    prepareInvocation(options) {
-      const confirm = confirmationFor(key, options.input, actorOf(host));
-      return {
-        invocationMessage: `Springfield: ${TOOL_META[key].title.replace(/^Springfield /, '')}`,
-        ...(confirm ? { confirmationMessages: { title: confirm.title, message: new vscode.MarkdownString(confirm.message) } } : {}),
-      };
-    },
-    async invoke(options) {
-      const outcome = await runTool(key, options.input, sessionOf(host, lostReplies));
-      if (!TOOL_META[key].readOnly) void host.refresh();
-      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(outcome.text)]);
-    },
-  }));
+  return (Object.keys(TOOL_META) as ToolKey[]).map((key) =>
+    vscode.lm.registerTool<unknown>(TOOL_META[key].name, {
+      prepareInvocation(options) {
+        const confirm = confirmationFor(key, options.input, actorOf(host));
+        return {
+          invocationMessage: `Springfield: ${TOOL_META[key].title.replace(/^Springfield /, '')}`,
+          ...(confirm
+            ? { confirmationMessages: { title: confirm.title, message: new vscode.MarkdownString(confirm.message) } }
+            : {}),
+        };
+      },
+      async invoke(options) {
+        const outcome = await runTool(key, options.input, sessionOf(host, lostReplies));
+        if (!TOOL_META[key].readOnly) void host.refresh();
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(outcome.text)]);
+      },
+    }),
+  );
 }
 
 function actorOf(host: StoreHost) {

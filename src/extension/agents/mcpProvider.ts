@@ -13,7 +13,11 @@ export function registerMcpServer(extensionPath: string, databaseUrl: () => stri
       const folder = vscode.workspace.workspaceFolders?.[0];
       if (!folder || folder.uri.scheme !== 'file') return [];
       const url = databaseUrl();
-      const env = { ELECTRON_RUN_AS_NODE: '1', SPRINGFIELD_AGENT: 'vscode-mcp', ...(url ? { SPRINGFIELD_DATABASE_URL: url } : {}) };
+      const env = {
+        ELECTRON_RUN_AS_NODE: '1',
+        SPRINGFIELD_AGENT: 'vscode-mcp',
+        ...(url ? { SPRINGFIELD_DATABASE_URL: url } : {}),
+      };
       const server = new vscode.McpStdioServerDefinition('Springfield', process.execPath, [cli, 'mcp'], env, VERSION);
       server.cwd = folder.uri;
       return [server];

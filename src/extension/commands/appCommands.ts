@@ -1,7 +1,16 @@
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import * as vscode from 'vscode';
-import { configPathFor, type EpicRow, isEditorVariable, loadRoleCommands, RefusedError, runningApp, stopApp, UsageError } from '../../core/index.ts';
+import {
+  configPathFor,
+  type EpicRow,
+  isEditorVariable,
+  loadRoleCommands,
+  RefusedError,
+  runningApp,
+  stopApp,
+  UsageError,
+} from '../../core/index.ts';
 import { agentEnvironment } from '../model/databaseSetting.ts';
 import { appTerminalName } from '../model/worktreeItems.ts';
 import type { StoreHost } from '../storeHost.ts';
@@ -35,7 +44,10 @@ export class AppRunner {
       this.terminalOf(epic)?.show(true);
       return this.announce(epic, worktree, running, 'already runs');
     }
-    if (!vscode.workspace.isTrusted) throw new Error(`running ${epic.id}'s app runs commands, which Restricted Mode does not allow; trust this workspace first`);
+    if (!vscode.workspace.isTrusted)
+      throw new Error(
+        `running ${epic.id}'s app runs commands, which Restricted Mode does not allow; trust this workspace first`,
+      );
     const dbPath = this.host.dbPath;
     if (!dbPath) throw new UsageError('no_worktree', 'running an app needs a Springfield repository');
     const configPath = configPathFor(dbPath);
@@ -44,37 +56,58 @@ export class AppRunner {
       await confirmRepositoryConfig(this.host, true);
     } catch (err) {
       if (err instanceof RefusedError && err.code === 'config_not_allowed') {
-        throw new RefusedError('config_not_allowed', `${epic.id}'s app did not start: ${configPath} is not allowed to run commands on this machine (allow it when asked, or with 'springfield allow')`);
+        throw new RefusedError(
+          'config_not_allowed',
+          `${epic.id}'s app did not start: ${configPath} is not allowed to run commands on this machine (allow it when asked, or with 'springfield allow')`,
+        );
       }
       throw err;
     }
     const name = appTerminalName(epic);
     this.terminalOf(epic)?.dispose();
     const terminal = vscode.window.createTerminal({
-      name, shellPath: process.execPath, shellArgs: [this.cliPath, 'app', epic.id], cwd: worktree,
+      name,
+      shellPath: process.execPath,
+      shellArgs: [this.cliPath, 'app', epic.id],
+      cwd: worktree,
       // The CLI runs on this editor's own runtime, without the editor's variables; the app's commands get the worktree's (core worktreeCommandEnv).
-      env: agentEnvironment(process.env, isEditorVariable, {}, this.binDir, this.host.databaseUrl, delimiter, worktree), strictEnv: true,
-      iconPath: new vscode.ThemeIcon('globe'), isTransient: true,
+      env: agentEnvironment(process.env, isEditorVariable, {}, this.binDir, this.host.databaseUrl, delimiter, worktree),
+      strictEnv: true,
+      iconPath: new vscode.ThemeIcon('globe'),
+      isTransient: true,
     });
     terminal.show(true);
     const app = await waitForApp(worktree, terminal);
     if (app) return this.announce(epic, worktree, app, 'runs');
-    void vscode.window.showWarningMessage(`Springfield: ${epic.id}'s app did not start: the terminal "${name}" says why.`);
+    void vscode.window.showWarningMessage(
+      `Springfield: ${epic.id}'s app did not start: the terminal "${name}" says why.`,
+    );
   }
 
   /** Stops the epic's app, wherever it was started (its terminal ends with it). */
   async stop(epic: EpicRow, worktree: string): Promise<void> {
     const grace = this.host.dbPath ? loadRoleCommands(configPathFor(this.host.dbPath)).killGraceSeconds : 5;
     const stopped = await stopApp(worktree, grace * 1000);
-    void vscode.window.showInformationMessage(stopped ? `Springfield: stopped ${epic.id}'s app (${epic.title}).` : `Springfield: ${epic.id} has no app running.`);
+    void vscode.window.showInformationMessage(
+      stopped
+        ? `Springfield: stopped ${epic.id}'s app (${epic.title}).`
+        : `Springfield: ${epic.id} has no app running.`,
+    );
   }
 
   /** Says where the app listens, as a link (port-forwarded where remote), with Open in browser and Stop app. */
   private async announce(epic: EpicRow, worktree: string, app: AppRecord, verb: string): Promise<void> {
     const external = app.url ? await vscode.env.asExternalUri(vscode.Uri.parse(app.url)) : undefined;
-    const where = app.url && external ? ` at [${app.url}](${external.toString(true)})` : ' (its worktree has no ports: "ports" is 0 in config.json)';
+    const where =
+      app.url && external
+        ? ` at [${app.url}](${external.toString(true)})`
+        : ' (its worktree has no ports: "ports" is 0 in config.json)';
     const text = `Springfield: ${epic.id}'s app (${epic.title}) ${verb}${where}, in the terminal "${appTerminalName(epic)}".`;
-    const choice = await vscode.window.showInformationMessage(text, ...(external ? ['Open in browser'] : []), 'Stop app');
+    const choice = await vscode.window.showInformationMessage(
+      text,
+      ...(external ? ['Open in browser'] : []),
+      'Stop app',
+    );
     if (choice === 'Open in browser' && external) await vscode.env.openExternal(external);
     else if (choice === 'Stop app' && existsSync(worktree)) await this.stop(epic, worktree);
   }
@@ -95,7 +128,11 @@ export class AppRunner {
 
 /** Waits for `springfield app` to record the app (it does so before starting the commands); null if the terminal ended first or it took too long. */
 async function waitForApp(worktree: string, terminal: vscode.Terminal): Promise<AppRecord | null> {
-  for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+  for (
+    const deadline = Date.now() + START_WAIT_MS;
+    Date.now() < deadline;
+    await new Promise((r) => setTimeout(r, 200))
+  ) {
     const app = runningApp(worktree);
     if (app) return app;
     if (terminal.exitStatus !== undefined) return null;

@@ -7,7 +7,10 @@ import type { Row } from '../views/treeProvider.ts';
  * A ticked or unticked checklist row writes through the same core call as `springfield update`.
  * Ticking an item in a step someone else holds (or nobody holds) asks first and records it as yours.
  */
-export async function onCheckboxes(ctx: CommandContext, changes: readonly (readonly [Row, vscode.TreeItemCheckboxState])[]): Promise<void> {
+export async function onCheckboxes(
+  ctx: CommandContext,
+  changes: readonly (readonly [Row, vscode.TreeItemCheckboxState])[],
+): Promise<void> {
   const store = ctx.host.writable();
   for (const [row, state] of changes) {
     const ref = ctx.epics.node(row)?.ref;
@@ -18,8 +21,14 @@ export async function onCheckboxes(ctx: CommandContext, changes: readonly (reado
     const mine = live && owner.claimed_by === ctx.host.actor.worktree;
     let override = false;
     if (!mine) {
-      const who = live ? `claimed by ${owner.agent ? `${owner.agent} in ` : ''}${owner.claimed_by}` : 'not claimed by anyone';
-      const answer = await vscode.window.showWarningMessage(`${ref.anchor} is ${who}. Change this item anyway? It will be recorded as yours.`, { modal: true }, 'Change it');
+      const who = live
+        ? `claimed by ${owner.agent ? `${owner.agent} in ` : ''}${owner.claimed_by}`
+        : 'not claimed by anyone';
+      const answer = await vscode.window.showWarningMessage(
+        `${ref.anchor} is ${who}. Change this item anyway? It will be recorded as yours.`,
+        { modal: true },
+        'Change it',
+      );
       if (answer !== 'Change it') {
         await ctx.host.refresh();
         continue;
@@ -27,7 +36,13 @@ export async function onCheckboxes(ctx: CommandContext, changes: readonly (reado
       override = true;
     }
     const status = state === vscode.TreeItemCheckboxState.Checked ? 'completed' : 'open';
-    await store.updateItems(loadPlanSource(ctx.host.actor.worktree, ref.planPath), ref.anchor, [{ selector: { id: ref.itemId }, status }], ctx.host.actor, { override });
+    await store.updateItems(
+      loadPlanSource(ctx.host.actor.worktree, ref.planPath),
+      ref.anchor,
+      [{ selector: { id: ref.itemId }, status }],
+      ctx.host.actor,
+      { override },
+    );
   }
   await ctx.host.refresh();
 }

@@ -1,5 +1,12 @@
 import * as vscode from 'vscode';
-import { assertBudgetRaised, configPathFor, type EpicRow, loadRoleCommands, type Planner, UsageError } from '../../core/index.ts';
+import {
+  assertBudgetRaised,
+  configPathFor,
+  type EpicRow,
+  loadRoleCommands,
+  type Planner,
+  UsageError,
+} from '../../core/index.ts';
 import { tellLisaPlans } from './lisaPlans.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
@@ -17,12 +24,21 @@ function epicOf(ctx: CommandContext, row: Row | undefined): string {
  * plans"). From New plan… (`offerPlan: false`) the third question is New plan…'s own, so the epic is
  * the person's until they answer it: no scheduler starts Lisa on it meanwhile.
  */
-export async function createEpic(ctx: CommandContext, options: { offerPlan?: boolean } = {}): Promise<EpicRow | undefined> {
+export async function createEpic(
+  ctx: CommandContext,
+  options: { offerPlan?: boolean } = {},
+): Promise<EpicRow | undefined> {
   const steps = options.offerPlan === false ? 2 : 3;
-  const title = await vscode.window.showInputBox({ title: `New epic (1/${steps}): title`, prompt: 'What does the epic deliver? e.g. "Add a caching layer"', validateInput: (v) => (v.trim() ? undefined : 'A title is required') });
+  const title = await vscode.window.showInputBox({
+    title: `New epic (1/${steps}): title`,
+    prompt: 'What does the epic deliver? e.g. "Add a caching layer"',
+    validateInput: (v) => (v.trim() ? undefined : 'A title is required'),
+  });
   if (!title) return undefined;
   const brief = await vscode.window.showInputBox({
-    title: `New epic (2/${steps}): brief`, prompt: 'Intent and acceptance criteria, e.g. "Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate." (optional)',
+    title: `New epic (2/${steps}): brief`,
+    prompt:
+      'Intent and acceptance criteria, e.g. "Reads are slow. Acceptance: repeated reads hit the cache; writes invalidate." (optional)',
   });
   if (brief === undefined) return undefined;
   let planner: Planner = 'person';
@@ -31,7 +47,9 @@ export async function createEpic(ctx: CommandContext, options: { offerPlan?: boo
     if (!who) return undefined;
     planner = who;
   }
-  const epic = await ctx.host.writable().createEpic({ title: title.trim(), brief: brief.trim(), priority: 'P2', planner }, ctx.host.actor);
+  const epic = await ctx.host
+    .writable()
+    .createEpic({ title: title.trim(), brief: brief.trim(), priority: 'P2', planner }, ctx.host.actor);
   await ctx.host.refresh();
   // Complexity only when it changes what the person does: a critical epic's merge waits for them.
   const created = `Created ${epic.id}: ${epic.title}${epic.complexity === 'critical' ? ' (critical: its merge waits for your approval)' : ''}.`;
@@ -43,11 +61,13 @@ export async function createEpic(ctx: CommandContext, options: { offerPlan?: boo
     void tellLisaPlans(ctx, epic, `${created} `);
     return epic;
   }
-  void vscode.window.showInformationMessage(`${created} Next: write its plan.`, 'New plan…', 'Propose an existing plan…').then((choice) => {
-    const row = { id: `epic:${epic.id}` };
-    if (choice === 'New plan…') void vscode.commands.executeCommand('springfield.plan.new', row);
-    else if (choice) void vscode.commands.executeCommand('springfield.epic.proposePlan', row);
-  });
+  void vscode.window
+    .showInformationMessage(`${created} Next: write its plan.`, 'New plan…', 'Propose an existing plan…')
+    .then((choice) => {
+      const row = { id: `epic:${epic.id}` };
+      if (choice === 'New plan…') void vscode.commands.executeCommand('springfield.plan.new', row);
+      else if (choice) void vscode.commands.executeCommand('springfield.epic.proposePlan', row);
+    });
   return epic;
 }
 
@@ -55,13 +75,23 @@ export async function createEpic(ctx: CommandContext, options: { offerPlan?: boo
 async function whoPlans(ctx: CommandContext): Promise<Planner | undefined> {
   const state = ctx.scheduler?.();
   const staffed = state?.roles.includes('lisa') ?? false;
-  const me = { label: '$(edit) I write it', description: 'New plan… opens a template with the brief; you propose it', who: 'person' as const };
+  const me = {
+    label: '$(edit) I write it',
+    description: 'New plan… opens a template with the brief; you propose it',
+    who: 'person' as const,
+  };
   const lisa = {
     label: '$(hubot) Lisa writes it',
-    description: !staffed ? 'no agent plays Lisa yet: Configure agents… first' : state?.running ? 'the scheduler starts her now; her plan comes back for your approval' : 'when the scheduler runs; her plan comes back for your approval',
+    description: !staffed
+      ? 'no agent plays Lisa yet: Configure agents… first'
+      : state?.running
+        ? 'the scheduler starts her now; her plan comes back for your approval'
+        : 'when the scheduler runs; her plan comes back for your approval',
     who: 'lisa' as const,
   };
-  const pick = await vscode.window.showQuickPick(staffed ? [lisa, me] : [me, lisa], { title: `New epic (3/3): who writes its plan?` });
+  const pick = await vscode.window.showQuickPick(staffed ? [lisa, me] : [me, lisa], {
+    title: `New epic (3/3): who writes its plan?`,
+  });
   return pick?.who;
 }
 
@@ -94,8 +124,12 @@ export async function retryEpic(ctx: CommandContext, row?: Row | string): Promis
   const store = ctx.host.writable();
   // A paused epic whose budget is still spent is refused, as on the command line (docs/budgets.md).
   const dbPath = ctx.host.dbPath;
-  if (dbPath) await assertBudgetRaised(store, await store.getEpic(epicId), loadRoleCommands(configPathFor(dbPath)).budget);
+  if (dbPath)
+    await assertBudgetRaised(store, await store.getEpic(epicId), loadRoleCommands(configPathFor(dbPath)).budget);
   const t = await store.applyEpicEvent(epicId, 'retry', ctx.host.actor, 'retried from the editor');
   await ctx.host.refresh();
-  void vscode.window.setStatusBarMessage(`Springfield: ${epicId} is ${t.to.replace('_', ' ')} again; the scheduler starts it on its next pass`, 5000);
+  void vscode.window.setStatusBarMessage(
+    `Springfield: ${epicId} is ${t.to.replace('_', ' ')} again; the scheduler starts it on its next pass`,
+    5000,
+  );
 }

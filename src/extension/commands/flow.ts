@@ -1,5 +1,14 @@
 import * as vscode from 'vscode';
-import { type ClaimResult, loadPlanSource, readHead, RefusedError, shortRef, startEpicInWorktree, takenOverText, UsageError } from '../../core/index.ts';
+import {
+  type ClaimResult,
+  loadPlanSource,
+  readHead,
+  RefusedError,
+  shortRef,
+  startEpicInWorktree,
+  takenOverText,
+  UsageError,
+} from '../../core/index.ts';
 import { userSetting } from '../userSettings.ts';
 import { baseName, shortDuration, stepName } from '../views/viewText.ts';
 import type { CommandContext } from './commandContext.ts';
@@ -25,16 +34,25 @@ function claimPlace(ctx: CommandContext, planPath: string): { worktree: string; 
 }
 
 /** Claims the next ready step of a plan (in its epic's worktree); says what happened in a person's words, and where to work. */
-export async function claimIn(ctx: CommandContext, planPath: string): Promise<{ result: ClaimResult; message: string; openIn: string | null }> {
+export async function claimIn(
+  ctx: CommandContext,
+  planPath: string,
+): Promise<{ result: ClaimResult; message: string; openIn: string | null }> {
   const place = claimPlace(ctx, planPath);
   const actor = { ...ctx.host.actor, worktree: place.worktree };
   const source = loadPlanSource(place.worktree, planPath);
-  const result = await ctx.host.writable().claimNext(source, actor, { leaseSeconds: leaseSeconds(), branch: readHead(place.worktree, process.env)?.branch ?? null });
+  const result = await ctx.host.writable().claimNext(source, actor, {
+    leaseSeconds: leaseSeconds(),
+    branch: readHead(place.worktree, process.env)?.branch ?? null,
+  });
   await ctx.host.refresh();
   if (!result.claimed) {
-    const why = result.reason === 'all_completed' ? 'every step is completed'
-      : result.reason === 'files_busy' ? `every ready step shares files with a claimed one (${(result.files_waiting ?? []).map((w) => w.message).join('; ')})`
-        : 'every open step is claimed or waits for another';
+    const why =
+      result.reason === 'all_completed'
+        ? 'every step is completed'
+        : result.reason === 'files_busy'
+          ? `every ready step shares files with a claimed one (${(result.files_waiting ?? []).map((w) => w.message).join('; ')})`
+          : 'every open step is claimed or waits for another';
     return { result, message: `Nothing to claim in ${planPath}: ${why}.`, openIn: null };
   }
   ctx.revealStep?.(result.plan_path, result.step_anchor);
@@ -45,7 +63,11 @@ export async function claimIn(ctx: CommandContext, planPath: string): Promise<{ 
     : '';
   const lease = shortDuration(Date.parse(result.lease_expires_at) - Date.now() + 500);
   const where = place.elsewhere ? ` Its epic is built in ${baseName(place.worktree)}: work there.` : '';
-  return { result, message: `Claimed ${name}: ${result.step_title}${takeover}. It is yours for ${lease}; renew it while you work.${where}`, openIn: place.elsewhere ? place.worktree : null };
+  return {
+    result,
+    message: `Claimed ${name}: ${result.step_title}${takeover}. It is yours for ${lease}; renew it while you work.${where}`,
+    openIn: place.elsewhere ? place.worktree : null,
+  };
 }
 
 /** Tells what happened and, when the work lives in another worktree, offers to open it (a new window, or this one). */
@@ -58,31 +80,54 @@ export async function reportClaim(message: string, openIn: string | null): Promi
 }
 
 /** Says `message` and offers to open the worktree `path`, in a new window or this one. */
-export async function offerWorktree(message: string, path: string, show: typeof vscode.window.showInformationMessage): Promise<void> {
+export async function offerWorktree(
+  message: string,
+  path: string,
+  show: typeof vscode.window.showInformationMessage,
+): Promise<void> {
   const choice = await show(message, 'Open in new window', 'Open here');
-  if (choice) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(path), { forceNewWindow: choice === 'Open in new window' });
+  if (choice)
+    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(path), {
+      forceNewWindow: choice === 'Open in new window',
+    });
 }
 
 /**
  * Starts an approved epic (ready → in progress) in a worktree of its own, as the scheduler does
  * (docs/lifecycle.md), and, if asked, claims its first step there for this person.
  */
-export async function startEpicAndClaim(ctx: CommandContext, epicId: string, claim: boolean): Promise<{ lines: string[]; openIn: string | null }> {
+export async function startEpicAndClaim(
+  ctx: CommandContext,
+  epicId: string,
+  claim: boolean,
+): Promise<{ lines: string[]; openIn: string | null }> {
   const store = ctx.host.writable();
   const versions = await store.planVersions(epicId);
   const planPath = versions.filter((v) => v.status === 'approved').at(-1)?.plan_path;
-  if (!planPath) throw new RefusedError('no_approved_plan', `${epicId} has no approved plan yet: review and approve its plan first`);
+  if (!planPath)
+    throw new RefusedError('no_approved_plan', `${epicId} has no approved plan yet: review and approve its plan first`);
   const epic = await store.getEpic(epicId);
   const lines: string[] = [];
   let openIn: string | null = null;
   if (epic.status === 'ready') {
     const mainRoot = ctx.host.location?.mainRoot;
     if (!mainRoot) throw new UsageError('no_worktree', 'starting an epic needs a repository with a main worktree');
-    const started = await startEpicInWorktree(store, mainRoot, epicId, ctx.host.actor, userSetting<string>('worktrees.location', '') || undefined);
-    lines.push(`Started ${epicId} in its own worktree ${baseName(started.worktree.path)} (branch ${started.worktree.branch}).`);
+    const started = await startEpicInWorktree(
+      store,
+      mainRoot,
+      epicId,
+      ctx.host.actor,
+      userSetting<string>('worktrees.location', '') || undefined,
+    );
+    lines.push(
+      `Started ${epicId} in its own worktree ${baseName(started.worktree.path)} (branch ${started.worktree.branch}).`,
+    );
     openIn = started.worktree.path;
   } else if (epic.status !== 'in_progress') {
-    throw new RefusedError('not_ready', `${epicId} is ${epic.status.replace(/_/g, ' ')}; only an approved (ready) epic can be started`);
+    throw new RefusedError(
+      'not_ready',
+      `${epicId} is ${epic.status.replace(/_/g, ' ')}; only an approved (ready) epic can be started`,
+    );
   }
   await ctx.host.refresh();
   if (claim) {

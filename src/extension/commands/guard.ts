@@ -3,7 +3,9 @@ import { SpringfieldError } from '../../core/index.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 
 /** Wraps a command handler: domain refusals become one clear message, never a stack trace. */
-export function guarded<A extends unknown[]>(fn: (...args: A) => Promise<unknown> | unknown): (...args: A) => Promise<void> {
+export function guarded<A extends unknown[]>(
+  fn: (...args: A) => Promise<unknown> | unknown,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);

@@ -10,15 +10,24 @@ import type { CommandContext } from './commandContext.ts';
 export async function tellLisaPlans(ctx: CommandContext, epic: EpicRow, prefix: string): Promise<void> {
   const state = ctx.scheduler?.();
   if (!state?.roles.includes('lisa')) {
-    const choice = await vscode.window.showInformationMessage(`${prefix}Lisa writes the plan for “${epic.title}” once an agent plays her: choose one, then start the scheduler.`, 'Configure agents…');
+    const choice = await vscode.window.showInformationMessage(
+      `${prefix}Lisa writes the plan for “${epic.title}” once an agent plays her: choose one, then start the scheduler.`,
+      'Configure agents…',
+    );
     if (choice) await vscode.commands.executeCommand('springfield.agents.configure');
     return;
   }
   if (state.running) {
-    void vscode.window.showInformationMessage(`${prefix}Lisa writes the plan for “${epic.title}”: the scheduler starts her on its next pass. Her plan waits here for your approval.`);
+    void vscode.window.showInformationMessage(
+      `${prefix}Lisa writes the plan for “${epic.title}”: the scheduler starts her on its next pass. Her plan waits here for your approval.`,
+    );
     return;
   }
-  const choice = await vscode.window.showInformationMessage(`${prefix}Lisa writes the plan for “${epic.title}” when the scheduler runs. Her plan waits here for your approval.`, 'Start scheduler', 'Run scheduler once');
+  const choice = await vscode.window.showInformationMessage(
+    `${prefix}Lisa writes the plan for “${epic.title}” when the scheduler runs. Her plan waits here for your approval.`,
+    'Start scheduler',
+    'Run scheduler once',
+  );
   if (choice === 'Start scheduler') await vscode.commands.executeCommand('springfield.scheduler.start');
   else if (choice === 'Run scheduler once') await vscode.commands.executeCommand('springfield.scheduler.runOnce');
 }

@@ -7,33 +7,46 @@ import { leaseSeconds } from './flow.ts';
 import { newPlan, proposePlan } from './planCommands.ts';
 
 /** Runs what a Needs you item offers (the tree row, the dashboard's button): each through the command a person would use. */
-export async function runNeedsYouAction(ctx: CommandContext, action: NeedsYouAction, revealEpic: (epicId: string) => void): Promise<void> {
+export async function runNeedsYouAction(
+  ctx: CommandContext,
+  action: NeedsYouAction,
+  revealEpic: (epicId: string) => void,
+): Promise<void> {
   const epicRow = (epicId: string) => ({ id: `epic:${epicId}` });
   switch (action.kind) {
-    case 'reviewPlan': return ctx.openApproval(action.epicId);
-    case 'decideSignal': return openSignal(ctx, action.signalId);
-    case 'retry': return retryEpic(ctx, action.epicId);
-    case 'renewLease': return renewLease(ctx, action.planPath, action.anchor, action.worktree);
+    case 'reviewPlan':
+      return ctx.openApproval(action.epicId);
+    case 'decideSignal':
+      return openSignal(ctx, action.signalId);
+    case 'retry':
+      return retryEpic(ctx, action.epicId);
+    case 'renewLease':
+      return renewLease(ctx, action.planPath, action.anchor, action.worktree);
     case 'openWorktree':
       await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(action.path), { forceNewWindow: true });
       return;
-    case 'approveMerge': return approveMerge(ctx, action.epicId);
+    case 'approveMerge':
+      return approveMerge(ctx, action.epicId);
     case 'openPullRequest':
       await vscode.env.openExternal(vscode.Uri.parse(action.url));
       return;
     case 'writePlan':
       await newPlan(ctx, epicRow(action.epicId));
       return;
-    case 'proposePlan': return proposePlan(ctx, epicRow(action.epicId));
-    case 'defer': return deferEpic(ctx, epicRow(action.epicId));
+    case 'proposePlan':
+      return proposePlan(ctx, epicRow(action.epicId));
+    case 'defer':
+      return deferEpic(ctx, epicRow(action.epicId));
     case 'configureAgents':
       await vscode.commands.executeCommand('springfield.agents.configure');
       return;
     case 'openSourceControl':
       await vscode.commands.executeCommand('workbench.view.scm');
       return;
-    case 'showEpic': return revealEpic(action.epicId);
-    case 'raiseBudget': return raiseBudget(ctx, action.epicId);
+    case 'showEpic':
+      return revealEpic(action.epicId);
+    case 'raiseBudget':
+      return raiseBudget(ctx, action.epicId);
     case 'openFile':
       await vscode.window.showTextDocument(vscode.Uri.file(action.path));
       return;
@@ -52,7 +65,10 @@ export async function raiseBudget(ctx: CommandContext, epicId: string): Promise<
   const text = await vscode.window.showInputBox({
     title: `Raise the budget of “${epic.title}”`,
     prompt: `Its agents have spent ${reason}. The ${unit} it may spend in all, as its own budget; it is retried once set.`,
-    validateInput: (v) => (/^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && (kind !== 'tokens' || Number.isSafeInteger(Number(v))) ? null : `a positive ${kind === 'tokens' ? 'whole ' : ''}number`),
+    validateInput: (v) =>
+      /^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && (kind !== 'tokens' || Number.isSafeInteger(Number(v)))
+        ? null
+        : `a positive ${kind === 'tokens' ? 'whole ' : ''}number`,
   });
   if (text === undefined) return;
   await ctx.host.writable().setEpicBudget(epicId, { [kind]: Number(text.trim()) }, ctx.host.actor);
@@ -70,15 +86,25 @@ async function openSignal(ctx: CommandContext, signalId: number): Promise<void> 
   }
   const root = ctx.host.location?.worktreeRoot ?? ctx.host.actor.worktree;
   const pos = new vscode.Position(Math.max(0, at.line - 1), 0);
-  await vscode.window.showTextDocument(vscode.Uri.file(`${root}/${at.file}`), { selection: new vscode.Range(pos, pos) });
+  await vscode.window.showTextDocument(vscode.Uri.file(`${root}/${at.file}`), {
+    selection: new vscode.Range(pos, pos),
+  });
 }
 
 /** A person's lease renewed where they hold it (their claim from this window went to the epic's worktree). */
 async function renewLease(ctx: CommandContext, planPath: string, anchor: string, worktree: string): Promise<void> {
-  const r = await ctx.host.writable().heartbeat(planPath, anchor, { worktree, agent: null }, { leaseSeconds: leaseSeconds() });
+  const r = await ctx.host
+    .writable()
+    .heartbeat(planPath, anchor, { worktree, agent: null }, { leaseSeconds: leaseSeconds() });
   await ctx.host.refresh();
-  const st = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath)?.steps.flatMap((x) => [x, ...x.substeps]).find((x) => x.anchor === anchor);
-  void vscode.window.setStatusBarMessage(`Springfield: ${st ? stepName(st.number) : anchor} is yours for ${shortDuration(Date.parse(r.lease_expires_at) - Date.now() + 500)} more`, 4000);
+  const st = ctx.host.snapshot?.plans
+    .find((p) => p.plan_path === planPath)
+    ?.steps.flatMap((x) => [x, ...x.substeps])
+    .find((x) => x.anchor === anchor);
+  void vscode.window.setStatusBarMessage(
+    `Springfield: ${st ? stepName(st.number) : anchor} is yours for ${shortDuration(Date.parse(r.lease_expires_at) - Date.now() + 500)} more`,
+    4000,
+  );
 }
 
 /** A critical epic's merge, approved by the person: the scheduler merges it on its next pass. */
@@ -86,9 +112,15 @@ export async function approveMerge(ctx: CommandContext, row?: { id: string } | s
   const epicId = typeof row === 'string' ? row : row ? refOf(ctx, row)?.epicId : undefined;
   if (!epicId) return;
   const title = ctx.host.snapshot?.epics.find((e) => e.id === epicId)?.title ?? epicId;
-  const ok = await vscode.window.showWarningMessage(`Approve the merge of “${title}”?`, {
-    modal: true, detail: 'It is verified and reviewed. The scheduler squash-merges its branch into the main branch on its next pass.',
-  }, 'Approve merge');
+  const ok = await vscode.window.showWarningMessage(
+    `Approve the merge of “${title}”?`,
+    {
+      modal: true,
+      detail:
+        'It is verified and reviewed. The scheduler squash-merges its branch into the main branch on its next pass.',
+    },
+    'Approve merge',
+  );
   if (ok !== 'Approve merge') return;
   await ctx.host.writable().approveMerge(epicId, ctx.host.actor);
   await ctx.host.refresh();

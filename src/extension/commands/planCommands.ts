@@ -42,7 +42,9 @@ async function planFiles(root: string): Promise<PlanFile[]> {
 /** Epics that can take a plan: not yet approved, or sent back to Lisa. */
 function epicsWithoutPlan(ctx: CommandContext): EpicRow[] {
   const s = ctx.host.snapshot;
-  return (s?.epics ?? []).filter((e) => (e.status === 'planned' || e.status === 'blocked') && !s?.awaitingApproval.has(e.id));
+  return (s?.epics ?? []).filter(
+    (e) => (e.status === 'planned' || e.status === 'blocked') && !s?.awaitingApproval.has(e.id),
+  );
 }
 
 /**
@@ -54,10 +56,20 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
   if (!epicId) {
     const candidates = epicsWithoutPlan(ctx);
     const create = { label: '$(add) Create epic…', description: 'a new epic, then its plan', epic: undefined };
-    const pick = candidates.length === 0 ? create : await vscode.window.showQuickPick([
-      ...candidates.map((e) => ({ label: `${e.id}  ${e.title}`, description: e.status === 'blocked' ? 'blocked: needs a new plan' : 'no plan yet', epic: e })),
-      create,
-    ], { title: 'New plan for which epic?' });
+    const pick =
+      candidates.length === 0
+        ? create
+        : await vscode.window.showQuickPick(
+            [
+              ...candidates.map((e) => ({
+                label: `${e.id}  ${e.title}`,
+                description: e.status === 'blocked' ? 'blocked: needs a new plan' : 'no plan yet',
+                epic: e,
+              })),
+              create,
+            ],
+            { title: 'New plan for which epic?' },
+          );
     if (!pick) return undefined;
     epicId = pick.epic?.id ?? (await createEpic(ctx, { offerPlan: false }))?.id;
     if (!epicId) return undefined;
@@ -81,11 +93,20 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
     closeSync(fd);
   }
   const editor = await vscode.window.showTextDocument(vscode.Uri.file(abs));
-  const line = editor.document.getText().split('\n').findIndex((l) => l.startsWith('## Step 1:'));
-  if (line >= 0) editor.selection = new vscode.Selection(line, 11, line, editor.document.lineAt(line).text.indexOf(' {#'));
-  void vscode.window.showInformationMessage(`Wrote ${planPath} for ${epic.id} from a template. Rewrite its steps as the real work, then propose it.`, 'Propose plan').then((choice) => {
-    if (choice) void vscode.commands.executeCommand('springfield.epic.proposePlan', { id: `epic:${epic.id}` });
-  });
+  const line = editor.document
+    .getText()
+    .split('\n')
+    .findIndex((l) => l.startsWith('## Step 1:'));
+  if (line >= 0)
+    editor.selection = new vscode.Selection(line, 11, line, editor.document.lineAt(line).text.indexOf(' {#'));
+  void vscode.window
+    .showInformationMessage(
+      `Wrote ${planPath} for ${epic.id} from a template. Rewrite its steps as the real work, then propose it.`,
+      'Propose plan',
+    )
+    .then((choice) => {
+      if (choice) void vscode.commands.executeCommand('springfield.epic.proposePlan', { id: `epic:${epic.id}` });
+    });
   return planPath;
 }
 
@@ -96,13 +117,23 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
 async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | 'lisa' | undefined> {
   const state = ctx.scheduler?.();
   const staffed = state?.roles.includes('lisa') ?? false;
-  const me = { label: '$(edit) Write it myself', description: 'a template opens with the epic\'s brief; propose it when it is ready', who: 'me' as const };
+  const me = {
+    label: '$(edit) Write it myself',
+    description: "a template opens with the epic's brief; propose it when it is ready",
+    who: 'me' as const,
+  };
   const lisa = {
     label: '$(hubot) Ask Lisa to write it',
-    description: !staffed ? 'no agent plays Lisa yet: Configure agents… first' : state?.running ? 'the scheduler starts her now; her plan comes back for your approval' : 'the scheduler starts her; her plan comes back for your approval',
+    description: !staffed
+      ? 'no agent plays Lisa yet: Configure agents… first'
+      : state?.running
+        ? 'the scheduler starts her now; her plan comes back for your approval'
+        : 'the scheduler starts her; her plan comes back for your approval',
     who: 'lisa' as const,
   };
-  const pick = await vscode.window.showQuickPick(staffed && epic.planner !== 'person' ? [lisa, me] : [me, lisa], { title: `Plan for “${epic.title}”: who writes it?` });
+  const pick = await vscode.window.showQuickPick(staffed && epic.planner !== 'person' ? [lisa, me] : [me, lisa], {
+    title: `Plan for “${epic.title}”: who writes it?`,
+  });
   return pick?.who;
 }
 
@@ -133,17 +164,32 @@ function freeName(root: string, wanted: string): string {
  * Asks for a plan file of this worktree: plans only (a "## Step" heading), `preferred` first, and
  * "New plan…" at the top. Returns a repository-relative path, NEW_PLAN, or undefined when cancelled.
  */
-async function pickPlanFile(ctx: CommandContext, title: string, preferred: (f: PlanFile) => boolean): Promise<string | undefined> {
+async function pickPlanFile(
+  ctx: CommandContext,
+  title: string,
+  preferred: (f: PlanFile) => boolean,
+): Promise<string | undefined> {
   const files = await planFiles(ctx.host.actor.worktree);
   const mine = files.filter(preferred);
   const others = files.filter((f) => !preferred(f));
-  const item = (f: PlanFile, note?: string) => ({ label: f.path, description: [note, f.title].filter(Boolean).join(' · ') || undefined });
+  const item = (f: PlanFile, note?: string) => ({
+    label: f.path,
+    description: [note, f.title].filter(Boolean).join(' · ') || undefined,
+  });
   const items: vscode.QuickPickItem[] = [
-    ...mine.map((f) => item(f, 'this epic\'s plan')),
-    { label: NEW_PLAN, description: files.length === 0 ? 'no plan file in this repository yet' : 'write one from a template' },
-    ...(others.length ? [{ label: 'Plan files', kind: vscode.QuickPickItemKind.Separator }, ...others.map((f) => item(f))] : []),
+    ...mine.map((f) => item(f, "this epic's plan")),
+    {
+      label: NEW_PLAN,
+      description: files.length === 0 ? 'no plan file in this repository yet' : 'write one from a template',
+    },
+    ...(others.length
+      ? [{ label: 'Plan files', kind: vscode.QuickPickItemKind.Separator }, ...others.map((f) => item(f))]
+      : []),
   ];
-  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: 'A markdown plan with "## Step 1: Title" headings' });
+  const pick = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: 'A markdown plan with "## Step 1: Title" headings',
+  });
   return pick?.label;
 }
 
@@ -157,7 +203,11 @@ export async function initHere(ctx: CommandContext): Promise<void> {
   }
   const r = await ctx.host.writable().initPlan(loadPlanSource(ctx.host.actor.worktree, planPath), ctx.host.actor);
   await ctx.host.refresh();
-  void vscode.window.showInformationMessage(r.already_initialized ? `${planPath} was already initialised.` : `Initialised ${planPath}: ${r.steps_created} steps, ${r.checklist_items_created} items.`);
+  void vscode.window.showInformationMessage(
+    r.already_initialized
+      ? `${planPath} was already initialised.`
+      : `Initialised ${planPath}: ${r.steps_created} steps, ${r.checklist_items_created} items.`,
+  );
 }
 
 /** Propose plan…: the epic's own plan comes first (the last one proposed, or the one New plan… wrote). */
@@ -168,7 +218,11 @@ export async function proposePlan(ctx: CommandContext, row?: Row): Promise<void>
   const [epic, versions] = await Promise.all([store.getEpic(epicId), store.planVersions(epicId)]);
   const last = versions.at(-1)?.plan_path;
   const named = planFileName(epic);
-  const planPath = await pickPlanFile(ctx, `Propose which plan for ${epicId} (${epic.title})?`, (f) => f.path === last || f.epicId === epicId || (f.path === named && f.epicId === null));
+  const planPath = await pickPlanFile(
+    ctx,
+    `Propose which plan for ${epicId} (${epic.title})?`,
+    (f) => f.path === last || f.epicId === epicId || (f.path === named && f.epicId === null),
+  );
   if (!planPath) return;
   if (planPath === NEW_PLAN) {
     await newPlan(ctx, row);

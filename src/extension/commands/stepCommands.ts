@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { type EpicRow, loadPlanSource, type PlanView, RefusedError, type StepView, UsageError } from '../../core/index.ts';
+import {
+  type EpicRow,
+  loadPlanSource,
+  type PlanView,
+  RefusedError,
+  type StepView,
+  UsageError,
+} from '../../core/index.ts';
 import { baseName, shortDuration, stepName } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
@@ -39,17 +46,34 @@ export async function claimNextStep(ctx: CommandContext): Promise<void> {
   }
   if (claimable.length === 0 && startable.length === 0) {
     const none = (s?.plans.length ?? 0) === 0 && (s?.epics.length ?? 0) === 0;
-    void vscode.window.showInformationMessage(none ? 'Springfield: nothing to claim yet. Create an epic and write its plan first.' : 'Springfield: no step is ready: every open step is claimed or waits for another.');
+    void vscode.window.showInformationMessage(
+      none
+        ? 'Springfield: nothing to claim yet. Create an epic and write its plan first.'
+        : 'Springfield: no step is ready: every open step is claimed or waits for another.',
+    );
     return;
   }
   type Choice = { label: string; description: string; detail?: string; plan?: PlanView; epic?: EpicRow };
   const choices: Choice[] = [
-    ...claimable.map((c) => ({ label: c.plan.title || c.plan.plan_path, description: `next: ${c.first}`, detail: `${c.count} ready · ${c.plan.plan_path}${c.plan.epic_id ? ` · epic ${c.plan.epic_id}` : ''}`, plan: c.plan })),
-    ...startable.map((e) => ({ label: `$(debug-start) Start ${e.id} and claim its first step`, description: e.title, detail: 'its plan is approved; starting it puts it in progress', epic: e })),
+    ...claimable.map((c) => ({
+      label: c.plan.title || c.plan.plan_path,
+      description: `next: ${c.first}`,
+      detail: `${c.count} ready · ${c.plan.plan_path}${c.plan.epic_id ? ` · epic ${c.plan.epic_id}` : ''}`,
+      plan: c.plan,
+    })),
+    ...startable.map((e) => ({
+      label: `$(debug-start) Start ${e.id} and claim its first step`,
+      description: e.title,
+      detail: 'its plan is approved; starting it puts it in progress',
+      epic: e,
+    })),
   ];
   let chosen: Choice | undefined = choices[0];
   if (claimable.length === 0 && startable.length === 1 && chosen?.epic) {
-    const answer = await vscode.window.showInformationMessage(`${chosen.epic.id} (${chosen.epic.title}) is approved but not started yet. Start it and claim its first step?`, 'Start and claim');
+    const answer = await vscode.window.showInformationMessage(
+      `${chosen.epic.id} (${chosen.epic.title}) is approved but not started yet. Start it and claim its first step?`,
+      'Start and claim',
+    );
     if (answer !== 'Start and claim') return;
   } else if (choices.length > 1) {
     chosen = await vscode.window.showQuickPick(choices, { title: 'Claim the next step of which plan?' });
@@ -73,11 +97,16 @@ export async function claimNextStep(ctx: CommandContext): Promise<void> {
 async function heldElsewhere(ctx: CommandContext, planPath: string, anchor: string, doing: string): Promise<boolean> {
   const st = stepView(ctx, planPath, anchor);
   const owner = st?.parent_anchor ? stepView(ctx, planPath, st.parent_anchor) : st;
-  const holder = owner && (owner.status === 'claimed' || owner.status === 'in_progress') && !owner.agent ? owner.claimed_by : null;
+  const holder =
+    owner && (owner.status === 'claimed' || owner.status === 'in_progress') && !owner.agent ? owner.claimed_by : null;
   if (!st || !holder || holder === ctx.host.actor.worktree || !existsSync(holder)) return false;
   const epic = ctx.host.snapshot?.epics.find((e) => e.worktree_path === holder);
   const where = epic ? `${baseName(holder)}, the worktree where ${epic.id} is built` : baseName(holder);
-  await offerWorktree(`${stepName(st.number)} (${st.title}) is held in ${where}, not in this window's ${baseName(ctx.host.actor.worktree)}: ${doing} it there.`, holder, vscode.window.showWarningMessage);
+  await offerWorktree(
+    `${stepName(st.number)} (${st.title}) is held in ${where}, not in this window's ${baseName(ctx.host.actor.worktree)}: ${doing} it there.`,
+    holder,
+    vscode.window.showWarningMessage,
+  );
   return true;
 }
 
@@ -94,7 +123,10 @@ export async function heartbeatStep(ctx: CommandContext, row?: Row): Promise<voi
   const r = await ctx.host.writable().heartbeat(planPath, anchor, ctx.host.actor, { leaseSeconds: leaseSeconds() });
   await ctx.host.refresh();
   const st = stepView(ctx, planPath, anchor);
-  void vscode.window.setStatusBarMessage(`Springfield: lease of ${st ? stepName(st.number) : r.step_anchor} renewed for ${shortDuration(Date.parse(r.lease_expires_at) - Date.now() + 500)}`, 3000);
+  void vscode.window.setStatusBarMessage(
+    `Springfield: lease of ${st ? stepName(st.number) : r.step_anchor} renewed for ${shortDuration(Date.parse(r.lease_expires_at) - Date.now() + 500)}`,
+    3000,
+  );
 }
 
 /**
@@ -116,15 +148,23 @@ export async function completeStep(ctx: CommandContext, row?: Row): Promise<void
     // VS Code's dialog focuses its first button, so that one is harmless: it shows the open items.
     const choice = await vscode.window.showWarningMessage(
       `${name} still has ${open.length === 1 ? 'one open item' : `${open.length || 'some'} open items`}.`,
-      { modal: true, detail: `${open.map((x) => `• ${x}`).join('\n')}\n\nYou can complete it anyway: you will be asked why, and the reason is kept with the step.` },
-      'Show open items', 'Complete anyway…',
+      {
+        modal: true,
+        detail: `${open.map((x) => `• ${x}`).join('\n')}\n\nYou can complete it anyway: you will be asked why, and the reason is kept with the step.`,
+      },
+      'Show open items',
+      'Complete anyway…',
     );
     if (choice === 'Show open items') {
       ctx.revealStep?.(planPath, st?.parent_anchor ?? anchor);
       return;
     }
     if (choice !== 'Complete anyway…') return;
-    const reason = await vscode.window.showInputBox({ title: `Complete ${name} with open items`, prompt: 'Why is it done anyway? (kept with the step)', validateInput: (v) => (v.trim() ? undefined : 'A reason is required') });
+    const reason = await vscode.window.showInputBox({
+      title: `Complete ${name} with open items`,
+      prompt: 'Why is it done anyway? (kept with the step)',
+      validateInput: (v) => (v.trim() ? undefined : 'A reason is required'),
+    });
     if (!reason) return;
     await store.complete(source, anchor, ctx.host.actor, { forceReason: reason.trim() });
   }
@@ -135,14 +175,20 @@ export async function completeStep(ctx: CommandContext, row?: Row): Promise<void
 function openWork(st: StepView): string[] {
   return [
     ...st.items.filter((i) => i.status !== 'completed').map((i) => i.text),
-    ...st.substeps.filter((x) => x.status !== 'completed').flatMap((x) => x.items.filter((i) => i.status !== 'completed').map((i) => `${i.text} (${stepName(x.number)})`)),
+    ...st.substeps
+      .filter((x) => x.status !== 'completed')
+      .flatMap((x) => x.items.filter((i) => i.status !== 'completed').map((i) => `${i.text} (${stepName(x.number)})`)),
   ];
 }
 
 export async function resetStep(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
   const st = stepView(ctx, planPath, anchor);
-  const ok = await vscode.window.showWarningMessage(`Reset ${st ? stepName(st.number) : anchor} to pending?`, { modal: true, detail: 'Whoever holds it loses the claim; ticked items stay ticked.' }, 'Reset');
+  const ok = await vscode.window.showWarningMessage(
+    `Reset ${st ? stepName(st.number) : anchor} to pending?`,
+    { modal: true, detail: 'Whoever holds it loses the claim; ticked items stay ticked.' },
+    'Reset',
+  );
   if (ok !== 'Reset') return;
   await ctx.host.writable().reset(planPath, anchor, ctx.host.actor, 'reset from the editor');
   await ctx.host.refresh();
@@ -161,7 +207,8 @@ export async function openInPlan(ctx: CommandContext, row?: Row): Promise<void> 
 export async function openWorktree(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
   const step = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath)?.steps.find((s) => s.anchor === anchor);
-  if (!step?.claimed_by) throw new RefusedError('not_claimed', `${step ? stepName(step.number) : anchor} is not claimed by any worktree`);
+  if (!step?.claimed_by)
+    throw new RefusedError('not_claimed', `${step ? stepName(step.number) : anchor} is not claimed by any worktree`);
   await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(step.claimed_by), { forceNewWindow: true });
 }
 
@@ -172,6 +219,8 @@ export function showTerminal(ctx: CommandContext, row?: Row): void {
   const st = stepView(ctx, planPath, anchor);
   const terminal = epicId ? ctx.agentTerminal?.(epicId) : undefined;
   if (terminal) terminal.show();
-  else void vscode.window.showInformationMessage(`Springfield: no agent terminal is open for ${st ? `${stepName(st.number)} (${st.title})` : anchor} in this window: the scheduler running here opens one for each agent it starts.`);
+  else
+    void vscode.window.showInformationMessage(
+      `Springfield: no agent terminal is open for ${st ? `${stepName(st.number)} (${st.title})` : anchor} in this window: the scheduler running here opens one for each agent it starts.`,
+    );
 }
-

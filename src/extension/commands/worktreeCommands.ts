@@ -1,9 +1,28 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { configPathFor, type EpicRow, loadRoleCommands, pruneWorktrees, RefusedError, requireAllowed, springfieldWorktrees, type SpringfieldWorktree, timeoutFor, trustTargetFor, UsageError } from '../../core/index.ts';
+import {
+  configPathFor,
+  type EpicRow,
+  loadRoleCommands,
+  pruneWorktrees,
+  RefusedError,
+  requireAllowed,
+  springfieldWorktrees,
+  type SpringfieldWorktree,
+  timeoutFor,
+  trustTargetFor,
+  UsageError,
+} from '../../core/index.ts';
 import { runConfig } from '../editorScheduler.ts';
 import { Disposable } from '../lifecycle.ts';
-import { pruneSummary, type WorktreeAction, worktreeActions, worktreeItem, type WorktreeItem, worktreeProblem } from '../model/worktreeItems.ts';
+import {
+  pruneSummary,
+  type WorktreeAction,
+  worktreeActions,
+  worktreeItem,
+  type WorktreeItem,
+  worktreeProblem,
+} from '../model/worktreeItems.ts';
 import { addToSourceControl, SourceControlWorktrees } from '../sourceControlWorktrees.ts';
 import { userSetting } from '../userSettings.ts';
 import type { Row } from '../views/treeProvider.ts';
@@ -82,13 +101,23 @@ export class WorktreeCommands extends Disposable {
       pick.items = [
         ...items,
         { label: '', kind: vscode.QuickPickItemKind.Separator },
-        { label: '$(trash) Prune worktrees…', description: 'remove those whose epic is done, deferred or gone', prune: true },
+        {
+          label: '$(trash) Prune worktrees…',
+          description: 'remove those whose epic is done, deferred or gone',
+          prune: true,
+        },
       ];
-      pick.placeholder = items.length === 0 ? 'No worktrees made by Springfield yet' : 'Pick a worktree to open, find, or run its app';
+      pick.placeholder =
+        items.length === 0 ? 'No worktrees made by Springfield yet' : 'Pick a worktree to open, find, or run its app';
       pick.busy = false;
       const choice = await chosen;
       if (choice?.prune) await this.prune();
-      else if (choice?.worktree) await this.chooseAction(choice.worktree.title ?? choice.worktree.epic_id, choice.worktree.path, choice.worktree);
+      else if (choice?.worktree)
+        await this.chooseAction(
+          choice.worktree.title ?? choice.worktree.epic_id,
+          choice.worktree.path,
+          choice.worktree,
+        );
     } finally {
       pick.dispose();
     }
@@ -97,7 +126,13 @@ export class WorktreeCommands extends Disposable {
   /** The actions on one worktree (worktreeActions), then does the one picked. */
   private async chooseAction(name: string, path: string, w: SpringfieldWorktree | null): Promise<void> {
     const items = worktreeActions(w, process.platform);
-    const picked = await vscode.window.showQuickPick(items, { title: `${name} — ${path}`, placeHolder: items.length > 4 ? 'Open the worktree, find it, add it to Source Control, or its app' : 'Open the worktree, find it, or add it to Source Control' });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `${name} — ${path}`,
+      placeHolder:
+        items.length > 4
+          ? 'Open the worktree, find it, add it to Source Control, or its app'
+          : 'Open the worktree, find it, or add it to Source Control',
+    });
     if (picked) await this.act(picked.action, path, w);
   }
 
@@ -116,7 +151,9 @@ export class WorktreeCommands extends Disposable {
         try {
           await addToSourceControl(path);
         } catch {
-          throw new Error(`could not add ${path} to Source Control: is the built-in Git extension enabled (git.enabled)?`);
+          throw new Error(
+            `could not add ${path} to Source Control: is the built-in Git extension enabled (git.enabled)?`,
+          );
         }
         await vscode.commands.executeCommand('workbench.view.scm');
         return;
@@ -135,28 +172,52 @@ export class WorktreeCommands extends Disposable {
     const mainRoot = this.requireMainRoot();
     const host = this.ctx.host;
     const config = runConfig(host);
-    const options = { force: null, archive: config.archive, archiveTimeoutMs: timeoutFor(config, 'setup') * 1000, location: this.location(), config };
+    const options = {
+      force: null,
+      archive: config.archive,
+      archiveTimeoutMs: timeoutFor(config, 'setup') * 1000,
+      location: this.location(),
+      config,
+    };
     const dry = await pruneWorktrees(host.writable(), mainRoot, null, { ...options, dryRun: true });
     const plan = pruneSummary(dry);
     if (dry.removed.length === 0) {
-      void vscode.window.showInformationMessage(`Springfield: ${plan.headline}`, { modal: true, detail: plan.detail || 'No worktree Springfield made is left.' });
+      void vscode.window.showInformationMessage(`Springfield: ${plan.headline}`, {
+        modal: true,
+        detail: plan.detail || 'No worktree Springfield made is left.',
+      });
       return;
     }
     const refusal = this.archiveRefusal(config.archive.length > 0);
     if (refusal) {
-      void vscode.window.showWarningMessage(`Springfield: cannot prune here: ${refusal}`, { modal: true, detail: `${plan.detail}\n\nNothing was removed.` });
+      void vscode.window.showWarningMessage(`Springfield: cannot prune here: ${refusal}`, {
+        modal: true,
+        detail: `${plan.detail}\n\nNothing was removed.`,
+      });
       return;
     }
-    const go = await vscode.window.showWarningMessage(`Springfield: ${plan.headline}`, {
-      modal: true, detail: `${plan.detail}\n\n${config.archive.length > 0 ? 'The archive commands run in each first; one that fails keeps its worktree. ' : ''}Each removal is recorded on its epic.`,
-    }, 'Prune');
+    const go = await vscode.window.showWarningMessage(
+      `Springfield: ${plan.headline}`,
+      {
+        modal: true,
+        detail: `${plan.detail}\n\n${config.archive.length > 0 ? 'The archive commands run in each first; one that fails keeps its worktree. ' : ''}Each removal is recorded on its epic.`,
+      },
+      'Prune',
+    );
     if (go !== 'Prune') return;
-    const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Springfield: pruning worktrees…' },
-      () => pruneWorktrees(host.writable(), mainRoot, host.actor, { ...options, dryRun: false }));
+    const done = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Springfield: pruning worktrees…' },
+      () => pruneWorktrees(host.writable(), mainRoot, host.actor, { ...options, dryRun: false }),
+    );
     await host.refresh();
     const report = pruneSummary(done);
-    const stays = done.kept.length > 0 ? ` ${done.kept.length} stay${done.kept.length === 1 ? 's' : ''}: ${done.kept.map((k) => `${k.epic_id} (${k.reason})`).join('; ')}.` : '';
-    const show = done.kept.some((k) => k.reason.startsWith('the archive command')) ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const stays =
+      done.kept.length > 0
+        ? ` ${done.kept.length} stay${done.kept.length === 1 ? 's' : ''}: ${done.kept.map((k) => `${k.epic_id} (${k.reason})`).join('; ')}.`
+        : '';
+    const show = done.kept.some((k) => k.reason.startsWith('the archive command'))
+      ? vscode.window.showWarningMessage
+      : vscode.window.showInformationMessage;
     void show(`Springfield: ${report.headline}${stays}`);
   }
 
@@ -166,7 +227,8 @@ export class WorktreeCommands extends Disposable {
    */
   private archiveRefusal(hasArchive: boolean): string | null {
     if (!hasArchive) return null;
-    if (!vscode.workspace.isTrusted) return 'the archive commands run before each removal, and Restricted Mode runs no commands; trust this workspace first.';
+    if (!vscode.workspace.isTrusted)
+      return 'the archive commands run before each removal, and Restricted Mode runs no commands; trust this workspace first.';
     // Archive commands from the user's own settings need no allowance; those of config.json do.
     if (userSetting<string[][]>('worktrees.archive', []).length > 0) return null;
     const { location, dbPath } = this.ctx.host;
@@ -175,19 +237,37 @@ export class WorktreeCommands extends Disposable {
       requireAllowed(trustTargetFor(location, dbPath, process.env));
       return null;
     } catch (err) {
-      if (err instanceof RefusedError) return `the archive commands of config.json run before each removal: ${err.message}.`;
+      if (err instanceof RefusedError)
+        return `the archive commands of config.json run before each removal: ${err.message}.`;
       throw err;
     }
   }
 
   /** The epic of a clicked row, or one picked from those with a worktree; refused clearly when it has none. */
-  private async epicWorktree(row: Row | undefined, question: string): Promise<{ epic: EpicRow; worktree: string } | undefined> {
+  private async epicWorktree(
+    row: Row | undefined,
+    question: string,
+  ): Promise<{ epic: EpicRow; worktree: string } | undefined> {
     const mainRoot = this.mainRoot;
     let epicId = refOf(this.ctx, row)?.epicId;
     if (!epicId) {
-      const withWorktree = (this.ctx.host.snapshot?.epics ?? []).filter((e) => worktreeProblem(e, mainRoot, existsSync) === null);
-      if (withWorktree.length === 0) throw new RefusedError('no_epic_worktree', 'no epic has a worktree of its own yet: an epic gets one when it is started (Start epic, or the scheduler)');
-      const picked = await vscode.window.showQuickPick(withWorktree.map((e) => ({ label: e.title || e.id, description: `${e.id} · ${e.status.replace(/_/g, ' ')}`, detail: e.worktree_path ?? undefined, epic: e })), { title: question });
+      const withWorktree = (this.ctx.host.snapshot?.epics ?? []).filter(
+        (e) => worktreeProblem(e, mainRoot, existsSync) === null,
+      );
+      if (withWorktree.length === 0)
+        throw new RefusedError(
+          'no_epic_worktree',
+          'no epic has a worktree of its own yet: an epic gets one when it is started (Start epic, or the scheduler)',
+        );
+      const picked = await vscode.window.showQuickPick(
+        withWorktree.map((e) => ({
+          label: e.title || e.id,
+          description: `${e.id} · ${e.status.replace(/_/g, ' ')}`,
+          detail: e.worktree_path ?? undefined,
+          epic: e,
+        })),
+        { title: question },
+      );
       if (!picked) return undefined;
       epicId = picked.epic.id;
     }
@@ -199,13 +279,23 @@ export class WorktreeCommands extends Disposable {
   }
 
   private async epicRow(id: string): Promise<EpicRow | undefined> {
-    return this.ctx.host.snapshot?.epics.find((e) => e.id === id) ?? (await this.ctx.host.writable().getEpic(id).catch(() => undefined));
+    return (
+      this.ctx.host.snapshot?.epics.find((e) => e.id === id) ??
+      (await this.ctx.host
+        .writable()
+        .getEpic(id)
+        .catch(() => undefined))
+    );
   }
 
   /** Where worktrees go: the user's setting, else config.json's "worktreeRoot" (as the scheduler and the CLI take it). */
   private location(): string | undefined {
     const dbPath = this.ctx.host.dbPath;
-    return userSetting<string>('worktrees.location', '') || (dbPath ? loadRoleCommands(configPathFor(dbPath)).worktreeRoot : undefined) || undefined;
+    return (
+      userSetting<string>('worktrees.location', '') ||
+      (dbPath ? loadRoleCommands(configPathFor(dbPath)).worktreeRoot : undefined) ||
+      undefined
+    );
   }
 
   private requireMainRoot(): string {

@@ -48,7 +48,10 @@ export class ConflictWatch {
   update(s: Snapshot): void {
     const root = this.o.mainRoot();
     if (!root || this.disposed) return;
-    const ids = s.epics.filter((e) => UNDER_WAY.includes(e.status)).map((e) => e.id).sort();
+    const ids = s.epics
+      .filter((e) => UNDER_WAY.includes(e.status))
+      .map((e) => e.id)
+      .sort();
     const tips = ids.map((id) => `${id}=${refFromFiles(root, `refs/heads/${epicBranch(id)}`) ?? ''}`);
     this.wantedIds = ids;
     this.wantedKey = [`main=${readHead(root, process.env)?.commit ?? ''}`, ...tips].join(' ');

@@ -17,11 +17,17 @@ export interface EditorDatabase {
  */
 export function editorDatabase(env: NodeJS.ProcessEnv, inspected: Inspected<string> | undefined): EditorDatabase {
   const { value, ignored } = userValue(inspected, '');
-  if (isDatabaseUrl(env.SPRINGFIELD_DATABASE_URL)) return { url: env.SPRINGFIELD_DATABASE_URL, ignored, problem: undefined };
+  if (isDatabaseUrl(env.SPRINGFIELD_DATABASE_URL))
+    return { url: env.SPRINGFIELD_DATABASE_URL, ignored, problem: undefined };
   const given = typeof value === 'string' ? value.trim() : '';
   if (given === '') return { url: undefined, ignored, problem: undefined };
   if (!isDatabaseUrl(given)) {
-    return { url: undefined, ignored, problem: 'springfield.databaseUrl (user settings) is not a postgres:// or postgresql:// URL; fix it or clear it to use .springfield/state.db' };
+    return {
+      url: undefined,
+      ignored,
+      problem:
+        'springfield.databaseUrl (user settings) is not a postgres:// or postgresql:// URL; fix it or clear it to use .springfield/state.db',
+    };
   }
   return { url: given, ignored, problem: undefined };
 }
@@ -31,7 +37,15 @@ export function editorDatabase(env: NodeJS.ProcessEnv, inspected: Inspected<stri
  * variables (`isEditor`), then the launch's, run by the editor's runtime, `springfield` first on PATH,
  * and the editor's database so the agent and its CLI write where the editor reads (never on a command line).
  */
-export function agentEnvironment(base: NodeJS.ProcessEnv, isEditor: (name: string) => boolean, launch: Readonly<Record<string, string>>, binDir: string | undefined, databaseUrl: string | undefined, delimiter: string, cwd?: string): NodeJS.ProcessEnv {
+export function agentEnvironment(
+  base: NodeJS.ProcessEnv,
+  isEditor: (name: string) => boolean,
+  launch: Readonly<Record<string, string>>,
+  binDir: string | undefined,
+  databaseUrl: string | undefined,
+  delimiter: string,
+  cwd?: string,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined && !isEditor(k)) env[k] = v;
   Object.assign(env, launch, { ELECTRON_RUN_AS_NODE: '1' });

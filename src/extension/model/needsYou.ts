@@ -4,7 +4,17 @@
  * running out, merges held, plans the person said they would write, roles without an agent, and —
  * while the scheduler runs here with nothing under way — what it waits for. Pure: no vscode.
  */
-import { COMPLEXITY_POLICY, type ConflictAhead, type EpicRow, isCostBlockReason, isRetryable, type StepView, UNDER_WAY, type Unstaffed, type Waiting } from '../../core/index.ts';
+import {
+  COMPLEXITY_POLICY,
+  type ConflictAhead,
+  type EpicRow,
+  isCostBlockReason,
+  isRetryable,
+  type StepView,
+  UNDER_WAY,
+  type Unstaffed,
+  type Waiting,
+} from '../../core/index.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, stepName } from '../views/viewText.ts';
 import { blockedFact } from './epicFacts.ts';
 import type { Snapshot } from './snapshot.ts';
@@ -73,26 +83,42 @@ export const NOTHING: NeedsYou = { items: [], idle: null };
  * Everything that waits for the person now, most urgent first. `ahead`: per epic under way, the
  * conflicts its branch would meet (ConflictWatch: the scheduler's forecast or the editor's own test merges).
  */
-export function needsYou(s: Snapshot, scheduler: SchedulerState | undefined, now: Date, ahead: ConflictsAhead = new Map()): NeedsYou {
+export function needsYou(
+  s: Snapshot,
+  scheduler: SchedulerState | undefined,
+  now: Date,
+  ahead: ConflictsAhead = new Map(),
+): NeedsYou {
   const titleOf = (id: string) => s.epics.find((e) => e.id === id)?.title ?? id;
   const title = (id: string) => `“${titleOf(id)}”`;
   const items: NeedsYouItem[] = [...leaseItems(s, now, title)];
   const about = (epicId: string) => ({ epicId, subject: titleOf(epicId) });
   for (const [epicId, v] of s.awaitingApproval) {
     items.push({
-      key: `plan:${epicId}:${v.version}`, ...about(epicId), icon: 'checklist', fact: 'plan awaiting approval', label: 'Review plan', action: { kind: 'reviewPlan', epicId },
+      key: `plan:${epicId}:${v.version}`,
+      ...about(epicId),
+      icon: 'checklist',
+      fact: 'plan awaiting approval',
+      label: 'Review plan',
+      action: { kind: 'reviewPlan', epicId },
       text: `The plan for ${title(epicId)} waits for your approval (version ${v.version}).`,
     });
   }
   for (const sig of s.signals.filter((x) => x.status === 'awaiting_person')) {
     items.push({
-      key: `signal:${sig.id}`, ...about(sig.epic_id), icon: 'comment-discussion', fact: 'review waits for you', label: 'Decide', detail: `Bart: ${SIGNAL_WORDS[sig.type] ?? sig.type}`, action: { kind: 'decideSignal', signalId: sig.id },
+      key: `signal:${sig.id}`,
+      ...about(sig.epic_id),
+      icon: 'comment-discussion',
+      fact: 'review waits for you',
+      label: 'Decide',
+      detail: `Bart: ${SIGNAL_WORDS[sig.type] ?? sig.type}`,
+      action: { kind: 'decideSignal', signalId: sig.id },
       text: `Bart's review of ${title(sig.epic_id)} waits for your decision: ${SIGNAL_WORDS[sig.type] ?? sig.type} — ${sig.summary}`,
     });
   }
   for (const e of s.epics) items.push(...epicItems(s, e, title(e.id)).map((i) => ({ ...i, ...about(e.id) })));
   for (const e of s.epics) {
-    const conflicts = UNDER_WAY.includes(e.status) ? ahead.get(e.id) ?? [] : [];
+    const conflicts = UNDER_WAY.includes(e.status) ? (ahead.get(e.id) ?? []) : [];
     const item = conflicts[0] ? conflictItem(s, e, conflicts[0], conflicts.length, titleOf) : null;
     if (item) items.push({ ...item, ...about(e.id) });
   }
@@ -117,13 +143,24 @@ function leaseItems(s: Snapshot, now: Date, title: (id: string) => string): Need
       if (left > LEASE_WARNING_MS) continue;
       // A person's claim from this window goes to the epic's worktree (docs/lifecycle.md): renewing it here is theirs to do.
       const theirs = st.claimed_by === s.worktree || st.claimed_by === epic?.worktree_path;
-      const where = plan.epic_id ? `${stepName(st.number)} of ${title(plan.epic_id)}` : `${stepName(st.number)} (${st.title})`;
+      const where = plan.epic_id
+        ? `${stepName(st.number)} of ${title(plan.epic_id)}`
+        : `${stepName(st.number)} (${st.title})`;
       out.push({
-        key: `lease:${plan.plan_path}#${st.anchor}`, epicId: plan.epic_id, subject: `${stepName(st.number)} · ${plan.epic_id ? s.epics.find((e) => e.id === plan.epic_id)?.title ?? plan.title : plan.title}`, icon: 'watch', expiresAt: st.lease_expires_at,
+        key: `lease:${plan.plan_path}#${st.anchor}`,
+        epicId: plan.epic_id,
+        subject: `${stepName(st.number)} · ${plan.epic_id ? (s.epics.find((e) => e.id === plan.epic_id)?.title ?? plan.title) : plan.title}`,
+        icon: 'watch',
+        expiresAt: st.lease_expires_at,
         fact: left < 0 ? 'your lease expired' : 'your lease ends soon',
-        text: left < 0 ? `Your lease on ${where} has expired: anyone may take the step over. Renew it to keep it.` : `Your lease on ${where} ends soon. Renew it to keep the step.`,
+        text:
+          left < 0
+            ? `Your lease on ${where} has expired: anyone may take the step over. Renew it to keep it.`
+            : `Your lease on ${where} ends soon. Renew it to keep the step.`,
         label: theirs ? 'Renew lease' : 'Open worktree',
-        action: theirs ? { kind: 'renewLease', planPath: plan.plan_path, anchor: st.anchor, worktree: st.claimed_by } : { kind: 'openWorktree', path: st.claimed_by },
+        action: theirs
+          ? { kind: 'renewLease', planPath: plan.plan_path, anchor: st.anchor, worktree: st.claimed_by }
+          : { kind: 'openWorktree', path: st.claimed_by },
       });
     }
   }
@@ -139,42 +176,113 @@ function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 's
   const base = { epicId: e.id };
   if (e.status === 'blocked' && isCostBlockReason(e.status_reason)) {
     const spent = (e.status_reason ?? '').replace(/^budget_exhausted: /, '');
-    return [{ ...base, key: `paused:${e.id}`, icon: 'debug-pause', fact: `paused: ${spent}`, detail: `paused: ${spent}`, label: 'Raise budget…', action: { kind: 'raiseBudget', epicId: e.id },
-      text: `${name} is paused: its budget is spent (${spent}). Raise its budget, then Retry.` }];
+    return [
+      {
+        ...base,
+        key: `paused:${e.id}`,
+        icon: 'debug-pause',
+        fact: `paused: ${spent}`,
+        detail: `paused: ${spent}`,
+        label: 'Raise budget…',
+        action: { kind: 'raiseBudget', epicId: e.id },
+        text: `${name} is paused: its budget is spent (${spent}). Raise its budget, then Retry.`,
+      },
+    ];
   }
   if (isRetryable(e)) {
     const why = blockedFact(e);
-    return [{ ...base, key: `blocked:${e.id}`, icon: 'debug-pause', fact: `blocked: ${why}`, detail: why, label: 'Retry', action: { kind: 'retry', epicId: e.id },
-      text: `${name} is blocked: ${why}. Fix the cause, then Retry.` }];
+    return [
+      {
+        ...base,
+        key: `blocked:${e.id}`,
+        icon: 'debug-pause',
+        fact: `blocked: ${why}`,
+        detail: why,
+        label: 'Retry',
+        action: { kind: 'retry', epicId: e.id },
+        text: `${name} is blocked: ${why}. Fix the cause, then Retry.`,
+      },
+    ];
   }
   if (e.status === 'verified' && e.pr_url) {
-    return [{ ...base, key: `pr:${e.id}`, icon: 'git-pull-request', fact: 'pull request open', label: 'Open pull request', action: { kind: 'openPullRequest', url: e.pr_url },
-      text: `${name} is verified and its pull request is open: it is done once merged there.` }];
+    return [
+      {
+        ...base,
+        key: `pr:${e.id}`,
+        icon: 'git-pull-request',
+        fact: 'pull request open',
+        label: 'Open pull request',
+        action: { kind: 'openPullRequest', url: e.pr_url },
+        text: `${name} is verified and its pull request is open: it is done once merged there.`,
+      },
+    ];
   }
   if (e.status === 'verified' && COMPLEXITY_POLICY[e.complexity].personApprovalBeforeMerge && !e.merge_approved_by) {
-    return [{ ...base, key: `merge:${e.id}`, icon: 'git-merge', fact: 'merge waits for you', label: 'Approve merge', action: { kind: 'approveMerge', epicId: e.id },
-      text: `${name} is verified; it is critical, so its merge waits for your approval.` }];
+    return [
+      {
+        ...base,
+        key: `merge:${e.id}`,
+        icon: 'git-merge',
+        fact: 'merge waits for you',
+        label: 'Approve merge',
+        action: { kind: 'approveMerge', epicId: e.id },
+        text: `${name} is verified; it is critical, so its merge waits for your approval.`,
+      },
+    ];
   }
   if ((e.status !== 'planned' && e.status !== 'blocked') || s.awaitingApproval.has(e.id)) return [];
   if (e.plan_iteration >= COMPLEXITY_POLICY[e.complexity].planIterations) {
-    return [{ ...base, key: `planBudget:${e.id}`, icon: 'warning', fact: 'planning budget spent', label: 'Defer', action: { kind: 'defer', epicId: e.id },
-      text: `${name} has used its ${COMPLEXITY_POLICY[e.complexity].planIterations} plan versions without an approved plan: re-scope it, or defer it.` }];
+    return [
+      {
+        ...base,
+        key: `planBudget:${e.id}`,
+        icon: 'warning',
+        fact: 'planning budget spent',
+        label: 'Defer',
+        action: { kind: 'defer', epicId: e.id },
+        text: `${name} has used its ${COMPLEXITY_POLICY[e.complexity].planIterations} plan versions without an approved plan: re-scope it, or defer it.`,
+      },
+    ];
   }
   if (e.planner !== 'person') return [];
   if (s.changesRequested.has(e.id)) {
-    return [{ ...base, key: `revise:${e.id}`, icon: 'edit', fact: 'changes requested: revise your plan', label: 'Propose plan…', action: { kind: 'proposePlan', epicId: e.id },
-      text: `Changes were requested to your plan for ${name}: revise it, then propose it again.` }];
+    return [
+      {
+        ...base,
+        key: `revise:${e.id}`,
+        icon: 'edit',
+        fact: 'changes requested: revise your plan',
+        label: 'Propose plan…',
+        action: { kind: 'proposePlan', epicId: e.id },
+        text: `Changes were requested to your plan for ${name}: revise it, then propose it again.`,
+      },
+    ];
   }
   const replan = e.status === 'blocked' ? ` (blocked: ${blockedFact(e)})` : '';
-  return [{ ...base, key: `write:${e.id}`, icon: 'new-file', fact: 'waits for your plan', label: 'New plan…', action: { kind: 'writePlan', epicId: e.id },
-    text: `${name} waits for the plan you said you would write${replan}.` }];
+  return [
+    {
+      ...base,
+      key: `write:${e.id}`,
+      icon: 'new-file',
+      fact: 'waits for your plan',
+      label: 'New plan…',
+      action: { kind: 'writePlan', epicId: e.id },
+      text: `${name} waits for the plan you said you would write${replan}.`,
+    },
+  ];
 }
 
 /**
  * The first conflict an epic's branch would meet: "conflict ahead with Add caching in src/db/user.ts".
  * Opens the file in the epic's worktree, where it would be resolved; without one, shows the epic.
  */
-function conflictItem(s: Snapshot, e: EpicRow, first: ConflictAhead, count: number, titleOf: (id: string) => string): Omit<NeedsYouItem, 'subject'> | null {
+function conflictItem(
+  s: Snapshot,
+  e: EpicRow,
+  first: ConflictAhead,
+  count: number,
+  titleOf: (id: string) => string,
+): Omit<NeedsYouItem, 'subject'> | null {
   const file = first.files[0];
   if (!file) return null;
   const other = s.epics.some((x) => x.id === first.with) ? titleOf(first.with) : first.with;
@@ -182,11 +290,16 @@ function conflictItem(s: Snapshot, e: EpicRow, first: ConflictAhead, count: numb
   const others = count > 1 ? `; ${count - 1} more branch${count > 2 ? 'es' : ''} too` : '';
   const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
   return {
-    epicId: e.id, key: `conflict:${e.id}:${first.with}:${first.files.join(',')}`, icon: 'git-compare',
+    epicId: e.id,
+    key: `conflict:${e.id}:${first.with}:${first.files.join(',')}`,
+    icon: 'git-compare',
     // The row is 300 px: the file by its base name there (the whole path is in the text, the tooltip and the card).
-    fact: `conflict ahead with ${other} in ${file.split('/').pop() ?? file}${more}`, detail: `with ${other} in ${file}${more}`,
+    fact: `conflict ahead with ${other} in ${file.split('/').pop() ?? file}${more}`,
+    detail: `with ${other} in ${file}${more}`,
     label: worktree ? 'Open file' : 'Show epic',
-    action: worktree ? { kind: 'openFile', path: `${worktree.replace(/\/$/, '')}/${file}` } : { kind: 'showEpic', epicId: e.id },
+    action: worktree
+      ? { kind: 'openFile', path: `${worktree.replace(/\/$/, '')}/${file}` }
+      : { kind: 'showEpic', epicId: e.id },
     text: `“${e.title}” would conflict with ${s.epics.some((x) => x.id === first.with) ? `“${other}”` : other} in ${first.files.join(', ')}${others} (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.`,
   };
 }
@@ -198,11 +311,17 @@ function unstaffedItems(unstaffed: readonly Unstaffed[], title: (id: string) => 
   return [...byRole].map(([role, epics]) => {
     const who = ROLE_NAMES[role] ?? role;
     const names = epics.map(title);
-    const list = names.length <= 2 ? names.join(' and ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
+    const list =
+      names.length <= 2 ? names.join(' and ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
     return {
-      key: `unstaffed:${role}`, epicId: epics.length === 1 ? epics[0] ?? null : null, subject: who, icon: 'person-add', fact: `no agent configured for ${who}`,
+      key: `unstaffed:${role}`,
+      epicId: epics.length === 1 ? (epics[0] ?? null) : null,
+      subject: who,
+      icon: 'person-add',
+      fact: `no agent configured for ${who}`,
       detail: `${epics.length} ${epics.length === 1 ? 'epic waits' : 'epics wait'} for one`,
-      label: 'Configure agents…', action: { kind: 'configureAgents' },
+      label: 'Configure agents…',
+      action: { kind: 'configureAgents' },
       text: `No agent is configured for ${who}: ${list} ${epics.length === 1 ? 'waits' : 'wait'} for one.`,
     };
   });
@@ -212,23 +331,35 @@ function unstaffedItems(unstaffed: readonly Unstaffed[], title: (id: string) => 
 function waitingItem(w: Waiting, name: string): Omit<NeedsYouItem, 'subject'> {
   const dirty = /main worktree has uncommitted changes/.test(w.message);
   return {
-    key: `waiting:${w.epic_id}`, epicId: w.epic_id, icon: dirty ? 'git-commit' : 'person',
+    key: `waiting:${w.epic_id}`,
+    epicId: w.epic_id,
+    icon: dirty ? 'git-commit' : 'person',
     fact: dirty ? 'merge waits: uncommitted changes in the main worktree' : w.message,
     detail: dirty ? 'uncommitted changes hold its merge' : w.message,
-    label: dirty ? 'Open Source Control' : 'Show epic', action: dirty ? { kind: 'openSourceControl' } : { kind: 'showEpic', epicId: w.epic_id },
+    label: dirty ? 'Open Source Control' : 'Show epic',
+    action: dirty ? { kind: 'openSourceControl' } : { kind: 'showEpic', epicId: w.epic_id },
     text: `${name}: ${w.message}`,
   };
 }
 
 /** "Scheduler idle: …" while it runs here with no agent or scheduler work under way; null otherwise. */
-function idleText(s: Snapshot, scheduler: SchedulerState | undefined, count: number, title: (id: string) => string, now: Date): string | null {
+function idleText(
+  s: Snapshot,
+  scheduler: SchedulerState | undefined,
+  count: number,
+  title: (id: string) => string,
+  now: Date,
+): string | null {
   if (!scheduler?.running || scheduler.busy || s.runs.some((r) => r.status === 'running')) return null;
   const backoff = scheduler.waiting.filter((w) => w.kind === 'backoff' && w.until);
-  const retries = backoff.map((w) => `${title(w.epic_id)} retries in ${minutes(Date.parse(w.until ?? '') - now.getTime())}`);
+  const retries = backoff.map(
+    (w) => `${title(w.epic_id)} retries in ${minutes(Date.parse(w.until ?? '') - now.getTime())}`,
+  );
   // The daily budget stops every epic at once: the one sentence the scheduler gives for it (docs/budgets.md).
   const daily = scheduler.waiting.find((w) => w.kind === 'budget');
   if (daily) return `Scheduler idle: ${daily.message.replace(/^waiting: /, '')}.`;
-  if (count > 0) return `Scheduler idle: waiting for you (${count === 1 ? 'the item above' : `the ${count} items above`})${retries.length ? `; ${retries.join(', ')}` : ''}.`;
+  if (count > 0)
+    return `Scheduler idle: waiting for you (${count === 1 ? 'the item above' : `the ${count} items above`})${retries.length ? `; ${retries.join(', ')}` : ''}.`;
   if (retries.length) return `Scheduler idle: waiting for a retry — ${retries.join(', ')}.`;
   return 'Scheduler idle: nothing to do — no epic has work for an agent (create an epic, or approve a plan).';
 }

@@ -22,8 +22,18 @@ export interface RunCommits {
  * The outcome of the run `run` (as the store has it after the run ended), or of a launch that never
  * recorded one (`run` undefined: `springfield run` itself refused or could not start).
  */
-export function runOutcome(s: Snapshot | undefined, run: RunView | undefined, exitCode: number, elapsedMs: number, commits: RunCommits | null): RunOutcome {
-  if (!run) return { ok: false, text: `springfield run exited ${exitCode} before recording the run (its message is above) · ${shortDuration(elapsedMs)}` };
+export function runOutcome(
+  s: Snapshot | undefined,
+  run: RunView | undefined,
+  exitCode: number,
+  elapsedMs: number,
+  commits: RunCommits | null,
+): RunOutcome {
+  if (!run)
+    return {
+      ok: false,
+      text: `springfield run exited ${exitCode} before recording the run (its message is above) · ${shortDuration(elapsedMs)}`,
+    };
   const ok = run.status === 'succeeded';
   const took = run.ended_at ? Date.parse(run.ended_at) - Date.parse(run.started_at) : elapsedMs;
   const exit = run.exit_code !== null ? `exit ${run.exit_code}` : `exit ${exitCode}`;
@@ -37,14 +47,24 @@ export function runOutcome(s: Snapshot | undefined, run: RunView | undefined, ex
 function changes(s: Snapshot | undefined, run: RunView, commits: RunCommits | null): string[] {
   const out: string[] = [];
   if (run.plan_path && run.step_anchor) {
-    const step = s?.plans.find((p) => p.plan_path === run.plan_path)?.steps.flatMap((st) => [st, ...st.substeps]).find((st) => st.anchor === run.step_anchor);
-    if (step) out.push(`${stepName(step.number)} ${step.status === 'pending' ? 'released (pending)' : statusWord(step.status)}`);
+    const step = s?.plans
+      .find((p) => p.plan_path === run.plan_path)
+      ?.steps.flatMap((st) => [st, ...st.substeps])
+      .find((st) => st.anchor === run.step_anchor);
+    if (step)
+      out.push(
+        `${stepName(step.number)} ${step.status === 'pending' ? 'released (pending)' : statusWord(step.status)}`,
+      );
   }
   // What the run's rule expects of it (src/shared/roles.ts): a plan proposed, a signal recorded, commits.
   const spec = roleSpec(run.role);
   if (spec?.rule === 'planning' && run.epic_id) {
     const proposed = s?.awaitingApproval.get(run.epic_id);
-    out.push(proposed && proposed.created_at >= run.started_at ? `plan version ${proposed.version} proposed, waiting for approval` : 'no plan proposed');
+    out.push(
+      proposed && proposed.created_at >= run.started_at
+        ? `plan version ${proposed.version} proposed, waiting for approval`
+        : 'no plan proposed',
+    );
   }
   if (spec?.rule === 'reviewing' && run.epic_id) {
     const signal = s?.signals.filter((x) => x.epic_id === run.epic_id && x.created_at >= run.started_at).at(-1);
@@ -52,7 +72,11 @@ function changes(s: Snapshot | undefined, run: RunView, commits: RunCommits | nu
   }
   // A builder's commits are the point of his run; a planner or reviewer commits nothing unless something is off.
   if (commits && (commits.count > 0 || (spec?.rule === 'building' && spec.kind === 'agent'))) {
-    out.push(commits.count === 0 ? 'no commits' : `${commits.count} commit${commits.count === 1 ? '' : 's'}${commits.head ? ` (${commits.head.slice(0, 7)})` : ''}`);
+    out.push(
+      commits.count === 0
+        ? 'no commits'
+        : `${commits.count} commit${commits.count === 1 ? '' : 's'}${commits.head ? ` (${commits.head.slice(0, 7)})` : ''}`,
+    );
   }
   return out;
 }

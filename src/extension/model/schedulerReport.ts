@@ -30,33 +30,66 @@ const SHOWN = 3;
 /** The pass in one or two sentences. */
 export function reportPass(pass: SchedulerPass): PassReport {
   if (pass.actions.length > 0) return { acted: true, message: list(pass.actions.map(actionText)), configure: false };
-  const waiting = pass.waiting.length > 0 ? ` Waiting: ${list(pass.waiting.map((w) => `${w.epic_id} — ${w.message}`), '; ')}.` : '';
+  const waiting =
+    pass.waiting.length > 0
+      ? ` Waiting: ${list(
+          pass.waiting.map((w) => `${w.epic_id} — ${w.message}`),
+          '; ',
+        )}.`
+      : '';
   if (pass.roles.length === 0) {
-    return { acted: false, configure: true, message: `Nothing was started because no agent is configured: there is no Lisa to plan, Ralph to build or Bart to review.${waiting}` };
+    return {
+      acted: false,
+      configure: true,
+      message: `Nothing was started because no agent is configured: there is no Lisa to plan, Ralph to build or Bart to review.${waiting}`,
+    };
   }
   if (pass.unstaffed.length > 0) {
     const needs = list(pass.unstaffed.map((u) => `${u.epic_id} needs ${ROLE_NAMES[u.role] ?? u.role}`));
     const missing = [...new Set(pass.unstaffed.map((u) => ROLE_NAMES[u.role] ?? u.role))].join(' or ');
-    return { acted: false, configure: true, message: `Nothing was started because no agent is configured for ${missing}: ${needs}.${waiting}` };
+    return {
+      acted: false,
+      configure: true,
+      message: `Nothing was started because no agent is configured for ${missing}: ${needs}.${waiting}`,
+    };
   }
-  if (pass.busy) return { acted: false, configure: false, message: `Nothing new to start: the agents and work it started are still under way.${waiting}` };
+  if (pass.busy)
+    return {
+      acted: false,
+      configure: false,
+      message: `Nothing new to start: the agents and work it started are still under way.${waiting}`,
+    };
   if (waiting) return { acted: false, configure: false, message: `Nothing to start now.${waiting}` };
-  return { acted: false, configure: false, message: 'Nothing to start: no epic has work waiting for an agent (create an epic, or approve a plan).' };
+  return {
+    acted: false,
+    configure: false,
+    message: 'Nothing to start: no epic has work waiting for an agent (create an epic, or approve a plan).',
+  };
 }
 
 function actionText(a: Action): string {
   switch (a.kind) {
-    case 'run': return `started ${ROLE_NAMES[a.role] ?? a.role} on ${a.epicId}${a.stepAnchor ? ` · ${a.stepAnchor}` : ''}`;
-    case 'start_epic': return `started ${a.epicId} in its own worktree`;
-    case 'setup': return `setting up ${a.epicId}'s worktree`;
-    case 'verify': return `verifying ${a.epicId}`;
-    case 'complete_mechanically': return `${a.epicId}: every step done, implemented`;
-    case 'merge': return `merging ${a.epicId}`;
-    case 'check_pr': return `checking ${a.epicId}'s pull request`;
-    case 'transition': return `${a.epicId}: ${a.reason}`;
-    case 'stop_run': return `stopping run ${a.runId}`;
+    case 'run':
+      return `started ${ROLE_NAMES[a.role] ?? a.role} on ${a.epicId}${a.stepAnchor ? ` · ${a.stepAnchor}` : ''}`;
+    case 'start_epic':
+      return `started ${a.epicId} in its own worktree`;
+    case 'setup':
+      return `setting up ${a.epicId}'s worktree`;
+    case 'verify':
+      return `verifying ${a.epicId}`;
+    case 'complete_mechanically':
+      return `${a.epicId}: every step done, implemented`;
+    case 'merge':
+      return `merging ${a.epicId}`;
+    case 'check_pr':
+      return `checking ${a.epicId}'s pull request`;
+    case 'transition':
+      return `${a.epicId}: ${a.reason}`;
+    case 'stop_run':
+      return `stopping run ${a.runId}`;
     case 'surface':
-    case 'wait': return `${a.epicId}: ${a.message}`;
+    case 'wait':
+      return `${a.epicId}: ${a.message}`;
   }
 }
 
@@ -65,5 +98,7 @@ function list(items: readonly string[], last = ' and '): string {
   const shown = items.slice(0, SHOWN);
   const more = items.length - shown.length;
   if (more > 0) return `${shown.join(', ')}${last}${more} more`;
-  return shown.length <= 1 ? shown.join('') : `${shown.slice(0, -1).join(last === '; ' ? '; ' : ', ')}${last}${shown.at(-1)}`;
+  return shown.length <= 1
+    ? shown.join('')
+    : `${shown.slice(0, -1).join(last === '; ' ? '; ' : ', ')}${last}${shown.at(-1)}`;
 }

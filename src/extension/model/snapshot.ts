@@ -17,27 +17,47 @@ export interface Snapshot {
 }
 
 export async function loadSnapshot(store: Store, worktree: string, now = new Date()): Promise<Snapshot> {
-  const [epics, plans, signals, runs] = await Promise.all([store.listEpics(), store.showPlans(), store.signals(), store.runs({ limit: 1000 })]);
+  const [epics, plans, signals, runs] = await Promise.all([
+    store.listEpics(),
+    store.showPlans(),
+    store.signals(),
+    store.runs({ limit: 1000 }),
+  ]);
   const awaitingApproval = new Map<string, { version: number; plan_path: string; created_at: string }>();
   const changesRequested = new Set<string>();
   for (const epic of epics) {
     if (epic.status !== 'planned' && epic.status !== 'blocked') continue;
     const versions = await store.planVersions(epic.id);
     const proposed = versions.filter((v) => v.status === 'proposed').at(-1);
-    if (proposed) awaitingApproval.set(epic.id, { version: proposed.version, plan_path: proposed.plan_path, created_at: proposed.created_at });
+    if (proposed)
+      awaitingApproval.set(epic.id, {
+        version: proposed.version,
+        plan_path: proposed.plan_path,
+        created_at: proposed.created_at,
+      });
     else if (versions.at(-1)?.status === 'changes_requested') changesRequested.add(epic.id);
   }
   return { now, worktree, epics, plans, signals, runs, awaitingApproval, changesRequested };
 }
 
 /** How far along the Get started walkthrough this repository is (its steps tick through context keys). */
-export function walkthroughProgress(s: Snapshot): { epic: boolean; proposed: boolean; approved: boolean; started: boolean; loosePlan: boolean; agentsRan: boolean } {
-  const approved = s.plans.some((p) => p.epic_id !== null) || s.epics.some((e) => e.status !== 'planned' && e.status !== 'deferred');
+export function walkthroughProgress(s: Snapshot): {
+  epic: boolean;
+  proposed: boolean;
+  approved: boolean;
+  started: boolean;
+  loosePlan: boolean;
+  agentsRan: boolean;
+} {
+  const approved =
+    s.plans.some((p) => p.epic_id !== null) || s.epics.some((e) => e.status !== 'planned' && e.status !== 'deferred');
   return {
     epic: s.epics.length > 0,
     proposed: approved || s.awaitingApproval.size > 0 || s.changesRequested.size > 0,
     approved,
-    started: s.epics.some((e) => e.status !== 'planned' && e.status !== 'ready' && e.status !== 'deferred') || s.plans.some((p) => p.steps.some((st) => st.status !== 'pending')),
+    started:
+      s.epics.some((e) => e.status !== 'planned' && e.status !== 'ready' && e.status !== 'deferred') ||
+      s.plans.some((p) => p.steps.some((st) => st.status !== 'pending')),
     loosePlan: s.plans.some((p) => p.epic_id === null),
     agentsRan: s.runs.some((r) => roleSpec(r.role)?.kind !== 'scheduler'),
   };

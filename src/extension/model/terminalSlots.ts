@@ -20,8 +20,14 @@ export function terminalKey(epicId: string | undefined, role: string, name: stri
 }
 
 /** Which terminals to close so that at most `limit` stay: the least recently used first, never one whose run is under way. */
-export function toClose<T extends { readonly running: boolean; readonly lastUsed: number }>(slots: readonly T[], limit = TERMINAL_LIMIT): T[] {
+export function toClose<T extends { readonly running: boolean; readonly lastUsed: number }>(
+  slots: readonly T[],
+  limit = TERMINAL_LIMIT,
+): T[] {
   const over = slots.length - limit;
   if (over <= 0) return [];
-  return slots.filter((s) => !s.running).sort((a, b) => a.lastUsed - b.lastUsed).slice(0, over);
+  return slots
+    .filter((s) => !s.running)
+    .sort((a, b) => a.lastUsed - b.lastUsed)
+    .slice(0, over);
 }

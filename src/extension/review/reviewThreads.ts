@@ -9,7 +9,9 @@ import { reviewFileOf } from './reviewUris.ts';
  * Comments can be made only where `reviewable` says the epic takes a review (implemented or verified).
  */
 export class ReviewThreads extends Disposable {
-  private readonly controller = this.register(vscode.comments.createCommentController('springfield.review', 'Springfield review'));
+  private readonly controller = this.register(
+    vscode.comments.createCommentController('springfield.review', 'Springfield review'),
+  );
   private readonly pending = new Map<string, Set<vscode.CommentThread>>();
 
   constructor(reviewable: (epicId: string) => boolean) {
@@ -21,7 +23,10 @@ export class ReviewThreads extends Disposable {
         return [new vscode.Range(0, 0, Math.max(0, document.lineCount - 1), 0)];
       },
     };
-    this.controller.options = { prompt: 'Comment for Ralph', placeHolder: 'What should change here? Add it to your review, then Request changes or Approve' };
+    this.controller.options = {
+      prompt: 'Comment for Ralph',
+      placeHolder: 'What should change here? Add it to your review, then Request changes or Approve',
+    };
     this.register({ dispose: () => this.pending.forEach((threads) => threads.forEach((t) => t.dispose())) });
   }
 
@@ -37,7 +42,16 @@ export class ReviewThreads extends Disposable {
     if (!epicId) throw new UsageError('bad_location', 'comments for a review go on the right-hand side of its diff');
     if (text === '') throw new UsageError('missing_value', 'type a comment first');
     const thread = reply.thread;
-    thread.comments = [...thread.comments, { body: text, mode: vscode.CommentMode.Preview, author: { name: 'You' }, label: 'pending', contextValue: 'draft' }];
+    thread.comments = [
+      ...thread.comments,
+      {
+        body: text,
+        mode: vscode.CommentMode.Preview,
+        author: { name: 'You' },
+        label: 'pending',
+        contextValue: 'draft',
+      },
+    ];
     thread.label = `Your pending review of ${epicId}`;
     thread.contextValue = 'pending';
     thread.canReply = true;
@@ -52,7 +66,10 @@ export class ReviewThreads extends Disposable {
   commentsOf(epicId: string): ReviewComment[] {
     return [...(this.pending.get(epicId) ?? [])].flatMap((thread) => {
       const f = reviewFileOf(thread.uri);
-      const text = thread.comments.map((c) => (typeof c.body === 'string' ? c.body : c.body.value)).join('\n\n').trim();
+      const text = thread.comments
+        .map((c) => (typeof c.body === 'string' ? c.body : c.body.value))
+        .join('\n\n')
+        .trim();
       if (!f || !thread.range || text === '') return [];
       const line = thread.range.start.line + 1;
       const end = thread.range.end.line + 1;

@@ -25,6 +25,7 @@ export function reviewFileOf(uri: vscode.Uri): ReviewFile | undefined {
   const epicId = q.get('epic');
   const side = q.get('side');
   const commit = q.get('commit');
-  if (!epicId || (side !== 'base' && side !== 'branch') || !commit || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) return undefined;
+  if (!epicId || (side !== 'base' && side !== 'branch') || !commit || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+    return undefined;
   return { epicId, side, commit, path: uri.path.replace(/^\//, '') };
 }

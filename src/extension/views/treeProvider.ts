@@ -49,19 +49,28 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
     this.overrides.clear();
     if (this.rootIds === undefined) return this.emitter.fire(undefined);
     const changed = new Set<Row>();
-    let rootChanged = !sameIds(this.rootIds, this.root.map((n) => n.id));
+    let rootChanged = !sameIds(
+      this.rootIds,
+      this.root.map((n) => n.id),
+    );
     const visit = (nodes: readonly TreeNode[]) => {
       for (const n of nodes) {
         const old = this.nodes.get(n.id);
         this.nodes.set(n.id, n);
         const row = this.rows.get(n.id);
         if (row && n.live) this.live.set(n.id, row);
-        if (row && !changed.has(row) && this.shown.has(n.id) && this.shown.get(n.id) !== n.description) changed.add(row);
+        if (row && !changed.has(row) && this.shown.has(n.id) && this.shown.get(n.id) !== n.description)
+          changed.add(row);
         if (old && row && nodeSignature(old) !== nodeSignature(n)) changed.add(row);
         const seen = this.childIds.get(n.id);
         if (seen === undefined) continue;
         const kids = n.children?.() ?? [];
-        if (!sameIds(seen, kids.map((k) => k.id))) {
+        if (
+          !sameIds(
+            seen,
+            kids.map((k) => k.id),
+          )
+        ) {
           if (row) changed.add(row);
           this.childIds.delete(n.id);
           continue;
@@ -78,7 +87,7 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
   }
 
   getChildren(row?: Row): Row[] {
-    const nodes = row ? this.nodes.get(row.id)?.children?.() ?? [] : this.root;
+    const nodes = row ? (this.nodes.get(row.id)?.children?.() ?? []) : this.root;
     const ids = nodes.map((n) => n.id);
     if (row) this.childIds.set(row.id, ids);
     else this.rootIds = ids;
@@ -122,14 +131,22 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
   getTreeItem(row: Row): vscode.TreeItem {
     const n = this.nodes.get(row.id);
     if (!n) return new vscode.TreeItem('…');
-    const item = new vscode.TreeItem(n.label, n.collapsible === 'none' ? vscode.TreeItemCollapsibleState.None
-      : n.collapsible === 'expanded' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(
+      n.label,
+      n.collapsible === 'none'
+        ? vscode.TreeItemCollapsibleState.None
+        : n.collapsible === 'expanded'
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed,
+    );
     item.id = n.id;
     item.description = this.overrides.get(n.id) ?? n.description;
     this.shown.set(n.id, item.description);
     item.contextValue = n.contextValue;
-    if (n.icon) item.iconPath = new vscode.ThemeIcon(n.icon.id, n.icon.color ? new vscode.ThemeColor(n.icon.color) : undefined);
-    if (n.checked !== undefined) item.checkboxState = n.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
+    if (n.icon)
+      item.iconPath = new vscode.ThemeIcon(n.icon.id, n.icon.color ? new vscode.ThemeColor(n.icon.color) : undefined);
+    if (n.checked !== undefined)
+      item.checkboxState = n.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked;
     if (n.command) item.command = { ...n.command, arguments: [row] };
     return item;
   }

@@ -58,14 +58,34 @@ export function statusWord(status: string): string {
 }
 
 export const STATUS_WORDS: Readonly<Record<string, string>> = {
-  planned: 'planned', ready: 'ready', in_progress: 'in progress', implemented: 'implemented', verified: 'verified',
-  done: 'done', deferred: 'deferred', blocked: 'blocked', pending: 'pending', claimed: 'claimed', completed: 'completed',
-  open: 'open', proposed: 'proposed', approved: 'approved', changes_requested: 'changes requested', discarded: 'discarded',
-  awaiting_person: 'waiting for you', decided: 'decided', applied: 'applied', running: 'running', active: 'active',
+  planned: 'planned',
+  ready: 'ready',
+  in_progress: 'in progress',
+  implemented: 'implemented',
+  verified: 'verified',
+  done: 'done',
+  deferred: 'deferred',
+  blocked: 'blocked',
+  pending: 'pending',
+  claimed: 'claimed',
+  completed: 'completed',
+  open: 'open',
+  proposed: 'proposed',
+  approved: 'approved',
+  changes_requested: 'changes requested',
+  discarded: 'discarded',
+  awaiting_person: 'waiting for you',
+  decided: 'decided',
+  applied: 'applied',
+  running: 'running',
+  active: 'active',
 };
 
 export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
-  pass: 'pass', implementation_failure: 'implementation failure', option_viability_failure: 'option viability', adr_invalidated: 'ADR invalidated',
+  pass: 'pass',
+  implementation_failure: 'implementation failure',
+  option_viability_failure: 'option viability',
+  adr_invalidated: 'ADR invalidated',
 };
 
 /** Role display names (src/shared/roles.ts), looked up by whatever role a row carries. */
@@ -82,7 +102,13 @@ export function signalCommentBody(
   loc: { note: string | null },
   resolvedBy: string | null,
 ): string {
-  const decided = sig.resolution ? `\n\n_Decided: ${md(sig.resolution)}${resolvedBy ? ` by ${md(resolvedBy)}` : ''}._` : '';
-  return `**${SIGNAL_WORDS[sig.type] ?? md(sig.type)}** — ${md(sig.summary)}${loc.note ? `\n\n${md(loc.note)}` : ''}` +
-    (sig.status === 'awaiting_person' ? '\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._' : decided);
+  const decided = sig.resolution
+    ? `\n\n_Decided: ${md(sig.resolution)}${resolvedBy ? ` by ${md(resolvedBy)}` : ''}._`
+    : '';
+  return (
+    `**${SIGNAL_WORDS[sig.type] ?? md(sig.type)}** — ${md(sig.summary)}${loc.note ? `\n\n${md(loc.note)}` : ''}` +
+    (sig.status === 'awaiting_person'
+      ? '\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._'
+      : decided)
+  );
 }

@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { approveWithHandoff, describeDrift, handoffCopyPath, handoffFileName, holderName, parsePlan, type PlanStructure } from '../../core/index.ts';
+import {
+  approveWithHandoff,
+  describeDrift,
+  handoffCopyPath,
+  handoffFileName,
+  holderName,
+  parsePlan,
+  type PlanStructure,
+} from '../../core/index.ts';
 import type { ApprovalData, FromWebview } from '../../protocol/messages.ts';
 import type { StoreHost } from '../storeHost.ts';
 import { PanelHost } from './panelHost.ts';
@@ -47,7 +55,13 @@ export class ApprovalPanel extends PanelHost {
   protected async handle(message: Exclude<FromWebview, { type: 'ready' }>): Promise<void> {
     if (message.type !== 'decide' && message.type !== 'act') return;
     if (message.epicId !== this.epicId) {
-      this.post({ type: 'result', requestId: message.requestId, ok: false, message: `this panel reviews ${this.epicId}, not ${message.epicId}`, lines: [] });
+      this.post({
+        type: 'result',
+        requestId: message.requestId,
+        ok: false,
+        message: `this panel reviews ${this.epicId}, not ${message.epicId}`,
+        lines: [],
+      });
       return;
     }
     if (message.type === 'act' && message.action === 'openHandoff') {
@@ -56,10 +70,30 @@ export class ApprovalPanel extends PanelHost {
     }
     try {
       const version = message.type === 'decide' ? message.version : undefined;
-      const lines = message.type === 'decide' ? await this.decide(message) : await this.start(this.epicId, message.action === 'startAndClaim');
+      const lines =
+        message.type === 'decide'
+          ? await this.decide(message)
+          : await this.start(this.epicId, message.action === 'startAndClaim');
       const epicStatus = (await this.host.writable().getEpic(this.epicId)).status;
-      if (lines) this.post({ type: 'result', requestId: message.requestId, ok: true, message: lines[0] ?? 'Done', lines: lines.slice(1), version, epicStatus });
-      else this.post({ type: 'result', requestId: message.requestId, ok: false, message: 'Cancelled', lines: [], version });
+      if (lines)
+        this.post({
+          type: 'result',
+          requestId: message.requestId,
+          ok: true,
+          message: lines[0] ?? 'Done',
+          lines: lines.slice(1),
+          version,
+          epicStatus,
+        });
+      else
+        this.post({
+          type: 'result',
+          requestId: message.requestId,
+          ok: false,
+          message: 'Cancelled',
+          lines: [],
+          version,
+        });
     } catch (err) {
       const text = messageOf(err);
       this.post({ type: 'result', requestId: message.requestId, ok: false, message: text, lines: [] });
@@ -72,7 +106,14 @@ export class ApprovalPanel extends PanelHost {
     const actor = this.host.actor;
     if (m.decision === 'approve') {
       // The stored proposal is approved, whichever worktree this window shows (docs/lifecycle.md).
-      const r = await approveWithHandoff(store, this.epicId, null, actor, this.host.dbPath ?? join(actor.worktree, '.springfield', 'state.db'), m.version);
+      const r = await approveWithHandoff(
+        store,
+        this.epicId,
+        null,
+        actor,
+        this.host.dbPath ?? join(actor.worktree, '.springfield', 'state.db'),
+        m.version,
+      );
       return [
         `Approved version ${r.version}: ${r.epic_id} is ${r.transition.to.replace(/_/g, ' ')}`,
         `${r.init.steps_created} steps and ${r.init.checklist_items_created} checklist items created${r.init.reinitialized ? ` (${r.init.steps_kept_completed} completed steps kept)` : ''}.`,
@@ -84,9 +125,18 @@ export class ApprovalPanel extends PanelHost {
       if (!feedback) throw new Error('Write feedback for Lisa before requesting changes');
       const r = await store.requestChanges(this.epicId, feedback, actor, m.version);
       const byLisa = (await store.getEpic(this.epicId)).planner !== 'person';
-      return [`Requested changes to version ${r.version}`, byLisa ? 'Lisa sees your feedback on her next run; her new version shows here.' : 'The feedback is kept with this version; propose the next one (Propose plan…) and it shows here.'];
+      return [
+        `Requested changes to version ${r.version}`,
+        byLisa
+          ? 'Lisa sees your feedback on her next run; her new version shows here.'
+          : 'The feedback is kept with this version; propose the next one (Propose plan…) and it shows here.',
+      ];
     }
-    const ok = await vscode.window.showWarningMessage(`Discard version ${m.version} of ${this.epicId}'s plan?`, { modal: true }, 'Discard');
+    const ok = await vscode.window.showWarningMessage(
+      `Discard version ${m.version} of ${this.epicId}'s plan?`,
+      { modal: true },
+      'Discard',
+    );
     if (ok !== 'Discard') return undefined;
     const r = await store.discardPlan(this.epicId, actor, m.version, m.feedback?.trim() || null);
     return [`Discarded version ${r.version}`];
@@ -106,21 +156,46 @@ export async function approvalData(host: StoreHost, epicId: string): Promise<App
   const stored = new Map((live?.steps ?? []).flatMap((s) => [s, ...s.substeps]).map((s) => [s.anchor, s]));
   return {
     epic: { id: epic.id, title: epic.title, status: epic.status, complexity: epic.complexity, planner: epic.planner },
-    version: current && plan ? {
-      version: current.version, of: versions.length, status: current.status, planPath: current.plan_path,
-      proposedBy: current.proposed_agent || current.proposed_by ? holderName(current.proposed_by, current.proposed_agent, host.actor.worktree) : null, createdAt: current.created_at, title: plan.title, sections: plan.sections,
-      steps: plan.steps.map((s) => {
-        const st = stored.get(s.anchor);
-        const items = s.items.map((i) => {
-          const item = st?.items.find((x) => x.kind === i.kind && x.ordinal === i.ordinal);
-          return { kind: i.kind, text: i.text, checked: item ? item.status === 'completed' : i.checked };
-        });
-        return { anchor: s.anchor, number: s.number, title: s.title, parent: s.parentAnchor, dependsOn: s.dependsOn, items, ...(st ? { status: st.status } : {}) };
-      }),
-    } : null,
-    changes: current && previous ? describeDrift(JSON.parse(previous.structure) as PlanStructure, JSON.parse(current.structure) as PlanStructure) : [],
+    version:
+      current && plan
+        ? {
+            version: current.version,
+            of: versions.length,
+            status: current.status,
+            planPath: current.plan_path,
+            proposedBy:
+              current.proposed_agent || current.proposed_by
+                ? holderName(current.proposed_by, current.proposed_agent, host.actor.worktree)
+                : null,
+            createdAt: current.created_at,
+            title: plan.title,
+            sections: plan.sections,
+            steps: plan.steps.map((s) => {
+              const st = stored.get(s.anchor);
+              const items = s.items.map((i) => {
+                const item = st?.items.find((x) => x.kind === i.kind && x.ordinal === i.ordinal);
+                return { kind: i.kind, text: i.text, checked: item ? item.status === 'completed' : i.checked };
+              });
+              return {
+                anchor: s.anchor,
+                number: s.number,
+                title: s.title,
+                parent: s.parentAnchor,
+                dependsOn: s.dependsOn,
+                items,
+                ...(st ? { status: st.status } : {}),
+              };
+            }),
+          }
+        : null,
+    changes:
+      current && previous
+        ? describeDrift(JSON.parse(previous.structure) as PlanStructure, JSON.parse(current.structure) as PlanStructure)
+        : [],
     previousVersion: previous?.version ?? null,
-    feedbackHistory: versions.filter((v) => v.feedback).map((v) => ({ version: v.version, feedback: v.feedback as string })),
+    feedbackHistory: versions
+      .filter((v) => v.feedback)
+      .map((v) => ({ version: v.version, feedback: v.feedback as string })),
     handoff: existsSync(handoffPath(host, epicId)) ? handoffFileName(epicId) : null,
     progress: live ? { done: live.progress.steps_completed, total: live.progress.steps_total } : null,
   };

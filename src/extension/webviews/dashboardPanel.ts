@@ -51,10 +51,16 @@ export class DashboardPanel extends PanelHost {
 
   private async send(): Promise<void> {
     if (!this.host.snapshot) return;
-    const data: DashboardData = await dashboardData(this.host.writable(), this.host.snapshot, this.selected, this.actions.needsYou(), {
-      ahead: this.actions.conflictsAhead(),
-      budget: this.host.dbPath ? loadRoleCommands(configPathFor(this.host.dbPath)).budget : undefined,
-    });
+    const data: DashboardData = await dashboardData(
+      this.host.writable(),
+      this.host.snapshot,
+      this.selected,
+      this.actions.needsYou(),
+      {
+        ahead: this.actions.conflictsAhead(),
+        budget: this.host.dbPath ? loadRoleCommands(configPathFor(this.host.dbPath)).budget : undefined,
+      },
+    );
     this.post({ type: 'dashboard', data });
   }
 

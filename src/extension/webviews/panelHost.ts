@@ -38,7 +38,9 @@ export abstract class PanelHost extends Disposable {
     const parsed = FromWebview.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      void vscode.window.showWarningMessage(`Springfield: ignored a malformed message from the ${this.panel.title} view (${issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid'})`);
+      void vscode.window.showWarningMessage(
+        `Springfield: ignored a malformed message from the ${this.panel.title} view (${issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'invalid'})`,
+      );
       return;
     }
     if (parsed.data.type === 'ready') {

@@ -5,12 +5,22 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentTurns, CODEX, realAgentRepo, runWholeEpic, assertReadableBuilderLogs } from '../../helpers/realAgents.ts';
 
-test('Codex CLI takes an epic from plan to merge through its exec_command and apply_patch tools', { timeout: 300_000 }, async (t) => {
-  const r = await realAgentRepo(t, CODEX);
-  await runWholeEpic(r);
-  assertReadableBuilderLogs(r, /^■ turn finished: [\d,]+ input \/ [\d,]+ output tokens$/m);
-  const items = agentTurns(r.model).flatMap((q) => (q.body as { input: { type: string; name?: string }[] }).input);
-  assert.ok(items.some((i) => i.type === 'custom_tool_call' && i.name === 'apply_patch'), 'files were written with apply_patch');
-  const runs = (await r.sf('runs', '--json')).json<{ runs: { input_tokens: number | null }[] }>().runs;
-  assert.ok(runs.every((x) => (x.input_tokens ?? 0) > 0), 'each run recorded the tokens Codex reported');
-});
+test(
+  'Codex CLI takes an epic from plan to merge through its exec_command and apply_patch tools',
+  { timeout: 300_000 },
+  async (t) => {
+    const r = await realAgentRepo(t, CODEX);
+    await runWholeEpic(r);
+    assertReadableBuilderLogs(r, /^■ turn finished: [\d,]+ input \/ [\d,]+ output tokens$/m);
+    const items = agentTurns(r.model).flatMap((q) => (q.body as { input: { type: string; name?: string }[] }).input);
+    assert.ok(
+      items.some((i) => i.type === 'custom_tool_call' && i.name === 'apply_patch'),
+      'files were written with apply_patch',
+    );
+    const runs = (await r.sf('runs', '--json')).json<{ runs: { input_tokens: number | null }[] }>().runs;
+    assert.ok(
+      runs.every((x) => (x.input_tokens ?? 0) > 0),
+      'each run recorded the tokens Codex reported',
+    );
+  },
+);

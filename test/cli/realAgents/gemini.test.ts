@@ -5,11 +5,31 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentTurns, GEMINI, realAgentRepo, runWholeEpic } from '../../helpers/realAgents.ts';
 
-test('Gemini CLI takes an epic from plan to merge; read_file reads its context inside the workspace', { timeout: 300_000 }, async (t) => {
-  const r = await realAgentRepo(t, GEMINI);
-  await runWholeEpic(r);
-  const responses = agentTurns(r.model).flatMap((q) => (q.body as { contents: { parts?: { functionResponse?: { name: string; response: { error?: string } } }[] }[] }).contents)
-    .flatMap((c) => c.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
-  assert.ok(responses.some((f) => f.name === 'read_file'), 'read with its own read_file');
-  assert.deepEqual(responses.filter((f) => f.response.error).map((f) => f.response.error), [], 'no tool call was refused');
-});
+test(
+  'Gemini CLI takes an epic from plan to merge; read_file reads its context inside the workspace',
+  { timeout: 300_000 },
+  async (t) => {
+    const r = await realAgentRepo(t, GEMINI);
+    await runWholeEpic(r);
+    const responses = agentTurns(r.model)
+      .flatMap(
+        (q) =>
+          (
+            q.body as {
+              contents: { parts?: { functionResponse?: { name: string; response: { error?: string } } }[] }[];
+            }
+          ).contents,
+      )
+      .flatMap((c) => c.parts ?? [])
+      .flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+    assert.ok(
+      responses.some((f) => f.name === 'read_file'),
+      'read with its own read_file',
+    );
+    assert.deepEqual(
+      responses.filter((f) => f.response.error).map((f) => f.response.error),
+      [],
+      'no tool call was refused',
+    );
+  },
+);

@@ -5,10 +5,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentTurns, OPENCODE, realAgentRepo, runWholeEpic } from '../../helpers/realAgents.ts';
 
-test('opencode takes an epic from plan to merge through its own bash, read and write tools', { timeout: 300_000 }, async (t) => {
-  const r = await realAgentRepo(t, OPENCODE);
-  await runWholeEpic(r);
-  const calls = agentTurns(r.model).flatMap((q) => (q.body as { messages: { tool_calls?: { function: { name: string } }[] }[] }).messages)
-    .flatMap((m) => m.tool_calls ?? []).map((c) => c.function.name);
-  assert.ok(calls.includes('read') && calls.includes('write') && calls.includes('bash'), `opencode's own tools were used: ${[...new Set(calls)].join(', ')}`);
-});
+test(
+  'opencode takes an epic from plan to merge through its own bash, read and write tools',
+  { timeout: 300_000 },
+  async (t) => {
+    const r = await realAgentRepo(t, OPENCODE);
+    await runWholeEpic(r);
+    const calls = agentTurns(r.model)
+      .flatMap((q) => (q.body as { messages: { tool_calls?: { function: { name: string } }[] }[] }).messages)
+      .flatMap((m) => m.tool_calls ?? [])
+      .map((c) => c.function.name);
+    assert.ok(
+      calls.includes('read') && calls.includes('write') && calls.includes('bash'),
+      `opencode's own tools were used: ${[...new Set(calls)].join(', ')}`,
+    );
+  },
+);

@@ -27,8 +27,10 @@ interface Body {
   stream?: boolean;
 }
 
-const blocks = (m: Message | undefined): Block[] => (typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : m?.content ?? []);
-const text = (b: Block): string => (typeof b.content === 'string' ? b.content : (b.content ?? []).map((c) => c.text ?? '').join('\n'));
+const blocks = (m: Message | undefined): Block[] =>
+  typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : (m?.content ?? []);
+const text = (b: Block): string =>
+  typeof b.content === 'string' ? b.content : (b.content ?? []).map((c) => c.text ?? '').join('\n');
 
 export const anthropic: Adapter = {
   name: 'anthropic',
@@ -36,24 +38,79 @@ export const anthropic: Adapter = {
   respond(request: ModelRequest, res: ServerResponse) {
     const body = (request.body ?? {}) as Body;
     const messages = body.messages ?? [];
-    const kickoff = blocks(messages.find((m) => m.role === 'user')).map((b) => b.text ?? '').join('\n');
+    const kickoff = blocks(messages.find((m) => m.role === 'user'))
+      .map((b) => b.text ?? '')
+      .join('\n');
     const tools = new Set((body.tools ?? []).map((t) => t.name));
-    const turn: Turn = isKickoff(kickoff) && tools.size > 0
-      ? nextAction(kickoff, messages.flatMap((m) => (m.role === 'user' ? blocks(m).filter((b) => b.type === 'tool_result').map(text) : [])))
-      : { kind: 'final', text: 'Springfield agent session' };
+    const turn: Turn =
+      isKickoff(kickoff) && tools.size > 0
+        ? nextAction(
+            kickoff,
+            messages.flatMap((m) =>
+              m.role === 'user'
+                ? blocks(m)
+                    .filter((b) => b.type === 'tool_result')
+                    .map(text)
+                : [],
+            ),
+          )
+        : { kind: 'final', text: 'Springfield agent session' };
     const content = toBlock(turn, tools, messages.length);
     const model = body.model ?? 'claude-scripted';
-    const usage = { input_tokens: 100 + messages.length, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const usage = {
+      input_tokens: 100 + messages.length,
+      output_tokens: 20,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    };
     const stop = content.type === 'tool_use' ? 'tool_use' : 'end_turn';
-    if (!body.stream) return json(res, 200, { id: `msg_${request.at}`, type: 'message', role: 'assistant', model, content: [content], stop_reason: stop, stop_sequence: null, usage });
-    const start = content.type === 'tool_use' ? { type: 'tool_use', id: content.id, name: content.name, input: {} } : { type: 'text', text: '' };
-    const delta = content.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(content.input) } : { type: 'text_delta', text: content.text };
+    if (!body.stream)
+      return json(res, 200, {
+        id: `msg_${request.at}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [content],
+        stop_reason: stop,
+        stop_sequence: null,
+        usage,
+      });
+    const start =
+      content.type === 'tool_use'
+        ? { type: 'tool_use', id: content.id, name: content.name, input: {} }
+        : { type: 'text', text: '' };
+    const delta =
+      content.type === 'tool_use'
+        ? { type: 'input_json_delta', partial_json: JSON.stringify(content.input) }
+        : { type: 'text_delta', text: content.text };
     sse(res, [
-      { event: 'message_start', data: { type: 'message_start', message: { id: `msg_${request.at}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } } },
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: {
+            id: `msg_${request.at}`,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { ...usage, output_tokens: 1 },
+          },
+        },
+      },
       { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: start } },
       { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta } },
       { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } } },
+      {
+        event: 'message_delta',
+        data: {
+          type: 'message_delta',
+          delta: { stop_reason: stop, stop_sequence: null },
+          usage: { output_tokens: usage.output_tokens },
+        },
+      },
       { event: 'message_stop', data: { type: 'message_stop' } },
     ]);
   },
@@ -66,11 +123,25 @@ let calls = 0;
 function toBlock(turn: Turn, tools: ReadonlySet<string>, n: number): Block {
   const id = `toolu_${String(n).padStart(4, '0')}_${++calls}`;
   switch (turn.kind) {
-    case 'final': return { type: 'text', text: turn.text };
-    case 'bash': return { type: 'tool_use', id, name: 'Bash', input: { command: turn.command, description: 'Run a command' } };
-    case 'read': return tools.has('Read') ? { type: 'tool_use', id, name: 'Read', input: { file_path: turn.path } } : { type: 'tool_use', id, name: 'Bash', input: { command: `cat '${turn.path}'`, description: 'Read a file' } };
-    case 'write': return tools.has('Write')
-      ? { type: 'tool_use', id, name: 'Write', input: { file_path: turn.path, content: turn.content } }
-      : { type: 'tool_use', id, name: 'Bash', input: { command: `mkdir -p "$(dirname '${turn.path}')" && cat > '${turn.path}' <<'EOF'\n${turn.content}EOF`, description: 'Write a file' } };
+    case 'final':
+      return { type: 'text', text: turn.text };
+    case 'bash':
+      return { type: 'tool_use', id, name: 'Bash', input: { command: turn.command, description: 'Run a command' } };
+    case 'read':
+      return tools.has('Read')
+        ? { type: 'tool_use', id, name: 'Read', input: { file_path: turn.path } }
+        : { type: 'tool_use', id, name: 'Bash', input: { command: `cat '${turn.path}'`, description: 'Read a file' } };
+    case 'write':
+      return tools.has('Write')
+        ? { type: 'tool_use', id, name: 'Write', input: { file_path: turn.path, content: turn.content } }
+        : {
+            type: 'tool_use',
+            id,
+            name: 'Bash',
+            input: {
+              command: `mkdir -p "$(dirname '${turn.path}')" && cat > '${turn.path}' <<'EOF'\n${turn.content}EOF`,
+              description: 'Write a file',
+            },
+          };
   }
 }

@@ -22,13 +22,17 @@ interface Body {
 function resultOf(p: Part): string {
   const r = p.functionResponse?.response ?? {};
   const text = r.output ?? r.error ?? '';
-  const out = /(?:^|\n)Output: ([\s\S]*?)(?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID):|\n<\/untrusted_context>|$)/.exec(text);
-  return out ? out[1] ?? '' : text;
+  const out =
+    /(?:^|\n)Output: ([\s\S]*?)(?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID):|\n<\/untrusted_context>|$)/.exec(
+      text,
+    );
+  return out ? (out[1] ?? '') : text;
 }
 
 export const gemini: Adapter = {
   name: 'gemini',
-  handles: (method, path) => method === 'POST' && /^\/v1beta\/models\/[^/:]+:(streamGenerateContent|generateContent|countTokens)$/.test(path),
+  handles: (method, path) =>
+    method === 'POST' && /^\/v1beta\/models\/[^/:]+:(streamGenerateContent|generateContent|countTokens)$/.test(path),
   respond(request: ModelRequest, res: ServerResponse) {
     const body = (request.body ?? {}) as Body;
     const usageMetadata = { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120 };
@@ -36,26 +40,62 @@ export const gemini: Adapter = {
     const schema = body.generationConfig?.responseJsonSchema?.properties;
     if (schema) {
       // A utility call (the router): the smallest answer its schema accepts.
-      const answer = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, v.enum?.[0] ?? (/score/.test(k) ? 1 : /confidence/.test(k) ? 0 : k === 'next_speaker' ? 'user' : v.type === 'INTEGER' || v.type === 'NUMBER' ? 1 : 'simple')]));
-      return json(res, 200, { candidates: [{ content: { role: 'model', parts: [{ text: JSON.stringify(answer) }] }, finishReason: 'STOP', index: 0 }], usageMetadata });
+      const answer = Object.fromEntries(
+        Object.entries(schema).map(([k, v]) => [
+          k,
+          v.enum?.[0] ??
+            (/score/.test(k)
+              ? 1
+              : /confidence/.test(k)
+                ? 0
+                : k === 'next_speaker'
+                  ? 'user'
+                  : v.type === 'INTEGER' || v.type === 'NUMBER'
+                    ? 1
+                    : 'simple'),
+        ]),
+      );
+      return json(res, 200, {
+        candidates: [
+          { content: { role: 'model', parts: [{ text: JSON.stringify(answer) }] }, finishReason: 'STOP', index: 0 },
+        ],
+        usageMetadata,
+      });
     }
     const parts = (body.contents ?? []).flatMap((c) => c.parts ?? []);
     const kickoff = parts.map((p) => p.text ?? '').find(isKickoff) ?? '';
     const tools = new Set((body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name));
-    const turn: Turn = kickoff && tools.size > 0 ? nextAction(kickoff, parts.filter((p) => p.functionResponse).map(resultOf)) : { kind: 'final', text: 'Springfield agent session' };
+    const turn: Turn =
+      kickoff && tools.size > 0
+        ? nextAction(kickoff, parts.filter((p) => p.functionResponse).map(resultOf))
+        : { kind: 'final', text: 'Springfield agent session' };
     const part = toPart(turn, tools);
-    const chunk = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata, modelVersion: 'gemini-scripted' };
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata,
+      modelVersion: 'gemini-scripted',
+    };
     if (request.path.includes(':generateContent')) return json(res, 200, chunk);
     sse(res, [{ data: chunk }]);
   },
 };
 
 function toPart(turn: Turn, tools: ReadonlySet<string>): Part {
-  const shell = (command: string): Part => ({ functionCall: { name: 'run_shell_command', args: { command, description: 'Run a command' } } });
+  const shell = (command: string): Part => ({
+    functionCall: { name: 'run_shell_command', args: { command, description: 'Run a command' } },
+  });
   switch (turn.kind) {
-    case 'final': return { text: turn.text };
-    case 'bash': return shell(turn.command);
-    case 'read': return tools.has('read_file') ? { functionCall: { name: 'read_file', args: { file_path: turn.path } } } : shell(`cat '${turn.path}'`);
-    case 'write': return tools.has('write_file') ? { functionCall: { name: 'write_file', args: { file_path: turn.path, content: turn.content } } } : shell(`cat > '${turn.path}' <<'EOF'\n${turn.content}EOF`);
+    case 'final':
+      return { text: turn.text };
+    case 'bash':
+      return shell(turn.command);
+    case 'read':
+      return tools.has('read_file')
+        ? { functionCall: { name: 'read_file', args: { file_path: turn.path } } }
+        : shell(`cat '${turn.path}'`);
+    case 'write':
+      return tools.has('write_file')
+        ? { functionCall: { name: 'write_file', args: { file_path: turn.path, content: turn.content } } }
+        : shell(`cat > '${turn.path}' <<'EOF'\n${turn.content}EOF`);
   }
 }

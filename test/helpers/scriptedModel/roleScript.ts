@@ -43,7 +43,8 @@ function* roleScript(kickoff: string): Script {
   const separator = text.indexOf('\n---\n');
   const first = text.split('\n', 1)[0] ?? '';
   const who = /^# You are (Lisa|Ralph|Bart)\b/.exec(first)?.[1];
-  if (separator < 0 || !who) return `I could not read my instructions from ${path ?? 'the context file'}: ${raw.trim().split('\n')[0]?.slice(0, 300) ?? ''}`;
+  if (separator < 0 || !who)
+    return `I could not read my instructions from ${path ?? 'the context file'}: ${raw.trim().split('\n')[0]?.slice(0, 300) ?? ''}`;
   const prompt = text.slice(0, separator);
   const context = text.slice(separator + 5);
   const facts: Facts = {
@@ -70,7 +71,9 @@ function* roleScript(kickoff: string): Script {
       if (/^git diff\b/.test(command) && !command.includes('--stat')) facts.addedLine = firstAddedLine(out);
     }
   }
-  return commands === 0 ? 'My instructions name no command to run, so I stopped.' : `Done: I followed the ${who === 'Lisa' ? 'planning' : who === 'Bart' ? 'review' : 'build'} instructions (${commands} commands).`;
+  return commands === 0
+    ? 'My instructions name no command to run, so I stopped.'
+    : `Done: I followed the ${who === 'Lisa' ? 'planning' : who === 'Bart' ? 'review' : 'build'} instructions (${commands} commands).`;
 }
 
 /** A new file, its folder made first as the prompt says (some CLIs' create tools need the folder to exist). */
@@ -96,18 +99,29 @@ export function withoutLineNumbers(text: string): string {
   const numbered = /^\s*\d+(?:\t|→|\| ?|: ?)/;
   const counted = lines.filter((l) => l.trim() !== '');
   if (counted.length < 2 || counted.filter((l) => numbered.test(l)).length < counted.length * 0.8) return text;
-  return lines.filter((l) => numbered.test(l)).map((l) => l.replace(numbered, '')).join('\n');
+  return lines
+    .filter((l) => numbered.test(l))
+    .map((l) => l.replace(numbered, ''))
+    .join('\n');
 }
 
 function sections(prompt: string): { heading: string; body: string }[] {
-  return prompt.split(/^## /m).slice(1).map((chunk) => {
-    const nl = chunk.indexOf('\n');
-    return { heading: chunk.slice(0, nl < 0 ? undefined : nl).trim(), body: nl < 0 ? '' : chunk.slice(nl + 1) };
-  });
+  return prompt
+    .split(/^## /m)
+    .slice(1)
+    .map((chunk) => {
+      const nl = chunk.indexOf('\n');
+      return { heading: chunk.slice(0, nl < 0 ? undefined : nl).trim(), body: nl < 0 ? '' : chunk.slice(nl + 1) };
+    });
 }
 
 function shellLines(body: string): string[] {
-  return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+  return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+    (m[1] ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#')),
+  );
 }
 
 /** Lisa: the plan format the prompt teaches, titled for this epic, at the path its heading names. */
@@ -127,7 +141,8 @@ function workFiles(context: string, fix: boolean): { path: string; content: stri
   const files = new Map<string, string>();
   for (const task of tasks) {
     const named = /(?:^|\s)((?:[\w.-]+\/)*[\w-]+\.(?:ts|js|mjs|cjs|md|json|txt))\b/.exec(task)?.[1];
-    if (named && !named.startsWith('/') && !named.includes('..')) files.set(named, `// ${task}\nexport const done = ${JSON.stringify(task)};\n`);
+    if (named && !named.startsWith('/') && !named.includes('..'))
+      files.set(named, `// ${task}\nexport const done = ${JSON.stringify(task)};\n`);
   }
   if (files.size === 0) files.set(`work/${anchor}.md`, `${step?.[2] ?? 'Work'}\n`);
   return [...files].map(([path, content]) => ({ path, content }));
@@ -157,7 +172,8 @@ function firstAddedLine(diff: string): { file: string; line: number } | null {
   let file: string | null = null;
   let line = 0;
   for (const l of diff.split('\n')) {
-    if (l.startsWith('+++ ')) file = l.startsWith('+++ b/') && !/^(plans\/|TODO-|SUMMARY-)/.test(l.slice(6)) ? l.slice(6) : null;
+    if (l.startsWith('+++ '))
+      file = l.startsWith('+++ b/') && !/^(plans\/|TODO-|SUMMARY-)/.test(l.slice(6)) ? l.slice(6) : null;
     else if (l.startsWith('@@')) line = Number(/\+(\d+)/.exec(l)?.[1] ?? 0);
     else if (file && line > 0) {
       if (l.startsWith('+')) return { file, line };

@@ -51,14 +51,17 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     void readBody(req).then((raw) => {
       let body: unknown = raw;
       try {
-        body = raw ? JSON.parse(raw) as unknown : null;
+        body = raw ? (JSON.parse(raw) as unknown) : null;
       } catch {
         // not JSON: kept as text
       }
       const request: ModelRequest = { method: req.method ?? 'GET', path: req.url ?? '/', body, at: Date.now() };
       requests.push(request);
       if (options.logFile) appendFileSync(options.logFile, JSON.stringify(request) + '\n');
-      if (requests.length > maxRequests) return json(res, 503, { error: { type: 'overloaded_error', message: `scripted model: more than ${maxRequests} requests` } });
+      if (requests.length > maxRequests)
+        return json(res, 503, {
+          error: { type: 'overloaded_error', message: `scripted model: more than ${maxRequests} requests` },
+        });
       const delay = options.delayMs?.(request) ?? 0;
       if (delay > 0) return void setTimeout(() => answer(request, res), delay).unref();
       answer(request, res);
@@ -70,11 +73,19 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     if (failure) return json(res, failure.status, failure.body);
     const path = request.path.split('?')[0] ?? '/';
     const adapter = options.adapters.find((a) => a.handles(request.method, path));
-    if (!adapter) return json(res, 404, { error: { type: 'not_found_error', message: `scripted model: no ${request.method} ${path}` } });
+    if (!adapter)
+      return json(res, 404, {
+        error: { type: 'not_found_error', message: `scripted model: no ${request.method} ${path}` },
+      });
     try {
       adapter.respond(request, res);
     } catch (err) {
-      json(res, 500, { error: { type: 'api_error', message: `scripted model: ${err instanceof Error ? err.stack ?? err.message : String(err)}` } });
+      json(res, 500, {
+        error: {
+          type: 'api_error',
+          message: `scripted model: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        },
+      });
     }
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -110,6 +121,9 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
 /** Server-sent events: each entry an `event:` name (or none) and its data. */
 export function sse(res: ServerResponse, events: readonly { event?: string; data: unknown }[]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+  for (const e of events)
+    res.write(
+      `${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`,
+    );
   res.end();
 }

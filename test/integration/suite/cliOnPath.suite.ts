@@ -12,7 +12,10 @@ import * as vscode from 'vscode';
 
 declare const SUITE_FIXTURE: string;
 
-interface Fixture { home: string; version: string }
+interface Fixture {
+  home: string;
+  version: string;
+}
 
 const fx = JSON.parse(SUITE_FIXTURE) as Fixture;
 
@@ -28,7 +31,8 @@ function present(path: string): boolean {
 /** `springfield` run as a terminal outside the editor would: by name from PATH, no editor variables. */
 function springfield(args: string[], path: string): string {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')) env[k] = v;
   return execFileSync('springfield', args, { env: { ...env, PATH: path }, encoding: 'utf8' }).trim();
 }
 
@@ -39,7 +43,10 @@ export async function run(): Promise<void> {
   await ext.activate();
   assert.equal(homedir(), fx.home, 'the extension host has the HOME the test gave the editor');
   const local = join(fx.home, '.local', 'bin');
-  assert.ok((process.env.PATH ?? '').split(':').includes(local), `~/.local/bin is on the extension host's PATH (from ~/.profile): ${process.env.PATH}`);
+  assert.ok(
+    (process.env.PATH ?? '').split(':').includes(local),
+    `~/.local/bin is on the extension host's PATH (from ~/.profile): ${process.env.PATH}`,
+  );
   const link = join(local, 'springfield');
   assert.equal(present(link), false);
 
@@ -49,7 +56,11 @@ export async function run(): Promise<void> {
   assert.match(wrapper, /\/bin\/springfield$/);
   assert.match(readFileSync(wrapper, 'utf8'), /ELECTRON_RUN_AS_NODE=1 exec "\$runtime" "\$cli" "\$@"/);
   const outside = `${local}:/usr/bin:/bin`;
-  assert.equal(springfield(['--version'], outside), fx.version, 'the linked command runs the CLI with the editor runtime');
+  assert.equal(
+    springfield(['--version'], outside),
+    fx.version,
+    'the linked command runs the CLI with the editor runtime',
+  );
   console.log(`springfield-cli-on-path: installed ${link} -> ${wrapper}; springfield --version printed ${fx.version}`);
 
   await vscode.commands.executeCommand('springfield.cli.installOnPath');
@@ -62,7 +73,11 @@ export async function run(): Promise<void> {
   writeFileSync(link, '#!/bin/sh\necho my-own-springfield\n', { mode: 0o755 });
   await vscode.commands.executeCommand('springfield.cli.installOnPath');
   await vscode.commands.executeCommand('springfield.cli.uninstallFromPath');
-  assert.equal(springfield([], outside), 'my-own-springfield', "a springfield of the user's own is neither replaced nor removed");
+  assert.equal(
+    springfield([], outside),
+    'my-own-springfield',
+    "a springfield of the user's own is neither replaced nor removed",
+  );
   rmSync(link);
   console.log('springfield-cli-on-path finished');
 }

@@ -26,15 +26,44 @@ interface Api {
   refresh(): Promise<void>;
 }
 
-interface ItemJson { id: number; text: string; status: string }
-interface StepJson {
-  anchor: string; number: string; title: string; status: string; claimed_by: string | null; agent: string | null; claim_token: number | null;
-  lease_expires_at: string | null; heartbeat_at: string | null; commit_hash: string | null; blocked_by: string[];
-  items: ItemJson[]; progress: { done: number; total: number }; substeps: StepJson[];
+interface ItemJson {
+  id: number;
+  text: string;
+  status: string;
 }
-interface PlanJson { plan_path: string; epic_id: string | null; steps: StepJson[] }
-interface EpicJson { id: string; title: string; status: string; progress: { steps_completed: number; steps_total: number } | null }
-interface SignalJson { id: number; epic_id: string; status: string; locations: { file: string; line: number; end_line: number | null }[] }
+interface StepJson {
+  anchor: string;
+  number: string;
+  title: string;
+  status: string;
+  claimed_by: string | null;
+  agent: string | null;
+  claim_token: number | null;
+  lease_expires_at: string | null;
+  heartbeat_at: string | null;
+  commit_hash: string | null;
+  blocked_by: string[];
+  items: ItemJson[];
+  progress: { done: number; total: number };
+  substeps: StepJson[];
+}
+interface PlanJson {
+  plan_path: string;
+  epic_id: string | null;
+  steps: StepJson[];
+}
+interface EpicJson {
+  id: string;
+  title: string;
+  status: string;
+  progress: { steps_completed: number; steps_total: number } | null;
+}
+interface SignalJson {
+  id: number;
+  epic_id: string;
+  status: string;
+  locations: { file: string; line: number; end_line: number | null }[];
+}
 
 const fx = JSON.parse(SUITE_FIXTURE) as Fixture;
 const root = realpathSync(fx.root);
@@ -42,7 +71,8 @@ const root = realpathSync(fx.root);
 /** Runs the CLI as another process would, with the extension host's variables stripped. */
 function cli<T>(cwd: string, args: string[], agent = ''): Promise<T> {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (k !== 'ELECTRON_RUN_AS_NODE' && !k.startsWith('VSCODE_')) env[k] = v;
   env.SPRINGFIELD_AGENT = agent;
   return new Promise((resolve, reject) => {
     execFile(fx.node, [fx.cli, ...args, '--json'], { cwd, env, encoding: 'utf8' }, (error, stdout, stderr) => {
@@ -65,7 +95,12 @@ async function stepOf(planPath: string, anchor: string): Promise<StepJson> {
 
 async function within<T>(ms: number, what: string, work: Thenable<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms (a quick pick or dialog waiting?)`)), ms); });
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish within ${ms} ms (a quick pick or dialog waiting?)`)),
+      ms,
+    );
+  });
   try {
     return await Promise.race([Promise.resolve(work), late]);
   } finally {
@@ -74,7 +109,12 @@ async function within<T>(ms: number, what: string, work: Thenable<T>): Promise<T
 }
 
 /** Re-runs `attempt` until `done()` holds: tree rows are known to the provider only once the view has rendered them. */
-async function until(what: string, attempt: () => Thenable<unknown>, done: () => Promise<boolean>, ms = 15_000): Promise<void> {
+async function until(
+  what: string,
+  attempt: () => Thenable<unknown>,
+  done: () => Promise<boolean>,
+  ms = 15_000,
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     await attempt();
@@ -120,7 +160,10 @@ function checkStepRow(rows: readonly TreeNode[], plan: PlanJson, st: StepJson): 
     assert.ok(desc.includes(st.commit_hash.slice(0, 7)), `${where} commit in "${desc}"`);
   } else if (st.status === 'pending') {
     const name = (a: string) => plan.steps.flatMap((x) => [x, ...x.substeps]).find((x) => x.anchor === a)?.title ?? a;
-    assert.ok(desc.includes(st.blocked_by.length ? `waits for ${st.blocked_by.map(name).join(', ')}` : 'ready'), `${where} readiness in "${desc}"`);
+    assert.ok(
+      desc.includes(st.blocked_by.length ? `waits for ${st.blocked_by.map(name).join(', ')}` : 'ready'),
+      `${where} readiness in "${desc}"`,
+    );
   }
   for (const item of st.items) {
     const i = row(rows, `item:${item.id}`);
@@ -143,14 +186,29 @@ async function checkRowsMatchStore(api: Api): Promise<void> {
     assert.ok((r.tooltip?.() ?? '').replace(/\\/g, '').includes(e.id), `${e.id} in the tooltip`);
     assert.match(r.contextValue, new RegExp(`^epic:${e.status}(:|$)`), `${e.id} status in contextValue`);
     assert.ok(r.description, `${e.id} says where it is: "${r.description}"`);
-    if (e.progress) assert.ok(r.description?.includes(`${e.progress.steps_completed}/${e.progress.steps_total}`), `${e.id} progress in "${r.description}"`);
+    if (e.progress)
+      assert.ok(
+        r.description?.includes(`${e.progress.steps_completed}/${e.progress.steps_total}`),
+        `${e.id} progress in "${r.description}"`,
+      );
   }
-  assert.ok(row(rows, `epic:${fx.epics.search}`).contextValue.endsWith(':awaitingApproval'), 'the search plan waits for approval');
+  assert.ok(
+    row(rows, `epic:${fx.epics.search}`).contextValue.endsWith(':awaitingApproval'),
+    'the search plan waits for approval',
+  );
   const { signals } = await cli<{ signals: SignalJson[] }>(root, ['signals']);
   const signalRows = api.rows('signals');
   for (const sig of signals) {
-    assert.equal(row(signalRows, `signal:${sig.id}`).contextValue, `signal:${sig.status === 'awaiting_person' ? 'awaiting' : 'closed'}`);
-    sig.locations.forEach((l, i) => assert.equal(row(signalRows, `signal:${sig.id}:loc:${i}`).label, `${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}`));
+    assert.equal(
+      row(signalRows, `signal:${sig.id}`).contextValue,
+      `signal:${sig.status === 'awaiting_person' ? 'awaiting' : 'closed'}`,
+    );
+    sig.locations.forEach((l, i) =>
+      assert.equal(
+        row(signalRows, `signal:${sig.id}:loc:${i}`).label,
+        `${l.file}:${l.line}${l.end_line ? `-${l.end_line}` : ''}`,
+      ),
+    );
   }
   console.log(`springfield-suite: ${rows.length} epic rows and ${signalRows.length} signal rows match the store`);
 }
@@ -164,23 +222,42 @@ export async function run(): Promise<void> {
   const api = exports.api;
   await within(30_000, 'the first store read', api.ready());
   assert.ok(api.snapshot(), 'the store was read after activation');
-  assert.deepEqual(vscode.workspace.workspaceFolders?.map((f) => realpathSync(f.uri.fsPath)), [root]);
+  assert.deepEqual(
+    vscode.workspace.workspaceFolders?.map((f) => realpathSync(f.uri.fsPath)),
+    [root],
+  );
 
-  const contributes = ext.packageJSON.contributes as { commands: { command: string }[]; views: Record<string, { id: string }[]> };
+  const contributes = ext.packageJSON.contributes as {
+    commands: { command: string }[];
+    views: Record<string, { id: string }[]>;
+  };
   const registered = new Set(await vscode.commands.getCommands(true));
   const missing = contributes.commands.map((c) => c.command).filter((c) => !registered.has(c));
   assert.deepEqual(missing, [], 'every contributed command is registered');
-  const views = Object.values(contributes.views).flat().map((v) => v.id);
-  assert.deepEqual(views.filter((v) => !registered.has(`${v}.focus`)), [], 'every contributed view is registered');
+  const views = Object.values(contributes.views)
+    .flat()
+    .map((v) => v.id);
+  assert.deepEqual(
+    views.filter((v) => !registered.has(`${v}.focus`)),
+    [],
+    'every contributed view is registered',
+  );
   assert.ok(registered.has('workbench.view.extension.springfield'), 'the Springfield container is registered');
   for (const v of views) await vscode.commands.executeCommand(`${v}.focus`);
   await vscode.commands.executeCommand('springfield.epics.focus');
   console.log(`springfield-suite: ${contributes.commands.length} commands and ${views.length} views registered`);
 
   // springfield.refresh: a write by another process is in the snapshot once the command resolves.
-  const beat = await cli<{ lease_expires_at: string }>(fx.epicWorktrees.cache, ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '3000'], 'ralph-b');
+  const beat = await cli<{ lease_expires_at: string }>(
+    fx.epicWorktrees.cache,
+    ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '3000'],
+    'ralph-b',
+  );
   await within(10_000, 'springfield.refresh', vscode.commands.executeCommand('springfield.refresh'));
-  const step3 = api.snapshot()?.plans.find((p) => p.plan_path === 'plans/cache.md')?.steps.find((s) => s.anchor === 'step-3');
+  const step3 = api
+    .snapshot()
+    ?.plans.find((p) => p.plan_path === 'plans/cache.md')
+    ?.steps.find((s) => s.anchor === 'step-3');
   assert.equal(step3?.lease_expires_at, beat.lease_expires_at, 'refresh shows the heartbeat written by the CLI');
 
   // springfield.claimNextStep: exactly one plan (the loose one) has a ready step, so no quick pick.
@@ -188,7 +265,7 @@ export async function run(): Promise<void> {
   await within(10_000, 'springfield.claimNextStep', vscode.commands.executeCommand('springfield.claimNextStep'));
   const claimed = await stepOf(fx.loosePlan, 'step-1');
   assert.equal(claimed.status, 'claimed');
-  assert.equal(claimed.claimed_by, root, 'claimed for the window\'s worktree');
+  assert.equal(claimed.claimed_by, root, "claimed for the window's worktree");
   assert.equal(claimed.agent, null, 'claimed by the person, not an agent');
   assert.ok(claimed.claim_token !== null && claimed.claim_token >= 1);
   const lease = Date.parse(claimed.lease_expires_at ?? '') - before;
@@ -198,8 +275,16 @@ export async function run(): Promise<void> {
 
   // Step actions with a tree row as argument, as the inline buttons pass them.
   const stepRow = { id: `step:${fx.loosePlan}#step-1` };
-  await until('springfield.step.start', () => vscode.commands.executeCommand('springfield.step.start', stepRow), async () => (await stepOf(fx.loosePlan, 'step-1')).status === 'in_progress');
-  await within(10_000, 'springfield.step.heartbeat', vscode.commands.executeCommand('springfield.step.heartbeat', stepRow));
+  await until(
+    'springfield.step.start',
+    () => vscode.commands.executeCommand('springfield.step.start', stepRow),
+    async () => (await stepOf(fx.loosePlan, 'step-1')).status === 'in_progress',
+  );
+  await within(
+    10_000,
+    'springfield.step.heartbeat',
+    vscode.commands.executeCommand('springfield.step.heartbeat', stepRow),
+  );
   assert.ok((await stepOf(fx.loosePlan, 'step-1')).heartbeat_at, 'heartbeat recorded');
 
   await checkRowsMatchStore(api);
@@ -208,8 +293,15 @@ export async function run(): Promise<void> {
   // first in a modal dialog, which the person-level UI tests click through).
   await vscode.commands.executeCommand('springfield.signals.focus');
   const signalRow = { id: 'signal:1' };
-  const signalDecided = async (): Promise<boolean> => (await cli<{ signals: SignalJson[] }>(root, ['signals'])).signals.some((s) => s.id === 1 && s.status === 'decided');
-  await until('springfield.signal.sendBack', async () => { if (!(await signalDecided())) await vscode.commands.executeCommand('springfield.signal.sendBack', signalRow); }, signalDecided);
+  const signalDecided = async (): Promise<boolean> =>
+    (await cli<{ signals: SignalJson[] }>(root, ['signals'])).signals.some((s) => s.id === 1 && s.status === 'decided');
+  await until(
+    'springfield.signal.sendBack',
+    async () => {
+      if (!(await signalDecided())) await vscode.commands.executeCommand('springfield.signal.sendBack', signalRow);
+    },
+    signalDecided,
+  );
   const typo = await cli<EpicJson>(root, ['epic', 'show', fx.epics.typo]);
   assert.equal(typo.status, 'in_progress', 'sending the signal back puts the epic back in progress');
   await api.refresh();

@@ -24,7 +24,12 @@ export function canonicalDump(s: Snapshot): Dump {
       for (const c of t.columns) row[c] = t.times.includes(c) ? isoTime(r[c]) : (r[c] ?? null);
       return row;
     });
-    rows.sort((a, b) => compareKeys(t.key.map((k) => a[k]), t.key.map((k) => b[k])));
+    rows.sort((a, b) =>
+      compareKeys(
+        t.key.map((k) => a[k]),
+        t.key.map((k) => b[k]),
+      ),
+    );
     tables[t.name] = rows.map(stableJson);
   }
   const text = `{${TABLES.map((t) => `${JSON.stringify(t.name)}:[${tables[t.name].join(',')}]`).join(',')}}`;
@@ -39,10 +44,11 @@ export function firstDifference(source: Dump, target: Dump, sourceName: string, 
     const b = target.tables[t.name];
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       if (a[i] === b[i]) continue;
-      const ra = a[i] === undefined ? undefined : JSON.parse(a[i] as string) as Row;
-      const rb = b[i] === undefined ? undefined : JSON.parse(b[i] as string) as Row;
+      const ra = a[i] === undefined ? undefined : (JSON.parse(a[i] as string) as Row);
+      const rb = b[i] === undefined ? undefined : (JSON.parse(b[i] as string) as Row);
       const where = `table ${t.name}, row ${i + 1}`;
-      if (!ra || !rb) return `${where} (${keyOf(t.key, (ra ?? rb) as Row)}) is missing in ${ra ? targetName : sourceName}`;
+      if (!ra || !rb)
+        return `${where} (${keyOf(t.key, (ra ?? rb) as Row)}) is missing in ${ra ? targetName : sourceName}`;
       const keyA = keyOf(t.key, ra);
       const keyB = keyOf(t.key, rb);
       if (keyA !== keyB) return `${where}: ${sourceName} has (${keyA}), ${targetName} has (${keyB})`;
@@ -72,7 +78,9 @@ export function stableJson(v: unknown): string {
   if (v === undefined) return 'null';
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(v as Record<string, unknown>)
+    .filter(([, x]) => x !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
 }
 

@@ -35,7 +35,8 @@ export function renumber(s: Snapshot, ids: (table: TableName, count: number) => 
         const v = r[column];
         if (v === null || v === undefined) continue;
         row[column] = lookUp(target, Number(v));
-        if (row[column] === null) dangling.push(`${t.name} ${String(r.id)}: ${column} ${String(v)} names no row of ${target}`);
+        if (row[column] === null)
+          dangling.push(`${t.name} ${String(r.id)}: ${column} ${String(v)} names no row of ${target}`);
       }
       if (t.name === 'events' && r.data !== null && r.data !== undefined) {
         row.data = mapEventData(r, r.data, (table, id) => {

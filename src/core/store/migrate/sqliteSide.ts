@@ -15,19 +15,27 @@ const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join
  * source is never modified). Its schema must be this Springfield's: an older one would need a write.
  */
 export function readSqliteSnapshot(path: string): Snapshot {
-  if (!existsSync(path)) throw new RefusedError('nothing_to_migrate', `${path} does not exist: there is no SQLite state to migrate`);
+  if (!existsSync(path))
+    throw new RefusedError('nothing_to_migrate', `${path} does not exist: there is no SQLite state to migrate`);
   let db: Database | undefined;
   try {
     db = connect(path, { readonly: true, fileMustExist: true });
     const version = Number(db.pragma('user_version', { simple: true }));
     if (version !== SCHEMA_VERSION) {
-      throw new RefusedError('schema_mismatch', `${path}: schema version ${version}, not this Springfield's ${SCHEMA_VERSION}: ${version < SCHEMA_VERSION ? "run any springfield command (e.g. 'springfield show') once to bring it up to date" : 'upgrade Springfield'}; nothing was migrated`);
+      throw new RefusedError(
+        'schema_mismatch',
+        `${path}: schema version ${version}, not this Springfield's ${SCHEMA_VERSION}: ${version < SCHEMA_VERSION ? "run any springfield command (e.g. 'springfield show') once to bring it up to date" : 'upgrade Springfield'}; nothing was migrated`,
+      );
     }
     const conn = db;
     conn.exec('BEGIN');
     try {
       const out = emptySnapshot();
-      for (const t of TABLES) out[t.name] = conn.prepare(selectSql(t)).all().map((r) => parseJson(t, r as Row, path));
+      for (const t of TABLES)
+        out[t.name] = conn
+          .prepare(selectSql(t))
+          .all()
+          .map((r) => parseJson(t, r as Row, path));
       return out;
     } finally {
       conn.exec('COMMIT');
@@ -40,7 +48,8 @@ export function readSqliteSnapshot(path: string): Snapshot {
 }
 
 function selectSql(t: TableSpec): string {
-  if (t.name === 'plans') return `SELECT ${t.columns.map((c) => (c === 'structure' ? 'f.structure' : `p."${c}"`)).join(', ')} FROM plans p LEFT JOIN plan_files f ON f.plan_path = p.plan_path ORDER BY p.plan_path`;
+  if (t.name === 'plans')
+    return `SELECT ${t.columns.map((c) => (c === 'structure' ? 'f.structure' : `p."${c}"`)).join(', ')} FROM plans p LEFT JOIN plan_files f ON f.plan_path = p.plan_path ORDER BY p.plan_path`;
   return `SELECT ${quoted(t.columns)} FROM ${t.name} ORDER BY ${t.id ? 'id' : quoted(t.key)}`;
 }
 
@@ -51,7 +60,10 @@ function parseJson(t: TableSpec, row: Row, path: string): Row {
     try {
       row[c] = JSON.parse(v);
     } catch {
-      throw new EnvironmentError('database_corrupt', `${path}: ${t.name} row ${String(row.id)}: ${c} is not JSON; nothing was migrated`);
+      throw new EnvironmentError(
+        'database_corrupt',
+        `${path}: ${t.name} row ${String(row.id)}: ${c} is not JSON; nothing was migrated`,
+      );
     }
   }
   return row;
@@ -67,7 +79,11 @@ export function writeSqliteCopy(target: string, rows: Snapshot, progress: (line:
     closeSync(openSync(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o644));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ELOOP') throw new RefusedError('target_exists', `${temp} exists (another migration, or one that was interrupted): remove it and run migrate again`);
+    if (code === 'EEXIST' || code === 'ELOOP')
+      throw new RefusedError(
+        'target_exists',
+        `${temp} exists (another migration, or one that was interrupted): remove it and run migrate again`,
+      );
     throw new EnvironmentError('unwritable', `${temp}: cannot create (${messageOf(err)})`);
   }
   let db: Database | undefined;
@@ -92,7 +108,10 @@ export function writeSqliteCopy(target: string, rows: Snapshot, progress: (line:
 function insertRows(db: Database, t: TableSpec, rows: readonly Row[]): void {
   const columns = t.name === 'plans' ? t.columns.filter((c) => c !== 'structure') : t.columns;
   const insert = db.prepare(`INSERT INTO ${t.name} (${quoted(columns)}) VALUES (${columns.map(() => '?').join(', ')})`);
-  const file = t.name === 'plans' ? db.prepare('INSERT INTO plan_files (plan_path, source, structure) VALUES (?, NULL, ?)') : undefined;
+  const file =
+    t.name === 'plans'
+      ? db.prepare('INSERT INTO plan_files (plan_path, source, structure) VALUES (?, NULL, ?)')
+      : undefined;
   for (const r of rows) {
     insert.run(columns.map((c) => sqliteValue(t.json.includes(c), r[c])));
     file?.run(r.plan_path, r.structure);
@@ -127,10 +146,18 @@ export function finishSqliteCopy(target: string, actor: Actor | null, event: Eve
       rmSync(temp);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new RefusedError('target_exists', `${target} appeared while migrating; it was left as it is and the copy removed`);
+      if (code === 'EEXIST')
+        throw new RefusedError(
+          'target_exists',
+          `${target} appeared while migrating; it was left as it is and the copy removed`,
+        );
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
       // A file system without hard links: checked just before, so only a racing creator could lose.
-      if (existsSync(target)) throw new RefusedError('target_exists', `${target} appeared while migrating; it was left as it is and the copy removed`);
+      if (existsSync(target))
+        throw new RefusedError(
+          'target_exists',
+          `${target} appeared while migrating; it was left as it is and the copy removed`,
+        );
       renameSync(temp, target);
     }
   } catch (err) {

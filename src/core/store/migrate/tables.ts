@@ -6,8 +6,20 @@
  * `plans.structure` lives in `plan_files` on SQLite and in `plans` on PostgreSQL.
  */
 export const TABLE_NAMES = [
-  'epics', 'plans', 'plan_versions', 'steps', 'step_deps', 'checklist_items', 'artifacts',
-  'signals', 'signal_locations', 'runs', 'verifications', 'debt', 'planning_notes', 'events',
+  'epics',
+  'plans',
+  'plan_versions',
+  'steps',
+  'step_deps',
+  'checklist_items',
+  'artifacts',
+  'signals',
+  'signal_locations',
+  'runs',
+  'verifications',
+  'debt',
+  'planning_notes',
+  'events',
 ] as const;
 
 export type TableName = (typeof TABLE_NAMES)[number];
@@ -32,33 +44,81 @@ export type Row = Record<string, unknown>;
 /** Every table's rows for one repository, ids ascending. */
 export type Snapshot = Record<TableName, Row[]>;
 
-function spec(name: TableName, columns: string, options: Partial<Omit<TableSpec, 'name' | 'columns'>> & { key: readonly string[] }): TableSpec {
+function spec(
+  name: TableName,
+  columns: string,
+  options: Partial<Omit<TableSpec, 'name' | 'columns'>> & { key: readonly string[] },
+): TableSpec {
   const cols = columns.split(',').map((c) => c.trim());
-  return { name, columns: cols, id: cols[0] === 'id', refs: {}, times: cols.filter((c) => c.endsWith('_at') || c === 'at'), json: [], ...options };
+  return {
+    name,
+    columns: cols,
+    id: cols[0] === 'id',
+    refs: {},
+    times: cols.filter((c) => c.endsWith('_at') || c === 'at'),
+    json: [],
+    ...options,
+  };
 }
 
 export const TABLES: readonly TableSpec[] = [
-  spec('epics', `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
+  spec(
+    'epics',
+    `id, title, brief, priority, complexity, complexity_source, status, status_reason, iteration, plan_iteration, max_iterations,
     merge_approved_by, merge_approved_at, worktree_path, branch, created_at, updated_at, pr_url, pr_checked_at, planner, budget_usd, budget_tokens,
-    budget_minutes`, { id: false, key: ['id'] }),
-  spec('plans', 'plan_path, epic_id, plan_hash, structure, title, status, open_steps, created_at, updated_at', { key: ['plan_path'] }),
-  spec('plan_versions', `id, epic_id, plan_path, version, plan_hash, structure, body, status, feedback, proposed_by, proposed_agent, decided_by,
-    created_at, decided_at`, { key: ['epic_id', 'version', 'id'] }),
-  spec('steps', `plan_path, anchor, parent_anchor, step_index, number, title, status, claimed_by, claimed_agent, claim_token, claimed_at,
-    lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers, files`, { key: ['plan_path', 'anchor'] }),
+    budget_minutes`,
+    { id: false, key: ['id'] },
+  ),
+  spec('plans', 'plan_path, epic_id, plan_hash, structure, title, status, open_steps, created_at, updated_at', {
+    key: ['plan_path'],
+  }),
+  spec(
+    'plan_versions',
+    `id, epic_id, plan_path, version, plan_hash, structure, body, status, feedback, proposed_by, proposed_agent, decided_by,
+    created_at, decided_at`,
+    { key: ['epic_id', 'version', 'id'] },
+  ),
+  spec(
+    'steps',
+    `plan_path, anchor, parent_anchor, step_index, number, title, status, claimed_by, claimed_agent, claim_token, claimed_at,
+    lease_expires_at, heartbeat_at, started_at, completed_at, completed_by, completed_token, commit_hash, complete_reason, blockers, files`,
+    { key: ['plan_path', 'anchor'] },
+  ),
   spec('step_deps', 'plan_path, step_anchor, depends_on', { key: ['plan_path', 'step_anchor', 'depends_on'] }),
-  spec('checklist_items', 'id, plan_path, step_anchor, kind, ordinal, text, status, updated_at, updated_by', { key: ['plan_path', 'step_anchor', 'kind', 'ordinal', 'id'] }),
-  spec('artifacts', 'id, plan_path, step_anchor, kind, summary, recorded_by, recorded_at', { key: ['plan_path', 'step_anchor', 'id'] }),
-  spec('signals', 'id, epic_id, type, summary, created_by, created_at, status, resolved_at, resolved_by, resolution', { key: ['id'] }),
-  spec('signal_locations', 'id, signal_id, file, line, end_line, note', { refs: { signal_id: 'signals' }, key: ['signal_id', 'id'] }),
-  spec('runs', `id, epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, status, started_at, ended_at, exit_code,
+  spec('checklist_items', 'id, plan_path, step_anchor, kind, ordinal, text, status, updated_at, updated_by', {
+    key: ['plan_path', 'step_anchor', 'kind', 'ordinal', 'id'],
+  }),
+  spec('artifacts', 'id, plan_path, step_anchor, kind, summary, recorded_by, recorded_at', {
+    key: ['plan_path', 'step_anchor', 'id'],
+  }),
+  spec('signals', 'id, epic_id, type, summary, created_by, created_at, status, resolved_at, resolved_by, resolution', {
+    key: ['id'],
+  }),
+  spec('signal_locations', 'id, signal_id, file, line, end_line, note', {
+    refs: { signal_id: 'signals' },
+    key: ['signal_id', 'id'],
+  }),
+  spec(
+    'runs',
+    `id, epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, status, started_at, ended_at, exit_code,
     outcome_reason, claim_token, output_tail, head_before, head_after, agent_pid, launch_id, cost_usd, input_tokens, output_tokens,
-    cache_read_tokens, cache_write_tokens, premium_requests`, { json: ['command'], key: ['id'] }),
-  spec('verifications', 'id, run_id, epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at',
-    { refs: { run_id: 'runs' }, key: ['id'] }),
-  spec('debt', 'id, epic_id, reason, event, from_status, recorded_by, recorded_at, resolved_at, resolution', { key: ['epic_id', 'id'] }),
+    cache_read_tokens, cache_write_tokens, premium_requests`,
+    { json: ['command'], key: ['id'] },
+  ),
+  spec(
+    'verifications',
+    'id, run_id, epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at',
+    { refs: { run_id: 'runs' }, key: ['id'] },
+  ),
+  spec('debt', 'id, epic_id, reason, event, from_status, recorded_by, recorded_at, resolved_at, resolution', {
+    key: ['epic_id', 'id'],
+  }),
   spec('planning_notes', 'id, epic_id, kind, summary, recorded_by, recorded_at', { key: ['epic_id', 'id'] }),
-  spec('events', 'id, at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data', { json: ['data'], key: ['id'] }),
+  spec(
+    'events',
+    'id, at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data',
+    { json: ['data'], key: ['id'] },
+  ),
 ];
 
 /**
@@ -68,7 +128,11 @@ export const TABLES: readonly TableSpec[] = [
  * such as `signal #12 accepted`) are not rewritten.
  */
 export const EVENT_DATA_IDS: Readonly<Record<string, TableName>> = {
-  item_id: 'checklist_items', artifact_id: 'artifacts', note_id: 'planning_notes', run_id: 'runs', signal_id: 'signals',
+  item_id: 'checklist_items',
+  artifact_id: 'artifacts',
+  note_id: 'planning_notes',
+  run_id: 'runs',
+  signal_id: 'signals',
 };
 
 /** Rewrites the ids in one event's data through `map` (an id no row has any more → null). */
@@ -98,14 +162,27 @@ export function countRows(s: Snapshot): Record<TableName, number> {
 }
 
 const SINGULAR: Readonly<Record<TableName, [string, string]>> = {
-  epics: ['epic', 'epics'], plans: ['plan', 'plans'], plan_versions: ['plan version', 'plan versions'], steps: ['step', 'steps'],
-  step_deps: ['dependency', 'dependencies'], checklist_items: ['checklist item', 'checklist items'], artifacts: ['artifact', 'artifacts'],
-  signals: ['signal', 'signals'], signal_locations: ['signal location', 'signal locations'], runs: ['run', 'runs'],
-  verifications: ['verification', 'verifications'], debt: ['debt entry', 'debt entries'], planning_notes: ['planning note', 'planning notes'],
+  epics: ['epic', 'epics'],
+  plans: ['plan', 'plans'],
+  plan_versions: ['plan version', 'plan versions'],
+  steps: ['step', 'steps'],
+  step_deps: ['dependency', 'dependencies'],
+  checklist_items: ['checklist item', 'checklist items'],
+  artifacts: ['artifact', 'artifacts'],
+  signals: ['signal', 'signals'],
+  signal_locations: ['signal location', 'signal locations'],
+  runs: ['run', 'runs'],
+  verifications: ['verification', 'verifications'],
+  debt: ['debt entry', 'debt entries'],
+  planning_notes: ['planning note', 'planning notes'],
   events: ['event', 'events'],
 };
 
 /** "3 epics, 1 plan, 40 events": the tables with rows, in table order. */
 export function describeCounts(counts: Readonly<Record<TableName, number>>): string {
-  return TABLE_NAMES.filter((t) => counts[t] > 0).map((t) => `${counts[t]} ${SINGULAR[t][counts[t] === 1 ? 0 : 1]}`).join(', ') || 'no rows';
+  return (
+    TABLE_NAMES.filter((t) => counts[t] > 0)
+      .map((t) => `${counts[t]} ${SINGULAR[t][counts[t] === 1 ? 0 : 1]}`)
+      .join(', ') || 'no rows'
+  );
 }

@@ -15,7 +15,8 @@ export const nowSql = (lit: string): string => `date_trunc('milliseconds', coale
 type Claimed = Extract<ClaimResult, { claimed: true }>;
 
 const PLAN = 'repo_id = $1 AND plan_path = $2';
-const CANDIDATE = 'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at, files';
+const CANDIDATE =
+  'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at, files';
 
 // $1 repo, $2 plan, $3 plan hash, $4 host, $5 worktree, $6 agent, $7 lease seconds, $8 operation id, $9 test clock or null,
 // $10 the branch the claimer's worktree is on (store/shared/epicPlace.ts: an epic's steps are claimed in its worktree or on its branch).
@@ -85,18 +86,44 @@ interface ClaimRow {
  * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before; and
  * when the first ready step declares files, which that transaction claims under the files rule.
  */
-export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, leaseSeconds: number, branch: string | null = null): Promise<ClaimResult | null> {
+export async function claimDirect(
+  d: Direct,
+  source: PlanSource,
+  actor: Actor,
+  leaseSeconds: number,
+  branch: string | null = null,
+): Promise<ClaimResult | null> {
   const plan = source.planPath;
   const L = (v: unknown): string => d.lit(v);
-  const values = [d.repo, plan, planHash(source.plan), d.host, actor.worktree, actor.agent, leaseSeconds, d.op, d.now, branch];
+  const values = [
+    d.repo,
+    plan,
+    planHash(source.plan),
+    d.host,
+    actor.worktree,
+    actor.agent,
+    leaseSeconds,
+    d.op,
+    d.now,
+    branch,
+  ];
   const claim = await d.execute('sf_claim', CLAIM_TYPES, CLAIM, values);
   // The lock is its own statement so the claim's snapshot is taken after it: a re-initialisation that held it is seen whole.
-  const results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${L(d.repo)} || '/' || ${L(plan)}))`, claim]);
+  const results = await d.batch([
+    `SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${L(d.repo)} || '/' || ${L(plan)}))`,
+    claim,
+  ]);
   const row = results[1]?.[0] as ClaimRow | undefined;
   if (!row?.anchor) return null;
   return claimResult(plan, actor, {
-    anchor: row.anchor, title: row.title, index: row.step_index, substeps: row.substeps, token: Number(row.claim_token), until: row.lease_expires_at,
-    ready: Math.max(0, Number(row.ready_before) - 1), remaining: Number(row.remaining),
+    anchor: row.anchor,
+    title: row.title,
+    index: row.step_index,
+    substeps: row.substeps,
+    token: Number(row.claim_token),
+    until: row.lease_expires_at,
+    ready: Math.max(0, Number(row.ready_before) - 1),
+    remaining: Number(row.remaining),
     taken: row.from_status !== 'pending' ? { holder: row.prev_by, agent: row.prev_agent, lease: row.prev_lease } : null,
   });
 }
@@ -106,26 +133,53 @@ export async function claimDirect(d: Direct, source: PlanSource, actor: Actor, l
  * committed nothing (its reply was lost: docs/postgres.md, "Failures, retries, idempotence"). Counts are as they are now.
  * With `held`, also null unless the step is still this holder's under that claim's token.
  */
-export async function findClaim(tx: Tx, op: string, source: PlanSource, actor: Actor, held = false): Promise<Claimed | null> {
+export async function findClaim(
+  tx: Tx,
+  op: string,
+  source: PlanSource,
+  actor: Actor,
+  held = false,
+): Promise<Claimed | null> {
   const stillHeld = held
     ? `AND s.status IN ('claimed', 'in_progress') AND s.claimed_host = e.host AND s.claimed_by = e.worktree
       AND s.claimed_agent IS NOT DISTINCT FROM e.agent AND s.claim_token = (e.data->>'claim_token')::bigint`
     : '';
-  const row = (await tx.q<{ action: string; step_anchor: string; reason: string | null; data: Record<string, unknown>; title: string; step_index: number }>(
-    `SELECT e.action, e.step_anchor, e.reason, e.data, s.title, s.step_index FROM events e
+  const row = (
+    await tx.q<{
+      action: string;
+      step_anchor: string;
+      reason: string | null;
+      data: Record<string, unknown>;
+      title: string;
+      step_index: number;
+    }>(
+      `SELECT e.action, e.step_anchor, e.reason, e.data, s.title, s.step_index FROM events e
       JOIN steps s ON s.repo_id = e.repo_id AND s.plan_path = e.plan_path AND s.anchor = e.step_anchor
      WHERE e.op_id = $1 AND e.repo_id = $2 AND e.plan_path = $3 AND e.entity = 'step' AND e.action IN ('claim', 'reclaim')
        AND e.host = $4 AND e.worktree = $5 AND e.agent IS NOT DISTINCT FROM $6 ${stillHeld}`,
-    [op, tx.repo, source.planPath, tx.host, actor.worktree, actor.agent]))[0];
+      [op, tx.repo, source.planPath, tx.host, actor.worktree, actor.agent],
+    )
+  )[0];
   if (!row) return null;
   const p = await partitionSteps(tx, source.planPath);
   const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   return claimResult(source.planPath, actor, {
-    anchor: row.step_anchor, title: row.title, index: row.step_index, substeps: Array.isArray(row.data.substeps) ? row.data.substeps.map(String) : [],
-    token: Number(row.data.claim_token), until: String(row.data.lease_expires_at), ready: p.ready.length, remaining: await countRemaining(tx, source.planPath),
-    taken: row.action === 'reclaim'
-      ? { holder: str(row.data.previous_holder), agent: str(row.data.previous_agent), lease: / expired at (\S+)$/.exec(row.reason ?? '')?.[1] ?? null }
-      : null,
+    anchor: row.step_anchor,
+    title: row.title,
+    index: row.step_index,
+    substeps: Array.isArray(row.data.substeps) ? row.data.substeps.map(String) : [],
+    token: Number(row.data.claim_token),
+    until: String(row.data.lease_expires_at),
+    ready: p.ready.length,
+    remaining: await countRemaining(tx, source.planPath),
+    taken:
+      row.action === 'reclaim'
+        ? {
+            holder: str(row.data.previous_holder),
+            agent: str(row.data.previous_agent),
+            lease: / expired at (\S+)$/.exec(row.reason ?? '')?.[1] ?? null,
+          }
+        : null,
   });
 }
 

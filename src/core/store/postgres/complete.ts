@@ -10,20 +10,29 @@ import type { Tx } from './session.ts';
 /** Completion's reads and writes (shared/complete.ts), under the locks requireClaim took; its writes go with the COMMIT. */
 export const completePg: PgMethods<CompletePort> = {
   async openWork(plan, anchor) {
-    const open = await this.tx.q<OpenItem & { what: string }>(`SELECT 'item' AS what, step_anchor, kind, ordinal, text, id AS n FROM checklist_items
+    const open = await this.tx.q<OpenItem & { what: string }>(
+      `SELECT 'item' AS what, step_anchor, kind, ordinal, text, id AS n FROM checklist_items
         WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed'
           AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed')
       UNION ALL SELECT 'substep', anchor, '', 0, '', step_index FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed'
-      ORDER BY what, n`, [this.tx.repo, plan, anchor]);
+      ORDER BY what, n`,
+      [this.tx.repo, plan, anchor],
+    );
     return {
-      items: open.filter((r) => r.what === 'item').map(({ step_anchor, kind, ordinal, text }) => ({ step_anchor, kind, ordinal, text })),
+      items: open
+        .filter((r) => r.what === 'item')
+        .map(({ step_anchor, kind, ordinal, text }) => ({ step_anchor, kind, ordinal, text })),
       substeps: open.filter((r) => r.what === 'substep').map((r) => r.step_anchor),
     };
   },
   async completeItems(plan, anchor, worktree) {
-    return (await this.tx.q(`UPDATE checklist_items SET status = 'completed', updated_at = $4, updated_by = $5 WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed'
+    return (
+      await this.tx.q(
+        `UPDATE checklist_items SET status = 'completed', updated_at = $4, updated_by = $5 WHERE repo_id = $1 AND plan_path = $2 AND status <> 'completed'
         AND step_anchor IN (SELECT $3 UNION ALL SELECT anchor FROM steps WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3) RETURNING id`,
-    [this.tx.repo, plan, anchor, this.now, worktree])).length;
+        [this.tx.repo, plan, anchor, this.now, worktree],
+      )
+    ).length;
   },
   async finishCompletion(c) {
     const tx = this.tx;
@@ -47,8 +56,13 @@ export const completePg: PgMethods<CompletePort> = {
     return { remaining: Number(counted?.remaining ?? 0), planCompleted: counted?.done === true };
   },
   async completingAgent(plan, anchor) {
-    return (await this.tx.q<{ agent: string | null }>(`SELECT agent FROM events WHERE repo_id = $1 AND plan_path = $2 AND step_anchor = $3 AND entity = 'step' AND action = 'complete'
-      ORDER BY id DESC LIMIT 1`, [this.tx.repo, plan, anchor]))[0]?.agent;
+    return (
+      await this.tx.q<{ agent: string | null }>(
+        `SELECT agent FROM events WHERE repo_id = $1 AND plan_path = $2 AND step_anchor = $3 AND entity = 'step' AND action = 'complete'
+      ORDER BY id DESC LIMIT 1`,
+        [this.tx.repo, plan, anchor],
+      )
+    )[0]?.agent;
   },
   async markPlanDone(actor, plan, event) {
     const results = await this.tx.finish([], [planDoneSql(this.tx, actor, plan, event)]);

@@ -12,7 +12,20 @@ const PLAN = 'repo_id = $1 AND plan_path = $2';
 const S_PLAN = 's.repo_id = $1 AND s.plan_path = $2';
 
 // $1 repo, $2 plan, $3 anchor, $4 host, $5 worktree, $6 agent, $7 token or null, $8 plan hash, $9 commit, $10 operation id, $11 test clock or null, $12 message.
-const COMPLETE_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'uuid', 'timestamptz', 'text'];
+const COMPLETE_TYPES = [
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'text',
+  'text',
+  'uuid',
+  'timestamptz',
+  'text',
+];
 const COMPLETE = `WITH t AS (SELECT ${nowSql('$11')} AS now),
   step AS (SELECT anchor, status, claim_token FROM steps WHERE ${PLAN} AND anchor = $3 AND parent_anchor IS NULL
     AND status IN ('claimed', 'in_progress') AND claimed_host = $4 AND claimed_by = $5
@@ -55,34 +68,85 @@ const PLAN_DONE = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${n
  * completion that leaves nothing open. Null when it did not apply or aborted: the caller runs the
  * transaction that refuses, or repeats a completion, exactly as before.
  */
-export async function completeDirect(d: Direct, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): Promise<CompleteResult | null> {
+export async function completeDirect(
+  d: Direct,
+  source: PlanSource,
+  anchor: string,
+  actor: Actor,
+  options: CompleteOptions,
+): Promise<CompleteResult | null> {
   const top = source.plan.steps.find((s) => s.anchor === anchor);
   if (!top || top.parentAnchor !== null || options.forceReason != null) return null;
   const plan = source.planPath;
   const commit = options.commitHash ?? null;
-  const complete = await d.execute('sf_complete', COMPLETE_TYPES, COMPLETE,
-    [d.repo, plan, anchor, d.host, actor.worktree, actor.agent, actor.token ?? null, planHash(source.plan), commit, d.op, d.now, claimChangedMessage('complete', anchor)]);
-  const planDone = await d.execute('sf_plan_done', PLAN_DONE_TYPES, PLAN_DONE, [d.repo, plan, d.host, actor.worktree, actor.agent, d.op, d.now, planDoneEvent(plan, anchor).reason]);
+  const complete = await d.execute('sf_complete', COMPLETE_TYPES, COMPLETE, [
+    d.repo,
+    plan,
+    anchor,
+    d.host,
+    actor.worktree,
+    actor.agent,
+    actor.token ?? null,
+    planHash(source.plan),
+    commit,
+    d.op,
+    d.now,
+    claimChangedMessage('complete', anchor),
+  ]);
+  const planDone = await d.execute('sf_plan_done', PLAN_DONE_TYPES, PLAN_DONE, [
+    d.repo,
+    plan,
+    d.host,
+    actor.worktree,
+    actor.agent,
+    d.op,
+    d.now,
+    planDoneEvent(plan, anchor).reason,
+  ]);
   let results: Record<string, unknown>[][];
   try {
-    results = await d.batch([`SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${d.lit(d.repo)} || '/' || ${d.lit(plan)}))`, complete], [planDone]);
+    results = await d.batch(
+      [
+        `SELECT pg_advisory_xact_lock_shared(${PLAN_LOCK_CLASS}, hashtext(${d.lit(d.repo)} || '/' || ${d.lit(plan)}))`,
+        complete,
+      ],
+      [planDone],
+    );
   } catch (err) {
     if ((err as { code?: unknown }).code === 'SF001') return null;
     throw err;
   }
   const counted = results[2]?.[0] as { remaining: number; done: boolean } | undefined;
-  return completeResult(anchor, { commitHash: commit, forceReason: null, autoCompleted: 0, already: false, planCompleted: counted?.done === true, remaining: Number(counted?.remaining ?? 0) });
+  return completeResult(anchor, {
+    commitHash: commit,
+    forceReason: null,
+    autoCompleted: 0,
+    already: false,
+    planCompleted: counted?.done === true,
+    remaining: Number(counted?.remaining ?? 0),
+  });
 }
 
 /** The completion operation `op` made, rebuilt from its events, or null when it committed nothing (docs/postgres.md, "Failures, retries, idempotence"). */
-export async function findCompletion(tx: Tx, op: string, source: PlanSource, anchor: string): Promise<CompleteResult | null> {
+export async function findCompletion(
+  tx: Tx,
+  op: string,
+  source: PlanSource,
+  anchor: string,
+): Promise<CompleteResult | null> {
   const rows = await tx.q<{ entity: string; data: Record<string, unknown> | null }>(
-    `SELECT entity, data FROM events WHERE op_id = $1 AND repo_id = $2 AND plan_path = $3 AND action = 'complete'`, [op, tx.repo, source.planPath]);
+    `SELECT entity, data FROM events WHERE op_id = $1 AND repo_id = $2 AND plan_path = $3 AND action = 'complete'`,
+    [op, tx.repo, source.planPath],
+  );
   const step = rows.find((r) => r.entity === 'step');
   if (!step) return null;
   const commit = step.data?.commit_hash;
   return completeResult(anchor, {
-    commitHash: typeof commit === 'string' ? commit : null, forceReason: null, autoCompleted: 0, already: false,
-    planCompleted: rows.some((r) => r.entity === 'plan'), remaining: await countRemaining(tx, source.planPath),
+    commitHash: typeof commit === 'string' ? commit : null,
+    forceReason: null,
+    autoCompleted: 0,
+    already: false,
+    planCompleted: rows.some((r) => r.entity === 'plan'),
+    remaining: await countRemaining(tx, source.planPath),
   });
 }

@@ -14,62 +14,127 @@ const EPIC_COLUMNS = `id, title, brief, priority, complexity, complexity_source,
  */
 export async function findCreatedEpic(tx: Tx, op: string, input: NewEpic, actor: Actor): Promise<EpicRow | null> {
   const row = await opEvent(tx, op, actor, 'epic', 'create', { "data->>'title'": input.title.trim() });
-  return row?.epic_id ? ((await tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND id = $2`, [tx.repo, row.epic_id]))[0] ?? null) : null;
+  return row?.epic_id
+    ? ((
+        await tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND id = $2`, [tx.repo, row.epic_id])
+      )[0] ?? null)
+    : null;
 }
 
 /** Epics, their state and the debt register (shared/epics.ts); a status change reads the epic's row under its lock. */
 export const epicsPg: PgMethods<EpicsPort> = {
   async insertEpic(id, input, complexity, planner) {
-    return (await this.tx.q(`INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
+    return (
+      (
+        await this.tx.q(
+          `INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
         budget_usd, budget_tokens, budget_minutes)
       VALUES ($1, $2, $3, $4, $5, $6, $7, 'planned', $8, $9, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id`,
-    [this.tx.repo, id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, this.now, planner,
-      input.budget?.usd ?? null, input.budget?.tokens ?? null, input.budget?.minutes ?? null])).length > 0;
+          [
+            this.tx.repo,
+            id,
+            input.title.trim(),
+            input.brief,
+            input.priority,
+            complexity,
+            input.complexity ? 'override' : 'detected',
+            input.maxIterations ?? null,
+            this.now,
+            planner,
+            input.budget?.usd ?? null,
+            input.budget?.tokens ?? null,
+            input.budget?.minutes ?? null,
+          ],
+        )
+      ).length > 0
+    );
   },
   async epicRow(id, lock = false) {
-    return (await this.tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [this.tx.repo, id]))[0];
+    return (
+      await this.tx.q<EpicRow>(
+        `SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
+        [this.tx.repo, id],
+      )
+    )[0];
   },
   listEpics(status) {
     return status
-      ? this.tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND status = $2 ORDER BY priority, created_at, id`, [this.tx.repo, status])
-      : this.tx.q<EpicRow>(`SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 ORDER BY CASE status WHEN 'done' THEN 1 ELSE 0 END, priority, created_at, id`, [this.tx.repo]);
+      ? this.tx.q<EpicRow>(
+          `SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 AND status = $2 ORDER BY priority, created_at, id`,
+          [this.tx.repo, status],
+        )
+      : this.tx.q<EpicRow>(
+          `SELECT ${EPIC_COLUMNS} FROM epics WHERE repo_id = $1 ORDER BY CASE status WHEN 'done' THEN 1 ELSE 0 END, priority, created_at, id`,
+          [this.tx.repo],
+        );
   },
   async setEpicStatus(id, from, to, statusReason, iteration) {
-    await this.tx.q('UPDATE epics SET status = $3, status_reason = $4, iteration = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2 AND status = $7',
-      [this.tx.repo, id, to, statusReason, iteration, this.now, from]);
+    await this.tx.q(
+      'UPDATE epics SET status = $3, status_reason = $4, iteration = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2 AND status = $7',
+      [this.tx.repo, id, to, statusReason, iteration, this.now, from],
+    );
   },
   epicBlockEvents(id) {
-    return this.tx.q<BlockEvent>(`SELECT action, at, from_status, data FROM events WHERE repo_id = $1 AND epic_id = $2 AND entity = 'epic'
-      AND (to_status = 'blocked' OR action = 'retry') ORDER BY id DESC`, [this.tx.repo, id]);
+    return this.tx.q<BlockEvent>(
+      `SELECT action, at, from_status, data FROM events WHERE repo_id = $1 AND epic_id = $2 AND entity = 'epic'
+      AND (to_status = 'blocked' OR action = 'retry') ORDER BY id DESC`,
+      [this.tx.repo, id],
+    );
   },
   async approveMergeRow(id, by) {
-    await this.tx.q('UPDATE epics SET merge_approved_by = $3, merge_approved_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, by, this.now]);
+    await this.tx.q(
+      'UPDATE epics SET merge_approved_by = $3, merge_approved_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2',
+      [this.tx.repo, id, by, this.now],
+    );
   },
   async setPlannerRow(id, planner) {
-    await this.tx.q('UPDATE epics SET planner = $3, updated_at = $4 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, planner, this.now]);
+    await this.tx.q('UPDATE epics SET planner = $3, updated_at = $4 WHERE repo_id = $1 AND id = $2', [
+      this.tx.repo,
+      id,
+      planner,
+      this.now,
+    ]);
   },
   async bumpIteration(id) {
-    await this.tx.q('UPDATE epics SET iteration = iteration + 1, updated_at = $3 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, this.now]);
+    await this.tx.q('UPDATE epics SET iteration = iteration + 1, updated_at = $3 WHERE repo_id = $1 AND id = $2', [
+      this.tx.repo,
+      id,
+      this.now,
+    ]);
   },
   async setPullRequestRow(id, url) {
-    await this.tx.q('UPDATE epics SET pr_url = $3, pr_checked_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, url, this.now]);
+    await this.tx.q(
+      'UPDATE epics SET pr_url = $3, pr_checked_at = $4, updated_at = $4 WHERE repo_id = $1 AND id = $2',
+      [this.tx.repo, id, url, this.now],
+    );
   },
   async markPullRequestChecked(id) {
     await this.tx.q('UPDATE epics SET pr_checked_at = $3 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, this.now]);
   },
   async setEpicWorktree(id, path, branch) {
-    await this.tx.q('UPDATE epics SET worktree_path = $3, worktree_host = $4, branch = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2', [this.tx.repo, id, path, this.host, branch, this.now]);
+    await this.tx.q(
+      'UPDATE epics SET worktree_path = $3, worktree_host = $4, branch = $5, updated_at = $6 WHERE repo_id = $1 AND id = $2',
+      [this.tx.repo, id, path, this.host, branch, this.now],
+    );
   },
   async openDebt(epicId, event, fromStatus, reason, by) {
-    await this.tx.q('INSERT INTO debt (repo_id, epic_id, reason, event, from_status, recorded_by, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [this.tx.repo, epicId, reason, event, fromStatus, by, this.now]);
+    await this.tx.q(
+      'INSERT INTO debt (repo_id, epic_id, reason, event, from_status, recorded_by, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [this.tx.repo, epicId, reason, event, fromStatus, by, this.now],
+    );
   },
   async closeDebt(epicId, resolution) {
-    await this.tx.q('UPDATE debt SET resolved_at = $3, resolution = $4 WHERE repo_id = $1 AND epic_id = $2 AND resolved_at IS NULL', [this.tx.repo, epicId, this.now, resolution]);
+    await this.tx.q(
+      'UPDATE debt SET resolved_at = $3, resolution = $4 WHERE repo_id = $1 AND epic_id = $2 AND resolved_at IS NULL',
+      [this.tx.repo, epicId, this.now, resolution],
+    );
   },
   listDebt(all) {
-    return this.tx.q<DebtRow>(`SELECT d.id, d.epic_id, e.title, d.reason, d.event, d.from_status, d.recorded_by, d.recorded_at, d.resolved_at, d.resolution
+    return this.tx.q<DebtRow>(
+      `SELECT d.id, d.epic_id, e.title, d.reason, d.event, d.from_status, d.recorded_by, d.recorded_at, d.resolved_at, d.resolution
       FROM debt d JOIN epics e ON e.repo_id = d.repo_id AND e.id = d.epic_id
-      WHERE d.repo_id = $1 ${all ? '' : 'AND d.resolved_at IS NULL'} ORDER BY d.id DESC`, [this.tx.repo]);
+      WHERE d.repo_id = $1 ${all ? '' : 'AND d.resolved_at IS NULL'} ORDER BY d.id DESC`,
+      [this.tx.repo],
+    );
   },
 };

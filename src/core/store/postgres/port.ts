@@ -29,7 +29,32 @@ import { spendPg } from './spend.ts';
 /** PostgreSQL port methods answer with promises of rows (shared/op.ts); each sees the transaction (every query scoped to its repository), its time and host. */
 export type PgMethods<P> = PortMethods<P, { readonly tx: Tx; readonly now: string; readonly host: string }>;
 
-const METHODS: PgMethods<StorePort> = { ...rowsPg, ...readinessPg, ...claimsPg, ...commitTargetPg, ...reconcilePg, ...completePg, ...itemsPg, ...reopenPg, ...initPlanPg, ...epicsPg, ...planVersionsPg, ...epicVerificationPg, ...schedulerPg, ...handoffPg, ...signalsPg, ...planningNotesPg, ...runsPg, ...queriesPg, ...contextPg, ...recordsPg, ...prunePg, ...spendPg, ...portsPg, ...filesClaimPg };
+const METHODS: PgMethods<StorePort> = {
+  ...rowsPg,
+  ...readinessPg,
+  ...claimsPg,
+  ...commitTargetPg,
+  ...reconcilePg,
+  ...completePg,
+  ...itemsPg,
+  ...reopenPg,
+  ...initPlanPg,
+  ...epicsPg,
+  ...planVersionsPg,
+  ...epicVerificationPg,
+  ...schedulerPg,
+  ...handoffPg,
+  ...signalsPg,
+  ...planningNotesPg,
+  ...runsPg,
+  ...queriesPg,
+  ...contextPg,
+  ...recordsPg,
+  ...prunePg,
+  ...spendPg,
+  ...portsPg,
+  ...filesClaimPg,
+};
 
 /** The port of one PostgreSQL transaction: its time is the server's (or the test clock's); holders are named by host. */
 export function pgPort(tx: Tx): StorePort {

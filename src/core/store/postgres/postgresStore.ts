@@ -77,7 +77,12 @@ export class PostgresCore extends OperationStore {
    * `resumed: true`; when it committed nothing (or there is no id), `write` does it now. The server
    * still away: OutcomeUnknownError with the same id, and nothing is written.
    */
-  private async resumeOr<T extends object>(resume: string | undefined, what: string, find: (tx: Tx, op: string) => Promise<T | null>, write: () => Promise<T>): Promise<T> {
+  private async resumeOr<T extends object>(
+    resume: string | undefined,
+    what: string,
+    find: (tx: Tx, op: string) => Promise<T | null>,
+    write: () => Promise<T>,
+  ): Promise<T> {
     if (resume) {
       const found = await this.session.settle(`looking up ${what} whose reply was lost`, resume, find);
       if (found) return { ...found, resumed: true };
@@ -86,18 +91,39 @@ export class PostgresCore extends OperationStore {
   }
 
   /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, "Concurrency"). */
-  override claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {}): Promise<ClaimResult> {
+  override claimNext(
+    source: PlanSource,
+    actor: Actor,
+    options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {},
+  ): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     const branch = options.branch ?? null;
     // A handed-over claim counts only while its step is still this holder's under its token.
-    return this.resumeOr<ClaimResult>(options.resume, 'the claim', (tx, op) => resumeClaim(tx, op, source, actor), async () =>
-      (await this.session.direct('claiming', (d) => claimDirect(d, source, actor, lease, branch), (tx, op) => findClaim(tx, op, source, actor)))
-        ?? super.claimNext(source, actor, options));
+    return this.resumeOr<ClaimResult>(
+      options.resume,
+      'the claim',
+      (tx, op) => resumeClaim(tx, op, source, actor),
+      async () =>
+        (await this.session.direct(
+          'claiming',
+          (d) => claimDirect(d, source, actor, lease, branch),
+          (tx, op) => findClaim(tx, op, source, actor),
+        )) ?? super.claimNext(source, actor, options),
+    );
   }
 
   /** One round trip for a holder's plain completion; refusals, repeats, substeps and forced ones take the transaction. */
-  override async complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    const direct = await this.session.direct('completing', (d) => completeDirect(d, source, anchor, actor, options), (tx, op) => findCompletion(tx, op, source, anchor));
+  override async complete(
+    source: PlanSource,
+    anchor: string,
+    actor: Actor,
+    options: CompleteOptions = {},
+  ): Promise<CompleteResult> {
+    const direct = await this.session.direct(
+      'completing',
+      (d) => completeDirect(d, source, anchor, actor, options),
+      (tx, op) => findCompletion(tx, op, source, anchor),
+    );
     if (direct === null) return super.complete(source, anchor, actor, options);
     if (direct.remaining_steps > 0 || direct.plan_completed) return direct;
     // Nothing open and not marked by this completion: another marked it, or the reply was lost between the
@@ -106,21 +132,64 @@ export class PostgresCore extends OperationStore {
     return marked ? { ...direct, plan_completed: true } : direct;
   }
 
-  override recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, options: { resume?: string } = {}): Promise<ArtifactResult> {
-    return this.resumeOr(options.resume, 'the artifact', (tx, op) => findArtifact(tx, op, planPath, anchor, actor), () => super.recordArtifact(planPath, anchor, kind, summary, actor));
+  override recordArtifact(
+    planPath: string,
+    anchor: string,
+    kind: string,
+    summary: string,
+    actor: Actor,
+    options: { resume?: string } = {},
+  ): Promise<ArtifactResult> {
+    return this.resumeOr(
+      options.resume,
+      'the artifact',
+      (tx, op) => findArtifact(tx, op, planPath, anchor, actor),
+      () => super.recordArtifact(planPath, anchor, kind, summary, actor),
+    );
   }
 
-  override createEpic(input: NewEpic, actor: Actor, options: { resume?: string } = {}): Promise<EpicRow & { readonly resumed?: true }> {
-    return this.resumeOr(options.resume, 'the epic', (tx, op) => findCreatedEpic(tx, op, input, actor), () => super.createEpic(input, actor));
+  override createEpic(
+    input: NewEpic,
+    actor: Actor,
+    options: { resume?: string } = {},
+  ): Promise<EpicRow & { readonly resumed?: true }> {
+    return this.resumeOr(
+      options.resume,
+      'the epic',
+      (tx, op) => findCreatedEpic(tx, op, input, actor),
+      () => super.createEpic(input, actor),
+    );
   }
 
-  override proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, options: { resume?: string } = {}): Promise<ProposeResult> {
-    return this.resumeOr(options.resume, 'the proposal', (tx, op) => findProposal(tx, op, epicId, plan, actor), () => super.proposePlan(epicId, plan, actor));
+  override proposePlan(
+    epicId: string,
+    plan: ProposedPlan,
+    actor: Actor,
+    options: { resume?: string } = {},
+  ): Promise<ProposeResult> {
+    return this.resumeOr(
+      options.resume,
+      'the proposal',
+      (tx, op) => findProposal(tx, op, epicId, plan, actor),
+      () => super.proposePlan(epicId, plan, actor),
+    );
   }
 
-  override recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false, options: { resume?: string } = {}): Promise<SignalResult> {
-    return this.resumeOr(options.resume, 'the signal', (tx, op) => findSignal(tx, op, epicId, type, summary, actor, awaitPerson),
-      () => super.recordSignal(epicId, type, summary, locations, actor, awaitPerson));
+  override recordSignal(
+    epicId: string,
+    type: SignalType,
+    summary: string,
+    locations: readonly SignalLocation[],
+    actor: Actor,
+    awaitPerson = false,
+    options: { resume?: string } = {},
+  ): Promise<SignalResult> {
+    return this.resumeOr(
+      options.resume,
+      'the signal',
+      (tx, op) => findSignal(tx, op, epicId, type, summary, actor, awaitPerson),
+      () => super.recordSignal(epicId, type, summary, locations, actor, awaitPerson),
+    );
   }
 }
 

@@ -95,8 +95,15 @@ export class Session {
    * after a deadlock or serialization failure (the statement's writes were rolled back with it). Errors
    * `fn` lets through are mapped as a transaction's are.
    */
-  async direct<T>(doing: string, fn: (d: Direct) => Promise<T>, recover?: (tx: Tx, op: string) => Promise<T | null>): Promise<T> {
-    await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
+  async direct<T>(
+    doing: string,
+    fn: (d: Direct) => Promise<T>,
+    recover?: (tx: Tx, op: string) => Promise<T | null>,
+  ): Promise<T> {
+    await (this.ready ??= this.migrate().catch((err: unknown) => {
+      this.ready = undefined;
+      throw err;
+    }));
     const op = randomUUID();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect(doing);
@@ -106,7 +113,7 @@ export class Session {
         return await fn({
           execute: async (name, types, text, values) => {
             let names = prepared.get(client);
-            if (!names) prepared.set(client, names = new Set());
+            if (!names) prepared.set(client, (names = new Set()));
             if (!names.has(name)) {
               await client.query(`PREPARE ${name} (${types.join(', ')}) AS ${text}`);
               names.add(name);
@@ -115,13 +122,26 @@ export class Session {
           },
           batch: async (statements, afterCommit = []) => {
             // The operation id leads the text, so a lost reply's backend can be found in pg_stat_activity.
-            const ending = commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v), afterCommit);
-            const results = (await client.query(`/* sf op ${op} */ ${[...statements, ...ending].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
-            return rowsOf((Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]), statements.length, afterCommit.length);
+            const ending = commitAndNotify(
+              this.options.repo.id,
+              this.options.host,
+              (v) => literal(client, v),
+              afterCommit,
+            );
+            const results = (await client.query(
+              `/* sf op ${op} */ ${[...statements, ...ending].join(';\n')}`,
+            )) as unknown as pg.QueryResult[] | pg.QueryResult;
+            return rowsOf(
+              (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]),
+              statements.length,
+              afterCommit.length,
+            );
           },
           lit: (v) => literal(client, v),
           now: this.options.clock ? this.options.clock.now().toISOString() : null,
-          repo: this.options.repo.id, host: this.options.host, op,
+          repo: this.options.repo.id,
+          host: this.options.host,
+          op,
         });
       } catch (err) {
         broken = isConnectionLost(err);
@@ -129,7 +149,12 @@ export class Session {
           // The reply was lost: did the operation commit? (docs/postgres.md, "Failures, retries, idempotence")
           released = true;
           client.release(true);
-          const found = await this.lookUp(doing, (client as unknown as { processID: number | null }).processID, op, recover).catch(() => {
+          const found = await this.lookUp(
+            doing,
+            (client as unknown as { processID: number | null }).processID,
+            op,
+            recover,
+          ).catch(() => {
             throw mapPgError(err, this.options.url, doing, op);
           });
           if (found !== null) return found;
@@ -151,10 +176,18 @@ export class Session {
    * it) is ended first, so that what the events say is final; then `recover` rebuilds the result from
    * the rows the operation wrote, or says null (nothing committed: the caller runs it again).
    */
-  private async lookUp<T>(doing: string, pid: number | null, op: string, recover: (tx: Tx, op: string) => Promise<T | null>): Promise<T | null> {
+  private async lookUp<T>(
+    doing: string,
+    pid: number | null,
+    op: string,
+    recover: (tx: Tx, op: string) => Promise<T | null>,
+  ): Promise<T | null> {
     const client = await this.connect(doing);
     try {
-      await client.query(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid = $1 AND query LIKE $2`, [pid ?? 0, `/* sf op ${op} */%`]);
+      await client.query(
+        `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid = $1 AND query LIKE $2`,
+        [pid ?? 0, `/* sf op ${op} */%`],
+      );
     } finally {
       client.release();
     }
@@ -169,17 +202,26 @@ export class Session {
    */
   async settle<T>(doing: string, op: string, recover: (tx: Tx, op: string) => Promise<T | null>): Promise<T | null> {
     try {
-      await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
+      await (this.ready ??= this.migrate().catch((err: unknown) => {
+        this.ready = undefined;
+        throw err;
+      }));
       const client = await this.connect(doing);
       try {
-        await client.query(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE $1`, [`/* sf op ${op} */%`]);
+        await client.query(
+          `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE $1`,
+          [`/* sf op ${op} */%`],
+        );
       } finally {
         client.release();
       }
       return await this.read(doing, (tx) => recover(tx, op));
     } catch (err) {
       if (err instanceof EnvironmentError && err.code === 'database_unreachable') {
-        throw new OutcomeUnknownError(op, `PostgreSQL at ${this.place} is unreachable while ${doing}; its outcome is still unknown: run the same command again (it picks up where this one stopped)`);
+        throw new OutcomeUnknownError(
+          op,
+          `PostgreSQL at ${this.place} is unreachable while ${doing}; its outcome is still unknown: run the same command again (it picks up where this one stopped)`,
+        );
       }
       throw err;
     }
@@ -196,8 +238,16 @@ export class Session {
   }
 
   /** `end`: how the transaction ends — committed and the repository notified (a write), committed (a read), or rolled back. */
-  private async run<T>(doing: string, begin: string, fn: (tx: Tx) => Promise<T>, end: 'notify' | 'commit' | 'rollback'): Promise<T> {
-    await (this.ready ??= this.migrate().catch((err: unknown) => { this.ready = undefined; throw err; }));
+  private async run<T>(
+    doing: string,
+    begin: string,
+    fn: (tx: Tx) => Promise<T>,
+    end: 'notify' | 'commit' | 'rollback',
+  ): Promise<T> {
+    await (this.ready ??= this.migrate().catch((err: unknown) => {
+      this.ready = undefined;
+      throw err;
+    }));
     const op = randomUUID();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect(doing);
@@ -207,15 +257,22 @@ export class Session {
         // BEGIN and the server's clock in one round trip (a simple query with two statements).
         const now = this.options.clock
           ? (await client.query(begin), this.options.clock.now().toISOString())
-          : ((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]?.rows[0]?.now ?? '';
+          : (((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]
+              ?.rows[0]?.now ?? '');
         begun = true;
         let finished = false;
         const mark = end === 'notify' ? `/* sf op ${op} */ ` : '';
         const ending = (after: readonly string[] = []): string[] =>
-          (end === 'notify' ? commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v), after) : [end === 'commit' ? 'COMMIT' : 'ROLLBACK']);
+          end === 'notify'
+            ? commitAndNotify(this.options.repo.id, this.options.host, (v) => literal(client, v), after)
+            : [end === 'commit' ? 'COMMIT' : 'ROLLBACK'];
         const tx: Tx = {
-          q: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, values as unknown[])).rows as R[],
-          now, repo: this.options.repo.id, host: this.options.host, op,
+          q: async <R>(text: string, values: readonly unknown[] = []) =>
+            (await client.query(text, values as unknown[])).rows as R[],
+          now,
+          repo: this.options.repo.id,
+          host: this.options.host,
+          op,
           lit: (v) => literal(client, v),
           finish: async (statements, afterCommit = []) => {
             finished = true;
@@ -223,8 +280,13 @@ export class Session {
             const before = end === 'notify' ? statements : [...statements, ...afterCommit];
             const after = end === 'notify' ? afterCommit : [];
             // A write's text leads with its operation id, as in direct(): a later lookup can end the backend still running it.
-            const results = (await client.query(`${mark}${[...before, ...ending(after)].join(';\n')}`)) as unknown as pg.QueryResult[] | pg.QueryResult;
-            return rowsOf((Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]), before.length, after.length);
+            const results = (await client.query(`${mark}${[...before, ...ending(after)].join(';\n')}`)) as unknown as
+              pg.QueryResult[] | pg.QueryResult;
+            return rowsOf(
+              (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]),
+              before.length,
+              after.length,
+            );
           },
         };
         const result = await fn(tx);
@@ -232,7 +294,10 @@ export class Session {
         return result;
       } catch (err) {
         broken = isConnectionLost(err);
-        if (!broken) await client.query('ROLLBACK').catch(() => { broken = true; });
+        if (!broken)
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
         // A pooled connection whose server restarted fails at its BEGIN: nothing of the operation was sent.
         if (attempt < 5 && (isRetryable(err) || (broken && !begun))) {
           await sleep(10 + Math.random() * 90);
@@ -305,12 +370,17 @@ export class Session {
           // Sixteen agents starting at once migrate once: the others wait here, then find it done.
           await client.query('SELECT pg_advisory_xact_lock(1397096448, 0)');
           await client.query('CREATE SCHEMA IF NOT EXISTS springfield');
-          await client.query('CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text)');
+          await client.query(
+            'CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), applied_by text)',
+          );
           version = await versionOf(client);
           if (version > PG_SCHEMA_VERSION) throw tooNew(this.place, version);
           for (let v = version; v < PG_SCHEMA_VERSION; v++) {
             await client.query(PG_MIGRATIONS[v] ?? '');
-            await client.query('INSERT INTO schema_version (version, applied_by) VALUES ($1, $2)', [v + 1, this.options.host]);
+            await client.query('INSERT INTO schema_version (version, applied_by) VALUES ($1, $2)', [
+              v + 1,
+              this.options.host,
+            ]);
           }
           await client.query('COMMIT');
         } catch (err) {
@@ -318,7 +388,10 @@ export class Session {
           throw err;
         }
       }
-      await client.query('INSERT INTO repositories (repo_id, source) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.options.repo.id, this.options.repo.source]);
+      await client.query('INSERT INTO repositories (repo_id, source) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+        this.options.repo.id,
+        this.options.repo.source,
+      ]);
     } catch (err) {
       broken = isConnectionLost(err);
       throw err;
@@ -344,12 +417,19 @@ function literal(client: pg.PoolClient, v: unknown): string {
 }
 
 async function versionOf(client: pg.PoolClient): Promise<number> {
-  const exists = (await client.query<{ t: string | null }>(`SELECT to_regclass('springfield.schema_version')::text AS t`)).rows[0]?.t;
+  const exists = (
+    await client.query<{ t: string | null }>(`SELECT to_regclass('springfield.schema_version')::text AS t`)
+  ).rows[0]?.t;
   if (!exists) return 0;
-  return (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM springfield.schema_version')).rows[0]?.v ?? 0;
+  return (
+    (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM springfield.schema_version')).rows[0]?.v ??
+    0
+  );
 }
 
 function tooNew(place: string, version: number): EnvironmentError {
-  return new EnvironmentError('schema_too_new',
-    `PostgreSQL at ${place}: schema version ${version} is newer than this Springfield supports (${PG_SCHEMA_VERSION}); upgrade Springfield — the database was not modified`);
+  return new EnvironmentError(
+    'schema_too_new',
+    `PostgreSQL at ${place}: schema version ${version} is newer than this Springfield supports (${PG_SCHEMA_VERSION}); upgrade Springfield — the database was not modified`,
+  );
 }

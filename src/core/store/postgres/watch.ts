@@ -11,7 +11,13 @@ import { channelOf } from './notify.ts';
  * connection also asks for the repository's newest event transaction and calls `listener` when it
  * moved without a notification.
  */
-export function watchRepository(url: string, repoId: string, listener: () => void, onDispose: () => void, safetyMs = 5000): Watch {
+export function watchRepository(
+  url: string,
+  repoId: string,
+  listener: () => void,
+  onDispose: () => void,
+  safetyMs = 5000,
+): Watch {
   let disposed = false;
   let client: pg.Client | undefined;
   let listening = false;
@@ -40,22 +46,29 @@ export function watchRepository(url: string, repoId: string, listener: () => voi
       heard = true;
       listener();
     });
-    c.connect().then(() => c.query(`LISTEN ${channel}`)).then(() => {
-      wait = 500;
-      listening = true;
-      newest = undefined;
-      if (afterDrop) listener();
-    }, retry);
+    c.connect()
+      .then(() => c.query(`LISTEN ${channel}`))
+      .then(() => {
+        wait = 500;
+        listening = true;
+        newest = undefined;
+        if (afterDrop) listener();
+      }, retry);
   };
   const check = (): void => {
     const c = client;
     if (disposed || !listening || !c) return;
-    c.query<{ x: string | null }>('SELECT max(xid)::text AS x FROM springfield.events WHERE repo_id = $1', [repoId]).then((r) => {
-      const x = r.rows[0]?.x ?? null;
-      if (newest !== undefined && x !== newest && !heard && !disposed) listener();
-      newest = x;
-      heard = false;
-    }, () => undefined);
+    c.query<{ x: string | null }>('SELECT max(xid)::text AS x FROM springfield.events WHERE repo_id = $1', [
+      repoId,
+    ]).then(
+      (r) => {
+        const x = r.rows[0]?.x ?? null;
+        if (newest !== undefined && x !== newest && !heard && !disposed) listener();
+        newest = x;
+        heard = false;
+      },
+      () => undefined,
+    );
   };
   const safety = setInterval(check, safetyMs);
   safety.unref();

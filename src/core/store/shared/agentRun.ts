@@ -20,7 +20,11 @@ export function* beginAgentRun(port: StorePort, input: AgentRunInput): Op<AgentR
   const { actor, stepAnchor } = input;
   const epic = yield* requireEpic(port, input.epicId);
   // The plan named, else the epic's live plan, else the plan of its latest proposed version.
-  const planPath = input.planArg ?? (yield* call(port.livePlanPath(epic.id))) ?? (yield* call(port.latestProposedPath(epic.id))) ?? null;
+  const planPath =
+    input.planArg ??
+    (yield* call(port.livePlanPath(epic.id))) ??
+    (yield* call(port.latestProposedPath(epic.id))) ??
+    null;
   const owning = planPath !== null ? (yield* call(port.findPlan(planPath)))?.epic_id : null;
   if (planPath !== null && owning && owning !== epic.id) throw refuse.planOfOtherEpic(planPath, owning, epic.id);
   let holder: Actor = { ...actor, token: null };
@@ -34,17 +38,47 @@ export function* beginAgentRun(port: StorePort, input: AgentRunInput): Op<AgentR
     yield* heartbeat(port, planPath, stepAnchor, holder, input.leaseSeconds);
   }
   agent ??= input.role;
-  const run = yield* startRun(port, {
-    epicId: epic.id, planPath, stepAnchor, role: input.role, iteration: input.role === PLANNING_ROLE ? epic.plan_iteration : epic.iteration,
-    worktree: actor.worktree, agentId: agent, command: input.command, pid: input.pid,
-    claimToken: holder.token ?? null, headBefore: input.headBefore, launchId: input.launchId,
-  }, actor);
-  return { run, planPath, stepAnchor, holder, agent, marks: yield* call(port.progressMarks(epic.id, planPath, stepAnchor)), ownWorktree: epic.worktree_path === actor.worktree };
+  const run = yield* startRun(
+    port,
+    {
+      epicId: epic.id,
+      planPath,
+      stepAnchor,
+      role: input.role,
+      iteration: input.role === PLANNING_ROLE ? epic.plan_iteration : epic.iteration,
+      worktree: actor.worktree,
+      agentId: agent,
+      command: input.command,
+      pid: input.pid,
+      claimToken: holder.token ?? null,
+      headBefore: input.headBefore,
+      launchId: input.launchId,
+    },
+    actor,
+  );
+  return {
+    run,
+    planPath,
+    stepAnchor,
+    holder,
+    agent,
+    marks: yield* call(port.progressMarks(epic.id, planPath, stepAnchor)),
+    ownWorktree: epic.worktree_path === actor.worktree,
+  };
 }
 
 /** A launch that never recorded its run: recorded now, at the epic's current iteration, and finished as it ended. */
-export function* recordFailedLaunch(port: StorePort, run: Omit<NewRun, 'iteration'>, end: RunEnd, actor: Actor | null): Op<RunView> {
+export function* recordFailedLaunch(
+  port: StorePort,
+  run: Omit<NewRun, 'iteration'>,
+  end: RunEnd,
+  actor: Actor | null,
+): Op<RunView> {
   const epic = yield* requireEpic(port, run.epicId);
-  const row = yield* startRun(port, { ...run, iteration: run.role === PLANNING_ROLE ? epic.plan_iteration : epic.iteration }, actor);
+  const row = yield* startRun(
+    port,
+    { ...run, iteration: run.role === PLANNING_ROLE ? epic.plan_iteration : epic.iteration },
+    actor,
+  );
   return yield* finishRun(port, row.id, end, actor);
 }

@@ -1,7 +1,13 @@
 import type { CheckResult, DoctorReport, Finding, Severity } from '../maintenanceTypes.ts';
 
 /** A finding whose fix is a shell command that works as it stands (`after` says what follows it). */
-export function commandFinding(severity: Severity, code: string, message: string, cmd: string, after?: string): Finding {
+export function commandFinding(
+  severity: Severity,
+  code: string,
+  message: string,
+  cmd: string,
+  after?: string,
+): Finding {
   return { severity, code, message, fix: after ? `${cmd}  # ${after}` : cmd, command: cmd };
 }
 
@@ -13,7 +19,11 @@ export class Checklist {
   check(name: string, found: Finding[], okDetail: string, badDetail?: string): void {
     this.findings.push(...found);
     const status = found.some((f) => f.severity === 'error') ? 'error' : found.length > 0 ? 'warning' : 'ok';
-    this.checks.push({ name, status, detail: status === 'ok' ? okDetail : badDetail ?? `${found.length} finding${found.length === 1 ? '' : 's'}` });
+    this.checks.push({
+      name,
+      status,
+      detail: status === 'ok' ? okDetail : (badDetail ?? `${found.length} finding${found.length === 1 ? '' : 's'}`),
+    });
   }
 
   skip(name: string, detail: string): void {
@@ -22,6 +32,13 @@ export class Checklist {
 
   report(dbPath: string): DoctorReport {
     const errors = this.findings.filter((f) => f.severity === 'error').length;
-    return { ok: errors === 0, db_path: dbPath, errors, warnings: this.findings.length - errors, checks: this.checks, findings: this.findings };
+    return {
+      ok: errors === 0,
+      db_path: dbPath,
+      errors,
+      warnings: this.findings.length - errors,
+      checks: this.checks,
+      findings: this.findings,
+    };
   }
 }

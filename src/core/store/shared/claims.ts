@@ -11,7 +11,15 @@ import { filesWait, othersHeld } from './filesClaim.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
-import { assertHolder, leaseUntil, requireClaim, requireCurrentPlan, type EventInput, type PlanRow, type StepRow } from './rows.ts';
+import {
+  assertHolder,
+  leaseUntil,
+  requireClaim,
+  requireCurrentPlan,
+  type EventInput,
+  type PlanRow,
+  type StepRow,
+} from './rows.ts';
 
 export const DEFAULT_LEASE_SECONDS = 7200;
 
@@ -56,10 +64,16 @@ export function epicWait(plan: PlanRow, status: string | null): { status: string
  * Claims the first ready top-level step (by step_index) with its substeps, or reclaims one whose lease
  * expired: one guarded UPDATE, fenced by the token it bumps. Nothing ready is claimed: false, with why.
  */
-export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, leaseSeconds: number, branch: string | null): Op<ClaimResult> {
+export function* claimNext(
+  port: StorePort,
+  source: PlanSource,
+  actor: Actor,
+  leaseSeconds: number,
+  branch: string | null,
+): Op<ClaimResult> {
   const plan = source.planPath;
   const row = yield* requireCurrentPlan(port, source);
-  const epic = row.epic_id ? (yield* call(port.claimedEpic(row.epic_id))) ?? null : null;
+  const epic = row.epic_id ? ((yield* call(port.claimedEpic(row.epic_id))) ?? null) : null;
   const waiting = epicWait(row, epic?.status ?? null).message;
   if (waiting) throw refuse.epicNotInProgress(waiting);
   const elsewhere = claimElsewhere(plan, epic, { worktree: actor.worktree, branch });
@@ -68,12 +82,27 @@ export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, le
   if (!first) {
     const p = yield* call(port.partitionSteps(plan));
     const allDone = p.completed.length === p.all.length;
-    return { claimed: false, plan_path: plan, reason: allDone ? 'all_completed' : 'no_ready_steps', all_completed: allDone, blocked_steps: p.blocked, claimed_steps: p.claimed };
+    return {
+      claimed: false,
+      plan_path: plan,
+      reason: allDone ? 'all_completed' : 'no_ready_steps',
+      all_completed: allDone,
+      blocked_steps: p.blocked,
+      claimed_steps: p.claimed,
+    };
   }
   const free = yield* freeOfFiles(port, plan, first, actor);
   if ('waiting' in free) {
     const p = yield* call(port.partitionSteps(plan));
-    return { claimed: false, plan_path: plan, reason: 'files_busy', all_completed: false, blocked_steps: p.blocked, claimed_steps: p.claimed, files_waiting: free.waiting };
+    return {
+      claimed: false,
+      plan_path: plan,
+      reason: 'files_busy',
+      all_completed: false,
+      blocked_steps: p.blocked,
+      claimed_steps: p.claimed,
+      files_waiting: free.waiting,
+    };
   }
   const cand = free.step;
   const until = leaseUntil(port.now, leaseSeconds);
@@ -83,14 +112,44 @@ export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, le
   const reclaimed = cand.status !== 'pending';
   if (reclaimed) yield* call(port.reopenItemsInProgress(plan, cand.anchor));
   // A holder on PostgreSQL is also a host: a takeover names the host it took over from.
-  const previous = reclaimed ? { previous_agent: cand.claimed_agent, ...(cand.claimed_host !== undefined ? { previous_host: cand.claimed_host } : {}) } : {};
-  const open = yield* call(port.finishClaim(actor, {
-    entity: 'step', action: reclaimed ? 'reclaim' : 'claim', planPath: plan, stepAnchor: cand.anchor, from: cand.status, to: 'claimed',
-    reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
-    data: { claim_token: token, lease_expires_at: until, previous_holder: reclaimed ? cand.claimed_by : null, ...previous, substeps },
-  }, plan));
-  return claimResult(plan, actor, { anchor: cand.anchor, title: cand.title, index: cand.step_index, substeps, token, until, ...open,
-    taken: reclaimed ? { holder: cand.claimed_by, agent: cand.claimed_agent, lease: cand.lease_expires_at } : null });
+  const previous = reclaimed
+    ? {
+        previous_agent: cand.claimed_agent,
+        ...(cand.claimed_host !== undefined ? { previous_host: cand.claimed_host } : {}),
+      }
+    : {};
+  const open = yield* call(
+    port.finishClaim(
+      actor,
+      {
+        entity: 'step',
+        action: reclaimed ? 'reclaim' : 'claim',
+        planPath: plan,
+        stepAnchor: cand.anchor,
+        from: cand.status,
+        to: 'claimed',
+        reason: reclaimed ? `lease of ${cand.claimed_by} expired at ${cand.lease_expires_at}` : null,
+        data: {
+          claim_token: token,
+          lease_expires_at: until,
+          previous_holder: reclaimed ? cand.claimed_by : null,
+          ...previous,
+          substeps,
+        },
+      },
+      plan,
+    ),
+  );
+  return claimResult(plan, actor, {
+    anchor: cand.anchor,
+    title: cand.title,
+    index: cand.step_index,
+    substeps,
+    token,
+    until,
+    ...open,
+    taken: reclaimed ? { holder: cand.claimed_by, agent: cand.claimed_agent, lease: cand.lease_expires_at } : null,
+  });
 }
 
 /**
@@ -98,7 +157,12 @@ export function* claimNext(port: StorePort, source: PlanSource, actor: Actor, le
  * files meet none of another holder's claimed steps; or, when every one is held back, why each waits.
  * A first step without files is taken as it is, with nothing read (docs/performance.md).
  */
-function* freeOfFiles(port: StorePort, plan: string, first: StepRow, actor: Actor): Op<{ step: StepRow } | { waiting: FilesWait[] }> {
+function* freeOfFiles(
+  port: StorePort,
+  plan: string,
+  first: StepRow,
+  actor: Actor,
+): Op<{ step: StepRow } | { waiting: FilesWait[] }> {
   if (!first.files) return { step: first };
   yield* call(port.lockFileClaims());
   const held = othersHeld(yield* call(port.heldFiles()), actor, port.host);
@@ -126,17 +190,32 @@ export interface MadeClaim {
   readonly ready: number;
   readonly remaining: number;
   /** The holder whose expired lease it took over, or null for a pending step. */
-  readonly taken: { readonly holder: string | null; readonly agent: string | null; readonly lease: string | null } | null;
+  readonly taken: {
+    readonly holder: string | null;
+    readonly agent: string | null;
+    readonly lease: string | null;
+  } | null;
 }
 
 /** A claim's result: one shape on every path that claims. */
 export function claimResult(planPath: string, actor: Actor, c: MadeClaim): Extract<ClaimResult, { claimed: true }> {
   return {
-    claimed: true, plan_path: planPath, step_anchor: c.anchor, step_title: c.title, step_index: c.index, substeps: c.substeps,
-    claim_token: c.token, claimed_by: actor.worktree, agent: actor.agent,
-    remaining_ready: c.ready, total_remaining: c.remaining, lease_expires_at: c.until,
-    reclaimed_from_expired: c.taken !== null, previous_holder: c.taken?.holder ?? null,
-    previous_agent: c.taken?.agent ?? null, previous_lease_expires_at: c.taken?.lease ?? null,
+    claimed: true,
+    plan_path: planPath,
+    step_anchor: c.anchor,
+    step_title: c.title,
+    step_index: c.index,
+    substeps: c.substeps,
+    claim_token: c.token,
+    claimed_by: actor.worktree,
+    agent: actor.agent,
+    remaining_ready: c.ready,
+    total_remaining: c.remaining,
+    lease_expires_at: c.until,
+    reclaimed_from_expired: c.taken !== null,
+    previous_holder: c.taken?.holder ?? null,
+    previous_agent: c.taken?.agent ?? null,
+    previous_lease_expires_at: c.taken?.lease ?? null,
   };
 }
 
@@ -144,31 +223,75 @@ export function claimResult(planPath: string, actor: Actor, c: MadeClaim): Extra
 export function* startStep(port: StorePort, plan: string, anchor: string, actor: Actor): Op<StartResult> {
   const { step, owner } = yield* requireClaim(port, plan, anchor);
   assertHolder(port.host, owner, actor, 'start');
-  if (step.status === 'in_progress') return { started: true, step_anchor: anchor, status: 'in_progress', started_at: step.started_at ?? port.now };
+  if (step.status === 'in_progress')
+    return { started: true, step_anchor: anchor, status: 'in_progress', started_at: step.started_at ?? port.now };
   if (step.status !== 'claimed') throw refuse.cannotStart(anchor, step.status);
-  if (!(yield* call(port.startStepRow(plan, anchor, actor, owner.claim_token)))) throw refuse.claimChanged('start', anchor);
-  yield* call(port.writeEvent(actor, { entity: 'step', action: 'start', planPath: plan, stepAnchor: anchor, from: 'claimed', to: 'in_progress', data: { claim_token: owner.claim_token } }));
+  if (!(yield* call(port.startStepRow(plan, anchor, actor, owner.claim_token))))
+    throw refuse.claimChanged('start', anchor);
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'step',
+      action: 'start',
+      planPath: plan,
+      stepAnchor: anchor,
+      from: 'claimed',
+      to: 'in_progress',
+      data: { claim_token: owner.claim_token },
+    }),
+  );
   return { started: true, step_anchor: anchor, status: 'in_progress', started_at: port.now };
 }
 
 /** Renews the lease of the holder's claim (a substep renews its parent's). */
-export function* heartbeat(port: StorePort, plan: string, anchor: string, actor: Actor, leaseSeconds: number): Op<HeartbeatResult> {
+export function* heartbeat(
+  port: StorePort,
+  plan: string,
+  anchor: string,
+  actor: Actor,
+  leaseSeconds: number,
+): Op<HeartbeatResult> {
   const { owner } = yield* requireClaim(port, plan, anchor);
   assertHolder(port.host, owner, actor, 'heartbeat');
   const until = leaseUntil(port.now, leaseSeconds);
-  if ((yield* call(port.renewLease(plan, owner.anchor, actor, owner.claim_token, until))) < 1) throw refuse.claimChanged('heartbeat', anchor);
-  yield* call(port.writeEvent(actor, { entity: 'step', action: 'heartbeat', planPath: plan, stepAnchor: owner.anchor, data: { claim_token: owner.claim_token, lease_expires_at: until } }));
+  if ((yield* call(port.renewLease(plan, owner.anchor, actor, owner.claim_token, until))) < 1)
+    throw refuse.claimChanged('heartbeat', anchor);
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'step',
+      action: 'heartbeat',
+      planPath: plan,
+      stepAnchor: owner.anchor,
+      data: { claim_token: owner.claim_token, lease_expires_at: until },
+    }),
+  );
   return { renewed: true, step_anchor: owner.anchor, claim_token: owner.claim_token, lease_expires_at: until };
 }
 
 /** Admin escape hatch: returns a claimed step and its unfinished substeps to pending, fencing the old holder. */
-export function* resetStep(port: StorePort, plan: string, requested: string, actor: Actor, reason: string | null): Op<ResetResult> {
+export function* resetStep(
+  port: StorePort,
+  plan: string,
+  requested: string,
+  actor: Actor,
+  reason: string | null,
+): Op<ResetResult> {
   // Substeps go with their parent: resetting one resets the claim that carries it.
   const step = (yield* requireClaim(port, plan, requested)).owner;
   const anchor = step.anchor;
   if (step.status === 'completed') throw refuse.resetCompleted(plan, anchor, step.commit_hash);
   if (step.status !== 'pending') yield* call(port.releaseClaimRows(plan, anchor));
-  yield* call(port.writeEvent(actor, { entity: 'step', action: 'reset', planPath: plan, stepAnchor: anchor, from: step.status, to: 'pending', reason, data: { previous_holder: step.claimed_by, claim_token: step.claim_token } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'step',
+      action: 'reset',
+      planPath: plan,
+      stepAnchor: anchor,
+      from: step.status,
+      to: 'pending',
+      reason,
+      data: { previous_holder: step.claimed_by, claim_token: step.claim_token },
+    }),
+  );
   return { reset: true, step_anchor: anchor, from_status: step.status, previous_holder: step.claimed_by };
 }
 
@@ -184,11 +307,24 @@ export interface RunHolder {
  * back to pending, fenced by the holder and the token the run held, so a newer claim is never
  * touched. Returns whether it released anything.
  */
-export function* releaseClaim(port: StorePort, plan: string, anchor: string, holder: RunHolder, actor: Actor, reason: string): Op<boolean> {
+export function* releaseClaim(
+  port: StorePort,
+  plan: string,
+  anchor: string,
+  holder: RunHolder,
+  actor: Actor,
+  reason: string,
+): Op<boolean> {
   const claim = yield* call(port.findClaim(plan, anchor));
   const step = claim?.step;
-  if (!step || (step.status !== 'claimed' && step.status !== 'in_progress') || step.claimed_by !== holder.worktree
-    || (step.claimed_host ?? null) !== holder.host || step.claim_token !== holder.token) return false;
+  if (
+    !step ||
+    (step.status !== 'claimed' && step.status !== 'in_progress') ||
+    step.claimed_by !== holder.worktree ||
+    (step.claimed_host ?? null) !== holder.host ||
+    step.claim_token !== holder.token
+  )
+    return false;
   yield* resetStep(port, plan, anchor, actor, reason);
   return true;
 }
@@ -198,10 +334,28 @@ export function* releaseClaim(port: StorePort, plan: string, anchor: string, hol
  * committed elsewhere): the step, its substeps and their items go back to pending and open, fenced
  * by the completing token. The commit itself stays reachable where the agent left it.
  */
-export function* reopenCompleted(port: StorePort, plan: string, anchor: string, token: number, actor: Actor, reason: string): Op<boolean> {
+export function* reopenCompleted(
+  port: StorePort,
+  plan: string,
+  anchor: string,
+  token: number,
+  actor: Actor,
+  reason: string,
+): Op<boolean> {
   const step = (yield* call(port.findClaim(plan, anchor)))?.step;
   if (!step || step.status !== 'completed' || step.completed_token !== token) return false;
   yield* call(port.reopenCompletedRows(plan, anchor));
-  yield* call(port.writeEvent(actor, { entity: 'step', action: 'reopen', planPath: plan, stepAnchor: anchor, from: 'completed', to: 'pending', reason, data: { commit_hash: step.commit_hash, claim_token: token } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'step',
+      action: 'reopen',
+      planPath: plan,
+      stepAnchor: anchor,
+      from: 'completed',
+      to: 'pending',
+      reason,
+      data: { commit_hash: step.commit_hash, claim_token: token },
+    }),
+  );
   return true;
 }

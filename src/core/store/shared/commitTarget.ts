@@ -24,11 +24,14 @@ export interface CommitTargetPort {
  */
 export function* resolveTarget(port: StorePort, q: TargetQuery): Op<CommitTarget> {
   if (q.step !== undefined) {
-    if (q.planPath !== undefined) return { planPath: (yield* requireStep(port, q.planPath, q.step)).plan_path, anchor: q.step };
+    if (q.planPath !== undefined)
+      return { planPath: (yield* requireStep(port, q.planPath, q.step)).plan_path, anchor: q.step };
     const plans = yield* call(port.plansWithStep(q.step));
     if (plans.length === 0) throw refuse.noPlanHasStep(q.step);
     if (plans.length === 1) return { planPath: plans[0] as string, anchor: q.step };
-    const held = (yield* call(port.heldSteps(q))).filter((h) => plans.includes(h.plan_path) && (h.anchor === q.step || Boolean(h.has_substep)));
+    const held = (yield* call(port.heldSteps(q))).filter(
+      (h) => plans.includes(h.plan_path) && (h.anchor === q.step || Boolean(h.has_substep)),
+    );
     if (held.length === 1) return { planPath: (held[0] as HeldStep).plan_path, anchor: q.step };
     throw refuse.stepInSeveralPlans(q.step, plans);
   }

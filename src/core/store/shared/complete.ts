@@ -9,7 +9,15 @@ import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
 import { call, type Io, type Op } from './op.ts';
 import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
-import { assertHolder, holderName, requireClaim, requireCurrentPlan, requirePlan, type EventInput, type StepRow } from './rows.ts';
+import {
+  assertHolder,
+  holderName,
+  requireClaim,
+  requireCurrentPlan,
+  requirePlan,
+  type EventInput,
+  type StepRow,
+} from './rows.ts';
 
 /** What a completion writes at its end. */
 export interface Completion {
@@ -47,11 +55,24 @@ export interface CompletePort {
 
 /** The plan's completion event, written with the completion of its last open step. */
 export function planDoneEvent(planPath: string, anchor: string): EventInput {
-  return { entity: 'plan', action: 'complete', planPath, from: 'active', to: 'done', reason: `last step ${anchor} completed` };
+  return {
+    entity: 'plan',
+    action: 'complete',
+    planPath,
+    from: 'active',
+    to: 'done',
+    reason: `last step ${anchor} completed`,
+  };
 }
 
 /** Completes a step the actor holds, with its substeps: strict unless forced with a reason. */
-export function* completeStep(port: StorePort, source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions): Op<CompleteResult> {
+export function* completeStep(
+  port: StorePort,
+  source: PlanSource,
+  anchor: string,
+  actor: Actor,
+  options: CompleteOptions,
+): Op<CompleteResult> {
   const plan = source.planPath;
   yield* requireCurrentPlan(port, source);
   const { step, owner } = yield* requireClaim(port, plan, anchor, true);
@@ -62,24 +83,66 @@ export function* completeStep(port: StorePort, source: PlanSource, anchor: strin
   if (force === null && open.items.length > 0) throw refuse.incomplete(anchor, open.items);
   const commit = options.commitHash ?? null;
   const autoCompleted = force !== null ? yield* call(port.completeItems(plan, anchor, actor.worktree)) : 0;
-  const done = yield* call(port.finishCompletion({
-    planPath: plan, anchor, actor, token: owner.claim_token, commitHash: commit, forceReason: force, substeps: open.substeps,
-    event: {
-      entity: 'step', action: 'complete', planPath: plan, stepAnchor: anchor, from: step.status, to: 'completed', reason: force,
-      data: { claim_token: owner.claim_token, commit_hash: commit, forced: force !== null, items_auto_completed: autoCompleted, substeps_completed: open.substeps },
-    },
-    planDone: planDoneEvent(plan, anchor),
-  }));
-  return completeResult(anchor, { commitHash: commit, forceReason: force, autoCompleted, already: false, planCompleted: done.planCompleted, remaining: done.remaining });
+  const done = yield* call(
+    port.finishCompletion({
+      planPath: plan,
+      anchor,
+      actor,
+      token: owner.claim_token,
+      commitHash: commit,
+      forceReason: force,
+      substeps: open.substeps,
+      event: {
+        entity: 'step',
+        action: 'complete',
+        planPath: plan,
+        stepAnchor: anchor,
+        from: step.status,
+        to: 'completed',
+        reason: force,
+        data: {
+          claim_token: owner.claim_token,
+          commit_hash: commit,
+          forced: force !== null,
+          items_auto_completed: autoCompleted,
+          substeps_completed: open.substeps,
+        },
+      },
+      planDone: planDoneEvent(plan, anchor),
+    }),
+  );
+  return completeResult(anchor, {
+    commitHash: commit,
+    forceReason: force,
+    autoCompleted,
+    already: false,
+    planCompleted: done.planCompleted,
+    remaining: done.remaining,
+  });
 }
 
 /** A completion's result: one shape on every path that completes (this operation; on PostgreSQL also its one statement, or its lost reply looked up). */
-export function completeResult(anchor: string, c: {
-  readonly commitHash: string | null; readonly forceReason: string | null; readonly autoCompleted: number; readonly already: boolean; readonly planCompleted: boolean; readonly remaining: number;
-}): CompleteResult {
+export function completeResult(
+  anchor: string,
+  c: {
+    readonly commitHash: string | null;
+    readonly forceReason: string | null;
+    readonly autoCompleted: number;
+    readonly already: boolean;
+    readonly planCompleted: boolean;
+    readonly remaining: number;
+  },
+): CompleteResult {
   return {
-    completed: true, step_anchor: anchor, commit_hash: c.commitHash, forced: c.forceReason !== null, force_reason: c.forceReason,
-    incomplete_items_auto_completed: c.autoCompleted, already_completed: c.already, plan_completed: c.planCompleted, remaining_steps: c.remaining,
+    completed: true,
+    step_anchor: anchor,
+    commit_hash: c.commitHash,
+    forced: c.forceReason !== null,
+    force_reason: c.forceReason,
+    incomplete_items_auto_completed: c.autoCompleted,
+    already_completed: c.already,
+    plan_completed: c.planCompleted,
+    remaining_steps: c.remaining,
   };
 }
 
@@ -93,8 +156,16 @@ function* repeatCompletion(port: StorePort, step: StepRow, owner: StepRow, actor
   const completer = (yield* call(port.completingAgent(step.plan_path, step.anchor))) ?? owner.claimed_agent;
   const agentMismatch = completer !== null && actor.agent !== null && completer !== actor.agent;
   const tokenMismatch = actor.token != null && actor.token !== step.completed_token;
-  if (step.completed_by !== actor.worktree || (step.completed_host ?? null) !== port.host || agentMismatch || tokenMismatch) {
-    const by = step.completed_by === null ? null : holderName(step.completed_host ?? null, step.completed_by, completer, port.host);
+  if (
+    step.completed_by !== actor.worktree ||
+    (step.completed_host ?? null) !== port.host ||
+    agentMismatch ||
+    tokenMismatch
+  ) {
+    const by =
+      step.completed_by === null
+        ? null
+        : holderName(step.completed_host ?? null, step.completed_by, completer, port.host);
     throw refuse.completedByOther(step.anchor, by, step.completed_token);
   }
   const plan = yield* requirePlan(port, step.plan_path);
@@ -102,8 +173,16 @@ function* repeatCompletion(port: StorePort, step: StepRow, owner: StepRow, actor
   let done = plan.status === 'done';
   // The completion committed but the plan was not marked after it (on PostgreSQL, a server crash between
   // the two transactions, docs/postgres.md, "Concurrency"): the holder's retry marks it.
-  if (!done && remaining === 0) done = yield* call(port.markPlanDone(actor, step.plan_path, planDoneEvent(step.plan_path, step.anchor)));
-  return completeResult(step.anchor, { commitHash: step.commit_hash, forceReason: step.complete_reason, autoCompleted: 0, already: true, planCompleted: done, remaining });
+  if (!done && remaining === 0)
+    done = yield* call(port.markPlanDone(actor, step.plan_path, planDoneEvent(step.plan_path, step.anchor)));
+  return completeResult(step.anchor, {
+    commitHash: step.commit_hash,
+    forceReason: step.complete_reason,
+    autoCompleted: 0,
+    already: true,
+    planCompleted: done,
+    remaining,
+  });
 }
 
 /** The plan marked done if nothing in it is open (after a completion that did not see it: docs/postgres.md, "Concurrency"); whether this marked it. */

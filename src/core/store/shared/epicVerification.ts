@@ -93,7 +93,12 @@ export function* epicVerification(port: StorePort, epicId: string, markers?: Mar
       settle(batch);
       if (!streaking) break;
     }
-    batches.push({ key: `${id}|${failure ? `${r.command}|${r.exit_code}` : ''}`, verdict: r.verdict, created_at: r.created_at, failure });
+    batches.push({
+      key: `${id}|${failure ? `${r.command}|${r.exit_code}` : ''}`,
+      verdict: r.verdict,
+      created_at: r.created_at,
+      failure,
+    });
   }
   const newest = batches.at(-1);
   if (streaking && newest) settle(newest);
@@ -102,7 +107,10 @@ export function* epicVerification(port: StorePort, epicId: string, markers?: Mar
   const lastBuild = yield* call(port.lastBuildEnd(epicId));
   const unverifiedBuild = lastBuild !== null && lastBuild >= since && (!last || lastBuild > last.created_at);
   return {
-    lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null, sameFailureStreak: streak, unverifiedBuild,
-    lastFailure: last?.failure ?? null, recorded,
+    lastVerdict: last ? (last.verdict === 'pass' ? 'pass' : 'fail') : null,
+    sameFailureStreak: streak,
+    unverifiedBuild,
+    lastFailure: last?.failure ?? null,
+    recorded,
   };
 }

@@ -68,7 +68,15 @@ export function* createEpic(port: StorePort, input: NewEpic, actor: Actor): Op<E
       taken.add(id);
       continue;
     }
-    yield* call(port.writeEvent(actor, { entity: 'epic', action: 'create', epicId: id, to: 'planned', data: { title: input.title.trim(), complexity, priority: input.priority, planner } }));
+    yield* call(
+      port.writeEvent(actor, {
+        entity: 'epic',
+        action: 'create',
+        epicId: id,
+        to: 'planned',
+        data: { title: input.title.trim(), complexity, priority: input.priority, planner },
+      }),
+    );
     return yield* requireEpic(port, id);
   }
 }
@@ -79,19 +87,40 @@ export function* createEpic(port: StorePort, input: NewEpic, actor: Actor): Op<E
  * when the budget is spent. Writes an event per change; `data` adds to its record (a block also keeps
  * the reason it replaced, which a retry restores). The epic's row is read (and locked) first.
  */
-export function* applyEpicEvent(port: StorePort, epicId: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Record<string, unknown> = {}): Op<TransitionOutcome> {
+export function* applyEpicEvent(
+  port: StorePort,
+  epicId: string,
+  event: EpicEvent,
+  actor: Actor,
+  reason: string | null = null,
+  data: Record<string, unknown> = {},
+): Op<TransitionOutcome> {
   const epic = yield* requireEpic(port, epicId, true);
   const block = event === 'retry' ? yield* retryableBlock(port, epic) : undefined;
   const { to, nextRole, why, iteration } = nextStatus(epic, event, reason, block?.from);
   const statusReason = block ? block.previousReason : why;
   yield* call(port.setEpicStatus(epicId, epic.status, to, statusReason, iteration));
   // Setting an epic aside is debt until a person resumes it (docs/lifecycle.md).
-  if (to === 'deferred') yield* call(port.openDebt(epicId, event, epic.status, why ?? event, actor.agent ?? actor.worktree));
+  if (to === 'deferred')
+    yield* call(port.openDebt(epicId, event, epic.status, why ?? event, actor.agent ?? actor.worktree));
   if (epic.status === 'deferred' && to !== 'deferred') yield* call(port.closeDebt(epicId, why ?? event));
-  yield* call(port.writeEvent(actor, {
-    entity: 'epic', action: event, epicId, from: epic.status, to, reason: why,
-    data: { next_role: nextRole, iteration, budget: buildBudget(epic), ...(to === 'blocked' ? { previous_reason: epic.status_reason } : {}), ...data },
-  }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'epic',
+      action: event,
+      epicId,
+      from: epic.status,
+      to,
+      reason: why,
+      data: {
+        next_role: nextRole,
+        iteration,
+        budget: buildBudget(epic),
+        ...(to === 'blocked' ? { previous_reason: epic.status_reason } : {}),
+        ...data,
+      },
+    }),
+  );
   return { epic_id: epicId, event, from: epic.status, to, next_role: nextRole, iteration, reason: why };
 }
 
@@ -107,11 +136,18 @@ function* currentBlock(port: StorePort, epicId: string): Op<BlockEvent | undefin
 }
 
 /** The block a retry lifts, which must be agent_failed or plan_drift: where it came from and the reason it replaced. */
-function* retryableBlock(port: StorePort, epic: EpicRow): Op<{ from: EpicStatus; previousReason: string | null } | undefined> {
+function* retryableBlock(
+  port: StorePort,
+  epic: EpicRow,
+): Op<{ from: EpicStatus; previousReason: string | null } | undefined> {
   if (epic.status !== 'blocked') return undefined;
   const block = yield* currentBlock(port, epic.id);
-  if (!block || !(RETRYABLE_BLOCKS as readonly string[]).includes(block.action)) throw refuse.notRetryable(epic.id, epic.status_reason);
-  return { from: block.from_status, previousReason: (block.data?.previous_reason as string | null | undefined) ?? null };
+  if (!block || !(RETRYABLE_BLOCKS as readonly string[]).includes(block.action))
+    throw refuse.notRetryable(epic.id, epic.status_reason);
+  return {
+    from: block.from_status,
+    previousReason: (block.data?.previous_reason as string | null | undefined) ?? null,
+  };
 }
 
 /** A person's approval to merge (required for critical epics before Lovejoy merges). */
@@ -119,7 +155,9 @@ export function* approveMerge(port: StorePort, epicId: string, actor: Actor): Op
   const epic = yield* requireEpic(port, epicId, true);
   if (epic.status !== 'verified' && epic.status !== 'implemented') throw refuse.mergeNotReady(epicId, epic.status);
   yield* call(port.approveMergeRow(epicId, actor.agent ?? actor.worktree));
-  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'approve_merge', epicId, reason: 'a person approved the merge' }));
+  yield* call(
+    port.writeEvent(actor, { entity: 'epic', action: 'approve_merge', epicId, reason: 'a person approved the merge' }),
+  );
   return yield* requireEpic(port, epicId);
 }
 
@@ -129,7 +167,15 @@ export function* setPlanner(port: StorePort, epicId: string, planner: Planner, a
   if (epic.status !== 'planned' && epic.status !== 'blocked') throw refuse.plannerFixed(epicId, epic.status);
   if (epic.planner === planner) return epic;
   yield* call(port.setPlannerRow(epicId, planner));
-  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'planner', epicId, reason: planner === 'lisa' ? 'Lisa writes its plan' : 'a person writes its plan', data: { planner, was: epic.planner } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'epic',
+      action: 'planner',
+      epicId,
+      reason: planner === 'lisa' ? 'Lisa writes its plan' : 'a person writes its plan',
+      data: { planner, was: epic.planner },
+    }),
+  );
   return yield* requireEpic(port, epicId);
 }
 
@@ -140,23 +186,58 @@ export function* setPlanner(port: StorePort, epicId: string, planner: Planner, a
 export function* countIteration(port: StorePort, epicId: string, actor: Actor, reason: string): Op<boolean> {
   const epic = yield* requireEpic(port, epicId, true);
   if (epic.iteration + 1 > buildBudget(epic)) {
-    yield* applyEpicEvent(port, epicId, BUDGET_BLOCK, actor, budgetBlockReason(epic.iteration, buildBudget(epic), reason));
+    yield* applyEpicEvent(
+      port,
+      epicId,
+      BUDGET_BLOCK,
+      actor,
+      budgetBlockReason(epic.iteration, buildBudget(epic), reason),
+    );
     return false;
   }
   yield* call(port.bumpIteration(epicId));
-  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'iteration', epicId, reason, data: { iteration: epic.iteration + 1, budget: buildBudget(epic) } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'epic',
+      action: 'iteration',
+      epicId,
+      reason,
+      data: { iteration: epic.iteration + 1, budget: buildBudget(epic) },
+    }),
+  );
   return true;
 }
 
 /** Records the pull request a verified epic now waits on (PR mode). */
-export function* setPullRequest(port: StorePort, epicId: string, url: string, actor: Actor, data: Record<string, unknown>): Op<void> {
+export function* setPullRequest(
+  port: StorePort,
+  epicId: string,
+  url: string,
+  actor: Actor,
+  data: Record<string, unknown>,
+): Op<void> {
   yield* requireEpic(port, epicId, true);
   yield* call(port.setPullRequestRow(epicId, url));
-  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'pr_opened', epicId, reason: `pull request ${url}`, data: { url, ...data } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'epic',
+      action: 'pr_opened',
+      epicId,
+      reason: `pull request ${url}`,
+      data: { url, ...data },
+    }),
+  );
 }
 
 /** Records what the scheduler did to an epic's worktree (tidied it, set it up) in the event log. */
-export function* recordWorktreeEvent(port: StorePort, epicId: string, actor: Actor, action: string, reason: string, data?: Record<string, unknown>): Op<void> {
+export function* recordWorktreeEvent(
+  port: StorePort,
+  epicId: string,
+  actor: Actor,
+  action: string,
+  reason: string,
+  data?: Record<string, unknown>,
+): Op<void> {
   yield* call(port.writeEvent(actor, { entity: 'worktree', action, epicId, reason, data }));
 }
 

@@ -53,7 +53,11 @@ function globsOf(json: string): string[] {
 }
 
 /** Why the step with these declared files (JSON) waits: the first held step it shares a file with, or null when it is free. */
-export function filesWait(anchor: string, files: string | null | undefined, held: readonly HeldFiles[]): FilesWait | null {
+export function filesWait(
+  anchor: string,
+  files: string | null | undefined,
+  held: readonly HeldFiles[],
+): FilesWait | null {
   if (!files || held.length === 0) return null;
   const mine = globsOf(files);
   for (const h of held) {
@@ -63,7 +67,12 @@ export function filesWait(anchor: string, files: string | null | undefined, held
     const shares = mine.filter((g) => sharedFile([g], theirs) !== null);
     const holder = h.claimed_by ?? 'someone';
     return {
-      anchor, shares, with_plan: h.plan_path, with_step: h.anchor, with_epic: h.epic_id, with_holder: holder,
+      anchor,
+      shares,
+      with_plan: h.plan_path,
+      with_step: h.anchor,
+      with_epic: h.epic_id,
+      with_holder: holder,
       message: `${anchor} shares ${shares.join(', ')} with ${h.epic_id ?? h.plan_path} ${h.anchor} (held by ${holder})`,
     };
   }

@@ -16,7 +16,7 @@ export interface HandoffPort {
 export function* approvedVersions(port: StorePort, epicId: string): Op<ApprovedVersion[]> {
   const out: ApprovedVersion[] = [];
   for (const [i, v] of (yield* call(port.approvedVersionRows(epicId))).entries()) {
-    out.push({ ...v, why: i === 0 ? null : (yield* call(port.replanSignal(epicId, v.decided_at))) ?? null });
+    out.push({ ...v, why: i === 0 ? null : ((yield* call(port.replanSignal(epicId, v.decided_at))) ?? null) });
   }
   return out;
 }
@@ -30,6 +30,11 @@ export function* handoffText(port: StorePort, epicId: string): Op<string | null>
 export function* epicPlans(port: StorePort, epicId: string): Op<EpicPlans> {
   const epic = yield* requireEpic(port, epicId);
   const approved = yield* call(port.approvedVersion(epic.id));
-  const handoff = approved ? renderHandoffText(epic, yield* approvedVersions(port, epicId)) ?? undefined : undefined;
-  return { livePlanPath: yield* call(port.livePlanPath(epicId)), approved: approved ? { planPath: approved.plan_path, body: approved.body, version: approved.version, handoff } : null };
+  const handoff = approved ? (renderHandoffText(epic, yield* approvedVersions(port, epicId)) ?? undefined) : undefined;
+  return {
+    livePlanPath: yield* call(port.livePlanPath(epicId)),
+    approved: approved
+      ? { planPath: approved.plan_path, body: approved.body, version: approved.version, handoff }
+      : null,
+  };
 }

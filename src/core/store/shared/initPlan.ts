@@ -53,7 +53,13 @@ export interface InitPlanPort {
 }
 
 /** Writes a plan's steps, dependencies and checklist items, holding the plan's lock exclusively (PostgreSQL). */
-export function* initPlan(port: StorePort, source: PlanSource, actor: Actor, force: boolean, epicId: string | null): Op<InitResult> {
+export function* initPlan(
+  port: StorePort,
+  source: PlanSource,
+  actor: Actor,
+  force: boolean,
+  epicId: string | null,
+): Op<InitResult> {
   yield* call(port.lockPlan(source.planPath, true));
   const existing = yield* call(port.findPlan(source.planPath));
   const hash = planHash(source.plan);
@@ -62,21 +68,44 @@ export function* initPlan(port: StorePort, source: PlanSource, actor: Actor, for
   if (existing && !force && existing.plan_hash !== hash) throw yield* driftRefusal(port, source.planPath, source.plan);
   if (existing && (!force || existing.plan_hash === hash)) {
     if (epicId && existing.epic_id !== epicId) yield* call(port.linkPlanToEpic(source.planPath, epicId));
-    return { ...base, plan_hash: existing.plan_hash, steps_created: 0, checklist_items_created: 0, already_initialized: true, reinitialized: false, steps_kept_completed: 0 };
+    return {
+      ...base,
+      plan_hash: existing.plan_hash,
+      steps_created: 0,
+      checklist_items_created: 0,
+      already_initialized: true,
+      reinitialized: false,
+      steps_kept_completed: 0,
+    };
   }
   yield* call(port.writePlan(source, hash, structureJson(source.plan), epicId, existing !== undefined));
   const counts = yield* writeSteps(port, source, existing !== undefined);
   yield* call(port.recomputeReadiness(source.planPath));
   const allDone = source.plan.steps.every((s) => counts.keptCompleted.has(s.anchor));
   yield* call(port.setPlanStatus(source.planPath, allDone ? 'done' : 'active'));
-  yield* call(port.writeEvent(actor, {
-    entity: 'plan', action: existing ? 'reinit' : 'init', planPath: source.planPath, epicId,
-    from: existing ? existing.plan_hash : null, to: hash,
-    data: { steps: source.plan.steps.length, items: counts.items, kept_completed: [...counts.keptCompleted], removed: counts.removed },
-  }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'plan',
+      action: existing ? 'reinit' : 'init',
+      planPath: source.planPath,
+      epicId,
+      from: existing ? existing.plan_hash : null,
+      to: hash,
+      data: {
+        steps: source.plan.steps.length,
+        items: counts.items,
+        kept_completed: [...counts.keptCompleted],
+        removed: counts.removed,
+      },
+    }),
+  );
   return {
-    ...base, steps_created: source.plan.steps.length, checklist_items_created: counts.items, already_initialized: false,
-    reinitialized: existing !== undefined, steps_kept_completed: counts.keptCompleted.size,
+    ...base,
+    steps_created: source.plan.steps.length,
+    checklist_items_created: counts.items,
+    already_initialized: false,
+    reinitialized: existing !== undefined,
+    steps_kept_completed: counts.keptCompleted.size,
   };
 }
 
@@ -88,14 +117,20 @@ export function* initPlan(port: StorePort, source: PlanSource, actor: Actor, for
 export function stepFiles(steps: readonly PlanStep[]): Map<string, string | null> {
   const globs = new Map<string, string[]>(steps.map((s) => [s.anchor, [...s.files]]));
   for (const s of steps) if (s.parentAnchor !== null) globs.get(s.parentAnchor)?.push(...s.files);
-  return new Map([...globs].map(([anchor, list]) => [anchor, list.length > 0 ? JSON.stringify([...new Set(list)]) : null]));
+  return new Map(
+    [...globs].map(([anchor, list]) => [anchor, list.length > 0 ? JSON.stringify([...new Set(list)]) : null]),
+  );
 }
 
 function stepKey(step: PlanStep): string {
   return JSON.stringify([step.parentAnchor, step.title, step.items.map((i) => [i.kind, i.text])]);
 }
 
-function* writeSteps(port: StorePort, source: PlanSource, reinit: boolean): Op<{ items: number; keptCompleted: Set<string>; removed: string[] }> {
+function* writeSteps(
+  port: StorePort,
+  source: PlanSource,
+  reinit: boolean,
+): Op<{ items: number; keptCompleted: Set<string>; removed: string[] }> {
   const { planPath, plan } = source;
   const oldSteps = new Map<string, StepRow>();
   const oldItems = new Map<string, KeptItem[]>();
@@ -109,24 +144,39 @@ function* writeSteps(port: StorePort, source: PlanSource, reinit: boolean): Op<{
     }
     yield* call(port.clearPlanLinks(planPath));
   }
-  const oldKey = (row: StepRow) => JSON.stringify([row.parent_anchor, row.title, (oldItems.get(row.anchor) ?? []).map((i) => [i.kind, i.text])]);
+  const oldKey = (row: StepRow) =>
+    JSON.stringify([row.parent_anchor, row.title, (oldItems.get(row.anchor) ?? []).map((i) => [i.kind, i.text])]);
   const newAnchors = new Set(plan.steps.map((s) => s.anchor));
   const removed = [...oldSteps.keys()].filter((a) => !newAnchors.has(a));
   if (removed.length > 0) yield* call(port.removeSteps(planPath, removed));
   // A step stays completed only if it, and every substep it now has, is unchanged and was completed.
-  const unchangedDone = new Set(plan.steps.filter((s) => {
-    const old = oldSteps.get(s.anchor);
-    return old !== undefined && old.status === 'completed' && oldKey(old) === stepKey(s);
-  }).map((s) => s.anchor));
-  const keptCompleted = new Set(plan.steps.filter((s) => unchangedDone.has(s.anchor) &&
-    (s.parentAnchor !== null || plan.steps.every((c) => c.parentAnchor !== s.anchor || unchangedDone.has(c.anchor)))).map((s) => s.anchor));
+  const unchangedDone = new Set(
+    plan.steps
+      .filter((s) => {
+        const old = oldSteps.get(s.anchor);
+        return old !== undefined && old.status === 'completed' && oldKey(old) === stepKey(s);
+      })
+      .map((s) => s.anchor),
+  );
+  const keptCompleted = new Set(
+    plan.steps
+      .filter(
+        (s) =>
+          unchangedDone.has(s.anchor) &&
+          (s.parentAnchor !== null ||
+            plan.steps.every((c) => c.parentAnchor !== s.anchor || unchangedDone.has(c.anchor))),
+      )
+      .map((s) => s.anchor),
+  );
   const fresh = plan.steps.filter((s) => !oldSteps.has(s.anchor));
   const kept = plan.steps.filter((s) => oldSteps.has(s.anchor));
   const files = stepFiles(plan.steps);
   if (fresh.length > 0) yield* call(port.insertSteps(planPath, fresh, files));
   if (kept.length > 0) {
     yield* call(port.refreshSteps(planPath, kept, files));
-    const release = kept.filter((s) => !keptCompleted.has(s.anchor) && oldSteps.get(s.anchor)?.status !== 'pending').map((s) => s.anchor);
+    const release = kept
+      .filter((s) => !keptCompleted.has(s.anchor) && oldSteps.get(s.anchor)?.status !== 'pending')
+      .map((s) => s.anchor);
     if (release.length > 0) yield* call(port.releaseSteps(planPath, release));
   }
   const children = plan.steps.filter((s) => s.parentAnchor);
@@ -140,7 +190,15 @@ function* writeSteps(port: StorePort, source: PlanSource, reinit: boolean): Op<{
       // An item completed before keeps its state and who completed it, when the same item (kind and text) is still there.
       const idx = pool.findIndex((o) => o.kind === it.kind && o.text === it.text && o.status === 'completed');
       const keptItem = idx >= 0 ? pool.splice(idx, 1)[0] : undefined;
-      items.push({ anchor: step.anchor, kind: it.kind, ordinal: it.ordinal, text: it.text, status: keptItem ? 'completed' : 'open', updatedAt: keptItem?.updated_at ?? null, updatedBy: keptItem?.updated_by ?? null });
+      items.push({
+        anchor: step.anchor,
+        kind: it.kind,
+        ordinal: it.ordinal,
+        text: it.text,
+        status: keptItem ? 'completed' : 'open',
+        updatedAt: keptItem?.updated_at ?? null,
+        updatedBy: keptItem?.updated_by ?? null,
+      });
     }
   }
   if (items.length > 0) yield* call(port.insertItems(planPath, items));

@@ -27,7 +27,11 @@ export function selectItems(items: ItemRow[], s: ItemSelector, anchor: string): 
 }
 
 /** Open, in-progress and completed counts per kind: what an update returns. */
-export function countByKind(items: readonly ItemRow[]): { tasks: ItemCounts; tests: ItemCounts; checkpoints: ItemCounts } {
+export function countByKind(items: readonly ItemRow[]): {
+  tasks: ItemCounts;
+  tests: ItemCounts;
+  checkpoints: ItemCounts;
+} {
   const blank = (): ItemCounts => ({ open: 0, in_progress: 0, completed: 0 });
   const out = { tasks: blank(), tests: blank(), checkpoints: blank() };
   for (const i of items) (i.kind === 'task' ? out.tasks : i.kind === 'test' ? out.tests : out.checkpoints)[i.status]++;

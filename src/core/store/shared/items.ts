@@ -16,7 +16,14 @@ export interface ItemsPort {
 }
 
 /** Sets checklist item statuses of a step or substep the actor holds (or, with `override`, a person over its holder). */
-export function* updateItems(port: StorePort, source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options: UpdateOptions = {}): Op<UpdateResult> {
+export function* updateItems(
+  port: StorePort,
+  source: PlanSource,
+  anchor: string,
+  changes: readonly ItemChange[],
+  actor: Actor,
+  options: UpdateOptions = {},
+): Op<UpdateResult> {
   const plan = source.planPath;
   yield* requireCurrentPlan(port, source);
   const { step, owner } = yield* requireClaim(port, plan, anchor, true);
@@ -28,11 +35,18 @@ export function* updateItems(port: StorePort, source: PlanSource, anchor: string
     for (const item of selectItems(items, change.selector, anchor)) {
       if (item.status === change.status) continue;
       yield* call(port.setItemStatus(item.id, change.status, actor.worktree));
-      yield* call(port.writeEvent(actor, {
-        entity: 'item', action: 'update', planPath: plan, stepAnchor: anchor, from: item.status, to: change.status,
-        reason: options.override ? `override of ${owner.claimed_by ?? 'no holder'}` : null,
-        data: { item_id: item.id, kind: item.kind, ordinal: item.ordinal, text: item.text },
-      }));
+      yield* call(
+        port.writeEvent(actor, {
+          entity: 'item',
+          action: 'update',
+          planPath: plan,
+          stepAnchor: anchor,
+          from: item.status,
+          to: change.status,
+          reason: options.override ? `override of ${owner.claimed_by ?? 'no holder'}` : null,
+          data: { item_id: item.id, kind: item.kind, ordinal: item.ordinal, text: item.text },
+        }),
+      );
       item.status = change.status;
       updated++;
     }
@@ -41,11 +55,26 @@ export function* updateItems(port: StorePort, source: PlanSource, anchor: string
 }
 
 /** Records a short audit breadcrumb on a step the actor holds (summary cut to 500 characters). */
-export function* recordArtifact(port: StorePort, plan: string, anchor: string, kind: string, summary: string, actor: Actor): Op<ArtifactResult> {
+export function* recordArtifact(
+  port: StorePort,
+  plan: string,
+  anchor: string,
+  kind: string,
+  summary: string,
+  actor: Actor,
+): Op<ArtifactResult> {
   const { owner } = yield* requireClaim(port, plan, anchor);
   assertHolder(port.host, owner, actor, 'record an artifact on');
   const text = summary.length > 500 ? summary.slice(0, 499) + '…' : summary;
   const id = yield* call(port.insertArtifact(plan, anchor, kind, text, actor.worktree));
-  yield* call(port.writeEvent(actor, { entity: 'artifact', action: 'record', planPath: plan, stepAnchor: anchor, data: { artifact_id: id, kind } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'artifact',
+      action: 'record',
+      planPath: plan,
+      stepAnchor: anchor,
+      data: { artifact_id: id, kind },
+    }),
+  );
   return { recorded: true, step_anchor: anchor, kind, artifact_id: id };
 }

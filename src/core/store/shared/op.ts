@@ -34,7 +34,9 @@ export function runSync<T>(op: Op<T>): T {
     const value = next.value;
     if (isPromiseLike(value)) {
       op.return(undefined as T);
-      throw new Error('a synchronous store port answered with a promise: its operations must not await (docs/architecture.md)');
+      throw new Error(
+        'a synchronous store port answered with a promise: its operations must not await (docs/architecture.md)',
+      );
     }
     next = op.next(value);
   }

@@ -10,30 +10,96 @@ import type { EpicEvent, EpicStatus, SignalType } from '../../epics/transitions.
 import type { PlanSource } from '../../plan/types.ts';
 import type { SchedulerSnapshot } from '../../scheduler/types.ts';
 import type {
-  ApproveResult, ContextRequest, ContextView, DebtRow, EpicPlans, EpicReport, EpicRow, NewEpic, Planner, PlanningNote, PlanVersionRow, ProposedPlan, ProposeResult,
-  SignalLocation, SignalResult, SignalView, TransitionOutcome,
+  ApproveResult,
+  ContextRequest,
+  ContextView,
+  DebtRow,
+  EpicPlans,
+  EpicReport,
+  EpicRow,
+  NewEpic,
+  Planner,
+  PlanningNote,
+  PlanVersionRow,
+  ProposedPlan,
+  ProposeResult,
+  SignalLocation,
+  SignalResult,
+  SignalView,
+  TransitionOutcome,
 } from '../epicTypes.ts';
 import type { CommitTrailer, PruneResult, ReconcileOptions, ReconcileResult } from '../maintenanceTypes.ts';
-import type { AgentRunInput, AgentRunStart, NewRun, RunEnd, RunView, SessionCounts, SpendReport, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
+import type {
+  AgentRunInput,
+  AgentRunStart,
+  NewRun,
+  RunEnd,
+  RunView,
+  SessionCounts,
+  SpendReport,
+  UsageByRole,
+  VerificationEntry,
+  VerificationView,
+} from '../runTypes.ts';
 import type { EpicBudgetOverride } from '../../epics/costBudget.ts';
 import type { PortBlock } from '../portTypes.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
 import type {
-  Actor, ArtifactResult, ClaimResult, CommitTarget, CompleteOptions, CompleteResult, EventQuery, EventView, HeartbeatResult, InitResult, ItemChange, PlanRecord,
-  PlanView, ReadyResult, ReopenResult, ResetResult, StartResult, StepRecord, StepView, TargetQuery, UpdateOptions, UpdateResult,
+  Actor,
+  ArtifactResult,
+  ClaimResult,
+  CommitTarget,
+  CompleteOptions,
+  CompleteResult,
+  EventQuery,
+  EventView,
+  HeartbeatResult,
+  InitResult,
+  ItemChange,
+  PlanRecord,
+  PlanView,
+  ReadyResult,
+  ReopenResult,
+  ResetResult,
+  StartResult,
+  StepRecord,
+  StepView,
+  TargetQuery,
+  UpdateOptions,
+  UpdateResult,
 } from '../types.ts';
 import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
 import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
 import { resolveTarget } from './commitTarget.ts';
 import { completeStep } from './complete.ts';
 import { buildContext } from './context.ts';
-import { applyEpicEvent, approveMerge, blockDetails, countIteration, createEpic, recordWorktreeEvent, requireEpic, setPlanner, setPullRequest } from './epics.ts';
+import {
+  applyEpicEvent,
+  approveMerge,
+  blockDetails,
+  countIteration,
+  createEpic,
+  recordWorktreeEvent,
+  requireEpic,
+  setPlanner,
+  setPullRequest,
+} from './epics.ts';
 import { epicPlans, handoffText } from './handoff.ts';
 import { initPlan } from './initPlan.ts';
 import { recordArtifact, updateItems } from './items.ts';
 import { one, type Op } from './op.ts';
 import { recordPlanningNote } from './planningNotes.ts';
-import { approvePlan, discardPlan, finishEpic, listVersions, pendingVersion, planDrift, proposePlan, requestChanges, startEpic } from './planVersions.ts';
+import {
+  approvePlan,
+  discardPlan,
+  finishEpic,
+  listVersions,
+  pendingVersion,
+  planDrift,
+  proposePlan,
+  requestChanges,
+  startEpic,
+} from './planVersions.ts';
 import type { StorePort } from './port.ts';
 import { prunePlans } from './prune.ts';
 import { listEvents, planRecord, readySteps, showPlans, showStep, stepRecordOf } from './queries.ts';
@@ -59,28 +125,65 @@ export abstract class OperationStore implements Store {
   /** Runs a writing operation and rolls it back: exactly its checks and refusals, nothing written. */
   protected abstract preview<T>(doing: string, op: PortOp<T>): Promise<T>;
 
-  initPlan(source: PlanSource, actor: Actor, options: { force?: boolean; epicId?: string | null } = {}): Promise<InitResult> {
-    return this.write('initialising the plan', (port) => initPlan(port, source, actor, options.force ?? false, options.epicId ?? null));
+  initPlan(
+    source: PlanSource,
+    actor: Actor,
+    options: { force?: boolean; epicId?: string | null } = {},
+  ): Promise<InitResult> {
+    return this.write('initialising the plan', (port) =>
+      initPlan(port, source, actor, options.force ?? false, options.epicId ?? null),
+    );
   }
-  claimNext(source: PlanSource, actor: Actor, options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {}): Promise<ClaimResult> {
-    return this.write('claiming', (port) => claimNext(port, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, options.branch ?? null));
+  claimNext(
+    source: PlanSource,
+    actor: Actor,
+    options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {},
+  ): Promise<ClaimResult> {
+    return this.write('claiming', (port) =>
+      claimNext(port, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, options.branch ?? null),
+    );
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
     return this.write('starting the step', (port) => startStep(port, planPath, anchor, actor));
   }
-  heartbeat(planPath: string, anchor: string, actor: Actor, options: { leaseSeconds?: number } = {}): Promise<HeartbeatResult> {
-    return this.write('renewing the lease', (port) => heartbeat(port, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS));
+  heartbeat(
+    planPath: string,
+    anchor: string,
+    actor: Actor,
+    options: { leaseSeconds?: number } = {},
+  ): Promise<HeartbeatResult> {
+    return this.write('renewing the lease', (port) =>
+      heartbeat(port, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS),
+    );
   }
-  updateItems(source: PlanSource, anchor: string, changes: readonly ItemChange[], actor: Actor, options?: UpdateOptions): Promise<UpdateResult> {
+  updateItems(
+    source: PlanSource,
+    anchor: string,
+    changes: readonly ItemChange[],
+    actor: Actor,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult> {
     return this.write('updating items', (port) => updateItems(port, source, anchor, changes, actor, options));
   }
-  recordArtifact(planPath: string, anchor: string, kind: string, summary: string, actor: Actor, _options: { resume?: string } = {}): Promise<ArtifactResult> {
+  recordArtifact(
+    planPath: string,
+    anchor: string,
+    kind: string,
+    summary: string,
+    actor: Actor,
+    _options: { resume?: string } = {},
+  ): Promise<ArtifactResult> {
     return this.write('recording the artifact', (port) => recordArtifact(port, planPath, anchor, kind, summary, actor));
   }
   complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
     return this.write('completing', (port) => completeStep(port, source, anchor, actor, options));
   }
-  previewComplete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
+  previewComplete(
+    source: PlanSource,
+    anchor: string,
+    actor: Actor,
+    options: CompleteOptions = {},
+  ): Promise<CompleteResult> {
     return this.preview('checking the completion', (port) => completeStep(port, source, anchor, actor, options));
   }
   reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
@@ -110,7 +213,11 @@ export abstract class OperationStore implements Store {
   events(query?: EventQuery): Promise<EventView[]> {
     return this.read('reading events', (port) => listEvents(port, query));
   }
-  reconcileTrailers(trailers: readonly CommitTrailer[], actor: Actor | null, options: ReconcileOptions): Promise<ReconcileResult> {
+  reconcileTrailers(
+    trailers: readonly CommitTrailer[],
+    actor: Actor | null,
+    options: ReconcileOptions,
+  ): Promise<ReconcileResult> {
     return this.write('reconciling', (port) => reconcileTrailers(port, trailers, actor, options));
   }
   prunePlans(roots: readonly string[], actor: Actor | null, options: { dryRun: boolean }): Promise<PruneResult> {
@@ -118,7 +225,11 @@ export abstract class OperationStore implements Store {
     return options.dryRun ? this.read('finding plans to prune', op) : this.write('pruning plans', op);
   }
 
-  createEpic(input: NewEpic, actor: Actor, _options: { resume?: string } = {}): Promise<EpicRow & { readonly resumed?: true }> {
+  createEpic(
+    input: NewEpic,
+    actor: Actor,
+    _options: { resume?: string } = {},
+  ): Promise<EpicRow & { readonly resumed?: true }> {
     return this.write('creating the epic', (port) => createEpic(port, input, actor));
   }
   listEpics(status?: EpicStatus): Promise<EpicRow[]> {
@@ -127,7 +238,13 @@ export abstract class OperationStore implements Store {
   getEpic(id: string): Promise<EpicRow> {
     return this.read('reading the epic', (port) => requireEpic(port, id));
   }
-  applyEpicEvent(id: string, event: EpicEvent, actor: Actor, reason: string | null = null, data: Readonly<Record<string, unknown>> = {}): Promise<TransitionOutcome> {
+  applyEpicEvent(
+    id: string,
+    event: EpicEvent,
+    actor: Actor,
+    reason: string | null = null,
+    data: Readonly<Record<string, unknown>> = {},
+  ): Promise<TransitionOutcome> {
     return this.write('changing the epic', (port) => applyEpicEvent(port, id, event, actor, reason, { ...data }));
   }
   startEpic(epicId: string, current: PlanSource, actor: Actor): Promise<TransitionOutcome> {
@@ -148,8 +265,15 @@ export abstract class OperationStore implements Store {
   approveMerge(epicId: string, actor: Actor): Promise<EpicRow> {
     return this.write('approving the merge', (port) => approveMerge(port, epicId, actor));
   }
-  finishEpic(epicId: string, actor: Actor, reason: string, options: { verificationConfigured?: boolean } = {}): Promise<TransitionOutcome> {
-    return this.write('finishing the epic', (port) => finishEpic(port, epicId, actor, reason, options.verificationConfigured ?? false));
+  finishEpic(
+    epicId: string,
+    actor: Actor,
+    reason: string,
+    options: { verificationConfigured?: boolean } = {},
+  ): Promise<TransitionOutcome> {
+    return this.write('finishing the epic', (port) =>
+      finishEpic(port, epicId, actor, reason, options.verificationConfigured ?? false),
+    );
   }
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean> {
     return this.write('counting the iteration', (port) => countIteration(port, epicId, actor, reason));
@@ -157,14 +281,22 @@ export abstract class OperationStore implements Store {
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
     return this.write('recording the worktree', (port) => one(port.setEpicWorktree(epicId, path, branch)));
   }
-  recordWorktreeEvent(epicId: string, actor: Actor, action: string, reason: string, data?: Readonly<Record<string, unknown>>): Promise<void> {
-    return this.write('recording the worktree event', (port) => recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined));
+  recordWorktreeEvent(
+    epicId: string,
+    actor: Actor,
+    action: string,
+    reason: string,
+    data?: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    return this.write('recording the worktree event', (port) =>
+      recordWorktreeEvent(port, epicId, actor, action, reason, data ? { ...data } : undefined),
+    );
   }
   blockDetails(epicId: string): Promise<Record<string, unknown> | null> {
     return this.read('reading the epic', (port) => blockDetails(port, epicId));
   }
   epicPlans(epicId: string): Promise<EpicPlans> {
-    return this.read('reading the epic\'s plans', (port) => epicPlans(port, epicId));
+    return this.read("reading the epic's plans", (port) => epicPlans(port, epicId));
   }
   planDrift(planPath: string, current: PlanSource): Promise<string[]> {
     return this.read('reading the plan', (port) => planDrift(port, planPath, current));
@@ -191,7 +323,12 @@ export abstract class OperationStore implements Store {
     return this.read('reading the debt register', (port) => one(port.listDebt(options.all ?? false)));
   }
 
-  proposePlan(epicId: string, plan: ProposedPlan, actor: Actor, _options: { resume?: string } = {}): Promise<ProposeResult> {
+  proposePlan(
+    epicId: string,
+    plan: ProposedPlan,
+    actor: Actor,
+    _options: { resume?: string } = {},
+  ): Promise<ProposeResult> {
     return this.write('proposing the plan', (port) => proposePlan(port, epicId, plan, actor));
   }
   approvePlan(epicId: string, current: PlanSource, actor: Actor, version?: number): Promise<ApproveResult> {
@@ -200,7 +337,12 @@ export abstract class OperationStore implements Store {
   requestChanges(epicId: string, feedback: string, actor: Actor, version?: number): Promise<PlanVersionRow> {
     return this.write('requesting changes', (port) => requestChanges(port, epicId, feedback, actor, version));
   }
-  discardPlan(epicId: string, actor: Actor, version?: number, reason: string | null = null): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
+  discardPlan(
+    epicId: string,
+    actor: Actor,
+    version?: number,
+    reason: string | null = null,
+  ): Promise<PlanVersionRow & { transition: TransitionOutcome }> {
     return this.write('discarding the plan', (port) => discardPlan(port, epicId, actor, version, reason));
   }
   planVersions(epicId: string): Promise<PlanVersionRow[]> {
@@ -213,13 +355,28 @@ export abstract class OperationStore implements Store {
     return this.write('recording the note', (port) => recordPlanningNote(port, epicId, kind, summary, actor));
   }
 
-  recordSignal(epicId: string, type: SignalType, summary: string, locations: readonly SignalLocation[], actor: Actor, awaitPerson = false, _options: { resume?: string } = {}): Promise<SignalResult> {
-    return this.write('recording the signal', (port) => recordSignal(port, epicId, type, summary, locations, actor, awaitPerson));
+  recordSignal(
+    epicId: string,
+    type: SignalType,
+    summary: string,
+    locations: readonly SignalLocation[],
+    actor: Actor,
+    awaitPerson = false,
+    _options: { resume?: string } = {},
+  ): Promise<SignalResult> {
+    return this.write('recording the signal', (port) =>
+      recordSignal(port, epicId, type, summary, locations, actor, awaitPerson),
+    );
   }
   signals(epicId?: string): Promise<SignalView[]> {
     return this.read('reading signals', (port) => one(port.listSignals(epicId, 100)));
   }
-  decideSignal(signalId: number, decision: SignalDecision, actor: Actor, note: string | null = null): Promise<TransitionOutcome> {
+  decideSignal(
+    signalId: number,
+    decision: SignalDecision,
+    actor: Actor,
+    note: string | null = null,
+  ): Promise<TransitionOutcome> {
     return this.write('deciding the signal', (port) => decideSignal(port, signalId, decision, actor, note));
   }
   context(request: ContextRequest): Promise<ContextView> {

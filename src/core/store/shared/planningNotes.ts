@@ -17,13 +17,27 @@ export interface PlanningNotesPort {
 }
 
 /** Records a research note on the epic (cut to 2000 characters). */
-export function* recordPlanningNote(port: StorePort, epicId: string, kind: string, summary: string, actor: Actor): Op<PlanningNote> {
+export function* recordPlanningNote(
+  port: StorePort,
+  epicId: string,
+  kind: string,
+  summary: string,
+  actor: Actor,
+): Op<PlanningNote> {
   yield* requireEpic(port, epicId);
   const text = summary.trim().slice(0, 2000);
   if (text === '') throw refuse.missingNote();
   const by = actor.agent ?? actor.worktree;
   const id = yield* call(port.insertPlanningNote(epicId, kind, text, by));
-  yield* call(port.writeEvent(actor, { entity: 'planning_note', action: 'record', epicId, reason: text.slice(0, 200), data: { note_id: id, kind } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'planning_note',
+      action: 'record',
+      epicId,
+      reason: text.slice(0, 200),
+      data: { note_id: id, kind },
+    }),
+  );
   return { id, kind, summary: text, recorded_by: by, recorded_at: port.now };
 }
 

@@ -30,7 +30,33 @@ import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { SignalsPort } from './signals.ts';
 import type { SpendPort } from './spend.ts';
 
-export interface StorePort extends RowsPort, ReadinessPort, ClaimsPort, CommitTargetPort, ReconcilePort, CompletePort, ItemsPort, ReopenPort, InitPlanPort, EpicsPort, PlanVersionsPort, EpicVerificationPort, SchedulerPort, HandoffPort, SignalsPort, PlanningNotesPort, RunsPort, AgentRunPort, QueriesPort, ContextPort, RecordsPort, PrunePort, SpendPort, PortsPort, FilesClaimPort {}
+export interface StorePort
+  extends
+    RowsPort,
+    ReadinessPort,
+    ClaimsPort,
+    CommitTargetPort,
+    ReconcilePort,
+    CompletePort,
+    ItemsPort,
+    ReopenPort,
+    InitPlanPort,
+    EpicsPort,
+    PlanVersionsPort,
+    EpicVerificationPort,
+    SchedulerPort,
+    HandoffPort,
+    SignalsPort,
+    PlanningNotesPort,
+    RunsPort,
+    AgentRunPort,
+    QueriesPort,
+    ContextPort,
+    RecordsPort,
+    PrunePort,
+    SpendPort,
+    PortsPort,
+    FilesClaimPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';
@@ -39,6 +65,9 @@ export type PortState = 'now' | 'host';
 export type PortMethods<P, This> = Omit<P, PortState> & ThisType<This>;
 
 /** A port object: one backend's method table (its SQL) over one transaction's state, which its methods see as `this`. */
-export function portOver<S extends { readonly now: string; readonly host: string | null }>(methods: Omit<StorePort, PortState>, state: S): StorePort {
+export function portOver<S extends { readonly now: string; readonly host: string | null }>(
+  methods: Omit<StorePort, PortState>,
+  state: S,
+): StorePort {
   return Object.assign(Object.create(methods) as object, state) as unknown as StorePort;
 }

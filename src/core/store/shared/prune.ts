@@ -21,7 +21,12 @@ export interface PrunePort {
  * Removes plans whose file is in none of `roots` (orphanedPlans), with their steps,
  * dependencies, items and artifacts, plus rows left dangling; events stay. With `dryRun`, says which.
  */
-export function* prunePlans(port: StorePort, actor: Actor | null, roots: readonly string[], dryRun: boolean): Op<PruneResult> {
+export function* prunePlans(
+  port: StorePort,
+  actor: Actor | null,
+  roots: readonly string[],
+  dryRun: boolean,
+): Op<PruneResult> {
   const orphans = orphanedPlans(roots.length === 0 ? [] : yield* call(port.planPaths()), roots);
   if (dryRun) return { pruned: orphans, dry_run: true, dangling_rows: yield* call(port.countDanglingRows()) };
   for (const plan of orphans) {
@@ -30,13 +35,29 @@ export function* prunePlans(port: StorePort, actor: Actor | null, roots: readonl
     if (!row) continue;
     const counts = yield* call(port.planStepCounts(plan));
     yield* call(port.deletePlan(plan));
-    yield* call(port.writeEvent(actor, {
-      entity: 'plan', action: 'prune', planPath: plan, epicId: row.epic_id, from: row.status, to: null,
-      reason: 'plan file is in no worktree', data: { steps: counts.steps, steps_completed: counts.completed, plan_hash: row.plan_hash },
-    }));
+    yield* call(
+      port.writeEvent(actor, {
+        entity: 'plan',
+        action: 'prune',
+        planPath: plan,
+        epicId: row.epic_id,
+        from: row.status,
+        to: null,
+        reason: 'plan file is in no worktree',
+        data: { steps: counts.steps, steps_completed: counts.completed, plan_hash: row.plan_hash },
+      }),
+    );
   }
   const removed = yield* call(port.removeDanglingRows());
-  if (removed > 0) yield* call(port.writeEvent(actor, { entity: 'store', action: 'prune', reason: 'removed rows whose parent plan or step is gone', data: { dangling_rows: removed } }));
+  if (removed > 0)
+    yield* call(
+      port.writeEvent(actor, {
+        entity: 'store',
+        action: 'prune',
+        reason: 'removed rows whose parent plan or step is gone',
+        data: { dangling_rows: removed },
+      }),
+    );
   return { pruned: orphans, dry_run: false, dangling_rows: removed };
 }
 

@@ -1,5 +1,17 @@
 /** What the read commands show: which steps are ready, plans and steps with their items, the audit log. */
-import type { Actor, EventQuery, EventView, FilesWait, ItemView, PlanRecord, PlanView, ReadyResult, StepRecord, StepStatus, StepView } from '../types.ts';
+import type {
+  Actor,
+  EventQuery,
+  EventView,
+  FilesWait,
+  ItemView,
+  PlanRecord,
+  PlanView,
+  ReadyResult,
+  StepRecord,
+  StepStatus,
+  StepView,
+} from '../types.ts';
 import { epicWait } from './claims.ts';
 import { filesWait, othersHeld } from './filesClaim.ts';
 import { call, type Io, type Op } from './op.ts';
@@ -15,9 +27,18 @@ export interface QueriesPort {
   /** Every plan, by age then path. */
   listPlans(): Io<PlanRow[]>;
   /** A plan's steps (by step_index), dependencies and items (by step, kind, ordinal). */
-  planContents(planPath: string): Io<{ steps: StepRow[]; deps: { step_anchor: string; depends_on: string }[]; items: ItemOfStep[] }>;
+  planContents(
+    planPath: string,
+  ): Io<{ steps: StepRow[]; deps: { step_anchor: string; depends_on: string }[]; items: ItemOfStep[] }>;
   /** A step and its substeps, their dependencies with the status of each, and their items. */
-  stepFamily(planPath: string, anchor: string): Io<{ steps: StepRow[]; deps: { step_anchor: string; depends_on: string; status: StepStatus }[]; items: ItemOfStep[] }>;
+  stepFamily(
+    planPath: string,
+    anchor: string,
+  ): Io<{
+    steps: StepRow[];
+    deps: { step_anchor: string; depends_on: string; status: StepStatus }[];
+    items: ItemOfStep[];
+  }>;
   /**
    * The audit log filtered by plan, epic (its own events and those of its plans, pruned ones included:
    * their versions stay), step and position: paging forward from an id takes the oldest after it,
@@ -35,7 +56,7 @@ export interface QueriesPort {
 export function* readySteps(port: StorePort, plan: string, actor: Actor | null = null): Op<ReadyResult> {
   const row = yield* requirePlan(port, plan);
   const p = yield* call(port.partitionSteps(plan));
-  const epic = epicWait(row, row.epic_id ? (yield* call(port.claimedEpic(row.epic_id)))?.status ?? null : null);
+  const epic = epicWait(row, row.epic_id ? ((yield* call(port.claimedEpic(row.epic_id)))?.status ?? null) : null);
   const waiting = epic.message !== null;
   const filesWaiting: FilesWait[] = [];
   if (!waiting && p.ready.length > 0) {
@@ -51,9 +72,18 @@ export function* readySteps(port: StorePort, plan: string, actor: Actor | null =
   }
   const held = new Set(filesWaiting.map((w) => w.anchor));
   return {
-    plan_path: plan, ready_steps: waiting ? [] : p.ready.filter((a) => !held.has(a)), waiting_steps: waiting ? p.ready : [], waiting_reason: epic.message,
-    files_waiting: filesWaiting, epic_id: row.epic_id, epic_status: epic.status,
-    all_steps: p.all, completed_steps: p.completed, claimed_steps: p.claimed, blocked_steps: p.blocked, expired_claims: p.expired,
+    plan_path: plan,
+    ready_steps: waiting ? [] : p.ready.filter((a) => !held.has(a)),
+    waiting_steps: waiting ? p.ready : [],
+    waiting_reason: epic.message,
+    files_waiting: filesWaiting,
+    epic_id: row.epic_id,
+    epic_status: epic.status,
+    all_steps: p.all,
+    completed_steps: p.completed,
+    claimed_steps: p.claimed,
+    blocked_steps: p.blocked,
+    expired_claims: p.expired,
   };
 }
 
@@ -69,9 +99,20 @@ function* planView(port: StorePort, row: PlanRow): Op<PlanView> {
   const { steps, deps, items } = yield* call(port.planContents(row.plan_path));
   const { top, itemsDone } = stepViews(port.now, steps, deps, items, new Map(steps.map((s) => [s.anchor, s.status])));
   return {
-    plan_path: row.plan_path, title: row.title, status: row.status, epic_id: row.epic_id, plan_hash: row.plan_hash,
-    created_at: row.created_at, updated_at: row.updated_at, steps: top,
-    progress: { steps_completed: top.filter((s) => s.status === 'completed').length, steps_total: top.length, items_completed: itemsDone, items_total: items.length },
+    plan_path: row.plan_path,
+    title: row.title,
+    status: row.status,
+    epic_id: row.epic_id,
+    plan_hash: row.plan_hash,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    steps: top,
+    progress: {
+      steps_completed: top.filter((s) => s.status === 'completed').length,
+      steps_total: top.length,
+      items_completed: itemsDone,
+      items_total: items.length,
+    },
   };
 }
 
@@ -79,7 +120,10 @@ function* planView(port: StorePort, row: PlanRow): Op<PlanView> {
 export function* showStep(port: StorePort, plan: string, anchor: string): Op<StepView> {
   yield* requireStep(port, plan, anchor);
   const { steps, deps, items } = yield* call(port.stepFamily(plan, anchor));
-  const status = new Map([...deps.map((d): [string, StepStatus] => [d.depends_on, d.status]), ...steps.map((s): [string, StepStatus] => [s.anchor, s.status])]);
+  const status = new Map([
+    ...deps.map((d): [string, StepStatus] => [d.depends_on, d.status]),
+    ...steps.map((s): [string, StepStatus] => [s.anchor, s.status]),
+  ]);
   return stepViews(port.now, steps, deps, items, status).top[0] as StepView;
 }
 
@@ -97,6 +141,7 @@ export function* stepRecordOf(port: StorePort, plan: string, anchor: string): Op
 export function* listEvents(port: StorePort, q: EventQuery = {}): Op<EventView[]> {
   const rows = yield* call(port.events({ ...q, limit: Math.max(1, Math.floor(q.limit ?? 1000)) }));
   // A plan that never existed is a typo; a pruned one still has its history.
-  if (rows.length === 0 && q.planPath !== undefined && !(yield* call(port.findPlan(q.planPath)))) throw refuse.unknownPlan(q.planPath);
+  if (rows.length === 0 && q.planPath !== undefined && !(yield* call(port.findPlan(q.planPath))))
+    throw refuse.unknownPlan(q.planPath);
   return rows;
 }

@@ -28,18 +28,41 @@ export function* retrospective(port: StorePort, epicId: string): Op<Retrospectiv
   const r = yield* call(port.retrospectiveRows(epicId));
   const sessions: Record<string, number> = {};
   for (const s of r.sessions) sessions[s.role] = Number(s.n);
-  const minutes = r.approvedAt ? Math.max(0, Math.round((Date.parse(port.now) - Date.parse(r.approvedAt)) / 60_000)) : null;
+  const minutes = r.approvedAt
+    ? Math.max(0, Math.round((Date.parse(port.now) - Date.parse(r.approvedAt)) / 60_000))
+    : null;
   return {
-    epic_id: epicId, sessions, failed_runs: r.failedRuns, verification_failures: r.verificationFailures, plan_versions: Number(r.versions), build_iterations: epic.iteration,
-    approved_at: r.approvedAt, merged_at: port.now, approval_to_merge_minutes: minutes,
+    epic_id: epicId,
+    sessions,
+    failed_runs: r.failedRuns,
+    verification_failures: r.verificationFailures,
+    plan_versions: Number(r.versions),
+    build_iterations: epic.iteration,
+    approved_at: r.approvedAt,
+    merged_at: port.now,
+    approval_to_merge_minutes: minutes,
   };
 }
 
 /** The epic merged, with its retrospective (the given one, else one read now) in the event log: one transaction. */
-export function* markMerged(port: StorePort, epicId: string, actor: Actor, reason: string, given?: Retrospective): Op<TransitionOutcome> {
+export function* markMerged(
+  port: StorePort,
+  epicId: string,
+  actor: Actor,
+  reason: string,
+  given?: Retrospective,
+): Op<TransitionOutcome> {
   const t = yield* applyEpicEvent(port, epicId, 'merged', actor, reason);
   const r = given ?? (yield* retrospective(port, epicId));
-  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'retrospective', epicId: r.epic_id, reason: renderRetrospective(r).slice(2, -1).join('; '), data: { ...r } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'epic',
+      action: 'retrospective',
+      epicId: r.epic_id,
+      reason: renderRetrospective(r).slice(2, -1).join('; '),
+      data: { ...r },
+    }),
+  );
   return t;
 }
 
@@ -47,9 +70,11 @@ export function* markMerged(port: StorePort, epicId: string, actor: Actor, reaso
 export function* epicReport(port: StorePort, epicId: string): Op<EpicReport> {
   const epic = yield* requireEpic(port, epicId);
   const path = yield* call(port.firstPlanOfEpic(epicId));
-  const plan = path ? (yield* showPlans(port, path))[0] ?? null : null;
+  const plan = path ? ((yield* showPlans(port, path))[0] ?? null) : null;
   return {
-    read_at: port.now, epic, plan,
+    read_at: port.now,
+    epic,
+    plan,
     runs: yield* call(port.listRuns({ epicId, limit: 10_000 })),
     verifications: yield* call(port.listVerifications({ epicId, limit: 20 })),
     artifacts: plan ? yield* call(port.planArtifacts(plan.plan_path)) : [],

@@ -29,7 +29,10 @@ export function unknownStepOfContext(anchor: string, planPath: string | undefine
 /** A plan file whose structure is no longer the one initialised: what changed, and the way out. */
 export function planDrift(planPath: string, changes: readonly string[]): RefusedError {
   const what = changes.length > 0 ? firstChanges(changes, 5) : 'structure changed';
-  return new RefusedError('plan_drift', `${planPath}: plan changed since init (${what}); re-initialise with 'springfield init --force ${planPath}'`);
+  return new RefusedError(
+    'plan_drift',
+    `${planPath}: plan changed since init (${what}); re-initialise with 'springfield init --force ${planPath}'`,
+  );
 }
 
 // Holding a claim (rows.ts, assertHolder).
@@ -43,11 +46,17 @@ export function notHolder(action: string, anchor: string, holder: string, caller
 }
 
 export function unknownToken(action: string, anchor: string, token: number, current: number): UsageError {
-  return new UsageError('unknown_token', `cannot ${action} ${anchor}: claim token ${token} is unknown (no claim has been given it; current ${current})`);
+  return new UsageError(
+    'unknown_token',
+    `cannot ${action} ${anchor}: claim token ${token} is unknown (no claim has been given it; current ${current})`,
+  );
 }
 
 export function staleToken(action: string, anchor: string, token: number, current: number): RefusedError {
-  return new RefusedError('stale_token', `cannot ${action} ${anchor}: claim token ${token} is stale (current ${current}); the claim was reset or reclaimed since`);
+  return new RefusedError(
+    'stale_token',
+    `cannot ${action} ${anchor}: claim token ${token} is stale (current ${current}); the claim was reset or reclaimed since`,
+  );
 }
 
 /** A guarded write found the claim changed under it (PostgreSQL raises it from SQL too: sf_expect). */
@@ -77,7 +86,12 @@ export function epicNotInProgress(message: string): RefusedError {
 }
 
 /** Where an epic's steps are claimed instead (store/shared/epicPlace.ts). */
-export function epicElsewhereMessage(planPath: string, epicId: string, worktree: string, branch: string | null): string {
+export function epicElsewhereMessage(
+  planPath: string,
+  epicId: string,
+  worktree: string,
+  branch: string | null,
+): string {
   return `${planPath} belongs to epic ${epicId}, built in its worktree ${worktree}${branch ? ` on ${branch}` : ''}: claim there (cd ${worktree})${branch ? `, or check out ${branch} in this worktree` : ''}`;
 }
 
@@ -95,11 +109,17 @@ export function cannotStart(anchor: string, status: string): RefusedError {
 
 export function resetCompleted(planPath: string, anchor: string, commitHash: string | null): RefusedError {
   const what = commitHash ? `by commit ${commitHash}` : 'with no commit recorded';
-  return new RefusedError('already_completed', `cannot reset ${anchor}: it is completed (${what}); to undo a completion use 'springfield reopen ${planPath} ${anchor} --reason TEXT'`);
+  return new RefusedError(
+    'already_completed',
+    `cannot reset ${anchor}: it is completed (${what}); to undo a completion use 'springfield reopen ${planPath} ${anchor} --reason TEXT'`,
+  );
 }
 
 export function notCompleted(anchor: string, status: string): RefusedError {
-  return new RefusedError('not_completed', `cannot reopen ${anchor}: it is ${status}, not completed${status === 'pending' ? '' : ` (to take the claim back use 'springfield reset')`}`);
+  return new RefusedError(
+    'not_completed',
+    `cannot reopen ${anchor}: it is ${status}, not completed${status === 'pending' ? '' : ` (to take the claim back use 'springfield reset')`}`,
+  );
 }
 
 // Items and completion (items.ts, complete.ts).
@@ -113,7 +133,10 @@ export function unknownItemId(anchor: string, id: number): UsageError {
 }
 
 export function unknownItem(anchor: string, kind: string, ordinal: number, ofKind: number): UsageError {
-  return new UsageError('unknown_item', `${anchor} has no ${kind} ${ordinal} (it has ${ofKind} ${kind}${ofKind === 1 ? '' : 's'}, numbered from 0)`);
+  return new UsageError(
+    'unknown_item',
+    `${anchor} has no ${kind} ${ordinal} (it has ${ofKind} ${kind}${ofKind === 1 ? '' : 's'}, numbered from 0)`,
+  );
 }
 
 /** A checklist item still open, as the strict completion names it. */
@@ -125,14 +148,23 @@ export interface OpenItem {
 }
 
 export function incomplete(anchor: string, items: readonly OpenItem[]): RefusedError {
-  const shown = items.slice(0, 3).map((i) => `${i.step_anchor === anchor ? '' : `${i.step_anchor} `}${i.kind} ${i.ordinal} "${i.text.length > 40 ? i.text.slice(0, 39) + '…' : i.text}"`).join(', ');
+  const shown = items
+    .slice(0, 3)
+    .map(
+      (i) =>
+        `${i.step_anchor === anchor ? '' : `${i.step_anchor} `}${i.kind} ${i.ordinal} "${i.text.length > 40 ? i.text.slice(0, 39) + '…' : i.text}"`,
+    )
+    .join(', ');
   const what = `${items.length} open item${items.length === 1 ? '' : 's'} (${shown}${items.length > 3 ? ', …' : ''})`;
   return new RefusedError('incomplete', `cannot complete ${anchor}: ${what}; finish them or pass --force <reason>`);
 }
 
 /** `by`: the completer as messages name it (rows.ts, holderName), or null when unknown. */
 export function completedByOther(anchor: string, by: string | null, token: number | null): RefusedError {
-  return new RefusedError('already_completed', `${anchor} is already completed by ${by ?? 'someone else'}${token !== null ? ` with token ${token}` : ''}`);
+  return new RefusedError(
+    'already_completed',
+    `${anchor} is already completed by ${by ?? 'someone else'}${token !== null ? ` with token ${token}` : ''}`,
+  );
 }
 
 // Committing (commitTarget.ts).
@@ -142,16 +174,29 @@ export function noPlanHasStep(anchor: string): UsageError {
 }
 
 export function stepInSeveralPlans(anchor: string, plans: readonly string[]): UsageError {
-  return new UsageError('ambiguous_step', `several plans have a step '${anchor}' (${plans.join(', ')}): pass --plan PATH`);
+  return new UsageError(
+    'ambiguous_step',
+    `several plans have a step '${anchor}' (${plans.join(', ')}): pass --plan PATH`,
+  );
 }
 
 export function noClaimedStep(worktree: string, planPath: string | undefined): UsageError {
-  return new UsageError('no_claimed_step', `${worktree} holds no claimed step${planPath ? ` in ${planPath}` : ''}: claim one first, or pass --step ANCHOR`);
+  return new UsageError(
+    'no_claimed_step',
+    `${worktree} holds no claimed step${planPath ? ` in ${planPath}` : ''}: claim one first, or pass --step ANCHOR`,
+  );
 }
 
-export function severalHeldSteps(worktree: string, planPath: string | undefined, held: readonly { plan_path: string; anchor: string }[]): UsageError {
+export function severalHeldSteps(
+  worktree: string,
+  planPath: string | undefined,
+  held: readonly { plan_path: string; anchor: string }[],
+): UsageError {
   const list = held.map((h) => `${h.plan_path} ${h.anchor}`).join(', ');
-  return new UsageError('ambiguous_step', `${worktree} holds ${held.length} steps${planPath ? ` in ${planPath}` : ''} (${list}): pass --step ANCHOR${planPath ? '' : ' and --plan PATH'}`);
+  return new UsageError(
+    'ambiguous_step',
+    `${worktree} holds ${held.length} steps${planPath ? ` in ${planPath}` : ''} (${list}): pass --step ANCHOR${planPath ? '' : ' and --plan PATH'}`,
+  );
 }
 
 // Epics (epics.ts).
@@ -165,21 +210,33 @@ export function unknownEpic(id: string): UsageError {
 }
 
 export function notRetryable(epicId: string, statusReason: string | null): RefusedError {
-  return new RefusedError('not_retryable', `${epicId} is blocked by ${statusReason ?? 'a review signal'}, not by a failing agent or a drifted plan; re-plan it (propose and approve a new plan) or defer it`);
+  return new RefusedError(
+    'not_retryable',
+    `${epicId} is blocked by ${statusReason ?? 'a review signal'}, not by a failing agent or a drifted plan; re-plan it (propose and approve a new plan) or defer it`,
+  );
 }
 
 export function mergeNotReady(epicId: string, status: string): RefusedError {
-  return new RefusedError('invalid_transition', `cannot approve the merge of ${epicId}: it is ${status} (approve once it is implemented or verified)`);
+  return new RefusedError(
+    'invalid_transition',
+    `cannot approve the merge of ${epicId}: it is ${status} (approve once it is implemented or verified)`,
+  );
 }
 
 // Plan versions and approval (planVersions.ts).
 
 export function plannerFixed(epicId: string, status: string): RefusedError {
-  return new RefusedError('invalid_transition', `cannot change who plans ${epicId}: it is ${status} (only a planned or blocked epic takes a new plan)`);
+  return new RefusedError(
+    'invalid_transition',
+    `cannot change who plans ${epicId}: it is ${status} (only a planned or blocked epic takes a new plan)`,
+  );
 }
 
 export function cannotPropose(epicId: string, status: string): RefusedError {
-  return new RefusedError('invalid_transition', `cannot propose a plan for ${epicId}: it is ${status} (plans are proposed while planned or blocked)`);
+  return new RefusedError(
+    'invalid_transition',
+    `cannot propose a plan for ${epicId}: it is ${status} (plans are proposed while planned or blocked)`,
+  );
 }
 
 export function planOwned(planPath: string, owner: string): RefusedError {
@@ -187,7 +244,10 @@ export function planOwned(planPath: string, owner: string): RefusedError {
 }
 
 export function planBudgetExhausted(epicId: string, budget: number, complexity: string): RefusedError {
-  return new RefusedError('plan_budget_exhausted', `${epicId} has used its ${budget} planning iterations (${complexity}); defer it or raise its complexity`);
+  return new RefusedError(
+    'plan_budget_exhausted',
+    `${epicId} has used its ${budget} planning iterations (${complexity}); defer it or raise its complexity`,
+  );
 }
 
 export function unknownVersion(epicId: string, version: number): UsageError {
@@ -195,7 +255,10 @@ export function unknownVersion(epicId: string, version: number): UsageError {
 }
 
 export function noProposedPlan(epicId: string): RefusedError {
-  return new RefusedError('no_proposed_plan', `${epicId} has no plan waiting for approval (propose one with 'springfield plan propose ${epicId} <plan.md>')`);
+  return new RefusedError(
+    'no_proposed_plan',
+    `${epicId} has no plan waiting for approval (propose one with 'springfield plan propose ${epicId} <plan.md>')`,
+  );
 }
 
 export function notProposed(epicId: string, version: number, status: string): RefusedError {
@@ -203,7 +266,10 @@ export function notProposed(epicId: string, version: number, status: string): Re
 }
 
 export function selfApproval(agent: string, version: number): RefusedError {
-  return new RefusedError('self_approval', `${agent} proposed version ${version}; a planner never approves its own plan`);
+  return new RefusedError(
+    'self_approval',
+    `${agent} proposed version ${version}; a planner never approves its own plan`,
+  );
 }
 
 export function wrongVersionPlan(epicId: string, version: number, planPath: string, given: string): UsageError {
@@ -211,7 +277,10 @@ export function wrongVersionPlan(epicId: string, version: number, planPath: stri
 }
 
 export function proposalDrift(planPath: string, version: number, changes: readonly string[]): RefusedError {
-  return new RefusedError('plan_drift', `${planPath} changed since version ${version} was proposed (${changes.slice(0, 3).join('; ')}); propose it again`);
+  return new RefusedError(
+    'plan_drift',
+    `${planPath} changed since version ${version} was proposed (${changes.slice(0, 3).join('; ')}); propose it again`,
+  );
 }
 
 export function missingFeedback(): UsageError {
@@ -219,7 +288,10 @@ export function missingFeedback(): UsageError {
 }
 
 export function noApprovedPlan(epicId: string): RefusedError {
-  return new RefusedError('no_approved_plan', `${epicId} has no approved plan; approve one with 'springfield plan approve ${epicId}'`);
+  return new RefusedError(
+    'no_approved_plan',
+    `${epicId} has no approved plan; approve one with 'springfield plan approve ${epicId}'`,
+  );
 }
 
 export function wrongApprovedPlan(epicId: string, planPath: string, given: string): UsageError {
@@ -227,7 +299,10 @@ export function wrongApprovedPlan(epicId: string, planPath: string, given: strin
 }
 
 export function approvedDrift(planPath: string, changes: readonly string[]): RefusedError {
-  return new RefusedError('plan_drift', `${planPath} differs from the approved plan (${changes.slice(0, 3).join('; ')}); restore it, or defer and resume the epic to propose and approve it again`);
+  return new RefusedError(
+    'plan_drift',
+    `${planPath} differs from the approved plan (${changes.slice(0, 3).join('; ')}); restore it, or defer and resume the epic to propose and approve it again`,
+  );
 }
 
 export function noPlan(epicId: string): RefusedError {
@@ -235,16 +310,28 @@ export function noPlan(epicId: string): RefusedError {
 }
 
 export function stepsNotCompleted(epicId: string, open: readonly string[]): RefusedError {
-  return new RefusedError('incomplete', `cannot finish ${epicId}: steps not completed: ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''}`);
+  return new RefusedError(
+    'incomplete',
+    `cannot finish ${epicId}: steps not completed: ${open.slice(0, 5).join(', ')}${open.length > 5 ? ', …' : ''}`,
+  );
 }
 
-export function verificationFailed(epicId: string, failure: { readonly command: string; readonly exitCode: number | null } | null): RefusedError {
+export function verificationFailed(
+  epicId: string,
+  failure: { readonly command: string; readonly exitCode: number | null } | null,
+): RefusedError {
   const what = failure ? `: ${failure.command} exited ${failure.exitCode ?? 'without a code'}` : '';
-  return new RefusedError('verification_failed', `cannot finish ${epicId}: its latest verification failed${what}; a builder fixes it and the scheduler verifies again (springfield orchestrate)`);
+  return new RefusedError(
+    'verification_failed',
+    `cannot finish ${epicId}: its latest verification failed${what}; a builder fixes it and the scheduler verifies again (springfield orchestrate)`,
+  );
 }
 
 export function unverified(epicId: string): RefusedError {
-  return new RefusedError('unverified', `cannot finish ${epicId}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`);
+  return new RefusedError(
+    'unverified',
+    `cannot finish ${epicId}: verification is configured and has not passed since its latest build; let the scheduler verify it (springfield orchestrate)`,
+  );
 }
 
 export function missingNote(): UsageError {
@@ -262,7 +349,10 @@ export function unknownSignal(signalId: number): UsageError {
 }
 
 export function signalClosed(signalId: number, status: string): RefusedError {
-  return new RefusedError('signal_closed', `signal #${signalId} is ${status === 'applied' ? 'already applied' : 'already decided'}; nothing to decide`);
+  return new RefusedError(
+    'signal_closed',
+    `signal #${signalId} is ${status === 'applied' ? 'already applied' : 'already decided'}; nothing to decide`,
+  );
 }
 
 // Agent runs (runs.ts, agentRun.ts).

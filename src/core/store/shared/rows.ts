@@ -16,7 +16,11 @@ export type PlanRow = PlanRecord;
  * names the host of its holder and of its completer (docs/postgres.md, "Who and what: repository, holder, plan"); SQLite's rows have no
  * such columns (one machine).
  */
-export type StepRow = StepRecord & { claimed_host?: string | null; completed_host?: string | null; files?: string | null };
+export type StepRow = StepRecord & {
+  claimed_host?: string | null;
+  completed_host?: string | null;
+  files?: string | null;
+};
 
 /** One audit event; every state change writes one inside its own transaction. */
 export interface EventInput {
@@ -98,18 +102,27 @@ export function* requireCurrentPlan(port: RowsPort, source: PlanSource): Op<Plan
 
 /** The refusal for a plan file whose structure is no longer the initialised one: what changed, and the way out. */
 export function* driftRefusal(port: RowsPort, planPath: string, plan: PlanSource['plan']): Op<RefusedError> {
-  return refuse.planDrift(planPath, describeDrift(yield* call(port.initialisedStructure(planPath)), planStructure(plan)));
+  return refuse.planDrift(
+    planPath,
+    describeDrift(yield* call(port.initialisedStructure(planPath)), planStructure(plan)),
+  );
 }
 
 /** A holder as messages name it: `host:path (agent id)`, the host left out when it is the caller's (or there is none). */
-export function holderName(host: string | null, worktree: string | null, agent: string | null, myHost: string | null): string {
+export function holderName(
+  host: string | null,
+  worktree: string | null,
+  agent: string | null,
+  myHost: string | null,
+): string {
   const where = host !== null && host !== myHost ? `${host}:${worktree ?? ''}` : `${worktree ?? ''}`;
   return agent ? `${where} (agent ${agent})` : where;
 }
 
 /** Refuses unless `actor` (on `host`) holds the claim on `owner`, carrying its current token when it gives one. */
 export function assertHolder(host: string | null, owner: StepRow, actor: Actor, action: string): void {
-  if (owner.status !== 'claimed' && owner.status !== 'in_progress') throw refuse.notClaimed(action, owner.anchor, owner.status);
+  if (owner.status !== 'claimed' && owner.status !== 'in_progress')
+    throw refuse.notClaimed(action, owner.anchor, owner.status);
   const holderHost = owner.claimed_host ?? null;
   const agentMismatch = owner.claimed_agent !== null && actor.agent !== null && owner.claimed_agent !== actor.agent;
   if (owner.claimed_by !== actor.worktree || holderHost !== host || agentMismatch) {
@@ -117,8 +130,10 @@ export function assertHolder(host: string | null, owner: StepRow, actor: Actor, 
     const caller = holderName(host, actor.worktree, actor.agent, holderHost ?? host);
     throw refuse.notHolder(action, owner.anchor, holder, caller);
   }
-  if (actor.token != null && actor.token > owner.claim_token) throw refuse.unknownToken(action, owner.anchor, actor.token, owner.claim_token);
-  if (actor.token != null && actor.token !== owner.claim_token) throw refuse.staleToken(action, owner.anchor, actor.token, owner.claim_token);
+  if (actor.token != null && actor.token > owner.claim_token)
+    throw refuse.unknownToken(action, owner.anchor, actor.token, owner.claim_token);
+  if (actor.token != null && actor.token !== owner.claim_token)
+    throw refuse.staleToken(action, owner.anchor, actor.token, owner.claim_token);
 }
 
 /** The step as the Store interface returns it: the same shape on every backend (no hosts). */

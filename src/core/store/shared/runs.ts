@@ -4,7 +4,17 @@
  * budget; a run whose supervisor is gone is lost. Verification results are stored per pass.
  */
 import { AGENT_ROLES, type AgentRole, BUILDING_ROLE } from '../../../shared/roles.ts';
-import type { NewRun, ProgressMarks, RunEnd, RunUsage, RunView, SessionCounts, UsageByRole, VerificationEntry, VerificationView } from '../runTypes.ts';
+import type {
+  NewRun,
+  ProgressMarks,
+  RunEnd,
+  RunUsage,
+  RunView,
+  SessionCounts,
+  UsageByRole,
+  VerificationEntry,
+  VerificationView,
+} from '../runTypes.ts';
 import type { Actor } from '../types.ts';
 import { releaseClaim, reopenCompleted } from './claims.ts';
 import { countIteration, requireEpic } from './epics.ts';
@@ -60,10 +70,17 @@ export function* requireRun(port: StorePort, id: number, lock = false): Op<RunRo
 /** Inserts a `running` row and its event; the row id is the run id. */
 export function* startRun(port: StorePort, run: NewRun, actor: Actor | null): Op<RunView> {
   const id = yield* call(port.insertRun(run));
-  yield* call(port.writeEvent(actor, {
-    entity: 'run', action: 'start', epicId: run.epicId, planPath: run.planPath, stepAnchor: run.stepAnchor, to: 'running',
-    data: { run_id: id, role: run.role, iteration: run.iteration, command: run.command, pid: run.pid },
-  }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'run',
+      action: 'start',
+      epicId: run.epicId,
+      planPath: run.planPath,
+      stepAnchor: run.stepAnchor,
+      to: 'running',
+      data: { run_id: id, role: run.role, iteration: run.iteration, command: run.command, pid: run.pid },
+    }),
+  );
   return runView(yield* requireRun(port, id));
 }
 
@@ -77,13 +94,29 @@ export function* finishRun(port: StorePort, runId: number, end: RunEnd, actor: A
   if (row.status !== 'running' && row.status !== 'lost') return yield* recordRunUsage(port, row, end.usage ?? null);
   const { status, reason } = yield* outcomeOf(port, row, end);
   if (!(yield* call(port.finishRunRow(runId, row.status, status, reason, end)))) throw refuse.runChanged(runId);
-  yield* call(port.writeEvent(actor, {
-    entity: 'run', action: 'finish', epicId: row.epic_id, planPath: row.plan_path, stepAnchor: row.step_anchor, from: row.status, to: status,
-    reason, data: { run_id: runId, exit_code: end.exitCode, signal: end.signal, outcome: status },
-  }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'run',
+      action: 'finish',
+      epicId: row.epic_id,
+      planPath: row.plan_path,
+      stepAnchor: row.step_anchor,
+      from: row.status,
+      to: status,
+      reason,
+      data: { run_id: runId, exit_code: end.exitCode, signal: end.signal, outcome: status },
+    }),
+  );
   const ended = yield* requireRun(port, runId);
   if (end.reopenStep && row.plan_path && row.step_anchor && row.claim_token !== null) {
-    yield* reopenCompleted(port, row.plan_path, row.step_anchor, row.claim_token, actor ?? SCHEDULER, `run ${runId}: ${reason ?? status}`);
+    yield* reopenCompleted(
+      port,
+      row.plan_path,
+      row.step_anchor,
+      row.claim_token,
+      actor ?? SCHEDULER,
+      `run ${runId}: ${reason ?? status}`,
+    );
   }
   // A row marked lost was settled then (released, counted); a late finish only corrects its outcome.
   if (row.status === 'running') yield* afterEnd(port, ended, actor ?? SCHEDULER);
@@ -100,12 +133,23 @@ function* recordRunUsage(port: StorePort, run: RunRow, usage: RunUsage | null): 
 /** Releases what an ended run still holds (fenced by its holder and token), and counts a non-success against the build budget. */
 function* afterEnd(port: StorePort, run: RunRow, actor: Actor): Op<void> {
   if (run.plan_path && run.step_anchor && run.worktree && run.claim_token !== null) {
-    const why = run.status === 'succeeded' ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session` : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
-    yield* releaseClaim(port, run.plan_path, run.step_anchor, { host: run.host ?? null, worktree: run.worktree, token: run.claim_token }, actor, why);
+    const why =
+      run.status === 'succeeded'
+        ? `run ${run.id} ended with ${run.step_anchor} unfinished; released for the next session`
+        : `run ${run.id} ${run.status}: ${run.outcome_reason ?? ''}`.trim();
+    yield* releaseClaim(
+      port,
+      run.plan_path,
+      run.step_anchor,
+      { host: run.host ?? null, worktree: run.worktree, token: run.claim_token },
+      actor,
+      why,
+    );
   }
   if (!run.epic_id || !spendsIteration(run.role, run.status)) return;
   const epic = yield* requireEpic(port, run.epic_id);
-  if (epic.status === 'in_progress' || epic.status === 'implemented') yield* countIteration(port, epic.id, actor, `${run.role} run ${run.id} ${run.status}`);
+  if (epic.status === 'in_progress' || epic.status === 'implemented')
+    yield* countIteration(port, epic.id, actor, `${run.role} run ${run.id} ${run.status}`);
 }
 
 /** The outcome and its reason, from how the process ended and what it changed. */
@@ -113,10 +157,19 @@ function* outcomeOf(port: StorePort, run: RunView, end: RunEnd): Op<Outcome> {
   const ended = processOutcome(end);
   if (ended) return ended;
   if (!end.marks || !run.epic_id) return { status: 'succeeded', reason: null };
-  const completed = run.role === BUILDING_ROLE && run.plan_path !== null && run.step_anchor !== null
-    && (yield* call(port.findStep(run.plan_path, run.step_anchor)))?.status === 'completed';
+  const completed =
+    run.role === BUILDING_ROLE &&
+    run.plan_path !== null &&
+    run.step_anchor !== null &&
+    (yield* call(port.findStep(run.plan_path, run.step_anchor)))?.status === 'completed';
   const committed = end.headAfter != null && run.head_before != null && end.headAfter !== run.head_before;
-  return progressOutcome(run.role, run.step_anchor, end.marks, yield* call(port.progressMarks(run.epic_id, run.plan_path, run.step_anchor)), { completed, committed });
+  return progressOutcome(
+    run.role,
+    run.step_anchor,
+    end.marks,
+    yield* call(port.progressMarks(run.epic_id, run.plan_path, run.step_anchor)),
+    { completed, committed },
+  );
 }
 
 /**
@@ -137,10 +190,19 @@ export function* markOrphans(port: StorePort, isAlive: (pid: number) => boolean,
   for (const run of yield* findOrphans(port, isAlive)) {
     const reason = `supervising process ${run.pid} is gone`;
     if (!(yield* call(port.markRunLost(run.id, reason)))) continue;
-    yield* call(port.writeEvent(actor, {
-      entity: 'run', action: 'lost', epicId: run.epic_id, planPath: run.plan_path, stepAnchor: run.step_anchor, from: 'running', to: 'lost',
-      reason, data: { run_id: run.id, pid: run.pid },
-    }));
+    yield* call(
+      port.writeEvent(actor, {
+        entity: 'run',
+        action: 'lost',
+        epicId: run.epic_id,
+        planPath: run.plan_path,
+        stepAnchor: run.step_anchor,
+        from: 'running',
+        to: 'lost',
+        reason,
+        data: { run_id: run.id, pid: run.pid },
+      }),
+    );
     const ended = yield* requireRun(port, run.id);
     yield* afterEnd(port, ended, actor ?? SCHEDULER);
     lost.push(runView(ended));

@@ -1,7 +1,13 @@
 /** Everything the scheduler's decide() reads, in one consistent read (docs/scheduler.md, docs/scheduler-faults.md). */
 import { buildBudget, COMPLEXITY_POLICY } from '../../epics/complexity.ts';
 import type { Role } from '../../epics/transitions.ts';
-import { FAULT_ROLES, type EpicSnapshot, type FaultRole, type RoleFaults, type SchedulerSnapshot } from '../../scheduler/types.ts';
+import {
+  FAULT_ROLES,
+  type EpicSnapshot,
+  type FaultRole,
+  type RoleFaults,
+  type SchedulerSnapshot,
+} from '../../scheduler/types.ts';
 import type { EpicRow } from '../epicTypes.ts';
 import { SETUP_ROLE, type RunView } from '../runTypes.ts';
 import { epicMarkers, epicVerification } from './epicVerification.ts';
@@ -11,7 +17,10 @@ import { epicSpends, todaySpend, type EpicSpend } from './spend.ts';
 import { budgetOverrideOf } from '../../epics/costBudget.ts';
 
 /** What fault counting reads of an ended run: no output (a run's tail is read only for the last failure). */
-export type EndedRun = Pick<RunView, 'id' | 'role' | 'status' | 'exit_code' | 'outcome_reason' | 'started_at' | 'ended_at'>;
+export type EndedRun = Pick<
+  RunView,
+  'id' | 'role' | 'status' | 'exit_code' | 'outcome_reason' | 'started_at' | 'ended_at'
+>;
 
 /** A run with the host that started it (PostgreSQL; SQLite's runs are all of its one machine). */
 export type RunRow = RunView & { readonly host?: string | null };
@@ -49,10 +58,19 @@ export function* schedulerSnapshot(port: StorePort): Op<SchedulerSnapshot> {
   const epics: EpicSnapshot[] = [];
   // What each epic spent, in one read for all of them (docs/budgets.md).
   const spent = new Map((yield* epicSpends(port)).map((r) => [r.epic_id, r]));
-  for (const e of yield* call(port.listEpics())) if (e.status !== 'done') epics.push(yield* epicSnapshot(port, e, spent.get(e.id)));
+  for (const e of yield* call(port.listEpics()))
+    if (e.status !== 'done') epics.push(yield* epicSnapshot(port, e, spent.get(e.id)));
   const runs = (yield* call(port.runningRuns(1000))).map((r) => {
     const mine = port.host === null || r.host === port.host;
-    return { id: r.id, epicId: r.epic_id, stepAnchor: r.step_anchor, role: r.role as Role | typeof SETUP_ROLE, startedAt: r.started_at, pid: mine ? r.pid : null, agentPid: mine ? r.agent_pid : null };
+    return {
+      id: r.id,
+      epicId: r.epic_id,
+      stepAnchor: r.step_anchor,
+      role: r.role as Role | typeof SETUP_ROLE,
+      startedAt: r.started_at,
+      pid: mine ? r.pid : null,
+      agentPid: mine ? r.agent_pid : null,
+    };
   });
   return { epics, runs, today: yield* todaySpend(port) };
 }
@@ -64,16 +82,36 @@ function* epicSnapshot(port: StorePort, e: EpicRow, spent: EpicSpend | undefined
   const { entered, implemented, reset } = markers;
   const v = yield* epicVerification(port, e.id, markers);
   const c = yield* call(port.epicCounts(e, implemented?.at ?? null));
-  const reworkPending = entered?.action === 'signal_implementation_failure' && !(c.last_ralph_success !== null && c.last_ralph_success > (entered?.at ?? ''));
+  const reworkPending =
+    entered?.action === 'signal_implementation_failure' &&
+    !(c.last_ralph_success !== null && c.last_ralph_success > (entered?.at ?? ''));
   return {
-    id: e.id, title: e.title, status: e.status, statusReason: e.status_reason, priority: e.priority, complexity: e.complexity,
-    iteration: e.iteration, buildBudget: buildBudget(e), planIteration: e.plan_iteration, planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
+    id: e.id,
+    title: e.title,
+    status: e.status,
+    statusReason: e.status_reason,
+    priority: e.priority,
+    complexity: e.complexity,
+    iteration: e.iteration,
+    buildBudget: buildBudget(e),
+    planIteration: e.plan_iteration,
+    planBudget: COMPLEXITY_POLICY[e.complexity].planIterations,
     planPath,
     awaitingApproval: Boolean(c.awaiting_approval),
     planner: e.planner,
-    steps: { total: p?.all.length ?? 0, completed: p?.completed.length ?? 0, ready: p?.ready ?? [], claimedLive: p?.claimed ?? [] },
+    steps: {
+      total: p?.all.length ?? 0,
+      completed: p?.completed.length ?? 0,
+      ready: p?.ready ?? [],
+      claimedLive: p?.claimed ?? [],
+    },
     worktree: e.worktree_path,
-    verification: { lastVerdict: v.lastVerdict, sameFailureStreak: v.sameFailureStreak, running: false, unverifiedBuild: v.unverifiedBuild },
+    verification: {
+      lastVerdict: v.lastVerdict,
+      sameFailureStreak: v.sameFailureStreak,
+      running: false,
+      unverifiedBuild: v.unverifiedBuild,
+    },
     reworkPending,
     review: { signalsThisIteration: Number(c.signals_this_iteration), bartRunsThisIteration: Number(c.bart_runs) },
     signalsAwaitingPerson: Number(c.awaiting_person),
@@ -99,10 +137,17 @@ function* faultsOf(port: StorePort, epicId: string, reset: string | null): Op<Pa
     for (const r of runs.get(role) ?? []) {
       if (r.status === 'succeeded') break;
       if (r.status === 'stopped') continue; // a person's stop is no fault (docs/scheduler-faults.md)
-      faults = faults ? { ...faults, consecutive: faults.consecutive + 1 } : {
-        consecutive: 1, lastEndedAt: r.ended_at ?? r.started_at, lastRunId: r.id, lastOutcome: r.status, lastExitCode: r.exit_code,
-        lastReason: r.outcome_reason, lastOutput: '',
-      };
+      faults = faults
+        ? { ...faults, consecutive: faults.consecutive + 1 }
+        : {
+            consecutive: 1,
+            lastEndedAt: r.ended_at ?? r.started_at,
+            lastRunId: r.id,
+            lastOutcome: r.status,
+            lastExitCode: r.exit_code,
+            lastReason: r.outcome_reason,
+            lastOutput: '',
+          };
     }
     if (faults) out[role] = faults;
   }
@@ -110,6 +155,7 @@ function* faultsOf(port: StorePort, epicId: string, reset: string | null): Op<Pa
   const faults = Object.entries(out) as [FaultRole, RoleFaults][];
   if (faults.length === 0) return out;
   const tails = yield* call(port.outputTails(faults.map(([, f]) => f.lastRunId)));
-  for (const [role, f] of faults) out[role] = { ...f, lastOutput: (tails.get(f.lastRunId) ?? '').split('\n').slice(-10).join('\n') };
+  for (const [role, f] of faults)
+    out[role] = { ...f, lastOutput: (tails.get(f.lastRunId) ?? '').split('\n').slice(-10).join('\n') };
   return out;
 }

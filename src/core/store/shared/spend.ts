@@ -37,7 +37,13 @@ export interface SpendPort {
 
 /** Each epic's spend (one, or every epic with an ended agent run), minutes counted from the summed milliseconds. */
 export function* epicSpends(port: StorePort, epicId?: string): Op<EpicSpend[]> {
-  return (yield* call(port.spendByEpic(epicId))).map(({ ms, ...r }) => ({ epic_id: r.epic_id, usd: r.usd, tokens: r.tokens, minutes: ms / 60_000, runs: r.runs }));
+  return (yield* call(port.spendByEpic(epicId))).map(({ ms, ...r }) => ({
+    epic_id: r.epic_id,
+    usd: r.usd,
+    tokens: r.tokens,
+    minutes: ms / 60_000,
+    runs: r.runs,
+  }));
 }
 
 /** Today's spend of the whole store, by the transaction's clock. */
@@ -50,7 +56,8 @@ export function* todaySpend(port: StorePort): Op<DailySpend> {
 export function* spendReport(port: StorePort, epicId?: string): Op<SpendReport> {
   if (epicId !== undefined) yield* requireEpic(port, epicId);
   const rows = yield* epicSpends(port, epicId);
-  const epics = epicId !== undefined && rows.length === 0 ? [{ epic_id: epicId, usd: 0, tokens: 0, minutes: 0, runs: 0 }] : rows;
+  const epics =
+    epicId !== undefined && rows.length === 0 ? [{ epic_id: epicId, usd: 0, tokens: 0, minutes: 0, runs: 0 }] : rows;
   return { epics, today: yield* todaySpend(port) };
 }
 
@@ -58,10 +65,16 @@ export function* spendReport(port: StorePort, epicId?: string): Op<SpendReport> 
  * Sets some of an epic's own limits (a kind left out keeps its value; null goes back to the config's),
  * recording the change with what it was; refused for a limit that is not a positive number.
  */
-export function* setEpicBudget(port: StorePort, epicId: string, change: Partial<EpicBudgetOverride>, actor: Actor): Op<EpicRow> {
+export function* setEpicBudget(
+  port: StorePort,
+  epicId: string,
+  change: Partial<EpicBudgetOverride>,
+  actor: Actor,
+): Op<EpicRow> {
   const epic = yield* requireEpic(port, epicId, true);
   for (const [kind, value] of Object.entries(change)) {
-    if (value !== null && value !== undefined && !(Number.isFinite(value) && value > 0)) throw refuse.badBudget(kind, value);
+    if (value !== null && value !== undefined && !(Number.isFinite(value) && value > 0))
+      throw refuse.badBudget(kind, value);
   }
   const before = budgetOverrideOf(epic);
   const after: EpicBudgetOverride = {
@@ -70,6 +83,14 @@ export function* setEpicBudget(port: StorePort, epicId: string, change: Partial<
     minutes: change.minutes !== undefined ? change.minutes : before.minutes,
   };
   yield* call(port.setEpicBudgetRow(epicId, after));
-  yield* call(port.writeEvent(actor, { entity: 'epic', action: 'budget', epicId, reason: 'budget set by a person', data: { from: before, to: after } }));
+  yield* call(
+    port.writeEvent(actor, {
+      entity: 'epic',
+      action: 'budget',
+      epicId,
+      reason: 'budget set by a person',
+      data: { from: before, to: after },
+    }),
+  );
   return yield* requireEpic(port, epicId);
 }

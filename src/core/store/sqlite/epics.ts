@@ -5,30 +5,61 @@ import type { SqliteMethods } from './port.ts';
 /** Epics, their state and the debt register (shared/epics.ts). */
 export const epicsSql: SqliteMethods<EpicsPort> = {
   insertEpic(id, input, complexity, planner) {
-    return this.db.prepare(`INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
+    return (
+      this.db
+        .prepare(
+          `INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
         budget_usd, budget_tokens, budget_minutes)
-      VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
-      .run(id, input.title.trim(), input.brief, input.priority, complexity, input.complexity ? 'override' : 'detected', input.maxIterations ?? null, this.now, this.now, planner,
-        input.budget?.usd ?? null, input.budget?.tokens ?? null, input.budget?.minutes ?? null).changes === 1;
+      VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        )
+        .run(
+          id,
+          input.title.trim(),
+          input.brief,
+          input.priority,
+          complexity,
+          input.complexity ? 'override' : 'detected',
+          input.maxIterations ?? null,
+          this.now,
+          this.now,
+          planner,
+          input.budget?.usd ?? null,
+          input.budget?.tokens ?? null,
+          input.budget?.minutes ?? null,
+        ).changes === 1
+    );
   },
   epicRow(id) {
     return this.db.prepare('SELECT * FROM epics WHERE id = ?').get(id) as EpicRow | undefined;
   },
   listEpics(status) {
-    return (status
-      ? this.db.prepare(`SELECT * FROM epics WHERE status = ? ORDER BY priority, created_at`).all(status)
-      : this.db.prepare(`SELECT * FROM epics ORDER BY CASE status WHEN 'done' THEN 1 ELSE 0 END, priority, created_at`).all()) as EpicRow[];
+    return (
+      status
+        ? this.db.prepare(`SELECT * FROM epics WHERE status = ? ORDER BY priority, created_at`).all(status)
+        : this.db
+            .prepare(`SELECT * FROM epics ORDER BY CASE status WHEN 'done' THEN 1 ELSE 0 END, priority, created_at`)
+            .all()
+    ) as EpicRow[];
   },
   setEpicStatus(id, from, to, statusReason, iteration) {
-    this.db.prepare('UPDATE epics SET status = ?, status_reason = ?, iteration = ?, updated_at = ? WHERE id = ? AND status = ?').run(to, statusReason, iteration, this.now, id, from);
+    this.db
+      .prepare(
+        'UPDATE epics SET status = ?, status_reason = ?, iteration = ?, updated_at = ? WHERE id = ? AND status = ?',
+      )
+      .run(to, statusReason, iteration, this.now, id, from);
   },
   *epicBlockEvents(id): Generator<BlockEvent> {
-    const rows = this.db.prepare(`SELECT action, at, from_status, data FROM events WHERE epic_id = ? AND entity = 'epic' AND (to_status = 'blocked' OR action = 'retry') ORDER BY id DESC`)
+    const rows = this.db
+      .prepare(
+        `SELECT action, at, from_status, data FROM events WHERE epic_id = ? AND entity = 'epic' AND (to_status = 'blocked' OR action = 'retry') ORDER BY id DESC`,
+      )
       .iterate(id) as IterableIterator<Omit<BlockEvent, 'data'> & { data: string | null }>;
-    for (const e of rows) yield { ...e, data: e.data ? JSON.parse(e.data) as Record<string, unknown> : null };
+    for (const e of rows) yield { ...e, data: e.data ? (JSON.parse(e.data) as Record<string, unknown>) : null };
   },
   approveMergeRow(id, by) {
-    this.db.prepare('UPDATE epics SET merge_approved_by = ?, merge_approved_at = ?, updated_at = ? WHERE id = ?').run(by, this.now, this.now, id);
+    this.db
+      .prepare('UPDATE epics SET merge_approved_by = ?, merge_approved_at = ?, updated_at = ? WHERE id = ?')
+      .run(by, this.now, this.now, id);
   },
   setPlannerRow(id, planner) {
     this.db.prepare('UPDATE epics SET planner = ?, updated_at = ? WHERE id = ?').run(planner, this.now, id);
@@ -37,21 +68,35 @@ export const epicsSql: SqliteMethods<EpicsPort> = {
     this.db.prepare('UPDATE epics SET iteration = iteration + 1, updated_at = ? WHERE id = ?').run(this.now, id);
   },
   setPullRequestRow(id, url) {
-    this.db.prepare('UPDATE epics SET pr_url = ?, pr_checked_at = ?, updated_at = ? WHERE id = ?').run(url, this.now, this.now, id);
+    this.db
+      .prepare('UPDATE epics SET pr_url = ?, pr_checked_at = ?, updated_at = ? WHERE id = ?')
+      .run(url, this.now, this.now, id);
   },
   markPullRequestChecked(id) {
     this.db.prepare('UPDATE epics SET pr_checked_at = ? WHERE id = ?').run(this.now, id);
   },
   setEpicWorktree(id, path, branch) {
-    this.db.prepare('UPDATE epics SET worktree_path = ?, branch = ?, updated_at = ? WHERE id = ?').run(path, branch, this.now, id);
+    this.db
+      .prepare('UPDATE epics SET worktree_path = ?, branch = ?, updated_at = ? WHERE id = ?')
+      .run(path, branch, this.now, id);
   },
   openDebt(epicId, event, fromStatus, reason, by) {
-    this.db.prepare('INSERT INTO debt (epic_id, reason, event, from_status, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?)').run(epicId, reason, event, fromStatus, by, this.now);
+    this.db
+      .prepare(
+        'INSERT INTO debt (epic_id, reason, event, from_status, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(epicId, reason, event, fromStatus, by, this.now);
   },
   closeDebt(epicId, resolution) {
-    this.db.prepare('UPDATE debt SET resolved_at = ?, resolution = ? WHERE epic_id = ? AND resolved_at IS NULL').run(this.now, resolution, epicId);
+    this.db
+      .prepare('UPDATE debt SET resolved_at = ?, resolution = ? WHERE epic_id = ? AND resolved_at IS NULL')
+      .run(this.now, resolution, epicId);
   },
   listDebt(all) {
-    return this.db.prepare(`SELECT d.*, e.title FROM debt d JOIN epics e ON e.id = d.epic_id ${all ? '' : 'WHERE d.resolved_at IS NULL'} ORDER BY d.id DESC`).all() as DebtRow[];
+    return this.db
+      .prepare(
+        `SELECT d.*, e.title FROM debt d JOIN epics e ON e.id = d.epic_id ${all ? '' : 'WHERE d.resolved_at IS NULL'} ORDER BY d.id DESC`,
+      )
+      .all() as DebtRow[];
   },
 };

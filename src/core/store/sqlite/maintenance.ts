@@ -8,7 +8,13 @@ export function findOrphanedPlans(db: Database, roots: readonly string[]): strin
 }
 
 /** Tables whose rows hang off a plan's steps; dangling rows there are safe to delete. */
-export const PLAN_CHILD_TABLES: readonly string[] = ['plan_files', 'steps', 'step_deps', 'checklist_items', 'artifacts'];
+export const PLAN_CHILD_TABLES: readonly string[] = [
+  'plan_files',
+  'steps',
+  'step_deps',
+  'checklist_items',
+  'artifacts',
+];
 
 interface ForeignKeyViolation {
   table: string;

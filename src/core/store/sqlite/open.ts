@@ -35,7 +35,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     if (path !== ':memory:') {
       const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
       if (mode.toLowerCase() !== 'wal') {
-        throw new EnvironmentError('wal_unavailable', `${path}: could not switch the database to WAL mode (got '${mode}')`);
+        throw new EnvironmentError(
+          'wal_unavailable',
+          `${path}: could not switch the database to WAL mode (got '${mode}')`,
+        );
       }
     }
     db.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON');
@@ -64,8 +67,13 @@ function openReadOnly(path: string, timeout: number): Database | null {
       db?.close();
       db = undefined;
       const code = String((err as { code?: unknown }).code ?? '');
-      if (!(code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) || existsSync(`${path}-wal`)) throw err;
-      db = connect(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, { readonly: true, fileMustExist: true, timeout });
+      if (!(code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) || existsSync(`${path}-wal`))
+        throw err;
+      db = connect(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, {
+        readonly: true,
+        fileMustExist: true,
+        timeout,
+      });
     }
     const version = Number(db.pragma('user_version', { simple: true }));
     if (version > SCHEMA_VERSION) throw tooNew(path, version);

@@ -29,7 +29,32 @@ import type { Database } from './sqlite.ts';
 /** SQLite port methods answer synchronously, with rows (shared/op.ts); each sees the connection, inside the operation's transaction, and its time. */
 export type SqliteMethods<P> = PortMethods<P, { readonly db: Database; readonly now: string; readonly host: null }>;
 
-const METHODS: SqliteMethods<StorePort> = { ...rowsSql, ...readinessSql, ...claimsSql, ...commitTargetSql, ...reconcileSql, ...completeSql, ...itemsSql, ...reopenSql, ...initPlanSql, ...epicsSql, ...planVersionsSql, ...epicVerificationSql, ...schedulerSql, ...handoffSql, ...signalsSql, ...planningNotesSql, ...runsSql, ...queriesSql, ...contextSql, ...recordsSql, ...pruneSql, ...spendSql, ...portsSql, ...filesClaimSql };
+const METHODS: SqliteMethods<StorePort> = {
+  ...rowsSql,
+  ...readinessSql,
+  ...claimsSql,
+  ...commitTargetSql,
+  ...reconcileSql,
+  ...completeSql,
+  ...itemsSql,
+  ...reopenSql,
+  ...initPlanSql,
+  ...epicsSql,
+  ...planVersionsSql,
+  ...epicVerificationSql,
+  ...schedulerSql,
+  ...handoffSql,
+  ...signalsSql,
+  ...planningNotesSql,
+  ...runsSql,
+  ...queriesSql,
+  ...contextSql,
+  ...recordsSql,
+  ...pruneSql,
+  ...spendSql,
+  ...portsSql,
+  ...filesClaimSql,
+};
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
 export function sqlitePort(db: Database, now: Date): StorePort {

@@ -9,7 +9,11 @@ export const pruneSql: SqliteMethods<PrunePort> = {
     return this.db.prepare('SELECT plan_path FROM plans ORDER BY plan_path').pluck().all() as string[];
   },
   planStepCounts(plan) {
-    return this.db.prepare(`SELECT COUNT(*) AS steps, COALESCE(SUM(status = 'completed'), 0) AS completed FROM steps WHERE plan_path = ?`).get(plan) as { steps: number; completed: number };
+    return this.db
+      .prepare(
+        `SELECT COUNT(*) AS steps, COALESCE(SUM(status = 'completed'), 0) AS completed FROM steps WHERE plan_path = ?`,
+      )
+      .get(plan) as { steps: number; completed: number };
   },
   deletePlan(plan) {
     this.db.prepare('DELETE FROM plans WHERE plan_path = ?').run(plan);

@@ -30,9 +30,13 @@ export const DERIVED_BLOCKERS = `
 /** Rewrites a plan's stored blockers and open-step count from scratch (after its structure changed). */
 export function recomputeReadiness(db: Database, plan: string): void {
   db.prepare('UPDATE steps SET blockers = 0 WHERE plan_path = @plan AND blockers != 0').run({ plan });
-  db.prepare(`UPDATE steps SET blockers = b.n FROM (${DERIVED_BLOCKERS}) AS b WHERE steps.plan_path = @plan AND steps.anchor = b.top`).run({ plan });
-  db.prepare(`UPDATE plans SET open_steps = (SELECT COUNT(*) FROM steps s WHERE s.plan_path = @plan AND s.parent_anchor IS NULL AND s.status != 'completed')
-    WHERE plan_path = @plan`).run({ plan });
+  db.prepare(
+    `UPDATE steps SET blockers = b.n FROM (${DERIVED_BLOCKERS}) AS b WHERE steps.plan_path = @plan AND steps.anchor = b.top`,
+  ).run({ plan });
+  db.prepare(
+    `UPDATE plans SET open_steps = (SELECT COUNT(*) FROM steps s WHERE s.plan_path = @plan AND s.parent_anchor IS NULL AND s.status != 'completed')
+    WHERE plan_path = @plan`,
+  ).run({ plan });
 }
 
 /**
@@ -64,8 +68,13 @@ const STATE_LETTER = `CASE
  */
 export function partitionAtOnce(db: Database, plan: string, now: string): StepPartition {
   const p = emptyPartition();
-  const lines = db.prepare(`SELECT group_concat(${STATE_LETTER} || anchor, char(10) ORDER BY step_index)
-      FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL`).pluck().get({ plan, now }) as string | null;
+  const lines = db
+    .prepare(
+      `SELECT group_concat(${STATE_LETTER} || anchor, char(10) ORDER BY step_index)
+      FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL`,
+    )
+    .pluck()
+    .get({ plan, now }) as string | null;
   if (lines === null) return p;
   // Anchors are lowercase letters, digits and dashes (docs/plan-grammar.md): the lines split back exactly.
   for (const line of lines.split('\n')) place(p, line.slice(1), line[0]);
@@ -87,10 +96,14 @@ function shapeOf(db: Database, plan: string, hash: string): Shape {
   const byPlan = shapes.get(db) as Map<string, Shape | null>;
   const known = byPlan.get(plan);
   if (known?.hash === hash) return known;
-  const rows = db.prepare('SELECT step_index, anchor FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index')
-    .raw().all(plan) as [number, string][];
+  const rows = db
+    .prepare('SELECT step_index, anchor FROM steps WHERE plan_path = ? AND parent_anchor IS NULL ORDER BY step_index')
+    .raw()
+    .all(plan) as [number, string][];
   const position = new Int32Array((rows.at(-1)?.[0] ?? -1) + 1).fill(-1);
-  rows.forEach(([index], i) => { position[index] = i; });
+  rows.forEach(([index], i) => {
+    position[index] = i;
+  });
   const shape: Shape = { hash, anchors: rows.map((r) => r[1]), position };
   byPlan.set(plan, shape);
   return shape;
@@ -108,23 +121,39 @@ const BLOCKED = 6;
  */
 export function partitionByShape(db: Database, plan: string, now: string): StepPartition {
   const p = emptyPartition();
-  const head = db.prepare('SELECT plan_hash, open_steps FROM plans WHERE plan_path = ?').get(plan) as { plan_hash: string; open_steps: number } | undefined;
+  const head = db.prepare('SELECT plan_hash, open_steps FROM plans WHERE plan_path = ?').get(plan) as
+    { plan_hash: string; open_steps: number } | undefined;
   if (!head) return p;
   if (!shapes.has(db)) shapes.set(db, new Map());
   const shape = shapeOf(db, plan, head.plan_hash);
   const at = (index: number): number => shape.position[index] ?? -1;
   const state = new Uint8Array(shape.anchors.length);
-  const held = db.prepare(`SELECT step_index, lease_expires_at, blockers FROM steps
-      WHERE plan_path = ? AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')`).raw().all(plan) as [number, string | null, number][];
-  for (const [index, lease, blockers] of held) state[at(index)] = CODE_OF[stateLetter('claimed', lease !== null && lease < now, blockers)];
-  const ready = db.prepare(`SELECT step_index FROM steps INDEXED BY idx_steps_ready
-      WHERE plan_path = ? AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0`).pluck().all(plan) as number[];
+  const held = db
+    .prepare(
+      `SELECT step_index, lease_expires_at, blockers FROM steps
+      WHERE plan_path = ? AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress')`,
+    )
+    .raw()
+    .all(plan) as [number, string | null, number][];
+  for (const [index, lease, blockers] of held)
+    state[at(index)] = CODE_OF[stateLetter('claimed', lease !== null && lease < now, blockers)];
+  const ready = db
+    .prepare(
+      `SELECT step_index FROM steps INDEXED BY idx_steps_ready
+      WHERE plan_path = ? AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0`,
+    )
+    .pluck()
+    .all(plan) as number[];
   for (const index of ready) state[at(index)] = READY;
   // Whichever of completed and pending is smaller is read; the other is what is left. The count
   // only picks the cheaper query: either way the result is exact.
   const completedMore = shape.anchors.length - head.open_steps > shape.anchors.length / 2;
-  const listed = db.prepare(`SELECT step_index FROM steps INDEXED BY idx_steps_top WHERE plan_path = ? AND parent_anchor IS NULL AND status = ?`)
-    .pluck().all(plan, completedMore ? 'pending' : 'completed') as number[];
+  const listed = db
+    .prepare(
+      `SELECT step_index FROM steps INDEXED BY idx_steps_top WHERE plan_path = ? AND parent_anchor IS NULL AND status = ?`,
+    )
+    .pluck()
+    .all(plan, completedMore ? 'pending' : 'completed') as number[];
   const [mark, rest] = completedMore ? [BLOCKED, COMPLETED] : [COMPLETED, BLOCKED];
   for (const index of listed) if (state[at(index)] === 0) state[at(index)] = mark;
   shape.anchors.forEach((anchor, i) => place(p, anchor, LETTER_OF[state[i] || rest]));
@@ -133,10 +162,15 @@ export function partitionByShape(db: Database, plan: string, now: string): StepP
 
 /** How many top-level steps are claimable right now, and how many are not yet completed: one query. */
 export function countOpen(db: Database, plan: string, now: string): { ready: number; remaining: number } {
-  const [ready, remaining] = db.prepare(`SELECT
+  const [ready, remaining] = db
+    .prepare(
+      `SELECT
       (SELECT COUNT(*) FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0)
     + (SELECT COUNT(*) FROM steps WHERE plan_path = @plan AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress') AND lease_expires_at < @now AND blockers = 0),
-      (SELECT open_steps FROM plans WHERE plan_path = @plan)`).raw().get({ plan, now }) as [number, number | null];
+      (SELECT open_steps FROM plans WHERE plan_path = @plan)`,
+    )
+    .raw()
+    .get({ plan, now }) as [number, number | null];
   return { ready: Number(ready), remaining: Number(remaining ?? 0) };
 }
 

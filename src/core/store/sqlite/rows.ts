@@ -16,8 +16,18 @@ export function writeEvent(db: Database, at: string, actor: Actor | null, e: Eve
     `INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    at, actor?.worktree ?? null, actor?.agent ?? null, e.entity, e.action, e.planPath ?? null, e.stepAnchor ?? null,
-    e.epicId ?? null, e.from ?? null, e.to ?? null, e.reason ?? null, e.data === undefined ? null : JSON.stringify(e.data),
+    at,
+    actor?.worktree ?? null,
+    actor?.agent ?? null,
+    e.entity,
+    e.action,
+    e.planPath ?? null,
+    e.stepAnchor ?? null,
+    e.epicId ?? null,
+    e.from ?? null,
+    e.to ?? null,
+    e.reason ?? null,
+    e.data === undefined ? null : JSON.stringify(e.data),
   );
 }
 
@@ -27,7 +37,9 @@ export function findPlan(db: Database, planPath: string): PlanRow | undefined {
 
 /** The structure recorded when the plan was initialised. */
 export function initialisedStructure(db: Database, planPath: string): PlanStructure {
-  return JSON.parse(String(db.prepare('SELECT structure FROM plan_files WHERE plan_path = ?').pluck().get(planPath))) as PlanStructure;
+  return JSON.parse(
+    String(db.prepare('SELECT structure FROM plan_files WHERE plan_path = ?').pluck().get(planPath)),
+  ) as PlanStructure;
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -35,7 +47,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
 }
 
 function stepRow(db: Database, planPath: string, anchor: string): StepRow | undefined {
-  return db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(planPath, anchor) as StepRow | undefined;
+  return db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(planPath, anchor) as
+    StepRow | undefined;
 }
 
 /**
@@ -52,12 +65,15 @@ export const rowsSql: SqliteMethods<RowsPort> = {
   findClaim(planPath, anchor): Claim | undefined {
     const step = stepRow(this.db, planPath, anchor);
     if (!step) return undefined;
-    return { step, owner: step.parent_anchor ? stepRow(this.db, planPath, step.parent_anchor) ?? step : step };
+    return { step, owner: step.parent_anchor ? (stepRow(this.db, planPath, step.parent_anchor) ?? step) : step };
   },
   currentPlan(source) {
     const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
     if (bytes !== undefined) {
-      const seen = this.db.prepare(`SELECT ${PLAN_COLUMNS}, (SELECT source = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`)
+      const seen = this.db
+        .prepare(
+          `SELECT ${PLAN_COLUMNS}, (SELECT source = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`,
+        )
         .get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
       if (seen?.same === 1) {
         const { same: _, ...plan } = seen;
@@ -65,7 +81,8 @@ export const rowsSql: SqliteMethods<RowsPort> = {
       }
     }
     const found = sameStructure(this.db, source);
-    if (found?.current && bytes !== undefined) this.db.prepare('UPDATE plan_files SET source = ? WHERE plan_path = ?').run(bytes, found.plan.plan_path);
+    if (found?.current && bytes !== undefined)
+      this.db.prepare('UPDATE plan_files SET source = ? WHERE plan_path = ?').run(bytes, found.plan.plan_path);
     return found;
   },
   initialisedStructure(planPath) {
@@ -88,7 +105,10 @@ function sameStructure(db: Database, source: PlanSource): { plan: PlanRow; curre
   let row: (PlanRow & { same?: number }) | undefined;
   if (known !== undefined) row = findPlan(db, source.planPath);
   else {
-    row = db.prepare(`SELECT ${PLAN_COLUMNS}, (SELECT structure = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`)
+    row = db
+      .prepare(
+        `SELECT ${PLAN_COLUMNS}, (SELECT structure = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`,
+      )
       .get(structureJson(source.plan), source.planPath) as (PlanRow & { same: number }) | undefined;
   }
   if (!row) return undefined;

@@ -69,8 +69,11 @@ let addon: string | null | undefined;
 function addonFile(): string | undefined {
   if (addon === undefined) {
     const pkg = packageDir();
-    const target = process.platform === 'linux' && isMusl() ? `linuxmusl-${process.arch}` : `${process.platform}-${process.arch}`;
-    const candidates = pkg ? [join(pkg, 'build', 'Release', 'better_sqlite3.node'), join(pkg, 'prebuilds', `${target}.node`)] : [];
+    const target =
+      process.platform === 'linux' && isMusl() ? `linuxmusl-${process.arch}` : `${process.platform}-${process.arch}`;
+    const candidates = pkg
+      ? [join(pkg, 'build', 'Release', 'better_sqlite3.node'), join(pkg, 'prebuilds', `${target}.node`)]
+      : [];
     addon = candidates.find((c) => existsSync(c)) ?? null;
   }
   return addon ?? undefined;
@@ -105,16 +108,28 @@ export function mapSqliteError(err: unknown, dbPath: string): unknown {
   const code = typeof e?.code === 'string' ? e.code : '';
   if (!code.startsWith('SQLITE_')) return err;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new EnvironmentError('database_locked', `${dbPath}: database is locked by another process (gave up after the busy timeout)`);
+    return new EnvironmentError(
+      'database_locked',
+      `${dbPath}: database is locked by another process (gave up after the busy timeout)`,
+    );
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new EnvironmentError('database_corrupt', `${dbPath}: not a valid Springfield database (${String(e.message)}); run 'springfield doctor'`);
+    return new EnvironmentError(
+      'database_corrupt',
+      `${dbPath}: not a valid Springfield database (${String(e.message)}); run 'springfield doctor'`,
+    );
   }
   if (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_READONLY_CANTINIT') {
-    return new EnvironmentError('database_unavailable', `${dbPath}: cannot use the database: SQLite needs to create ${dbPath}-shm beside it and that folder is not writable (${String(e.message)})`);
+    return new EnvironmentError(
+      'database_unavailable',
+      `${dbPath}: cannot use the database: SQLite needs to create ${dbPath}-shm beside it and that folder is not writable (${String(e.message)})`,
+    );
   }
   if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM')) {
-    return new EnvironmentError('database_unavailable', `${dbPath}: cannot open the database for writing (${String(e.message)})`);
+    return new EnvironmentError(
+      'database_unavailable',
+      `${dbPath}: cannot open the database for writing (${String(e.message)})`,
+    );
   }
   if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
     return new EnvironmentError('database_io', `${dbPath}: disk error (${String(e.message)})`);

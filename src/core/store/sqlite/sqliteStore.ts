@@ -50,7 +50,12 @@ export class SqliteStore extends OperationStore {
   }
 
   watch(listener: () => void): Watch {
-    const w = watchDatabase(this.path, () => this.dataVersion(), listener, () => this.watches.delete(w));
+    const w = watchDatabase(
+      this.path,
+      () => this.dataVersion(),
+      listener,
+      () => this.watches.delete(w),
+    );
     this.watches.add(w);
     return w;
   }
