@@ -526,10 +526,12 @@ export class Orchestrator {
       const source = await this.work.builderPlan(epic, planPath, worktree);
       if (!source) return true;
       if (a.stepAnchor) {
+        // The store's files rule is for agents that claim by themselves: decide() already applied the
+        // scheduler's, which "filesAware": false turns off (docs/files.md).
         const claim = await this.o.store.claimNext(
           source,
           { worktree, agent: role },
-          { leaseSeconds: this.o.config.leaseSeconds },
+          { leaseSeconds: this.o.config.leaseSeconds, files: false },
         );
         if (!claim.claimed) return false;
         step = claim.step_anchor;

@@ -103,7 +103,11 @@ export interface Store {
   claimNext(
     source: PlanSource,
     actor: Actor,
-    options?: { leaseSeconds?: number; resume?: string; branch?: string | null },
+    /**
+     * `files: false` leaves out the files rule (docs/files.md, "Claims by agents themselves"): the
+     * scheduler's own decide() already chose under it, as its `filesAware` switch says.
+     */
+    options?: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean },
   ): Promise<ClaimResult>;
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
   heartbeat(

@@ -94,7 +94,7 @@ export class PostgresCore extends OperationStore {
   override claimNext(
     source: PlanSource,
     actor: Actor,
-    options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {},
+    options: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean } = {},
   ): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     const branch = options.branch ?? null;

@@ -70,6 +70,7 @@ export function* claimNext(
   actor: Actor,
   leaseSeconds: number,
   branch: string | null,
+  filesRule = true,
 ): Op<ClaimResult> {
   const plan = source.planPath;
   const row = yield* requireCurrentPlan(port, source);
@@ -91,7 +92,7 @@ export function* claimNext(
       claimed_steps: p.claimed,
     };
   }
-  const free = yield* freeOfFiles(port, plan, first, actor);
+  const free = filesRule ? yield* freeOfFiles(port, plan, first, actor) : { step: first };
   if ('waiting' in free) {
     const p = yield* call(port.partitionSteps(plan));
     return {

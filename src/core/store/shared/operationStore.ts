@@ -137,10 +137,17 @@ export abstract class OperationStore implements Store {
   claimNext(
     source: PlanSource,
     actor: Actor,
-    options: { leaseSeconds?: number; resume?: string; branch?: string | null } = {},
+    options: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean } = {},
   ): Promise<ClaimResult> {
     return this.write('claiming', (port) =>
-      claimNext(port, source, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, options.branch ?? null),
+      claimNext(
+        port,
+        source,
+        actor,
+        options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+        options.branch ?? null,
+        options.files ?? true,
+      ),
     );
   }
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
