@@ -53,7 +53,7 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
   let url: string;
 
   const worktrees = (): Worktree[] => cli<{ worktrees: Worktree[] }>(repo, ['worktrees']).worktrees;
-  const epicRow = () => row(page, `${epicId}  ${TITLE}`);
+  const epicRow = () => row(page, TITLE);
 
   before(
     async () => {

@@ -114,7 +114,7 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
     "Review changes on the implemented epic opens its branch's files against their merge base in the multi-file diff editor",
     { timeout: 90_000 },
     async () => {
-      const epicRow = row(page, `${epic.id}  ${TITLE}`);
+      const epicRow = row(page, TITLE);
       await epicRow.waitFor({ timeout: 30_000 });
       await contextAction(page, epicRow, 'Review changes', page.locator('.multiDiffEditor .multiDiffEntry').first());
       const base = git(repo, 'merge-base', 'main', `springfield/${epic.id}`);
@@ -266,7 +266,7 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
         `the fix is on the branch: ${files.join(', ')}`,
       );
       await page.keyboard.press('Escape');
-      const run = page.locator('.part.sidebar .monaco-list-row[aria-label^="Ralph · ' + epic.id + '"]').first();
+      const run = page.locator('.part.sidebar .monaco-list-row[aria-label^="Ralph · ' + TITLE + '"]').first();
       await run.waitFor({ timeout: 15_000 });
       await contextAction(
         page,
