@@ -77,7 +77,7 @@ export { pruneWorktrees } from './orchestrate/worktreePrune.ts';
 export { addWorktreeVariables, worktreeCommandEnv } from './orchestrate/worktreeEnv.ts';
 export { worktreeFacts } from './orchestrate/worktreePorts.ts';
 export { displayCommand } from './orchestrate/verify.ts';
-export { appUrl, forgetApp, recordApp, runningApp, stopApp } from './orchestrate/apps.ts';
+export { appRunning, appUrl, forgetApp, recordApp, runningApp, stopApp } from './orchestrate/apps.ts';
 export { describeDrift, type PlanStructure } from './plan/hash.ts';
 export { firstBadUtf8Line, parsePlan } from './plan/parse.ts';
 export { lazyPlanSource, loadPlanSource } from './plan/source.ts';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import {
+  appRunning,
   appUrl,
   configPathFor,
   displayCommand,
@@ -71,11 +72,7 @@ export const appCommand: Command = {
     // The run commands come from config.json: they run only once you allowed it (docs/trust.md).
     requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const running = runningApp(worktree);
-    if (running)
-      throw new RefusedError(
-        'app_running',
-        `${epic.id}'s app already runs (pid ${running.pid}${running.url ? `, ${running.url}` : ''}); stop it with: springfield app ${epic.id} --stop`,
-      );
+    if (running) throw appRunning(epic.id, running);
 
     const facts = await worktreeFacts(store, { epic, worktree, mainRoot: mainRoot ?? worktree, config, env: ctx.env });
     const env = worktreeCommandEnv(ctx.env, facts);

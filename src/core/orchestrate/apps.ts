@@ -65,6 +65,14 @@ export function runningApp(worktree: string): AppRecord | null {
   return null;
 }
 
+/** The refusal of a second start while the epic's app runs. */
+export function appRunning(epicId: string, app: AppRecord): RefusedError {
+  return new RefusedError(
+    'app_running',
+    `${epicId}'s app already runs (pid ${app.pid}${app.url ? `, ${app.url}` : ''}); stop it with: springfield app ${epicId} --stop`,
+  );
+}
+
 /** Records a started app; refused while another runs for the epic. */
 export function recordApp(record: AppRecord): void {
   const path = fileOf(record.worktree);
@@ -74,12 +82,7 @@ export function recordApp(record: AppRecord): void {
       `${record.worktree} is not a worktree Springfield made (no .git file naming its git folder)`,
     );
   const other = runningApp(record.worktree);
-  if (other && other.pid !== record.pid) {
-    throw new RefusedError(
-      'app_running',
-      `${record.epic_id}'s app already runs (pid ${other.pid}${other.url ? `, ${other.url}` : ''}); stop it with: springfield app ${record.epic_id} --stop`,
-    );
-  }
+  if (other && other.pid !== record.pid) throw appRunning(record.epic_id, other);
   rmSync(path, { force: true });
   createExclusively(path, `${JSON.stringify(record)}\n`);
 }
