@@ -130,6 +130,15 @@ export const runCommand: Command = {
     const epic = await store.getEpic(epicId);
     const misplaced = agentPlaceProblem(role, epic, actor.worktree, ctx.location.mainRoot, ctx.env);
     if (misplaced) throw new RefusedError('outside_epic_worktree', `${misplaced}; nothing was started`);
+    // Ports are reserved before the run is recorded: a reservation that fails (the range used up, the store
+    // unreachable) refuses with nothing claimed and no run left to reap.
+    const facts = await worktreeFacts(store, {
+      epic,
+      worktree: actor.worktree,
+      mainRoot: ctx.location.mainRoot ?? actor.worktree,
+      config,
+      env: ctx.env,
+    });
     const prepared = await store.beginAgentRun({
       role,
       epicId,
@@ -182,11 +191,7 @@ export const runCommand: Command = {
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
     // The worktree's ports and the config's env map, as its setup and verification get them (docs/worktrees.md, "Ports").
-    const mainRoot = ctx.location.mainRoot ?? actor.worktree;
-    addWorktreeVariables(
-      env,
-      await worktreeFacts(store, { epic, worktree: actor.worktree, mainRoot, config, env: ctx.env }),
-    );
+    addWorktreeVariables(env, facts);
     if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined))
       env.ELECTRON_RUN_AS_NODE = '1';
     // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
