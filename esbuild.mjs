@@ -55,12 +55,17 @@ const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(promp
 const versionDefine = { __SF_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) };
 
 // In the step commands' bundle, core's imports of these builtins go to forwarders that load them on
-// first call (src/cli/lazy/, docs/cli-cost.md): most step commands never hash or run git.
-const LAZY_BUILTINS = { 'node:crypto': 'src/cli/lazy/crypto.ts', 'node:child_process': 'src/cli/lazy/childProcess.ts' };
+// first call (src/cli/lazy/, docs/cli-cost.md): most step commands never hash, run git or ask the host's name.
+const LAZY_BUILTINS = {
+  'node:crypto': 'src/cli/lazy/crypto.ts',
+  'node:child_process': 'src/cli/lazy/childProcess.ts',
+  'node:os': 'src/cli/lazy/os.ts',
+  'node:module': 'src/cli/lazy/module.ts',
+};
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
-    build.onResolve({ filter: /^node:(crypto|child_process)$/ }, (args) => ({
+    build.onResolve({ filter: /^node:(crypto|child_process|os|module)$/ }, (args) => ({
       path: resolve(LAZY_BUILTINS[args.path]),
     }));
   },

@@ -1,3 +1,4 @@
+import { openStepStore } from '../core/index.ts';
 import { dispatch } from './dispatch.ts';
 import { STEP_MODULES } from './commands/modules.ts';
 import { exitWhenDone, processIo } from './stdio.ts';
@@ -8,4 +9,4 @@ import { exitWhenDone, processIo } from './stdio.ts';
  * A step command is synchronous under its promise (the database is closed when it resolves), so the
  * process exits as soon as it is done.
  */
-exitWhenDone(dispatch(process.argv.slice(2), processIo(), STEP_MODULES), { immediately: true });
+exitWhenDone(dispatch(process.argv.slice(2), processIo(), STEP_MODULES, openStepStore), { immediately: true });

@@ -7,22 +7,30 @@ import {
   isDatabaseUrl,
   lazyPlanSource,
   locateRepo,
-  openStore,
   repositoryId,
   type PlanSource,
   type RepoLocation,
+  type StepStore,
   type Store,
+  type StoreSettings,
   UsageError,
 } from '../core/index.ts';
 import { int, str, wholeNumber, type ParsedArgs } from './args.ts';
 
-/** What a command needs from its surroundings, resolved lazily so bad input fails before any I/O. */
-export class CliContext {
+/** How the CLI opens its store: openStore (the whole Store), or openStepStore in the step commands' bundle. */
+export type OpenStore<S extends StepStore> = (settings: StoreSettings) => S;
+
+/**
+ * What a command needs from its surroundings, resolved lazily so bad input fails before any I/O.
+ * `S` is the store its commands get: the step commands ask only for a StepStore (docs/cli-cost.md, "The step store").
+ */
+export class CliContext<S extends StepStore = Store> {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly args: ParsedArgs;
+  private readonly openStore: OpenStore<S>;
   private repo: RepoLocation | undefined;
-  private opened: Store | undefined;
+  private opened: S | undefined;
   private openedToCreate = false;
   private openedReadOnly = false;
   /** Whether creating the database added `.springfield/` to the main worktree's .gitignore. */
@@ -30,10 +38,11 @@ export class CliContext {
   /** Lines for stderr (as a result's warnings), printed whether the command succeeds or fails. */
   readonly warnings: string[] = [];
 
-  constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs) {
+  constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs, openStore: OpenStore<S>) {
     this.cwd = cwd;
     this.env = env;
     this.args = args;
+    this.openStore = openStore;
   }
 
   get location(): RepoLocation {
@@ -71,7 +80,7 @@ export class CliContext {
    * command never leaves a file behind. `read` opens read-only, so a database the user may not
    * write can still be shown. An open store is reused when it allows `mode`.
    */
-  store(mode: 'create' | 'write' | 'read'): Store {
+  store(mode: 'create' | 'write' | 'read'): S {
     if (this.opened && ((mode === 'create' && !this.openedToCreate) || (mode !== 'read' && this.openedReadOnly)))
       this.closeStore();
     if (!this.opened && isDatabaseUrl(this.dbPath)) {
@@ -81,7 +90,7 @@ export class CliContext {
     }
     if (!this.opened) {
       const creating = mode === 'create' && !existsSync(this.dbPath);
-      this.opened = openStore({
+      this.opened = this.openStore({
         location: this.dbPath,
         ifMissing: mode === 'create' ? 'create' : 'empty',
         readOnly: mode === 'read',
@@ -98,11 +107,11 @@ export class CliContext {
    * A store of the caller's own, to close when done (the MCP tools open one per call): the shared
    * server for a URL, with this repository's id and this host; else the SQLite file, never created.
    */
-  ownStore(): Store {
-    if (!isDatabaseUrl(this.dbPath)) return openStore({ location: this.dbPath, ifMissing: 'empty' });
+  ownStore(): S {
+    if (!isDatabaseUrl(this.dbPath)) return this.openStore({ location: this.dbPath, ifMissing: 'empty' });
     const cwd = this.location.worktreeRoot ?? this.cwd;
     const connectRetryMs = connectTimeoutMs(this.env);
-    return openStore({
+    return this.openStore({
       location: this.dbPath,
       repository: repositoryId(this.location.commonDir, cwd, this.env),
       host: hostId(this.env),

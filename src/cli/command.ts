@@ -1,9 +1,10 @@
 import type { OptionSpec, PositionalSpec } from './args.ts';
+import type { StepStore, Store } from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
 import type { CommandOutput } from './output.ts';
 
-/** A CLI command: declared arguments (for parsing and --help) and a thin run over core. */
-export interface Command {
+/** A CLI command: declared arguments (for parsing and --help) and a thin run over core, with a store of kind `S`. */
+export interface Command<S extends StepStore = Store> {
   readonly name: string;
   readonly summary: string;
   readonly positionals: readonly PositionalSpec[];
@@ -12,7 +13,7 @@ export interface Command {
   readonly details?: string;
   /** Takes a command after a bare `--` (ctx.args.rest, untouched); elsewhere `--` only ends the options. */
   readonly trailingCommand?: boolean;
-  run(ctx: CliContext): Promise<CommandOutput>;
+  run(ctx: CliContext<S>): Promise<CommandOutput>;
 }
 
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
@@ -66,6 +67,6 @@ export const LEASE_OPTION: OptionSpec = {
 };
 
 /** Positional argument i, which the parser has already checked is present when required. */
-export function arg(ctx: CliContext, i: number): string {
+export function arg(ctx: CliContext<StepStore>, i: number): string {
   return ctx.args.positionals[i] as string;
 }

@@ -1,9 +1,16 @@
-import { type ErrorCategory, type ErrorCode, ERROR_CODES, SpringfieldError, UsageError } from '../core/index.ts';
+import {
+  type ErrorCategory,
+  type ErrorCode,
+  ERROR_CODES,
+  type StepStore,
+  SpringfieldError,
+  UsageError,
+} from '../core/index.ts';
 import { parseArgs } from './args.ts';
 import { GLOBAL_OPTIONS } from './command.ts';
 import type { CommandModule } from './commands/modules.ts';
 import type { Command } from './command.ts';
-import { CliContext } from './cliContext.ts';
+import { CliContext, type OpenStore } from './cliContext.ts';
 import { commandHelp, groupHelp, mainHelp, VERSION } from './help.ts';
 import { messageOf } from '../shared/errorMessage.ts';
 
@@ -20,9 +27,15 @@ export interface Io {
 
 /**
  * Runs one CLI invocation over the given command modules and returns its exit code; the only place
- * errors become exit codes. Only the module of the named command is loaded.
+ * errors become exit codes. Only the module of the named command is loaded. `openStore` opens the
+ * store the commands get (the step commands' bundle passes openStepStore: docs/cli-cost.md, "The step store").
  */
-export async function dispatch(argv: readonly string[], io: Io, modules: readonly CommandModule[]): Promise<number> {
+export async function dispatch<S extends StepStore>(
+  argv: readonly string[],
+  io: Io,
+  modules: readonly CommandModule<S>[],
+  openStore: OpenStore<S>,
+): Promise<number> {
   // Only our own options count: everything after a bare `--` is an argument (or the agent command).
   const ours = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   const json = ours.includes('--json');
@@ -35,7 +48,7 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
     io.stdout(`${VERSION}\n`);
     return 0;
   }
-  let ctx: CliContext | undefined;
+  let ctx: CliContext<S> | undefined;
   try {
     const words = name === 'help' ? rest : [name, ...rest];
     const COMMANDS = await commandsFor(modules, words[0]);
@@ -67,7 +80,7 @@ export async function dispatch(argv: readonly string[], io: Io, modules: readonl
       command.positionals,
       command.trailingCommand,
     );
-    ctx = new CliContext(io.cwd, io.env, args);
+    ctx = new CliContext(io.cwd, io.env, args, openStore);
     const result = await command.run(ctx);
     for (const w of [...ctx.warnings, ...(result.warnings ?? [])]) io.stderr(`springfield: warning: ${w}\n`);
     io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
@@ -96,15 +109,17 @@ export function exitCodeOf(code: ErrorCode): number {
 }
 
 /** The commands that could match `word`: the one it names, or the members of the group it names. */
-export async function commandsFor(
-  modules: readonly CommandModule[],
+export async function commandsFor<S extends StepStore>(
+  modules: readonly CommandModule<S>[],
   word: string | undefined,
-): Promise<readonly Command[]> {
+): Promise<readonly Command<S>[]> {
   if (word === undefined) return [];
   return loadAll(modules.filter((m) => m.names.some((n) => n === word || n.startsWith(`${word} `))));
 }
 
 /** Every command of `modules`, in order. */
-export async function loadAll(modules: readonly CommandModule[]): Promise<readonly Command[]> {
+export async function loadAll<S extends StepStore>(
+  modules: readonly CommandModule<S>[],
+): Promise<readonly Command<S>[]> {
   return (await Promise.all(modules.map((m) => m.load()))).flat();
 }

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { OptionSpec } from './args.ts';
+import type { StepStore } from '../core/index.ts';
 import { GLOBAL_OPTIONS, type Command } from './command.ts';
+
+/** Help reads only what a command declares, whatever store it runs on. */
+type Declared = Command<StepStore>;
 
 declare const __SF_VERSION__: string | undefined;
 
@@ -13,7 +17,7 @@ function sourceVersion(): string {
 }
 
 /** `springfield --help`. */
-export function mainHelp(commands: readonly Command[]): string {
+export function mainHelp(commands: readonly Declared[]): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
     'springfield — coordinate several coding agents on one repository',
@@ -29,7 +33,7 @@ export function mainHelp(commands: readonly Command[]): string {
 }
 
 /** `springfield epic --help`: the subcommands of a group. */
-export function groupHelp(group: string, commands: readonly Command[]): string {
+export function groupHelp(group: string, commands: readonly Declared[]): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
     `Usage: springfield ${group} <subcommand> [args] [options]`,
@@ -42,7 +46,7 @@ export function groupHelp(group: string, commands: readonly Command[]): string {
 }
 
 /** `springfield <command> --help`. */
-export function commandHelp(c: Command): string {
+export function commandHelp(c: Declared): string {
   const usage = [
     'springfield',
     c.name,

@@ -7,6 +7,7 @@ import {
   removePending,
   writePending,
   type PendingOperation,
+  type StepStore,
 } from '../core/index.ts';
 import type { CliContext } from './cliContext.ts';
 import { messageOf } from '../shared/errorMessage.ts';
@@ -29,7 +30,7 @@ export interface HandOverScope {
  * through a link); a lookup that could not reach the server keeps the file.
  */
 export async function withHandOver<T>(
-  ctx: CliContext,
+  ctx: CliContext<StepStore>,
   command: string,
   scope: HandOverScope,
   send: (resume: string | undefined) => Promise<T>,

@@ -142,6 +142,7 @@ export {
   type MigrateResult,
   migrateToPostgres,
   migrateToSqlite,
+  openStepStore,
   openStore,
   type Planner,
   PLANNERS,
@@ -152,7 +153,9 @@ export {
   type RunView,
   type SignalLocation,
   type SignalView,
+  type StepStore,
   type StepView,
   type Store,
+  type StoreSettings,
   type UpdateResult,
 } from './store/index.ts';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/core/store/sqlite/migrations.ts';
+import { migrations, SCHEMA_VERSION } from '../../src/core/store/sqlite/migrations.ts';
 import { CLI_PATH, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
 interface Finding {
@@ -190,7 +190,7 @@ describe('every command doctor suggests works in the state it was suggested for'
     mkdirSync(join(r.root, '.springfield'));
     const db = new Database(dbOf(r));
     db.pragma('journal_mode = WAL');
-    for (let v = 0; v < SCHEMA_VERSION - 1; v++) db.exec(MIGRATIONS[v] ?? '');
+    for (let v = 0; v < SCHEMA_VERSION - 1; v++) db.exec(migrations()[v] ?? '');
     db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
     db.close();
     const report = doctor(r);

@@ -1,12 +1,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertClaimed, assertOk, CLI_PATH, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
 
-// docs/cli-cost.md: in the step commands' bundle, core's node:crypto and node:child_process imports
-// load on first call (src/cli/lazy/), so a claim or a show loads neither.
+// docs/cli-cost.md: in the step commands' bundle, core's node:crypto, node:child_process and node:os
+// imports load on first call (src/cli/lazy/), so a claim or a show loads none of them; and the bundle
+// links only the step commands' store (StepStore), not the whole one.
 
 const P = 'plans/p.md';
 const PLAN =
@@ -24,7 +25,7 @@ before(() => {
   // At exit, the Node builtins this process loaded that the test watches for, one per line.
   writeFileSync(
     hook,
-    `process.on('exit', () => require('node:fs').writeFileSync(process.env.SF_TEST_LOADED, process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process)$/.test(m)).join('\\n')));\n`,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.SF_TEST_LOADED, process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process|os)$/.test(m)).join('\\n')));\n`,
   );
 });
 after(() => {
@@ -47,7 +48,7 @@ test('init hashes the plan, so it loads node:crypto (the watch sees it)', () => 
   assert.deepEqual(r.modules, ['NativeModule crypto']);
 });
 
-test('claim, show --step and ready load neither node:crypto nor node:child_process', () => {
+test('claim, show --step and ready load none of node:crypto, node:child_process and node:os', () => {
   const claim = loaded(['claim', P, '--json']);
   assertClaimed(claim.out);
   assert.deepEqual(claim.modules, []);
@@ -65,4 +66,18 @@ test("the step commands' bundle links none of zod: its schemas are for the other
   // Seen: a build option that dropped the pure-modules plugin linked zod in (157 KB became 619 KB).
   const bundle = readFileSync(join(CLI_PATH, '..', 'springfield.cjs'), 'utf8');
   assert.equal(/ZodError|\$ZodType/.test(bundle), false, 'dist/springfield.cjs contains zod');
+});
+
+test("the step commands' bundle links only the step commands' store: no epic, run or plan-version SQL", () => {
+  // Seen: one store class for every caller linked all 80 operations into this bundle (202 KB); the
+  // step commands' store (StepOperations over StepPort) links what they run (docs/cli-cost.md, "The step store").
+  const bundle = readFileSync(join(CLI_PATH, '..', 'springfield.cjs'), 'utf8');
+  for (const sql of ['INSERT INTO epics', 'INSERT INTO runs', 'INSERT INTO plan_versions'])
+    assert.equal(bundle.includes(sql), false, `dist/springfield.cjs contains ${sql}`);
+  // The same SQL is in the whole CLI's chunks: the check looks for text that exists.
+  const whole = readdirSync(join(CLI_PATH, '..', 'full', 'chunks'))
+    .map((f) => readFileSync(join(CLI_PATH, '..', 'full', 'chunks', f), 'utf8'))
+    .join('\n');
+  for (const sql of ['INSERT INTO epics', 'INSERT INTO runs', 'INSERT INTO plan_versions'])
+    assert.equal(whole.includes(sql), true, `the whole CLI lacks ${sql}`);
 });

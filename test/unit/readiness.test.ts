@@ -15,7 +15,7 @@ import {
   partitionSteps,
   type StepPartition,
 } from '../../src/core/store/sqlite/readiness.ts';
-import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
+import { migrations } from '../../src/core/store/sqlite/migrations.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from '../stress/planGen.ts';
@@ -237,7 +237,7 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
   const reopened = new SqliteStore(path, { clock });
   t.after(() => reopened.close());
 
-  assert.equal(sqliteOf(reopened).pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(sqliteOf(reopened).pragma('user_version', { simple: true }), migrations().length);
   assertConsistent(reopened, clock.now().toISOString(), 'after migrating');
   assert.deepEqual(oraclePartition(reopened, clock.now().toISOString()), before);
   assert.ok(before.completed.length > 0 && before.blocked.length > 0, 'the fixture has completed and blocked steps');

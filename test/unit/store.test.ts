@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { MIGRATIONS } from '../../src/core/store/sqlite/migrations.ts';
+import { migrations, SCHEMA_VERSION } from '../../src/core/store/sqlite/migrations.ts';
 import { connect, loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
@@ -53,10 +53,14 @@ test('opening sets WAL (persisted in the file), synchronous FULL, foreign keys a
   assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
 });
 
-test('a new database is at schema version MIGRATIONS.length with every table docs/architecture.md names', (t) => {
+test('SCHEMA_VERSION is the number of migrations (it is written out, so the step commands never build the list)', () => {
+  assert.equal(SCHEMA_VERSION, migrations().length);
+});
+
+test('a new database is at schema version migrations().length with every table docs/architecture.md names', (t) => {
   const store = openStore(t);
 
-  assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), migrations().length);
   const tables = sqliteOf(store)
     .prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`)
     .pluck()
@@ -125,7 +129,7 @@ test('reopening an existing database keeps its data and version', async (t) => {
 
   const second = openStore(t, path);
 
-  assert.equal(sqliteOf(second).pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(sqliteOf(second).pragma('user_version', { simple: true }), migrations().length);
   assert.deepEqual((await second.ready('plans/p.md')).ready_steps, ['step-1']);
 });
 
@@ -134,7 +138,7 @@ test('a database with a newer schema version is refused with schema_too_new and 
   const Sqlite = loadSqlite();
   const raw = new Sqlite(path);
   raw.exec("CREATE TABLE future (x TEXT); INSERT INTO future VALUES ('from a later Springfield')");
-  raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+  raw.pragma(`user_version = ${migrations().length + 1}`);
   raw.close();
   const before = readFileSync(path);
 
@@ -152,13 +156,13 @@ test('a database with a newer schema version is refused with schema_too_new and 
 test('migration 4 upgrades a version-3 database in place: runs gain their fault columns and a killed run becomes failed', (t) => {
   const path = join(tempDir(t), 'state.db');
   const raw = new (loadSqlite())(path);
-  for (const m of MIGRATIONS.slice(0, 3)) raw.exec(m);
+  for (const m of migrations().slice(0, 3)) raw.exec(m);
   raw.pragma('user_version = 3');
   raw.exec(`INSERT INTO runs (epic_id, role, command, status, started_at, ended_at, exit_code) VALUES ('sf-0001', 'ralph', '["x"]', 'killed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', 143),
     ('sf-0001', 'ralph', '["x"]', 'succeeded', '2026-01-01T00:02:00.000Z', '2026-01-01T00:03:00.000Z', 0)`);
   raw.close();
   const store = openStore(t, path);
-  assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(sqliteOf(store).pragma('user_version', { simple: true }), migrations().length);
   const rows = sqliteOf(store)
     .prepare(
       'SELECT status, exit_code, outcome_reason, output_tail, head_before, agent_pid, claim_token, launch_id FROM runs ORDER BY id',
@@ -214,10 +218,10 @@ test('two processes opening a fresh database at the same moment migrate it exact
   writeFileSync(
     script,
     [
-      `import { SqliteStore } from ${JSON.stringify(storeUrl)};`,
+      `import { SqliteStore, sqliteConnection } from ${JSON.stringify(storeUrl)};`,
       `process.stdout.write('ready\\n');`,
       `const s = new SqliteStore(process.argv[2], { ifMissing: 'create' });`,
-      `process.stdout.write('v' + s.db.pragma('user_version', { simple: true }) + '\\n');`,
+      `process.stdout.write('v' + sqliteConnection(s).pragma('user_version', { simple: true }) + '\\n');`,
       `s.close();`,
     ].join('\n'),
   );
@@ -248,10 +252,10 @@ test('two processes opening a fresh database at the same moment migrate it exact
   holder.close();
 
   assert.deepEqual(codes, [0, 0], outputs.map((o) => o.text()).join('\n---\n'));
-  for (const o of outputs) assert.match(o.text(), new RegExp(`v${MIGRATIONS.length}\\n`));
+  for (const o of outputs) assert.match(o.text(), new RegExp(`v${migrations().length}\\n`));
   const check = new Sqlite(path, { readonly: true });
   t.after(() => check.close());
-  assert.equal(check.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  assert.equal(check.pragma('user_version', { simple: true }), migrations().length);
 });
 
 test('events are append-only: UPDATE and DELETE on events throw and leave the rows', async (t) => {

@@ -1,10 +1,10 @@
-import { UsageError } from '../../core/index.ts';
+import { UsageError, type StepStore } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
 
-export const artifactCommand: Command = {
+export const artifactCommand: Command<StepStore> = {
   name: 'artifact',
   summary: 'record a short audit breadcrumb on a step you hold',
   positionals: [PLAN_ARG, STEP_ARG],

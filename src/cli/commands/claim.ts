@@ -1,10 +1,10 @@
 import { int } from '../args.ts';
 import { arg, LEASE_OPTION, PLAN_ARG, type Command } from '../command.ts';
-import { readHead, takenOverText } from '../../core/index.ts';
+import { readHead, takenOverText, type StepStore } from '../../core/index.ts';
 import { output, until } from '../output.ts';
 import { withHandOver } from '../pending.ts';
 
-export const claimCommand: Command = {
+export const claimCommand: Command<StepStore> = {
   name: 'claim',
   summary: 'atomically claim the next ready step (dependencies done, by plan order)',
   positionals: [PLAN_ARG],

@@ -1,9 +1,9 @@
-import { resolveCommit, UsageError } from '../../core/index.ts';
+import { resolveCommit, UsageError, type StepStore } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-export const completeCommand: Command = {
+export const completeCommand: Command<StepStore> = {
   name: 'complete',
   summary: 'mark a step you hold completed (strict: every item and substep done)',
   positionals: [PLAN_ARG, STEP_ARG],

@@ -1,8 +1,9 @@
+import type { StepStore } from '../../core/index.ts';
 import { int, str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-export const eventsCommand: Command = {
+export const eventsCommand: Command<StepStore> = {
   name: 'events',
   summary: 'show the append-only event log (who did what, from/to, why, when)',
   positionals: [{ name: 'plan', required: false, description: 'only events of this plan' }],

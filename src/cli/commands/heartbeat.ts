@@ -1,8 +1,9 @@
+import type { StepStore } from '../../core/index.ts';
 import { int } from '../args.ts';
 import { arg, LEASE_OPTION, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output, until } from '../output.ts';
 
-export const heartbeatCommand: Command = {
+export const heartbeatCommand: Command<StepStore> = {
   name: 'heartbeat',
   summary: "renew the lease on a step you hold (a substep renews its parent's)",
   positionals: [PLAN_ARG, STEP_ARG],

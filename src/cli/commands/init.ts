@@ -1,8 +1,9 @@
+import type { StepStore } from '../../core/index.ts';
 import { flag } from '../args.ts';
 import { arg, PLAN_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-export const initCommand: Command = {
+export const initCommand: Command<StepStore> = {
   name: 'init',
   summary: 'parse a plan and record its steps, dependencies and checklist items',
   positionals: [PLAN_ARG],

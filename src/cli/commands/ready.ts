@@ -1,7 +1,8 @@
+import type { StepStore } from '../../core/index.ts';
 import { arg, PLAN_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-export const readyCommand: Command = {
+export const readyCommand: Command<StepStore> = {
   name: 'ready',
   summary:
     'list steps ready to claim (read-only); steps of an epic not in progress, or sharing files with a step another holder claimed, are listed as waiting, with why',

@@ -1,8 +1,9 @@
+import type { StepStore } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-export const resetCommand: Command = {
+export const resetCommand: Command<StepStore> = {
   name: 'reset',
   summary: 'return a claimed step to pending (admin escape hatch; no holder check)',
   positionals: [PLAN_ARG, STEP_ARG],

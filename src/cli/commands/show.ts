@@ -1,10 +1,11 @@
+import type { StepStore } from '../../core/index.ts';
 import { str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
 import { renderPlan, renderStepTree } from '../render/showText.ts';
 import { UsageError } from '../../core/errors.ts';
 
-export const showCommand: Command = {
+export const showCommand: Command<StepStore> = {
   name: 'show',
   summary: 'show progress of one plan or all plans, or of one step (text with progress bars, or --json)',
   positionals: [{ name: 'plan', required: false, description: 'plan file (default: every plan)' }],

@@ -1,7 +1,8 @@
+import type { StepStore } from '../../core/index.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
-export const startCommand: Command = {
+export const startCommand: Command<StepStore> = {
   name: 'start',
   summary: 'mark a claimed step in progress (holder only)',
   positionals: [PLAN_ARG, STEP_ARG],

@@ -5,6 +5,7 @@ import {
   type ItemStatus,
   type UpdateResult,
   UsageError,
+  type StepStore,
 } from '../../core/index.ts';
 import { pairs, str, wholeNumber, type OptionSpec, type ParsedArgs } from '../args.ts';
 import { arg, PLAN_ARG, STEP_ARG, TOKEN_OPTION, type Command } from '../command.ts';
@@ -25,7 +26,7 @@ const every = (kind: ItemKind): OptionSpec => ({
   description: `set every ${kind} of the step`,
 });
 
-export const updateCommand: Command = {
+export const updateCommand: Command<StepStore> = {
   name: 'update',
   summary: 'set checklist items of a step you hold',
   positionals: [PLAN_ARG, STEP_ARG],

@@ -9,7 +9,8 @@ import type { DoctorInput } from './maintenanceTypes.ts';
 import type { Checklist } from './shared/checklist.ts';
 import { diagnoseDatabase } from './sqlite/doctor.ts';
 import { SqliteStore } from './sqlite/sqliteStore.ts';
-import type { Store } from './store.ts';
+import { SqliteStepStore } from './sqlite/stepStore.ts';
+import type { StepStore, Store } from './store.ts';
 import { openPostgresLazily } from './postgres/lazy.ts';
 import { isDatabaseUrl } from './databaseUrl.ts';
 
@@ -45,8 +46,24 @@ export interface StoreSettings {
 /** Opens the store at `settings.location`, migrating an older schema; refuses one written by a newer Springfield. */
 export function openStore(settings: StoreSettings): Store {
   if (isDatabaseUrl(settings.location)) return openPostgresLazily(settings);
-  const { location, repository: _r, host: _h, connectRetryMs: _c, ...options } = settings;
-  return new SqliteStore(location, options);
+  return new SqliteStore(settings.location, sqliteOptions(settings));
+}
+
+/**
+ * Opens the store for the step commands only (StepStore), as openStore does: on SQLite a store of
+ * those operations alone, so the step commands' bundle links nothing else (docs/cli-cost.md, "The step store").
+ */
+export function openStepStore(settings: StoreSettings): StepStore {
+  if (isDatabaseUrl(settings.location)) return openPostgresLazily(settings);
+  return new SqliteStepStore(settings.location, sqliteOptions(settings));
+}
+
+/** The settings SQLite takes (the rest are PostgreSQL's). */
+function sqliteOptions(
+  settings: StoreSettings,
+): Omit<StoreSettings, 'location' | 'repository' | 'host' | 'connectRetryMs'> {
+  const { location: _l, repository: _r, host: _h, connectRetryMs: _c, ...options } = settings;
+  return options;
 }
 
 /** Diagnoses a PostgreSQL store into `list`, read-only (node-postgres loaded only here and by the store). */

@@ -77,17 +77,14 @@ export interface Watch {
 }
 
 /**
- * The state store: every query Springfield makes, as domain operations (docs/architecture.md).
- * Each operation is one transaction and returns a promise; no caller sees a database handle or
- * knows the backend. Refusals and failures are SpringfieldErrors with the codes of docs/cli-contract.md.
+ * What the step commands ask of the store (docs/steps.md): plans, steps, claims and leases, and the
+ * audit log. The step commands' bundle links a store of these operations only (docs/cli-cost.md,
+ * "The step store"); every other caller has the whole Store.
  */
-export interface Store {
+export interface StepStore {
   describe(): StoreDescription;
   close(): Promise<void>;
-  /** Calls `listener` soon after any process commits a write (and now and then regardless); cheap while nothing changes. */
-  watch(listener: () => void): Watch;
 
-  // Plans, steps, claims and leases (docs/steps.md).
   initPlan(
     source: PlanSource,
     actor: Actor,
@@ -133,23 +130,34 @@ export interface Store {
     options?: { resume?: string },
   ): Promise<ArtifactResult>;
   complete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
-  /** What `complete` would do, refusing exactly as it would, with nothing written (commit checks before git runs). */
-  previewComplete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
   reset(planPath: string, anchor: string, actor: Actor, reason?: string | null): Promise<ResetResult>;
-  reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult>;
   /** With `actor`, its own claims hold none of its steps back (docs/files.md, "Claims by agents themselves"). */
   ready(planPath: string, actor?: Actor | null): Promise<ReadyResult>;
   showPlans(planPath?: string): Promise<PlanView[]>;
   /** One step with its substeps, reading only their rows. */
   showStep(planPath: string, anchor: string): Promise<StepView>;
+  /** The audit log, oldest first; `epicId` takes the epic's own events and every event of its plans (pruned ones too). */
+  events(query?: EventQuery): Promise<EventView[]>;
+}
+
+/**
+ * The state store: every query Springfield makes, as domain operations (docs/architecture.md).
+ * Each operation is one transaction and returns a promise; no caller sees a database handle or
+ * knows the backend. Refusals and failures are SpringfieldErrors with the codes of docs/cli-contract.md.
+ */
+export interface Store extends StepStore {
+  /** Calls `listener` soon after any process commits a write (and now and then regardless); cheap while nothing changes. */
+  watch(listener: () => void): Watch;
+
+  /** What `complete` would do, refusing exactly as it would, with nothing written (commit checks before git runs). */
+  previewComplete(source: PlanSource, anchor: string, actor: Actor, options?: CompleteOptions): Promise<CompleteResult>;
+  reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult>;
   /** The plan's record; an unknown plan is refused (unknown_plan). */
   plan(planPath: string): Promise<PlanRecord>;
   /** The step's record; an unknown plan or step is refused. */
   stepRecord(planPath: string, anchor: string): Promise<StepRecord>;
   /** The step a commit completes: the named one, else the single top-level step the worktree holds. */
   commitTarget(query: TargetQuery): Promise<CommitTarget>;
-  /** The audit log, oldest first; `epicId` takes the epic's own events and every event of its plans (pruned ones too). */
-  events(query?: EventQuery): Promise<EventView[]>;
   /** Completes steps from commit trailers (newest first), in one transaction. */
   reconcileTrailers(
     trailers: readonly CommitTrailer[],

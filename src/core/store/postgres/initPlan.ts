@@ -4,6 +4,14 @@ import type { PgMethods } from './port.ts';
 
 /** Initialising a plan (shared/initPlan.ts) under the plan's exclusive lock: set-based, so a 10,000-step plan is a handful of round trips. */
 export const initPlanPg: PgMethods<InitPlanPort> = {
+  async setPlanStatus(plan, status) {
+    await this.tx.q('UPDATE plans SET status = $3, updated_at = $4 WHERE repo_id = $1 AND plan_path = $2', [
+      this.tx.repo,
+      plan,
+      status,
+      this.now,
+    ]);
+  },
   async linkPlanToEpic(plan, epicId) {
     await this.tx.q('UPDATE plans SET epic_id = $3, updated_at = $4 WHERE repo_id = $1 AND plan_path = $2', [
       this.tx.repo,

@@ -45,12 +45,4 @@ export const reconcilePg: PgMethods<ReconcilePort> = {
       ).length > 0
     );
   },
-  async setPlanStatus(plan, status) {
-    await this.tx.q('UPDATE plans SET status = $3, updated_at = $4 WHERE repo_id = $1 AND plan_path = $2', [
-      this.tx.repo,
-      plan,
-      status,
-      this.now,
-    ]);
-  },
 };

@@ -9,7 +9,7 @@ import type { Actor, ClaimResult, FilesWait, HeartbeatResult, ResetResult, Start
 import { claimElsewhere, type EpicPlace } from './epicPlace.ts';
 import { filesWait, othersHeld } from './filesClaim.ts';
 import { call, type Io, type Op } from './op.ts';
-import type { StorePort } from './port.ts';
+import type { StepPort } from './port.ts';
 import * as refuse from './refusals.ts';
 import {
   assertHolder,
@@ -65,7 +65,7 @@ export function epicWait(plan: PlanRow, status: string | null): { status: string
  * expired: one guarded UPDATE, fenced by the token it bumps. Nothing ready is claimed: false, with why.
  */
 export function* claimNext(
-  port: StorePort,
+  port: StepPort,
   source: PlanSource,
   actor: Actor,
   leaseSeconds: number,
@@ -159,7 +159,7 @@ export function* claimNext(
  * A first step without files is taken as it is, with nothing read (docs/performance.md).
  */
 function* freeOfFiles(
-  port: StorePort,
+  port: StepPort,
   plan: string,
   first: StepRow,
   actor: Actor,
@@ -221,7 +221,7 @@ export function claimResult(planPath: string, actor: Actor, c: MadeClaim): Extra
 }
 
 /** Moves a claimed step (or substep) to in_progress; only its holder may. Idempotent. */
-export function* startStep(port: StorePort, plan: string, anchor: string, actor: Actor): Op<StartResult> {
+export function* startStep(port: StepPort, plan: string, anchor: string, actor: Actor): Op<StartResult> {
   const { step, owner } = yield* requireClaim(port, plan, anchor);
   assertHolder(port.host, owner, actor, 'start');
   if (step.status === 'in_progress')
@@ -245,7 +245,7 @@ export function* startStep(port: StorePort, plan: string, anchor: string, actor:
 
 /** Renews the lease of the holder's claim (a substep renews its parent's). */
 export function* heartbeat(
-  port: StorePort,
+  port: StepPort,
   plan: string,
   anchor: string,
   actor: Actor,
@@ -270,7 +270,7 @@ export function* heartbeat(
 
 /** Admin escape hatch: returns a claimed step and its unfinished substeps to pending, fencing the old holder. */
 export function* resetStep(
-  port: StorePort,
+  port: StepPort,
   plan: string,
   requested: string,
   actor: Actor,
@@ -309,7 +309,7 @@ export interface RunHolder {
  * touched. Returns whether it released anything.
  */
 export function* releaseClaim(
-  port: StorePort,
+  port: StepPort,
   plan: string,
   anchor: string,
   holder: RunHolder,
@@ -336,7 +336,7 @@ export function* releaseClaim(
  * by the completing token. The commit itself stays reachable where the agent left it.
  */
 export function* reopenCompleted(
-  port: StorePort,
+  port: StepPort,
   plan: string,
   anchor: string,
   token: number,

@@ -7,7 +7,7 @@
 import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, CompleteOptions, CompleteResult } from '../types.ts';
 import { call, type Io, type Op } from './op.ts';
-import type { StorePort } from './port.ts';
+import type { StepPort } from './port.ts';
 import * as refuse from './refusals.ts';
 import {
   assertHolder,
@@ -67,7 +67,7 @@ export function planDoneEvent(planPath: string, anchor: string): EventInput {
 
 /** Completes a step the actor holds, with its substeps: strict unless forced with a reason. */
 export function* completeStep(
-  port: StorePort,
+  port: StepPort,
   source: PlanSource,
   anchor: string,
   actor: Actor,
@@ -151,7 +151,7 @@ export function completeResult(
  * worktree, no other agent, the same token when one is given), exactly whom the first complete would
  * have let through.
  */
-function* repeatCompletion(port: StorePort, step: StepRow, owner: StepRow, actor: Actor): Op<CompleteResult> {
+function* repeatCompletion(port: StepPort, step: StepRow, owner: StepRow, actor: Actor): Op<CompleteResult> {
   // The agent that completed it (recorded on its complete event), else the one that held the claim.
   const completer = (yield* call(port.completingAgent(step.plan_path, step.anchor))) ?? owner.claimed_agent;
   const agentMismatch = completer !== null && actor.agent !== null && completer !== actor.agent;
@@ -186,6 +186,6 @@ function* repeatCompletion(port: StorePort, step: StepRow, owner: StepRow, actor
 }
 
 /** The plan marked done if nothing in it is open (after a completion that did not see it: docs/postgres.md, "Concurrency"); whether this marked it. */
-export function* markPlanDone(port: StorePort, actor: Actor, planPath: string, anchor: string): Op<boolean> {
+export function* markPlanDone(port: StepPort, actor: Actor, planPath: string, anchor: string): Op<boolean> {
   return yield* call(port.markPlanDone(actor, planPath, planDoneEvent(planPath, anchor)));
 }

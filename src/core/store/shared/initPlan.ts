@@ -7,7 +7,7 @@ import { planHash, structureJson } from '../../plan/hash.ts';
 import type { PlanSource, PlanStep } from '../../plan/types.ts';
 import type { Actor, InitResult, ItemStatus } from '../types.ts';
 import { call, type Io, type Op } from './op.ts';
-import type { StorePort } from './port.ts';
+import type { StepPort } from './port.ts';
 import { driftRefusal, type StepRow } from './rows.ts';
 
 /** A checklist item as a re-initialisation finds it. */
@@ -32,6 +32,8 @@ export interface NewItem {
 }
 
 export interface InitPlanPort {
+  /** Marks the plan done or active again (also reconcile.ts, when trailers complete its last step). */
+  setPlanStatus(planPath: string, status: 'active' | 'done'): Io<void>;
   /** Ties an initialised plan to an epic. */
   linkPlanToEpic(planPath: string, epicId: string): Io<void>;
   /** The plan's row (inserted, or updated when `existing`) with its title, hash and epic, and the structure (SQLite: with the file's bytes, docs/cli-cost.md). */
@@ -54,7 +56,7 @@ export interface InitPlanPort {
 
 /** Writes a plan's steps, dependencies and checklist items, holding the plan's lock exclusively (PostgreSQL). */
 export function* initPlan(
-  port: StorePort,
+  port: StepPort,
   source: PlanSource,
   actor: Actor,
   force: boolean,
@@ -127,7 +129,7 @@ function stepKey(step: PlanStep): string {
 }
 
 function* writeSteps(
-  port: StorePort,
+  port: StepPort,
   source: PlanSource,
   reinit: boolean,
 ): Op<{ items: number; keptCompleted: Set<string>; removed: string[] }> {

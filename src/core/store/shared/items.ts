@@ -3,7 +3,7 @@ import type { PlanSource } from '../../plan/types.ts';
 import type { Actor, ArtifactResult, ItemChange, UpdateOptions, UpdateResult } from '../types.ts';
 import { countByKind, selectItems, type ItemRow } from './itemSelection.ts';
 import { call, type Io, type Op } from './op.ts';
-import type { StorePort } from './port.ts';
+import type { StepPort } from './port.ts';
 import * as refuse from './refusals.ts';
 import { assertHolder, requireClaim, requireCurrentPlan } from './rows.ts';
 
@@ -17,7 +17,7 @@ export interface ItemsPort {
 
 /** Sets checklist item statuses of a step or substep the actor holds (or, with `override`, a person over its holder). */
 export function* updateItems(
-  port: StorePort,
+  port: StepPort,
   source: PlanSource,
   anchor: string,
   changes: readonly ItemChange[],
@@ -56,7 +56,7 @@ export function* updateItems(
 
 /** Records a short audit breadcrumb on a step the actor holds (summary cut to 500 characters). */
 export function* recordArtifact(
-  port: StorePort,
+  port: StepPort,
   plan: string,
   anchor: string,
   kind: string,

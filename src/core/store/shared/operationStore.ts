@@ -2,7 +2,7 @@
  * The Store interface over the shared operations, once for both backends: each method names its
  * operation, whether it writes, and what it passes; a backend supplies only how an operation runs
  * (its transaction and port) and what it does beyond them (PostgreSQL's one-statement claim and
- * completion, its lost replies).
+ * completion, its lost replies). The step commands' methods are StepOperations' (stepOperations.ts).
  */
 import type { Retrospective } from '../../epics/retrospective.ts';
 import type { SignalDecision } from '../../epics/signals.ts';
@@ -43,33 +43,18 @@ import type {
 } from '../runTypes.ts';
 import type { EpicBudgetOverride } from '../../epics/costBudget.ts';
 import type { PortBlock } from '../portTypes.ts';
-import type { Store, StoreDescription, Watch } from '../store.ts';
+import type { Store, Watch } from '../store.ts';
 import type {
   Actor,
-  ArtifactResult,
-  ClaimResult,
   CommitTarget,
   CompleteOptions,
   CompleteResult,
-  EventQuery,
-  EventView,
-  HeartbeatResult,
-  InitResult,
-  ItemChange,
   PlanRecord,
-  PlanView,
-  ReadyResult,
   ReopenResult,
-  ResetResult,
-  StartResult,
   StepRecord,
-  StepView,
   TargetQuery,
-  UpdateOptions,
-  UpdateResult,
 } from '../types.ts';
 import { beginAgentRun, recordFailedLaunch } from './agentRun.ts';
-import { claimNext, DEFAULT_LEASE_SECONDS, heartbeat, resetStep, startStep } from './claims.ts';
 import { resolveTarget } from './commitTarget.ts';
 import { completeStep } from './complete.ts';
 import { buildContext } from './context.ts';
@@ -85,8 +70,6 @@ import {
   setPullRequest,
 } from './epics.ts';
 import { epicPlans, handoffText } from './handoff.ts';
-import { initPlan } from './initPlan.ts';
-import { recordArtifact, updateItems } from './items.ts';
 import { one, type Op } from './op.ts';
 import { recordPlanningNote } from './planningNotes.ts';
 import {
@@ -101,8 +84,9 @@ import {
   startEpic,
 } from './planVersions.ts';
 import type { StorePort } from './port.ts';
+import { StepOperations } from './stepOperations.ts';
 import { prunePlans } from './prune.ts';
-import { listEvents, planRecord, readySteps, showPlans, showStep, stepRecordOf } from './queries.ts';
+import { planRecord, stepRecordOf } from './queries.ts';
 import { reconcileTrailers } from './reconcile.ts';
 import { epicReport, markMerged, retrospective } from './records.ts';
 import { reopenStep } from './reopen.ts';
@@ -114,77 +98,10 @@ import { setEpicBudget, spendReport } from './spend.ts';
 /** An operation over a port, as a store method hands it to its backend. */
 export type PortOp<T> = (port: StorePort) => Op<T>;
 
-export abstract class OperationStore implements Store {
-  abstract describe(): StoreDescription;
-  abstract close(): Promise<void>;
+export abstract class OperationStore extends StepOperations<StorePort> implements Store {
   abstract watch(listener: () => void): Watch;
-  /** Runs a writing operation as one transaction; `doing` says what it does, for a failure's message. */
-  protected abstract write<T>(doing: string, op: PortOp<T>): Promise<T>;
-  /** Runs a reading operation in one consistent snapshot. */
-  protected abstract read<T>(doing: string, op: PortOp<T>): Promise<T>;
   /** Runs a writing operation and rolls it back: exactly its checks and refusals, nothing written. */
   protected abstract preview<T>(doing: string, op: PortOp<T>): Promise<T>;
-
-  initPlan(
-    source: PlanSource,
-    actor: Actor,
-    options: { force?: boolean; epicId?: string | null } = {},
-  ): Promise<InitResult> {
-    return this.write('initialising the plan', (port) =>
-      initPlan(port, source, actor, options.force ?? false, options.epicId ?? null),
-    );
-  }
-  claimNext(
-    source: PlanSource,
-    actor: Actor,
-    options: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean } = {},
-  ): Promise<ClaimResult> {
-    return this.write('claiming', (port) =>
-      claimNext(
-        port,
-        source,
-        actor,
-        options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
-        options.branch ?? null,
-        options.files ?? true,
-      ),
-    );
-  }
-  start(planPath: string, anchor: string, actor: Actor): Promise<StartResult> {
-    return this.write('starting the step', (port) => startStep(port, planPath, anchor, actor));
-  }
-  heartbeat(
-    planPath: string,
-    anchor: string,
-    actor: Actor,
-    options: { leaseSeconds?: number } = {},
-  ): Promise<HeartbeatResult> {
-    return this.write('renewing the lease', (port) =>
-      heartbeat(port, planPath, anchor, actor, options.leaseSeconds ?? DEFAULT_LEASE_SECONDS),
-    );
-  }
-  updateItems(
-    source: PlanSource,
-    anchor: string,
-    changes: readonly ItemChange[],
-    actor: Actor,
-    options?: UpdateOptions,
-  ): Promise<UpdateResult> {
-    return this.write('updating items', (port) => updateItems(port, source, anchor, changes, actor, options));
-  }
-  recordArtifact(
-    planPath: string,
-    anchor: string,
-    kind: string,
-    summary: string,
-    actor: Actor,
-    _options: { resume?: string } = {},
-  ): Promise<ArtifactResult> {
-    return this.write('recording the artifact', (port) => recordArtifact(port, planPath, anchor, kind, summary, actor));
-  }
-  complete(source: PlanSource, anchor: string, actor: Actor, options: CompleteOptions = {}): Promise<CompleteResult> {
-    return this.write('completing', (port) => completeStep(port, source, anchor, actor, options));
-  }
   previewComplete(
     source: PlanSource,
     anchor: string,
@@ -193,20 +110,8 @@ export abstract class OperationStore implements Store {
   ): Promise<CompleteResult> {
     return this.preview('checking the completion', (port) => completeStep(port, source, anchor, actor, options));
   }
-  reset(planPath: string, anchor: string, actor: Actor, reason: string | null = null): Promise<ResetResult> {
-    return this.write('resetting the step', (port) => resetStep(port, planPath, anchor, actor, reason));
-  }
   reopen(planPath: string, anchor: string, actor: Actor, reason: string): Promise<ReopenResult> {
     return this.write('reopening the step', (port) => reopenStep(port, planPath, anchor, actor, reason));
-  }
-  ready(planPath: string, actor: Actor | null = null): Promise<ReadyResult> {
-    return this.read('reading the plan', (port) => readySteps(port, planPath, actor));
-  }
-  showPlans(planPath?: string): Promise<PlanView[]> {
-    return this.read('reading plans', (port) => showPlans(port, planPath));
-  }
-  showStep(planPath: string, anchor: string): Promise<StepView> {
-    return this.read('reading the step', (port) => showStep(port, planPath, anchor));
   }
   plan(planPath: string): Promise<PlanRecord> {
     return this.read('reading the plan', (port) => planRecord(port, planPath));
@@ -216,9 +121,6 @@ export abstract class OperationStore implements Store {
   }
   commitTarget(query: TargetQuery): Promise<CommitTarget> {
     return this.read('finding the step', (port) => resolveTarget(port, query));
-  }
-  events(query?: EventQuery): Promise<EventView[]> {
-    return this.read('reading events', (port) => listEvents(port, query));
   }
   reconcileTrailers(
     trailers: readonly CommitTrailer[],

@@ -30,17 +30,19 @@ import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { SignalsPort } from './signals.ts';
 import type { SpendPort } from './spend.ts';
 
+/**
+ * What the step commands' operations ask (stepOperations.ts). The step commands' bundle links only
+ * the backend methods answering this part (docs/cli-cost.md, "The step store").
+ */
+export interface StepPort
+  extends RowsPort, ReadinessPort, ClaimsPort, CompletePort, ItemsPort, InitPlanPort, QueriesPort, FilesClaimPort {}
+
 export interface StorePort
   extends
-    RowsPort,
-    ReadinessPort,
-    ClaimsPort,
+    StepPort,
     CommitTargetPort,
     ReconcilePort,
-    CompletePort,
-    ItemsPort,
     ReopenPort,
-    InitPlanPort,
     EpicsPort,
     PlanVersionsPort,
     EpicVerificationPort,
@@ -50,13 +52,11 @@ export interface StorePort
     PlanningNotesPort,
     RunsPort,
     AgentRunPort,
-    QueriesPort,
     ContextPort,
     RecordsPort,
     PrunePort,
     SpendPort,
-    PortsPort,
-    FilesClaimPort {}
+    PortsPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';
@@ -65,9 +65,9 @@ export type PortState = 'now' | 'host';
 export type PortMethods<P, This> = Omit<P, PortState> & ThisType<This>;
 
 /** A port object: one backend's method table (its SQL) over one transaction's state, which its methods see as `this`. */
-export function portOver<S extends { readonly now: string; readonly host: string | null }>(
-  methods: Omit<StorePort, PortState>,
+export function portOver<P extends StepPort, S extends { readonly now: string; readonly host: string | null }>(
+  methods: Omit<P, PortState>,
   state: S,
-): StorePort {
-  return Object.assign(Object.create(methods) as object, state) as unknown as StorePort;
+): P {
+  return Object.assign(Object.create(methods) as object, state) as unknown as P;
 }

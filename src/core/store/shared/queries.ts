@@ -15,7 +15,7 @@ import type {
 import { epicWait } from './claims.ts';
 import { filesWait, othersHeld } from './filesClaim.ts';
 import { call, type Io, type Op } from './op.ts';
-import type { StorePort } from './port.ts';
+import type { StepPort } from './port.ts';
 import * as refuse from './refusals.ts';
 import { requirePlan, requireStep, stepRecord, type PlanRow, type StepRow } from './rows.ts';
 import { stepViews } from './stepViews.ts';
@@ -53,7 +53,7 @@ export interface QueriesPort {
  * the same words claim refuses with; a step whose declared files meet those of a step another holder
  * (than `actor`, when given) has claimed is in `files_waiting`, with what it shares, not in `ready_steps`.
  */
-export function* readySteps(port: StorePort, plan: string, actor: Actor | null = null): Op<ReadyResult> {
+export function* readySteps(port: StepPort, plan: string, actor: Actor | null = null): Op<ReadyResult> {
   const row = yield* requirePlan(port, plan);
   const p = yield* call(port.partitionSteps(plan));
   const epic = epicWait(row, row.epic_id ? ((yield* call(port.claimedEpic(row.epic_id)))?.status ?? null) : null);
@@ -88,14 +88,14 @@ export function* readySteps(port: StorePort, plan: string, actor: Actor | null =
 }
 
 /** Every plan (or one) with its step tree, items, deps, blockers and progress. */
-export function* showPlans(port: StorePort, plan?: string): Op<PlanView[]> {
+export function* showPlans(port: StepPort, plan?: string): Op<PlanView[]> {
   const rows = plan ? [yield* requirePlan(port, plan)] : yield* call(port.listPlans());
   const out: PlanView[] = [];
   for (const row of rows) out.push(yield* planView(port, row));
   return out;
 }
 
-function* planView(port: StorePort, row: PlanRow): Op<PlanView> {
+function* planView(port: StepPort, row: PlanRow): Op<PlanView> {
   const { steps, deps, items } = yield* call(port.planContents(row.plan_path));
   const { top, itemsDone } = stepViews(port.now, steps, deps, items, new Map(steps.map((s) => [s.anchor, s.status])));
   return {
@@ -117,7 +117,7 @@ function* planView(port: StorePort, row: PlanRow): Op<PlanView> {
 }
 
 /** One step (or substep) with its substeps, reading only their rows: what `show PLAN --step STEP` prints. */
-export function* showStep(port: StorePort, plan: string, anchor: string): Op<StepView> {
+export function* showStep(port: StepPort, plan: string, anchor: string): Op<StepView> {
   yield* requireStep(port, plan, anchor);
   const { steps, deps, items } = yield* call(port.stepFamily(plan, anchor));
   const status = new Map([
@@ -128,17 +128,17 @@ export function* showStep(port: StorePort, plan: string, anchor: string): Op<Ste
 }
 
 /** The plan's record; an unknown plan is refused. */
-export function* planRecord(port: StorePort, plan: string): Op<PlanRecord> {
+export function* planRecord(port: StepPort, plan: string): Op<PlanRecord> {
   return yield* requirePlan(port, plan);
 }
 
 /** The step's record (the same shape on every backend); an unknown plan or step is refused. */
-export function* stepRecordOf(port: StorePort, plan: string, anchor: string): Op<StepRecord> {
+export function* stepRecordOf(port: StepPort, plan: string, anchor: string): Op<StepRecord> {
   return stepRecord(yield* requireStep(port, plan, anchor));
 }
 
 /** The audit log, oldest first, filtered by plan, epic (with its plans' events), step and/or position. */
-export function* listEvents(port: StorePort, q: EventQuery = {}): Op<EventView[]> {
+export function* listEvents(port: StepPort, q: EventQuery = {}): Op<EventView[]> {
   const rows = yield* call(port.events({ ...q, limit: Math.max(1, Math.floor(q.limit ?? 1000)) }));
   // A plan that never existed is a typo; a pruned one still has its history.
   if (rows.length === 0 && q.planPath !== undefined && !(yield* call(port.findPlan(q.planPath))))

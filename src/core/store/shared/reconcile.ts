@@ -34,7 +34,6 @@ export interface ReconcilePort {
   setCommitHash(planPath: string, anchor: string, hash: string): Io<void>;
   /** Whether any step (or substep) of the plan is not completed. */
   hasOpenSteps(planPath: string): Io<boolean>;
-  setPlanStatus(planPath: string, status: 'active' | 'done'): Io<void>;
 }
 
 /**

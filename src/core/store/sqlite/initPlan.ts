@@ -4,6 +4,9 @@ import type { SqliteMethods } from './port.ts';
 
 /** Initialising a plan (shared/initPlan.ts): a prepared statement run per row. */
 export const initPlanSql: SqliteMethods<InitPlanPort> = {
+  setPlanStatus(plan, status) {
+    this.db.prepare('UPDATE plans SET status = ?, updated_at = ? WHERE plan_path = ?').run(status, this.now, plan);
+  },
   linkPlanToEpic(plan, epicId) {
     this.db.prepare('UPDATE plans SET epic_id = ?, updated_at = ? WHERE plan_path = ?').run(epicId, this.now, plan);
   },

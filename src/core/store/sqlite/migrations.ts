@@ -1,10 +1,19 @@
 /**
- * Forward-only schema migrations. Each runs once, in order, inside the same transaction that bumps
- * `PRAGMA user_version`. Never edit a released migration; add a new one.
+ * The schema version this program writes: the number of migrations (a test holds the two together).
+ * Bump it with each migration added below.
  */
-export const MIGRATIONS: readonly string[] = [
-  // 1: plans, steps, checklists, leases, epics, approval, signals, runs, verifications, events.
-  `
+export const SCHEMA_VERSION = 12;
+
+/**
+ * Forward-only schema migrations. Each runs once, in order, inside the same transaction that bumps
+ * `PRAGMA user_version`. Never edit a released migration; add a new one. A function, not a constant:
+ * every command opens the store but almost none migrates it, and the step commands' code cache then
+ * holds none of this text (docs/cli-cost.md, "The step store").
+ */
+export function migrations(): readonly string[] {
+  return [
+    // 1: plans, steps, checklists, leases, epics, approval, signals, runs, verifications, events.
+    `
   CREATE TABLE epics (
     id TEXT PRIMARY KEY,
     title TEXT NOT NULL,
@@ -194,11 +203,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
   `,
-  // 2: stored readiness. steps.blockers counts a top-level step's dependencies (its own and its
-  // substeps') on unfinished steps outside its family; plans.open_steps counts a plan's unfinished
-  // top-level steps. Triggers keep both right on every status change, so a claim finds the next
-  // ready step with one index seek; initPlan recomputes both after rewriting a plan's structure.
-  `
+    // 2: stored readiness. steps.blockers counts a top-level step's dependencies (its own and its
+    // substeps') on unfinished steps outside its family; plans.open_steps counts a plan's unfinished
+    // top-level steps. Triggers keep both right on every status change, so a claim finds the next
+    // ready step with one index seek; initPlan recomputes both after rewriting a plan's structure.
+    `
   ALTER TABLE steps ADD COLUMN blockers INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE plans ADD COLUMN open_steps INTEGER NOT NULL DEFAULT 0;
   UPDATE steps SET blockers = b.n FROM (
@@ -234,17 +243,17 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE plans SET open_steps = open_steps + 1 WHERE plan_path = new.plan_path AND new.parent_anchor IS NULL;
   END;
   `,
-  // 3: the readiness triggers look up a completed step's dependents; with the dependent in the index
-  // it covers the lookup, so SQLite stops preferring a scan of the plan's whole primary key.
-  `
+    // 3: the readiness triggers look up a completed step's dependents; with the dependent in the index
+    // it covers the lookup, so SQLite stops preferring a scan of the plan's whole primary key.
+    `
   CREATE INDEX idx_deps_dependents ON step_deps(plan_path, depends_on, step_anchor);
   DROP INDEX idx_deps_target;
   `,
-  // 4: agent faults (docs/scheduler-faults.md). A run's status is its outcome: succeeded, failed,
-  // timed_out, lost or no_progress (the old 'killed' is a failure by signal). Each run keeps why it
-  // ended, the last lines of its output, the worktree's commit before and after it, the agent's
-  // process group, the claim token it held, and the scheduler's launch id that ties a launch to its row.
-  `
+    // 4: agent faults (docs/scheduler-faults.md). A run's status is its outcome: succeeded, failed,
+    // timed_out, lost or no_progress (the old 'killed' is a failure by signal). Each run keeps why it
+    // ended, the last lines of its output, the worktree's commit before and after it, the agent's
+    // process group, the claim token it held, and the scheduler's launch id that ties a launch to its row.
+    `
   ALTER TABLE runs ADD COLUMN outcome_reason TEXT;
   ALTER TABLE runs ADD COLUMN claim_token INTEGER;
   ALTER TABLE runs ADD COLUMN output_tail TEXT NOT NULL DEFAULT '';
@@ -255,12 +264,12 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE runs SET status = 'failed', outcome_reason = 'ended by a signal' WHERE status = 'killed';
   CREATE INDEX idx_runs_launch ON runs(launch_id) WHERE launch_id IS NOT NULL;
   `,
-  // 5: the epic lifecycle (docs/lifecycle.md). The debt register: one row each time an epic is set
-  // aside (deferred, a discarded plan), closed when a person resumes it. Planning notes: what Lisa
-  // researched for an epic before any step exists, shown to her next session after a request for changes.
-  // PR mode: the pull request a verified epic waits on, and when its state was last asked. Per run: the
-  // tokens and cost its agent reported in its output, when the role's config says how to read them.
-  `
+    // 5: the epic lifecycle (docs/lifecycle.md). The debt register: one row each time an epic is set
+    // aside (deferred, a discarded plan), closed when a person resumes it. Planning notes: what Lisa
+    // researched for an epic before any step exists, shown to her next session after a request for changes.
+    // PR mode: the pull request a verified epic waits on, and when its state was last asked. Per run: the
+    // tokens and cost its agent reported in its output, when the role's config says how to read them.
+    `
   CREATE TABLE debt (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     epic_id TEXT NOT NULL REFERENCES epics(id),
@@ -291,15 +300,15 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER;
   ALTER TABLE runs ADD COLUMN premium_requests REAL;
   `,
-  // 6: the plan file's bytes last seen to have the stored structure (docs/cli-cost.md): a step command
-  // whose file still has exactly these bytes needs no parse to know the plan has not drifted.
-  `
+    // 6: the plan file's bytes last seen to have the stored structure (docs/cli-cost.md): a step command
+    // whose file still has exactly these bytes needs no parse to know the plan has not drifted.
+    `
   ALTER TABLE plans ADD COLUMN source BLOB;
   `,
-  // 7: the plan file's bytes and structure move out of the plans row (docs/cli-cost.md). Columns
-  // after a large value sit behind its overflow pages, which SQLite reads to reach them: reading
-  // open_steps or source read the whole structure (~170 pages on a 2,000-step plan) on every call.
-  `
+    // 7: the plan file's bytes and structure move out of the plans row (docs/cli-cost.md). Columns
+    // after a large value sit behind its overflow pages, which SQLite reads to reach them: reading
+    // open_steps or source read the whole structure (~170 pages on a 2,000-step plan) on every call.
+    `
   CREATE TABLE plan_files (
     plan_path TEXT PRIMARY KEY REFERENCES plans(plan_path) ON DELETE CASCADE,
     source BLOB,
@@ -309,27 +318,27 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE plans DROP COLUMN source;
   ALTER TABLE plans DROP COLUMN structure;
   `,
-  // 8: an epic's runs of one role, newest first, without sorting them all: the scheduler counts a
-  // role's failures in a row on every tick (docs/scheduler.md) and stops at the first success.
-  `
+    // 8: an epic's runs of one role, newest first, without sorting them all: the scheduler counts a
+    // role's failures in a row on every tick (docs/scheduler.md) and stops at the first success.
+    `
   CREATE INDEX idx_runs_epic_newest ON runs(epic_id, role, id);
   `,
-  // 9: who plans an epic (docs/lifecycle.md, "Who plans"): Lisa, or the person who created it, whose
-  // epic the scheduler then never plans.
-  `
+    // 9: who plans an epic (docs/lifecycle.md, "Who plans"): Lisa, or the person who created it, whose
+    // epic the scheduler then never plans.
+    `
   ALTER TABLE epics ADD COLUMN planner TEXT NOT NULL DEFAULT 'lisa' CHECK (planner IN ('lisa', 'person'));
   `,
-  // 10: an epic's own cost budget (docs/budgets.md): dollars, tokens and agent minutes it may spend,
-  // each null when the config's "budget" applies; and the day's spend, summed over runs by their end.
-  `
+    // 10: an epic's own cost budget (docs/budgets.md): dollars, tokens and agent minutes it may spend,
+    // each null when the config's "budget" applies; and the day's spend, summed over runs by their end.
+    `
   ALTER TABLE epics ADD COLUMN budget_usd REAL CHECK (budget_usd IS NULL OR budget_usd > 0);
   ALTER TABLE epics ADD COLUMN budget_tokens INTEGER CHECK (budget_tokens IS NULL OR budget_tokens > 0);
   ALTER TABLE epics ADD COLUMN budget_minutes REAL CHECK (budget_minutes IS NULL OR budget_minutes > 0);
   CREATE INDEX idx_runs_ended ON runs(ended_at) WHERE ended_at IS NOT NULL;
   `,
-  // 11: the ports reserved for worktrees (docs/worktrees.md, "Ports"): one block per worktree and host,
-  // no two blocks of a host starting at the same port (blocks are aligned, so that is no overlap).
-  `
+    // 11: the ports reserved for worktrees (docs/worktrees.md, "Ports"): one block per worktree and host,
+    // no two blocks of a host starting at the same port (blocks are aligned, so that is no overlap).
+    `
   CREATE TABLE port_blocks (
     host TEXT NOT NULL,
     first_port INTEGER NOT NULL,
@@ -341,14 +350,13 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (host, worktree)
   );
   `,
-  // 12: each step's declared files (docs/files.md, "Claims by agents themselves"): the JSON array of the
-  // globs of its **Files:** lines (a top-level step's with its substeps'), NULL when it declares none.
-  // A claim of a step with files reads the steps held with files; plans without any pay nothing.
-  `
+    // 12: each step's declared files (docs/files.md, "Claims by agents themselves"): the JSON array of the
+    // globs of its **Files:** lines (a top-level step's with its substeps'), NULL when it declares none.
+    // A claim of a step with files reads the steps held with files; plans without any pay nothing.
+    `
   ALTER TABLE steps ADD COLUMN files TEXT;
   CREATE INDEX idx_steps_files ON steps(plan_path) WHERE files IS NOT NULL;
   CREATE INDEX idx_steps_files_held ON steps(status) WHERE files IS NOT NULL AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress');
   `,
-];
-
-export const SCHEMA_VERSION = MIGRATIONS.length;
+  ];
+}

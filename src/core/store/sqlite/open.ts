@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EnvironmentError } from '../../errors.ts';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
+import { migrations, SCHEMA_VERSION } from './migrations.ts';
 import { connect, loadSqlite, mapSqliteError, type Database } from './sqlite.ts';
 
 export interface OpenOptions {
@@ -126,7 +126,8 @@ function migrate(db: Database): void {
   db.exec('BEGIN IMMEDIATE');
   try {
     const current = Number(db.pragma('user_version', { simple: true }));
-    for (let v = current; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] ?? '');
+    const all = migrations();
+    for (let v = current; v < SCHEMA_VERSION; v++) db.exec(all[v] ?? '');
     if (current < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (err) {

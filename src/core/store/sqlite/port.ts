@@ -1,25 +1,18 @@
 import { portOver, type PortMethods, type StorePort } from '../shared/port.ts';
+import { STEP_METHODS } from './stepPort.ts';
 import { runSync, type Op } from '../shared/op.ts';
-import { claimsSql } from './claims.ts';
 import { commitTargetSql } from './commitTarget.ts';
-import { completeSql } from './complete.ts';
 import { contextSql } from './context.ts';
 import { epicVerificationSql } from './epicVerification.ts';
 import { epicsSql } from './epics.ts';
-import { filesClaimSql } from './filesClaim.ts';
 import { handoffSql } from './handoff.ts';
-import { initPlanSql } from './initPlan.ts';
-import { itemsSql } from './items.ts';
 import { planVersionsSql } from './planVersions.ts';
 import { planningNotesSql } from './planningNotes.ts';
 import { portsSql } from './ports.ts';
 import { pruneSql } from './prune.ts';
-import { queriesSql } from './queries.ts';
-import { readinessSql } from './readiness.ts';
 import { reconcileSql } from './reconcile.ts';
 import { recordsSql } from './records.ts';
 import { reopenSql } from './reopen.ts';
-import { rowsSql } from './rows.ts';
 import { runsSql } from './runs.ts';
 import { schedulerSql } from './schedulerSnapshot.ts';
 import { signalsSql } from './signals.ts';
@@ -27,18 +20,20 @@ import { spendSql } from './spend.ts';
 import type { Database } from './sqlite.ts';
 
 /** SQLite port methods answer synchronously, with rows (shared/op.ts); each sees the connection, inside the operation's transaction, and its time. */
-export type SqliteMethods<P> = PortMethods<P, { readonly db: Database; readonly now: string; readonly host: null }>;
+export type SqliteMethods<P> = PortMethods<P, SqliteState>;
+
+/** What a SQLite port method sees as `this`: the connection, inside the operation's transaction, and its time. */
+export interface SqliteState {
+  readonly db: Database;
+  readonly now: string;
+  readonly host: null;
+}
 
 const METHODS: SqliteMethods<StorePort> = {
-  ...rowsSql,
-  ...readinessSql,
-  ...claimsSql,
+  ...STEP_METHODS,
   ...commitTargetSql,
   ...reconcileSql,
-  ...completeSql,
-  ...itemsSql,
   ...reopenSql,
-  ...initPlanSql,
   ...epicsSql,
   ...planVersionsSql,
   ...epicVerificationSql,
@@ -47,18 +42,16 @@ const METHODS: SqliteMethods<StorePort> = {
   ...signalsSql,
   ...planningNotesSql,
   ...runsSql,
-  ...queriesSql,
   ...contextSql,
   ...recordsSql,
   ...pruneSql,
   ...spendSql,
   ...portsSql,
-  ...filesClaimSql,
 };
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
 export function sqlitePort(db: Database, now: Date): StorePort {
-  return portOver(METHODS, { db, now: now.toISOString(), host: null });
+  return portOver<StorePort, SqliteState>(METHODS, { db, now: now.toISOString(), host: null });
 }
 
 /** Runs a shared operation on this connection at `now`, synchronously (inside the caller's transaction). */

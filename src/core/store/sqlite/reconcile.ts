@@ -37,7 +37,4 @@ export const reconcileSql: SqliteMethods<ReconcilePort> = {
       undefined
     );
   },
-  setPlanStatus(plan, status) {
-    this.db.prepare('UPDATE plans SET status = ?, updated_at = ? WHERE plan_path = ?').run(status, this.now, plan);
-  },
 };

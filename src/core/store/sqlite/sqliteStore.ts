@@ -1,15 +1,12 @@
-import { systemClock, type Clock } from '../../clock.ts';
-import { runSync } from '../shared/op.ts';
 import { OperationStore, type PortOp } from '../shared/operationStore.ts';
+import type { StorePort } from '../shared/port.ts';
 import type { StoreDescription, Watch } from '../store.ts';
-import { openDatabase, rolledBackTransaction, writeTransaction, type OpenOptions } from './open.ts';
 import { sqlitePort } from './port.ts';
-import { mapSqliteError, type Database } from './sqlite.ts';
+import type { Database } from './sqlite.ts';
+import { SqliteTransactions, type SqliteStoreOptions } from './transactions.ts';
 import { watchDatabase } from './watch.ts';
 
-export interface SqliteStoreOptions extends OpenOptions {
-  readonly clock?: Clock;
-}
+export type { SqliteStoreOptions } from './transactions.ts';
 
 const connections = new WeakMap<SqliteStore, Database>();
 
@@ -22,36 +19,30 @@ export function sqliteConnection(store: SqliteStore): Database {
 
 /**
  * The SQLite store: every operation (shared/operationStore.ts) is one transaction on one connection
- * (writes BEGIN IMMEDIATE), run synchronously inside it over this connection's port, so no other
- * operation of this process interleaves with it.
+ * (transactions.ts). The step commands use a store of their operations only (stepStore.ts).
  */
 export class SqliteStore extends OperationStore {
-  private readonly path: string;
-  private readonly db: Database;
-  private readonly clock: Clock;
+  private readonly sqlite: SqliteTransactions<StorePort>;
   private readonly watches = new Set<Watch>();
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     super();
-    this.path = path;
-    this.db = openDatabase(path, options);
-    this.clock = options.clock ?? systemClock;
-    connections.set(this, this.db);
+    this.sqlite = new SqliteTransactions(path, options, sqlitePort);
+    connections.set(this, this.sqlite.db);
   }
 
   describe(): StoreDescription {
-    return { backend: 'sqlite', place: this.path, file: this.path === ':memory:' ? null : this.path };
+    return this.sqlite.describe();
   }
 
   close(): Promise<void> {
     for (const w of [...this.watches]) w.dispose();
-    if (this.db.open) this.db.close();
-    return Promise.resolve();
+    return this.sqlite.close();
   }
 
   watch(listener: () => void): Watch {
     const w = watchDatabase(
-      this.path,
+      this.sqlite.path,
       () => this.dataVersion(),
       listener,
       () => this.watches.delete(w),
@@ -62,34 +53,18 @@ export class SqliteStore extends OperationStore {
 
   /** A counter that changes whenever another connection commits a write. */
   private dataVersion(): number {
-    return Number(this.db.pragma('data_version', { simple: true }));
+    return Number(this.sqlite.db.pragma('data_version', { simple: true }));
   }
 
-  /** The operation run to its end, synchronously, over this connection's port at the clock's time. */
-  private run<T>(op: PortOp<T>): T {
-    return runSync(op(sqlitePort(this.db, this.clock.now())));
-  }
-
-  /** In an IMMEDIATE transaction, SQLite's failures mapped. */
   protected write<T>(_doing: string, op: PortOp<T>): Promise<T> {
-    return this.guard(() => writeTransaction(this.db, () => this.run(op)));
+    return this.sqlite.write(op);
   }
 
-  /** In one deferred transaction, so it sees a single consistent snapshot. */
   protected read<T>(_doing: string, op: PortOp<T>): Promise<T> {
-    return this.guard(() => this.db.transaction(() => this.run(op))());
+    return this.sqlite.read(op);
   }
 
-  /** In an IMMEDIATE transaction that is always rolled back. */
   protected preview<T>(_doing: string, op: PortOp<T>): Promise<T> {
-    return this.guard(() => rolledBackTransaction(this.db, () => this.run(op)));
-  }
-
-  private guard<T>(fn: () => T): Promise<T> {
-    try {
-      return Promise.resolve(fn());
-    } catch (err) {
-      return Promise.reject(mapSqliteError(err, this.path));
-    }
+    return this.sqlite.preview(op);
   }
 }
