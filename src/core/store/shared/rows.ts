@@ -2,6 +2,7 @@
  * The rows every operation reads (plans, steps), the audit event every change writes, and the rules
  * about who holds a claim: once for both backends. The port below is what each backend answers them with.
  */
+import { iso } from '../../clock.ts';
 import { describeDrift, planStructure, type PlanStructure } from '../../plan/hash.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import type { RefusedError } from '../../errors.ts';
@@ -144,5 +145,5 @@ export function stepRecord(row: StepRow): StepRecord {
 
 /** The ISO time `seconds` after `now` (ISO). */
 export function leaseUntil(now: string, seconds: number): string {
-  return new Date(Date.parse(now) + seconds * 1000).toISOString();
+  return iso(new Date(Date.parse(now) + seconds * 1000));
 }

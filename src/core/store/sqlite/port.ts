@@ -1,3 +1,4 @@
+import { iso } from '../../clock.ts';
 import { portOver, type PortMethods, type StorePort } from '../shared/port.ts';
 import { STEP_METHODS } from './stepPort.ts';
 import { runSync, type Op } from '../shared/op.ts';
@@ -51,7 +52,7 @@ const METHODS: SqliteMethods<StorePort> = {
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
 export function sqlitePort(db: Database, now: Date): StorePort {
-  return portOver<StorePort, SqliteState>(METHODS, { db, now: now.toISOString(), host: null });
+  return portOver<StorePort, SqliteState>(METHODS, { db, now: iso(now), host: null });
 }
 
 /** Runs a shared operation on this connection at `now`, synchronously (inside the caller's transaction). */

@@ -1,3 +1,4 @@
+import { iso } from '../../clock.ts';
 import { portOver, type StepPort } from '../shared/port.ts';
 import { claimsSql } from './claims.ts';
 import { completeSql } from './complete.ts';
@@ -24,5 +25,5 @@ export const STEP_METHODS: SqliteMethods<StepPort> = {
 
 /** The port of one SQLite transaction of a step command (StepStore). */
 export function sqliteStepPort(db: Database, now: Date): StepPort {
-  return portOver<StepPort, SqliteState>(STEP_METHODS, { db, now: now.toISOString(), host: null });
+  return portOver<StepPort, SqliteState>(STEP_METHODS, { db, now: iso(now), host: null });
 }
