@@ -105,7 +105,10 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
       await header.hover();
       await header.locator('[aria-label="Start scheduler"]').click();
-      await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
+      await page
+        .locator('.part.statusbar')
+        .getByText('Scheduler running', { exact: true })
+        .waitFor({ timeout: 15_000 });
       assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'the demo allowed its config: no question');
       await eventually(
         'two epics built at the same time',
@@ -209,7 +212,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       await header.locator('[aria-label="Stop scheduler"]').click();
       await page
         .locator('.part.statusbar')
-        .getByText('Scheduler running')
+        .getByText('Scheduler running', { exact: true })
         .waitFor({ state: 'detached', timeout: 10_000 });
     },
   );

@@ -313,7 +313,10 @@ describe("A person's epic is built on its own branch: main and the person's chec
       await dialog.waitFor({ timeout: 15_000 });
       assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.ralph: \S+ \S+standInAgent\.ts/);
       await dialog.getByRole('button', { name: 'Allow' }).click();
-      await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
+      await page
+        .locator('.part.statusbar')
+        .getByText('Scheduler running', { exact: true })
+        .waitFor({ timeout: 15_000 });
       // Polled once a second: the CLI's start-up is not free on a small machine the agents share.
       for (const deadline = Date.now() + 300_000; epicNow().status !== 'done'; await page.waitForTimeout(1000)) {
         if (Date.now() > deadline)

@@ -250,7 +250,10 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
         assert.match(asked, /roles\.ralph: claude -p /, 'the modal shows the Claude Code command the config names');
         assert.match(asked, /verification/, 'and the verification command');
         await dialog.getByRole('button', { name: 'Allow' }).click();
-        await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 15_000 });
+        await page
+          .locator('.part.statusbar')
+          .getByText('Scheduler running', { exact: true })
+          .waitFor({ timeout: 15_000 });
 
         const deadline = Date.now() + EPIC_MS;
         let shown = await json<Epic>('epic', 'show', epic);

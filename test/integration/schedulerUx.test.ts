@@ -189,14 +189,17 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await toast(page, /Springfield scheduler running\. Nothing was started because no agent is configured/).waitFor({
         timeout: 15_000,
       });
-      await page.locator('.part.statusbar').getByText('Scheduler running').waitFor({ timeout: 10_000 });
+      await page
+        .locator('.part.statusbar')
+        .getByText('Scheduler running', { exact: true })
+        .waitFor({ timeout: 10_000 });
       await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: 10_000 });
       await expectSchedulerActions(page, ['Stop scheduler'], 'Stop only');
       await screenshot(page, 'scheduler-running-no-agents');
       await agentsAction(page, 'Stop scheduler');
       await page
         .locator('.part.statusbar')
-        .getByText('Scheduler running')
+        .getByText('Scheduler running', { exact: true })
         .waitFor({ state: 'detached', timeout: 10_000 });
       await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
     },
@@ -351,7 +354,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: 10_000 });
       await page
         .locator('.part.statusbar')
-        .getByText('Scheduler running')
+        .getByText('Scheduler running', { exact: true })
         .waitFor({ state: 'detached', timeout: 10_000 });
       await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again once stopped');
     },
