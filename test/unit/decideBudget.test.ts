@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BudgetConfig, DailySpend, EpicBudgetOverride, Spend } from '../../src/core/epics/costBudget.ts';
-import { COMPLEXITY_POLICY, type EpicStatus } from '../../src/core/epics/index.ts';
+import type { EpicStatus } from '../../src/core/epics/index.ts';
 import { decide } from '../../src/core/scheduler/decide.ts';
+import { standardEpic } from '../helpers/epicSnapshot.ts';
 import { MESSAGES } from '../../src/core/scheduler/rules.ts';
 import type {
   Action,
@@ -29,35 +30,11 @@ interface Options extends Partial<Omit<EpicSnapshot, 'id' | 'status' | 'steps' |
 /** A standard P2 epic with its worktree, step-1 ready, the spend given (none by default). */
 function epic(id: string, status: EpicStatus, o: Options = {}): EpicSnapshot {
   const { steps, spend, own, ...rest } = o;
+  const base = standardEpic(id, status);
   return {
-    id,
-    title: id,
-    status,
-    statusReason: null,
-    priority: 'P2',
-    complexity: 'standard',
-    iteration: 1,
-    buildBudget: COMPLEXITY_POLICY.standard.buildIterations,
-    planIteration: status === 'planned' ? 0 : 1,
-    planBudget: 5,
-    planPath: status === 'planned' ? null : `plans/${id}.md`,
-    awaitingApproval: false,
-    worktree: status === 'planned' ? null : `/wt/${id}`,
-    reworkPending: false,
-    signalsAwaitingPerson: 0,
-    mergeApprovedByPerson: false,
-    mergeQueued: false,
-    faults: {},
-    setupDone: false,
-    verification: {
-      lastVerdict: status === 'verified' ? 'pass' : null,
-      sameFailureStreak: 0,
-      running: false,
-      unverifiedBuild: false,
-    },
-    review: { signalsThisIteration: 0, bartRunsThisIteration: 0 },
+    ...base,
     ...rest,
-    steps: { total: 2, completed: 0, ready: ['step-1'], claimedLive: [], ...steps },
+    steps: { ...base.steps, ...steps },
     spend: { usd: 0, tokens: 0, minutes: 0, ...spend },
     costBudget: { usd: null, tokens: null, minutes: null, ...own },
   };

@@ -3,8 +3,9 @@
 // verified epics whose branches conflict the one that goes first merges first. Pure, table-driven.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { COMPLEXITY_POLICY, type EpicStatus } from '../../src/core/epics/index.ts';
+import type { EpicStatus } from '../../src/core/epics/index.ts';
 import { decide } from '../../src/core/scheduler/decide.ts';
+import { standardEpic } from '../helpers/epicSnapshot.ts';
 import type {
   Action,
   EpicFiles,
@@ -30,32 +31,10 @@ interface Options extends Partial<Omit<EpicSnapshot, 'id' | 'status' | 'steps' |
 function epic(id: string, status: EpicStatus, o: Options = {}): EpicSnapshot {
   const { steps, open, changed, createdAt, conflictsWith, noFiles, ...rest } = o;
   return {
-    id,
-    title: id,
-    status,
-    statusReason: null,
-    priority: 'P2',
-    complexity: 'standard',
-    iteration: 1,
-    buildBudget: COMPLEXITY_POLICY.standard.buildIterations,
+    ...standardEpic(id, status),
     planIteration: 1,
-    planBudget: 5,
     planPath: `plans/${id}.md`,
-    awaitingApproval: false,
     worktree: `/wt/${id}`,
-    reworkPending: false,
-    signalsAwaitingPerson: 0,
-    mergeApprovedByPerson: false,
-    mergeQueued: false,
-    faults: {},
-    setupDone: false,
-    verification: {
-      lastVerdict: status === 'verified' ? 'pass' : null,
-      sameFailureStreak: 0,
-      running: false,
-      unverifiedBuild: false,
-    },
-    review: { signalsThisIteration: 0, bartRunsThisIteration: 0 },
     ...rest,
     steps: { total: 3, completed: 0, ready: ['step-1'], claimedLive: [], ...steps },
     ...(noFiles

@@ -27,12 +27,11 @@ export const claimsSql: SqliteMethods<ClaimsPort> = {
     // by nature: one seek per held status on idx_steps_top); the lower index wins. Three statements, each
     // read in index order: one statement with UNION ALL and an IN sorted in temporary b-trees and cost a
     // cold claim 0.3 ms more (docs/cli-cost.md, "The step store").
-    const ready = this.db.prepare(READY).get(plan) as StepRow | undefined;
-    const before = ready?.step_index ?? Number.MAX_SAFE_INTEGER;
-    let first = ready;
+    // Each expired read asks only below the best so far, so whatever it finds is lower.
+    let first = this.db.prepare(READY).get(plan) as StepRow | undefined;
     for (const status of ['claimed', 'in_progress']) {
-      const expired = this.db.prepare(EXPIRED).get({ plan, status, now: this.now, before }) as StepRow | undefined;
-      if (expired && expired.step_index < (first?.step_index ?? Number.MAX_SAFE_INTEGER)) first = expired;
+      const before = first?.step_index ?? Number.MAX_SAFE_INTEGER;
+      first = (this.db.prepare(EXPIRED).get({ plan, status, now: this.now, before }) as StepRow | undefined) ?? first;
     }
     return first;
   },
