@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { lazyPlanSource } from '../../src/core/plan/source.ts';
+import { RefusedError } from '../../src/core/errors.ts';
+import { lazyPlanSource, SETTLED_MS, statKey } from '../../src/core/plan/source.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
@@ -44,12 +47,37 @@ function editKeepingSizeAndTime(file: string, from: string, to: string): void {
 }
 
 function storedBytes(repo: Repo): Buffer | null {
-  const db = new Database(join(repo.root, '.springfield', 'state.db'), { readonly: true });
+  return inStore(
+    repo,
+    (db) => db.prepare('SELECT source FROM plan_files WHERE plan_path = ?').pluck().get(P) as Buffer | null,
+  );
+}
+
+function inStore<T>(repo: Repo, fn: (db: Database.Database) => T): T {
+  const db = new Database(join(repo.root, '.springfield', 'state.db'));
   try {
-    return db.prepare('SELECT source FROM plan_files WHERE plan_path = ?').pluck().get(P) as Buffer | null;
+    return fn(db);
   } finally {
     db.close();
   }
+}
+
+/** Waits until the file's times are SETTLED_MS old: from then on its stat may vouch for its bytes. */
+async function settle(file: string): Promise<void> {
+  const st = statSync(file, { bigint: true });
+  const changed = Number((st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs) / 1_000_000n);
+  const wait = changed + SETTLED_MS + 50 - Date.now();
+  if (wait > 0) await sleep(wait);
+}
+
+interface StatRecord {
+  readonly file: string;
+  readonly stat: string;
+  readonly plan_hash: string;
+}
+
+function statRecords(db: Database.Database): StatRecord[] {
+  return db.prepare('SELECT file, stat, plan_hash FROM plan_file_stats ORDER BY file').all() as StatRecord[];
 }
 
 describe('drift is exact when the plan file keeps its size and time', () => {
@@ -159,6 +187,157 @@ describe('the store skips the parse only for bytes it has seen with the structur
     assert.equal(s.parsed(), true);
     assert.equal(r.claimed, false);
     assert.deepEqual(sqliteOf(store).prepare('SELECT source FROM plan_files').pluck().get(), readFileSync(file));
+  });
+});
+
+describe('an unchanged plan file is not read again (docs/cli-cost.md, "Unchanged plan files")', () => {
+  let dir: string;
+  let file: string;
+  let store: SqliteStore;
+  const actor = { worktree: '/wt/a', agent: null };
+  /** A source over the real file that counts each use of its bytes or its plan. */
+  const watched = (): { source: PlanSource; uses: () => number } => {
+    const real = lazyPlanSource(file, P, P);
+    let uses = 0;
+    return {
+      source: {
+        planPath: P,
+        ...(real.file ? { file: real.file } : {}),
+        get bytes() {
+          uses++;
+          return real.bytes;
+        },
+        get plan() {
+          uses++;
+          return real.plan;
+        },
+      },
+      uses: () => uses,
+    };
+  };
+  const records = (): StatRecord[] => statRecords(sqliteOf(store));
+  const planHash = (): string => String(sqliteOf(store).prepare('SELECT plan_hash FROM plans').pluck().get());
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'springfield-stat-'));
+    file = join(dir, 'plan.md');
+    writeFileSync(file, PLAN);
+    store = new SqliteStore(join(dir, 'state.db'));
+    await store.initPlan(lazyPlanSource(file, P, P), actor);
+    await settle(file);
+  });
+  after(() => {
+    closeSqlite(store);
+    void store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a settled file whose bytes match is recorded with its stat and the plan hash; the next claim reads nothing', async () => {
+    assert.deepEqual(records(), [], 'init records no stat');
+    const first = watched();
+    assert.equal((await store.claimNext(first.source, actor)).claimed, true);
+    assert.ok(first.uses() > 0, 'the first claim reads the bytes');
+    assert.deepEqual(records(), [{ file, stat: statKey(statSync(file, { bigint: true })), plan_hash: planHash() }]);
+
+    const second = watched();
+    assert.equal((await store.claimNext(second.source, actor)).claimed, true);
+    assert.equal(second.uses(), 0, 'neither the bytes nor the plan were asked for');
+  });
+
+  test('a file changed since is read again; a change younger than SETTLED_MS is not recorded until it settles', async () => {
+    const recorded = records();
+    writeFileSync(file, PLAN.replace('- [ ] Write docs', '- [x] Write docs'));
+    const fresh = watched();
+    await store.claimNext(fresh.source, actor);
+    assert.ok(fresh.uses() > 0, 'a new stat: the bytes are read');
+    assert.deepEqual(records(), recorded, 'too recent to vouch for');
+    const again = watched();
+    await store.claimNext(again.source, actor);
+    assert.ok(again.uses() > 0, 'still read while it is too recent');
+
+    await settle(file);
+    const settled = watched();
+    await store.claimNext(settled.source, actor);
+    assert.ok(settled.uses() > 0);
+    assert.deepEqual(records(), [{ file, stat: statKey(statSync(file, { bigint: true })), plan_hash: planHash() }]);
+    const after = watched();
+    await store.claimNext(after.source, actor);
+    assert.equal(after.uses(), 0);
+  });
+
+  test('a record whose hash is no longer the plan’s is not trusted: re-initialised elsewhere, this unchanged file is drift', async () => {
+    const before = records();
+    assert.equal(before.length, 1);
+    const elsewhere = join(dir, 'elsewhere.md');
+    writeFileSync(elsewhere, PLAN.replace('## Step 3: Docs {#step-3}', '## Step 3: Guides {#step-3}'));
+    await store.initPlan(lazyPlanSource(elsewhere, P, P), { worktree: '/wt/b', agent: null }, { force: true });
+    assert.equal(before[0]?.stat, statKey(statSync(file, { bigint: true })), 'this file is unchanged');
+
+    const w = watched();
+    await assert.rejects(
+      () => store.claimNext(w.source, actor),
+      (err: unknown) =>
+        err instanceof RefusedError && err.code === 'plan_drift' && err.message.includes('step-3 title changed'),
+    );
+    assert.ok(w.uses() > 0, 'the file was read and parsed to name the drift');
+    assert.deepEqual(records(), before, 'a refused call records nothing');
+  });
+});
+
+describe("claim, update and complete trust an unchanged file's stat, and only that", () => {
+  let repo: Repo;
+  let file: string;
+  before(async () => {
+    repo = makeRepo({ files: { [P]: PLAN } });
+    file = join(repo.root, P);
+    assertOk(runJson(repo.root, ['init', P]));
+    await settle(file);
+    assertClaimed(runJson(repo.root, ['claim', P]));
+  });
+  after(() => repo.cleanup());
+
+  test('the first claim of the settled file recorded its stat; unchanged, the bytes are not compared again', () => {
+    assert.deepEqual(
+      inStore(repo, (db) => statRecords(db).map((r) => [r.file, r.stat])),
+      [[file, statKey(statSync(file, { bigint: true }))]],
+    );
+    // Recorded bytes that match nothing: a call that compared bytes would parse and record the file's own.
+    inStore(repo, (db) => db.prepare("UPDATE plan_files SET source = x'00'").run());
+    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
+    assert.deepEqual(storedBytes(repo), Buffer.from([0]), 'the stat vouched: no bytes compared');
+
+    // The same bytes with a new change time (touch): compared, found equal in structure, recorded.
+    const now = new Date();
+    utimesSync(file, now, now);
+    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'open']));
+    assert.deepEqual(storedBytes(repo), readFileSync(file));
+  });
+
+  test('a settled record does not hide a same-size structural edit with the modification time put back', async () => {
+    // A whole second, so the edit below can put the recorded modification time back exactly.
+    utimesSync(file, MTIME, MTIME);
+    await settle(file);
+    assertOk(runJson(repo.root, ['heartbeat', P, 'step-1']));
+    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
+    const recorded = inStore(repo, statRecords);
+    assert.equal(recorded[0]?.stat, statKey(statSync(file, { bigint: true })), 'the record is the file as it is');
+
+    editKeepingSizeAndTime(file, '## Step 3: Docs {#step-3}', '## Step 3: Doxs {#step-3}');
+    const [before, now] = [recorded[0]?.stat ?? '', statKey(statSync(file, { bigint: true }))].map((k) => k.split(':'));
+    assert.deepEqual(
+      now?.slice(0, 4),
+      before?.slice(0, 4),
+      'device, inode, size and modification time are the recorded ones',
+    );
+    assert.notEqual(now?.[4], before?.[4], 'only the change time tells');
+    for (const args of [
+      ['claim', P],
+      ['update', P, 'step-1', '--all', 'open'],
+      ['complete', P, 'step-1'],
+    ]) {
+      const error = assertFails(runJson(repo.root, args), 1, 'plan_drift');
+      assert.ok(error.message.includes('step-3 title changed'), error.message);
+    }
+    assert.deepEqual(inStore(repo, statRecords), recorded, 'refused calls record nothing');
   });
 });
 

@@ -229,7 +229,7 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
     DROP INDEX idx_runs_launch; DROP INDEX idx_runs_epic_newest; ${['outcome_reason', 'claim_token', 'output_tail', 'head_before', 'head_after', 'agent_pid', 'launch_id'].map((c) => `ALTER TABLE runs DROP COLUMN ${c};`).join(' ')}
     DROP TABLE debt; DROP TABLE planning_notes; ALTER TABLE epics DROP COLUMN pr_url; ALTER TABLE epics DROP COLUMN pr_checked_at; ALTER TABLE epics DROP COLUMN planner;
     DROP INDEX idx_runs_ended; ALTER TABLE epics DROP COLUMN budget_usd; ALTER TABLE epics DROP COLUMN budget_tokens; ALTER TABLE epics DROP COLUMN budget_minutes; DROP TABLE port_blocks;
-    DROP INDEX idx_steps_files; DROP INDEX idx_steps_files_held; ALTER TABLE steps DROP COLUMN files;
+    DROP INDEX idx_steps_files; DROP INDEX idx_steps_files_held; ALTER TABLE steps DROP COLUMN files; DROP TABLE plan_file_stats;
     ${['cost_usd', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'premium_requests'].map((c) => `ALTER TABLE runs DROP COLUMN ${c};`).join(' ')}
     PRAGMA user_version = 1;`);
   raw.close();

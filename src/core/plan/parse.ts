@@ -344,8 +344,13 @@ export function readPlanBytes(absPath: string, displayPath: string): Buffer {
   try {
     return readFileSync(absPath);
   } catch (err) {
-    throw new PlanError(displayPath, 0, `cannot read plan: ${readFailureReason(err)}`);
+    throw planReadError(displayPath, err);
   }
+}
+
+/** The PlanError for a plan file that cannot be read (or stat'ed), naming `displayPath`. */
+export function planReadError(displayPath: string, err: unknown): PlanError {
+  return new PlanError(displayPath, 0, `cannot read plan: ${readFailureReason(err)}`);
 }
 
 /** Parses a plan file's bytes: UTF-8 (a leading BOM is dropped), else a PlanError naming the line. */

@@ -48,4 +48,22 @@ export interface PlanSource {
    * structure skips the parse and the structure comparison (docs/cli-cost.md).
    */
   readonly bytes?: Uint8Array;
+  /**
+   * The file as the command found it, for a store that remembers the stat under which it last saw
+   * the file's bytes match: an unchanged file is then not read at all (docs/cli-cost.md, "Unchanged plan files").
+   */
+  readonly file?: PlanFile;
+}
+
+/** A plan file's place and stat, as `PlanSource.file`. */
+export interface PlanFile {
+  /** The absolute path it was read from. */
+  readonly path: string;
+  /** Device, inode, size, modification and change times (ns), taken before its bytes are read. */
+  readonly stat: string;
+  /**
+   * The stat under which the bytes (read on the first call) are known to be the file's, or undefined
+   * when the file was changed too recently to trust its times (docs/cli-cost.md, "Unchanged plan files").
+   */
+  settledStat(): string | undefined;
 }

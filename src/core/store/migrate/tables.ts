@@ -1,8 +1,9 @@
 /**
  * The tables `springfield migrate` copies and compares (docs/postgres.md, "springfield migrate: to PostgreSQL and back"), in dependency
  * order, with the columns both backends share. Left out: `repo_id` and the host columns (PostgreSQL
- * only), PostgreSQL's `events.op_id` and `events.xid`, and SQLite's `plan_files.source` (the bytes a
- * step command compares to skip a parse: a cache that the next step command fills again).
+ * only), PostgreSQL's `events.op_id` and `events.xid`, and SQLite's `plan_files.source` and
+ * `plan_file_stats` (the bytes a step command compares to skip a parse, and the stat under which a
+ * plan file's bytes last matched: caches that the next step commands fill again).
  * `plans.structure` lives in `plan_files` on SQLite and in `plans` on PostgreSQL.
  */
 export const TABLE_NAMES = [

@@ -2,7 +2,7 @@
  * The schema version this program writes: the number of migrations (a test holds the two together).
  * Bump it with each migration added below.
  */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 /**
  * Forward-only schema migrations. Each runs once, in order, inside the same transaction that bumps
@@ -357,6 +357,16 @@ export function migrations(): readonly string[] {
   ALTER TABLE steps ADD COLUMN files TEXT;
   CREATE INDEX idx_steps_files ON steps(plan_path) WHERE files IS NOT NULL;
   CREATE INDEX idx_steps_files_held ON steps(status) WHERE files IS NOT NULL AND parent_anchor IS NULL AND status IN ('claimed', 'in_progress');
+  `,
+    // 13: per plan file on this host (a worktree's checkout of a plan), the stat under which its bytes last
+    // matched a plan's structure, and that structure's hash: a step command finding the file unchanged since
+    // reads none of it (docs/cli-cost.md, "Unchanged plan files"). A row whose hash is not the plan's is ignored.
+    `
+  CREATE TABLE plan_file_stats (
+    file TEXT PRIMARY KEY,
+    stat TEXT NOT NULL,
+    plan_hash TEXT NOT NULL
+  );
   `,
   ];
 }

@@ -68,21 +68,27 @@ export const rowsSql: SqliteMethods<RowsPort> = {
     return { step, owner: step.parent_anchor ? (stepRow(this.db, planPath, step.parent_anchor) ?? step) : step };
   },
   currentPlan(source) {
-    const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
-    if (bytes !== undefined) {
-      const seen = this.db
+    const file = source.file;
+    if (file !== undefined) {
+      // The file unchanged since its bytes last matched a structure, and that structure the plan's: nothing to read.
+      const known = this.db
         .prepare(
-          `SELECT ${PLAN_COLUMNS}, (SELECT source = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`,
+          `SELECT ${PLAN_COLUMNS}, (SELECT 1 FROM plan_file_stats r WHERE r.file = ? AND r.stat = ? AND r.plan_hash = plans.plan_hash) AS same FROM plans WHERE plan_path = ?`,
         )
-        .get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
-      if (seen?.same === 1) {
-        const { same: _, ...plan } = seen;
+        .get(file.path, file.stat, source.planPath) as (PlanRow & { same: number | null }) | undefined;
+      if (known?.same === 1) {
+        const { same: _, ...plan } = known;
         return { plan, current: true };
       }
     }
-    const found = sameStructure(this.db, source);
-    if (found?.current && bytes !== undefined)
-      this.db.prepare('UPDATE plan_files SET source = ? WHERE plan_path = ?').run(bytes, found.plan.plan_path);
+    const found = bytesOrStructure(this.db, source);
+    const settled = found?.current ? file?.settledStat() : undefined;
+    if (file !== undefined && settled !== undefined && found !== undefined)
+      this.db
+        .prepare(
+          'INSERT INTO plan_file_stats (file, stat, plan_hash) VALUES (?, ?, ?) ON CONFLICT (file) DO UPDATE SET stat = excluded.stat, plan_hash = excluded.plan_hash',
+        )
+        .run(file.path, settled, found.plan.plan_hash);
     return found;
   },
   initialisedStructure(planPath) {
@@ -95,6 +101,29 @@ export const rowsSql: SqliteMethods<RowsPort> = {
     writeEvent(this.db, this.now, actor, e);
   },
 };
+
+/**
+ * Whether the file's structure is the plan's: at once when its bytes are the ones last recorded with
+ * it, else by its structure (recording these bytes when it is).
+ */
+function bytesOrStructure(db: Database, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
+  const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
+  if (bytes !== undefined) {
+    const seen = db
+      .prepare(
+        `SELECT ${PLAN_COLUMNS}, (SELECT source = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`,
+      )
+      .get(bytes, source.planPath) as (PlanRow & { same: number | null }) | undefined;
+    if (seen?.same === 1) {
+      const { same: _, ...plan } = seen;
+      return { plan, current: true };
+    }
+  }
+  const found = sameStructure(db, source);
+  if (found?.current && bytes !== undefined)
+    db.prepare('UPDATE plan_files SET source = ? WHERE plan_path = ?').run(bytes, found.plan.plan_path);
+  return found;
+}
 
 /**
  * Whether the parsed plan has the initialised structure: compares hashes when this parsed plan's is
