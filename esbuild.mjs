@@ -71,6 +71,9 @@ const lazyBuiltins = {
   },
 };
 
+/** The head of the function expression the step bundle is (src/cli/codeCache.ts, BUNDLE_WRAPPER). */
+const BUNDLE_WRAPPER = '(function (exports, require, module, __filename, __dirname) { ';
+
 const builds = [
   {
     // The executable: CommonJS (no ES module loader to start) with the step commands linked in.
@@ -87,10 +90,13 @@ const builds = [
     // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
     minify: true,
     define: { 'import.meta.url': '__sfImportMeta.url', ...versionDefine },
+    // Written as the function expression Node's loader would wrap it in (src/cli/codeCache.ts compiles
+    // it as is: wrapping it at run time would copy its 130 KB of text into a new string in every process).
     // Worked out only if read (sqlite.ts reads __dirname instead): a URL is not free to build.
     banner: {
-      js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+      js: `${BUNDLE_WRAPPER}const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };`,
     },
+    footer: { js: '\n});' },
   },
   {
     // The executable itself: runs dist/springfield.cjs (step commands) with a code cache, or the full CLI.

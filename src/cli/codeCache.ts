@@ -14,7 +14,13 @@ import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /**
- * Runs the CommonJS file `file` (which must not `import()`) as Node's loader would, with a V8 code
+ * How a bundle run by runWithCodeCache starts: it is written as the function expression Node's loader
+ * wraps a CommonJS module in (esbuild.mjs adds it), and compiled as it is read, with no copy of its text.
+ */
+export const BUNDLE_WRAPPER = '(function (exports, require, module, __filename, __dirname) { ';
+
+/**
+ * Runs the CommonJS bundle `file` (which must not `import()`, written as BUNDLE_WRAPPER … `});`) as Node's loader would, with a V8 code
  * cache of what the run compiled. Node's compile cache keeps only a module's top level: every
  * function a command then calls is compiled again in each process, and a short command spends more
  * time on that than on its own work. This cache is taken at exit, after the command ran, so it holds
@@ -48,10 +54,8 @@ export function runWithCodeCache(
     closeSync(fd);
   }
   const cachedData = cacheFile === undefined ? undefined : readOwnFile(cacheFile);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
-    filename: file,
-    cachedData,
-  });
+  if (!source.startsWith(BUNDLE_WRAPPER)) throw new Error(`${file}: not a bundle written as a function expression`);
+  const script = new Script(source, { filename: file, cachedData });
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
     const target = cacheFile;
     process.once('exit', (code) => {

@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertClaimed, assertOk, CLI_PATH, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { BUNDLE_WRAPPER } from '../../src/cli/codeCache.ts';
+import {
+  assertClaimed,
+  assertOk,
+  CLI_PATH,
+  ensureCli,
+  makeRepo,
+  runCli,
+  runJson,
+  type Repo,
+} from '../helpers/gitRepo.ts';
 
 // docs/cli-cost.md: in the step commands' bundle, core's node:crypto, node:child_process and node:os
 // imports load on first call (src/cli/lazy/), so a claim or a show loads none of them; and the bundle
@@ -80,4 +90,13 @@ test("the step commands' bundle links only the step commands' store: no epic, ru
     .join('\n');
   for (const sql of ['INSERT INTO epics', 'INSERT INTO runs', 'INSERT INTO plan_versions'])
     assert.equal(whole.includes(sql), true, `the whole CLI lacks ${sql}`);
+});
+
+test("the step commands' bundle is the function expression the launcher compiles as read (no copy of its text)", () => {
+  // docs/cli-cost.md, "The young generation": wrapped at run time, its 130 KB were copied into a new
+  // string in every process. A bundle that is not wrapped is refused by the launcher, not run half-way.
+  const bundle = readFileSync(join(CLI_PATH, '..', 'springfield.cjs'), 'utf8');
+  assert.ok(bundle.startsWith(BUNDLE_WRAPPER), bundle.slice(0, 80));
+  assert.ok(bundle.trimEnd().endsWith('});'), bundle.slice(-40));
+  assertOk(runJson(repo.root, ['ready', P]));
 });

@@ -77,7 +77,13 @@ export function partitionAtOnce(db: Database, plan: string, now: string): StepPa
     .get({ plan, now }) as string | null;
   if (lines === null) return p;
   // Anchors are lowercase letters, digits and dashes (docs/plan-grammar.md): the lines split back exactly.
-  for (const line of lines.split('\n')) place(p, line.slice(1), line[0]);
+  // Each anchor is cut out once (split, then slicing off the letter, would make every string twice).
+  for (let at = 0; at < lines.length;) {
+    const end = lines.indexOf('\n', at);
+    const stop = end === -1 ? lines.length : end;
+    place(p, lines.slice(at + 1, stop), lines[at]);
+    at = stop + 1;
+  }
   return p;
 }
 
