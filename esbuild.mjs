@@ -83,7 +83,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    // better-sqlite3's JavaScript is linked in (its native module is named at run time: see sqlite.ts).
+    // The step commands open the database through node:sqlite; better-sqlite3 (on runtimes without it)
+    // is required from node_modules on first use, its native module named at run time (see sqlite.ts).
     external: ['*.node'],
     plugins: [postgresApart, ownModulesArePure, lazyBuiltins],
     // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and

@@ -9,4 +9,10 @@ import { exitWhenDone, processIo } from './stdio.ts';
  * A step command is synchronous under its promise (the database is closed when it resolves), so the
  * process exits as soon as it is done.
  */
-exitWhenDone(dispatch(process.argv.slice(2), processIo(), STEP_MODULES, openStepStore), { immediately: true });
+// Nothing else in this process opens the database, so it may use the runtime's own SQLite (docs/cli-cost.md, "The built-in SQLite").
+exitWhenDone(
+  dispatch(process.argv.slice(2), processIo(), STEP_MODULES, (settings) =>
+    openStepStore(settings, { builtinSqlite: true }),
+  ),
+  { immediately: true },
+);

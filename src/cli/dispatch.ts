@@ -83,7 +83,10 @@ export async function dispatch<S extends StepStore>(
     ctx = new CliContext(io.cwd, io.env, args, openStore);
     const result = await command.run(ctx);
     for (const w of [...ctx.warnings, ...(result.warnings ?? [])]) io.stderr(`springfield: warning: ${w}\n`);
-    io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : result.text + '\n');
+    // The newline written on its own: appended, it would make V8 copy a large document (ready on a big plan)
+    // into one flat string before writing it (docs/cli-cost.md, "The young generation").
+    io.stdout(json ? JSON.stringify(result.json, null, 2) : result.text);
+    io.stdout('\n');
     return result.exitCode ?? 0;
   } catch (err) {
     for (const w of ctx?.warnings ?? []) io.stderr(`springfield: warning: ${w}\n`);

@@ -100,3 +100,32 @@ test("the step commands' bundle is the function expression the launcher compiles
   assert.ok(bundle.trimEnd().endsWith('});'), bundle.slice(-40));
   assertOk(runJson(repo.root, ['ready', P]));
 });
+
+test("the step commands open the database through the runtime's own SQLite: better-sqlite3 is neither loaded nor mapped", () => {
+  // docs/cli-cost.md, "The built-in SQLite". The watch itself is shown to see better-sqlite3 where it
+  // is used: the whole CLI's `doctor` opens the database through it.
+  const watch = join(dir, 'driver.cjs');
+  writeFileSync(
+    watch,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.SF_TEST_DRIVER, JSON.stringify({
+      js: Object.keys(require.cache).some((f) => f.includes('better-sqlite3')),
+      mapped: require('node:fs').readFileSync('/proc/self/maps', 'utf8').includes('better-sqlite3'),
+      builtin: process.moduleLoadList.includes('NativeModule sqlite') || process.moduleLoadList.includes('Internal Binding sqlite'),
+    })));\n`,
+  );
+  const seen = (args: string[]): { js: boolean; mapped: boolean; builtin: boolean } => {
+    const file = join(dir, 'driver.json');
+    writeFileSync(file, '{}');
+    assertOk(runCli(repo.root, args, { NODE_OPTIONS: `--require ${watch}`, SF_TEST_DRIVER: file }));
+    return JSON.parse(readFileSync(file, 'utf8')) as { js: boolean; mapped: boolean; builtin: boolean };
+  };
+  const claimed = assertClaimed(runJson(repo.root, ['claim', P]));
+  for (const args of [
+    ['heartbeat', P, claimed.step_anchor, '--json'],
+    ['show', P, '--step', claimed.step_anchor, '--json'],
+    ['ready', P, '--json'],
+    ['update', P, claimed.step_anchor, '--all', 'completed', '--json'],
+  ])
+    assert.deepEqual(seen(args), { js: false, mapped: false, builtin: true }, args.join(' '));
+  assert.deepEqual(seen(['doctor', '--json']), { js: true, mapped: true, builtin: false });
+});

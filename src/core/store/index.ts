@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.ts';
 import type { DoctorInput } from './maintenanceTypes.ts';
 import type { Checklist } from './shared/checklist.ts';
+import { builtinConnect } from './sqlite/builtinSqlite.ts';
 import { diagnoseDatabase } from './sqlite/doctor.ts';
 import { SqliteStore } from './sqlite/sqliteStore.ts';
 import { SqliteStepStore } from './sqlite/stepStore.ts';
@@ -53,9 +54,12 @@ export function openStore(settings: StoreSettings): Store {
  * Opens the store for the step commands only (StepStore), as openStore does: on SQLite a store of
  * those operations alone, so the step commands' bundle links nothing else (docs/cli-cost.md, "The step store").
  */
-export function openStepStore(settings: StoreSettings): StepStore {
+export function openStepStore(settings: StoreSettings, options: { readonly builtinSqlite?: boolean } = {}): StepStore {
   if (isDatabaseUrl(settings.location)) return openPostgresLazily(settings);
-  return new SqliteStepStore(settings.location, sqliteOptions(settings));
+  // The runtime's own SQLite where it has it (docs/architecture.md, "Two SQLite drivers"): only a process that
+  // opens the database through no other driver may ask for it.
+  const connect = options.builtinSqlite ? builtinConnect() : undefined;
+  return new SqliteStepStore(settings.location, { ...sqliteOptions(settings), ...(connect ? { connect } : {}) });
 }
 
 /** The settings SQLite takes (the rest are PostgreSQL's). */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EnvironmentError } from '../../errors.ts';
 import { migrations, SCHEMA_VERSION } from './migrations.ts';
-import { connect, loadSqlite, mapSqliteError, type Database } from './sqlite.ts';
+import { checkRuntime, connect, mapSqliteError, type Connect, type Database } from './sqlite.ts';
 
 export interface OpenOptions {
   /** Milliseconds to wait for a lock before giving up: at least 5000, so agents that write at once wait rather than fail. */
@@ -11,6 +11,8 @@ export interface OpenOptions {
   readonly ifMissing?: 'create' | 'empty';
   /** Open read-only (commands that only read): a database the user may not write can still be read. */
   readonly readOnly?: boolean;
+  /** How to open a connection: better-sqlite3 unless told (the step commands pass the built-in driver, builtinSqlite.ts). */
+  readonly connect?: Connect;
 }
 
 /**
@@ -18,18 +20,18 @@ export interface OpenOptions {
  * synchronous FULL, foreign keys), refusing a database written by a newer Springfield without touching it.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
-  loadSqlite(); // refuses an old runtime before anything is created
+  checkRuntime(); // refuses an old runtime before anything is created
   const missing = path !== ':memory:' && !existsSync(path);
   if (missing && options.ifMissing === 'empty') return openDatabase(':memory:', { ...options, readOnly: false });
   if (options.readOnly && !missing) {
-    const db = openReadOnly(path, options.busyTimeoutMs ?? 10_000);
+    const db = openReadOnly(path, options.busyTimeoutMs ?? 10_000, options.connect ?? connect);
     // An older schema needs a migration, which is a write: the writable open does it (or says why it cannot).
     if (db) return db;
   }
   if (missing) mkdirSync(dirname(path), { recursive: true });
   let db: Database | undefined;
   try {
-    db = connect(path, { timeout: options.busyTimeoutMs ?? 10_000 });
+    db = (options.connect ?? connect)(path, { timeout: options.busyTimeoutMs ?? 10_000 });
     const version = Number(db.pragma('user_version', { simple: true }));
     if (version > SCHEMA_VERSION) throw tooNew(path, version);
     if (path !== ':memory:') {
@@ -57,11 +59,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
  * cannot write (a read-only mount, someone else's checkout) with no writer (no -wal file), the file is
  * read as immutable instead.
  */
-function openReadOnly(path: string, timeout: number): Database | null {
+function openReadOnly(path: string, timeout: number, open: Connect): Database | null {
   let db: Database | undefined;
   try {
     try {
-      db = connect(path, { readonly: true, fileMustExist: true, timeout });
+      db = open(path, { readonly: true, fileMustExist: true, timeout });
       db.pragma('schema_version');
     } catch (err) {
       db?.close();
@@ -69,7 +71,7 @@ function openReadOnly(path: string, timeout: number): Database | null {
       const code = String((err as { code?: unknown }).code ?? '');
       if (!(code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) || existsSync(`${path}-wal`))
         throw err;
-      db = connect(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, {
+      db = open(`file:${encodeURI(path).replace(/[?#]/g, encodeURIComponent)}?immutable=1`, {
         readonly: true,
         fileMustExist: true,
         timeout,

@@ -2,13 +2,15 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { runtimeTooOld } from '../../../shared/runtime.ts';
 import { EnvironmentError } from '../../errors.ts';
 
 export type Database = BetterSqlite3.Database;
 type DatabaseConstructor = typeof BetterSqlite3;
-type ConnectOptions = Omit<BetterSqlite3.Options, 'nativeBinding'>;
+export type ConnectOptions = Omit<BetterSqlite3.Options, 'nativeBinding'>;
+/** Opens a connection: better-sqlite3's (`connect`), or the built-in driver's for the step commands (builtinSqlite.ts). */
+export type Connect = (path: string, options: ConnectOptions) => Database;
 
 /**
  * better-sqlite3, after checking Node-API 10 is available: on older runtimes its native module
@@ -16,9 +18,19 @@ type ConnectOptions = Omit<BetterSqlite3.Options, 'nativeBinding'>;
  * module is loaded by the first connection.)
  */
 export function loadSqlite(): DatabaseConstructor {
+  checkRuntime();
+  // Required on first use, not imported: the step commands open the database through the runtime's own
+  // SQLite (builtinSqlite.ts) and never run better-sqlite3's JavaScript.
+  betterSqlite3 ??= createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+  return betterSqlite3;
+}
+
+let betterSqlite3: DatabaseConstructor | undefined;
+
+/** Refuses a runtime without Node-API 10 (Node.js before 22.14), before anything is created. */
+export function checkRuntime(): void {
   const tooOld = runtimeTooOld(process.version, process.versions.napi);
   if (tooOld !== undefined) throw new EnvironmentError('runtime_too_old', tooOld);
-  return BetterSqlite3;
 }
 
 /**
