@@ -113,10 +113,10 @@ test("the step commands open the database through the runtime's own SQLite: bett
       builtin: process.moduleLoadList.includes('NativeModule sqlite') || process.moduleLoadList.includes('Internal Binding sqlite'),
     })));\n`,
   );
-  const seen = (args: string[]): { js: boolean; mapped: boolean; builtin: boolean } => {
+  const seen = (args: string[], options = ''): { js: boolean; mapped: boolean; builtin: boolean } => {
     const file = join(dir, 'driver.json');
     writeFileSync(file, '{}');
-    assertOk(runCli(repo.root, args, { NODE_OPTIONS: `--require ${watch}`, SF_TEST_DRIVER: file }));
+    assertOk(runCli(repo.root, args, { NODE_OPTIONS: `--require ${watch} ${options}`, SF_TEST_DRIVER: file }));
     return JSON.parse(readFileSync(file, 'utf8')) as { js: boolean; mapped: boolean; builtin: boolean };
   };
   const claimed = assertClaimed(runJson(repo.root, ['claim', P]));
@@ -128,4 +128,10 @@ test("the step commands open the database through the runtime's own SQLite: bett
   ])
     assert.deepEqual(seen(args), { js: false, mapped: false, builtin: true }, args.join(' '));
   assert.deepEqual(seen(['doctor', '--json']), { js: true, mapped: true, builtin: false });
+  // A runtime without node:sqlite (as Node 22 before 22.16 is, for this adapter): better-sqlite3, found from the bundle.
+  assert.deepEqual(seen(['ready', P, '--json'], '--no-experimental-sqlite'), {
+    js: true,
+    mapped: true,
+    builtin: false,
+  });
 });
