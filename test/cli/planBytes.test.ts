@@ -46,6 +46,18 @@ function editKeepingSizeAndTime(file: string, from: string, to: string): void {
   assert.equal(now.ino, before.ino, 'the same file, rewritten in place');
 }
 
+/** claim, update and complete each refused for drift, naming step-3's changed title. */
+function assertDriftRefused(repo: Repo): void {
+  for (const args of [
+    ['claim', P],
+    ['update', P, 'step-1', '--all', 'open'],
+    ['complete', P, 'step-1'],
+  ]) {
+    const error = assertFails(runJson(repo.root, args), 1, 'plan_drift');
+    assert.ok(error.message.includes('step-3 title changed'), error.message);
+  }
+}
+
 function storedBytes(repo: Repo): Buffer | null {
   return inStore(
     repo,
@@ -103,14 +115,7 @@ describe('drift is exact when the plan file keeps its size and time', () => {
   test('a structural edit of the same size with the time put back is refused by claim, update and complete', () => {
     const recorded = storedBytes(repo);
     editKeepingSizeAndTime(join(repo.root, P), '## Step 3: Docs {#step-3}', '## Step 3: Doxs {#step-3}');
-    for (const args of [
-      ['claim', P],
-      ['update', P, 'step-1', '--all', 'open'],
-      ['complete', P, 'step-1'],
-    ]) {
-      const error = assertFails(runJson(repo.root, args), 1, 'plan_drift');
-      assert.ok(error.message.includes('step-3 title changed'), error.message);
-    }
+    assertDriftRefused(repo);
     assert.deepEqual(storedBytes(repo), recorded, 'refused calls record nothing');
     assert.equal(showSteps(repo.root, P).get('step-1')?.status, 'claimed');
   });
@@ -329,14 +334,7 @@ describe("claim, update and complete trust an unchanged file's stat, and only th
       'device, inode, size and modification time are the recorded ones',
     );
     assert.notEqual(now?.[4], before?.[4], 'only the change time tells');
-    for (const args of [
-      ['claim', P],
-      ['update', P, 'step-1', '--all', 'open'],
-      ['complete', P, 'step-1'],
-    ]) {
-      const error = assertFails(runJson(repo.root, args), 1, 'plan_drift');
-      assert.ok(error.message.includes('step-3 title changed'), error.message);
-    }
+    assertDriftRefused(repo);
     assert.deepEqual(inStore(repo, statRecords), recorded, 'refused calls record nothing');
   });
 });
