@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ensureEpicWorktree, removeEpicWorktree } from '../../src/core/orchestrate/epicWorktree.ts';
+import {
+  addingWorktree,
+  ensureEpicWorktree,
+  removeEmptyWorktreeFolder,
+  removeEpicWorktree,
+} from '../../src/core/orchestrate/epicWorktree.ts';
 import { createPlanningWorktree, removePlanningWorktree } from '../../src/core/orchestrate/planningWorktree.ts';
 import { makeRepo } from '../helpers/gitRepo.ts';
 
@@ -52,4 +57,18 @@ test('a symbolic link at <repo>.springfield is not followed: the link and its em
   await removePlanningWorktree(r.root, 'sf-abcd');
   assert.equal(lstatSync(`${r.root}.springfield`).isSymbolicLink(), true);
   assert.deepEqual(readdirSync(target), []);
+});
+
+test('while this process adds a worktree to the default folder, the folder is not removed; afterwards it is', async (t) => {
+  // Seen in the editor's fault suite: two epics planned at once, one run's removal took the then-empty
+  // folder between git making it and making the worktree in it, and the other's add failed.
+  const { root } = repo(t);
+  const folder = `${root}.springfield`;
+  await addingWorktree(root, async () => {
+    mkdirSync(folder);
+    removeEmptyWorktreeFolder(root);
+    assert.equal(existsSync(folder), true, 'an add is under way');
+  });
+  removeEmptyWorktreeFolder(root);
+  assert.equal(existsSync(folder), false);
 });

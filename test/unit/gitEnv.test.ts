@@ -1,7 +1,7 @@
 // The one environment policy of every git call, and the parsers of git's porcelain output (docs/git.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gitEnv, gitFailure } from '../../src/core/git/exec.ts';
+import { errorLine, gitEnv, gitFailure } from '../../src/core/git/exec.ts';
 import { isConflicted, parseStatus } from '../../src/core/git/status.ts';
 import { parseWorktreeList } from '../../src/core/git/worktrees.ts';
 
@@ -90,6 +90,15 @@ test("a failed git call is one line naming the command, the directory and git's 
     gitFailure('/r', ['diff', '--cached', '--quiet'], { status: 129, stdout: '', stderr: '' }).message,
     'git diff failed in /r: exit 129',
   );
+  // Progress comes before the reason (seen: a planning worktree's failure said only "Preparing worktree").
+  assert.equal(
+    errorLine(
+      "Preparing worktree (detached HEAD f954d70)\nfatal: could not create leading directories of '/r.springfield/x/.git'\n",
+    ),
+    "fatal: could not create leading directories of '/r.springfield/x/.git'",
+  );
+  assert.equal(errorLine('Preparing worktree\nerror: cannot lock ref\n'), 'error: cannot lock ref');
+  assert.equal(errorLine('hint: x\nsomething odd\n'), 'something odd');
 });
 
 test('git status --porcelain -z: renames take their old path along, conflicts are recognised', () => {

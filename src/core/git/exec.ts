@@ -114,9 +114,9 @@ export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** The one line a failed git call becomes: what ran, where, and git's first error line. */
+/** The one line a failed git call becomes: what ran, where, and git's error line. */
 export function gitFailure(cwd: string, args: readonly string[], r: GitRun): EnvironmentError {
-  const why = firstLine(r.stderr) || firstLine(r.stdout) || `exit ${r.status}`;
+  const why = errorLine(r.stderr) || firstLine(r.stdout) || `exit ${r.status}`;
   if (/not a git repository/i.test(r.stderr)) return notARepository(cwd);
   return new EnvironmentError('git_failed', `git ${subcommand(args)} failed in ${cwd}: ${why}`);
 }
@@ -136,6 +136,18 @@ export function firstLine(text: string): string {
       .map((l) => l.trim())
       .find((l) => l.length > 0 && !l.startsWith('hint:')) ?? ''
   );
+}
+
+/**
+ * The line of git's output that says what went wrong: its first `fatal:` or `error:` line, else its
+ * first meaningful one. Progress comes first (`Preparing worktree (detached HEAD …)`) and is not the reason.
+ */
+export function errorLine(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('hint:'));
+  return lines.find((l) => /^(fatal|error):/.test(l)) ?? lines[0] ?? '';
 }
 
 /** The git command a call runs: `commit` in `-c core.quotePath=false commit …`, `worktree add`. */

@@ -52,17 +52,35 @@ function defaultFolder(mainRoot: string): string {
  * Removes the default worktree folder, `<repo>.springfield/`, once its last worktree is gone, so
  * planning runs and merges leave nothing beside the repository. A configured folder is the
  * person's and stays; a symbolic link at the default place is not followed; a folder with anything
- * in it stays (rmdir removes only an empty directory, and `git worktree add` makes the folder again
- * if a worktree is being made at the same moment). Tidying is best effort: it never fails a removal.
+ * in it stays (rmdir removes only an empty directory), and so does a folder this process is adding a
+ * worktree to (`addingWorktree`): git makes the folder, then the worktree in it, and a removal between
+ * the two failed the add. Tidying is best effort: it never fails a removal.
  */
 export function removeEmptyWorktreeFolder(mainRoot: string, location?: string): void {
   if (configured(location)) return;
   const folder = defaultFolder(mainRoot);
+  if ((adding.get(folder) ?? 0) > 0) return;
   if (!lstatSync(folder, { throwIfNoEntry: false })?.isDirectory()) return;
   try {
     rmdirSync(folder);
   } catch {
     // Not empty, gone already, or not ours to remove: it stays.
+  }
+}
+
+/** Per default worktree folder, how many `git worktree add` calls of this process are running in it. */
+const adding = new Map<string, number>();
+
+/** Runs `add`, a `git worktree add` into the default folder, keeping this process from removing that folder meanwhile. */
+export async function addingWorktree<T>(mainRoot: string, add: () => Promise<T>): Promise<T> {
+  const folder = defaultFolder(mainRoot);
+  adding.set(folder, (adding.get(folder) ?? 0) + 1);
+  try {
+    return await add();
+  } finally {
+    const left = (adding.get(folder) ?? 1) - 1;
+    if (left > 0) adding.set(folder, left);
+    else adding.delete(folder);
   }
 }
 
@@ -113,7 +131,7 @@ export async function ensureEpicWorktree(
     const args = (await branchExists(mainRoot, branch, process.env))
       ? ['worktree', 'add', path, branch]
       : ['worktree', 'add', '-b', branch, path, 'HEAD'];
-    await main(args);
+    await addingWorktree(mainRoot, () => main(args));
     created = true;
   } else if (known.branch && known.branch !== `refs/heads/${branch}`) {
     throw new RefusedError(

@@ -7,8 +7,8 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { EnvironmentError, RefusedError } from '../errors.ts';
-import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
-import { epicBranch, epicWorktreePath, removeEmptyWorktreeFolder } from './epicWorktree.ts';
+import { errorLine, gitOutAsync, gitRunAsync } from '../git/exec.ts';
+import { addingWorktree, epicBranch, epicWorktreePath, removeEmptyWorktreeFolder } from './epicWorktree.ts';
 
 /** Git in the main worktree under the one environment policy (docs/git.md). */
 function git(mainRoot: string): (args: readonly string[]) => Promise<string> {
@@ -86,15 +86,17 @@ async function create(
   const base = onBranch ? branch : 'HEAD';
   const commit = (await git(mainRoot)(['rev-parse', `${base}^{commit}`])).trim();
   // Locked with the scheduler's pid: another scheduler's sweep keeps it while this one lives (sweepPlanningWorktrees).
-  const added = await gitRunAsync(
-    mainRoot,
-    ['worktree', 'add', '--detach', '--lock', '--reason', `${OWNER} ${process.pid}`, path, commit],
-    process.env,
+  const added = await addingWorktree(mainRoot, () =>
+    gitRunAsync(
+      mainRoot,
+      ['worktree', 'add', '--detach', '--lock', '--reason', `${OWNER} ${process.pid}`, path, commit],
+      process.env,
+    ),
   );
   if (added.status !== 0)
     throw new EnvironmentError(
       'git_failed',
-      `git worktree add for ${epicId}'s planning failed: ${added.stderr.trim().split('\n')[0] ?? `exit ${added.status}`}`,
+      `git worktree add for ${epicId}'s planning failed: ${errorLine(added.stderr) || `exit ${added.status}`}`,
     );
   return { path: realpathSync(path), base: onBranch ? branch : `main's tip (${commit.slice(0, 12)})` };
 }
