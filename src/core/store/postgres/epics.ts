@@ -1,5 +1,5 @@
 import type { DebtRow, EpicRow, NewEpic } from '../epicTypes.ts';
-import type { BlockEvent, EpicsPort } from '../shared/epics.ts';
+import { epicValues, type BlockEvent, type EpicsPort } from '../shared/epics.ts';
 import type { Actor } from '../types.ts';
 import type { PgMethods } from './port.ts';
 import { opEvent } from './rows.ts';
@@ -27,24 +27,10 @@ export const epicsPg: PgMethods<EpicsPort> = {
     return (
       (
         await this.tx.q(
-          `INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
-        budget_usd, budget_tokens, budget_minutes)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, 'planned', $8, $9, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id`,
-          [
-            this.tx.repo,
-            id,
-            input.title.trim(),
-            input.brief,
-            input.priority,
-            complexity,
-            input.complexity ? 'override' : 'detected',
-            input.maxIterations ?? null,
-            this.now,
-            planner,
-            input.budget?.usd ?? null,
-            input.budget?.tokens ?? null,
-            input.budget?.minutes ?? null,
-          ],
+          `INSERT INTO epics (repo_id, id, title, brief, priority, complexity, complexity_source, max_iterations, planner,
+        budget_usd, budget_tokens, budget_minutes, status, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'planned', $13, $13) ON CONFLICT DO NOTHING RETURNING id`,
+          [this.tx.repo, ...epicValues(id, input, complexity, planner), this.now],
         )
       ).length > 0
     );

@@ -1,5 +1,5 @@
 import { planHash, type PlanStructure } from '../../plan/hash.ts';
-import type { EventInput, PlanRow, StepRow } from '../shared/rows.ts';
+import { eventValues as eventColumnValues, type EventInput, type PlanRow, type StepRow } from '../shared/rows.ts';
 import type { Actor } from '../types.ts';
 import type { Tx } from './session.ts';
 import type { Claim, RowsPort } from '../shared/rows.ts';
@@ -21,23 +21,7 @@ export const EVENT_INSERT =
 
 /** An event's values in EVENT_INSERT's order: with this operation's id and, when someone acts, this host. */
 function eventParams(tx: Tx, actor: Actor | null, e: EventInput): unknown[] {
-  return [
-    tx.repo,
-    tx.op,
-    tx.now,
-    actor ? tx.host : null,
-    actor?.worktree ?? null,
-    actor?.agent ?? null,
-    e.entity,
-    e.action,
-    e.planPath ?? null,
-    e.stepAnchor ?? null,
-    e.epicId ?? null,
-    e.from ?? null,
-    e.to ?? null,
-    e.reason ?? null,
-    e.data === undefined ? null : JSON.stringify(e.data),
-  ];
+  return [tx.repo, tx.op, tx.now, actor ? tx.host : null, ...eventColumnValues(actor, e)];
 }
 
 /** Appends one audit event; every state change calls this in its transaction. */

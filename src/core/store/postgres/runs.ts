@@ -1,5 +1,5 @@
 import type { AgentRunPort } from '../shared/agentRun.ts';
-import type { RunsPort } from '../shared/runs.ts';
+import { runValues, usageValues, type RunsPort } from '../shared/runs.ts';
 import type { RunRow } from '../shared/schedulerSnapshot.ts';
 import { type RunView, type UsageByRole, type VerificationEntry, type VerificationView } from '../runTypes.ts';
 import type { PgMethods } from './port.ts';
@@ -40,25 +40,9 @@ export const runsPg: PgMethods<RunsPort & AgentRunPort> = {
     return Number(
       (
         await this.tx.q<{ id: number }>(
-          `INSERT INTO runs (repo_id, epic_id, plan_path, step_anchor, role, iteration, host, worktree, agent_id, command, pid, status, started_at, claim_token, head_before, launch_id)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'running', $12, $13, $14, $15) RETURNING id`,
-          [
-            this.tx.repo,
-            run.epicId,
-            run.planPath,
-            run.stepAnchor,
-            run.role,
-            run.iteration,
-            this.host,
-            run.worktree,
-            run.agentId,
-            JSON.stringify(run.command),
-            run.pid,
-            this.now,
-            run.claimToken ?? null,
-            run.headBefore ?? null,
-            run.launchId ?? null,
-          ],
+          `INSERT INTO runs (repo_id, host, epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, started_at, claim_token, head_before, launch_id, status)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'running') RETURNING id`,
+          [this.tx.repo, this.host, ...runValues(run, this.now)],
         )
       )[0]?.id,
     );
@@ -114,16 +98,7 @@ export const runsPg: PgMethods<RunsPort & AgentRunPort> = {
     await this.tx.q(
       `UPDATE runs SET cost_usd = $3, input_tokens = $4, output_tokens = $5, cache_read_tokens = $6, cache_write_tokens = $7, premium_requests = $8
       WHERE repo_id = $1 AND id = $2`,
-      [
-        this.tx.repo,
-        id,
-        usage.costUsd,
-        usage.inputTokens,
-        usage.outputTokens,
-        usage.cacheReadTokens,
-        usage.cacheWriteTokens,
-        usage.premiumRequests,
-      ],
+      [this.tx.repo, id, ...usageValues(usage)],
     );
   },
   async listRuns(options) {

@@ -15,6 +15,27 @@ import type { StorePort } from './port.ts';
 import * as refuse from './refusals.ts';
 import { PLANNING_ROLE } from '../../../shared/roles.ts';
 
+/**
+ * A new epic's column values in both backends' order: id, title, brief, priority, complexity,
+ * complexity_source, max_iterations, planner, budget_usd, budget_tokens, budget_minutes (then each
+ * backend's status 'planned' and its times).
+ */
+export function epicValues(id: string, input: NewEpic, complexity: Complexity, planner: Planner): unknown[] {
+  return [
+    id,
+    input.title.trim(),
+    input.brief,
+    input.priority,
+    complexity,
+    input.complexity ? 'override' : 'detected',
+    input.maxIterations ?? null,
+    planner,
+    input.budget?.usd ?? null,
+    input.budget?.tokens ?? null,
+    input.budget?.minutes ?? null,
+  ];
+}
+
 /** An epic event as the retry rule reads it (newest first). */
 export interface BlockEvent {
   readonly action: string;

@@ -36,6 +36,26 @@ export interface EventInput {
   readonly data?: unknown;
 }
 
+/**
+ * An event's own column values, both backends' order after their own leading columns: worktree,
+ * agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data (JSON).
+ */
+export function eventValues(actor: Actor | null, e: EventInput): unknown[] {
+  return [
+    actor?.worktree ?? null,
+    actor?.agent ?? null,
+    e.entity,
+    e.action,
+    e.planPath ?? null,
+    e.stepAnchor ?? null,
+    e.epicId ?? null,
+    e.from ?? null,
+    e.to ?? null,
+    e.reason ?? null,
+    e.data === undefined ? null : JSON.stringify(e.data),
+  ];
+}
+
 /** A step and the row that carries its claim: its parent for a substep, the step itself otherwise. */
 export interface Claim {
   readonly step: StepRow;

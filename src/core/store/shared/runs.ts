@@ -68,6 +68,41 @@ export function* requireRun(port: StorePort, id: number, lock = false): Op<RunRo
 }
 
 /** Inserts a `running` row and its event; the row id is the run id. */
+/**
+ * A new run's column values in both backends' order after their own leading columns: epic_id,
+ * plan_path, step_anchor, role, iteration, worktree, agent_id, command (JSON), pid, started_at,
+ * claim_token, head_before, launch_id (the status is 'running' in the SQL).
+ */
+export function runValues(run: NewRun, now: string): unknown[] {
+  return [
+    run.epicId,
+    run.planPath,
+    run.stepAnchor,
+    run.role,
+    run.iteration,
+    run.worktree,
+    run.agentId,
+    JSON.stringify(run.command),
+    run.pid,
+    now,
+    run.claimToken ?? null,
+    run.headBefore ?? null,
+    run.launchId ?? null,
+  ];
+}
+
+/** A run's usage as column values: cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, premium_requests. */
+export function usageValues(usage: RunUsage): unknown[] {
+  return [
+    usage.costUsd,
+    usage.inputTokens,
+    usage.outputTokens,
+    usage.cacheReadTokens,
+    usage.cacheWriteTokens,
+    usage.premiumRequests,
+  ];
+}
+
 export function* startRun(port: StorePort, run: NewRun, actor: Actor | null): Op<RunView> {
   const id = yield* call(port.insertRun(run));
   yield* call(

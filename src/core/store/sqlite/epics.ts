@@ -1,5 +1,5 @@
 import type { DebtRow, EpicRow } from '../epicTypes.ts';
-import type { BlockEvent, EpicsPort } from '../shared/epics.ts';
+import { epicValues, type BlockEvent, type EpicsPort } from '../shared/epics.ts';
 import type { SqliteMethods } from './port.ts';
 
 /** Epics, their state and the debt register (shared/epics.ts). */
@@ -8,25 +8,11 @@ export const epicsSql: SqliteMethods<EpicsPort> = {
     return (
       this.db
         .prepare(
-          `INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, status, max_iterations, created_at, updated_at, planner,
-        budget_usd, budget_tokens, budget_minutes)
-      VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+          `INSERT INTO epics (id, title, brief, priority, complexity, complexity_source, max_iterations, planner,
+        budget_usd, budget_tokens, budget_minutes, status, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?, ?) ON CONFLICT (id) DO NOTHING`,
         )
-        .run(
-          id,
-          input.title.trim(),
-          input.brief,
-          input.priority,
-          complexity,
-          input.complexity ? 'override' : 'detected',
-          input.maxIterations ?? null,
-          this.now,
-          this.now,
-          planner,
-          input.budget?.usd ?? null,
-          input.budget?.tokens ?? null,
-          input.budget?.minutes ?? null,
-        ).changes === 1
+        .run(...epicValues(id, input, complexity, planner), this.now, this.now).changes === 1
     );
   },
   epicRow(id) {

@@ -2,7 +2,7 @@ import { knownPlanHash, rememberPlanHash, structureJson, type PlanStructure } fr
 import type { Database } from './sqlite.ts';
 import type { Actor } from '../types.ts';
 import type { PlanSource } from '../../plan/types.ts';
-import type { Claim, EventInput, PlanRow, RowsPort, StepRow } from '../shared/rows.ts';
+import { eventValues, type Claim, type EventInput, type PlanRow, type RowsPort, type StepRow } from '../shared/rows.ts';
 import type { SqliteMethods } from './port.ts';
 
 export type { EventInput, PlanRow, StepRow } from '../shared/rows.ts';
@@ -15,20 +15,7 @@ export function writeEvent(db: Database, at: string, actor: Actor | null, e: Eve
   db.prepare(
     `INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    at,
-    actor?.worktree ?? null,
-    actor?.agent ?? null,
-    e.entity,
-    e.action,
-    e.planPath ?? null,
-    e.stepAnchor ?? null,
-    e.epicId ?? null,
-    e.from ?? null,
-    e.to ?? null,
-    e.reason ?? null,
-    e.data === undefined ? null : JSON.stringify(e.data),
-  );
+  ).run(at, ...eventValues(actor, e));
 }
 
 export function findPlan(db: Database, planPath: string): PlanRow | undefined {

@@ -1,5 +1,5 @@
 import type { AgentRunPort } from '../shared/agentRun.ts';
-import type { RunsPort } from '../shared/runs.ts';
+import { runValues, usageValues, type RunsPort } from '../shared/runs.ts';
 import type { RunRow } from '../shared/schedulerSnapshot.ts';
 import { type RunView, type UsageByRole, type VerificationView } from '../runTypes.ts';
 import type { SqliteMethods } from './port.ts';
@@ -14,21 +14,7 @@ export const runsSql: SqliteMethods<RunsPort & AgentRunPort> = {
           `INSERT INTO runs (epic_id, plan_path, step_anchor, role, iteration, worktree, agent_id, command, pid, status, started_at, claim_token, head_before, launch_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
         )
-        .run(
-          run.epicId,
-          run.planPath,
-          run.stepAnchor,
-          run.role,
-          run.iteration,
-          run.worktree,
-          run.agentId,
-          JSON.stringify(run.command),
-          run.pid,
-          this.now,
-          run.claimToken ?? null,
-          run.headBefore ?? null,
-          run.launchId ?? null,
-        ).lastInsertRowid,
+        .run(...runValues(run, this.now)).lastInsertRowid,
     );
   },
   runRow(id) {
@@ -90,15 +76,7 @@ export const runsSql: SqliteMethods<RunsPort & AgentRunPort> = {
       .prepare(
         `UPDATE runs SET cost_usd = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?, premium_requests = ? WHERE id = ?`,
       )
-      .run(
-        usage.costUsd,
-        usage.inputTokens,
-        usage.outputTokens,
-        usage.cacheReadTokens,
-        usage.cacheWriteTokens,
-        usage.premiumRequests,
-        id,
-      );
+      .run(...usageValues(usage), id);
   },
   listRuns(options) {
     const where: string[] = [];
