@@ -13,7 +13,7 @@ import { spawnWorker, type WorkerHandle } from './worker.ts';
 const SEED = Number(process.env.STRESS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const KILLS = 220;
 const LIVE = 6; // writer processes alive at once
-const STEPS = 1500; // about 3x what a run completes, so workers never run out of work
+const STEPS = 4000; // twice what a quiet run completes (about 2,000; 1,500 steps ran out once), so workers never run out of work
 const LEASE_SECONDS = 2;
 const MAX_LIFE_MS = 500; // a worker is killed at a random moment within this long after it is ready
 const DEADLINE_MS = 120_000;
