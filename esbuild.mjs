@@ -4,6 +4,8 @@
 import { context } from 'esbuild';
 import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+// The head of the function expression the step bundle is written as: the launcher compiles it as read.
+import { BUNDLE_WRAPPER } from './src/cli/codeCache.ts';
 
 const watch = process.argv.includes('--watch');
 // Springfield's own modules run nothing when imported, so one whose exports go unused is left out of a bundle:
@@ -70,9 +72,6 @@ const lazyBuiltins = {
     }));
   },
 };
-
-/** The head of the function expression the step bundle is (src/cli/codeCache.ts, BUNDLE_WRAPPER). */
-const BUNDLE_WRAPPER = '(function (exports, require, module, __filename, __dirname) { ';
 
 const builds = [
   {

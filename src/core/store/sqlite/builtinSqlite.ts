@@ -38,7 +38,8 @@ function quietLoad(): typeof NodeSqlite | null {
     const complete =
       typeof statement.setReturnArrays === 'function' &&
       typeof statement.setAllowUnknownNamedParameters === 'function' &&
-      'isTransaction' in new sqlite.DatabaseSync(':memory:');
+      // An instance's accessor, not the prototype's; one that is never opened costs nothing to ask.
+      'isTransaction' in new sqlite.DatabaseSync(':memory:', { open: false });
     return complete && !warned ? sqlite : null;
   } catch {
     return null;
