@@ -242,3 +242,15 @@ export class OutcomeUnknownError extends EnvironmentError {
     this.op = op;
   }
 }
+
+/**
+ * An error thrown by code of another bundle (the PostgreSQL backend is dist/postgres.cjs, with its own
+ * copy of these classes) rebuilt as this bundle's, so the CLI's mapping to exit codes (instanceof) holds.
+ */
+export function ownError(err: unknown): unknown {
+  if (err instanceof SpringfieldError || !(err instanceof Error)) return err;
+  const e = err as Error & { category?: unknown; code?: unknown; op?: unknown };
+  if (!isErrorCode(e.code)) return err;
+  if (e.category === 'environment' && typeof e.op === 'string') return new OutcomeUnknownError(e.op, e.message);
+  return errorFor(e.code, e.message);
+}

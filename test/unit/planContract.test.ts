@@ -247,7 +247,7 @@ for (const backend of BACKENDS) {
       await assert.rejects(store.handoffText('sf-0000'), { code: 'unknown_epic' });
     });
 
-    test('startEpic needs the approved plan unchanged; planDrift names the changes; finishEpic needs every step completed', async (t) => {
+    test('startEpic needs the approved plan unchanged; changesSinceInit names the changes; finishEpic needs every step completed', async (t) => {
       const { store } = open(t);
       const { id } = await store.createEpic({ title: 'Start', brief: '', priority: 'P2' }, MARGE);
       await assert.rejects(
@@ -259,17 +259,19 @@ for (const backend of BACKENDS) {
       const current = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
       const drifted = APPROACH.replace('Step 2: Cache', 'Step 2: Memo');
       const driftedSource = { planPath: 'plans/c.md', plan: parsePlan(drifted, 'plans/c.md') };
-      assert.deepEqual(await store.planDrift('plans/c.md', current), []);
+      assert.deepEqual(await store.changesSinceInit('plans/c.md', current), []);
       assert.deepEqual(
-        await store.planDrift('plans/c.md', {
+        await store.changesSinceInit('plans/c.md', {
           planPath: 'plans/c.md',
           plan: parsePlan(APPROACH.replace('- [ ] Add cache', '- [x] Add cache'), 'plans/c.md'),
         }),
         [],
         'a ticked box is no drift',
       );
-      assert.deepEqual(await store.planDrift('plans/c.md', driftedSource), ['step-2 title changed: "Cache" → "Memo"']);
-      assert.deepEqual(await store.planDrift('plans/none.md', current), ['plans/none.md is not initialised']);
+      assert.deepEqual(await store.changesSinceInit('plans/c.md', driftedSource), [
+        'step-2 title changed: "Cache" → "Memo"',
+      ]);
+      assert.deepEqual(await store.changesSinceInit('plans/none.md', current), ['plans/none.md is not initialised']);
       await assert.rejects(store.startEpic(id, driftedSource, RALPH), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'plan_drift');
         assert.match(

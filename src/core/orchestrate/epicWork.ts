@@ -125,7 +125,7 @@ export class EpicWork {
     try {
       source = loadPlanSource(worktree, planPath);
       const current = source;
-      changes = await this.o.store.planDrift(planPath, current);
+      changes = await this.o.store.changesSinceInit(planPath, current);
     } catch (err) {
       changes = [messageOf(err)];
     }

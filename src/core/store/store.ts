@@ -215,7 +215,7 @@ export interface Store extends StepStore {
   blockDetails(epicId: string): Promise<Record<string, unknown> | null>;
   epicPlans(epicId: string): Promise<EpicPlans>;
   /** How `current` differs from the initialised plan at `planPath` (empty when it matches). */
-  planDrift(planPath: string, current: PlanSource): Promise<string[]>;
+  changesSinceInit(planPath: string, current: PlanSource): Promise<string[]>;
   /** What a finished epic's summary is made of. */
   epicReport(epicId: string): Promise<EpicReport>;
   /** The handoff the epic's branch carries, rendered from its approved versions (null before approval; docs/lifecycle.md). */

@@ -1,8 +1,7 @@
 import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EnvironmentError, RefusedError } from '../../errors.ts';
+import { EnvironmentError, ownError, RefusedError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
-import { ownError } from '../postgres/lazy.ts';
 import type { Actor } from '../types.ts';
 import { canonicalDump, firstDifference, type Dump } from './dump.ts';
 import { ranks, renumber } from './renumber.ts';

@@ -1,4 +1,4 @@
-import { EnvironmentError, errorFor, isErrorCode, OutcomeUnknownError, SpringfieldError } from '../../errors.ts';
+import { EnvironmentError, ownError } from '../../errors.ts';
 import { redactDatabaseUrl } from '../databaseUrl.ts';
 import type { StoreSettings } from '../index.ts';
 import type { Store, StoreDescription, Watch } from '../store.ts';
@@ -65,16 +65,4 @@ export function openPostgresLazily(settings: StoreSettings): Loaded {
       };
     },
   });
-}
-
-/**
- * The backend is a bundle of its own (dist/postgres.cjs) with its own copy of the error classes: its
- * errors are rebuilt as this bundle's, so the CLI's mapping to exit codes (instanceof) holds.
- */
-export function ownError(err: unknown): unknown {
-  if (err instanceof SpringfieldError || !(err instanceof Error)) return err;
-  const e = err as Error & { category?: unknown; code?: unknown; op?: unknown };
-  if (!isErrorCode(e.code)) return err;
-  if (e.category === 'environment' && typeof e.op === 'string') return new OutcomeUnknownError(e.op, e.message);
-  return errorFor(e.code, e.message);
 }

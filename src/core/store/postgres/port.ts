@@ -12,7 +12,7 @@ import { initPlanPg } from './initPlan.ts';
 import { itemsPg } from './items.ts';
 import { planVersionsPg } from './planVersions.ts';
 import { planningNotesPg } from './planningNotes.ts';
-import { portsPg } from './ports.ts';
+import { portBlocksPg } from './portBlocks.ts';
 import { prunePg } from './prune.ts';
 import { queriesPg } from './queries.ts';
 import { readinessPg } from './readiness.ts';
@@ -52,7 +52,7 @@ const METHODS: PgMethods<StorePort> = {
   ...recordsPg,
   ...prunePg,
   ...spendPg,
-  ...portsPg,
+  ...portBlocksPg,
   ...filesClaimPg,
 };
 

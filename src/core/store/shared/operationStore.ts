@@ -78,7 +78,7 @@ import {
   finishEpic,
   listVersions,
   pendingVersion,
-  planDrift,
+  changesSinceInit,
   proposePlan,
   requestChanges,
   startEpic,
@@ -207,8 +207,8 @@ export abstract class OperationStore extends StepOperations<StorePort> implement
   epicPlans(epicId: string): Promise<EpicPlans> {
     return this.read("reading the epic's plans", (port) => epicPlans(port, epicId));
   }
-  planDrift(planPath: string, current: PlanSource): Promise<string[]> {
-    return this.read('reading the plan', (port) => planDrift(port, planPath, current));
+  changesSinceInit(planPath: string, current: PlanSource): Promise<string[]> {
+    return this.read('reading the plan', (port) => changesSinceInit(port, planPath, current));
   }
   epicReport(epicId: string): Promise<EpicReport> {
     return this.read('reading the epic report', (port) => epicReport(port, epicId));

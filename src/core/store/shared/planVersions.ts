@@ -276,7 +276,7 @@ export function* finishEpic(
  * How the plan file a builder would work from differs from the epic's approved, initialised plan:
  * the structural changes, or an empty list when it matches (ticked boxes and re-wrapped text are not drift).
  */
-export function* planDrift(port: StorePort, planPath: string, current: PlanSource): Op<string[]> {
+export function* changesSinceInit(port: StorePort, planPath: string, current: PlanSource): Op<string[]> {
   const live = yield* call(port.findPlan(planPath));
   if (!live) return [`${planPath} is not initialised`];
   if (planHash(current.plan) === live.plan_hash) return [];

@@ -17,7 +17,7 @@ import type { InitPlanPort } from './initPlan.ts';
 import type { ItemsPort } from './items.ts';
 import type { PlanVersionsPort } from './planVersions.ts';
 import type { PlanningNotesPort } from './planningNotes.ts';
-import type { PortsPort } from './ports.ts';
+import type { PortBlocksPort } from './portBlocks.ts';
 import type { PrunePort } from './prune.ts';
 import type { QueriesPort } from './queries.ts';
 import type { ReadinessPort } from './readiness.ts';
@@ -56,7 +56,7 @@ export interface StorePort
     RecordsPort,
     PrunePort,
     SpendPort,
-    PortsPort {}
+    PortBlocksPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */
 export type PortState = 'now' | 'host';

@@ -27,7 +27,7 @@ export function unknownStepOfContext(anchor: string, planPath: string | undefine
 }
 
 /** A plan file whose structure is no longer the one initialised: what changed, and the way out. */
-export function planDrift(planPath: string, changes: readonly string[]): RefusedError {
+export function planChanged(planPath: string, changes: readonly string[]): RefusedError {
   const what = changes.length > 0 ? firstChanges(changes, 5) : 'structure changed';
   return new RefusedError(
     'plan_drift',

@@ -123,7 +123,7 @@ export function* requireCurrentPlan(port: RowsPort, source: PlanSource): Op<Plan
 
 /** The refusal for a plan file whose structure is no longer the initialised one: what changed, and the way out. */
 export function* driftRefusal(port: RowsPort, planPath: string, plan: PlanSource['plan']): Op<RefusedError> {
-  return refuse.planDrift(
+  return refuse.planChanged(
     planPath,
     describeDrift(yield* call(port.initialisedStructure(planPath)), planStructure(plan)),
   );

@@ -9,7 +9,7 @@ import { epicsSql } from './epics.ts';
 import { handoffSql } from './handoff.ts';
 import { planVersionsSql } from './planVersions.ts';
 import { planningNotesSql } from './planningNotes.ts';
-import { portsSql } from './ports.ts';
+import { portBlocksSql } from './portBlocks.ts';
 import { pruneSql } from './prune.ts';
 import { reconcileSql } from './reconcile.ts';
 import { recordsSql } from './records.ts';
@@ -47,7 +47,7 @@ const METHODS: SqliteMethods<StorePort> = {
   ...recordsSql,
   ...pruneSql,
   ...spendSql,
-  ...portsSql,
+  ...portBlocksSql,
 };
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */

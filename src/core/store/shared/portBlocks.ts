@@ -6,7 +6,7 @@
 import type { PortBlock } from '../portTypes.ts';
 import type { Io } from './op.ts';
 
-export interface PortsPort {
+export interface PortBlocksPort {
   /** The blocks reserved on `host`, lowest first (on PostgreSQL, whatever repository reserved them). */
   portBlocks(host: string): Io<PortBlock[]>;
   /** Inserts a block; false when one on its host starts at the same port or its worktree has one. */

@@ -1,9 +1,9 @@
 import type { PortBlock } from '../portTypes.ts';
-import type { PortsPort } from '../shared/ports.ts';
+import type { PortBlocksPort } from '../shared/portBlocks.ts';
 import type { SqliteMethods } from './port.ts';
 
-/** The ports reserved for worktrees (shared/ports.ts). */
-export const portsSql: SqliteMethods<PortsPort> = {
+/** The ports reserved for worktrees (shared/portBlocks.ts). */
+export const portBlocksSql: SqliteMethods<PortBlocksPort> = {
   portBlocks(host) {
     return this.db
       .prepare(

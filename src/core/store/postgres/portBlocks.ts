@@ -1,9 +1,9 @@
 import type { PortBlock } from '../portTypes.ts';
-import type { PortsPort } from '../shared/ports.ts';
+import type { PortBlocksPort } from '../shared/portBlocks.ts';
 import type { PgMethods } from './port.ts';
 
-/** The ports reserved for worktrees (shared/ports.ts): a host's blocks are shared by every repository on the server. */
-export const portsPg: PgMethods<PortsPort> = {
+/** The ports reserved for worktrees (shared/portBlocks.ts): a host's blocks are shared by every repository on the server. */
+export const portBlocksPg: PgMethods<PortBlocksPort> = {
   portBlocks(host) {
     return this.tx.q<PortBlock>(
       'SELECT host, first_port AS first, count, worktree, epic_id FROM port_blocks WHERE host = $1 ORDER BY first_port',
