@@ -1,4 +1,4 @@
-// Prototype contention benchmark for the PostgreSQL backend (docs/postgres.md), before the backend
+// Prototype contention benchmark for the PostgreSQL backend (docs/postgres-design.md), before the backend
 // exists: 16 processes × 100 claim + complete pairs (FOR UPDATE SKIP LOCKED on the ready candidates,
 // readiness kept by a plpgsql trigger) in two transaction shapes (bench/postgresShapes.ts), against
 // 16 processes × 200 raw `BEGIN; UPDATE … RETURNING; COMMIT` on the same server in the same run.

@@ -1,5 +1,5 @@
 // The prototype schema bench/postgresRaw.ts runs against: the plans, steps, step_deps,
-// checklist_items and events tables of docs/postgres.md (every row scoped by repository id, times as
+// checklist_items and events tables of docs/postgres-design.md (every row scoped by repository id, times as
 // timestamptz from the server's clock, events carrying the client's operation id) with the readiness
 // counts kept by a plpgsql trigger, plus the baseline's table. A prototype for measuring, not the
 // backend's migration (that lands with the backend itself).

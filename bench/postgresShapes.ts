@@ -2,7 +2,7 @@
 // - `statements`: claim and complete as the SQLite store runs them, one statement per read or
 //   write (8 round trips each), the straightforward port;
 // - `single`: one data-modifying statement (CTE) per operation, committed on its own (1 round trip),
-//   refusals classified from what the statement returns — the shape docs/postgres.md settles on;
+//   refusals classified from what the statement returns — the shape docs/postgres-design.md settles on;
 // - `derived`: the same without the plans.open_steps counter (every completion of a plan's steps
 //   updates that one row): open steps are counted, and a completion marks the plan done in a second
 //   statement after its commit, guarded so exactly one completer does;

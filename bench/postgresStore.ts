@@ -1,4 +1,4 @@
-// The PostgreSQL store against SQLite's and a raw transaction (docs/postgres.md, "Performance"): 16
+// The PostgreSQL store against SQLite's and a raw transaction (docs/performance.md, "PostgreSQL"): 16
 // processes × OPS claim + complete pairs through the real Store on a durable throwaway server, the
 // same on a SQLite file, and 16 × OPS pairs of raw `BEGIN; UPDATE … RETURNING; COMMIT` on the same
 // server, in the same run. Plus uncontended latency from one process. Targets: ≥ 0.5× the raw

@@ -188,7 +188,7 @@ export class CliContext<S extends StepStore = Store> {
 
 /**
  * SPRINGFIELD_PG_CONNECT_TIMEOUT: seconds to keep trying to reach a PostgreSQL server (and to look up a
- * write whose reply was lost) before giving up with exit 3; default 10 (docs/postgres.md, "Failures, retries, idempotence").
+ * write whose reply was lost) before giving up with exit 3; default 10 (docs/postgres-design.md, "Failures, retries, idempotence").
  */
 function connectTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.SPRINGFIELD_PG_CONNECT_TIMEOUT;

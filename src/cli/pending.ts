@@ -20,7 +20,7 @@ export interface HandOverScope {
 
 /**
  * Runs a write that is not idempotent (`claim`, `artifact`, `signal`, `epic create`, `plan propose`)
- * with the hand-over of a lost reply (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process"). On
+ * with the hand-over of a lost reply (docs/postgres-design.md, "Failures, retries, idempotence", "Retrying from a new process"). On
  * PostgreSQL only: SQLite has no lost replies, and on it the file is neither read nor written.
  *
  * Before: `<worktree's git dir>/springfield/pending.json`, if it names this command, plan, epic and

@@ -233,7 +233,7 @@ export class PlanError extends UsageError {
 /**
  * A write whose reply was lost and whose outcome could not be looked up (the server stayed away):
  * `op` is its operation id, which the CLI hands to the next run of the same command
- * (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process").
+ * (docs/postgres-design.md, "Failures, retries, idempotence", "Retrying from a new process").
  */
 export class OutcomeUnknownError extends EnvironmentError {
   readonly op: string;

@@ -6,7 +6,7 @@ import { messageOf } from '../shared/errorMessage.ts';
 
 /**
  * The hand-over of a write whose reply was lost to the next run of the same command
- * (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process"): one file per worktree,
+ * (docs/postgres-design.md, "Failures, retries, idempotence", "Retrying from a new process"): one file per worktree,
  * `<worktree's git dir>/springfield/pending.json`, created exclusively (O_EXCL|O_NOFOLLOW, 0600) and
  * read without following a link. Nothing in it is run; its operation id is only looked up, scoped to
  * this repository and holder.

@@ -217,7 +217,7 @@ test('an epic on PostgreSQL through the CLI: plan propose, request-changes, note
     [[deferred.id, 'after the launch']],
   );
 
-  // Prune looks at this clone's worktrees only, and the plan is every clone's (docs/postgres.md, "Status").
+  // Prune looks at this clone's worktrees only, and the plan is every clone's (docs/postgres.md, "Repositories, hosts and holders").
   execFileSync('git', ['rm', '-q', 'plans/p.md'], { cwd: b });
   const dry = assertOk<{ pruned: string[]; dry_run: boolean }>(runJson(b, ['prune', '--dry-run'], hostB));
   assert.deepEqual([dry.pruned, dry.dry_run], [['plans/p.md'], true]);

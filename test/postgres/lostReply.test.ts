@@ -1,7 +1,7 @@
 // A claim or completion whose reply is lost — the connection cut after the server committed, or
 // before it received the operation — is settled by the client that sent it: it ends the old backend,
 // looks its operation id up in the events, and returns what committed (or runs it again when nothing
-// did). Nothing is held until a lease expires, nothing is doubled (docs/postgres.md, "Failures, retries, idempotence").
+// did). Nothing is held until a lease expires, nothing is doubled (docs/postgres-design.md, "Failures, retries, idempotence").
 // The cut is real: a Unix-socket proxy closes both sides of the connection (test/helpers/pgProxy.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
 // the retry window fails with an unknown outcome; the MCP server (a long-lived process) keeps the
 // operation id in memory, and the same tool call with the same input once the server is back returns
 // what the lost call did (resumed: true) instead of claiming a second step or recording a second signal
-// (docs/postgres.md, "Failures, retries, idempotence", "The agents' tools"). The built CLI's `springfield mcp` runs as a real
+// (docs/postgres-design.md, "Failures, retries, idempotence", "The agents' tools"). The built CLI's `springfield mcp` runs as a real
 // process, driven by the MCP SDK client, against a real server through a proxy that cuts the connection
 // and then stays away (test/helpers/pgProxy.ts); SPRINGFIELD_PG_CONNECT_TIMEOUT shortens the window.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// `springfield migrate` (docs/postgres.md, "springfield migrate: to PostgreSQL and back") end to end: a repository whose SQLite state was made
+// `springfield migrate` (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back") end to end: a repository whose SQLite state was made
 // through the CLI is copied to a real PostgreSQL server and back, each copy checked by the dump compare,
 // and the CLI sees the same state on every backend. Refusals leave
 // everything as it was; a copy corrupted by a trigger on the server fails the compare and is rolled back.

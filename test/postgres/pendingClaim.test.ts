@@ -1,7 +1,7 @@
 // A claim whose reply is lost and whose process gives up (the server stays away past the retry window)
 // is handed to the next run of the same command through <worktree's git dir>/springfield/pending.json:
 // that run returns the step the lost claim holds (resumed) instead of claiming a second one, or claims
-// normally when nothing committed (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new process"). The
+// normally when nothing committed (docs/postgres-design.md, "Failures, retries, idempotence", "Retrying from a new process"). The
 // built CLI runs as a real process against a real server through a proxy that cuts the connection
 // and then stays away (test/helpers/pgProxy.ts); SPRINGFIELD_PG_CONNECT_TIMEOUT shortens the window.
 import { test } from 'node:test';

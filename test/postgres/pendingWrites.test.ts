@@ -2,7 +2,7 @@
 // the retry window, are handed to the next run of the same command through
 // <worktree's git dir>/springfield/pending.json as `claim` and `artifact` are (pendingClaim.test.ts): the
 // retry returns the first result (resumed) and the database holds it once; a write cut before the
-// server got its COMMIT is done once by the retry (docs/postgres.md, "Failures, retries, idempotence", "Retrying from a new
+// server got its COMMIT is done once by the retry (docs/postgres-design.md, "Failures, retries, idempotence", "Retrying from a new
 // process"). The built CLI runs as a real process against a real server through the cutting proxy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

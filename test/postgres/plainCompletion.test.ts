@@ -122,7 +122,7 @@ const WIDE_PLAN = (round: number): PlanSource => {
 
 for (const backend of BACKENDS) {
   test(`the last steps completed at once by ${WIDE} connections mark the plan done exactly once (${backend.name})`, async (t: TestContext) => {
-    // On PostgreSQL no lock orders completions of one plan any more (docs/postgres.md, "Concurrency"): the
+    // On PostgreSQL no lock orders completions of one plan any more (docs/postgres-design.md, "Concurrency"): the
     // plan is marked done after each completion's COMMIT, where the last to commit sees every other.
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const first = backend.open(t, clock);

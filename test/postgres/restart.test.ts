@@ -22,7 +22,7 @@ const pgServer = postgresForFile();
 console.log(`postgres restart seed ${SEED} (replay with STRESS_SEED=${SEED})`);
 
 // Bounded: a claim whose reply is lost when the server dies, and whose process gives up looking it up,
-// is handed to the next run through pending.json (docs/postgres.md, "Failures, retries, idempotence"); but the two agents of one clone
+// is handed to the next run through pending.json (docs/postgres-design.md, "Failures, retries, idempotence"); but the two agents of one clone
 // share its worktree and so its one file, and the second one's hand-over is refused while the first's
 // is there: that claim stays held until its lease ends. So the lease is 30 s, not 600, and the test
 // fails rather than hangs.
@@ -115,7 +115,7 @@ test(
     assert.deepEqual(
       notDone,
       [],
-      'every step completed (a claim whose reply was lost would be left held here: see docs/postgres.md, "Failures, retries, idempotence")',
+      'every step completed (a claim whose reply was lost would be left held here: see docs/postgres-design.md, "Failures, retries, idempotence")',
     );
     t.diagnostic(
       `seed ${SEED}: ${STEPS} steps, ${failures.length} calls failed with exit 3 while the server was down, ${lines.filter((l) => l.op === 'complete').length} completions`,

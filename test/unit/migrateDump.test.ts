@@ -1,4 +1,4 @@
-// migrate's id map and canonical dump (docs/postgres.md, "springfield migrate: to PostgreSQL and back"), on rows as both backends hand them
+// migrate's id map and canonical dump (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back"), on rows as both backends hand them
 // over: the same state under other ids, another time spelling and another JSON key order dumps to the
 // same text; ids in event data (a retrospective's failed runs included) follow their rows; a row that
 // differs is named by table, row and column.

@@ -28,7 +28,7 @@ export const artifactCommand: Command<StepStore> = {
       );
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', '--summary needs a non-empty text');
     const plan = ctx.planKey(arg(ctx, 0));
-    // An artifact whose reply an earlier process lost is looked up before another is recorded (docs/postgres.md, "Failures, retries, idempotence").
+    // An artifact whose reply an earlier process lost is looked up before another is recorded (docs/postgres-design.md, "Failures, retries, idempotence").
     const r = await withHandOver(ctx, 'artifact', { plan }, (resume) =>
       ctx.store('write').recordArtifact(plan, arg(ctx, 1), kind, summary.trim(), ctx.actor, resume ? { resume } : {}),
     );

@@ -13,7 +13,7 @@ export const claimCommand: Command<StepStore> = {
     'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA ready step whose **Files:** overlap those of a step another holder claimed is passed over (reason files_busy when every one is; docs/files.md).\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.\nOn PostgreSQL, a claim whose reply was lost (exit 3) is picked up by running the same command again (resumed=true).',
   async run(ctx) {
     const source = ctx.currentPlanSource(arg(ctx, 0));
-    // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres.md, "Failures, retries, idempotence").
+    // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres-design.md, "Failures, retries, idempotence").
     // The branch this worktree is on: an epic's steps are claimed in its worktree or on its branch (docs/lifecycle.md).
     const branch = readHead(ctx.actor.worktree, ctx.env)?.branch ?? null;
     const r = await withHandOver(ctx, 'claim', { plan: source.planPath }, (resume) =>

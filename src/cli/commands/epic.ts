@@ -101,7 +101,7 @@ export const epicCreate: Command = {
     const planMd = flag(ctx.args, 'plan-md')
       ? join(ctx.location.mainRoot ?? ctx.location.worktreeRoot ?? ctx.cwd, 'PLAN.md')
       : undefined;
-    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres.md, "Failures, retries, idempotence").
+    // An epic whose reply an earlier process lost is looked up before another is created (docs/postgres-design.md, "Failures, retries, idempotence").
     const epic = await withHandOver(ctx, 'epic create', {}, (resume) =>
       planningStore(ctx, 'create').createEpic(
         {

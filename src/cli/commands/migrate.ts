@@ -37,7 +37,7 @@ export const migrateCommand: Command = {
     'its SHA-256 printed; different → nothing written, exit 3, naming the first differing table and row. The source is never',
     'modified. Stop the agents first: what they write meanwhile is not copied. Progress: a line per table on stdout (on',
     'stderr with --json). Exit 1: the server already has rows of this repository, the file exists, or there is no SQLite state.',
-    'Design: docs/postgres.md, "springfield migrate: to PostgreSQL and back".',
+    'Design: docs/postgres-design.md, "springfield migrate: to PostgreSQL and back".',
   ].join('\n'),
   async run(ctx) {
     const to = str(ctx.args, 'to');

@@ -32,7 +32,7 @@ export const planPropose: Command = {
     const source = ctx.planSource(arg(ctx, 1));
     const body = readFileSync(resolve(ctx.location.worktreeRoot ?? ctx.cwd, source.planPath), 'utf8');
     const epicId = arg(ctx, 0);
-    // A proposal whose reply an earlier process lost is looked up before another version is made (docs/postgres.md, "Failures, retries, idempotence").
+    // A proposal whose reply an earlier process lost is looked up before another version is made (docs/postgres-design.md, "Failures, retries, idempotence").
     const r = await withHandOver(ctx, 'plan propose', { epic: epicId, plan: source.planPath }, (resume) =>
       planningStore(ctx, 'create').proposePlan(epicId, { ...source, body }, ctx.actor, resume ? { resume } : {}),
     );

@@ -68,7 +68,7 @@ export const signalCommand: Command = {
     if (!summary || summary.trim() === '') throw new UsageError('missing_value', "'signal' needs --summary TEXT");
     const locations = parseLocations(ctx);
     const epicId = arg(ctx, 0);
-    // A signal whose reply an earlier process lost is looked up before another is recorded (docs/postgres.md, "Failures, retries, idempotence").
+    // A signal whose reply an earlier process lost is looked up before another is recorded (docs/postgres-design.md, "Failures, retries, idempotence").
     const r = await withHandOver(ctx, 'signal', { epic: epicId }, (resume) =>
       planningStore(ctx, 'write').recordSignal(
         epicId,

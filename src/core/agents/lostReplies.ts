@@ -1,5 +1,5 @@
 /**
- * The tools' hand-over of a lost reply (docs/postgres.md, "Failures, retries, idempotence", "The agents' tools"): the CLI hands
+ * The tools' hand-over of a lost reply (docs/postgres-design.md, "Failures, retries, idempotence", "The agents' tools"): the CLI hands
  * an operation id to its next run through pending.json; the MCP server and the editor are long-lived,
  * so they keep it here, in memory, for the life of the server or window.
  */

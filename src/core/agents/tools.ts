@@ -39,7 +39,7 @@ export interface ToolSession {
   renderContext(view: ContextView): string;
   /**
    * Operation ids of claims and signals whose reply was lost, kept for the next call with the same
-   * input: one per MCP server or editor window, for its whole life (docs/postgres.md, "Failures, retries, idempotence").
+   * input: one per MCP server or editor window, for its whole life (docs/postgres-design.md, "Failures, retries, idempotence").
    */
   readonly lostReplies: LostReplies;
 }

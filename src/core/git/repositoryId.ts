@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EnvironmentError, UsageError } from '../errors.ts';
 import { gitOut } from './exec.ts';
 
-/** What scopes a repository's rows on a shared server: its root commit's hash, or a configured name (docs/postgres.md, "Who and what: repository, holder, plan"). */
+/** What scopes a repository's rows on a shared server: its root commit's hash, or a configured name (docs/postgres-design.md, "Who and what: repository, holder, plan"). */
 export interface RepositoryId {
   readonly id: string;
   readonly source: 'root_commit' | 'configured';

@@ -97,7 +97,7 @@ export interface ProposeResult {
   readonly plan_hash: string;
   readonly changes_since_previous: readonly string[];
   readonly plan_iteration: number;
-  /** Present (true) only when this is an earlier process's proposal whose reply was lost, handed over (docs/postgres.md, "Failures, retries, idempotence"). */
+  /** Present (true) only when this is an earlier process's proposal whose reply was lost, handed over (docs/postgres-design.md, "Failures, retries, idempotence"). */
   readonly resumed?: true;
 }
 
@@ -157,7 +157,7 @@ export interface SignalResult {
   readonly locations: number;
   readonly awaiting_person: boolean;
   readonly transition: TransitionOutcome | null;
-  /** Present (true) only when this is an earlier process's signal whose reply was lost, handed over (docs/postgres.md, "Failures, retries, idempotence"). */
+  /** Present (true) only when this is an earlier process's signal whose reply was lost, handed over (docs/postgres-design.md, "Failures, retries, idempotence"). */
   readonly resumed?: true;
 }
 

@@ -40,7 +40,7 @@ export type ClaimResult =
       /** On a takeover: the agent id and lease expiry of the holder whose lease expired. */
       readonly previous_agent: string | null;
       readonly previous_lease_expires_at: string | null;
-      /** Present (true) only when this is an earlier process's claim whose reply was lost, handed over (docs/postgres.md, "Failures, retries, idempotence"). */
+      /** Present (true) only when this is an earlier process's claim whose reply was lost, handed over (docs/postgres-design.md, "Failures, retries, idempotence"). */
       readonly resumed?: true;
     }
   | {
@@ -115,7 +115,7 @@ export interface ArtifactResult {
   readonly step_anchor: string;
   readonly kind: string;
   readonly artifact_id: number;
-  /** Present (true) only when this is an earlier process's artifact whose reply was lost, handed over (docs/postgres.md, "Failures, retries, idempotence"). */
+  /** Present (true) only when this is an earlier process's artifact whose reply was lost, handed over (docs/postgres-design.md, "Failures, retries, idempotence"). */
   readonly resumed?: true;
 }
 

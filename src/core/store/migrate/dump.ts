@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ranks, renumber } from './renumber.ts';
 import { TABLES, type Row, type Snapshot, type TableName } from './tables.ts';
 
-/** One repository's state as canonical text (docs/postgres.md, "springfield migrate: to PostgreSQL and back"), per table and whole. */
+/** One repository's state as canonical text (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back"), per table and whole. */
 export interface Dump {
   /** Each table's rows, sorted, each one JSON text. */
   readonly tables: Readonly<Record<TableName, readonly string[]>>;

@@ -8,7 +8,7 @@ import { ranks, renumber } from './renumber.ts';
 import { finishSqliteCopy, readSqliteSnapshot, removeCopy, writeSqliteCopy } from './sqliteSide.ts';
 import { countRows, describeCounts, type Snapshot, type TableName } from './tables.ts';
 
-/** What `springfield migrate` did (docs/postgres.md, "springfield migrate: to PostgreSQL and back"). */
+/** What `springfield migrate` did (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back"). */
 export interface MigrateResult {
   readonly from: 'sqlite' | 'postgres';
   readonly to: 'postgres' | 'sqlite';

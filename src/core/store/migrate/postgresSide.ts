@@ -31,7 +31,7 @@ export interface PostgresCopy {
 
 /**
  * Copies `source` (one repository's rows from its SQLite file) into PostgreSQL as this repository, in
- * one transaction holding the repository's advisory lock (docs/postgres.md, "springfield migrate: to PostgreSQL and back"): refused when
+ * one transaction holding the repository's advisory lock (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back"): refused when
  * the repository already has rows; new identity ids, references and ids in event data following
  * them; the copy read back and its dump compared with the source's before COMMIT, then the
  * `store`/`migrate` event. Anything wrong rolls everything back.

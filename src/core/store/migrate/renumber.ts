@@ -11,7 +11,7 @@ export interface Renumbered {
 /**
  * The same rows with new ids: each table's rows, in ascending id order, take `ids(table, n)`'s ids in
  * order (so ranks are kept), and every reference and every id in event data follows its row
- * (docs/postgres.md, "springfield migrate: to PostgreSQL and back"). With ids 1…n this gives the ranks the dump compares.
+ * (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back"). With ids 1…n this gives the ranks the dump compares.
  */
 export function renumber(s: Snapshot, ids: (table: TableName, count: number) => readonly number[]): Renumbered {
   const maps = new Map<TableName, Map<number, number>>();

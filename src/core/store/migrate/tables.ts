@@ -1,5 +1,5 @@
 /**
- * The tables `springfield migrate` copies and compares (docs/postgres.md, "springfield migrate: to PostgreSQL and back"), in dependency
+ * The tables `springfield migrate` copies and compares (docs/postgres-design.md, "springfield migrate: to PostgreSQL and back"), in dependency
  * order, with the columns both backends share. Left out: `repo_id` and the host columns (PostgreSQL
  * only), PostgreSQL's `events.op_id` and `events.xid`, and SQLite's `plan_files.source` and
  * `plan_file_stats` (the bytes a step command compares to skip a parse, and the stat under which a

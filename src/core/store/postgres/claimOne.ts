@@ -80,7 +80,7 @@ interface ClaimRow {
 }
 
 /**
- * claimNext in one round trip (docs/postgres.md, "Concurrency"): the plan's lock, then one statement that
+ * claimNext in one round trip (docs/postgres-design.md, "Concurrency"): the plan's lock, then one statement that
  * checks the plan and its epic, locks the first claimable step, claims it with its substeps, reopens a
  * reclaimed step's items and logs the event. Null when it claimed nothing: the caller then runs the
  * transaction that says why (drift, an epic not in progress, nothing ready), exactly as before; and
@@ -130,7 +130,7 @@ export async function claimDirect(
 
 /**
  * The claim operation `op` made for this holder, rebuilt from its event and the step, or null when it
- * committed nothing (its reply was lost: docs/postgres.md, "Failures, retries, idempotence"). Counts are as they are now.
+ * committed nothing (its reply was lost: docs/postgres-design.md, "Failures, retries, idempotence"). Counts are as they are now.
  * With `held`, also null unless the step is still this holder's under that claim's token.
  */
 export async function findClaim(

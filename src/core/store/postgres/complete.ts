@@ -50,7 +50,7 @@ export const completePg: PgMethods<CompletePort> = {
       WHERE ${where} AND anchor = ${L(c.anchor)} AND status IN ('claimed', 'in_progress') AND claimed_host = ${L(this.host)} AND claimed_by = ${L(c.actor.worktree)}
         AND claim_token = ${L(c.token)} RETURNING 1)
       SELECT sf_expect((SELECT count(*) FROM done), 1, ${L(claimChangedMessage('complete', c.anchor))})`);
-    // After the COMMIT (docs/postgres.md, "Concurrency"): what is left open, and the plan marked done when nothing is.
+    // After the COMMIT (docs/postgres-design.md, "Concurrency"): what is left open, and the plan marked done when nothing is.
     const results = await tx.finish(tail, [planDoneSql(tx, c.actor, c.planPath, c.planDone)]);
     const counted = results[tail.length]?.[0] as { remaining: number; done: boolean } | undefined;
     return { remaining: Number(counted?.remaining ?? 0), planCompleted: counted?.done === true };

@@ -50,7 +50,7 @@ const COMPLETE = `WITH t AS (SELECT ${nowSql('$11')} AS now),
 
 // $1 repo, $2 plan, $3 host, $4 worktree, $5 agent, $6 operation id, $7 test clock or null, $8 reason.
 const PLAN_DONE_TYPES = ['text', 'text', 'text', 'text', 'text', 'uuid', 'timestamptz', 'text'];
-// Sent after the completion's COMMIT (docs/postgres.md, "Concurrency"): the last completion to commit sees
+// Sent after the completion's COMMIT (docs/postgres-design.md, "Concurrency"): the last completion to commit sees
 // every other one and no open step; of several that see that, the row lock and the status test let one through.
 const PLAN_DONE = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${nowSql('$7')} WHERE ${PLAN} AND status <> 'done'
       AND CASE WHEN ${openStepsSql(PLAN)} = 0 THEN NOT EXISTS (SELECT 1 FROM steps WHERE ${PLAN} AND status <> 'completed') ELSE false END RETURNING 1),
@@ -59,7 +59,7 @@ const PLAN_DONE = `WITH u AS (UPDATE plans SET status = 'done', updated_at = ${n
   SELECT ${openStepsSql(PLAN)} AS remaining, EXISTS (SELECT 1 FROM e) AS done`;
 
 /**
- * completeStep in one round trip (docs/postgres.md, "Concurrency"), for what nearly every completion is:
+ * completeStep in one round trip (docs/postgres-design.md, "Concurrency"), for what nearly every completion is:
  * a top-level step, not forced, completed by its holder with every item done. Three statements in one
  * simple query (one implicit transaction): the plan's lock; one statement that locks the step if and
  * only if the caller holds it (host, worktree, agent, token) and nothing is left open, completes it
@@ -127,7 +127,7 @@ export async function completeDirect(
   });
 }
 
-/** The completion operation `op` made, rebuilt from its events, or null when it committed nothing (docs/postgres.md, "Failures, retries, idempotence"). */
+/** The completion operation `op` made, rebuilt from its events, or null when it committed nothing (docs/postgres-design.md, "Failures, retries, idempotence"). */
 export async function findCompletion(
   tx: Tx,
   op: string,

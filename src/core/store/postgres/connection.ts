@@ -13,7 +13,7 @@ const TYPES: pg.CustomTypesConfig = {
 };
 
 /**
- * Session settings every connection starts with (docs/postgres.md, "Concurrency"), sent in the startup
+ * Session settings every connection starts with (docs/postgres-design.md, "Concurrency"), sent in the startup
  * packet's `options`. The URL's own `options` (a Neon endpoint, `-c application_name=…`) are merged
  * between them: after the defaults, so they override a timeout or the application name, and before the
  * settings the store's queries depend on (its schema, UTC), which always win.

@@ -10,7 +10,7 @@ const EPIC_COLUMNS = `id, title, brief, priority, complexity, complexity_source,
 
 /**
  * The epic operation `op` created for this holder with this title, as it is now; null when it committed
- * none (its reply was lost: docs/postgres.md, "Failures, retries, idempotence"). An epic of another title is not this one.
+ * none (its reply was lost: docs/postgres-design.md, "Failures, retries, idempotence"). An epic of another title is not this one.
  */
 export async function findCreatedEpic(tx: Tx, op: string, input: NewEpic, actor: Actor): Promise<EpicRow | null> {
   const row = await opEvent(tx, op, actor, 'epic', 'create', { "data->>'title'": input.title.trim() });

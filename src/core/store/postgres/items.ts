@@ -36,7 +36,7 @@ export const itemsPg: PgMethods<ItemsPort> = {
 
 /**
  * The artifact operation `op` recorded on `anchor` for this holder, from its event; null when it
- * committed nothing (its reply was lost: docs/postgres.md, "Failures, retries, idempotence").
+ * committed nothing (its reply was lost: docs/postgres-design.md, "Failures, retries, idempotence").
  */
 export async function findArtifact(
   tx: Tx,

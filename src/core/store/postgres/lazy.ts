@@ -7,7 +7,7 @@ type Loaded = Store & { schemaVersion(): Promise<number> };
 
 /**
  * The PostgreSQL store, loaded on its first operation: node-postgres and the backend are imported
- * only when a URL is set, so the SQLite path's start-up does not pay for them (docs/postgres.md, "The driver: pg (node-postgres)").
+ * only when a URL is set, so the SQLite path's start-up does not pay for them (docs/postgres-design.md, "The driver: pg (node-postgres)").
  */
 export function openPostgresLazily(settings: StoreSettings): Loaded {
   if (!settings.repository || !settings.host) {

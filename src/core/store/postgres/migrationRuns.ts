@@ -1,5 +1,5 @@
 /**
- * The runs branch's migration (docs/postgres.md, "Status"): what SQLite's migration 5 added to runs and
+ * The runs branch's migration (docs/postgres-design.md, "Migrations"): what SQLite's migration 5 added to runs and
  * epics — the usage an agent reported, the pull request a verified epic waits on — and the lookups the
  * run and signal queries make. Appended after the other migrations in ./migrations.ts; IF NOT EXISTS
  * everywhere, so a column another migration added first is not an error.

@@ -1,7 +1,7 @@
 import { PG_RUNS_MIGRATIONS } from './migrationRuns.ts';
 
 /**
- * PostgreSQL's forward-only schema migrations (docs/postgres.md, "Schema" and "Migrations"). Migration 1 is
+ * PostgreSQL's forward-only schema migrations (docs/postgres-design.md, "Schema" and "Migrations"). Migration 1 is
  * SQLite's migrations 1–4 in their final form, every row scoped by repository id. Never edit a
  * released migration; add one here and in ../sqlite/migrations.ts in the same change.
  */
@@ -259,7 +259,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     RETURN changed;
   END $$;
 
-  -- One notification per repository per statement that logs events (docs/postgres.md, "Live updates").
+  -- One notification per repository per statement that logs events (docs/postgres-design.md, "Live updates").
   CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
   DECLARE r record;
   BEGIN
@@ -305,7 +305,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX plans_epic ON plans (repo_id, epic_id, updated_at) WHERE epic_id IS NOT NULL;
   `,
   ...PG_RUNS_MIGRATIONS,
-  // 4: the notification leaves the write's transaction (docs/postgres.md, "Live updates"): a NOTIFY holds the
+  // 4: the notification leaves the write's transaction (docs/postgres-design.md, "Live updates"): a NOTIFY holds the
   // server-wide notification lock until its transaction's commit is on disk, so this trigger made every
   // writer of every repository commit one at a time. Each write now notifies after its COMMIT, in the
   // same round trip (./notify.ts).
@@ -313,7 +313,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   DROP TRIGGER events_notify ON events;
   DROP FUNCTION events_notify();
   `,
-  // 5: a plan's open-step count leaves its row for 16 counters (docs/postgres.md, "Concurrency"). Every
+  // 5: a plan's open-step count leaves its row for 16 counters (docs/postgres-design.md, "Concurrency"). Every
   // completion of a top-level step changed plans.open_steps, so it held the plan's row until its commit
   // was on disk and the completions of one plan committed one at a time. A completion now changes the
   // counter of its step's shard; the count is their sum. No foreign key: checking one would lock the

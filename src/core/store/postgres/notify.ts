@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 
-/** The repository's notification channel: `sf_` and 40 hex digits of sha256(repo_id) (docs/postgres.md, "Live updates"). */
+/** The repository's notification channel: `sf_` and 40 hex digits of sha256(repo_id) (docs/postgres-design.md, "Live updates"). */
 export function channelOf(repoId: string): string {
   return `sf_${createHash('sha256').update(repoId, 'utf8').digest('hex').slice(0, 40)}`;
 }
 
 /**
  * What ends a write sent as one simple query: its COMMIT; `afterCommit`, statements that must see
- * what every writer committed before them (a plan marked done: docs/postgres.md, "Concurrency"), in a
+ * what every writer committed before them (a plan marked done: docs/postgres-design.md, "Concurrency"), in a
  * transaction of their own; then the repository's notification in a
  * transaction of its own that does not wait for the disk. A NOTIFY inside the write would hold the
  * server-wide notification lock through the write's commit and serialise every writer's fsync; here it
- * is held for no flush (docs/postgres.md, "Live updates"). An error earlier in the query skips all of it.
+ * is held for no flush (docs/postgres-design.md, "Live updates"). An error earlier in the query skips all of it.
  */
 export function commitAndNotify(
   repoId: string,

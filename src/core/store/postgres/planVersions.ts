@@ -100,7 +100,7 @@ export const planVersionsPg: PgMethods<PlanVersionsPort> = {
 
 /**
  * The version operation `op` proposed for `epicId` from this plan file, with these contents, for this
- * holder, rebuilt from its event; null when it committed none (its reply was lost: docs/postgres.md,
+ * holder, rebuilt from its event; null when it committed none (its reply was lost: docs/postgres-design.md,
  * "Failures, retries, idempotence"). Its planning iteration is the epic's count of versions up to it (each proposal adds one).
  */
 export async function findProposal(

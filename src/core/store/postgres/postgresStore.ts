@@ -19,11 +19,11 @@ import { findSignal } from './signals.ts';
 import { watchRepository } from './watch.ts';
 
 /**
- * The store on PostgreSQL (docs/postgres.md): every operation (shared/operationStore.ts) one
+ * The store on PostgreSQL (docs/postgres-design.md): every operation (shared/operationStore.ts) one
  * transaction over this repository's port (rows scoped by the repository id, holders named by host,
  * lease times from the server's clock, claims with FOR UPDATE SKIP LOCKED). Beyond them: a claim and
  * a plain completion in one round trip when they can (claimOne.ts, completeOne.ts), and writes whose
- * reply was lost looked up by their operation id (docs/postgres.md, "Failures, retries, idempotence").
+ * reply was lost looked up by their operation id (docs/postgres-design.md, "Failures, retries, idempotence").
  */
 export class PostgresCore extends OperationStore {
   private readonly session: Session;
@@ -73,7 +73,7 @@ export class PostgresCore extends OperationStore {
 
   /**
    * A write an earlier process sent and lost the reply of, handed over by its operation id `resume`
-   * (docs/postgres.md, "Failures, retries, idempotence"): what it committed, found by `find` after its backend is ended, with
+   * (docs/postgres-design.md, "Failures, retries, idempotence"): what it committed, found by `find` after its backend is ended, with
    * `resumed: true`; when it committed nothing (or there is no id), `write` does it now. The server
    * still away: OutcomeUnknownError with the same id, and nothing is written.
    */
@@ -90,7 +90,7 @@ export class PostgresCore extends OperationStore {
     return write();
   }
 
-  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres.md, "Concurrency"). */
+  /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres-design.md, "Concurrency"). */
   override claimNext(
     source: PlanSource,
     actor: Actor,
@@ -127,7 +127,7 @@ export class PostgresCore extends OperationStore {
     if (direct === null) return super.complete(source, anchor, actor, options);
     if (direct.remaining_steps > 0 || direct.plan_completed) return direct;
     // Nothing open and not marked by this completion: another marked it, or the reply was lost between the
-    // COMMIT and the mark after it (docs/postgres.md, "Concurrency"). Make sure; report it only if this marked it.
+    // COMMIT and the mark after it (docs/postgres-design.md, "Concurrency"). Make sure; report it only if this marked it.
     const marked = await this.write('completing', (port) => markPlanDone(port, actor, source.planPath, anchor));
     return marked ? { ...direct, plan_completed: true } : direct;
   }
@@ -193,7 +193,7 @@ export class PostgresCore extends OperationStore {
   }
 }
 
-/** The Store on PostgreSQL: every operation of the interface (docs/postgres.md). */
+/** The Store on PostgreSQL: every operation of the interface (docs/postgres-design.md). */
 export function postgresStore(options: SessionOptions): Store & { schemaVersion(): Promise<number> } {
   return new PostgresCore(options);
 }

@@ -45,7 +45,7 @@ export interface OpEvent {
 /**
  * The event of `entity` and `action` that operation `op` wrote in this repository for this holder (host,
  * worktree, agent), whose columns or expressions in `match` (the callers' own text, never input) equal
- * the values given; undefined when it committed none of that (docs/postgres.md, "Failures, retries, idempotence": a write whose
+ * the values given; undefined when it committed none of that (docs/postgres-design.md, "Failures, retries, idempotence": a write whose
  * reply was lost, handed over to the next process).
  */
 export async function opEvent(
@@ -92,7 +92,7 @@ export async function findPlan(tx: Tx, planPath: string): Promise<PgPlanRow | un
 /** The class (first key) of every plan's advisory lock. */
 export const PLAN_LOCK_CLASS = 1397096449;
 
-/** The plan's advisory lock, shared by step operations and exclusive while its structure is rewritten (docs/postgres.md, "Concurrency"). */
+/** The plan's advisory lock, shared by step operations and exclusive while its structure is rewritten (docs/postgres-design.md, "Concurrency"). */
 export async function lockPlan(tx: Tx, planPath: string, exclusive: boolean): Promise<void> {
   await tx.q(
     `SELECT ${exclusive ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${PLAN_LOCK_CLASS}, hashtext($1 || '/' || $2))`,
@@ -112,7 +112,7 @@ async function stepRow(tx: Tx, planPath: string, anchor: string, lock = false): 
 /**
  * The rows every operation reads, and the event every change writes (shared/rows.ts), scoped to this
  * repository. A step operation locks what it decides on: the plan's advisory lock (shared), then its
- * claim's row and its own FOR UPDATE, in the order claims lock them (docs/postgres.md, "Concurrency").
+ * claim's row and its own FOR UPDATE, in the order claims lock them (docs/postgres-design.md, "Concurrency").
  */
 export const rowsPg: PgMethods<RowsPort> = {
   findPlan(planPath) {

@@ -16,7 +16,7 @@ export interface Tx {
   readonly now: string;
   readonly repo: string;
   readonly host: string;
-  /** This operation's id, stored in its events so a lost reply can be looked up (docs/postgres.md, "Failures, retries, idempotence"). */
+  /** This operation's id, stored in its events so a lost reply can be looked up (docs/postgres-design.md, "Failures, retries, idempotence"). */
   readonly op: string;
   /**
    * Runs `statements` and COMMIT in one round trip (the simple query protocol, values inlined with
@@ -32,7 +32,7 @@ export interface Tx {
 
 /**
  * One operation sent as a single statement (or a batch of statements in one simple query, which the
- * server runs as one implicit transaction) without BEGIN: one round trip (docs/postgres.md, "Concurrency").
+ * server runs as one implicit transaction) without BEGIN: one round trip (docs/postgres-design.md, "Concurrency").
  */
 export interface Direct {
   /**
@@ -146,7 +146,7 @@ export class Session {
       } catch (err) {
         broken = isConnectionLost(err);
         if (broken && recover && attempt < 5) {
-          // The reply was lost: did the operation commit? (docs/postgres.md, "Failures, retries, idempotence")
+          // The reply was lost: did the operation commit? (docs/postgres-design.md, "Failures, retries, idempotence")
           released = true;
           client.release(true);
           const found = await this.lookUp(
@@ -196,7 +196,7 @@ export class Session {
 
   /**
    * The same lookup for an operation an earlier process sent and lost (its id handed over in
-   * pending.json: docs/postgres.md, "Failures, retries, idempotence"): a backend still running it — found by the id that
+   * pending.json: docs/postgres-design.md, "Failures, retries, idempotence"): a backend still running it — found by the id that
    * leads its text, whatever its pid — is ended first, then `recover` reads what it committed
    * (null: nothing). When the server cannot be reached the outcome stays unknown, with the same id.
    */
@@ -303,7 +303,7 @@ export class Session {
           await sleep(10 + Math.random() * 90);
           continue;
         }
-        // A write's COMMIT may have happened with its reply lost: the error carries the id (docs/postgres.md, "Failures, retries, idempotence").
+        // A write's COMMIT may have happened with its reply lost: the error carries the id (docs/postgres-design.md, "Failures, retries, idempotence").
         throw mapPgError(err, this.options.url, doing, end === 'notify' ? op : undefined);
       } finally {
         client.release(broken);

@@ -69,7 +69,7 @@ export const signalsPg: PgMethods<SignalsPort> = {
 /**
  * The signal operation `op` recorded on `epicId` for this holder — the same type, summary and whether
  * it awaits a person — with the transition it applied, rebuilt from its events; null when it committed
- * none (its reply was lost: docs/postgres.md, "Failures, retries, idempotence"). A different signal is not this one.
+ * none (its reply was lost: docs/postgres-design.md, "Failures, retries, idempotence"). A different signal is not this one.
  */
 export async function findSignal(
   tx: Tx,

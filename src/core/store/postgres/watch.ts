@@ -4,7 +4,7 @@ import { connectionConfig } from './connection.ts';
 import { channelOf } from './notify.ts';
 
 /**
- * Calls `listener` when any process commits events of this repository (LISTEN/NOTIFY; docs/postgres.md,
+ * Calls `listener` when any process commits events of this repository (LISTEN/NOTIFY; docs/postgres-design.md,
  * "Live updates"). One connection outside the pool; when it drops it reconnects with backoff (0.5 s doubling
  * to 5 s) and then calls `listener` once, since notifications sent meanwhile are lost. A writer sends
  * its notification after its commit, so one that dies in between sends none: every `safetyMs` the

@@ -44,7 +44,7 @@ export interface CompletePort {
    * The completion's last call: its open substeps and the step itself, fenced by holder and token
    * (refused with claimChanged when the claim changed), its event; then the plan marked done, with its
    * event, when nothing in it is left open. PostgreSQL sends the writes with the COMMIT and marks the
-   * plan in a transaction of its own after it (docs/postgres.md, "Concurrency").
+   * plan in a transaction of its own after it (docs/postgres-design.md, "Concurrency").
    */
   finishCompletion(c: Completion): Io<{ remaining: number; planCompleted: boolean }>;
   /** The agent of the step's latest completion event (undefined when it has none). */
@@ -172,7 +172,7 @@ function* repeatCompletion(port: StepPort, step: StepRow, owner: StepRow, actor:
   const remaining = yield* call(port.countRemaining(step.plan_path));
   let done = plan.status === 'done';
   // The completion committed but the plan was not marked after it (on PostgreSQL, a server crash between
-  // the two transactions, docs/postgres.md, "Concurrency"): the holder's retry marks it.
+  // the two transactions, docs/postgres-design.md, "Concurrency"): the holder's retry marks it.
   if (!done && remaining === 0)
     done = yield* call(port.markPlanDone(actor, step.plan_path, planDoneEvent(step.plan_path, step.anchor)));
   return completeResult(step.anchor, {
@@ -185,7 +185,7 @@ function* repeatCompletion(port: StepPort, step: StepRow, owner: StepRow, actor:
   });
 }
 
-/** The plan marked done if nothing in it is open (after a completion that did not see it: docs/postgres.md, "Concurrency"); whether this marked it. */
+/** The plan marked done if nothing in it is open (after a completion that did not see it: docs/postgres-design.md, "Concurrency"); whether this marked it. */
 export function* markPlanDone(port: StepPort, actor: Actor, planPath: string, anchor: string): Op<boolean> {
   return yield* call(port.markPlanDone(actor, planPath, planDoneEvent(planPath, anchor)));
 }

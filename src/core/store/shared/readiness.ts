@@ -48,7 +48,7 @@ export function place(p: StepPartition, anchor: string, letter: string | undefin
 /**
  * How a backend reads readiness: both keep, per top-level step, how many unfinished steps outside its
  * family it depends on (`blockers`) and per plan how many top-level steps are open, in triggers
- * (docs/postgres.md, "Schema"), so that claim and ready read few rows.
+ * (docs/postgres-design.md, "Schema"), so that claim and ready read few rows.
  */
 export interface ReadinessPort {
   /** The plan's top-level steps split by claimability at the operation's time (sqlite/readiness.ts reads a large plan in one string). */

@@ -14,7 +14,7 @@ export type PlanRow = PlanRecord;
 
 /**
  * A step as the store keeps it. On PostgreSQL a holder is a host, a worktree and an agent: the row also
- * names the host of its holder and of its completer (docs/postgres.md, "Who and what: repository, holder, plan"); SQLite's rows have no
+ * names the host of its holder and of its completer (docs/postgres-design.md, "Who and what: repository, holder, plan"); SQLite's rows have no
  * such columns (one machine).
  */
 export type StepRow = StepRecord & {

@@ -209,7 +209,7 @@ function* outcomeOf(port: StorePort, run: RunView, end: RunEnd): Op<Outcome> {
 
 /**
  * Running rows whose supervising pid is gone (a pid names a process only on the host that started it,
- * so other hosts' runs are never judged here: docs/postgres.md, "Per-host facts"): the caller ends
+ * so other hosts' runs are never judged here: docs/postgres-design.md, "Per-host facts"): the caller ends
  * their agents' process groups, then marks them lost with markOrphans.
  */
 export function* findOrphans(port: StorePort, isAlive: (pid: number) => boolean): Op<RunView[]> {

@@ -52,7 +52,7 @@ export interface SchedulerPort {
 /**
  * Reads everything decide() needs in one snapshot. Runs of every host are listed (they take slots and
  * act on epics), but only this host's carry their pids: a pid names a process only where it was
- * started, so the scheduler never signals another host's (docs/postgres.md, "Per-host facts").
+ * started, so the scheduler never signals another host's (docs/postgres-design.md, "Per-host facts").
  */
 export function* schedulerSnapshot(port: StorePort): Op<SchedulerSnapshot> {
   const epics: EpicSnapshot[] = [];
