@@ -159,3 +159,4 @@ export {
   type StoreSettings,
   type UpdateResult,
 } from './store/index.ts';
+export { type AgentRunRequest, type AgentRunResult, runAgent } from './supervisor/supervisor.ts';

@@ -1,56 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { basename, delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
-  addWorktreeVariables,
-  worktreeFacts,
   AGENT_ROLES,
-  agentError,
-  agentOutputFormat,
-  agentPlaceProblem,
-  RefusedError,
-  isDatabaseUrl,
-  agentEnv,
-  runsEditorRuntime,
-  readUsage,
-  usageSpecFor,
   type AgentRole,
-  type AgentRunStart,
   configPathFor,
-  contextDirFor,
-  createExclusively,
-  ensureContextDir,
-  ensureGitignored,
-  EnvironmentError,
-  expandAgentArgv,
-  type Head,
-  isAncestor,
   loadRoleCommands,
-  makeCliShim,
-  pathWith,
-  pidAlive,
-  sweepCliShims,
-  readHead,
-  removeCliShim,
   requireAllowed,
-  shortRef,
-  presetFor,
-  SpringfieldError,
-  type Store,
+  runAgent,
   timeoutFor,
   trustTargetFor,
   UsageError,
-  writeExclusive,
 } from '../../core/index.ts';
 import { flag, int, str } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
-import type { CliContext } from '../cliContext.ts';
 import { duration, output } from '../output.ts';
-import { renderContext } from '../render/contextText.ts';
 import { planningStore } from '../planning.ts';
-import { contextForRole } from '../rolePromptText.ts';
-import { supervise } from '../supervise.ts';
-import { messageOf } from '../../shared/errorMessage.ts';
+import { writeContextFile } from '../runContext.ts';
 
 export const runCommand: Command = {
   name: 'run',
@@ -116,150 +81,34 @@ export const runCommand: Command = {
       );
     requireAllowed(trustTargetFor(ctx.location, ctx.stateFile, ctx.env));
     const planFlag = str(ctx.args, 'plan');
-    const planArg = planFlag !== undefined ? ctx.planKey(planFlag) : undefined;
     const config = loadRoleCommands(configPathFor(ctx.stateFile));
     const leaseSeconds = int(ctx.args, 'lease') ?? config.leaseSeconds;
     const timeoutSeconds = int(ctx.args, 'timeout') ?? timeoutFor(config, role);
     const store = planningStore(ctx, 'write');
-    const actor = ctx.actor;
-    const stepAnchor = str(ctx.args, 'step') ?? null;
-    const before = readHead(actor.worktree, ctx.env);
-    const launchId = ctx.env.SPRINGFIELD_LAUNCH_ID || null;
-
-    // Agents work only where the epic's work lives: never a person's checkout, never another branch (docs/lifecycle.md).
-    const epic = await store.getEpic(epicId);
-    const misplaced = agentPlaceProblem(role, epic, actor.worktree, ctx.location.mainRoot, ctx.env);
-    if (misplaced) throw new RefusedError('outside_epic_worktree', `${misplaced}; nothing was started`);
-    // Ports are reserved before the run is recorded: a reservation that fails (the range used up, the store
-    // unreachable) refuses with nothing claimed and no run left to reap.
-    const facts = await worktreeFacts(store, {
-      epic,
-      worktree: actor.worktree,
-      mainRoot: ctx.location.mainRoot ?? actor.worktree,
-      config,
-      env: ctx.env,
-    });
-    const prepared = await store.beginAgentRun({
+    const r = await runAgent({
+      store,
       role,
       epicId,
-      planArg,
-      stepAnchor,
+      planArg: planFlag !== undefined ? ctx.planKey(planFlag) : undefined,
+      stepAnchor: str(ctx.args, 'step') ?? null,
       command,
-      actor,
+      actor: ctx.actor,
+      config,
       leaseSeconds,
-      headBefore: before?.commit ?? null,
-      launchId,
-      pid: process.pid,
+      timeoutSeconds,
+      env: ctx.env,
+      mainRoot: ctx.location.mainRoot,
+      dbPath: ctx.dbPath,
+      shim: {
+        parent: join(dirname(ctx.stateFile), 'bin'),
+        cli: () => [process.execPath, realpathSync(process.argv[1] ?? '')],
+      },
+      json: flag(ctx.args, 'json'),
+      raw: flag(ctx.args, 'raw'),
+      writeContext: (p) => writeContextFile(ctx, store, p),
     });
-    const contextFile = await writeContextFile(ctx, store, prepared);
-    const values = {
-      epic: epicId,
-      step: prepared.stepAnchor,
-      plan: prepared.planPath,
-      worktree: actor.worktree,
-      claimToken: prepared.holder.token ?? null,
-      contextFile,
-      role,
-      runId: prepared.run.id,
-      agent: prepared.agent,
-      db: ctx.dbPath,
-    };
-    const warnings: string[] = [];
-    let heartbeats = prepared.stepAnchor === null ? 0 : 1;
-    const timer =
-      prepared.stepAnchor === null
-        ? undefined
-        : setInterval(
-            () => {
-              store
-                .heartbeat(prepared.planPath ?? '', prepared.stepAnchor ?? '', prepared.holder, { leaseSeconds })
-                .then(
-                  () => {
-                    heartbeats++;
-                  },
-                  (err: unknown) => {
-                    warnings.push(`stopped renewing the lease on ${prepared.stepAnchor}: ${messageOf(err)}`);
-                    clearInterval(timer);
-                  },
-                );
-            },
-            Math.max(100, (leaseSeconds * 1000) / 3),
-          );
-    timer?.unref();
-
-    const started = Date.now();
-    const env = agentEnv(ctx.env, values);
-    delete env.SPRINGFIELD_LAUNCH_ID;
-    // The worktree's ports and the config's env map, as its setup and verification get them (docs/worktrees.md, "Ports").
-    addWorktreeVariables(env, facts);
-    if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined))
-      env.ELECTRON_RUN_AS_NODE = '1';
-    // `springfield` on the agent's PATH: this same CLI, run by this same runtime (docs/agents.md).
-    const shim = await cliShimFor(ctx, store, prepared.run.id, warnings);
-    if (shim) env.PATH = pathWith(shim, env.PATH, delimiter);
-    // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
-    const usageSpec = usageSpecFor(config, role);
-    const progressed = progressProbe(store, epicId, prepared.planPath);
-    await progressed().catch(() => false); // the mark progress is measured from
-    const stall =
-      config.stallSeconds > 0
-        ? { ms: config.stallSeconds * 1000, retryLines: presetFor(command)?.retryLines ?? [], progressed }
-        : null;
-    const ended = await supervise(
-      expandAgentArgv(command, env),
-      {
-        cwd: actor.worktree,
-        env,
-        json: flag(ctx.args, 'json'),
-        timeoutMs: timeoutSeconds * 1000,
-        graceMs: config.killGraceSeconds * 1000,
-        captureStdoutBytes: USAGE_CAPTURE_BYTES,
-        captureStderrBytes: ERROR_CAPTURE_BYTES,
-        stall,
-        render: flag(ctx.args, 'raw') ? null : agentOutputFormat(presetFor(command)?.id),
-      },
-      (pid) => store.setAgentPid(prepared.run.id, pid),
-    );
-    clearInterval(timer);
-    if (shim) removeCliShim(shim);
-    const after = readHead(actor.worktree, ctx.env);
-    // A person's main worktree may change branch while a planner works there; an epic's worktree may not.
-    const spawnError = ended.spawnError ? describeSpawnError(command[0] ?? '', ended.spawnError) : null;
-    const fault = spawnError ? null : prepared.ownWorktree ? branchFault(before, after) : null;
-    const reopen =
-      fault !== null &&
-      before?.branch != null &&
-      (await completedOffBranch(store, prepared, actor.worktree, before.branch, ctx.env));
-    const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
-    // The agent's own words for why it failed, where its CLI reports them (docs/scheduler-faults.md, "The headline").
-    const said =
-      ended.exitCode !== 0
-        ? agentError(presetFor(command)?.errors ?? [], `${ended.stdout ?? ''}\n${ended.stderr ?? ''}`)
-        : null;
-    const run = await store.finishRun(
-      prepared.run.id,
-      {
-        exitCode: ended.exitCode,
-        signal: ended.signal,
-        timedOut: ended.timedOut,
-        outputTail: ended.tail,
-        headAfter: after?.commit ?? null,
-        fault,
-        reopenStep: reopen,
-        marks: prepared.marks,
-        timeoutSeconds,
-        usage,
-        stopped: ended.stoppedBy ? stoppedReason(ended.stoppedBy) : null,
-        stalled: ended.stalled,
-        unavailable: spawnError?.message ?? null,
-        agentError: said,
-      },
-      actor,
-    );
-
-    const where = `${role} on ${epicId}${prepared.stepAnchor ? ` ${prepared.stepAnchor}` : ''}`;
-    if (spawnError)
-      warnings.unshift(`${spawnError.message} (run ${run.id} recorded as ${run.status}, exit ${ended.exitCode})`);
+    const { run, ended, spawnError } = r;
+    const where = `${role} on ${epicId}${r.prepared.stepAnchor ? ` ${r.prepared.stepAnchor}` : ''}`;
     const how = ended.signal ? `killed by ${ended.signal}` : `exit ${ended.exitCode}`;
     const why = run.outcome_reason && !spawnError && run.outcome_reason !== how ? ` — ${run.outcome_reason}` : '';
     return output(
@@ -269,146 +118,22 @@ export const runCommand: Command = {
         outcome_reason: run.outcome_reason,
         exit_code: ended.exitCode,
         signal: ended.signal,
-        context_file: contextFile,
-        lease_seconds: prepared.stepAnchor ? leaseSeconds : null,
+        context_file: r.contextFile,
+        lease_seconds: r.prepared.stepAnchor ? leaseSeconds : null,
         timeout_seconds: timeoutSeconds,
-        heartbeats,
+        heartbeats: r.heartbeats,
         spawn_error: spawnError,
       },
-      `Run ${run.id} (${where}) ${run.status}: ${how} after ${duration(Date.now() - started)}${why}`,
+      `Run ${run.id} (${where}) ${run.status}: ${how} after ${duration(Date.now() - r.startedAt)}${why}`,
       ended.exitCode,
-      warnings,
+      [...r.warnings],
     );
   },
 };
-
-/** Why a stopped run ended: someone sent its supervisor a signal before its timeout. */
-function stoppedReason(signal: NodeJS.Signals): string {
-  return `stopped by ${signal === 'SIGINT' ? 'Ctrl+C (SIGINT)' : signal} before its timeout: a person or the scheduler stopping ended it; nothing is counted against it`;
-}
-
-/**
- * Whether the store changed for the run's epic or plan since the last call: the stall watch's other
- * sign of life (an agent that ticks items quietly is working). The first call takes the mark.
- */
-function progressProbe(store: Store, epicId: string, planPath: string | null): () => Promise<boolean> {
-  let mark: string | null = null;
-  return async () => {
-    const newest = async (q: { epicId?: string; planPath?: string }) =>
-      (await store.events({ ...q, limit: 1 })).at(-1)?.id ?? 0;
-    const now = `${await newest({ epicId })}:${planPath ? await newest({ planPath }) : 0}`;
-    const moved = mark !== null && now !== mark;
-    mark = now;
-    return moved;
-  };
-}
-
-/** A run must leave the epic's worktree on the branch it found it on; anything else is a fault (docs/scheduler-faults.md). */
-function branchFault(before: Head | null, after: Head | null): string | null {
-  if (!before?.branch || !after) return null;
-  if (after.branch === before.branch) return null;
-  const now = after.branch ? `on ${shortRef(after.branch)}` : `detached at ${after.commit?.slice(0, 12) ?? '?'}`;
-  return `left ${shortRef(before.branch)}: the worktree is now ${now} (the scheduler restores ${shortRef(before.branch)}; commits made there stay reachable)`;
-}
-
-/** Whether the run's step was completed by this run with a commit that is not on `branch`. */
-async function completedOffBranch(
-  store: Store,
-  p: AgentRunStart,
-  worktree: string,
-  branch: string,
-  env: NodeJS.ProcessEnv,
-): Promise<boolean> {
-  if (!p.planPath || !p.stepAnchor || p.holder.token == null) return false;
-  const step = await store.stepRecord(p.planPath ?? '', p.stepAnchor ?? '');
-  if (step.status !== 'completed' || step.completed_token !== p.holder.token) return false;
-  return step.commit_hash === null || !isAncestor(worktree, step.commit_hash, branch, env);
-}
 
 function roleOf(given: string | undefined): AgentRole {
   if (given === undefined) throw new UsageError('missing_option', `run needs --role ${AGENT_ROLES.join('|')}`);
   const role = AGENT_ROLES.find((r) => r === given);
   if (!role) throw new UsageError('bad_option', `--role must be one of ${AGENT_ROLES.join(', ')}, got '${given}'`);
   return role;
-}
-
-/**
- * Writes the run's context as markdown: kept under the database folder (`context/<run-id>-<random>.md`,
- * the record of what the agent was told) and, when the agent works in another worktree, a copy of
- * the same name in that worktree's `.springfield-context/`, where the agent may read it
- * (contextDirFor; docs/agents.md). Both are created new, never through a link planted there. Returns
- * the agent's copy; a failure ends the run as failed.
- */
-async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart): Promise<string> {
-  const kept = join(dirname(ctx.stateFile), 'context');
-  const readable = contextDirFor(p.holder.worktree, ctx.location.mainRoot, ctx.stateFile);
-  const file = join(readable, `${p.run.id}-….md`);
-  try {
-    // On PostgreSQL no database file makes the repository's .springfield/ folder: keep it out of git as one would.
-    if (isDatabaseUrl(ctx.dbPath)) ctx.gitignoreAdded = ensureGitignored(ctx.location) || ctx.gitignoreAdded;
-    const view = await store.context({
-      epicId: p.run.epic_id ?? undefined,
-      stepAnchor: p.stepAnchor ?? undefined,
-      actor: p.holder,
-      docsRoot: ctx.location.mainRoot ?? ctx.location.worktreeRoot,
-      role: p.run.role,
-      beforeRun: p.run.id,
-    });
-    const text = contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
-    ensureContextDir(kept, ctx.location.commonDir);
-    const record = writeExclusive(kept, String(p.run.id), '.md', text);
-    if (readable === kept) return record;
-    ensureContextDir(readable, ctx.location.commonDir);
-    const copy = join(readable, basename(record));
-    createExclusively(copy, text);
-    return copy;
-  } catch (err) {
-    await store.finishRun(
-      p.run.id,
-      { exitCode: 1, signal: null, fault: `cannot write the run's context: ${messageOf(err)}` },
-      p.holder,
-    );
-    if (err instanceof SpringfieldError) throw err;
-    throw new EnvironmentError(
-      'context_unwritable',
-      `${file}: cannot write the run's context (${messageOf(err)}); run ${p.run.id} recorded as failed`,
-    );
-  }
-}
-
-/**
- * A fresh folder with a `springfield` command for this run, under the state folder's `bin/`; null
- * (with a warning) when it cannot be made: the agent then needs `springfield` on its own PATH.
- */
-async function cliShimFor(ctx: CliContext, store: Store, runId: number, warnings: string[]): Promise<string | null> {
-  try {
-    const cli = [process.execPath, realpathSync(process.argv[1] ?? '')];
-    const parent = join(dirname(ctx.stateFile), 'bin');
-    // Folders of runs that ended without removing theirs (killed with SIGKILL) go first.
-    const live = (await store.runs({ active: true, limit: 1000 }))
-      .filter((r) => r.pid !== null && pidAlive(r.pid))
-      .map((r) => r.id);
-    sweepCliShims(parent, new Set([...live, runId]));
-    return makeCliShim(
-      parent,
-      `${runId}-${randomBytes(4).toString('hex')}`,
-      cli,
-      process.versions.electron !== undefined,
-    );
-  } catch (err) {
-    warnings.push(`could not put springfield on the agent's PATH: ${messageOf(err)}`);
-    return null;
-  }
-}
-
-/** How much of an agent's stdout is kept to read its usage and its error from (the reports come last). */
-const USAGE_CAPTURE_BYTES = 8 * 1024 * 1024;
-/** How much of its stderr is kept to read its error from. */
-const ERROR_CAPTURE_BYTES = 256 * 1024;
-
-function describeSpawnError(program: string, err: NodeJS.ErrnoException): { code: string; message: string } {
-  if (err.code === 'ENOENT') return { code: 'command_not_found', message: `agent command not found: '${program}'` };
-  if (err.code === 'EACCES')
-    return { code: 'command_not_executable', message: `agent command is not executable: '${program}'` };
-  return { code: 'spawn_failed', message: `cannot start agent command '${program}': ${err.message}` };
 }

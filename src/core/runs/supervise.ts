@@ -1,4 +1,5 @@
-import { AgentOutputRenderer, type AgentOutputFormat, type GroupEnd, startGroup } from '../core/index.ts';
+import { AgentOutputRenderer, type AgentOutputFormat } from './agentOutput.ts';
+import { type GroupEnd, startGroup } from './processGroup.ts';
 
 const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
