@@ -17,18 +17,8 @@ import type {
   UpdateResult,
 } from '../../src/core/store/types.ts';
 import { STEP_COMMANDS } from '../../src/cli/commands/stepNames.ts';
-import {
-  assertClaimed,
-  assertFails,
-  assertNotClaimed,
-  assertOk,
-  ensureCli,
-  makeRepo,
-  runCli,
-  runJson,
-  showSteps,
-  type Repo,
-} from '../helpers/gitRepo.ts';
+import { assertClaimed, assertFails, assertNotClaimed, assertOk, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli, runJson, showSteps } from '../helpers/cliInProcess.ts';
 
 const PLAN = `# Plan: Flow
 
@@ -60,14 +50,12 @@ const PLAN = `# Plan: Flow
 
 const P = 'plans/flow.md';
 
-before(() => ensureCli());
-
 const sf = runJson;
 const claimed = assertClaimed;
 const notClaimed = assertNotClaimed;
 
-function step(cwd: string, anchor: string): StepView {
-  const s = showSteps(cwd, P).get(anchor);
+async function step(cwd: string, anchor: string): Promise<StepView> {
+  const s = (await showSteps(cwd, P)).get(anchor);
   assert.ok(s, `no step ${anchor}`);
   return s;
 }
@@ -85,8 +73,8 @@ describe('the full flow across two worktrees', () => {
   });
   after(() => repo.cleanup());
 
-  test('init reports the plan it recorded and adds .springfield/ to .gitignore', () => {
-    const r = assertOk<InitResult>(sf(main, ['init', P]));
+  test('init reports the plan it recorded and adds .springfield/ to .gitignore', async () => {
+    const r = assertOk<InitResult>(await sf(main, ['init', P]));
     assert.equal(r.plan_path, P);
     assert.match(r.plan_hash, /^[0-9a-f]{64}$/);
     assert.equal(r.steps_created, 5);
@@ -100,9 +88,9 @@ describe('the full flow across two worktrees', () => {
     );
   });
 
-  test('init again (from any worktree) is a no-op reporting already_initialized', () => {
-    const first = assertOk<InitResult>(sf(main, ['init', P]));
-    const fromA = assertOk<InitResult>(sf(a, ['init', P]));
+  test('init again (from any worktree) is a no-op reporting already_initialized', async () => {
+    const first = assertOk<InitResult>(await sf(main, ['init', P]));
+    const fromA = assertOk<InitResult>(await sf(a, ['init', P]));
     for (const r of [first, fromA]) {
       assert.equal(r.already_initialized, true);
       assert.equal(r.steps_created, 0);
@@ -116,11 +104,11 @@ describe('the full flow across two worktrees', () => {
     );
   });
 
-  test('claims go by step_index, respect dependencies, and carry the documented fields', () => {
+  test('claims go by step_index, respect dependencies, and carry the documented fields', async () => {
     const before = Date.now();
-    const first = claimed(sf(a, ['claim', P]));
-    const second = claimed(sf(b, ['claim', P]));
-    const third = notClaimed(sf(b, ['claim', P]));
+    const first = claimed(await sf(a, ['claim', P]));
+    const second = claimed(await sf(b, ['claim', P]));
+    const third = notClaimed(await sf(b, ['claim', P]));
     assert.deepEqual(
       {
         anchor: first.step_anchor,
@@ -144,10 +132,10 @@ describe('the full flow across two worktrees', () => {
     assert.equal(second.claimed_by, b);
     assert.equal(third.reason, 'no_ready_steps');
     assert.deepEqual(third.blocked_steps, ['step-2', 'step-4']);
-    const ready = assertOk<ReadyResult>(sf(main, ['ready', P]));
+    const ready = assertOk<ReadyResult>(await sf(main, ['ready', P]));
     assert.deepEqual(ready.claimed_steps, ['step-1', 'step-3']);
     assert.deepEqual(ready.ready_steps, []);
-    const sub = step(main, 'step-1-1');
+    const sub = await step(main, 'step-1-1');
     assert.deepEqual(
       [sub.status, sub.claimed_by, sub.claim_token],
       ['claimed', a, 1],
@@ -155,16 +143,16 @@ describe('the full flow across two worktrees', () => {
     );
   });
 
-  test('the holder can start, heartbeat, update and record artifacts', () => {
-    const started = assertOk<StartResult>(sf(a, ['start', P, 'step-1']));
+  test('the holder can start, heartbeat, update and record artifacts', async () => {
+    const started = assertOk<StartResult>(await sf(a, ['start', P, 'step-1']));
     const beforeBeat = Date.now();
-    const beat = assertOk<HeartbeatResult>(sf(a, ['heartbeat', P, 'step-1', '--lease', '600']));
+    const beat = assertOk<HeartbeatResult>(await sf(a, ['heartbeat', P, 'step-1', '--lease', '600']));
     const afterBeat = Date.now();
     const updated = assertOk<UpdateResult>(
-      sf(a, ['update', P, 'step-1', '--task', '0', 'completed', '--task', '1', 'in_progress']),
+      await sf(a, ['update', P, 'step-1', '--task', '0', 'completed', '--task', '1', 'in_progress']),
     );
     const artifact = assertOk<ArtifactResult>(
-      sf(a, ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'scaffold chosen']),
+      await sf(a, ['artifact', P, 'step-1', '--kind', 'note', '--summary', 'scaffold chosen']),
     );
     assert.equal(started.status, 'in_progress');
     assert.equal(beat.claim_token, 1);
@@ -174,7 +162,7 @@ describe('the full flow across two worktrees', () => {
     assert.deepEqual(updated.tasks, { open: 0, in_progress: 1, completed: 1 });
     assert.equal(artifact.recorded, true);
     assert.equal(artifact.kind, 'note');
-    const s = step(main, 'step-1');
+    const s = await step(main, 'step-1');
     assert.equal(s.status, 'in_progress');
     assert.deepEqual(
       s.items.map((i) => i.status),
@@ -182,8 +170,8 @@ describe('the full flow across two worktrees', () => {
     );
   });
 
-  test('a non-holder is refused with not_holder for every mutation, and nothing changes', () => {
-    const before = showSteps(main, P);
+  test('a non-holder is refused with not_holder for every mutation, and nothing changes', async () => {
+    const before = await showSteps(main, P);
     const attempts = [
       ['start', P, 'step-1'],
       ['heartbeat', P, 'step-1'],
@@ -194,29 +182,29 @@ describe('the full flow across two worktrees', () => {
     ];
 
     for (const args of attempts) {
-      const r = sf(b, args);
+      const r = await sf(b, args);
       const error = assertFails(r, 1, 'not_holder');
       assert.ok(error.message.includes(a) && error.message.includes(b), error.message);
     }
-    assert.deepEqual(showSteps(main, P), before);
+    assert.deepEqual(await showSteps(main, P), before);
   });
 
-  test('a stale --token or SPRINGFIELD_CLAIM_TOKEN is refused, a token never given is unknown; the current one is honoured', () => {
-    const flag = sf(a, ['heartbeat', P, 'step-1', '--token', '0']);
-    const env = sf(a, ['update', P, 'step-1', '--task', '1', 'completed'], { SPRINGFIELD_CLAIM_TOKEN: '0' });
-    const future = sf(a, ['heartbeat', P, 'step-1', '--token', '7']);
-    const good = sf(a, ['heartbeat', P, 'step-1'], { SPRINGFIELD_CLAIM_TOKEN: '1' });
+  test('a stale --token or SPRINGFIELD_CLAIM_TOKEN is refused, a token never given is unknown; the current one is honoured', async () => {
+    const flag = await sf(a, ['heartbeat', P, 'step-1', '--token', '0']);
+    const env = await sf(a, ['update', P, 'step-1', '--task', '1', 'completed'], { SPRINGFIELD_CLAIM_TOKEN: '0' });
+    const future = await sf(a, ['heartbeat', P, 'step-1', '--token', '7']);
+    const good = await sf(a, ['heartbeat', P, 'step-1'], { SPRINGFIELD_CLAIM_TOKEN: '1' });
     assert.match(assertFails(flag, 1, 'stale_token').message, /token 0 is stale \(current 1\)/);
     assertFails(env, 1, 'stale_token');
     const unknown = assertFails(future, 2, 'unknown_token').message;
     assert.match(unknown, /claim token 7 is unknown/);
     assert.doesNotMatch(unknown, /reclaimed/, 'a token no claim was given says so, not that the lease was reclaimed');
     assert.equal(assertOk<HeartbeatResult>(good).claim_token, 1);
-    assert.equal(step(main, 'step-1').items[1]?.status, 'in_progress', 'the stale update changed nothing');
+    assert.equal((await step(main, 'step-1')).items[1]?.status, 'in_progress', 'the stale update changed nothing');
   });
 
-  test('complete is strict: open items and substeps are refused with incomplete', () => {
-    const r = sf(a, ['complete', P, 'step-1']);
+  test('complete is strict: open items and substeps are refused with incomplete', async () => {
+    const r = await sf(a, ['complete', P, 'step-1']);
     const error = assertFails(r, 1, 'incomplete');
     assert.match(
       error.message,
@@ -225,19 +213,19 @@ describe('the full flow across two worktrees', () => {
     );
     assert.match(error.message, /step-1-1/);
     assert.match(error.message, /--force/);
-    assert.equal(step(main, 'step-1').status, 'in_progress');
+    assert.equal((await step(main, 'step-1')).status, 'in_progress');
   });
 
-  test('update leaves a finished substep claimed; the parent completes with it, its token and a commit git resolves to the full hash', () => {
-    const sub = assertOk<UpdateResult>(sf(a, ['update', P, 'step-1-1', '--all-tasks', 'completed']));
-    assertOk(sf(a, ['update', P, 'step-1', '--all', 'completed']));
+  test('update leaves a finished substep claimed; the parent completes with it, its token and a commit git resolves to the full hash', async () => {
+    const sub = assertOk<UpdateResult>(await sf(a, ['update', P, 'step-1-1', '--all-tasks', 'completed']));
+    assertOk(await sf(a, ['update', P, 'step-1', '--all', 'completed']));
     repo.git(['commit', '-q', '--allow-empty', '-m', 'scaffold'], a);
     const full = repo.git(['rev-parse', 'HEAD'], a);
-    const unknown = sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', 'abc1234']);
+    const unknown = await sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', 'abc1234']);
     const done = assertOk<CompleteResult>(
-      sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', full.slice(0, 8)]),
+      await sf(a, ['complete', P, 'step-1', '--token', '1', '--commit', full.slice(0, 8)]),
     );
-    const again = assertOk<CompleteResult>(sf(a, ['complete', P, 'step-1', '--token', '1']));
+    const again = assertOk<CompleteResult>(await sf(a, ['complete', P, 'step-1', '--token', '1']));
     assert.equal(sub.step_status, 'claimed', 'update never completes a step, a substep included');
     assert.match(assertFails(unknown, 2, 'unknown_commit').message, /^--commit abc1234: no such commit in /);
     assert.deepEqual(
@@ -246,25 +234,25 @@ describe('the full flow across two worktrees', () => {
     );
     assert.equal(done.commit_hash, full, 'the full hash is stored, not the abbreviation given');
     assert.equal(again.already_completed, true, 'completing again as the same holder is a no-op success');
-    assert.equal(step(main, 'step-1').commit_hash, full);
-    assert.equal(step(main, 'step-1-1').status, 'completed', 'the finished substep went with its parent');
+    assert.equal((await step(main, 'step-1')).commit_hash, full);
+    assert.equal((await step(main, 'step-1-1')).status, 'completed', 'the finished substep went with its parent');
   });
 
-  test('show prints progress bars and the overall line', () => {
-    const r = runCli(main, ['show', P]);
+  test('show prints progress bars and the overall line', async () => {
+    const r = await runCli(main, ['show', P]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes('█') && r.stdout.includes('░'), r.stdout);
     assert.match(r.stdout, /Overall: 1\/4 steps complete/);
     assert.match(r.stdout, /Step 1: Scaffold \[completed\]/);
   });
 
-  test('complete --force records its reason and completes the open items', () => {
-    const forced = assertOk<CompleteResult>(sf(b, ['complete', P, 'step-3', '--force', 'docs move to the wiki']));
+  test('complete --force records its reason and completes the open items', async () => {
+    const forced = assertOk<CompleteResult>(await sf(b, ['complete', P, 'step-3', '--force', 'docs move to the wiki']));
     assert.deepEqual(
       [forced.forced, forced.force_reason, forced.incomplete_items_auto_completed],
       [true, 'docs move to the wiki', 1],
     );
-    const s = step(main, 'step-3');
+    const s = await step(main, 'step-3');
     assert.equal(s.complete_reason, 'docs move to the wiki');
     assert.deepEqual(
       s.items.map((i) => i.status),
@@ -272,15 +260,15 @@ describe('the full flow across two worktrees', () => {
     );
   });
 
-  test('reset returns a step to pending and fences the old holder', () => {
-    const held = claimed(sf(a, ['claim', P]));
+  test('reset returns a step to pending and fences the old holder', async () => {
+    const held = claimed(await sf(a, ['claim', P]));
     assert.deepEqual([held.step_anchor, held.claim_token], ['step-2', 1]);
-    assertOk(sf(a, ['start', P, 'step-2']));
-    const reset = assertOk<ResetResult>(sf(main, ['reset', P, 'step-2', '--reason', 'worktree a went away']));
-    const afterReset = step(main, 'step-2');
-    const oldHolder = sf(a, ['complete', P, 'step-2', '--token', '1', '--force', 'late']);
-    const again = claimed(sf(a, ['claim', P]));
-    const staleAfterReclaim = sf(a, ['update', P, 'step-2', '--all', 'completed', '--token', '1']);
+    assertOk(await sf(a, ['start', P, 'step-2']));
+    const reset = assertOk<ResetResult>(await sf(main, ['reset', P, 'step-2', '--reason', 'worktree a went away']));
+    const afterReset = await step(main, 'step-2');
+    const oldHolder = await sf(a, ['complete', P, 'step-2', '--token', '1', '--force', 'late']);
+    const again = claimed(await sf(a, ['claim', P]));
+    const staleAfterReclaim = await sf(a, ['update', P, 'step-2', '--all', 'completed', '--token', '1']);
     assert.deepEqual([reset.from_status, reset.previous_holder], ['in_progress', a]);
     assert.deepEqual([afterReset.status, afterReset.claimed_by, afterReset.lease_expires_at], ['pending', null, null]);
     assertFails(oldHolder, 1, 'not_claimed');
@@ -289,22 +277,22 @@ describe('the full flow across two worktrees', () => {
     assertFails(staleAfterReclaim, 1, 'stale_token');
   });
 
-  test('the last step completes the plan; then claim reports all_completed', () => {
-    assertOk(sf(a, ['update', P, 'step-2', '--all', 'completed']));
-    assertOk(sf(a, ['complete', P, 'step-2']));
-    assert.equal(claimed(sf(b, ['claim', P])).step_anchor, 'step-4');
-    assertOk(sf(b, ['update', P, 'step-4', '--checkpoint', '0', 'completed']));
-    const last = assertOk<CompleteResult>(sf(b, ['complete', P, 'step-4']));
-    const none = notClaimed(sf(a, ['claim', P]));
+  test('the last step completes the plan; then claim reports all_completed', async () => {
+    assertOk(await sf(a, ['update', P, 'step-2', '--all', 'completed']));
+    assertOk(await sf(a, ['complete', P, 'step-2']));
+    assert.equal(claimed(await sf(b, ['claim', P])).step_anchor, 'step-4');
+    assertOk(await sf(b, ['update', P, 'step-4', '--checkpoint', '0', 'completed']));
+    const last = assertOk<CompleteResult>(await sf(b, ['complete', P, 'step-4']));
+    const none = notClaimed(await sf(a, ['claim', P]));
     assert.equal(last.plan_completed, true);
     assert.equal(last.remaining_steps, 0);
     assert.equal(none.reason, 'all_completed');
     assert.equal(none.all_completed, true);
-    assert.match(runCli(main, ['show', P]).stdout, /Overall: 4\/4 steps complete \(100%\)/);
+    assert.match((await runCli(main, ['show', P])).stdout, /Overall: 4\/4 steps complete \(100%\)/);
   });
 
-  test('events --json lists claims and completions with worktree and from/to', () => {
-    const { events } = assertOk<{ events: EventView[] }>(sf(main, ['events', P]));
+  test('events --json lists claims and completions with worktree and from/to', async () => {
+    const { events } = assertOk<{ events: EventView[] }>(await sf(main, ['events', P]));
     const claims = events.filter((e) => e.entity === 'step' && e.action === 'claim');
     assert.deepEqual(
       claims.map((e) => [e.step_anchor, e.worktree, e.from_status, e.to_status]),
@@ -346,40 +334,40 @@ describe('the full flow across two worktrees', () => {
 
 describe('an expired lease', () => {
   let repo: Repo;
-  before(() => {
+  before(async () => {
     repo = makeRepo({ files: { [P]: PLAN }, worktrees: ['a', 'b'] });
-    assertOk(sf(repo.root, ['init', P]));
+    assertOk(await sf(repo.root, ['init', P]));
   });
   after(() => repo.cleanup());
 
   test('is reclaimed by another worktree with a higher token; the old holder can no longer complete', async () => {
     const a = repo.worktree('a');
     const b = repo.worktree('b');
-    const first = claimed(sf(a, ['claim', P, '--lease', '1']));
-    assertOk(sf(a, ['update', P, 'step-1', '--task', '0', 'in_progress']));
+    const first = claimed(await sf(a, ['claim', P, '--lease', '1']));
+    assertOk(await sf(a, ['update', P, 'step-1', '--task', '0', 'in_progress']));
     await sleep(1200);
-    const second = claimed(sf(b, ['claim', P]));
-    const oldComplete = sf(a, ['complete', P, 'step-1', '--force', 'i was here first']);
-    const oldWithToken = sf(a, ['heartbeat', P, 'step-1', '--token', String(first.claim_token)]);
+    const second = claimed(await sf(b, ['claim', P]));
+    const oldComplete = await sf(a, ['complete', P, 'step-1', '--force', 'i was here first']);
+    const oldWithToken = await sf(a, ['heartbeat', P, 'step-1', '--token', String(first.claim_token)]);
     assert.equal(second.step_anchor, 'step-1');
     assert.equal(second.reclaimed_from_expired, true);
     assert.equal(second.previous_holder, a);
     assert.ok(second.claim_token > first.claim_token);
     assertFails(oldComplete, 1, 'not_holder');
     assertFails(oldWithToken, 1, 'not_holder');
-    const s = step(repo.root, 'step-1');
+    const s = await step(repo.root, 'step-1');
     assert.deepEqual([s.status, s.claimed_by, s.claim_token], ['claimed', b, second.claim_token]);
     assert.equal(s.items[0]?.status, 'open', 'in-progress items of the expired holder are reopened');
-    assert.deepEqual(step(repo.root, 'step-1-1').claimed_by, b, 'the substep moves with its parent');
+    assert.deepEqual((await step(repo.root, 'step-1-1')).claimed_by, b, 'the substep moves with its parent');
   });
 
   test('a takeover says from whom, by agent id, and how long ago the lease ran out', async () => {
     const a = repo.worktree('a');
     const b = repo.worktree('b');
-    assertOk(sf(b, ['reset', P, 'step-1']));
-    claimed(sf(a, ['claim', P, '--lease', '1'], { SPRINGFIELD_AGENT: 'ralph-b' }));
+    assertOk(await sf(b, ['reset', P, 'step-1']));
+    claimed(await sf(a, ['claim', P, '--lease', '1'], { SPRINGFIELD_AGENT: 'ralph-b' }));
     await sleep(1200);
-    const text = runCli(b, ['claim', P]);
+    const text = await runCli(b, ['claim', P]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Claimed step-1: Scaffold \(taken over from ralph-b, lease expired \d+ s ago\)$/m);
     assert.doesNotMatch(
@@ -400,25 +388,25 @@ describe('plan drift', () => {
     assert.ok(text.includes(from), `plan has no '${from}'`);
     writeFileSync(file, text.replace(from, to));
   };
-  before(() => {
+  before(async () => {
     repo = makeRepo({ files: { [P]: PLAN }, worktrees: ['a', 'b'] });
     a = repo.worktree('a');
     b = repo.worktree('b');
-    assertOk(sf(repo.root, ['init', P]));
+    assertOk(await sf(repo.root, ['init', P]));
   });
   after(() => repo.cleanup());
 
-  test('ticking a checkbox or re-wrapping text in the file is not drift', () => {
+  test('ticking a checkbox or re-wrapping text in the file is not drift', async () => {
     edit(b, '- [ ] Create the package', '- [x] Create the package');
     edit(b, '# Plan: Flow\n', '# Plan: Flow\n\nSome prose that\nwraps over lines.\n');
-    const c = claimed(sf(b, ['claim', P]));
-    const done = assertOk<CompleteResult>(sf(b, ['complete', P, 'step-1', '--force', 'bootstrap']));
+    const c = claimed(await sf(b, ['claim', P]));
+    const done = assertOk<CompleteResult>(await sf(b, ['complete', P, 'step-1', '--force', 'bootstrap']));
     assert.equal(c.step_anchor, 'step-1');
     assert.equal(done.completed, true);
   });
 
-  test('a changed step title is drift: claim, update and complete are refused with what changed', () => {
-    claimed(sf(a, ['claim', P]));
+  test('a changed step title is drift: claim, update and complete are refused with what changed', async () => {
+    claimed(await sf(a, ['claim', P]));
     edit(a, '## Step 3: Docs {#step-3}', '## Step 3: Documentation {#step-3}');
 
     for (const args of [
@@ -426,7 +414,7 @@ describe('plan drift', () => {
       ['update', P, 'step-2', '--all', 'completed'],
       ['complete', P, 'step-2', '--force', 'x'],
     ]) {
-      const r = sf(a, args);
+      const r = await sf(a, args);
       const error = assertFails(r, 1, 'plan_drift');
       assert.ok(
         error.message.includes('step-3 title changed') &&
@@ -436,28 +424,28 @@ describe('plan drift', () => {
       );
       assert.match(error.message, /init --force/);
     }
-    assert.equal(step(repo.root, 'step-2').status, 'claimed');
+    assert.equal((await step(repo.root, 'step-2')).status, 'claimed');
   });
 
-  test('init without --force on a drifted plan is refused with what changed, and writes nothing', () => {
-    const events = () => assertOk<{ events: unknown[] }>(sf(repo.root, ['events', '--json'])).events.length;
-    const before = [events(), JSON.stringify([...showSteps(repo.root, P)])];
-    const error = assertFails(sf(a, ['init', P]), 1, 'plan_drift');
+  test('init without --force on a drifted plan is refused with what changed, and writes nothing', async () => {
+    const events = async () => assertOk<{ events: unknown[] }>(await sf(repo.root, ['events', '--json'])).events.length;
+    const before = [await events(), JSON.stringify([...(await showSteps(repo.root, P))])];
+    const error = assertFails(await sf(a, ['init', P]), 1, 'plan_drift');
     assert.ok(
       error.message.startsWith(`${P}: plan changed since init (`) && error.message.includes('step-3 title changed'),
       error.message,
     );
     assert.match(error.message, /init --force/);
-    assert.deepEqual([events(), JSON.stringify([...showSteps(repo.root, P)])], before);
+    assert.deepEqual([await events(), JSON.stringify([...(await showSteps(repo.root, P))])], before);
   });
 
-  test('init --force re-initialises from the edited file, keeping completed steps', () => {
-    const r = assertOk<InitResult>(sf(a, ['init', P, '--force']));
-    const nowOk = claimed(sf(a, ['claim', P]));
-    const otherCopy = sf(b, ['claim', P]);
+  test('init --force re-initialises from the edited file, keeping completed steps', async () => {
+    const r = assertOk<InitResult>(await sf(a, ['init', P, '--force']));
+    const nowOk = claimed(await sf(a, ['claim', P]));
+    const otherCopy = await sf(b, ['claim', P]);
     assert.equal(r.reinitialized, true);
     assert.equal(r.steps_kept_completed, 2, 'step-1 and its substep step-1-1');
-    const all = showSteps(repo.root, P);
+    const all = await showSteps(repo.root, P);
     assert.equal(all.get('step-1')?.status, 'completed');
     assert.equal(all.get('step-1')?.complete_reason, 'bootstrap');
     assert.equal(all.get('step-3')?.title, 'Documentation');
@@ -466,16 +454,16 @@ describe('plan drift', () => {
   });
 });
 
-test('--help for every command exits 0 with its usage line', () => {
+test('--help for every command exits 0 with its usage line', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'springfield-help-'));
   try {
     for (const name of STEP_COMMANDS) {
-      const r = runCli(dir, [name, '--help']);
+      const r = await runCli(dir, [name, '--help']);
       assert.equal(r.code, 0, `${name}: ${r.stderr}`);
       assert.ok(r.stdout.includes(`Usage: springfield ${name}`), `${name}: ${r.stdout}`);
       assert.equal(r.stderr, '');
     }
-    const main = runCli(dir, ['--help']);
+    const main = await runCli(dir, ['--help']);
     assert.equal(main.code, 0);
     assert.match(main.stdout, /Usage: springfield <command>/);
   } finally {

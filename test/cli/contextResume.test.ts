@@ -12,11 +12,11 @@ import {
   CLI_PATH,
   ensureCli,
   makeRepo,
-  runCli,
   writeFiles,
   type CliResult,
   type Repo,
 } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const RESUME_PLAN = `# Plan: Resume demo
 
@@ -112,8 +112,8 @@ before(() => {
 });
 after(() => repo.cleanup());
 
-function sf(cwd: string, args: readonly string[], env: Record<string, string> = {}): CliResult {
-  return runCli(cwd, [...args, '--json'], env);
+async function sf(cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return await runCli(cwd, [...args, '--json'], env);
 }
 
 function dbRows(sql: string, ...params: (string | number)[]): Record<string, unknown>[] {
@@ -126,24 +126,26 @@ function dbRows(sql: string, ...params: (string | number)[]): Record<string, unk
 }
 
 /** Creates an epic, has Lisa propose `planPath` and Marge approve it, and commits the narrative files on main. */
-function approvedEpic(title: string, brief: string, planPath: string): string {
-  const { id } = assertOk<{ id: string }>(sf(repo.root, ['epic', 'create', title, '--brief', brief, '--plan-md']));
-  assertOk(sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
-  assertOk(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+async function approvedEpic(title: string, brief: string, planPath: string): Promise<string> {
+  const { id } = assertOk<{ id: string }>(
+    await sf(repo.root, ['epic', 'create', title, '--brief', brief, '--plan-md']),
+  );
+  assertOk(await sf(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+  assertOk(await sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
   repo.git(['add', '-A']);
   repo.git(['commit', '-q', '-m', `approve ${id}`]);
   return id;
 }
 
 describe('context', () => {
-  test('a fresh session in the worktree resumes from `context --json` alone and completes the step', (t) => {
-    const id = approvedEpic('Resume demo', 'Responses are cached; a hit costs under 1 ms.', 'plans/resume.md');
+  test('a fresh session in the worktree resumes from `context --json` alone and completes the step', async (t) => {
+    const id = await approvedEpic('Resume demo', 'Responses are cached; a hit costs under 1 ms.', 'plans/resume.md');
     // The session works where the epic's work lives: its own worktree (docs/lifecycle.md).
-    const wtA = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
-    const claim = assertOk<ClaimResult>(sf(wtA, ['claim', 'plans/resume.md']));
+    const wtA = assertOk<{ worktree_path: string }>(await sf(repo.root, ['epic', 'start', id])).worktree_path;
+    const claim = assertOk<ClaimResult>(await sf(wtA, ['claim', 'plans/resume.md']));
     assert.ok(claim.claimed && claim.step_anchor === 'step-1');
-    assertOk(sf(wtA, ['start', 'plans/resume.md', 'step-1']));
-    assertOk(sf(wtA, ['update', 'plans/resume.md', 'step-1', '--task', '0', 'completed']));
+    assertOk(await sf(wtA, ['start', 'plans/resume.md', 'step-1']));
+    assertOk(await sf(wtA, ['update', 'plans/resume.md', 'step-1', '--task', '0', 'completed']));
 
     const bin = join(repo.tmp, 'bin');
     mkdirSync(bin);
@@ -214,21 +216,21 @@ describe('context', () => {
     assert.match(repo.git(['show', '--stat', '--format=', 'HEAD'], wtA), /work\.txt/);
     if (report.hasCommit) assert.match(repo.git(['log', '-1', '--format=%B'], wtA), /Springfield-Step: step-1/);
     assert.equal(report.last.step, null, 'nothing held any more');
-    const after = assertOk<ContextView>(sf(wtA, ['context', '--epic', id]));
+    const after = assertOk<ContextView>(await sf(wtA, ['context', '--epic', id]));
     assert.deepEqual(
       [after.plan?.steps_completed, after.step, after.next_commands[0]],
       [1, null, 'springfield claim plans/resume.md'],
     );
   });
 
-  test('a planner sent back with request-changes sees the feedback in her context', () => {
+  test('a planner sent back with request-changes sees the feedback in her context', async () => {
     writeFiles(repo.root, { 'plans/planner.md': RESUME_PLAN.replace('Resume demo', 'Planner') });
     const { id } = assertOk<{ id: string }>(
-      sf(repo.root, ['epic', 'create', 'Planner feedback', '--brief', 'Make retries configurable.']),
+      await sf(repo.root, ['epic', 'create', 'Planner feedback', '--brief', 'Make retries configurable.']),
     );
-    assertOk(sf(repo.root, ['plan', 'propose', id, 'plans/planner.md', '--agent', 'lisa']));
+    assertOk(await sf(repo.root, ['plan', 'propose', id, 'plans/planner.md', '--agent', 'lisa']));
     assertOk(
-      sf(repo.root, [
+      await sf(repo.root, [
         'plan',
         'request-changes',
         id,
@@ -239,8 +241,8 @@ describe('context', () => {
       ]),
     );
     for (const view of [
-      assertOk<ContextView>(sf(repo.root, ['context', '--epic', id], { SPRINGFIELD_AGENT: 'lisa' })),
-      assertOk<ContextView>(sf(repo.root, ['context'], { SPRINGFIELD_EPIC: id, SPRINGFIELD_AGENT: 'lisa' })),
+      assertOk<ContextView>(await sf(repo.root, ['context', '--epic', id], { SPRINGFIELD_AGENT: 'lisa' })),
+      assertOk<ContextView>(await sf(repo.root, ['context'], { SPRINGFIELD_EPIC: id, SPRINGFIELD_AGENT: 'lisa' })),
     ]) {
       assert.deepEqual(
         [view.epic?.status, view.epic?.next_role, view.intent],
@@ -252,24 +254,24 @@ describe('context', () => {
       );
       assert.ok(view.next_commands[0]?.startsWith(`springfield plan propose ${id} `), view.next_commands.join('\n'));
     }
-    const text = runCli(repo.root, ['context', '--epic', id]);
+    const text = await runCli(repo.root, ['context', '--epic', id]);
     assert.equal(text.code, 0);
     assert.match(text.stdout, /Split step 1 into client and retry policy/);
   });
 
-  test('the JSON carries intent, approach, constraints, items, blockers, token, lease, signals, verification failures and what to read', () => {
+  test('the JSON carries intent, approach, constraints, items, blockers, token, lease, signals, verification failures and what to read', async () => {
     const planV1 = RESUME_PLAN.replace('Resume demo', 'Everything')
       .replace('**Checkpoints:**\n- [ ] Build passes\n', '')
       .replace(/\n## Step 2[\s\S]*$/, '\n');
     writeFiles(repo.root, { 'plans/full.md': planV1 });
-    const id = approvedEpic('Context everything', 'Everything a session needs.', 'plans/full.md');
-    const wt = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
-    assertOk(sf(wt, ['claim', 'plans/full.md']));
-    assertOk(sf(wt, ['update', 'plans/full.md', 'step-1', '--all', 'completed']));
-    assertOk(sf(wt, ['complete', 'plans/full.md', 'step-1']));
-    assertOk(sf(repo.root, ['epic', 'finish', id]));
+    const id = await approvedEpic('Context everything', 'Everything a session needs.', 'plans/full.md');
+    const wt = assertOk<{ worktree_path: string }>(await sf(repo.root, ['epic', 'start', id])).worktree_path;
+    assertOk(await sf(wt, ['claim', 'plans/full.md']));
+    assertOk(await sf(wt, ['update', 'plans/full.md', 'step-1', '--all', 'completed']));
+    assertOk(await sf(wt, ['complete', 'plans/full.md', 'step-1']));
+    assertOk(await sf(repo.root, ['epic', 'finish', id]));
     assertOk(
-      sf(repo.root, [
+      await sf(repo.root, [
         'signal',
         id,
         '--type',
@@ -286,14 +288,14 @@ describe('context', () => {
     );
     const planV2 = `${planV1}\n## Step 2: Retry policy {#step-2}\n**Depends on:** #step-1\n**Tasks:**\n- [ ] Backoff\n- [ ] Jitter\n**Tests:**\n- [ ] Retry test\n\n## Step 3: Docs {#step-3}\n**Depends on:** #step-2\n**Tasks:**\n- [ ] Write docs\n`;
     writeFiles(repo.root, { 'plans/full.md': planV2 });
-    assertOk(sf(repo.root, ['plan', 'propose', id, 'plans/full.md', '--agent', 'lisa']));
-    assertOk(sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+    assertOk(await sf(repo.root, ['plan', 'propose', id, 'plans/full.md', '--agent', 'lisa']));
+    assertOk(await sf(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
     repo.git(['add', '-A']);
     repo.git(['commit', '-q', '-m', 'plan v2']);
-    const wtB = assertOk<{ worktree_path: string }>(sf(repo.root, ['epic', 'start', id])).worktree_path;
-    const claim = assertOk<ClaimResult>(sf(wtB, ['claim', 'plans/full.md']));
+    const wtB = assertOk<{ worktree_path: string }>(await sf(repo.root, ['epic', 'start', id])).worktree_path;
+    const claim = assertOk<ClaimResult>(await sf(wtB, ['claim', 'plans/full.md']));
     assert.ok(claim.claimed && claim.step_anchor === 'step-2', JSON.stringify(claim));
-    assertOk(sf(wtB, ['update', 'plans/full.md', 'step-2', '--task', '0', 'completed']));
+    assertOk(await sf(wtB, ['update', 'plans/full.md', 'step-2', '--task', '0', 'completed']));
     const db = new (loadSqlite())(join(repo.root, '.springfield', 'state.db'));
     const insert = db.prepare(
       `INSERT INTO verifications (epic_id, plan_path, step_anchor, command, exit_code, verdict, duration_ms, output_tail, created_at) VALUES (?, 'plans/full.md', 'step-2', ?, ?, ?, 10, ?, ?)`,
@@ -309,7 +311,7 @@ describe('context', () => {
     insert.run(id, 'npm run lint', 0, 'pass', 'ok', '2026-01-01T00:00:01.000Z');
     db.close();
 
-    const view = assertOk<ContextView>(sf(wtB, ['context']));
+    const view = assertOk<ContextView>(await sf(wtB, ['context']));
     assert.deepEqual(
       [view.epic?.id, view.epic?.status, view.intent],
       [id, 'in_progress', 'Everything a session needs.'],
@@ -362,12 +364,12 @@ describe('context', () => {
     ])
       assert.ok(paths.includes(p), `${p} missing from ${paths.join(', ')}`);
 
-    const later = assertOk<ContextView>(sf(wtB, ['context', '--step', 'step-3']));
+    const later = assertOk<ContextView>(await sf(wtB, ['context', '--step', 'step-3']));
     assert.deepEqual(
       [later.step?.anchor, later.step?.depends_on, later.step?.blocked_by, later.step?.held_by_you],
       ['step-3', ['step-2'], ['step-2'], false],
     );
-    const text = runCli(wtB, ['context']);
+    const text = await runCli(wtB, ['context']);
     assert.equal(text.code, 0);
     for (const s of ['Backoff', 'uses the old API', 'expected 3 retries, got 1', 'docs/adr/0002-wal.md'])
       assert.ok(text.stdout.includes(s), `text context lacks ${s}`);

@@ -19,11 +19,11 @@ import {
   cleanEnv,
   ensureCli,
   makeRepo,
-  runCli,
   runCliAsync,
   type CliResult,
   type Repo,
 } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const PLAN = '# Plan: Cache reads\n\n## Step 1: Only {#step-1}\n**Tasks:**\n- [ ] Do it\n';
 const APP = Array.from({ length: 10 }, (_, i) => `export const v${i} = ${i};\n`).join('');
@@ -46,30 +46,30 @@ before(() => {
 });
 after(() => repo.cleanup());
 
-function sf(
+async function sf(
   args: readonly string[],
   cwd = repo.root,
   env: Readonly<Record<string, string | undefined>> = {},
-): CliResult {
-  return runCli(cwd, [...args, '--json'], env);
+): Promise<CliResult> {
+  return await runCli(cwd, [...args, '--json'], env);
 }
 
 /** An epic built to `implemented` in its own worktree: it adds src/cache.ts, changes src/app.ts and deletes src/old.ts; then main moves on. */
-function implementedEpic(title: string, complexity = 'standard'): { id: string; wt: string } {
-  const id = assertOk<{ id: string }>(sf(['epic', 'create', title, '--complexity', complexity])).id;
+async function implementedEpic(title: string, complexity = 'standard'): Promise<{ id: string; wt: string }> {
+  const id = assertOk<{ id: string }>(await sf(['epic', 'create', title, '--complexity', complexity])).id;
   // A plan belongs to one epic: each gets its own file.
   const plan = `plans/${id}.md`;
   writeFileSync(join(repo.root, plan), PLAN);
-  assertOk(sf(['plan', 'propose', id, plan]));
-  assertOk(sf(['plan', 'approve', id]));
-  const wt = assertOk<{ worktree_path: string }>(sf(['epic', 'start', id])).worktree_path;
-  assertOk(sf(['claim', plan], wt));
-  assertOk(sf(['update', plan, 'step-1', '--all', 'completed'], wt));
+  assertOk(await sf(['plan', 'propose', id, plan]));
+  assertOk(await sf(['plan', 'approve', id]));
+  const wt = assertOk<{ worktree_path: string }>(await sf(['epic', 'start', id])).worktree_path;
+  assertOk(await sf(['claim', plan], wt));
+  assertOk(await sf(['update', plan, 'step-1', '--all', 'completed'], wt));
   writeFileSync(join(wt, 'src', 'cache.ts'), CACHE);
   writeFileSync(join(wt, 'src', 'app.ts'), APP.replace('v3 = 3', 'v3 = cached(3)'));
   repo.git(['rm', '-q', 'src/old.ts'], wt);
-  assertOk(sf(['commit', '-m', 'Cache reads', '--step', 'step-1'], wt));
-  assertOk(sf(['epic', 'finish', id]));
+  assertOk(await sf(['commit', '-m', 'Cache reads', '--step', 'step-1'], wt));
+  assertOk(await sf(['epic', 'finish', id]));
   // main moves on after the branch forked: its README change is not the epic's.
   writeFileSync(join(repo.root, 'README.md'), `# fixture\n\nmoved on while ${id} was built\n`);
   repo.git(['commit', '-qam', `main moves on past ${id}`]);
@@ -92,8 +92,8 @@ function tables(): string {
 
 describe('review: bad input is refused with exit 2, nothing written', () => {
   let epic: string;
-  before(() => {
-    epic = implementedEpic('Bad input').id;
+  before(async () => {
+    epic = (await implementedEpic('Bad input')).id;
   });
   const cases: readonly [string, readonly string[], string, RegExp][] = [
     [
@@ -150,26 +150,26 @@ describe('review: bad input is refused with exit 2, nothing written', () => {
     ['an empty summary', ['--approve', '--summary', ' '], 'missing_value', /summary is empty/],
   ];
   for (const [name, args, code, message] of cases) {
-    test(`${name} → ${code}`, () => {
+    test(`${name} → ${code}`, async () => {
       const before = tables();
-      const err = assertFails(sf(['review', epic, ...args]), 2, code);
+      const err = assertFails(await sf(['review', epic, ...args]), 2, code);
       assert.match(err.message, message);
       assert.equal(tables(), before, 'nothing written');
     });
   }
-  test('an unknown epic → exit 2 unknown_epic', () => {
+  test('an unknown epic → exit 2 unknown_epic', async () => {
     const before = tables();
-    assertFails(sf(['review', 'sf-0000', '--approve']), 2, 'unknown_epic');
+    assertFails(await sf(['review', 'sf-0000', '--approve']), 2, 'unknown_epic');
     assert.equal(tables(), before);
   });
-  test('an epic still in progress → exit 1 not_reviewable, nothing written', () => {
-    const id = assertOk<{ id: string }>(sf(['epic', 'create', 'Not yet'])).id;
+  test('an epic still in progress → exit 1 not_reviewable, nothing written', async () => {
+    const id = assertOk<{ id: string }>(await sf(['epic', 'create', 'Not yet'])).id;
     writeFileSync(join(repo.root, 'plans', `${id}.md`), PLAN);
-    assertOk(sf(['plan', 'propose', id, `plans/${id}.md`]));
-    assertOk(sf(['plan', 'approve', id]));
-    assertOk(sf(['epic', 'start', id]));
+    assertOk(await sf(['plan', 'propose', id, `plans/${id}.md`]));
+    assertOk(await sf(['plan', 'approve', id]));
+    assertOk(await sf(['epic', 'start', id]));
     const before = tables();
-    const err = assertFails(sf(['review', id, '--request-changes', '--summary', 'no']), 1, 'not_reviewable');
+    const err = assertFails(await sf(['review', id, '--request-changes', '--summary', 'no']), 1, 'not_reviewable');
     assert.equal(err.message, `${id} is in progress: a person reviews its changes once it is implemented or verified`);
     assert.equal(tables(), before);
   });
@@ -178,10 +178,10 @@ describe('review: bad input is refused with exit 2, nothing written', () => {
 describe('review: request changes sends Ralph back with each comment at its place', () => {
   let epic: { id: string; wt: string };
   let result: ReviewResult;
-  before(() => {
-    epic = implementedEpic('Cache reads');
+  before(async () => {
+    epic = await implementedEpic('Cache reads');
     result = assertOk<ReviewResult>(
-      sf(
+      await sf(
         [
           'review',
           epic.id,
@@ -196,7 +196,7 @@ describe('review: request changes sends Ralph back with each comment at its plac
     );
   });
 
-  test('the epic is back in progress with Ralph next, recorded as the person', () => {
+  test('the epic is back in progress with Ralph next, recorded as the person', async () => {
     assert.deepEqual(
       [result.decision, result.reviewer, result.comments, result.merge_approved],
       ['request_changes', 'marge', 2, false],
@@ -206,11 +206,11 @@ describe('review: request changes sends Ralph back with each comment at its plac
       ['implemented', 'in_progress', 'ralph', 2],
     );
     assert.equal(result.summary, 'Changes requested in review: Use a Map, not a plain object (+1 more)');
-    assert.equal(assertOk<{ status: string }>(sf(['epic', 'show', epic.id])).status, 'in_progress');
+    assert.equal(assertOk<{ status: string }>(await sf(['epic', 'show', epic.id])).status, 'in_progress');
   });
 
-  test("the signal holds every comment as a location with its note, typed as the person's", () => {
-    const [signal] = assertOk<{ signals: SignalView[] }>(sf(['signals', epic.id])).signals;
+  test("the signal holds every comment as a location with its note, typed as the person's", async () => {
+    const [signal] = assertOk<{ signals: SignalView[] }>(await sf(['signals', epic.id])).signals;
     assert.deepEqual(
       [signal?.type, signal?.created_by, signal?.status],
       ['implementation_failure', 'marge', 'applied'],
@@ -226,8 +226,8 @@ describe('review: request changes sends Ralph back with each comment at its plac
     );
   });
 
-  test("the event log tells the person's review from Bart's: the transition is marge's", () => {
-    const events = assertOk<{ events: EventView[] }>(sf(['events', '--epic', epic.id])).events;
+  test("the event log tells the person's review from Bart's: the transition is marge's", async () => {
+    const events = assertOk<{ events: EventView[] }>(await sf(['events', '--epic', epic.id])).events;
     const sentBack = events.filter((e) => e.entity === 'epic' && e.action === 'signal_implementation_failure');
     assert.deepEqual(
       sentBack.map((e) => [e.agent, e.from_status, e.to_status, e.reason]),
@@ -235,8 +235,8 @@ describe('review: request changes sends Ralph back with each comment at its plac
     );
   });
 
-  test("Ralph's next context, in the epic's worktree, carries each comment with its file:line and text", () => {
-    const r = runCli(epic.wt, ['context', '--role', 'ralph', '--epic', epic.id]);
+  test("Ralph's next context, in the epic's worktree, carries each comment with its file:line and text", async () => {
+    const r = await runCli(epic.wt, ['context', '--role', 'ralph', '--epic', epic.id]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
@@ -282,35 +282,35 @@ describe('review: request changes sends Ralph back with each comment at its plac
     },
   );
 
-  test("after a fix and a finish, Approve with the person's own agent id passes review: a pass signal, recorded as theirs", () => {
+  test("after a fix and a finish, Approve with the person's own agent id passes review: a pass signal, recorded as theirs", async () => {
     writeFileSync(join(epic.wt, 'src', 'cache.ts'), CACHE.replace('{}', 'new Map()'));
     repo.git(['commit', '-qam', 'Use a Map'], epic.wt);
-    assertOk(sf(['epic', 'finish', epic.id]));
-    const r = assertOk<ReviewResult>(sf(['review', epic.id, '--approve', '--agent', 'alice']));
+    assertOk(await sf(['epic', 'finish', epic.id]));
+    const r = assertOk<ReviewResult>(await sf(['review', epic.id, '--approve', '--agent', 'alice']));
     assert.deepEqual(
       [r.decision, r.reviewer, r.transition?.from, r.transition?.to, r.merge_approved, r.summary],
       ['approve', 'alice', 'implemented', 'verified', false, 'Approved in review'],
     );
-    const [signal] = assertOk<{ signals: SignalView[] }>(sf(['signals', epic.id])).signals;
+    const [signal] = assertOk<{ signals: SignalView[] }>(await sf(['signals', epic.id])).signals;
     assert.deepEqual([signal?.type, signal?.created_by], ['pass', 'alice']);
   });
 
-  test('a verified epic that is not critical has nothing left to approve: exit 1, nothing written', () => {
+  test('a verified epic that is not critical has nothing left to approve: exit 1, nothing written', async () => {
     const before = tables();
-    const err = assertFails(sf(['review', epic.id, '--approve']), 1, 'not_reviewable');
+    const err = assertFails(await sf(['review', epic.id, '--approve']), 1, 'not_reviewable');
     assert.equal(err.message, `${epic.id} already passed review (verified) and merges next: nothing to approve`);
     assert.equal(tables(), before);
   });
 
-  test('Request changes still works on a verified epic, before it merges: verified → in progress', () => {
+  test('Request changes still works on a verified epic, before it merges: verified → in progress', async () => {
     const r = assertOk<ReviewResult>(
-      sf(['review', epic.id, '--request-changes', '--comment', 'src/cache.ts:2:Name it read, not get']),
+      await sf(['review', epic.id, '--request-changes', '--comment', 'src/cache.ts:2:Name it read, not get']),
     );
     assert.deepEqual(
       [r.transition?.from, r.transition?.to, r.transition?.next_role, r.transition?.iteration],
       ['verified', 'in_progress', 'ralph', 3],
     );
-    const text = runCli(epic.wt, ['context', '--role', 'ralph', '--epic', epic.id]).stdout;
+    const text = (await runCli(epic.wt, ['context', '--role', 'ralph', '--epic', epic.id])).stdout;
     assert.match(
       text,
       /- implementation_failure \(by marge\): Changes requested in review: Name it read, not get\n {2}- src\/cache\.ts:2 — Name it read, not get\n/,
@@ -319,19 +319,19 @@ describe('review: request changes sends Ralph back with each comment at its plac
 });
 
 describe('review: approving a critical epic is also its merge approval', () => {
-  test('implemented → verified, and merge_approved_by is the person', () => {
-    const { id } = implementedEpic('Payment migration', 'critical');
+  test('implemented → verified, and merge_approved_by is the person', async () => {
+    const { id } = await implementedEpic('Payment migration', 'critical');
     const r = assertOk<ReviewResult>(
-      sf(['review', id, '--approve', '--comment', 'src/cache.ts:1:Fine for now', '--summary', 'Reads well']),
+      await sf(['review', id, '--approve', '--comment', 'src/cache.ts:1:Fine for now', '--summary', 'Reads well']),
     );
     assert.deepEqual([r.transition?.to, r.merge_approved, r.summary], ['verified', true, 'Reads well']);
-    const shown = assertOk<{ status: string; merge_approved_by: string | null }>(sf(['epic', 'show', id]));
+    const shown = assertOk<{ status: string; merge_approved_by: string | null }>(await sf(['epic', 'show', id]));
     assert.deepEqual([shown.status, shown.merge_approved_by], ['verified', 'marge']);
-    const [signal] = assertOk<{ signals: SignalView[] }>(sf(['signals', id])).signals;
+    const [signal] = assertOk<{ signals: SignalView[] }>(await sf(['signals', id])).signals;
     assert.deepEqual([signal?.type, signal?.locations.map((l) => l.note)], ['pass', ['Fine for now']]);
     const before = tables();
     assert.match(
-      assertFails(sf(['review', id, '--approve']), 1, 'not_reviewable').message,
+      assertFails(await sf(['review', id, '--approve']), 1, 'not_reviewable').message,
       /merge is already approved \(by marge\)/,
     );
     assert.equal(tables(), before);
@@ -340,7 +340,7 @@ describe('review: approving a critical epic is also its merge approval', () => {
 
 describe('review: never while an agent works on the epic', () => {
   test('a live Bart run → exit 1 review_busy, nothing written; once it ends the review goes through', async () => {
-    const { id, wt } = implementedEpic('Busy review');
+    const { id, wt } = await implementedEpic('Busy review');
     const run = runCliAsync(wt, [
       'run',
       '--role',
@@ -353,17 +353,17 @@ describe('review: never while an agent works on the epic', () => {
       'setTimeout(() => {}, 4000)',
     ]);
     const deadline = Date.now() + 20_000;
-    while (assertOk<{ runs: unknown[] }>(sf(['runs', '--epic', id, '--active'])).runs.length === 0) {
+    while (assertOk<{ runs: unknown[] }>(await sf(['runs', '--epic', id, '--active'])).runs.length === 0) {
       assert.ok(Date.now() < deadline, 'the run shows as active');
       await new Promise((r) => setTimeout(r, 100));
     }
     const before = tables();
     assert.match(
-      assertFails(sf(['review', id, '--approve']), 1, 'review_busy').message,
+      assertFails(await sf(['review', id, '--approve']), 1, 'review_busy').message,
       new RegExp(`^bart is working on ${id} now \\(run \\d+\\); review it once that run ends$`),
     );
     assert.equal(tables(), before);
     assert.equal((await run).code, 0);
-    assert.equal(assertOk<ReviewResult>(sf(['review', id, '--approve'])).transition?.to, 'verified');
+    assert.equal(assertOk<ReviewResult>(await sf(['review', id, '--approve'])).transition?.to, 'verified');
   });
 });

@@ -4,7 +4,8 @@ import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import { assertFails, assertOk, ensureCli, makeRepo, runCli, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, assertOk, makeRepo, type CliResult, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 import type { SignalResult, SignalView } from '../../src/core/store/epicTypes.ts';
 
 const PLAN = '# Plan: Signals\n\n## Step 1: Only {#step-1}\n**Tasks:**\n- [ ] Do it\n';
@@ -13,31 +14,30 @@ const APP = Array.from({ length: 20 }, (_, i) => `export const v${i} = ${i};\n`)
 let repo: Repo;
 let outside: string;
 let epicId: string;
-before(() => {
-  ensureCli();
+before(async () => {
   repo = makeRepo({
     files: { '.gitignore': '.springfield/\n', 'plans/s.md': PLAN, 'src/app.ts': APP, 'src/lib/util.ts': APP },
   });
   outside = realpathSync(mkdtempSync(join(tmpdir(), 'sf-outside-')));
   writeFileSync(join(outside, 'secret.ts'), 'x\n');
   symlinkSync(join(outside, 'secret.ts'), join(repo.root, 'escape.ts'));
-  epicId = assertOk<{ id: string }>(sf(['epic', 'create', 'Signals'])).id;
-  assertOk(sf(['plan', 'propose', epicId, 'plans/s.md']));
-  assertOk(sf(['plan', 'approve', epicId]));
+  epicId = assertOk<{ id: string }>(await sf(['epic', 'create', 'Signals'])).id;
+  assertOk(await sf(['plan', 'propose', epicId, 'plans/s.md']));
+  assertOk(await sf(['plan', 'approve', epicId]));
   // The step is built in the epic's own worktree (docs/lifecycle.md, "Where work happens").
-  const wt = assertOk<{ worktree_path: string }>(sf(['epic', 'start', epicId])).worktree_path;
-  assertOk(sf(['claim', 'plans/s.md'], wt));
-  assertOk(sf(['update', 'plans/s.md', 'step-1', '--all', 'completed'], wt));
-  assertOk(sf(['complete', 'plans/s.md', 'step-1'], wt));
-  assertOk(sf(['epic', 'finish', epicId]));
+  const wt = assertOk<{ worktree_path: string }>(await sf(['epic', 'start', epicId])).worktree_path;
+  assertOk(await sf(['claim', 'plans/s.md'], wt));
+  assertOk(await sf(['update', 'plans/s.md', 'step-1', '--all', 'completed'], wt));
+  assertOk(await sf(['complete', 'plans/s.md', 'step-1'], wt));
+  assertOk(await sf(['epic', 'finish', epicId]));
 });
 after(() => {
   repo.cleanup();
   rmSync(outside, { recursive: true, force: true });
 });
 
-function sf(args: readonly string[], cwd = repo.root): CliResult {
-  return runCli(cwd, [...args, '--json']);
+async function sf(args: readonly string[], cwd = repo.root): Promise<CliResult> {
+  return await runCli(cwd, [...args, '--json']);
 }
 
 /** Every row that a signal could touch, for "the database is logically unchanged". */
@@ -89,24 +89,24 @@ describe('signal: bad input', () => {
     ['--file outside with --line', [...ok, '--file', '../x.ts', '--line', '2'], 'location_outside_repository'],
   ];
   for (const [name, args, code] of cases) {
-    test(`${name} → exit 2 (${code}), nothing stored`, () => {
+    test(`${name} → exit 2 (${code}), nothing stored`, async () => {
       const before = snapshot();
-      assertFails(sf(['signal', epicId, ...args]), 2, code);
+      assertFails(await sf(['signal', epicId, ...args]), 2, code);
       assert.equal(snapshot(), before);
     });
   }
 
-  test('an unknown epic → exit 2 unknown_epic', () => {
+  test('an unknown epic → exit 2 unknown_epic', async () => {
     const before = snapshot();
-    assertFails(sf(['signal', 'sf-0000', ...ok]), 2, 'unknown_epic');
+    assertFails(await sf(['signal', 'sf-0000', ...ok]), 2, 'unknown_epic');
     assert.equal(snapshot(), before);
   });
 });
 
 describe('signal: locations', () => {
-  test('are stored in command-line order with file, line, end_line and note', () => {
+  test('are stored in command-line order with file, line, end_line and note', async () => {
     const r = assertOk<SignalResult>(
-      sf([
+      await sf([
         'signal',
         epicId,
         '--type',
@@ -140,7 +140,7 @@ describe('signal: locations', () => {
       { file: 'src/app.ts', line: 10, end_line: 12, note: 'second' },
       { file: 'src/lib/util.ts', line: 1, end_line: null, note: 'after --line' },
     ];
-    const { signals } = assertOk<{ signals: SignalView[] }>(sf(['signals', epicId]));
+    const { signals } = assertOk<{ signals: SignalView[] }>(await sf(['signals', epicId]));
     const stored = signals.find((s) => s.id === r.signal_id);
     assert.deepEqual(
       [stored?.type, stored?.summary, stored?.locations],
@@ -159,10 +159,10 @@ describe('signal: locations', () => {
     }
   });
 
-  test('paths given from a subdirectory are stored relative to the repository root', () => {
-    assertOk(sf(['epic', 'finish', epicId]));
+  test('paths given from a subdirectory are stored relative to the repository root', async () => {
+    assertOk(await sf(['epic', 'finish', epicId]));
     const r = assertOk<SignalResult>(
-      sf(
+      await sf(
         [
           'signal',
           epicId,
@@ -179,7 +179,7 @@ describe('signal: locations', () => {
       ),
     );
     assert.equal(r.transition?.to, 'verified');
-    const { signals } = assertOk<{ signals: SignalView[] }>(sf(['signals', epicId]));
+    const { signals } = assertOk<{ signals: SignalView[] }>(await sf(['signals', epicId]));
     assert.deepEqual(
       signals.map((s) => s.id),
       [r.signal_id, r.signal_id - 1],

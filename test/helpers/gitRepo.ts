@@ -200,7 +200,8 @@ export function runCliAsync(
   });
 }
 
-function cliResult(code: number | null, stdout: string, stderr: string): CliResult {
+/** A run's result from its exit code and output. */
+export function cliResult(code: number | null, stdout: string, stderr: string): CliResult {
   return {
     code,
     stdout,
