@@ -60,6 +60,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['run'], load: async () => [(await import('./run.ts')).runCommand] },
   { names: ['debt'], load: async () => [(await import('./debt.ts')).debtCommand] },
   { names: ['runs'], load: async () => [(await import('./runs.ts')).runsCommand] },
+  { names: ['stats'], load: async () => [(await import('./stats.ts')).statsCommand] },
   { names: ['orchestrate'], load: async () => [(await import('./orchestrate.ts')).orchestrateCommand] },
   {
     names: ['agents', 'agents use'],

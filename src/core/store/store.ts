@@ -37,6 +37,7 @@ import type {
   VerificationView,
 } from './runTypes.ts';
 import type { EpicBudgetOverride } from '../epics/costBudget.ts';
+import type { StatsRows } from './shared/stats.ts';
 import type {
   Actor,
   ArtifactResult,
@@ -296,6 +297,16 @@ export interface Store extends StepStore {
   /** Stores the results of one verification pass together. */
   recordVerifications(entries: readonly VerificationEntry[]): Promise<void>;
   lastVerdict(epicId: string): Promise<'pass' | 'fail' | null>;
+  /** What `springfield stats` computes its figures from (docs/stats.md): `since` null reads all history. */
+  statsRows(since: string | null): Promise<StatsRows>;
+  /** Records a routing choice (docs/agents.md, "Routing"): which preset a role runs on for a step, and why. */
+  recordRoute(
+    epicId: string,
+    stepAnchor: string | null,
+    actor: Actor,
+    reason: string,
+    data: Readonly<Record<string, unknown>>,
+  ): Promise<void>;
   /** Everything the scheduler's decide() reads, in one consistent read. */
   schedulerSnapshot(): Promise<SchedulerSnapshot>;
 }

@@ -25,6 +25,7 @@ import { schedulerPg } from './schedulerSnapshot.ts';
 import type { Tx } from './session.ts';
 import { signalsPg } from './signals.ts';
 import { spendPg } from './spend.ts';
+import { statsPg } from './stats.ts';
 
 /** PostgreSQL port methods answer with promises of rows (shared/op.ts); each sees the transaction (every query scoped to its repository), its time and host. */
 export type PgMethods<P> = PortMethods<P, { readonly tx: Tx; readonly now: string; readonly host: string }>;
@@ -52,6 +53,7 @@ const METHODS: PgMethods<StorePort> = {
   ...recordsPg,
   ...prunePg,
   ...spendPg,
+  ...statsPg,
   ...portBlocksPg,
   ...filesClaimPg,
 };

@@ -94,6 +94,7 @@ import { countSessions, findOrphans, finishRun, markOrphans, startRun } from './
 import { schedulerSnapshot } from './schedulerSnapshot.ts';
 import { decideSignal, recordSignal } from './signals.ts';
 import { setEpicBudget, spendReport } from './spend.ts';
+import { recordRoute, statsRows, type StatsRows } from './stats.ts';
 
 /** An operation over a port, as a store method hands it to its backend. */
 export type PortOp<T> = (port: StorePort) => Op<T>;
@@ -342,6 +343,20 @@ export abstract class OperationStore extends StepOperations<StorePort> implement
   }
   lastVerdict(epicId: string): Promise<'pass' | 'fail' | null> {
     return this.read('reading verifications', (port) => one(port.lastVerdict(epicId)));
+  }
+  statsRows(since: string | null): Promise<StatsRows> {
+    return this.read('reading the outcome ledger', (port) => statsRows(port, since));
+  }
+  recordRoute(
+    epicId: string,
+    stepAnchor: string | null,
+    actor: Actor,
+    reason: string,
+    data: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    return this.write('recording the routing choice', (port) =>
+      recordRoute(port, epicId, stepAnchor, actor, reason, { ...data }),
+    );
   }
   schedulerSnapshot(): Promise<SchedulerSnapshot> {
     return this.read('reading the scheduler snapshot', (port) => schedulerSnapshot(port));

@@ -29,6 +29,7 @@ import type { RunsPort } from './runs.ts';
 import type { SchedulerPort } from './schedulerSnapshot.ts';
 import type { SignalsPort } from './signals.ts';
 import type { SpendPort } from './spend.ts';
+import type { StatsPort } from './stats.ts';
 
 /**
  * What the step commands' operations ask (stepOperations.ts). The step commands' bundle links only
@@ -56,6 +57,7 @@ export interface StorePort
     RecordsPort,
     PrunePort,
     SpendPort,
+    StatsPort,
     PortBlocksPort {}
 
 /** What a port's method table leaves to the port object itself: the transaction's time and host. */

@@ -18,6 +18,7 @@ import { runsSql } from './runs.ts';
 import { schedulerSql } from './schedulerSnapshot.ts';
 import { signalsSql } from './signals.ts';
 import { spendSql } from './spend.ts';
+import { statsSql } from './stats.ts';
 import type { Database } from './sqlite.ts';
 
 /** SQLite port methods answer synchronously, with rows (shared/op.ts); each sees the connection, inside the operation's transaction, and its time. */
@@ -47,6 +48,7 @@ const METHODS: SqliteMethods<StorePort> = {
   ...recordsSql,
   ...pruneSql,
   ...spendSql,
+  ...statsSql,
   ...portBlocksSql,
 };
 

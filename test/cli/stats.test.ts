@@ -1,0 +1,383 @@
+// `springfield stats --json` over a scripted history, on SQLite and on PostgreSQL: two epics, one (docs,
+// built by Ralph on claude) passing review the first time, one (code, built on codex) passing after an
+// implementation_failure and a re-work session, with a failed run and a merge that met a conflict.
+// Every expected figure is worked out by hand in the comments from the runs and events the script writes
+// (docs/stats.md defines them).
+import { describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/core/clock.ts';
+import { parsePlan } from '../../src/core/plan/parse.ts';
+import type { PlanSource } from '../../src/core/plan/types.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import type { Actor } from '../../src/core/store/types.ts';
+import type { GroupFigures, StatsReport } from '../../src/core/stats/index.ts';
+import { assertFails, assertOk, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { postgresForFile } from '../helpers/postgres.ts';
+import { postgresAvailable } from '../helpers/storeBackends.ts';
+
+const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
+const T0 = Date.UTC(2026, 3, 1);
+const MIN = 60_000;
+const CLAUDE = ['claude', '-p', 'go', '--output-format', 'stream-json'];
+const CODEX = ['codex', 'exec', '-m', 'gpt-5-codex', '--json', 'go'];
+
+const plan = (path: string, text: string): PlanSource => ({ planPath: path, plan: parsePlan(text, path) });
+const DOCS = plan(
+  'plans/a.md',
+  '# Plan: Guide\n## Step 1: Write the guide {#step-1}\n**Files:** docs/guide.md\n- [ ] Write it\n## Step 2: Point the readme at it {#step-2}\n**Files:** README.md\n- [ ] Link\n- [ ] Example\n',
+);
+const CODE = plan(
+  'plans/b.md',
+  '# Plan: Cache\n## Step 1: Cache store {#step-1}\n**Files:** src/cache.ts, test/cache.test.ts\n- [ ] Store\n- [ ] Evict\n- [ ] Test\n- [ ] Bench\n',
+);
+
+interface Session {
+  readonly epicId: string;
+  readonly role: 'lisa' | 'ralph' | 'bart';
+  readonly command: readonly string[];
+  readonly step?: { readonly source: PlanSource; readonly anchor: string; readonly complete?: boolean };
+  readonly minutes: number;
+  readonly cost: number;
+  readonly tokens: readonly [number, number];
+  readonly exitCode?: number;
+}
+
+/** One agent session: recorded at the clock's time, lasting `minutes`, completing its step if asked, ended with its usage. */
+async function session(store: Store, clock: ManualClock, s: Session): Promise<void> {
+  const actor: Actor = { worktree: `/wt/${s.epicId}`, agent: s.role };
+  const run = await store.startRun(
+    {
+      epicId: s.epicId,
+      planPath: s.step?.source.planPath ?? null,
+      stepAnchor: s.step?.anchor ?? null,
+      role: s.role,
+      iteration: 1,
+      worktree: actor.worktree,
+      agentId: s.role,
+      command: s.command,
+      pid: 1,
+    },
+    actor,
+  );
+  clock.advance(s.minutes * MIN);
+  if (s.step?.complete) {
+    const claim = await store.claimNext(s.step.source, actor, { leaseSeconds: 3600 });
+    assert.ok(claim.claimed && claim.step_anchor === s.step.anchor);
+    await store.complete(s.step.source, s.step.anchor, actor, { forceReason: 'scripted history' });
+  }
+  await store.finishRun(
+    run.id,
+    {
+      exitCode: s.exitCode ?? 0,
+      signal: null,
+      usage: {
+        costUsd: s.cost,
+        inputTokens: s.tokens[0],
+        outputTokens: s.tokens[1],
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+        premiumRequests: null,
+      },
+    },
+    actor,
+  );
+}
+
+/** The scripted history; returns the two epics' ids. */
+async function script(store: Store, clock: ManualClock): Promise<{ a: string; b: string }> {
+  // Epic A, docs: Lisa 10 min, started at +10m, Ralph on claude builds both steps, Bart passes it first time, merged at +80m.
+  const a = (await store.createEpic({ title: 'Guide', brief: '', priority: 'P2' }, MARGE)).id;
+  await session(store, clock, { epicId: a, role: 'lisa', command: CLAUDE, minutes: 10, cost: 0.2, tokens: [1000, 0] });
+  await store.applyEpicEvent(a, 'plan_approved', MARGE, 'ok');
+  await store.initPlan(DOCS, MARGE, { epicId: a });
+  await store.applyEpicEvent(a, 'start', MARGE, 'go');
+  const docStep = (anchor: string) => ({ source: DOCS, anchor, complete: true });
+  await session(store, clock, {
+    epicId: a,
+    role: 'ralph',
+    command: CLAUDE,
+    step: docStep('step-1'),
+    minutes: 20,
+    cost: 0.3,
+    tokens: [2000, 500],
+  });
+  await session(store, clock, {
+    epicId: a,
+    role: 'ralph',
+    command: CLAUDE,
+    step: docStep('step-2'),
+    minutes: 30,
+    cost: 0.5,
+    tokens: [3000, 500],
+  });
+  await store.applyEpicEvent(a, 'steps_completed', MARGE, 'done');
+  await session(store, clock, { epicId: a, role: 'bart', command: CLAUDE, minutes: 10, cost: 0.1, tokens: [500, 0] });
+  await store.recordSignal(a, 'pass', 'fine', [], { worktree: '/wt/review', agent: 'bart' });
+  clock.advance(10 * MIN);
+  await store.markMerged(a, MARGE, 'merged');
+
+  // Epic B, code (src and test files): started at +80m; Ralph on codex fails once, builds the step, Bart finds an
+  // implementation failure at +135m, Ralph re-works from +140m, Bart passes, the merge meets a conflict, merged at +180m.
+  const b = (await store.createEpic({ title: 'Cache', brief: '', priority: 'P2' }, MARGE)).id;
+  await store.applyEpicEvent(b, 'plan_approved', MARGE, 'ok');
+  await store.initPlan(CODE, MARGE, { epicId: b });
+  await store.applyEpicEvent(b, 'start', MARGE, 'go');
+  const codeStep = { source: CODE, anchor: 'step-1' };
+  await session(store, clock, {
+    epicId: b,
+    role: 'ralph',
+    command: CODEX,
+    step: codeStep,
+    minutes: 5,
+    cost: 0.05,
+    tokens: [400, 0],
+    exitCode: 1,
+  });
+  await session(store, clock, {
+    epicId: b,
+    role: 'ralph',
+    command: CODEX,
+    step: { ...codeStep, complete: true },
+    minutes: 40,
+    cost: 0.4,
+    tokens: [4000, 1000],
+  });
+  await store.applyEpicEvent(b, 'steps_completed', MARGE, 'done');
+  await session(store, clock, { epicId: b, role: 'bart', command: CLAUDE, minutes: 10, cost: 0.1, tokens: [500, 0] });
+  await store.recordSignal(b, 'implementation_failure', 'evicts too early', [], {
+    worktree: '/wt/review',
+    agent: 'bart',
+  });
+  clock.advance(5 * MIN);
+  await session(store, clock, {
+    epicId: b,
+    role: 'ralph',
+    command: CODEX,
+    step: codeStep,
+    minutes: 20,
+    cost: 0.2,
+    tokens: [2000, 500],
+  });
+  await store.applyEpicEvent(b, 'steps_completed', MARGE, 'done');
+  await session(store, clock, { epicId: b, role: 'bart', command: CLAUDE, minutes: 10, cost: 0.1, tokens: [500, 0] });
+  await store.recordSignal(b, 'pass', 'fine now', [], { worktree: '/wt/review', agent: 'bart' });
+  await store.applyEpicEvent(b, 'merge_failed', MARGE, 'main does not merge: conflicts in src/cache.ts');
+  await store.applyEpicEvent(b, 'retry', MARGE, 'rebased');
+  clock.advance(10 * MIN);
+  await store.markMerged(b, MARGE, 'merged');
+  return { a, b };
+}
+
+const group = (r: StatsReport, name: string): GroupFigures => {
+  const g = r.groups.find((x) => x.group === name);
+  assert.ok(g, `a group named ${name} in ${r.groups.map((x) => x.group).join(', ')}`);
+  return g;
+};
+
+interface Backend {
+  readonly name: string;
+  /** A store to script, the CLI's extra arguments and environment to reach it, and the repository to run the CLI in. */
+  open(t: TestContext, clock: ManualClock): { store: Store; args: string[]; env: Record<string, string>; repo: Repo };
+}
+
+const pg = postgresAvailable() ? postgresForFile({ durability: 'fast' }) : null;
+let databases = 0;
+const BACKENDS: Backend[] = [
+  {
+    name: 'sqlite',
+    open(t, clock) {
+      const repo = makeRepo();
+      const file = `${repo.tmp}/state.db`;
+      const store = openStore({ location: file, ifMissing: 'create', clock });
+      t.after(async () => {
+        await store.close();
+        repo.cleanup();
+      });
+      return { store, args: ['--db', file], env: {}, repo };
+    },
+  },
+  ...(pg
+    ? [
+        {
+          name: 'postgres',
+          open(t: TestContext, clock: ManualClock) {
+            const repo = makeRepo();
+            const url = pg.server.createDatabase(`stats_${process.pid}_${++databases}`);
+            const store = openStore({
+              location: url,
+              repository: { id: 'stats-repo', source: 'configured' },
+              host: 'host-a',
+              clock,
+            });
+            t.after(async () => {
+              await store.close();
+              repo.cleanup();
+            });
+            return { store, args: [], env: { SPRINGFIELD_DATABASE_URL: url, SPRINGFIELD_REPO_ID: 'stats-repo' }, repo };
+          },
+        },
+      ]
+    : []),
+];
+
+for (const backend of BACKENDS) {
+  describe(`springfield stats on ${backend.name}`, () => {
+    test('by preset: the known history gives exactly the figures worked out by hand', async (t) => {
+      ensureCli();
+      const clock = new ManualClock(T0);
+      const { store, args, env, repo } = backend.open(t, clock);
+      await script(store, clock);
+      const r = assertOk<StatsReport>(runCli(repo.root, ['stats', '--json', ...args], env));
+      assert.equal(r.by, 'preset');
+      assert.equal(r.since, null);
+      assert.deepEqual(
+        r.groups.map((g) => g.group),
+        ['claude', 'codex'],
+      );
+      // claude: Lisa, Ralph ×2 and Bart on A, Bart ×2 on B; builder of A's two steps. A step-1 is charged
+      // 0.30 + (Lisa 0.20 + Bart 0.10) / 2 = 0.45, step-2 0.50 + 0.15 = 0.65: 0.55 per step; 2 sessions each.
+      assert.deepEqual(group(r, 'claude'), {
+        group: 'claude',
+        runs: 6,
+        outcomes: { succeeded: 6 },
+        cost_usd: 1.3,
+        tokens: 8500,
+        agent_minutes: 90,
+        merged_steps: 2,
+        cost_per_merged_step: 0.55,
+        tokens_per_merged_step: 3750,
+        minutes_per_merged_step: 35,
+        sessions_per_merged_step: 2,
+        seed_sessions_per_merged_step: 2,
+        first_pass: { accepted: 2, reviewed: 2, rate: 1 },
+        rework_sessions: 0,
+        hours_to_merge: 1.1667,
+        conflicts: { met: 0, resolved: 0 },
+      });
+      // codex: B's three Ralph sessions (one failed, one re-work after the failure); its one step is charged
+      // 0.05 + 0.40 + 0.20 + Bart's 0.10 + 0.10 = 0.85 and 5 sessions (seed: 1 + 2).
+      assert.deepEqual(group(r, 'codex'), {
+        group: 'codex',
+        runs: 3,
+        outcomes: { failed: 1, succeeded: 2 },
+        cost_usd: 0.65,
+        tokens: 7900,
+        agent_minutes: 65,
+        merged_steps: 1,
+        cost_per_merged_step: 0.85,
+        tokens_per_merged_step: 8900,
+        minutes_per_merged_step: 85,
+        sessions_per_merged_step: 5,
+        seed_sessions_per_merged_step: 3,
+        first_pass: { accepted: 0, reviewed: 1, rate: 0 },
+        rework_sessions: 1,
+        hours_to_merge: 1.6667,
+        conflicts: { met: 1, resolved: 1 },
+      });
+      assert.deepEqual(r.total, {
+        group: 'total',
+        runs: 9,
+        outcomes: { succeeded: 8, failed: 1 },
+        cost_usd: 1.95,
+        tokens: 16400,
+        agent_minutes: 155,
+        merged_steps: 3,
+        cost_per_merged_step: 0.65,
+        tokens_per_merged_step: 5466.6667,
+        minutes_per_merged_step: 51.6667,
+        sessions_per_merged_step: 3,
+        seed_sessions_per_merged_step: 2.3333,
+        first_pass: { accepted: 2, reviewed: 3, rate: 0.6667 },
+        rework_sessions: 1,
+        hours_to_merge: 1.4167,
+        conflicts: { met: 1, resolved: 1 },
+      });
+    });
+
+    test('by kind, role, model and epic; a window after the history holds nothing; bad flags get one line', async (t) => {
+      ensureCli();
+      const clock = new ManualClock(T0);
+      const { store, args, env, repo } = backend.open(t, clock);
+      const { a, b } = await script(store, clock);
+      const by = (what: string) =>
+        assertOk<StatsReport>(runCli(repo.root, ['stats', '--json', '--by', what, ...args], env));
+      const kind = by('kind');
+      assert.deepEqual(
+        kind.groups.map((g) => [
+          g.group,
+          g.runs,
+          g.merged_steps,
+          g.cost_per_merged_step,
+          g.first_pass.accepted,
+          g.first_pass.reviewed,
+        ]),
+        [
+          ['code', 3, 1, 0.85, 0, 1],
+          ['docs', 2, 2, 0.55, 2, 2],
+          ['epic', 4, 0, null, 0, 0],
+        ],
+      );
+      // By role every merged step counts for each role, charged only that role's share: Lisa's 0.20, Bart's 0.30 and
+      // Ralph's 0.30 + 0.50 + 0.65 over 3 steps, which add up to the total's 0.65.
+      const role = by('role');
+      assert.deepEqual(
+        role.groups.map((g) => [
+          g.group,
+          g.runs,
+          g.merged_steps,
+          g.cost_per_merged_step,
+          g.sessions_per_merged_step,
+          g.first_pass.reviewed,
+        ]),
+        [
+          ['bart', 3, 3, 0.1, 1, 0],
+          ['lisa', 1, 3, 0.0667, 0.3333, 0],
+          ['ralph', 5, 3, 0.4833, 1.6667, 3],
+        ],
+      );
+      assert.deepEqual(
+        by('model').groups.map((g) => [g.group, g.merged_steps]),
+        [
+          ['claude/default', 2],
+          ['codex/gpt-5-codex', 1],
+        ],
+      );
+      assert.deepEqual(
+        by('epic').groups.map((g) => [g.group, g.merged_steps, g.cost_per_merged_step, g.hours_to_merge]),
+        [
+          [a, 2, 0.55, 1.1667],
+          [b, 1, 0.85, 1.6667],
+        ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+      );
+      const later = assertOk<StatsReport>(
+        runCli(repo.root, ['stats', '--json', '--since', '2026-04-02', ...args], env),
+      );
+      assert.deepEqual(
+        [later.since, later.groups, later.total.runs, later.total.merged_steps],
+        ['2026-04-02T00:00:00.000Z', [], 0, 0],
+      );
+      const text = runCli(repo.root, ['stats', ...args], env);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(
+        text.stdout,
+        /claude: 6 runs · 2 merged steps · \$0\.55\/step · 2 sessions\/step \(seed 2\) · 2\/2 first-pass/,
+      );
+      for (const bad of [
+        ['--by', 'colour'],
+        ['--since', 'yesterday'],
+        ['--since', '7x'],
+      ]) {
+        const r = runCli(repo.root, ['stats', ...bad, ...args], env);
+        assert.equal(r.code, 2);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          bad[0] === '--by'
+            ? /--by must be one of preset, model, role, kind, epic, got 'colour'/
+            : /--since needs a span/,
+        );
+        assertFails(runCli(repo.root, ['stats', '--json', ...bad, ...args], env), 2, 'bad_option');
+      }
+    });
+  });
+}
