@@ -119,7 +119,7 @@ export function needsYou(
   for (const e of s.epics) items.push(...epicItems(s, e, title(e.id)).map((i) => ({ ...i, ...about(e.id) })));
   for (const e of s.epics) {
     const conflicts = UNDER_WAY.includes(e.status) ? (ahead.get(e.id) ?? []) : [];
-    const item = conflicts[0] ? conflictItem(s, e, conflicts[0], conflicts.length, titleOf) : null;
+    const item = conflicts[0] ? conflictItem(s, e, conflicts, titleOf) : null;
     if (item) items.push({ ...item, ...about(e.id) });
   }
   items.push(...unstaffedItems(scheduler?.unstaffed ?? [], title));
@@ -279,16 +279,22 @@ function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 's
 function conflictItem(
   s: Snapshot,
   e: EpicRow,
-  first: ConflictAhead,
-  count: number,
+  conflicts: readonly ConflictAhead[],
   titleOf: (id: string) => string,
 ): Omit<NeedsYouItem, 'subject'> | null {
-  const file = first.files[0];
-  if (!file) return null;
-  const other = s.epics.some((x) => x.id === first.with) ? titleOf(first.with) : first.with;
+  const [first, ...rest] = conflicts;
+  const file = first?.files[0];
+  if (!first || !file) return null;
+  const isEpic = (id: string) => s.epics.some((x) => x.id === id);
+  const other = isEpic(first.with) ? titleOf(first.with) : first.with;
+  const quoted = (id: string) => (isEpic(id) ? `“${titleOf(id)}”` : id);
   const more = first.files.length > 1 ? ` (+${first.files.length - 1})` : '';
-  const others = count > 1 ? `; ${count - 1} more branch${count > 2 ? 'es' : ''} too` : '';
+  const also = rest.length > 0 ? `; also with ${rest.map((c) => quoted(c.with)).join(', ')}` : '';
   const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
+  // Between two epics the first to merge goes in; with the default branch, this epic's rebase meets it.
+  const after = isEpic(first.with)
+    ? 'Of the two, the one that merges first goes in; the other rebases after.'
+    : `Its branch is rebased onto ${first.with} when it merges; that rebase will stop there, for you to resolve in its worktree.`;
   return {
     epicId: e.id,
     key: `conflict:${e.id}:${first.with}:${first.files.join(',')}`,
@@ -300,7 +306,7 @@ function conflictItem(
     action: worktree
       ? { kind: 'openFile', path: `${worktree.replace(/\/$/, '')}/${file}` }
       : { kind: 'showEpic', epicId: e.id },
-    text: `“${e.title}” would conflict with ${s.epics.some((x) => x.id === first.with) ? `“${other}”` : other} in ${first.files.join(', ')}${others} (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.`,
+    text: `“${e.title}” would conflict with ${quoted(first.with)} in ${first.files.join(', ')}${also} (a test merge; nothing touched). ${after}`,
   };
 }
 
