@@ -68,6 +68,7 @@ export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } f
 export { type ConflictAhead, conflictsAhead, defaultBranch, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
 export { epicBranch } from './orchestrate/epicWorktree.ts';
 export { UNDER_WAY } from './scheduler/filesRule.ts';
+export { MESSAGES } from './scheduler/rules.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';

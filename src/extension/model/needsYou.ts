@@ -10,6 +10,7 @@ import {
   type EpicRow,
   isCostBlockReason,
   isRetryable,
+  MESSAGES,
   type StepView,
   UNDER_WAY,
   type Unstaffed,
@@ -22,6 +23,9 @@ import type { ConflictsAhead } from './conflictWatch.ts';
 
 /** A person's lease this close to its end (or past it) needs them. */
 export const LEASE_WARNING_MS = 10 * 60_000;
+
+/** Statuses in which an epic asks nothing of the person. */
+const SETTLED: readonly string[] = ['deferred', 'done'];
 
 /** What the scheduler hosted in this window knows after its last pass. */
 export interface SchedulerState {
@@ -104,7 +108,9 @@ export function needsYou(
       text: `The plan for ${title(epicId)} waits for your approval (version ${v.version}).`,
     });
   }
-  for (const sig of s.signals.filter((x) => x.status === 'awaiting_person')) {
+  // A deferred or done epic asks no decision: a signal left waiting on it cannot be decided there.
+  const open = (id: string) => !SETTLED.includes(s.epics.find((e) => e.id === id)?.status ?? 'done');
+  for (const sig of s.signals.filter((x) => x.status === 'awaiting_person' && open(x.epic_id))) {
     items.push({
       key: `signal:${sig.id}`,
       ...about(sig.epic_id),
@@ -125,7 +131,7 @@ export function needsYou(
   items.push(...unstaffedItems(scheduler?.unstaffed ?? [], title));
   const covered = new Set(items.map((i) => i.epicId));
   for (const w of scheduler?.waiting ?? []) {
-    if (w.kind !== 'person' || covered.has(w.epic_id)) continue;
+    if (w.kind !== 'person' || covered.has(w.epic_id) || !stillHeld(s, w)) continue;
     covered.add(w.epic_id);
     items.push({ ...waitingItem(w, title(w.epic_id)), ...about(w.epic_id) });
   }
@@ -331,6 +337,17 @@ function unstaffedItems(unstaffed: readonly Unstaffed[], title: (id: string) => 
       text: `No agent is configured for ${who}: ${list} ${epics.length === 1 ? 'waits' : 'wait'} for one.`,
     };
   });
+}
+
+/**
+ * Whether the store still holds what the scheduler's last pass waited for. Only what the store cannot
+ * say is taken from the pass (a merge held by the main worktree's changes, a ready epic without a plan);
+ * everything else it waits for (plans, signals, blocks, approvals) is an item of its own, read from the store.
+ */
+function stillHeld(s: Snapshot, w: Waiting): boolean {
+  const status = s.epics.find((e) => e.id === w.epic_id)?.status;
+  if (w.message === MESSAGES.noApprovedPlan) return status === 'ready';
+  return /main worktree has uncommitted changes/.test(w.message) && status === 'verified';
 }
 
 /** The main worktree's uncommitted changes hold a merge (MESSAGES.mainDirty in src/core/scheduler/rules.ts). */
