@@ -65,9 +65,10 @@ export { type PendingOperation, pendingPath, readPending, removePending, writePe
 export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
 export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
 export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
-export { type ConflictAhead, conflictsAhead, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
+export { type ConflictAhead, conflictsAhead, defaultBranch, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
 export { epicBranch } from './orchestrate/epicWorktree.ts';
 export { UNDER_WAY } from './scheduler/filesRule.ts';
+export { MESSAGES } from './scheduler/rules.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
 export { dryRun } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';

@@ -94,12 +94,15 @@ export class EditorScheduler extends Disposable {
     return this.launcher.terminalFor(epicId);
   }
 
-  /** What the loop's last pass found (nothing while it does not run here: a stale list would mislead). */
+  /**
+   * What the loop's last pass found (nothing while it does not run here: a stale list would mislead).
+   * Until its first pass ends it is busy: whether it waits for anyone is not known yet.
+   */
   get state(): SchedulerState {
     const last = this.running ? this.last : undefined;
     return {
       running: this.running,
-      busy: last?.busy ?? false,
+      busy: last?.busy ?? this.running,
       waiting: last?.waiting ?? [],
       unstaffed: last?.unstaffed ?? [],
     };

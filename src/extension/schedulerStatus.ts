@@ -31,6 +31,8 @@ export class SchedulerStatus extends Disposable {
   private setRunning(running: boolean): void {
     this.running = running;
     void vscode.commands.executeCommand('setContext', 'springfield.schedulerRunning', running);
+    // Until its first pass ends, the Agents view says it is starting, not that it started no agent.
+    void vscode.commands.executeCommand('setContext', 'springfield.schedulerPassed', false);
     this.view.description = running ? 'scheduler running' : undefined;
     if (!running) {
       this.item.hide();
@@ -44,13 +46,15 @@ export class SchedulerStatus extends Disposable {
 
   private onPass(pass: SchedulerPass): void {
     const report = reportPass(pass);
+    if (this.running) void vscode.commands.executeCommand('setContext', 'springfield.schedulerPassed', true);
     if (this.running)
       this.item.tooltip = new vscode.MarkdownString(
         `**Springfield scheduler running**\n\nLast pass: ${md(report.message)}\n\nStop it in the Agents view.`,
       );
     if (pass.kind === 'loop') return;
     const lead = pass.kind === 'start' ? 'Springfield scheduler running.' : 'Springfield:';
-    if (report.acted) {
+    // Run scheduler once was asked for: its answer stays until read, whatever it did.
+    if (report.acted && pass.kind === 'start') {
       void vscode.window.setStatusBarMessage(`${lead} ${report.message.replace(/^./, (c) => c.toUpperCase())}`, 5000);
       return;
     }

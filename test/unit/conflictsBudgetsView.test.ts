@@ -168,7 +168,14 @@ test('a conflict ahead: the row names the other epic and the file, the card list
   );
   assert.equal(
     item?.text,
-    '“Users” would conflict with “Add caching” in src/db/user.ts, src/db/index.ts; 1 more branch too (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.',
+    '“Users” would conflict with “Add caching” in src/db/user.ts, src/db/index.ts; also with main (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.',
+  );
+  assert.equal(
+    needsYou(s, undefined, clock.now(), new Map([[b.id, [{ with: 'main', files: ['README.md'] }]]])).items.find(
+      (i) => i.epicId === b.id,
+    )?.text,
+    '“Users” would conflict with main in README.md (a test merge; nothing touched). Its branch is rebased onto main when it merges; that rebase will stop there, for you to resolve in its worktree.',
+    'a conflict with main is not said as a race between two epics',
   );
   assert.equal(
     needs.items.some((i) => i.epicId === c.id),
@@ -275,6 +282,11 @@ test("the editor's own test merges: real git, once per change of a branch tip, t
   git(repo, 'commit', '-qam', 'agree');
   git(repo, 'checkout', '-q', 'main');
   watch.update(s);
+  assert.deepEqual(
+    [...watch.current].map(([, cs]) => cs.length),
+    [0, 0],
+    'a tip moved: what was tested of it is stale at once, before the next round',
+  );
   await changes(2);
   assert.deepEqual([rounds, changed], [4, 2], 'a tip moved: tested again');
   assert.deepEqual(

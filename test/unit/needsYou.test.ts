@@ -197,3 +197,39 @@ test("the scheduler's view joins the list: roles without an agent, a merge held 
   assert.equal(needsYou(snap, { ...idle, busy: true }, clock.now()).idle, null, 'not idle while its work is under way');
   assert.match(needsYou(snap, idle, clock.now()).idle ?? '', /^Scheduler idle: nothing to do/);
 });
+
+test('one source: a deferred epic asks no decision, and what the scheduler last said is shown only while the store still holds it', async (t) => {
+  const { store, clock, started } = setup(t);
+  const { epic: docs } = await started('Docs');
+  sqliteOf(store).prepare(`UPDATE epics SET status = 'implemented' WHERE id = ?`).run(docs.id);
+  await store.recordSignal(
+    docs.id,
+    'implementation_failure',
+    'The README example is outdated',
+    [{ file: 'README.md', line: 1, endLine: null, note: null }],
+    { worktree: '/wt/bart', agent: 'bart' },
+    true,
+  );
+  assert.deepEqual(
+    needsYou(await loadSnapshot(store, me.worktree, clock.now()), undefined, clock.now()).items.map((i) => i.label),
+    ['Decide'],
+  );
+  await store.applyEpicEvent(docs.id, 'defer', me, 'later');
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const needs = needsYou(snap, undefined, clock.now());
+  assert.deepEqual(needs.items, [], 'deferred: no decision asked');
+  assert.match(String(epicsRoot(snap, needs).find((r) => r.label === 'Docs')?.description), /^deferred/);
+
+  // The scheduler's last pass, before the person approved the plan and before they deferred the epic.
+  const search = await store.createEpic({ title: 'Search', brief: '', priority: 'P2' }, me);
+  const stale: SchedulerState = {
+    ...idle,
+    waiting: [
+      { epic_id: search.id, kind: 'person', message: MESSAGES.planAwaitingApproval, until: null },
+      { epic_id: docs.id, kind: 'person', message: MESSAGES.signalsAwaitingPerson(1), until: null },
+    ],
+  };
+  const now = needsYou(await loadSnapshot(store, me.worktree, clock.now()), stale, clock.now());
+  assert.deepEqual(now.items, [], 'no plan waits in the store, the epic is deferred: nothing from the stale pass');
+  assert.match(now.idle ?? '', /^Scheduler idle: nothing to do/);
+});

@@ -22,8 +22,8 @@ export async function branchFiles(
   branch: string,
   env: NodeJS.ProcessEnv,
 ): Promise<BranchFiles | null> {
-  const diff = await gitRunAsync(cwd, ['diff', '--name-only', '-z', '--no-renames', `${base}...${branch}`, '--'], env);
-  if (diff.status !== 0) return null;
+  const changed = await changedSince(cwd, base, branch, env);
+  if (!changed) return null;
   const format = `--format=%x1e%(trailers:key=${STEP_TRAILER},valueonly,separator=%x1d)`;
   const log = await gitRunAsync(
     cwd,
@@ -31,7 +31,18 @@ export async function branchFiles(
     env,
   );
   if (log.status !== 0) return null;
-  return { changed: nulList(diff.stdout), bySteps: stepFiles(log.stdout) };
+  return { changed, bySteps: stepFiles(log.stdout) };
+}
+
+/** Every file `branch` changed since it left `base` (the three-dot diff); null when either cannot be read. */
+export async function changedSince(
+  cwd: string,
+  base: string,
+  branch: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string[] | null> {
+  const diff = await gitRunAsync(cwd, ['diff', '--name-only', '-z', '--no-renames', `${base}...${branch}`, '--'], env);
+  return diff.status === 0 ? nulList(diff.stdout) : null;
 }
 
 /** Parses `log -z --name-only --format=%x1e<steps>`: each record is the step list, a NUL, then its files. */

@@ -2,17 +2,30 @@
  * The scheduler's memory of conflicts ahead (docs/files.md): after each build, the epic's branch is
  * test-merged against the default branch and the other epics under way; what was found is logged
  * once, kept for `between` (decide() merges the epic that goes first first) and forgotten with the
- * scheduler. `epic show` and the dry run ask git again instead.
+ * scheduler. A conflict is kept only while both branches stay where they were tested and both sides
+ * are still under way; when the default branch moves, every epic under way is tested again.
+ * `epic show` and the dry run ask git again instead.
  */
+import { refTips } from '../git/branchFiles.ts';
 import { UNDER_WAY } from '../scheduler/filesRule.ts';
 import type { EpicSnapshot } from '../scheduler/types.ts';
-import { conflictsAhead, describeConflicts, type ConflictAhead } from './conflictsAhead.ts';
+import {
+  defaultBranch,
+  describeConflicts,
+  epicRef,
+  testConflicts,
+  type ConflictAhead,
+  type TestedConflict,
+} from './conflictsAhead.ts';
 import type { ConflictWith } from './stepFiles.ts';
 
 export class ConflictForecast {
-  private readonly ahead = new Map<string, ConflictAhead[]>();
+  private readonly ahead = new Map<string, TestedConflict[]>();
   private underWay: string[] = [];
-  private started = false;
+  /** The commit of each epic under way's branch, and of the default branch (by its name), at this pass. */
+  private tips = new Map<string, string | null>();
+  private mainName: string | null = null;
+  private mainTested: string | null | undefined;
 
   private readonly mainRoot: string;
   private readonly logOnce: (key: string, line: string) => void;
@@ -22,20 +35,29 @@ export class ConflictForecast {
     this.logOnce = logOnce;
   }
 
-  /** Each pass: which epics are under way; at the first, every one of them is test-merged, so a restarted scheduler knows what the last one knew. */
+  /**
+   * Each pass: which epics are under way and where their branches are. At the first pass, and whenever
+   * the default branch moved, every one of them is test-merged, so a restarted scheduler knows what
+   * the last one knew and a merge into main is seen from every other branch.
+   */
   async start(epics: readonly EpicSnapshot[]): Promise<void> {
     this.underWay = epics
       .filter((e) => UNDER_WAY.includes(e.status))
       .map((e) => e.id)
       .sort();
-    if (this.started) return;
-    this.started = true;
+    const main = defaultBranch(this.mainRoot);
+    const tips = await refTips(this.mainRoot, this.underWay.map(epicRef), process.env);
+    this.tips = new Map(this.underWay.map((id) => [id, tips.get(epicRef(id)) ?? null]));
+    this.mainName = main?.name ?? null;
+    if (main) this.tips.set(main.name, main.commit);
+    if (this.mainTested === (main?.commit ?? null)) return;
+    this.mainTested = main?.commit ?? null;
     for (const id of this.underWay) await this.after(id);
   }
 
   /** After a build of `epicId`: its conflicts ahead, recorded for both sides of each pair of epics, and logged when new. */
   async after(epicId: string): Promise<readonly ConflictAhead[]> {
-    const found = await conflictsAhead(this.mainRoot, epicId, this.underWay, (why) =>
+    const found = await testConflicts(this.mainRoot, epicId, this.underWay, (why) =>
       this.logOnce(`forecast:${why}`, why),
     );
     this.ahead.set(epicId, found);
@@ -43,8 +65,13 @@ export class ConflictForecast {
       if (other === epicId) continue;
       const theirs = (this.ahead.get(other) ?? []).filter((c) => c.with !== epicId);
       const pair = found.find((c) => c.with === other);
-      this.ahead.set(other, pair ? [...theirs, { with: epicId, files: pair.files }] : theirs);
+      this.ahead.set(
+        other,
+        pair ? [...theirs, { ...pair, with: epicId, ours: pair.theirs, theirs: pair.ours }] : theirs,
+      );
     }
+    for (const c of found) this.tips.set(c.with, c.theirs);
+    if (found[0]) this.tips.set(epicId, found[0].ours);
     const line = describeConflicts(epicId, found);
     if (line)
       this.logOnce(
@@ -54,9 +81,9 @@ export class ConflictForecast {
     return found;
   }
 
-  /** What the last test merges found, per epic under way (those without a conflict have an empty list): what the editor shows. */
+  /** What the last test merges found and still holds, per epic under way (those without a conflict have an empty list): what the editor shows. */
   get all(): ReadonlyMap<string, readonly ConflictAhead[]> {
-    return new Map(this.underWay.map((id) => [id, this.ahead.get(id) ?? []]));
+    return new Map(this.underWay.map((id) => [id, this.fresh(id).map((c) => ({ with: c.with, files: c.files }))]));
   }
 
   /** Per epic under way, the other epics under way its branch conflicts with: what decide() orders merges by. */
@@ -66,8 +93,20 @@ export class ConflictForecast {
     for (const id of ids)
       out.set(
         id,
-        (this.ahead.get(id) ?? []).filter((c) => ids.has(c.with)).map((c) => ({ epicId: c.with, files: c.files })),
+        this.fresh(id)
+          .filter((c) => ids.has(c.with))
+          .map((c) => ({ epicId: c.with, files: c.files })),
       );
     return out;
+  }
+
+  /** An epic's conflicts whose other side is still under way (or the default branch) and neither branch moved since. */
+  private fresh(id: string): TestedConflict[] {
+    return (this.ahead.get(id) ?? []).filter(
+      (c) =>
+        (c.with === this.mainName || this.underWay.includes(c.with)) &&
+        this.tips.get(id) === c.ours &&
+        this.tips.get(c.with) === c.theirs,
+    );
   }
 }

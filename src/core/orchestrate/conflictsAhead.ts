@@ -5,7 +5,7 @@
  */
 import { readHead } from '../git/head.ts';
 import { testMerge } from '../git/mergeTree.ts';
-import { refTips } from '../git/branchFiles.ts';
+import { changedSince, refTips } from '../git/branchFiles.ts';
 import { UNDER_WAY } from '../scheduler/filesRule.ts';
 import type { Store } from '../store/index.ts';
 import { epicBranch } from './epicWorktree.ts';
@@ -23,9 +23,20 @@ export function defaultBranch(mainRoot: string): { readonly name: string; readon
   return { name: head.branch?.replace(/^refs\/heads\//, '') ?? 'HEAD', commit: head.commit };
 }
 
+/** A conflict ahead with the two commits it was tested on: stale once either branch moves. */
+export interface TestedConflict extends ConflictAhead {
+  readonly ours: string;
+  readonly theirs: string;
+}
+
+/** The ref of an epic's branch. */
+export const epicRef = (id: string): string => `refs/heads/${epicBranch(id)}`;
+
 /**
  * The conflicts `epicId`'s branch would meet: merging into the default branch, and merging with each
  * of `others` (epic ids; those without a branch are skipped). Empty when its branch does not exist.
+ * Between two epics, a conflict counts only in files both changed since they left the default branch:
+ * a change one inherited from it is the other's conflict with the default branch.
  * A test merge git cannot try is reported through `onError` and left out.
  */
 export async function conflictsAhead(
@@ -34,22 +45,41 @@ export async function conflictsAhead(
   others: readonly string[],
   onError: (why: string) => void = () => undefined,
 ): Promise<ConflictAhead[]> {
-  const ref = (id: string) => `refs/heads/${epicBranch(id)}`;
+  return (await testConflicts(mainRoot, epicId, others, onError)).map((c) => ({ with: c.with, files: c.files }));
+}
+
+/** conflictsAhead with the commits each test merge was made on. */
+export async function testConflicts(
+  mainRoot: string,
+  epicId: string,
+  others: readonly string[],
+  onError: (why: string) => void = () => undefined,
+): Promise<TestedConflict[]> {
   const ids = others.filter((o) => o !== epicId);
-  const tips = await refTips(mainRoot, [ref(epicId), ...ids.map(ref)], process.env);
-  const ours = tips.get(ref(epicId));
+  const tips = await refTips(mainRoot, [epicRef(epicId), ...ids.map(epicRef)], process.env);
+  const ours = tips.get(epicRef(epicId));
   const main = defaultBranch(mainRoot);
   if (!ours) return [];
   const targets: { with: string; commit: string }[] = main ? [{ with: main.name, commit: main.commit }] : [];
   for (const id of ids) {
-    const commit = tips.get(ref(id));
+    const commit = tips.get(epicRef(id));
     if (commit) targets.push({ with: id, commit });
   }
-  const out: ConflictAhead[] = [];
+  const changed = (commit: string) => (main ? changedSince(mainRoot, main.commit, commit, process.env) : null);
+  const ownFiles = targets.length > 1 ? await changed(ours) : null;
+  const out: TestedConflict[] = [];
   for (const t of targets) {
     const r = await testMerge(mainRoot, t.commit, ours, process.env);
-    if (!r.ok) onError(`cannot test-merge ${epicBranch(epicId)} with ${t.with}: ${r.reason}`);
-    else if (r.conflicts.length > 0) out.push({ with: t.with, files: r.conflicts });
+    if (!r.ok) {
+      onError(`cannot test-merge ${epicBranch(epicId)} with ${t.with}: ${r.reason}`);
+      continue;
+    }
+    let files = r.conflicts;
+    if (files.length > 0 && t.with !== main?.name && ownFiles) {
+      const theirFiles = await changed(t.commit);
+      if (theirFiles) files = files.filter((f) => ownFiles.includes(f) && theirFiles.includes(f));
+    }
+    if (files.length > 0) out.push({ with: t.with, files, ours, theirs: t.commit });
   }
   return out;
 }

@@ -5,7 +5,14 @@
  * the set of epics under way or a branch tip changed (tips read from the ref files, no git process).
  * Never awaited by a view: the rows show what the last test merges found. No vscode here.
  */
-import { type ConflictAhead, conflictsAhead, epicBranch, readHead, refFromFiles, UNDER_WAY } from '../../core/index.ts';
+import {
+  type ConflictAhead,
+  conflictsAhead,
+  defaultBranch,
+  epicBranch,
+  refFromFiles,
+  UNDER_WAY,
+} from '../../core/index.ts';
 import type { Snapshot } from './snapshot.ts';
 
 export type ConflictsAhead = ReadonlyMap<string, readonly ConflictAhead[]>;
@@ -30,6 +37,9 @@ export class ConflictWatch {
   private doneKey = '';
   private wantedKey = '';
   private wantedIds: string[] = [];
+  /** Where each branch (epic id, or the default branch's name) is now, and where it was when `found` was tested. */
+  private tipsNow = new Map<string, string>();
+  private tipsTested = new Map<string, string>();
   private lastRun = -Infinity;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -41,7 +51,17 @@ export class ConflictWatch {
 
   /** Per epic under way, what its branch would conflict with: the scheduler's forecast, or the last round here. */
   get current(): ConflictsAhead {
-    return this.o.forecast() ?? this.found;
+    return this.o.forecast() ?? this.fresh();
+  }
+
+  /** What the last round found, without epics no longer under way and pairs of which either branch moved since. */
+  private fresh(): ConflictsAhead {
+    const still = (name: string) => this.tipsNow.has(name) && this.tipsNow.get(name) === this.tipsTested.get(name);
+    return new Map(
+      [...this.found]
+        .filter(([id]) => this.wantedIds.includes(id))
+        .map(([id, cs]) => [id, still(id) ? cs.filter((c) => still(c.with)) : []]),
+    );
   }
 
   /** A new snapshot: cheap (ref files only); a round of test merges starts later if anything it depends on moved. */
@@ -52,9 +72,11 @@ export class ConflictWatch {
       .filter((e) => UNDER_WAY.includes(e.status))
       .map((e) => e.id)
       .sort();
-    const tips = ids.map((id) => `${id}=${refFromFiles(root, `refs/heads/${epicBranch(id)}`) ?? ''}`);
+    const main = defaultBranch(root);
+    this.tipsNow = new Map(ids.map((id) => [id, refFromFiles(root, `refs/heads/${epicBranch(id)}`) ?? '']));
+    if (main) this.tipsNow.set(main.name, main.commit);
     this.wantedIds = ids;
-    this.wantedKey = [`main=${readHead(root, process.env)?.commit ?? ''}`, ...tips].join(' ');
+    this.wantedKey = [...this.tipsNow].map(([k, v]) => `${k}=${v}`).join(' ');
     this.schedule();
   }
 
@@ -86,6 +108,7 @@ export class ConflictWatch {
     this.lastRun = Date.now();
     const key = this.wantedKey;
     const ids = this.wantedIds;
+    const tips = this.tipsNow;
     const test = this.o.test ?? ((r, id, others) => conflictsAhead(r, id, others));
     try {
       const out = new Map<string, ConflictAhead[]>(ids.map((id) => [id, []]));
@@ -98,6 +121,7 @@ export class ConflictWatch {
         }
       }
       this.doneKey = key;
+      this.tipsTested = tips;
       const changed = JSON.stringify([...out]) !== JSON.stringify([...this.found]);
       this.found = out;
       if (changed && !this.disposed) this.o.onChange();

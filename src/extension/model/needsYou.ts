@@ -10,6 +10,7 @@ import {
   type EpicRow,
   isCostBlockReason,
   isRetryable,
+  MESSAGES,
   type StepView,
   UNDER_WAY,
   type Unstaffed,
@@ -22,6 +23,9 @@ import type { ConflictsAhead } from './conflictWatch.ts';
 
 /** A person's lease this close to its end (or past it) needs them. */
 export const LEASE_WARNING_MS = 10 * 60_000;
+
+/** Statuses in which an epic asks nothing of the person. */
+const SETTLED: readonly string[] = ['deferred', 'done'];
 
 /** What the scheduler hosted in this window knows after its last pass. */
 export interface SchedulerState {
@@ -104,7 +108,9 @@ export function needsYou(
       text: `The plan for ${title(epicId)} waits for your approval (version ${v.version}).`,
     });
   }
-  for (const sig of s.signals.filter((x) => x.status === 'awaiting_person')) {
+  // A deferred or done epic asks no decision: a signal left waiting on it cannot be decided there.
+  const open = (id: string) => !SETTLED.includes(s.epics.find((e) => e.id === id)?.status ?? 'done');
+  for (const sig of s.signals.filter((x) => x.status === 'awaiting_person' && open(x.epic_id))) {
     items.push({
       key: `signal:${sig.id}`,
       ...about(sig.epic_id),
@@ -119,13 +125,13 @@ export function needsYou(
   for (const e of s.epics) items.push(...epicItems(s, e, title(e.id)).map((i) => ({ ...i, ...about(e.id) })));
   for (const e of s.epics) {
     const conflicts = UNDER_WAY.includes(e.status) ? (ahead.get(e.id) ?? []) : [];
-    const item = conflicts[0] ? conflictItem(s, e, conflicts[0], conflicts.length, titleOf) : null;
+    const item = conflicts[0] ? conflictItem(s, e, conflicts, titleOf) : null;
     if (item) items.push({ ...item, ...about(e.id) });
   }
   items.push(...unstaffedItems(scheduler?.unstaffed ?? [], title));
   const covered = new Set(items.map((i) => i.epicId));
   for (const w of scheduler?.waiting ?? []) {
-    if (w.kind !== 'person' || covered.has(w.epic_id)) continue;
+    if (w.kind !== 'person' || covered.has(w.epic_id) || !stillHeld(s, w)) continue;
     covered.add(w.epic_id);
     items.push({ ...waitingItem(w, title(w.epic_id)), ...about(w.epic_id) });
   }
@@ -279,16 +285,22 @@ function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 's
 function conflictItem(
   s: Snapshot,
   e: EpicRow,
-  first: ConflictAhead,
-  count: number,
+  conflicts: readonly ConflictAhead[],
   titleOf: (id: string) => string,
 ): Omit<NeedsYouItem, 'subject'> | null {
-  const file = first.files[0];
-  if (!file) return null;
-  const other = s.epics.some((x) => x.id === first.with) ? titleOf(first.with) : first.with;
+  const [first, ...rest] = conflicts;
+  const file = first?.files[0];
+  if (!first || !file) return null;
+  const isEpic = (id: string) => s.epics.some((x) => x.id === id);
+  const other = isEpic(first.with) ? titleOf(first.with) : first.with;
+  const quoted = (id: string) => (isEpic(id) ? `“${titleOf(id)}”` : id);
   const more = first.files.length > 1 ? ` (+${first.files.length - 1})` : '';
-  const others = count > 1 ? `; ${count - 1} more branch${count > 2 ? 'es' : ''} too` : '';
+  const also = rest.length > 0 ? `; also with ${rest.map((c) => quoted(c.with)).join(', ')}` : '';
   const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
+  // Between two epics the first to merge goes in; with the default branch, this epic's rebase meets it.
+  const after = isEpic(first.with)
+    ? 'Of the two, the one that merges first goes in; the other rebases after.'
+    : `Its branch is rebased onto ${first.with} when it merges; that rebase will stop there, for you to resolve in its worktree.`;
   return {
     epicId: e.id,
     key: `conflict:${e.id}:${first.with}:${first.files.join(',')}`,
@@ -300,7 +312,7 @@ function conflictItem(
     action: worktree
       ? { kind: 'openFile', path: `${worktree.replace(/\/$/, '')}/${file}` }
       : { kind: 'showEpic', epicId: e.id },
-    text: `“${e.title}” would conflict with ${s.epics.some((x) => x.id === first.with) ? `“${other}”` : other} in ${first.files.join(', ')}${others} (a test merge; nothing touched). Of the two, the one that merges first goes in; the other rebases after.`,
+    text: `“${e.title}” would conflict with ${quoted(first.with)} in ${first.files.join(', ')}${also} (a test merge; nothing touched). ${after}`,
   };
 }
 
@@ -325,6 +337,17 @@ function unstaffedItems(unstaffed: readonly Unstaffed[], title: (id: string) => 
       text: `No agent is configured for ${who}: ${list} ${epics.length === 1 ? 'waits' : 'wait'} for one.`,
     };
   });
+}
+
+/**
+ * Whether the store still holds what the scheduler's last pass waited for. Only what the store cannot
+ * say is taken from the pass (a merge held by the main worktree's changes, a ready epic without a plan);
+ * everything else it waits for (plans, signals, blocks, approvals) is an item of its own, read from the store.
+ */
+function stillHeld(s: Snapshot, w: Waiting): boolean {
+  const status = s.epics.find((e) => e.id === w.epic_id)?.status;
+  if (w.message === MESSAGES.noApprovedPlan) return status === 'ready';
+  return /main worktree has uncommitted changes/.test(w.message) && status === 'verified';
 }
 
 /** The main worktree's uncommitted changes hold a merge (MESSAGES.mainDirty in src/core/scheduler/rules.ts). */
