@@ -190,6 +190,7 @@ export const runCommand: Command = {
     const started = Date.now();
     const env = agentEnv(ctx.env, values);
     delete env.SPRINGFIELD_LAUNCH_ID;
+    delete env.SPRINGFIELD_CONFLICT;
     // The worktree's ports and the config's env map, as its setup and verification get them (docs/worktrees.md, "Ports").
     addWorktreeVariables(env, facts);
     if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined))
@@ -354,7 +355,9 @@ async function writeContextFile(ctx: CliContext, store: Store, p: AgentRunStart)
       role: p.run.role,
       beforeRun: p.run.id,
     });
-    const text = contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
+    // A merge conflict the scheduler gives Ralph comes first: it is this run's task (docs/files.md).
+    const conflict = ctx.env.SPRINGFIELD_CONFLICT ? `${ctx.env.SPRINGFIELD_CONFLICT.trimEnd()}\n\n` : '';
+    const text = conflict + contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
     ensureContextDir(kept, ctx.location.commonDir);
     const record = writeExclusive(kept, String(p.run.id), '.md', text);
     if (readable === kept) return record;
