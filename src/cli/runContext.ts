@@ -38,7 +38,9 @@ export async function writeContextFile(ctx: CliContext, store: Store, p: AgentRu
       role: p.run.role,
       beforeRun: p.run.id,
     });
-    const text = contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
+    // A merge conflict the scheduler gives Ralph comes first: it is this run's task (docs/files.md).
+    const conflict = ctx.env.SPRINGFIELD_CONFLICT ? `${ctx.env.SPRINGFIELD_CONFLICT.trimEnd()}\n\n` : '';
+    const text = conflict + contextForRole(ctx, p.run.role, view, p.planPath, renderContext(view)) + '\n';
     ensureContextDir(kept, ctx.location.commonDir);
     const record = writeExclusive(kept, String(p.run.id), '.md', text);
     if (readable === kept) return record;

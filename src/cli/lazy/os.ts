@@ -23,3 +23,7 @@ export function availableParallelism(): number {
 export const constants: typeof os.constants = new Proxy({} as typeof os.constants, {
   get: (_target, key) => real().constants[key as keyof typeof os.constants],
 });
+
+export function tmpdir(): string {
+  return real().tmpdir();
+}

@@ -11,11 +11,19 @@ import { releaseWorktreePorts, worktreeFacts } from './worktreePorts.ts';
 import { stopApp } from './apps.ts';
 import { timeoutFor, type RunConfig } from '../runs/runConfig.ts';
 import { SETUP_ROLE, type Actor, type EpicRow, type Store } from '../store/index.ts';
-import { rebaseOntoMain, squashMerge } from './merge.ts';
+import { RebaseConflict, rebaseOntoMain, regenerateOf, squashMerge, type Resolving } from './merge.ts';
+import {
+  conflictBrief,
+  describeResolutions,
+  recordConflict,
+  settleSession,
+  type ResolvedBy,
+} from './mergeConflicts.ts';
+import type { Resolution } from '../git/rebaseResolve.ts';
 import { openPullRequest, PullRequestBlocked, pullRequestState } from './pullRequest.ts';
 import { archiveWorktree, setUpWorktree, setupWanted } from './setup.ts';
 import { renderSummary, summaryFileName, writeSummary } from './summary.ts';
-import { displayCommand, runVerification, SlotPool } from './verify.ts';
+import { displayCommand, runCommand, runVerification, SlotPool } from './verify.ts';
 import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree } from './epicWorktree.ts';
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
 import { startEpicInWorktree } from './epicStart.ts';
@@ -29,6 +37,15 @@ export interface EpicWorkOptions {
   readonly log: (line: string) => void;
   readonly worktreeLocation?: string;
   readonly actor: Actor;
+  /** A real conflict at the merge: one bounded Ralph session in the epic's worktree with `brief` in its context; resolves with its exit code (docs/files.md). */
+  readonly resolveConflict?: (epicId: string, worktree: string, brief: string) => Promise<number>;
+}
+
+/** How a merge that met a conflict landed: who resolved it, what and how. */
+interface Landed {
+  readonly by: ResolvedBy;
+  readonly files: readonly string[];
+  readonly resolutions: readonly Resolution[];
 }
 
 /**
@@ -281,29 +298,94 @@ export class EpicWork {
       await this.landNow(epicId);
     } catch (err) {
       if (!(err instanceof RefusedError) || err.code !== 'merge_conflict') throw err;
+      let conflict: RefusedError = err;
+      // A real conflict goes to Ralph first: one session; only if that fails is it a person's (docs/files.md).
+      if (conflict instanceof RebaseConflict && (await this.ralphResolves(epicId, conflict))) {
+        try {
+          await this.landNow(epicId, { by: 'ralph', files: conflict.files, resolutions: [] });
+          return;
+        } catch (again) {
+          if (!(again instanceof RefusedError) || again.code !== 'merge_conflict') throw again;
+          conflict = again;
+        }
+      }
+      const files = conflict instanceof RebaseConflict ? conflict.files : [];
+      await recordConflict(this.o.store, epicId, this.actor, 'person', files, []);
       // A conflict waits for someone to resolve it; trying again every pass would change nothing (docs/files.md, "Conflict ahead").
       const t = await this.o.store.applyEpicEvent(
         epicId,
         'merge_failed',
         this.actor,
-        `merge_failed: ${err.message}, then springfield epic retry ${epicId}`,
+        `merge_failed: ${conflict.message}, then springfield epic retry ${epicId}`,
         { conflict: true },
       );
       this.o.log(
-        `${epicId}: ${t.from} → ${t.to}: ${err.message}; once it is resolved: springfield epic retry ${epicId}`,
+        `${epicId}: ${t.from} → ${t.to}: ${conflict.message}; once it is resolved: springfield epic retry ${epicId}`,
       );
     }
   }
 
-  private async landNow(epicId: string): Promise<void> {
+  /** One Ralph session on a real conflict; true when it left the branch rebased, false (and the branch as it was) otherwise. */
+  private async ralphResolves(epicId: string, conflict: RebaseConflict): Promise<boolean> {
     const epic = await this.o.store.getEpic(epicId);
     const worktree = epic.worktree_path;
+    if (!this.o.resolveConflict || !this.o.config.roles.ralph || !worktree || !epic.branch) return false;
+    const git = (args: readonly string[]) => gitOutAsync(worktree, args, process.env);
+    const before = (await git(['rev-parse', 'HEAD'])).trim();
+    const brief = await conflictBrief(this.o.store, worktree, epicId, conflict);
+    this.o.log(`${epicId}: ${conflict.message}; Ralph resolves it (one session)`);
+    const code = await this.o.resolveConflict(epicId, worktree, brief);
+    const branch = epic.branch.replace(/^refs\/heads\//, '');
+    const why = await settleSession(worktree, branch, conflict.target, before, code);
+    if (why) this.o.log(`${epicId}: Ralph's session on the conflict ${why}; the branch is as it was`);
+    return why === null;
+  }
+
+  /** What a rebase in the epic's worktree resolves by itself: the config's regeneration commands, run there like its verification. */
+  resolving(epic: EpicRow, worktree: string): Resolving {
+    return {
+      regenerate: regenerateOf(this.o.config),
+      run: async (argv) => {
+        const env = await this.commandEnv(epic, worktree);
+        const r = await runCommand(argv, worktree, env, timeoutFor(this.o.config, 'setup') * 1000);
+        if (r.verdict === 'pass') return null;
+        const last = r.output_tail.trimEnd().split('\n').at(-1) ?? '';
+        return `${r.command} ${r.timed_out ? 'timed out' : `exited ${r.exit_code}`}${last ? `: ${last}` : ''}`;
+      },
+    };
+  }
+
+  /**
+   * Rebases onto main (resolving what resolves itself), verifies again when anything moved or was
+   * resolved, and lands. A mechanical resolution that fails verification is undone and thrown as the
+   * real conflict it is. `landed` says who resolved a conflict met before (Ralph's session).
+   */
+  private async landNow(epicId: string, landed?: Landed): Promise<void> {
+    const epic = await this.o.store.getEpic(epicId);
+    const worktree = epic.worktree_path;
+    let outcome = landed;
     if (worktree && existsSync(worktree)) {
       await this.tidy(epic);
-      const { moved } = await rebaseOntoMain(this.o.mainRoot, worktree);
-      if (moved && this.o.config.verification.length > 0) {
+      const r = await rebaseOntoMain(this.o.mainRoot, worktree, this.resolving(epic, worktree));
+      if (r.resolutions.length > 0) {
+        const files = [...new Set(r.resolutions.map((x) => x.file))];
+        outcome = landed ?? { by: 'mechanical', files, resolutions: r.resolutions };
+        this.o.log(`${epicId}: resolved mechanically — ${describeResolutions(r.resolutions).join('; ')}`);
+      }
+      if ((r.moved || landed) && this.o.config.verification.length > 0) {
         await this.verify(epicId);
         if ((await this.o.store.lastVerdict(epicId)) === 'fail') {
+          if (r.resolutions.length > 0 && !landed) {
+            await gitOutAsync(worktree, ['reset', '-q', '--hard', r.before], process.env);
+            const files = outcome?.files ?? [];
+            throw new RebaseConflict(
+              `rebasing onto ${r.target}: the mechanical resolution of ${files.join(', ')} fails verification (undone)`,
+              r.target,
+              files,
+              '',
+              r.resolutions,
+            );
+          }
           this.o.log(`${epicId}: verification fails on the new main; not merged (it waits for a fix)`);
           return;
         }
@@ -313,6 +395,8 @@ export class EpicWork {
     if (!(await this.stillVerified(epicId))) return;
     if (this.o.config.merge === 'pr') {
       await this.openPullRequest(epic);
+      if (outcome)
+        await recordConflict(this.o.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
       return;
     }
     // Lovejoy, mechanically: the retrospective goes into the squash commit (summary and PLAN.md) and the event log.
@@ -321,13 +405,15 @@ export class EpicWork {
       summary: (text: string) => `${text.trimEnd()}\n\n${renderRetrospective(retro).join('\n')}`,
       planMd: (text: string) => planMdWithRetrospective(text, epicId, retro),
     };
-    const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes);
+    const body = outcome ? resolvedBody(outcome) : undefined;
+    const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes, body);
     await this.o.store.markMerged(
       epicId,
       this.actor,
       `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`,
       retro,
     );
+    if (outcome) await recordConflict(this.o.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
@@ -474,4 +560,15 @@ export class EpicWork {
       this.o.log(`${epicId}: pull request ${url} was closed without merging; blocked until a person retries`);
     }
   }
+}
+
+/** The merge commit's account of a conflict met on the way: what was resolved how, and by whom. */
+function resolvedBody(landed: Landed): string {
+  const mechanical = describeResolutions(landed.resolutions).map((l) => `- ${l}`);
+  if (landed.by === 'ralph')
+    return [
+      `Conflict in ${landed.files.join(', ')} resolved by Ralph (one session).`,
+      ...(mechanical.length ? ['Resolved mechanically:', ...mechanical] : []),
+    ].join('\n');
+  return ['Conflicts resolved mechanically:', ...mechanical].join('\n');
 }

@@ -12,6 +12,8 @@ import { ConflictForecast } from './conflictForecast.ts';
 import type { ConflictAhead } from './conflictsAhead.ts';
 import { StepFiles } from './stepFiles.ts';
 import { refreshForStep } from './stepRefresh.ts';
+import type { Resolving } from './merge.ts';
+import { describeResolutions } from './mergeConflicts.ts';
 
 export interface FilesAwareOptions {
   readonly store: Store;
@@ -20,6 +22,8 @@ export interface FilesAwareOptions {
   readonly log: (line: string) => void;
   /** Logs a line once per key (the same news every pass is said once). */
   readonly logOnce: (key: string, line: string) => void;
+  /** How a rebase in the epic's worktree resolves what resolves itself (EpicWork.resolving). */
+  readonly resolving?: (epicId: string, worktree: string) => Promise<Resolving>;
 }
 
 export class FilesAware {
@@ -67,10 +71,10 @@ export class FilesAware {
     if (!filesAwareOf(this.o.config)) return;
     const files = this.filesNow.get(epicId)?.openSteps[stepAnchor] ?? [];
     try {
-      const r = await refreshForStep(this.o.mainRoot, worktree, files);
+      const r = await refreshForStep(this.o.mainRoot, worktree, files, await this.o.resolving?.(epicId, worktree));
       if (r.kind === 'rebased')
         this.o.log(
-          `${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed`,
+          `${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed${r.resolutions.length ? ` (resolved mechanically: ${describeResolutions(r.resolutions).join('; ')})` : ''}`,
         );
       if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
     } catch (err) {

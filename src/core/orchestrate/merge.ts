@@ -6,6 +6,7 @@ import { firstLine, gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { isConflicted, worktreeStatus } from '../git/status.ts';
 import { epicBranch } from './epicWorktree.ts';
 import { handoffFileName } from '../epics/handoff.ts';
+import { rebaseResolving, type Regenerate, type Resolution } from '../git/rebaseResolve.ts';
 
 export interface MergeResult {
   readonly merged: true;
@@ -39,6 +40,7 @@ export async function squashMerge(
   epicId: string,
   title: string,
   notes?: MergeNotes,
+  body?: string,
 ): Promise<MergeResult> {
   const env = process.env;
   const git = (args: readonly string[]) => gitOutAsync(mainRoot, args, env);
@@ -91,7 +93,8 @@ export async function squashMerge(
   const staged = (await git(['diff', '--cached', '--name-only'])).trim();
   if (staged === '') throw new RefusedError('nothing_to_merge', `${branch} has no changes to merge`);
   if (notes) await addNotes(git, mainRoot, epicId, staged.split('\n'), notes);
-  const args = ['commit', '-q', '-m', `${title} (${epicId})`, '--trailer', `Springfield-Epic: ${epicId}`];
+  const args = ['commit', '-q', '-m', `${title} (${epicId})`, ...(body ? ['-m', body] : [])];
+  args.push('--trailer', `Springfield-Epic: ${epicId}`);
   for (const t of trailers) args.push('--trailer', t);
   await git(args);
   const hash = (await git(['rev-parse', 'HEAD'])).trim();
@@ -158,38 +161,68 @@ async function clearUntrackedCopies(mainRoot: string, branch: string, epicId: st
   }
 }
 
+/** A rebase that met a real conflict (aborted: the branch is as it was), with what stopped it for whoever resolves it next. */
+export class RebaseConflict extends RefusedError {
+  readonly target: string;
+  readonly files: readonly string[];
+  readonly commit: string;
+  readonly resolutions: readonly Resolution[];
+  constructor(
+    message: string,
+    target: string,
+    files: readonly string[],
+    commit: string,
+    resolutions: readonly Resolution[],
+  ) {
+    super('merge_conflict', message);
+    this.target = target;
+    this.files = files;
+    this.commit = commit;
+    this.resolutions = resolutions;
+  }
+}
+
+/** How a rebase resolves what resolves itself: the config's regeneration commands and how to run one. */
+export interface Resolving {
+  readonly regenerate: readonly Regenerate[];
+  readonly run: (argv: readonly string[]) => Promise<string | null>;
+}
+
+/** The config's `regenerate` map as a list, in its order. */
+export function regenerateOf(config: {
+  readonly regenerate?: Readonly<Record<string, readonly string[]>>;
+}): Regenerate[] {
+  return Object.entries(config.regenerate ?? {}).map(([glob, argv]) => ({ glob, argv }));
+}
+
 /**
  * The merge queue's check before landing: rebase the epic's branch onto the current main branch in
- * its worktree, so a green epic is never merged onto a main it was not tested against. A conflict
- * is aborted and refused.
+ * its worktree, so a green epic is never merged onto a main it was not tested against. Conflicts that
+ * resolve themselves are resolved (rebaseResolve.ts) and returned; a real one is aborted and refused
+ * (RebaseConflict), the branch as it was.
  */
-export async function rebaseOntoMain(mainRoot: string, worktree: string): Promise<{ moved: boolean }> {
+export async function rebaseOntoMain(
+  mainRoot: string,
+  worktree: string,
+  resolving: Resolving = { regenerate: [], run: () => Promise.resolve('no command may run here') },
+): Promise<{ moved: boolean; before: string; target: string; resolutions: readonly Resolution[] }> {
   const env = process.env;
   const target = (await gitOutAsync(mainRoot, ['rev-parse', '--abbrev-ref', 'HEAD'], env)).trim() || 'HEAD';
   const head = async () => (await gitOutAsync(worktree, ['rev-parse', 'HEAD'], env)).trim();
   const before = await head();
-  const rebased = await gitRunAsync(worktree, ['rebase', target], env);
-  if (rebased.status !== 0) {
-    const conflicted = (await gitRunAsync(worktree, ['diff', '--name-only', '-z', '--diff-filter=U'], env)).stdout
-      .split('\0')
-      .filter(Boolean);
-    await gitRunAsync(worktree, ['rebase', '--abort'], env);
+  const r = await rebaseResolving(worktree, target, { ...resolving, env });
+  if (r.kind === 'conflict') {
     const what =
-      conflicted.length > 0
-        ? `conflicts in ${conflicted.slice(0, 3).join(', ')}${conflicted.length > 3 ? ` and ${conflicted.length - 3} more` : ''}`
+      r.files.length > 0
+        ? `conflicts in ${r.files.slice(0, 3).join(', ')}${r.files.length > 3 ? ` and ${r.files.length - 3} more` : ''}`
         : 'conflicts';
-    // git redraws its progress with carriage returns: a line's last state is what it says.
-    const said = (text: string) =>
-      firstLine(
-        text
-          .split('\n')
-          .map((l) => l.split('\r').at(-1) ?? '')
-          .join('\n'),
-      );
-    throw new RefusedError(
-      'merge_conflict',
-      `rebasing onto ${target} ${what}: ${said(rebased.stderr) || said(rebased.stdout) || `exit ${rebased.status}`}; resolve it in ${worktree}`,
+    throw new RebaseConflict(
+      `rebasing onto ${target} ${what}: ${r.said}; resolve it in ${worktree}`,
+      target,
+      r.files,
+      r.commit,
+      r.resolutions,
     );
   }
-  return { moved: (await head()) !== before };
+  return { moved: (await head()) !== before, before, target, resolutions: r.resolutions };
 }

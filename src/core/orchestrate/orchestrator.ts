@@ -128,6 +128,7 @@ export class Orchestrator {
       log: options.log,
       worktreeLocation: this.o.worktreeLocation,
       actor: this.actor,
+      resolveConflict: (epicId, worktree, brief) => this.conflictSession(epicId, worktree, brief),
     });
     this.files = new FilesAware({
       store: options.store,
@@ -135,6 +136,7 @@ export class Orchestrator {
       config: options.config,
       log: options.log,
       logOnce: (key, line) => this.logOnce(key, line),
+      resolving: async (epicId, worktree) => this.work.resolving(await this.o.store.getEpic(epicId), worktree),
     });
   }
 
@@ -599,5 +601,22 @@ export class Orchestrator {
     });
     this.pending.add(done);
     return true;
+  }
+
+  /** Ralph's one session on a real conflict at the merge (docs/files.md): `springfield run` in the epic's worktree, the brief in his context. */
+  private async conflictSession(epicId: string, worktree: string, brief: string): Promise<number> {
+    const command = this.o.config.roles.ralph;
+    if (!command) return 1;
+    const argv = [...this.o.cli, 'run', '--role', 'ralph', '--epic', epicId];
+    argv.push('--timeout', String(timeoutFor(this.o.config, 'ralph')), '--', ...command);
+    const env = { SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_CONFLICT: brief };
+    const name = `${ROLE_NAMES.ralph} · ${epicId} · merge conflict`;
+    this.o.log(`start ${name}`);
+    const agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role: 'ralph', epicId, step: null });
+    const id = randomUUID();
+    this.agents.set(id, agent);
+    const code = await agent.done.finally(() => this.agents.delete(id));
+    this.o.log(`${name} exited ${code}`);
+    return code;
   }
 }

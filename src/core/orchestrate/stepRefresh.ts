@@ -7,12 +7,18 @@ import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
 import { sharedFile } from '../scheduler/fileGlobs.ts';
 import { defaultBranch } from './conflictsAhead.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
-import { rebaseOntoMain } from './merge.ts';
+import { rebaseOntoMain, type Resolving } from './merge.ts';
+import type { Resolution } from '../git/rebaseResolve.ts';
 
 /** What happened: nothing to do, rebased (naming a file the default branch changed), or a rebase that would conflict (aborted). */
 export type Refresh =
   | { readonly kind: 'current' }
-  | { readonly kind: 'rebased'; readonly file: string; readonly onto: string }
+  | {
+      readonly kind: 'rebased';
+      readonly file: string;
+      readonly onto: string;
+      readonly resolutions: readonly Resolution[];
+    }
   | { readonly kind: 'conflict'; readonly reason: string };
 
 /** Rebases the epic's worktree onto the default branch when it changed a file of `stepFiles` since their merge base. */
@@ -20,6 +26,7 @@ export async function refreshForStep(
   mainRoot: string,
   worktree: string,
   stepFiles: readonly string[],
+  resolving?: Resolving,
 ): Promise<Refresh> {
   const main = defaultBranch(mainRoot);
   if (!main || stepFiles.length === 0) return { kind: 'current' };
@@ -38,9 +45,9 @@ export async function refreshForStep(
   const file = sharedFile(stepFiles, moved);
   if (!file) return { kind: 'current' };
   try {
-    await rebaseOntoMain(mainRoot, worktree);
+    const r = await rebaseOntoMain(mainRoot, worktree, resolving);
+    return { kind: 'rebased', file, onto: main.name, resolutions: r.resolutions };
   } catch (err) {
     return { kind: 'conflict', reason: messageOf(err) };
   }
-  return { kind: 'rebased', file, onto: main.name };
 }

@@ -117,6 +117,7 @@ export async function runAgent(req: AgentRunRequest): Promise<AgentRunResult> {
     db: req.dbPath,
   });
   delete env.SPRINGFIELD_LAUNCH_ID;
+  delete env.SPRINGFIELD_CONFLICT;
   // The worktree's ports and the config's env map, as its setup and verification get them (docs/worktrees.md, "Ports").
   addWorktreeVariables(env, facts);
   if (runsEditorRuntime(command[0], process.execPath, process.versions.electron !== undefined))
