@@ -25,10 +25,20 @@ async function configure(page: Page): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
 }
 
+/**
+ * Chooses a quick-pick row as a person does, with the pointer. A row's label, description and detail
+ * each have a hover of their own, shown under a resting pointer and placed over the row's other line;
+ * the pointer rests where the last pick was made, over the next pick's rows, and such a hover would
+ * take the click for as long as the pointer stays. So the pointer leaves the list first (its hover
+ * goes), and the row is clicked at its first line's left end, where none of its hovers is placed.
+ */
 async function pick(page: Page, text: string | RegExp): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
   await row.waitFor({ timeout: 10_000 });
-  await row.click();
+  const view = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.mouse.move(view.width * 0.75, view.height * 0.8);
+  await page.locator('.workbench-hover-container').first().waitFor({ state: 'hidden', timeout: 10_000 });
+  await row.click({ position: { x: 12, y: 10 } });
 }
 
 describe('Configure agents… as a person uses it (code-server + Chromium)', () => {

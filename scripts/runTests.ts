@@ -1,0 +1,183 @@
+// `npm test`: build, typecheck, lint and prepare, then every tier, each run even when one before it
+// failed, their output streamed as it comes; then one summary (tier, passed, failed, time) and, last,
+// `tests: N passed, M failed`. Exits non-zero when anything failed. A failed build or typecheck leaves
+// nothing meaningful to test: the tiers are then not run, and the summary says so.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FileTally } from './testTally.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const node = process.execPath;
+
+export interface Check {
+  readonly name: string;
+  readonly argv: readonly string[];
+  /** A failure leaves the tiers nothing meaningful to test (build, typecheck). */
+  readonly gate?: boolean;
+  /** Needed only by the tiers: not run when they are not. */
+  readonly forTiers?: boolean;
+}
+
+export interface TierRun {
+  /** Folders under test/, run together by one `node --test`. */
+  readonly folders: readonly string[];
+  readonly concurrency: number;
+}
+
+export const CHECKS: readonly Check[] = [
+  { name: 'build', argv: [npm, 'run', '-s', 'build'], gate: true },
+  { name: 'typecheck', argv: [npm, 'run', '-s', 'typecheck'], gate: true },
+  { name: 'lint', argv: [npm, 'run', '-s', 'lint'] },
+  { name: 'prepare', argv: [node, 'scripts/prepareTests.ts'], forTiers: true },
+];
+
+/** The tiers in order; the first four run two files at a time together. */
+export const RUNS: readonly TierRun[] = [
+  { folders: ['unit', 'cli', 'stress', 'postgres'], concurrency: 2 },
+  { folders: ['faults'], concurrency: 2 },
+  { folders: ['integration'], concurrency: 1 },
+];
+
+const NAMES: Readonly<Record<string, string>> = { cli: 'CLI', postgres: 'PostgreSQL' };
+const tierName = (folder: string) => NAMES[folder] ?? folder;
+
+interface Row {
+  readonly name: string;
+  pass: number | null;
+  fail: number;
+  ms: number;
+  note: string;
+}
+
+let interrupted = false;
+
+function run(root: string, argv: readonly string[]): Promise<{ code: number; ms: number }> {
+  const started = Date.now();
+  return new Promise((done) => {
+    const [command = '', ...args] = argv;
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    child.on('error', (error) => {
+      process.stderr.write(`${command}: ${error.message}\n`);
+      done({ code: 127, ms: Date.now() - started });
+    });
+    child.on('close', (code, signal) => done({ code: code ?? (signal ? 128 : 1), ms: Date.now() - started }));
+  });
+}
+
+function readTally(path: string): Record<string, FileTally> {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, FileTally>;
+  } catch {
+    return {};
+  }
+}
+
+async function runTier(root: string, tier: TierRun, scratch: string): Promise<Row[]> {
+  const { folders } = tier;
+  const tallyFile = join(scratch, `${folders.join('-')}.json`);
+  const { code, ms } = await run(root, [
+    node,
+    '--test',
+    `--test-concurrency=${tier.concurrency}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(here, 'testTally.ts')}`,
+    `--test-reporter-destination=${tallyFile}`,
+    ...folders.map((f) => `test/${f}/**/*.test.ts`),
+  ]);
+  const shared = folders.length > 1;
+  const rows: Row[] = folders.map((f) => ({ name: tierName(f), pass: 0, fail: 0, ms: shared ? 0 : ms, note: '' }));
+  for (const [file, t] of Object.entries(readTally(tallyFile))) {
+    const row = rows[folders.indexOf(relative(root, file).split(/[\\/]/)[1] ?? '')] ?? rows[0];
+    if (!row) continue;
+    row.pass = (row.pass ?? 0) + t.pass;
+    row.fail += t.fail;
+    if (shared) row.ms += t.ms;
+  }
+  if (shared) for (const row of rows) row.note = `summed over its files (${folders.map(tierName).join(', ')}: one run)`;
+  if (code !== 0 && rows.every((r) => r.fail === 0) && rows[0]) {
+    rows[0].fail = 1;
+    rows[0].note = `exit code ${code} with no failed test counted`;
+  }
+  return rows;
+}
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+function table(rows: readonly Row[]): string {
+  const cells = rows.map((r) => [
+    r.name,
+    r.pass === null ? '' : String(r.pass),
+    r.pass !== null ? String(r.fail) : r.fail ? 'FAILED' : r.note ? '' : 'ok',
+    r.note.startsWith('not run') ? '' : duration(r.ms),
+    r.note,
+  ]);
+  const head = ['', 'passed', 'failed', 'time', ''];
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]) =>
+    c
+      .map((x, i) => (i === 0 || i === 4 ? x.padEnd(width[i] ?? 0) : x.padStart(width[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...cells.map(line)].join('\n');
+}
+
+/** Runs the checks and the tiers in `root`, prints the summary; the exit code to use. */
+export async function runTests(root: string, checks: readonly Check[], runs: readonly TierRun[]): Promise<number> {
+  const started = Date.now();
+  const rows: Row[] = [];
+  let gateFailed: string | null = null;
+  const notRun = (name: string) =>
+    rows.push({
+      name,
+      pass: null,
+      fail: 0,
+      ms: 0,
+      note: gateFailed ? `not run: the ${gateFailed} failed` : 'not run: interrupted',
+    });
+  for (const check of checks) {
+    if (interrupted || (gateFailed && check.forTiers)) {
+      notRun(check.name);
+      continue;
+    }
+    process.stdout.write(`\n=== ${check.name} ===\n`);
+    const { code, ms } = await run(root, check.argv);
+    rows.push({ name: check.name, pass: null, fail: code === 0 ? 0 : 1, ms, note: '' });
+    if (code !== 0 && check.gate) gateFailed ??= check.name;
+  }
+  const scratch = mkdtempSync(join(tmpdir(), 'springfield-test-tally-'));
+  try {
+    for (const tier of runs) {
+      if (gateFailed || interrupted) {
+        for (const f of tier.folders) notRun(tierName(f));
+        continue;
+      }
+      process.stdout.write(
+        `\n=== tests: ${tier.folders.map(tierName).join(', ')} (${tier.concurrency} at a time) ===\n`,
+      );
+      rows.push(...(await runTier(root, tier, scratch)));
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const passed = rows.reduce((n, r) => n + (r.pass ?? 0), 0);
+  const failed = rows.reduce((n, r) => n + r.fail, 0);
+  rows.push({ name: 'total', pass: passed, fail: failed, ms: Date.now() - started, note: '' });
+  process.stdout.write(`\n${table(rows)}\n`);
+  if (rows.some((r) => r.pass === null && r.fail > 0)) process.stdout.write('(a failed check counts as one failure)\n');
+  process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
+  return failed > 0 || gateFailed || interrupted ? 1 : 0;
+}
+
+if (import.meta.main) {
+  process.on('SIGINT', () => (interrupted = true)); // the child has it too; the summary still comes
+  process.exitCode = await runTests(resolve(here, '..'), CHECKS, RUNS);
+}
