@@ -1,17 +1,42 @@
-// The VSIX as the Marketplace and Open VSX take it: `vsce package` (as `npm run package` runs it, no
-// bypass flags) builds it from the repository; unpacked, its manifest has the gallery fields, the
-// icon and every image the README links are inside, the README's images are HTTPS (vsce rewrites the
-// relative ones against the repository), the demo agents ship, and no dev-only file does.
-// test/integration/vsix.test.ts installs the same package into code-server.
+// The VSIXes as the Marketplace and Open VSX take them: `npm run package` (scripts/package.ts, no
+// bypass flags) builds the universal one and one per platform, once for this file. Unpacked, the
+// universal one's manifest has the gallery fields, the icon and every image the README links are
+// inside, the README's images are HTTPS (vsce rewrites the relative ones against the repository),
+// the demo agents ship, and no dev-only file does; each platform's carries the same files but only
+// its own better-sqlite3 build, and its manifest names its platform. The release script's dry run
+// checks them and prints the publishing commands. test/integration/vsix.test.ts installs this
+// machine's platform package into code-server.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { cleanEnv } from '../../scripts/codeServer.ts';
+import { platformVsix, VSIX_TARGETS } from '../../scripts/vsixTargets.ts';
 import { ensureCli, PROJECT_ROOT } from '../helpers/gitRepo.ts';
 
 ensureCli();
+
+const work = mkdtempSync(join(tmpdir(), 'sf-vsix-contents-'));
+const universal = join(work, 'springfield.vsix');
+const PREBUILDS = 'extension/node_modules/better-sqlite3/prebuilds/';
+
+before(
+  () => {
+    execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'package.ts'), '--out', work], {
+      cwd: PROJECT_ROOT,
+      stdio: 'pipe',
+    });
+  },
+  { timeout: 1_200_000 },
+);
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const entriesOf = (vsix: string): string[] =>
+  execFileSync('zipinfo', ['-1', vsix], { encoding: 'utf8' }).trim().split('\n');
+const readIn = (vsix: string, entry: string): Buffer =>
+  execFileSync('unzip', ['-p', vsix, entry], { maxBuffer: 64 * 1024 * 1024 });
 
 /** VS Code's own list of extension categories (the Marketplace's); vsce 3.9 does not check them. */
 const CATEGORIES = [
@@ -65,25 +90,16 @@ const relative = (target: string): boolean => !/^[a-z]+:/i.test(target) && !targ
 test(
   'the VSIX carries the gallery fields, the icon, the README with its images and nothing of development',
   { timeout: 180_000 },
-  (t) => {
-    const work = mkdtempSync(join(tmpdir(), 'sf-vsix-contents-'));
-    t.after(() => rmSync(work, { recursive: true, force: true }));
+  () => {
     const root = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    assert.doesNotMatch(
-      root.scripts.package ?? '',
-      /--allow-missing-repository|--skip-license|--base(Images|Content)Url/,
-      'npm run package packages with no bypass',
-    );
-    const vsix = join(work, 'springfield.vsix');
-    execFileSync(
-      process.execPath,
-      [join(PROJECT_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '-o', vsix],
-      { cwd: PROJECT_ROOT, stdio: 'pipe' },
-    );
-    const entries = execFileSync('zipinfo', ['-1', vsix], { encoding: 'utf8' }).trim().split('\n');
-    const read = (entry: string): Buffer => execFileSync('unzip', ['-p', vsix, entry], { maxBuffer: 64 * 1024 * 1024 });
+    const bypass = /--allow-missing-repository|--skip-license|--base(Images|Content)Url/;
+    assert.doesNotMatch(root.scripts.package ?? '', bypass, 'npm run package packages with no bypass');
+    assert.doesNotMatch(readFileSync(join(PROJECT_ROOT, 'scripts', 'package.ts'), 'utf8'), bypass);
+    const vsix = universal;
+    const entries = entriesOf(vsix);
+    const read = (entry: string): Buffer => readIn(vsix, entry);
 
     // Nothing of development ships: sources, tests, scripts, docs, maps, test results, the icon's source.
     const strays = entries.filter((e) => !SHIPS.some((re) => re.test(e)));
@@ -151,3 +167,122 @@ test(
     }
   },
 );
+
+/** The attributes of a VSIX manifest's `<Identity …/>`. */
+function identityOf(vsix: string): Record<string, string> {
+  const manifest = readIn(vsix, 'extension.vsixmanifest').toString('utf8');
+  const element = /<Identity\b([^>]*)>/.exec(manifest)?.[1] ?? '';
+  return Object.fromEntries([...element.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+}
+
+test('each platform VSIX carries the universal one’s files with its own better-sqlite3 build alone', () => {
+  const shared = entriesOf(universal).filter((e) => !e.startsWith(PREBUILDS));
+  const version = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  assert.equal(identityOf(universal).TargetPlatform, undefined, 'the universal one names no platform');
+  assert.equal(
+    entriesOf(universal).filter((e) => e.startsWith(PREBUILDS)).length,
+    VSIX_TARGETS.length,
+    'the universal one carries every build',
+  );
+  for (const { target, prebuild } of VSIX_TARGETS) {
+    const vsix = platformVsix(work, target);
+    assert.ok(existsSync(vsix), `${target}: ${vsix}`);
+    assert.deepEqual(
+      entriesOf(vsix).sort(),
+      [...shared, `${PREBUILDS}${prebuild}.node`].sort(),
+      `${target}: the shared files and ${prebuild}.node, nothing else`,
+    );
+    assert.deepEqual(
+      readIn(vsix, `${PREBUILDS}${prebuild}.node`),
+      readFileSync(join(PROJECT_ROOT, 'node_modules', 'better-sqlite3', 'prebuilds', `${prebuild}.node`)),
+      `${target}: better-sqlite3's own ${prebuild} build`,
+    );
+    assert.deepEqual(readIn(vsix, 'extension/dist/extension.cjs'), readIn(universal, 'extension/dist/extension.cjs'));
+    const identity = identityOf(vsix);
+    assert.equal(identity.TargetPlatform, target, `${target}: its manifest's TargetPlatform`);
+    assert.deepEqual([identity.Id, identity.Publisher, identity.Version], ['springfield', 'springfield', version]);
+  }
+});
+
+test('the linux-x64 VSIX is at most a third of the universal one', () => {
+  const platform = statSync(platformVsix(work, 'linux-x64')).size;
+  const all = statSync(universal).size;
+  assert.ok(platform * 3 <= all, `linux-x64 ${platform} bytes, universal ${all} bytes`);
+});
+
+test('npm run package refuses a target it does not build in one line, writing nothing', () => {
+  const out = join(work, 'refused');
+  for (const args of [
+    ['--target', 'linux-armhf'],
+    ['--targets', 'linux-x64'],
+  ]) {
+    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'package.ts'), '--out', out, ...args], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^package: .*(linux-armhf|--targets).*\n$/);
+    assert.equal(existsSync(out), false, 'nothing written');
+  }
+});
+
+/** Runs the release script with the environment given (no token unless given). */
+function release(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const base = cleanEnv();
+  delete base.VSCE_PAT;
+  delete base.OVSX_PAT;
+  return spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'release.ts'), ...args], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    env: { ...base, ...env },
+  });
+}
+
+test('the release refuses without its tokens in one line, running nothing', () => {
+  const none = release(['--from', work]);
+  assert.equal(none.status, 2);
+  assert.equal(none.stdout, '');
+  assert.match(none.stderr, /^release: VSCE_PAT and OVSX_PAT are not set .*nothing was published.*\n$/);
+  const one = release(['--from', work], { VSCE_PAT: 'x' });
+  assert.equal(one.status, 2);
+  assert.match(one.stderr, /^release: OVSX_PAT is not set .*\n$/);
+});
+
+test('the release dry run checks each package and prints the commands that would publish it', () => {
+  const r = release(['--dry-run', '--from', work], { VSCE_PAT: 'marketplace-secret', OVSX_PAT: 'openvsx-secret' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  assert.doesNotMatch(r.stdout, /secret/, 'tokens stay in the environment');
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 2 * VSIX_TARGETS.length);
+  const vsce = join(PROJECT_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+  VSIX_TARGETS.forEach(({ target }, i) => {
+    const file = platformVsix(work, target);
+    assert.ok(lines[i]?.endsWith(`${vsce} publish --packagePath ${file}`), lines[i]);
+    assert.match(lines[VSIX_TARGETS.length + i] ?? '', /npx-cli\.js --yes ovsx@\d+\.\d+\.\d+ publish --packagePath /);
+    assert.ok(lines[VSIX_TARGETS.length + i]?.endsWith(` ${file}`), lines[VSIX_TARGETS.length + i]);
+  });
+  assert.ok(!r.stdout.includes('springfield.vsix'), 'the universal package is not published');
+});
+
+test('the release refuses a package that is missing or not its platform’s, before any command', () => {
+  const from = join(work, 'damaged');
+  cpSync(join(work, 'dist-vsix'), join(from, 'dist-vsix'), { recursive: true });
+  copyFileSync(platformVsix(work, 'linux-x64'), platformVsix(from, 'darwin-x64'));
+  rmSync(platformVsix(from, 'win32-arm64'));
+  for (const env of [{}, { VSCE_PAT: 'x', OVSX_PAT: 'y' }]) {
+    const r = release(env.VSCE_PAT ? ['--from', from] : ['--dry-run', '--from', from], env);
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '', 'no command printed or run');
+    const darwin = platformVsix(from, 'darwin-x64');
+    assert.deepEqual(r.stderr.trim().split('\n'), [
+      `release: ${darwin}: its manifest's TargetPlatform is linux-x64, not darwin-x64`,
+      `release: ${darwin}: carries better-sqlite3 builds [linux-x64], not [darwin-x64]`,
+      `release: ${platformVsix(from, 'win32-arm64')} does not exist (npm run package makes it)`,
+      'release: nothing was published',
+    ]);
+  }
+});
