@@ -8,6 +8,7 @@
  */
 import { ROLE_REGISTRY, STARTED_ROLES, type StartedRole } from '../../shared/roles.ts';
 import type { ErrorSpec } from './agentErrors.ts';
+import type { LimitSpec } from './limits.ts';
 import type { UsageSpec } from './usage.ts';
 
 /** The roles a preset can fill: those the scheduler starts an agent for (Lovejoy is mechanical: Springfield merges itself). */
@@ -38,6 +39,8 @@ export interface AgentPreset {
   readonly retryLines?: readonly RegExp[];
   /** Where its output says why it failed: the headline of a failed run (docs/scheduler-faults.md, "The headline"). */
   readonly errors?: readonly ErrorSpec[];
+  /** How it says it met a usage or rate limit (docs/agents.md, "Usage limits"); the generic wording applies to every CLI. */
+  readonly limits?: readonly LimitSpec[];
 }
 
 /**
@@ -55,6 +58,13 @@ function perRole(argv: readonly string[]): Record<PresetRole, readonly string[]>
   return out;
 }
 const PROMPT = '\u0000prompt';
+
+/** A model API's rate limit or spent quota, as a CLI passes it on. */
+const API_LIMIT = /\b429\b|rate[ _-]?limit|too many requests|usage limit|\bquota\b|insufficient_quota/i;
+/** Claude Code's own words for a subscription's limit, in its result or as a line of text. */
+const CLAUDE_PLAN_LIMIT = /usage limit reached|hit your (?:usage )?limit|limit reached\s*[·∙•|]/i;
+/** The same, or the API's rate limit, in a result that is an error. */
+const CLAUDE_LIMIT = /usage limit reached|hit your (?:usage )?limit|limit reached\s*[·∙•|]|\b429\b|rate[ _-]?limit/i;
 
 export const AGENT_PRESETS: readonly AgentPreset[] = [
   // Claude Code 2.1.330 (`claude --help`): -p prints and exits; acceptEdits accepts file edits, and
@@ -96,6 +106,14 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       { match: { type: 'result', is_error: true }, paths: ['result', 'subtype'] },
       { match: { type: 'assistant', 'message.model': '<synthetic>' }, paths: ['message.content.0.text'] },
     ],
+    // The API's 429 ends in a result event with api_error_status; a subscription's limit is a result text
+    // ("Claude AI usage limit reached|<epoch>", "You've hit your limit · resets 3pm").
+    limits: [
+      { match: { type: 'result', api_error_status: 429 }, paths: ['result'] },
+      { match: { type: 'assistant', error: 'rate_limit' }, paths: ['message.content.0.text'] },
+      { match: { type: 'result', is_error: true }, paths: ['result'], says: CLAUDE_LIMIT },
+      { says: CLAUDE_PLAN_LIMIT },
+    ],
   },
   // Codex CLI 0.169.0 (`codex exec --help`): exec is the non-interactive mode and never asks for
   // approval; the workspace-write sandbox keeps .git and paths outside the worktree read-only, so
@@ -136,6 +154,12 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       { match: { type: 'turn.failed' }, paths: ['error.message'] },
       { match: { type: 'error' }, paths: ['message'] },
     ],
+    // "You've hit your usage limit. … try again in 2 days 3 hours" (a ChatGPT plan), or an API's 429 after its
+    // retries: "exceeded retry limit, last status: 429 Too Many Requests".
+    limits: [
+      { match: { type: 'turn.failed' }, paths: ['error.message'], says: API_LIMIT },
+      { match: { type: 'error' }, paths: ['message'], says: API_LIMIT },
+    ],
   },
   // Gemini CLI 0.61.0 (`gemini --help`): -p/--prompt is headless; --approval-mode yolo approves every
   // tool, but only in a trusted folder (otherwise it falls back to "default"), hence --skip-trust;
@@ -171,6 +195,9 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     },
     // An error is one pretty-printed JSON document on stderr (stdout stays empty).
     errors: [{ match: {}, paths: ['error.message'], document: true }],
+    // "Usage limit reached for gemini-2.5-pro.", "You have exhausted your daily quota on this model.", or the
+    // API's RESOURCE_EXHAUSTED ("Please retry in 34.5s") in the error it prints on stderr.
+    limits: [{ says: /Usage limit reached for|exhausted your (daily )?quota|RESOURCE_EXHAUSTED|Quota exceeded/i }],
   },
   // GitHub Copilot CLI 1.0.102 (`copilot --help`): -p/--prompt is non-interactive and needs
   // --allow-all-tools; --allow-all-paths lets it read the context file outside the worktree;
@@ -198,6 +225,11 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       '--allow-all-tools and --allow-all-paths approve every tool and path; --no-ask-user never waits for an answer',
     usage: { format: 'jsonl', match: { type: 'result' }, premiumRequests: 'usage.premiumRequests' },
     errors: [{ match: { type: 'session.error' }, paths: ['data.message'] }, { pattern: /^Error: (.+)$/ }],
+    // A rate limit or a spent premium-request allowance, as its session error or its closing `Error:` line.
+    limits: [
+      { match: { type: 'session.error' }, paths: ['data.message'], says: API_LIMIT },
+      { says: /^Error: .*(?:429|rate[ _-]?limit|too many requests|premium request|quota|usage limit)/i },
+    ],
   },
   // opencode 1.18.33 (`opencode run --help`): `run` sends one message and exits; --auto approves
   // permissions not explicitly denied; --format json prints raw events, each `step_finish` with
@@ -223,6 +255,8 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       sum: true,
     },
     errors: [{ match: { type: 'error' }, paths: ['error.data.message', 'error.message', 'error.name'] }],
+    // It retries a 429 itself; what it gives up with is its error event.
+    limits: [{ match: { type: 'error' }, paths: ['error.data.message', 'error.message'], says: API_LIMIT }],
   },
   // Cursor Agent 2026.09.28-64d2043 (captured `cursor-agent --help`, test/fixtures/agent-help):
   // --print is headless with every tool; --force runs commands unless denied; --trust skips the
