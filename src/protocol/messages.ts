@@ -167,6 +167,35 @@ export interface NeedsYouDto {
   readonly epicId: string | null;
 }
 
+/** The dashboard's Stats view (docs/stats.md): three charts, each with the numbers behind it. */
+export interface StatsDto {
+  /** The window's start (the view covers the last weeks). */
+  readonly since: string;
+  /** Cost per merged step per preset, per week of the merge (weeks are their Monday, YYYY-MM-DD). */
+  readonly costOverTime: {
+    readonly weeks: readonly string[];
+    readonly series: readonly {
+      readonly preset: string;
+      readonly points: readonly { readonly week: string; readonly costPerStep: number; readonly steps: number }[];
+    }[];
+  };
+  /** First-pass review acceptance per preset and kind of step. */
+  readonly acceptance: readonly {
+    readonly preset: string;
+    readonly kind: string;
+    readonly accepted: number;
+    readonly reviewed: number;
+    readonly rate: number;
+  }[];
+  /** Sessions per merged step per preset, against the seed's steps + 2 per epic. */
+  readonly sessions: readonly {
+    readonly preset: string;
+    readonly steps: number;
+    readonly perStep: number;
+    readonly seed: number;
+  }[];
+}
+
 export interface DashboardData {
   readonly now: string;
   /** What waits for the person (the first figure and the list above the cards), and the scheduler's idle line. */
@@ -225,6 +254,8 @@ export interface DashboardData {
     readonly epicId: string | null;
   }[];
   readonly events: readonly TimelineEntry[];
+  /** The outcome ledger's charts. */
+  readonly stats: StatsDto;
   /** The debt register: epics set aside, why and since when. */
   readonly debt: readonly {
     readonly epicId: string;

@@ -3,6 +3,7 @@ import { commandArgv, fullCommand, shortCommand } from '../../src/shared/command
 import { agoText, countdown } from '../../src/shared/format.ts';
 import { bar, h, onMessage, vscode } from '../common/vscodeApi.ts';
 import { cut, dependencyGraph, STATUS_LABELS } from './graph.ts';
+import { statsSection } from './stats.ts';
 import { timelineSection, type Filters } from './timeline.ts';
 
 let data: DashboardData | undefined;
@@ -470,6 +471,7 @@ function render(): void {
     cards,
     graphSection(d),
     h('div', { class: 'grid' }, leasesSection(d), runsSection(d), verificationSection(d), debtSection(d)),
+    statsSection(d.stats),
     timeline,
   );
   window.scrollTo(0, scroll);

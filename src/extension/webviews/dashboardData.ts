@@ -20,6 +20,7 @@ import type { DashboardData, GraphNode } from '../../protocol/messages.ts';
 import { NOTHING, type NeedsYou } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ROLE_NAMES, stepName } from '../views/viewText.ts';
+import { statsData, statsSince } from './statsData.ts';
 import { timelineEntry, type TimelineNames } from './timeline.ts';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -54,12 +55,13 @@ export async function dashboardData(
   const plan = s.plans.find((p) => p.plan_path === planPath);
   const epicTitle = new Map(s.epics.map((e) => [e.id, e.title]));
   // Lease renewals are many and say little: the leases table shows them as countdowns instead.
-  const [events, verifications, debt, budgets, report] = await Promise.all([
+  const [events, verifications, debt, budgets, report, statsRows] = await Promise.all([
     store.events({ limit: TIMELINE * 4 }),
     store.verifications({ limit: 10 }),
     store.debt(),
     Promise.all(s.epics.map((e) => epicBudgetView(store, e, extras.budget))),
     store.spend(),
+    store.statsRows(statsSince(s.now)),
   ]);
   const budgetOf = new Map(s.epics.map((e, i) => [e.id, budgets[i] as EpicBudgetView]));
   const daily = extras.budget?.dailyUsd ?? null;
@@ -166,6 +168,7 @@ export async function dashboardData(
       durationMs: v.duration_ms,
       epicId: v.epic_id,
     })),
+    stats: statsData(statsRows),
     debt: debt.map((d) => ({ epicId: d.epic_id, title: d.title, reason: d.reason, at: d.recorded_at })),
     events: events
       .reverse()
