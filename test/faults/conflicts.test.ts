@@ -127,7 +127,7 @@ function setUp(
       code: r.status,
       stdout: r.stdout,
       stderr: r.stderr,
-      json: () => JSON.parse(r.stdout) as Record<string, never>,
+      json: (): unknown => JSON.parse(r.stdout),
     };
   };
   const ids: Record<string, string> = {};
