@@ -66,6 +66,7 @@ export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } f
 export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
 export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
 export { type ConflictAhead, conflictsAhead, defaultBranch, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
+export { conflictRate, conflictRateLine, type ConflictRate } from './orchestrate/mergeConflicts.ts';
 export { epicBranch } from './orchestrate/epicWorktree.ts';
 export { UNDER_WAY } from './scheduler/filesRule.ts';
 export { MESSAGES } from './scheduler/rules.ts';

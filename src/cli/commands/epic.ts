@@ -6,6 +6,7 @@ import {
   budgetLine,
   COMPLEXITY_POLICY,
   epicConflictsAhead,
+  conflictRate,
   type Planner,
   PLANNERS,
   configPathFor,
@@ -220,6 +221,8 @@ export const epicShow: Command = {
     const retries = await retriesOf(ctx, store, epic.id);
     // Computed from git now (docs/files.md, "Conflict ahead"): the store keeps none of it.
     const conflicts = await epicConflictsAhead(store, ctx.location.mainRoot, epic.id);
+    // The conflicts its merges met and who resolved them, from the event log (docs/files.md).
+    const rate = conflictRate(await store.events({ epicId: epic.id }));
     // Spend against budget (docs/budgets.md): the runs' recorded usage, the epic's own limits, the config's.
     const view = await budgetOf(ctx, store, epic);
     const json = {
@@ -231,6 +234,7 @@ export const epicShow: Command = {
       retries,
       recent_runs: recent,
       conflicts_ahead: conflicts,
+      conflicts_at_merge: rate,
       budget: budgetJson(view),
     };
     return output(json, renderEpic({ ...json, budget_line: budgetLine(view) }));

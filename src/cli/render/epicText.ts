@@ -1,4 +1,12 @@
-import { isCostBlockReason, pausedMessage, retryLines, type RoleRetry, type SignalView } from '../../core/index.ts';
+import {
+  conflictRateLine,
+  isCostBlockReason,
+  pausedMessage,
+  retryLines,
+  type ConflictRate,
+  type RoleRetry,
+  type SignalView,
+} from '../../core/index.ts';
 import { progressBar } from '../../shared/format.ts';
 
 interface EpicLine {
@@ -45,6 +53,7 @@ interface EpicDetail extends EpicLine {
     ended_at: string | null;
   }[];
   conflicts_ahead?: readonly { with: string; files: readonly string[] }[];
+  conflicts_at_merge?: ConflictRate;
   /** Spend against budget (docs/budgets.md): the line epic budget prints. */
   budget_line?: string;
 }
@@ -73,6 +82,8 @@ export function renderEpic(e: EpicDetail): string {
   for (const line of retryLines(e.retries)) lines.push(`  backing off: ${line}`);
   for (const c of e.conflicts_ahead ?? [])
     lines.push(`  conflict ahead with ${c.with} in ${c.files.join(', ')} (a test merge; docs/files.md)`);
+  const rate = e.conflicts_at_merge ? conflictRateLine(e.conflicts_at_merge) : null;
+  if (rate) lines.push(`  ${rate}`);
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));
   if (e.plan)
     lines.push(

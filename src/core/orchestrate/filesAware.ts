@@ -14,6 +14,9 @@ import { StepFiles } from './stepFiles.ts';
 import { refreshForStep } from './stepRefresh.ts';
 import type { Resolving } from './merge.ts';
 import { describeResolutions } from './mergeConflicts.ts';
+import { withoutHotspots } from '../scheduler/filesRule.ts';
+import { globsOverlap } from '../scheduler/fileGlobs.ts';
+import { isBuiltInMergeable } from '../git/mergeKinds.ts';
 
 export interface FilesAwareOptions {
   readonly store: Store;
@@ -52,7 +55,12 @@ export class FilesAware {
       // Conflicts ahead are predicted with files-aware scheduling off too: they are news either way.
       await this.forecast.start(snapshot.epics);
       if (!filesAwareOf(this.o.config)) return snapshot;
-      const annotated = await this.steps.annotate(snapshot, this.forecast.between(snapshot.epics));
+      const found = await this.steps.annotate(snapshot, this.forecast.between(snapshot.epics));
+      const hotspot = hotspotsOf(this.o.config);
+      const annotated = {
+        ...found,
+        epics: found.epics.map((e) => (e.files ? { ...e, files: withoutHotspots(e.files, hotspot) } : e)),
+      };
       this.filesNow = new Map(annotated.epics.flatMap((e) => (e.files ? [[e.id, e.files] as const] : [])));
       return annotated;
     } catch (err) {
@@ -90,4 +98,10 @@ export class FilesAware {
       this.o.log(`${epicId}: conflict ahead not checked: ${messageOf(err)}`);
     }
   }
+}
+
+/** Whether a path is a hotspot: a built-in kind (lockfile, version manifest, changelog), or named by the config's `mergeable` or `regenerate` globs. */
+export function hotspotsOf(config: RunConfig): (path: string) => boolean {
+  const globs = [...(config.mergeable ?? []), ...Object.keys(config.regenerate ?? {})];
+  return (path) => isBuiltInMergeable(path) || globs.some((g) => globsOverlap(path, g));
 }

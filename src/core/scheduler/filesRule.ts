@@ -7,7 +7,7 @@
 import type { EpicStatus } from '../epics/transitions.ts';
 import { sharedFile } from './fileGlobs.ts';
 import type { EpicAction } from './rules.ts';
-import type { EpicSnapshot, FileShare, SchedulerSnapshot } from './types.ts';
+import type { EpicFiles, EpicSnapshot, FileShare, SchedulerSnapshot } from './types.ts';
 
 /** A step being built now (a live Ralph run or a live claim), and the files it touches. */
 export interface BusyStep {
@@ -125,4 +125,23 @@ function mergeShare(epic: EpicSnapshot, epics: readonly EpicSnapshot[]): [FileSh
     ];
   }
   return [null, ''];
+}
+
+/**
+ * The epic's files without its hotspots: files whose conflicts resolve mechanically (a lockfile, a
+ * changelog, a configured `mergeable` glob; docs/files.md) overlap nothing, so steps that share only
+ * hotspots run side by side, and a conflict ahead only in hotspots orders no merge. Only literal
+ * paths are dropped: a glob such as `src/**` still covers the rest of what it names.
+ */
+export function withoutHotspots(files: EpicFiles, hotspot: (path: string) => boolean): EpicFiles {
+  const keep = (list: readonly string[]) => list.filter((f) => /[*?]/.test(f) || !hotspot(f));
+  return {
+    ...files,
+    openSteps: Object.fromEntries(Object.entries(files.openSteps).map(([anchor, list]) => [anchor, keep(list)])),
+    changed: keep(files.changed),
+    // A conflict whose files git did not name still orders the merges.
+    conflictsWith: files.conflictsWith.flatMap((c) =>
+      c.files.length === 0 ? [c] : keep(c.files).length > 0 ? [{ ...c, files: keep(c.files) }] : [],
+    ),
+  };
 }
