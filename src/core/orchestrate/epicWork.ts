@@ -29,6 +29,7 @@ export interface EpicWorkOptions {
   readonly log: (line: string) => void;
   readonly worktreeLocation?: string;
   readonly actor: Actor;
+  readonly beforeWorktreeRemoved?: (path: string) => Promise<void>;
 }
 
 /**
@@ -364,8 +365,11 @@ export class EpicWork {
       );
       return;
     }
+    if (worktree) await this.o.beforeWorktreeRemoved?.(worktree).catch(() => undefined);
     await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
     if (worktree) await releaseWorktreePorts(this.o.store, worktree, process.env);
+    // The store forgets a worktree that is gone, so no surface names it (one kept elsewhere stays recorded).
+    if (worktree && !existsSync(worktree)) await this.o.store.forgetEpicWorktree(epic.id, worktree);
     this.o.log(`${epic.id}: ${what}; worktree removed; done`);
   }
 
