@@ -17,6 +17,7 @@ import { Disposable } from './lifecycle.ts';
 import type { SchedulerState } from './model/needsYou.ts';
 import type { SchedulerPass } from './model/schedulerReport.ts';
 import type { StoreHost } from './storeHost.ts';
+import { removeFromSourceControl } from './sourceControlWorktrees.ts';
 import { confirmRepositoryConfig } from './trustPrompt.ts';
 import { userSetting } from './userSettings.ts';
 import { messageOf } from '../shared/errorMessage.ts';
@@ -135,6 +136,7 @@ export class EditorScheduler extends Disposable {
       log,
       worktreeLocation: location || undefined,
       onWrite: wrote,
+      beforeWorktreeRemoved: removeFromSourceControl,
     });
   }
 

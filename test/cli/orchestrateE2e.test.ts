@@ -134,6 +134,7 @@ test(
     assert.ok(existsSync(join(repo, `SUMMARY-${epic}.md`)), 'the mechanical summary is merged');
     assert.match(readFileSync(join(repo, `SUMMARY-${epic}.md`), 'utf8'), /ralph: 12/);
     assert.ok(!existsSync(join(`${repo}.springfield`, epic)), 'the worktree is removed after the merge');
+    assert.equal(shown.worktree_path, null, 'and forgotten by the store');
   },
 );
 

@@ -135,6 +135,9 @@ test(
       (e) => /removed/.test(e.reason ?? ''),
     );
     assert.match(event?.reason ?? '', /^worktree .* removed: its epic is deferred$/);
+    const recorded = (id: string) => f.sf('epic', 'show', id).json.worktree_path;
+    assert.equal(recorded(clean), null, 'a removed worktree is forgotten by the store');
+    assert.equal(recorded(busy), wt.busy, 'a kept one stays recorded');
 
     const noReason = f.sf('worktrees', 'prune', '--force', ' ');
     assert.equal(noReason.code, 2, noReason.stdout);
@@ -192,6 +195,7 @@ test(
     assert.equal(refused.code, 0, refused.stderr);
     assert.match((refused.json.kept as { reason: string }[])[0]?.reason ?? '', /^the archive command `.*` exited 4$/);
     assert.ok(existsSync(String(left?.path)), 'a failed archive keeps the worktree');
+    assert.notEqual(f.sf('epic', 'show', epic).json.worktree_path, null, 'and the store still records it');
 
     // Changed by hand and not allowed: prune runs no archive command it was not allowed to.
     const configPath = join(f.repo, '.springfield', 'config.json');
@@ -211,6 +215,7 @@ test(
       [true],
     );
     assert.equal(existsSync(String(left?.path)), false);
+    assert.equal(f.sf('epic', 'show', epic).json.worktree_path, null, 'pruned: forgotten by the store');
     assert.equal(branchExists(f, `springfield/${epic}`), false, "a done epic's branch goes: its work is on main");
     assert.deepEqual(JSON.parse(readFileSync(record, 'utf8')), {
       epic,

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI, TYPO_PLAN } from '../../scripts/demoRepo.ts';
@@ -240,9 +240,30 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
         `springfield/${epicId}`,
         "a deferred epic's branch is kept",
       );
+      // The store forgets the removed worktree, so the row stops naming it; Source Control closed it before it went.
+      assert.equal(cli<{ worktree_path: string | null }>(repo, ['epic', 'show', epicId]).worktree_path, null);
+      await page.waitForFunction(
+        ([label, gone]) =>
+          [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
+            .map((r) => r.getAttribute('aria-label') ?? '')
+            .some((text) => text.startsWith(label) && text.includes('deferred') && !text.includes(gone)),
+        [TITLE, `in ${basename(worktree)}`] as const,
+        { timeout: 10_000 },
+      );
+      await page.locator('.activitybar li.action-item:has(> [aria-label^="Source Control"])').first().click();
+      await page
+        .locator('.part.sidebar .monaco-list-row', { hasText: epicId })
+        .first()
+        .waitFor({ state: 'detached', timeout: 30_000 });
+      await page.waitForTimeout(2000);
+      assert.equal(await toast(page, /Repository not initialized|git/i).count(), 0, 'the git extension says nothing');
+      await screenshot(page, 'worktrees-pruned-source-control');
+      await openSpringfield(page, 0);
     },
   );
 });
+
+type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
 
 /** Stops the epic's app through the CLI, quietly (cleanup). */
 function execStop(repo: string, epicId: string): void {

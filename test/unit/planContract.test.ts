@@ -466,6 +466,16 @@ for (const backend of BACKENDS) {
         [epic.worktree_path, epic.branch, epic.updated_at],
         ['/wt/cache', 'sf/cache', clock.now().toISOString()],
       );
+      await store.forgetEpicWorktree(id, '/wt/other');
+      assert.equal((await store.getEpic(id)).worktree_path, '/wt/cache', 'another path: kept');
+      clock.advance(5000);
+      await store.forgetEpicWorktree(id, '/wt/cache');
+      const gone = await store.getEpic(id);
+      assert.deepEqual(
+        [gone.worktree_path, gone.branch, gone.updated_at],
+        [null, 'sf/cache', clock.now().toISOString()],
+        'a removed worktree is forgotten; its branch name stays',
+      );
     });
 
     test('showStep reads one step with its substeps, items and dependencies; unknown ones are usage errors', async (t) => {

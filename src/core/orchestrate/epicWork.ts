@@ -39,6 +39,7 @@ export interface EpicWorkOptions {
   readonly actor: Actor;
   /** A real conflict at the merge: one bounded Ralph session in the epic's worktree with `brief` in its context; resolves with its exit code (docs/files.md). */
   readonly resolveConflict?: (epicId: string, worktree: string, brief: string) => Promise<number>;
+  readonly beforeWorktreeRemoved?: (path: string) => Promise<void>;
 }
 
 /** How a merge that met a conflict landed: who resolved it, what and how. */
@@ -450,8 +451,11 @@ export class EpicWork {
       );
       return;
     }
+    if (worktree) await this.o.beforeWorktreeRemoved?.(worktree).catch(() => undefined);
     await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
     if (worktree) await releaseWorktreePorts(this.o.store, worktree, process.env);
+    // The store forgets a worktree that is gone, so no surface names it (one kept elsewhere stays recorded).
+    if (worktree && !existsSync(worktree)) await this.o.store.forgetEpicWorktree(epic.id, worktree);
     this.o.log(`${epic.id}: ${what}; worktree removed; done`);
   }
 

@@ -40,6 +40,8 @@ export interface OrchestratorOptions {
   readonly sameFailureLimit?: number;
   /** Called after the orchestrator changed the store (a pass that did something, scheduler work that ended). */
   readonly onWrite?: () => void;
+  /** Called before an epic's worktree is removed after its merge (the editor closes it in Source Control first). */
+  readonly beforeWorktreeRemoved?: (path: string) => Promise<void>;
 }
 
 /** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
@@ -129,6 +131,7 @@ export class Orchestrator {
       worktreeLocation: this.o.worktreeLocation,
       actor: this.actor,
       resolveConflict: (epicId, worktree, brief) => this.conflictSession(epicId, worktree, brief),
+      beforeWorktreeRemoved: options.beforeWorktreeRemoved,
     });
     this.files = new FilesAware({
       store: options.store,

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { gitOutAsync } from '../git/exec.ts';
 import { branchExists } from '../git/status.ts';
 import type { Actor, Store } from '../store/index.ts';
@@ -23,6 +23,8 @@ export interface PruneOptions {
     readonly env: Readonly<Record<string, string>>;
     readonly killGraceSeconds: number;
   };
+  /** Called before a worktree is removed (the editor closes it in Source Control first). */
+  readonly beforeRemove?: (path: string) => Promise<void>;
 }
 
 export interface PrunedWorktree {
@@ -95,7 +97,10 @@ export async function pruneWorktrees(
         continue;
       }
     }
+    const recorded = await recordedPath(store, w);
+    await o.beforeRemove?.(w.path).catch(() => undefined);
     const branchDeleted = await removeOne(mainRoot, w, deleteBranch, o.location);
+    if (recorded) await store.forgetEpicWorktree(w.epic_id, recorded);
     await releaseWorktreePorts(store, w.path, process.env);
     const forced =
       w.dirty > 0 ? ` (forced with ${w.dirty} uncommitted file${w.dirty === 1 ? '' : 's'}: ${o.force})` : '';
@@ -124,6 +129,13 @@ export async function pruneWorktrees(
   }
   removeEmptyWorktreeFolder(mainRoot, o.location);
   return { dry_run: o.dryRun, removed, kept };
+}
+
+/** The path the store records for this epic worktree (git lists real paths), or null when it records another or none. */
+async function recordedPath(store: Store, w: SpringfieldWorktree): Promise<string | null> {
+  if (w.kind !== 'epic' || w.status === null) return null;
+  const path = (await store.getEpic(w.epic_id)).worktree_path;
+  return path && (path === w.path || (existsSync(path) && realpathSync(path) === w.path)) ? path : null;
 }
 
 /** Why a worktree stays, or null when prune may remove it. */

@@ -23,7 +23,7 @@ import {
   type WorktreeItem,
   worktreeProblem,
 } from '../model/worktreeItems.ts';
-import { addToSourceControl, SourceControlWorktrees } from '../sourceControlWorktrees.ts';
+import { addToSourceControl, removeFromSourceControl, SourceControlWorktrees } from '../sourceControlWorktrees.ts';
 import { userSetting } from '../userSettings.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { AppRunner } from './appCommands.ts';
@@ -178,6 +178,7 @@ export class WorktreeCommands extends Disposable {
       archiveTimeoutMs: timeoutFor(config, 'setup') * 1000,
       location: this.location(),
       config,
+      beforeRemove: removeFromSourceControl,
     };
     const dry = await pruneWorktrees(host.writable(), mainRoot, null, { ...options, dryRun: true });
     const plan = pruneSummary(dry);

@@ -103,6 +103,12 @@ export const epicsPg: PgMethods<EpicsPort> = {
       [this.tx.repo, id, path, this.host, branch, this.now],
     );
   },
+  async clearEpicWorktree(id, path) {
+    await this.tx.q(
+      'UPDATE epics SET worktree_path = NULL, worktree_host = NULL, updated_at = $4 WHERE repo_id = $1 AND id = $2 AND worktree_path = $3',
+      [this.tx.repo, id, path, this.now],
+    );
+  },
   async openDebt(epicId, event, fromStatus, reason, by) {
     await this.tx.q(
       'INSERT INTO debt (repo_id, epic_id, reason, event, from_status, recorded_by, recorded_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',

@@ -62,6 +62,8 @@ export interface EpicsPort {
   markPullRequestChecked(id: string): Io<void>;
   /** Where the epic's worktree lives (PostgreSQL: and on which host). */
   setEpicWorktree(id: string, path: string, branch: string): Io<void>;
+  /** The epic's worktree, forgotten when it is still `path` (a newer one is kept). */
+  clearEpicWorktree(id: string, path: string): Io<void>;
   openDebt(epicId: string, event: string, fromStatus: string, reason: string, by: string): Io<void>;
   closeDebt(epicId: string, resolution: string): Io<void>;
   /** The register, newest first: open entries only unless `all`. */

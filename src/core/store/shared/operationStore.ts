@@ -191,6 +191,9 @@ export abstract class OperationStore extends StepOperations<StorePort> implement
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void> {
     return this.write('recording the worktree', (port) => one(port.setEpicWorktree(epicId, path, branch)));
   }
+  forgetEpicWorktree(epicId: string, path: string): Promise<void> {
+    return this.write('forgetting the worktree', (port) => one(port.clearEpicWorktree(epicId, path)));
+  }
   recordWorktreeEvent(
     epicId: string,
     actor: Actor,

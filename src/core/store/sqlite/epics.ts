@@ -66,6 +66,11 @@ export const epicsSql: SqliteMethods<EpicsPort> = {
       .prepare('UPDATE epics SET worktree_path = ?, branch = ?, updated_at = ? WHERE id = ?')
       .run(path, branch, this.now, id);
   },
+  clearEpicWorktree(id, path) {
+    this.db
+      .prepare('UPDATE epics SET worktree_path = NULL, updated_at = ? WHERE id = ? AND worktree_path = ?')
+      .run(this.now, id, path);
+  },
   openDebt(epicId, event, fromStatus, reason, by) {
     this.db
       .prepare(
