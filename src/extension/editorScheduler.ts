@@ -102,6 +102,7 @@ export class EditorScheduler extends Disposable {
       busy: last?.busy ?? false,
       waiting: last?.waiting ?? [],
       unstaffed: last?.unstaffed ?? [],
+      ...(this.running && this.orchestrator ? { parallel: this.orchestrator.parallel.text } : {}),
     };
   }
 
@@ -195,6 +196,7 @@ export class EditorScheduler extends Disposable {
       unstaffed: orchestrator.unstaffed,
       busy: !orchestrator.idle,
       roles: orchestrator.configuredRoles,
+      parallel: orchestrator.parallel.text,
     };
     this.last = pass;
     this.passed.fire(pass);

@@ -46,7 +46,7 @@ export class SchedulerStatus extends Disposable {
     const report = reportPass(pass);
     if (this.running)
       this.item.tooltip = new vscode.MarkdownString(
-        `**Springfield scheduler running**\n\nLast pass: ${md(report.message)}\n\nStop it in the Agents view.`,
+        `**Springfield scheduler running**\n\nLast pass: ${md(report.message)}${pass.parallel ? `\n\nAgents: ${md(pass.parallel)}` : ''}\n\nStop it in the Agents view.`,
       );
     if (pass.kind === 'loop') return;
     const lead = pass.kind === 'start' ? 'Springfield scheduler running.' : 'Springfield:';
