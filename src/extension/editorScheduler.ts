@@ -106,6 +106,7 @@ export class EditorScheduler extends Disposable {
       busy: last?.busy ?? this.running,
       waiting: last?.waiting ?? [],
       unstaffed: last?.unstaffed ?? [],
+      ...(this.running && this.orchestrator ? { parallel: this.orchestrator.parallel.text } : {}),
     };
   }
 
@@ -200,6 +201,7 @@ export class EditorScheduler extends Disposable {
       unstaffed: orchestrator.unstaffed,
       busy: !orchestrator.idle,
       roles: orchestrator.configuredRoles,
+      parallel: orchestrator.parallel.text,
     };
     this.last = pass;
     this.passed.fire(pass);

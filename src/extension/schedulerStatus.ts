@@ -49,7 +49,7 @@ export class SchedulerStatus extends Disposable {
     if (this.running) void vscode.commands.executeCommand('setContext', 'springfield.schedulerPassed', true);
     if (this.running)
       this.item.tooltip = new vscode.MarkdownString(
-        `**Springfield scheduler running**\n\nLast pass: ${md(report.message)}\n\nStop it in the Agents view.`,
+        `**Springfield scheduler running**\n\nLast pass: ${md(report.message)}${pass.parallel ? `\n\nAgents: ${md(pass.parallel)}` : ''}\n\nStop it in the Agents view.`,
       );
     if (pass.kind === 'loop') return;
     const lead = pass.kind === 'start' ? 'Springfield scheduler running.' : 'Springfield:';

@@ -32,6 +32,7 @@ import { LEASE_WARNING_MS } from './model/needsYou.ts';
 import { walkthroughProgress, type Snapshot } from './model/snapshot.ts';
 import { ConflictWatch } from './model/conflictWatch.ts';
 import { NeedsYouHost } from './needsYouHost.ts';
+import { NeedsYouNotifier } from './needsYouNotifier.ts';
 import { approveMerge, raiseBudget, runNeedsYouAction } from './commands/needsYouActions.ts';
 import { ReviewChanges } from './review/reviewChanges.ts';
 import { SignalComments } from './signalComments.ts';
@@ -203,6 +204,12 @@ export class SpringfieldExtension extends Disposable {
         (id) => guarded(raiseBudget)(ctx, id),
       ),
     );
+    const told = this.register(
+      new NeedsYouNotifier(
+        this.context.workspaceState,
+        (action) => void guarded(runNeedsYouAction)(ctx, action, (epicId) => this.revealEpic?.(epicId)),
+      ),
+    );
     this.register(
       host.onDidChange((s: Snapshot) => {
         watch.update(s);
@@ -228,6 +235,7 @@ export class SpringfieldExtension extends Disposable {
         );
         void this.setWalkthroughKeys(s);
         blocks.update(s);
+        told.update(needs.current);
         setupHint(s);
       }),
     );
@@ -244,6 +252,7 @@ export class SpringfieldExtension extends Disposable {
       needs.onDidChange(() => {
         if (host.snapshot) this.epics.update(host.snapshot);
         this.dashboard?.refresh();
+        told.update(needs.current);
       }),
     );
     this.register(new SchedulerStatus(scheduler, agentsView));

@@ -199,7 +199,11 @@ export interface StatsDto {
 export interface DashboardData {
   readonly now: string;
   /** What waits for the person (the first figure and the list above the cards), and the scheduler's idle line. */
-  readonly needsYou: { readonly items: readonly NeedsYouDto[]; readonly idle: string | null };
+  readonly needsYou: {
+    readonly items: readonly NeedsYouDto[];
+    readonly idle: string | null;
+    readonly fleet?: string | null;
+  };
   readonly figures: {
     readonly epics: number;
     readonly byStatus: Readonly<Record<string, number>>;

@@ -12,6 +12,7 @@ import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { needsYou, type SchedulerState } from '../../src/extension/model/needsYou.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicsRoot } from '../../src/extension/views/treeModel.ts';
+import { needsYouNews } from '../../src/extension/model/needsYouNews.ts';
 import { sqliteOf } from '../helpers/sqlite.ts';
 
 const PLAN =
@@ -232,4 +233,50 @@ test('one source: a deferred epic asks no decision, and what the scheduler last 
   const now = needsYou(await loadSnapshot(store, me.worktree, clock.now()), stale, clock.now());
   assert.deepEqual(now.items, [], 'no plan waits in the store, the epic is deferred: nothing from the stale pass');
   assert.match(now.idle ?? '', /^Scheduler idle: nothing to do/);
+});
+
+test("the person's queue and the fleet: one item for the held planning, the agents at once, and each item told once", async (t) => {
+  const { store, clock } = setup(t);
+  const a = await store.createEpic({ title: 'Alpha', brief: '', priority: 'P2' }, me);
+  const b = await store.createEpic({ title: 'Beta', brief: '', priority: 'P2' }, me);
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const held = (id: string) => ({
+    epic_id: id,
+    kind: 'queue' as const,
+    message: 'no new planning: 3 epics wait for a person (at most 3, maxWaitingOnPerson)',
+    until: null,
+  });
+  const machine = { epic_id: b.id, kind: 'machine' as const, message: 'waiting: 0.9 GB free, needs 2 GB', until: null };
+  const state: SchedulerState = {
+    ...idle,
+    busy: true,
+    waiting: [held(a.id), held(b.id), machine],
+    parallel: 'auto: 3 agents at once (at most 20)',
+  };
+  const needs = needsYou(snap, state, clock.now());
+  assert.deepEqual(
+    needs.items.map((i) => [i.key, i.text]),
+    [
+      [
+        'queue',
+        "No new epic's planning starts while 3 epics wait for a person (at most 3, maxWaitingOnPerson): 2 new epics wait.",
+      ],
+    ],
+  );
+  assert.equal(needs.fleet, 'auto: 3 agents at once (at most 20) · waiting: 0.9 GB free, needs 2 GB');
+  assert.equal(needsYou(snap, { ...state, running: false }, clock.now()).fleet, null);
+
+  const first = needsYouNews([], needs.items);
+  assert.deepEqual(
+    first.fresh.map((i) => i.key),
+    ['queue'],
+  );
+  assert.deepEqual(needsYouNews(first.keep, needs.items).fresh, [], 'told once while it stands');
+  const gone = needsYouNews(first.keep, []);
+  assert.deepEqual(gone.keep, []);
+  assert.deepEqual(
+    needsYouNews(gone.keep, needs.items).fresh.map((i) => i.key),
+    ['queue'],
+    'told again when it comes back',
+  );
 });

@@ -430,7 +430,11 @@ function render(): void {
       waiting ? d.needsYou.items.map((i) => i.label).join(' · ') : 'nothing waits for you',
     ),
     figure(d.figures.epics === 1 ? 'epic' : 'epics', d.figures.epics, statuses || 'none yet'),
-    figure(d.figures.agentsRunning === 1 ? 'agent running' : 'agents running', d.figures.agentsRunning),
+    figure(
+      d.figures.agentsRunning === 1 ? 'agent running' : 'agents running',
+      d.figures.agentsRunning,
+      d.needsYou.fleet ?? undefined,
+    ),
     figure(d.figures.stepsClaimed === 1 ? 'step claimed' : 'steps claimed', d.figures.stepsClaimed),
     figure('sessions this week', d.figures.sessionsThisWeek),
     figure(

@@ -150,7 +150,9 @@ export const orchestrateCommand: Command = {
       lines.push('No agent configured (roles in .springfield/config.json, or springfield agents use <preset>):');
       for (const u of unstaffed) lines.push(`  ${u.epic_id}: ${u.message}`);
     }
-    return output({ actions: taken, counts, waiting, unstaffed }, lines.join('\n'));
+    const parallel = orchestrator.parallel;
+    if (parallel.auto) lines.push(`Agents at once: ${parallel.text}`);
+    return output({ actions: taken, counts, waiting, unstaffed, parallel }, lines.join('\n'));
   },
 };
 

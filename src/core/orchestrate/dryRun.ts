@@ -10,7 +10,10 @@ import { MESSAGES } from '../scheduler/rules.ts';
 import type { Action, SchedulerSnapshot } from '../scheduler/types.ts';
 import { unstaffedEpics, type Unstaffed } from '../scheduler/unstaffed.ts';
 import type { Store } from '../store/index.ts';
+import { admissionHold } from '../scheduler/admission.ts';
 import { conflictsAhead } from './conflictsAhead.ts';
+import { admissionOf } from './fleetConfig.ts';
+import { readMachine } from './machine.ts';
 import { mainChanges } from './merge.ts';
 import { waitingOf, type Waiting } from './orchestrator.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
@@ -37,9 +40,12 @@ export async function dryRun(store: Store, mainRoot: string, config: RunConfig, 
   const stored = await store.schedulerSnapshot();
   // Git failing to answer leaves the files out, as a pass would (docs/files.md).
   const conflicts = await conflictsNow(stored, mainRoot).catch(() => []);
-  const snapshot = filesAwareOf(config)
+  const annotated = filesAwareOf(config)
     ? await new StepFiles(store, mainRoot).annotate(stored, betweenEpics(stored, conflicts)).catch(() => stored)
     : stored;
+  // Admission judges the machine as a pass would now (a dry run has no heavy work of its own under way).
+  const admission = admissionHold(readMachine(), admissionOf(config));
+  const snapshot = { ...annotated, fleet: { admission, heavy: { verification: 0, setup: 0 } } };
   const scheduler = schedulerConfigOf(config, mainRoot);
   const decided = decide(snapshot, scheduler, now);
   const waiting: Waiting[] = [];

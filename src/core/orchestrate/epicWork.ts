@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { handoffFileName } from '../epics/handoff.ts';
 import { RefusedError } from '../errors.ts';
@@ -26,6 +25,7 @@ import { renderSummary, summaryFileName, writeSummary } from './summary.ts';
 import { displayCommand, runCommand, runVerification, SlotPool } from './verify.ts';
 import { depositApprovedPlan, ensureEpicWorktree, epicBranch, removeEpicWorktree } from './epicWorktree.ts';
 import { describeTidy, tidyWorktree } from './worktreeState.ts';
+import { slotsOf } from './fleetConfig.ts';
 import { startEpicInWorktree } from './epicStart.ts';
 import type { PlanSource } from '../plan/types.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
@@ -61,7 +61,8 @@ export class EpicWork {
 
   constructor(options: EpicWorkOptions) {
     this.o = options;
-    this.pool = new SlotPool(Math.max(1, Math.floor(availableParallelism() / 2)));
+    // decide() holds a verification while its slots are taken; a merge's re-verification waits here for one.
+    this.pool = new SlotPool(slotsOf(options.config).verification);
   }
 
   private get actor(): Actor {

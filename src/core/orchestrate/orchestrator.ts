@@ -25,6 +25,8 @@ import {
 import { releaseWorktreePorts } from './worktreePorts.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { mainChanges } from './merge.ts';
+import { Fleet, type HeavyKind, type Parallel } from './fleet.ts';
+import { Notifier } from './notify.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
 
@@ -47,7 +49,8 @@ export interface OrchestratorOptions {
 /** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
 export interface Waiting {
   readonly epic_id: string;
-  readonly kind: 'person' | 'backoff' | 'files' | 'budget';
+  /** machine, slot, queue: the fleet holds it (docs/scheduler.md, "The fleet"). */
+  readonly kind: 'person' | 'backoff' | 'files' | 'budget' | 'machine' | 'slot' | 'queue';
   readonly message: string;
   /** When a backoff ends, or the daily budget starts again (the next UTC day; ISO 8601); null for a person or files. */
   readonly until: string | null;
@@ -58,7 +61,7 @@ export function waitingOf(action: Action): Waiting | null {
   if (action.kind === 'surface')
     return { epic_id: action.epicId, kind: 'person', message: action.message, until: null };
   if (action.kind === 'wait') {
-    const kind = action.dailyBudget ? 'budget' : action.until === null ? 'files' : 'backoff';
+    const kind = action.hold ?? (action.dailyBudget ? 'budget' : action.until === null ? 'files' : 'backoff');
     return { epic_id: action.epicId, kind, message: action.message, until: action.until };
   }
   if (action.kind === 'check_pr')
@@ -93,6 +96,10 @@ export class Orchestrator {
   private readonly agents = new Map<string, LaunchedAgent>();
   /** Setup, verification or merge under way, by epic: nothing else starts in that worktree meanwhile. */
   private readonly jobs = new Map<string, Promise<void>>();
+  private readonly jobKinds = new Map<string, HeavyKind>();
+  /** Admission, slots and auto parallelism (fleet.ts); the notify command (notify.ts). */
+  private readonly fleet: Fleet;
+  private readonly notifier: Notifier;
   private readonly pending = new Set<Promise<unknown>>();
   private nextLocalId = -1;
   private readonly work: EpicWork;
@@ -133,6 +140,8 @@ export class Orchestrator {
       resolveConflict: (epicId, worktree, brief) => this.conflictSession(epicId, worktree, brief),
       beforeWorktreeRemoved: options.beforeWorktreeRemoved,
     });
+    this.fleet = new Fleet(options.config, options.log);
+    this.notifier = new Notifier(options.config.notify?.command ?? null, options.mainRoot, options.log);
     this.files = new FilesAware({
       store: options.store,
       mainRoot: options.mainRoot,
@@ -144,7 +153,12 @@ export class Orchestrator {
   }
 
   private get schedulerConfig(): SchedulerConfig {
-    return schedulerConfigOf(this.o.config, this.o.mainRoot, this.o.sameFailureLimit);
+    return schedulerConfigOf(this.o.config, this.o.mainRoot, this.o.sameFailureLimit, this.fleet.parallel.current);
+  }
+
+  /** How many agents may run at once now ("auto": its current value). */
+  get parallel(): Parallel {
+    return this.fleet.parallel;
   }
 
   /** The conflicts ahead predicted after the builds so far, per epic under way (the editor shows them; docs/files.md). */
@@ -167,6 +181,7 @@ export class Orchestrator {
       ...stored,
       epics,
       runs: [...stored.runs, ...[...this.launches.values()].map((l) => l.placeholder)],
+      fleet: this.fleet.look(this.jobKinds.values()),
     };
     const taken: Action[] = [];
     const waiting: Waiting[] = [];
@@ -197,6 +212,7 @@ export class Orchestrator {
       }
     }
     this.waitingNow = waiting;
+    this.notifier.update(waiting.filter((w) => w.kind === 'person'));
     const acted = new Set<string>(this.jobs.keys());
     for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
     for (const w of waiting) acted.add(w.epic_id);
@@ -269,14 +285,14 @@ export class Orchestrator {
         return true;
       }
       case 'verify':
-        return this.background(a.epicId, () => this.work.verify(a.epicId));
+        return this.background(a.epicId, 'verify', () => this.work.verify(a.epicId));
       case 'setup':
-        return this.background(a.epicId, () => this.work.setup(a.epicId));
+        return this.background(a.epicId, 'setup', () => this.work.setup(a.epicId));
       case 'complete_mechanically':
         await this.work.completeMechanically(a.epicId);
         return true;
       case 'merge':
-        return this.background(a.epicId, () => this.work.merge(a.epicId));
+        return this.background(a.epicId, 'merge', () => this.work.merge(a.epicId));
       case 'check_pr':
         // Quick and rate-limited: done within the pass, so an open pull request is waiting, not work under way.
         await this.work.checkPullRequest(a.epicId);
@@ -290,13 +306,15 @@ export class Orchestrator {
       case 'wait':
         // The daily budget holds every epic at once: said once a day and limit, not once per epic or pass (docs/budgets.md).
         if (a.dailyBudget) this.logOnce(`daily_budget:${a.dailyBudget.day}:${a.dailyBudget.limit}`, a.message);
-        else this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
+        // Admission says when it starts and ends holding (fleet.ts), not once per epic and reading.
+        else if (a.hold !== 'machine')
+          this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
         return false;
     }
   }
 
   /** Runs scheduler work for an epic in the background; the epic counts as busy until it ends. */
-  private background(epicId: string, fn: () => Promise<void>): boolean {
+  private background(epicId: string, kind: HeavyKind, fn: () => Promise<void>): boolean {
     if (this.jobs.has(epicId)) return false;
     const job: Promise<void> = fn()
       .catch((err: unknown) => {
@@ -305,10 +323,12 @@ export class Orchestrator {
       .finally(() => {
         this.endedUnseen = true;
         this.jobs.delete(epicId);
+        this.jobKinds.delete(epicId);
         this.pending.delete(job);
         this.o.onWrite?.();
       });
     this.jobs.set(epicId, job);
+    this.jobKinds.set(epicId, kind);
     this.pending.add(job);
     return true;
   }
@@ -600,6 +620,8 @@ export class Orchestrator {
       this.endedUnseen = true;
       this.agents.delete(launchId);
       if (building) await this.files.afterBuild(a.epicId);
+      const ended = await this.o.store.runsByLaunch([launchId]).catch(() => []);
+      this.fleet.runEnded(ended[0]?.status ?? 'failed');
       this.pending.delete(done);
     });
     this.pending.add(done);

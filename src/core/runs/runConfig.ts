@@ -14,6 +14,7 @@ import type { UsageSpec } from './usage.ts';
 import type { BudgetConfig } from '../epics/costBudget.ts';
 import { UsageError } from '../errors.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
+import { FLEET_SCHEMA, type FleetSettings, fleetSettingsOf } from '../../shared/fleetSettings.ts';
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
@@ -63,7 +64,6 @@ const Limit = z.number().positive('must be a positive number').max(1e9);
 const ConfigSchema = z.strictObject({
   roles: perRole(AGENT_ROLES, CommandSchema).optional(),
   verification: z.array(CommandSchema).optional(),
-  maxParallelAgents: z.int().min(1).max(64).optional(),
   leaseSeconds: Seconds.optional(),
   runTimeoutSeconds: Seconds.optional(),
   timeouts: perRole(RUN_ROLES, Seconds).optional(),
@@ -109,12 +109,15 @@ const ConfigSchema = z.strictObject({
       epicMinutes: Limit.optional(),
     })
     .optional(),
+  ...FLEET_SCHEMA,
 });
 
-export interface RunConfig {
+/** The fleet's keys (admission, slots, maxWaitingOnPerson, notify) are src/shared/fleetSettings.ts's. */
+export interface RunConfig extends FleetSettings {
   readonly roles: Readonly<Partial<Record<AgentRole, readonly string[]>>>;
   readonly verification: readonly (readonly string[])[];
-  readonly maxParallelAgents: number;
+  /** A number, or "auto": the scheduler finds it (docs/scheduler.md, "The fleet"). */
+  readonly maxParallelAgents: number | 'auto';
   readonly leaseSeconds: number;
   /** The default timeout of a run, for roles without their own in `timeouts`. */
   readonly runTimeoutSeconds: number;
@@ -255,6 +258,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.mergeable?.length ? { mergeable: c.mergeable } : {}),
     ...(c.regenerate && Object.keys(c.regenerate).length > 0 ? { regenerate: c.regenerate } : {}),
     ...(c.budget && Object.keys(c.budget).length > 0 ? { budget: c.budget } : {}),
+    ...fleetSettingsOf(c),
   };
 }
 

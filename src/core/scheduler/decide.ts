@@ -6,6 +6,7 @@ import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import { dailyHold, gateEpicBudget } from './budgetRule.ts';
 import { gateFaults } from './faults.ts';
 import { builtStep, busySteps, filesHold } from './filesRule.ts';
+import { fleetHold, fleetPass, fleetTake } from './fleetRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
 
@@ -45,7 +46,8 @@ const STOP_MARGIN_MS = 30_000;
  * role that keeps failing waits out its backoff, then blocks the epic (gateFaults); a builder whose
  * step's files meet another epic's work, or a merge that must come second, waits (filesHold,
  * docs/files.md). A run on an epic whose spend reached its budget pauses the epic instead, and while the
- * daily budget is spent nothing that starts an agent is taken (docs/budgets.md).
+ * daily budget is spent nothing that starts an agent is taken (docs/budgets.md). The fleet holds heavy
+ * work while the machine has no room, slots are full or the person's queue is (fleetRule.ts).
  */
 export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now: Date): Action[] {
   const actions: Action[] = [];
@@ -63,6 +65,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
   let free = Math.max(0, limit - live);
   const busyFiles = busySteps(snapshot);
   const seen = new Set<string>();
+  const fleet = fleetPass(snapshot, live);
   for (const epic of scheduleOrder(snapshot.epics)) {
     if (seen.has(epic.id)) continue;
     seen.add(epic.id);
@@ -73,12 +76,14 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     if (intent === null) continue;
     const gated = gateFaults(epic, gateEpicBudget(epic, intent, config), config, now);
     const held = filesHold(epic, gated, snapshot.epics, busyFiles) ?? gated;
-    const action = dailyHold(epic, held, config, snapshot.today) ?? held;
+    const daily = dailyHold(epic, held, config, snapshot.today) ?? held;
+    const action = daily.kind === 'wait' ? daily : (fleetHold(fleet, epic, daily, config) ?? daily);
     const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));
     if (needsSlot) {
       if (free <= 0) continue;
       free -= 1;
     }
+    fleetTake(fleet, action, config);
     const built = builtStep(epic, action);
     if (built) busyFiles.push(built);
     actions.push(action);

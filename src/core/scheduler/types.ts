@@ -139,6 +139,13 @@ export interface SchedulerSnapshot {
   readonly runs: readonly RunSnapshot[];
   /** What the agent runs of every epic that ended today (UTC, by the store's clock) cost: the daily budget's spend. */
   readonly today?: DailySpend;
+  /** The fleet's view of the machine (docs/scheduler.md, "The fleet"); absent: no admission, no heavy work under way. */
+  readonly fleet?: {
+    /** Why admission holds new heavy work now ("0.9 GB free, needs 1 GB"), or null. */
+    readonly admission: string | null;
+    /** Verification and setup commands under way now. */
+    readonly heavy: { readonly verification: number; readonly setup: number };
+  };
 }
 
 export interface SchedulerConfig {
@@ -163,6 +170,10 @@ export interface SchedulerConfig {
   readonly prCheckMs?: number;
   /** Cost budgets per epic and per day (docs/budgets.md); absent: no limit. */
   readonly budget?: BudgetConfig;
+  /** Verification and setup commands of different epics at once; absent: no limit. */
+  readonly slots?: { readonly verification: number; readonly setup: number };
+  /** While this many epics wait for a person, no new epic's planning starts; absent: no limit. */
+  readonly maxWaitingOnPerson?: number;
 }
 
 /**
@@ -210,6 +221,8 @@ export type Action =
       readonly shares?: FileShare;
       /** The daily budget is spent: no agent starts anywhere until `until` (the next UTC day) or until it is raised (docs/budgets.md). */
       readonly dailyBudget?: DailySpend & { readonly limit: number };
+      /** The fleet holds it (fleetRule.ts): the machine has no room, no slot is free, or the person's queue is full. */
+      readonly hold?: 'machine' | 'slot' | 'queue';
     }
   /** Run the configured verification commands in the epic's worktree (the executor's verification pool). */
   | { readonly kind: 'verify'; readonly epicId: string }

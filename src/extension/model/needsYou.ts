@@ -34,6 +34,8 @@ export interface SchedulerState {
   readonly busy: boolean;
   readonly waiting: readonly Waiting[];
   readonly unstaffed: readonly Unstaffed[];
+  /** How many agents may run at once ("auto: 3 agents at once (at most 20)"); absent while it does not run here. */
+  readonly parallel?: string;
 }
 
 /** What the person can do about an item; the editor maps each kind to its command. */
@@ -79,9 +81,11 @@ export interface NeedsYou {
   readonly items: readonly NeedsYouItem[];
   /** While the scheduler runs in this window with nothing under way: what it waits for, in words. */
   readonly idle: string | null;
+  /** While it runs here: how many agents may run at once, and why new ones wait for the machine (docs/scheduler.md, "The fleet"). */
+  readonly fleet: string | null;
 }
 
-export const NOTHING: NeedsYou = { items: [], idle: null };
+export const NOTHING: NeedsYou = { items: [], idle: null, fleet: null };
 
 /**
  * Everything that waits for the person now, most urgent first. `ahead`: per epic under way, the
@@ -135,7 +139,32 @@ export function needsYou(
     covered.add(w.epic_id);
     items.push({ ...waitingItem(w, title(w.epic_id)), ...about(w.epic_id) });
   }
-  return { items, idle: idleText(s, scheduler, items.length, title, now) };
+  const queue = scheduler?.waiting.filter((w) => w.kind === 'queue') ?? [];
+  if (queue[0]) items.push(queueItem(queue[0], queue.length));
+  return { items, idle: idleText(s, scheduler, items.length, title, now), fleet: fleetText(scheduler) };
+}
+
+/** The person's queue is full (maxWaitingOnPerson): one item for the new epics whose planning waits. */
+function queueItem(w: Waiting, held: number): NeedsYouItem {
+  const why = w.message.replace(/^no new planning: /, '');
+  return {
+    key: 'queue',
+    epicId: null,
+    subject: 'Planning held',
+    icon: 'inbox',
+    fact: 'planning waits for your queue',
+    detail: why,
+    label: 'Show epic',
+    action: { kind: 'showEpic', epicId: w.epic_id },
+    text: `No new epic's planning starts while ${why}: ${held} new epic${held === 1 ? ' waits' : 's wait'}.`,
+  };
+}
+
+/** "3 agents at once (auto, at most 20) · waiting: 0.9 GB free, needs 1 GB" while the scheduler runs here. */
+function fleetText(scheduler: SchedulerState | undefined): string | null {
+  if (!scheduler?.running || !scheduler.parallel) return null;
+  const machine = scheduler.waiting.find((w) => w.kind === 'machine');
+  return machine ? `${scheduler.parallel} · ${machine.message}` : scheduler.parallel;
 }
 
 /** Steps a person holds whose lease ends within LEASE_WARNING_MS, or has ended. */

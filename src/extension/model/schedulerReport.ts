@@ -15,6 +15,8 @@ export interface SchedulerPass {
   readonly busy: boolean;
   /** Roles with an agent command configured. */
   readonly roles: readonly string[];
+  /** How many agents may run at once ("auto: 3 agents at once (at most 20)"). */
+  readonly parallel?: string;
 }
 
 export interface PassReport {

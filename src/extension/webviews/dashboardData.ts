@@ -72,6 +72,7 @@ export async function dashboardData(
     needsYou: {
       items: needs.items.map((i) => ({ key: i.key, text: i.text, label: i.label, epicId: i.epicId })),
       idle: needs.idle,
+      fleet: needs.fleet,
     },
     figures: {
       epics: s.epics.length,

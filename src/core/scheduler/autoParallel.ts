@@ -1,0 +1,40 @@
+/**
+ * `"maxParallelAgents": "auto"` (docs/scheduler.md, "The fleet"): how many agents may run at once,
+ * grown by one after each stretch of successful runs on a machine with room, halved when a run meets a
+ * usage limit or ends on a pressured machine, between 1 and a ceiling. Pure: the orchestrator feeds it
+ * each run's end and keeps the state.
+ */
+
+export interface AutoParallel {
+  readonly current: number;
+  readonly ceiling: number;
+  /** Successful runs since the last change. */
+  readonly streak: number;
+}
+
+/** Successful runs in a row, with no limit and no pressure, that add one agent. */
+export const AUTO_STRETCH = 2;
+/** Where auto starts: low, so a fleet finds the machine's and the account's room before it fills them. */
+export const AUTO_START = 2;
+
+export function autoStart(ceiling: number): AutoParallel {
+  return { current: Math.max(1, Math.min(AUTO_START, ceiling)), ceiling, streak: 0 };
+}
+
+/**
+ * The state after a run ended with `outcome` (a run's status: succeeded, failed, limited, …) while the
+ * machine was `pressured` (admission held new work at the last look). A failure of the agent's own is
+ * neither room nor pressure: it only ends the stretch.
+ */
+export function autoAfterRun(s: AutoParallel, outcome: string, pressured: boolean): AutoParallel {
+  if (outcome === 'limited' || pressured) return { ...s, current: Math.max(1, Math.floor(s.current / 2)), streak: 0 };
+  if (outcome !== 'succeeded') return { ...s, streak: 0 };
+  const streak = s.streak + 1;
+  if (streak < AUTO_STRETCH) return { ...s, streak };
+  return { ...s, current: Math.min(s.ceiling, s.current + 1), streak: 0 };
+}
+
+/** How the current value is shown (the orchestrate log, the status bar's tooltip, the dashboard). */
+export function autoText(s: AutoParallel): string {
+  return `auto: ${s.current} agent${s.current === 1 ? '' : 's'} at once (at most ${s.ceiling})`;
+}

@@ -1,0 +1,61 @@
+/**
+ * The fleet governor's configuration keys (docs/scheduler.md, "The fleet"): admission, slots for heavy
+ * commands, the person's queue, notify and `"maxParallelAgents": "auto"`. They join the run config's
+ * schema (src/core/runs/runConfig.ts); src/core/orchestrate/fleetConfig.ts resolves their defaults.
+ */
+import { z } from 'zod';
+
+/** What admission lets the machine come to before new heavy work waits (src/core/scheduler/admission.ts). */
+export interface AdmissionLimits {
+  readonly minFreeMemoryMb: number;
+  /** Percent of the last 10 s some task waited (/proc/pressure "some avg10"). */
+  readonly maxCpuPressure: number;
+  readonly maxMemoryPressure: number;
+  readonly maxIoPressure: number;
+  /** Judged only where the kernel gives no pressure. */
+  readonly maxLoadPerCore: number;
+}
+
+const Percent = z.number().min(0).max(100);
+const Slots = z.int().min(1).max(64);
+
+/** The keys this file adds to the config's schema. */
+export const FLEET_SCHEMA = {
+  maxParallelAgents: z.union([z.int().min(1).max(64), z.literal('auto')]).optional(),
+  admission: z
+    .strictObject({
+      minFreeMemoryMb: z.int().min(0).max(10_000_000).optional(),
+      maxCpuPressure: Percent.optional(),
+      maxMemoryPressure: Percent.optional(),
+      maxIoPressure: Percent.optional(),
+      maxLoadPerCore: z.number().positive().max(1000).optional(),
+    })
+    .optional(),
+  slots: z.strictObject({ verification: Slots.optional(), setup: Slots.optional() }).optional(),
+  maxWaitingOnPerson: z.int().min(1).max(1000).optional(),
+  notify: z
+    .strictObject({
+      command: z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program'),
+    })
+    .optional(),
+};
+
+/** The same keys as the run config holds them: as written, so a config read back validates again. */
+export interface FleetSettings {
+  readonly admission?: Readonly<Partial<AdmissionLimits>>;
+  readonly slots?: { readonly verification?: number; readonly setup?: number };
+  readonly maxWaitingOnPerson?: number;
+  readonly notify?: { readonly command: readonly string[] };
+}
+
+type Parsed = { [K in keyof typeof FLEET_SCHEMA]?: z.infer<(typeof FLEET_SCHEMA)[K]> };
+
+/** The fleet keys of a parsed config, only those given. */
+export function fleetSettingsOf(c: Parsed): FleetSettings {
+  return {
+    ...(c.admission ? { admission: c.admission } : {}),
+    ...(c.slots ? { slots: c.slots } : {}),
+    ...(c.maxWaitingOnPerson !== undefined ? { maxWaitingOnPerson: c.maxWaitingOnPerson } : {}),
+    ...(c.notify ? { notify: c.notify } : {}),
+  };
+}
