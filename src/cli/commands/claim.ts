@@ -1,18 +1,19 @@
 import { int } from '../args.ts';
-import { arg, LEASE_OPTION, PLAN_ARG, type Command } from '../command.ts';
+import { LEASE_OPTION, type Command } from '../command.ts';
 import { readHead, takenOverText, type StepStore } from '../../core/index.ts';
 import { output, until } from '../output.ts';
 import { withHandOver } from '../pending.ts';
+import { ONLY_PLAN_ARG, planOrOnly } from '../onlyPlan.ts';
 
 export const claimCommand: Command<StepStore> = {
   name: 'claim',
   summary: 'atomically claim the next ready step (dependencies done, by plan order)',
-  positionals: [PLAN_ARG],
+  positionals: [ONLY_PLAN_ARG],
   options: [LEASE_OPTION],
   details:
     'Nothing ready is not an error: exit 0 with claimed=false and the reason.\nA ready step whose **Files:** overlap those of a step another holder claimed is passed over (reason files_busy when every one is; docs/files.md).\nA step whose lease expired is reclaimed (reclaimed_from_expired=true) with a new claim token.\nOn PostgreSQL, a claim whose reply was lost (exit 3) is picked up by running the same command again (resumed=true).',
   async run(ctx) {
-    const source = ctx.currentPlanSource(arg(ctx, 0));
+    const source = ctx.currentPlanSource(await planOrOnly(ctx, 'claim', 'write'));
     // A claim whose reply an earlier process lost is looked up before a new one is made (docs/postgres-design.md, "Failures, retries, idempotence").
     // The branch this worktree is on: an epic's steps are claimed in its worktree or on its branch (docs/lifecycle.md).
     const branch = readHead(ctx.actor.worktree, ctx.env)?.branch ?? null;

@@ -1,15 +1,17 @@
 import type { StepStore } from '../../core/index.ts';
-import { arg, PLAN_ARG, type Command } from '../command.ts';
+import type { Command } from '../command.ts';
+import { ONLY_PLAN_ARG, planOrOnly } from '../onlyPlan.ts';
 import { output } from '../output.ts';
 
 export const readyCommand: Command<StepStore> = {
   name: 'ready',
   summary:
     'list steps ready to claim (read-only); steps of an epic not in progress, or sharing files with a step another holder claimed, are listed as waiting, with why',
-  positionals: [PLAN_ARG],
+  positionals: [ONLY_PLAN_ARG],
   options: [],
   async run(ctx) {
-    const r = await ctx.store('read').ready(ctx.planKey(arg(ctx, 0)), ctx.actor);
+    const plan = await planOrOnly(ctx, 'ready', 'read');
+    const r = await ctx.store('read').ready(ctx.planKey(plan), ctx.actor);
     const line = (label: string, xs: readonly string[]) => `${label.padEnd(11)}${xs.length ? xs.join(', ') : '—'}`;
     // The text is built only if printed: with --json it would join every anchor of a large plan for nothing.
     return {
