@@ -61,7 +61,9 @@ export function cliManifest(root = projectRoot): Record<string, unknown> {
   return {
     name: CLI_PACKAGE,
     version: pkg.version,
-    description: pkg.description,
+    // Where npm shows a package before it is installed (npm view, search, the registry's page); at
+    // install, npm warns against engines on an older Node.
+    description: `${pkg.description} Needs Node.js ${pkg.engines.node.replace(/^>=\s*/, '')} or later.`,
     license: pkg.license,
     keywords: pkg.keywords ?? [],
     ...(pkg.repository ? { repository: pkg.repository } : {}),

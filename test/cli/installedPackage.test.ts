@@ -100,6 +100,7 @@ test(
     assert.equal(manifest.private, undefined, 'publishable');
     assert.deepEqual(manifest.bin, { springfield: 'dist/cli.cjs' });
     assert.deepEqual(manifest.engines, { node: '>=22.14' });
+    assert.match(String(manifest.description), / Needs Node\.js 22\.14 or later\.$/);
     assert.deepEqual(manifest.dependencies, { 'better-sqlite3': root.dependencies['better-sqlite3'] });
     t.diagnostic(`tarball ${(packed.size / 1024).toFixed(0)} KiB, ${packed.files.length} files`);
 
