@@ -3,8 +3,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
   createWriteStream,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -16,6 +18,9 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CODE_SERVER_VERSION = '4.139.1';
+/** What its install usually takes on a 2-core machine, and its size on disk: the progress line's yardsticks. */
+const INSTALL_USUALLY = '3 to 6 minutes';
+const INSTALLED_MB = 620;
 
 /** Dependencies whose install scripts must run: code-server's postinstall builds VS Code's native modules. */
 export const CODE_SERVER_ALLOW_SCRIPTS: Readonly<Record<string, boolean>> = {
@@ -178,7 +183,7 @@ export async function ensureCodeServer(cacheDir = join(projectRoot, '.cache', 'c
     mkdirSync(cacheDir, { recursive: true });
     const logPath = join(cacheDir, 'install.log');
     process.stderr.write(
-      `Installing code-server ${CODE_SERVER_VERSION} into ${cacheDir} (a few minutes; log: ${logPath})\n`,
+      `Installing code-server ${CODE_SERVER_VERSION} (a real VS Code) into ${cacheDir}, once: usually ${INSTALL_USUALLY} (log: ${logPath})\n`,
     );
     const node = node24();
     const npm = npmCli();
@@ -195,16 +200,16 @@ export async function ensureCodeServer(cacheDir = join(projectRoot, '.cache', 'c
       PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
       npm_config_nodedir: nodedir,
       npm_config_yes: 'true',
-      npm_config_unsafe_perm: 'true',
       npm_config_update_notifier: 'false',
     });
+    const done = showProgress(cacheDir, started);
     const code = await run(
       node,
       [npm, 'install', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`],
       cacheDir,
       env,
       logPath,
-    );
+    ).finally(done);
     if (code !== 0 || !existsSync(entryPoint(cacheDir))) {
       throw new Error(
         `code-server ${CODE_SERVER_VERSION} install failed (npm exit ${code}): ${firstCause(readFileSync(logPath, 'utf8'))} — full log: ${logPath}`,
@@ -216,6 +221,50 @@ export async function ensureCodeServer(cacheDir = join(projectRoot, '.cache', 'c
     );
     return entryPoint(cacheDir);
   });
+}
+
+/** Bytes of the files under `dir` (links not followed); 0 while it does not exist. */
+function diskBytes(dir: string): number {
+  let total = 0;
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile()) total += lstatSync(path).size;
+    }
+  };
+  try {
+    walk(dir);
+  } catch {
+    // npm moves folders while it unpacks: the next look counts them
+  }
+  return total;
+}
+
+/**
+ * While code-server installs (npm prints nothing until it ends), says how far it got: its step
+ * (unpacking, then building VS Code's native modules), megabytes on disk against the usual total, and
+ * the time so far against the usual time. On a terminal one line is rewritten every 2 s; else a line
+ * every 30 s. Returns what ends it.
+ */
+function showProgress(cacheDir: string, started: number): () => void {
+  const tty = process.stderr.isTTY === true;
+  let width = 0;
+  const tick = () => {
+    const step = existsSync(entryPoint(cacheDir))
+      ? "building VS Code's native modules"
+      : 'downloading and unpacking the packages';
+    const mb = Math.round(diskBytes(join(cacheDir, 'node_modules')) / 1e6);
+    const s = Math.round((Date.now() - started) / 1000);
+    const line = `  code-server: ${step}, ${mb} of about ${INSTALLED_MB} MB, ${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s (usually ${INSTALL_USUALLY})`;
+    width = Math.max(width, line.length);
+    process.stderr.write(tty ? `\r${line.padEnd(width)}` : `${line}\n`);
+  };
+  const timer = setInterval(tick, tty ? 2000 : 30_000);
+  return () => {
+    clearInterval(timer);
+    if (tty && width > 0) process.stderr.write('\n');
+  };
 }
 
 /** The line of an npm log most likely to say why it failed: a compiler or gyp error, else npm's last error line. */

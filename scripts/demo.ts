@@ -1,8 +1,9 @@
 // The README's main job: a demo repository with linked worktrees, three agents (real processes)
 // claiming and completing steps through the CLI in parallel, then the extension in a real VS Code
-// (code-server) on that repository. `--no-editor` stops after the CLI part.
+// (code-server) on that repository. `--no-editor` stops after the CLI part. The demo's folder is
+// removed when it ends (Ctrl+C included) unless `--keep` is given.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { DEMO_PACKAGES, ensureAptPackages } from './systemDeps.ts';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const noEditor = process.argv.includes('--no-editor');
+const keep = process.argv.includes('--keep');
 const paceAt = process.argv.indexOf('--pace');
 const pace = paceAt >= 0 ? Number(process.argv[paceAt + 1]) : DEFAULT_PACE;
 if (!(pace >= 0 && pace <= 60)) {
@@ -50,6 +52,13 @@ function show(cwd: string, ...args: string[]): Promise<void> {
 }
 
 const base = mkdtempSync(join(tmpdir(), 'springfield-demo-'));
+process.on('exit', () => {
+  if (!keep) rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+});
+/** What Ctrl+C does: exit (the folder goes with it); once the editor runs, it is stopped first. */
+let onSignal = (): void => process.exit(130);
+process.on('SIGINT', () => onSignal());
+process.on('SIGTERM', () => onSignal());
 console.log('Building the demo repository (epics, an approved plan, a plan awaiting approval, claims, a signal)…');
 const demo = buildDemoRepo(base);
 console.log(
@@ -70,9 +79,11 @@ console.log(
   '\nStand-in agents plan, build and review an epic under the scheduler, each following only the prompt in its context file:',
 );
 runStandInAgents(base);
-console.log(
-  `\nTry the CLI yourself:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.epicWorktrees.cache}\n  springfield context\n  springfield --help\n`,
-);
+if (keep || !noEditor)
+  console.log(
+    `\nTry the CLI yourself${keep ? '' : ' while the demo runs'}:\n  alias springfield='${process.execPath} ${CLI}'\n  cd ${demo.epicWorktrees.cache}\n  springfield context\n  springfield --help\n`,
+  );
+else console.log(`\nThe demo repository is removed now; 'npm run demo -- --no-editor --keep' keeps it to try the CLI.`);
 
 if (!noEditor) {
   // The demo's trust decisions live beside it (as the CLI part's do), not in your own state; the editor gets the same XDG_STATE_HOME.
@@ -105,11 +116,10 @@ if (!noEditor) {
   console.log(
     'build is verified, Bart reviews and the scheduler merges; Lisa plans "Gift cards" and asks for your approval. Press Ctrl+C to stop.',
   );
-  const stop = async () => {
-    await server.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  onSignal = () =>
+    void server.stop().then(() => {
+      process.stdout.write(keep ? `The demo repository stays in ${base}\n` : 'Removed the demo repository.\n');
+      process.exit(0);
+    });
   await new Promise(() => undefined);
 }
