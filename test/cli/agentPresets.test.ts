@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { AGENT_PRESETS, kickoff, PRESET_ROLES, type AgentPreset } from '../../src/core/runs/presets.ts';
 import { ensureAgentClis } from '../../scripts/agentClis.ts';
 import { cleanEnv, PROJECT_ROOT } from '../helpers/gitRepo.ts';
@@ -72,6 +72,9 @@ describe('agent presets against their CLIs', () => {
     },
     { timeout: 15 * 60_000 },
   );
+  after(() => {
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
 
   test('the checker reports a flag the help does not have', () => {
     const preset = AGENT_PRESETS.find((p) => p.id === 'cursor') as AgentPreset;

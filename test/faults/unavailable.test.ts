@@ -2,7 +2,7 @@
 // started (exit 127). The epic is blocked at once with agent_unavailable and the reason, with no
 // session, no claim and no build iteration spent; Retry checks again (docs/scheduler-faults.md).
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_PRESETS } from '../../src/core/runs/presets.ts';
@@ -26,6 +26,7 @@ test(
   { timeout: 300_000 },
   async (t) => {
     const bin = join(process.env.TMPDIR ?? '/tmp', `sf-bin-${process.pid}-${Date.now()}`);
+    t.after(() => rmSync(bin, { recursive: true, force: true }));
     const f = faultRepo(t, {}, () => ({ PATH: `${bin}:${process.env.PATH ?? ''}` }));
     const epic = approved(f, 'Not installed');
     f.config({ roles: { ...roles(f), ralph: ['springfield-test-agent'] } });

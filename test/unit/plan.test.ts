@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../../src/core/errors.ts';
@@ -274,9 +274,10 @@ test('a step heading after a prose section has no parent for a substep', () => {
   assert.equal(err.message, 'PLAN.md:3: substep outside a step');
 });
 
-test('readPlanFile names the display path when the file is missing', () => {
+test('readPlanFile names the display path when the file is missing', (t) => {
   // Arrange
   const dir = mkdtempSync(join(tmpdir(), 'sf-plan-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
 
   // Act
   const act = () => readPlanFile(join(dir, 'missing.md'), 'docs/missing.md');
@@ -288,9 +289,10 @@ test('readPlanFile names the display path when the file is missing', () => {
   );
 });
 
-test('readPlanFile refuses a file that is not valid UTF-8 at the first line holding a bad byte', () => {
+test('readPlanFile refuses a file that is not valid UTF-8 at the first line holding a bad byte', (t) => {
   // Arrange: lines end in \n, \r\n and \r (each counts once, as the parser counts them); é in UTF-8 is fine
   const dir = mkdtempSync(join(tmpdir(), 'sf-plan-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'latin1.md');
   writeFileSync(
     path,
@@ -313,9 +315,10 @@ test('readPlanFile refuses a file that is not valid UTF-8 at the first line hold
   );
 });
 
-test('readPlanFile reads a UTF-8 file with a BOM', () => {
+test('readPlanFile reads a UTF-8 file with a BOM', (t) => {
   // Arrange
   const dir = mkdtempSync(join(tmpdir(), 'sf-plan-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'bom.md');
   writeFileSync(path, `\uFEFF# Plan: Café\r\n\r\n## Step 1: Début\r\n- [ ] Écrire\r\n`);
 
