@@ -12,7 +12,7 @@ import { openStore } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { checkRows, readLogs, summarize } from '../stress/checker.ts';
 import { prepareRun, randomInt, seededRandom } from '../stress/planGen.ts';
-import { spawnWorker, type WorkerHandle } from '../stress/worker.ts';
+import { loggedCompletion, spawnWorker, type WorkerHandle } from '../stress/worker.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { claimHolders, postgresRows, prepareShared, REPO } from './raceRows.ts';
 
@@ -70,7 +70,11 @@ test(
       const entry = { handle, holder: `${host}:/wt/crash-${n}`, killed: false };
       live.add(entry);
       running.add(handle);
+      // Every fifth worker is killed only after it completed a step: a completion is always at risk.
       void handle.ready
+        .then(() =>
+          n % 5 === 4 ? loggedCompletion(log, () => entry.killed || stopping || !live.has(entry)) : undefined,
+        )
         .then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS)))
         .then(() => {
           if (entry.killed || stopping) return;

@@ -8,7 +8,7 @@ import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { checkRun, openForCheck, readLogs, summarize } from './checker.ts';
 import { prepareRun, randomInt, seededRandom, type PreparedRun } from './planGen.ts';
-import { spawnWorker, type WorkerHandle } from './worker.ts';
+import { loggedCompletion, spawnWorker, type WorkerHandle } from './worker.ts';
 
 const SEED = Number(process.env.STRESS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const KILLS = 220;
@@ -147,7 +147,9 @@ async function killWorkers(
     const entry: Live = { handle, worktree: `/wt/crash-${n}`, killed: false };
     live.add(entry);
     cleanup.add(handle);
+    // Every fifth worker is killed only after it completed a step: a completion is always at risk.
     void handle.ready
+      .then(() => (n % 5 === 4 ? loggedCompletion(log, () => entry.killed || stopping || !live.has(entry)) : undefined))
       .then(() => sleep(randomInt(rng, 0, MAX_LIFE_MS)))
       .then(() => {
         if (entry.killed || stopping) return;

@@ -5,7 +5,7 @@
 // Usage: node test/stress/worker.ts '<WorkerConfig as JSON>' (or spawnWorker from a test).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { sqliteOf } from '../helpers/sqlite.ts';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { flushCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -322,6 +322,17 @@ class StressWorker {
     }
     this.log('complete', anchor, token);
     this.stats.completes++;
+  }
+}
+
+/**
+ * Resolves once a worker's log records a completion, or when `stop` says to wait no longer: the crash
+ * tests kill some workers only after one, so a completion is at risk however slow the machine is.
+ */
+export async function loggedCompletion(log: string, stop: () => boolean): Promise<void> {
+  while (!stop()) {
+    if (existsSync(log) && readFileSync(log, 'utf8').includes('"op":"complete"')) return;
+    await sleep(50);
   }
 }
 
