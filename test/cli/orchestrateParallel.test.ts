@@ -134,6 +134,14 @@ function setup(t: { after: (fn: () => void) => void }) {
       roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
       verification: [[process.execPath, verify]],
       maxParallelAgents: 3,
+      // About parallel agents, not the machine: admission lets every start through.
+      admission: {
+        minFreeMemoryMb: 0,
+        maxCpuPressure: 100,
+        maxMemoryPressure: 100,
+        maxIoPressure: 100,
+        maxLoadPerCore: 1000,
+      },
       leaseSeconds: 30,
     }),
   );

@@ -260,6 +260,15 @@ export interface Orchestrated {
   };
 }
 
+/** Admission limits any machine meets: what a test about something else runs with, so its verdict does not hang on the machine's load. */
+export const ANY_MACHINE = {
+  minFreeMemoryMb: 0,
+  maxCpuPressure: 100,
+  maxMemoryPressure: 100,
+  maxIoPressure: 100,
+  maxLoadPerCore: 1000,
+};
+
 /** A fresh repository with the agent configured for lisa, ralph and bart, zero backoff and the default retry limit of 3. */
 export function faultRepo(
   t: { after: (fn: () => void) => void },
@@ -320,6 +329,8 @@ export function faultRepo(
     roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
     verification: [[process.execPath, '-e', '0']],
     maxParallelAgents: 2,
+    // These scenarios are about faults, not the machine: admission lets every start through (test/faults/fleet.test.ts judges it).
+    admission: ANY_MACHINE,
     retryBackoffSeconds: [0],
     killGraceSeconds: 1,
     ...config,

@@ -20,6 +20,14 @@ export function availableParallelism(): number {
   return real().availableParallelism();
 }
 
+export function freemem(): number {
+  return real().freemem();
+}
+
+export function loadavg(): number[] {
+  return real().loadavg();
+}
+
 export const constants: typeof os.constants = new Proxy({} as typeof os.constants, {
   get: (_target, key) => real().constants[key as keyof typeof os.constants],
 });
