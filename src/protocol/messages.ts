@@ -156,6 +156,8 @@ export interface DashboardEpic {
     readonly withTitle: string;
     readonly files: readonly string[];
   }[];
+  /** "conflicts at merge: 2 met — 1 resolved mechanically, 1 by Ralph, 0 by a person", or null when none was met. */
+  readonly conflictsAtMerge: string | null;
 }
 
 /** One thing waiting for the person, as the dashboard lists it. */

@@ -120,6 +120,7 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
         `Conflict ahead with ${c.withTitle} in ${c.files[0] ?? ''}${c.files.length > 1 ? ` (+${c.files.length - 1})` : ''}${e.conflictsAhead.length > 1 ? ` · ${e.conflictsAhead.length - 1} more` : ''}`,
       ),
     ),
+    e.conflictsAtMerge ? h('div', { class: 'muted card-meta conflict-rate' }, e.conflictsAtMerge) : null,
     bar(e.stepsDone, e.stepsTotal),
     h(
       'div',

@@ -32,6 +32,8 @@ export interface RebaseOptions {
   /** Runs a regeneration command in the worktree (the caller's gate, environment and timeout); null when it passed, else why not. */
   readonly run: (argv: readonly string[]) => Promise<string | null>;
   readonly env: NodeJS.ProcessEnv;
+  /** false: every conflict is real (`"mechanicalMerge": false`). */
+  readonly mechanical?: boolean;
 }
 
 export type RebaseOutcome =
@@ -69,7 +71,7 @@ export async function rebaseResolving(worktree: string, target: string, o: Rebas
     const commands = new Map<string, readonly string[]>();
     const real: string[] = [];
     for (const file of files) {
-      const r = await resolveFile(worktree, file, o);
+      const r = o.mechanical === false ? null : await resolveFile(worktree, file, o);
       if (r === null) real.push(file);
       else {
         here.push({ file, how: r.how, commit });

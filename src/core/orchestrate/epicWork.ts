@@ -346,6 +346,7 @@ export class EpicWork {
   /** What a rebase in the epic's worktree resolves by itself: the config's regeneration commands, run there like its verification. */
   resolving(epic: EpicRow, worktree: string): Resolving {
     return {
+      mechanical: this.o.config.mechanicalMerge !== false,
       regenerate: regenerateOf(this.o.config),
       run: async (argv) => {
         const env = await this.commandEnv(epic, worktree);

@@ -102,6 +102,7 @@ export class FilesAware {
 
 /** Whether a path is a hotspot: a built-in kind (lockfile, version manifest, changelog), or named by the config's `mergeable` or `regenerate` globs. */
 export function hotspotsOf(config: RunConfig): (path: string) => boolean {
+  if (config.mechanicalMerge === false) return () => false;
   const globs = [...(config.mergeable ?? []), ...Object.keys(config.regenerate ?? {})];
   return (path) => isBuiltInMergeable(path) || globs.some((g) => globsOverlap(path, g));
 }

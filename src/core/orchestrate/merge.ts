@@ -184,6 +184,8 @@ export class RebaseConflict extends RefusedError {
 
 /** How a rebase resolves what resolves itself: the config's regeneration commands and how to run one. */
 export interface Resolving {
+  /** false: nothing is resolved mechanically. */
+  readonly mechanical?: boolean;
   readonly regenerate: readonly Regenerate[];
   readonly run: (argv: readonly string[]) => Promise<string | null>;
 }

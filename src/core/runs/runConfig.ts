@@ -99,6 +99,7 @@ const ConfigSchema = z.strictObject({
     .optional(),
   usage: perRole(AGENT_ROLES, UsageChoice).optional(),
   filesAware: z.boolean().optional(),
+  mechanicalMerge: z.boolean().optional(),
   mergeable: z.array(z.string().trim().min(1, 'must be a file glob')).optional(),
   regenerate: z.record(z.string().trim().min(1, 'must be a file glob'), CommandSchema).optional(),
   budget: z
@@ -154,6 +155,8 @@ export interface RunConfig extends FleetSettings {
   readonly usage?: Readonly<Partial<Record<AgentRole, string | UsageSpec>>>;
   /** false turns files-aware scheduling off: builders start regardless of the files of other epics' steps (docs/files.md). Default on. */
   readonly filesAware?: boolean;
+  /** false: no conflict is resolved mechanically and no file is a hotspot (docs/files.md). Default on. */
+  readonly mechanicalMerge?: boolean;
   /** Hotspots besides the built-in kinds: files whose conflicts resolve mechanically, never overlapping in files-aware scheduling (docs/files.md). */
   readonly mergeable?: readonly string[];
   /** Generated files (globs) and lockfiles, each with the command that regenerates it after a conflict (docs/files.md). */
@@ -255,6 +258,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.worktreeRoot ? { worktreeRoot: c.worktreeRoot } : {}),
     ...(c.usage ? { usage: c.usage as RunConfig['usage'] } : {}),
     ...(c.filesAware === false ? { filesAware: false } : {}),
+    ...(c.mechanicalMerge === false ? { mechanicalMerge: false } : {}),
     ...(c.mergeable?.length ? { mergeable: c.mergeable } : {}),
     ...(c.regenerate && Object.keys(c.regenerate).length > 0 ? { regenerate: c.regenerate } : {}),
     ...(c.budget && Object.keys(c.budget).length > 0 ? { budget: c.budget } : {}),

@@ -1,6 +1,8 @@
 import {
   type BudgetConfig,
   buildBudget,
+  conflictRate,
+  conflictRateLine,
   type EpicBudgetView,
   epicBudgetView,
   folderName,
@@ -55,13 +57,15 @@ export async function dashboardData(
   const plan = s.plans.find((p) => p.plan_path === planPath);
   const epicTitle = new Map(s.epics.map((e) => [e.id, e.title]));
   // Lease renewals are many and say little: the leases table shows them as countdowns instead.
-  const [events, verifications, debt, budgets, report, statsRows] = await Promise.all([
+  const [events, verifications, debt, budgets, report, statsRows, rates] = await Promise.all([
     store.events({ limit: TIMELINE * 4 }),
     store.verifications({ limit: 10 }),
     store.debt(),
     Promise.all(s.epics.map((e) => epicBudgetView(store, e, extras.budget))),
     store.spend(),
     store.statsRows(statsSince(s.now)),
+    // The conflicts each epic's merges met and who resolved them (docs/files.md).
+    Promise.all(s.epics.map(async (e) => conflictRateLine(conflictRate(await store.events({ epicId: e.id }))))),
   ]);
   const budgetOf = new Map(s.epics.map((e, i) => [e.id, budgets[i] as EpicBudgetView]));
   const daily = extras.budget?.dailyUsd ?? null;
@@ -124,6 +128,7 @@ export async function dashboardData(
           withTitle: epicTitle.get(c.with) ?? c.with,
           files: [...c.files],
         })),
+        conflictsAtMerge: rates[s.epics.indexOf(e)] ?? null,
       };
     }),
     plans: s.plans.map((p) => ({
