@@ -189,6 +189,18 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       await row(page, 'Raise budget…').first().click();
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ timeout: 10_000 });
+      assert.equal(await input.inputValue(), '31', 'a suggested limit above the $20.40 spent');
+      await input.fill('20');
+      await page
+        .locator('.quick-input-widget', { hasText: 'more than it has already spent ($20.40)' })
+        .waitFor({ timeout: 10_000 });
+      await input.press('Enter');
+      await page.waitForTimeout(500);
+      assert.equal(
+        cli<{ status: string }>(repo, ['epic', 'show', ids.search as string]).status,
+        'blocked',
+        'less than spent is not taken',
+      );
       await input.fill('30');
       await screenshot(page, 'show27-raise-budget');
       await input.press('Enter');
