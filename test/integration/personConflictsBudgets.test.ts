@@ -164,6 +164,7 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       const card = (title: string) => frame.locator('.card', { has: frame.locator('.card-title', { hasText: title }) });
       const paused = card('Search index');
       await paused.locator('.spend', { hasText: '$20.40 of $20' }).waitFor({ timeout: 30_000 });
+      assert.equal(await paused.locator('.pill').innerText(), 'paused', 'the card says paused, as the tree does');
       assert.match(await paused.locator('.note.paused').innerText(), /^Paused: budget spent, \$20\.40 of \$20/);
       assert.match(
         (await paused.locator('.note.paused').getAttribute('title')) ?? '',
