@@ -190,6 +190,16 @@ export function buildDemoRepo(base: string): DemoRepo {
   const t = String(sf(repo, ['epic', 'start', typo], person).worktree_path);
   sf(t, ['claim', 'plans/typo.md'], { SPRINGFIELD_AGENT: 'ralph-c' });
   sf(t, ['update', 'plans/typo.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  // Ralph's change, for a person to review (Review changes): the greeting still misspelt, and a change to the cache that slipped in.
+  writeFileSync(
+    join(t, 'src', 'greeting.ts'),
+    'export function greet(name: string): string {\n  return `Hallo, ${name}!`;\n}\n',
+  );
+  writeFileSync(
+    join(t, 'src', 'cache.ts'),
+    'const store = new Map<string, unknown>();\n\nexport function put(key: string, value: unknown): void {\n  console.log(`put ${key}`);\n  store.set(key, value);\n}\n\nexport function get(key: string): unknown {\n  return store.get(key);\n}\n',
+  );
+  sf(t, ['commit', '-m', 'Fix the greeting'], { SPRINGFIELD_AGENT: 'ralph-c' });
   sf(t, ['complete', 'plans/typo.md', 'step-1'], { SPRINGFIELD_AGENT: 'ralph-c' });
   sf(repo, ['epic', 'finish', typo, '--reason', 'verification passed'], person);
   sf(

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
-import { reportPass, type SchedulerPass } from './model/schedulerReport.ts';
+import { reportPass, sentence, type SchedulerPass } from './model/schedulerReport.ts';
 import type { EditorScheduler } from './editorScheduler.ts';
 import { md } from './views/viewText.ts';
 
@@ -17,9 +17,12 @@ export class SchedulerStatus extends Disposable {
   );
   private readonly view: vscode.TreeView<unknown>;
   private running = false;
+  private readonly name: (epicId: string) => string;
 
-  constructor(scheduler: EditorScheduler, agentsView: vscode.TreeView<unknown>) {
+  /** `name`: an epic as the person knows it (its title). */
+  constructor(scheduler: EditorScheduler, agentsView: vscode.TreeView<unknown>, name: (epicId: string) => string) {
     super();
+    this.name = name;
     this.view = agentsView;
     this.item.name = 'Springfield scheduler';
     this.item.command = 'springfield.agents.focus';
@@ -45,7 +48,7 @@ export class SchedulerStatus extends Disposable {
   }
 
   private onPass(pass: SchedulerPass): void {
-    const report = reportPass(pass);
+    const report = reportPass(pass, this.name);
     if (this.running) void vscode.commands.executeCommand('setContext', 'springfield.schedulerPassed', true);
     if (this.running)
       this.item.tooltip = new vscode.MarkdownString(
@@ -55,7 +58,7 @@ export class SchedulerStatus extends Disposable {
     const lead = pass.kind === 'start' ? 'Springfield scheduler running.' : 'Springfield:';
     // Run scheduler once was asked for: its answer stays until read, whatever it did.
     if (report.acted && pass.kind === 'start') {
-      void vscode.window.setStatusBarMessage(`${lead} ${report.message.replace(/^./, (c) => c.toUpperCase())}`, 5000);
+      void vscode.window.setStatusBarMessage(`${lead} ${sentence(report.message)}`, 5000);
       return;
     }
     const buttons = report.configure ? [CONFIGURE] : [];

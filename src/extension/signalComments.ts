@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
 import { PERSON_REVIEWER } from '../core/index.ts';
-import { holderName, ROLE_NAMES, signalCommentBody, SIGNAL_WORDS } from './views/viewText.ts';
+import { holderName, ROLE_NAMES, signalCommentBody, signalWords } from './views/viewText.ts';
 
 /** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
 export class SignalComments extends Disposable {
@@ -65,7 +65,7 @@ export class SignalComments extends Disposable {
           timestamp: new Date(sig.created_at),
         },
       ]);
-      thread.label = `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${sig.epic_id}: ${sig.summary}`;
+      thread.label = `${signalWords(sig)} · ${s.epics.find((e) => e.id === sig.epic_id)?.title ?? sig.epic_id}: ${sig.summary}`;
       thread.contextValue = sig.status === 'awaiting_person' ? 'awaiting' : sig.status;
       const open = sig.status === 'awaiting_person';
       thread.canReply = open;

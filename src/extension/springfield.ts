@@ -255,7 +255,11 @@ export class SpringfieldExtension extends Disposable {
         told.update(needs.current);
       }),
     );
-    this.register(new SchedulerStatus(scheduler, agentsView));
+    const epicName = (id: string) => {
+      const title = host.snapshot?.epics.find((e) => e.id === id)?.title;
+      return title ? `“${title}”` : id;
+    };
+    this.register(new SchedulerStatus(scheduler, agentsView, epicName));
     this.register(new SchedulerNotices(host, scheduler, ctx));
     this.register(
       setup.onDidChange(() => {

@@ -69,6 +69,8 @@ export interface ApprovalData {
     readonly status: string;
     readonly complexity: string;
     readonly planner: string;
+    /** While its budget is spent: what it spent (`$20.40 of $20`), said as paused, as the tree says it. */
+    readonly paused: string | null;
   };
   readonly version: {
     readonly version: number;

@@ -135,6 +135,11 @@ test(
     assert.match(readFileSync(join(repo, `SUMMARY-${epic}.md`), 'utf8'), /ralph: 12/);
     assert.ok(!existsSync(join(`${repo}.springfield`, epic)), 'the worktree is removed after the merge');
     assert.equal(shown.worktree_path, null, 'and forgotten by the store');
+    assert.doesNotMatch(
+      run.stderr,
+      /not merged: it is done/,
+      'a merge that landed is not reported as one that did not',
+    );
   },
 );
 

@@ -2,7 +2,7 @@
 // (rebased onto a main that moved, verified again). The merge must not land: the epic goes back to
 // Ralph, and main gets exactly one squash merge of the epic, with the fix in it. Without the guard
 // (EpicWork.stillVerified, read just before the merge lands) the squash merge lands without the fix,
-// recording it fails ("cannot merged an epic that is in_progress"), and after Ralph's fix the next
+// recording it fails ("cannot merged an epic that is in progress"), and after Ralph's fix the next
 // merge's rebase conflicts with that squash merge (blocked, merge_failed).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

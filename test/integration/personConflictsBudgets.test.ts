@@ -164,6 +164,7 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       const card = (title: string) => frame.locator('.card', { has: frame.locator('.card-title', { hasText: title }) });
       const paused = card('Search index');
       await paused.locator('.spend', { hasText: '$20.40 of $20' }).waitFor({ timeout: 30_000 });
+      assert.equal(await paused.locator('.pill').innerText(), 'paused', 'the card says paused, as the tree does');
       assert.match(await paused.locator('.note.paused').innerText(), /^Paused: budget spent, \$20\.40 of \$20/);
       assert.match(
         (await paused.locator('.note.paused').getAttribute('title')) ?? '',
@@ -189,6 +190,18 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       await row(page, 'Raise budget…').first().click();
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ timeout: 10_000 });
+      assert.equal(await input.inputValue(), '31', 'a suggested limit above the $20.40 spent');
+      await input.fill('20');
+      await page
+        .locator('.quick-input-widget', { hasText: 'more than it has already spent ($20.40)' })
+        .waitFor({ timeout: 10_000 });
+      await input.press('Enter');
+      await page.waitForTimeout(500);
+      assert.equal(
+        cli<{ status: string }>(repo, ['epic', 'show', ids.search as string]).status,
+        'blocked',
+        'less than spent is not taken',
+      );
       await input.fill('30');
       await screenshot(page, 'show27-raise-budget');
       await input.press('Enter');

@@ -131,7 +131,7 @@ test('every (status, event) pair outside the table is refused with the allowed e
           assert.equal(err.code, 'invalid_transition');
           assert.equal(err.category, 'refused');
           const list = allowed.length > 0 ? allowed.join(', ') : 'none';
-          assert.equal(err.message, `cannot ${event} an epic that is ${from}; allowed: ${list}`);
+          assert.equal(err.message, `cannot ${event} an epic that is ${from.replace(/_/g, ' ')}; allowed: ${list}`);
           return true;
         },
       );

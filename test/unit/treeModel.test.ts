@@ -162,6 +162,29 @@ test('signals list awaiting ones first with their locations', async (t) => {
     needsYou(snap, undefined, clock.now()).items.map((i) => [i.text, i.label]),
     [[`Bart's review of “Fix typo” waits for your decision: implementation failure — races on write`, 'Decide']],
   );
+
+  // A person's review, in a person's words; once the epic is done, its old signals are settled, not warnings.
+  await store.decideSignal(sig?.ref?.signalId as number, 'accept', me, '');
+  await store.recordSignal(
+    epic.id,
+    'implementation_failure',
+    'rename the helper',
+    [{ file: 'src/a.ts', line: 5, endLine: null, note: 'call it cache' }],
+    { worktree: '/wt/me', agent: 'marge' },
+  );
+  const mine = signalsRoot(await loadSnapshot(store, me.worktree, clock.now()));
+  assert.equal(mine[0]?.label, 'changes requested by you · Fix typo');
+  assert.deepEqual(mine[0]?.icon, { id: 'warning', color: 'disabledForeground' });
+  sqliteOf(store).prepare(`UPDATE epics SET status = 'done' WHERE id = ?`).run(epic.id);
+  const settled = signalsRoot(await loadSnapshot(store, me.worktree, clock.now()));
+  assert.deepEqual(
+    settled.map((n) => [n.label, n.icon]),
+    [
+      ['changes requested by you · Fix typo', { id: 'check', color: 'disabledForeground' }],
+      ['implementation failure · Fix typo', { id: 'check', color: 'disabledForeground' }],
+    ],
+  );
+  assert.match(String(settled[0]?.description), / · settled: the epic is done$/);
 });
 
 test('an epic blocked by a failing agent shows who failed, offers Retry, and its runs show their outcome and output', async (t) => {

@@ -71,7 +71,8 @@ const PROGRESS_WORDS: Readonly<Record<string, string>> = {
 };
 
 function progressLine(d: ApprovalData): HTMLElement | null {
-  const words = d.version?.status === 'approved' ? PROGRESS_WORDS[d.epic.status] : undefined;
+  const paused = d.epic.paused ? `Paused: its budget is spent (${d.epic.paused})` : undefined;
+  const words = d.version?.status === 'approved' ? (paused ?? PROGRESS_WORDS[d.epic.status]) : undefined;
   if (!words) return null;
   const steps = d.progress ? ` · ${d.progress.done} of ${d.progress.total} steps completed` : '';
   return h('section', { class: `progress ${d.epic.status}`, role: 'status' }, h('strong', {}, words), steps);
@@ -122,7 +123,7 @@ function render(): void {
         ? `version ${v.version} of ${v.of} · ${VERSION_WORDS[v.status] ?? v.status.replace(/_/g, ' ')} · proposed by ${v.proposedBy ?? 'unknown'} ${agoText(Date.now() - Date.parse(v.createdAt))} · ${v.planPath}`
         : 'No plan has been proposed yet.',
       // Complexity only when it changes what the person does (a critical merge waits for them).
-      ` · epic ${data.epic.status.replace(/_/g, ' ')}${data.epic.complexity === 'critical' ? ' · critical: its merge waits for your approval' : ''}`,
+      ` · epic ${data.epic.paused ? 'paused' : data.epic.status.replace(/_/g, ' ')}${data.epic.complexity === 'critical' ? ' · critical: its merge waits for your approval' : ''}`,
     ),
   );
   const children: HTMLElement[] = [header];

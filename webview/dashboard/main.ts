@@ -79,12 +79,13 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
     {
       class: `card ${e.planPath && e.planPath === d.selectedPlan ? 'selected' : ''}`,
       tabindex: '0',
-      'aria-label': `${e.id} ${e.title}, ${words(e.status)}`,
+      'aria-label': `${e.id} ${e.title}, ${e.paused ? 'paused' : words(e.status)}`,
     },
     h(
       'div',
       { class: 'card-head' },
-      h('span', { class: `pill ${e.status}` }, words(e.status)),
+      // Paused by its budget, as the tree says it (its status is blocked).
+      h('span', { class: `pill ${e.status}` }, e.paused ? 'paused' : words(e.status)),
       h('span', { class: 'card-id' }, e.id),
       // Only a complexity that changes what a person does is worth a word on the card (a critical merge waits for them).
       e.complexity === 'critical'

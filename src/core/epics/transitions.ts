@@ -240,7 +240,7 @@ export function transition(
     const allowed = allowedEvents(from);
     throw new RefusedError(
       'invalid_transition',
-      `cannot ${event} an epic that is ${from}; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
+      `cannot ${event} an epic that is ${from.replace(/_/g, ' ')}; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
     );
   }
   if (row.to !== 'previous') return { to: row.to, nextRole: row.nextRole };

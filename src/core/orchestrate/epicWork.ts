@@ -420,10 +420,11 @@ export class EpicWork {
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
-  /** The epic is still verified, read just before it lands; otherwise says why it is not merged. */
+  /** The epic is still verified, read just before it lands; otherwise says why it is not merged (done: the merge before it in the queue landed it, nothing to say). */
   private async stillVerified(epicId: string): Promise<boolean> {
     const { status } = await this.o.store.getEpic(epicId);
     if (status === 'verified') return true;
+    if (status === 'done') return false;
     const why =
       status === 'in_progress'
         ? 'sent back while it was prepared for the merge'

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { budgetInputError, suggestedBudget } from '../model/budgetInput.ts';
 import type { NeedsYouAction } from '../model/needsYou.ts';
 import { shortDuration, stepName } from '../views/viewText.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
@@ -62,13 +63,14 @@ export async function raiseBudget(ctx: CommandContext, epicId: string): Promise<
   const reason = (epic.status_reason ?? '').replace(/^budget_exhausted: /, '');
   const kind = reason.endsWith(' tokens') ? 'tokens' : reason.endsWith(' agent minutes') ? 'minutes' : 'usd';
   const unit = { usd: 'dollars', tokens: 'tokens (in + out)', minutes: 'agent minutes' }[kind];
+  const spend = (await ctx.host.writable().spend(epicId)).epics.find((e) => e.epic_id === epicId);
+  const spent = spend?.[kind] ?? 0;
+  const limit = Number(/ of \$?([\d,.]+)/.exec(reason)?.[1]?.replace(/,/g, '') ?? Number.NaN);
   const text = await vscode.window.showInputBox({
     title: `Raise the budget of “${epic.title}”`,
     prompt: `Its agents have spent ${reason}. The ${unit} it may spend in all, as its own budget; it is retried once set.`,
-    validateInput: (v) =>
-      /^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && (kind !== 'tokens' || Number.isSafeInteger(Number(v)))
-        ? null
-        : `a positive ${kind === 'tokens' ? 'whole ' : ''}number`,
+    value: String(suggestedBudget(spent, Number.isFinite(limit) ? limit : null)),
+    validateInput: (v) => budgetInputError(kind, v, spent, reason.replace(/ of .*/, '')),
   });
   if (text === undefined) return;
   await ctx.host.writable().setEpicBudget(epicId, { [kind]: Number(text.trim()) }, ctx.host.actor);
@@ -89,6 +91,8 @@ async function openSignal(ctx: CommandContext, signalId: number): Promise<void> 
   await vscode.window.showTextDocument(vscode.Uri.file(`${root}/${at.file}`), {
     selection: new vscode.Range(pos, pos),
   });
+  // The decision is the thread at that line (Send back to Ralph, Escalate to Lisa, Accept): opened and focused, not just the file.
+  await vscode.commands.executeCommand('workbench.action.focusCommentOnCurrentLine').then(undefined, () => undefined);
 }
 
 /** A person's lease renewed where they hold it (their claim from this window went to the epic's worktree). */

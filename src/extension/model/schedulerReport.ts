@@ -29,13 +29,14 @@ export interface PassReport {
 
 const SHOWN = 3;
 
-/** The pass in one or two sentences. */
-export function reportPass(pass: SchedulerPass): PassReport {
-  if (pass.actions.length > 0) return { acted: true, message: list(pass.actions.map(actionText)), configure: false };
+/** The pass in one or two sentences; `name` says an epic as the person knows it (its title), its id unless told. */
+export function reportPass(pass: SchedulerPass, name: (epicId: string) => string = (id) => id): PassReport {
+  if (pass.actions.length > 0)
+    return { acted: true, message: list(pass.actions.map((a) => actionText(a, name))), configure: false };
   const waiting =
     pass.waiting.length > 0
       ? ` Waiting: ${list(
-          pass.waiting.map((w) => `${w.epic_id} — ${w.message}`),
+          pass.waiting.map((w) => `${name(w.epic_id)} — ${w.message}`),
           '; ',
         )}.`
       : '';
@@ -47,7 +48,7 @@ export function reportPass(pass: SchedulerPass): PassReport {
     };
   }
   if (pass.unstaffed.length > 0) {
-    const needs = list(pass.unstaffed.map((u) => `${u.epic_id} needs ${ROLE_NAMES[u.role] ?? u.role}`));
+    const needs = list(pass.unstaffed.map((u) => `${name(u.epic_id)} needs ${ROLE_NAMES[u.role] ?? u.role}`));
     const missing = [...new Set(pass.unstaffed.map((u) => ROLE_NAMES[u.role] ?? u.role))].join(' or ');
     return {
       acted: false,
@@ -69,29 +70,29 @@ export function reportPass(pass: SchedulerPass): PassReport {
   };
 }
 
-function actionText(a: Action): string {
+function actionText(a: Action, name: (epicId: string) => string): string {
+  if (a.kind === 'stop_run') return `stopping run ${a.runId}`;
+  const epic = name(a.epicId);
   switch (a.kind) {
     case 'run':
-      return `started ${ROLE_NAMES[a.role] ?? a.role} on ${a.epicId}${a.stepAnchor ? ` · ${a.stepAnchor}` : ''}`;
+      return `started ${ROLE_NAMES[a.role] ?? a.role} on ${epic}${a.stepAnchor ? ` · ${a.stepAnchor}` : ''}`;
     case 'start_epic':
-      return `started ${a.epicId} in its own worktree`;
+      return `started ${epic} in its own worktree`;
     case 'setup':
-      return `setting up ${a.epicId}'s worktree`;
+      return `setting up ${epic}'s worktree`;
     case 'verify':
-      return `verifying ${a.epicId}`;
+      return `verifying ${epic}`;
     case 'complete_mechanically':
-      return `${a.epicId}: every step done, implemented`;
+      return `${epic}: every step done, implemented`;
     case 'merge':
-      return `merging ${a.epicId}`;
+      return `merging ${epic}`;
     case 'check_pr':
-      return `checking ${a.epicId}'s pull request`;
+      return `checking ${epic}'s pull request`;
     case 'transition':
-      return `${a.epicId}: ${a.reason}`;
-    case 'stop_run':
-      return `stopping run ${a.runId}`;
+      return `${epic}: ${a.reason}`;
     case 'surface':
     case 'wait':
-      return `${a.epicId}: ${a.message}`;
+      return `${epic}: ${a.message}`;
   }
 }
 
@@ -103,4 +104,9 @@ function list(items: readonly string[], last = ' and '): string {
   return shown.length <= 1
     ? shown.join('')
     : `${shown.slice(0, -1).join(last === '; ' ? '; ' : ', ')}${last}${shown.at(-1)}`;
+}
+
+/** A report as the first words of a sentence: its first letter capitalised, unless it begins with an id (`sf-5b51: …`). */
+export function sentence(message: string): string {
+  return /^sf-[0-9a-f]/.test(message) ? message : message.replace(/^./, (c) => c.toUpperCase());
 }

@@ -144,9 +144,12 @@ export class ReviewChanges extends Disposable {
       epic?.status === 'verified'
         ? 'It already passed review: this approves its merge.'
         : `It passes review and goes on to be merged${critical ? '; as a critical epic, this is also its merge approval' : ''}.`;
-    const notes = comments.length
-      ? ` Your ${comments.length} comment${comments.length === 1 ? '' : 's'} go with it as notes.`
-      : '';
+    const notes =
+      comments.length === 1
+        ? ' Your comment goes with it as a note.'
+        : comments.length > 1
+          ? ` Your ${comments.length} comments go with it as notes.`
+          : '';
     const ok = await vscode.window.showWarningMessage(
       `Approve ${epicId}?`,
       { modal: true, detail: `${what}${notes}` },

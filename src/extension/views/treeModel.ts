@@ -18,7 +18,7 @@ import {
   leaseShort,
   md,
   progressBar,
-  SIGNAL_WORDS,
+  signalWords,
   since,
   statusWord,
   stepName,
@@ -319,20 +319,39 @@ export function signalsRoot(s: Snapshot): TreeNode[] {
   const sorted = [...s.signals].sort(
     (a, b) => Number(b.status === 'awaiting_person') - Number(a.status === 'awaiting_person') || b.id - a.id,
   );
-  return sorted.map((sig) => ({
+  const done = new Set(s.epics.filter((e) => e.status === 'done').map((e) => e.id));
+  return sorted.map((sig) => {
+    // A done epic's old signals are settled: what they asked for was built, reviewed and merged.
+    const settled = done.has(sig.epic_id) && sig.status !== 'awaiting_person';
+    return signalNode(s, sig, settled);
+  });
+}
+
+function signalNode(s: Snapshot, sig: Snapshot['signals'][number], settled: boolean): TreeNode {
+  const places = sig.locations.length ? ` (${sig.locations.length} place${sig.locations.length === 1 ? '' : 's'})` : '';
+  const state =
+    sig.status === 'awaiting_person'
+      ? ' · awaiting you'
+      : settled
+        ? ' · settled: the epic is done'
+        : sig.resolution
+          ? ` · ${sig.resolution}`
+          : '';
+  return {
     id: `signal:${sig.id}`,
     kind: 'signal',
-    label: `${SIGNAL_WORDS[sig.type] ?? sig.type} · ${s.epics.find((e) => e.id === sig.epic_id)?.title ?? sig.epic_id}`,
-    description: `"${sig.summary}"${sig.locations.length ? ` (${sig.locations.length} place${sig.locations.length === 1 ? '' : 's'})` : ''}${sig.status === 'awaiting_person' ? ' · awaiting you' : sig.resolution ? ` · ${sig.resolution}` : ''}`,
-    icon:
-      sig.type === 'pass'
+    label: `${signalWords(sig)} · ${s.epics.find((e) => e.id === sig.epic_id)?.title ?? sig.epic_id}`,
+    description: `"${sig.summary}"${places}${state}`,
+    icon: settled
+      ? { id: 'check', color: 'disabledForeground' }
+      : sig.type === 'pass'
         ? { id: 'pass', color: 'testing.iconPassed' }
         : { id: 'warning', color: sig.status === 'awaiting_person' ? 'charts.yellow' : 'disabledForeground' },
     contextValue: `signal:${sig.status === 'awaiting_person' ? 'awaiting' : 'closed'}`,
     collapsible: sig.locations.length ? 'collapsed' : 'none',
     ref: { signalId: sig.id, epicId: sig.epic_id },
     tooltip: () =>
-      `**${SIGNAL_WORDS[sig.type] ?? sig.type}** on ${md(sig.epic_id)} from ${md(holderName(sig.created_by, null, s.worktree))}, ${ago(sig.created_at, new Date()).text}\n\n${md(sig.summary)}${sig.status === 'decided' && sig.resolution ? `\n\nDecided: ${md(sig.resolution)}${sig.resolved_by ? ` by ${md(holderName(sig.resolved_by, null, s.worktree))}` : ''}` : ''}`,
+      `**${signalWords(sig)}** on ${md(sig.epic_id)} from ${md(holderName(sig.created_by, null, s.worktree))}, ${ago(sig.created_at, new Date()).text}\n\n${md(sig.summary)}${sig.status === 'decided' && sig.resolution ? `\n\nDecided: ${md(sig.resolution)}${sig.resolved_by ? ` by ${md(holderName(sig.resolved_by, null, s.worktree))}` : ''}` : ''}`,
     children: () =>
       sig.locations.map((l, i) => ({
         id: `signal:${sig.id}:loc:${i}`,
@@ -345,7 +364,7 @@ export function signalsRoot(s: Snapshot): TreeNode[] {
         command: { command: 'springfield.signal.open', title: 'Open' },
         ref: { signalId: sig.id, file: l.file, line: l.line },
       })),
-  }));
+  };
 }
 
 /** Rows of the Agents view: running first, then the most recent ended runs with their outcome. */

@@ -88,6 +88,17 @@ export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
   adr_invalidated: 'ADR invalidated',
 };
 
+/** Whether a signal was a person's review (src/core/review: Marge's agent id, or a worktree when no agent id was given). */
+export function isPersonReview(createdBy: string | null): boolean {
+  return createdBy === 'marge' || (createdBy?.startsWith('/') ?? false);
+}
+
+/** A signal's kind as the views say it: Bart's type, or a person's review in a person's words. */
+export function signalWords(sig: { readonly type: string; readonly created_by: string | null }): string {
+  if (isPersonReview(sig.created_by)) return sig.type === 'pass' ? 'approved by you' : 'changes requested by you';
+  return SIGNAL_WORDS[sig.type] ?? sig.type;
+}
+
 /** Role display names (src/shared/roles.ts), looked up by whatever role a row carries. */
 export const ROLE_NAMES: Readonly<Record<string, string>> = NAMES;
 

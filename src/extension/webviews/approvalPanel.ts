@@ -7,6 +7,7 @@ import {
   handoffCopyPath,
   handoffFileName,
   holderName,
+  isCostBlockReason,
   parsePlan,
   type PlanStructure,
 } from '../../core/index.ts';
@@ -155,7 +156,17 @@ export async function approvalData(host: StoreHost, epicId: string): Promise<App
   const live = current?.status === 'approved' ? host.snapshot?.plans.find((p) => p.epic_id === epicId) : undefined;
   const stored = new Map((live?.steps ?? []).flatMap((s) => [s, ...s.substeps]).map((s) => [s.anchor, s]));
   return {
-    epic: { id: epic.id, title: epic.title, status: epic.status, complexity: epic.complexity, planner: epic.planner },
+    epic: {
+      id: epic.id,
+      title: epic.title,
+      status: epic.status,
+      complexity: epic.complexity,
+      planner: epic.planner,
+      paused:
+        epic.status === 'blocked' && isCostBlockReason(epic.status_reason)
+          ? (epic.status_reason ?? '').replace(/^budget_exhausted: /, '')
+          : null,
+    },
     version:
       current && plan
         ? {

@@ -78,7 +78,7 @@ export function claimChangedMessage(action: string, anchor: string): string {
 /** Why a plan's steps wait for its epic (claim refuses with it; ready reports it). */
 export function epicWaitMessage(planPath: string, epicId: string, status: string): string {
   const hint = status === 'ready' ? ` (start it: 'springfield epic start ${epicId}')` : '';
-  return `${planPath} belongs to epic ${epicId}, which is ${status}; steps are claimed while it is in progress${hint}`;
+  return `${planPath} belongs to epic ${epicId}, which is ${status.replace(/_/g, ' ')}; steps are claimed while it is in progress${hint}`;
 }
 
 export function epicNotInProgress(message: string): RefusedError {
@@ -219,7 +219,7 @@ export function notRetryable(epicId: string, statusReason: string | null): Refus
 export function mergeNotReady(epicId: string, status: string): RefusedError {
   return new RefusedError(
     'invalid_transition',
-    `cannot approve the merge of ${epicId}: it is ${status} (approve once it is implemented or verified)`,
+    `cannot approve the merge of ${epicId}: it is ${status.replace(/_/g, ' ')} (approve once it is implemented or verified)`,
   );
 }
 
@@ -228,14 +228,14 @@ export function mergeNotReady(epicId: string, status: string): RefusedError {
 export function plannerFixed(epicId: string, status: string): RefusedError {
   return new RefusedError(
     'invalid_transition',
-    `cannot change who plans ${epicId}: it is ${status} (only a planned or blocked epic takes a new plan)`,
+    `cannot change who plans ${epicId}: it is ${status.replace(/_/g, ' ')} (only a planned or blocked epic takes a new plan)`,
   );
 }
 
 export function cannotPropose(epicId: string, status: string): RefusedError {
   return new RefusedError(
     'invalid_transition',
-    `cannot propose a plan for ${epicId}: it is ${status} (plans are proposed while planned or blocked)`,
+    `cannot propose a plan for ${epicId}: it is ${status.replace(/_/g, ' ')} (plans are proposed while planned or blocked)`,
   );
 }
 
