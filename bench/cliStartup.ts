@@ -46,7 +46,7 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
       baseline: () => timeNode(['-e', '0'], repo, env).ms,
       claim,
       show: () => timeNode(['--', CLI, 'show', '--json'], repo, env).ms,
-      // Not a step command: the whole CLI, as ES modules under Node's compile cache (launcher.ts).
+      // Not a step command: the whole CLI, as ES modules under Node's compile cache (fastPath/launcher.ts).
       epics: () => timeNode(['--', CLI, 'epic', 'list', '--json'], repo, env).ms,
     };
     const samples = await sampleInterleaved(variants, ROUNDS);

@@ -1,6 +1,6 @@
-import { openStepStore } from '../core/index.ts';
-import { dispatch } from './dispatch.ts';
-import { STEP_MODULES } from './commands/modules.ts';
+import { openStepStore } from '../../core/index.ts';
+import { dispatch } from '../dispatch.ts';
+import { STEP_MODULES } from '../commands/modules.ts';
 import { exitWhenDone, processIo } from './stdio.ts';
 
 /**

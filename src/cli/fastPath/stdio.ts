@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
-import type { Io } from './dispatch.ts';
-import { messageOf } from '../shared/errorMessage.ts';
+import type { Io } from '../dispatch.ts';
+import { messageOf } from '../../shared/errorMessage.ts';
 
 /** Whether some output went to a stream (the descriptor was full) and may still be on its way. */
 let streamed = false;
