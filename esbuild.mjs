@@ -4,8 +4,8 @@
 import { context } from 'esbuild';
 import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-// The head of the function expression the step bundle is written as: the launcher compiles it as read.
-import { BUNDLE_WRAPPER } from './src/cli/codeCache.ts';
+// The executable and the step commands' bundle: the fast path, one folder (docs/cli-cost.md).
+import { fastPathBuilds } from './src/cli/fastPath/builds.ts';
 
 const watch = process.argv.includes('--watch');
 // Springfield's own modules run nothing when imported, so one whose exports go unused is left out of a bundle:
@@ -56,58 +56,8 @@ const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(promp
 // `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).
 const versionDefine = { __SF_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) };
 
-// In the step commands' bundle, core's imports of these builtins go to forwarders that load them on
-// first call (src/cli/lazy/, docs/cli-cost.md): most step commands never hash, run git or ask the host's name.
-const LAZY_BUILTINS = {
-  'node:crypto': 'src/cli/lazy/crypto.ts',
-  'node:child_process': 'src/cli/lazy/childProcess.ts',
-  'node:os': 'src/cli/lazy/os.ts',
-  'node:module': 'src/cli/lazy/module.ts',
-};
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(build) {
-    build.onResolve({ filter: /^node:(crypto|child_process|os|module)$/ }, (args) => ({
-      path: resolve(LAZY_BUILTINS[args.path]),
-    }));
-  },
-};
-
 const builds = [
-  {
-    // The executable: CommonJS (no ES module loader to start) with the step commands linked in.
-    ...apart,
-    entryPoints: ['src/cli/bin.ts'],
-    outfile: 'dist/springfield.cjs',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    // The step commands open the database through node:sqlite; better-sqlite3 (on runtimes without it)
-    // is required from node_modules on first use, its native module named at run time (see sqlite.ts).
-    external: ['*.node'],
-    plugins: [postgresApart, ownModulesArePure, lazyBuiltins],
-    // Read, compiled and run on every call: minified, it starts ~0.6 ms sooner. (Messages are ours and
-    // unaffected; a stack under SPRINGFIELD_DEBUG names minified functions.)
-    minify: true,
-    define: { 'import.meta.url': '__sfImportMeta.url', ...versionDefine },
-    // Written as the function expression Node's loader would wrap it in (src/cli/codeCache.ts compiles
-    // it as is: wrapping it at run time would copy its 130 KB of text into a new string in every process).
-    // Worked out only if read (sqlite.ts reads __dirname instead): a URL is not free to build.
-    banner: {
-      js: `${BUNDLE_WRAPPER}const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };`,
-    },
-    footer: { js: '\n});' },
-  },
-  {
-    // The executable itself: runs dist/springfield.cjs (step commands) with a code cache, or the full CLI.
-    ...common,
-    entryPoints: ['src/cli/launcher.ts'],
-    outfile: 'dist/cli.cjs',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
-    banner: { js: '#!/usr/bin/env node' },
-  },
+  ...fastPathBuilds(common, [postgresApart, ownModulesArePure], versionDefine),
   {
     // Every other command: ES modules split per command, loaded by the executable when named.
     ...common,

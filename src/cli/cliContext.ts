@@ -29,6 +29,8 @@ export class CliContext<S extends StepStore = Store> {
   readonly env: NodeJS.ProcessEnv;
   readonly args: ParsedArgs;
   private readonly openStore: OpenStore<S>;
+  /** Writes a line to stderr at once, while the command still works (what a long check is doing). */
+  readonly progress: (line: string) => void;
   private repo: RepoLocation | undefined;
   private opened: S | undefined;
   private openedToCreate = false;
@@ -38,11 +40,18 @@ export class CliContext<S extends StepStore = Store> {
   /** Lines for stderr (as a result's warnings), printed whether the command succeeds or fails. */
   readonly warnings: string[] = [];
 
-  constructor(cwd: string, env: NodeJS.ProcessEnv, args: ParsedArgs, openStore: OpenStore<S>) {
+  constructor(
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    args: ParsedArgs,
+    openStore: OpenStore<S>,
+    stderr: (text: string) => void,
+  ) {
     this.cwd = cwd;
     this.env = env;
     this.args = args;
     this.openStore = openStore;
+    this.progress = (line) => stderr(`springfield: ${line}\n`);
   }
 
   get location(): RepoLocation {

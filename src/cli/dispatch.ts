@@ -80,7 +80,7 @@ export async function dispatch<S extends StepStore>(
       command.positionals,
       command.trailingCommand,
     );
-    ctx = new CliContext(io.cwd, io.env, args, openStore);
+    ctx = new CliContext(io.cwd, io.env, args, openStore, io.stderr);
     const result = await command.run(ctx);
     for (const w of [...ctx.warnings, ...(result.warnings ?? [])]) io.stderr(`springfield: warning: ${w}\n`);
     // The newline written on its own: appended, it would make V8 copy a large document (ready on a big plan)

@@ -1,7 +1,7 @@
 /**
  * What Springfield needs of its runtime: Node-API 10 (better-sqlite3 13's native module), which
  * Node.js has from 22.14. On an older runtime that module crashes the process instead of failing, so
- * the CLI's executable (src/cli/launcher.ts) and the store (core/store/sqlite/sqlite.ts) check first.
+ * the CLI's executable (src/cli/fastPath/launcher.ts) and the store (core/store/sqlite/sqlite.ts) check first.
  */
 export const MIN_NODE_API = 10;
 

@@ -5,19 +5,9 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync,
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_PRESETS, kickoff } from '../../src/core/runs/presets.ts';
-import {
-  assertFails,
-  assertOk,
-  ensureCli,
-  makeRepo,
-  planningWorktree,
-  runCli,
-  runJson,
-  type Repo,
-} from '../helpers/gitRepo.ts';
+import { assertFails, assertOk, makeRepo, planningWorktree, type Repo } from '../helpers/gitRepo.ts';
+import { runCli, runJson } from '../helpers/cliInProcess.ts';
 import { AGENT_BIN } from '../helpers/realAgents.ts';
-
-ensureCli();
 
 interface Listed {
   presets: {
@@ -49,11 +39,11 @@ function fakeInstalls(repo: Repo): string {
   return bin;
 }
 
-test('agents lists every preset, which CLIs are on PATH and their versions (read from their packages)', (t) => {
+test('agents lists every preset, which CLIs are on PATH and their versions (read from their packages)', async (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const bin = fakeInstalls(repo);
-  const r = assertOk<Listed>(runJson(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` }));
+  const r = assertOk<Listed>(await runJson(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` }));
   assert.deepEqual(
     r.presets.map((p) => p.id),
     AGENT_PRESETS.map((p) => p.id),
@@ -64,16 +54,16 @@ test('agents lists every preset, which CLIs are on PATH and their versions (read
   assert.equal(byId.get('codex')?.found, false, 'a file that is not executable is not a CLI');
   assert.equal(byId.get('gemini')?.found, false);
   assert.deepEqual(byId.get('aider')?.roles, ['ralph']);
-  const text = runCli(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` });
+  const text = await runCli(repo.root, ['agents'], { PATH: `${bin}:/usr/bin:/bin` });
   assert.match(text.stdout, /● claude +Claude Code .*found .*\/bin\/claude, version 9\.9\.9/);
   assert.match(text.stdout, /○ gemini +Gemini CLI .*not on PATH \(install: npm install -g @google\/gemini-cli\)/);
 });
 
-test('agents use writes the role commands, keeps other settings, and refuses what it must not touch', (t) => {
+test('agents use writes the role commands, keeps other settings, and refuses what it must not touch', async (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const config = join(repo.root, '.springfield', 'config.json');
-  const created = runJson(repo.root, ['agents', 'use', 'claude'], { PATH: '/usr/bin:/bin' });
+  const created = await runJson(repo.root, ['agents', 'use', 'claude'], { PATH: '/usr/bin:/bin' });
   assert.equal(created.code, 0, created.stderr);
   assert.match(created.stderr, /warning: claude is not on PATH yet: npm install -g @anthropic-ai\/claude-code/);
   const first = JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]> };
@@ -87,7 +77,7 @@ test('agents use writes the role commands, keeps other settings, and refuses wha
   );
 
   writeFileSync(config, JSON.stringify({ ...first, verification: [['npm', 'test']], maxParallelAgents: 5 }));
-  const one = runJson(repo.root, ['agents', 'use', 'codex', '--role', 'bart'], { PATH: '/usr/bin:/bin' });
+  const one = await runJson(repo.root, ['agents', 'use', 'codex', '--role', 'bart'], { PATH: '/usr/bin:/bin' });
   assert.equal(one.code, 0, one.stderr);
   assert.equal(one.json<{ created: boolean }>().created, false);
   const second = JSON.parse(readFileSync(config, 'utf8')) as {
@@ -105,46 +95,50 @@ test('agents use writes the role commands, keeps other settings, and refuses wha
   assert.ok(!lstatSync(config).isSymbolicLink());
 
   const before = readFileSync(config, 'utf8');
-  assertFails(runJson(repo.root, ['agents', 'use', 'nope']), 2, 'unknown_preset');
-  assertFails(runJson(repo.root, ['agents', 'use', 'claude', '--role', 'lovejoy']), 2, 'bad_option');
-  const aider = assertFails(runJson(repo.root, ['agents', 'use', 'aider', '--role', 'bart']), 1, 'role_not_supported');
+  assertFails(await runJson(repo.root, ['agents', 'use', 'nope']), 2, 'unknown_preset');
+  assertFails(await runJson(repo.root, ['agents', 'use', 'claude', '--role', 'lovejoy']), 2, 'bad_option');
+  const aider = assertFails(
+    await runJson(repo.root, ['agents', 'use', 'aider', '--role', 'bart']),
+    1,
+    'role_not_supported',
+  );
   assert.match(aider.message, /cannot act as bart: Aider edits files but does not run shell commands/);
   assert.equal(readFileSync(config, 'utf8'), before, 'refusals write nothing');
 
   writeFileSync(config, '{ "roles": ');
-  assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
+  assertFails(await runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
   assert.equal(readFileSync(config, 'utf8'), '{ "roles": ', 'a broken config is left for the person to fix');
   writeFileSync(config, JSON.stringify({ maxParallelAgents: 0 }));
-  assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
+  assertFails(await runJson(repo.root, ['agents', 'use', 'claude']), 2, 'invalid_config');
 });
 
-test("agents use writes each role's usage reader, so a run's cost is kept; a preset that reports none drops it", (t) => {
+test("agents use writes each role's usage reader, so a run's cost is kept; a preset that reports none drops it", async (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const config = join(repo.root, '.springfield', 'config.json');
   const read = () =>
     JSON.parse(readFileSync(config, 'utf8')) as { roles: Record<string, string[]>; usage?: Record<string, unknown> };
-  const use = (...args: string[]) => {
-    const r = runJson(repo.root, ['agents', 'use', ...args], { PATH: '/usr/bin:/bin' });
+  const use = async (...args: string[]) => {
+    const r = await runJson(repo.root, ['agents', 'use', ...args], { PATH: '/usr/bin:/bin' });
     assert.equal(r.code, 0, r.stderr);
   };
-  use('claude');
+  await use('claude');
   assert.deepEqual(read().usage, { lisa: 'claude', ralph: 'claude', bart: 'claude' });
 
   // The reader is what `springfield run` stores cost and tokens by: a Claude Code result event.
-  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Costed']));
+  const { id } = assertOk<{ id: string }>(await runJson(repo.root, ['epic', 'create', 'Costed']));
   const result = { type: 'result', total_cost_usd: 0.25, usage: { input_tokens: 300, output_tokens: 40 } };
   const agent = [process.execPath, '-e', `console.log(JSON.stringify(${JSON.stringify(result)}))`];
-  runCli(planningWorktree(repo, id), ['run', '--role', 'lisa', '--epic', id, '--', ...agent]);
+  await runCli(planningWorktree(repo, id), ['run', '--role', 'lisa', '--epic', id, '--', ...agent]);
   const runs = assertOk<{
     runs: { role: string; cost_usd: number | null; input_tokens: number | null; output_tokens: number | null }[];
-  }>(runJson(repo.root, ['runs', '--epic', id])).runs;
+  }>(await runJson(repo.root, ['runs', '--epic', id])).runs;
   assert.deepEqual(
     runs.map((r) => [r.role, r.cost_usd, r.input_tokens, r.output_tokens]),
     [['lisa', 0.25, 300, 40]],
   );
 
-  use('codex', '--role', 'bart');
+  await use('codex', '--role', 'bart');
   assert.deepEqual(
     read().usage,
     { lisa: 'claude', ralph: 'claude', bart: 'codex' },
@@ -152,7 +146,7 @@ test("agents use writes each role's usage reader, so a run's cost is kept; a pre
   );
   const cursor = AGENT_PRESETS.find((p) => p.usage === null && p.roles.ralph);
   assert.ok(cursor, 'a preset whose CLI reports no usage');
-  use(cursor.id, '--role', 'ralph');
+  await use(cursor.id, '--role', 'ralph');
   assert.deepEqual(
     read().usage,
     { lisa: 'claude', bart: 'codex' },
@@ -161,13 +155,13 @@ test("agents use writes each role's usage reader, so a run's cost is kept; a pre
   assert.equal(read().roles.ralph?.[0], cursor.program);
 });
 
-test('agents use refuses a symbolic link for the config file or its folder', (t) => {
+test('agents use refuses a symbolic link for the config file or its folder', async (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const outside = join(repo.tmp, 'outside.json');
   mkdirSync(join(repo.root, '.springfield'));
   symlinkSync(outside, join(repo.root, '.springfield', 'config.json'));
-  const r = assertFails(runJson(repo.root, ['agents', 'use', 'claude']), 1, 'symlink_refused');
+  const r = assertFails(await runJson(repo.root, ['agents', 'use', 'claude']), 1, 'symlink_refused');
   assert.match(r.message, /config\.json: the config file is a symbolic link; refusing to write through it/);
   assert.equal(existsSync(outside), false, 'nothing was written where the link points');
 
@@ -175,11 +169,11 @@ test('agents use refuses a symbolic link for the config file or its folder', (t)
   t.after(() => other.cleanup());
   mkdirSync(join(other.tmp, 'elsewhere'));
   symlinkSync(join(other.tmp, 'elsewhere'), join(other.root, '.springfield'));
-  assertFails(runJson(other.root, ['agents', 'use', 'claude']), 1, 'state_dir_link');
+  assertFails(await runJson(other.root, ['agents', 'use', 'claude']), 1, 'state_dir_link');
   assert.equal(existsSync(join(other.tmp, 'elsewhere', 'config.json')), false);
 });
 
-test('agents says whether each CLI found can run: the real Claude Code without a login, then with a key', (t) => {
+test('agents says whether each CLI found can run: the real Claude Code without a login, then with a key', async (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
   const env = {
@@ -191,16 +185,16 @@ test('agents says whether each CLI found can run: the real Claude Code without a
   };
   type Ready = { presets: { id: string; ready: boolean; unavailable: string | null }[] };
   const claude = (r: Ready) => r.presets.find((p) => p.id === 'claude');
-  const out = assertOk<Ready>(runJson(repo.root, ['agents'], env));
+  const out = assertOk<Ready>(await runJson(repo.root, ['agents'], env));
   assert.deepEqual(claude(out), {
     ...claude(out),
     ready: false,
     unavailable: 'Claude Code is not logged in — run claude once to log in, or set ANTHROPIC_API_KEY',
   });
   assert.match(
-    runCli(repo.root, ['agents'], env).stdout,
+    (await runCli(repo.root, ['agents'], env)).stdout,
     /claude .*· Claude Code is not logged in — run claude once to log in/,
   );
-  const keyed = assertOk<Ready>(runJson(repo.root, ['agents'], { ...env, ANTHROPIC_API_KEY: 'sk-ant-test' }));
+  const keyed = assertOk<Ready>(await runJson(repo.root, ['agents'], { ...env, ANTHROPIC_API_KEY: 'sk-ant-test' }));
   assert.deepEqual([claude(keyed)?.ready, claude(keyed)?.unavailable], [true, null]);
 });

@@ -8,16 +8,8 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import Database from 'better-sqlite3';
 import type { ClaimResult, PlanView } from '../../src/core/store/types.ts';
-import {
-  assertFails,
-  assertOk,
-  cleanEnv,
-  ensureCli,
-  makeRepo,
-  runCli,
-  runCliAsync,
-  type Repo,
-} from '../helpers/gitRepo.ts';
+import { assertFails, assertOk, cleanEnv, ensureCli, makeRepo, runCliAsync, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const P = 'plans/p.md';
 const FILES = {
@@ -162,11 +154,11 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
   describe('bad input: exit 2, one line, nothing written', { concurrency: 1 }, () => {
     let repo: Repo;
     let dbPath: string;
-    before(() => {
+    before(async () => {
       // Arrange: an initialised plan whose step-1 is claimed by the main worktree (so holder checks pass).
       repo = makeRepo({ files: FILES });
-      assertOk(runCli(repo.root, ['init', P, '--json']));
-      const c = assertOk<ClaimResult>(runCli(repo.root, ['claim', P, '--json']));
+      assertOk(await runCli(repo.root, ['init', P, '--json']));
+      const c = assertOk<ClaimResult>(await runCli(repo.root, ['claim', P, '--json']));
       assert.ok(c.claimed);
       dbPath = join(repo.root, '.springfield', 'state.db');
     });
@@ -199,9 +191,9 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
       });
     }
 
-    test('control: a successful write does change the fingerprint', () => {
+    test('control: a successful write does change the fingerprint', async () => {
       const before = fingerprint(dbPath);
-      assertOk(runCli(repo.root, ['update', P, 'step-1', '--task', '0', 'in_progress', '--json']));
+      assertOk(await runCli(repo.root, ['update', P, 'step-1', '--task', '0', 'in_progress', '--json']));
       assert.notDeepEqual(fingerprint(dbPath), before);
     });
   });
@@ -209,9 +201,9 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
   describe('an unusable database: exit 3, one line, file unchanged', { concurrency: 1 }, () => {
     let repo: Repo;
     let dbPath: string;
-    before(() => {
+    before(async () => {
       repo = makeRepo({ files: FILES });
-      assertOk(runCli(repo.root, ['init', P, '--json']));
+      assertOk(await runCli(repo.root, ['init', P, '--json']));
       dbPath = join(repo.root, '.springfield', 'state.db');
     });
     after(() => repo.cleanup());
@@ -223,7 +215,7 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
       ['ready', P, '--db', db],
     ];
 
-    test('a database written by a newer Springfield is refused, never modified', () => {
+    test('a database written by a newer Springfield is refused, never modified', async () => {
       // Arrange
       fingerprint(dbPath);
       const newer = join(repo.tmp, 'newer.db');
@@ -235,8 +227,8 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
 
       for (const args of attempts(newer)) {
         // Act
-        const text = runCli(repo.root, args);
-        const json = runCli(repo.root, [...args, '--json']);
+        const text = await runCli(repo.root, args);
+        const json = await runCli(repo.root, [...args, '--json']);
 
         // Assert
         assertFails(text, 3, 'schema_too_new');
@@ -248,7 +240,7 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
       assert.ok(!existsSync(`${newer}-wal`) || statSync(`${newer}-wal`).size === 0);
     });
 
-    test('a corrupt database file is refused, never modified', () => {
+    test('a corrupt database file is refused, never modified', async () => {
       // Arrange
       const corrupt = join(repo.tmp, 'corrupt.db');
       writeFileSync(corrupt, randomBytes(8192));
@@ -256,8 +248,8 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
 
       for (const args of attempts(corrupt)) {
         // Act
-        const text = runCli(repo.root, args);
-        const json = runCli(repo.root, [...args, '--json']);
+        const text = await runCli(repo.root, args);
+        const json = await runCli(repo.root, [...args, '--json']);
 
         // Assert
         assertFails(text, 3, 'database_corrupt');
@@ -301,7 +293,7 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
           assert.equal(first, 'locked\n');
 
           // Act
-          const read = runCli(repo.root, ['show', P, '--json']);
+          const read = await runCli(repo.root, ['show', P, '--json']);
           const started = Date.now();
           const write = await runCliAsync(repo.root, ['claim', P, '--json']);
           const waited = Date.now() - started;
@@ -325,7 +317,7 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
   });
 });
 
-test('with no database yet, refused bad input creates none', () => {
+test('with no database yet, refused bad input creates none', async () => {
   const repo = makeRepo({ files: FILES });
   try {
     for (const args of [
@@ -335,7 +327,7 @@ test('with no database yet, refused bad input creates none', () => {
       ['ready', P],
       ['events', P],
     ]) {
-      assert.equal(runCli(repo.root, args).code, 2, args.join(' '));
+      assert.equal((await runCli(repo.root, args)).code, 2, args.join(' '));
       assert.equal(existsSync(join(repo.root, '.springfield')), false, `${args.join(' ')} created .springfield/`);
     }
   } finally {
@@ -343,14 +335,14 @@ test('with no database yet, refused bad input creates none', () => {
   }
 });
 
-test('a failed claim or start on an uninitialised plan creates no database', () => {
+test('a failed claim or start on an uninitialised plan creates no database', async () => {
   const repo = makeRepo({ files: FILES });
   try {
     for (const args of [
       ['claim', P],
       ['start', P, 'step-1'],
     ]) {
-      assert.equal(runCli(repo.root, args).code, 2);
+      assert.equal((await runCli(repo.root, args)).code, 2);
       assert.equal(existsSync(join(repo.root, '.springfield')), false, `${args.join(' ')} created .springfield/`);
     }
   } finally {
@@ -358,11 +350,11 @@ test('a failed claim or start on an uninitialised plan creates no database', () 
   }
 });
 
-test('an out-of-range --lease is bad input (exit 2), not an internal error', () => {
+test('an out-of-range --lease is bad input (exit 2), not an internal error', async () => {
   const repo = makeRepo({ files: FILES });
   try {
-    assertOk(runCli(repo.root, ['init', P, '--json']));
-    assertFails(runCli(repo.root, ['claim', P, '--lease', '9999999999999', '--json']), 2, 'bad_option');
+    assertOk(await runCli(repo.root, ['init', P, '--json']));
+    assertFails(await runCli(repo.root, ['claim', P, '--lease', '9999999999999', '--json']), 2, 'bad_option');
   } finally {
     repo.cleanup();
   }

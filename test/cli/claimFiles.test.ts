@@ -10,11 +10,10 @@ import {
   assertOk,
   ensureCli,
   makeRepo,
-  runCli,
   runCliAsync,
-  runJson,
   type Repo,
 } from '../helpers/gitRepo.ts';
+import { runCli, runJson } from '../helpers/cliInProcess.ts';
 
 const ONE = `# Plan: One
 
@@ -42,10 +41,10 @@ before(() => ensureCli());
 
 describe("claims by agents themselves keep off each other's files", () => {
   let repo: Repo;
-  before(() => {
+  before(async () => {
     repo = makeRepo({ files: { 'plans/one.md': ONE, 'plans/two.md': TWO }, worktrees: ['a', 'b'] });
-    assertOk(runJson(repo.root, ['init', 'plans/one.md']));
-    assertOk(runJson(repo.root, ['init', 'plans/two.md']));
+    assertOk(await runJson(repo.root, ['init', 'plans/one.md']));
+    assertOk(await runJson(repo.root, ['init', 'plans/two.md']));
   });
   after(() => repo.cleanup());
 
@@ -67,7 +66,7 @@ describe("claims by agents themselves keep off each other's files", () => {
     const [first, second, secondPlan, firstPlan] =
       ca.step_anchor === 'step-1' ? [a, b, 'plans/two.md', 'plans/one.md'] : [b, a, 'plans/one.md', 'plans/two.md'];
 
-    const ready = assertOk<ReadyResult>(runJson(second, ['ready', secondPlan]));
+    const ready = assertOk<ReadyResult>(await runJson(second, ['ready', secondPlan]));
     assert.deepEqual(ready.ready_steps, []);
     assert.equal(ready.files_waiting.length, 1);
     const wait = ready.files_waiting[0];
@@ -76,19 +75,19 @@ describe("claims by agents themselves keep off each other's files", () => {
       ['step-1', firstPlan, 'step-1', null],
     );
     assert.match(wait?.with_holder ?? '', new RegExp(`${first.split('/').pop() ?? ''}$`));
-    const text = runCli(second, ['ready', secondPlan]);
+    const text = await runCli(second, ['ready', secondPlan]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /Waiting: +step-1\n +step-1 shares src\/db\/\S+ with plans\/\S+ step-1 \(held by .+\)/);
     // The holder of step-1 is not held back by its own claim.
-    assert.deepEqual(assertOk<ReadyResult>(runJson(first, ['ready', secondPlan])).files_waiting, []);
+    assert.deepEqual(assertOk<ReadyResult>(await runJson(first, ['ready', secondPlan])).files_waiting, []);
 
-    const none = assertNotClaimed(runJson(second, ['claim', secondPlan]));
+    const none = assertNotClaimed(await runJson(second, ['claim', secondPlan]));
     assert.equal(none.reason, 'files_busy');
     assert.deepEqual(
       none.files_waiting?.map((w) => w.anchor),
       ['step-1'],
     );
-    const said = runCli(second, ['claim', secondPlan]);
+    const said = await runCli(second, ['claim', secondPlan]);
     assert.equal(said.code, 0, said.stderr);
     assert.match(said.stdout, /waiting: step-1 shares src\/db\/\S+ with plans\/\S+ step-1 \(held by /);
   });

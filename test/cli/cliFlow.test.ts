@@ -16,7 +16,7 @@ import type {
   StepView,
   UpdateResult,
 } from '../../src/core/store/types.ts';
-import { STEP_COMMANDS } from '../../src/cli/commands/stepNames.ts';
+import { STEP_COMMANDS } from '../../src/cli/fastPath/stepNames.ts';
 import { assertClaimed, assertFails, assertNotClaimed, assertOk, makeRepo, type Repo } from '../helpers/gitRepo.ts';
 import { runCli, runJson, showSteps } from '../helpers/cliInProcess.ts';
 

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheDir } from '../../src/cli/codeCache.ts';
+import { cacheDir } from '../../src/cli/fastPath/codeCache.ts';
 import { assertOk, ensureCli, makeRepo, runCli, type CliResult, type Repo } from '../helpers/gitRepo.ts';
 
 const PLAN =

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { assertFails, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const PLAN = `# Plan: doctor demo
 
@@ -46,8 +47,8 @@ function sql(repo: Repo, fn: (db: Database.Database) => void): void {
   }
 }
 
-function doctor(repo: Repo, expectExit: number): Report {
-  const r = runCli(repo.root, ['doctor', '--json']);
+async function doctor(repo: Repo, expectExit: number): Promise<Report> {
+  const r = await runCli(repo.root, ['doctor', '--json']);
   assert.equal(r.code, expectExit, r.stdout + r.stderr);
   return r.json<Report>();
 }
@@ -57,7 +58,6 @@ function codes(report: Report): string[] {
 }
 
 describe('springfield doctor and prune', () => {
-  before(() => ensureCli());
   const repos: Repo[] = [];
   const repo = (worktrees: string[] = []) => {
     const r = makeRepo({ files: { 'plans/p.md': PLAN }, worktrees });
@@ -66,11 +66,11 @@ describe('springfield doctor and prune', () => {
   };
   after(() => repos.forEach((r) => r.cleanup()));
 
-  test('a healthy store passes every check (text lists each check; exit 0)', () => {
+  test('a healthy store passes every check (text lists each check; exit 0)', async () => {
     const r = repo(['a']);
-    runCli(r.root, ['init', 'plans/p.md']);
-    runCli(r.worktree('a'), ['claim', 'plans/p.md']);
-    const report = doctor(r, 0);
+    await runCli(r.root, ['init', 'plans/p.md']);
+    await runCli(r.worktree('a'), ['claim', 'plans/p.md']);
+    const report = await doctor(r, 0);
     assert.equal(report.ok, true);
     assert.deepEqual(report.findings, []);
     assert.deepEqual(
@@ -88,25 +88,25 @@ describe('springfield doctor and prune', () => {
         ['tracked', 'ok'],
       ],
     );
-    const text = runCli(r.root, ['doctor']);
+    const text = await runCli(r.root, ['doctor']);
     assert.equal(text.code, 0);
     assert.match(text.stdout, /^ok {4}database/m);
     assert.match(text.stdout, /^ok {4}journal_mode +wal$/m);
     assert.match(text.stdout, /^skip {2}plan_md/m);
   });
 
-  test('no database yet is a warning, and doctor does not create one', () => {
+  test('no database yet is a warning, and doctor does not create one', async () => {
     const r = repo();
-    const report = doctor(r, 0);
+    const report = await doctor(r, 0);
     assert.deepEqual(codes(report), ['no_database']);
     assert.equal(existsSync(dbPath(r)), false);
   });
 
-  test('warns about expired leases, claims of vanished worktrees, orphaned plans and PLAN.md ids, with fixes that work', () => {
+  test('warns about expired leases, claims of vanished worktrees, orphaned plans and PLAN.md ids, with fixes that work', async () => {
     const r = repo(['a', 'b', 'c']);
     writeFileSync(join(r.root, 'plans', 'local.md'), PLAN);
-    for (const plan of ['plans/p.md', 'plans/local.md']) runCli(r.root, ['init', plan]);
-    for (const wt of ['a', 'b', 'c']) runCli(r.worktree(wt), ['claim', 'plans/p.md']);
+    for (const plan of ['plans/p.md', 'plans/local.md']) await runCli(r.root, ['init', plan]);
+    for (const wt of ['a', 'b', 'c']) await runCli(r.worktree(wt), ['claim', 'plans/p.md']);
     sql(r, (db) => {
       db.prepare(
         `UPDATE steps SET lease_expires_at = '2000-01-01T00:00:00.000Z' WHERE anchor = 'step-1' AND plan_path = 'plans/p.md'`,
@@ -122,7 +122,7 @@ describe('springfield doctor and prune', () => {
       '# Plan\n\n## Caching\n**springfield:** `sf-aaaa`\n\n## Gone\n**springfield:** `sf-dead`\n',
     );
 
-    const report = doctor(r, 0);
+    const report = await doctor(r, 0);
     assert.equal(report.ok, true);
     assert.equal(report.errors, 0);
     assert.deepEqual(codes(report), [
@@ -145,28 +145,28 @@ describe('springfield doctor and prune', () => {
     );
     assert.match(by('plan_md_unknown_epic')[0]?.message ?? '', /^PLAN\.md:7: sf-dead names no epic/);
     assert.match(by('epic_not_in_plan_md')[0]?.message ?? '', /sf-bbbb/);
-    const text = runCli(r.root, ['doctor']).stdout;
+    const text = (await runCli(r.root, ['doctor'])).stdout;
     assert.match(text, /^warn {2}expired_leases/m);
     assert.match(text, /^Fixes:\n(?: {2}.+\n)*? {2}springfield prune$/m);
 
     for (const step of ['step-1', 'step-2', 'step-3'])
-      assert.equal(runCli(r.root, ['reset', 'plans/p.md', step]).code, 0);
-    assert.equal(runCli(r.root, ['prune']).code, 0);
+      assert.equal((await runCli(r.root, ['reset', 'plans/p.md', step])).code, 0);
+    assert.equal((await runCli(r.root, ['prune'])).code, 0);
     r.git(['worktree', 'prune']);
     writeFileSync(join(r.root, 'PLAN.md'), '# Plan\n**springfield:** `sf-aaaa`\n**springfield:** `sf-bbbb`\n');
-    assert.deepEqual(doctor(r, 0).findings, []);
+    assert.deepEqual((await doctor(r, 0)).findings, []);
   });
 
-  test('errors (exit 1): journal mode not WAL, schema too new, foreign key violations, an unreadable file', () => {
+  test('errors (exit 1): journal mode not WAL, schema too new, foreign key violations, an unreadable file', async () => {
     const r = repo();
-    runCli(r.root, ['init', 'plans/p.md']);
+    await runCli(r.root, ['init', 'plans/p.md']);
     sql(r, (db) => db.pragma('journal_mode = DELETE'));
-    const journal = doctor(r, 1);
+    const journal = await doctor(r, 1);
     assert.deepEqual(codes(journal), ['journal_mode_not_wal']);
     assert.equal(journal.ok, false);
     assert.match(journal.findings[0]?.fix ?? '', /^springfield reconcile/);
-    assert.equal(runCli(r.root, ['reconcile']).code, 0);
-    doctor(r, 0);
+    assert.equal((await runCli(r.root, ['reconcile'])).code, 0);
+    await doctor(r, 0);
 
     sql(r, (db) => {
       db.pragma('foreign_keys = OFF');
@@ -174,62 +174,62 @@ describe('springfield doctor and prune', () => {
         `INSERT INTO checklist_items (plan_path, step_anchor, kind, ordinal, text) VALUES ('plans/p.md', 'step-404', 'task', 0, 'dangling')`,
       ).run();
     });
-    const keys = doctor(r, 1);
+    const keys = await doctor(r, 1);
     assert.deepEqual(
       keys.findings.map((f) => [f.code, f.fix]),
       [['foreign_key_violation', 'springfield prune']],
     );
-    const pruned = runCli(r.root, ['prune', '--json']).json<{ pruned: string[]; dangling_rows: number }>();
+    const pruned = (await runCli(r.root, ['prune', '--json'])).json<{ pruned: string[]; dangling_rows: number }>();
     assert.deepEqual(pruned, { pruned: [], dry_run: false, dangling_rows: 1 });
-    doctor(r, 0);
+    await doctor(r, 0);
 
     sql(r, (db) => db.pragma('user_version = 99'));
-    const schema = doctor(r, 1);
+    const schema = await doctor(r, 1);
     assert.deepEqual(codes(schema), ['schema_too_new']);
     assert.equal(schema.checks.find((c) => c.name === 'orphaned_plans')?.status, 'skipped');
-    assertFails(runCli(r.root, ['show', '--json']), 3, 'schema_too_new');
+    assertFails(await runCli(r.root, ['show', '--json']), 3, 'schema_too_new');
 
     const broken = makeRepo();
     repos.push(broken);
     mkdirSync(join(broken.root, '.springfield'));
     writeFileSync(dbPath(broken), 'this is not a database\n'.repeat(200));
-    const unreadable = doctor(broken, 1);
+    const unreadable = await doctor(broken, 1);
     assert.deepEqual(codes(unreadable), ['not_a_database']);
-    assert.match(runCli(broken.root, ['doctor']).stdout, /^error database/m);
+    assert.match((await runCli(broken.root, ['doctor'])).stdout, /^error database/m);
   });
 
-  test('prune removes plans whose file is in no worktree, keeps their events, and keeps plans a linked worktree still has', () => {
+  test('prune removes plans whose file is in no worktree, keeps their events, and keeps plans a linked worktree still has', async () => {
     const r = repo(['a']);
     const a = r.worktree('a');
     writeFileSync(join(r.root, 'plans', 'old.md'), PLAN);
     writeFileSync(join(a, 'plans', 'branch.md'), PLAN);
-    runCli(r.root, ['init', 'plans/p.md']);
-    runCli(r.root, ['init', 'plans/old.md']);
-    runCli(a, ['init', 'plans/branch.md']);
-    assert.equal(runCli(r.root, ['claim', 'plans/old.md']).code, 0);
+    await runCli(r.root, ['init', 'plans/p.md']);
+    await runCli(r.root, ['init', 'plans/old.md']);
+    await runCli(a, ['init', 'plans/branch.md']);
+    assert.equal((await runCli(r.root, ['claim', 'plans/old.md'])).code, 0);
     unlinkSync(join(r.root, 'plans', 'old.md'));
 
-    const dry = runCli(r.root, ['prune', '--dry-run', '--json']).json<{ pruned: string[]; dry_run: boolean }>();
+    const dry = (await runCli(r.root, ['prune', '--dry-run', '--json'])).json<{ pruned: string[]; dry_run: boolean }>();
     assert.deepEqual(dry, { pruned: ['plans/old.md'], dry_run: true, dangling_rows: 0 });
-    const plans = () =>
-      runCli(r.root, ['show', '--json'])
+    const plans = async () =>
+      (await runCli(r.root, ['show', '--json']))
         .json<{ plans: { plan_path: string }[] }>()
         .plans.map((p) => p.plan_path)
         .sort();
-    assert.deepEqual(plans(), ['plans/branch.md', 'plans/old.md', 'plans/p.md']);
-    const events = () =>
-      runCli(r.root, ['events', '--json'])
+    assert.deepEqual(await plans(), ['plans/branch.md', 'plans/old.md', 'plans/p.md']);
+    const events = async () =>
+      (await runCli(r.root, ['events', '--json']))
         .json<{ events: { action: string; plan_path: string | null }[] }>()
         .events.filter((e) => e.plan_path === 'plans/old.md');
-    const eventsBefore = events();
+    const eventsBefore = await events();
     assert.deepEqual(
       eventsBefore.map((e) => e.action),
       ['init', 'claim'],
     );
 
-    const out = runCli(r.root, ['prune', '--json']).json<{ pruned: string[]; dry_run: boolean }>();
+    const out = (await runCli(r.root, ['prune', '--json'])).json<{ pruned: string[]; dry_run: boolean }>();
     assert.deepEqual(out, { pruned: ['plans/old.md'], dry_run: false, dangling_rows: 0 });
-    assert.deepEqual(plans(), ['plans/branch.md', 'plans/p.md']);
+    assert.deepEqual(await plans(), ['plans/branch.md', 'plans/p.md']);
     sql(r, (db) => {
       for (const table of ['steps', 'checklist_items', 'step_deps', 'artifacts']) {
         assert.equal(
@@ -239,13 +239,13 @@ describe('springfield doctor and prune', () => {
         );
       }
     });
-    const eventsAfter = events();
+    const eventsAfter = await events();
     assert.deepEqual(eventsAfter.slice(0, eventsBefore.length), eventsBefore);
     assert.deepEqual(
       eventsAfter.slice(eventsBefore.length).map((e) => e.action),
       ['prune'],
     );
-    assert.deepEqual(runCli(r.root, ['prune', '--json']).json<{ pruned: string[] }>().pruned, []);
-    assertFails(runCli(r.root, ['prune', 'extra', '--json']), 2, 'unexpected_argument');
+    assert.deepEqual((await runCli(r.root, ['prune', '--json'])).json<{ pruned: string[] }>().pruned, []);
+    assertFails(await runCli(r.root, ['prune', 'extra', '--json']), 2, 'unexpected_argument');
   });
 });

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { diagnose } from '../../src/core/workflows/doctor.ts';
-import { ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const PLAN =
   '# Plan: Long history\n## Step 1: One {#step-1}\n**Tasks:**\n- [ ] one\n## Step 2: Two {#step-2}\n**Tasks:**\n- [ ] two\n';
@@ -18,10 +19,9 @@ const linux = existsSync('/proc/self/io');
 
 let repo: Repo;
 let db: string;
-before(() => {
-  ensureCli();
+before(async () => {
   repo = makeRepo({ files: { 'plans/p.md': PLAN, '.gitignore': '.springfield/\n' } });
-  assert.equal(runCli(repo.root, ['init', 'plans/p.md']).code, 0);
+  assert.equal((await runCli(repo.root, ['init', 'plans/p.md'])).code, 0);
   db = join(repo.root, '.springfield', 'state.db');
   const conn = new Database(db);
   const insert =
@@ -83,7 +83,7 @@ test(
   },
 );
 
-test('damage in the middle of the event log: doctor --full finds it (and says what it is doing meanwhile), plain doctor reports what it checked', () => {
+test('damage in the middle of the event log: doctor --full finds it (and says what it is doing meanwhile), plain doctor reports what it checked', async () => {
   const conn = new Database(db, { readonly: true });
   const leaves = conn
     .prepare(`SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY path`)
@@ -96,14 +96,14 @@ test('damage in the middle of the event log: doctor --full finds it (and says wh
   writeSync(fd, Buffer.alloc(64, 0x5a), 0, 64, (middle - 1) * pageSize + 8); // its cell pointers, after the leaf page header
   closeSync(fd);
 
-  const plain = runCli(repo.root, ['doctor']);
+  const plain = await runCli(repo.root, ['doctor']);
   assert.equal(plain.code, 0, plain.stdout + plain.stderr);
   assert.match(
     plain.stdout,
     /^ok +integrity +ok \(tables and indexes; the log's 200,00\d events at its ends only, --full for every page\)$/m,
   );
   assert.equal(plain.stderr, '');
-  const full = runCli(repo.root, ['doctor', '--full']);
+  const full = await runCli(repo.root, ['doctor', '--full']);
   assert.equal(full.code, 1, full.stdout + full.stderr);
   assert.match(full.stdout, /^error +integrity +failed \(every page\)$/m);
   assert.match(full.stdout, /integrity_check_failed: integrity_check: /);

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { assertFails, CLI_PATH, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, CLI_PATH, ensureCli, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const PLAN = `# Plan: commit demo
 
@@ -43,21 +44,21 @@ interface StepJson {
   claimed_by: string | null;
 }
 
-function setup(worktrees: string[] = ['a', 'b']): Repo {
+async function setup(worktrees: string[] = ['a', 'b']): Promise<Repo> {
   const repo = makeRepo({ files: { 'plans/p.md': PLAN, 'plans/q.md': OTHER }, worktrees });
-  for (const plan of ['plans/p.md', 'plans/q.md']) assert.equal(runCli(repo.root, ['init', plan]).code, 0);
+  for (const plan of ['plans/p.md', 'plans/q.md']) assert.equal((await runCli(repo.root, ['init', plan])).code, 0);
   return repo;
 }
 
 /** Claims the next step of `plan` in `cwd` and ticks all its items, so complete is not refused. */
-function claimAndFinish(cwd: string, plan = 'plans/p.md'): string {
-  const claim = runCli(cwd, ['claim', plan, '--json']).json<{ step_anchor: string }>();
-  assert.equal(runCli(cwd, ['update', plan, claim.step_anchor, '--all', 'completed']).code, 0);
+async function claimAndFinish(cwd: string, plan = 'plans/p.md'): Promise<string> {
+  const claim = (await runCli(cwd, ['claim', plan, '--json'])).json<{ step_anchor: string }>();
+  assert.equal((await runCli(cwd, ['update', plan, claim.step_anchor, '--all', 'completed'])).code, 0);
   return claim.step_anchor;
 }
 
-function steps(cwd: string, plan = 'plans/p.md'): StepJson[] {
-  return runCli(cwd, ['show', plan, '--json']).json<{ plans: { steps: StepJson[] }[] }>().plans[0]?.steps ?? [];
+async function steps(cwd: string, plan = 'plans/p.md'): Promise<StepJson[]> {
+  return (await runCli(cwd, ['show', plan, '--json'])).json<{ plans: { steps: StepJson[] }[] }>().plans[0]?.steps ?? [];
 }
 
 function head(repo: Repo, cwd: string): string {
@@ -69,13 +70,13 @@ describe('springfield commit', () => {
   const repos: Repo[] = [];
   after(() => repos.forEach((r) => r.cleanup()));
 
-  test('commits every change with the step and plan trailers, then completes the step', () => {
-    const repo = setup();
+  test('commits every change with the step and plan trailers, then completes the step', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
-    const anchor = claimAndFinish(a);
+    const anchor = await claimAndFinish(a);
     writeFileSync(join(a, 'client.ts'), 'export const client = 1;\n');
-    const r = runCli(a, ['commit', '-m', 'feat: add the client', '--json']);
+    const r = await runCli(a, ['commit', '-m', 'feat: add the client', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = r.json<CommitJson>();
     assert.equal(out.committed, true);
@@ -92,13 +93,13 @@ describe('springfield commit', () => {
     assert.equal(repo.git(['log', '-1', '--format=%s'], a), 'feat: add the client');
     assert.deepEqual(repo.git(['show', '--name-only', '--format=', 'HEAD'], a).split('\n'), ['client.ts']);
     assert.equal(repo.git(['status', '--porcelain'], a), '');
-    const step = steps(a).find((s) => s.anchor === 'step-1');
+    const step = (await steps(a)).find((s) => s.anchor === 'step-1');
     assert.equal(step?.status, 'completed');
     assert.equal(step?.commit_hash, out.commit_hash);
   });
 
-  test('adds a Springfield-Epic trailer when the plan belongs to an epic', () => {
-    const repo = setup();
+  test('adds a Springfield-Epic trailer when the plan belongs to an epic', async () => {
+    const repo = await setup();
     repos.push(repo);
     const db = new Database(join(repo.root, '.springfield', 'state.db'));
     db.prepare(
@@ -107,55 +108,50 @@ describe('springfield commit', () => {
     db.prepare(`UPDATE plans SET epic_id = 'sf-a3f8' WHERE plan_path = 'plans/p.md'`).run();
     db.close();
     const a = repo.worktree('a');
-    claimAndFinish(a);
+    await claimAndFinish(a);
     writeFileSync(join(a, 'client.ts'), 'x\n');
-    const out = runCli(a, ['commit', '-m', 'client', '--json']).json<CommitJson>();
+    const out = (await runCli(a, ['commit', '-m', 'client', '--json'])).json<CommitJson>();
     assert.equal(out.epic_id, 'sf-a3f8');
     assert.equal(repo.git(['log', '-1', '--format=%(trailers:key=Springfield-Epic,valueonly)'], a), 'sf-a3f8');
   });
 
-  test('a worktree that does not hold the step is refused before anything is staged or committed', () => {
-    const repo = setup();
+  test('a worktree that does not hold the step is refused before anything is staged or committed', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
     const b = repo.worktree('b');
-    claimAndFinish(a);
+    await claimAndFinish(a);
     writeFileSync(join(b, 'intruder.ts'), 'x\n');
     const before = head(repo, b);
-    const r = runCli(b, ['commit', '-m', 'not mine', '--step', 'step-1', '--plan', 'plans/p.md', '--json']);
+    const r = await runCli(b, ['commit', '-m', 'not mine', '--step', 'step-1', '--plan', 'plans/p.md', '--json']);
     assertFails(r, 1, 'not_holder');
     assert.equal(head(repo, b), before);
     assert.equal(repo.git(['status', '--porcelain'], b), '?? intruder.ts');
-    assert.equal(steps(a).find((s) => s.anchor === 'step-1')?.status, 'claimed');
+    assert.equal((await steps(a)).find((s) => s.anchor === 'step-1')?.status, 'claimed');
   });
 
-  test('open items are refused before committing unless --force gives a reason', () => {
-    const repo = setup();
+  test('open items are refused before committing unless --force gives a reason', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
-    runCli(a, ['claim', 'plans/p.md']);
+    await runCli(a, ['claim', 'plans/p.md']);
     writeFileSync(join(a, 'half.ts'), 'x\n');
     const before = head(repo, a);
-    assertFails(runCli(a, ['commit', '-m', 'half done', '--json']), 1, 'incomplete');
+    assertFails(await runCli(a, ['commit', '-m', 'half done', '--json']), 1, 'incomplete');
     assert.equal(head(repo, a), before);
-    const out = runCli(a, [
-      'commit',
-      '-m',
-      'half done',
-      '--force',
-      'items tracked elsewhere',
-      '--json',
-    ]).json<CommitJson>();
+    const out = (
+      await runCli(a, ['commit', '-m', 'half done', '--force', 'items tracked elsewhere', '--json'])
+    ).json<CommitJson>();
     assert.equal(out.state_update_failed, false);
     assert.equal(out.forced, true);
     assert.notEqual(head(repo, a), before);
   });
 
-  test('bad input exits 2 with one line and creates no commit', () => {
-    const repo = setup();
+  test('bad input exits 2 with one line and creates no commit', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
-    claimAndFinish(a);
+    await claimAndFinish(a);
     writeFileSync(join(a, 'work.ts'), 'x\n');
     const before = head(repo, a);
     const cases: [string[], string][] = [
@@ -170,44 +166,48 @@ describe('springfield commit', () => {
       [['commit', '-m', 'x\n\nSpringfield-Step: step-2', '--json'], 'bad_message'],
     ];
     for (const [args, code] of cases) {
-      assertFails(runCli(a, args), 2, code);
+      assertFails(await runCli(a, args), 2, code);
       assert.equal(head(repo, a), before, args.join(' '));
     }
     assert.equal(repo.git(['status', '--porcelain'], a), '?? work.ts');
-    assert.equal(steps(a).find((s) => s.anchor === 'step-1')?.status, 'claimed');
+    assert.equal((await steps(a)).find((s) => s.anchor === 'step-1')?.status, 'claimed');
   });
 
-  test('no held step, or several, is a usage error; --step/--plan or SPRINGFIELD_STEP/SPRINGFIELD_PLAN pick one', () => {
-    const repo = setup();
+  test('no held step, or several, is a usage error; --step/--plan or SPRINGFIELD_STEP/SPRINGFIELD_PLAN pick one', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
     writeFileSync(join(a, 'work.ts'), 'x\n');
-    assertFails(runCli(a, ['commit', '-m', 'x', '--json']), 2, 'no_claimed_step');
-    claimAndFinish(a, 'plans/p.md');
-    claimAndFinish(a, 'plans/q.md');
-    assertFails(runCli(a, ['commit', '-m', 'x', '--json']), 2, 'ambiguous_step');
-    assertFails(runCli(a, ['commit', '-m', 'x', '--step', 'step-1', '--json']), 2, 'ambiguous_step');
+    assertFails(await runCli(a, ['commit', '-m', 'x', '--json']), 2, 'no_claimed_step');
+    await claimAndFinish(a, 'plans/p.md');
+    await claimAndFinish(a, 'plans/q.md');
+    assertFails(await runCli(a, ['commit', '-m', 'x', '--json']), 2, 'ambiguous_step');
+    assertFails(await runCli(a, ['commit', '-m', 'x', '--step', 'step-1', '--json']), 2, 'ambiguous_step');
     const bySub = join(a, 'src');
     mkdirSync(bySub);
-    const viaEnv = runCli(bySub, ['commit', '-m', 'q step', '--json'], {
-      SPRINGFIELD_STEP: 'step-1',
-      SPRINGFIELD_PLAN: 'plans/q.md',
-    }).json<CommitJson>();
+    const viaEnv = (
+      await runCli(bySub, ['commit', '-m', 'q step', '--json'], {
+        SPRINGFIELD_STEP: 'step-1',
+        SPRINGFIELD_PLAN: 'plans/q.md',
+      })
+    ).json<CommitJson>();
     assert.equal(viaEnv.plan_path, 'plans/q.md');
     assert.equal(viaEnv.plan_completed, true);
     writeFileSync(join(a, 'more.ts'), 'y\n');
-    const viaPlan = runCli(bySub, ['commit', '-m', 'p step', '--plan', '../plans/p.md', '--json']).json<CommitJson>();
+    const viaPlan = (
+      await runCli(bySub, ['commit', '-m', 'p step', '--plan', '../plans/p.md', '--json'])
+    ).json<CommitJson>();
     assert.equal(viaPlan.plan_path, 'plans/p.md');
     assert.equal(viaPlan.step_anchor, 'step-1');
   });
 
-  test('nothing to commit exits 1 without an empty commit; --no-add commits only what is staged', () => {
-    const repo = setup();
+  test('nothing to commit exits 1 without an empty commit; --no-add commits only what is staged', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
-    claimAndFinish(a);
+    await claimAndFinish(a);
     const before = head(repo, a);
-    const empty = assertFails(runCli(a, ['commit', '-m', 'empty', '--json']), 1, 'nothing_to_commit');
+    const empty = assertFails(await runCli(a, ['commit', '-m', 'empty', '--json']), 1, 'nothing_to_commit');
     assert.match(
       empty.message,
       /if the step needs no change, complete it without a commit: springfield complete \S+\.md step-\d+$/,
@@ -216,33 +216,33 @@ describe('springfield commit', () => {
     assert.equal(head(repo, a), before);
     writeFileSync(join(a, 'staged.ts'), 's\n');
     writeFileSync(join(a, 'unstaged.ts'), 'u\n');
-    assertFails(runCli(a, ['commit', '-m', 'nothing staged', '--no-add', '--json']), 1, 'nothing_to_commit');
+    assertFails(await runCli(a, ['commit', '-m', 'nothing staged', '--no-add', '--json']), 1, 'nothing_to_commit');
     repo.git(['add', 'staged.ts'], a);
-    const out = runCli(a, ['commit', '-m', 'only staged', '--no-add', '--json']).json<CommitJson>();
+    const out = (await runCli(a, ['commit', '-m', 'only staged', '--no-add', '--json'])).json<CommitJson>();
     assert.equal(out.state_update_failed, false);
     assert.deepEqual(repo.git(['show', '--name-only', '--format=', 'HEAD'], a).split('\n'), ['staged.ts']);
     assert.equal(repo.git(['status', '--porcelain'], a), '?? unstaged.ts');
   });
 
-  test('never stages the state database, even when it sits unignored inside the worktree', () => {
+  test('never stages the state database, even when it sits unignored inside the worktree', async () => {
     const repo = makeRepo({ files: { 'plans/p.md': PLAN }, worktrees: ['a'] });
     repos.push(repo);
     const a = repo.worktree('a');
     const env = { SPRINGFIELD_DB: join(a, 'state', 'sf.db') };
-    assert.equal(runCli(a, ['init', 'plans/p.md'], env).code, 0);
-    const claim = runCli(a, ['claim', 'plans/p.md', '--json'], env).json<{ step_anchor: string }>();
-    runCli(a, ['update', 'plans/p.md', claim.step_anchor, '--all', 'completed'], env);
+    assert.equal((await runCli(a, ['init', 'plans/p.md'], env)).code, 0);
+    const claim = (await runCli(a, ['claim', 'plans/p.md', '--json'], env)).json<{ step_anchor: string }>();
+    await runCli(a, ['update', 'plans/p.md', claim.step_anchor, '--all', 'completed'], env);
     writeFileSync(join(a, 'code.ts'), 'c\n');
-    const out = runCli(a, ['commit', '-m', 'code', '--json'], env).json<CommitJson>();
+    const out = (await runCli(a, ['commit', '-m', 'code', '--json'], env)).json<CommitJson>();
     assert.equal(out.state_update_failed, false);
     assert.deepEqual(repo.git(['show', '--name-only', '--format=', 'HEAD'], a).split('\n'), ['code.ts']);
   });
 
-  test('a state update that fails after a good commit exits 0 with state_update_failed, and reconcile repairs it', () => {
-    const repo = setup();
+  test('a state update that fails after a good commit exits 0 with state_update_failed, and reconcile repairs it', async () => {
+    const repo = await setup();
     repos.push(repo);
     const a = repo.worktree('a');
-    claimAndFinish(a);
+    await claimAndFinish(a);
     const hook = join(repo.root, '.git', 'hooks', 'post-commit');
     writeFileSync(
       hook,
@@ -250,7 +250,7 @@ describe('springfield commit', () => {
     );
     chmodSync(hook, 0o755);
     writeFileSync(join(a, 'client.ts'), 'x\n');
-    const r = runCli(a, ['commit', '-m', 'raced', '--json'], { SF_NODE: process.execPath, SF_CLI: CLI_PATH });
+    const r = await runCli(a, ['commit', '-m', 'raced', '--json'], { SF_NODE: process.execPath, SF_CLI: CLI_PATH });
     assert.equal(r.code, 0, r.stderr);
     const out = r.json<CommitJson>();
     assert.equal(out.committed, true);
@@ -259,27 +259,27 @@ describe('springfield commit', () => {
     assert.match(r.stderr, /^springfield: warning: committed [0-9a-f]{12} but completing step-1 failed/);
     assert.equal(out.commit_hash, head(repo, a));
     assert.equal(repo.git(['log', '-1', '--format=%(trailers:key=Springfield-Step,valueonly)'], a), 'step-1');
-    const step = steps(a).find((s) => s.anchor === 'step-1');
+    const step = (await steps(a)).find((s) => s.anchor === 'step-1');
     assert.equal(step?.status, 'pending');
-    const rec = runCli(repo.root, ['reconcile', '--json']).json<{
+    const rec = (await runCli(repo.root, ['reconcile', '--json'])).json<{
       reconciled: { step_anchor: string; commit_hash: string }[];
     }>();
     assert.deepEqual(
       rec.reconciled.map((s) => [s.step_anchor, s.commit_hash]),
       [['step-1', out.commit_hash]],
     );
-    assert.equal(steps(a).find((s) => s.anchor === 'step-1')?.commit_hash, out.commit_hash);
+    assert.equal((await steps(a)).find((s) => s.anchor === 'step-1')?.commit_hash, out.commit_hash);
   });
-  test('a failing git call is one line with exit 3; an inherited GIT_DIR, index or injected hook never reaches git', () => {
-    const repo = setup(['a']);
+  test('a failing git call is one line with exit 3; an inherited GIT_DIR, index or injected hook never reaches git', async () => {
+    const repo = await setup(['a']);
     repos.push(repo);
     const a = repo.worktree('a');
-    claimAndFinish(a);
+    await claimAndFinish(a);
     writeFileSync(join(a, 'client.ts'), 'x\n');
     const lock = join(repo.git(['rev-parse', '--absolute-git-dir'], a), 'index.lock');
     writeFileSync(lock, '');
     const before = head(repo, a);
-    const failed = assertFails(runCli(a, ['commit', '-m', 'locked', '--json']), 3, 'git_failed');
+    const failed = assertFails(await runCli(a, ['commit', '-m', 'locked', '--json']), 3, 'git_failed');
     assert.match(failed.message, /^git add failed in \S+: fatal: Unable to create '\S+index\.lock': File exists\.$/);
     assert.equal(head(repo, a), before);
     rmSync(lock);
@@ -292,7 +292,7 @@ describe('springfield commit', () => {
       chmodSync(program, 0o755);
     }
     const mainHead = head(repo, repo.root);
-    const r = runCli(a, ['commit', '-m', 'inherited environment', '--json'], {
+    const r = await runCli(a, ['commit', '-m', 'inherited environment', '--json'], {
       GIT_DIR: join(repo.root, '.git'),
       GIT_WORK_TREE: repo.root,
       GIT_INDEX_FILE: join(repo.tmp, 'index'),

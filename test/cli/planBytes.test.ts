@@ -11,22 +11,12 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
-import {
-  assertClaimed,
-  assertFails,
-  assertOk,
-  ensureCli,
-  makeRepo,
-  runJson,
-  showSteps,
-  type Repo,
-} from '../helpers/gitRepo.ts';
+import { assertClaimed, assertFails, assertOk, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runJson, showSteps } from '../helpers/cliInProcess.ts';
 import { P, PLAN, showStepSuite } from '../helpers/showStepSuite.ts';
 
 // docs/cli-cost.md: a step command skips the parse when the plan file's bytes are the ones the store
 // last saw with its structure. These tests hold drift detection exact around that shortcut.
-
-before(() => ensureCli());
 
 /** A whole second, so the modification time is put back exactly at any file system's resolution. */
 const MTIME = 1_700_000_000;
@@ -47,13 +37,13 @@ function editKeepingSizeAndTime(file: string, from: string, to: string): void {
 }
 
 /** claim, update and complete each refused for drift, naming step-3's changed title. */
-function assertDriftRefused(repo: Repo): void {
+async function assertDriftRefused(repo: Repo): Promise<void> {
   for (const args of [
     ['claim', P],
     ['update', P, 'step-1', '--all', 'open'],
     ['complete', P, 'step-1'],
   ]) {
-    const error = assertFails(runJson(repo.root, args), 1, 'plan_drift');
+    const error = assertFails(await runJson(repo.root, args), 1, 'plan_drift');
     assert.ok(error.message.includes('step-3 title changed'), error.message);
   }
 }
@@ -94,9 +84,9 @@ function statRecords(db: Database.Database): StatRecord[] {
 
 describe('drift is exact when the plan file keeps its size and time', () => {
   let repo: Repo;
-  before(() => {
+  before(async () => {
     repo = makeRepo({ files: { [P]: PLAN } });
-    assertOk(runJson(repo.root, ['init', P]));
+    assertOk(await runJson(repo.root, ['init', P]));
   });
   after(() => repo.cleanup());
 
@@ -104,29 +94,29 @@ describe('drift is exact when the plan file keeps its size and time', () => {
     assert.deepEqual(storedBytes(repo), readFileSync(join(repo.root, P)));
   });
 
-  test('a structure-equal edit (a ticked box) is accepted, and its bytes are recorded', () => {
+  test('a structure-equal edit (a ticked box) is accepted, and its bytes are recorded', async () => {
     editKeepingSizeAndTime(join(repo.root, P), '- [ ] Write docs', '- [x] Write docs');
-    const c = assertClaimed(runJson(repo.root, ['claim', P]));
+    const c = assertClaimed(await runJson(repo.root, ['claim', P]));
     assert.equal(c.step_anchor, 'step-1');
     assert.deepEqual(storedBytes(repo), readFileSync(join(repo.root, P)));
-    assertOk(runJson(repo.root, ['update', P, 'step-1', '--all', 'completed']));
+    assertOk(await runJson(repo.root, ['update', P, 'step-1', '--all', 'completed']));
   });
 
-  test('a structural edit of the same size with the time put back is refused by claim, update and complete', () => {
+  test('a structural edit of the same size with the time put back is refused by claim, update and complete', async () => {
     const recorded = storedBytes(repo);
     editKeepingSizeAndTime(join(repo.root, P), '## Step 3: Docs {#step-3}', '## Step 3: Doxs {#step-3}');
-    assertDriftRefused(repo);
+    await assertDriftRefused(repo);
     assert.deepEqual(storedBytes(repo), recorded, 'refused calls record nothing');
-    assert.equal(showSteps(repo.root, P).get('step-1')?.status, 'claimed');
+    assert.equal((await showSteps(repo.root, P)).get('step-1')?.status, 'claimed');
   });
 
-  test('after init --force, the bytes of the old structure are drift again', () => {
+  test('after init --force, the bytes of the old structure are drift again', async () => {
     const file = join(repo.root, P);
     const edited = readFileSync(file);
-    assertOk(runJson(repo.root, ['init', P, '--force']));
+    assertOk(await runJson(repo.root, ['init', P, '--force']));
     assert.deepEqual(storedBytes(repo), edited);
     editKeepingSizeAndTime(file, '## Step 3: Doxs {#step-3}', '## Step 3: Docs {#step-3}');
-    const error = assertFails(runJson(repo.root, ['claim', P]), 1, 'plan_drift');
+    const error = assertFails(await runJson(repo.root, ['claim', P]), 1, 'plan_drift');
     assert.ok(error.message.includes('step-3 title changed: "Doxs" → "Docs"'), error.message);
   });
 });
@@ -294,26 +284,26 @@ describe("claim, update and complete trust an unchanged file's stat, and only th
   before(async () => {
     repo = makeRepo({ files: { [P]: PLAN } });
     file = join(repo.root, P);
-    assertOk(runJson(repo.root, ['init', P]));
+    assertOk(await runJson(repo.root, ['init', P]));
     await settle(file);
-    assertClaimed(runJson(repo.root, ['claim', P]));
+    assertClaimed(await runJson(repo.root, ['claim', P]));
   });
   after(() => repo.cleanup());
 
-  test('the first claim of the settled file recorded its stat; unchanged, the bytes are not compared again', () => {
+  test('the first claim of the settled file recorded its stat; unchanged, the bytes are not compared again', async () => {
     assert.deepEqual(
       inStore(repo, (db) => statRecords(db).map((r) => [r.file, r.stat])),
       [[file, statKey(statSync(file, { bigint: true }))]],
     );
     // Recorded bytes that match nothing: a call that compared bytes would parse and record the file's own.
     inStore(repo, (db) => db.prepare("UPDATE plan_files SET source = x'00'").run());
-    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
+    assertOk(await runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
     assert.deepEqual(storedBytes(repo), Buffer.from([0]), 'the stat vouched: no bytes compared');
 
     // The same bytes with a new change time (touch): compared, found equal in structure, recorded.
     const now = new Date();
     utimesSync(file, now, now);
-    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'open']));
+    assertOk(await runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'open']));
     assert.deepEqual(storedBytes(repo), readFileSync(file));
   });
 
@@ -321,8 +311,8 @@ describe("claim, update and complete trust an unchanged file's stat, and only th
     // A whole second, so the edit below can put the recorded modification time back exactly.
     utimesSync(file, MTIME, MTIME);
     await settle(file);
-    assertOk(runJson(repo.root, ['heartbeat', P, 'step-1']));
-    assertOk(runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
+    assertOk(await runJson(repo.root, ['heartbeat', P, 'step-1']));
+    assertOk(await runJson(repo.root, ['update', P, 'step-1', '--task', '0', 'completed']));
     const recorded = inStore(repo, statRecords);
     assert.equal(recorded[0]?.stat, statKey(statSync(file, { bigint: true })), 'the record is the file as it is');
 
@@ -334,7 +324,7 @@ describe("claim, update and complete trust an unchanged file's stat, and only th
       'device, inode, size and modification time are the recorded ones',
     );
     assert.notEqual(now?.[4], before?.[4], 'only the change time tells');
-    assertDriftRefused(repo);
+    await assertDriftRefused(repo);
     assert.deepEqual(inStore(repo, statRecords), recorded, 'refused calls record nothing');
   });
 });

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { parseTrailerLog } from '../../src/core/git/trailers.ts';
-import { assertFails, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, cleanEnv, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const PLAN = `# Plan: reconcile demo
 
@@ -45,21 +46,25 @@ function dbOf(repo: Repo): Database.Database {
   return new Database(join(repo.root, '.springfield', 'state.db'));
 }
 
-function stepHashes(repo: Repo): Record<string, [string, string | null]> {
-  const plans = runCli(repo.root, ['show', 'plans/p.md', '--json']).json<{ plans: { steps: StepJson[] }[] }>().plans;
+async function stepHashes(repo: Repo): Promise<Record<string, [string, string | null]>> {
+  const plans = (await runCli(repo.root, ['show', 'plans/p.md', '--json'])).json<{ plans: { steps: StepJson[] }[] }>()
+    .plans;
   const out: Record<string, [string, string | null]> = {};
   for (const s of plans[0]?.steps ?? []) out[s.anchor] = [s.status, s.commit_hash];
   return out;
 }
 
 /** Claims the next step in `cwd`, ticks its items (and its substeps'), writes a file and commits through springfield. */
-function commitNext(repo: Repo, cwd: string, file: string): { anchor: string; hash: string } {
-  const claim = runCli(cwd, ['claim', 'plans/p.md', '--json']).json<{ step_anchor: string; substeps: string[] }>();
+async function commitNext(repo: Repo, cwd: string, file: string): Promise<{ anchor: string; hash: string }> {
+  const claim = (await runCli(cwd, ['claim', 'plans/p.md', '--json'])).json<{
+    step_anchor: string;
+    substeps: string[];
+  }>();
   for (const anchor of [...claim.substeps, claim.step_anchor]) {
-    assert.equal(runCli(cwd, ['update', 'plans/p.md', anchor, '--all', 'completed']).code, 0);
+    assert.equal((await runCli(cwd, ['update', 'plans/p.md', anchor, '--all', 'completed'])).code, 0);
   }
   writeFileSync(join(cwd, file), `${file}\n`);
-  const r = runCli(cwd, ['commit', '-m', `work on ${claim.step_anchor}`, '--json']);
+  const r = await runCli(cwd, ['commit', '-m', `work on ${claim.step_anchor}`, '--json']);
   assert.equal(r.code, 0, r.stderr);
   const out = r.json<{ commit_hash: string; state_update_failed: boolean }>();
   assert.equal(out.state_update_failed, false);
@@ -67,25 +72,24 @@ function commitNext(repo: Repo, cwd: string, file: string): { anchor: string; ha
 }
 
 describe('springfield reconcile', () => {
-  before(() => ensureCli());
   const repos: Repo[] = [];
   after(() => repos.forEach((r) => r.cleanup()));
 
-  test('restores completions wiped from the database from commits made in two worktrees', () => {
+  test('restores completions wiped from the database from commits made in two worktrees', async () => {
     const repo = makeRepo({ files: { 'plans/p.md': PLAN }, worktrees: ['a', 'b'] });
     repos.push(repo);
-    assert.equal(runCli(repo.root, ['init', 'plans/p.md']).code, 0);
+    assert.equal((await runCli(repo.root, ['init', 'plans/p.md'])).code, 0);
     const made = [
-      commitNext(repo, repo.worktree('a'), 'one.ts'),
-      commitNext(repo, repo.worktree('b'), 'two.ts'),
-      commitNext(repo, repo.worktree('a'), 'three.ts'),
+      await commitNext(repo, repo.worktree('a'), 'one.ts'),
+      await commitNext(repo, repo.worktree('b'), 'two.ts'),
+      await commitNext(repo, repo.worktree('a'), 'three.ts'),
     ];
     assert.deepEqual(
       made.map((m) => m.anchor),
       ['step-1', 'step-2', 'step-3'],
     );
     const expected = Object.fromEntries(made.map((m) => [m.anchor, ['completed', m.hash]]));
-    assert.deepEqual(stepHashes(repo), expected);
+    assert.deepEqual(await stepHashes(repo), expected);
 
     const db = dbOf(repo);
     const wiped = db
@@ -99,11 +103,11 @@ describe('springfield reconcile', () => {
     db.close();
     assert.equal(wiped, 3);
     assert.deepEqual(
-      Object.values(stepHashes(repo)).map(([status]) => status),
+      Object.values(await stepHashes(repo)).map(([status]) => status),
       ['claimed', 'claimed', 'claimed'],
     );
 
-    const r = runCli(repo.worktree('b'), ['reconcile', '--json']);
+    const r = await runCli(repo.worktree('b'), ['reconcile', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = r.json<ReconcileJson>();
     assert.deepEqual(
@@ -113,13 +117,13 @@ describe('springfield reconcile', () => {
     assert.deepEqual(out.conflicts, []);
     assert.deepEqual(out.unknown, []);
     assert.deepEqual(out.plans_completed, ['plans/p.md']);
-    assert.deepEqual(stepHashes(repo), expected);
-    const plan = runCli(repo.root, ['show', 'plans/p.md', '--json']).json<{
+    assert.deepEqual(await stepHashes(repo), expected);
+    const plan = (await runCli(repo.root, ['show', 'plans/p.md', '--json'])).json<{
       plans: { status: string; steps: StepJson[] }[];
     }>().plans[0];
     assert.equal(plan?.status, 'done');
     assert.equal(plan?.steps[2]?.substeps[0]?.status, 'completed');
-    const events = runCli(repo.root, ['events', 'plans/p.md', '--json']).json<{
+    const events = (await runCli(repo.root, ['events', 'plans/p.md', '--json'])).json<{
       events: { action: string; step_anchor: string }[];
     }>().events;
     assert.deepEqual(
@@ -130,22 +134,22 @@ describe('springfield reconcile', () => {
       ['step-1', 'step-2', 'step-3'],
     );
 
-    const again = runCli(repo.root, ['reconcile', '--json']).json<ReconcileJson>();
+    const again = (await runCli(repo.root, ['reconcile', '--json'])).json<ReconcileJson>();
     assert.deepEqual(again.reconciled, []);
     assert.equal(again.unchanged, 3);
   });
 
-  test('a different hash in the database is reported and kept, and overwritten with --force', () => {
+  test('a different hash in the database is reported and kept, and overwritten with --force', async () => {
     const repo = makeRepo({ files: { 'plans/p.md': PLAN }, worktrees: ['a'] });
     repos.push(repo);
-    runCli(repo.root, ['init', 'plans/p.md']);
-    const { hash } = commitNext(repo, repo.worktree('a'), 'one.ts');
+    await runCli(repo.root, ['init', 'plans/p.md']);
+    const { hash } = await commitNext(repo, repo.worktree('a'), 'one.ts');
     const other = repo.git(['rev-parse', 'main']);
     const db = dbOf(repo);
     db.prepare(`UPDATE steps SET commit_hash = ? WHERE anchor = 'step-1'`).run(other);
     db.close();
 
-    const kept = runCli(repo.root, ['reconcile', '--json']);
+    const kept = await runCli(repo.root, ['reconcile', '--json']);
     assert.equal(kept.code, 0);
     assert.match(
       kept.stderr,
@@ -156,21 +160,21 @@ describe('springfield reconcile', () => {
       { plan_path: 'plans/p.md', step_anchor: 'step-1', db_hash: other, git_hash: hash, overwritten: false },
     ]);
     assert.deepEqual(k.reconciled, []);
-    assert.deepEqual(stepHashes(repo)['step-1'], ['completed', other]);
+    assert.deepEqual((await stepHashes(repo))['step-1'], ['completed', other]);
 
-    const forced = runCli(repo.root, ['reconcile', '--force', '--json']).json<ReconcileJson>();
+    const forced = (await runCli(repo.root, ['reconcile', '--force', '--json'])).json<ReconcileJson>();
     assert.equal(forced.conflicts[0]?.overwritten, true);
     assert.deepEqual(
       forced.reconciled.map((s) => [s.step_anchor, s.commit_hash]),
       [['step-1', hash]],
     );
-    assert.deepEqual(stepHashes(repo)['step-1'], ['completed', hash]);
+    assert.deepEqual((await stepHashes(repo))['step-1'], ['completed', hash]);
   });
 
-  test('the newest commit per step wins, across branches; unknown plans and steps are listed, not applied', () => {
+  test('the newest commit per step wins, across branches; unknown plans and steps are listed, not applied', async () => {
     const repo = makeRepo({ files: { 'plans/p.md': PLAN }, worktrees: ['a', 'b'] });
     repos.push(repo);
-    runCli(repo.root, ['init', 'plans/p.md']);
+    await runCli(repo.root, ['init', 'plans/p.md']);
     const commit = (cwd: string, file: string, date: string, trailers: string[]) => {
       writeFileSync(join(cwd, file), file);
       repo.git(['add', file], cwd);
@@ -197,7 +201,7 @@ describe('springfield reconcile', () => {
     commit(repo.worktree('a'), 'plain.ts', '2026-01-05T10:00:00Z', []);
     assert.notEqual(older, newer);
 
-    const out = runCli(repo.root, ['reconcile', '--json']).json<ReconcileJson>();
+    const out = (await runCli(repo.root, ['reconcile', '--json'])).json<ReconcileJson>();
     assert.deepEqual(
       out.reconciled.map((s) => [s.step_anchor, s.commit_hash, s.from_status]),
       [['step-2', newer, 'pending']],
@@ -207,18 +211,18 @@ describe('springfield reconcile', () => {
       ['plans/ghost.md', 'step-1', ghostPlan, 'unknown_plan'],
       ['plans/p.md', 'step-9', ghostStep, 'unknown_step'],
     ]);
-    assert.deepEqual(stepHashes(repo), {
+    assert.deepEqual(await stepHashes(repo), {
       'step-1': ['pending', null],
       'step-2': ['completed', newer],
       'step-3': ['pending', null],
     });
   });
 
-  test('a plan argument limits reconcile to that plan; an unknown plan is a usage error that writes nothing', () => {
+  test('a plan argument limits reconcile to that plan; an unknown plan is a usage error that writes nothing', async () => {
     const repo = makeRepo({ files: { 'plans/p.md': PLAN, 'plans/q.md': PLAN }, worktrees: ['a'] });
     repos.push(repo);
-    runCli(repo.root, ['init', 'plans/p.md']);
-    runCli(repo.root, ['init', 'plans/q.md']);
+    await runCli(repo.root, ['init', 'plans/p.md']);
+    await runCli(repo.root, ['init', 'plans/q.md']);
     const a = repo.worktree('a');
     for (const plan of ['plans/p.md', 'plans/q.md']) {
       writeFileSync(join(a, `${plan.slice(6, 7)}.ts`), plan);
@@ -228,16 +232,19 @@ describe('springfield reconcile', () => {
         a,
       );
     }
-    const out = runCli(repo.root, ['reconcile', 'plans/q.md', '--json']).json<ReconcileJson>();
+    const out = (await runCli(repo.root, ['reconcile', 'plans/q.md', '--json'])).json<ReconcileJson>();
     assert.deepEqual(
       out.reconciled.map((s) => [s.plan_path, s.step_anchor]),
       [['plans/q.md', 'step-1']],
     );
-    assert.deepEqual(stepHashes(repo)['step-1']?.[0], 'pending');
-    const eventsBefore = runCli(repo.root, ['events', '--json']).json<{ events: unknown[] }>().events.length;
-    assertFails(runCli(repo.root, ['reconcile', 'plans/none.md', '--json']), 2, 'unknown_plan');
-    assertFails(runCli(repo.root, ['reconcile', '--bogus', '--json']), 2, 'unknown_option');
-    assert.equal(runCli(repo.root, ['events', '--json']).json<{ events: unknown[] }>().events.length, eventsBefore);
+    assert.deepEqual((await stepHashes(repo))['step-1']?.[0], 'pending');
+    const eventsBefore = (await runCli(repo.root, ['events', '--json'])).json<{ events: unknown[] }>().events.length;
+    assertFails(await runCli(repo.root, ['reconcile', 'plans/none.md', '--json']), 2, 'unknown_plan');
+    assertFails(await runCli(repo.root, ['reconcile', '--bogus', '--json']), 2, 'unknown_option');
+    assert.equal(
+      (await runCli(repo.root, ['events', '--json'])).json<{ events: unknown[] }>().events.length,
+      eventsBefore,
+    );
   });
 
   test('parses several steps in one commit, pairing each with its plan', () => {

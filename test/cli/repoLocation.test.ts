@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { EnvironmentError } from '../../src/core/errors.ts';
 import { askGitForRepo, findRepoOnDisk, locateRepo } from '../../src/core/git/repo.ts';
 import type { ClaimResult, InitResult, PlanView } from '../../src/core/store/types.ts';
-import { assertFails, assertOk, cleanEnv, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, assertOk, cleanEnv, ensureCli, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 
 const PLAN = [
   '# Plan: Six independent steps',
@@ -83,24 +84,25 @@ describe('a repository with linked, nested and symlinked worktrees', () => {
     }
   });
 
-  test('the CLI reaches one database from every place: init from main, a claim from each place, one show lists them all', () => {
+  test('the CLI reaches one database from every place: init from main, a claim from each place, one show lists them all', async () => {
     // Arrange
-    const init = assertOk<InitResult>(runCli(repo.root, ['init', 'plans/p.md', '--json']));
+    const init = assertOk<InitResult>(await runCli(repo.root, ['init', 'plans/p.md', '--json']));
     assert.equal(init.steps_created, 6);
 
     // Act
-    const claims = places.map((place) => {
-      const c = assertOk<ClaimResult>(runCli(place.cwd, ['claim', place.plan, '--json']));
+    const claims: string[] = [];
+    for (const place of places) {
+      const c = assertOk<ClaimResult>(await runCli(place.cwd, ['claim', place.plan, '--json']));
       assert.ok(c.claimed, `${place.name} should claim a step`);
       assert.equal(c.plan_path, 'plans/p.md', `${place.name}: the plan is keyed repository-relative`);
       assert.equal(c.claimed_by, place.worktree, `${place.name}: the holder is the real worktree root`);
-      return c.step_anchor;
-    });
+      claims.push(c.step_anchor);
+    }
 
     // Assert
     assert.deepEqual(claims, ['step-1', 'step-2', 'step-3', 'step-4', 'step-5', 'step-6']);
     for (const place of places) {
-      const { plans } = assertOk<{ plans: PlanView[] }>(runCli(place.cwd, ['show', '--json']));
+      const { plans } = assertOk<{ plans: PlanView[] }>(await runCli(place.cwd, ['show', '--json']));
       assert.equal(plans.length, 1, place.name);
       assert.deepEqual(
         plans[0]?.steps.map((s) => [s.anchor, s.status, s.claimed_by]),
@@ -108,7 +110,7 @@ describe('a repository with linked, nested and symlinked worktrees', () => {
         place.name,
       );
     }
-    const afterAll = assertOk<ClaimResult>(runCli(repo.worktree('nested'), ['claim', 'plans/p.md', '--json']));
+    const afterAll = assertOk<ClaimResult>(await runCli(repo.worktree('nested'), ['claim', 'plans/p.md', '--json']));
     assert.equal(afterAll.claimed, false);
   });
 
@@ -154,18 +156,18 @@ describe('a bare repository with linked worktrees', () => {
     assert.equal(fromBare.worktreeRoot, null);
   });
 
-  test('the CLI in two worktrees shares <bare>/springfield/state.db', () => {
+  test('the CLI in two worktrees shares <bare>/springfield/state.db', async () => {
     // Act
-    assertOk(runCli(repo.worktree('a'), ['init', 'plans/p.md', '--json']));
-    const ca = assertOk<ClaimResult>(runCli(repo.worktree('a'), ['claim', 'plans/p.md', '--json']));
-    const cb = assertOk<ClaimResult>(runCli(repo.worktree('b'), ['claim', 'plans/p.md', '--json']));
+    assertOk(await runCli(repo.worktree('a'), ['init', 'plans/p.md', '--json']));
+    const ca = assertOk<ClaimResult>(await runCli(repo.worktree('a'), ['claim', 'plans/p.md', '--json']));
+    const cb = assertOk<ClaimResult>(await runCli(repo.worktree('b'), ['claim', 'plans/p.md', '--json']));
 
     // Assert
     assert.ok(existsSync(join(repo.root, 'springfield', 'state.db')));
     assert.equal(existsSync(join(repo.worktree('a'), '.springfield')), false);
     assert.ok(ca.claimed && cb.claimed);
     assert.deepEqual([ca.step_anchor, cb.step_anchor], ['step-1', 'step-2']);
-    const { plans } = assertOk<{ plans: PlanView[] }>(runCli(repo.worktree('b'), ['show', '--json']));
+    const { plans } = assertOk<{ plans: PlanView[] }>(await runCli(repo.worktree('b'), ['show', '--json']));
     assert.deepEqual(
       plans[0]?.steps.slice(0, 2).map((s) => s.claimed_by),
       [repo.worktree('a'), repo.worktree('b')],
@@ -190,15 +192,15 @@ describe('database overrides', () => {
     assert.equal(relative.dbPath, join(repo.root, 'src', 'x', 'state.db'));
   });
 
-  test('SPRINGFIELD_DB moves the CLI to another file, and --db wins over it', () => {
+  test('SPRINGFIELD_DB moves the CLI to another file, and --db wins over it', async () => {
     // Arrange
     const envDb = join(repo.tmp, 'env', 'state.db');
     const flagDb = join(repo.tmp, 'flag', 'state.db');
 
     // Act
-    assertOk(runCli(repo.root, ['init', 'plans/p.md', '--json'], { SPRINGFIELD_DB: envDb }));
+    assertOk(await runCli(repo.root, ['init', 'plans/p.md', '--json'], { SPRINGFIELD_DB: envDb }));
     const viaFlag = assertOk<InitResult>(
-      runCli(repo.root, ['init', 'plans/p.md', '--json', '--db', '../flag/state.db'], { SPRINGFIELD_DB: envDb }),
+      await runCli(repo.root, ['init', 'plans/p.md', '--json', '--db', '../flag/state.db'], { SPRINGFIELD_DB: envDb }),
     );
 
     // Assert
@@ -206,7 +208,9 @@ describe('database overrides', () => {
     assert.ok(existsSync(flagDb), '--db is resolved against the cwd');
     assert.equal(viaFlag.already_initialized, false, '--db reached a fresh database, not the SPRINGFIELD_DB one');
     assert.equal(existsSync(join(repo.root, '.springfield', 'state.db')), false, 'the default location is untouched');
-    const viaEnv = assertOk<{ plans: PlanView[] }>(runCli(repo.root, ['show', '--json'], { SPRINGFIELD_DB: envDb }));
+    const viaEnv = assertOk<{ plans: PlanView[] }>(
+      await runCli(repo.root, ['show', '--json'], { SPRINGFIELD_DB: envDb }),
+    );
     assert.equal(viaEnv.plans.length, 1);
   });
 });
@@ -234,10 +238,10 @@ describe('outside any git repository', () => {
   });
 
   for (const args of [['show'], ['init', 'plans/p.md'], ['claim', 'plans/p.md'], ['ready', 'plans/p.md']]) {
-    test(`'${args.join(' ')}' exits 3 with one line naming the directory, and creates nothing`, () => {
+    test(`'${args.join(' ')}' exits 3 with one line naming the directory, and creates nothing`, async () => {
       // Act
-      const text = runCli(dir, args, env());
-      const json = runCli(dir, [...args, '--json'], env());
+      const text = await runCli(dir, args, env());
+      const json = await runCli(dir, [...args, '--json'], env());
 
       // Assert
       assertFails(text, 3, 'not_a_git_repository');
@@ -307,13 +311,13 @@ describe('a .springfield that is a symbolic link (a repository can commit one)',
   });
   after(() => repo.cleanup());
 
-  test('every command refuses it in one line, exit 1, and nothing is written where it points', () => {
+  test('every command refuses it in one line, exit 1, and nothing is written where it points', async () => {
     for (const args of [
       ['init', 'plans/p.md'],
       ['show', '--json'],
       ['epic', 'create', 'X'],
     ]) {
-      const r = runCli(repo.root, args);
+      const r = await runCli(repo.root, args);
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
       assert.match(
         r.stderr,
@@ -324,9 +328,9 @@ describe('a .springfield that is a symbolic link (a repository can commit one)',
     assert.deepEqual(readdirSync(target), []);
   });
 
-  test('SPRINGFIELD_DB chosen by the person is used instead', () => {
+  test('SPRINGFIELD_DB chosen by the person is used instead', async () => {
     const db = join(repo.tmp, 'mine', 'state.db');
-    assertOk(runCli(repo.root, ['init', 'plans/p.md', '--json'], { SPRINGFIELD_DB: db }));
+    assertOk(await runCli(repo.root, ['init', 'plans/p.md', '--json'], { SPRINGFIELD_DB: db }));
     assert.ok(existsSync(db));
     assert.deepEqual(readdirSync(target), []);
   });

@@ -10,20 +10,9 @@ import { AGENT_PRESETS, findPreset } from '../../src/core/runs/presets.ts';
 import { readUsage } from '../../src/core/runs/usage.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { expandAgentArgv } from '../../src/core/runs/agentArgv.ts';
-import {
-  assertClaimed,
-  assertFails,
-  assertOk,
-  ensureCli,
-  makeRepo,
-  planningWorktree,
-  PROJECT_ROOT,
-  runCli,
-  runJson,
-} from '../helpers/gitRepo.ts';
+import { assertClaimed, assertFails, assertOk, makeRepo, planningWorktree, PROJECT_ROOT } from '../helpers/gitRepo.ts';
+import { runCli, runJson } from '../helpers/cliInProcess.ts';
 import type { ContextView } from '../../src/core/store/epicTypes.ts';
-
-ensureCli();
 
 test("Lisa's example plan is accepted by the plan parser", () => {
   const example = /```markdown\n([\s\S]*?)\n```/.exec(builtInPrompt('lisa'))?.[1];
@@ -54,27 +43,29 @@ test('every placeholder of the built-in prompts has a value', () => {
   assert.equal(fillPrompt('{{epic}} {{nope}}', values), 'sf-abcd {{nope}}', 'unknown names are left as they are');
 });
 
-test('the context an agent reads starts with its prompt, filled in with the real epic, plan and step', (t) => {
+test('the context an agent reads starts with its prompt, filled in with the real epic, plan and step', async (t) => {
   const plan = '# Plan: P\n\n## Step 1: First thing {#step-1}\n**Tasks:**\n- [ ] Do it\n**Tests:**\n- [ ] Test it\n';
   const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/p.md': plan } });
   t.after(() => repo.cleanup());
-  const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Thing', '--complexity', 'standard'])).id;
+  const epic = assertOk<{ id: string }>(
+    await runJson(repo.root, ['epic', 'create', 'Thing', '--complexity', 'standard']),
+  ).id;
   mkdirSync(join(repo.root, '.springfield'), { recursive: true });
   writeFileSync(
     join(repo.root, '.springfield', 'config.json'),
     JSON.stringify({ verification: [['npm', 'run', 'test suite']] }),
   );
 
-  const lisa = runCli(repo.root, ['context', '--epic', epic, '--role', 'lisa']);
+  const lisa = await runCli(repo.root, ['context', '--epic', epic, '--role', 'lisa']);
   assert.match(lisa.stdout, new RegExp(`^# You are Lisa, the planner, for epic ${epic}: Thing\n`));
   assert.match(lisa.stdout, new RegExp(`springfield plan propose ${epic} plans/${epic}.md`));
   assert.match(lisa.stdout, /\n---\n\n# Springfield context\n/, 'then the context');
 
-  assertOk(runJson(repo.root, ['plan', 'propose', epic, 'plans/p.md']));
-  assertOk(runJson(repo.root, ['plan', 'approve', epic]));
-  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', epic])).worktree_path;
-  assertClaimed(runJson(wt, ['claim', 'plans/p.md']));
-  const ralph = runCli(wt, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
+  assertOk(await runJson(repo.root, ['plan', 'propose', epic, 'plans/p.md']));
+  assertOk(await runJson(repo.root, ['plan', 'approve', epic]));
+  const wt = assertOk<{ worktree_path: string }>(await runJson(repo.root, ['epic', 'start', epic])).worktree_path;
+  assertClaimed(await runJson(wt, ['claim', 'plans/p.md']));
+  const ralph = await runCli(wt, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
   assert.match(ralph.stdout, /^# You are Ralph, the builder: step step-1 of plans\/p\.md/);
   assert.ok(ralph.stdout.includes('springfield start plans/p.md step-1\n'));
   assert.ok(
@@ -93,7 +84,7 @@ test('the context an agent reads starts with its prompt, filled in with the real
     join(repo.root, '.springfield', 'prompts', 'ralph.md'),
     '# Our Ralph for {{step}}\n\n```sh\nmake {{step}}\n```\n',
   );
-  const ours = runCli(wt, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
+  const ours = await runCli(wt, ['context', '--role', 'ralph'], { SPRINGFIELD_EPIC: epic });
   assert.match(
     ours.stdout,
     /^# Our Ralph for step-1\n\n```sh\nmake step-1\n```\n\n---\n/,
@@ -104,9 +95,13 @@ test('the context an agent reads starts with its prompt, filled in with the real
     join(PROJECT_ROOT, 'src', 'core', 'agents', 'prompts', 'bart.md'),
     join(repo.root, '.springfield', 'prompts', 'bart.md'),
   );
-  const linked = assertFails(runJson(repo.root, ['context', '--epic', epic, '--role', 'bart']), 2, 'prompt_symlink');
+  const linked = assertFails(
+    await runJson(repo.root, ['context', '--epic', epic, '--role', 'bart']),
+    2,
+    'prompt_symlink',
+  );
   assert.match(linked.message, /bart\.md: is a symbolic link/);
-  assertFails(runJson(repo.root, ['context', '--role', 'marge']), 2, 'bad_option');
+  assertFails(await runJson(repo.root, ['context', '--role', 'marge']), 2, 'bad_option');
 });
 
 test('$SPRINGFIELD_* in agent arguments is replaced as text, one argument staying one argument', () => {
@@ -138,11 +133,11 @@ test('$SPRINGFIELD_* in agent arguments is replaced as text, one argument stayin
   );
 });
 
-test('`springfield run` hands the agent its context file through the argument', (t) => {
+test('`springfield run` hands the agent its context file through the argument', async (t) => {
   const repo = makeRepo({ files: { '.gitignore': '.springfield/\n' } });
   t.after(() => repo.cleanup());
-  const epic = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Thing'])).id;
-  const r = runCli(planningWorktree(repo, epic), [
+  const epic = assertOk<{ id: string }>(await runJson(repo.root, ['epic', 'create', 'Thing'])).id;
+  const r = await runCli(planningWorktree(repo, epic), [
     'run',
     '--role',
     'lisa',

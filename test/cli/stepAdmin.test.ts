@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertFails, ensureCli, makeRepo, runJson, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runJson } from '../helpers/cliInProcess.ts';
 import { epicReadySuite, reopenSuite } from '../helpers/stepAdminSuite.ts';
 
 const P = 'plans/admin.md';
-
-before(() => ensureCli());
 
 reopenSuite('sqlite', () => ({}));
 epicReadySuite('sqlite', () => ({}));
@@ -19,8 +18,8 @@ describe('reconcile', () => {
   });
   after(() => repo.cleanup());
 
-  test('reconcile before init says to run init first, exits non-zero and creates nothing', () => {
-    const r = runJson(repo.root, ['reconcile']);
+  test('reconcile before init says to run init first, exits non-zero and creates nothing', async () => {
+    const r = await runJson(repo.root, ['reconcile']);
     const error = assertFails(r, 2, 'no_database');
     assert.match(error.message, /nothing to reconcile; run 'springfield init <plan\.md>' first$/);
     assert.equal(existsSync(join(repo.root, '.springfield')), false);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUNDLE_WRAPPER } from '../../src/cli/codeCache.ts';
+import { BUNDLE_WRAPPER } from '../../src/cli/fastPath/codeCache.ts';
 import {
   assertClaimed,
   assertOk,
@@ -16,7 +16,7 @@ import {
 } from '../helpers/gitRepo.ts';
 
 // docs/cli-cost.md: in the step commands' bundle, core's node:crypto, node:child_process and node:os
-// imports load on first call (src/cli/lazy/), so a claim or a show loads none of them; and the bundle
+// imports load on first call (src/cli/fastPath/lazy/), so a claim or a show loads none of them; and the bundle
 // links only the step commands' store (StepStore), not the whole one.
 
 const P = 'plans/p.md';

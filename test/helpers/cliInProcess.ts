@@ -1,8 +1,9 @@
 // The CLI run in the test process: `dispatch` (src/cli/dispatch.ts) over a real store and a captured
 // Io, routed as the launcher routes it (src/cli/launcher.ts): a step command through the step modules
-// and the step store, any other through the whole CLI. Use it for what a command does; spawn the
-// built binary (gitRepo.ts's runCli) only for what a process shows: exit codes as a process, signals,
-// start-up, the step bundle and its node:sqlite driver, the installed package, concurrent processes.
+// and the step store, any other through the whole CLI; the commands that use their process's own
+// streams (OWN_STREAMS) run as the built binary. Use it for what a command does; spawn the binary
+// (gitRepo.ts's runCli) for what only a process shows: exit codes as a process, signals, start-up,
+// the step bundle and its node:sqlite driver, the installed package, concurrent processes.
 //
 // Nothing process-wide is changed: the working directory and the environment reach the command only
 // through the Io (cwd, env = cleanEnv(overrides), as a spawned run gets them), output is captured, and
@@ -15,9 +16,13 @@ import { openStepStore } from '../../src/core/index.ts';
 import { dispatch, type Io } from '../../src/cli/dispatch.ts';
 import { runCli as runWholeCli } from '../../src/cli/main.ts';
 import { STEP_MODULES } from '../../src/cli/commands/modules.ts';
-import { isStepCommand } from '../../src/cli/commands/stepNames.ts';
+import { isStepCommand } from '../../src/cli/fastPath/stepNames.ts';
 import { messageOf } from '../../src/shared/errorMessage.ts';
-import { assertOk, cleanEnv, cliResult, type CliResult } from './gitRepo.ts';
+import { assertOk, cleanEnv, cliResult, ensureCli, runCliAsync, type CliResult } from './gitRepo.ts';
+
+/** Commands that use their process's own stdout, stderr or stdin (a supervised agent, the scheduler's agents, a server, migrate's progress): run as a process. */
+const OWN_STREAMS = new Set(['run', 'orchestrate', 'app', 'mcp', 'migrate']);
+let built = false;
 
 /** Runs one CLI invocation in this process in `cwd`; `env` entries override (undefined removes), as gitRepo's runCli. */
 export async function runCli(
@@ -25,6 +30,11 @@ export async function runCli(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<CliResult> {
+  if (OWN_STREAMS.has(args[0] ?? '')) {
+    if (!built) ensureCli();
+    built = true;
+    return runCliAsync(cwd, args, env);
+  }
   let stdout = '';
   let stderr = '';
   const io: Io = {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMMAND_MODULES } from '../../src/cli/commands/index.ts';
 import { STEP_MODULES } from '../../src/cli/commands/modules.ts';
-import { STEP_COMMANDS } from '../../src/cli/commands/stepNames.ts';
+import { STEP_COMMANDS } from '../../src/cli/fastPath/stepNames.ts';
 import { commandsFor as commandsIn, loadAll } from '../../src/cli/dispatch.ts';
 
 const allCommands = () => loadAll(COMMAND_MODULES);

@@ -38,8 +38,7 @@ export const doctorCommand: Command = {
     const full = flag(ctx.args, 'full');
     const size = isDatabaseUrl(url) ? undefined : statSync(url, { throwIfNoEntry: false })?.size;
     // Say what takes the time while it does (the result is printed only at the end).
-    if (full && size !== undefined)
-      process.stderr.write(`springfield: checking every page of ${url} (${Math.ceil(size / 1048576)} MB)…\n`);
+    if (full && size !== undefined) ctx.progress(`checking every page of ${url} (${Math.ceil(size / 1048576)} MB)…`);
     const report = isDatabaseUrl(url)
       ? await diagnoseRemote({
           url,

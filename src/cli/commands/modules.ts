@@ -11,7 +11,7 @@ import { resetCommand } from './reset.ts';
 import { showCommand } from './show.ts';
 import { startCommand } from './start.ts';
 import { updateCommand } from './update.ts';
-import { STEP_COMMANDS, type StepCommandName } from './stepNames.ts';
+import { STEP_COMMANDS, type StepCommandName } from '../fastPath/stepNames.ts';
 
 /** A module of commands: the names it defines, in `--help` order, and how to load their definitions. */
 export interface CommandModule<S extends StepStore = Store> {
@@ -20,7 +20,7 @@ export interface CommandModule<S extends StepStore = Store> {
   load(): Promise<readonly Command<S>[]>;
 }
 
-/** Each step command's definition, by name: the type requires one for every name in stepNames.ts and no other. */
+/** Each step command's definition, by name: the type requires one for every name in fastPath/stepNames.ts and no other. */
 const STEP_DEFINITIONS: Readonly<Record<StepCommandName, Command<StepStore>>> = {
   init: initCommand,
   claim: claimCommand,

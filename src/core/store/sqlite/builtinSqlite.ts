@@ -7,7 +7,7 @@ import type { Connect, ConnectOptions, Database } from './sqlite.ts';
  * commands' store uses (docs/architecture.md, "Two SQLite drivers"). A step command is a fresh
  * process: loading better-sqlite3's native module and opening through it cost about 2.5 ms, the
  * built-in one about 0.3 ms (docs/cli-cost.md, "The built-in SQLite"). Only the step commands' bundle
- * asks for it (src/cli/bin.ts); a process never holds the same database through both drivers, whose
+ * asks for it (src/cli/fastPath/stepBundle.ts); a process never holds the same database through both drivers, whose
  * POSIX locks would not see each other's.
  *
  * Undefined when this runtime lacks what the adapter needs (Node 22 before 22.16) or warns that the

@@ -1,6 +1,6 @@
 /**
  * The step commands, the one list of their names: the launcher routes them to the entry bundle and
- * keys a code cache by each (launcher.ts), modules.ts links in a definition for each (its type
+ * keys a code cache by each (launcher.ts), commands/modules.ts links in a definition for each (its type
  * requires exactly these), and the tests walk it.
  */
 export const STEP_COMMANDS = [

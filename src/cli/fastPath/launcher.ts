@@ -1,8 +1,8 @@
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runtimeTooOld } from '../shared/runtime.ts';
+import { runtimeTooOld } from '../../shared/runtime.ts';
 import { privateCacheDir, runWithCodeCache } from './codeCache.ts';
-import { isStepCommand } from './commands/stepNames.ts';
+import { isStepCommand } from './stepNames.ts';
 import { exitWhenDone, processIo } from './stdio.ts';
 
 /**
@@ -30,5 +30,5 @@ if (tooOld !== undefined) {
   // (enableCompileCache is absent before Node 22.3: the CLI then says what it needs)
   if (dir !== undefined) process.getBuiltinModule?.('node:module').enableCompileCache?.(dirname(dir));
   const main = pathToFileURL(join(__dirname, 'full', 'main.js')).href;
-  exitWhenDone(import(main).then((m: typeof import('./main.ts')) => m.runCli(argv, processIo())));
+  exitWhenDone(import(main).then((m: typeof import('../main.ts')) => m.runCli(argv, processIo())));
 }
