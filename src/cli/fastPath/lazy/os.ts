@@ -35,11 +35,3 @@ export const constants: typeof os.constants = new Proxy({} as typeof os.constant
 export function tmpdir(): string {
   return real().tmpdir();
 }
-
-export function freemem(): number {
-  return real().freemem();
-}
-
-export function loadavg(): number[] {
-  return real().loadavg();
-}
