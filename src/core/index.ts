@@ -7,10 +7,11 @@ export { contextDirFor, ensureContextDir } from './agents/contextDir.ts';
 export { DEMO_AGENTS, demoRoles } from './agents/demoAgents.ts';
 export { detectAgentClis } from './agents/detect.ts';
 export { preflight } from './agents/preflight.ts';
-export { AGENT_PRESETS, findPreset, PRESET_ROLES, presetFor, type PresetRole } from './runs/presets.ts';
+export { AGENT_PRESETS, findPreset, PRESET_ROLES, type PresetRole } from './runs/presets.ts';
 export { primeText, writePrimeSection } from './agents/prime.ts';
 export {
   configuredVerification,
+  presetFallbacks,
   presetRoles,
   presetUsage,
   writeConfigTemplate,
@@ -19,7 +20,6 @@ export {
 export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
 export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
-export { readUsage } from './runs/usage.ts';
 export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
 export {
   type BudgetConfig,
@@ -54,7 +54,7 @@ export {
 export { commitStep } from './git/commit.ts';
 export { gitOut } from './git/exec.ts';
 export { ensureGitignored } from './git/gitignore.ts';
-export { commitsBetween, type Head, isAncestor, readHead, refFromFiles, shortRef } from './git/head.ts';
+export { commitsBetween, readHead, refFromFiles, shortRef } from './git/head.ts';
 export { locateRepo, type RepoLocation } from './git/repo.ts';
 export { hostId, repositoryId } from './git/repositoryId.ts';
 export { resolveCommit } from './git/resolveCommit.ts';
@@ -63,7 +63,6 @@ export { listWorktrees } from './git/worktrees.ts';
 export { folderName, holderName, takenOverText } from './names.ts';
 export { type PendingOperation, pendingPath, readPending, removePending, writePending } from './pending.ts';
 export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
-export { agentPlaceProblem } from './orchestrate/agentPlace.ts';
 export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
 export { type ConflictAhead, conflictsAhead, epicConflictsAhead } from './orchestrate/conflictsAhead.ts';
 export { epicBranch } from './orchestrate/epicWorktree.ts';
@@ -74,7 +73,7 @@ export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';
 export { retryLines, retryStatus, type RoleRetry } from './orchestrate/retryStatus.ts';
 export { type SpringfieldWorktree, springfieldWorktrees } from './orchestrate/worktreeList.ts';
 export { pruneWorktrees } from './orchestrate/worktreePrune.ts';
-export { addWorktreeVariables, worktreeCommandEnv } from './orchestrate/worktreeEnv.ts';
+export { worktreeCommandEnv } from './orchestrate/worktreeEnv.ts';
 export { worktreeFacts } from './orchestrate/worktreePorts.ts';
 export { displayCommand } from './orchestrate/verify.ts';
 export { appRunning, appUrl, forgetApp, recordApp, runningApp, stopApp } from './orchestrate/apps.ts';
@@ -83,19 +82,8 @@ export { firstBadUtf8Line, parsePlan } from './plan/parse.ts';
 export { lazyPlanSource, loadPlanSource } from './plan/source.ts';
 export { planFileName, planTemplate } from './plan/template.ts';
 export type { ItemKind, PlanSource } from './plan/types.ts';
-export { expandAgentArgv } from './runs/agentArgv.ts';
-export { agentError } from './runs/agentErrors.ts';
-export { agentEnv, isEditorVariable, runsEditorRuntime } from './runs/agentEnv.ts';
-export {
-  type GroupEnd,
-  type OutputSink,
-  OutputTail,
-  pidAlive,
-  type RunningGroup,
-  startGroup,
-} from './runs/processGroup.ts';
-export { makeCliShim, pathWith, removeCliShim, sweepCliShims } from './runs/cliShim.ts';
-export { agentOutputFormat, type AgentOutputFormat, AgentOutputRenderer } from './runs/agentOutput.ts';
+export { isEditorVariable } from './runs/agentEnv.ts';
+export { type GroupEnd, type OutputSink, OutputTail, type RunningGroup, startGroup } from './runs/processGroup.ts';
 export {
   AGENT_ROLES,
   type AgentRole,
@@ -105,7 +93,6 @@ export {
   parseRunConfig,
   type RunConfig,
   timeoutFor,
-  usageSpecFor,
 } from './runs/runConfig.ts';
 export { detectTestCommand } from './runs/testCommand.ts';
 export { createExclusively, ensureOwnDirectory, replaceFile, writeExclusive } from './safeFiles.ts';
@@ -159,4 +146,13 @@ export {
   type StoreSettings,
   type UpdateResult,
 } from './store/index.ts';
-export { type AgentRunRequest, type AgentRunResult, runAgent } from './supervisor/supervisor.ts';
+export { runAgent } from './supervisor/supervisor.ts';
+export {
+  clearLimit,
+  clock,
+  limitedUntil,
+  limitOf,
+  presetLimits,
+  recordLimit,
+} from './limits/hostLimits.ts';
+export { type RoleLimit, roleLimits } from './orchestrate/presetChoice.ts';

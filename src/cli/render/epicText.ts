@@ -35,6 +35,7 @@ interface EpicDetail extends EpicLine {
   signals: readonly SignalView[];
   blocked_by: Record<string, unknown> | null;
   retries: readonly RoleRetry[];
+  limits?: readonly { readonly role: string; readonly message: string }[];
   recent_runs: readonly {
     id: number;
     role: string;
@@ -71,6 +72,7 @@ export function renderEpic(e: EpicDetail): string {
       );
   }
   for (const line of retryLines(e.retries)) lines.push(`  backing off: ${line}`);
+  for (const l of e.limits ?? []) lines.push(`  ${l.message} (${l.role})`);
   for (const c of e.conflicts_ahead ?? [])
     lines.push(`  conflict ahead with ${c.with} in ${c.files.join(', ')} (a test merge; docs/files.md)`);
   if (e.brief) lines.push('', ...e.brief.split('\n').map((l) => `  ${l}`));

@@ -62,6 +62,7 @@ const Limit = z.number().positive('must be a positive number').max(1e9);
 
 const ConfigSchema = z.strictObject({
   roles: perRole(AGENT_ROLES, CommandSchema).optional(),
+  fallbacks: perRole(AGENT_ROLES, z.array(CommandSchema).max(5)).optional(),
   verification: z.array(CommandSchema).optional(),
   maxParallelAgents: z.int().min(1).max(64).optional(),
   leaseSeconds: Seconds.optional(),
@@ -111,6 +112,8 @@ const ConfigSchema = z.strictObject({
 
 export interface RunConfig {
   readonly roles: Readonly<Partial<Record<AgentRole, readonly string[]>>>;
+  /** Per role, the commands run in order while the role's own is limited or cannot run (docs/agents.md, "Fallbacks"). */
+  readonly fallbacks?: Readonly<Partial<Record<AgentRole, readonly (readonly string[])[]>>>;
   readonly verification: readonly (readonly string[])[];
   readonly maxParallelAgents: number;
   readonly leaseSeconds: number;
@@ -240,6 +243,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ports: c.ports ?? DEFAULT_RUN_CONFIG.ports,
     env: c.env ?? {},
     planner: c.planner ?? DEFAULT_RUN_CONFIG.planner,
+    ...(c.fallbacks && Object.keys(c.fallbacks).length > 0 ? { fallbacks: c.fallbacks } : {}),
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
