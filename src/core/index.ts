@@ -147,12 +147,5 @@ export {
   type UpdateResult,
 } from './store/index.ts';
 export { runAgent } from './supervisor/supervisor.ts';
-export {
-  clearLimit,
-  clock,
-  limitedUntil,
-  limitOf,
-  presetLimits,
-  recordLimit,
-} from './limits/hostLimits.ts';
+export { clearLimit, clock, limitedUntil, limitOf, presetLimits, recordLimit } from './limits/hostLimits.ts';
 export { type RoleLimit, roleLimits } from './orchestrate/presetChoice.ts';
