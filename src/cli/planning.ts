@@ -1,4 +1,12 @@
-import { configPathFor, loadRoleCommands, retryStatus, type RoleRetry, type Store } from '../core/index.ts';
+import {
+  configPathFor,
+  loadRoleCommands,
+  retryStatus,
+  type RoleLimit,
+  roleLimits,
+  type RoleRetry,
+  type Store,
+} from '../core/index.ts';
 import { str } from './args.ts';
 import type { CliContext } from './cliContext.ts';
 
@@ -27,4 +35,14 @@ export async function retriesOf(ctx: CliContext, store: Store, epicId: string): 
 /** Where this repository's epic worktrees go: `--worktrees`, else config.json's "worktreeRoot", else the default (undefined). */
 export function worktreeLocation(ctx: CliContext): string | undefined {
   return str(ctx.args, 'worktrees') ?? loadRoleCommands(configPathFor(ctx.stateFile)).worktreeRoot;
+}
+
+/** The epic's roles whose preset is limited on this host (docs/agents.md, "Usage limits"); none for an epic at rest. */
+export function limitsOf(ctx: CliContext, status: string): RoleLimit[] {
+  if (status === 'done' || status === 'deferred' || status === 'blocked') return [];
+  try {
+    return roleLimits(loadRoleCommands(configPathFor(ctx.stateFile)), ctx.env);
+  } catch {
+    return [];
+  }
 }

@@ -11,6 +11,7 @@ export { AGENT_PRESETS, findPreset, PRESET_ROLES, type PresetRole } from './runs
 export { primeText, writePrimeSection } from './agents/prime.ts';
 export {
   configuredVerification,
+  presetFallbacks,
   presetRoles,
   presetUsage,
   writeConfigTemplate,
@@ -148,3 +149,5 @@ export {
   type UpdateResult,
 } from './store/index.ts';
 export { runAgent } from './supervisor/supervisor.ts';
+export { clearLimit, clock, limitedUntil, limitOf, presetLimits, recordLimit } from './limits/hostLimits.ts';
+export { type RoleLimit, roleLimits } from './orchestrate/presetChoice.ts';

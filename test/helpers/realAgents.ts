@@ -207,6 +207,8 @@ export async function realAgentRepo(
     fail?: (r: ModelRequest) => Failure | null;
     delayMs?: (r: ModelRequest) => number;
     config?: Record<string, unknown>;
+    /** Other CLIs the same scripted model serves (a fallback preset), pointed at it too. */
+    also?: readonly AgentCli[];
   } = {},
 ): Promise<RealAgentRepo> {
   ensureCli();
@@ -220,7 +222,7 @@ export async function realAgentRepo(
   mkdirSync(repo);
   mkdirSync(home);
   const model = await startScriptedModel({
-    adapters: [cli.adapter],
+    adapters: [cli.adapter, ...(options.also ?? []).map((a) => a.adapter)],
     logFile: join(base, 'requests.jsonl'),
     maxRequests: 300,
     lifetimeMs: 8 * 60_000,
@@ -232,8 +234,14 @@ export async function realAgentRepo(
     await model.close();
     if (!kept) rmSync(base, { recursive: true, force: true });
   });
-  const env = { HOME: home, PATH: agentPath(), TMPDIR: join(base, 'tmp'), ...cli.prepare(home, model.url) };
-  mkdirSync(env.TMPDIR);
+  const env: Record<string, string> = {
+    HOME: home,
+    PATH: agentPath(),
+    TMPDIR: join(base, 'tmp'),
+    ...cli.prepare(home, model.url),
+  };
+  for (const other of options.also ?? []) Object.assign(env, other.prepare(home, model.url));
+  mkdirSync(join(base, 'tmp'));
   const full = cleanEnv(env);
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: full, encoding: 'utf8' }).trim();
   git('init', '-q', '-b', 'main');

@@ -12,13 +12,17 @@ import {
   findPreset,
   PRESET_ROLES,
   type PresetRole,
+  presetFallbacks,
   presetRoles,
   presetUsage,
   trustStatus,
   trustTargetFor,
+  UsageError,
   writeRoleCommands,
+  clock,
+  limitOf,
 } from '../../core/index.ts';
-import { str } from '../args.ts';
+import { list, str } from '../args.ts';
 import { arg, type Command } from '../command.ts';
 import { output } from '../output.ts';
 
@@ -30,7 +34,8 @@ export const agentsCommand: Command = {
   details: [
     'Versions are read from the installed package, without starting the CLI. Each CLI found is checked as the scheduler',
     'checks it before its first run (its own status command, no token spent): "ready", or why it cannot run (not logged in).',
-    `Use one: springfield agents use <preset> [--role ${PRESET_ROLES.join('|')}]`,
+    `Use one: springfield agents use <preset> [--role ${PRESET_ROLES.join('|')}] [--fallback <preset>]…`,
+    'A preset that met a usage limit shows "limited until HH:MM": no run of it starts on this host before then.',
     `No agent CLI yet? springfield agents use ${DEMO_AGENTS.id}: ${DEMO_AGENTS.name.toLowerCase()} (${DEMO_AGENTS.summary}).`,
   ].join('\n'),
   async run(ctx) {
@@ -43,6 +48,7 @@ export const agentsCommand: Command = {
     );
     const presets = AGENT_PRESETS.map((p, i) => {
       const cli = found.find((f) => f.preset === p.id);
+      const limit = limitOf(ctx.env, p.id);
       return {
         id: p.id,
         name: p.name,
@@ -58,17 +64,24 @@ export const agentsCommand: Command = {
         install: p.install,
         usage_output: p.usage ? p.usage.format : null,
         caveat: p.caveat ?? null,
+        limited_until: limit?.until ?? null,
+        limit_message: limit?.message ?? null,
         commands: p.roles,
       };
     });
     const width = Math.max(...presets.map((p) => p.id.length)) + 2;
     const lines = presets.map((p) => {
       const state = p.unavailable ? ` · ${p.unavailable}` : p.found ? ' · ready' : '';
+      const limited = p.limited_until
+        ? Date.parse(p.limited_until) > Date.now()
+          ? ` · limited until ${clock(p.limited_until)} on this host`
+          : ' · limit passed: its next run tries it'
+        : '';
       const where = p.found
         ? `found ${p.path}${p.version ? `, version ${p.version}` : ''}${state}`
         : `not on PATH (install: ${p.install})`;
       const roles = p.roles.length < PRESET_ROLES.length ? ` · ${p.roles.join(', ')} only` : '';
-      return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}`;
+      return `  ${p.found ? '●' : '○'} ${p.id.padEnd(width)}${p.name} (flags checked with ${p.checked_version}) · ${where}${roles}${limited}`;
     });
     const script = demoScript();
     const demo = {
@@ -106,6 +119,14 @@ export const agentsUseCommand: Command = {
       placeholder: 'ROLE',
       description: `only this role: ${PRESET_ROLES.join('|')} (default: every role the preset fills)`,
     },
+    {
+      name: 'fallback',
+      type: 'string',
+      multiple: true,
+      placeholder: 'PRESET',
+      description:
+        'a preset the roles run on while this one is limited or cannot run, in the order given (none: the roles have no fallback)',
+    },
   ],
   details: [
     'The file is created if absent; an existing one keeps its other keys. A symbolic link is refused.',
@@ -126,7 +147,11 @@ export const agentsUseCommand: Command = {
     const target = trustTargetFor(ctx.location, ctx.stateFile, ctx.env);
     const before = trustStatus(target);
     const usage = demo ? noUsage(roles) : presetUsage(id, roles);
-    const written = writeRoleCommands(configPathFor(ctx.stateFile), roles, usage);
+    const fallbackIds = list(ctx.args, 'fallback');
+    if (demo && fallbackIds.length > 0)
+      throw new UsageError('bad_option', `--fallback goes with an agent preset, not ${DEMO_AGENTS.id}`);
+    const fallbacks = presetFallbacks(id, fallbackIds, roles, str(ctx.args, 'role'));
+    const written = writeRoleCommands(configPathFor(ctx.stateFile), roles, usage, undefined, fallbacks);
     const allowed = allowWrittenConfig(target, before, written.content);
     const ignored =
       written.created && !str(ctx.args, 'db') && !ctx.env.SPRINGFIELD_DB && ensureGitignored(ctx.location);
@@ -141,9 +166,10 @@ export const agentsUseCommand: Command = {
           ]),
     ];
     const name = demo ? `${DEMO_AGENTS.name} (${DEMO_AGENTS.summary})` : preset?.name;
-    const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${name}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
+    const then = fallbackIds.length > 0 ? `, then ${fallbackIds.join(', ')} while it is limited or cannot run` : '';
+    const text = `${written.created ? 'Created' : 'Updated'} ${written.path}: ${Object.keys(roles).join(', ')} → ${name}${then}${ignored ? ' (and added .springfield/ to .gitignore)' : ''}`;
     return output(
-      { path: written.path, created: written.created, preset: id, roles: written.roles, usage, allowed },
+      { path: written.path, created: written.created, preset: id, roles: written.roles, fallbacks, usage, allowed },
       text,
       0,
       warnings,

@@ -27,7 +27,7 @@ import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
-import { planningStore, retriesOf, worktreeLocation } from '../planning.ts';
+import { limitsOf, planningStore, retriesOf, worktreeLocation } from '../planning.ts';
 import { budgetJson, budgetOf, budgetOptions, checkBudgetBeforeRetry } from './epicBudget.ts';
 
 export { epicBudget } from './epicBudget.ts';
@@ -232,6 +232,7 @@ export const epicShow: Command = {
       signals,
       blocked_by: blocked,
       retries,
+      limits: limitsOf(ctx, epic.status),
       recent_runs: recent,
       conflicts_ahead: conflicts,
       conflicts_at_merge: rate,

@@ -32,6 +32,28 @@ export function presetRoles(presetId: string, role?: string): Partial<Record<Pre
 }
 
 /**
+ * The fallback commands of each of `roles`: the fallback presets' commands for it, in order; a
+ * fallback that cannot fill a role is refused when one role was asked for, else left out for that role.
+ */
+export function presetFallbacks(
+  presetId: string,
+  fallbackIds: readonly string[],
+  roles: Partial<Record<PresetRole, unknown>>,
+  role?: string,
+): Partial<Record<PresetRole, readonly (readonly string[])[]>> {
+  for (const id of fallbackIds) {
+    if (id === presetId) throw new UsageError('bad_option', `--fallback ${id} is the preset itself`);
+    if (fallbackIds.indexOf(id) !== fallbackIds.lastIndexOf(id))
+      throw new UsageError('bad_option', `--fallback ${id} given twice`);
+    presetRoles(id, role);
+  }
+  const out: Partial<Record<PresetRole, readonly (readonly string[])[]>> = {};
+  for (const r of Object.keys(roles) as PresetRole[])
+    out[r] = fallbackIds.map((id) => findPreset(id)?.roles[r]).filter((c): c is readonly string[] => c !== undefined);
+  return out;
+}
+
+/**
  * How each of `roles` reports usage under the preset: its id where the preset has a usage reader
  * (cost per run, docs/lifecycle.md), null where it prints none (a reader for another CLI is dropped).
  */
@@ -47,13 +69,15 @@ export function presetUsage(
  * Writes role commands (and their usage readers: null removes one) into `.springfield/config.json`,
  * keeping every other key: created exclusively when absent, replaced through a fresh temporary file
  * when present, never written through a symbolic link, and never left invalid (validated like any config).
- * `verification`, when given, becomes the verification commands (a person confirmed them).
+ * `verification`, when given, becomes the verification commands (a person confirmed them); `fallbacks`,
+ * when given, become those roles' fallback commands (an empty list removes a role's).
  */
 export function writeRoleCommands(
   configPath: string,
   roles: Partial<Record<PresetRole, readonly string[]>>,
   usage: Partial<Record<PresetRole, string | null>> = {},
   verification?: readonly (readonly string[])[],
+  fallbacks?: Partial<Record<PresetRole, readonly (readonly string[])[]>>,
 ): RoleConfigWrite {
   statNoLink(dirname(configPath), 'the .springfield folder');
   const existing = readExisting(configPath);
@@ -67,6 +91,15 @@ export function writeRoleCommands(
   if (Object.keys(readers).length > 0) merged.usage = readers;
   else delete merged.usage;
   if (verification) merged.verification = verification;
+  if (fallbacks) {
+    const next: Record<string, unknown> = { ...(isObject(base.fallbacks) ? base.fallbacks : {}) };
+    for (const [role, list] of Object.entries(fallbacks)) {
+      if (list.length === 0) delete next[role];
+      else next[role] = list;
+    }
+    if (Object.keys(next).length > 0) merged.fallbacks = next;
+    else delete merged.fallbacks;
+  }
   parseRunConfig(merged, configPath);
   const content = JSON.stringify(merged, null, 2) + '\n';
   try {

@@ -1,3 +1,5 @@
+import { chooseCommand } from './presetChoice.ts';
+import { limitKeyOf } from '../limits/runLimit.ts';
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
 import { ROLE_NAMES } from '../epics/transitions.ts';
@@ -49,10 +51,10 @@ export interface OrchestratorOptions {
 /** What the scheduler waits for once nothing else is left: a person, a retry's backoff, or another epic's work on the same files. */
 export interface Waiting {
   readonly epic_id: string;
-  /** machine, slot, queue: the fleet holds it (docs/scheduler.md, "The fleet"). */
-  readonly kind: 'person' | 'backoff' | 'files' | 'budget' | 'machine' | 'slot' | 'queue';
+  /** machine, slot, queue: the fleet holds it (docs/scheduler.md, "The fleet"); limit: a preset's usage limit. */
+  readonly kind: 'person' | 'backoff' | 'files' | 'budget' | 'machine' | 'slot' | 'queue' | 'limit';
   readonly message: string;
-  /** When a backoff ends, or the daily budget starts again (the next UTC day; ISO 8601); null for a person or files. */
+  /** When a backoff or a preset's usage limit ends, or the daily budget starts again (the next UTC day; ISO 8601); null for a person or files. */
   readonly until: string | null;
 }
 
@@ -114,6 +116,8 @@ export class Orchestrator {
   private planningRuns = 0;
   private runsSeen = new Map<number, RunSnapshot>();
   private waitingNow: Waiting[] = [];
+  /** Launches this pass held back because every preset of the role is limited on this host. */
+  private readonly limitWaits: Waiting[] = [];
   private unstaffedNow: Unstaffed[] = [];
   private readonly actor: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
   private swept = false;
@@ -211,7 +215,7 @@ export class Orchestrator {
         );
       }
     }
-    this.waitingNow = waiting;
+    this.waitingNow = [...waiting, ...this.limitWaits.splice(0)];
     this.notifier.update(waiting.filter((w) => w.kind === 'person'));
     const acted = new Set<string>(this.jobs.keys());
     for (const r of snapshot.runs) if (r.epicId) acted.add(r.epicId);
@@ -480,11 +484,34 @@ export class Orchestrator {
     }
   }
 
+  /**
+   * The command to start for the role: its first preset that is not limited on this host and can run,
+   * else its fallbacks in order (presetChoice.ts); null, with the wait recorded, while all are limited.
+   */
+  private async commandFor(
+    epicId: string,
+    role: AgentRole,
+  ): Promise<{ command: readonly string[]; unavailable: string | null } | null> {
+    const holdMs = (timeoutFor(this.o.config, role) + this.o.config.killGraceSeconds + 60) * 1000;
+    const choice = await chooseCommand(this.o.config, role, process.env, (c) => this.preflightOf(c), holdMs);
+    if (!choice) return null;
+    if (choice.kind === 'unavailable') return { command: choice.command, unavailable: choice.reason };
+    if (choice.kind === 'wait') {
+      const message = `${choice.reason} (${ROLE_NAMES[role]})`;
+      this.limitWaits.push({ epic_id: epicId, kind: 'limit', message, until: choice.until });
+      this.logOnce(`limit:${epicId}:${message}`, `${epicId}: ${message}`);
+      return null;
+    }
+    if (choice.instead)
+      this.o.log(`${epicId}: ${ROLE_NAMES[role]} runs on ${limitKeyOf(choice.command)} (${choice.instead})`);
+    return { command: choice.command, unavailable: null };
+  }
+
   private async launch(a: RunAction): Promise<boolean> {
     const role = a.role as AgentRole;
-    const command = this.o.config.roles[role];
-    if (!command) return false;
-    const unavailable = await this.preflightOf(command);
+    const choice = await this.commandFor(a.epicId, role);
+    if (!choice) return false;
+    const { command, unavailable } = choice;
     if (unavailable) {
       // Nothing is claimed, counted or started: the epic waits for a person to install or log in and retry.
       await this.o.store.applyEpicEvent(

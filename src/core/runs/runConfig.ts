@@ -63,6 +63,7 @@ const Limit = z.number().positive('must be a positive number').max(1e9);
 
 const ConfigSchema = z.strictObject({
   roles: perRole(AGENT_ROLES, CommandSchema).optional(),
+  fallbacks: perRole(AGENT_ROLES, z.array(CommandSchema).max(5)).optional(),
   verification: z.array(CommandSchema).optional(),
   leaseSeconds: Seconds.optional(),
   runTimeoutSeconds: Seconds.optional(),
@@ -116,6 +117,8 @@ const ConfigSchema = z.strictObject({
 /** The fleet's keys (admission, slots, maxWaitingOnPerson, notify) are src/shared/fleetSettings.ts's. */
 export interface RunConfig extends FleetSettings {
   readonly roles: Readonly<Partial<Record<AgentRole, readonly string[]>>>;
+  /** Per role, the commands run in order while the role's own is limited or cannot run (docs/agents.md, "Fallbacks"). */
+  readonly fallbacks?: Readonly<Partial<Record<AgentRole, readonly (readonly string[])[]>>>;
   readonly verification: readonly (readonly string[])[];
   /** A number, or "auto": the scheduler finds it (docs/scheduler.md, "The fleet"). */
   readonly maxParallelAgents: number | 'auto';
@@ -252,6 +255,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ports: c.ports ?? DEFAULT_RUN_CONFIG.ports,
     env: c.env ?? {},
     planner: c.planner ?? DEFAULT_RUN_CONFIG.planner,
+    ...(c.fallbacks && Object.keys(c.fallbacks).length > 0 ? { fallbacks: c.fallbacks } : {}),
     ...(c.merge ? { merge: c.merge } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),

@@ -77,10 +77,20 @@ export interface SpendReport {
 /**
  * A run's status is its outcome once it ends (docs/scheduler-faults.md): `stopped` when a person
  * stopped it (no fault, no iteration), `stalled` when it went silent without progress, `unavailable`
- * when its agent could not run at all (not installed, not logged in).
+ * when its agent could not run at all (not installed, not logged in), `limited` when its CLI met a usage or
+ * rate limit (no fault, no iteration: docs/agents.md, "Usage limits").
  */
 export type RunStatus =
-  'running' | 'succeeded' | 'failed' | 'timed_out' | 'lost' | 'no_progress' | 'stopped' | 'stalled' | 'unavailable';
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'timed_out'
+  | 'lost'
+  | 'no_progress'
+  | 'stopped'
+  | 'stalled'
+  | 'unavailable'
+  | 'limited';
 
 /** The outcomes that count as a non-success (the retry limit and the budget count them). */
 export const FAILED_STATUSES: readonly RunStatus[] = [
@@ -131,6 +141,8 @@ export interface RunEnd {
   readonly stopped?: string | null;
   /** Why it was ended as stalled: no output and no progress for the stall time. */
   readonly stalled?: string | null;
+  /** The usage or rate limit its CLI met, in its words with when it resets: `limited`, no fault and no iteration. */
+  readonly limited?: string | null;
   /** Why its agent could not run at all (command not found): `unavailable`. */
   readonly unavailable?: string | null;
   /** The agent's own error, where its output reports one: the reason of a failed run says it. */

@@ -23,6 +23,7 @@ import {
 import { supervise, type Supervised } from '../runs/supervise.ts';
 import { readUsage } from '../runs/usage.ts';
 import { startHeartbeat } from './heartbeat.ts';
+import { limitOfRun, settleRunLimit } from '../limits/runLimit.ts';
 
 /** One agent run as `springfield run` asks for it (docs/architecture.md, "Agent runs"). */
 export interface AgentRunRequest {
@@ -158,11 +159,15 @@ export async function runAgent(req: AgentRunRequest): Promise<AgentRunResult> {
     before?.branch != null &&
     (await completedOffBranch(store, prepared, actor.worktree, before.branch, req.env));
   // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
-  const usageSpec = usageSpecFor(config, role);
+  // A role that reads a preset's usage and runs on a fallback preset reads the fallback's.
+  const usageSpec =
+    preset && typeof config.usage?.[role] === 'string' ? (preset.usage ?? null) : usageSpecFor(config, role);
   const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
   // The agent's own words for why it failed, where its CLI reports them (docs/scheduler-faults.md, "The headline").
   const said =
     ended.exitCode !== 0 ? agentError(preset?.errors ?? [], `${ended.stdout ?? ''}\n${ended.stderr ?? ''}`) : null;
+  // A usage or rate limit is no failure: the run ends limited and the preset waits out the limit on this host.
+  const limited = limitOfRun(req.env, command, ended, said, prepared.run.id, warnings);
   const run = await store.finishRun(
     prepared.run.id,
     {
@@ -180,9 +185,11 @@ export async function runAgent(req: AgentRunRequest): Promise<AgentRunResult> {
       stalled: ended.stalled,
       unavailable: spawnError?.message ?? null,
       agentError: said,
+      limited,
     },
     actor,
   );
+  if (!limited) settleRunLimit(req.env, command, startedAt, run.status, warnings);
   if (spawnError)
     warnings.unshift(`${spawnError.message} (run ${run.id} recorded as ${run.status}, exit ${ended.exitCode})`);
   return { run, prepared, ended, contextFile, heartbeats, spawnError, warnings, startedAt };

@@ -19,6 +19,7 @@ export interface Outcome {
  */
 export function processOutcome(end: RunEnd): Outcome | null {
   if (end.stopped) return { status: 'stopped', reason: end.stopped };
+  if (end.limited) return { status: 'limited', reason: end.limited };
   if (end.timedOut)
     return {
       status: 'timed_out',
@@ -74,10 +75,10 @@ export function progressOutcome(
 
 /**
  * Whether an ended run spends one build iteration (the builder and the reviewer: BUILD_ITERATION_ROLES): a non-success that was work. A
- * run a person stopped, or whose agent could not run at all, spent none (docs/scheduler-faults.md).
+ * run a person stopped, whose agent could not run at all, or that met a usage limit spent none (docs/scheduler-faults.md).
  */
 export function spendsIteration(role: string, status: string): boolean {
-  return (
-    isRoleIn(BUILD_ITERATION_ROLES, role) && status !== 'succeeded' && status !== 'stopped' && status !== 'unavailable'
-  );
+  return isRoleIn(BUILD_ITERATION_ROLES, role) && !NO_ITERATION.includes(status);
 }
+
+const NO_ITERATION: readonly string[] = ['succeeded', 'stopped', 'unavailable', 'limited'];

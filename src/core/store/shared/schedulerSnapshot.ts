@@ -136,7 +136,8 @@ function* faultsOf(port: StorePort, epicId: string, reset: string | null): Op<Pa
     let faults: RoleFaults | undefined;
     for (const r of runs.get(role) ?? []) {
       if (r.status === 'succeeded') break;
-      if (r.status === 'stopped') continue; // a person's stop is no fault (docs/scheduler-faults.md)
+      // A person's stop and a usage limit are no faults (docs/scheduler-faults.md; docs/agents.md, "Usage limits").
+      if (r.status === 'stopped' || r.status === 'limited') continue;
       faults = faults
         ? { ...faults, consecutive: faults.consecutive + 1 }
         : {
