@@ -23,6 +23,7 @@ import {
   sweepPlanningWorktrees,
 } from './planningWorktree.ts';
 import { releaseWorktreePorts } from './worktreePorts.ts';
+import { routedCommand } from './routedCommand.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { mainChanges } from './merge.ts';
 import { Fleet, type HeavyKind, type Parallel } from './fleet.ts';
@@ -482,7 +483,15 @@ export class Orchestrator {
 
   private async launch(a: RunAction): Promise<boolean> {
     const role = a.role as AgentRole;
-    const command = this.o.config.roles[role];
+    const context = {
+      store: this.o.store,
+      config: this.o.config,
+      actor: this.actor,
+      unavailable: (argv: readonly string[]) => this.preflightOf(argv),
+    };
+    const routed = await routedCommand(context, role, a.epicId, a.stepAnchor);
+    if (routed) this.o.log(`${a.epicId}: ${routed.choice.reason}`);
+    const command = routed?.command ?? this.o.config.roles[role];
     if (!command) return false;
     const unavailable = await this.preflightOf(command);
     if (unavailable) {

@@ -158,7 +158,7 @@ export async function runAgent(req: AgentRunRequest): Promise<AgentRunResult> {
     before?.branch != null &&
     (await completedOffBranch(store, prepared, actor.worktree, before.branch, req.env));
   // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
-  const usageSpec = usageSpecFor(config, role);
+  const usageSpec = usageSpecFor(config, role, command);
   const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
   // The agent's own words for why it failed, where its CLI reports them (docs/scheduler-faults.md, "The headline").
   const said =
