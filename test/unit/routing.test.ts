@@ -50,7 +50,7 @@ test('a Beta draw stays in [0, 1] and centres on its mean', () => {
   assert.ok(Math.abs(mean - 0.75) < 0.02, `mean ${mean} of Beta(9, 3) is near 0.75`);
 });
 
-test('until each preset has 3 reviewed steps of the kind it explores: the one with the fewest built goes next', () => {
+test('until each preset has 5 reviewed steps of the kind it explores: the one with the fewest built goes next', () => {
   const first = chooseRoute(request({}));
   assert.equal(first?.preset, 'claude', 'none built yet: the first named');
   assert.equal(first?.explored, true);
@@ -58,7 +58,7 @@ test('until each preset has 3 reviewed steps of the kind it explores: the one wi
   assert.equal(next?.preset, 'codex');
   const still = chooseRoute(request({ claude: standing(4, 4, 4, 0.4), codex: standing(2, 2, 0, 0.2) }));
   assert.equal(still?.preset, 'codex', 'claude is far better, but codex has too few reviewed docs steps yet');
-  assert.match(still?.reason ?? '', /\(exploring until each preset has 3 reviewed docs steps\)$/);
+  assert.match(still?.reason ?? '', /\(exploring until each preset has 5 reviewed docs steps\)$/);
 });
 
 test('then the better first-pass acceptance wins nearly always; a tie goes to the cheaper; by cost weighs dollars', () => {
@@ -121,7 +121,7 @@ test('routedCommand: a routed builder gets the chosen preset argv and the choice
   assert.deepEqual(routed?.command, findPreset('claude')?.roles.ralph);
   assert.equal(
     routed?.choice.reason,
-    'Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring until each preset has 3 reviewed code steps)',
+    'Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring until each preset has 5 reviewed code steps)',
   );
   const events = (await store.events({ epicId: b })).filter((e) => e.entity === 'route');
   assert.deepEqual(

@@ -1,11 +1,11 @@
 /**
  * Routing by outcomes (docs/agents.md, "Routing"): which of a role's presets builds the next step of a
  * kind. Until every preset has ROUTE_EXPLORE reviewed steps of that kind it explores (the one with the
- * fewest built goes next); then Thompson sampling on first-pass acceptance picks one, the cheaper per
- * merged step among those sampled within ROUTE_TIE of the best (`by: acceptance`), or the best sampled
- * acceptance per dollar (`by: cost`). Pure: standings and a random source in, a choice with its reason out.
+ * fewest built goes next); then Thompson sampling on first-pass acceptance picks one — or a cheaper
+ * preset whose estimated acceptance is within ROUTE_TIE of the winner's (`by: acceptance`) — or the best
+ * sampled acceptance per dollar (`by: cost`). Pure: standings and a random source in, a choice with its reason out.
  */
-export const ROUTE_EXPLORE = 3;
+export const ROUTE_EXPLORE = 5;
 export const ROUTE_TIE = 0.05;
 export type RouteBy = 'acceptance' | 'cost';
 
@@ -76,12 +76,13 @@ function pick(r: Omit<RouteRequest, 'random'>, thetaOf: (s: PresetStanding) => n
       const value = (s: { p: string; theta: number }) => s.theta / (of(s.p).costPerStep ?? 1);
       preset = sampled.reduce((best, s) => (value(s) > value(best) ? s : best)).p;
     } else {
-      const top = Math.max(...sampled.map((s) => s.theta));
-      const near = sampled.filter((s) => s.theta >= top - ROUTE_TIE);
+      // The best draw wins, unless a cheaper preset's estimated acceptance is within ROUTE_TIE of the winner's.
+      const winner = sampled.reduce((best, s) => (s.theta > best.theta ? s : best)).p;
+      const mean = (p: string) => (of(p).accepted + 1) / (of(p).reviewed + 2);
       const cost = (p: string) => of(p).costPerStep ?? Number.POSITIVE_INFINITY;
-      preset = near.reduce((best, s) =>
-        cost(s.p) < cost(best.p) || (cost(s.p) === cost(best.p) && s.theta > best.theta) ? s : best,
-      ).p;
+      preset = open
+        .filter((p) => mean(p) >= mean(winner) - ROUTE_TIE)
+        .reduce((best, p) => (cost(p) < cost(best) ? p : best), winner);
     }
   }
   const explored = learning.length > 0;
