@@ -31,7 +31,7 @@ function chart(
       ? h(
           'ul',
           { class: 'chart-legend' },
-          ...legend.map((name, i) => h('li', {}, h('span', { class: `swatch series-${i % PALETTE}` }), name)),
+          ...legend.map((name, i) => h('li', {}, h('span', { class: `chart-swatch series-${i % PALETTE}` }), name)),
         )
       : null,
     drawing,
@@ -56,8 +56,8 @@ function frame(): SVGSVGElement {
 function axis(el: SVGSVGElement, max: number, label: (n: number) => string): (v: number) => number {
   const y = (v: number) => H - PAD.bottom - (v / (max || 1)) * (H - PAD.top - PAD.bottom);
   for (const v of [0, max / 2, max]) {
-    el.append(svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: 'grid-line' }));
-    el.append(svg('text', { x: PAD.left - 4, y: y(v) + 3, class: 'axis-label', 'text-anchor': 'end' }, label(v)));
+    el.append(svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: 'chart-grid' }));
+    el.append(svg('text', { x: PAD.left - 4, y: y(v) + 3, class: 'chart-axis', 'text-anchor': 'end' }, label(v)));
   }
   return y;
 }
@@ -70,21 +70,21 @@ function costChart(s: StatsDto): HTMLElement {
   const x = (week: string) =>
     PAD.left + ((weeks.indexOf(week) + 0.5) / Math.max(weeks.length, 1)) * (W - PAD.left - PAD.right);
   weeks.forEach((w) =>
-    el.append(svg('text', { x: x(w), y: H - 8, class: 'axis-label', 'text-anchor': 'middle' }, w.slice(5))),
+    el.append(svg('text', { x: x(w), y: H - 8, class: 'chart-axis', 'text-anchor': 'middle' }, w.slice(5))),
   );
   series.forEach((line, i) => {
     const cls = `series-${i % PALETTE}`;
     el.append(
       svg('polyline', {
         points: line.points.map((p) => `${x(p.week)},${y(p.costPerStep)}`).join(' '),
-        class: `line ${cls}`,
+        class: `chart-line ${cls}`,
       }),
     );
     for (const p of line.points)
       el.append(
         svg(
           'circle',
-          { cx: x(p.week), cy: y(p.costPerStep), r: 3, class: `dot ${cls}` },
+          { cx: x(p.week), cy: y(p.costPerStep), r: 3, class: `chart-dot ${cls}` },
           svg('title', {}, `${line.preset}, week of ${p.week}: ${money(p.costPerStep)} per merged step (${p.steps})`),
         ),
       );
@@ -114,15 +114,21 @@ function barChart(
     el.append(
       svg(
         'rect',
-        { x: x0, y: top, width: slot * 0.7, height: H - PAD.bottom - top, class: `bar series-${b.series % PALETTE}` },
+        {
+          x: x0,
+          y: top,
+          width: slot * 0.7,
+          height: H - PAD.bottom - top,
+          class: `chart-bar series-${b.series % PALETTE}`,
+        },
         svg('title', {}, `${b.label}: ${label(b.value)}`),
       ),
     );
     if (b.marker !== undefined)
       el.append(
-        svg('line', { x1: x0 - 2, x2: x0 + slot * 0.7 + 2, y1: y(b.marker), y2: y(b.marker), class: 'marker' }),
+        svg('line', { x1: x0 - 2, x2: x0 + slot * 0.7 + 2, y1: y(b.marker), y2: y(b.marker), class: 'chart-marker' }),
       );
-    el.append(svg('text', { x: x0 + slot * 0.35, y: H - 8, class: 'axis-label', 'text-anchor': 'middle' }, b.label));
+    el.append(svg('text', { x: x0 + slot * 0.35, y: H - 8, class: 'chart-axis', 'text-anchor': 'middle' }, b.label));
   });
   return el;
 }

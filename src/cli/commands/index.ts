@@ -69,6 +69,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       return [m.agentsCommand, m.agentsUseCommand];
     },
   },
+  { names: ['agents route'], load: async () => [(await import('./agentsRoute.ts')).agentsRouteCommand] },
   {
     names: ['worktrees', 'worktrees prune'],
     load: async () => {

@@ -25,6 +25,7 @@ import {
   sweepPlanningWorktrees,
 } from './planningWorktree.ts';
 import { releaseWorktreePorts } from './worktreePorts.ts';
+import { routedCommand } from './routedCommand.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { mainChanges } from './merge.ts';
 import { Fleet, type HeavyKind, type Parallel } from './fleet.ts';
@@ -509,7 +510,17 @@ export class Orchestrator {
 
   private async launch(a: RunAction): Promise<boolean> {
     const role = a.role as AgentRole;
-    const choice = await this.commandFor(a.epicId, role);
+    // A routed role picks its preset by outcomes (routedCommand.ts, skipping limited presets); otherwise the
+    // role's first preset that is not limited, else its fallbacks (commandFor).
+    const context = {
+      store: this.o.store,
+      config: this.o.config,
+      actor: this.actor,
+      unavailable: (argv: readonly string[]) => this.preflightOf(argv),
+    };
+    const routed = await routedCommand(context, role, a.epicId, a.stepAnchor);
+    if (routed) this.o.log(`${a.epicId}: ${routed.choice.reason}`);
+    const choice = routed ? { command: routed.command, unavailable: null } : await this.commandFor(a.epicId, role);
     if (!choice) return false;
     const { command, unavailable } = choice;
     if (unavailable) {

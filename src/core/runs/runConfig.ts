@@ -4,12 +4,13 @@ import { z } from 'zod';
 import {
   AGENT_ROLES,
   type AgentRole,
+  BUILDING_ROLE,
   ROLE_REGISTRY,
   type RoleSpec,
   RUN_ROLES,
   type RunRole,
 } from '../../shared/roles.ts';
-import { AGENT_PRESETS } from './presets.ts';
+import { AGENT_PRESETS, presetFor } from './presets.ts';
 import type { UsageSpec } from './usage.ts';
 import type { BudgetConfig } from '../epics/costBudget.ts';
 import { UsageError } from '../errors.ts';
@@ -103,6 +104,24 @@ const ConfigSchema = z.strictObject({
   mechanicalMerge: z.boolean().optional(),
   mergeable: z.array(z.string().trim().min(1, 'must be a file glob')).optional(),
   regenerate: z.record(z.string().trim().min(1, 'must be a file glob'), CommandSchema).optional(),
+  routes: z
+    .strictObject({
+      [BUILDING_ROLE]: z
+        .strictObject({
+          presets: z
+            .array(
+              z.string().refine((id) => AGENT_PRESETS.some((p) => p.id === id && p.roles[BUILDING_ROLE]), {
+                message: `must name a preset that can build (${AGENT_PRESETS.filter((p) => p.roles[BUILDING_ROLE])
+                  .map((p) => p.id)
+                  .join(', ')})`,
+              }),
+            )
+            .min(2, 'needs at least two presets to choose between'),
+          by: z.enum(['acceptance', 'cost']).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
   budget: z
     .strictObject({
       epicUsd: Limit.optional(),
@@ -166,6 +185,13 @@ export interface RunConfig extends FleetSettings {
   readonly regenerate?: Readonly<Record<string, readonly string[]>>;
   /** What an epic and a day may spend on agents (docs/budgets.md); absent: no limit. */
   readonly budget?: BudgetConfig;
+  /** The builder's presets to route between per kind of step (docs/agents.md, "Routing"). */
+  readonly routes?: { readonly ralph?: RouteConfig };
+}
+
+export interface RouteConfig {
+  readonly presets: readonly string[];
+  readonly by?: 'acceptance' | 'cost';
 }
 
 /** Whether files-aware scheduling is on (docs/files.md): unless the config says `"filesAware": false`. */
@@ -174,7 +200,10 @@ export function filesAwareOf(config: RunConfig): boolean {
 }
 
 /** The usage reader for a role's runs, or null when its config names none. */
-export function usageSpecFor(config: RunConfig, role: AgentRole): UsageSpec | null {
+export function usageSpecFor(config: RunConfig, role: AgentRole, command: readonly string[] = []): UsageSpec | null {
+  // A routed role runs on several presets: each run's usage is read as its own preset reports it.
+  const routed = role === BUILDING_ROLE && config.routes?.ralph ? presetFor(command) : undefined;
+  if (routed) return routed.usage;
   const choice = config.usage?.[role];
   if (choice === undefined) return null;
   return typeof choice === 'string' ? (AGENT_PRESETS.find((p) => p.id === choice)?.usage ?? null) : choice;
@@ -267,6 +296,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     ...(c.regenerate && Object.keys(c.regenerate).length > 0 ? { regenerate: c.regenerate } : {}),
     ...(c.budget && Object.keys(c.budget).length > 0 ? { budget: c.budget } : {}),
     ...fleetSettingsOf(c),
+    ...(c.routes?.ralph ? { routes: { ralph: c.routes.ralph } } : {}),
   };
 }
 

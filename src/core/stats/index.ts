@@ -3,3 +3,4 @@ export { groupFigures, statsReport, STATS_BY, type GroupFigures, type StatsBy, t
 export { runAgent } from './runPreset.ts';
 export { STEP_AREAS, stepArea, stepSize, type StepArea, type StepSize } from './stepKind.ts';
 export { statsBy, windowStart } from './window.ts';
+export { presetStandings } from './standings.ts';

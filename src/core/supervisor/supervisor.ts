@@ -159,9 +159,9 @@ export async function runAgent(req: AgentRunRequest): Promise<AgentRunResult> {
     before?.branch != null &&
     (await completedOffBranch(store, prepared, actor.worktree, before.branch, req.env));
   // A role whose config names how its agent reports usage has its stdout read for tokens and cost (docs/lifecycle.md).
-  // A role that reads a preset's usage and runs on a fallback preset reads the fallback's.
+  // The usage of the preset that ran: a fallback's or a routed preset's, not the role's first (runConfig.ts).
   const usageSpec =
-    preset && typeof config.usage?.[role] === 'string' ? (preset.usage ?? null) : usageSpecFor(config, role);
+    preset && typeof config.usage?.[role] === 'string' ? (preset.usage ?? null) : usageSpecFor(config, role, command);
   const usage = usageSpec ? readUsage(usageSpec, ended.stdout ?? '') : null;
   // The agent's own words for why it failed, where its CLI reports them (docs/scheduler-faults.md, "The headline").
   const said =

@@ -1,0 +1,64 @@
+/**
+ * The one place a run's preset is chosen by its outcomes (docs/agents.md, "Routing"): for a builder
+ * whose config routes it between presets, the ledger's standings for the step's kind decide
+ * (src/core/runs/routing.ts), the choice is recorded with its reason, and the preset's argv is run.
+ */
+import { ROLE_NAMES } from '../epics/transitions.ts';
+import { limitedUntil } from '../limits/hostLimits.ts';
+import { chooseRoute, type RouteChoice } from '../runs/routing.ts';
+import { findPreset } from '../runs/presets.ts';
+import type { AgentRole, RunConfig } from '../runs/runConfig.ts';
+import { buildLedger, presetStandings } from '../stats/index.ts';
+import { filesOf, stepArea } from '../stats/stepKind.ts';
+import type { Actor, Store } from '../store/index.ts';
+import { BUILDING_ROLE } from '../../shared/roles.ts';
+
+export interface RouteContext {
+  readonly store: Store;
+  readonly config: RunConfig;
+  readonly actor: Actor;
+  /** Why a preset's CLI cannot run now (the scheduler's preflight), or null. */
+  readonly unavailable: (argv: readonly string[]) => Promise<string | null>;
+  readonly random?: () => number;
+}
+
+/** The routed argv for this run and the choice, or null when the role is not routed (its configured command runs). */
+export async function routedCommand(
+  c: RouteContext,
+  role: AgentRole,
+  epicId: string,
+  stepAnchor: string | null,
+): Promise<{ command: readonly string[]; choice: RouteChoice } | null> {
+  const route = role === BUILDING_ROLE ? c.config.routes?.ralph : undefined;
+  if (!route || !stepAnchor) return null;
+  const rows = await c.store.statsRows(null);
+  const step = rows.steps.filter((s) => s.epic_id === epicId && s.anchor === stepAnchor).at(-1);
+  const kind = step ? stepArea(filesOf(step.files), step.title) : 'code';
+  const argvOf = (id: string) => findPreset(id)?.roles[BUILDING_ROLE];
+  const why = new Map<string, string | null>();
+  for (const id of route.presets) {
+    const argv = argvOf(id);
+    // A preset limited on this host is skipped like one that cannot run (hostLimits.ts).
+    const until = limitedUntil(process.env, id);
+    why.set(id, !argv ? 'no builder command' : until ? `limited until ${until}` : await c.unavailable(argv));
+  }
+  const choice = chooseRoute({
+    roleName: ROLE_NAMES[role],
+    kind,
+    presets: route.presets,
+    by: route.by ?? 'acceptance',
+    standings: presetStandings(buildLedger(rows), kind),
+    random: c.random ?? Math.random,
+    unavailable: (id) => why.get(id) ?? null,
+  });
+  const command = choice ? argvOf(choice.preset) : undefined;
+  if (!choice || !command) return null;
+  await c.store.recordRoute(epicId, stepAnchor, c.actor, choice.reason, {
+    role,
+    preset: choice.preset,
+    kind,
+    by: route.by ?? 'acceptance',
+    explored: choice.explored,
+  });
+  return { command, choice };
+}

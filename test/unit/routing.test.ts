@@ -1,0 +1,147 @@
+// Routing by outcomes (src/core/runs/routing.ts, src/core/orchestrate/routedCommand.ts): exploration
+// first, then first-pass acceptance with cost per merged step as the tie-breaker, a skipped preset, the
+// reason in words; and the wiring over a real SQLite store with the scripted history, which records
+// each choice in the event log.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/core/clock.ts';
+import { routedCommand } from '../../src/core/orchestrate/routedCommand.ts';
+import { findPreset } from '../../src/core/runs/presets.ts';
+import { betaSample, chooseRoute, type PresetStanding, routeLeader } from '../../src/core/runs/routing.ts';
+import { DEFAULT_RUN_CONFIG } from '../../src/core/runs/runConfig.ts';
+import { openStore, type Store } from '../../src/core/store/index.ts';
+import { script, T0 } from '../helpers/statsHistory.ts';
+
+/** A seeded uniform source (mulberry32), so a test's draws are the same every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const standing = (built: number, reviewed: number, accepted: number, costPerStep: number | null): PresetStanding => ({
+  built,
+  reviewed,
+  accepted,
+  costPerStep,
+});
+const request = (standings: Record<string, PresetStanding>, by: 'acceptance' | 'cost' = 'acceptance') => ({
+  roleName: 'Ralph',
+  kind: 'docs',
+  presets: ['claude', 'codex'],
+  by,
+  standings: new Map(Object.entries(standings)),
+  random: seeded(7),
+});
+
+test('a Beta draw stays in [0, 1] and centres on its mean', () => {
+  const random = seeded(1);
+  const draws = Array.from({ length: 2000 }, () => betaSample(9, 3, random));
+  assert.ok(draws.every((d) => d >= 0 && d <= 1));
+  const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
+  assert.ok(Math.abs(mean - 0.75) < 0.02, `mean ${mean} of Beta(9, 3) is near 0.75`);
+});
+
+test('until each preset has 5 reviewed steps of the kind it explores: the one with the fewest built goes next', () => {
+  const first = chooseRoute(request({}));
+  assert.equal(first?.preset, 'claude', 'none built yet: the first named');
+  assert.equal(first?.explored, true);
+  const next = chooseRoute(request({ claude: standing(1, 1, 1, 0.4) }));
+  assert.equal(next?.preset, 'codex');
+  const still = chooseRoute(request({ claude: standing(4, 4, 4, 0.4), codex: standing(2, 2, 0, 0.2) }));
+  assert.equal(still?.preset, 'codex', 'claude is far better, but codex has too few reviewed docs steps yet');
+  assert.match(still?.reason ?? '', /\(exploring until each preset has 5 reviewed docs steps\)$/);
+});
+
+test('then the better first-pass acceptance wins nearly always; a tie goes to the cheaper; by cost weighs dollars', () => {
+  const picks = (s: Record<string, PresetStanding>, by: 'acceptance' | 'cost' = 'acceptance') => {
+    const r = { ...request(s, by), random: seeded(42) };
+    const out: Record<string, number> = {};
+    for (let i = 0; i < 500; i++) {
+      const c = chooseRoute(r);
+      if (c) out[c.preset] = (out[c.preset] ?? 0) + 1;
+    }
+    return out;
+  };
+  const better = picks({ claude: standing(10, 10, 7, 0.48), codex: standing(10, 10, 9, 0.21) });
+  assert.ok((better.codex ?? 0) > 400, `codex (9/10) over claude (7/10): ${JSON.stringify(better)}`);
+  const tie = routeLeader(request({ claude: standing(20, 20, 18, 0.48), codex: standing(20, 20, 18, 0.21) }));
+  assert.equal(tie?.preset, 'codex', 'the same record: the cheaper per merged step');
+  // By cost: claude accepts a little more often (8/10 against 7/10) at over twice the price.
+  const cost = picks({ claude: standing(10, 10, 8, 0.5), codex: standing(10, 10, 7, 0.2) }, 'cost');
+  assert.ok((cost.codex ?? 0) > 400, JSON.stringify(cost));
+  const acceptance = picks({ claude: standing(10, 10, 8, 0.5), codex: standing(10, 10, 7, 0.2) });
+  assert.ok((acceptance.claude ?? 0) > (acceptance.codex ?? 0), JSON.stringify(acceptance));
+});
+
+test('the reason says the choice and the record it was made on; an unavailable preset is skipped, and none left is no choice', () => {
+  const r = request({ claude: standing(10, 10, 7, 0.48), codex: standing(10, 10, 9, 0.21) });
+  assert.equal(
+    routeLeader(r)?.reason,
+    'Ralph on codex for docs steps: 9/10 first-pass, $0.21 per merged step; claude 7/10, $0.48',
+  );
+  const skip = chooseRoute({ ...r, unavailable: (p) => (p === 'codex' ? 'at its usage limit until 14:00' : null) });
+  assert.equal(skip?.preset, 'claude');
+  assert.deepEqual(skip?.skipped, [{ preset: 'codex', why: 'at its usage limit until 14:00' }]);
+  assert.match(skip?.reason ?? '', /\(codex skipped: at its usage limit until 14:00\)$/);
+  assert.equal(chooseRoute({ ...r, unavailable: () => 'not installed' }), null);
+});
+
+function open(t: TestContext, clock: ManualClock): Store {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-routing-'));
+  const store = openStore({ location: join(dir, 'state.db'), ifMissing: 'create', clock });
+  t.after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+test('routedCommand: a routed builder gets the chosen preset argv and the choice is in the event log; an unrouted role, none', async (t) => {
+  const clock = new ManualClock(T0);
+  const store = open(t, clock);
+  const { b } = await script(store, clock);
+  const config = { ...DEFAULT_RUN_CONFIG, routes: { ralph: { presets: ['claude', 'codex'] } } };
+  const context = {
+    store,
+    config,
+    actor: { worktree: 'springfield-scheduler', agent: 'scheduler' },
+    unavailable: async () => null,
+  };
+  // B's step-1 is code: claude has built no code step, codex one: claude explores next.
+  const routed = await routedCommand(context, 'ralph', b, 'step-1');
+  assert.deepEqual(routed?.command, findPreset('claude')?.roles.ralph);
+  assert.equal(
+    routed?.choice.reason,
+    'Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring until each preset has 5 reviewed code steps)',
+  );
+  const events = (await store.events({ epicId: b })).filter((e) => e.entity === 'route');
+  assert.deepEqual(
+    events.map((e) => [e.action, e.step_anchor, e.reason, e.data]),
+    [
+      [
+        'choose',
+        'step-1',
+        routed?.choice.reason,
+        { role: 'ralph', preset: 'claude', kind: 'code', by: 'acceptance', explored: true },
+      ],
+    ],
+  );
+  const skipping = await routedCommand(
+    { ...context, unavailable: async (argv) => (argv[0] === 'claude' ? 'not logged in' : null) },
+    'ralph',
+    b,
+    'step-1',
+  );
+  assert.equal(skipping?.choice.preset, 'codex');
+  assert.equal(await routedCommand(context, 'bart', b, null), null);
+  assert.equal(await routedCommand({ ...context, config: DEFAULT_RUN_CONFIG }, 'ralph', b, 'step-1'), null);
+});
