@@ -148,6 +148,14 @@ function setUp(
       roles: { ralph: [process.execPath, join(dir, 'agent.cjs')] },
       verification: [[process.execPath, join(dir, 'verify.cjs')]],
       maxParallelAgents: 2,
+      // Built at the same time however busy the machine is: the fleet's admission never holds them.
+      admission: {
+        minFreeMemoryMb: 0,
+        maxCpuPressure: 100,
+        maxMemoryPressure: 100,
+        maxIoPressure: 100,
+        maxLoadPerCore: 1000,
+      },
       retryBackoffSeconds: [0],
       killGraceSeconds: 1,
     }),

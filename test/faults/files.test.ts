@@ -44,7 +44,15 @@ function setUp(
   config: Record<string, unknown>,
   complexity: string,
 ): { f: FaultRepo; alpha: string; beta: string } {
-  const f = faultRepo(t, { maxParallelAgents: 2, ...config });
+  // Admission never holds the builders back on a busy machine: whether they overlap is the files rule's alone.
+  const admission = {
+    minFreeMemoryMb: 0,
+    maxCpuPressure: 100,
+    maxMemoryPressure: 100,
+    maxIoPressure: 100,
+    maxLoadPerCore: 1000,
+  };
+  const f = faultRepo(t, { maxParallelAgents: 2, admission, ...config });
   mkdirSync(join(f.repo, 'src'));
   writeFileSync(join(f.repo, 'src', 'shared.ts'), 'export const shared = [];\n');
   f.git('add', 'src/shared.ts');
