@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import type { GroupFigures, StatsReport } from '../../src/core/stats/index.ts';
-import { assertFails, assertOk, ensureCli, makeRepo, runCli, type Repo } from '../helpers/gitRepo.ts';
+import { assertFails, assertOk, makeRepo, type Repo } from '../helpers/gitRepo.ts';
+import { runCli } from '../helpers/cliInProcess.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { script, T0 } from '../helpers/statsHistory.ts';
 import { postgresAvailable } from '../helpers/storeBackends.ts';
@@ -68,11 +69,10 @@ const BACKENDS: Backend[] = [
 for (const backend of BACKENDS) {
   describe(`springfield stats on ${backend.name}`, () => {
     test('by preset: the known history gives exactly the figures worked out by hand', async (t) => {
-      ensureCli();
       const clock = new ManualClock(T0);
       const { store, args, env, repo } = backend.open(t, clock);
       await script(store, clock);
-      const r = assertOk<StatsReport>(runCli(repo.root, ['stats', '--json', ...args], env));
+      const r = assertOk<StatsReport>(await runCli(repo.root, ['stats', '--json', ...args], env));
       assert.equal(r.by, 'preset');
       assert.equal(r.since, null);
       assert.deepEqual(
@@ -140,13 +140,12 @@ for (const backend of BACKENDS) {
     });
 
     test('by kind, role, model and epic; a window after the history holds nothing; bad flags get one line', async (t) => {
-      ensureCli();
       const clock = new ManualClock(T0);
       const { store, args, env, repo } = backend.open(t, clock);
       const { a, b } = await script(store, clock);
-      const by = (what: string) =>
-        assertOk<StatsReport>(runCli(repo.root, ['stats', '--json', '--by', what, ...args], env));
-      const kind = by('kind');
+      const by = async (what: string) =>
+        assertOk<StatsReport>(await runCli(repo.root, ['stats', '--json', '--by', what, ...args], env));
+      const kind = await by('kind');
       assert.deepEqual(
         kind.groups.map((g) => [
           g.group,
@@ -164,7 +163,7 @@ for (const backend of BACKENDS) {
       );
       // By role every merged step counts for each role, charged only that role's share: Lisa's 0.20, Bart's 0.30 and
       // Ralph's 0.30 + 0.50 + 0.65 over 3 steps, which add up to the total's 0.65.
-      const role = by('role');
+      const role = await by('role');
       assert.deepEqual(
         role.groups.map((g) => [
           g.group,
@@ -181,27 +180,27 @@ for (const backend of BACKENDS) {
         ],
       );
       assert.deepEqual(
-        by('model').groups.map((g) => [g.group, g.merged_steps]),
+        (await by('model')).groups.map((g) => [g.group, g.merged_steps]),
         [
           ['claude/default', 2],
           ['codex/gpt-5-codex', 1],
         ],
       );
       assert.deepEqual(
-        by('epic').groups.map((g) => [g.group, g.merged_steps, g.cost_per_merged_step, g.hours_to_merge]),
+        (await by('epic')).groups.map((g) => [g.group, g.merged_steps, g.cost_per_merged_step, g.hours_to_merge]),
         [
           [a, 2, 0.55, 1.1667],
           [b, 1, 0.85, 1.6667],
         ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
       );
       const later = assertOk<StatsReport>(
-        runCli(repo.root, ['stats', '--json', '--since', '2026-04-02', ...args], env),
+        await runCli(repo.root, ['stats', '--json', '--since', '2026-04-02', ...args], env),
       );
       assert.deepEqual(
         [later.since, later.groups, later.total.runs, later.total.merged_steps],
         ['2026-04-02T00:00:00.000Z', [], 0, 0],
       );
-      const text = runCli(repo.root, ['stats', ...args], env);
+      const text = await runCli(repo.root, ['stats', ...args], env);
       assert.equal(text.code, 0, text.stderr);
       assert.match(
         text.stdout,
@@ -212,7 +211,7 @@ for (const backend of BACKENDS) {
         ['--since', 'yesterday'],
         ['--since', '7x'],
       ]) {
-        const r = runCli(repo.root, ['stats', ...bad, ...args], env);
+        const r = await runCli(repo.root, ['stats', ...bad, ...args], env);
         assert.equal(r.code, 2);
         assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
         assert.match(
@@ -221,7 +220,7 @@ for (const backend of BACKENDS) {
             ? /--by must be one of preset, model, role, kind, epic, got 'colour'/
             : /--since needs a span/,
         );
-        assertFails(runCli(repo.root, ['stats', '--json', ...bad, ...args], env), 2, 'bad_option');
+        assertFails(await runCli(repo.root, ['stats', '--json', ...bad, ...args], env), 2, 'bad_option');
       }
     });
   });
