@@ -262,6 +262,8 @@ export interface DashboardData {
     readonly epicId: string | null;
   }[];
   readonly events: readonly TimelineEntry[];
+  /** Every epic's title by its id: runs, verification and the timeline name epics as the person knows them. */
+  readonly epicTitles: Readonly<Record<string, string>>;
   /** The outcome ledger's charts. */
   readonly stats: StatsDto;
   /** The debt register: epics set aside, why and since when. */

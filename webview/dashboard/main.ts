@@ -312,7 +312,11 @@ function runsSection(d: DashboardData): HTMLElement {
                 'tr',
                 { title: [r.reason, r.outputTail].filter(Boolean).join('\n') },
                 h('td', {}, h('strong', {}, r.role)),
-                h('td', {}, [r.epicId, r.step].filter(Boolean).join(' · ')),
+                h(
+                  'td',
+                  { title: r.epicId ?? '' },
+                  [r.epicId ? (d.epicTitles[r.epicId] ?? r.epicId) : null, r.step].filter(Boolean).join(' · '),
+                ),
                 h(
                   'td',
                   { class: r.status === 'running' ? '' : r.status === 'succeeded' ? 'ok' : 'bad' },
@@ -352,7 +356,11 @@ function verificationSection(d: DashboardData): HTMLElement {
                   { class: 'command', title: fullCommand(commandArgv(v.command)) },
                   h('code', {}, shortCommand(commandArgv(v.command))),
                 ),
-                h('td', { class: 'muted' }, v.epicId ?? ''),
+                h(
+                  'td',
+                  { class: 'muted', title: v.epicId ?? '' },
+                  v.epicId ? (d.epicTitles[v.epicId] ?? v.epicId) : '',
+                ),
                 h('td', { class: 'num' }, `${(v.durationMs / 1000).toFixed(1)} s`),
                 h('td', { class: 'muted num', 'data-ago': v.at }, agoText(now() - Date.parse(v.at))),
               ),

@@ -95,7 +95,7 @@ export function timelineSection(
                 e.reason ? h('span', { class: 'muted' }, ` — ${e.reason}`) : null,
                 e.lines?.length ? h('ul', { class: 'lines' }, ...e.lines.map((l) => h('li', {}, l))) : null,
               ),
-              e.epicId ? h('span', { class: 'epic-tag' }, e.epicId) : null,
+              e.epicId ? h('span', { class: 'epic-tag', title: e.epicId }, d.epicTitles[e.epicId] ?? e.epicId) : null,
             ),
           ),
         );

@@ -176,6 +176,7 @@ export async function dashboardData(
     })),
     stats: statsData(statsRows),
     debt: debt.map((d) => ({ epicId: d.epic_id, title: d.title, reason: d.reason, at: d.recorded_at })),
+    epicTitles: Object.fromEntries(s.epics.map((e) => [e.id, e.title])),
     events: events
       .reverse()
       .filter((e) => !(e.entity === 'step' && e.action === 'heartbeat'))
