@@ -64,7 +64,8 @@ function step(cwd: string, plan: string, anchor: string): Step {
   return found;
 }
 
-async function eventually(what: string, check: () => boolean, ms = 5000): Promise<void> {
+// Generous bounds: a wait ends as soon as its condition holds; the bound only names a store or a view that never follows.
+async function eventually(what: string, check: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) assert.fail(`${what}: not in the store within ${ms} ms`);
@@ -90,7 +91,7 @@ function row(page: Page, label: string): Locator {
 type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
 
 /** Waits (polling every frame) until a sidebar row starting with `label` includes every fragment; returns the ms it took. */
-async function rowShows(page: Page, label: string, fragments: string[], timeout = 10_000): Promise<number> {
+async function rowShows(page: Page, label: string, fragments: string[], timeout = 30_000): Promise<number> {
   const started = Date.now();
   await page.waitForFunction(
     ([l, f]) =>
