@@ -63,7 +63,7 @@ export const runCommand: Command = {
     'The agent runs in its own process group: a timeout, Ctrl+C or a stop ends the whole group (SIGTERM, then SIGKILL',
     'after killGraceSeconds), and processes it leaves behind are ended when it exits. Its output passes through (the JSON',
     "events of a preset's CLI as readable lines: the commands it runs, what it says, what it cost; --raw shows them as",
-    'printed) and the last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out or no_progress (exit 0',
+    'printed) and the last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out, limited (its CLI met a usage limit: docs/agents.md) or no_progress (exit 0',
     'but a builder neither completed its step, committed nor ticked an item; a planner proposed nothing; a reviewer',
     'recorded no signal); a run that does not succeed releases its step at once (see docs/scheduler-faults.md).',
     "Exits with the agent's exit code (128+N when killed by signal N; 127 when the command cannot be found).",
