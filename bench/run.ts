@@ -9,6 +9,7 @@ import { benchContention } from './contention.ts';
 import { benchDoctor } from './doctor.ts';
 import { benchEditor } from './editor.ts';
 import { benchFiles } from './files.ts';
+import { benchFleet } from './fleet.ts';
 import { benchLibraries } from './libraries.ts';
 import { benchReaction } from './reaction.ts';
 import { benchScheduler } from './scheduler.ts';
@@ -34,6 +35,7 @@ const BENCHES: readonly { name: string; run: () => Promise<TargetRow[]> }[] = [
   { name: 'doctor on a long history', run: () => benchDoctor() },
   { name: 'simple-git and execa', run: benchLibraries },
   { name: 'files-aware scheduling', run: benchFiles },
+  { name: 'fleet governor', run: benchFleet },
   ...(process.argv.includes('--editor') ? [{ name: 'editor (code-server)', run: benchEditor }] : []),
 ];
 
