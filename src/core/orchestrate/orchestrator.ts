@@ -1,4 +1,5 @@
 import { chooseCommand } from './presetChoice.ts';
+import { clock, limitedUntil } from '../limits/hostLimits.ts';
 import { limitKeyOf } from '../limits/runLimit.ts';
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
@@ -516,7 +517,10 @@ export class Orchestrator {
       store: this.o.store,
       config: this.o.config,
       actor: this.actor,
-      unavailable: (argv: readonly string[]) => this.preflightOf(argv),
+      unavailable: async (argv: readonly string[]) => {
+        const until = limitedUntil(process.env, limitKeyOf(argv));
+        return until ? `limited until ${clock(until)}` : this.preflightOf(argv);
+      },
     };
     const routed = await routedCommand(context, role, a.epicId, a.stepAnchor);
     if (routed) this.o.log(`${a.epicId}: ${routed.choice.reason}`);
