@@ -4,7 +4,6 @@
  * (src/core/runs/routing.ts), the choice is recorded with its reason, and the preset's argv is run.
  */
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import { limitedUntil } from '../limits/hostLimits.ts';
 import { chooseRoute, type RouteChoice } from '../runs/routing.ts';
 import { findPreset } from '../runs/presets.ts';
 import type { AgentRole, RunConfig } from '../runs/runConfig.ts';
@@ -38,9 +37,7 @@ export async function routedCommand(
   const why = new Map<string, string | null>();
   for (const id of route.presets) {
     const argv = argvOf(id);
-    // A preset limited on this host is skipped like one that cannot run (hostLimits.ts).
-    const until = limitedUntil(process.env, id);
-    why.set(id, !argv ? 'no builder command' : until ? `limited until ${until}` : await c.unavailable(argv));
+    why.set(id, argv ? await c.unavailable(argv) : 'no builder command');
   }
   const choice = chooseRoute({
     roleName: ROLE_NAMES[role],
