@@ -489,7 +489,7 @@ describe('epic lifecycle through the CLI', () => {
     );
     assert.match(
       refused.message,
-      /in_progress; allowed: steps_completed, defer, iteration_budget_exhausted, agent_failed, agent_unavailable, plan_drift, budget_exhausted$/,
+      /in progress; allowed: steps_completed, defer, iteration_budget_exhausted, agent_failed, agent_unavailable, plan_drift, budget_exhausted$/,
     );
     assert.equal(snapshot(), before);
     assert.equal(query('SELECT id FROM signals WHERE epic_id = ?', id).length, 0);
