@@ -47,14 +47,37 @@ export interface Hunk {
 export function resolveHunk(path: string, hunk: Hunk): { lines: string[]; how: ResolvedHow } | null {
   // Both sides only inserted lines at the same place: both insertions, ours then theirs, none doubled.
   if (hunk.base.length === 0 && hunk.ours.length > 0 && hunk.theirs.length > 0) {
-    const mine = new Set(hunk.ours);
-    return { lines: [...hunk.ours, ...hunk.theirs.filter((l) => !mine.has(l))], how: 'additive' };
+    const lines = bothInsertions(hunk.ours, hunk.theirs);
+    if (lines) return { lines, how: 'additive' };
   }
   if (MANIFESTS.has(basename(path))) {
     const line = higherVersionLine(hunk);
     if (line !== null) return { lines: [line], how: 'version' };
   }
   return null;
+}
+
+/** A line that says something (a list entry, an import), not only punctuation such as `},` or a blank. */
+const substantive = (line: string) => /[\p{L}\p{N}]/u.test(line);
+
+/**
+ * Both sides' insertions at one place, ours first, when that is exact: theirs already inside ours (the
+ * same lines added by both) is taken once; theirs sharing no entry with ours is appended whole; theirs of
+ * one-line entries only (list items, imports, changelog lines) drops the entries ours already added.
+ * Anything else (multi-line blocks that partly overlap) is a real conflict: null.
+ */
+function bothInsertions(ours: readonly string[], theirs: readonly string[]): string[] | null {
+  const mine = new Set(ours.filter(substantive));
+  const shared = theirs.filter((l) => substantive(l) && mine.has(l));
+  if (shared.length === 0) return [...ours, ...theirs];
+  if (containsRun(ours, theirs)) return [...ours];
+  if (theirs.every(substantive)) return [...ours, ...theirs.filter((l) => !mine.has(l))];
+  return null;
+}
+
+function containsRun(lines: readonly string[], run: readonly string[]): boolean {
+  for (let i = 0; i + run.length <= lines.length; i++) if (run.every((l, j) => lines[i + j] === l)) return true;
+  return false;
 }
 
 const VERSION_LINE = [/^(\s*"version"\s*:\s*")([^"]+)("\s*,?\s*)$/, /^(\s*version\s*=\s*")([^"]+)("\s*)$/];
