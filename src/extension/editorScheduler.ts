@@ -9,6 +9,8 @@ import {
   parseRunConfig,
   RefusedError,
   requireAllowed,
+  type RoleLimit,
+  roleLimits,
   type RunConfig,
   trustTargetFor,
 } from '../core/index.ts';
@@ -49,6 +51,15 @@ export function runConfig(host: StoreHost): RunConfig {
     },
     'settings (springfield.*)',
   );
+}
+
+/** The configured roles whose preset is limited on this host now (none when the config cannot be read). */
+export function hostRoleLimits(host: StoreHost, now: Date = new Date()): RoleLimit[] {
+  try {
+    return roleLimits(runConfig(host), process.env, now);
+  } catch {
+    return [];
+  }
 }
 
 /** The scheduler hosted by the extension: ticks on every store change and on a slow timer. */

@@ -36,10 +36,11 @@ import { NeedsYouNotifier } from './needsYouNotifier.ts';
 import { approveMerge, raiseBudget, runNeedsYouAction } from './commands/needsYouActions.ts';
 import { ReviewChanges } from './review/reviewChanges.ts';
 import { SignalComments } from './signalComments.ts';
-import { EditorScheduler, runConfig } from './editorScheduler.ts';
+import { EditorScheduler, hostRoleLimits, runConfig } from './editorScheduler.ts';
 import { SchedulerNotices } from './schedulerNotices.ts';
 import { SchedulerStatus } from './schedulerStatus.ts';
 import { StatusBar } from './statusBar.ts';
+import { epicLimitWaits } from './model/usageLimits.ts';
 import { StoreHost } from './storeHost.ts';
 import { databaseSetting, userSetting } from './userSettings.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from './views/treeModel.ts';
@@ -169,7 +170,7 @@ export class SpringfieldExtension extends Disposable {
     const setupHint = (s: Snapshot | undefined) => {
       agentsView.message = s && s.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
     };
-    const status = this.register(new StatusBar());
+    const status = this.register(new StatusBar((now) => hostRoleLimits(host, now)));
     const clock = this.register(new LiveClock([this.epics, this.agents, status], () => void host.refresh()));
     for (const tree of [this.epics, this.agents]) this.register(tree.onDidShowLiveRow(() => clock.wake()));
     const comments = this.register(new SignalComments(() => host.location?.worktreeRoot ?? undefined));
@@ -223,14 +224,18 @@ export class SpringfieldExtension extends Disposable {
         const leases = s.plans
           .flatMap((p) => p.steps.flatMap((st) => [st, ...st.substeps]))
           .filter((st) => st.status === 'claimed' || st.status === 'in_progress');
+        // A preset's reset changes the status bar, the cards and Needs you: refresh then too.
+        const resets = hostRoleLimits(host).map((l) => l.until);
         clock.update(
-          leases.flatMap((st) =>
-            st.lease_expires_at
-              ? [
-                  st.lease_expires_at,
-                  ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()]),
-                ]
-              : [],
+          resets.concat(
+            leases.flatMap((st) =>
+              st.lease_expires_at
+                ? [
+                    st.lease_expires_at,
+                    ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()]),
+                  ]
+                : [],
+            ),
           ),
         );
         void this.setWalkthroughKeys(s);
@@ -478,6 +483,13 @@ export class SpringfieldExtension extends Disposable {
         })(),
       retryEpic: (epicId) => guarded(retryEpic)(ctx, epicId),
       needsYou: () => this.needs?.current,
+      limitWaits: () =>
+        epicLimitWaits(
+          host.snapshot?.epics ?? [],
+          this.scheduler?.running ? this.scheduler.state.waiting : undefined,
+          hostRoleLimits(host),
+          new Date(),
+        ),
       conflictsAhead: () => this.conflicts?.current ?? new Map(),
       actOnNeed: (key) => guarded(() => this.actOnNeed(ctx, key))(),
     });

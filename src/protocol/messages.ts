@@ -152,6 +152,8 @@ export interface DashboardEpic {
   }[];
   /** Paused by its budget: what a person reads (pausedMessage), else null. */
   readonly paused: string | null;
+  /** Waiting on a preset's usage limit: "waiting: claude limited until 14:05 (Lisa)", else null. */
+  readonly limitWait: string | null;
   /** What its branch would conflict with if merged now (an epic under way; docs/files.md). */
   readonly conflictsAhead: readonly {
     readonly with: string;

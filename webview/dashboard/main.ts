@@ -110,7 +110,16 @@ function card(d: DashboardData, e: DashboardEpic): HTMLElement {
           )
         : e.blockedReason
           ? h('div', { class: 'note bad' }, `Blocked: ${e.blockedReason}`)
-          : null,
+          : e.limitWait
+            ? h(
+                'div',
+                {
+                  class: 'note warn limit-wait',
+                  title: 'No run of a limited preset starts before its reset (docs/agents.md)',
+                },
+                e.limitWait,
+              )
+            : null,
     ...e.conflictsAhead.slice(0, 1).map((c) =>
       h(
         'div',

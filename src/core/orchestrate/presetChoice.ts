@@ -74,6 +74,8 @@ export async function chooseCommand(
 /** A role whose preset is limited on this host, as a person is told it (`epic show`, the editor). */
 export interface RoleLimit {
   readonly role: AgentRole;
+  /** The role's first preset, the one that is limited. */
+  readonly preset: string;
   /** "waiting: claude limited until 14:05", or "claude limited until 14:05; runs on opencode". */
   readonly message: string;
   /** The first preset's reset (ISO 8601). */
@@ -94,6 +96,7 @@ export function roleLimits(config: RunConfig, env: NodeJS.ProcessEnv, now: Date 
     const what = `${first.preset} limited until ${clock(first.until, now)}`;
     out.push({
       role,
+      preset: first.preset,
       message: runsOn ? `${what}; runs on ${runsOn}` : `waiting: ${what}`,
       until: first.until,
       runs_on: runsOn,

@@ -141,6 +141,9 @@ export function needsYou(
   }
   const queue = scheduler?.waiting.filter((w) => w.kind === 'queue') ?? [];
   if (queue[0]) items.push(queueItem(queue[0], queue.length));
+  const limited = scheduler?.waiting.filter((w) => w.kind === 'limit') ?? [];
+  if (limited.length > 0 && !scheduler?.busy && !s.runs.some((r) => r.status === 'running'))
+    items.push(limitItem(limited, titleOf));
   return { items, idle: idleText(s, scheduler, items.length, title, now), fleet: fleetText(scheduler) };
 }
 
@@ -157,6 +160,31 @@ function queueItem(w: Waiting, held: number): NeedsYouItem {
     label: 'Show epic',
     action: { kind: 'showEpic', epicId: w.epic_id },
     text: `No new epic's planning starts while ${why}: ${held} new epic${held === 1 ? ' waits' : 's wait'}.`,
+  };
+}
+
+/**
+ * Every preset of a role is limited and nothing else runs: one item for all the epics that wait,
+ * with the reset ("Nothing can run: claude limited until 14:05 (Lisa)"), offering a fallback.
+ */
+function limitItem(waits: readonly Waiting[], titleOf: (id: string) => string): NeedsYouItem {
+  const reasons = [...new Set(waits.map((w) => w.message.replace(/^waiting: /, '')))];
+  const epics = [...new Set(waits.map((w) => w.epic_id))];
+  const until = waits
+    .map((w) => w.until)
+    .filter((u): u is string => u !== null)
+    .sort()[0];
+  const who = epics.length === 1 ? `“${titleOf(epics[0] as string)}” waits` : `${epics.length} epics wait`;
+  return {
+    key: `limit:${until ?? 'probe'}`,
+    epicId: epics.length === 1 ? (epics[0] ?? null) : null,
+    subject: 'Usage limit',
+    icon: 'watch',
+    fact: reasons[0] ?? 'a usage limit',
+    detail: `${who} for the reset`,
+    label: 'Configure agents…',
+    action: { kind: 'configureAgents' },
+    text: `Nothing can run: ${reasons.join('; ')}. ${who} for the reset; a fallback preset would carry on meanwhile.`,
   };
 }
 

@@ -33,6 +33,8 @@ export interface DashboardExtras {
   readonly ahead?: ConflictsAhead;
   /** `"budget"` of .springfield/config.json, as the scheduler reads it. */
   readonly budget?: BudgetConfig;
+  /** Per epic waiting on a preset's usage limit, what its card says (epicLimitWaits). */
+  readonly limitWaits?: ReadonlyMap<string, string>;
 }
 
 /** What the dashboard shows, from a snapshot plus the event log, verification evidence and spend. */
@@ -123,6 +125,7 @@ export async function dashboardData(
           e.status === 'blocked' && isCostBlockReason(e.status_reason)
             ? pausedMessage(e.id, e.status_reason ?? '')
             : null,
+        limitWait: extras.limitWaits?.get(e.id) ?? null,
         conflictsAhead: (UNDER_WAY.includes(e.status) ? (extras.ahead?.get(e.id) ?? []) : []).map((c) => ({
           with: c.with,
           withTitle: epicTitle.get(c.with) ?? c.with,

@@ -16,6 +16,8 @@ export interface DashboardActions {
   retryEpic(epicId: string): Promise<void>;
   /** What waits for the person now. */
   needsYou(): NeedsYou | undefined;
+  /** Per epic waiting on a preset's usage limit, what its card says. */
+  limitWaits(): ReadonlyMap<string, string>;
   /** Per epic under way, the conflicts its branch would meet. */
   conflictsAhead(): ConflictsAhead;
   /** A Needs you item's button, by the item's key. */
@@ -58,6 +60,7 @@ export class DashboardPanel extends PanelHost {
       this.actions.needsYou(),
       {
         ahead: this.actions.conflictsAhead(),
+        limitWaits: this.actions.limitWaits(),
         budget: this.host.dbPath ? loadRoleCommands(configPathFor(this.host.dbPath)).budget : undefined,
       },
     );
