@@ -1,6 +1,6 @@
 // A person at a real VS Code (code-server + Debian Chromium) configures the agents from the Agents
-// view: the quick pick lists the presets and the demo agents, the choice lands in
-// .springfield/config.json (other settings kept), and "config.json template" opens the file; with no
+// view: the quick pick lists the presets and the demo agents, the choice (with the preset a role
+// falls back to while it is limited) lands in .springfield/config.json (other settings kept), and "config.json template" opens the file; with no
 // verification configured, the repository's test command is proposed and written once confirmed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileS
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { findPreset } from '../../src/core/index.ts';
 import { ensureCli, makeRepo, PROJECT_ROOT, type Repo } from '../helpers/gitRepo.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
 
@@ -92,22 +93,29 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
       await screenshot(page, 'ui-configure-agents');
       await pick(page, 'Codex CLI');
       await pick(page, /^\s*Ralph \(builds\)/);
+      // The second question: which preset Ralph runs on while Codex is limited (as `agents use --fallback`).
+      await page
+        .locator('.quick-input-widget', { hasText: 'Fall back to… (when Codex is limited)' })
+        .waitFor({ timeout: 10_000 });
+      await pick(page, /^\s*opencode/);
       await page.locator('.statusbar [aria-label*="Notifications"]').first().click();
       const center = page.locator('.notifications-center');
       await center
         .getByText(
-          /Codex CLI now plays Ralph \(builds\) \(\.springfield\/config\.json\)\. codex is not on PATH yet: npm install -g @openai\/codex/,
+          /Codex CLI now plays Ralph \(builds\), then opencode while it is limited \(\.springfield\/config\.json\)\. codex is not on PATH yet: npm install -g @openai\/codex/,
         )
         .waitFor({ timeout: 10_000 });
       await screenshot(page, 'ui-configure-agents-done');
       await page.keyboard.press('Escape');
       const written = JSON.parse(readFileSync(config, 'utf8')) as {
         roles: Record<string, string[]>;
+        fallbacks: Record<string, string[][]>;
         verification: string[][];
         maxParallelAgents: number;
       };
       assert.deepEqual(Object.keys(written.roles), ['ralph']);
       assert.deepEqual(written.roles.ralph?.slice(0, 4), ['codex', 'exec', '--sandbox', 'danger-full-access']);
+      assert.deepEqual(written.fallbacks, { ralph: [findPreset('opencode')?.roles.ralph] });
       assert.deepEqual([written.verification, written.maxParallelAgents], [[['npm', 'test']], 4]);
     },
   );

@@ -13,6 +13,7 @@ import {
   ensureGitignored,
   findPreset,
   PRESET_ROLES,
+  presetFallbacks,
   type PresetRole,
   presetRoles,
   presetUsage,
@@ -24,6 +25,7 @@ import {
 } from '../../core/index.ts';
 import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import type { StoreHost } from '../storeHost.ts';
+import { fallbackOptions, fallbackTitle } from '../model/fallbackChoice.ts';
 
 /** "Lisa (plans)". */
 const roleLabel = (role: PresetRole): string => `${ROLE_REGISTRY[role].name} (${ROLE_REGISTRY[role].does})`;
@@ -116,12 +118,26 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
     if (!scope) return;
     role = scope.role;
   }
+  // A preset (not the demo agents) may hand its roles to another while it is limited (docs/agents.md, "Fallbacks").
+  let fallback: string | null = null;
+  if (pick.id !== DEMO_AGENTS.id) {
+    const onPath = new Set(found.filter((f) => f.path).map((f) => f.preset));
+    const next = await vscode.window.showQuickPick(fallbackOptions(pick.id, role, onPath), {
+      title: `Configure agents: ${fallbackTitle(pick.id)}`,
+      placeHolder: 'While the first preset is limited or cannot run, its roles run on this one',
+      matchOnDescription: true,
+    });
+    if (!next) return;
+    fallback = next.id;
+  }
   const verification = await proposeVerification(configPath, location.mainRoot ?? location.worktreeRoot);
   if (verification === null) return;
   const target = trustTargetFor(location, location.dbPath, process.env);
   const before = trustStatus(target);
   const chosen = choice.roles(role);
-  const written = writeRoleCommands(configPath, chosen, choice.usage(chosen), verification);
+  const fallbacks =
+    pick.id === DEMO_AGENTS.id ? undefined : presetFallbacks(pick.id, fallback ? [fallback] : [], chosen, role);
+  const written = writeRoleCommands(configPath, chosen, choice.usage(chosen), verification, fallbacks);
   const allowed = allowWrittenConfig(target, before, written.content);
   if (written.created) ensureGitignored(location);
   const overridden =
@@ -140,7 +156,8 @@ export async function configureAgents(host: StoreHost, extensionPath: string): P
   const verifies = verification
     ? ` Each build is verified with ${verification.map((c) => c.join(' ')).join(', ')}.`
     : '';
-  const message = `${choice.name} now ${choice.verb} ${roles} (.springfield/config.json).${verifies}${notes.length ? ` ${notes.join(' ')}` : ''}`;
+  const then = fallback ? `, then ${findPreset(fallback)?.name ?? fallback} while it is limited` : '';
+  const message = `${choice.name} now ${choice.verb} ${roles}${then} (.springfield/config.json).${verifies}${notes.length ? ` ${notes.join(' ')}` : ''}`;
   const show = notes.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
   void show(message, 'Open config.json').then((answer) => {
     if (answer) void vscode.window.showTextDocument(vscode.Uri.file(configPath));
