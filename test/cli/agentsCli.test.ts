@@ -179,6 +179,9 @@ test('agents says whether each CLI found can run: the real Claude Code without a
   const env = {
     PATH: `${AGENT_BIN}:/usr/bin:/bin`,
     HOME: repo.tmp,
+    // The verdict must not depend on how fast a loaded machine starts Claude Code: its status command
+    // may take as long as it needs (a check that times out passes, which is what this test refutes).
+    SPRINGFIELD_PREFLIGHT_TIMEOUT: '600',
     ANTHROPIC_API_KEY: undefined,
     ANTHROPIC_AUTH_TOKEN: undefined,
     CLAUDE_CODE_OAUTH_TOKEN: undefined,

@@ -98,6 +98,7 @@ test(
     const f = faultRepo(t, {}, (base) => ({
       PATH: `${AGENT_BIN}:${process.env.PATH ?? ''}`,
       HOME: base,
+      SPRINGFIELD_PREFLIGHT_TIMEOUT: '600', // however slowly a loaded machine starts Claude Code
       ANTHROPIC_API_KEY: '',
       CLAUDE_CODE_OAUTH_TOKEN: '',
       ANTHROPIC_AUTH_TOKEN: '',

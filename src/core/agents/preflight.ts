@@ -63,7 +63,7 @@ function status(
     execFile(
       path,
       args,
-      { env, cwd, timeout: 15_000, maxBuffer: 1024 * 1024, encoding: 'utf8' },
+      { env, cwd, timeout: statusTimeoutMs(env), maxBuffer: 1024 * 1024, encoding: 'utf8' },
       (err, stdout, stderr) => {
         const e = err as (NodeJS.ErrnoException & { killed?: boolean; code?: number | string }) | null;
         if (e && (e.killed || typeof e.code !== 'number')) return done(null);
@@ -71,6 +71,15 @@ function status(
       },
     ).stdin?.end();
   });
+}
+
+/**
+ * How long a CLI's status command may take before the check gives up and passes (15 s;
+ * SPRINGFIELD_PREFLIGHT_TIMEOUT in seconds, 1–3600, for a machine so loaded that a CLI starts slower).
+ */
+function statusTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const s = Number(env.SPRINGFIELD_PREFLIGHT_TIMEOUT);
+  return Number.isInteger(s) && s >= 1 && s <= 3600 ? s * 1000 : 15_000;
 }
 
 const home = (env: NodeJS.ProcessEnv): string => env.HOME || homedir();
