@@ -116,9 +116,11 @@ export const orchestrateCommand: Command = {
         const actions = await orchestrator.tick();
         taken.push(...actions);
         // A pull request's state check is waiting for a person (to merge it), not work under way.
+        // Work held by the machine or a slot (the fleet governor) is under way too: it starts once they free.
         const busy =
           actions.some((a) => a.kind !== 'check_pr') ||
           !orchestrator.idle ||
+          orchestrator.waiting.some((w) => w.kind === 'machine' || w.kind === 'slot') ||
           (await store.runs({ active: true })).length > 0;
         if (flag(ctx.args, 'until-idle') && !busy) break;
         // Wake when an agent or a piece of work ends, at the end of the nearest backoff, or after the interval.
