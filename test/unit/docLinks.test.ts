@@ -62,3 +62,16 @@ test('the README opens with the quick start and stays a front door (at most 12 K
   assert.equal(headings[0], 'Quick start');
   assert.match(readme, /```sh\nnpm install && npm run demo .*\nnpm install && npm test .*\n```/);
 });
+
+test('docs/ stays at most 200 KB in all: each page says how the code is, not how it got there', () => {
+  const sizes = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => ({ file: f, bytes: Buffer.byteLength(readFileSync(join(ROOT, 'docs', f))) }));
+  const total = sizes.reduce((sum, s) => sum + s.bytes, 0);
+  const limit = 200 * 1024;
+  const largest = [...sizes].sort((a, b) => b.bytes - a.bytes).slice(0, 3);
+  assert.ok(
+    total <= limit,
+    `docs/*.md is ${total} bytes, over ${limit}; the largest: ${largest.map((s) => `${s.file} ${s.bytes}`).join(', ')}`,
+  );
+});
