@@ -22,7 +22,7 @@ import { messageOf } from '../src/shared/errorMessage.ts';
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * The Open VSX CLI, run with npx at this exact version rather than kept as a devDependency
- * (docs/architecture.md, "Packaging").
+ * (docs/architecture.md, "Release tools").
  */
 export const OVSX = 'ovsx@1.4.0';
 

@@ -1,4 +1,4 @@
-// The files of a step (docs/files.md, "Where the files come from") and the test merges of conflict
+// The files of a step (docs/files.md, "Where a step's files come from") and the test merges of conflict
 // ahead, read from a real git repository: declared globs, a step's own commits, the epic's changes;
 // merge-tree's conflicts without a checkout touched.
 import assert from 'node:assert/strict';

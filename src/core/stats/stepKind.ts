@@ -1,5 +1,5 @@
 /**
- * A step's kind (docs/stats.md, "Kinds of step"): its area — docs, tests or code — from the files
+ * A step's kind (docs/stats.md, "Terms"): its area — docs, tests or code — from the files
  * its plan declares (extensions and folders), else from its title; and its size in checklist items.
  */
 export type StepArea = 'docs' | 'tests' | 'code';

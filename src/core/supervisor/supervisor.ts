@@ -25,7 +25,7 @@ import { readUsage } from '../runs/usage.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { limitOfRun, settleRunLimit } from '../limits/runLimit.ts';
 
-/** One agent run as `springfield run` asks for it (docs/architecture.md, "Agent runs"). */
+/** One agent run as `springfield run` asks for it (docs/architecture.md, "The layers"). */
 export interface AgentRunRequest {
   readonly store: Store;
   readonly role: AgentRole;
