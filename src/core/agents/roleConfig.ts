@@ -100,6 +100,19 @@ export function writeRoleCommands(
     if (Object.keys(next).length > 0) merged.fallbacks = next;
     else delete merged.fallbacks;
   }
+  const content = writeRunConfig(configPath, merged, existing);
+  return { path: configPath, created: !existing, roles, content };
+}
+
+/**
+ * Writes a config `agents use` or `agents route` merged: checked as the scheduler will read it, then put
+ * in place of the file it was read from (keeping its mode) or created exclusively; its text.
+ */
+export function writeRunConfig(
+  configPath: string,
+  merged: Record<string, unknown>,
+  existing: { mode: number } | undefined,
+): string {
   parseRunConfig(merged, configPath);
   const content = JSON.stringify(merged, null, 2) + '\n';
   try {
@@ -109,7 +122,7 @@ export function writeRoleCommands(
   }
   if (existing) replaceFile(configPath, content, existing.mode);
   else createExclusively(configPath, content);
-  return { path: configPath, created: !existing, roles, content };
+  return content;
 }
 
 /**

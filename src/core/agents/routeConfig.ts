@@ -3,12 +3,13 @@
  * other key: created exclusively when absent, replaced through a fresh file when present, never
  * through a link, never left invalid. The role's own command is set to the first preset's when it has none.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RefusedError, UsageError } from '../errors.ts';
 import { findPreset } from '../runs/presets.ts';
-import { parseRunConfig, type RouteConfig } from '../runs/runConfig.ts';
-import { createExclusively, replaceFile, statNoLink, unwritable } from '../safeFiles.ts';
+import { type RouteConfig } from '../runs/runConfig.ts';
+import { statNoLink } from '../safeFiles.ts';
+import { writeRunConfig } from './roleConfig.ts';
 import { BUILDING_ROLE } from '../../shared/roles.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 
@@ -58,15 +59,7 @@ export function writeRoute(
   const roles = { ...(isObject(base.roles) ? base.roles : {}) };
   if (!roles[BUILDING_ROLE]) roles[BUILDING_ROLE] = findPreset(route.presets[0] ?? '')?.roles[BUILDING_ROLE];
   const merged = { ...base, roles, routes: { ...(isObject(base.routes) ? base.routes : {}), [BUILDING_ROLE]: route } };
-  parseRunConfig(merged, configPath);
-  const content = JSON.stringify(merged, null, 2) + '\n';
-  try {
-    mkdirSync(dirname(configPath), { recursive: true });
-  } catch (err) {
-    throw unwritable(dirname(configPath), err);
-  }
-  if (stat) replaceFile(configPath, content, stat.mode);
-  else createExclusively(configPath, content);
+  const content = writeRunConfig(configPath, merged, stat);
   return { path: configPath, created: !stat, content };
 }
 
