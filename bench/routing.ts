@@ -1,10 +1,13 @@
 // Routing by outcomes (docs/agents.md, "Routing"; docs/performance.md, "Routing"): two scripted agents of
 // known quality and cost per kind of step — codex better on docs and cheaper, claude better on code and
-// dearer — build 50 one-step epics (docs and code alternating in a shuffled order) on a real SQLite store.
-// Each step's preset is chosen by the scheduler's own wiring (routedCommand over the store's ledger), Bart's
-// verdict is drawn from the chosen agent's quality, a failed first pass costs a re-work session. The same
-// draws decide what each fixed choice would have done (common random numbers), so the comparison is
-// per step, not between two lotteries. Prints figures; asserts nothing.
+// dearer — build one-step epics (docs and code, shuffled) on a real SQLite store: 50 steps while the router
+// learns, then 50 more. Each step's preset is chosen by the scheduler's own wiring (routedCommand over the
+// store's ledger), Bart's verdict is drawn from the chosen agent's quality, a failed first pass costs a
+// re-work session. The same draws decide what each fixed choice would have done (common random numbers).
+// Per kind it prints routed first-pass acceptance against the best fixed choice, for the 50 learning steps
+// and the 50 after, with the mean and worst over seeds run here, the cost against always the dearest,
+// and the least any router can lose while learning (bayesBound). Prints figures; asserts nothing.
+// `node bench/routing.ts [seeds]` (default 10).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +20,7 @@ import { openStore, type Store } from '../src/core/store/index.ts';
 import type { Actor } from '../src/core/store/types.ts';
 
 const STEPS = 50;
-const SEEDS = [1, 2, 3, 4, 5];
+const SEEDS = Array.from({ length: Number(process.argv[2] ?? 10) }, (_, i) => i + 1);
 const PRESETS = ['claude', 'codex'] as const;
 type Preset = (typeof PRESETS)[number];
 type Kind = 'docs' | 'code';
@@ -135,63 +138,100 @@ async function routedHistory(steps: readonly Step[], seed: number): Promise<Pres
   return chosen;
 }
 
-interface Tally {
-  accepted: Record<Kind, number>;
-  count: Record<Kind, number>;
-  cost: number;
+/** Per kind: first-pass acceptance routed and of the best fixed choice, over the steps [from, to). */
+function acceptance(steps: readonly Step[], chosen: readonly Preset[], kind: Kind, from: number, to: number) {
+  const idx = steps.map((_, i) => i).filter((i) => i >= from && i < to && steps[i]!.kind === kind);
+  const passes = (p: (i: number) => Preset) => idx.filter((i) => steps[i]!.u < QUALITY[p(i)][kind]).length / idx.length;
+  return { routed: passes((i) => chosen[i]!), best: Math.max(...PRESETS.map((p) => passes(() => p))), n: idx.length };
 }
 
-function tally(steps: readonly Step[], presetOf: (i: number) => Preset): Tally {
-  const t: Tally = { accepted: { docs: 0, code: 0 }, count: { docs: 0, code: 0 }, cost: 0 };
-  steps.forEach((s, i) => {
-    const p = presetOf(i);
-    const pass = s.u < QUALITY[p][s.kind];
-    t.count[s.kind]++;
-    if (pass) t.accepted[s.kind]++;
-    t.cost += COST[p][s.kind] * (pass ? 1 : 2);
-  });
-  return t;
+const costOf = (steps: readonly Step[], presetOf: (i: number) => Preset) =>
+  steps.reduce((t, s, i) => t + COST[presetOf(i)][s.kind] * (s.u < QUALITY[presetOf(i)][s.kind] ? 1 : 2), 0);
+
+/**
+ * The most first-pass acceptance any router can expect over `n` steps of a kind when it is even told the
+ * two presets' rates `hi` and `lo`, only not which is which (the Bayes-optimal policy, by exact dynamic
+ * programming): what learning must cost, whatever the rule.
+ */
+function bayesBound(hi: number, lo: number, n: number): number {
+  const memo = new Map<string, number>();
+  const value = (pa: number, fa: number, pb: number, fb: number): number => {
+    if (pa + fa + pb + fb === n) return 0;
+    const key = `${pa},${fa},${pb},${fb}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const aGood = hi ** pa * (1 - hi) ** fa * lo ** pb * (1 - lo) ** fb;
+    const bGood = lo ** pa * (1 - lo) ** fa * hi ** pb * (1 - hi) ** fb;
+    const q = aGood / (aGood + bGood);
+    const ra = q * hi + (1 - q) * lo;
+    const rb = q * lo + (1 - q) * hi;
+    const v = Math.max(
+      ra * (1 + value(pa + 1, fa, pb, fb)) + (1 - ra) * value(pa, fa + 1, pb, fb),
+      rb * (1 + value(pa, fa, pb + 1, fb)) + (1 - rb) * value(pa, fa, pb, fb + 1),
+    );
+    memo.set(key, v);
+    return v;
+  };
+  return value(0, 0, 0, 0) / n;
 }
 
-const rate = (t: Tally, k: Kind) => t.accepted[k] / t.count[k];
 const pts = (n: number) => `${(n * 100).toFixed(1)}%`;
-
-const sums = {
-  routed: { docs: 0, code: 0, cost: 0 },
-  best: { docs: 0, code: 0 },
-  dearest: 0,
-  claudeShare: { docs: 0, code: 0 },
-};
+const gap = (n: number) => `${n >= 0 ? '+' : ''}${(n * 100).toFixed(1)}`;
+const KINDS: readonly Kind[] = ['docs', 'code'];
+const PHASES = [
+  { name: `steps 1–${STEPS}`, from: 0, to: STEPS },
+  { name: `steps ${STEPS + 1}–${2 * STEPS}`, from: STEPS, to: 2 * STEPS },
+] as const;
+const gaps = new Map<string, number[]>();
+const costRatios: number[] = [];
+let perKind = 0;
 for (const seed of SEEDS) {
   const random = seeded(seed);
-  const kinds: Kind[] = Array.from({ length: STEPS }, (_, i) => (i % 2 === 0 ? 'docs' : 'code'));
-  for (let i = kinds.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
+  const kinds: Kind[] = [];
+  for (const _ of PHASES) {
+    const phase: Kind[] = Array.from({ length: STEPS }, (_, i) => (i % 2 === 0 ? 'docs' : 'code'));
+    for (let i = phase.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [phase[i], phase[j]] = [phase[j]!, phase[i]!];
+    }
+    kinds.push(...phase);
   }
   const steps = kinds.map((kind) => ({ kind, u: random() }));
   const chosen = await routedHistory(steps, seed);
-  const routed = tally(steps, (i) => chosen[i]!);
-  const fixed = Object.fromEntries(PRESETS.map((p) => [p, tally(steps, () => p)])) as Record<Preset, Tally>;
-  const best = (k: Kind) => Math.max(...PRESETS.map((p) => rate(fixed[p], k)));
-  const dearest = Math.max(...PRESETS.map((p) => fixed[p].cost));
-  const share = (k: Kind) => chosen.filter((p, i) => p === 'claude' && steps[i]!.kind === k).length / routed.count[k];
-  console.log(
-    `seed ${seed}: routed first-pass docs ${pts(rate(routed, 'docs'))} (best fixed ${pts(best('docs'))}), code ${pts(rate(routed, 'code'))} (best fixed ${pts(best('code'))}); ` +
-      `cost $${routed.cost.toFixed(2)} = ${pts(routed.cost / dearest)} of always the dearest ($${dearest.toFixed(2)}); claude took ${pts(share('docs'))} of docs, ${pts(share('code'))} of code`,
-  );
-  sums.routed.docs += rate(routed, 'docs');
-  sums.routed.code += rate(routed, 'code');
-  sums.routed.cost += routed.cost / dearest;
-  sums.best.docs += best('docs');
-  sums.best.code += best('code');
-  sums.claudeShare.docs += share('docs');
-  sums.claudeShare.code += share('code');
+  const learning = steps.slice(0, STEPS);
+  const dearest = Math.max(...PRESETS.map((p) => costOf(learning, () => p)));
+  const ratio = costOf(learning, (i) => chosen[i]!) / dearest;
+  costRatios.push(ratio);
+  const parts = PHASES.map((phase) => {
+    const byKind = KINDS.map((kind) => {
+      const a = acceptance(steps, chosen, kind, phase.from, phase.to);
+      if (phase.from === 0) perKind = a.n;
+      const key = `${kind} ${phase.name}`;
+      gaps.set(key, [...(gaps.get(key) ?? []), a.routed - a.best]);
+      return `${kind} ${pts(a.routed)} (best fixed ${pts(a.best)})`;
+    });
+    return `${phase.name}: ${byKind.join(', ')}`;
+  });
+  console.log(`seed ${seed}: ${parts.join('; ')}; cost of steps 1–${STEPS} ${pts(ratio)} of always the dearest`);
 }
-const n = SEEDS.length;
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(
-  `\nmean of ${n} seeds, ${STEPS} steps each: first-pass docs ${pts(sums.routed.docs / n)} routed vs ${pts(sums.best.docs / n)} best fixed ` +
-    `(${(((sums.routed.docs - sums.best.docs) * 100) / n).toFixed(1)} points), code ${pts(sums.routed.code / n)} vs ${pts(sums.best.code / n)} ` +
-    `(${(((sums.routed.code - sums.best.code) * 100) / n).toFixed(1)} points); cost ${pts(sums.routed.cost / n)} of always the dearest; ` +
-    `claude took ${pts(sums.claudeShare.docs / n)} of docs steps, ${pts(sums.claudeShare.code / n)} of code steps`,
+  `\nrouted first-pass acceptance minus the best fixed choice's, in points, over ${SEEDS.length} seeds (mean, worst):`,
 );
+for (const kind of KINDS)
+  for (const phase of PHASES) {
+    const g = gaps.get(`${kind} ${phase.name}`) ?? [];
+    console.log(`  ${kind.padEnd(4)} ${phase.name.padEnd(12)} mean ${gap(mean(g))}, worst ${gap(Math.min(...g))}`);
+  }
+console.log(
+  `cost of steps 1–${STEPS}: mean ${pts(mean(costRatios))}, worst ${pts(Math.max(...costRatios))} of always the dearest (target ≤ 75%)`,
+);
+for (const kind of KINDS) {
+  const [hi, lo] = [
+    Math.max(QUALITY.claude[kind], QUALITY.codex[kind]),
+    Math.min(QUALITY.claude[kind], QUALITY.codex[kind]),
+  ];
+  console.log(
+    `least loss while learning, ${kind}: ${gap(bayesBound(hi, lo, perKind) - hi)} points over ${perKind} steps for a router told the rates ${hi} and ${lo}, not which preset has which`,
+  );
+}

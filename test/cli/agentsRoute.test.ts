@@ -50,9 +50,9 @@ test('agents route writes the route, keeps the config, shows who leads per kind;
   );
   // The history: claude built both docs steps (2/2 first-pass), codex the code step (0/1): both still exploring.
   assert.deepEqual(r.standings, [
-    '  Ralph on codex for docs steps: 0/0 first-pass, no merged step yet; claude 2/2, $0.55 (exploring until each preset has 5 reviewed docs steps)',
-    '  Ralph on claude for tests steps: 0/0 first-pass, no merged step yet; codex 0/0, no merged step yet (exploring until each preset has 5 reviewed tests steps)',
-    '  Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring until each preset has 5 reviewed code steps)',
+    '  Ralph on codex for docs steps: 0/0 first-pass, no merged step yet; claude 2/2, $0.55 (exploring: every preset builds a docs step first)',
+    '  Ralph on claude for tests steps: 0/0 first-pass, no merged step yet; codex 0/0, no merged step yet (exploring: every preset builds a tests step first)',
+    '  Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring: every preset builds a code step first)',
   ]);
   const shown = runCli(repo.root, ['agents', 'route']);
   assert.equal(shown.code, 0, shown.stderr);

@@ -1,5 +1,5 @@
-// Routing by outcomes (src/core/runs/routing.ts, src/core/orchestrate/routedCommand.ts): exploration
-// first, then first-pass acceptance with cost per merged step as the tie-breaker, a skipped preset, the
+// Routing by outcomes (src/core/runs/routing.ts, src/core/orchestrate/routedCommand.ts): one step per
+// preset first, then first-pass acceptance with cost per merged step as the tie-breaker, a skipped preset, the
 // reason in words; and the wiring over a real SQLite store with the scripted history, which records
 // each choice in the event log.
 import { test, type TestContext } from 'node:test';
@@ -50,15 +50,24 @@ test('a Beta draw stays in [0, 1] and centres on its mean', () => {
   assert.ok(Math.abs(mean - 0.75) < 0.02, `mean ${mean} of Beta(9, 3) is near 0.75`);
 });
 
-test('until each preset has 5 reviewed steps of the kind it explores: the one with the fewest built goes next', () => {
+test('a preset that has built no step of the kind goes first, the first named when several have none', () => {
   const first = chooseRoute(request({}));
   assert.equal(first?.preset, 'claude', 'none built yet: the first named');
   assert.equal(first?.explored, true);
   const next = chooseRoute(request({ claude: standing(1, 1, 1, 0.4) }));
   assert.equal(next?.preset, 'codex');
-  const still = chooseRoute(request({ claude: standing(4, 4, 4, 0.4), codex: standing(2, 2, 0, 0.2) }));
-  assert.equal(still?.preset, 'codex', 'claude is far better, but codex has too few reviewed docs steps yet');
-  assert.match(still?.reason ?? '', /\(exploring until each preset has 5 reviewed docs steps\)$/);
+  assert.match(next?.reason ?? '', /\(exploring: every preset builds a docs step first\)$/);
+  const built = chooseRoute(request({ claude: standing(9, 9, 9, 0.4), codex: standing(1, 0, 0, null) }));
+  assert.equal(built?.explored, false, 'codex has built one (not yet reviewed): sampling decides from here');
+});
+
+test('sampling decides from the first review: no preset is held to a count of reviewed steps', () => {
+  // The old rule explored until each preset had 5 reviewed steps, so claude (2 reviewed) went every time.
+  const r = { ...request({ claude: standing(2, 2, 0, 0.2), codex: standing(4, 4, 4, 0.5) }), random: seeded(3) };
+  const picks = Array.from({ length: 200 }, () => chooseRoute(r));
+  const codex = picks.filter((c) => c?.preset === 'codex').length;
+  assert.ok(codex > 180, `codex (4/4) over claude (0/2), though claude is cheaper: ${codex}/200`);
+  assert.ok(picks.every((c) => c?.explored === false));
 });
 
 test('then the better first-pass acceptance wins nearly always; a tie goes to the cheaper; by cost weighs dollars', () => {
@@ -121,7 +130,7 @@ test('routedCommand: a routed builder gets the chosen preset argv and the choice
   assert.deepEqual(routed?.command, findPreset('claude')?.roles.ralph);
   assert.equal(
     routed?.choice.reason,
-    'Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring until each preset has 5 reviewed code steps)',
+    'Ralph on claude for code steps: 0/0 first-pass, no merged step yet; codex 0/1, $0.85 (exploring: every preset builds a code step first)',
   );
   const events = (await store.events({ epicId: b })).filter((e) => e.entity === 'route');
   assert.deepEqual(

@@ -1,12 +1,11 @@
 /**
  * Routing by outcomes (docs/agents.md, "Routing"): which of a role's presets builds the next step of a
- * kind. Until every preset has ROUTE_EXPLORE reviewed steps of that kind it explores (the one with the
- * fewest built goes next); then Thompson sampling on first-pass acceptance picks one — or a cheaper
- * preset whose estimated acceptance is within ROUTE_TIE of the winner's (`by: acceptance`) — or the best
- * sampled acceptance per dollar (`by: cost`). Pure: standings and a random source in, a choice with its reason out.
+ * kind. A preset that has built no step of that kind goes first (every preset gets work); from then on
+ * Thompson sampling on first-pass acceptance, from a uniform prior, picks one — the best draw, or a
+ * cheaper preset whose draw is within ROUTE_TIE of it (`by: acceptance`), or the best draw per dollar
+ * (`by: cost`). Pure: standings and a random source in, a choice with its reason out.
  */
-export const ROUTE_EXPLORE = 5;
-export const ROUTE_TIE = 0.05;
+export const ROUTE_TIE = 0.02;
 export type RouteBy = 'acceptance' | 'cost';
 
 /** A preset's record on one kind of step, from the outcome ledger (src/core/stats/standings.ts). */
@@ -65,10 +64,10 @@ function pick(r: Omit<RouteRequest, 'random'>, thetaOf: (s: PresetStanding) => n
   const open = r.presets.filter((p) => !skipped.some((s) => s.preset === p));
   if (open.length === 0) return null;
   const of = (p: string) => r.standings.get(p) ?? NONE;
-  const learning = open.filter((p) => of(p).reviewed < ROUTE_EXPLORE);
+  const untried = open.filter((p) => of(p).built === 0);
   let preset: string;
-  if (learning.length > 0) {
-    preset = learning.reduce((best, p) => (of(p).built < of(best).built ? p : best));
+  if (untried.length > 0) {
+    preset = untried[0]!;
   } else {
     const sampled = open.map((p) => ({ p, theta: thetaOf(of(p)) }));
     const costs = open.map((p) => of(p).costPerStep);
@@ -76,16 +75,15 @@ function pick(r: Omit<RouteRequest, 'random'>, thetaOf: (s: PresetStanding) => n
       const value = (s: { p: string; theta: number }) => s.theta / (of(s.p).costPerStep ?? 1);
       preset = sampled.reduce((best, s) => (value(s) > value(best) ? s : best)).p;
     } else {
-      // The best draw wins, unless a cheaper preset's estimated acceptance is within ROUTE_TIE of the winner's.
-      const winner = sampled.reduce((best, s) => (s.theta > best.theta ? s : best)).p;
-      const mean = (p: string) => (of(p).accepted + 1) / (of(p).reviewed + 2);
+      // The best draw wins, unless a cheaper preset's draw is within ROUTE_TIE of it.
+      const winner = sampled.reduce((best, s) => (s.theta > best.theta ? s : best));
       const cost = (p: string) => of(p).costPerStep ?? Number.POSITIVE_INFINITY;
-      preset = open
-        .filter((p) => mean(p) >= mean(winner) - ROUTE_TIE)
-        .reduce((best, p) => (cost(p) < cost(best) ? p : best), winner);
+      preset = sampled
+        .filter((s) => s.theta >= winner.theta - ROUTE_TIE)
+        .reduce((best, s) => (cost(s.p) < cost(best.p) ? s : best), winner).p;
     }
   }
-  const explored = learning.length > 0;
+  const explored = untried.length > 0;
   return { preset, explored, reason: routeReason(r, preset, explored, skipped), skipped };
 }
 
@@ -106,7 +104,7 @@ function routeReason(
       `${r.roleName} on ${preset} for ${r.kind} steps: ${record(preset)}`,
       ...others.map((p) => `${p} ${record(p)}`),
     ].join('; ') +
-    (explored ? ` (exploring until each preset has ${ROUTE_EXPLORE} reviewed ${r.kind} steps)` : '') +
+    (explored ? ` (exploring: every preset builds a ${r.kind} step first)` : '') +
     skipped.map((s) => ` (${s.preset} skipped: ${s.why})`).join('')
   );
 }
