@@ -1,9 +1,12 @@
 // `springfield stats --json` over a scripted history, on SQLite and on PostgreSQL: two epics, one (docs,
 // built by Ralph on claude) passing review the first time, one (code, built on codex) passing after an
-// implementation_failure and a re-work session, with a failed run and a merge that met a conflict.
+// implementation_failure and a re-work session, with a failed run and a merge that met a conflict; then
+// merges reverted in the repository's git history (and a revert reverted).
 // Every expected figure is worked out by hand in the comments from the runs and events the script writes
 // (docs/stats.md defines them).
 import { describe, test, type TestContext } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
@@ -89,6 +92,7 @@ for (const backend of BACKENDS) {
         tokens: 8500,
         agent_minutes: 90,
         merged_steps: 2,
+        reverted_steps: 0,
         cost_per_merged_step: 0.55,
         tokens_per_merged_step: 3750,
         minutes_per_merged_step: 35,
@@ -109,6 +113,7 @@ for (const backend of BACKENDS) {
         tokens: 7900,
         agent_minutes: 65,
         merged_steps: 1,
+        reverted_steps: 0,
         cost_per_merged_step: 0.85,
         tokens_per_merged_step: 8900,
         minutes_per_merged_step: 85,
@@ -127,6 +132,7 @@ for (const backend of BACKENDS) {
         tokens: 16400,
         agent_minutes: 155,
         merged_steps: 3,
+        reverted_steps: 0,
         cost_per_merged_step: 0.65,
         tokens_per_merged_step: 5466.6667,
         minutes_per_merged_step: 51.6667,
@@ -137,6 +143,50 @@ for (const backend of BACKENDS) {
         hours_to_merge: 1.4167,
         conflicts: { met: 1, resolved: 1 },
       });
+    });
+
+    test('a merge git shows reverted counts its steps as reverted; a reverted revert does not', async (t) => {
+      const clock = new ManualClock(T0);
+      const { store, args, env, repo } = backend.open(t, clock);
+      const commit = (file: string, ...message: string[]) => {
+        if (file) {
+          writeFileSync(join(repo.root, file), `${file}\n`);
+          repo.git(['add', file]);
+        }
+        repo.git(['commit', '-q', '--allow-empty', ...message.flatMap((m) => ['-m', m])]);
+        return repo.git(['rev-parse', 'HEAD']);
+      };
+      // A's merge is named by its merged event (as the scheduler's squash merge writes it); B's by its trailer.
+      const shaA = commit('a.md', 'Guide');
+      const { b } = await script(store, clock, `squash-merged as ${shaA.slice(0, 12)} with 2 trailers`);
+      const shaB = commit('b.ts', `Work (${b})`, `Springfield-Epic: ${b}`);
+      const reverted = async () => {
+        const r = assertOk<StatsReport>(await runCli(repo.root, ['stats', '--json', ...args], env));
+        return [...r.groups, r.total].map((g) => [g.group, g.merged_steps, g.reverted_steps]);
+      };
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 0],
+        ['codex', 1, 0],
+        ['total', 3, 0],
+      ]);
+      // A (two steps, built on claude) reverted by git revert: both its merged steps count.
+      repo.git(['revert', '--no-edit', shaA]);
+      const revertA = repo.git(['rev-parse', 'HEAD']);
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 2],
+        ['codex', 1, 0],
+        ['total', 3, 2],
+      ]);
+      const text = await runCli(repo.root, ['stats', ...args], env);
+      assert.match(text.stdout, /claude: 6 runs · 2 merged steps \(2 reverted\) ·/);
+      // The revert reverted: A is back. B reverted in `git revert --reference`'s words (an abbreviated sha).
+      repo.git(['revert', '--no-edit', revertA]);
+      commit('', `Revert "Work (${b})"`, `This reverts commit ${shaB.slice(0, 9)} (Work (${b}), 2026-04-01).`);
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 0],
+        ['codex', 1, 1],
+        ['total', 3, 1],
+      ]);
     });
 
     test('by kind, role, model and epic; a window after the history holds nothing; bad flags get one line', async (t) => {

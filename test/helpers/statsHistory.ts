@@ -77,8 +77,8 @@ async function session(store: Store, clock: ManualClock, s: Session): Promise<vo
   );
 }
 
-/** The scripted history; returns the two epics' ids. */
-export async function script(store: Store, clock: ManualClock): Promise<{ a: string; b: string }> {
+/** The scripted history; returns the two epics' ids. `mergedA`: the reason A's `merged` event gives. */
+export async function script(store: Store, clock: ManualClock, mergedA = 'merged'): Promise<{ a: string; b: string }> {
   // Epic A, docs: Lisa 10 min, started at +10m, Ralph on claude builds both steps, Bart passes it first time, merged at +80m.
   const a = (await store.createEpic({ title: 'Guide', brief: '', priority: 'P2' }, MARGE)).id;
   await session(store, clock, { epicId: a, role: 'lisa', command: CLAUDE, minutes: 10, cost: 0.2, tokens: [1000, 0] });
@@ -108,7 +108,7 @@ export async function script(store: Store, clock: ManualClock): Promise<{ a: str
   await session(store, clock, { epicId: a, role: 'bart', command: CLAUDE, minutes: 10, cost: 0.1, tokens: [500, 0] });
   await store.recordSignal(a, 'pass', 'fine', [], { worktree: '/wt/review', agent: 'bart' });
   clock.advance(10 * MIN);
-  await store.markMerged(a, MARGE, 'merged');
+  await store.markMerged(a, MARGE, mergedA);
 
   // Epic B, code (src and test files): started at +80m; Ralph on codex fails once, builds the step, Bart finds an
   // implementation failure at +135m, Ralph re-works from +140m, Bart passes, the merge meets a conflict, merged at +180m.

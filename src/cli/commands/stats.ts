@@ -1,4 +1,13 @@
-import { buildLedger, statsBy, statsReport, STATS_BY, windowStart, type GroupFigures } from '../../core/stats/index.ts';
+import { readRevertFacts } from '../../core/git/reverts.ts';
+import {
+  buildLedger,
+  revertedEpics,
+  statsBy,
+  statsReport,
+  STATS_BY,
+  windowStart,
+  type GroupFigures,
+} from '../../core/stats/index.ts';
 import { str } from '../args.ts';
 import { type Command } from '../command.ts';
 import { output } from '../output.ts';
@@ -32,7 +41,10 @@ export const statsCommand: Command = {
     const sinceArg = str(ctx.args, 'since');
     const since = sinceArg === undefined ? null : windowStart(sinceArg, new Date());
     const rows = await ctx.store('read').statsRows(since);
-    const report = statsReport(buildLedger(rows), by);
+    // Reverts are read from the main worktree's branch, where merges land (docs/stats.md, "Terms").
+    const root = ctx.location.mainRoot ?? ctx.location.commonDir;
+    const facts = readRevertFacts(root, 'HEAD', ctx.env);
+    const report = statsReport(buildLedger(rows, facts && revertedEpics(rows, facts)), by);
     const lines = [
       `Outcome ledger by ${by}${since ? ` since ${since}` : ' (all history)'}:`,
       ...(report.groups.length === 0 ? ['  no ended agent sessions or merged steps yet'] : report.groups.map(line)),
@@ -51,7 +63,7 @@ function line(g: GroupFigures): string {
   return [
     `  ${g.group}:`,
     `${g.runs} run${g.runs === 1 ? '' : 's'}`,
-    `${g.merged_steps} merged step${g.merged_steps === 1 ? '' : 's'}`,
+    `${g.merged_steps} merged step${g.merged_steps === 1 ? '' : 's'}${g.reverted_steps ? ` (${g.reverted_steps} reverted)` : ''}`,
     `${money(g.cost_per_merged_step)}/step`,
     `${num(g.sessions_per_merged_step)} sessions/step (seed ${num(g.seed_sessions_per_merged_step)})`,
     fp,

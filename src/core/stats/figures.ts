@@ -16,6 +16,8 @@ export interface GroupFigures {
   readonly tokens: number;
   readonly agent_minutes: number;
   readonly merged_steps: number;
+  /** Merged steps whose epic's merge git shows reverted; null when git was not read. */
+  readonly reverted_steps: number | null;
   readonly cost_per_merged_step: number | null;
   readonly tokens_per_merged_step: number | null;
   readonly minutes_per_merged_step: number | null;
@@ -114,6 +116,7 @@ export function groupFigures(
     tokens: round(spent.tokens),
     agent_minutes: round(spent.minutes),
     merged_steps: merged.length,
+    reverted_steps: ledger.reverted === null ? null : merged.filter((s) => s.reverted).length,
     cost_per_merged_step: per(charged.cost, merged.length),
     tokens_per_merged_step: per(charged.tokens, merged.length),
     minutes_per_merged_step: per(charged.minutes, merged.length),

@@ -4,3 +4,4 @@ export { runAgent } from './runPreset.ts';
 export { STEP_AREAS, stepArea, stepSize, type StepArea, type StepSize } from './stepKind.ts';
 export { statsBy, windowStart } from './window.ts';
 export { presetStandings } from './standings.ts';
+export { revertedEpics } from './reverts.ts';

@@ -54,6 +54,8 @@ export interface LedgerStep {
   /** Its epic's first review verdict is inside the window; `first_pass` when that verdict was a pass. */
   readonly reviewed: boolean;
   readonly first_pass: boolean;
+  /** It merged and git shows its epic's merge reverted (reverts.ts). */
+  readonly reverted: boolean;
 }
 
 export interface EpicFacts {
@@ -73,6 +75,8 @@ export interface Ledger {
   readonly runs: readonly LedgerRun[];
   readonly steps: readonly LedgerStep[];
   readonly epics: ReadonlyMap<string, EpicFacts>;
+  /** Each reverted epic → its reverting commit; null when git was not read. */
+  readonly reverted: ReadonlyMap<string, string> | null;
 }
 
 const inWindow = (at: string, since: string | null): boolean => since === null || Date.parse(at) >= Date.parse(since);
@@ -125,8 +129,8 @@ function epicFacts(rows: StatsRows): Map<string, EpicFacts> {
 
 const stepKey = (planPath: string | null, anchor: string | null) => `${planPath ?? ''}\u0000${anchor ?? ''}`;
 
-/** The ledger of one window's rows. */
-export function buildLedger(rows: StatsRows): Ledger {
+/** The ledger of one window's rows, with the epics git shows reverted (revertedEpics) when it was read. */
+export function buildLedger(rows: StatsRows, reverted: ReadonlyMap<string, string> | null = null): Ledger {
   const epics = epicFacts(rows);
   const stepRows = new Map<string, StatsStepRow>(rows.steps.map((s) => [stepKey(s.plan_path, s.anchor), s]));
   const areaOf = (s: StatsStepRow) => stepArea(filesOf(s.files), s.title);
@@ -142,8 +146,8 @@ export function buildLedger(rows: StatsRows): Ledger {
       spend: spendOf(row),
     };
   });
-  const steps = rows.steps.map((s) => ledgerStep(s, rows, runs, epics, areaOf(s)));
-  return { since: rows.since, read_at: rows.read_at, runs, steps, epics };
+  const steps = rows.steps.map((s) => ledgerStep(s, rows, runs, epics, areaOf(s), reverted));
+  return { since: rows.since, read_at: rows.read_at, runs, steps, epics, reverted };
 }
 
 function ledgerStep(
@@ -152,6 +156,7 @@ function ledgerStep(
   runs: readonly LedgerRun[],
   epics: ReadonlyMap<string, EpicFacts>,
   kind: StepArea,
+  reverted: ReadonlyMap<string, string> | null,
 ): LedgerStep {
   const epic = epics.get(s.epic_id);
   const siblings = rows.steps.filter((x) => x.epic_id === s.epic_id).length;
@@ -190,5 +195,6 @@ function ledgerStep(
     seed_sessions: 1 + 2 / siblings,
     reviewed,
     first_pass: reviewed && verdict.pass,
+    reverted: mergedAt !== null && s.status === 'completed' && (reverted?.has(s.epic_id) ?? false),
   };
 }

@@ -1,0 +1,33 @@
+/**
+ * Which merged epics git shows reverted (docs/stats.md, "Terms"): an epic's merge commit is the
+ * one its last `merged` event names ("squash-merged as <sha>"), else the newest commit on the branch with
+ * its Springfield-Epic trailer; it is reverted when a commit on the branch reverts it and that revert was
+ * not itself reverted. Pure: the store's events and git's facts in.
+ */
+import type { RevertFacts } from '../git/reverts.ts';
+import type { StatsRows } from '../store/shared/stats.ts';
+
+/** Two names of one commit: equal, or one an abbreviation (≥ 7 hex digits) of the other. */
+const same = (a: string, b: string) => a.length >= 7 && b.length >= 7 && (a.startsWith(b) || b.startsWith(a));
+
+/** The commit that undoes `commit` for good, or null. */
+function undoneBy(facts: RevertFacts, commit: string, depth = 0): string | null {
+  if (depth > 50) return null;
+  for (const [reverted, revert] of facts.reverts)
+    if (same(reverted, commit) && undoneBy(facts, revert, depth + 1) === null) return revert;
+  return null;
+}
+
+/** Each merged epic whose merge was reverted → the reverting commit. */
+export function revertedEpics(rows: StatsRows, facts: RevertFacts): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of rows.epics) {
+    const merged = rows.events.filter((v) => v.epic_id === e.id && v.entity === 'epic' && v.action === 'merged').at(-1);
+    if (!merged) continue;
+    const named = /squash-merged as ([0-9a-f]{7,40})\b/.exec(merged.reason ?? '')?.[1];
+    const commit = named ?? facts.epicCommits.get(e.id);
+    const revert = commit ? undoneBy(facts, commit) : null;
+    if (revert) out.set(e.id, revert);
+  }
+  return out;
+}
