@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import { CLI_PATH } from '../helpers/gitRepo.ts';
 import { approve, faultRepo, type FaultRepo } from './harness.ts';
 
-/** Two steps: the first edits the shared file and one of its own, the second another of its own. */
-function filesPlan(title: string, slug: string): string {
+/** Two steps: the first edits the shared file and one of its own, the second another of its own (after the first unless `independent`). */
+function filesPlan(title: string, slug: string, independent = false): string {
   const files = (list: string) => [`**Files:** ${list}`];
   return [
     `# Plan: ${title}`,
@@ -26,7 +26,7 @@ function filesPlan(title: string, slug: string): string {
     '- [ ] Edit them',
     '',
     '## Step 2: Own part {#step-2}',
-    '**Depends on:** #step-1',
+    ...(independent ? [] : ['**Depends on:** #step-1']),
     ...files(`src/${slug}-2.ts`),
     '**Tasks:**',
     '- [ ] Edit it',
@@ -43,6 +43,7 @@ function setUp(
   t: Parameters<typeof faultRepo>[0],
   config: Record<string, unknown>,
   complexity: string,
+  independent: readonly string[] = [],
 ): { f: FaultRepo; alpha: string; beta: string } {
   // Admission never holds the builders back on a busy machine: whether they overlap is the files rule's alone.
   const admission = {
@@ -62,7 +63,7 @@ function setUp(
     ['Alpha', 'alpha'],
     ['Beta', 'beta'],
   ] as const) {
-    writeFileSync(join(f.repo, 'plans', `${slug}.md`), filesPlan(title, slug));
+    writeFileSync(join(f.repo, 'plans', `${slug}.md`), filesPlan(title, slug, independent.includes(slug)));
     f.git('add', `plans/${slug}.md`);
     f.git('commit', '-qm', `Plan ${title}`);
     const id = f.epic(title, { complexity });
@@ -144,6 +145,37 @@ test(
     assert.match(
       run.stderr,
       new RegExp(`${beta}: rebased onto main before step-1, which touches src/shared\\.ts that main changed`),
+    );
+    for (const epic of [alpha, beta]) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
+    assert.equal(f.git('show', 'main:src/shared.ts'), `export const shared = [];\n${alpha} step-1\n${beta} step-1`);
+  },
+);
+
+test(
+  "files-aware: an epic held on a step whose file another epic's builder has builds its other ready step meanwhile",
+  { timeout: 180_000 },
+  (t) => {
+    const { f, alpha, beta } = setUp(t, {}, 'trivial', ['beta']);
+    // Alpha's builder of the shared step goes on only once beta's own step has started (bounded): with
+    // beta idle until alpha merges, it would end first.
+    f.behave({
+      [`${alpha}:ralph`]: { do: 'edit', ms: 60_000, waitFor: { 'step-1': `${beta} step-2` } },
+      ralph: { do: 'edit', ms: 2000 },
+    });
+    const run = f.orchestrate();
+    assert.equal(run.timedOut, false, run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    const runs = intervals(f);
+    assert.deepEqual(overlapping(runs), []);
+    const find = (epic: string, step: string) => runs.find((r) => r.epic === epic && r.step === step);
+    const [shared, own] = [find(alpha, 'step-1'), find(beta, 'step-2')];
+    assert.ok(shared && own, JSON.stringify(runs));
+    assert.ok(own.start < shared.end, `beta's step-2 started after alpha's step-1 ended:\n${run.stderr}`);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `start Ralph · ${beta} · step-2 \\(build step-2; step-1 is waiting: shares src/shared\\.ts with ${alpha} step-1(, which goes first)?\\)`,
+      ),
     );
     for (const epic of [alpha, beta]) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
     assert.equal(f.git('show', 'main:src/shared.ts'), `export const shared = [];\n${alpha} step-1\n${beta} step-1`);

@@ -139,7 +139,8 @@ switch (behaviour) {
     // Edits the files its step names (rule.files[step], else the step's **Files:** line in the plan),
     // one line added at the end of each, and completes the step through springfield. Stamps its start
     // and end. It lingers up to rule.ms, going on early once another epic's agent works on one of its
-    // files, so two agents allowed to share a file surely overlap in time.
+    // files, so two agents allowed to share a file surely overlap in time; or, with rule.waitFor, until
+    // the edit of rule.waitFor[step] ('<epic> <step>') has started (a step not named there: no wait).
     const text = fs.readFileSync(env.SPRINGFIELD_PLAN, 'utf8');
     const section = text.split(/^## /m).find((s) => s.includes('{#' + step + '}')) || '';
     const declared = ((/^\*\*Files:\*\*(.*)$/m.exec(section) || [])[1] || '').split(',').map((f) => f.trim()).filter((f) => f && !/[*?]/.test(f));
@@ -148,9 +149,11 @@ switch (behaviour) {
     const mark = (f) => path.join(env.SF_SYNC, encodeURIComponent(f) + '@' + epic);
     for (const f of files) fs.writeFileSync(mark(f), '');
     const others = () => fs.readdirSync(env.SF_SYNC).some((n) => files.some((f) => n.startsWith(encodeURIComponent(f) + '@') && !n.endsWith('@' + epic)));
-    const deadline = Date.now() + (rule.ms || 0);
+    const waitFor = rule.waitFor && rule.waitFor[step];
+    const deadline = Date.now() + (rule.waitFor && !waitFor ? 0 : rule.ms || 0);
     const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-    while (Date.now() < deadline && !others()) pause(50);
+    const started = () => fs.readFileSync(env.SF_LOG, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).some((r) => r.event === 'edit-start' && r.epic + ' ' + r.step === waitFor);
+    while (Date.now() < deadline && !(waitFor ? started() : others())) pause(50);
     if (others()) pause(300);
     for (const f of files) { fs.mkdirSync(path.dirname(f), { recursive: true }); fs.appendFileSync(f, epic + ' ' + step + '\n'); }
     sf('update', env.SPRINGFIELD_PLAN, step, '--all', 'completed');
@@ -235,6 +238,7 @@ export interface FaultRepo {
         cost?: number;
         ms?: number;
         files?: Record<string, string[]>;
+        waitFor?: Record<string, string>;
         port?: number;
       }
     >,

@@ -65,14 +65,14 @@ const CONFIG: SchedulerConfig = {
   roles: { ralph: ['ralph-agent'], bart: ['bart-agent'] },
 };
 
-const build = (epicId: string, step: string): Action => ({
+const build = (epicId: string, step: string, reason = `build ${step}`): Action => ({
   kind: 'run',
   role: 'ralph',
   epicId,
   stepAnchor: step,
   worktree: `/wt/${epicId}`,
   newIteration: false,
-  reason: `build ${step}`,
+  reason,
 });
 
 const waits = (
@@ -100,6 +100,34 @@ const CASES: Case[] = [
     epics: [
       epic('sf-1', 'in_progress', { open: { 'step-1': USER } }),
       epic('sf-2', 'in_progress', { open: { 'step-1': ['src/db/**'] } }),
+    ],
+    expected: [
+      build('sf-1', 'step-1'),
+      waits('sf-2', 'waiting: shares src/db/user.ts with sf-1 step-1', 'src/db/user.ts', 'sf-1', 'step-1'),
+    ],
+  },
+  {
+    name: 'a held epic builds its next ready step whose files are free meanwhile, passing over another held one',
+    epics: [
+      epic('sf-1', 'in_progress', { open: { 'step-1': USER, 'step-2': ['src/db/order.ts'] } }),
+      epic('sf-2', 'in_progress', {
+        open: { 'step-1': ['src/db/**'], 'step-2': ['src/db/order.ts'], 'step-3': ['src/ui.ts'] },
+        steps: { ready: ['step-1', 'step-2', 'step-3'] },
+      }),
+    ],
+    expected: [
+      build('sf-1', 'step-1'),
+      build('sf-2', 'step-3', 'build step-3; step-1 is waiting: shares src/db/user.ts with sf-1 step-1'),
+    ],
+  },
+  {
+    name: 'a held epic whose other ready steps are held too waits, naming its first step',
+    epics: [
+      epic('sf-1', 'in_progress', { open: { 'step-1': USER } }),
+      epic('sf-2', 'in_progress', {
+        open: { 'step-1': USER, 'step-2': ['src/db/*.ts'] },
+        steps: { ready: ['step-1', 'step-2'] },
+      }),
     ],
     expected: [
       build('sf-1', 'step-1'),

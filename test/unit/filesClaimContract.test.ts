@@ -161,6 +161,18 @@ for (const backend of contractBackends()) {
       assert.equal((await claim(store, TWO, B)).step_anchor, 'step-1');
     });
 
+    test("a claim of a chosen step (the scheduler's) takes that step, or nothing when it is not claimable", async (t) => {
+      const { store } = await setup(t, [PLAIN_ONE]);
+      const chosen = await store.claimNext(PLAIN_ONE, A, { anchor: 'step-2', files: false });
+      assert.ok(chosen.claimed, JSON.stringify(chosen));
+      assert.equal(chosen.step_anchor, 'step-2');
+      const again = await store.claimNext(PLAIN_ONE, A, { anchor: 'step-2', files: false });
+      assert.equal(again.claimed, false, JSON.stringify(again));
+      assert.equal((again as Unclaimed).reason, 'no_ready_steps');
+      assert.deepEqual((await store.ready('plans/one.md', A)).ready_steps, ['step-1']);
+      assert.equal((await claim(store, PLAIN_ONE, A)).step_anchor, 'step-1');
+    });
+
     test('steps without files are claimed as before, beside claims that declare files', async (t) => {
       const { store } = await setup(t, [PLAIN_ONE, PLAIN_TWO]);
       assert.equal((await claim(store, PLAIN_ONE, A)).step_anchor, 'step-1');

@@ -598,7 +598,7 @@ export class Orchestrator {
         const claim = await this.o.store.claimNext(
           source,
           { worktree, agent: role },
-          { leaseSeconds: this.o.config.leaseSeconds, files: false },
+          { leaseSeconds: this.o.config.leaseSeconds, files: false, anchor: a.stepAnchor },
         );
         if (!claim.claimed) return false;
         step = claim.step_anchor;

@@ -5,7 +5,7 @@
 import { ROLE_REGISTRY } from '../../shared/roles.ts';
 import { dailyHold, gateEpicBudget } from './budgetRule.ts';
 import { gateFaults } from './faults.ts';
-import { builtStep, busySteps, filesHold } from './filesRule.ts';
+import { builtStep, busySteps, filesChoice } from './filesRule.ts';
 import { fleetHold, fleetPass, fleetTake } from './fleetRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
@@ -44,10 +44,11 @@ const STOP_MARGIN_MS = 30_000;
  * The actions for this tick: stop_run for each timed-out run (by id), then at most one action per
  * epic in priority order. Agent runs, and epic starts when Ralph has a command, take free slots; a
  * role that keeps failing waits out its backoff, then blocks the epic (gateFaults); a builder whose
- * step's files meet another epic's work, or a merge that must come second, waits (filesHold,
- * docs/files.md). A run on an epic whose spend reached its budget pauses the epic instead, and while the
- * daily budget is spent nothing that starts an agent is taken (docs/budgets.md). The fleet holds heavy
- * work while the machine has no room, slots are full or the person's queue is (fleetRule.ts).
+ * step's files meet another epic's work builds another ready step meanwhile, else waits, as does a
+ * merge that must come second (filesChoice, docs/files.md). A run on an epic whose spend reached its
+ * budget pauses the epic instead, and while the daily budget is spent nothing that starts an agent is
+ * taken (docs/budgets.md). The fleet holds heavy work while the machine has no room, slots are full
+ * or the person's queue is (fleetRule.ts).
  */
 export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now: Date): Action[] {
   const actions: Action[] = [];
@@ -75,7 +76,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     const intent = intentFor(epic, config, now);
     if (intent === null) continue;
     const gated = gateFaults(epic, gateEpicBudget(epic, intent, config), config, now);
-    const held = filesHold(epic, gated, snapshot.epics, busyFiles) ?? gated;
+    const held = filesChoice(epic, gated, snapshot.epics, busyFiles);
     const daily = dailyHold(epic, held, config, snapshot.today) ?? held;
     const action = daily.kind === 'wait' ? daily : (fleetHold(fleet, epic, daily, config) ?? daily);
     const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));

@@ -90,6 +90,30 @@ export function filesHold(
   };
 }
 
+/**
+ * filesHold, except that a builder held on its step builds another ready step of the epic meanwhile
+ * if one is free (its files meet nothing, or none are known): a held epic keeps working.
+ */
+export function filesChoice(
+  epic: EpicSnapshot,
+  action: EpicAction,
+  epics: readonly EpicSnapshot[],
+  busy: readonly BusyStep[],
+): EpicAction {
+  const wait = filesHold(epic, action, epics, busy);
+  if (!wait) return action;
+  if (action.kind !== 'run' || action.stepAnchor === null || wait.kind !== 'wait') return wait;
+  const held = action.stepAnchor;
+  for (const anchor of epic.steps.ready) {
+    if (anchor === held) continue;
+    const other = { ...action, stepAnchor: anchor };
+    if (filesHold(epic, other, epics, busy)) continue;
+    const reason = action.reason === `build ${held}` ? `build ${anchor}` : action.reason;
+    return { ...other, reason: `${reason}; ${held} is ${wait.message}` };
+  }
+  return wait;
+}
+
 function builderShare(
   epic: EpicSnapshot,
   mine: readonly string[],

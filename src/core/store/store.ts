@@ -82,6 +82,19 @@ export interface Watch {
  * audit log. The step commands' bundle links a store of these operations only (docs/cli-cost.md,
  * "The step store"); every other caller has the whole Store.
  */
+export interface ClaimOptions {
+  readonly leaseSeconds?: number;
+  readonly resume?: string;
+  readonly branch?: string | null;
+  /**
+   * `files: false` leaves out the files rule (docs/files.md, "Claims by agents themselves"): the
+   * scheduler's own decide() already chose under it, as its `filesAware` switch says.
+   */
+  readonly files?: boolean;
+  /** The step the scheduler chose (a held epic builds another step meanwhile): claimed if claimable, else nothing is. */
+  readonly anchor?: string;
+}
+
 export interface StepStore {
   describe(): StoreDescription;
   close(): Promise<void>;
@@ -98,15 +111,7 @@ export interface StepStore {
    * pending.json, docs/postgres-design.md, "Failures, retries, idempotence"): the step it claimed is returned (`resumed: true`) if it
    * committed and is still this holder's; else a claim is made as usual. SQLite never gets one.
    */
-  claimNext(
-    source: PlanSource,
-    actor: Actor,
-    /**
-     * `files: false` leaves out the files rule (docs/files.md, "Claims by agents themselves"): the
-     * scheduler's own decide() already chose under it, as its `filesAware` switch says.
-     */
-    options?: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean },
-  ): Promise<ClaimResult>;
+  claimNext(source: PlanSource, actor: Actor, options?: ClaimOptions): Promise<ClaimResult>;
   start(planPath: string, anchor: string, actor: Actor): Promise<StartResult>;
   heartbeat(
     planPath: string,

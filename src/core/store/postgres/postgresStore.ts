@@ -5,7 +5,7 @@ import { DEFAULT_LEASE_SECONDS } from '../shared/claims.ts';
 import { markPlanDone } from '../shared/complete.ts';
 import { runAsync } from '../shared/op.ts';
 import { OperationStore, type PortOp } from '../shared/operationStore.ts';
-import type { Store, StoreDescription, Watch } from '../store.ts';
+import type { ClaimOptions, Store, StoreDescription, Watch } from '../store.ts';
 import type { Actor, ArtifactResult, ClaimResult, CompleteOptions, CompleteResult } from '../types.ts';
 import { claimDirect, findClaim, resumeClaim } from './claimOne.ts';
 import { completeDirect, findCompletion } from './completeOne.ts';
@@ -91,11 +91,7 @@ export class PostgresCore extends OperationStore {
   }
 
   /** One round trip when it claims; when it does not, the transaction that says why (docs/postgres-design.md, "Concurrency"). */
-  override claimNext(
-    source: PlanSource,
-    actor: Actor,
-    options: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean } = {},
-  ): Promise<ClaimResult> {
+  override claimNext(source: PlanSource, actor: Actor, options: ClaimOptions = {}): Promise<ClaimResult> {
     const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     const branch = options.branch ?? null;
     // A handed-over claim counts only while its step is still this holder's under its token.
@@ -104,11 +100,14 @@ export class PostgresCore extends OperationStore {
       'the claim',
       (tx, op) => resumeClaim(tx, op, source, actor),
       async () =>
-        (await this.session.direct(
-          'claiming',
-          (d) => claimDirect(d, source, actor, lease, branch),
-          (tx, op) => findClaim(tx, op, source, actor),
-        )) ?? super.claimNext(source, actor, options),
+        // The one statement claims the first ready step; a chosen one takes the transaction.
+        (options.anchor === undefined
+          ? await this.session.direct(
+              'claiming',
+              (d) => claimDirect(d, source, actor, lease, branch),
+              (tx, op) => findClaim(tx, op, source, actor),
+            )
+          : null) ?? super.claimNext(source, actor, options),
     );
   }
 

@@ -63,6 +63,7 @@ export function epicWait(plan: PlanRow, status: string | null): { status: string
 /**
  * Claims the first ready top-level step (by step_index) with its substeps, or reclaims one whose lease
  * expired: one guarded UPDATE, fenced by the token it bumps. Nothing ready is claimed: false, with why.
+ * `anchor`: that step only (the scheduler's choice, docs/files.md), claimed if it is claimable, else nothing.
  */
 export function* claimNext(
   port: StepPort,
@@ -71,6 +72,7 @@ export function* claimNext(
   leaseSeconds: number,
   branch: string | null,
   filesRule = true,
+  anchor: string | null = null,
 ): Op<ClaimResult> {
   const plan = source.planPath;
   const row = yield* requireCurrentPlan(port, source);
@@ -79,7 +81,10 @@ export function* claimNext(
   if (waiting) throw refuse.epicNotInProgress(waiting);
   const elsewhere = claimElsewhere(plan, epic, { worktree: actor.worktree, branch });
   if (elsewhere) throw refuse.epicElsewhere(elsewhere);
-  const first = yield* call(port.firstReady(plan));
+  const first =
+    anchor === null
+      ? yield* call(port.firstReady(plan))
+      : (yield* call(port.readyCandidates(plan))).find((step) => step.anchor === anchor);
   if (!first) {
     const p = yield* call(port.partitionSteps(plan));
     const allDone = p.completed.length === p.all.length;

@@ -5,7 +5,7 @@
  * (docs/cli-cost.md, "The step store").
  */
 import type { PlanSource } from '../../plan/types.ts';
-import type { StepStore, StoreDescription } from '../store.ts';
+import type { ClaimOptions, StepStore, StoreDescription } from '../store.ts';
 import type {
   Actor,
   ArtifactResult,
@@ -50,11 +50,7 @@ export abstract class StepOperations<P extends StepPort> implements StepStore {
       initPlan(port, source, actor, options.force ?? false, options.epicId ?? null),
     );
   }
-  claimNext(
-    source: PlanSource,
-    actor: Actor,
-    options: { leaseSeconds?: number; resume?: string; branch?: string | null; files?: boolean } = {},
-  ): Promise<ClaimResult> {
+  claimNext(source: PlanSource, actor: Actor, options: ClaimOptions = {}): Promise<ClaimResult> {
     return this.write('claiming', (port) =>
       claimNext(
         port,
@@ -63,6 +59,7 @@ export abstract class StepOperations<P extends StepPort> implements StepStore {
         options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
         options.branch ?? null,
         options.files ?? true,
+        options.anchor ?? null,
       ),
     );
   }
