@@ -7,7 +7,7 @@
 // (the builder, resolving it); a person's retry follows only if that fails. Reports conflicts
 // reaching an agent or a person, conflicts resolved mechanically, sessions and wall time.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ const MODES: readonly Mode[] = ['off', 'on', 'mechanical'];
 /** How long each builder works on a step. */
 const WORK_MS = Number(process.env.SF_BENCH_FILES_WORK_MS ?? 400);
 const ROUNDS = Number(process.env.SF_BENCH_FILES_ROUNDS ?? 1);
+/** A directory to keep each run's orchestrate log in (`<mode>-<n>.log`), to profile a run by its timestamps. */
+const LOGS = process.env.SF_BENCH_FILES_LOGS;
 
 /**
  * The builder. On a step: adds a line at the top of CHANGELOG.md, or its mark to the first line of
@@ -85,6 +87,8 @@ interface Outcome {
   readonly predicted: number;
 }
 
+let runsSoFar = 0;
+
 /** Runs the workload in one mode, in a fresh repository, until every epic is merged. */
 function workload(mode: Mode): Outcome {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'sf-bench-files-')));
@@ -94,12 +98,14 @@ function workload(mode: Mode): Outcome {
     const sf = (cwd: string, ...args: string[]) =>
       spawnSync(process.execPath, [CLI, ...args, '--json'], { cwd, env, encoding: 'utf8', timeout: 600_000 });
     const started = performance.now();
+    const logName = (runsSoFar += 1);
     let person = 0;
     let predicted = 0;
     for (let round = 0; round < 20; round++) {
       const r = sf(repo, 'orchestrate', '--watch', '--until-idle', '--interval', '1');
       if (r.status !== 0)
         throw new Error(`orchestrate exited ${r.status}: ${r.stderr.split('\n').slice(-5).join(' | ')}`);
+      if (LOGS) appendFileSync(join(LOGS, `${mode}-${logName}.log`), r.stderr);
       predicted += r.stderr.split('\n').filter((l) => / conflict ahead with /.test(l)).length;
       const epics = (
         JSON.parse(sf(repo, 'epic', 'list').stdout) as {
@@ -205,6 +211,14 @@ function prepare(repo: string, dir: string, mode: Mode): NodeJS.ProcessEnv {
       roles: { ralph: [process.execPath, join(dir, 'builder.cjs')] },
       verification: [[process.execPath, '-e', '0']],
       maxParallelAgents: 8,
+      // Admission never holds: on a shared machine the others' load, not the scheduling, would decide.
+      admission: {
+        minFreeMemoryMb: 0,
+        maxCpuPressure: 100,
+        maxMemoryPressure: 100,
+        maxIoPressure: 100,
+        maxLoadPerCore: 1000,
+      },
       retryBackoffSeconds: [0],
       killGraceSeconds: 1,
       filesAware: mode !== 'off',
