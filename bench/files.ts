@@ -85,6 +85,8 @@ interface Outcome {
   readonly wallMs: number;
   readonly merged: number;
   readonly predicted: number;
+  /** The 1-minute load average when the run ended. */
+  readonly load: number;
 }
 
 let runsSoFar = 0;
@@ -155,6 +157,7 @@ function workload(mode: Mode): Outcome {
       sessions,
       rework: sum('ralph') + person,
       wallMs,
+      load: loadavg()[0] ?? NaN,
       merged: done.length,
       predicted,
     };
@@ -256,6 +259,11 @@ export async function benchFiles(): Promise<TargetRow[]> {
     console.log(
       `  files-aware ${names[mode]} conflicts reaching an agent or a person ${m(mode, 'conflicts')}   resolved mechanically ${m(mode, 'mechanical')}   sessions ${m(mode, 'sessions')} (on conflicts ${m(mode, 'rework')})   wall ${(m(mode, 'wallMs') / 1000).toFixed(1)} s   merged ${m(mode, 'merged')}/3`,
     );
+  if (ROUNDS > 1)
+    for (const mode of MODES)
+      console.log(
+        `  each round, ${names[mode]} wall ${runs[mode].map((o) => (o.wallMs / 1000).toFixed(1)).join(', ')} s at load ${runs[mode].map((o) => o.load.toFixed(0)).join(', ')}`,
+      );
   const ratio = (a: Mode, b: Mode, k: keyof Outcome) =>
     m(b, k) === 0 ? (m(a, k) === 0 ? 1 : Infinity) : m(a, k) / m(b, k);
   console.log(
