@@ -155,6 +155,27 @@ const CASES: Case[] = [
     expected: [waits('sf-2', 'waiting: shares src/db/user.ts with sf-1 step-2', 'src/db/user.ts', 'sf-1', 'step-2')],
   },
   {
+    name: 'of one priority the older epic (the one that goes first) takes the one verification slot, whatever the ids',
+    epics: ['sf-1', 'sf-2'].map((id) =>
+      epic(id, 'in_progress', {
+        createdAt: id === 'sf-2' ? '2025-01-01T00:00:00.000Z' : '2025-01-02T00:00:00.000Z',
+        verification: { lastVerdict: null, sameFailureStreak: 0, running: false, unverifiedBuild: true },
+      }),
+    ),
+    config: { slots: { verification: 1, setup: 1 } },
+    expected: [
+      { kind: 'verify', epicId: 'sf-2' },
+      {
+        kind: 'wait',
+        epicId: 'sf-1',
+        role: 'lovejoy',
+        until: null,
+        message: 'waiting for a verification slot (1 of 1 in use)',
+        hold: 'slot',
+      },
+    ],
+  },
+  {
     name: 'files that do not meet: both build at once',
     epics: [
       epic('sf-1', 'in_progress', { open: { 'step-1': ['src/db/user.ts'] } }),
@@ -256,6 +277,7 @@ const CASES: Case[] = [
       }),
     ],
     expected: [
+      build('sf-2', 'step-1'),
       waits(
         'sf-1',
         'waiting: shares src/db/user.ts with sf-2 step-2, which goes first',
@@ -263,7 +285,6 @@ const CASES: Case[] = [
         'sf-2',
         'step-2',
       ),
-      build('sf-2', 'step-1'),
     ],
   },
   {

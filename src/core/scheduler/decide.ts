@@ -10,9 +10,18 @@ import { fleetHold, fleetPass, fleetTake } from './fleetRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
 
-/** Epics by priority (P0 first), then id; plain code-unit order so no locale can change it. */
+/**
+ * Epics by priority (P0 first), then, with files-aware scheduling, the older first (the epic that goes
+ * first where files meet, which the others wait for, takes a slot first; docs/files.md), then id;
+ * plain code-unit order so no locale can change it.
+ */
 export function scheduleOrder(epics: readonly EpicSnapshot[]): EpicSnapshot[] {
-  return [...epics].sort((a, b) => compare(a.priority, b.priority) || compare(a.id, b.id));
+  return [...epics].sort(
+    (a, b) =>
+      compare(a.priority, b.priority) ||
+      compare(a.files?.createdAt ?? '', b.files?.createdAt ?? '') ||
+      compare(a.id, b.id),
+  );
 }
 
 function compare(a: string, b: string): number {
