@@ -176,6 +176,16 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'an epic not under way keeps its place by id: the older of the epics under way takes the slot before the younger',
+    config: { maxParallelAgents: 2 },
+    epics: [
+      epic('sf-1', 'in_progress', { createdAt: '2025-01-02T00:00:00.000Z' }),
+      epic('sf-2', 'in_progress', { createdAt: '2025-01-01T00:00:00.000Z' }),
+      epic('sf-3', 'ready', { noFiles: true }),
+    ],
+    expected: [build('sf-2', 'step-1'), build('sf-1', 'step-1')],
+  },
+  {
     name: 'files that do not meet: both build at once',
     epics: [
       epic('sf-1', 'in_progress', { open: { 'step-1': ['src/db/user.ts'] } }),

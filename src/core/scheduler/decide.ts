@@ -11,17 +11,23 @@ import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
 
 /**
- * Epics by priority (P0 first), then, with files-aware scheduling, the older first (the epic that goes
- * first where files meet, which the others wait for, takes a slot first; docs/files.md), then id;
- * plain code-unit order so no locale can change it.
+ * Epics by priority (P0 first), then id; plain code-unit order so no locale can change it. With
+ * files-aware scheduling the epics under way of one priority take their places oldest first: the one
+ * the others wait for where files meet takes a free slot first (docs/files.md); the rest keep theirs.
  */
 export function scheduleOrder(epics: readonly EpicSnapshot[]): EpicSnapshot[] {
-  return [...epics].sort(
-    (a, b) =>
-      compare(a.priority, b.priority) ||
-      compare(a.files?.createdAt ?? '', b.files?.createdAt ?? '') ||
-      compare(a.id, b.id),
-  );
+  const sorted = [...epics].sort((a, b) => compare(a.priority, b.priority) || compare(a.id, b.id));
+  const places = sorted.flatMap((e, i) => (e.files ? [i] : []));
+  const underWay = places
+    .map((i) => sorted[i] as EpicSnapshot)
+    .sort(
+      (a, b) =>
+        compare(a.priority, b.priority) ||
+        compare(a.files?.createdAt ?? '', b.files?.createdAt ?? '') ||
+        compare(a.id, b.id),
+    );
+  places.forEach((place, k) => (sorted[place] = underWay[k] as EpicSnapshot));
+  return sorted;
 }
 
 function compare(a: string, b: string): number {
