@@ -2,10 +2,11 @@
 // An epic a person started, or one an older Springfield started without a worktree, is built in a
 // worktree of its own; one whose branch a person has checked out waits for it, and says so.
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
+import { CLI_PATH } from '../helpers/gitRepo.ts';
 import { approve, faultRepo, violations } from './harness.ts';
 
 /** An approved epic moved to in_progress the way an older Springfield did: no worktree recorded. */
@@ -156,5 +157,45 @@ test(
     const merged = f.orchestrate();
     assert.equal(merged.code, 0, merged.stderr);
     assert.equal(f.sf('epic', 'show', epic).json.status, 'done');
+  },
+);
+
+/** A pre-commit hook for the main worktree only: its first commit (a squash merge) waits, bounded, until both epics are verified, then two passes more. */
+const HOLD_FIRST_MERGE = String.raw`
+const { execFileSync } = require('node:child_process');
+const { existsSync, writeFileSync } = require('node:fs');
+const [cli, main, marker, ...epics] = process.argv.slice(2);
+const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
+if (top !== main || existsSync(marker)) process.exit(0);
+writeFileSync(marker, 'held\n');
+const status = (id) => JSON.parse(execFileSync(process.execPath, [cli, 'epic', 'show', id, '--json'], { encoding: 'utf8' })).status;
+const wait = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+for (let i = 0; i < 600 && !epics.every((id) => status(id) === 'verified'); i++) wait(200);
+wait(3000);
+`;
+
+test(
+  "Springfield's own merge in progress is not a person's uncommitted change: the next verified epic's merge queues behind it, no wait for a person is said",
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const first = f.epic('First merge');
+    const second = f.epic('Second merge');
+    assert.equal(f.orchestrate().code, 0);
+    approve(f, first);
+    approve(f, second);
+    const hook = join(f.base, 'hold-first-merge.cjs');
+    writeFileSync(hook, HOLD_FIRST_MERGE);
+    const hooks = join(f.repo, '.git', 'hooks');
+    const args = [CLI_PATH, f.repo, join(f.base, 'held'), first, second].map((a) => `'${a}'`).join(' ');
+    writeFileSync(join(hooks, 'pre-commit'), `#!/bin/sh\nexec '${process.execPath}' '${hook}' ${args}\n`, {
+      mode: 0o755,
+    });
+    const run = f.orchestrate();
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(existsSync(join(f.base, 'held')), 'a merge commit was held while both epics were verified');
+    assert.equal(f.sf('epic', 'show', first).json.status, 'done');
+    assert.equal(f.sf('epic', 'show', second).json.status, 'done');
+    assert.doesNotMatch(run.stderr, /uncommitted changes/, 'no wait for a person while Springfield merges');
   },
 );

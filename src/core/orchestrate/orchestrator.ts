@@ -195,7 +195,9 @@ export class Orchestrator {
       const waits = waitingOf(action);
       if (waits) waiting.push(waits);
       // A person's uncommitted changes in the main worktree hold a local merge: it waits, saying so, and is not tried again each pass.
-      if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId)) {
+      // While one of Springfield's own merges is under way the changes there are its own: this merge queues behind it
+      // (squashMerge still refuses a person's changes when its turn comes).
+      if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId) && !this.merging()) {
         const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
         if (dirty.length > 0) {
           waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
@@ -317,6 +319,11 @@ export class Orchestrator {
           this.logOnce(`${a.epicId}:wait:${a.until ?? a.message}`, `${a.epicId}: ${a.message}`);
         return false;
     }
+  }
+
+  /** True while a merge this orchestrator started is under way (it writes to the main worktree). */
+  private merging(): boolean {
+    return [...this.jobKinds.values()].includes('merge');
   }
 
   /** Runs scheduler work for an epic in the background; the epic counts as busy until it ends. */
