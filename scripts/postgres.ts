@@ -1,16 +1,19 @@
-// A throwaway PostgreSQL server for tests and benchmarks: initdb into a fresh temp directory, listen
-// on a Unix socket in that directory only (no TCP), one role and database, stopped and removed at the
-// end — by stop(), on exit, on SIGINT/SIGTERM/SIGHUP, and by a watchdog process if this one is killed.
+// A throwaway PostgreSQL server for tests and benchmarks: a copy of a cluster initdb made once
+// (clusterTemplate) in a fresh temp directory, listening on a Unix socket in that directory only (no
+// TCP), one role and database, stopped and removed at the end — by stop(), on exit, on
+// SIGINT/SIGTERM/SIGHUP, and by a watchdog process if this one is killed.
 // `node scripts/postgres.ts [--fast]` starts one, prints its URL and waits for Ctrl+C. See docs/postgres.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   appendFileSync,
   chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -95,6 +98,31 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
   const ctl = (args: readonly string[]): string => asOwner('pg_ctl', ['-D', dataDir, ...args]);
   const url = (who: string, secret: string, db: string): string =>
     `postgres://${who}:${secret}@/${db}?host=${socketDir}&port=${port}`;
+  const psqlAs = (secret: string, sql: string, db = 'postgres'): string =>
+    run(
+      join(install.binDir, 'psql'),
+      [
+        '-X',
+        '-q',
+        '-A',
+        '-t',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-h',
+        socketDir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        db,
+        '-c',
+        sql,
+      ],
+      null,
+      base,
+      { PGPASSWORD: secret },
+    );
   const server: PostgresServer = {
     url: url(role, password, database),
     superuserUrl: url('postgres', superPassword, 'postgres'),
@@ -127,32 +155,7 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
       server.psql(`CREATE DATABASE ${name} OWNER ${role}`);
       return url(role, password, name);
     },
-    psql(sql, db = 'postgres') {
-      return run(
-        join(install.binDir, 'psql'),
-        [
-          '-X',
-          '-q',
-          '-A',
-          '-t',
-          '-v',
-          'ON_ERROR_STOP=1',
-          '-h',
-          socketDir,
-          '-p',
-          String(port),
-          '-U',
-          'postgres',
-          '-d',
-          db,
-          '-c',
-          sql,
-        ],
-        null,
-        base,
-        { PGPASSWORD: superPassword },
-      );
-    },
+    psql: (sql, db = 'postgres') => psqlAs(superPassword, sql, db),
     stop() {
       if (stopped) return;
       try {
@@ -171,23 +174,12 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
   live.add(server);
   hookExit();
   try {
-    const pwfile = join(base, 'pwfile');
-    writeFileSync(pwfile, superPassword + '\n', { mode: 0o600, flag: 'wx' });
-    if (user) chownSync(pwfile, user.uid, user.gid);
-    asOwner('initdb', [
-      '-D',
-      dataDir,
-      '-U',
-      'postgres',
-      `--pwfile=${pwfile}`,
-      '--auth-local=scram-sha-256',
-      '--auth-host=reject',
-      '-E',
-      'UTF8',
-      '--locale=C',
-      ...(fast ? ['--no-sync'] : []),
-    ]);
-    rmSync(pwfile);
+    // initdb is most of a start (seconds under load); its cluster is the same each time for one
+    // install, so it is made once (clusterTemplate) and copied. The superuser's password is the
+    // template's until the server runs, then this server's own.
+    const template = clusterTemplate(install, user);
+    run('cp', ['-a', join(template.dir, 'data'), dataDir], user, base);
+    if (!fast) asOwner('initdb', ['--sync-only', '-D', dataDir]);
     appendFileSync(
       join(dataDir, 'postgresql.conf'),
       [
@@ -206,6 +198,7 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
       ].join('\n'),
     );
     server.up();
+    psqlAs(template.password, `ALTER ROLE postgres PASSWORD '${superPassword}'`);
     server.psql(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
     server.psql(`CREATE DATABASE ${database} OWNER ${role}`);
   } catch (err) {
@@ -213,6 +206,60 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
     throw err;
   }
   return server;
+}
+
+/**
+ * A cluster made by initdb once for this install and these options, kept in the temp directory
+ * (`sf-pg-template-<hash>`, the hash naming the install, the options and the owner) with its superuser's
+ * password beside it. Another process's initdb can race this one: each writes into its own new
+ * directory and renames it into place; the loser copies from its own and removes it. A template is
+ * used only if it is a real directory (not a link) owned by the server's user and closed to others.
+ */
+function clusterTemplate(install: PostgresInstall, user: OsUser | null): { dir: string; password: string } {
+  const owner = user?.uid ?? process.getuid?.() ?? -1;
+  const hash = createHash('sha256')
+    .update(JSON.stringify([install.binDir, install.version, INITDB_ARGS, owner]))
+    .digest('hex')
+    .slice(0, 16);
+  const dir = join(tmpdir(), `sf-pg-template-${hash}`);
+  const ready = usableTemplate(dir, owner);
+  if (ready) return ready;
+  const staging = mkdtempSync(join(tmpdir(), 'sf-pg-template-new-'));
+  if (user) chownSync(staging, user.uid, user.gid);
+  const password = randomBytes(18).toString('hex');
+  try {
+    const pwfile = join(staging, 'pwfile');
+    writeFileSync(pwfile, password + '\n', { mode: 0o600, flag: 'wx' });
+    if (user) chownSync(pwfile, user.uid, user.gid);
+    run(
+      join(install.binDir, 'initdb'),
+      ['-D', join(staging, 'data'), `--pwfile=${pwfile}`, ...INITDB_ARGS],
+      user,
+      staging,
+    );
+    rmSync(pwfile);
+    writeFileSync(join(staging, 'password'), password, { mode: 0o600, flag: 'wx' });
+    renameSync(staging, dir);
+    return { dir, password };
+  } catch (err) {
+    if (!existsSync(join(staging, 'password'))) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    // Another process put its template there first: use ours this once.
+    process.once('exit', () => rmSync(staging, { recursive: true, force: true }));
+    return { dir: staging, password };
+  }
+}
+
+const INITDB_ARGS = ['-U', 'postgres', '--auth-local=scram-sha-256', '--auth-host=reject', '-E', 'UTF8', '--locale=C'];
+
+function usableTemplate(dir: string, owner: number): { dir: string; password: string } | null {
+  const stat = lstatSync(dir, { throwIfNoEntry: false });
+  if (!stat?.isDirectory() || stat.uid !== owner || (stat.mode & 0o077) !== 0) return null;
+  const secret = lstatSync(join(dir, 'password'), { throwIfNoEntry: false });
+  if (!secret?.isFile() || (secret.mode & 0o077) !== 0 || !existsSync(join(dir, 'data', 'PG_VERSION'))) return null;
+  return { dir, password: readFileSync(join(dir, 'password'), 'utf8') };
 }
 
 /** Runs a PostgreSQL tool (as the server's user when given), throwing its stderr as one message. */

@@ -1,7 +1,8 @@
-// `npm test`: build, typecheck, lint and prepare, then every tier, each run even when one before it
-// failed, their output streamed as it comes; then one summary (tier, passed, failed, time) and, last,
-// `tests: N passed, M failed`. Exits non-zero when anything failed. A failed build or typecheck leaves
-// nothing meaningful to test: the tiers are then not run, and the summary says so.
+// `npm test`: build, typecheck and lint side by side (each one's output printed whole when it ends),
+// then prepare, then every tier, each run even when one before it failed, their output streamed as it
+// comes; then one summary (tier, passed, failed, time) and, last, `tests: N passed, M failed`. Exits
+// non-zero when anything failed. A failed build or typecheck leaves nothing meaningful to test: the
+// tiers are then not run, and the summary says so.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ export interface Check {
   readonly argv: readonly string[];
   /** A failure leaves the tiers nothing meaningful to test (build, typecheck). */
   readonly gate?: boolean;
-  /** Needed only by the tiers: not run when they are not. */
+  /** Needed only by the tiers: run after the others, and not when the tiers are not. */
   readonly forTiers?: boolean;
 }
 
@@ -36,10 +37,12 @@ export const CHECKS: readonly Check[] = [
   { name: 'prepare', argv: [node, 'scripts/prepareTests.ts'], forTiers: true },
 ];
 
-/** The tiers in order; the first four run two files at a time together. */
+/**
+ * The tiers in order: all but the real editor in one run, two files at a time (the longest folders
+ * first, the many short unit files last, so no core idles at the end); then the editor, one at a time.
+ */
 export const RUNS: readonly TierRun[] = [
-  { folders: ['unit', 'cli', 'stress', 'postgres'], concurrency: 2 },
-  { folders: ['faults'], concurrency: 2 },
+  { folders: ['stress', 'postgres', 'cli', 'faults', 'unit'], concurrency: 2 },
   { folders: ['integration'], concurrency: 1 },
 ];
 
@@ -56,13 +59,17 @@ interface Row {
 
 let interrupted = false;
 
-function run(root: string, argv: readonly string[]): Promise<{ code: number; ms: number }> {
+/** Runs `argv` in `root`; its output goes to this process's, or, with `captured`, is collected there. */
+function run(root: string, argv: readonly string[], captured?: Buffer[]): Promise<{ code: number; ms: number }> {
   const started = Date.now();
   return new Promise((done) => {
     const [command = '', ...args] = argv;
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    const child = spawn(command, args, { cwd: root, stdio: captured ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    child.stdout?.on('data', (d: Buffer) => captured?.push(d));
+    child.stderr?.on('data', (d: Buffer) => captured?.push(d));
     child.on('error', (error) => {
-      process.stderr.write(`${command}: ${error.message}\n`);
+      captured?.push(Buffer.from(`${command}: ${error.message}\n`));
+      if (!captured) process.stderr.write(`${command}: ${error.message}\n`);
       done({ code: 127, ms: Date.now() - started });
     });
     child.on('close', (code, signal) => done({ code: code ?? (signal ? 128 : 1), ms: Date.now() - started }));
@@ -143,15 +150,19 @@ export async function runTests(root: string, checks: readonly Check[], runs: rea
       ms: 0,
       note: gateFailed ? `not run: the ${gateFailed} failed` : 'not run: interrupted',
     });
-  for (const check of checks) {
-    if (interrupted || (gateFailed && check.forTiers)) {
-      notRun(check.name);
-      continue;
-    }
+  const runCheck = async (check: Check): Promise<Row> => {
+    const output: Buffer[] = [];
+    const { code, ms } = await run(root, check.argv, output);
     process.stdout.write(`\n=== ${check.name} ===\n`);
-    const { code, ms } = await run(root, check.argv);
-    rows.push({ name: check.name, pass: null, fail: code === 0 ? 0 : 1, ms, note: '' });
+    process.stdout.write(Buffer.concat(output));
     if (code !== 0 && check.gate) gateFailed ??= check.name;
+    return { name: check.name, pass: null, fail: code === 0 ? 0 : 1, ms, note: '' };
+  };
+  // Independent of each other, so side by side; what is only for the tiers waits for the gates.
+  rows.push(...(await Promise.all(checks.filter((c) => !c.forTiers).map(runCheck))));
+  for (const check of checks.filter((c) => c.forTiers)) {
+    if (interrupted || gateFailed) notRun(check.name);
+    else rows.push(await runCheck(check));
   }
   const scratch = mkdtempSync(join(tmpdir(), 'springfield-test-tally-'));
   try {

@@ -176,10 +176,8 @@ describe('bad input and unusable databases', { concurrency: true }, () => {
         const before = fingerprint(dbPath);
 
         // Act
-        const [text, json] = await Promise.all([
-          runCliAsync(repo.root, c.args, c.env),
-          runCliAsync(repo.root, [...c.args, '--json'], c.env),
-        ]);
+        const text = await runCli(repo.root, c.args, c.env);
+        const json = await runCli(repo.root, [...c.args, '--json'], c.env);
 
         // Assert
         assertFails(text, 2, c.code);

@@ -25,12 +25,11 @@ import {
   CLI_PATH,
   ensureCli,
   makeRepo,
-  runCli,
-  runJson,
   writeFiles,
   type Claimed,
   type Repo,
 } from '../helpers/gitRepo.ts';
+import { runCli, runJson } from '../helpers/cliInProcess.ts';
 import type { RunView } from '../../src/core/store/runTypes.ts';
 import { pidAlive } from '../../src/core/runs/processGroup.ts';
 
@@ -95,15 +94,18 @@ before(() => {
 after(() => repo.cleanup());
 
 /** An in-progress epic on plans/<name>.md, started in its own worktree `wt`, with step-1 claimed there. */
-function epicWithClaim(name: string, lease = 7200): { id: string; planPath: string; claim: Claimed; wt: string } {
+async function epicWithClaim(
+  name: string,
+  lease = 7200,
+): Promise<{ id: string; planPath: string; claim: Claimed; wt: string }> {
   const planPath = `plans/${name}.md`;
   const { id } = assertOk<{ id: string }>(
-    runJson(repo.root, ['epic', 'create', `Runs ${name}`, '--brief', `Exercise runs: ${name}.`]),
+    await runJson(repo.root, ['epic', 'create', `Runs ${name}`, '--brief', `Exercise runs: ${name}.`]),
   );
-  assertOk(runJson(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
-  assertOk(runJson(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
-  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', id])).worktree_path;
-  const claim = assertClaimed(runJson(wt, ['claim', planPath, '--lease', String(lease)]));
+  assertOk(await runJson(repo.root, ['plan', 'propose', id, planPath, '--agent', 'lisa']));
+  assertOk(await runJson(repo.root, ['plan', 'approve', id, '--agent', 'marge']));
+  const wt = assertOk<{ worktree_path: string }>(await runJson(repo.root, ['epic', 'start', id])).worktree_path;
+  const claim = assertClaimed(await runJson(wt, ['claim', planPath, '--lease', String(lease)]));
   assert.equal(claim.step_anchor, 'step-1');
   return { id, planPath, claim, wt };
 }
@@ -177,7 +179,7 @@ const stepLease = (planPath: string) =>
 
 describe('springfield run', () => {
   test('passes SPRINGFIELD_* values and a context file, strips editor variables, and records running → no_progress (it did nothing) releasing its step', async () => {
-    const { id, planPath, claim, wt } = epicWithClaim('env');
+    const { id, planPath, claim, wt } = await epicWithClaim('env');
     mkdirSync(join(wt, 'src'), { recursive: true });
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--json'], '0', 300);
     const w = startWrapper(join(wt, 'src'), args, {
@@ -285,7 +287,7 @@ describe('springfield run', () => {
   });
 
   test('the context file is never written through a planted link: a linked context folder is refused, a link at a run id is ignored', async () => {
-    const { id } = epicWithClaim('links');
+    const { id } = await epicWithClaim('links');
     const contextDir = join(repo.root, '.springfield', 'context');
     const victim = join(repo.tmp, 'victim');
     mkdirSync(victim, { recursive: true });
@@ -316,7 +318,7 @@ describe('springfield run', () => {
   });
 
   test('a run without a step drops a stale step and claim token from the parent environment', async () => {
-    const { id } = epicWithClaim('nostep');
+    const { id } = await epicWithClaim('nostep');
     const { args, report } = runArgs(['--role', 'lisa', '--epic', id], '0', 0);
     const r = await startWrapper(planning(id), args, { SPRINGFIELD_STEP: 'step-9', SPRINGFIELD_CLAIM_TOKEN: '99' })
       .done;
@@ -331,7 +333,7 @@ describe('springfield run', () => {
   });
 
   test('the exit code propagates; a signal gives 128+N and status failed; SIGTERM is forwarded to the agent and the run is stopped, spending nothing', async () => {
-    const { id, wt } = epicWithClaim('exit');
+    const { id, wt } = await epicWithClaim('exit');
     const failing = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1'], '3', 0);
     const r3 = await startWrapper(wt, failing.args).done;
     assert.equal(r3.code, 3, r3.stderr);
@@ -368,25 +370,25 @@ describe('springfield run', () => {
   });
 
   test("an agent never starts in a person's checkout or off the epic's branch: refused before anything is recorded", async () => {
-    const { id, wt } = epicWithClaim('literal-branch');
+    const { id, wt } = await epicWithClaim('literal-branch');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
     const other = repo.addWorktree('elsewhere');
-    const refused = (cwd: string, role: string, code = 'outside_epic_worktree') =>
-      assertFails(runCli(cwd, ['run', '--json', '--role', role, '--epic', id, '--', 'true']), 1, code).message;
+    const refused = async (cwd: string, role: string, code = 'outside_epic_worktree') =>
+      assertFails(await runCli(cwd, ['run', '--json', '--role', role, '--epic', id, '--', 'true']), 1, code).message;
     assert.match(
-      refused(repo.root, 'ralph'),
+      await refused(repo.root, 'ralph'),
       /^Ralph would work on sf-[0-9a-f]+ in the main worktree .*, a person's checkout; agents work only in the epic's own worktree; nothing was started$/,
     );
-    assert.match(refused(repo.root, 'lisa'), /in the main worktree/);
+    assert.match(await refused(repo.root, 'lisa'), /in the main worktree/);
     assert.match(
-      refused(other, 'bart'),
+      await refused(other, 'bart'),
       new RegExp(`^Bart works on ${id} only in its worktree ${wt} on springfield/${id}, not in ${other}`),
     );
-    assert.match(refused(wt, 'lisa'), /^Lisa plans sf-[0-9a-f]+ only in its planning worktree/);
+    assert.match(await refused(wt, 'lisa'), /^Lisa plans sf-[0-9a-f]+ only in its planning worktree/);
     repo.git(['checkout', '-q', '-b', 'rogue'], wt);
     try {
       assert.match(
-        refused(wt, 'ralph'),
+        await refused(wt, 'ralph'),
         new RegExp(`is on rogue, not springfield/${id}: Ralph commits only on the epic's branch`),
       );
     } finally {
@@ -396,7 +398,7 @@ describe('springfield run', () => {
   });
 
   test("the agent's PWD is its worktree and `springfield` on its PATH runs this CLI, whatever the launcher's PWD and PATH", async () => {
-    const { id, wt } = epicWithClaim('pwdpath');
+    const { id, wt } = await epicWithClaim('pwdpath');
     const report = join(reportDir, 'pwdpath.txt');
     // What a real agent does: a shell tool in $PWD, and `springfield` found on PATH (never SPRINGFIELD_* lookups).
     const script = `cd "$PWD" && pwd -P > '${report}' && command -v springfield >> '${report}' && springfield --version >> '${report}' && springfield show plans/pwdpath.md --json >> '${report}'`;
@@ -422,7 +424,7 @@ describe('springfield run', () => {
   });
 
   test("a run killed with SIGKILL cannot remove its `springfield`: the next run does, and keeps a live run's and what is not Springfield's", async () => {
-    const { id, wt } = epicWithClaim('shimsweep');
+    const { id, wt } = await epicWithClaim('shimsweep');
     const bin = join(repo.root, '.springfield', 'bin');
     const sleeper = runArgs(['--role', 'ralph', '--epic', id], '0', 60_000);
     const w = startWrapper(wt, sleeper.args);
@@ -456,11 +458,11 @@ describe('springfield run', () => {
     }
   });
 
-  test('a command that cannot be found is recorded as unavailable (no iteration spent) with exit 127 and one clear line', () => {
-    const { id, wt } = epicWithClaim('missing');
+  test('a command that cannot be found is recorded as unavailable (no iteration spent) with exit 127 and one clear line', async () => {
+    const { id, wt } = await epicWithClaim('missing');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
     const iteration = rows<{ iteration: number }>('SELECT iteration FROM epics WHERE id = ?', id)[0]?.iteration;
-    const r = runCli(wt, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
+    const r = await runCli(wt, ['run', '--role', 'bart', '--epic', id, '--', 'springfield-no-such-agent', '--flag']);
     assert.equal(r.code, 127);
     assert.equal(
       r.stderr,
@@ -474,26 +476,26 @@ describe('springfield run', () => {
     );
   });
 
-  test('refuses bad usage before recording anything', () => {
-    const { id, wt } = epicWithClaim('usage');
+  test('refuses bad usage before recording anything', async () => {
+    const { id, wt } = await epicWithClaim('usage');
     const before = rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n ?? 0;
     const sf = (cwd: string, args: readonly string[]) => runCli(cwd, ['run', '--json', ...args]);
-    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id]), 2, 'missing_command');
-    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', id, '--']), 2, 'missing_command');
-    assertFails(sf(repo.root, ['--role', 'marge', '--epic', id, '--', 'true']), 2, 'bad_option');
-    assertFails(sf(repo.root, ['--role', 'ralph', '--', 'true']), 2, 'missing_option');
-    assertFails(sf(repo.root, ['--role', 'ralph', '--epic', 'sf-0000', '--', 'true']), 2, 'unknown_epic');
+    assertFails(await sf(repo.root, ['--role', 'ralph', '--epic', id]), 2, 'missing_command');
+    assertFails(await sf(repo.root, ['--role', 'ralph', '--epic', id, '--']), 2, 'missing_command');
+    assertFails(await sf(repo.root, ['--role', 'marge', '--epic', id, '--', 'true']), 2, 'bad_option');
+    assertFails(await sf(repo.root, ['--role', 'ralph', '--', 'true']), 2, 'missing_option');
+    assertFails(await sf(repo.root, ['--role', 'ralph', '--epic', 'sf-0000', '--', 'true']), 2, 'unknown_epic');
     assertFails(
-      sf(repo.addWorktree('other'), ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']),
+      await sf(repo.addWorktree('other'), ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--', 'true']),
       1,
       'outside_epic_worktree',
     );
-    assertFails(sf(wt, ['--role', 'ralph', '--epic', id, '--step', 'step-2', '--', 'true']), 1, 'not_claimed');
+    assertFails(await sf(wt, ['--role', 'ralph', '--epic', id, '--step', 'step-2', '--', 'true']), 1, 'not_claimed');
     assert.equal(rows<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]?.n, before);
   });
 
   test('arguments with shell metacharacters reach the agent literally', async () => {
-    const { id, wt } = epicWithClaim('literal');
+    const { id, wt } = await epicWithClaim('literal');
     writeFiles(wt, { x: 'keep me\n' });
     // A second `--` and words that look like Springfield's options belong to the agent too.
     const nasty = [
@@ -522,7 +524,7 @@ describe('springfield run', () => {
 
 describe('leases, sessions and orphans', () => {
   test('the lease is heartbeated every lease/3 while the agent lives', async () => {
-    const { id, planPath, wt } = epicWithClaim('heartbeat', 3);
+    const { id, planPath, wt } = await epicWithClaim('heartbeat', 3);
     const claimedLease = stepLease(planPath);
     const lastEvent = rows<{ id: number }>('SELECT MAX(id) AS id FROM events')[0]?.id ?? 0;
     const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3'], '0', 2500);
@@ -557,7 +559,7 @@ describe('leases, sessions and orphans', () => {
   });
 
   test('runs lists runs with per-epic session counts by role', async () => {
-    const { id, wt } = epicWithClaim('sessions');
+    const { id, wt } = await epicWithClaim('sessions');
     for (const role of ['lisa', 'ralph', 'ralph', 'bart', 'lovejoy', 'ralph']) {
       const r = await startWrapper(
         role === 'lisa' ? planning(id) : wt,
@@ -566,7 +568,7 @@ describe('leases, sessions and orphans', () => {
       assert.equal(r.code, role === 'bart' ? 1 : 0, r.stderr);
     }
     const listed = assertOk<{ runs: RunView[]; sessions: Record<string, unknown> }>(
-      runJson(repo.root, ['runs', '--epic', id]),
+      await runJson(repo.root, ['runs', '--epic', id]),
     );
     assert.deepEqual(listed.sessions, { [id]: { lisa: 1, ralph: 3, bart: 1, lovejoy: 1, total: 6 } });
     // Exit 0 without a proposal, a commit or a signal is no progress; Lovejoy is judged by its exit code.
@@ -581,10 +583,13 @@ describe('leases, sessions and orphans', () => {
         ['lisa', 'no_progress'],
       ],
     );
-    const all = assertOk<{ sessions: Record<string, { total: number }> }>(runJson(repo.root, ['runs']));
+    const all = assertOk<{ sessions: Record<string, { total: number }> }>(await runJson(repo.root, ['runs']));
     assert.ok(Object.keys(all.sessions).length >= 2 && all.sessions[id]?.total === 6);
-    assert.deepEqual(assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs, []);
-    const text = runCli(repo.root, ['runs', '--epic', id]);
+    assert.deepEqual(
+      assertOk<{ runs: RunView[] }>(await runJson(repo.root, ['runs', '--active', '--epic', id])).runs,
+      [],
+    );
+    const text = await runCli(repo.root, ['runs', '--epic', id]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`^  ${id}: 6 — lisa 1 · ralph 3 · bart 1 · lovejoy 1$`, 'm'));
     assert.match(
@@ -601,7 +606,7 @@ describe('leases, sessions and orphans', () => {
   });
 
   test('markOrphans marks a run whose supervisor was killed -9 as lost and releases its step at once (no lease wait)', async () => {
-    const { id, planPath, claim, wt } = epicWithClaim('orphan', 3600);
+    const { id, planPath, claim, wt } = await epicWithClaim('orphan', 3600);
     // Another session in the epic's worktree: the step's holder is its worktree and agent.
     const other = ['--agent', 'reclaimer'];
     const { args, report } = runArgs(
@@ -625,7 +630,7 @@ describe('leases, sessions and orphans', () => {
       );
       assert.equal(runRow(runId)?.status, 'running', 'nobody finished the row');
       assert.equal(
-        assertOk<{ claimed: boolean }>(runJson(wt, ['claim', planPath, ...other])).claimed,
+        assertOk<{ claimed: boolean }>(await runJson(wt, ['claim', planPath, ...other])).claimed,
         false,
         'still held while the row says running',
       );
@@ -643,7 +648,7 @@ describe('leases, sessions and orphans', () => {
       );
       assert.deepEqual(events, [{ to_status: 'lost', reason: `supervising process ${w.child.pid} is gone` }]);
 
-      const next = assertClaimed(runJson(wt, ['claim', planPath, ...other]));
+      const next = assertClaimed(await runJson(wt, ['claim', planPath, ...other]));
       assert.deepEqual(
         [next.step_anchor, next.reclaimed_from_expired, next.claimed_by, next.agent],
         ['step-1', false, wt, 'reclaimer'],
@@ -659,7 +664,9 @@ describe('leases, sessions and orphans', () => {
   test('markOrphans leaves rows whose supervisor is alive and judges by the recorded pid', async () => {
     const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
-      const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Orphan judging', '--brief', 'x']));
+      const { id } = assertOk<{ id: string }>(
+        await runJson(repo.root, ['epic', 'create', 'Orphan judging', '--brief', 'x']),
+      );
       const mine = await store.startRun(
         {
           epicId: id,
@@ -700,7 +707,9 @@ describe('leases, sessions and orphans', () => {
       assert.ok(asked.includes(process.pid) && asked.includes(999_999));
       assert.equal(runRow(mine.id)?.status, 'running');
       assert.deepEqual(
-        assertOk<{ runs: RunView[] }>(runJson(repo.root, ['runs', '--active', '--epic', id])).runs.map((r) => r.id),
+        assertOk<{ runs: RunView[] }>(await runJson(repo.root, ['runs', '--active', '--epic', id])).runs.map(
+          (r) => r.id,
+        ),
         [mine.id],
       );
     } finally {

@@ -17,10 +17,9 @@ import {
   ensureCli,
   makeRepo,
   planningWorktree,
-  runCli,
-  runJson,
   type Repo,
 } from '../helpers/gitRepo.ts';
+import { runCli, runJson } from '../helpers/cliInProcess.ts';
 
 const PLAN =
   '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
@@ -70,23 +69,23 @@ async function outcomeOf(runId: number): Promise<string> {
 }
 
 /** `springfield run` in `cwd`: the epic's worktree for Ralph and Bart, a planning worktree for Lisa (never the main worktree). */
-function run(args: string[], cwd: string): { id: number; code: number | null } {
-  const r = runCli(cwd, ['run', ...args, '--json', '--', process.execPath, agent], { SF_CLI: CLI_PATH });
+async function run(args: string[], cwd: string): Promise<{ id: number; code: number | null }> {
+  const r = await runCli(cwd, ['run', ...args, '--json', '--', process.execPath, agent], { SF_CLI: CLI_PATH });
   return { id: (JSON.parse(r.stdout) as { run: { id: number } }).run.id, code: r.code };
 }
 
 test("a builder's run: succeeded, the step completed, its commit; a failing one: released, no commits; a reviewer's: its signal", async () => {
-  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Notes']));
-  assertOk(runJson(repo.root, ['plan', 'propose', id, 'plans/notes.md', '--agent', 'lisa']));
-  assertOk(runJson(repo.root, ['plan', 'approve', id]));
-  const wt = assertOk<{ worktree_path: string }>(runJson(repo.root, ['epic', 'start', id])).worktree_path;
-  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  const ok = run(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--plan', 'plans/notes.md'], wt);
+  const { id } = assertOk<{ id: string }>(await runJson(repo.root, ['epic', 'create', 'Notes']));
+  assertOk(await runJson(repo.root, ['plan', 'propose', id, 'plans/notes.md', '--agent', 'lisa']));
+  assertOk(await runJson(repo.root, ['plan', 'approve', id]));
+  const wt = assertOk<{ worktree_path: string }>(await runJson(repo.root, ['epic', 'start', id])).worktree_path;
+  assertClaimed(await runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  const ok = await run(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--plan', 'plans/notes.md'], wt);
   assert.equal(ok.code, 0);
   assert.match(await outcomeOf(ok.id), /^succeeded · exit 0 · \d+s · Step 1 completed · 1 commit \([0-9a-f]{7}\)$/);
 
-  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  const r = runCli(
+  assertClaimed(await runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  const r = await runCli(
     wt,
     [
       'run',
@@ -115,17 +114,20 @@ test("a builder's run: succeeded, the step completed, its commit; a failing one:
   );
   assert.match(await outcomeOf(failed), /^failed · exit 1 · \d+s · Step 2 released \(pending\) · no commits$/);
 
-  assertClaimed(runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
-  assert.equal(run(['--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md'], wt).code, 0);
-  assertOk(runJson(repo.root, ['epic', 'finish', id]));
-  const bart = run(['--role', 'bart', '--epic', id], wt);
+  assertClaimed(await runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
+  assert.equal(
+    (await run(['--role', 'ralph', '--epic', id, '--step', 'step-2', '--plan', 'plans/notes.md'], wt)).code,
+    0,
+  );
+  assertOk(await runJson(repo.root, ['epic', 'finish', id]));
+  const bart = await run(['--role', 'bart', '--epic', id], wt);
   assert.equal(bart.code, 0);
   assert.match(await outcomeOf(bart.id), /^succeeded · exit 0 · \d+s · signal: pass$/);
 });
 
 test("a planner's run names the plan version it proposed", async () => {
-  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Lisa plans']));
-  const lisa = run(['--role', 'lisa', '--epic', id], planningWorktree(repo, id));
+  const { id } = assertOk<{ id: string }>(await runJson(repo.root, ['epic', 'create', 'Lisa plans']));
+  const lisa = await run(['--role', 'lisa', '--epic', id], planningWorktree(repo, id));
   assert.equal(lisa.code, 0);
   assert.match(await outcomeOf(lisa.id), /^succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval$/);
 });
@@ -143,7 +145,7 @@ test('a launch that never recorded a run says so', () => {
 });
 
 test('run outlives a reader that goes away: the agent finishes and the run is recorded', async () => {
-  const { id } = assertOk<{ id: string }>(runJson(repo.root, ['epic', 'create', 'Chatty']));
+  const { id } = assertOk<{ id: string }>(await runJson(repo.root, ['epic', 'create', 'Chatty']));
   const child = spawn(
     process.execPath,
     [CLI_PATH, 'run', '--role', 'lisa', '--epic', id, '--', process.execPath, agent, 'chatty'],
@@ -155,7 +157,7 @@ test('run outlives a reader that goes away: the agent finishes and the run is re
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   assert.equal(code, 0, 'run ended normally with the agent');
   const runs = assertOk<{ runs: { epic_id: string; status: string }[] }>(
-    runJson(repo.root, ['runs', '--epic', id]),
+    await runJson(repo.root, ['runs', '--epic', id]),
   ).runs;
   assert.deepEqual(
     runs.map((r) => r.status),

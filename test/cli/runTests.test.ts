@@ -21,11 +21,23 @@ function project(t: { after: (fn: () => void) => void }, files: Record<string, s
   return dir;
 }
 
+interface FakeCheck {
+  name: string;
+  exit: number;
+  gate?: boolean;
+  forTiers?: boolean;
+  /** Node code run before the exit (default: prints `out of <name>`). */
+  code?: string;
+}
+
 /** Runs runTests(dir, checks, runs) in a process of its own; checks are node one-liners exiting with a code. */
-function runner(dir: string, checks: { name: string; exit: number; gate?: boolean }[]) {
+function runner(dir: string, checks: FakeCheck[]) {
   const script = `
     import { runTests } from ${JSON.stringify(RUNNER)};
-    const checks = ${JSON.stringify(checks)}.map((c) => ({ ...c, argv: [process.execPath, '-e', 'process.exit(' + c.exit + ')'] }));
+    const checks = ${JSON.stringify(checks)}.map((c) => ({
+      ...c,
+      argv: [process.execPath, '-e', (c.code ?? 'console.log("out of ' + c.name + '")') + '; process.exit(' + c.exit + ')'],
+    }));
     process.exitCode = await runTests(${JSON.stringify(dir)}, checks, [
       { folders: ['unit', 'cli'], concurrency: 2 },
       { folders: ['faults'], concurrency: 1 },
@@ -51,6 +63,8 @@ test('every tier runs after a failed check and a failed tier; the summary counts
   ]);
 
   assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /=== build ===\nout of build\n/, "a check's output follows its heading whole");
+  assert.match(r.out, /=== lint ===\nout of lint\n/);
   assert.match(r.out, /=== tests: faults \(1 at a time\) ===/, 'the faults tier ran after the failed one');
   const row = (name: string) => r.lines.find((l) => l.startsWith(`${name} `))?.split(/\s{2,}/) ?? [];
   assert.deepEqual(row('build').slice(0, 2), ['build', 'ok']);
@@ -68,6 +82,7 @@ test('a failed build leaves the tiers unrun and says so; all green exits 0', (t)
   const red = runner(dir, [
     { name: 'build', exit: 2, gate: true },
     { name: 'lint', exit: 0 },
+    { name: 'prepare', exit: 0, forTiers: true },
   ]);
   const green = runner(dir, [{ name: 'build', exit: 0, gate: true }]);
 
@@ -75,7 +90,27 @@ test('a failed build leaves the tiers unrun and says so; all green exits 0', (t)
   assert.doesNotMatch(red.out, /=== tests:/);
   assert.match(red.out, /^unit +not run: the build failed$/m);
   assert.match(red.out, /^faults +not run: the build failed$/m);
+  assert.match(red.out, /^prepare +not run: the build failed$/m);
+  assert.doesNotMatch(red.out, /out of prepare/);
   assert.equal(red.lines.at(-1), 'tests: 0 passed, 1 failed');
   assert.equal(green.code, 0, green.out);
   assert.equal(green.lines.at(-1), 'tests: 3 passed, 0 failed');
+});
+
+test('the checks run side by side: each waits for a file the other writes', (t) => {
+  const dir = project(t, { 'test/unit/a.test.ts': PASS });
+  // Each writes its own file, then waits (up to a generous limit) for the other's: run one after the
+  // other, the first would never see the second's file and would fail.
+  const meets = (mine: string, theirs: string) =>
+    `const fs = require("node:fs"); fs.writeFileSync(${JSON.stringify(join(dir, mine))}, ""); ` +
+    `const until = Date.now() + 120000; while (!fs.existsSync(${JSON.stringify(join(dir, theirs))})) ` +
+    `{ if (Date.now() > until) process.exit(1); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20); }`;
+
+  const r = runner(dir, [
+    { name: 'typecheck', exit: 0, gate: true, code: meets('typecheck', 'lint') },
+    { name: 'lint', exit: 0, code: meets('lint', 'typecheck') },
+  ]);
+
+  assert.equal(r.code, 0, r.out);
+  assert.equal(r.lines.at(-1), 'tests: 1 passed, 0 failed');
 });
