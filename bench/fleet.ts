@@ -5,7 +5,7 @@
 // and "auto" with admission. Reports merged steps per minute, the peak of memory in use, runs ended
 // by the machine (a build past its timeout) and sessions lost to usage limits.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,10 @@ const BUILD_MS = Number(process.env.SF_BENCH_FLEET_BUILD_MS ?? 1500);
 const BUILD_MB = Number(process.env.SF_BENCH_FLEET_BUILD_MB ?? 150);
 /** A builder's timeout: several times its build's cost on an idle core, so only an overloaded machine ends one. */
 const TIMEOUT_S = Number(process.env.SF_BENCH_FLEET_TIMEOUT_S ?? 10);
+/** Keep each way's temp folder (its repository, store and logs) and print where it is. */
+const KEEP = process.env.SF_BENCH_FLEET_KEEP === '1';
+/** Run only the ways whose name contains this text. */
+const ONLY = process.env.SF_BENCH_FLEET_ONLY ?? '';
 
 /** The build: BUILD_MS of CPU (measured as this process's own CPU time) with BUILD_MB held. */
 const BUILD = String.raw`
@@ -33,7 +37,7 @@ const { execFileSync } = require('node:child_process');
 const env = process.env;
 execFileSync(process.execPath, [env.BENCH_BUILD], { stdio: 'ignore' });
 require('node:fs').writeFileSync('built-' + env.SPRINGFIELD_EPIC + '.txt', 'built\n');
-const sf = (...a) => execFileSync(process.execPath, [env.BENCH_CLI, ...a], { stdio: 'ignore' });
+const sf = (...a) => execFileSync(process.execPath, [env.BENCH_CLI, ...a], { stdio: ['ignore', 'ignore', 'inherit'] });
 sf('update', env.SPRINGFIELD_PLAN, env.SPRINGFIELD_STEP, '--all', 'completed');
 sf('commit', '-m', 'Build ' + env.SPRINGFIELD_STEP);
 `;
@@ -73,6 +77,7 @@ async function workload(way: Way): Promise<Outcome> {
     const r = await new Promise<{ status: number | null; stderr: string }>((done) => {
       const child = orchestrate(repo, env);
       let stderr = '';
+      child.stdout?.on('data', (c: Buffer) => appendFileSync(join(dir, 'orchestrate.log'), c));
       child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
       child.on('close', (status) => done({ status, stderr }));
     });
@@ -94,7 +99,8 @@ async function workload(way: Way): Promise<Outcome> {
       limited: runs.filter((x) => x.status === 'limited').length,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (KEEP) console.log(`  (kept ${dir})`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -102,7 +108,7 @@ function orchestrate(repo: string, env: NodeJS.ProcessEnv) {
   return spawn(process.execPath, [CLI, 'orchestrate', '--watch', '--until-idle', '--interval', '1', '--json'], {
     cwd: repo,
     env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
@@ -110,7 +116,7 @@ function prepare(repo: string, dir: string, way: Way): NodeJS.ProcessEnv {
   mkdirSync(join(repo, 'plans'), { recursive: true });
   for (let i = 1; i <= EPICS; i++)
     writeFileSync(join(repo, 'plans', `e${i}.md`), `# Plan: e${i}\n\n## Step 1: Build {#step-1}\n- [ ] Build\n`);
-  writeFileSync(join(repo, '.gitignore'), '.springfield/\nbuilt-*.txt\n');
+  writeFileSync(join(repo, '.gitignore'), '.springfield/\n');
   writeFileSync(join(dir, 'build.cjs'), BUILD);
   writeFileSync(join(dir, 'builder.cjs'), BUILDER);
   const env: NodeJS.ProcessEnv = {};
@@ -171,7 +177,7 @@ export async function benchFleet(): Promise<TargetRow[]> {
     `\n== Fleet: ${EPICS} epics, a build of ${BUILD_MS} ms CPU and ${BUILD_MB} MB per step and per verification, builder timeout ${TIMEOUT_S} s`,
   );
   const out = new Map<string, Outcome>();
-  for (const way of WAYS) {
+  for (const way of WAYS.filter((w) => w.name.includes(ONLY))) {
     const o = await workload(way);
     out.set(way.name, o);
     console.log(
