@@ -10,7 +10,13 @@ import {
   parseMeminfo,
   parsePressure,
 } from '../../src/core/scheduler/admission.ts';
-import { AUTO_STRETCH, autoAfterRun, autoStart } from '../../src/core/scheduler/autoParallel.ts';
+import {
+  AUTO_STRETCH,
+  autoAfterLook,
+  autoAfterRun,
+  type AutoParallel,
+  autoStart,
+} from '../../src/core/scheduler/autoParallel.ts';
 import { decide } from '../../src/core/scheduler/decide.ts';
 import type {
   Action,
@@ -137,15 +143,40 @@ describe('maxParallelAgents: auto', () => {
   });
 
   test('halves on a usage limit or on pressure, never below one; a failure only ends the stretch', () => {
-    let s = { current: 9, ceiling: 20, streak: 1 };
+    let s: AutoParallel = { current: 9, ceiling: 20, streak: 1, cutBy: null };
     s = autoAfterRun(s, 'limited', false);
-    assert.deepEqual(s, { current: 4, ceiling: 20, streak: 0 });
+    assert.deepEqual(s, { current: 4, ceiling: 20, streak: 0, cutBy: 'limit' });
     s = autoAfterRun(s, 'succeeded', true);
     assert.equal(s.current, 2);
-    s = autoAfterRun(autoAfterRun(s, 'limited', false), 'limited', false);
+    s = autoAfterRun(s, 'limited', false);
     assert.equal(s.current, 1);
-    const streak = autoAfterRun({ current: 3, ceiling: 20, streak: AUTO_STRETCH - 1 }, 'failed', false);
-    assert.deepEqual(streak, { current: 3, ceiling: 20, streak: 0 });
+    s = autoAfterRun(autoAfterRun(s, 'succeeded', false), 'limited', false);
+    assert.equal(s.current, 1);
+    const streak = autoAfterRun({ current: 3, ceiling: 20, streak: AUTO_STRETCH - 1, cutBy: null }, 'failed', false);
+    assert.deepEqual(streak, { current: 3, ceiling: 20, streak: 0, cutBy: null });
+  });
+
+  test('one limit halves once, however many runs it ends; a success ends the limit', () => {
+    let s: AutoParallel = { current: 16, ceiling: 20, streak: 0, cutBy: null };
+    for (let i = 0; i < 5; i++) s = autoAfterRun(s, 'limited', false);
+    assert.equal(s.current, 8, 'runs that met the same limit halve once');
+    s = autoAfterRun(s, 'succeeded', false);
+    s = autoAfterRun(s, 'limited', false);
+    assert.equal(s.current, 4, 'a limit after a success is a new one');
+  });
+
+  test('one stretch of pressure halves once; room again ends it', () => {
+    let s: AutoParallel = { current: 8, ceiling: 20, streak: 0, cutBy: null };
+    s = autoAfterLook(s, true);
+    for (const outcome of ['succeeded', 'succeeded', 'failed', 'succeeded']) s = autoAfterRun(s, outcome, true);
+    assert.equal(s.current, 4, 'runs that end in the same pressure halve once');
+    assert.equal(s.streak, 0, 'no stretch of successes grows under pressure');
+    s = autoAfterLook(s, true);
+    assert.equal(s.cutBy, 'pressure');
+    s = autoAfterLook(s, false);
+    s = autoAfterLook(s, true);
+    s = autoAfterRun(s, 'succeeded', true);
+    assert.equal(s.current, 2, 'pressure after room is a new stretch');
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import type { RunConfig } from '../runs/runConfig.ts';
 import { admissionHold, type MachineReading } from '../scheduler/admission.ts';
-import { type AutoParallel, autoAfterRun, autoStart, autoText } from '../scheduler/autoParallel.ts';
+import { type AutoParallel, autoAfterLook, autoAfterRun, autoStart, autoText } from '../scheduler/autoParallel.ts';
 import type { SchedulerSnapshot } from '../scheduler/types.ts';
 import { admissionOf, AUTO_CEILING } from './fleetConfig.ts';
 import { readMachine } from './machine.ts';
@@ -42,6 +42,7 @@ export class Fleet {
     if (hold !== null && this.hold === null) this.log(`admission: new agents and heavy commands wait — ${hold}`);
     if (hold === null && this.hold !== null) this.log('admission: the machine has room again');
     this.hold = hold;
+    if (this.auto) this.auto = autoAfterLook(this.auto, hold !== null);
     const heavy = { verification: 0, setup: 0 };
     for (const k of kinds) {
       if (k === 'verify') heavy.verification += 1;

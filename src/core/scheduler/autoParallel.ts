@@ -1,8 +1,9 @@
 /**
  * `"maxParallelAgents": "auto"` (docs/scheduler.md, "The fleet"): how many agents may run at once,
  * grown by one after each stretch of successful runs on a machine with room, halved when a run meets a
- * usage limit or ends on a pressured machine, between 1 and a ceiling. Pure: the orchestrator feeds it
- * each run's end and keeps the state.
+ * usage limit or ends on a pressured machine, between 1 and a ceiling. One limit or one stretch of
+ * pressure halves it once, however many runs end in it: runs started together end together. Pure: the
+ * orchestrator feeds it each run's end and each look at the machine, and keeps the state.
  */
 
 export interface AutoParallel {
@@ -10,6 +11,8 @@ export interface AutoParallel {
   readonly ceiling: number;
   /** Successful runs since the last change. */
   readonly streak: number;
+  /** What last halved it while that still holds: a limit (until a run succeeds) or pressure (until the machine has room). */
+  readonly cutBy: 'limit' | 'pressure' | null;
 }
 
 /** Successful runs in a row, with no limit and no pressure, that add one agent. */
@@ -18,7 +21,7 @@ export const AUTO_STRETCH = 2;
 export const AUTO_START = 2;
 
 export function autoStart(ceiling: number): AutoParallel {
-  return { current: Math.max(1, Math.min(AUTO_START, ceiling)), ceiling, streak: 0 };
+  return { current: Math.max(1, Math.min(AUTO_START, ceiling)), ceiling, streak: 0, cutBy: null };
 }
 
 /**
@@ -27,11 +30,21 @@ export function autoStart(ceiling: number): AutoParallel {
  * neither room nor pressure: it only ends the stretch.
  */
 export function autoAfterRun(s: AutoParallel, outcome: string, pressured: boolean): AutoParallel {
-  if (outcome === 'limited' || pressured) return { ...s, current: Math.max(1, Math.floor(s.current / 2)), streak: 0 };
+  const cause = outcome === 'limited' ? 'limit' : pressured ? 'pressure' : null;
+  if (cause !== null) return s.cutBy === cause ? { ...s, streak: 0 } : halve(s, cause);
   if (outcome !== 'succeeded') return { ...s, streak: 0 };
   const streak = s.streak + 1;
-  if (streak < AUTO_STRETCH) return { ...s, streak };
-  return { ...s, current: Math.min(s.ceiling, s.current + 1), streak: 0 };
+  if (streak < AUTO_STRETCH) return { ...s, streak, cutBy: null };
+  return { ...s, current: Math.min(s.ceiling, s.current + 1), streak: 0, cutBy: null };
+}
+
+/** The state after a look at the machine: room again ends the stretch of pressure that halved it. */
+export function autoAfterLook(s: AutoParallel, pressured: boolean): AutoParallel {
+  return !pressured && s.cutBy === 'pressure' ? { ...s, cutBy: null } : s;
+}
+
+function halve(s: AutoParallel, cause: 'limit' | 'pressure'): AutoParallel {
+  return { ...s, current: Math.max(1, Math.floor(s.current / 2)), streak: 0, cutBy: cause };
 }
 
 /** How the current value is shown (the orchestrate log, the status bar's tooltip, the dashboard). */
