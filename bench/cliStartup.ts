@@ -8,7 +8,7 @@ import { locateRepo } from '../src/core/git/repo.ts';
 import { readPlanFile } from '../src/core/plan/parse.ts';
 import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
-import { childEnv, planText } from './cliPlanSize.ts';
+import { childEnv, planText } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
 import { planSourceOf } from '../src/core/plan/source.ts';
 

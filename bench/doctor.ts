@@ -7,7 +7,7 @@ import { parsePlan } from '../src/core/plan/parse.ts';
 import { checkIntegrity } from '../src/core/store/sqlite/integrity.ts';
 import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
-import { childEnv, planText } from './cliPlanSize.ts';
+import { childEnv, planText } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
 import { planSourceOf } from '../src/core/plan/source.ts';
 
