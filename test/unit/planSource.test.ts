@@ -60,6 +60,8 @@ test('the bytes are read once and parsed once, whichever is asked first', (t) =>
   assert.deepEqual(source.bytes(), Buffer.from(PLAN));
   assert.deepEqual(source.file?.readIfChanged(undefined), { settledStat: undefined }, 'written just now: not settled');
   assert.deepEqual(source.bytes(), Buffer.from(PLAN), 'readIfChanged after a read reads nothing new');
+  const proposed = { ...source, body: PLAN };
+  assert.equal(proposed.plan(), plan, 'a copy made by spreading (a proposal) keeps the reads');
 });
 
 test('a file that is not a regular one is read when the source is made, and has no stat', (t) => {

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { resolve } from 'node:path';
 import { parsePlanBytes, planReadError, readPlanBytes } from './parse.ts';
-import type { Plan, PlanFile, PlanSource } from './types.ts';
+import type { Plan, PlanSource } from './types.ts';
 
 /** A source over a plan already in hand (a stored proposal, a file read whole). */
 export function planSourceOf(planPath: string, plan: Plan, bytes?: Uint8Array): PlanSource {
@@ -33,44 +33,27 @@ export function planFileSource(absPath: string, planPath: string, displayPath: s
   } catch (err) {
     throw planReadError(displayPath, err);
   }
-  const source = new FilePlanSource(absPath, planPath, displayPath, st.isFile() ? statKey(st) : undefined);
-  if (source.file === undefined) source.bytes();
-  return source;
-}
-
-class FilePlanSource implements PlanSource {
-  readonly planPath: string;
-  readonly file: PlanFile | undefined;
-  private readonly absPath: string;
-  private readonly displayPath: string;
-  private read: SettledRead | undefined;
-  private parsed: Plan | undefined;
-
-  constructor(absPath: string, planPath: string, displayPath: string, stat: string | undefined) {
-    this.absPath = absPath;
-    this.planPath = planPath;
-    this.displayPath = displayPath;
-    this.file =
-      stat === undefined
-        ? undefined
-        : {
+  const stat = st.isFile() ? statKey(st) : undefined;
+  let read: SettledRead | undefined;
+  let parsed: Plan | undefined;
+  const readOnce = (): SettledRead => (read ??= readSettled(absPath, displayPath));
+  // Not a regular file: read now, so it fails (or not) as it always did, and nothing is remembered.
+  if (stat === undefined) readOnce();
+  // A plain object (not a class), so a copy made by spreading it keeps its methods.
+  return {
+    planPath,
+    bytes: () => readOnce().bytes,
+    plan: () => (parsed ??= parsePlanBytes(readOnce().bytes, displayPath)),
+    ...(stat === undefined
+      ? {}
+      : {
+          file: {
             path: absPath,
             stat,
-            readIfChanged: (recorded) => (recorded === stat ? undefined : { settledStat: this.readOnce().settled }),
-          };
-  }
-
-  bytes(): Buffer {
-    return this.readOnce().bytes;
-  }
-
-  plan(): Plan {
-    return (this.parsed ??= parsePlanBytes(this.bytes(), this.displayPath));
-  }
-
-  private readOnce(): SettledRead {
-    return (this.read ??= readSettled(this.absPath, this.displayPath));
-  }
+            readIfChanged: (recorded) => (recorded === stat ? undefined : { settledStat: readOnce().settled }),
+          },
+        }),
+  };
 }
 
 /** What identifies a file's content as git's index does: device, inode, size, and modification and change times in ns. */
