@@ -3,45 +3,12 @@
 // and the webviews (browser IIFE + CSS into media/dist). `--watch` rebuilds on change.
 import { context } from 'esbuild';
 import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
 // The executable and the step commands' bundle: the fast path, one folder (docs/cli-cost.md).
 import { fastPathBuilds } from './src/cli/fastPath/builds.ts';
+// The options and plugins every bundle shares (bench/cliVariantBuilds.ts builds the fast path with them too).
+import { common, ownModulesArePure, postgresApart, versionDefine as versionOf } from './scripts/buildParts.ts';
 
 const watch = process.argv.includes('--watch');
-// Springfield's own modules run nothing when imported, so one whose exports go unused is left out of a bundle:
-// src/cli and src/extension import the one public core API (src/core/index.ts; docs/architecture.md) without
-// linking all of core into the step commands' bundle.
-const ownModulesArePure = {
-  name: 'own-modules-are-pure',
-  setup(build) {
-    build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) =>
-      args.importer.includes('/src/') ? { path: resolve(args.resolveDir, args.path), sideEffects: false } : undefined,
-    );
-  },
-};
-const common = {
-  bundle: true,
-  logLevel: 'warning',
-  sourcemap: false,
-  legalComments: 'none',
-  plugins: [ownModulesArePure],
-};
-// The PostgreSQL backend (with node-postgres) is its own bundle, dist/postgres.cjs, required from the
-// CommonJS bundles beside it only when a postgres:// URL is used (docs/postgres.md, "The driver: pg (node-postgres)").
-const postgresApart = {
-  name: 'postgres-apart',
-  setup(build) {
-    build.onResolve({ filter: /entry\.ts$/ }, (args) =>
-      resolve(args.resolveDir, args.path).endsWith('/src/core/store/postgres/entry.ts')
-        ? { path: 'postgres-bundle', namespace: 'sf-postgres' }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'sf-postgres' }, () => ({
-      contents: 'module.exports = require(require("node:path").join(__dirname, "postgres.cjs"));',
-      loader: 'js',
-    }));
-  },
-};
 const apart = { ...common, plugins: [postgresApart, ownModulesArePure] };
 // The role prompts (src/core/agents/prompts/*.md, named by src/shared/roles.ts) are bundled as text: see src/core/agents/rolePrompt.ts.
 const PROMPTS = 'src/core/agents/prompts';
@@ -53,8 +20,7 @@ const prompts = Object.fromEntries(
 );
 // A string (parsed where used): an object literal in `define` makes esbuild wrap every module in an init call.
 const promptsDefine = { __SF_ROLE_PROMPTS__: JSON.stringify(JSON.stringify(prompts)) };
-// `springfield --version` and the MCP server's version: package.json's, never a copy (src/cli/help.ts).
-const versionDefine = { __SF_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) };
+const versionDefine = versionOf();
 
 const builds = [
   ...fastPathBuilds(common, [postgresApart, ownModulesArePure], versionDefine),

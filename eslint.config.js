@@ -14,7 +14,17 @@ const coreIsBottom = { group: ['**/cli/**', '**/extension/**', '**/webview/**'],
 
 /** Lint mainly enforces the architecture's import boundaries (docs/architecture.md). */
 export default tseslint.config(
-  { ignores: ['dist/**', 'media/dist/**', 'node_modules/**', '.cache/**', 'test-results/**', '*.vsix'] },
+  {
+    ignores: [
+      'dist/**',
+      'media/dist/**',
+      'node_modules/**',
+      '.cache/**',
+      'test-results/**',
+      '*.vsix',
+      '.bench-variants-*/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['src/**/*.ts'],

@@ -9,6 +9,7 @@ import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteSt
 import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const TARGET_STEPS = 10_000;
 /** Plan sizes tried in order; the ladder stops at the first size where one ready()+claim is slow. */
@@ -129,7 +130,7 @@ async function openPlan(dir: string, n: number): Promise<Opened> {
   const store = new SqliteStore(join(dir, `plan-${n}.db`), { ifMissing: 'create' });
   const text = planText(n);
   let t0 = performance.now();
-  const source: PlanSource = { planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) };
+  const source: PlanSource = planSourceOf(PLAN_PATH, parsePlan(text, PLAN_PATH));
   const parseMs = performance.now() - t0;
   t0 = performance.now();
   const init = await store.initPlan(source, ACTOR);
@@ -201,7 +202,7 @@ async function diagnose(o: Opened): Promise<void> {
   const candidate = `SELECT * FROM steps INDEXED BY idx_steps_ready WHERE plan_path = @plan AND parent_anchor IS NULL AND status = 'pending' AND blockers = 0 ORDER BY step_index LIMIT 1`;
   const parts: [string, () => unknown][] = [
     ['requireCurrentPlan: the plans row (without the structure JSON)', () => findPlan(db, PLAN_PATH)],
-    ['requireCurrentPlan: planHash of the parsed plan (memoised per parse)', () => planHash(o.source.plan)],
+    ['requireCurrentPlan: planHash of the parsed plan (memoised per parse)', () => planHash(o.source.plan())],
     [
       'candidate: first pending step without blockers (idx_steps_ready)',
       () => db.prepare(candidate).get({ plan: PLAN_PATH }),

@@ -8,8 +8,9 @@ import { locateRepo } from '../src/core/git/repo.ts';
 import { readPlanFile } from '../src/core/plan/parse.ts';
 import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
-import { childEnv, planText } from './cliPlanSize.ts';
+import { childEnv, planText } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -144,7 +145,7 @@ async function breakdown(
   const claimTimes: number[] = [];
   for (let i = 0; i < 30; i++) {
     const t0 = performance.now();
-    const r = await store.claimNext({ planPath: PLAN, plan: readPlanFile(join(repo, PLAN), PLAN) }, actor);
+    const r = await store.claimNext(planSourceOf(PLAN, readPlanFile(join(repo, PLAN), PLAN)), actor);
     claimTimes.push(performance.now() - t0);
     if (r.claimed) await store.reset(PLAN, r.step_anchor, actor, 'bench');
   }

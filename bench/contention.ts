@@ -10,6 +10,7 @@ import { loadSqlite } from '../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { WorkerConfig, WorkerReport } from './contentionWorker.ts';
 import type { TargetRow } from './run.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const WORKERS = 16;
 const OPS = 100;
@@ -184,10 +185,7 @@ async function prepareSpringfield(db: string, planFile: string): Promise<void> {
   const text = lines.join('\n');
   writeFileSync(planFile, text);
   const store = new SqliteStore(db, { ifMissing: 'create' });
-  await store.initPlan(
-    { planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) },
-    { worktree: '/bench/setup', agent: null },
-  );
+  await store.initPlan(planSourceOf(PLAN_PATH, parsePlan(text, PLAN_PATH)), { worktree: '/bench/setup', agent: null });
   store.close();
 }
 
@@ -206,7 +204,7 @@ async function uncontended(): Promise<{
     const planFile = join(dir, 'wide.md');
     await prepareSpringfield(db, planFile);
     const store = new SqliteStore(db);
-    const source = { planPath: PLAN_PATH, plan: parsePlan(readFileSync(planFile, 'utf8'), PLAN_PATH) };
+    const source = planSourceOf(PLAN_PATH, parsePlan(readFileSync(planFile, 'utf8'), PLAN_PATH));
     const actor = { worktree: '/bench/solo', agent: null };
     const claims: number[] = [];
     const completes: number[] = [];
@@ -229,7 +227,7 @@ async function uncontended(): Promise<{
       const now = new Date().toISOString();
       time(candidates, () => first.get({ plan: PLAN_PATH }));
       time(counts, () => countOpen(sqliteConnection(store), PLAN_PATH, now));
-      time(hashes, () => planHash(source.plan));
+      time(hashes, () => planHash(source.plan()));
       time(raws, () =>
         sqliteConnection(store)
           .transaction(() => bump.run(now))

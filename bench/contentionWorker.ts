@@ -6,6 +6,7 @@ import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteSt
 import type { Actor } from '../src/core/store/types.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
 import { messageOf } from '../src/shared/errorMessage.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 /** What the parent passes as argv[2] (JSON). */
 export interface WorkerConfig {
@@ -84,10 +85,10 @@ function instrument(db: Database): void {
 function springfieldOp(): { op: Op; close: () => void } {
   const store = new SqliteStore(config.db, { busyTimeoutMs: config.busyTimeoutMs });
   instrument(sqliteConnection(store));
-  const source: PlanSource = {
-    planPath: config.planPath,
-    plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath),
-  };
+  const source: PlanSource = planSourceOf(
+    config.planPath,
+    parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath),
+  );
   const actor: Actor = { worktree: `/bench/worktree-${config.worker}`, agent: `agent-${config.worker}` };
   const op = async (): Promise<void> => {
     const t0 = performance.now();

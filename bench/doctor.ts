@@ -7,8 +7,9 @@ import { parsePlan } from '../src/core/plan/parse.ts';
 import { checkIntegrity } from '../src/core/store/sqlite/integrity.ts';
 import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
-import { childEnv, planText } from './cliPlanSize.ts';
+import { childEnv, planText } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -141,7 +142,7 @@ async function buildStore(dir: string, env: NodeJS.ProcessEnv): Promise<string> 
   const store = new SqliteStore(db);
   try {
     const actor: Actor = { worktree: dir, agent: 'bench' };
-    for (const p of paths.slice(1)) await store.initPlan({ planPath: p, plan: parsePlan(textOf(p), p) }, actor);
+    for (const p of paths.slice(1)) await store.initPlan(planSourceOf(p, parsePlan(textOf(p), p)), actor);
     for (let i = 0; i < EPICS; i++)
       await store.createEpic({ title: `Epic ${i}`, brief: 'bench', priority: 'P2', complexity: 'standard' }, actor);
     appendEvents(store, paths, dir);

@@ -14,6 +14,7 @@ import { openStore } from '../src/core/store/index.ts';
 import { startPostgres } from '../scripts/postgres.ts';
 import type { StoreWorkerConfig, StoreWorkerReport } from './postgresStoreWorker.ts';
 import type { TargetRow } from './run.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const WORKERS = 16;
 const opsFlag = process.argv.indexOf('--ops');
@@ -80,7 +81,7 @@ function summary(
 async function solo(db: string, planFile: string, n: number): Promise<string> {
   const text = planText(n);
   writeFileSync(planFile, text);
-  const source = { planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) };
+  const source = planSourceOf(PLAN_PATH, parsePlan(text, PLAN_PATH));
   const store = openStore({
     location: db,
     ifMissing: 'create',
@@ -111,7 +112,7 @@ export async function benchPostgresStore(): Promise<TargetRow[]> {
     const planFile = join(dir, 'wide.md');
     const text = planText(WORKERS * OPS);
     writeFileSync(planFile, text);
-    const source = { planPath: PLAN_PATH, plan: parsePlan(text, PLAN_PATH) };
+    const source = planSourceOf(PLAN_PATH, parsePlan(text, PLAN_PATH));
     const pgUrl = server.createDatabase('bench_store');
     const rawUrl = server.createDatabase('bench_raw');
     const sqliteFile = join(dir, 'state.db');

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { openStore } from '../src/core/store/index.ts';
 import { messageOf } from '../src/shared/errorMessage.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 export interface StoreWorkerConfig {
   readonly kind: 'store' | 'raw';
@@ -57,10 +58,7 @@ async function main(): Promise<void> {
     }
     await client.end();
   } else {
-    const source = {
-      planPath: config.planPath,
-      plan: parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath),
-    };
+    const source = planSourceOf(config.planPath, parsePlan(readFileSync(config.planFile, 'utf8'), config.planPath));
     const store = openStore({
       location: config.db,
       repository: { id: 'bench-repo', source: 'configured' },

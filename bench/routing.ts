@@ -18,6 +18,7 @@ import { presetFor } from '../src/core/runs/presets.ts';
 import { DEFAULT_RUN_CONFIG } from '../src/core/runs/runConfig.ts';
 import { openStore, type Store } from '../src/core/store/index.ts';
 import type { Actor } from '../src/core/store/types.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const STEPS = 50;
 const SEEDS = Array.from({ length: Number(process.argv[2] ?? 10) }, (_, i) => i + 1);
@@ -107,10 +108,10 @@ async function routedHistory(steps: readonly Step[], seed: number): Promise<Pres
     for (const [i, step] of steps.entries()) {
       const planPath = `plans/${i}.md`;
       const file = step.kind === 'docs' ? `docs/topic-${i}.md` : `src/module${i}.ts`;
-      const source = {
+      const source = planSourceOf(
         planPath,
-        plan: parsePlan(`# Plan: ${i}\n## Step 1: Work ${i} {#step-1}\n**Files:** ${file}\n- [ ] Do it\n`, planPath),
-      };
+        parsePlan(`# Plan: ${i}\n## Step 1: Work ${i} {#step-1}\n**Files:** ${file}\n- [ ] Do it\n`, planPath),
+      );
       const epicId = (await store.createEpic({ title: `Step ${i}`, brief: '', priority: 'P2' }, PERSON)).id;
       await store.applyEpicEvent(epicId, 'plan_approved', PERSON, 'ok');
       await store.initPlan(source, PERSON, { epicId });

@@ -23,6 +23,7 @@ import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteSt
 import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -149,7 +150,7 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
     counts[kind] = (counts[kind] ?? 0) + 1;
     const planPath = `plans/e${i}.md`;
     const text = planText(i, STEPS);
-    const source: PlanSource = { planPath, plan: parsePlan(text, planPath) };
+    const source: PlanSource = planSourceOf(planPath, parsePlan(text, planPath));
     const db = sqliteConnection(store);
     db.transaction(() => {
       const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(db, new Date(), fn);
@@ -511,7 +512,7 @@ function makeRepo(repo: string): string {
   git('add', '-A');
   git('commit', '-qm', 'plan');
   const store = new SqliteStore(join(repo, '.springfield', 'state.db'), { ifMissing: 'create' });
-  const source: PlanSource = { planPath: 'plans/p.md', plan: parsePlan(text, 'plans/p.md') };
+  const source: PlanSource = planSourceOf('plans/p.md', parsePlan(text, 'plans/p.md'));
   const id = sqliteConnection(store).transaction(() => {
     const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(sqliteConnection(store), new Date(), fn);
     const epic = op((p) =>

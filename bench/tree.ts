@@ -11,6 +11,7 @@ import { nodeSignature, type TreeNode } from '../src/extension/views/nodes.ts';
 import { epicsRoot } from '../src/extension/views/treeModel.ts';
 import type { TargetRow } from './run.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
+import { planSourceOf } from '../src/core/plan/source.ts';
 
 export const BIG_STEPS = 2_000;
 export const ITEMS_PER_STEP = 10;
@@ -54,7 +55,7 @@ export async function buildBigEpic(store: SqliteStore, person: string, text = bi
   const started = performance.now();
   // Only the fixture's own connection skips fsync (a throwaway file); readers use the store's pragmas.
   sqliteConnection(store).pragma('synchronous = OFF');
-  const source: PlanSource = { planPath: BIG_PLAN_PATH, plan: parsePlan(text, BIG_PLAN_PATH) };
+  const source: PlanSource = planSourceOf(BIG_PLAN_PATH, parsePlan(text, BIG_PLAN_PATH));
   const me: Actor = { worktree: person, agent: null };
   const epic = await store.createEpic(
     {

@@ -5,7 +5,7 @@ import {
   ensureGitignored,
   hostId,
   isDatabaseUrl,
-  lazyPlanSource,
+  planFileSource,
   locateRepo,
   repositoryId,
   type PlanSource,
@@ -174,7 +174,7 @@ export class CliContext<S extends StepStore = Store> {
   /** Reads and parses the plan file in this worktree (refusing malformed plans before any write). */
   planSource(pathArg: string): PlanSource {
     const source = this.currentPlanSource(pathArg);
-    void source.plan;
+    source.plan();
     return source;
   }
 
@@ -186,7 +186,7 @@ export class CliContext<S extends StepStore = Store> {
   currentPlanSource(pathArg: string): PlanSource {
     const planPath = this.planKey(pathArg);
     const root = this.location.worktreeRoot ?? this.cwd;
-    return lazyPlanSource(resolve(root, planPath), planPath, pathArg);
+    return planFileSource(resolve(root, planPath), planPath, pathArg);
   }
 
   /** Closes the store (a step command's work is done when its promise resolves: nothing is pending). */

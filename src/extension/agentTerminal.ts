@@ -43,12 +43,16 @@ interface Slot {
  * exit code goes to the scheduler, not to VS Code, so no "terminal process terminated" toast.
  */
 export class AgentTerminalLauncher implements Launcher {
-  private readonly o: AgentTerminalOptions;
+  private readonly reveal: AgentTerminalOptions['reveal'];
+  private readonly host: AgentTerminalOptions['host'];
+  private readonly binDir: AgentTerminalOptions['binDir'];
   private readonly slots = new Map<string, Slot>();
   private used = 0;
 
   constructor(options: AgentTerminalOptions) {
-    this.o = options;
+    this.reveal = options.reveal;
+    this.host = options.host;
+    this.binDir = options.binDir;
   }
 
   /** The terminal of an epic's agent runs (the given role's, else the latest used), if one is open. */
@@ -68,7 +72,7 @@ export class AgentTerminalLauncher implements Launcher {
     const [program, ...args] = spec.argv;
     const child = spawn(program ?? '', args, { cwd: spec.cwd, env: this.env(spec), stdio: ['ignore', 'pipe', 'pipe'] });
     slot.child = child;
-    if (this.o.reveal?.() || this.showsAgent()) slot.terminal.show(true);
+    if (this.reveal?.() || this.showsAgent()) slot.terminal.show(true);
     write(`${DIM}springfield run · ${spec.name} · in ${baseName(spec.cwd)} · Ctrl+C stops it${RESET}\n`);
     const show = (chunk: Buffer): void => {
       tail.push(chunk);
@@ -87,13 +91,13 @@ export class AgentTerminalLauncher implements Launcher {
     });
     void done.then(async (code) => {
       const launchId = spec.env.SPRINGFIELD_LAUNCH_ID;
-      await this.o.host.refresh();
-      const run = this.o.host.snapshot?.runs.find((r) => r.launch_id === launchId);
+      await this.host.refresh();
+      const run = this.host.snapshot?.runs.find((r) => r.launch_id === launchId);
       const commits =
         run?.head_before && run.head_after
           ? await countCommits(run.worktree ?? spec.cwd, run.head_before, run.head_after)
           : null;
-      const outcome = runOutcome(this.o.host.snapshot, run, code, Date.now() - started, commits);
+      const outcome = runOutcome(this.host.snapshot, run, code, Date.now() - started, commits);
       write(
         `\n\x1b[1;${outcome.ok ? '32m✓' : '31m✗'} ${spec.name}: ${outcome.text}${RESET}\n${DIM}Its next run continues here. Press any key to close this terminal.${RESET}\n\n`,
       );
@@ -160,7 +164,7 @@ export class AgentTerminalLauncher implements Launcher {
         }
       },
     };
-    const title = spec.epicId ? this.o.host.snapshot?.epics.find((e) => e.id === spec.epicId)?.title : undefined;
+    const title = spec.epicId ? this.host.snapshot?.epics.find((e) => e.id === spec.epicId)?.title : undefined;
     const name = spec.epicId ? terminalName(roleSpec(spec.role)?.name ?? spec.role, title ?? spec.epicId) : spec.name;
     const terminal = vscode.window.createTerminal({
       name,
@@ -196,8 +200,8 @@ export class AgentTerminalLauncher implements Launcher {
       process.env,
       isEditorVariable,
       spec.env,
-      this.o.binDir,
-      this.o.host.databaseUrl,
+      this.binDir,
+      this.host.databaseUrl,
       delimiter,
       spec.cwd,
     );

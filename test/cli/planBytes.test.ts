@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { RefusedError } from '../../src/core/errors.ts';
-import { lazyPlanSource, SETTLED_MS, statKey } from '../../src/core/plan/source.ts';
+import { planFileSource, SETTLED_MS, statKey } from '../../src/core/plan/source.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
@@ -127,16 +127,16 @@ describe('the store skips the parse only for bytes it has seen with the structur
   let store: SqliteStore;
   const actor = { worktree: '/wt/a', agent: null };
   /** A source whose plan cannot be parsed without the test noticing. */
-  const unparsed = (): { source: ReturnType<typeof lazyPlanSource>; parsed: () => boolean } => {
-    const real = lazyPlanSource(file, P, P);
+  const unparsed = (): { source: ReturnType<typeof planFileSource>; parsed: () => boolean } => {
+    const real = planFileSource(file, P, P);
     let parsed = false;
     return {
       source: {
         planPath: P,
-        bytes: real.bytes,
-        get plan() {
+        bytes: () => real.bytes(),
+        plan: () => {
           parsed = true;
-          return real.plan;
+          return real.plan();
         },
       },
       parsed: () => parsed,
@@ -155,7 +155,7 @@ describe('the store skips the parse only for bytes it has seen with the structur
   });
 
   test('recorded bytes: claimed without parsing; other bytes: parsed, then recorded', async () => {
-    await store.initPlan(lazyPlanSource(file, P, P), actor);
+    await store.initPlan(planFileSource(file, P, P), actor);
     const first = unparsed();
     const c: ClaimResult = await store.claimNext(first.source, actor);
     assert.equal(c.claimed, true);
@@ -190,22 +190,29 @@ describe('an unchanged plan file is not read again (docs/cli-cost.md, "Unchanged
   let file: string;
   let store: SqliteStore;
   const actor = { worktree: '/wt/a', agent: null };
-  /** A source over the real file that counts each use of its bytes or its plan. */
+  /** A source over the real file that counts each read of its file and each use of its bytes or its plan. */
   const watched = (): { source: PlanSource; uses: () => number } => {
-    const real = lazyPlanSource(file, P, P);
+    const real = planFileSource(file, P, P);
+    const realFile = real.file;
+    assert.ok(realFile);
     let uses = 0;
+    const counted = <T>(value: T): T => {
+      uses++;
+      return value;
+    };
     return {
       source: {
         planPath: P,
-        ...(real.file ? { file: real.file } : {}),
-        get bytes() {
-          uses++;
-          return real.bytes;
+        file: {
+          path: realFile.path,
+          stat: realFile.stat,
+          readIfChanged: (recorded) => {
+            const read = realFile.readIfChanged(recorded);
+            return read === undefined ? undefined : counted(read);
+          },
         },
-        get plan() {
-          uses++;
-          return real.plan;
-        },
+        bytes: () => counted(real.bytes()),
+        plan: () => counted(real.plan()),
       },
       uses: () => uses,
     };
@@ -217,7 +224,7 @@ describe('an unchanged plan file is not read again (docs/cli-cost.md, "Unchanged
     file = join(dir, 'plan.md');
     writeFileSync(file, PLAN);
     store = new SqliteStore(join(dir, 'state.db'));
-    await store.initPlan(lazyPlanSource(file, P, P), actor);
+    await store.initPlan(planFileSource(file, P, P), actor);
     await settle(file);
   });
   after(() => {
@@ -264,7 +271,7 @@ describe('an unchanged plan file is not read again (docs/cli-cost.md, "Unchanged
     assert.equal(before.length, 1);
     const elsewhere = join(dir, 'elsewhere.md');
     writeFileSync(elsewhere, PLAN.replace('## Step 3: Docs {#step-3}', '## Step 3: Guides {#step-3}'));
-    await store.initPlan(lazyPlanSource(elsewhere, P, P), { worktree: '/wt/b', agent: null }, { force: true });
+    await store.initPlan(planFileSource(elsewhere, P, P), { worktree: '/wt/b', agent: null }, { force: true });
     assert.equal(before[0]?.stat, statKey(statSync(file, { bigint: true })), 'this file is unchanged');
 
     const w = watched();

@@ -8,6 +8,7 @@ import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 export const T0 = Date.UTC(2026, 3, 1);
@@ -15,7 +16,7 @@ const MIN = 60_000;
 const CLAUDE = ['claude', '-p', 'go', '--output-format', 'stream-json'];
 const CODEX = ['codex', 'exec', '-m', 'gpt-5-codex', '--json', 'go'];
 
-const plan = (path: string, text: string): PlanSource => ({ planPath: path, plan: parsePlan(text, path) });
+const plan = (path: string, text: string): PlanSource => planSourceOf(path, parsePlan(text, path));
 const DOCS = plan(
   'plans/a.md',
   '# Plan: Guide\n## Step 1: Write the guide {#step-1}\n**Files:** docs/guide.md\n- [ ] Write it\n## Step 2: Point the readme at it {#step-2}\n**Files:** README.md\n- [ ] Link\n- [ ] Example\n',

@@ -11,10 +11,11 @@ import type { Actor } from '../../src/core/store/types.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from '../../src/core/store/postgres/migrations.ts';
 import { watchRepository } from '../../src/core/store/postgres/watch.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/src/repo', agent: null };
-const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });
+const source = (text: string): PlanSource => planSourceOf(P, parsePlan(text, P));
 const TWO = source('# Plan: Two\n## Step 1: One\n- [ ] a\n## Step 2: Two\n- [ ] b\n');
 const pgServer = postgresForFile({ durability: 'fast' });
 let n = 0;

@@ -10,9 +10,10 @@ import { openStore, type Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { startPgProxy } from '../helpers/pgProxy.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const P = 'plans/p.md';
-const PLAN = { planPath: P, plan: parsePlan('# Plan: Three\n## Step 1: One\n## Step 2: Two\n## Step 3: Three\n', P) };
+const PLAN = planSourceOf(P, parsePlan('# Plan: Three\n## Step 1: One\n## Step 2: Two\n## Step 3: Three\n', P));
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
 const pg = postgresForFile();
 let n = 0;

@@ -10,9 +10,10 @@ import { parsePlan } from '../../src/core/plan/parse.ts';
 import { assertClaimed, assertFails, runCliAsync } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { proxiedRepo } from './proxiedRepo.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const PLAN = '# Plan: Open\n## Step 1: One\n- [ ] a\n## Step 2: Two\n- [ ] b\n';
-const SOURCE = { planPath: 'plans/p.md', plan: parsePlan(PLAN, 'plans/p.md') };
+const SOURCE = planSourceOf('plans/p.md', parsePlan(PLAN, 'plans/p.md'));
 const ACTOR = { worktree: '/elsewhere', agent: 'setup' };
 const pgServer = postgresForFile({ durability: 'fast' });
 let n = 0;

@@ -10,9 +10,10 @@ import type { Actor } from '../../src/core/store/types.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
 import { postgresBackend, sqliteBackend, type Backend } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const P = 'plans/p.md';
-const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });
+const source = (text: string): PlanSource => planSourceOf(P, parsePlan(text, P));
 const PLAN = source('# Plan: Two\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n');
 const DRIFTED = source(
   '# Plan: Two\n## Step 1: One\n- [ ] a\n- [ ] new\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n',
@@ -111,13 +112,13 @@ for (const backend of BACKENDS) {
 const WIDE = 8;
 const WIDE_PLAN = (round: number): PlanSource => {
   const path = `plans/wide-${round}.md`;
-  return {
-    planPath: path,
-    plan: parsePlan(
+  return planSourceOf(
+    path,
+    parsePlan(
       `# Plan: Wide ${round}\n${Array.from({ length: WIDE }, (_, i) => `## Step ${i + 1}: S${i + 1}\n- [ ] t${i + 1}\n`).join('')}`,
       path,
     ),
-  };
+  );
 };
 
 for (const backend of BACKENDS) {

@@ -26,6 +26,7 @@ import {
   type Repo,
 } from '../helpers/gitRepo.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const PLAN =
   '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
@@ -88,7 +89,7 @@ async function startedEpic(s: Setup): Promise<string> {
   await s.store.applyEpicEvent(id, 'plan_approved', { worktree: s.repo.root, agent: 'marge' }, 'approved');
   await s.store.applyEpicEvent(id, 'start', { worktree: s.repo.root, agent: 'marge' }, 'go');
   await s.store.initPlan(
-    { planPath: 'plans/notes.md', plan: parsePlan(PLAN, 'plans/notes.md') },
+    planSourceOf('plans/notes.md', parsePlan(PLAN, 'plans/notes.md')),
     { worktree: s.repo.root, agent: 'marge' },
     { epicId: id },
   );

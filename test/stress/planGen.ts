@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parsePlan } from '../../src/core/plan/index.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 /** A small seeded PRNG (mulberry32): the same seed replays the same plan, delays and kill order. */
 export function seededRandom(seed: number): () => number {
@@ -76,7 +77,7 @@ export async function prepareRun(shape: PlanShape): Promise<PreparedRun> {
   const text = generatePlan(shape);
   writeFileSync(planFile, text);
   const dbPath = join(dir, '.springfield', 'state.db');
-  const source: PlanSource = { planPath, plan: parsePlan(text, planPath) };
+  const source: PlanSource = planSourceOf(planPath, parsePlan(text, planPath));
   const store = new SqliteStore(dbPath, { ifMissing: 'create' });
   try {
     await store.initPlan(source, { worktree: '/wt/setup', agent: null });

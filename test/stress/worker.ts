@@ -20,6 +20,7 @@ import { isDatabaseUrl, openStore, type Store } from '../../src/core/store/index
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from './planGen.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 export interface WorkerConfig {
   /** A SQLite file, or a postgres:// URL (then `host` and `repo` say who this worker is and which repository). */
@@ -174,7 +175,7 @@ class StressWorker {
           host: cfg.host ?? 'stress-host',
         })
       : new SqliteStore(cfg.db);
-    this.source = { planPath: cfg.planPath, plan: parsePlan(readFileSync(cfg.plan, 'utf8'), cfg.planPath) };
+    this.source = planSourceOf(cfg.planPath, parsePlan(readFileSync(cfg.plan, 'utf8'), cfg.planPath));
     this.actor = { worktree: cfg.worktree, agent: null };
     this.logFd = openSync(cfg.log, 'a');
   }
@@ -211,7 +212,7 @@ class StressWorker {
   /** The reads a long-lived client makes; throws if what it sees is inconsistent. */
   private async read(): Promise<void> {
     const ready = await this.store.ready(this.cfg.planPath);
-    const steps = this.source.plan.steps.filter((st) => st.parentAnchor === null).length;
+    const steps = this.source.plan().steps.filter((st) => st.parentAnchor === null).length;
     const seen = new Set([
       ...ready.completed_steps,
       ...ready.claimed_steps,

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EnvironmentError } from '../../src/core/errors.ts';
-import { lazyPlanSource } from '../../src/core/plan/source.ts';
+import { planFileSource } from '../../src/core/plan/source.ts';
 import { builtinConnect } from '../../src/core/store/sqlite/builtinSqlite.ts';
 import { openDatabase } from '../../src/core/store/sqlite/open.ts';
 import type { Connect } from '../../src/core/store/sqlite/sqlite.ts';
@@ -57,7 +57,7 @@ test('Node 24, which the project runs on, has the built-in driver', () => {
 async function script(store: StepStore, dir: string): Promise<unknown[]> {
   const file = join(dir, 'plan.md');
   writeFileSync(file, PLAN);
-  const source = () => lazyPlanSource(file, P, P);
+  const source = () => planFileSource(file, P, P);
   const a = { worktree: '/wt/a', agent: 'ralph' };
   const b = { worktree: '/wt/b', agent: null };
   const out: unknown[] = [];

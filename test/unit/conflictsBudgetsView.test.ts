@@ -15,6 +15,7 @@ import { needsYou } from '../../src/extension/model/needsYou.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicsRoot } from '../../src/extension/views/treeModel.ts';
 import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const PLAN = '# Plan: Cache\n\n## Step 1: Client {#step-1}\n- [ ] Implement\n';
 const me = { worktree: '/wt/me', agent: null };
@@ -38,10 +39,7 @@ function setup(t: { after: (fn: () => void) => void }) {
   });
   const started = async (title: string) => {
     const epic = await store.createEpic({ title, brief: '', priority: 'P2' }, me);
-    const src = {
-      planPath: `plans/${title.toLowerCase()}.md`,
-      plan: parsePlan(PLAN, `plans/${title.toLowerCase()}.md`),
-    };
+    const src = planSourceOf(`plans/${title.toLowerCase()}.md`, parsePlan(PLAN, `plans/${title.toLowerCase()}.md`));
     await store.proposePlan(epic.id, { ...src, body: PLAN }, lisa);
     await store.approvePlan(epic.id, src, me);
     await store.startEpic(epic.id, src, me);

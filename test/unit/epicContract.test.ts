@@ -16,6 +16,7 @@ import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const BART: Actor = { worktree: '/wt/review', agent: 'bart' };
@@ -192,7 +193,7 @@ for (const backend of BACKENDS) {
     test('a plan of an epic is claimed only while the epic is in progress; ready() says why it waits', async (t) => {
       const { store } = open(t);
       const id = await epicIn(store, 'ready', 'claims wait');
-      const src = { planPath: 'plans/e.md', plan: parsePlan('# Plan: E\n## Step 1: One\n- [ ] a\n', 'plans/e.md') };
+      const src = planSourceOf('plans/e.md', parsePlan('# Plan: E\n## Step 1: One\n- [ ] a\n', 'plans/e.md'));
       await store.initPlan(src, MARGE, { epicId: id });
       await assert.rejects(store.claimNext(src, RALPH), {
         code: 'epic_not_in_progress',

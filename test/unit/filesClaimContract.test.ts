@@ -11,12 +11,13 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor, ClaimResult } from '../../src/core/store/types.ts';
 import { contractBackends } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
 const B: Actor = { worktree: '/wt/b', agent: 'agent-b' };
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
 const T0 = Date.UTC(2026, 0, 1);
-const source = (planPath: string, text: string): PlanSource => ({ planPath, plan: parsePlan(text, planPath) });
+const source = (planPath: string, text: string): PlanSource => planSourceOf(planPath, parsePlan(text, planPath));
 
 /** Plan one: step-1 edits the user model, step-2 the docs (its substep the README), step-3 declares nothing. */
 const ONE = source(

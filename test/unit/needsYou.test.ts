@@ -14,6 +14,7 @@ import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicsRoot } from '../../src/extension/views/treeModel.ts';
 import { needsYouNews } from '../../src/extension/model/needsYouNews.ts';
 import { sqliteOf } from '../helpers/sqlite.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const PLAN =
   '# Plan: Cache\n\n## Step 1: Client {#step-1}\n- [ ] Implement\n\n## Step 2: Store {#step-2}\n- [ ] Write\n';
@@ -28,7 +29,7 @@ function setup(t: { after: (fn: () => void) => void }) {
     store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const source = (name: string) => ({ planPath: `plans/${name}.md`, plan: parsePlan(PLAN, `plans/${name}.md`) });
+  const source = (name: string) => planSourceOf(`plans/${name}.md`, parsePlan(PLAN, `plans/${name}.md`));
   /** An epic with an approved plan, started (in the given worktree). */
   const started = async (title: string, worktree = `/wt/${title.toLowerCase()}`) => {
     const epic = await store.createEpic({ title, brief: '', priority: 'P2' }, me);

@@ -12,6 +12,7 @@ import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const LISA: Actor = { worktree: '/wt/main', agent: 'lisa' };
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
@@ -22,7 +23,7 @@ function planText(steps: readonly string[], extra = ''): string {
 }
 
 function proposed(text: string, planPath = 'plans/v.md') {
-  return { planPath, plan: parsePlan(text, planPath), body: text };
+  return { ...planSourceOf(planPath, parsePlan(text, planPath)), body: text };
 }
 
 const APPROACH =
@@ -250,21 +251,20 @@ for (const backend of BACKENDS) {
     test('startEpic needs the approved plan unchanged; changesSinceInit names the changes; finishEpic needs every step completed', async (t) => {
       const { store } = open(t);
       const { id } = await store.createEpic({ title: 'Start', brief: '', priority: 'P2' }, MARGE);
-      await assert.rejects(
-        store.startEpic(id, { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') }, RALPH),
-        { code: 'no_approved_plan' },
-      );
+      await assert.rejects(store.startEpic(id, planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md')), RALPH), {
+        code: 'no_approved_plan',
+      });
       await store.proposePlan(id, proposed(APPROACH, 'plans/c.md'), LISA);
       await store.approvePlan(id, proposed(APPROACH, 'plans/c.md'), MARGE);
-      const current = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+      const current = planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md'));
       const drifted = APPROACH.replace('Step 2: Cache', 'Step 2: Memo');
-      const driftedSource = { planPath: 'plans/c.md', plan: parsePlan(drifted, 'plans/c.md') };
+      const driftedSource = planSourceOf('plans/c.md', parsePlan(drifted, 'plans/c.md'));
       assert.deepEqual(await store.changesSinceInit('plans/c.md', current), []);
       assert.deepEqual(
-        await store.changesSinceInit('plans/c.md', {
-          planPath: 'plans/c.md',
-          plan: parsePlan(APPROACH.replace('- [ ] Add cache', '- [x] Add cache'), 'plans/c.md'),
-        }),
+        await store.changesSinceInit(
+          'plans/c.md',
+          planSourceOf('plans/c.md', parsePlan(APPROACH.replace('- [ ] Add cache', '- [x] Add cache'), 'plans/c.md')),
+        ),
         [],
         'a ticked box is no drift',
       );
@@ -280,10 +280,9 @@ for (const backend of BACKENDS) {
         );
         return true;
       });
-      await assert.rejects(
-        store.startEpic(id, { planPath: 'plans/x.md', plan: parsePlan(APPROACH, 'plans/x.md') }, RALPH),
-        { code: 'wrong_plan' },
-      );
+      await assert.rejects(store.startEpic(id, planSourceOf('plans/x.md', parsePlan(APPROACH, 'plans/x.md')), RALPH), {
+        code: 'wrong_plan',
+      });
       const started = await store.startEpic(id, current, RALPH);
       assert.deepEqual(
         [started.from, started.to, started.iteration, started.reason],
@@ -325,7 +324,7 @@ for (const backend of BACKENDS) {
       const { store, clock } = open(t);
       const epic = await store.createEpic({ title: 'Finish me', brief: '', priority: 'P2' }, MARGE);
       const text = '# Plan: Finish\n\n## Step 1: Only {#step-1}\n- [ ] do it\n';
-      const source = { planPath: 'plans/finish.md', plan: parsePlan(text, 'plans/finish.md') };
+      const source = planSourceOf('plans/finish.md', parsePlan(text, 'plans/finish.md'));
       await store.initPlan(source, MARGE, { epicId: epic.id });
       await store.applyEpicEvent(epic.id, 'plan_approved', MARGE, 'ok');
       await store.applyEpicEvent(epic.id, 'start', MARGE, 'go');
@@ -436,10 +435,10 @@ for (const backend of BACKENDS) {
       await approvedEpic(store);
       const before = (await store.events()).length;
       const hash = (await store.plan('plans/c.md')).plan_hash;
-      const drifted = {
-        planPath: 'plans/c.md',
-        plan: parsePlan(APPROACH.replace('Step 2: Cache', 'Step 2: Memo'), 'plans/c.md'),
-      };
+      const drifted = planSourceOf(
+        'plans/c.md',
+        parsePlan(APPROACH.replace('Step 2: Cache', 'Step 2: Memo'), 'plans/c.md'),
+      );
       await assert.rejects(store.initPlan(drifted, MARGE), (err: Error & { code?: string }) => {
         assert.equal(err.code, 'plan_drift');
         assert.equal(
@@ -498,15 +497,12 @@ for (const backend of BACKENDS) {
     test('commitTarget: the named step, the one plan that has it, or the single step the worktree holds', async (t) => {
       const { store } = open(t);
       const id = await approvedEpic(store);
-      const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+      const c = planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md'));
       await store.startEpic(id, c, RALPH);
-      const other = {
-        planPath: 'plans/o.md',
-        plan: parsePlan(
-          '# Plan: O\n## Step 1: One {#step-1}\n- [ ] a\n## Step 9: Nine {#step-9}\n- [ ] n\n',
-          'plans/o.md',
-        ),
-      };
+      const other = planSourceOf(
+        'plans/o.md',
+        parsePlan('# Plan: O\n## Step 1: One {#step-1}\n- [ ] a\n## Step 9: Nine {#step-9}\n- [ ] n\n', 'plans/o.md'),
+      );
       await store.initPlan(other, MARGE);
       const q = { worktree: RALPH.worktree, agent: RALPH.agent };
       await assert.rejects(store.commitTarget(q), { code: 'no_claimed_step' });
@@ -550,7 +546,7 @@ for (const backend of BACKENDS) {
         const { store, clock } = open(t);
         const hostB = backend.open(t, clock, { host: 'host-b', shareWith: store });
         const id = await approvedEpic(store);
-        const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+        const c = planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md'));
         await store.startEpic(id, c, RALPH);
         const claim = await hostB.claimNext(c, RALPH);
         assert.ok(claim.claimed);
@@ -585,7 +581,7 @@ for (const backend of BACKENDS) {
       );
       await store.proposePlan(id, proposed(APPROACH, 'plans/c.md'), LISA);
       await store.approvePlan(id, proposed(APPROACH, 'plans/c.md'), MARGE);
-      const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+      const c = planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md'));
       await store.startEpic(id, c, RALPH);
       const claim = await store.claimNext(c, RALPH);
       assert.ok(claim.claimed);
@@ -616,7 +612,7 @@ for (const backend of BACKENDS) {
     test('reopen: a completed step goes back to pending, its claimed dependent is fenced, the plan is active again', async (t) => {
       const { store } = open(t);
       const id = await approvedEpic(store);
-      const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
+      const c = planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md'));
       await store.startEpic(id, c, RALPH);
       const first = await store.claimNext(c, RALPH);
       assert.ok(first.claimed);
@@ -656,8 +652,8 @@ for (const backend of BACKENDS) {
     test("an epic's events include every event of its plan's steps (claim, reset, complete carry no epic id), and no other plan's", async (t) => {
       const { store } = open(t);
       const id = await approvedEpic(store);
-      const c = { planPath: 'plans/c.md', plan: parsePlan(APPROACH, 'plans/c.md') };
-      const loose = { planPath: 'plans/loose.md', plan: parsePlan(planText(['Loose']), 'plans/loose.md') };
+      const c = planSourceOf('plans/c.md', parsePlan(APPROACH, 'plans/c.md'));
+      const loose = planSourceOf('plans/loose.md', parsePlan(planText(['Loose']), 'plans/loose.md'));
       await store.initPlan(loose, MARGE);
       await store.startEpic(id, c, RALPH);
       const first = await store.claimNext(c, RALPH);
@@ -707,13 +703,13 @@ for (const backend of BACKENDS) {
 
     test('reconcile completes steps from commit trailers once, keeps a conflicting hash unless forced, and finishes the plan', async (t) => {
       const { store } = open(t);
-      const plan = {
-        planPath: 'plans/r.md',
-        plan: parsePlan(
+      const plan = planSourceOf(
+        'plans/r.md',
+        parsePlan(
           '# Plan: R\n## Step 1: A {#step-1}\n- [ ] a\n### Step 1.1: Sub {#step-1-1}\n- [ ] s\n## Step 2: B {#step-2}\n- [ ] b\n',
           'plans/r.md',
         ),
-      };
+      );
       await store.initPlan(plan, MARGE);
       const held = await store.claimNext(plan, RALPH);
       assert.ok(held.claimed);
@@ -798,17 +794,14 @@ for (const backend of BACKENDS) {
       t.after(() => rmSync(root, { recursive: true, force: true }));
       mkdirSync(join(root, 'plans'));
       writeFileSync(join(root, 'plans', 'kept.md'), '# Plan: Kept\n');
-      const kept = {
-        planPath: 'plans/kept.md',
-        plan: parsePlan('# Plan: Kept\n## Step 1: A\n- [ ] a\n', 'plans/kept.md'),
-      };
-      const gone = {
-        planPath: 'plans/gone.md',
-        plan: parsePlan(
+      const kept = planSourceOf('plans/kept.md', parsePlan('# Plan: Kept\n## Step 1: A\n- [ ] a\n', 'plans/kept.md'));
+      const gone = planSourceOf(
+        'plans/gone.md',
+        parsePlan(
           '# Plan: Gone\n## Step 1: A\n- [ ] a\n## Step 2: B\n**Depends on:** #step-1\n- [ ] b\n',
           'plans/gone.md',
         ),
-      };
+      );
       await store.initPlan(kept, MARGE);
       await store.initPlan(gone, MARGE);
       const c = await store.claimNext(gone, RALPH);

@@ -1,10 +1,11 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanError } from '../../src/core/errors.ts';
-import { lazyPlanSource, readSettled, SETTLED_MS, statKey } from '../../src/core/plan/source.ts';
+import { planFileSource, readSettled, SETTLED_MS, statKey } from '../../src/core/plan/source.ts';
 
 // docs/cli-cost.md, "Unchanged plan files": what a step command knows of its plan file before the store
 // is asked, and when the file's stat may vouch for its bytes.
@@ -22,38 +23,57 @@ function tempFile(t: { after(fn: () => void): void }, text = PLAN): string {
 test('a missing plan or a folder is refused when the source is made, before any store is asked', (t) => {
   const file = tempFile(t);
   assert.throws(
-    () => lazyPlanSource(`${file}.missing`, 'plans/p.md', 'plans/p.md'),
+    () => planFileSource(`${file}.missing`, 'plans/p.md', 'plans/p.md'),
     (err: unknown) => err instanceof PlanError && err.message.includes('plans/p.md: cannot read plan: no such file'),
   );
   const dir = join(file, '..', 'folder.md');
   mkdirSync(dir);
   assert.throws(
-    () => lazyPlanSource(dir, 'folder.md', 'folder.md'),
+    () => planFileSource(dir, 'folder.md', 'folder.md'),
     (err: unknown) => err instanceof PlanError && err.message.includes('is a directory'),
   );
 });
 
-test('a regular file is stat-ed at once and read only when its bytes or plan are asked for', (t) => {
+test('a regular file is stat-ed at once and read only when asked: readIfChanged reads nothing under the recorded stat', (t) => {
   const file = tempFile(t);
-  const source = lazyPlanSource(file, 'plans/p.md', 'plans/p.md');
+  const source = planFileSource(file, 'plans/p.md', 'plans/p.md');
+  const stat = statKey(statSync(file, { bigint: true }));
   assert.equal(source.file?.path, file);
-  assert.equal(source.file?.stat, statKey(statSync(file, { bigint: true })));
+  assert.equal(source.file?.stat, stat);
   unlinkSync(file);
-  // Had the bytes been read already, this would return them.
-  assert.throws(
-    () => source.bytes,
-    (err: unknown) => err instanceof PlanError && err.message.includes('cannot read plan: no such file'),
-  );
+  assert.equal(source.file?.readIfChanged(stat), undefined, 'the recorded stat: nothing read');
+  // Had the bytes been read already, these would return them.
+  for (const read of [() => source.file?.readIfChanged('another stat'), () => source.bytes(), () => source.plan()])
+    assert.throws(
+      read,
+      (err: unknown) => err instanceof PlanError && err.message.includes('cannot read plan: no such file'),
+    );
 });
 
 test('the bytes are read once and parsed once, whichever is asked first', (t) => {
   const file = tempFile(t);
-  const source = lazyPlanSource(file, 'plans/p.md', 'plans/p.md');
-  const plan = source.plan;
+  const source = planFileSource(file, 'plans/p.md', 'plans/p.md');
+  const plan = source.plan();
   writeFileSync(file, PLAN.replace('One', 'Uno'));
   assert.equal(plan.steps[0]?.title, 'One');
-  assert.equal(source.plan, plan);
-  assert.deepEqual(source.bytes, Buffer.from(PLAN));
+  assert.equal(source.plan(), plan);
+  assert.deepEqual(source.bytes(), Buffer.from(PLAN));
+  assert.deepEqual(source.file?.readIfChanged(undefined), { settledStat: undefined }, 'written just now: not settled');
+  assert.deepEqual(source.bytes(), Buffer.from(PLAN), 'readIfChanged after a read reads nothing new');
+  const proposed = { ...source, body: PLAN };
+  assert.equal(proposed.plan(), plan, 'a copy made by spreading (a proposal) keeps the reads');
+});
+
+test('a file that is not a regular one is read when the source is made, and has no stat', (t) => {
+  const file = tempFile(t);
+  const fifo = join(file, '..', 'fifo.md');
+  execFileSync('mkfifo', [fifo]);
+  const writer = spawn('sh', ['-c', `printf '%s' "$0" > "$1"`, PLAN, fifo]);
+  t.after(() => writer.kill());
+  const source = planFileSource(fifo, 'plans/p.md', 'plans/p.md');
+  assert.equal(source.file, undefined);
+  assert.deepEqual(source.bytes(), Buffer.from(PLAN));
+  assert.equal(source.plan().steps[0]?.anchor, 'one');
 });
 
 test('the stat vouches for the bytes only when the file was left alone SETTLED_MS before the read began', (t) => {

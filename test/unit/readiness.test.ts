@@ -20,6 +20,7 @@ import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from '../stress/planGen.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const P = 'plans/p.md';
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
@@ -133,7 +134,7 @@ function planText(seed: number, n: number, variant: Variant = {}): string {
   return out.join('\n');
 }
 
-const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });
+const source = (text: string): PlanSource => planSourceOf(P, parsePlan(text, P));
 
 function open(t: TestContext): { stores: SqliteStore[]; clock: ManualClock; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sf-readiness-'));

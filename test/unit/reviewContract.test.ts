@@ -9,15 +9,16 @@ import type { Store } from '../../src/core/store/index.ts';
 import type { VerificationEntry } from '../../src/core/store/runTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const BART: Actor = { worktree: '/wt/review', agent: 'bart' };
 const RALPH: Actor = { worktree: '/wt/build', agent: 'ralph' };
 const P = 'plans/v.md';
-const SOURCE: PlanSource = {
-  planPath: P,
-  plan: parsePlan('# Plan: Review\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n', P),
-};
+const SOURCE: PlanSource = planSourceOf(
+  P,
+  parsePlan('# Plan: Review\n## Step 1: One\n- [ ] a\n## Step 2: Two\n**Depends on:** #step-1\n- [ ] b\n', P),
+);
 const BACKENDS: Backend[] = contractBackends();
 
 async function implemented(store: Store, title = 'review the parser'): Promise<string> {

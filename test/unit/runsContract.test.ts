@@ -11,15 +11,16 @@ import type { Store } from '../../src/core/store/index.ts';
 import type { AgentRunInput, NewRun } from '../../src/core/store/runTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const RALPH: Actor = { worktree: '/wt/build', agent: 'ralph' };
 const OTHER: Actor = { worktree: '/wt/other', agent: 'ralph-2' };
 const P = 'plans/r.md';
-const SOURCE: PlanSource = {
-  planPath: P,
-  plan: parsePlan('# Plan: Runs\n## Step 1: One\n- [ ] a\n- [ ] b\n## Step 2: Two\n- [ ] c\n', P),
-};
+const SOURCE: PlanSource = planSourceOf(
+  P,
+  parsePlan('# Plan: Runs\n## Step 1: One\n- [ ] a\n- [ ] b\n## Step 2: Two\n- [ ] c\n', P),
+);
 const BACKENDS: Backend[] = contractBackends();
 
 /** An in-progress epic owning plans/r.md, step-1 claimed by Ralph's worktree. */

@@ -14,9 +14,10 @@ import { connect, loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
-const source = (text: string): PlanSource => ({ planPath: 'plans/p.md', plan: parsePlan(text, 'plans/p.md') });
+const source = (text: string): PlanSource => planSourceOf('plans/p.md', parsePlan(text, 'plans/p.md'));
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'sf-store-'));
@@ -104,7 +105,7 @@ test('a 2,000-step plan leaves the plans row on one page: its file bytes and str
       `## Step ${i + 1}: Step ${i + 1} {#s${i + 1}}\n${i > 0 ? `**Depends on:** #s${i}\n` : ''}- [ ] task ${i + 1}\n`,
   );
   const text = `# Big\n${steps.join('')}`;
-  await store.initPlan({ ...source(text), bytes: Buffer.from(text) }, A);
+  await store.initPlan(planSourceOf('plans/p.md', parsePlan(text, 'plans/p.md'), Buffer.from(text)), A);
   const pages = (name: string): Record<string, number> =>
     Object.fromEntries(
       (

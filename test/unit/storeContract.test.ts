@@ -11,13 +11,14 @@ import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Store } from '../../src/core/store/index.ts';
 import type { Actor, ClaimResult } from '../../src/core/store/types.ts';
 import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
 const B: Actor = { worktree: '/wt/b', agent: 'agent-b' };
 const ADMIN: Actor = { worktree: '/wt/admin', agent: null };
 const T0 = Date.UTC(2026, 0, 1);
-const source = (text: string): PlanSource => ({ planPath: P, plan: parsePlan(text, P) });
+const source = (text: string): PlanSource => planSourceOf(P, parsePlan(text, P));
 const iso = (ms: number): string => new Date(ms).toISOString();
 const refused = (code: string) => ({ name: 'RefusedError', category: 'refused', code });
 
@@ -534,7 +535,7 @@ for (const backend of BACKENDS) {
       await claim(store, B);
       const same = await store.initPlan(PLAN, ADMIN, { force: true });
       const changed = source(
-        PLAN.plan.title === 'Demo'
+        PLAN.plan().title === 'Demo'
           ? `# Plan: Demo
 ## Step 1: First
 **Tasks:**
@@ -715,7 +716,7 @@ for (const backend of BACKENDS) {
       const result = await store.initPlan(nested, A);
       assert.deepEqual(result, {
         plan_path: P,
-        plan_hash: planHash(nested.plan),
+        plan_hash: planHash(nested.plan()),
         steps_created: 4,
         checklist_items_created: 5,
         already_initialized: false,
@@ -725,7 +726,7 @@ for (const backend of BACKENDS) {
       const [view] = await store.showPlans(P);
       assert.deepEqual(
         [view?.title, view?.status, view?.epic_id, (await store.plan(P)).plan_hash],
-        ['Nested', 'active', null, planHash(nested.plan)],
+        ['Nested', 'active', null, planHash(nested.plan())],
       );
       const all = view?.steps.flatMap((s) => [s, ...s.substeps]) ?? [];
       assert.deepEqual(
@@ -760,7 +761,7 @@ for (const backend of BACKENDS) {
       const events = await store.events({ planPath: P });
       assert.deepEqual(
         events.map((e) => [e.worktree, e.agent, e.entity, e.action, e.plan_path, e.to_status]),
-        [['/wt/a', 'agent-a', 'plan', 'init', P, planHash(nested.plan)]],
+        [['/wt/a', 'agent-a', 'plan', 'init', P, planHash(nested.plan())]],
       );
       const before = JSON.stringify([await store.showPlans(), await store.events()]);
       const again = await store.initPlan(nested, A);
@@ -785,7 +786,7 @@ for (const backend of BACKENDS) {
       const result = await store.initPlan(v2, ADMIN, { force: true });
       assert.deepEqual(
         [result.reinitialized, result.already_initialized, result.steps_kept_completed, result.plan_hash],
-        [true, false, 1, planHash(v2.plan)],
+        [true, false, 1, planHash(v2.plan())],
       );
       const [view] = await store.showPlans(P);
       assert.deepEqual(

@@ -12,6 +12,7 @@ import { sqliteOf } from '../helpers/sqlite.ts';
 import { agentsRoot, epicsRoot, signalsRoot } from '../../src/extension/views/treeModel.ts';
 import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
 import type { TreeNode } from '../../src/extension/views/nodes.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const PLAN = `# Plan: Cache
 ## Approach
@@ -35,7 +36,7 @@ function setup(t: { after: (fn: () => void) => void }) {
     store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { store, clock, source: { planPath: 'plans/cache.md', plan: parsePlan(PLAN, 'plans/cache.md') } };
+  return { store, clock, source: planSourceOf('plans/cache.md', parsePlan(PLAN, 'plans/cache.md')) };
 }
 
 const me = { worktree: '/wt/me', agent: null };

@@ -18,6 +18,7 @@ import { needsYou, type SchedulerState } from '../../src/extension/model/needsYo
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicLimitWaits, limitStatus } from '../../src/extension/model/usageLimits.ts';
 import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 
 const T0 = new Date('2026-11-28T10:00:00Z');
 const at = (s: number) => new Date(T0.getTime() + s * 1000);
@@ -43,7 +44,7 @@ async function storeWith(t: { after(fn: () => void): void }, titles: readonly st
   const ids: string[] = [];
   for (const title of titles) {
     const epic = await store.createEpic({ title, brief: '', priority: 'P2' }, me);
-    const src = { planPath: `plans/${epic.id}.md`, plan: parsePlan(PLAN, `plans/${epic.id}.md`) };
+    const src = planSourceOf(`plans/${epic.id}.md`, parsePlan(PLAN, `plans/${epic.id}.md`));
     await store.proposePlan(epic.id, { ...src, body: PLAN }, { worktree: '/wt/lisa', agent: 'lisa' });
     await store.approvePlan(epic.id, src, me);
     await store.startEpic(epic.id, src, me);

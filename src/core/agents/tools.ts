@@ -12,6 +12,7 @@ import { commitStep } from '../git/commit.ts';
 import { readHead } from '../git/head.ts';
 import type { RepoLocation } from '../git/repo.ts';
 import { readPlanFile } from '../plan/parse.ts';
+import { planSourceOf } from '../plan/source.ts';
 import type { ItemKind, PlanSource } from '../plan/types.ts';
 import type { Store } from '../store/index.ts';
 import type { Actor, ItemChange, ItemStatus } from '../store/types.ts';
@@ -261,5 +262,5 @@ function repoPath(s: ToolSession, given: string, what: 'plan' | 'location'): str
 
 function planSource(s: ToolSession, given: string): PlanSource {
   const planPath = repoPath(s, given, 'plan');
-  return { planPath, plan: readPlanFile(resolve(root(s), planPath), given) };
+  return planSourceOf(planPath, readPlanFile(resolve(root(s), planPath), given));
 }

@@ -55,18 +55,28 @@ interface Landed {
  * complete mechanically and merge (docs/scheduler-faults.md).
  */
 export class EpicWork {
-  private readonly o: EpicWorkOptions;
+  private readonly actor: Actor;
+  private readonly store: EpicWorkOptions['store'];
+  private readonly mainRoot: EpicWorkOptions['mainRoot'];
+  private readonly worktreeLocation: EpicWorkOptions['worktreeLocation'];
+  private readonly log: EpicWorkOptions['log'];
+  private readonly config: EpicWorkOptions['config'];
+  private readonly resolveConflict: EpicWorkOptions['resolveConflict'];
+  private readonly beforeWorktreeRemoved: EpicWorkOptions['beforeWorktreeRemoved'];
   private readonly pool: SlotPool;
   private readonly mergeQueue = new SlotPool(1);
 
   constructor(options: EpicWorkOptions) {
-    this.o = options;
+    this.actor = options.actor;
+    this.store = options.store;
+    this.mainRoot = options.mainRoot;
+    this.worktreeLocation = options.worktreeLocation;
+    this.log = options.log;
+    this.config = options.config;
+    this.resolveConflict = options.resolveConflict;
+    this.beforeWorktreeRemoved = options.beforeWorktreeRemoved;
     // decide() holds a verification while its slots are taken; a merge's re-verification waits here for one.
     this.pool = new SlotPool(slotsOf(options.config).verification);
-  }
-
-  private get actor(): Actor {
-    return this.o.actor;
   }
 
   async startEpic(epicId: string): Promise<void> {
@@ -74,12 +84,12 @@ export class EpicWork {
       transition: t,
       worktree: wt,
       version,
-    } = await startEpicInWorktree(this.o.store, this.o.mainRoot, epicId, this.actor, this.o.worktreeLocation);
+    } = await startEpicInWorktree(this.store, this.mainRoot, epicId, this.actor, this.worktreeLocation);
     if (wt.dirty.length > 0)
-      this.o.log(
+      this.log(
         `${epicId}: worktree ${wt.path} has uncommitted changes (${wt.dirty.slice(0, 3).join(', ')}); left as they are`,
       );
-    this.o.log(
+    this.log(
       `${epicId}: ${t.from} → ${t.to} in ${wt.path}${wt.created ? ' (new worktree)' : ''}${wt.handoffCommitted && version !== null ? ` with approved plan v${version} committed` : ''}`,
     );
   }
@@ -91,13 +101,13 @@ export class EpicWork {
    * epic waits for it.
    */
   async epicPlace(epicId: string): Promise<EpicRow> {
-    const epic = await this.o.store.getEpic(epicId);
-    if (epic.worktree_path && epic.worktree_path !== this.o.mainRoot) return epic;
-    const approved = (await this.o.store.epicPlans(epicId)).approved;
-    const wt = await ensureEpicWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation, approved ?? undefined);
-    await this.o.store.setEpicWorktree(epicId, wt.path, wt.branch);
-    this.o.log(`${epicId}: it had no worktree of its own; gave it ${wt.path} on ${wt.branch}`);
-    await this.o.store.recordWorktreeEvent(epicId, this.actor, 'adopt', `its own worktree ${wt.path} on ${wt.branch}`, {
+    const epic = await this.store.getEpic(epicId);
+    if (epic.worktree_path && epic.worktree_path !== this.mainRoot) return epic;
+    const approved = (await this.store.epicPlans(epicId)).approved;
+    const wt = await ensureEpicWorktree(this.mainRoot, epicId, this.worktreeLocation, approved ?? undefined);
+    await this.store.setEpicWorktree(epicId, wt.path, wt.branch);
+    this.log(`${epicId}: it had no worktree of its own; gave it ${wt.path} on ${wt.branch}`);
+    await this.store.recordWorktreeEvent(epicId, this.actor, 'adopt', `its own worktree ${wt.path} on ${wt.branch}`, {
       path: wt.path,
       branch: wt.branch,
     });
@@ -109,21 +119,21 @@ export class EpicWork {
    * again): a stale git lock cleared, the epic's branch back, leftovers committed as WIP.
    */
   async tidy(epic: EpicRow): Promise<void> {
-    if (!epic.worktree_path || !epic.branch || epic.worktree_path === this.o.mainRoot) return;
+    if (!epic.worktree_path || !epic.branch || epic.worktree_path === this.mainRoot) return;
     if (!existsSync(epic.worktree_path)) {
-      const approved = (await this.o.store.epicPlans(epic.id)).approved;
-      await ensureEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation, approved ?? undefined);
-      this.o.log(`${epic.id}: its worktree was gone; made it again at ${epic.worktree_path}`);
+      const approved = (await this.store.epicPlans(epic.id)).approved;
+      await ensureEpicWorktree(this.mainRoot, epic.id, this.worktreeLocation, approved ?? undefined);
+      this.log(`${epic.id}: its worktree was gone; made it again at ${epic.worktree_path}`);
     }
-    const last = await this.o.store.latestRun(epic.id);
+    const last = await this.store.latestRun(epic.id);
     const label = last
       ? `after run ${last.id} (${last.role}${last.step_anchor ? ` on ${last.step_anchor}` : ''}, ${last.status})`
       : 'found in the worktree';
     const report = await tidyWorktree(epic.worktree_path, epic.branch.replace(/^refs\/heads\//, ''), label);
     const line = describeTidy(report);
     if (!line) return;
-    this.o.log(`${epic.id}: ${line}`);
-    await this.o.store.recordWorktreeEvent(epic.id, this.actor, 'tidy', line, { ...report });
+    this.log(`${epic.id}: ${line}`);
+    await this.store.recordWorktreeEvent(epic.id, this.actor, 'tidy', line, { ...report });
   }
 
   /**
@@ -132,10 +142,10 @@ export class EpicWork {
    * (plan_drift) with the changes and null is returned, so no builder starts.
    */
   async builderPlan(epic: EpicRow, planPath: string, worktree: string): Promise<PlanSource | null> {
-    const approved = (await this.o.store.epicPlans(epic.id)).approved;
-    if (approved && worktree !== this.o.mainRoot && !existsSync(join(worktree, planPath))) {
+    const approved = (await this.store.epicPlans(epic.id)).approved;
+    if (approved && worktree !== this.mainRoot && !existsSync(join(worktree, planPath))) {
       await depositApprovedPlan(worktree, epic.id, approved);
-      this.o.log(
+      this.log(
         `${epic.id}: ${planPath} was missing from the worktree; committed the approved v${approved.version} again`,
       );
     }
@@ -144,17 +154,17 @@ export class EpicWork {
     try {
       source = loadPlanSource(worktree, planPath);
       const current = source;
-      changes = await this.o.store.changesSinceInit(planPath, current);
+      changes = await this.store.changesSinceInit(planPath, current);
     } catch (err) {
       changes = [messageOf(err)];
     }
     if (changes.length === 0) return source;
     const reason = `plan_drift: ${planPath} in ${worktree} differs from the approved${approved ? ` v${approved.version}` : ''} (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? '; …' : ''}); restore it (springfield plan show ${epic.id} has the approved text) and retry`;
-    const t = await this.o.store.applyEpicEvent(epic.id, 'plan_drift', this.actor, reason, {
+    const t = await this.store.applyEpicEvent(epic.id, 'plan_drift', this.actor, reason, {
       plan_path: planPath,
       changes,
     });
-    this.o.log(`${epic.id}: ${t.from} → ${t.to}: no builder starts on a drifted plan — ${reason}`);
+    this.log(`${epic.id}: ${t.from} → ${t.to}: no builder starts on a drifted plan — ${reason}`);
     return null;
   }
 
@@ -165,27 +175,27 @@ export class EpicWork {
    * the retry limit: docs/scheduler-faults.md).
    */
   async setUpPlanning(epicId: string, worktree: string): Promise<string | null> {
-    if (!setupWanted(this.o.mainRoot, this.o.config.setup)) return null;
+    if (!setupWanted(this.mainRoot, this.config.setup)) return null;
     const r = await setUpWorktree({
-      mainRoot: this.o.mainRoot,
+      mainRoot: this.mainRoot,
       worktree,
-      commands: this.o.config.setup,
-      timeoutMs: timeoutFor(this.o.config, 'setup') * 1000,
-      graceMs: this.o.config.killGraceSeconds * 1000,
-      env: await this.commandEnv(await this.o.store.getEpic(epicId), worktree),
+      commands: this.config.setup,
+      timeoutMs: timeoutFor(this.config, 'setup') * 1000,
+      graceMs: this.config.killGraceSeconds * 1000,
+      env: await this.commandEnv(await this.store.getEpic(epicId), worktree),
     });
-    this.o.log(`${epicId}: planning worktree ${r.ok ? 'set up' : `not set up — ${r.reason ?? 'setup failed'}`}`);
+    this.log(`${epicId}: planning worktree ${r.ok ? 'set up' : `not set up — ${r.reason ?? 'setup failed'}`}`);
     return r.ok ? null : `${r.output}\nsetup of the planning worktree failed: ${r.reason ?? 'setup failed'}`;
   }
 
   /** Copies `.worktreeinclude` files and runs the setup commands in the epic's worktree, recorded like an agent run. */
   async setup(epicId: string): Promise<void> {
-    const epic = await this.o.store.getEpic(epicId);
+    const epic = await this.store.getEpic(epicId);
     const worktree = epic.worktree_path;
     if (!worktree) return;
-    const commands = this.o.config.setup;
+    const commands = this.config.setup;
     const shown = commands.length ? commands.map(displayCommand) : ['copy the files .worktreeinclude lists'];
-    const run = await this.o.store.startRun(
+    const run = await this.store.startRun(
       {
         epicId,
         planPath: null,
@@ -199,48 +209,48 @@ export class EpicWork {
       },
       this.actor,
     );
-    this.o.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
+    this.log(`${epicId}: setting up ${worktree} (run #${run.id}: ${shown.join('; ')})`);
     const r = await setUpWorktree({
-      mainRoot: this.o.mainRoot,
+      mainRoot: this.mainRoot,
       worktree,
       commands,
-      timeoutMs: timeoutFor(this.o.config, 'setup') * 1000,
-      graceMs: this.o.config.killGraceSeconds * 1000,
+      timeoutMs: timeoutFor(this.config, 'setup') * 1000,
+      graceMs: this.config.killGraceSeconds * 1000,
       env: await this.commandEnv(epic, worktree),
     });
-    const ended = await this.o.store.finishRun(
+    const ended = await this.store.finishRun(
       run.id,
       { exitCode: r.exitCode, signal: null, timedOut: r.timedOut, outputTail: r.output, fault: r.reason },
       this.actor,
     );
-    this.o.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
+    this.log(`${epicId}: setup ${ended.status}${r.reason ? ` — ${r.reason}` : ''}`);
   }
 
   /** What setup, verification and archive commands in an epic's worktree are told: its epic, paths, ports and the config's env map (docs/worktrees.md). */
   private async commandEnv(epic: EpicRow, worktree: string): Promise<NodeJS.ProcessEnv> {
-    const facts = await worktreeFacts(this.o.store, {
+    const facts = await worktreeFacts(this.store, {
       epic,
       worktree,
-      mainRoot: this.o.mainRoot,
-      config: this.o.config,
+      mainRoot: this.mainRoot,
+      config: this.config,
       env: process.env,
     });
     return worktreeCommandEnv(process.env, facts);
   }
 
   async verify(epicId: string): Promise<void> {
-    const epic = await this.o.store.getEpic(epicId);
+    const epic = await this.store.getEpic(epicId);
     await this.tidy(epic);
-    const worktree = epic.worktree_path ?? this.o.mainRoot;
+    const worktree = epic.worktree_path ?? this.mainRoot;
     // The evidence is tied to the build it followed: the latest builder run and its step.
     const build = {
-      run: await this.o.store.latestRun(epicId, 'ralph'),
-      planPath: (await this.o.store.epicPlans(epicId)).livePlanPath,
+      run: await this.store.latestRun(epicId, 'ralph'),
+      planPath: (await this.store.epicPlans(epicId)).livePlanPath,
     };
     const runId = build.run?.id ?? null;
     const env = await this.commandEnv(epic, worktree);
-    const results = await this.pool.use(() => runVerification(this.o.config.verification, worktree, env));
-    await this.o.store.recordVerifications(
+    const results = await this.pool.use(() => runVerification(this.config.verification, worktree, env));
+    await this.store.recordVerifications(
       results.map((r) => ({
         runId,
         epicId,
@@ -254,16 +264,14 @@ export class EpicWork {
       })),
     );
     const failed = results.find((r) => r.verdict === 'fail');
-    this.o.log(
-      `${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`,
-    );
+    this.log(`${epicId}: verification ${failed ? `FAILED (${failed.command} exited ${failed.exit_code})` : 'passed'}`);
   }
 
   async completeMechanically(epicId: string): Promise<void> {
-    const epic = await this.o.store.getEpic(epicId);
+    const epic = await this.store.getEpic(epicId);
     await this.tidy(epic);
-    const worktree = epic.worktree_path ?? this.o.mainRoot;
-    const path = writeSummary(await this.o.store.epicReport(epicId), worktree);
+    const worktree = epic.worktree_path ?? this.mainRoot;
+    const path = writeSummary(await this.store.epicReport(epicId), worktree);
     await gitOutAsync(worktree, ['add', '--', summaryFileName(epicId)], process.env);
     await gitOutAsync(
       worktree,
@@ -279,14 +287,14 @@ export class EpicWork {
       ],
       process.env,
     );
-    const verified = this.o.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
-    const t = await this.o.store.finishEpic(
+    const verified = this.config.verification.length > 0 ? 'verification passed' : 'no verification configured';
+    const t = await this.store.finishEpic(
       epicId,
       this.actor,
       `mechanical completion: all steps completed, ${verified}; ${path}`,
-      { verificationConfigured: this.o.config.verification.length > 0 },
+      { verificationConfigured: this.config.verification.length > 0 },
     );
-    this.o.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
+    this.log(`${epicId}: ${t.from} → ${t.to} (mechanical completion, no agent session)`);
   }
 
   /** One merge at a time: rebase onto the current main, verify again, then land; archive, then remove the worktree. */
@@ -312,16 +320,16 @@ export class EpicWork {
         }
       }
       const files = conflict instanceof RebaseConflict ? conflict.files : [];
-      await recordConflict(this.o.store, epicId, this.actor, 'person', files, []);
+      await recordConflict(this.store, epicId, this.actor, 'person', files, []);
       // A conflict waits for someone to resolve it; trying again every pass would change nothing (docs/files.md, "Conflict ahead").
-      const t = await this.o.store.applyEpicEvent(
+      const t = await this.store.applyEpicEvent(
         epicId,
         'merge_failed',
         this.actor,
         `merge_failed: ${conflict.message}, then springfield epic retry ${epicId}`,
         { conflict: true },
       );
-      this.o.log(
+      this.log(
         `${epicId}: ${t.from} → ${t.to}: ${conflict.message}; once it is resolved: springfield epic retry ${epicId}`,
       );
     }
@@ -329,28 +337,28 @@ export class EpicWork {
 
   /** One Ralph session on a real conflict; true when it left the branch rebased, false (and the branch as it was) otherwise. */
   private async ralphResolves(epicId: string, conflict: RebaseConflict): Promise<boolean> {
-    const epic = await this.o.store.getEpic(epicId);
+    const epic = await this.store.getEpic(epicId);
     const worktree = epic.worktree_path;
-    if (!this.o.resolveConflict || !this.o.config.roles.ralph || !worktree || !epic.branch) return false;
+    if (!this.resolveConflict || !this.config.roles.ralph || !worktree || !epic.branch) return false;
     const git = (args: readonly string[]) => gitOutAsync(worktree, args, process.env);
     const before = (await git(['rev-parse', 'HEAD'])).trim();
-    const brief = await conflictBrief(this.o.store, worktree, epicId, conflict);
-    this.o.log(`${epicId}: ${conflict.message}; Ralph resolves it (one session)`);
-    const code = await this.o.resolveConflict(epicId, worktree, brief);
+    const brief = await conflictBrief(this.store, worktree, epicId, conflict);
+    this.log(`${epicId}: ${conflict.message}; Ralph resolves it (one session)`);
+    const code = await this.resolveConflict(epicId, worktree, brief);
     const branch = epic.branch.replace(/^refs\/heads\//, '');
     const why = await settleSession(worktree, branch, conflict.target, before, code);
-    if (why) this.o.log(`${epicId}: Ralph's session on the conflict ${why}; the branch is as it was`);
+    if (why) this.log(`${epicId}: Ralph's session on the conflict ${why}; the branch is as it was`);
     return why === null;
   }
 
   /** What a rebase in the epic's worktree resolves by itself: the config's regeneration commands, run there like its verification. */
   resolving(epic: EpicRow, worktree: string): Resolving {
     return {
-      mechanical: this.o.config.mechanicalMerge !== false,
-      regenerate: regenerateOf(this.o.config),
+      mechanical: this.config.mechanicalMerge !== false,
+      regenerate: regenerateOf(this.config),
       run: async (argv) => {
         const env = await this.commandEnv(epic, worktree);
-        const r = await runCommand(argv, worktree, env, timeoutFor(this.o.config, 'setup') * 1000);
+        const r = await runCommand(argv, worktree, env, timeoutFor(this.config, 'setup') * 1000);
         if (r.verdict === 'pass') return null;
         const last = r.output_tail.trimEnd().split('\n').at(-1) ?? '';
         return `${r.command} ${r.timed_out ? 'timed out' : `exited ${r.exit_code}`}${last ? `: ${last}` : ''}`;
@@ -364,20 +372,20 @@ export class EpicWork {
    * real conflict it is. `landed` says who resolved a conflict met before (Ralph's session).
    */
   private async landNow(epicId: string, landed?: Landed): Promise<void> {
-    const epic = await this.o.store.getEpic(epicId);
+    const epic = await this.store.getEpic(epicId);
     const worktree = epic.worktree_path;
     let outcome = landed;
     if (worktree && existsSync(worktree)) {
       await this.tidy(epic);
-      const r = await rebaseOntoMain(this.o.mainRoot, worktree, this.resolving(epic, worktree));
+      const r = await rebaseOntoMain(this.mainRoot, worktree, this.resolving(epic, worktree));
       if (r.resolutions.length > 0) {
         const files = [...new Set(r.resolutions.map((x) => x.file))];
         outcome = landed ?? { by: 'mechanical', files, resolutions: r.resolutions };
-        this.o.log(`${epicId}: resolved mechanically — ${describeResolutions(r.resolutions).join('; ')}`);
+        this.log(`${epicId}: resolved mechanically — ${describeResolutions(r.resolutions).join('; ')}`);
       }
-      if ((r.moved || landed) && this.o.config.verification.length > 0) {
+      if ((r.moved || landed) && this.config.verification.length > 0) {
         await this.verify(epicId);
-        if ((await this.o.store.lastVerdict(epicId)) === 'fail') {
+        if ((await this.store.lastVerdict(epicId)) === 'fail') {
           if (r.resolutions.length > 0 && !landed) {
             await gitOutAsync(worktree, ['reset', '-q', '--hard', r.before], process.env);
             const files = outcome?.files ?? [];
@@ -389,47 +397,46 @@ export class EpicWork {
               r.resolutions,
             );
           }
-          this.o.log(`${epicId}: verification fails on the new main; not merged (it waits for a fix)`);
+          this.log(`${epicId}: verification fails on the new main; not merged (it waits for a fix)`);
           return;
         }
       }
     }
     // A person's Request changes may have sent it back while it was rebased and verified again: then it does not land.
     if (!(await this.stillVerified(epicId))) return;
-    if (this.o.config.merge === 'pr') {
+    if (this.config.merge === 'pr') {
       await this.openPullRequest(epic);
-      if (outcome)
-        await recordConflict(this.o.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
+      if (outcome) await recordConflict(this.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
       return;
     }
     // Lovejoy, mechanically: the retrospective goes into the squash commit (summary and PLAN.md) and the event log.
-    const retro = await this.o.store.retrospective(epicId);
+    const retro = await this.store.retrospective(epicId);
     const notes = {
       summary: (text: string) => `${text.trimEnd()}\n\n${renderRetrospective(retro).join('\n')}`,
       planMd: (text: string) => planMdWithRetrospective(text, epicId, retro),
     };
     const body = outcome ? resolvedBody(outcome) : undefined;
-    const r = await squashMerge(this.o.mainRoot, epicId, epic.title, notes, body);
-    await this.o.store.markMerged(
+    const r = await squashMerge(this.mainRoot, epicId, epic.title, notes, body);
+    await this.store.markMerged(
       epicId,
       this.actor,
       `squash-merged as ${r.commit_hash.slice(0, 12)} with ${r.trailers} trailers`,
       retro,
     );
-    if (outcome) await recordConflict(this.o.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
+    if (outcome) await recordConflict(this.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 
   /** The epic is still verified, read just before it lands; otherwise says why it is not merged (done: the merge before it in the queue landed it, nothing to say). */
   private async stillVerified(epicId: string): Promise<boolean> {
-    const { status } = await this.o.store.getEpic(epicId);
+    const { status } = await this.store.getEpic(epicId);
     if (status === 'verified') return true;
     if (status === 'done') return false;
     const why =
       status === 'in_progress'
         ? 'sent back while it was prepared for the merge'
         : 'it changed while it was prepared for the merge';
-    this.o.log(`${epicId}: not merged: it is ${status.replace('_', ' ')} now (${why})`);
+    this.log(`${epicId}: not merged: it is ${status.replace('_', ' ')} now (${why})`);
     return false;
   }
 
@@ -437,29 +444,29 @@ export class EpicWork {
   private async closeWorktree(epic: EpicRow, what: string): Promise<void> {
     const worktree = epic.worktree_path;
     // The epic's app goes with its worktree (docs/worktrees.md, "Running an epic's app").
-    if (worktree && (await stopApp(worktree, this.o.config.killGraceSeconds * 1000)))
-      this.o.log(`${epic.id}: its app was stopped`);
+    if (worktree && (await stopApp(worktree, this.config.killGraceSeconds * 1000)))
+      this.log(`${epic.id}: its app was stopped`);
     const failed =
       worktree && existsSync(worktree)
         ? await archiveWorktree(
             worktree,
-            this.o.config.archive,
+            this.config.archive,
             await this.commandEnv(epic, worktree),
-            timeoutFor(this.o.config, 'setup') * 1000,
+            timeoutFor(this.config, 'setup') * 1000,
           )
         : null;
     if (failed) {
-      this.o.log(
+      this.log(
         `${epic.id}: ${what}; done. The archive command \`${failed.command}\` exited ${failed.exit_code}, so the worktree ${worktree} is kept (fix it, then \`springfield worktrees prune\` archives and removes it):\n${failed.output_tail.trimEnd().split('\n').slice(-5).join('\n')}`,
       );
       return;
     }
-    if (worktree) await this.o.beforeWorktreeRemoved?.(worktree).catch(() => undefined);
-    await removeEpicWorktree(this.o.mainRoot, epic.id, this.o.worktreeLocation);
-    if (worktree) await releaseWorktreePorts(this.o.store, worktree, process.env);
+    if (worktree) await this.beforeWorktreeRemoved?.(worktree).catch(() => undefined);
+    await removeEpicWorktree(this.mainRoot, epic.id, this.worktreeLocation);
+    if (worktree) await releaseWorktreePorts(this.store, worktree, process.env);
     // The store forgets a worktree that is gone, so no surface names it (one kept elsewhere stays recorded).
-    if (worktree && !existsSync(worktree)) await this.o.store.forgetEpicWorktree(epic.id, worktree);
-    this.o.log(`${epic.id}: ${what}; worktree removed; done`);
+    if (worktree && !existsSync(worktree)) await this.store.forgetEpicWorktree(epic.id, worktree);
+    this.log(`${epic.id}: ${what}; worktree removed; done`);
   }
 
   /**
@@ -468,27 +475,27 @@ export class EpicWork {
    * push: blocked (merge_failed) with the reason, until a person fixes it and retries.
    */
   private async openPullRequest(epic: EpicRow): Promise<void> {
-    const remote = this.o.config.remote ?? 'origin';
+    const remote = this.config.remote ?? 'origin';
     try {
       await this.dropHandoff(epic);
       const body = await this.pullRequestBody(epic);
       const pr = await openPullRequest({
-        mainRoot: this.o.mainRoot,
+        mainRoot: this.mainRoot,
         epicId: epic.id,
         title: `${epic.title} (${epic.id})`,
         body,
         remote,
       });
-      await this.o.store.setPullRequest(epic.id, pr.url, this.actor, { remote, base: pr.base, pushed: pr.pushed });
-      this.o.log(
+      await this.store.setPullRequest(epic.id, pr.url, this.actor, { remote, base: pr.base, pushed: pr.pushed });
+      this.log(
         `${epic.id}: pushed ${epicBranch(epic.id)} to ${remote} and opened ${pr.url}; done once it is merged there`,
       );
     } catch (err) {
       if (!(err instanceof PullRequestBlocked)) throw err;
-      const t = await this.o.store.applyEpicEvent(epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, {
+      const t = await this.store.applyEpicEvent(epic.id, 'merge_failed', this.actor, `merge_failed: ${err.message}`, {
         remote,
       });
-      this.o.log(`${epic.id}: ${t.from} → ${t.to}: ${err.message}; after fixing it: springfield epic retry ${epic.id}`);
+      this.log(`${epic.id}: ${t.from} → ${t.to}: ${err.message}; after fixing it: springfield epic retry ${epic.id}`);
     }
   }
 
@@ -514,12 +521,12 @@ export class EpicWork {
   }
 
   private async pullRequestBody(epic: EpicRow): Promise<string> {
-    const summary = renderSummary(await this.o.store.epicReport(epic.id));
+    const summary = renderSummary(await this.store.epicReport(epic.id));
     // The merge happens on GitHub, so the retrospective so far goes where reviewers read it (and into the event log once merged).
-    const retro = renderRetrospective(await this.o.store.retrospective(epic.id));
+    const retro = renderRetrospective(await this.store.retrospective(epic.id));
     const commits = (
       await gitOutAsync(
-        this.o.mainRoot,
+        this.mainRoot,
         ['log', '--reverse', '--format=- %h %s', `HEAD..${epicBranch(epic.id)}`],
         process.env,
       )
@@ -539,32 +546,32 @@ export class EpicWork {
 
   /** PR mode: asks gh whether the pull request was merged; merged → done and the worktree removed; closed → blocked. */
   async checkPullRequest(epicId: string): Promise<void> {
-    const epic = await this.o.store.getEpic(epicId);
+    const epic = await this.store.getEpic(epicId);
     if (epic.status !== 'verified' || !epic.pr_url) return;
     const url = epic.pr_url;
-    await this.o.store.markPullRequestChecked(epicId);
+    await this.store.markPullRequestChecked(epicId);
     let state;
     try {
-      state = await pullRequestState(this.o.mainRoot, url);
+      state = await pullRequestState(this.mainRoot, url);
     } catch (err) {
-      this.o.log(`${epicId}: could not read ${url}: ${messageOf(err)} (asked again later)`);
+      this.log(`${epicId}: could not read ${url}: ${messageOf(err)} (asked again later)`);
       return;
     }
     if (state.state === 'MERGED') {
-      await this.o.store.markMerged(
+      await this.store.markMerged(
         epicId,
         this.actor,
         `pull request merged${state.mergedAt ? ` at ${state.mergedAt}` : ''}: ${url}`,
       );
       await this.closeWorktree(epic, `pull request ${url} merged`);
     } else if (state.state === 'CLOSED') {
-      await this.o.store.applyEpicEvent(
+      await this.store.applyEpicEvent(
         epicId,
         'merge_failed',
         this.actor,
         `merge_failed: pull request ${url} was closed without merging`,
       );
-      this.o.log(`${epicId}: pull request ${url} was closed without merging; blocked until a person retries`);
+      this.log(`${epicId}: pull request ${url} was closed without merging; blocked until a person retries`);
     }
   }
 }

@@ -30,13 +30,21 @@ export interface FilesAwareOptions {
 }
 
 export class FilesAware {
-  private readonly o: FilesAwareOptions;
+  private readonly config: FilesAwareOptions['config'];
+  private readonly log: FilesAwareOptions['log'];
+  private readonly logOnce: FilesAwareOptions['logOnce'];
+  private readonly mainRoot: FilesAwareOptions['mainRoot'];
+  private readonly resolving: FilesAwareOptions['resolving'];
   private readonly steps: StepFiles;
   private readonly forecast: ConflictForecast;
   private filesNow = new Map<string, EpicFiles>();
 
   constructor(options: FilesAwareOptions) {
-    this.o = options;
+    this.config = options.config;
+    this.log = options.log;
+    this.logOnce = options.logOnce;
+    this.mainRoot = options.mainRoot;
+    this.resolving = options.resolving;
     this.steps = new StepFiles(options.store, options.mainRoot);
     this.forecast = new ConflictForecast(options.mainRoot, options.logOnce);
   }
@@ -54,9 +62,9 @@ export class FilesAware {
     try {
       // Conflicts ahead are predicted with files-aware scheduling off too: they are news either way.
       await this.forecast.start(snapshot.epics);
-      if (!filesAwareOf(this.o.config)) return snapshot;
+      if (!filesAwareOf(this.config)) return snapshot;
       const found = await this.steps.annotate(snapshot, this.forecast.between(snapshot.epics));
-      const hotspot = hotspotsOf(this.o.config);
+      const hotspot = hotspotsOf(this.config);
       const annotated = {
         ...found,
         epics: found.epics.map((e) => (e.files ? { ...e, files: withoutHotspots(e.files, hotspot) } : e)),
@@ -65,7 +73,7 @@ export class FilesAware {
       return annotated;
     } catch (err) {
       const message = messageOf(err);
-      this.o.logOnce(`files:${message}`, `files-aware scheduling skipped this pass: ${message}`);
+      this.logOnce(`files:${message}`, `files-aware scheduling skipped this pass: ${message}`);
       return snapshot;
     }
   }
@@ -76,17 +84,17 @@ export class FilesAware {
    * the conflict ahead says so.
    */
   async beforeStep(epicId: string, stepAnchor: string, worktree: string): Promise<void> {
-    if (!filesAwareOf(this.o.config)) return;
+    if (!filesAwareOf(this.config)) return;
     const files = this.filesNow.get(epicId)?.openSteps[stepAnchor] ?? [];
     try {
-      const r = await refreshForStep(this.o.mainRoot, worktree, files, await this.o.resolving?.(epicId, worktree));
+      const r = await refreshForStep(this.mainRoot, worktree, files, await this.resolving?.(epicId, worktree));
       if (r.kind === 'rebased')
-        this.o.log(
+        this.log(
           `${epicId}: rebased onto ${r.onto} before ${stepAnchor}, which touches ${r.file} that ${r.onto} changed${r.resolutions.length ? ` (resolved mechanically: ${describeResolutions(r.resolutions).join('; ')})` : ''}`,
         );
-      if (r.kind === 'conflict') this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
+      if (r.kind === 'conflict') this.log(`${epicId}: not rebased before ${stepAnchor}: ${r.reason}`);
     } catch (err) {
-      this.o.log(`${epicId}: not rebased before ${stepAnchor}: ${messageOf(err)}`);
+      this.log(`${epicId}: not rebased before ${stepAnchor}: ${messageOf(err)}`);
     }
   }
 
@@ -95,7 +103,7 @@ export class FilesAware {
     try {
       await this.forecast.after(epicId);
     } catch (err) {
-      this.o.log(`${epicId}: conflict ahead not checked: ${messageOf(err)}`);
+      this.log(`${epicId}: conflict ahead not checked: ${messageOf(err)}`);
     }
   }
 }

@@ -18,21 +18,14 @@ import { EpicWork } from './epicWork.ts';
 import { FilesAware } from './filesAware.ts';
 import type { ConflictAhead } from './conflictsAhead.ts';
 import type { LaunchedAgent, Launcher } from './agentLauncher.ts';
-import {
-  createPlanningWorktree,
-  planningEpicOf,
-  planningWorktreePath,
-  removePlanningWorktree,
-  sweepPlanningWorktrees,
-} from './planningWorktree.ts';
-import { releaseWorktreePorts } from './worktreePorts.ts';
+import { PlanningRuns } from './planningRuns.ts';
 import { routedCommand } from './routedCommand.ts';
 import { schedulerConfigOf } from './schedulerConfig.ts';
 import { mainChanges } from './merge.ts';
 import { Fleet, type HeavyKind, type Parallel } from './fleet.ts';
 import { Notifier } from './notify.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
-import { roleSpec, ROLE_REGISTRY } from '../../shared/roles.ts';
+import { ROLE_REGISTRY } from '../../shared/roles.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -95,7 +88,15 @@ type RunAction = Extract<Action, { kind: 'run' }>;
  * its own children and the scheduler work (setup, verification, merge) it has under way.
  */
 export class Orchestrator {
-  private readonly o: OrchestratorOptions;
+  private readonly worktreeLocation: OrchestratorOptions['worktreeLocation'];
+  private readonly store: OrchestratorOptions['store'];
+  private readonly config: OrchestratorOptions['config'];
+  private readonly mainRoot: OrchestratorOptions['mainRoot'];
+  private readonly sameFailureLimit: OrchestratorOptions['sameFailureLimit'];
+  private readonly onWrite: OrchestratorOptions['onWrite'];
+  private readonly log: OrchestratorOptions['log'];
+  private readonly cli: OrchestratorOptions['cli'];
+  private readonly launcher: OrchestratorOptions['launcher'];
   private readonly launches = new Map<string, Launch>();
   private readonly agents = new Map<string, LaunchedAgent>();
   /** Setup, verification or merge under way, by epic: nothing else starts in that worktree meanwhile. */
@@ -109,20 +110,14 @@ export class Orchestrator {
   private readonly work: EpicWork;
   private readonly surfaced = new Set<string>();
   private readonly stopped = new Map<number, number>();
-  /**
-   * Per epic, which of this scheduler's planning runs owns the planning worktree now: a run that
-   * ends removes it only while it is still its own (the next run may already have a fresh one at the
-   * same path when the old process's exit is seen late).
-   */
-  private readonly planningOwner = new Map<string, number>();
-  private planningRuns = 0;
+  /** The planners' own worktrees (docs/lifecycle.md). */
+  private readonly planning: PlanningRuns;
   private runsSeen = new Map<number, RunSnapshot>();
   private waitingNow: Waiting[] = [];
   /** Launches this pass held back because every preset of the role is limited on this host. */
   private readonly limitWaits: Waiting[] = [];
   private unstaffedNow: Unstaffed[] = [];
   private readonly actor: Actor = { worktree: 'springfield-scheduler', agent: 'scheduler' };
-  private swept = false;
   /** Each role command's preflight, once per scheduler's life while it passes (docs/scheduler-faults.md, "An agent that cannot run"). */
   private readonly preflights = new Map<string, Promise<string | null>>();
   /** Files-aware scheduling (docs/files.md): the steps' files, read each pass, and the conflicts ahead, predicted after each build. */
@@ -135,13 +130,28 @@ export class Orchestrator {
 
   constructor(options: OrchestratorOptions) {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
-    this.o = { ...options, worktreeLocation: options.worktreeLocation || options.config.worktreeRoot };
+    this.worktreeLocation = options.worktreeLocation || options.config.worktreeRoot;
+    this.store = options.store;
+    this.config = options.config;
+    this.mainRoot = options.mainRoot;
+    this.sameFailureLimit = options.sameFailureLimit;
+    this.onWrite = options.onWrite;
+    this.log = options.log;
+    this.cli = options.cli;
+    this.launcher = options.launcher;
+    this.planning = new PlanningRuns({
+      store: options.store,
+      mainRoot: options.mainRoot,
+      worktreeLocation: this.worktreeLocation,
+      log: options.log,
+      setUp: (epicId, worktree) => this.work.setUpPlanning(epicId, worktree),
+    });
     this.work = new EpicWork({
       store: options.store,
       mainRoot: options.mainRoot,
       config: options.config,
       log: options.log,
-      worktreeLocation: this.o.worktreeLocation,
+      worktreeLocation: this.worktreeLocation,
       actor: this.actor,
       resolveConflict: (epicId, worktree, brief) => this.conflictSession(epicId, worktree, brief),
       beforeWorktreeRemoved: options.beforeWorktreeRemoved,
@@ -154,12 +164,12 @@ export class Orchestrator {
       config: options.config,
       log: options.log,
       logOnce: (key, line) => this.logOnce(key, line),
-      resolving: async (epicId, worktree) => this.work.resolving(await this.o.store.getEpic(epicId), worktree),
+      resolving: async (epicId, worktree) => this.work.resolving(await this.store.getEpic(epicId), worktree),
     });
   }
 
   private get schedulerConfig(): SchedulerConfig {
-    return schedulerConfigOf(this.o.config, this.o.mainRoot, this.o.sameFailureLimit, this.fleet.parallel.current);
+    return schedulerConfigOf(this.config, this.mainRoot, this.sameFailureLimit, this.fleet.parallel.current);
   }
 
   /** How many agents may run at once now ("auto": its current value). */
@@ -175,10 +185,10 @@ export class Orchestrator {
   /** One scheduling pass; returns the actions that did something (a failed action is logged, not returned). */
   async tick(): Promise<Action[]> {
     await this.reapOrphans();
-    if (!this.swept) await this.sweepPlanning();
+    await this.planning.sweepOnce();
     await this.reconcileLaunches();
     this.endedUnseen = false;
-    const stored = await this.files.annotate(await this.o.store.schedulerSnapshot());
+    const stored = await this.files.annotate(await this.store.schedulerSnapshot());
     this.runsSeen = new Map(stored.runs.map((r) => [r.id, r]));
     const epics = stored.epics.map((e) =>
       this.jobs.has(e.id) ? { ...e, verification: { ...e.verification, running: true }, mergeQueued: true } : e,
@@ -197,8 +207,8 @@ export class Orchestrator {
       // A person's uncommitted changes in the main worktree hold a local merge: it waits, saying so, and is not tried again each pass.
       // While one of Springfield's own merges is under way the changes there are its own: this merge queues behind it
       // (squashMerge still refuses a person's changes when its turn comes).
-      if (action.kind === 'merge' && this.o.config.merge !== 'pr' && !this.jobs.has(action.epicId) && !this.merging()) {
-        const dirty = await mainChanges(this.o.mainRoot).catch(() => []);
+      if (action.kind === 'merge' && this.config.merge !== 'pr' && !this.jobs.has(action.epicId) && !this.merging()) {
+        const dirty = await mainChanges(this.mainRoot).catch(() => []);
         if (dirty.length > 0) {
           waiting.push({ epic_id: action.epicId, kind: 'person', message: MESSAGES.mainDirty(dirty), until: null });
           this.logOnce(
@@ -226,7 +236,7 @@ export class Orchestrator {
     for (const w of waiting) acted.add(w.epic_id);
     for (const a of taken) if ('epicId' in a) acted.add(a.epicId);
     this.unstaffedNow = unstaffedEpics(snapshot.epics, this.schedulerConfig, acted);
-    if (taken.length > 0) this.o.onWrite?.();
+    if (taken.length > 0) this.onWrite?.();
     return taken;
   }
 
@@ -242,7 +252,7 @@ export class Orchestrator {
 
   /** The roles with an agent command configured. */
   get configuredRoles(): string[] {
-    return Object.entries(this.o.config.roles)
+    return Object.entries(this.config.roles)
       .filter(([, command]) => (command?.length ?? 0) > 0)
       .map(([role]) => role);
   }
@@ -272,7 +282,7 @@ export class Orchestrator {
   }
 
   private logOnce(key: string, line: string): void {
-    if (!this.surfaced.has(key)) this.o.log(line);
+    if (!this.surfaced.has(key)) this.log(line);
     this.surfaced.add(key);
   }
 
@@ -284,10 +294,10 @@ export class Orchestrator {
       case 'run':
         return this.launch(a);
       case 'transition': {
-        const t = await this.o.store.applyEpicEvent(a.epicId, a.event, this.actor, a.reason, a.data ?? {});
-        this.o.log(`${a.epicId}: ${t.from} → ${t.to} (${a.reason})`);
+        const t = await this.store.applyEpicEvent(a.epicId, a.event, this.actor, a.reason, a.data ?? {});
+        this.log(`${a.epicId}: ${t.from} → ${t.to} (${a.reason})`);
         if (a.event === 'agent_failed')
-          this.o.log(
+          this.log(
             `${a.epicId}: nothing more is started for it until a person retries: springfield epic retry ${a.epicId}`,
           );
         return true;
@@ -331,14 +341,14 @@ export class Orchestrator {
     if (this.jobs.has(epicId)) return false;
     const job: Promise<void> = fn()
       .catch((err: unknown) => {
-        this.o.log(`${epicId}: ${messageOf(err)}`);
+        this.log(`${epicId}: ${messageOf(err)}`);
       })
       .finally(() => {
         this.endedUnseen = true;
         this.jobs.delete(epicId);
         this.jobKinds.delete(epicId);
         this.pending.delete(job);
-        this.o.onWrite?.();
+        this.onWrite?.();
       });
     this.jobs.set(epicId, job);
     this.jobKinds.set(epicId, kind);
@@ -348,44 +358,19 @@ export class Orchestrator {
 
   /** Runs whose supervisor died: their agents' process groups are ended, then the runs are marked lost and release their steps. */
   private async reapOrphans(): Promise<void> {
-    const orphans = await this.o.store.findOrphans(pidAlive);
+    const orphans = await this.store.findOrphans(pidAlive);
     if (orphans.length === 0) return;
     for (const r of orphans) {
       if (r.agent_pid !== null && groupOfRun(r.agent_pid, r.id))
-        await endGroup(r.agent_pid, this.o.config.killGraceSeconds * 1000);
+        await endGroup(r.agent_pid, this.config.killGraceSeconds * 1000);
     }
-    const lost = await this.o.store.markOrphans(pidAlive, this.actor);
+    const lost = await this.store.markOrphans(pidAlive, this.actor);
     for (const r of lost)
-      this.o.log(
+      this.log(
         `run #${r.id} (${r.role} ${r.epic_id ?? ''} ${r.step_anchor ?? ''}) is gone; marked lost — its step is released at once`,
       );
-    for (const r of lost) {
-      const epicId = planningEpicOf(r.worktree);
-      if (roleSpec(r.role)?.worktree === 'planning' && epicId && !this.planningOwner.has(epicId))
-        await this.removePlanning(epicId);
-    }
-    if (lost.length > 0) this.o.onWrite?.();
-  }
-
-  /** At start: planning worktrees a scheduler that died left behind, which no live run uses, are removed (docs/lifecycle.md). */
-  private async sweepPlanning(): Promise<void> {
-    this.swept = true;
-    try {
-      const live = (await this.o.store.runs({ active: true, limit: 1000 })).filter(
-        (r) => r.worktree !== null && r.pid !== null && pidAlive(r.pid),
-      );
-      const s = await sweepPlanningWorktrees(
-        this.o.mainRoot,
-        new Set(live.map((r) => r.worktree as string)),
-        pidAlive,
-        this.o.worktreeLocation,
-      );
-      for (const p of s.removed)
-        this.o.log(`removed the planning worktree ${p}: left by a scheduler that stopped, no live run uses it`);
-      for (const p of s.refused) this.o.log(`left ${p} alone: it is a symbolic link, not a planning worktree`);
-    } catch (err) {
-      this.o.log(`could not sweep leftover planning worktrees: ${messageOf(err)}`);
-    }
+    await this.planning.removeLost(lost);
+    if (lost.length > 0) this.onWrite?.();
   }
 
   /**
@@ -396,7 +381,7 @@ export class Orchestrator {
   private async reconcileLaunches(): Promise<void> {
     if (this.launches.size === 0) return;
     const ended = [...this.launches.values()].filter((l) => l.exited !== null);
-    const seen = new Set((await this.o.store.runsByLaunch([...this.launches.keys()])).map((r) => r.launch_id));
+    const seen = new Set((await this.store.runsByLaunch([...this.launches.keys()])).map((r) => r.launch_id));
     for (const l of this.launches.values()) if (seen.has(l.id)) this.launches.delete(l.id);
     for (const l of ended) {
       if (seen.has(l.id)) continue;
@@ -404,7 +389,7 @@ export class Orchestrator {
       const tail = l.agent.tail?.() ?? '';
       const last = tail.trim().split('\n').at(-1)?.trim();
       const epicId = l.placeholder.epicId ?? '';
-      const run = await this.o.store.recordFailedLaunch(
+      const run = await this.store.recordFailedLaunch(
         {
           epicId,
           planPath: l.planPath,
@@ -425,10 +410,10 @@ export class Orchestrator {
         },
         this.actor,
       );
-      this.o.log(
+      this.log(
         `${epicId}: ${ROLE_NAMES[l.role]} never started (run #${run.id} recorded as failed: ${run.outcome_reason ?? ''})`,
       );
-      this.o.onWrite?.();
+      this.onWrite?.();
     }
   }
 
@@ -440,8 +425,8 @@ export class Orchestrator {
     if (first === undefined) {
       this.stopped.set(runId, Date.now());
       process.kill(run.pid, 'SIGTERM');
-      this.o.log(`stopping run #${runId}: ${reason}`);
-    } else if (Date.now() - first > this.o.config.killGraceSeconds * 1000 + 5000) {
+      this.log(`stopping run #${runId}: ${reason}`);
+    } else if (Date.now() - first > this.config.killGraceSeconds * 1000 + 5000) {
       process.kill(run.pid, 'SIGKILL');
       if (run.agentPid && groupOfRun(run.agentPid, runId)) void endGroup(run.agentPid, 0);
       this.logOnce(`kill:${runId}`, `killed run #${runId}: its supervisor did not end it`);
@@ -459,7 +444,7 @@ export class Orchestrator {
     if (!check) {
       const env: NodeJS.ProcessEnv = {};
       for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isEditorVariable(k)) env[k] = v;
-      check = preflight(command, env, this.o.mainRoot).then(
+      check = preflight(command, env, this.mainRoot).then(
         (p) => p.reason,
         () => null,
       );
@@ -470,29 +455,6 @@ export class Orchestrator {
     return reason;
   }
 
-  /** Removes the epic's planning worktree if planning run `run` still owns it. */
-  private async removeOwnPlanning(epicId: string, run: number): Promise<void> {
-    if (run === 0 || this.planningOwner.get(epicId) !== run) return;
-    this.planningOwner.delete(epicId);
-    await this.removePlanning(epicId);
-  }
-
-  /** Removes an epic's planning worktree; a failure is logged (the next planning run makes a fresh one). */
-  private async removePlanning(epicId: string): Promise<void> {
-    try {
-      if (await removePlanningWorktree(this.o.mainRoot, epicId, this.o.worktreeLocation)) {
-        await releaseWorktreePorts(
-          this.o.store,
-          planningWorktreePath(this.o.mainRoot, epicId, this.o.worktreeLocation),
-          process.env,
-        );
-        this.o.log(`${epicId}: planning worktree removed`);
-      }
-    } catch (err) {
-      this.o.log(`${epicId}: could not remove the planning worktree: ${messageOf(err)}`);
-    }
-  }
-
   /**
    * The command to start for the role: its first preset that is not limited on this host and can run,
    * else its fallbacks in order (presetChoice.ts); null, with the wait recorded, while all are limited.
@@ -501,8 +463,8 @@ export class Orchestrator {
     epicId: string,
     role: AgentRole,
   ): Promise<{ command: readonly string[]; unavailable: string | null } | null> {
-    const holdMs = (timeoutFor(this.o.config, role) + this.o.config.killGraceSeconds + 60) * 1000;
-    const choice = await chooseCommand(this.o.config, role, process.env, (c) => this.preflightOf(c), holdMs);
+    const holdMs = (timeoutFor(this.config, role) + this.config.killGraceSeconds + 60) * 1000;
+    const choice = await chooseCommand(this.config, role, process.env, (c) => this.preflightOf(c), holdMs);
     if (!choice) return null;
     if (choice.kind === 'unavailable') return { command: choice.command, unavailable: choice.reason };
     if (choice.kind === 'wait') {
@@ -512,7 +474,7 @@ export class Orchestrator {
       return null;
     }
     if (choice.instead)
-      this.o.log(`${epicId}: ${ROLE_NAMES[role]} runs on ${limitKeyOf(choice.command)} (${choice.instead})`);
+      this.log(`${epicId}: ${ROLE_NAMES[role]} runs on ${limitKeyOf(choice.command)} (${choice.instead})`);
     return { command: choice.command, unavailable: null };
   }
 
@@ -521,8 +483,8 @@ export class Orchestrator {
     // A routed role picks its preset by outcomes (routedCommand.ts, skipping limited presets); otherwise the
     // role's first preset that is not limited, else its fallbacks (commandFor).
     const context = {
-      store: this.o.store,
-      config: this.o.config,
+      store: this.store,
+      config: this.config,
       actor: this.actor,
       unavailable: async (argv: readonly string[]) => {
         const until = limitedUntil(process.env, limitKeyOf(argv));
@@ -530,67 +492,48 @@ export class Orchestrator {
       },
     };
     const routed = await routedCommand(context, role, a.epicId, a.stepAnchor);
-    if (routed) this.o.log(`${a.epicId}: ${routed.choice.reason}`);
+    if (routed) this.log(`${a.epicId}: ${routed.choice.reason}`);
     const choice = routed ? { command: routed.command, unavailable: null } : await this.commandFor(a.epicId, role);
     if (!choice) return false;
     const { command, unavailable } = choice;
     if (unavailable) {
       // Nothing is claimed, counted or started: the epic waits for a person to install or log in and retry.
-      await this.o.store.applyEpicEvent(
-        a.epicId,
-        'agent_unavailable',
-        this.actor,
-        unavailableReason(role, unavailable),
-        { role, command, reason: unavailable },
-      );
-      this.o.log(
+      await this.store.applyEpicEvent(a.epicId, 'agent_unavailable', this.actor, unavailableReason(role, unavailable), {
+        role,
+        command,
+        reason: unavailable,
+      });
+      this.log(
         `${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`,
       );
       return true;
     }
     // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
     const planner = ROLE_REGISTRY[role].worktree === 'planning';
-    const epic = planner ? await this.o.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+    const epic = planner ? await this.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
     await this.work.tidy(epic);
-    let worktree = epic.worktree_path ?? this.o.mainRoot;
-    let planningFailed: string | null = null;
-    let planningRun = 0;
-    // One planner per epic at a time: a second would remove the first one's worktree as stale.
-    if (planner && this.planningOwner.has(a.epicId)) return false;
-    if (planner) {
-      // A planner works in a worktree of her own, removed when her run ends (docs/lifecycle.md).
-      // Owned before the first await, so a second launch in the same pass sees it.
-      planningRun = ++this.planningRuns;
-      this.planningOwner.set(a.epicId, planningRun);
-      try {
-        const planning = await createPlanningWorktree(
-          this.o.mainRoot,
-          a.epicId,
-          epic.status === 'blocked',
-          this.o.worktreeLocation,
-        );
-        worktree = planning.path;
-        this.o.log(`${a.epicId}: planning worktree ${planning.path} at ${planning.base}`);
-        planningFailed = await this.work.setUpPlanning(a.epicId, worktree);
-        if (planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
-      } catch (err) {
-        planningFailed = `cannot make the planning worktree: ${messageOf(err)}`;
-        this.planningOwner.delete(a.epicId);
-      }
-    }
-    if (a.newIteration && !(await this.o.store.countIteration(a.epicId, this.actor, a.reason))) {
-      this.o.log(`${a.epicId}: build budget spent; blocked`);
-      if (planningRun && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
+    let worktree = epic.worktree_path ?? this.mainRoot;
+    // One planner per epic at a time, in a worktree of her own, removed when her run ends.
+    if (planner && this.planning.busy(a.epicId)) return false;
+    const planning = planner ? await this.planning.open(a.epicId, epic.status === 'blocked') : null;
+    if (planning?.path) worktree = planning.path;
+    const planningFailed = planning?.failed ?? null;
+    const closePlanning = async (): Promise<void> => {
+      if (planning) await this.planning.close(a.epicId, planning.run);
+    };
+    if (a.newIteration && !(await this.store.countIteration(a.epicId, this.actor, a.reason))) {
+      this.log(`${a.epicId}: build budget spent; blocked`);
+      await closePlanning();
       return true;
     }
     // The invariant, checked before anything is claimed or started: never a person's checkout, never another branch.
-    const misplaced = planningFailed ? null : agentPlaceProblem(role, epic, worktree, this.o.mainRoot, process.env);
+    const misplaced = planningFailed ? null : agentPlaceProblem(role, epic, worktree, this.mainRoot, process.env);
     if (misplaced) {
       this.logOnce(`place:${a.epicId}:${misplaced}`, `${a.epicId}: not starting ${ROLE_NAMES[role]}: ${misplaced}`);
-      if (planningRun) await this.removeOwnPlanning(a.epicId, planningRun);
+      await closePlanning();
       return false;
     }
-    const planPath = (await this.o.store.epicPlans(a.epicId)).livePlanPath;
+    const planPath = (await this.store.epicPlans(a.epicId)).livePlanPath;
     const env: Record<string, string> = {};
     let step = a.stepAnchor;
     let claimToken: number | null = null;
@@ -602,10 +545,10 @@ export class Orchestrator {
       if (a.stepAnchor) {
         // The store's files rule is for agents that claim by themselves: decide() already applied the
         // scheduler's, which "filesAware": false turns off (docs/files.md).
-        const claim = await this.o.store.claimNext(
+        const claim = await this.store.claimNext(
           source,
           { worktree, agent: role },
-          { leaseSeconds: this.o.config.leaseSeconds, files: false, anchor: a.stepAnchor },
+          { leaseSeconds: this.config.leaseSeconds, files: false, anchor: a.stepAnchor },
         );
         if (!claim.claimed) return false;
         step = claim.step_anchor;
@@ -617,7 +560,7 @@ export class Orchestrator {
     env.SPRINGFIELD_AGENT = role;
     env.SPRINGFIELD_LAUNCH_ID = launchId;
     const argv = [
-      ...this.o.cli,
+      ...this.cli,
       'run',
       '--role',
       role,
@@ -626,17 +569,17 @@ export class Orchestrator {
       ...(step ? ['--step', step] : []),
       ...(planPath ? ['--plan', planPath] : []),
       '--timeout',
-      String(timeoutFor(this.o.config, role)),
+      String(timeoutFor(this.config, role)),
       '--',
       ...command,
     ];
     const name = [ROLE_NAMES[role], a.epicId, step].filter(Boolean).join(' · ');
-    this.o.log(`start ${name} (${a.reason})`);
+    this.log(`start ${name} (${a.reason})`);
     let agent: LaunchedAgent;
     try {
       // A planning worktree that could not be made or set up is recorded as a failed Lisa run (a fault like any other).
       if (planningFailed) throw new Error(planningFailed);
-      agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role, epicId: a.epicId, step });
+      agent = this.launcher.launch({ argv, cwd: worktree, env, name, role, epicId: a.epicId, step });
     } catch (err) {
       // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
       const lines = messageOf(err).split('\n');
@@ -663,13 +606,13 @@ export class Orchestrator {
     this.launches.set(launchId, launch);
     this.agents.set(launchId, agent);
     const done = agent.done.then(async (code) => {
-      this.o.log(`${name} exited ${code}`);
-      if (planner && !planningFailed) await this.removeOwnPlanning(a.epicId, planningRun);
+      this.log(`${name} exited ${code}`);
+      await closePlanning();
       launch.exited = code;
       this.endedUnseen = true;
       this.agents.delete(launchId);
       if (building) await this.files.afterBuild(a.epicId);
-      const ended = await this.o.store.runsByLaunch([launchId]).catch(() => []);
+      const ended = await this.store.runsByLaunch([launchId]).catch(() => []);
       this.fleet.runEnded(ended[0]?.status ?? 'failed');
       this.pending.delete(done);
     });
@@ -679,18 +622,18 @@ export class Orchestrator {
 
   /** Ralph's one session on a real conflict at the merge (docs/files.md): `springfield run` in the epic's worktree, the brief in his context. */
   private async conflictSession(epicId: string, worktree: string, brief: string): Promise<number> {
-    const command = this.o.config.roles.ralph;
+    const command = this.config.roles.ralph;
     if (!command) return 1;
-    const argv = [...this.o.cli, 'run', '--role', 'ralph', '--epic', epicId];
-    argv.push('--timeout', String(timeoutFor(this.o.config, 'ralph')), '--', ...command);
+    const argv = [...this.cli, 'run', '--role', 'ralph', '--epic', epicId];
+    argv.push('--timeout', String(timeoutFor(this.config, 'ralph')), '--', ...command);
     const env = { SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_CONFLICT: brief };
     const name = `${ROLE_NAMES.ralph} · ${epicId} · merge conflict`;
-    this.o.log(`start ${name}`);
-    const agent = this.o.launcher.launch({ argv, cwd: worktree, env, name, role: 'ralph', epicId, step: null });
+    this.log(`start ${name}`);
+    const agent = this.launcher.launch({ argv, cwd: worktree, env, name, role: 'ralph', epicId, step: null });
     const id = randomUUID();
     this.agents.set(id, agent);
     const code = await agent.done.finally(() => this.agents.delete(id));
-    this.o.log(`${name} exited ${code}`);
+    this.log(`${name} exited ${code}`);
     return code;
   }
 }

@@ -3,10 +3,15 @@ import { resolve } from 'node:path';
 import { parsePlanBytes, planReadError, readPlanBytes } from './parse.ts';
 import type { Plan, PlanSource } from './types.ts';
 
-/** Reads the plan keyed `planPath` from a worktree (each worktree has its own checkout of it). */
+/** A source over a plan already in hand (a stored proposal, a file read whole). */
+export function planSourceOf(planPath: string, plan: Plan, bytes?: Uint8Array): PlanSource {
+  return { planPath, plan: () => plan, bytes: () => bytes };
+}
+
+/** Reads and parses the plan keyed `planPath` from a worktree (each worktree has its own checkout of it). */
 export function loadPlanSource(worktreeRoot: string, planPath: string): PlanSource {
   const bytes = readPlanBytes(resolve(worktreeRoot, planPath), planPath);
-  return { planPath, bytes, plan: parsePlanBytes(bytes, planPath) };
+  return planSourceOf(planPath, parsePlanBytes(bytes, planPath), bytes);
 }
 
 /**
@@ -18,41 +23,36 @@ export const SETTLED_MS = 2000;
 
 /**
  * The plan file for a command that checks it against the store: stat'ed now (a missing file is
- * refused before any write), read only when the store has not seen it unchanged since its bytes last
- * matched, and parsed only when the store has not seen these exact bytes (docs/cli-cost.md). Errors
- * name `displayPath`.
+ * refused before any write), then read and parsed only as the store asks (docs/cli-cost.md). A file
+ * that is not a regular one is read now, and has no `file`. Errors name `displayPath`.
  */
-export function lazyPlanSource(absPath: string, planPath: string, displayPath: string): PlanSource {
+export function planFileSource(absPath: string, planPath: string, displayPath: string): PlanSource {
   let st: BigIntStats;
   try {
     st = statSync(absPath, { bigint: true });
   } catch (err) {
     throw planReadError(displayPath, err);
   }
-  let parsed: Plan | undefined;
-  const parse = (bytes: Buffer): Plan => (parsed ??= parsePlanBytes(bytes, displayPath));
-  if (!st.isFile()) {
-    // Not a regular file: read now, so it fails (or not) as it always did, and nothing is remembered.
-    const bytes = readPlanBytes(absPath, displayPath);
-    return {
-      planPath,
-      bytes,
-      get plan() {
-        return parse(bytes);
-      },
-    };
-  }
+  const stat = st.isFile() ? statKey(st) : undefined;
   let read: SettledRead | undefined;
+  let parsed: Plan | undefined;
   const readOnce = (): SettledRead => (read ??= readSettled(absPath, displayPath));
+  // Not a regular file: read now, so it fails (or not) as it always did, and nothing is remembered.
+  if (stat === undefined) readOnce();
+  // A plain object (not a class), so a copy made by spreading it keeps its methods.
   return {
     planPath,
-    get bytes() {
-      return readOnce().bytes;
-    },
-    get plan() {
-      return parse(readOnce().bytes);
-    },
-    file: { path: absPath, stat: statKey(st), settledStat: () => readOnce().settled },
+    bytes: () => readOnce().bytes,
+    plan: () => (parsed ??= parsePlanBytes(readOnce().bytes, displayPath)),
+    ...(stat === undefined
+      ? {}
+      : {
+          file: {
+            path: absPath,
+            stat,
+            readIfChanged: (recorded) => (recorded === stat ? undefined : { settledStat: readOnce().settled }),
+          },
+        }),
   };
 }
 

@@ -38,32 +38,36 @@ export interface Plan {
   readonly sections: Readonly<Record<string, string>>;
 }
 
-/** A plan as read from disk, with where it is keyed in the store. */
+/**
+ * A plan as a command found it, with where it is keyed in the store. Reading is explicit: a source
+ * on a file is stat'ed when made and read only by a call (`plan()`, `bytes()`, `file.readIfChanged`),
+ * once, so a checking command whose file the store has seen unchanged reads nothing (docs/cli-cost.md).
+ */
 export interface PlanSource {
   /** Repository-relative path with forward slashes: the key every worktree shares. */
   readonly planPath: string;
-  readonly plan: Plan;
+  /** The plan, parsed: the file read and parsed on the first call (a malformed plan throws there), the same plan after. */
+  plan(): Plan;
   /**
-   * The file's bytes as read, when known: a store that recorded these exact bytes with the plan's
-   * structure skips the parse and the structure comparison (docs/cli-cost.md).
+   * The file's bytes (read on the first call), when known: a store that recorded these exact bytes
+   * with the plan's structure skips the parse and the structure comparison (docs/cli-cost.md).
    */
-  readonly bytes?: Uint8Array;
-  /**
-   * The file as the command found it, for a store that remembers the stat under which it last saw
-   * the file's bytes match: an unchanged file is then not read at all (docs/cli-cost.md, "Unchanged plan files").
-   */
+  bytes(): Uint8Array | undefined;
+  /** The file as the command found it, for a store that remembers the stat its bytes last matched under. */
   readonly file?: PlanFile;
 }
 
 /** A plan file's place and stat, as `PlanSource.file`. */
 export interface PlanFile {
-  /** The absolute path it was read from. */
+  /** The absolute path it is read from. */
   readonly path: string;
   /** Device, inode, size, modification and change times (ns), taken before its bytes are read. */
   readonly stat: string;
   /**
-   * The stat under which the bytes (read on the first call) are known to be the file's, or undefined
-   * when the file was changed too recently to trust its times (docs/cli-cost.md, "Unchanged plan files").
+   * Nothing, and nothing read, when `recorded` (the stat under which the store last saw the file's
+   * bytes match) is `stat`; else the file read (its bytes are then the source's `bytes()`), with the
+   * stat under which they are known to be the file's, or undefined when it was changed too recently
+   * to trust its times (docs/cli-cost.md, "Unchanged plan files").
    */
-  settledStat(): string | undefined;
+  readIfChanged(recorded: string | undefined): { readonly settledStat: string | undefined } | undefined;
 }

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { handoffFileName } from '../epics/handoff.ts';
 import { parsePlan } from '../plan/parse.ts';
+import { planSourceOf } from '../plan/source.ts';
 import type { PlanSource } from '../plan/types.ts';
 import { ensureOwnDirectory, replaceFile } from '../safeFiles.ts';
 import type { Actor, ApproveResult, PlanVersionRow, Store } from '../store/index.ts';
@@ -13,7 +14,7 @@ export interface ApproveWithHandoff extends ApproveResult {
 
 /** The stored proposal as a plan source: what a person approves, from any worktree (docs/lifecycle.md). */
 export function proposalSource(row: Pick<PlanVersionRow, 'plan_path' | 'body'>): PlanSource {
-  return { planPath: row.plan_path, plan: parsePlan(row.body, row.plan_path) };
+  return planSourceOf(row.plan_path, parsePlan(row.body, row.plan_path));
 }
 
 /** Where Springfield keeps its copy of an epic's handoff: beside the database, never in a working tree. */

@@ -56,7 +56,7 @@ export async function claimIn(
     return { result, message: `Nothing to claim in ${planPath}: ${why}.`, openIn: null };
   }
   ctx.revealStep?.(result.plan_path, result.step_anchor);
-  const number = source.plan.steps.find((s) => s.anchor === result.step_anchor)?.number;
+  const number = source.plan().steps.find((s) => s.anchor === result.step_anchor)?.number;
   const name = number ? stepName(number) : result.step_anchor;
   const takeover = result.reclaimed_from_expired
     ? ` (${takenOverText({ worktree: result.previous_holder, agent: result.previous_agent, leaseExpiresAt: result.previous_lease_expires_at }, new Date(), actor.worktree)})`

@@ -198,7 +198,7 @@ export async function resetStep(ctx: CommandContext, row?: Row): Promise<void> {
 export async function openInPlan(ctx: CommandContext, row?: Row): Promise<void> {
   const { planPath, anchor } = stepOf(ctx, row);
   const source = loadPlanSource(ctx.host.actor.worktree, planPath);
-  const line = source.plan.steps.find((s) => s.anchor === anchor)?.line ?? 1;
+  const line = source.plan().steps.find((s) => s.anchor === anchor)?.line ?? 1;
   const uri = vscode.Uri.file(`${ctx.host.actor.worktree}/${planPath}`);
   const pos = new vscode.Position(Math.max(0, line - 1), 0);
   await vscode.window.showTextDocument(uri, { selection: new vscode.Range(pos, pos) });

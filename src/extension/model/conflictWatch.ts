@@ -31,7 +31,11 @@ export interface ConflictWatchOptions {
 }
 
 export class ConflictWatch {
-  private readonly o: ConflictWatchOptions;
+  private readonly forecast: ConflictWatchOptions['forecast'];
+  private readonly mainRoot: ConflictWatchOptions['mainRoot'];
+  private readonly minIntervalMs: ConflictWatchOptions['minIntervalMs'];
+  private readonly test: ConflictWatchOptions['test'];
+  private readonly onChange: ConflictWatchOptions['onChange'];
   private found: ConflictsAhead = new Map();
   /** The epics under way and the tips their test merges were computed for; the key of the last round. */
   private doneKey = '';
@@ -46,12 +50,16 @@ export class ConflictWatch {
   private disposed = false;
 
   constructor(options: ConflictWatchOptions) {
-    this.o = options;
+    this.forecast = options.forecast;
+    this.mainRoot = options.mainRoot;
+    this.minIntervalMs = options.minIntervalMs;
+    this.test = options.test;
+    this.onChange = options.onChange;
   }
 
   /** Per epic under way, what its branch would conflict with: the scheduler's forecast, or the last round here. */
   get current(): ConflictsAhead {
-    return this.o.forecast() ?? this.fresh();
+    return this.forecast() ?? this.fresh();
   }
 
   /** What the last round found, without epics no longer under way and pairs of which either branch moved since. */
@@ -66,7 +74,7 @@ export class ConflictWatch {
 
   /** A new snapshot: cheap (ref files only); a round of test merges starts later if anything it depends on moved. */
   update(s: Snapshot): void {
-    const root = this.o.mainRoot();
+    const root = this.mainRoot();
     if (!root || this.disposed) return;
     const ids = s.epics
       .filter((e) => UNDER_WAY.includes(e.status))
@@ -86,13 +94,13 @@ export class ConflictWatch {
   }
 
   private schedule(): void {
-    if (this.o.forecast()) {
+    if (this.forecast()) {
       // The scheduler's forecast is used meanwhile; once it stops, the next update test-merges afresh.
       this.doneKey = '';
       return;
     }
     if (this.running || this.timer || this.wantedKey === this.doneKey) return;
-    const wait = Math.max(0, this.lastRun + (this.o.minIntervalMs ?? 30_000) - Date.now());
+    const wait = Math.max(0, this.lastRun + (this.minIntervalMs ?? 30_000) - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.round();
@@ -102,14 +110,14 @@ export class ConflictWatch {
 
   /** One round: each pair of branches test-merged once, and each branch against the default branch. */
   private async round(): Promise<void> {
-    const root = this.o.mainRoot();
-    if (!root || this.disposed || this.o.forecast()) return;
+    const root = this.mainRoot();
+    if (!root || this.disposed || this.forecast()) return;
     this.running = true;
     this.lastRun = Date.now();
     const key = this.wantedKey;
     const ids = this.wantedIds;
     const tips = this.tipsNow;
-    const test = this.o.test ?? ((r, id, others) => conflictsAhead(r, id, others));
+    const test = this.test ?? ((r, id, others) => conflictsAhead(r, id, others));
     try {
       const out = new Map<string, ConflictAhead[]>(ids.map((id) => [id, []]));
       for (const [i, id] of ids.entries()) {
@@ -124,7 +132,7 @@ export class ConflictWatch {
       this.tipsTested = tips;
       const changed = JSON.stringify([...out]) !== JSON.stringify([...this.found]);
       this.found = out;
-      if (changed && !this.disposed) this.o.onChange();
+      if (changed && !this.disposed) this.onChange();
     } finally {
       this.running = false;
     }

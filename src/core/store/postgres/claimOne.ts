@@ -98,7 +98,7 @@ export async function claimDirect(
   const values = [
     d.repo,
     plan,
-    planHash(source.plan),
+    planHash(source.plan()),
     d.host,
     actor.worktree,
     actor.agent,

@@ -53,7 +53,7 @@ export const claimsPg: PgMethods<ClaimsPort> = {
   },
   async claimSubsteps(source, parent, actor, token, until) {
     // The plan file matched the stored structure, and substeps follow their step in step_index order.
-    if (source.plan.steps[parent.step_index + 1]?.parentAnchor !== parent.anchor) return [];
+    if (source.plan().steps[parent.step_index + 1]?.parentAnchor !== parent.anchor) return [];
     const rows = await this.tx.q<{ anchor: string; step_index: number }>(
       `UPDATE steps SET ${CLAIM}
       WHERE repo_id = $1 AND plan_path = $2 AND parent_anchor = $3 AND status <> 'completed' RETURNING anchor, step_index`,

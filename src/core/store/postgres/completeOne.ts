@@ -75,7 +75,7 @@ export async function completeDirect(
   actor: Actor,
   options: CompleteOptions,
 ): Promise<CompleteResult | null> {
-  const top = source.plan.steps.find((s) => s.anchor === anchor);
+  const top = source.plan().steps.find((s) => s.anchor === anchor);
   if (!top || top.parentAnchor !== null || options.forceReason != null) return null;
   const plan = source.planPath;
   const commit = options.commitHash ?? null;
@@ -87,7 +87,7 @@ export async function completeDirect(
     actor.worktree,
     actor.agent,
     actor.token ?? null,
-    planHash(source.plan),
+    planHash(source.plan()),
     commit,
     d.op,
     d.now,

@@ -24,12 +24,12 @@ export const initPlanPg: PgMethods<InitPlanPort> = {
     if (existing) {
       await this.tx.q(
         'UPDATE plans SET plan_hash = $3, structure = $4, title = $5, epic_id = coalesce($6, epic_id), updated_at = $7 WHERE repo_id = $1 AND plan_path = $2',
-        [this.tx.repo, source.planPath, hash, structure, source.plan.title, epicId, this.now],
+        [this.tx.repo, source.planPath, hash, structure, source.plan().title, epicId, this.now],
       );
     } else {
       await this.tx.q(
         `INSERT INTO plans (repo_id, plan_path, epic_id, plan_hash, structure, title, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $7)`,
-        [this.tx.repo, source.planPath, epicId, hash, structure, source.plan.title, this.now],
+        [this.tx.repo, source.planPath, epicId, hash, structure, source.plan().title, this.now],
       );
     }
   },

@@ -110,7 +110,7 @@ export async function findProposal(
   plan: ProposedPlan,
   actor: Actor,
 ): Promise<ProposeResult | null> {
-  const hash = planHash(plan.plan);
+  const hash = planHash(plan.plan());
   const row = await opEvent(tx, op, actor, 'plan_version', 'propose', {
     epic_id: epicId,
     plan_path: plan.planPath,

@@ -140,7 +140,7 @@ export const rowsPg: PgMethods<RowsPort> = {
   async currentPlan(source) {
     await lockPlan(this.tx, source.planPath, false);
     const plan = await findPlan(this.tx, source.planPath);
-    return plan ? { plan, current: planHash(source.plan) === plan.plan_hash } : undefined;
+    return plan ? { plan, current: planHash(source.plan()) === plan.plan_hash } : undefined;
   },
   async initialisedStructure(planPath) {
     const text =

@@ -64,10 +64,11 @@ export function* initPlan(
 ): Op<InitResult> {
   yield* call(port.lockPlan(source.planPath, true));
   const existing = yield* call(port.findPlan(source.planPath));
-  const hash = planHash(source.plan);
+  const hash = planHash(source.plan());
   const base = { plan_path: source.planPath, plan_hash: hash };
   // A drifted file is not "already initialised": say what changed and refuse (docs/cli-contract.md).
-  if (existing && !force && existing.plan_hash !== hash) throw yield* driftRefusal(port, source.planPath, source.plan);
+  if (existing && !force && existing.plan_hash !== hash)
+    throw yield* driftRefusal(port, source.planPath, source.plan());
   if (existing && (!force || existing.plan_hash === hash)) {
     if (epicId && existing.epic_id !== epicId) yield* call(port.linkPlanToEpic(source.planPath, epicId));
     return {
@@ -80,10 +81,10 @@ export function* initPlan(
       steps_kept_completed: 0,
     };
   }
-  yield* call(port.writePlan(source, hash, structureJson(source.plan), epicId, existing !== undefined));
+  yield* call(port.writePlan(source, hash, structureJson(source.plan()), epicId, existing !== undefined));
   const counts = yield* writeSteps(port, source, existing !== undefined);
   yield* call(port.recomputeReadiness(source.planPath));
-  const allDone = source.plan.steps.every((s) => counts.keptCompleted.has(s.anchor));
+  const allDone = source.plan().steps.every((s) => counts.keptCompleted.has(s.anchor));
   yield* call(port.setPlanStatus(source.planPath, allDone ? 'done' : 'active'));
   yield* call(
     port.writeEvent(actor, {
@@ -94,7 +95,7 @@ export function* initPlan(
       from: existing ? existing.plan_hash : null,
       to: hash,
       data: {
-        steps: source.plan.steps.length,
+        steps: source.plan().steps.length,
         items: counts.items,
         kept_completed: [...counts.keptCompleted],
         removed: counts.removed,
@@ -103,7 +104,7 @@ export function* initPlan(
   );
   return {
     ...base,
-    steps_created: source.plan.steps.length,
+    steps_created: source.plan().steps.length,
     checklist_items_created: counts.items,
     already_initialized: false,
     reinitialized: existing !== undefined,
@@ -133,7 +134,8 @@ function* writeSteps(
   source: PlanSource,
   reinit: boolean,
 ): Op<{ items: number; keptCompleted: Set<string>; removed: string[] }> {
-  const { planPath, plan } = source;
+  const { planPath } = source;
+  const plan = source.plan();
   const oldSteps = new Map<string, StepRow>();
   const oldItems = new Map<string, KeptItem[]>();
   if (reinit) {

@@ -62,8 +62,8 @@ export function* proposePlan(port: StorePort, epicId: string, plan: ProposedPlan
   if (epic.plan_iteration >= budget) throw refuse.planBudgetExhausted(epicId, budget, epic.complexity);
   const previous = yield* call(port.latestVersion(epicId));
   const version = (previous?.version ?? 0) + 1;
-  const structure = planStructure(plan.plan);
-  const hash = planHash(plan.plan);
+  const structure = planStructure(plan.plan());
+  const hash = planHash(plan.plan());
   yield* call(port.supersedeProposals(epicId));
   yield* call(port.insertVersion(epicId, plan, version, hash, JSON.stringify(structure), actor));
   yield* call(port.bumpPlanIteration(epicId));
@@ -119,11 +119,11 @@ export function* approvePlan(
     throw refuse.selfApproval(actor.agent, row.version);
   if (current.planPath !== row.plan_path)
     throw refuse.wrongVersionPlan(epicId, row.version, row.plan_path, current.planPath);
-  if (planHash(current.plan) !== row.plan_hash) {
+  if (planHash(current.plan()) !== row.plan_hash) {
     throw refuse.proposalDrift(
       row.plan_path,
       row.version,
-      describeDrift(JSON.parse(row.structure) as PlanStructure, planStructure(current.plan)),
+      describeDrift(JSON.parse(row.structure) as PlanStructure, planStructure(current.plan())),
     );
   }
   const epic = yield* requireEpic(port, epicId);
@@ -231,11 +231,11 @@ export function* startEpic(port: StorePort, epicId: string, current: PlanSource,
   if (current.planPath !== version.plan_path)
     throw refuse.wrongApprovedPlan(epicId, version.plan_path, current.planPath);
   const live = yield* call(port.findPlan(version.plan_path));
-  if (!live || planHash(current.plan) !== live.plan_hash) {
+  if (!live || planHash(current.plan()) !== live.plan_hash) {
     const approved = live
       ? yield* call(port.initialisedStructure(live.plan_path))
       : (JSON.parse(version.structure) as PlanStructure);
-    throw refuse.approvedDrift(version.plan_path, describeDrift(approved, planStructure(current.plan)));
+    throw refuse.approvedDrift(version.plan_path, describeDrift(approved, planStructure(current.plan())));
   }
   return yield* applyEpicEvent(
     port,
@@ -279,7 +279,7 @@ export function* finishEpic(
 export function* changesSinceInit(port: StorePort, planPath: string, current: PlanSource): Op<string[]> {
   const live = yield* call(port.findPlan(planPath));
   if (!live) return [`${planPath} is not initialised`];
-  if (planHash(current.plan) === live.plan_hash) return [];
-  const changes = describeDrift(yield* call(port.initialisedStructure(planPath)), planStructure(current.plan));
+  if (planHash(current.plan()) === live.plan_hash) return [];
+  const changes = describeDrift(yield* call(port.initialisedStructure(planPath)), planStructure(current.plan()));
   return changes.length > 0 ? changes : ['structure changed'];
 }

@@ -4,7 +4,7 @@
  */
 import { iso } from '../../clock.ts';
 import { describeDrift, planStructure, type PlanStructure } from '../../plan/hash.ts';
-import type { PlanSource } from '../../plan/types.ts';
+import type { Plan, PlanSource } from '../../plan/types.ts';
 import type { RefusedError } from '../../errors.ts';
 import type { Actor, PlanRecord, StepRecord } from '../types.ts';
 import { call, type Io, type Op } from './op.ts';
@@ -118,11 +118,11 @@ export function* requireCurrentPlan(port: RowsPort, source: PlanSource): Op<Plan
   const found = yield* call(port.currentPlan(source));
   if (!found) throw refuse.unknownPlan(source.planPath);
   if (found.current) return found.plan;
-  throw yield* driftRefusal(port, found.plan.plan_path, source.plan);
+  throw yield* driftRefusal(port, found.plan.plan_path, source.plan());
 }
 
 /** The refusal for a plan file whose structure is no longer the initialised one: what changed, and the way out. */
-export function* driftRefusal(port: RowsPort, planPath: string, plan: PlanSource['plan']): Op<RefusedError> {
+export function* driftRefusal(port: RowsPort, planPath: string, plan: Plan): Op<RefusedError> {
   return refuse.planChanged(
     planPath,
     describeDrift(yield* call(port.initialisedStructure(planPath)), planStructure(plan)),

@@ -16,16 +16,17 @@ export const initPlanSql: SqliteMethods<InitPlanPort> = {
         .prepare(
           'UPDATE plans SET plan_hash = ?, title = ?, epic_id = COALESCE(?, epic_id), updated_at = ? WHERE plan_path = ?',
         )
-        .run(hash, source.plan.title, epicId, this.now, source.planPath);
+        .run(hash, source.plan().title, epicId, this.now, source.planPath);
     } else {
       this.db
         .prepare(
           'INSERT INTO plans (plan_path, epic_id, plan_hash, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         )
-        .run(source.planPath, epicId, hash, source.plan.title, 'active', this.now, this.now);
+        .run(source.planPath, epicId, hash, source.plan().title, 'active', this.now, this.now);
     }
     // The file's bytes go with the structure they have (docs/cli-cost.md); none known, none kept.
-    const bytes = source.bytes === undefined ? null : Buffer.from(source.bytes);
+    const read = source.bytes();
+    const bytes = read === undefined ? null : Buffer.from(read);
     this.db
       .prepare(
         'INSERT INTO plan_files (plan_path, source, structure) VALUES (?, ?, ?) ON CONFLICT (plan_path) DO UPDATE SET source = excluded.source, structure = excluded.structure',

@@ -56,20 +56,21 @@ export const rowsSql: SqliteMethods<RowsPort> = {
   },
   currentPlan(source) {
     const file = source.file;
+    let read: { settledStat: string | undefined } | undefined;
     if (file !== undefined) {
-      // The file unchanged since its bytes last matched a structure, and that structure the plan's: nothing to read.
+      // The stat under which the file's bytes last matched a structure, when that structure is the plan's.
       const known = this.db
         .prepare(
-          `SELECT ${PLAN_COLUMNS}, (SELECT 1 FROM plan_file_stats r WHERE r.file = ? AND r.stat = ? AND r.plan_hash = plans.plan_hash) AS same FROM plans WHERE plan_path = ?`,
+          `SELECT ${PLAN_COLUMNS}, (SELECT stat FROM plan_file_stats r WHERE r.file = ? AND r.plan_hash = plans.plan_hash) AS seen FROM plans WHERE plan_path = ?`,
         )
-        .get(file.path, file.stat, source.planPath) as (PlanRow & { same: number | null }) | undefined;
-      if (known?.same === 1) {
-        const { same: _, ...plan } = known;
-        return { plan, current: true };
-      }
+        .get(file.path, source.planPath) as (PlanRow & { seen: string | null }) | undefined;
+      const { seen, ...plan } = known ?? { seen: null };
+      read = file.readIfChanged(seen ?? undefined);
+      // Unchanged since its bytes last matched: nothing read.
+      if (read === undefined && known !== undefined) return { plan: plan as PlanRow, current: true };
     }
     const found = bytesOrStructure(this.db, source);
-    const settled = found?.current ? file?.settledStat() : undefined;
+    const settled = found?.current ? read?.settledStat : undefined;
     if (file !== undefined && settled !== undefined && found !== undefined)
       this.db
         .prepare(
@@ -94,7 +95,8 @@ export const rowsSql: SqliteMethods<RowsPort> = {
  * it, else by its structure (recording these bytes when it is).
  */
 function bytesOrStructure(db: Database, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
-  const bytes = source.bytes === undefined ? undefined : asBuffer(source.bytes);
+  const read = source.bytes();
+  const bytes = read === undefined ? undefined : asBuffer(read);
   if (bytes !== undefined) {
     const seen = db
       .prepare(
@@ -117,7 +119,7 @@ function bytesOrStructure(db: Database, source: PlanSource): { plan: PlanRow; cu
  * known, else the structure JSON itself in the same query (equal JSON is equal hash).
  */
 function sameStructure(db: Database, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
-  const known = knownPlanHash(source.plan);
+  const known = knownPlanHash(source.plan());
   let row: (PlanRow & { same?: number }) | undefined;
   if (known !== undefined) row = findPlan(db, source.planPath);
   else {
@@ -125,11 +127,11 @@ function sameStructure(db: Database, source: PlanSource): { plan: PlanRow; curre
       .prepare(
         `SELECT ${PLAN_COLUMNS}, (SELECT structure = ? FROM plan_files f WHERE f.plan_path = plans.plan_path) AS same FROM plans WHERE plan_path = ?`,
       )
-      .get(structureJson(source.plan), source.planPath) as (PlanRow & { same: number }) | undefined;
+      .get(structureJson(source.plan()), source.planPath) as (PlanRow & { same: number }) | undefined;
   }
   if (!row) return undefined;
   const { same, ...plan } = row;
   const current = known !== undefined ? known === plan.plan_hash : same === 1;
-  if (current) rememberPlanHash(source.plan, plan.plan_hash);
+  if (current) rememberPlanHash(source.plan(), plan.plan_hash);
   return { plan, current };
 }
