@@ -94,7 +94,7 @@ if (!noEditor) {
   );
   console.log(`(each waits ${pace} s before each command; --pace to change).`);
   console.log(
-    `  ${work.orders} "Order history" and ${work.wishlist} "Wishlist" have approved plans; ${work.giftCards} "Gift cards" has none yet.\n`,
+    `  ${work.orders} "Order history" and ${work.wishlist} "Wishlist" have approved plans; ${work.refunds} "Refunds" too, and it is critical: you review it, not Bart; ${work.giftCards} "Gift cards" has no plan yet.\n`,
   );
   ensureAptPackages(DEMO_PACKAGES);
   await ensureCodeServer();
@@ -114,8 +114,9 @@ if (!noEditor) {
     'Press Start scheduler (▷▷ in the Agents view\'s title): Ralph builds "Order history" and "Wishlist" in parallel terminals, each',
   );
   console.log(
-    'build is verified, Bart reviews and the scheduler merges; Lisa plans "Gift cards" and asks for your approval. Press Ctrl+C to stop.',
+    'build is verified, Bart reviews and the scheduler merges; "Refunds" waits in Needs you for your Review changes; Lisa plans "Gift cards"',
   );
+  console.log('and asks for your approval. Press Ctrl+C to stop.');
   onSignal = () =>
     void server.stop().then(() => {
       process.stdout.write(keep ? `The demo repository stays in ${base}\n` : 'Removed the demo repository.\n');

@@ -1,8 +1,8 @@
 // The demo's editor part: the demo repository gets stand-in agents (scripts/standInAgent.ts, real
 // processes that do what their context file's prompt says through the CLI, paced so a person can
-// watch), a verification command, and work for them — two epics with approved plans and one without
-// a plan — so that Start scheduler in the editor plans, builds in parallel terminals, verifies,
-// reviews and merges. Nothing runs here: the person starts the scheduler. The config is allowed
+// watch), a verification command, and work for them — two epics with approved plans, a critical one
+// whose review is the person's, and one without a plan — so that Start scheduler in the editor plans,
+// builds in parallel terminals, verifies, reviews and merges, and offers the person a review. Nothing runs here: the person starts the scheduler. The config is allowed
 // (docs/trust.md) in the demo's own state directory, which the demo's editor is started with.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -55,6 +55,19 @@ A set of product ids per customer, kept beside the cart.
 - [ ] Toggle from the product page
 `;
 
+export const REFUNDS_PLAN = `# Plan: Refunds
+
+## Approach
+Refund an order in full from the order page, once.
+
+## Step 1: Refund an order {#step-1}
+**Tasks:**
+- [ ] Refund once, then mark the order refunded
+`;
+
+/** The demo's app (Run app on an epic): a page served from the epic's worktree on its first port. */
+const APP = `require('node:http').createServer((q, s) => s.end('The shop, from ' + process.cwd() + '\\n')).listen(Number(process.env.PORT))`;
+
 const TEST = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -70,6 +83,8 @@ export interface SchedulerDemo {
   readonly wishlist: string;
   /** An epic without a plan: Lisa writes it, a person approves it. */
   readonly giftCards: string;
+  /** A critical epic the person reviews (the config's "reviewedByPerson"): once built it waits for Review changes. */
+  readonly refunds: string;
 }
 
 /**
@@ -84,8 +99,9 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
   writeFileSync(join(repo, 'test', 'greeting.test.mjs'), TEST);
   writeFileSync(join(repo, 'plans', 'orders.md'), ORDERS_PLAN);
   writeFileSync(join(repo, 'plans', 'wishlist.md'), WISHLIST_PLAN);
-  git('add', 'test', 'plans/orders.md', 'plans/wishlist.md');
-  git('commit', '-qm', 'Plans for order history and a wishlist; a test');
+  writeFileSync(join(repo, 'plans', 'refunds.md'), REFUNDS_PLAN);
+  git('add', 'test', 'plans/orders.md', 'plans/wishlist.md', 'plans/refunds.md');
+  git('commit', '-qm', 'Plans for order history, a wishlist and refunds; a test');
   const agent = [process.execPath, STAND_IN, '--pace', String(paceSeconds), '$SPRINGFIELD_CONTEXT_FILE'];
   writeFileSync(
     join(repo, '.springfield', 'config.json'),
@@ -94,6 +110,10 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
         roles: { lisa: agent, ralph: agent, bart: agent },
         verification: [[process.execPath, '--test']],
         maxParallelAgents: 3,
+        // Critical epics are the person's to review (Review changes), not Bart's (docs/lifecycle.md).
+        reviewedByPerson: ['critical'],
+        run: [[process.execPath, '-e', APP]],
+        env: { PORT: '$SPRINGFIELD_PORT' },
       },
       null,
       2,
@@ -102,9 +122,9 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
   sf(repo, ['allow'], { XDG_STATE_HOME: stateDir });
   const lisa = { SPRINGFIELD_AGENT: 'lisa' };
   const person = { SPRINGFIELD_AGENT: '' };
-  const approved = (title: string, brief: string, plan: string): string => {
+  const approved = (title: string, brief: string, plan: string, complexity = 'standard'): string => {
     const id = String(
-      sf(repo, ['epic', 'create', title, '--brief', brief, '--complexity', 'standard', '--priority', 'P1']).id,
+      sf(repo, ['epic', 'create', title, '--brief', brief, '--complexity', complexity, '--priority', 'P1']).id,
     );
     sf(repo, ['plan', 'propose', id, plan], lisa);
     sf(repo, ['plan', 'approve', id], person);
@@ -120,6 +140,12 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
     'Customers want to save products for later. Acceptance: add and remove from the product page.',
     'plans/wishlist.md',
   );
+  const refunds = approved(
+    'Refunds',
+    'Customers ask for their money back by email. Acceptance: refund an order once, from its page.',
+    'plans/refunds.md',
+    'critical',
+  );
   const giftCards = String(
     sf(repo, [
       'epic',
@@ -131,5 +157,5 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
       'standard',
     ]).id,
   );
-  return { orders, wishlist, giftCards };
+  return { orders, wishlist, giftCards, refunds };
 }

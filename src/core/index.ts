@@ -20,7 +20,7 @@ export {
 export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
 export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
 export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
-export { buildBudget, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
+export { buildBudget, type Complexity, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
 export {
   type BudgetConfig,
   type EpicBudgetOverride,

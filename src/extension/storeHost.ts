@@ -3,8 +3,11 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import {
   type Actor,
+  type Complexity,
+  configPathFor,
   ensureGitignored,
   hostId,
+  loadRoleCommands,
   locateRepo,
   openStore,
   repositoryId,
@@ -119,6 +122,15 @@ export class StoreHost extends Disposable {
     }
   }
 
+  /** Complexities the config says a person reviews (none when it cannot be read: its error shows where it is used). */
+  private reviewedByPerson(): readonly Complexity[] {
+    try {
+      return this.dbPath ? (loadRoleCommands(configPathFor(this.dbPath)).reviewedByPerson ?? []) : [];
+    } catch {
+      return [];
+    }
+  }
+
   /** Reloads the snapshot now (after our own writes, or when another process wrote). */
   async refresh(): Promise<void> {
     if (this.loading) {
@@ -129,7 +141,7 @@ export class StoreHost extends Disposable {
       do {
         this.again = false;
         if (!this.store) return;
-        this.snapshot = await loadSnapshot(this.store, this.actor.worktree);
+        this.snapshot = await loadSnapshot(this.store, this.actor.worktree, new Date(), this.reviewedByPerson());
         this.setState(this.snapshot.epics.length + this.snapshot.plans.length === 0 ? 'empty' : 'ready');
         this.changed.fire(this.snapshot);
       } while (this.again);

@@ -372,6 +372,20 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'an epic whose complexity the config gives the person waits for their review: no Bart, no skip',
+    config: { reviewedByPerson: ['critical', 'trivial'] },
+    epics: [
+      epic('e1', 'implemented', { complexity: 'critical', steps: DONE_STEPS }),
+      epic('e2', 'implemented', { complexity: 'trivial', steps: DONE_STEPS, verification: { lastVerdict: 'pass' } }),
+      epic('e3', 'implemented', { complexity: 'standard', steps: DONE_STEPS }),
+    ],
+    expected: [
+      { kind: 'surface', epicId: 'e1', message: MESSAGES.personReview },
+      { kind: 'surface', epicId: 'e2', message: MESSAGES.personReview },
+      agent('bart', 'e3', 'review the implementation'),
+    ],
+  },
+  {
     name: 'trivial epic with no verification configured still gets Bart',
     config: { verificationConfigured: false },
     epics: [epic('e1', 'implemented', { complexity: 'trivial', steps: DONE_STEPS })],

@@ -144,8 +144,8 @@ test('a person-planned epic waits for its plan; a critical verified epic for the
   );
   assert.equal(
     rows.find((r) => r.label === 'Payments')?.contextValue,
-    'epic:verified:mergeApproval:worktree',
-    'Approve merge… and, as it has a worktree of its own, Open worktree… and Run app',
+    'epic:verified:mergeApproval:worktree:appStopped',
+    'Approve merge… and, as it has a worktree of its own, Open worktree… and Run app (no app runs)',
   );
 });
 
@@ -280,4 +280,39 @@ test("the person's queue and the fleet: one item for the held planning, the agen
     ['queue'],
     'told again when it comes back',
   );
+});
+
+test('a built epic whose complexity the config gives the person waits with Review changes; one with a signal waiting is Decide', async (t) => {
+  const { store, clock, source } = setup(t);
+  const built = async (title: string) => {
+    const epic = await store.createEpic({ title, brief: '', priority: 'P2', complexity: 'critical' }, me);
+    const src = source(title.toLowerCase());
+    await store.proposePlan(epic.id, { ...src, body: PLAN }, lisa);
+    await store.approvePlan(epic.id, src, me);
+    await store.startEpic(epic.id, src, me);
+    sqliteOf(store)
+      .prepare(`UPDATE steps SET status = 'completed', completed_at = ? WHERE plan_path = ?`)
+      .run(clock.now().toISOString(), src.planPath);
+    await store.finishEpic(epic.id, me, 'done');
+    return epic;
+  };
+  await built('Refunds');
+  const audit = await built('Audit');
+  await store.recordSignal(
+    audit.id,
+    'implementation_failure',
+    'The log misses refunds',
+    [{ file: 'src/audit.ts', line: 1, endLine: null, note: null }],
+    { worktree: '/wt/bart', agent: 'bart' },
+    true,
+  );
+  const items = async (reviewedByPerson: ('critical' | 'standard')[]) =>
+    needsYou(await loadSnapshot(store, me.worktree, clock.now(), reviewedByPerson), undefined, clock.now()).items.map(
+      (i) => [i.subject, i.label, i.action.kind],
+    );
+  assert.deepEqual(await items(['critical']), [
+    ['Audit', 'Decide', 'decideSignal'],
+    ['Refunds', 'Review changes', 'reviewChanges'],
+  ]);
+  assert.deepEqual(await items(['standard']), [['Audit', 'Decide', 'decideSignal']], "Bart's to review: nothing asked");
 });

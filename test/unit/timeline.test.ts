@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventView } from '../../src/core/store/types.ts';
-import { humanise, roleOf, timelineEntry, type TimelineNames } from '../../src/extension/webviews/timeline.ts';
+import {
+  humanise,
+  roleOf,
+  timelineEntry,
+  type TimelineNames,
+  withoutReviewEchoes,
+} from '../../src/extension/webviews/timeline.ts';
 
 const NAMES: TimelineNames = {
   self: '/home/me/shop',
@@ -160,4 +166,26 @@ test('a merge reads without its commit hash, and a retrospective as a list of it
     'Failed runs: 1 · failed verifications: none',
     'From approval to merge: 1 h 15 min',
   ]);
+});
+
+test("a review is one entry: the signal's own event beside the epic's move it caused is left out", () => {
+  const at = '2026-01-10T12:00:00.000Z';
+  const review = [
+    event({ id: 60, at, agent: 'bart', entity: 'epic', action: 'signal_pass', epic_id: 'sf-a3f8' }),
+    event({ id: 61, at, agent: 'bart', entity: 'signal', action: 'record', epic_id: 'sf-a3f8', to_status: 'pass' }),
+  ];
+  // A signal waiting for a person moves no epic: its event stays; so does one recorded at another moment.
+  const alone = event({ id: 29, agent: 'bart', entity: 'signal', action: 'record', epic_id: 'sf-77e1' });
+  const later = event({
+    id: 70,
+    at: '2026-01-10T12:05:00.000Z',
+    agent: 'bart',
+    entity: 'signal',
+    action: 'record',
+    epic_id: 'sf-a3f8',
+  });
+  assert.deepEqual(
+    withoutReviewEchoes([alone, ...review, later]).map((e) => e.id),
+    [29, 60, 70],
+  );
 });

@@ -188,8 +188,8 @@ test('prune: what would go and what stays, then what went', () => {
   });
 });
 
-test('an epic row offers the worktree actions once it has a worktree, until it is done', () => {
-  const snap = (e: EpicRow): Snapshot => ({
+test('an epic row offers the worktree actions once it has a worktree, until it is done; Run app or Stop app as its app runs', () => {
+  const snap = (e: EpicRow, running: string[] = []): Snapshot => ({
     now: new Date(),
     worktree: MAIN,
     epics: [e],
@@ -198,8 +198,12 @@ test('an epic row offers the worktree actions once it has a worktree, until it i
     runs: [],
     awaitingApproval: new Map(),
     changesRequested: new Set(),
+    appsRunning: new Set(running),
+    reviewedByPerson: [],
   });
-  assert.equal(epicsRoot(snap(epic({})))[0]?.contextValue, 'epic:in_progress:worktree');
+  assert.equal(epicsRoot(snap(epic({})))[0]?.contextValue, 'epic:in_progress:worktree:appStopped');
+  const e = epic({});
+  assert.equal(epicsRoot(snap(e, [e.id]))[0]?.contextValue, 'epic:in_progress:worktree:appRunning');
   assert.equal(epicsRoot(snap(epic({ status: 'ready', worktree_path: null })))[0]?.contextValue, 'epic:ready');
   assert.equal(epicsRoot(snap(epic({ status: 'done' })))[0]?.contextValue, 'epic:done');
 });

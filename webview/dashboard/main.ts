@@ -284,11 +284,12 @@ function leasesSection(d: DashboardData): HTMLElement {
                 'tr',
                 {},
                 h('td', { title: `${l.step}: ${l.stepTitle}` }, h('strong', {}, l.step), ` ${l.stepTitle}`),
+                // The epic by its title, the plan by its title (the id and the path on hover).
                 h(
                   'td',
-                  { class: 'muted' },
-                  l.epicId ? `${l.epicId} · ${l.epicTitle ?? ''}` : 'no epic',
-                  h('div', { class: 'sub' }, l.planPath),
+                  { class: 'muted', title: [l.epicId, l.planPath].filter(Boolean).join(' · ') },
+                  l.epicId ? (l.epicTitle ?? l.epicId) : 'no epic',
+                  l.epicId ? null : h('div', { class: 'sub' }, l.planTitle),
                 ),
                 h('td', { class: 'nowrap' }, l.holder),
                 h(

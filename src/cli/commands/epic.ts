@@ -225,8 +225,11 @@ export const epicShow: Command = {
     const rate = conflictRate(await store.events({ epicId: epic.id }));
     // Spend against budget (docs/budgets.md): the runs' recorded usage, the epic's own limits, the config's.
     const view = await budgetOf(ctx, store, epic);
+    // Whose review it is: Bart's, or the person's where the config's "reviewedByPerson" lists its complexity.
+    const byPerson = loadRoleCommands(configPathFor(ctx.stateFile)).reviewedByPerson?.includes(epic.complexity);
     const json = {
       ...epicJson(epic),
+      reviewer: byPerson ? 'person' : 'bart',
       plan_versions: versions,
       plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null,
       signals,

@@ -32,6 +32,7 @@ interface EpicDetail extends EpicLine {
   plan_budget: number;
   plan_iteration: number;
   review: string;
+  reviewer?: string;
   person_approval_before_merge: boolean;
   complexity_source: string;
   plan_versions: { version: number; status: string; plan_path: string; feedback: string | null; created_at: string }[];
@@ -62,7 +63,7 @@ interface EpicDetail extends EpicLine {
 export function renderEpic(e: EpicDetail): string {
   const lines = [
     `${e.id}: ${e.title} [${e.status}${e.status_reason ? `: ${e.status_reason}` : ''}]`,
-    `  complexity ${e.complexity} (${e.complexity_source}) · priority ${e.priority} · review ${e.review}${e.person_approval_before_merge ? ' · person approves merge' : ''}`,
+    `  complexity ${e.complexity} (${e.complexity_source}) · priority ${e.priority} · ${e.reviewer === 'person' ? 'reviewed by a person' : `review ${e.review}`}${e.person_approval_before_merge ? ' · person approves merge' : ''}`,
     `  build iterations ${e.iteration}/${e.build_budget} · plan iterations ${e.plan_iteration}/${e.plan_budget} · planned by ${e.planner === 'person' ? 'a person' : 'Lisa'}`,
   ];
   if (e.budget_line) lines.push(`  ${e.budget_line}`);

@@ -28,6 +28,7 @@ export function schedulerConfigOf(
     setupConfigured: setupWanted(mainRoot, c.setup),
     prCheckMs: (c.prCheckSeconds ?? 60) * 1000,
     ...(c.budget ? { budget: c.budget } : {}),
+    ...(c.reviewedByPerson ? { reviewedByPerson: c.reviewedByPerson } : {}),
     slots: slotsOf(c),
     maxWaitingOnPerson: c.maxWaitingOnPerson ?? DEFAULT_MAX_WAITING_ON_PERSON,
   };

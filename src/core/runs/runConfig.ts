@@ -13,6 +13,7 @@ import {
 import { AGENT_PRESETS, presetFor } from './presets.ts';
 import type { UsageSpec } from './usage.ts';
 import type { BudgetConfig } from '../epics/costBudget.ts';
+import { COMPLEXITIES, type Complexity } from '../epics/complexity.ts';
 import { UsageError } from '../errors.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 import { FLEET_SCHEMA, type FleetSettings, fleetSettingsOf } from '../../shared/fleetSettings.ts';
@@ -93,6 +94,7 @@ const ConfigSchema = z.strictObject({
     .optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
   planner: z.enum(['lisa', 'person']).optional(),
+  reviewedByPerson: z.array(z.enum(COMPLEXITIES as [Complexity, ...Complexity[]])).optional(),
   worktreeRoot: z
     .string()
     .trim()
@@ -171,6 +173,8 @@ export interface RunConfig extends FleetSettings {
   readonly prCheckSeconds?: number;
   /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
   readonly planner: 'lisa' | 'person';
+  /** Complexities whose built epics a person reviews instead of Bart (Review changes); default none. */
+  readonly reviewedByPerson?: readonly Complexity[];
   /** Where epic and planning worktrees go (relative to the main worktree); default a sibling `<repo>.springfield/` (docs/worktrees.md). */
   readonly worktreeRoot?: string;
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
@@ -286,6 +290,7 @@ export function parseRunConfig(value: unknown, source: string): RunConfig {
     planner: c.planner ?? DEFAULT_RUN_CONFIG.planner,
     ...(c.fallbacks && Object.keys(c.fallbacks).length > 0 ? { fallbacks: c.fallbacks } : {}),
     ...(c.merge ? { merge: c.merge } : {}),
+    ...(c.reviewedByPerson?.length ? { reviewedByPerson: c.reviewedByPerson } : {}),
     ...(c.remote ? { remote: c.remote } : {}),
     ...(c.prCheckSeconds !== undefined ? { prCheckSeconds: c.prCheckSeconds } : {}),
     ...(c.worktreeRoot ? { worktreeRoot: c.worktreeRoot } : {}),

@@ -81,7 +81,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
   let free = Math.max(0, limit - live);
   const busyFiles = busySteps(snapshot);
   const seen = new Set<string>();
-  const fleet = fleetPass(snapshot, live);
+  const fleet = fleetPass(snapshot, live, config);
   for (const epic of scheduleOrder(snapshot.epics)) {
     if (seen.has(epic.id)) continue;
     seen.add(epic.id);

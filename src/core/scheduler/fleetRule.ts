@@ -21,13 +21,17 @@ export interface FleetPass {
   readonly waitingOnPerson: number;
 }
 
-export function fleetPass(snapshot: SchedulerSnapshot, liveAgents: number): FleetPass {
+export function fleetPass(
+  snapshot: SchedulerSnapshot,
+  liveAgents: number,
+  config: Pick<SchedulerConfig, 'reviewedByPerson'> = {},
+): FleetPass {
   const heavy = { verification: snapshot.fleet?.heavy.verification ?? 0, setup: snapshot.fleet?.heavy.setup ?? 0 };
   return {
     admission: snapshot.fleet?.admission ?? null,
     heavy,
     underWay: liveAgents + heavy.verification + heavy.setup,
-    waitingOnPerson: snapshot.epics.filter((e) => nextRoleFor(e) === 'person').length,
+    waitingOnPerson: snapshot.epics.filter((e) => nextRoleFor(e, config) === 'person').length,
   };
 }
 

@@ -22,6 +22,7 @@ export const MESSAGES = {
       : `blocked — ${e.statusReason ?? 'by a fault'}; a person retries it: springfield epic retry ${e.id}`,
   signalsAwaitingPerson: (n: number) => `${n} review signal${n === 1 ? '' : 's'} waiting for a person's decision`,
   mergeApproval: "waiting for a person's approval before merge",
+  personReview: "built: waiting for a person's review (Review changes)",
   pullRequestOpen: (url: string) => `pull request ${url} is open; the epic is done once it is merged there`,
   mainDirty: (files: readonly string[]) =>
     `verified; its merge waits: the main worktree has uncommitted changes (${files.slice(0, 3).join(', ')}${files.length > 3 ? ', …' : ''}); commit or stash them and it merges`,
@@ -139,8 +140,18 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
   return next !== null && ralph ? run(epic, 'ralph', `build ${next}`, next) : null;
 }
 
+/** Whether a person reviews this epic instead of Bart (`"reviewedByPerson"` lists its complexity). */
+export function reviewedByPerson(
+  epic: Pick<EpicSnapshot, 'complexity'>,
+  config: Pick<SchedulerConfig, 'reviewedByPerson'>,
+): boolean {
+  return config.reviewedByPerson?.includes(epic.complexity) ?? false;
+}
+
 function reviewing(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
   if (epic.signalsAwaitingPerson > 0) return surface(epic, MESSAGES.signalsAwaitingPerson(epic.signalsAwaitingPerson));
+  if (reviewedByPerson(epic, config))
+    return epic.review.signalsThisIteration > 0 ? null : surface(epic, MESSAGES.personReview);
   const policy = COMPLEXITY_POLICY[epic.complexity];
   if (
     policy.review === 'skip_when_verified' &&
@@ -156,9 +167,12 @@ function reviewing(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nu
 
 /**
  * Who acts next on the epic, for display: a role, 'person' when a person must decide, or null when
- * nothing is due. Ignores slots and configured commands.
+ * nothing is due. Ignores slots and configured commands; `config` says whose review it is.
  */
-export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
+export function nextRoleFor(
+  epic: EpicSnapshot,
+  config: Pick<SchedulerConfig, 'reviewedByPerson'> = {},
+): Role | 'person' | null {
   switch (epic.status) {
     case 'planned':
     case 'blocked':
@@ -173,7 +187,7 @@ export function nextRoleFor(epic: EpicSnapshot): Role | 'person' | null {
     case 'in_progress':
       return 'ralph';
     case 'implemented': {
-      if (epic.signalsAwaitingPerson > 0) return 'person';
+      if (epic.signalsAwaitingPerson > 0 || reviewedByPerson(epic, config)) return 'person';
       const policy = COMPLEXITY_POLICY[epic.complexity];
       if (policy.review === 'skip_when_verified' && epic.verification.lastVerdict === 'pass') return 'lovejoy';
       return 'bart';

@@ -174,6 +174,8 @@ export interface SchedulerConfig {
   readonly slots?: { readonly verification: number; readonly setup: number };
   /** While this many epics wait for a person, no new epic's planning starts; absent: no limit. */
   readonly maxWaitingOnPerson?: number;
+  /** Complexities whose review is a person's, not Bart's: the built epic waits for Review changes. */
+  readonly reviewedByPerson?: readonly Complexity[];
 }
 
 /**

@@ -22,7 +22,7 @@ export function unstaffedEpics(
   const out: Unstaffed[] = [];
   for (const epic of epics) {
     if (acted.has(epic.id)) continue;
-    const role = nextRoleFor(epic);
+    const role = nextRoleFor(epic, config);
     if (!isRoleIn(STARTED_ROLES, role) || hasCommand(config, role)) continue;
     // Every open step is held by someone else: nothing would start even with an agent.
     if (

@@ -78,6 +78,8 @@ export class AppRunner {
     });
     terminal.show(true);
     const app = await waitForApp(worktree, terminal);
+    // The epic's row offers Stop app now (the snapshot reads which apps run).
+    void this.host.refresh();
     if (app) return this.announce(epic, worktree, app, 'runs');
     void vscode.window.showWarningMessage(
       `Springfield: ${epic.id}'s app did not start: the terminal "${name}" says why.`,
@@ -88,6 +90,7 @@ export class AppRunner {
   async stop(epic: EpicRow, worktree: string): Promise<void> {
     const grace = this.host.dbPath ? loadRoleCommands(configPathFor(this.host.dbPath)).killGraceSeconds : 5;
     const stopped = await stopApp(worktree, grace * 1000);
+    void this.host.refresh();
     void vscode.window.showInformationMessage(
       stopped
         ? `Springfield: stopped ${epic.id}'s app (${epic.title}).`

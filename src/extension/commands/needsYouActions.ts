@@ -48,6 +48,9 @@ export async function runNeedsYouAction(
       return revealEpic(action.epicId);
     case 'raiseBudget':
       return raiseBudget(ctx, action.epicId);
+    case 'reviewChanges':
+      await vscode.commands.executeCommand('springfield.review.open', action.epicId);
+      return;
     case 'openFile':
       await vscode.window.showTextDocument(vscode.Uri.file(action.path));
       return;

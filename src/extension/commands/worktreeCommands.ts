@@ -53,6 +53,12 @@ export class WorktreeCommands extends Disposable {
     this.ctx = ctx;
     this.apps = new AppRunner(ctx.host, o.cliPath, o.binDir);
     this.register(new SourceControlWorktrees(ctx.host));
+    // An app's terminal closed: its app ended, so its epic's row offers Run app again.
+    this.register(
+      vscode.window.onDidCloseTerminal((t) => {
+        if (t.name.startsWith('App · ')) void ctx.host.refresh();
+      }),
+    );
     const commands: Record<string, (row?: Row) => Promise<void>> = {
       'springfield.epic.openWorktree': (row) => this.openEpicWorktree(row),
       'springfield.epic.runApp': (row) => this.runApp(row),

@@ -54,6 +54,7 @@ export type NeedsYouAction =
   | { readonly kind: 'openSourceControl' }
   | { readonly kind: 'showEpic'; readonly epicId: string }
   | { readonly kind: 'raiseBudget'; readonly epicId: string }
+  | { readonly kind: 'reviewChanges'; readonly epicId: string }
   | { readonly kind: 'openFile'; readonly path: string };
 
 export interface NeedsYouItem {
@@ -264,6 +265,22 @@ function epicItems(s: Snapshot, e: EpicRow, name: string): Omit<NeedsYouItem, 's
         label: 'Retry',
         action: { kind: 'retry', epicId: e.id },
         text: `${name} is blocked: ${why}. Fix the cause, then Retry.`,
+      },
+    ];
+  }
+  // The config gives this complexity's review to the person: the built epic waits for Review changes
+  // (a signal already waiting for them is its own item, Decide).
+  const waitingSignal = s.signals.some((x) => x.epic_id === e.id && x.status === 'awaiting_person');
+  if (e.status === 'implemented' && s.reviewedByPerson.includes(e.complexity) && !waitingSignal) {
+    return [
+      {
+        ...base,
+        key: `review:${e.id}:${e.iteration}`,
+        icon: 'git-pull-request',
+        fact: 'built: waits for your review',
+        label: 'Review changes',
+        action: { kind: 'reviewChanges', epicId: e.id },
+        text: `${name} is built and waits for your review: Review changes, comment on its lines, then Approve or Request changes.`,
       },
     ];
   }

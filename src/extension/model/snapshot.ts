@@ -1,4 +1,12 @@
-import type { EpicRow, PlanView, RunView, SignalView, Store } from '../../core/index.ts';
+import {
+  type Complexity,
+  type EpicRow,
+  type PlanView,
+  type RunView,
+  runningApp,
+  type SignalView,
+  type Store,
+} from '../../core/index.ts';
 import { roleSpec } from '../../shared/roles.ts';
 
 /** Everything the views show, read in one go from the store (no vscode here: tested in plain Node). */
@@ -14,9 +22,18 @@ export interface Snapshot {
   readonly awaitingApproval: ReadonlyMap<string, { version: number; plan_path: string; created_at: string }>;
   /** Epics whose latest plan version was sent back with feedback: Lisa's move. */
   readonly changesRequested: ReadonlySet<string>;
+  /** Epics whose app runs in their worktree now (`springfield app`), so a row offers Stop app, not Run app. */
+  readonly appsRunning: ReadonlySet<string>;
+  /** The config's `"reviewedByPerson"`: complexities whose built epics wait for the person's Review changes. */
+  readonly reviewedByPerson: readonly Complexity[];
 }
 
-export async function loadSnapshot(store: Store, worktree: string, now = new Date()): Promise<Snapshot> {
+export async function loadSnapshot(
+  store: Store,
+  worktree: string,
+  now = new Date(),
+  reviewedByPerson: readonly Complexity[] = [],
+): Promise<Snapshot> {
   const [epics, plans, signals, runs] = await Promise.all([
     store.listEpics(),
     store.showPlans(),
@@ -37,7 +54,21 @@ export async function loadSnapshot(store: Store, worktree: string, now = new Dat
       });
     else if (versions.at(-1)?.status === 'changes_requested') changesRequested.add(epic.id);
   }
-  return { now, worktree, epics, plans, signals, runs, awaitingApproval, changesRequested };
+  const appsRunning = new Set(
+    epics.filter((e) => e.worktree_path && e.status !== 'done' && runningApp(e.worktree_path)).map((e) => e.id),
+  );
+  return {
+    now,
+    worktree,
+    epics,
+    plans,
+    signals,
+    runs,
+    awaitingApproval,
+    changesRequested,
+    appsRunning,
+    reviewedByPerson,
+  };
 }
 
 /** How far along the Get started walkthrough this repository is (its steps tick through context keys). */

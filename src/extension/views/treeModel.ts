@@ -69,13 +69,20 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined, need: Nee
   const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
   if (worktree) facts.push(`in ${baseName(worktree)}`);
   const retryable = isRetryable(e);
+  // A merged epic says when ("merged 2 min ago"), kept current by the live clock.
+  const merged = e.status === 'done' && !need;
+  const describe = (now: Date): Live => {
+    const t = ago(e.updated_at, now);
+    return { text: [`merged ${t.text}`, ...facts.slice(1)].join(' · '), nextMs: t.nextMs };
+  };
   return {
     id: `epic:${e.id}`,
     kind: 'epic',
     label: e.title,
-    description: facts.join(' · '),
+    description: merged ? describe(s.now).text : facts.join(' · '),
+    live: merged ? describe : undefined,
     icon: EPIC_ICONS[e.status],
-    contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}${need?.action.kind === 'approveMerge' ? ':mergeApproval' : ''}${e.worktree_path && e.status !== 'done' ? ':worktree' : ''}`,
+    contextValue: `epic:${e.status}${awaiting ? ':awaitingApproval' : ''}${retryable ? ':retry' : ''}${need?.action.kind === 'approveMerge' ? ':mergeApproval' : ''}${worktree ? `:worktree:${s.appsRunning.has(e.id) ? 'appRunning' : 'appStopped'}` : ''}`,
     collapsible: plan
       ? e.status === 'in_progress'
         ? 'expanded'
@@ -150,7 +157,8 @@ function planNode(s: Snapshot, p: PlanView): TreeNode {
     id: `plan:${p.plan_path}`,
     kind: 'plan',
     label: p.title || p.plan_path,
-    description: `${p.plan_path}  ·  ${progressBar(p.progress.steps_completed, p.progress.steps_total)}`,
+    // Its state, not its path (the path is in the tooltip).
+    description: `${statusWord(p.status)} · ${progressBar(p.progress.steps_completed, p.progress.steps_total)}`,
     icon: {
       id: p.status === 'done' ? 'pass-filled' : 'list-tree',
       color: p.status === 'done' ? 'testing.iconPassed' : undefined,
@@ -203,29 +211,34 @@ export function stepNode(s: Snapshot, plan: PlanView, st: StepView): TreeNode {
   const names = stepNames(plan);
   // Who holds it, shortest first: an agent by its id, "you" here, else the worktree a person holds it in.
   const holder = !live ? '' : (st.agent ?? (mine ? 'you' : st.claimed_by ? `in ${baseName(st.claimed_by)}` : ''));
+  // A completed step says when (its commit is in the tooltip): "done 2 min ago".
   const fact =
     st.status === 'completed'
-      ? st.commit_hash
-        ? st.commit_hash.slice(0, 7)
-        : st.complete_reason
-          ? 'completed with open items'
-          : ''
+      ? st.complete_reason
+        ? 'completed with open items'
+        : ''
       : blocked
         ? `waits for ${st.blocked_by.map((a) => stepTitles(plan).get(a) ?? a).join(', ')}`
         : live
           ? holder
           : 'ready';
   // The holder and the lease first ("ralph-a · 1h45m"), the bar last: at 300 px the end of a row is what is cut.
+  const completedAt = st.status === 'completed' ? st.completed_at : null;
   const describe = (now: Date): Live => {
     const lease = live && st.lease_expires_at ? leaseShort(st.lease_expires_at, now) : undefined;
-    return { text: [fact, lease?.text, bar].filter(Boolean).join(' · '), nextMs: lease?.nextMs ?? Infinity };
+    const done = completedAt ? ago(completedAt, now) : undefined;
+    const when = done ? `done ${done.text}` : undefined;
+    return {
+      text: [fact, when, lease?.text, bar].filter(Boolean).join(' · '),
+      nextMs: lease?.nextMs ?? done?.nextMs ?? Infinity,
+    };
   };
   return {
     id: `step:${plan.plan_path}#${st.anchor}`,
     kind: 'step',
     label: st.title,
     description: describe(s.now).text,
-    live: live && st.lease_expires_at ? describe : undefined,
+    live: (live && st.lease_expires_at) || completedAt ? describe : undefined,
     icon,
     contextValue: `step:${st.status}${mine ? ':held' : live && st.claimed_by ? ':elsewhere' : ''}${live && st.agent ? ':agent' : ''}${st.parent_anchor ? ':substep' : ''}`,
     collapsible: st.items.length + st.substeps.length === 0 ? 'none' : mine ? 'expanded' : 'collapsed',

@@ -23,7 +23,7 @@ import { NOTHING, type NeedsYou } from '../model/needsYou.ts';
 import type { Snapshot } from '../model/snapshot.ts';
 import { ROLE_NAMES, stepName } from '../views/viewText.ts';
 import { statsData, statsSince } from './statsData.ts';
-import { timelineEntry, type TimelineNames } from './timeline.ts';
+import { timelineEntry, type TimelineNames, withoutReviewEchoes } from './timeline.ts';
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const TIMELINE = 80;
@@ -180,8 +180,7 @@ export async function dashboardData(
     stats: statsData(statsRows),
     debt: debt.map((d) => ({ epicId: d.epic_id, title: d.title, reason: d.reason, at: d.recorded_at })),
     epicTitles: Object.fromEntries(s.epics.map((e) => [e.id, e.title])),
-    events: events
-      .reverse()
+    events: withoutReviewEchoes(events.reverse())
       .filter((e) => !(e.entity === 'step' && e.action === 'heartbeat'))
       .slice(0, TIMELINE)
       .map((e) => timelineEntry(e, names)),

@@ -54,6 +54,19 @@ export function humanise(text: string): string {
     .trim();
 }
 
+/**
+ * The events without the echo of a review: a review's signal is recorded with the epic's move it
+ * causes, by the same agent at the same moment ("signalled pass" beside "passed review"), so the
+ * signal's own event is left out and the review is one entry, the epic's.
+ */
+export function withoutReviewEchoes<E extends Pick<EventView, 'entity' | 'action' | 'epic_id' | 'agent' | 'at'>>(
+  events: readonly E[],
+): E[] {
+  const key = (e: E) => JSON.stringify([e.epic_id, e.agent, e.at]);
+  const moves = new Set(events.filter((e) => e.entity === 'epic' && e.action.startsWith('signal_')).map(key));
+  return events.filter((e) => !(e.entity === 'signal' && e.action === 'record' && moves.has(key(e))));
+}
+
 /** One event as a timeline row: who, in words what happened, and to which epic. */
 export function timelineEntry(e: EventView, names: TimelineNames): TimelineEntry {
   const epicId = e.epic_id ?? (e.plan_path ? (names.epicOfPlan.get(e.plan_path) ?? null) : null);

@@ -1,0 +1,244 @@
+// Issue 36's remaining defects as a person meets them in the demo (code-server + Chromium, the
+// extension installed as a user has it), with the scheduler started once and never stopped: the
+// critical "Refunds" epic, whose review the demo's config gives the person ("reviewedByPerson"),
+// waits in Needs you with Review changes once built; its row offers Run app or Stop app, whichever
+// applies; rows say when a step was done and an epic merged, not a commit hash or a plan path; the
+// dashboard's figures show their sub-lines whole and each review once in the timeline; and a line
+// comment sent with Request changes shows in the Comments panel. Screenshots under test-results/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
+import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
+import { openEditor, type EditorSession } from './harness.ts';
+import {
+  cli,
+  eventually,
+  openSpringfield,
+  palette,
+  root,
+  row,
+  rowShows,
+  screenshot,
+  toast,
+  webview,
+} from './person.ts';
+
+const COMMENT = 'Refund into the card it was paid with, and say so on the page';
+
+interface Epic {
+  id: string;
+  status: string;
+  iteration: number;
+  worktree_path: string | null;
+}
+
+type InPage = {
+  document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> };
+};
+
+/** The aria-labels of every sidebar row (a row's label and description, as a screen reader reads them). */
+async function rowLabels(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')].map(
+      (r) => r.getAttribute('aria-label') ?? '',
+    ),
+  );
+}
+
+/** The labels of the context menu a right-click on `label`'s row opens (then closed). */
+async function menuOf(page: Page, label: string): Promise<string[]> {
+  await row(page, label).first().click({ button: 'right' });
+  const menu = page.locator('.context-view .action-label');
+  await menu.first().waitFor({ timeout: 10_000 });
+  const labels = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+  await page.keyboard.press('Escape');
+  return labels;
+}
+
+describe('The demo offers the person a review; what the rows, the menu, the dashboard and the Comments panel say (code-server + Chromium)', () => {
+  let base: string;
+  let demo: DemoRepo;
+  let work: SchedulerDemo;
+  let session: EditorSession;
+  let page: Page;
+  const show = (id: string): Epic => cli<Epic>(demo.root, ['epic', 'show', id]);
+
+  before(
+    async () => {
+      assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
+      base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-demo-review-')));
+      demo = buildDemoRepo(base);
+      const state = join(base, 'state');
+      work = prepareSchedulerDemo(demo, state, 0.2);
+      await ensureCodeServer();
+      session = await openEditor({
+        extensionPath: root,
+        workspace: demo.root,
+        theme: 'dark',
+        width: 1400,
+        height: 950,
+        env: { XDG_STATE_HOME: state },
+        settings: { 'terminal.integrated.gpuAcceleration': 'off' },
+      });
+      page = session.page;
+      await openSpringfield(page, 300);
+      await row(page, 'Refunds').waitFor({ timeout: 60_000 });
+    },
+    { timeout: 15 * 60_000 },
+  );
+
+  after(async () => {
+    await session?.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  test(
+    'Start scheduler: the critical Refunds epic is built, then waits in Needs you with Review changes (the config gives its review to the person)',
+    { timeout: 300_000 },
+    async () => {
+      const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
+      await header.hover();
+      await header.locator('[aria-label="Start scheduler"]').click();
+      await page
+        .locator('.part.statusbar')
+        .getByText('Scheduler running', { exact: true })
+        .waitFor({ timeout: 15_000 });
+      await eventually('Refunds built', () => show(work.refunds).status === 'implemented', 240_000);
+      await rowShows(page, 'Review changes', ['Refunds'], 30_000);
+      await rowShows(page, 'Refunds', ['built: waits for your review'], 10_000);
+      // No Bart run for it: the review is the person's.
+      const bart = cli<{ runs: { role: string }[] }>(demo.root, ['runs', '--epic', work.refunds]).runs.filter(
+        (r) => r.role === 'bart',
+      );
+      assert.deepEqual(bart, [], 'Bart never reviews an epic the config gives the person');
+      await screenshot(page, 'demo-review-waits');
+    },
+  );
+
+  test('A merged epic and a done step say when, not which commit', { timeout: 240_000 }, async () => {
+    await eventually(
+      'Order history and Wishlist merged',
+      () => show(work.orders).status === 'done' && show(work.wishlist).status === 'done',
+      200_000,
+    );
+    await rowShows(page, 'Order history', ['merged', 'ago'], 30_000);
+    await rowShows(page, 'Refunds', ['built: waits for your review'], 10_000);
+    // Refunds' step row (its epic is expanded by a click on the twistie when collapsed).
+    const refunds = row(page, 'Refunds').first();
+    if ((await refunds.getAttribute('aria-expanded')) === 'false') await refunds.locator('.monaco-tl-twistie').click();
+    await rowShows(page, 'Refund an order', ['done', 'ago'], 10_000);
+    const hashes = (await rowLabels(page)).filter((l) => /\b[0-9a-f]{7}\b/.test(l) && /\d/.test(l));
+    assert.deepEqual(hashes, [], 'no row shows a commit hash');
+    const paths = (await rowLabels(page)).filter((l) => /plans\/[\w-]+\.md/.test(l));
+    assert.deepEqual(paths, [], 'no row shows a plan path');
+    await screenshot(page, 'demo-review-rows');
+  });
+
+  test('Run app and Stop app: the menu offers only the one that applies', { timeout: 120_000 }, async () => {
+    const before = await menuOf(page, 'Refunds');
+    assert.ok(before.includes('Run app'), `Run app offered: ${JSON.stringify(before)}`);
+    assert.ok(!before.includes('Stop app'), `no Stop app while nothing runs: ${JSON.stringify(before)}`);
+    await row(page, 'Refunds').first().click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: 'Run app' }).first().click();
+    await toast(page, /app \(Refunds\) runs at http:\/\/localhost:\d+\//).waitFor({ timeout: 60_000 });
+    const worktree = show(work.refunds).worktree_path;
+    assert.ok(worktree, 'Refunds has a worktree');
+    let running: string[] = [];
+    for (let i = 0; i < 20 && !running.includes('Stop app'); i++) running = await menuOf(page, 'Refunds');
+    assert.ok(running.includes('Stop app'), `Stop app offered while it runs: ${JSON.stringify(running)}`);
+    assert.ok(!running.includes('Run app'), `no Run app while it runs: ${JSON.stringify(running)}`);
+    await screenshot(page, 'demo-review-app-runs');
+    await row(page, 'Refunds').first().click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: 'Stop app' }).first().click();
+    await toast(page, /stopped .*'s app \(Refunds\)/).waitFor({ timeout: 30_000 });
+    let stopped: string[] = [];
+    for (let i = 0; i < 20 && !stopped.includes('Run app'); i++) stopped = await menuOf(page, 'Refunds');
+    assert.ok(stopped.includes('Run app') && !stopped.includes('Stop app'), JSON.stringify(stopped));
+  });
+
+  test(
+    "The dashboard: the figures' sub-lines whole, and each review once in the timeline",
+    { timeout: 120_000 },
+    async () => {
+      await palette(page, 'Springfield: Open dashboard');
+      const frame = webview(page);
+      await frame.locator('.figure-detail').first().waitFor({ timeout: 20_000 });
+      const cut = await frame.locator('.figure-detail, .figure-label').evaluateAll((els) =>
+        els
+          .map((e) => e as unknown as { scrollWidth: number; clientWidth: number; textContent: string })
+          .filter((e) => e.scrollWidth > e.clientWidth)
+          .map((e) => e.textContent),
+      );
+      assert.deepEqual(cut, [], 'no figure line is cut');
+      // What Bart did on Order history, through the timeline's own filters.
+      await frame.locator('select[aria-label="Epic"]').selectOption(work.orders);
+      await frame.locator('select[aria-label="Who"]').selectOption('bart');
+      const timeline = frame.locator('.timeline .events > li');
+      await timeline.first().waitFor({ timeout: 10_000 });
+      const entries = (await timeline.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+      assert.equal(
+        entries.filter((t) => /passed review|signalled pass/.test(t)).length,
+        1,
+        `Bart's review of Order history, once: ${JSON.stringify(entries)}`,
+      );
+      await screenshot(page, 'demo-review-dashboard');
+      await page.keyboard.press('Control+W');
+    },
+  );
+
+  test(
+    'Review changes from Needs you, a line comment, Request changes: the comment is in the Comments panel',
+    { timeout: 180_000 },
+    async () => {
+      await row(page, 'Review changes').first().click();
+      const entry = page
+        .locator('.multiDiffEntry')
+        .filter({ has: page.locator('.title.modified', { hasText: /^step-1-/ }) })
+        .first();
+      await entry.waitFor({ state: 'attached', timeout: 30_000 });
+      // The editor renders only the entries in view: scroll down to the step's file.
+      const number = entry.locator('.editor.modified .margin .line-numbers', { hasText: /^1$/ }).first();
+      for (let i = 0; i < 15 && !(await number.isVisible()); i++) {
+        await page.locator('.multiDiffEditor').hover();
+        await page.mouse.wheel(0, 300);
+        await page.waitForTimeout(200);
+      }
+      await number.waitFor({ timeout: 10_000 });
+      const box = await number.boundingBox();
+      assert.ok(box, 'line 1 of the step file is on screen');
+      await page.mouse.move(box.x + box.width + 8, box.y + box.height / 2);
+      await entry.locator('.comment-range-glyph.line-hover').click({ timeout: 10_000 });
+      const widget = page.locator('.review-widget').last();
+      await widget.locator('.comment-form .monaco-editor').waitFor({ timeout: 10_000 });
+      await page.keyboard.type(COMMENT);
+      await widget.locator('.form-actions .monaco-button', { hasText: 'Add to review' }).click();
+      const thread = page.locator('.review-widget', { hasText: `Your pending review of ${work.refunds}` });
+      await thread.locator('.comments-container', { hasText: COMMENT }).waitFor({ timeout: 10_000 });
+      await thread.locator('.head .action-label', { hasText: 'Request changes' }).click();
+      await page.locator('.quick-input-widget', { hasText: `Request changes on ${work.refunds}` }).waitFor();
+      await page.keyboard.press('Enter');
+      await toast(page, `Sent ${work.refunds} back to Ralph with your 1 comment`).waitFor({ timeout: 15_000 });
+      assert.equal(show(work.refunds).iteration, 2, 'Ralph goes back for iteration 2');
+      await palette(page, 'View: Show Comments');
+      const panel = page.locator('.part.panel');
+      await panel
+        .locator('.monaco-list-row', { hasText: COMMENT })
+        .first()
+        .waitFor({ timeout: 20_000 })
+        .catch(async () =>
+          assert.fail(
+            `the comment is not in the Comments panel: ${JSON.stringify(await panel.locator('.monaco-list-row').allInnerTexts())}`,
+          ),
+        );
+      await screenshot(page, 'demo-review-comments-panel');
+      // Ralph's fix is built and the review waits for the person again, the scheduler never stopped.
+      await eventually('Refunds built again', () => show(work.refunds).status === 'implemented', 120_000);
+      await rowShows(page, 'Review changes', ['Refunds'], 30_000);
+    },
+  );
+});
