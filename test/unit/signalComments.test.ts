@@ -17,17 +17,33 @@ test("a signal comment's summary, note and decision are escaped: Bart's text nev
     '[me](http://x)',
   );
   const bart = body
-    .replace(/^\*\*implementation failure\*\* — /, '')
+    .replace(/\n\n\*\*implementation failure\*\* — /, '\n\n')
     .replace(/\n\n_Decided: /, '\n\n')
     .replace(/\._$/, '');
   assert.deepEqual(unescapedSyntax(bart), [], 'only our own frame is Markdown');
   assert.ok(
-    body.startsWith(
-      '**implementation failure** — \\*\\*done\\*\\* \\[open\\]\\(command:workbench\\.action\\.terminal\\.new\\) \\<img',
-    ),
+    body.startsWith('\\*\\*done\\*\\* \\[open\\]\\(command:workbench\\.action\\.terminal\\.new\\) \\<img'),
     body,
   );
   assert.ok(body.includes('\n\\# Heading\n\\- item \\_x\\_'), 'line starts cannot open a heading or a list');
+  assert.ok(body.includes('\n\n**implementation failure** — \\*\\*done'), 'the note leads, the signal follows');
+});
+
+test("a place's note leads its comment (the Comments panel lists a comment's first line), the signal after it", () => {
+  const body = signalCommentBody(
+    {
+      type: 'implementation_failure',
+      summary: 'Changes requested in review: Use a Map (+1 more)',
+      status: 'open',
+      resolution: null,
+    },
+    { note: 'Name the cache' },
+    null,
+  );
+  assert.equal(
+    body,
+    'Name the cache\n\n**implementation failure** — Changes requested in review: Use a Map \\(\\+1 more\\)',
+  );
 });
 
 test('a signal waiting for a person says so; its own words stay escaped', () => {

@@ -116,8 +116,11 @@ export function signalCommentBody(
   const decided = sig.resolution
     ? `\n\n_Decided: ${md(sig.resolution)}${resolvedBy ? ` by ${md(resolvedBy)}` : ''}._`
     : '';
+  // The note for this place leads: the Comments panel shows a comment's first line, so each line's own
+  // comment is what it lists there (a review's summary names only its first comment).
+  const what = `**${SIGNAL_WORDS[sig.type] ?? md(sig.type)}** — ${md(sig.summary)}`;
   return (
-    `**${SIGNAL_WORDS[sig.type] ?? md(sig.type)}** — ${md(sig.summary)}${loc.note ? `\n\n${md(loc.note)}` : ''}` +
+    (loc.note ? `${md(loc.note)}\n\n${what}` : what) +
     (sig.status === 'awaiting_person'
       ? '\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._'
       : decided)
