@@ -517,6 +517,13 @@ describe('epic lifecycle through the CLI', () => {
     assert.match(text.stdout, /critical/);
     assert.match(text.stdout, /review required/);
     assert.match(text.stdout, /0\/40/);
+    // The config gives critical epics' review to the person: epic show says so.
+    writeFileSync(join(repo.root, '.springfield', 'config.json'), JSON.stringify({ reviewedByPerson: ['critical'] }));
+    const mine = await runCli(repo.root, ['epic', 'show', auth.id]);
+    assert.match(mine.stdout, /critical \(\w+\) · priority P\d · reviewed by a person · person approves merge/);
+    assert.equal(assertOk<{ reviewer: string }>(await sf(repo.root, ['epic', 'show', auth.id])).reviewer, 'person');
+    assert.equal(assertOk<{ reviewer: string }>(await sf(repo.root, ['epic', 'show', typo.id])).reviewer, 'bart');
+    rmSync(join(repo.root, '.springfield', 'config.json'));
     const planMd = readFileSync(join(repo.root, 'PLAN.md'), 'utf8');
     for (const id of [typo.id, auth.id]) assert.ok(planMd.includes(`**springfield:** \`${id}\``), planMd);
     assert.ok(planMd.includes('Move sessions to the new table.'));
