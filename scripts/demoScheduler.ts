@@ -110,6 +110,8 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
         roles: { lisa: agent, ralph: agent, bart: agent },
         verification: [[process.execPath, '--test']],
         maxParallelAgents: 3,
+        // The demo puts a plan, a decision and a review before the person at once: Lisa still plans Gift cards.
+        maxWaitingOnPerson: 5,
         // Critical epics are the person's to review (Review changes), not Bart's (docs/lifecycle.md).
         reviewedByPerson: ['critical'],
         run: [[process.execPath, '-e', APP]],
