@@ -81,7 +81,7 @@ export { displayCommand } from './orchestrate/verify.ts';
 export { appRunning, appUrl, forgetApp, recordApp, runningApp, stopApp } from './orchestrate/apps.ts';
 export { describeDrift, type PlanStructure } from './plan/hash.ts';
 export { firstBadUtf8Line, parsePlan } from './plan/parse.ts';
-export { loadPlanSource, planFileSource, planSourceOf } from './plan/source.ts';
+export { loadPlanSource, planFileSource } from './plan/source.ts';
 export { planFileName, planTemplate } from './plan/template.ts';
 export type { ItemKind, PlanSource } from './plan/types.ts';
 export { isEditorVariable } from './runs/agentEnv.ts';
