@@ -3,7 +3,7 @@ import { detectLimit } from '../runs/limits.ts';
 import { presetFor } from '../runs/presets.ts';
 import type { GroupEnd } from '../runs/processGroup.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
-import { clock, recordLimit, settleLimit } from './hostLimits.ts';
+import { clock, limitGate, recordLimit, settleLimit } from './hostLimits.ts';
 
 /** Whose limit a command meets: its preset's, or for any other command its program's (`node`, `my-agent`). */
 export function limitKeyOf(command: readonly string[]): string {
@@ -58,4 +58,14 @@ export function settleRunLimit(
   } catch (err) {
     warnings.push(`could not update ${limitKeyOf(command)}'s limit on this host: ${messageOf(err)}`);
   }
+}
+
+/**
+ * Whether a run started by hand (`springfield run`) may start `command` now, as the scheduler's would:
+ * null, or why not ("claude limited until 14:05"). Past the reset it takes the one probe (held by this
+ * process at most `holdMs`; the run's end gives it back).
+ */
+export function limitHolds(env: NodeJS.ProcessEnv, command: readonly string[], holdMs: number): string | null {
+  const gate = limitGate(env, limitKeyOf(command), process.pid, holdMs);
+  return gate.kind === 'wait' ? gate.reason : null;
 }
