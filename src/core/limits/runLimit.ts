@@ -19,9 +19,10 @@ export function limitKeyOf(command: readonly string[]): string {
 }
 
 /**
- * After an agent ended on its own with a non-zero exit: the limit its output reports, recorded for
- * its preset on this host, as the run's `limited` reason; null when it met none. A limit that cannot
- * be recorded (the state folder unwritable) still makes the run limited, with a warning.
+ * After an agent ended on its own with a non-zero exit, or was ended as stalled (silent but for its
+ * CLI's retries): the limit its output reports, recorded for its preset on this host, as the run's
+ * `limited` reason; null when it met none. A limit that cannot be recorded (the state folder
+ * unwritable) still makes the run limited, with a warning.
  */
 export function limitOfRun(
   env: NodeJS.ProcessEnv,
@@ -31,7 +32,7 @@ export function limitOfRun(
   runId: number,
   warnings: string[],
 ): string | null {
-  if (ended.exitCode === 0 || ended.timedOut || ended.stoppedBy || ended.stalled || ended.spawnError) return null;
+  if ((ended.exitCode === 0 && !ended.stalled) || ended.timedOut || ended.stoppedBy || ended.spawnError) return null;
   const output = { stdout: ended.stdout ?? '', stderr: ended.stderr ?? '', headline };
   const hit = detectLimit(presetFor(command)?.limits ?? [], output, new Date());
   if (!hit) return null;
