@@ -17,6 +17,8 @@ export interface ModelRequest {
 export interface Failure {
   readonly status: number;
   readonly body: unknown;
+  /** Headers sent with it (a 429's `retry-after`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface Adapter {
@@ -70,7 +72,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   const answer = (request: ModelRequest, res: ServerResponse): void => {
     if (res.destroyed) return;
     const failure = options.fail?.(request);
-    if (failure) return json(res, failure.status, failure.body);
+    if (failure) return json(res, failure.status, failure.body, failure.headers);
     const path = request.path.split('?')[0] ?? '/';
     const adapter = options.adapters.find((a) => a.handles(request.method, path));
     if (!adapter)
@@ -113,8 +115,13 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
 
