@@ -5,11 +5,12 @@
 // N seconds" and retry-after, Claude Code told not to retry) and the third epic's Claude Code run meets
 // it; the other seventeen, set up only once the host knows the limit, start on the fallback, whose
 // builders finish step 1 once the window is over. Three have a step 2, started after the reset: the first
-// Claude Code run then is the single probe, and the rest go to the fallback while it is out.
+// Claude Code run then is the single probe (the server answers it once the other step 2s have started),
+// and the rest go to the fallback while it is out.
 // The harness's twenty-alive-at-once barrier is test/faults/fleet.test.ts's; this one is about the limit.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { findPreset } from '../../src/core/runs/presets.ts';
@@ -36,6 +37,7 @@ const epic = env.SPRINGFIELD_EPIC, step = env.SPRINGFIELD_STEP;
 const sf = (...a) => execFileSync(process.execPath, [env.SF_CLI, ...a], { encoding: 'utf8' });
 const window = path.join(env.SF_SYNC, 'window.json');
 const over = () => fs.existsSync(window) && Date.now() > JSON.parse(fs.readFileSync(window, 'utf8')).end + 500;
+if (step !== 'step-1') fs.writeFileSync(path.join(env.SF_SYNC, step + '@' + epic), '');
 const deadline = Date.now() + 240000;
 while (step === 'step-1' && !over() && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
 fs.mkdirSync('work', { recursive: true });
@@ -121,6 +123,14 @@ test(
       adapters: [CLAUDE.adapter],
       maxRequests: 400,
       lifetimeMs: 15 * 60_000,
+      // After the reset, Claude Code's probe is answered only once the other step 2s have started (bounded):
+      // while it is out, they must go to the fallback.
+      hold: async (q) => {
+        const deadline = Date.now() + 240_000;
+        const stepTwos = () => readdirSync(sync).filter((n) => n.startsWith('step-2@')).length;
+        while (window && q.at >= window.end && stepTwos() < TWO_STEPS - 1 && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 200));
+      },
       // Once the third epic's setup says so, every request is refused until the window's end, as an account's limit is.
       fail: (q) => {
         if (!q.path.startsWith('/v1/messages')) return null;
@@ -289,6 +299,14 @@ test(
       [where(probe)],
       `the single probe: no other Claude Code run started until it ended\n${table}`,
     );
+    assert.deepEqual(
+      runs
+        .filter((r) => !onClaude(r) && r.step_anchor === 'step-2' && at(r.started_at) < at(probe.ended_at))
+        .map((r) => r.status),
+      Array.from({ length: TWO_STEPS - 1 }, () => 'succeeded'),
+      `while the probe was out, the other step 2s went to the fallback\n${table}`,
+    );
+
     // No step claimed twice: one succeeded run per step, and no two runs of a step overlapped.
     const steps = new Map<string, RunRow[]>();
     for (const r of runs) {

@@ -38,6 +38,8 @@ export interface ScriptedModelOptions {
   readonly fail?: (request: ModelRequest) => Failure | null;
   /** Holds a request this long before answering it (a model that thinks, or never answers while the test lasts). */
   readonly delayMs?: (request: ModelRequest) => number;
+  /** Holds a request until this settles (a model that answers once the test has seen what it waits for). */
+  readonly hold?: (request: ModelRequest) => Promise<void>;
 }
 
 export interface ScriptedModel {
@@ -64,6 +66,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         return json(res, 503, {
           error: { type: 'overloaded_error', message: `scripted model: more than ${maxRequests} requests` },
         });
+      if (options.hold) return void options.hold(request).then(() => answer(request, res));
       const delay = options.delayMs?.(request) ?? 0;
       if (delay > 0) return void setTimeout(() => answer(request, res), delay).unref();
       answer(request, res);
