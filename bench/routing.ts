@@ -101,6 +101,9 @@ async function routedHistory(steps: readonly Step[], seed: number): Promise<Pres
     config,
     actor: { worktree: 'springfield-scheduler', agent: 'scheduler' },
     unavailable: async () => null,
+    // Its own state folder: no usage limit of this host's is met.
+    env: { XDG_STATE_HOME: join(dir, 'state') },
+    holdMs: 60_000,
     random: seeded(seed * 7919),
   };
   const chosen: Preset[] = [];

@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   plan_budget_exhausted: 'refused',
   plan_drift: 'refused',
   plan_owned: 'refused',
+  preset_limited: 'refused',
   repository_not_empty: 'refused',
   review_busy: 'refused',
   role_not_supported: 'refused',

@@ -150,4 +150,5 @@ export {
 } from './store/index.ts';
 export { runAgent } from './supervisor/supervisor.ts';
 export { clearLimit, clock, limitedUntil, limitOf, presetLimits, recordLimit } from './limits/hostLimits.ts';
+export { limitHolds } from './limits/runLimit.ts';
 export { type RoleLimit, roleLimits } from './orchestrate/presetChoice.ts';

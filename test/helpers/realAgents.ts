@@ -190,7 +190,7 @@ export interface RealAgentRepo {
 }
 
 /** PATH without any `springfield`, with the agent CLIs: what a person's shell would have before installing Springfield. */
-function agentPath(): string {
+export function agentPath(): string {
   const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'springfield')));
   return [AGENT_BIN, ...dirs].join(delimiter);
 }

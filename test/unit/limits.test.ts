@@ -1,5 +1,5 @@
 // Usage and rate limits as each agent CLI reports them (docs/agents.md, "Usage limits"): the real
-// output of Claude Code, Codex and Gemini CLI against a model server answering 429 (test/fixtures/limits,
+// output of Claude Code, Codex, Gemini CLI and opencode against a model server answering 429 (test/fixtures/limits,
 // captured from the CLIs at the presets' versions), and the wordings their trackers report.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -95,6 +95,24 @@ test('opencode: the error event it gives up with', () => {
     error: { name: 'APIError', data: { message: 'Too Many Requests: rate limit exceeded, retry-after: 120' } },
   });
   assert.equal(secondsFromNow(limitOf('opencode', event)?.resetAt ?? null), 120);
+});
+
+test('opencode: while it retries, its logged attempts (--print-logs) name the limit, and are no sign of life', () => {
+  // Captured from opencode 1.18.33 against a server answering 429 with retry-after: 1.
+  const stderr = fixture('opencode-429.stderr');
+  const hit = limitOf('opencode', '', stderr);
+  assert.equal(
+    hit?.message,
+    'Rate limit reached for gpt-4.1 in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.',
+  );
+  assert.equal(secondsFromNow(hit?.resetAt ?? null), 20);
+  const retrying = findPreset('opencode')?.retryLines ?? [];
+  assert.ok(
+    stderr
+      .split('\n')
+      .filter(Boolean)
+      .every((l) => retrying.some((r) => r.test(l))),
+  );
 });
 
 test('any CLI: a 429, a rate limit or a quota in its error or its last lines of stderr, never in its work', () => {

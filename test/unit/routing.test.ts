@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
+import { clearLimit, limitedUntil, recordLimit } from '../../src/core/limits/hostLimits.ts';
 import { routedCommand } from '../../src/core/orchestrate/routedCommand.ts';
 import { findPreset } from '../../src/core/runs/presets.ts';
 import { betaSample, chooseRoute, type PresetStanding, routeLeader } from '../../src/core/runs/routing.ts';
@@ -124,6 +125,8 @@ test('routedCommand: a routed builder gets the chosen preset argv and the choice
     config,
     actor: { worktree: 'springfield-scheduler', agent: 'scheduler' },
     unavailable: async () => null,
+    env: stateEnv(t),
+    holdMs: 600_000,
   };
   // B's step-1 is code: claude has built no code step, codex one: claude explores next.
   const routed = await routedCommand(context, 'ralph', b, 'step-1');
@@ -153,4 +156,50 @@ test('routedCommand: a routed builder gets the chosen preset argv and the choice
   assert.equal(skipping?.choice.preset, 'codex');
   assert.equal(await routedCommand(context, 'bart', b, null), null);
   assert.equal(await routedCommand({ ...context, config: DEFAULT_RUN_CONFIG }, 'ralph', b, 'step-1'), null);
+});
+
+/** A private state folder of its own (where the host's limits are kept). */
+function stateEnv(t: TestContext): NodeJS.ProcessEnv {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-route-limits-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { XDG_STATE_HOME: dir, HOME: dir };
+}
+
+test('routedCommand respects a limit: passed over inside its window, after its reset one probe, the next choice passes it over while the probe is out', async (t) => {
+  const clock = new ManualClock(T0);
+  const store = open(t, clock);
+  const { b } = await script(store, clock);
+  const env = stateEnv(t);
+  const config = { ...DEFAULT_RUN_CONFIG, routes: { ralph: { presets: ['claude', 'codex'] } } };
+  const context = {
+    store,
+    config,
+    actor: { worktree: 'w', agent: 'scheduler' },
+    unavailable: async () => null,
+    env,
+    holdMs: 600_000,
+  };
+  const hit = (s: number) => ({ message: 'try again', resetAt: new Date(Date.now() + s * 1000).toISOString() });
+  // Inside the window: claude (which exploration would pick) is passed over.
+  recordLimit(env, 'claude', hit(90), 1);
+  const inside = await routedCommand(context, 'ralph', b, 'step-1');
+  assert.equal(inside?.choice.preset, 'codex');
+  assert.match(inside?.choice.reason ?? '', /\(claude skipped: limited until \d\d:\d\d\)$/);
+  // Past the reset: the first choice is the one probe, the next ones pass claude over while it is out.
+  clearLimit(env, 'claude');
+  recordLimit(env, 'claude', hit(-1), 1, new Date(Date.now() - 2000));
+  assert.equal(limitedUntil(env, 'claude'), null, 'the reset is past');
+  const probe = await routedCommand(context, 'ralph', b, 'step-1');
+  assert.equal(probe?.choice.preset, 'claude');
+  for (let i = 0; i < 3; i++) {
+    const next = await routedCommand(context, 'ralph', b, 'step-1');
+    assert.equal(next?.choice.preset, 'codex', `choice ${i + 2} after the reset`);
+    assert.match(
+      next?.choice.reason ?? '',
+      /\(claude skipped: claude limited: one run is trying it again after its reset\)$/,
+    );
+  }
+  // With codex limited too, nothing is routed (the role's own command then waits: presetChoice.ts).
+  recordLimit(env, 'codex', hit(90), 2);
+  assert.equal(await routedCommand(context, 'ralph', b, 'step-1'), null);
 });

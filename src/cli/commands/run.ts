@@ -4,7 +4,9 @@ import {
   AGENT_ROLES,
   type AgentRole,
   configPathFor,
+  limitHolds,
   loadRoleCommands,
+  RefusedError,
   requireAllowed,
   runAgent,
   timeoutFor,
@@ -45,6 +47,12 @@ export const runCommand: Command = {
         "show the agent's output exactly as it prints it (by default the JSON events of Claude Code, Codex and Copilot are shown readably)",
     },
     {
+      name: 'ignore-limit',
+      type: 'boolean',
+      description:
+        "start it even while its preset is limited on this host (by default it is held, as the scheduler's runs are)",
+    },
+    {
       name: 'timeout',
       type: 'int',
       placeholder: 'SECONDS',
@@ -66,6 +74,8 @@ export const runCommand: Command = {
     'printed) and the last 40 lines are stored with the run. The run ends succeeded, failed (exit code), timed_out, limited (its CLI met a usage limit: docs/agents.md) or no_progress (exit 0',
     'but a builder neither completed its step, committed nor ticked an item; a planner proposed nothing; a reviewer',
     'recorded no signal); a run that does not succeed releases its step at once (see docs/scheduler-faults.md).',
+    'While the command\'s preset is limited on this host (docs/agents.md, "Usage limits") nothing starts: it says until when',
+    'and exits 1 (preset_limited); after the reset it is the one probe, unless another run has it. --ignore-limit starts it anyway.',
     "Exits with the agent's exit code (128+N when killed by signal N; 127 when the command cannot be found).",
   ].join('\n'),
   async run(ctx) {
@@ -84,6 +94,15 @@ export const runCommand: Command = {
     const config = loadRoleCommands(configPathFor(ctx.stateFile));
     const leaseSeconds = int(ctx.args, 'lease') ?? config.leaseSeconds;
     const timeoutSeconds = int(ctx.args, 'timeout') ?? timeoutFor(config, role);
+    // The scheduler's own launches passed its limit gate already (presetChoice.ts, routedCommand.ts).
+    if (!ctx.env.SPRINGFIELD_LAUNCH_ID && !flag(ctx.args, 'ignore-limit')) {
+      const held = limitHolds(ctx.env, command, (timeoutSeconds + config.killGraceSeconds + 60) * 1000);
+      if (held)
+        throw new RefusedError(
+          'preset_limited',
+          `${held} on this host: nothing started (springfield run --ignore-limit starts it anyway)`,
+        );
+    }
     const store = planningStore(ctx, 'write');
     const r = await runAgent({
       store,

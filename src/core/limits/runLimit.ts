@@ -3,7 +3,7 @@ import { detectLimit } from '../runs/limits.ts';
 import { presetFor } from '../runs/presets.ts';
 import type { GroupEnd } from '../runs/processGroup.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
-import { clock, recordLimit, settleLimit } from './hostLimits.ts';
+import { clock, limitGate, recordLimit, settleLimit } from './hostLimits.ts';
 
 /** Whose limit a command meets: its preset's, or for any other command its program's (`node`, `my-agent`). */
 export function limitKeyOf(command: readonly string[]): string {
@@ -19,9 +19,10 @@ export function limitKeyOf(command: readonly string[]): string {
 }
 
 /**
- * After an agent ended on its own with a non-zero exit: the limit its output reports, recorded for
- * its preset on this host, as the run's `limited` reason; null when it met none. A limit that cannot
- * be recorded (the state folder unwritable) still makes the run limited, with a warning.
+ * After an agent ended on its own with a non-zero exit, or was ended as stalled (silent but for its
+ * CLI's retries): the limit its output reports, recorded for its preset on this host, as the run's
+ * `limited` reason; null when it met none. A limit that cannot be recorded (the state folder
+ * unwritable) still makes the run limited, with a warning.
  */
 export function limitOfRun(
   env: NodeJS.ProcessEnv,
@@ -31,7 +32,7 @@ export function limitOfRun(
   runId: number,
   warnings: string[],
 ): string | null {
-  if (ended.exitCode === 0 || ended.timedOut || ended.stoppedBy || ended.stalled || ended.spawnError) return null;
+  if ((ended.exitCode === 0 && !ended.stalled) || ended.timedOut || ended.stoppedBy || ended.spawnError) return null;
   const output = { stdout: ended.stdout ?? '', stderr: ended.stderr ?? '', headline };
   const hit = detectLimit(presetFor(command)?.limits ?? [], output, new Date());
   if (!hit) return null;
@@ -58,4 +59,14 @@ export function settleRunLimit(
   } catch (err) {
     warnings.push(`could not update ${limitKeyOf(command)}'s limit on this host: ${messageOf(err)}`);
   }
+}
+
+/**
+ * Whether a run started by hand (`springfield run`) may start `command` now, as the scheduler's would:
+ * null, or why not ("claude limited until 14:05"). Past the reset it takes the one probe (held by this
+ * process at most `holdMs`; the run's end gives it back).
+ */
+export function limitHolds(env: NodeJS.ProcessEnv, command: readonly string[], holdMs: number): string | null {
+  const gate = limitGate(env, limitKeyOf(command), process.pid, holdMs);
+  return gate.kind === 'wait' ? gate.reason : null;
 }

@@ -1,5 +1,4 @@
 import { chooseCommand } from './presetChoice.ts';
-import { clock, limitedUntil } from '../limits/hostLimits.ts';
 import { limitKeyOf } from '../limits/runLimit.ts';
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
@@ -455,6 +454,11 @@ export class Orchestrator {
     return reason;
   }
 
+  /** How long a probe past a limit's reset is held at most: the run's timeout and its grace, and a minute. */
+  private probeHoldMs(role: AgentRole): number {
+    return (timeoutFor(this.config, role) + this.config.killGraceSeconds + 60) * 1000;
+  }
+
   /**
    * The command to start for the role: its first preset that is not limited on this host and can run,
    * else its fallbacks in order (presetChoice.ts); null, with the wait recorded, while all are limited.
@@ -463,7 +467,7 @@ export class Orchestrator {
     epicId: string,
     role: AgentRole,
   ): Promise<{ command: readonly string[]; unavailable: string | null } | null> {
-    const holdMs = (timeoutFor(this.config, role) + this.config.killGraceSeconds + 60) * 1000;
+    const holdMs = this.probeHoldMs(role);
     const choice = await chooseCommand(this.config, role, process.env, (c) => this.preflightOf(c), holdMs);
     if (!choice) return null;
     if (choice.kind === 'unavailable') return { command: choice.command, unavailable: choice.reason };
@@ -486,10 +490,9 @@ export class Orchestrator {
       store: this.store,
       config: this.config,
       actor: this.actor,
-      unavailable: async (argv: readonly string[]) => {
-        const until = limitedUntil(process.env, limitKeyOf(argv));
-        return until ? `limited until ${clock(until)}` : this.preflightOf(argv);
-      },
+      unavailable: (argv: readonly string[]) => this.preflightOf(argv),
+      env: process.env,
+      holdMs: this.probeHoldMs(role),
     };
     const routed = await routedCommand(context, role, a.epicId, a.stepAnchor);
     if (routed) this.log(`${a.epicId}: ${routed.choice.reason}`);

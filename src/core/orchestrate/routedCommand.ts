@@ -2,8 +2,12 @@
  * The one place a run's preset is chosen by its outcomes (docs/agents.md, "Routing"): for a builder
  * whose config routes it between presets, the ledger's standings for the step's kind decide
  * (src/core/runs/routing.ts), the choice is recorded with its reason, and the preset's argv is run.
+ * A preset limited on this host is passed over until its reset, and after it only the one probe
+ * goes (limitGate claims it, as for a role's fallbacks): the next choice passes it over while the probe is out.
  */
 import { ROLE_NAMES } from '../epics/transitions.ts';
+import { clock, limitedUntil, limitGate } from '../limits/hostLimits.ts';
+import { limitKeyOf } from '../limits/runLimit.ts';
 import { chooseRoute, type RouteChoice } from '../runs/routing.ts';
 import { findPreset } from '../runs/presets.ts';
 import type { AgentRole, RunConfig } from '../runs/runConfig.ts';
@@ -18,6 +22,9 @@ export interface RouteContext {
   readonly actor: Actor;
   /** Why a preset's CLI cannot run now (the scheduler's preflight), or null. */
   readonly unavailable: (argv: readonly string[]) => Promise<string | null>;
+  /** Where the host's limits are kept (the user's state folder), and how long a probe is held at most. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly holdMs: number;
   readonly random?: () => number;
 }
 
@@ -37,18 +44,29 @@ export async function routedCommand(
   const why = new Map<string, string | null>();
   for (const id of route.presets) {
     const argv = argvOf(id);
-    why.set(id, argv ? await c.unavailable(argv) : 'no builder command');
+    const until = argv ? limitedUntil(c.env, limitKeyOf(argv)) : null;
+    why.set(id, !argv ? 'no builder command' : until ? `limited until ${clock(until)}` : await c.unavailable(argv));
   }
-  const choice = chooseRoute({
-    roleName: ROLE_NAMES[role],
-    kind,
-    presets: route.presets,
-    by: route.by ?? 'acceptance',
-    standings: presetStandings(buildLedger(rows), kind),
-    random: c.random ?? Math.random,
-    unavailable: (id) => why.get(id) ?? null,
-  });
-  const command = choice ? argvOf(choice.preset) : undefined;
+  const standings = presetStandings(buildLedger(rows), kind);
+  let choice: RouteChoice | null = null;
+  let command: readonly string[] | undefined;
+  // The chosen preset must win its start: past a limit's reset only one probe goes, so while another's is out it is passed over.
+  for (let tries = 0; tries < route.presets.length && !command; tries++) {
+    choice = chooseRoute({
+      roleName: ROLE_NAMES[role],
+      kind,
+      presets: route.presets,
+      by: route.by ?? 'acceptance',
+      standings,
+      random: c.random ?? Math.random,
+      unavailable: (id) => why.get(id) ?? null,
+    });
+    const argv = choice ? argvOf(choice.preset) : undefined;
+    if (!choice || !argv) return null;
+    const gate = limitGate(c.env, limitKeyOf(argv), process.pid, c.holdMs);
+    if (gate.kind === 'wait') why.set(choice.preset, gate.reason);
+    else command = argv;
+  }
   if (!choice || !command) return null;
   await c.store.recordRoute(epicId, stepAnchor, c.actor, choice.reason, {
     role,

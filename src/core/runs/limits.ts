@@ -7,7 +7,7 @@ import { at, parseAll } from './usage.ts';
 /**
  * A limit as a preset's CLI reports it: a JSON event (one per line) with the `match` fields, whose
  * text is at the first of `paths` holding one (and, with `says`, matches it); or, without `match`,
- * a line of output (not a JSON event) that `says` matches.
+ * a line of output (not a JSON event) that `says` matches (its group named `message`, if any, is the message).
  */
 export interface LimitSpec {
   readonly match?: Readonly<Record<string, string | number | boolean>>;
@@ -65,7 +65,8 @@ function eventText(spec: LimitSpec, events: readonly Record<string, unknown>[]):
 
 function lastLine(lines: readonly string[], says: RegExp | undefined): string | null {
   if (!says) return null;
-  return lines.filter((l) => !l.trimStart().startsWith('{') && says.test(l)).at(-1) ?? null;
+  const line = lines.filter((l) => !l.trimStart().startsWith('{') && says.test(l)).at(-1);
+  return line === undefined ? null : (says.exec(line)?.groups?.message ?? line);
 }
 
 function hit(text: string, now: Date): LimitHit {

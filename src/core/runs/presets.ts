@@ -66,6 +66,12 @@ const CLAUDE_PLAN_LIMIT = /usage limit reached|hit your (?:usage )?limit|limit r
 /** The same, or the API's rate limit, in a result that is an error. */
 const CLAUDE_LIMIT = /usage limit reached|hit your (?:usage )?limit|limit reached\s*[·∙•|]|\b429\b|rate[ _-]?limit/i;
 
+/** opencode's log line for a failed model request (`--print-logs`): `level=ERROR … message="stream error" … error.error="…"`. */
+const OPENCODE_ATTEMPT = /\blevel=ERROR\b.*\bmessage="stream error"/;
+/** The same for a limit, its error's words captured. */
+const OPENCODE_LIMITED_ATTEMPT =
+  /\bmessage="stream error".*\berror\.error="(?:AI_\w+: )?(?<message>[^"]*(?:\b429\b|rate[ _-]?limit|too many requests|usage limit|\bquota\b)[^"]*)"/i;
+
 export const AGENT_PRESETS: readonly AgentPreset[] = [
   // Claude Code 2.1.330 (`claude --help`): -p prints and exits; acceptEdits accepts file edits, and
   // --allowedTools Bash lets it run springfield, git and the tests; stream-json needs --verbose in
@@ -233,7 +239,8 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   },
   // opencode 1.18.33 (`opencode run --help`): `run` sends one message and exits; --auto approves
   // permissions not explicitly denied; --format json prints raw events, each `step_finish` with
-  // tokens and cost.
+  // tokens and cost. It retries a 429 up to 5 times, each after the retry-after it was given, and
+  // prints nothing meanwhile: --print-logs --log-level ERROR puts each failed attempt on stderr.
   {
     id: 'opencode',
     name: 'opencode',
@@ -242,7 +249,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     checkedVersion: '1.18.33',
     npm: 'opencode-ai',
     install: 'npm install -g opencode-ai',
-    roles: perRole(['opencode', 'run', '--auto', '--format', 'json', PROMPT]),
+    roles: perRole(['opencode', 'run', '--auto', '--format', 'json', '--print-logs', '--log-level', 'ERROR', PROMPT]),
     permissions: '--auto approves every permission that is not explicitly denied',
     usage: {
       format: 'jsonl',
@@ -255,8 +262,13 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
       sum: true,
     },
     errors: [{ match: { type: 'error' }, paths: ['error.data.message', 'error.message', 'error.name'] }],
-    // It retries a 429 itself; what it gives up with is its error event.
-    limits: [{ match: { type: 'error' }, paths: ['error.data.message', 'error.message'], says: API_LIMIT }],
+    // Its logged attempts ("stream error") are no sign of life; a run stalled in them met the limit they name.
+    retryLines: [OPENCODE_ATTEMPT],
+    // What it gives up with is its error event; until then, its last logged attempt.
+    limits: [
+      { match: { type: 'error' }, paths: ['error.data.message', 'error.message'], says: API_LIMIT },
+      { says: OPENCODE_LIMITED_ATTEMPT },
+    ],
   },
   // Cursor Agent 2026.09.28-64d2043 (captured `cursor-agent --help`, test/fixtures/agent-help):
   // --print is headless with every tool; --force runs commands unless denied; --trust skips the

@@ -17,6 +17,8 @@ export interface ModelRequest {
 export interface Failure {
   readonly status: number;
   readonly body: unknown;
+  /** Headers sent with it (a 429's `retry-after`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface Adapter {
@@ -36,6 +38,8 @@ export interface ScriptedModelOptions {
   readonly fail?: (request: ModelRequest) => Failure | null;
   /** Holds a request this long before answering it (a model that thinks, or never answers while the test lasts). */
   readonly delayMs?: (request: ModelRequest) => number;
+  /** Holds a request until this settles (a model that answers once the test has seen what it waits for). */
+  readonly hold?: (request: ModelRequest) => Promise<void>;
 }
 
 export interface ScriptedModel {
@@ -62,6 +66,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         return json(res, 503, {
           error: { type: 'overloaded_error', message: `scripted model: more than ${maxRequests} requests` },
         });
+      if (options.hold) return void options.hold(request).then(() => answer(request, res));
       const delay = options.delayMs?.(request) ?? 0;
       if (delay > 0) return void setTimeout(() => answer(request, res), delay).unref();
       answer(request, res);
@@ -70,7 +75,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   const answer = (request: ModelRequest, res: ServerResponse): void => {
     if (res.destroyed) return;
     const failure = options.fail?.(request);
-    if (failure) return json(res, failure.status, failure.body);
+    if (failure) return json(res, failure.status, failure.body, failure.headers);
     const path = request.path.split('?')[0] ?? '/';
     const adapter = options.adapters.find((a) => a.handles(request.method, path));
     if (!adapter)
@@ -113,8 +118,13 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
 
