@@ -5,6 +5,7 @@ import {
   AGENT_ROLES,
   type AgentRole,
   BUILDING_ROLE,
+  PLANNING_ROLE,
   ROLE_REGISTRY,
   type RoleSpec,
   RUN_ROLES,
@@ -93,7 +94,7 @@ const ConfigSchema = z.strictObject({
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin')
     .optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
-  planner: z.enum(['lisa', 'person']).optional(),
+  planner: z.enum([PLANNING_ROLE, 'person']).optional(),
   reviewedByPerson: z.array(z.enum(COMPLEXITIES as [Complexity, ...Complexity[]])).optional(),
   worktreeRoot: z
     .string()
@@ -172,9 +173,13 @@ export interface RunConfig extends FleetSettings {
   /** PR mode: at most one `gh pr view` per epic this often (default 60 s). */
   readonly prCheckSeconds?: number;
   /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
+<<<<<<< HEAD
   readonly planner: 'lisa' | 'person';
   /** Complexities whose built epics a person reviews instead of Bart (Review changes); default none. */
   readonly reviewedByPerson?: readonly Complexity[];
+=======
+  readonly planner: typeof PLANNING_ROLE | 'person';
+>>>>>>> 268ab78 (Role ids only in the registry: the scheduler's rules, transitions, planner and editor commands use PLANNING_ROLE, BUILDING_ROLE, REVIEWING_ROLE, MERGING_ROLE, PERSON_ROLE and SETUP_ROLE)
   /** Where epic and planning worktrees go (relative to the main worktree); default a sibling `<repo>.springfield/` (docs/worktrees.md). */
   readonly worktreeRoot?: string;
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
@@ -229,7 +234,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   run: [],
   ports: 10,
   env: {},
-  planner: 'lisa',
+  planner: PLANNING_ROLE,
 };
 
 /** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */
