@@ -47,7 +47,7 @@ export function nothingClaimedText(r: ClaimResult & { claimed: false }): string 
     r.reason === 'all_completed'
       ? 'every step is completed'
       : r.reason === 'files_busy'
-        ? `every ready step shares files with a step another holder claimed (${(r.files_waiting ?? []).map((w) => w.message).join('; ')})`
+        ? `every ready step shares files with a step another holder claimed (waiting: ${(r.files_waiting ?? []).map((w) => w.message).join('; ')})`
         : `every open step is claimed or waits for another${details(r)}`;
   return `Nothing to claim in ${r.plan_path}: ${why}.`;
 }
