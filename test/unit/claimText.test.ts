@@ -8,16 +8,17 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.ts';
 import { claimedText, nothingClaimedText } from '../../src/core/names.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
+import { planSourceOf } from '../../src/core/plan/source.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import { claimElsewhere, claimPlace, openStore, type Actor, type Store } from '../../src/core/store/index.ts';
 
 const P = 'plans/p.md';
 const A: Actor = { worktree: '/wt/a', agent: 'agent-a' };
 const B: Actor = { worktree: '/wt/b', agent: 'agent-b' };
-const PLAN: PlanSource = {
-  planPath: P,
-  plan: parsePlan('# Plan: Two\n## Step 1: First\n- [ ] a\n## Step 2: Second\n**Depends on:** #step-1\n- [ ] b\n', P),
-};
+const PLAN: PlanSource = planSourceOf(
+  P,
+  parsePlan('# Plan: Two\n## Step 1: First\n- [ ] a\n## Step 2: Second\n**Depends on:** #step-1\n- [ ] b\n', P),
+);
 
 function open(t: TestContext, clock: ManualClock): Store {
   const dir = mkdtempSync(join(tmpdir(), 'springfield-claim-text-'));
