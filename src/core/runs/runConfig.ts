@@ -173,13 +173,9 @@ export interface RunConfig extends FleetSettings {
   /** PR mode: at most one `gh pr view` per epic this often (default 60 s). */
   readonly prCheckSeconds?: number;
   /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
-<<<<<<< HEAD
-  readonly planner: 'lisa' | 'person';
+  readonly planner: typeof PLANNING_ROLE | 'person';
   /** Complexities whose built epics a person reviews instead of Bart (Review changes); default none. */
   readonly reviewedByPerson?: readonly Complexity[];
-=======
-  readonly planner: typeof PLANNING_ROLE | 'person';
->>>>>>> 268ab78 (Role ids only in the registry: the scheduler's rules, transitions, planner and editor commands use PLANNING_ROLE, BUILDING_ROLE, REVIEWING_ROLE, MERGING_ROLE, PERSON_ROLE and SETUP_ROLE)
   /** Where epic and planning worktrees go (relative to the main worktree); default a sibling `<repo>.springfield/` (docs/worktrees.md). */
   readonly worktreeRoot?: string;
   /** Per role: how to read tokens and cost from the agent's output (docs/lifecycle.md). */
