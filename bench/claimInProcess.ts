@@ -5,7 +5,8 @@ import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { countOpen, partitionSteps } from '../src/core/store/sqlite/readiness.ts';
 import { findPlan } from '../src/core/store/sqlite/rows.ts';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
@@ -36,19 +37,19 @@ interface Sample {
 }
 
 interface Opened {
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly source: PlanSource;
   readonly parseMs: number;
   readonly initMs: number;
   readonly items: number;
 }
 
-/** ready() and claimNext() on plans up to 10,000 steps through SqliteStore on temp files, plus initPlan. */
+/** ready() and claimNext() on plans up to 10,000 steps through the SQLite store on temp files, plus initPlan. */
 export async function benchClaimInProcess(): Promise<TargetRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-claim-'));
   try {
     console.log(
-      `\n== In-process ready + claim (plans of N steps in ${CHAINS} chains with fan-in, a task and a test per step, SqliteStore on temp files)`,
+      `\n== In-process ready + claim (plans of N steps in ${CHAINS} chains with fan-in, a task and a test per step, the SQLite store on temp files)`,
     );
     const ladder: { n: number; both: Stats; slow: boolean }[] = [];
     let big: Opened | undefined;
@@ -127,7 +128,7 @@ export async function benchClaimInProcess(): Promise<TargetRow[]> {
 }
 
 async function openPlan(dir: string, n: number): Promise<Opened> {
-  const store = new SqliteStore(join(dir, `plan-${n}.db`), { ifMissing: 'create' });
+  const store = sqliteStore(join(dir, `plan-${n}.db`), { ifMissing: 'create' });
   const text = planText(n);
   let t0 = performance.now();
   const source: PlanSource = planSourceOf(PLAN_PATH, parsePlan(text, PLAN_PATH));
@@ -229,7 +230,7 @@ async function diagnose(o: Opened): Promise<void> {
 }
 
 /** The cost of a durable commit alone, so claim figures can be read against the disk. */
-function rawCommitMs(store: SqliteStore): number {
+function rawCommitMs(store: Store): number {
   const db = sqliteConnection(store);
   db.exec(
     'CREATE TABLE IF NOT EXISTS bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT OR IGNORE INTO bench_counter VALUES (1, 0)',

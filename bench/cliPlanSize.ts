@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import { childEnv, inRounds, makePlanRepo, PLAN, ProcessTimer, Samples } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
@@ -16,7 +17,7 @@ type Name = (typeof COMMANDS)[number];
 
 interface Repo {
   readonly dir: string;
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly actor: Actor;
 }
 
@@ -142,7 +143,7 @@ function makeRepo(n: number, env: NodeJS.ProcessEnv, timer: ProcessTimer): Repo 
   const dir = makePlanRepo(n, CLI, env, timer);
   return {
     dir,
-    store: new SqliteStore(join(dir, '.springfield', 'state.db')),
+    store: sqliteStore(join(dir, '.springfield', 'state.db')),
     actor: { worktree: dir, agent: 'bench' },
   };
 }

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../src/cli/main.ts';
 import { locateRepo } from '../src/core/git/repo.ts';
 import { readPlanFile } from '../src/core/plan/parse.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import { childEnv, planText } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
@@ -33,7 +34,7 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
   try {
     const env = childEnv();
     const db = join(repo, '.springfield', 'state.db');
-    const store = new SqliteStore(db);
+    const store = sqliteStore(db);
     const actor: Actor = { worktree: repo, agent: 'bench' };
     const claimWith = async (runEnv: NodeJS.ProcessEnv): Promise<number> => {
       const { ms, stdout } = timeNode(['--', CLI, 'claim', PLAN, '--json'], repo, runEnv);
@@ -108,7 +109,7 @@ export async function benchCliStartup(): Promise<TargetRow[]> {
 async function breakdown(
   repo: string,
   env: NodeJS.ProcessEnv,
-  store: SqliteStore,
+  store: Store,
   actor: Actor,
   claimMs: number,
   claimWith: (env: NodeJS.ProcessEnv) => Promise<number>,
@@ -141,7 +142,7 @@ async function breakdown(
     return summarize(times).median;
   };
   const locateWarm = warm(() => locateRepo(repo, env));
-  const openWarm = warm(() => new SqliteStore(join(repo, '.springfield', 'state.db')).close());
+  const openWarm = warm(() => sqliteStore(join(repo, '.springfield', 'state.db')).close());
   const claimTimes: number[] = [];
   for (let i = 0; i < 30; i++) {
     const t0 = performance.now();

@@ -14,7 +14,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import { buildVariants, VARIANTS } from './cliVariantBuilds.ts';
 import { childEnv, inRounds, makePlanRepo, PLAN, ProcessTimer, Samples } from './processTiming.ts';
 
@@ -36,7 +37,7 @@ const builds = built.builds;
 const first = builds[0];
 if (first === undefined) throw new Error('nothing built');
 const repos = SIZES.map((n) => makePlanRepo(n, first.cli, env, timer));
-const stores = repos.map((dir) => new SqliteStore(join(dir, '.springfield', 'state.db')));
+const stores = repos.map((dir) => sqliteStore(join(dir, '.springfield', 'state.db')));
 const samples = new Samples();
 try {
   await inRounds(WARMUP, ROUNDS, samples, async (r, keep) => {
@@ -52,7 +53,7 @@ try {
         const show = timer.time([b.cli, 'show', PLAN, '--step', step, '--json'], dir, env);
         const ready = timer.time([b.cli, 'ready', PLAN, '--json'], dir, env);
         const base2 = timer.time(['-e', '0'], dir, env);
-        await (stores[s] as SqliteStore).reset(PLAN, step, { worktree: dir, agent: 'bench' }, 'bench');
+        await (stores[s] as Store).reset(PLAN, step, { worktree: dir, agent: 'bench' }, 'bench');
         for (const [cmd, run, against] of [
           ['claim', claim, base],
           ['show', show, base2],

@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { planHash } from '../src/core/plan/hash.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { countOpen } from '../src/core/store/sqlite/readiness.ts';
+import { writeTransaction } from '../src/core/store/sqlite/open.ts';
 import { loadSqlite } from '../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { WorkerConfig, WorkerReport } from './contentionWorker.ts';
 import type { TargetRow } from './run.ts';
 import { planSourceOf } from '../src/core/plan/source.ts';
@@ -184,7 +185,7 @@ async function prepareSpringfield(db: string, planFile: string): Promise<void> {
   for (let i = 1; i <= WORKERS * OPS; i++) lines.push(`## Step ${i}: Independent work ${i} {#w${i}}`, '');
   const text = lines.join('\n');
   writeFileSync(planFile, text);
-  const store = new SqliteStore(db, { ifMissing: 'create' });
+  const store = sqliteStore(db, { ifMissing: 'create' });
   await store.initPlan(planSourceOf(PLAN_PATH, parsePlan(text, PLAN_PATH)), { worktree: '/bench/setup', agent: null });
   store.close();
 }
@@ -203,7 +204,7 @@ async function uncontended(): Promise<{
     const db = join(dir, 'state.db');
     const planFile = join(dir, 'wide.md');
     await prepareSpringfield(db, planFile);
-    const store = new SqliteStore(db);
+    const store = sqliteStore(db);
     const source = planSourceOf(PLAN_PATH, parsePlan(readFileSync(planFile, 'utf8'), PLAN_PATH));
     const actor = { worktree: '/bench/solo', agent: null };
     const claims: number[] = [];
@@ -228,11 +229,7 @@ async function uncontended(): Promise<{
       time(candidates, () => first.get({ plan: PLAN_PATH }));
       time(counts, () => countOpen(sqliteConnection(store), PLAN_PATH, now));
       time(hashes, () => planHash(source.plan()));
-      time(raws, () =>
-        sqliteConnection(store)
-          .transaction(() => bump.run(now))
-          .immediate(),
-      );
+      time(raws, () => writeTransaction(sqliteConnection(store), () => bump.run(now)));
       const t0 = performance.now();
       const c = await store.claimNext(source, actor);
       claims.push(performance.now() - t0);
@@ -257,7 +254,7 @@ async function uncontended(): Promise<{
 
 /** Checks the end state so a fast but wrong run cannot pass unnoticed. */
 function verify(db: string): string {
-  const store = new SqliteStore(db);
+  const store = sqliteStore(db);
   try {
     const q = (sql: string): number => Number(sqliteConnection(store).prepare(sql).pluck().get());
     const completed = q(`SELECT COUNT(*) FROM steps WHERE status = 'completed'`);

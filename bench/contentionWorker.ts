@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { EnvironmentError } from '../src/core/errors.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { loadSqlite, type Database } from '../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { loadSqlite, type SqlConnection } from '../src/core/store/sqlite/sqlite.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
 import { messageOf } from '../src/shared/errorMessage.ts';
@@ -64,10 +64,10 @@ function timed<T>(into: number[], fn: () => T): T {
 }
 
 /** Wraps db.exec to time lock waits and lock holds of every BEGIN IMMEDIATE … COMMIT. */
-function instrument(db: Database): void {
+function instrument(db: SqlConnection): void {
   const exec = db.exec.bind(db);
   let lockedAt = 0;
-  db.exec = ((sql: string) => {
+  db.exec = (sql: string) => {
     const t0 = performance.now();
     exec(sql);
     const t1 = performance.now();
@@ -78,12 +78,12 @@ function instrument(db: Database): void {
       report.holdMs.push(t1 - lockedAt);
     }
     return db;
-  }) as Database['exec'];
+  };
 }
 
 /** Springfield: claimNext then complete through the store, as an agent loop would. */
 function springfieldOp(): { op: Op; close: () => void } {
-  const store = new SqliteStore(config.db, { busyTimeoutMs: config.busyTimeoutMs });
+  const store = sqliteStore(config.db, { busyTimeoutMs: config.busyTimeoutMs });
   instrument(sqliteConnection(store));
   const source: PlanSource = planSourceOf(
     config.planPath,

@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { checkIntegrity } from '../src/core/store/sqlite/integrity.ts';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import { childEnv, planText } from './processTiming.ts';
 import type { TargetRow } from './run.ts';
@@ -34,7 +35,7 @@ export async function benchDoctor(keep?: string): Promise<TargetRow[]> {
     const env = childEnv();
     const built = await buildStore(dir, env);
     const db = join(dir, '.springfield', 'state.db');
-    const store = new SqliteStore(db);
+    const store = sqliteStore(db);
     const actor: Actor = { worktree: dir, agent: 'bench' };
     const megabytes =
       (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0) / 1048576 + statSync(db).size / 1048576;
@@ -139,7 +140,7 @@ async function buildStore(dir: string, env: NodeJS.ProcessEnv): Promise<string> 
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`init failed: ${r.stderr}`);
-  const store = new SqliteStore(db);
+  const store = sqliteStore(db);
   try {
     const actor: Actor = { worktree: dir, agent: 'bench' };
     for (const p of paths.slice(1)) await store.initPlan(planSourceOf(p, parsePlan(textOf(p), p)), actor);
@@ -156,7 +157,7 @@ async function buildStore(dir: string, env: NodeJS.ProcessEnv): Promise<string> 
  * The history of a busy store, appended directly (the log's rows are what doctor would scan): each
  * step claimed, started, heartbeated, its items ticked and completed, over and over, until EVENTS.
  */
-function appendEvents(store: SqliteStore, paths: readonly string[], dir: string): void {
+function appendEvents(store: Store, paths: readonly string[], dir: string): void {
   const conn = sqliteConnection(store);
   const have = Number(conn.prepare('SELECT count(*) FROM events').pluck().get());
   const insert =

@@ -24,7 +24,7 @@ import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer, startCodeServer } from '../scripts/codeServer.ts';
 import { buildDemoRepo, CLI } from '../scripts/demoRepo.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import { launchBrowser, openEditor, runExtensionSuite } from '../test/integration/harness.ts';
 import type { TargetRow } from './run.ts';
 import { BIG_PLAN_PATH, bigPlanText, buildBigEpic, machine, stats, targetTable, type Stats } from './tree.ts';
@@ -67,7 +67,7 @@ async function bigWorkspace(dir: string): Promise<string> {
   git('add', '-A');
   git('commit', '-qm', 'Big plan');
   const real = realpathSync(repo);
-  const store = new SqliteStore(join(real, '.springfield', 'state.db'), { ifMissing: 'create' });
+  const store = sqliteStore(join(real, '.springfield', 'state.db'), { ifMissing: 'create' });
   try {
     const big = await buildBigEpic(store, real, text);
     console.log(

@@ -7,7 +7,8 @@ import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { locateRepo } from '../src/core/git/repo.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import { loadSnapshot } from '../src/extension/model/snapshot.ts';
 import type { SpringfieldExtension } from '../src/extension/springfield.ts';
 import type { NodeTreeProvider, Row } from '../src/extension/views/treeProvider.ts';
@@ -141,8 +142,8 @@ export async function run(): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
   const location = locateRepo(folder);
   result.locateRepo = await once(() => locateRepo(folder));
-  let store: SqliteStore | undefined;
-  result.openStore = await once(() => (store = new SqliteStore(location.dbPath)));
+  let store: Store | undefined;
+  result.openStore = await once(() => (store = sqliteStore(location.dbPath)));
   if (store) {
     const opened = store;
     result.firstLoadSnapshot = await once(() => loadSnapshot(opened, folder));

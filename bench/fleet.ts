@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { approvedEpics, benchEnv, initRepo } from './benchRepo.ts';
-import { SqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { TargetRow } from './run.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -122,7 +122,7 @@ async function workload(way: Way, timeoutS: number): Promise<Outcome> {
     const exited = new Promise<number | null>((done) => child.on('close', done));
     let status: number | null | undefined;
     void exited.then((s) => (status = s));
-    const store = new SqliteStore(join(repo, '.springfield', 'state.db'));
+    const store = sqliteStore(join(repo, '.springfield', 'state.db'));
     try {
       const deadline = performance.now() + WAY_LIMIT_S * 1000;
       while (status === undefined && performance.now() < deadline) {

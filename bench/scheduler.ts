@@ -18,8 +18,10 @@ import type { StorePort } from '../src/core/store/shared/port.ts';
 import { completeStep } from '../src/core/store/shared/complete.ts';
 import { updateItems } from '../src/core/store/shared/items.ts';
 import { partitionSteps } from '../src/core/store/sqlite/readiness.ts';
-import type { Database } from '../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { writeTransaction } from '../src/core/store/sqlite/open.ts';
+import type { SqlConnection } from '../src/core/store/sqlite/sqlite.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import type { TargetRow } from './run.ts';
 import type { PlanSource } from '../src/core/plan/types.ts';
@@ -86,7 +88,7 @@ function planText(n: number, steps: number): string {
 
 /** One Ralph run per step, as the orchestrator does it: claim, run row, items, complete, verification. */
 function buildSteps(
-  db: Database,
+  db: SqlConnection,
   epicId: string,
   source: PlanSource,
   count: number,
@@ -141,7 +143,7 @@ function buildSteps(
 }
 
 /** Builds the 50-epic store through the store's own functions, one write transaction per epic. */
-async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
+async function buildStore(store: Store): Promise<Record<string, number>> {
   const marge: Actor = { worktree: '/repo', agent: 'marge' };
   const lisa: Actor = { worktree: '/repo', agent: 'lisa' };
   const kinds = MIX.flatMap(([kind, n]) => Array.from({ length: n }, () => kind));
@@ -152,7 +154,7 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
     const text = planText(i, STEPS);
     const source: PlanSource = planSourceOf(planPath, parsePlan(text, planPath));
     const db = sqliteConnection(store);
-    db.transaction(() => {
+    writeTransaction(db, () => {
       const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(db, new Date(), fn);
       const complexity = i % 10 === 0 ? 'critical' : i % 7 === 0 ? 'simple' : 'standard';
       const epic = op((p) =>
@@ -229,13 +231,13 @@ async function buildStore(store: SqliteStore): Promise<Record<string, number>> {
       }
       op((p) => recordSignal(p, epic.id, 'pass', 'reviewed', [], marge));
       if (kind === 'done') op((p) => applyEpicEvent(p, epic.id, 'merged', marge, 'bench'));
-    }).immediate();
+    });
   }
   return counts;
 }
 
 async function benchTick(dir: string): Promise<TargetRow[]> {
-  const store = new SqliteStore(join(dir, 'state.db'), { ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { ifMissing: 'create' });
   try {
     const t0 = performance.now();
     const counts = await buildStore(store);
@@ -511,7 +513,7 @@ function makeRepo(repo: string): string {
   git('config', 'user.name', 'bench');
   git('add', '-A');
   git('commit', '-qm', 'plan');
-  const store = new SqliteStore(join(repo, '.springfield', 'state.db'), { ifMissing: 'create' });
+  const store = sqliteStore(join(repo, '.springfield', 'state.db'), { ifMissing: 'create' });
   const source: PlanSource = planSourceOf('plans/p.md', parsePlan(text, 'plans/p.md'));
   const id = sqliteConnection(store).transaction(() => {
     const op = <T>(fn: (p: StorePort) => Op<T>): T => runSqlite(sqliteConnection(store), new Date(), fn);

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../src/core/plan/parse.ts';
-import { SqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore, sqliteConnection } from '../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../src/core/store/store.ts';
 import type { Actor } from '../src/core/store/types.ts';
 import { loadSnapshot, type Snapshot } from '../src/extension/model/snapshot.ts';
 import { nodeSignature, type TreeNode } from '../src/extension/views/nodes.ts';
@@ -51,7 +52,7 @@ export function bigPlanText(steps = BIG_STEPS): string {
  * completes ~300 steps from four worktrees and leaves ~40 claimed or in progress. `person` is the
  * worktree that approves (and, for the editor, the window's own worktree: a few claims are its own).
  */
-export async function buildBigEpic(store: SqliteStore, person: string, text = bigPlanText()): Promise<BigEpic> {
+export async function buildBigEpic(store: Store, person: string, text = bigPlanText()): Promise<BigEpic> {
   const started = performance.now();
   // Only the fixture's own connection skips fsync (a throwaway file); readers use the store's pragmas.
   sqliteConnection(store).pragma('synchronous = OFF');
@@ -193,10 +194,10 @@ export async function benchTree(): Promise<TargetRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-bench-tree-'));
   const person = join(dir, 'repo');
   mkdirSync(person);
-  const store = new SqliteStore(join(dir, 'state.db'), { ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { ifMissing: 'create' });
   try {
     console.log(
-      `\n== Epics tree model, one epic of ${BIG_STEPS} steps × ${ITEMS_PER_STEP} items (SqliteStore on a temp file; ${RUNS} runs after ${WARMUP} warm-ups)`,
+      `\n== Epics tree model, one epic of ${BIG_STEPS} steps × ${ITEMS_PER_STEP} items (the SQLite store on a temp file; ${RUNS} runs after ${WARMUP} warm-ups)`,
     );
     const big = await buildBigEpic(store, person);
     const snapshot = await loadSnapshot(store, person);

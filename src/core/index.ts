@@ -54,13 +54,13 @@ export {
 export { commitStep } from './git/commit.ts';
 export { gitOut } from './git/exec.ts';
 export { ensureGitignored } from './git/gitignore.ts';
-export { commitsBetween, readHead, refFromFiles, shortRef } from './git/head.ts';
+export { commitsBetween, readHead, refFromFiles } from './git/head.ts';
 export { locateRepo, type RepoLocation } from './git/repo.ts';
 export { hostId, repositoryId } from './git/repositoryId.ts';
 export { resolveCommit } from './git/resolveCommit.ts';
 export { readStepTrailers } from './git/trailers.ts';
 export { listWorktrees } from './git/worktrees.ts';
-export { folderName, holderName, takenOverText } from './names.ts';
+export { claimedText, folderName, holderName, nothingClaimedText } from './names.ts';
 export { type PendingOperation, pendingPath, readPending, removePending, writePending } from './pending.ts';
 export { type LaunchedAgent, type Launcher, type LaunchSpec, ProcessLauncher } from './orchestrate/agentLauncher.ts';
 export { assertBudgetRaised, budgetLine, type EpicBudgetView, epicBudgetView } from './orchestrate/budgetView.ts';
@@ -120,6 +120,7 @@ export {
   type Actor,
   type AgentRunStart,
   type CheckResult,
+  claimPlace,
   type ClaimResult,
   type ContextView,
   type EpicRow,

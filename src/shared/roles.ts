@@ -178,21 +178,26 @@ export const PROMPT_NAMES: readonly PromptName[] = IDS.flatMap((id) => {
 
 /** The one agent role that acts for `rule`: the only agent whose entry names it (checked when this module loads). */
 type AgentOf<R> = { [K in AgentRole]: Registry[K]['rule'] extends R ? K : never }[AgentRole];
-function agentOf<R extends 'planning' | 'building' | 'reviewing'>(rule: R): AgentOf<R> {
+function agentOf<R extends 'planning' | 'building' | 'reviewing' | 'merging'>(rule: R): AgentOf<R> {
   const found = AGENT_ROLES.filter((id) => ROLE_REGISTRY[id].rule === rule);
   if (found.length !== 1)
     throw new Error(`the role registry must have one agent for the ${rule} rule, not ${found.length}`);
   return found[0] as AgentOf<R>;
 }
-/** Whose runs are an epic's plan iterations (Lisa), who builds and claims steps (Ralph), who reviews (Bart). */
+/** Whose runs are an epic's plan iterations (Lisa), who builds and claims steps (Ralph), who reviews (Bart), who merges (Lovejoy). */
 export const PLANNING_ROLE = agentOf('planning');
 export const BUILDING_ROLE = agentOf('building');
 export const REVIEWING_ROLE = agentOf('reviewing');
+export const MERGING_ROLE = agentOf('merging');
 /** The roles whose ended runs that were not a success spend one of the epic's build iterations: the builder and the reviewer. */
 export const BUILD_ITERATION_ROLES: readonly (typeof BUILDING_ROLE | typeof REVIEWING_ROLE)[] = [
   BUILDING_ROLE,
   REVIEWING_ROLE,
 ];
+/** The person (Marge): a person's review is recorded under this agent id when they give none. */
+export const PERSON_ROLE = rolesWhere<Where<{ kind: 'person' }>>((r) => r.kind === 'person')[0] as Where<{
+  kind: 'person';
+}>;
 /** The scheduler's own work recorded like an agent run (worktree setup): shown in the Agents view, never a session. */
 export const SETUP_ROLE = rolesWhere<Where<{ kind: 'scheduler' }>>((r) => r.kind === 'scheduler')[0] as Where<{
   kind: 'scheduler';

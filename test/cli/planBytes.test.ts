@@ -5,10 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import type { SqlConnection } from '../../src/core/store/sqlite/sqlite.ts';
 import { RefusedError } from '../../src/core/errors.ts';
 import { planFileSource, SETTLED_MS, statKey } from '../../src/core/plan/source.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../../src/core/store/store.ts';
 import type { ClaimResult } from '../../src/core/store/types.ts';
 import { closeSqlite, sqliteOf } from '../helpers/sqlite.ts';
 import { assertClaimed, assertFails, assertOk, makeRepo, type Repo } from '../helpers/gitRepo.ts';
@@ -78,7 +80,7 @@ interface StatRecord {
   readonly plan_hash: string;
 }
 
-function statRecords(db: Database.Database): StatRecord[] {
+function statRecords(db: SqlConnection): StatRecord[] {
   return db.prepare('SELECT file, stat, plan_hash FROM plan_file_stats ORDER BY file').all() as StatRecord[];
 }
 
@@ -124,7 +126,7 @@ describe('drift is exact when the plan file keeps its size and time', () => {
 describe('the store skips the parse only for bytes it has seen with the structure', () => {
   let dir: string;
   let file: string;
-  let store: SqliteStore;
+  let store: Store;
   const actor = { worktree: '/wt/a', agent: null };
   /** A source whose plan cannot be parsed without the test noticing. */
   const unparsed = (): { source: ReturnType<typeof planFileSource>; parsed: () => boolean } => {
@@ -146,7 +148,7 @@ describe('the store skips the parse only for bytes it has seen with the structur
     dir = mkdtempSync(join(tmpdir(), 'springfield-bytes-'));
     file = join(dir, 'plan.md');
     writeFileSync(file, PLAN);
-    store = new SqliteStore(join(dir, 'state.db'));
+    store = sqliteStore(join(dir, 'state.db'));
   });
   after(() => {
     closeSqlite(store);
@@ -188,7 +190,7 @@ describe('the store skips the parse only for bytes it has seen with the structur
 describe('an unchanged plan file is not read again (docs/cli-cost.md, "Unchanged plan files")', () => {
   let dir: string;
   let file: string;
-  let store: SqliteStore;
+  let store: Store;
   const actor = { worktree: '/wt/a', agent: null };
   /** A source over the real file that counts each read of its file and each use of its bytes or its plan. */
   const watched = (): { source: PlanSource; uses: () => number } => {
@@ -223,7 +225,7 @@ describe('an unchanged plan file is not read again (docs/cli-cost.md, "Unchanged
     dir = mkdtempSync(join(tmpdir(), 'springfield-stat-'));
     file = join(dir, 'plan.md');
     writeFileSync(file, PLAN);
-    store = new SqliteStore(join(dir, 'state.db'));
+    store = sqliteStore(join(dir, 'state.db'));
     await store.initPlan(planFileSource(file, P, P), actor);
     await settle(file);
   });

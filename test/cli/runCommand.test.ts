@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../src/core/errors.ts';
 import { agentEnv } from '../../src/core/runs/agentEnv.ts';
 import { DEFAULT_RUN_CONFIG, loadRoleCommands } from '../../src/core/runs/runConfig.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
 import {
   assertClaimed,
@@ -450,7 +450,7 @@ describe('springfield run', () => {
     await lw.done;
     assert.deepEqual(readdirSync(bin), ['mine']);
     // What the scheduler does next: the killed run is lost, its step released (the other tests expect no orphan).
-    const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+    const store = sqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
       assert.equal((await store.markOrphans(pidAlive, null)).length, 1);
     } finally {
@@ -616,7 +616,7 @@ describe('leases, sessions and orphans', () => {
     );
     const w = startWrapper(wt, args);
     const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
-    const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+    const store = sqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
       const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
       assert.deepEqual(await store.markOrphans(pidAlive, null), [], 'a live supervisor is no orphan');
@@ -662,7 +662,7 @@ describe('leases, sessions and orphans', () => {
   });
 
   test('markOrphans leaves rows whose supervisor is alive and judges by the recorded pid', async () => {
-    const store = new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+    const store = sqliteStore(join(repo.root, '.springfield', 'state.db'));
     try {
       const { id } = assertOk<{ id: string }>(
         await runJson(repo.root, ['epic', 'create', 'Orphan judging', '--brief', 'x']),

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../../src/core/store/store.ts';
 import { countCommits, runOutcome } from '../../src/extension/model/runOutcome.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import {
@@ -43,7 +44,7 @@ if (process.env.SPRINGFIELD_ROLE === 'bart') sf('signal', process.env.SPRINGFIEL
 
 let repo: Repo;
 let agent: string;
-let store: SqliteStore;
+let store: Store;
 
 before(() => {
   ensureCli();
@@ -57,7 +58,7 @@ after(() => {
 });
 
 async function outcomeOf(runId: number): Promise<string> {
-  store ??= new SqliteStore(join(repo.root, '.springfield', 'state.db'));
+  store ??= sqliteStore(join(repo.root, '.springfield', 'state.db'));
   const s = await loadSnapshot(store, repo.root);
   const run = s.runs.find((r) => r.id === runId);
   assert.ok(run, `run ${runId} in the snapshot`);

@@ -1,15 +1,15 @@
 import { openDatabase } from '../../src/core/store/sqlite/open.ts';
-import type { Database } from '../../src/core/store/sqlite/sqlite.ts';
+import type { SqlConnection } from '../../src/core/store/sqlite/sqlite.ts';
 import type { Store } from '../../src/core/store/index.ts';
 
-const connections = new Map<string, Database>();
+const connections = new Map<string, SqlConnection>();
 
 /**
  * A connection of the test's own to a SQLite store's file, opened as the store opens its own (same
  * pragmas and statement cache), for setting up or inspecting raw rows: the Store interface hands out
  * no database handle (docs/architecture.md). One per file, reused until `closeSqlite`.
  */
-export function sqliteOf(store: Store): Database {
+export function sqliteOf(store: Store): SqlConnection {
   const file = store.describe().file;
   if (file === null) throw new Error('an in-memory store has no file a test could open');
   const known = connections.get(file);

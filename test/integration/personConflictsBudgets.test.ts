@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import { cli, epicsTitleAction, git, openSpringfield, root, row, rowShows, screenshot, webview } from './person.ts';
 
@@ -64,7 +64,7 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
         git(wt, 'commit', '-qam', `${title}: the user table`);
       }
       // What the scheduler leaves when a run's reported cost passes the epic's budget (docs/budgets.md).
-      const store = new SqliteStore(join(repo, '.springfield', 'state.db'), {});
+      const store = sqliteStore(join(repo, '.springfield', 'state.db'), {});
       const actor = { worktree: repo, agent: 'scheduler' };
       const run = await store.startRun(
         {

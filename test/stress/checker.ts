@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { loadSqlite, type Database } from '../../src/core/store/sqlite/sqlite.ts';
+import { loadSqlite, type SqlConnection } from '../../src/core/store/sqlite/sqlite.ts';
 import type { LogLine } from './worker.ts';
 
 export type ViolationKind =
@@ -59,13 +59,13 @@ export function readLogs(paths: readonly string[]): { lines: LogLine[]; violatio
 }
 
 /** Opens the database a run left behind (after every worker has exited or been killed). */
-export function openForCheck(dbPath: string): Database {
+export function openForCheck(dbPath: string): SqlConnection {
   const Sqlite = loadSqlite();
   return new Sqlite(dbPath, { fileMustExist: true, timeout: 10_000 });
 }
 
 /** PRAGMA integrity_check and foreign_key_check, as violations. */
-export function integrityViolations(db: Database): Violation[] {
+export function integrityViolations(db: SqlConnection): Violation[] {
   const out: Violation[] = [];
   const integrity = db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
   if (integrity.length !== 1 || integrity[0]?.integrity_check !== 'ok') {
@@ -82,7 +82,7 @@ export function integrityViolations(db: Database): Violation[] {
 }
 
 /** Every completion a worker logged as returned must be in the database, by that worker, with that token. */
-export function lostCompletions(db: Database, lines: readonly LogLine[]): Violation[] {
+export function lostCompletions(db: SqlConnection, lines: readonly LogLine[]): Violation[] {
   return lostIn(sqliteRows(db).steps, lines);
 }
 
@@ -112,7 +112,7 @@ export interface RunRows {
   readonly integrity: readonly Violation[];
 }
 
-export function sqliteRows(db: Database): RunRows {
+export function sqliteRows(db: SqlConnection): RunRows {
   return {
     steps: db
       .prepare('SELECT anchor, status, claim_token, completed_by, completed_token FROM steps')
@@ -145,7 +145,7 @@ export function stepEventRow(r: {
   };
 }
 
-function stepEvents(db: Database): StepEvent[] {
+function stepEvents(db: SqlConnection): StepEvent[] {
   const rows = db
     .prepare(
       `SELECT id, action, step_anchor, worktree, data FROM events

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../src/core/clock.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { checkRun, openForCheck, readLogs, summarize } from './checker.ts';
 import { prepareRun, randomInt, seededRandom, type PreparedRun } from './planGen.ts';
@@ -60,7 +60,7 @@ interface Orphan {
  */
 async function reclaimOrphans(run: PreparedRun, orphans: readonly Orphan[]): Promise<number> {
   const latest = Math.max(...orphans.map((o) => Date.parse(o.lease_expires_at)));
-  const store = new SqliteStore(run.dbPath, { clock: new ManualClock(latest + 1000) });
+  const store = sqliteStore(run.dbPath, { clock: new ManualClock(latest + 1000) });
   const left = new Map(orphans.map((o) => [o.anchor, o]));
   const actor: Actor = { worktree: '/wt/recovery', agent: null };
   let claims = 0;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../../src/core/plan/index.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import { planSourceOf } from '../../src/core/plan/source.ts';
 
@@ -78,7 +78,7 @@ export async function prepareRun(shape: PlanShape): Promise<PreparedRun> {
   writeFileSync(planFile, text);
   const dbPath = join(dir, '.springfield', 'state.db');
   const source: PlanSource = planSourceOf(planPath, parsePlan(text, planPath));
-  const store = new SqliteStore(dbPath, { ifMissing: 'create' });
+  const store = sqliteStore(dbPath, { ifMissing: 'create' });
   try {
     await store.initPlan(source, { worktree: '/wt/setup', agent: null });
   } finally {

@@ -15,7 +15,7 @@ import { READY_CONDITION } from '../../src/core/store/sqlite/readiness.ts';
 import { writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
 import { leaseUntil } from '../../src/core/store/shared/rows.ts';
 import { mapSqliteError } from '../../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { isDatabaseUrl, openStore, type Store } from '../../src/core/store/index.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from './planGen.ts';
@@ -174,7 +174,7 @@ class StressWorker {
           repository: { id: cfg.repo ?? 'stress', source: 'configured' },
           host: cfg.host ?? 'stress-host',
         })
-      : new SqliteStore(cfg.db);
+      : sqliteStore(cfg.db);
     this.source = planSourceOf(cfg.planPath, parsePlan(readFileSync(cfg.plan, 'utf8'), cfg.planPath));
     this.actor = { worktree: cfg.worktree, agent: null };
     this.logFd = openSync(cfg.log, 'a');

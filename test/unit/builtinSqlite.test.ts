@@ -9,7 +9,7 @@ import { planFileSource } from '../../src/core/plan/source.ts';
 import { builtinConnect } from '../../src/core/store/sqlite/builtinSqlite.ts';
 import { openDatabase } from '../../src/core/store/sqlite/open.ts';
 import type { Connect } from '../../src/core/store/sqlite/sqlite.ts';
-import { SqliteStepStore } from '../../src/core/store/sqlite/stepStore.ts';
+import { sqliteStepStore } from '../../src/core/store/sqlite/stepStore.ts';
 import type { StepStore } from '../../src/core/store/store.ts';
 
 // docs/architecture.md, "Two SQLite drivers": the step commands' store over node:sqlite must answer as
@@ -94,7 +94,7 @@ test('a step store over the built-in driver answers every step operation exactly
   for (const driver of [undefined, connect]) {
     at = Date.parse('2026-11-27T08:00:00.000Z');
     const dir = tempDir(t);
-    const store = new SqliteStepStore(join(dir, 'state.db'), { clock, ...(driver ? { connect: driver } : {}) });
+    const store = sqliteStepStore(join(dir, 'state.db'), { clock, ...(driver ? { connect: driver } : {}) });
     try {
       answers.push(await script(store, dir));
     } finally {
@@ -156,7 +156,7 @@ test('SQLite failures carry better-sqlite3 codes, so the store maps them the sam
   );
   t.after(() => holder.kill());
   await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
-  const store = new SqliteStepStore(join(dir, 'state.db'), { connect, busyTimeoutMs: 200 });
+  const store = sqliteStepStore(join(dir, 'state.db'), { connect, busyTimeoutMs: 200 });
   t.after(() => store.close());
   await assert.rejects(
     () => store.reset(P, 'one', { worktree: '/wt', agent: null }),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.ts';
 import { conflictRate, conflictRateLine, recordConflict } from '../../src/core/orchestrate/mergeConflicts.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { needsYou } from '../../src/extension/model/needsYou.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { dashboardData } from '../../src/extension/webviews/dashboardData.ts';
@@ -18,7 +18,7 @@ const scheduler = { worktree: 'springfield-scheduler', agent: 'scheduler' };
 test('conflicts met at merge are counted by who resolved them, in epic show’s terms and on the dashboard card', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-rate-'));
   const clock = new ManualClock(Date.UTC(2026, 10, 28, 9));
-  const store = new SqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
   t.after(() => {
     store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.ts';
 import type { ConflictAhead } from '../../src/core/orchestrate/conflictsAhead.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { ConflictWatch } from '../../src/extension/model/conflictWatch.ts';
 import { needsYou } from '../../src/extension/model/needsYou.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
@@ -32,7 +32,7 @@ const usage = (costUsd: number) => ({
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'sf-show27-'));
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
-  const store = new SqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
   t.after(() => {
     store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../../src/core/clock.ts';
 import { createEpic } from '../../src/core/store/shared/epics.ts';
 import { runSqlite } from '../../src/core/store/sqlite/port.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../../src/core/store/store.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
@@ -24,13 +25,13 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
-function openStore(t: TestContext, clock = new ManualClock(), path = join(tempDir(t), 'state.db')): SqliteStore {
-  const store = new SqliteStore(path, { clock, ifMissing: 'create' });
+function openStore(t: TestContext, clock = new ManualClock(), path = join(tempDir(t), 'state.db')): Store {
+  const store = sqliteStore(path, { clock, ifMissing: 'create' });
   t.after(() => store.close());
   return store;
 }
 
-function count(store: SqliteStore, table: string): number {
+function count(store: Store, table: string): number {
   return sqliteOf(store).prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
 }
 
@@ -72,8 +73,8 @@ test('processes creating epics at the same time never collide', async (t) => {
   ).href;
   writeFileSync(
     script,
-    `import { SqliteStore } from '${storeUrl}';
-const store = new SqliteStore(process.argv[2]);
+    `import { sqliteStore } from '${storeUrl}';
+const store = sqliteStore(process.argv[2]);
 for (let i = 0; i < 150; i++) await store.createEpic({ title: 'p' + process.pid + '-' + i, brief: '', priority: 'P2' }, { worktree: '/wt/' + process.pid, agent: null });
 store.close();
 `,

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { MESSAGES } from '../../src/core/scheduler/rules.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { needsYou, type SchedulerState } from '../../src/extension/model/needsYou.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicsRoot } from '../../src/extension/views/treeModel.ts';
@@ -24,7 +24,7 @@ const lisa = { worktree: '/wt/lisa', agent: 'lisa' };
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'sf-needs-'));
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
-  const store = new SqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
   t.after(() => {
     store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,8 @@ import {
   type StepPartition,
 } from '../../src/core/store/sqlite/readiness.ts';
 import { migrations } from '../../src/core/store/sqlite/migrations.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../../src/core/store/store.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from '../stress/planGen.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
@@ -48,7 +49,7 @@ const DERIVED_READY = `
     WHERE c.plan_path = s.plan_path AND c.parent_anchor = s.anchor AND dep.status != 'completed'
       AND dep.anchor != s.anchor AND (dep.parent_anchor IS NULL OR dep.parent_anchor != s.anchor))`;
 
-function oraclePartition(store: SqliteStore, now: string): StepPartition {
+function oraclePartition(store: Store, now: string): StepPartition {
   const db = sqliteOf(store);
   const rows = db
     .prepare(
@@ -73,7 +74,7 @@ function oraclePartition(store: SqliteStore, now: string): StepPartition {
 }
 
 /** Stored blockers and open-step count against a recount from the graph, and the partition against the oracle. */
-function assertConsistent(store: SqliteStore, now: string, when: string): void {
+function assertConsistent(store: Store, now: string, when: string): void {
   const db = sqliteOf(store);
   const stored = Object.fromEntries(
     db.prepare('SELECT anchor, blockers FROM steps WHERE plan_path = ? AND parent_anchor IS NULL').raw().all(P) as [
@@ -136,11 +137,11 @@ function planText(seed: number, n: number, variant: Variant = {}): string {
 
 const source = (text: string): PlanSource => planSourceOf(P, parsePlan(text, P));
 
-function open(t: TestContext): { stores: SqliteStore[]; clock: ManualClock; path: string } {
+function open(t: TestContext): { stores: Store[]; clock: ManualClock; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sf-readiness-'));
   const path = join(dir, 'state.db');
   const clock = new ManualClock(T0);
-  const stores = [new SqliteStore(path, { clock, ifMissing: 'create' }), new SqliteStore(path, { clock })];
+  const stores = [sqliteStore(path, { clock, ifMissing: 'create' }), sqliteStore(path, { clock })];
   t.after(() => {
     for (const s of stores) s.close();
     rmSync(dir, { recursive: true, force: true });
@@ -157,7 +158,7 @@ test('stored readiness matches the dependency graph through random claims, compl
     await stores[0]?.initPlan(plan, ADMIN);
     const held = new Map<string, { actor: Actor; token: number; subs: readonly string[] }>();
     for (let op = 0; op < 120; op++) {
-      const store = stores[op % 2] as SqliteStore;
+      const store = stores[op % 2] as Store;
       const roll = rng();
       let what: string;
       if (roll < 0.4) {
@@ -203,7 +204,7 @@ test('stored readiness matches the dependency graph through random claims, compl
 
 test('a schema 1 database gains stored readiness when opened: blockers and open steps computed from its progress', async (t) => {
   const { stores, clock, path } = open(t);
-  const [store, other] = stores as [SqliteStore, SqliteStore];
+  const [store, other] = stores as [Store, Store];
   const plan = source(planText(42, 20));
   await store.initPlan(plan, ADMIN);
   for (let i = 0; i < 6; i++) {
@@ -235,7 +236,7 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
     PRAGMA user_version = 1;`);
   raw.close();
 
-  const reopened = new SqliteStore(path, { clock });
+  const reopened = sqliteStore(path, { clock });
   t.after(() => reopened.close());
 
   assert.equal(sqliteOf(reopened).pragma('user_version', { simple: true }), migrations().length);
@@ -246,7 +247,7 @@ test('a schema 1 database gains stored readiness when opened: blockers and open 
 
 test('ready() in one connection follows a re-init with a new structure made in another', async (t) => {
   const { stores, clock } = open(t);
-  const [a, b] = stores as [SqliteStore, SqliteStore];
+  const [a, b] = stores as [Store, Store];
   await a.initPlan(source('# P\n## Step 1: One {#one}\n## Step 2: Two {#two}\n**Depends on:** #one\n'), ADMIN);
   const first = await b.ready(P);
   await a.initPlan(source('# P\n## Step 1: Zero {#zero}\n## Step 2: One {#one}\n## Step 3: Two {#two}\n'), ADMIN, {
@@ -264,7 +265,7 @@ test('ready() in one connection follows a re-init with a new structure made in a
 
 test('a step taken back from completed by any UPDATE (a repair by hand) blocks its dependents again', async (t) => {
   const { stores, clock } = open(t);
-  const [store] = stores as [SqliteStore];
+  const [store] = stores as [Store];
   const plan = source(
     '# P\n## Step 1: One {#one}\n## Step 2: Two {#two}\n**Depends on:** #one\n### Step 2.1: Part {#two-a}\n**Depends on:** #one\n',
   );

@@ -1,7 +1,7 @@
 // The role registry (src/shared/roles.ts) and what derives from it: the lists every layer uses, the
 // prompts shipped, the run configuration's role keys, the presets' kickoff, the scheduler's staffing.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promptNameFor } from '../../src/core/agents/rolePrompt.ts';
@@ -88,4 +88,23 @@ test("the store's SQL names roles from the registry: sessions, the builder, the 
     [sql.BUILDING_ROLE_SQL, sql.REVIEWING_ROLE_SQL, sql.SETUP_ROLE_SQL],
     ["'ralph'", "'bart'", "'setup'"],
   );
+});
+
+test('rules name roles through the registry: no role id is spelled as a literal outside it', () => {
+  const root = join(import.meta.dirname, '..', '..', 'src');
+  // Released migrations keep theirs; src/core/orchestrate is still to be moved over (issue 35).
+  const exempt = (file: string): boolean =>
+    file === join('shared', 'roles.ts') ||
+    file.endsWith('migrations.ts') ||
+    file.startsWith(join('core', 'orchestrate'));
+  const literal = /'(marge|lisa|ralph|bart|lovejoy)'/;
+  const found = (readdirSync(root, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts') && !exempt(file))
+    .flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .filter((line) => literal.test(line) && !/^\s*(\/\/|\*|\/\*)/.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+  assert.deepEqual(found, []);
 });

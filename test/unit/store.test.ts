@@ -11,7 +11,8 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { migrations, SCHEMA_VERSION } from '../../src/core/store/sqlite/migrations.ts';
 import { connect, loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import type { Store } from '../../src/core/store/store.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import { planSourceOf } from '../../src/core/plan/source.ts';
@@ -25,13 +26,13 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
-function openStore(t: TestContext, path = join(tempDir(t), 'state.db')): SqliteStore {
-  const store = new SqliteStore(path, { clock: new ManualClock(), ifMissing: 'create' });
+function openStore(t: TestContext, path = join(tempDir(t), 'state.db')): Store {
+  const store = sqliteStore(path, { clock: new ManualClock(), ifMissing: 'create' });
   t.after(() => store.close());
   return store;
 }
 
-function rows(store: SqliteStore, sql: string): unknown[] {
+function rows(store: Store, sql: string): unknown[] {
   return sqliteOf(store).prepare(sql).all();
 }
 
@@ -124,7 +125,7 @@ test('a 2,000-step plan leaves the plans row on one page: its file bytes and str
 
 test('reopening an existing database keeps its data and version', async (t) => {
   const path = join(tempDir(t), 'state.db');
-  const first = new SqliteStore(path, { clock: new ManualClock() });
+  const first = sqliteStore(path, { clock: new ManualClock() });
   await first.initPlan(source('# P\n## Step 1: One\n- [ ] a\n'), A);
   first.close();
 
@@ -143,7 +144,7 @@ test('a database with a newer schema version is refused with schema_too_new and 
   raw.close();
   const before = readFileSync(path);
 
-  assert.throws(() => new SqliteStore(path, { ifMissing: 'create' }), {
+  assert.throws(() => sqliteStore(path, { ifMissing: 'create' }), {
     name: 'EnvironmentError',
     code: 'schema_too_new',
     category: 'environment',
@@ -196,7 +197,7 @@ test('migration 4 upgrades a version-3 database in place: runs gain their fault 
 test("ifMissing 'empty' on a missing path creates no file and reads as an empty store", async (t) => {
   const path = join(tempDir(t), 'nested', 'state.db');
 
-  const store = new SqliteStore(path, { ifMissing: 'empty' });
+  const store = sqliteStore(path, { ifMissing: 'empty' });
   t.after(() => store.close());
 
   assert.deepEqual(await store.showPlans(), []);
@@ -219,9 +220,9 @@ test('two processes opening a fresh database at the same moment migrate it exact
   writeFileSync(
     script,
     [
-      `import { SqliteStore, sqliteConnection } from ${JSON.stringify(storeUrl)};`,
+      `import { sqliteStore, sqliteConnection } from ${JSON.stringify(storeUrl)};`,
       `process.stdout.write('ready\\n');`,
-      `const s = new SqliteStore(process.argv[2], { ifMissing: 'create' });`,
+      `const s = sqliteStore(process.argv[2], { ifMissing: 'create' });`,
       `process.stdout.write('v' + sqliteConnection(s).pragma('user_version', { simple: true }) + '\\n');`,
       `s.close();`,
     ].join('\n'),
@@ -275,7 +276,7 @@ test('events are append-only: UPDATE and DELETE on events throw and leave the ro
 // backend: test/unit/storeContract.test.ts.
 
 test('a statement prepared again is the compiled one, back in its default modes', (t) => {
-  const store = new SqliteStore(join(tempDir(t), 'state.db'), { ifMissing: 'create' });
+  const store = sqliteStore(join(tempDir(t), 'state.db'), { ifMissing: 'create' });
   t.after(() => store.close());
   const sql = 'SELECT 1 AS one, 2 AS two';
 

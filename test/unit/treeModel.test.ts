@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { needsYou } from '../../src/extension/model/needsYou.ts';
 import { sqliteOf } from '../helpers/sqlite.ts';
@@ -31,7 +31,7 @@ Read-through.
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'sf-tree-'));
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 12));
-  const store = new SqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { clock, ifMissing: 'create' });
   t.after(() => {
     store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { chooseCommand } from '../../src/core/orchestrate/presetChoice.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../src/core/runs/runConfig.ts';
-import { SqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { fallbackOptions, fallbackTitle } from '../../src/extension/model/fallbackChoice.ts';
 import { needsYou, type SchedulerState } from '../../src/extension/model/needsYou.ts';
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
@@ -36,7 +36,7 @@ function stateEnv(t: { after(fn: () => void): void }): NodeJS.ProcessEnv {
 /** Epics under way in a real store, and the snapshot the views read. */
 async function storeWith(t: { after(fn: () => void): void }, titles: readonly string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'sf-limits-store-'));
-  const store = new SqliteStore(join(dir, 'state.db'), { clock: new ManualClock(T0.getTime()), ifMissing: 'create' });
+  const store = sqliteStore(join(dir, 'state.db'), { clock: new ManualClock(T0.getTime()), ifMissing: 'create' });
   t.after(() => {
     store.close();
     rmSync(dir, { recursive: true, force: true });

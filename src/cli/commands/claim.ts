@@ -1,6 +1,6 @@
 import { int } from '../args.ts';
 import { LEASE_OPTION, type Command } from '../command.ts';
-import { readHead, takenOverText, type StepStore } from '../../core/index.ts';
+import { claimedText, nothingClaimedText, readHead, type StepStore } from '../../core/index.ts';
 import { output, until } from '../output.ts';
 import { withHandOver } from '../pending.ts';
 import { ONLY_PLAN_ARG, planOrOnly } from '../onlyPlan.ts';
@@ -22,23 +22,10 @@ export const claimCommand: Command<StepStore> = {
         .store('write')
         .claimNext(source, ctx.actor, { leaseSeconds: int(ctx.args, 'lease'), branch, ...(resume ? { resume } : {}) }),
     );
-    if (!r.claimed) {
-      const text =
-        r.reason === 'all_completed'
-          ? `All steps of ${r.plan_path} are completed.`
-          : r.reason === 'files_busy'
-            ? [
-                `No step of ${r.plan_path} can be claimed now: each ready one shares files with a step another holder claimed.`,
-                ...(r.files_waiting ?? []).map((w) => `  waiting: ${w.message}`),
-              ].join('\n')
-            : `No step is ready in ${r.plan_path}.` +
-              (r.claimed_steps.length ? ` Claimed: ${r.claimed_steps.join(', ')}.` : '') +
-              (r.blocked_steps.length ? ` Waiting on dependencies: ${r.blocked_steps.join(', ')}.` : '');
-      return output(r, text);
-    }
+    if (!r.claimed) return output(r, nothingClaimedText(r));
     const text = [
       ...(r.resumed ? [`Resumed the claim an earlier run made (its reply was lost): ${r.step_anchor} is yours.`] : []),
-      `Claimed ${r.step_anchor}: ${r.step_title}${r.reclaimed_from_expired ? ` (${takenOverText({ worktree: r.previous_holder, agent: r.previous_agent, leaseExpiresAt: r.previous_lease_expires_at }, new Date(), ctx.actor.worktree)})` : ''}`,
+      claimedText(r, r.step_anchor, new Date(), ctx.actor.worktree),
       `  token ${r.claim_token} · lease ${until(r.lease_expires_at, new Date())} · ${r.remaining_ready} more ready · ${r.total_remaining} remaining`,
       `  next: springfield start ${source.planPath} ${r.step_anchor}`,
     ].join('\n');

@@ -28,6 +28,7 @@ import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
 import { limitsOf, planningStore, retriesOf, worktreeLocation } from '../planning.ts';
+import { REVIEWING_ROLE } from '../../shared/roles.ts';
 import { budgetJson, budgetOf, budgetOptions, checkBudgetBeforeRetry } from './epicBudget.ts';
 
 export { epicBudget } from './epicBudget.ts';
@@ -229,7 +230,7 @@ export const epicShow: Command = {
     const byPerson = loadRoleCommands(configPathFor(ctx.stateFile)).reviewedByPerson?.includes(epic.complexity);
     const json = {
       ...epicJson(epic),
-      reviewer: byPerson ? 'person' : 'bart',
+      reviewer: byPerson ? 'person' : REVIEWING_ROLE,
       plan_versions: versions,
       plan: plan ? { plan_path: plan.plan_path, status: plan.status, progress: plan.progress } : null,
       signals,

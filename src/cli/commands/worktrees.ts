@@ -15,6 +15,7 @@ import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { planningStore, worktreeLocation } from '../planning.ts';
 import { maintenanceActor } from './prune.ts';
+import { SETUP_ROLE } from '../../shared/roles.ts';
 
 const WORKTREES_OPTION = {
   name: 'worktrees',
@@ -81,7 +82,7 @@ export const worktreesPrune: Command = {
       dryRun,
       force,
       archive: config.archive,
-      archiveTimeoutMs: timeoutFor(config, 'setup') * 1000,
+      archiveTimeoutMs: timeoutFor(config, SETUP_ROLE) * 1000,
       location: worktreeLocation(ctx),
       config,
     });

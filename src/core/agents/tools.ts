@@ -16,6 +16,7 @@ import { planSourceOf } from '../plan/source.ts';
 import type { ItemKind, PlanSource } from '../plan/types.ts';
 import type { Store } from '../store/index.ts';
 import type { Actor, ItemChange, ItemStatus } from '../store/types.ts';
+import { nothingClaimedText } from '../names.ts';
 import { LostReplies } from './lostReplies.ts';
 import { toolWording } from './toolWording.ts';
 import {
@@ -166,11 +167,7 @@ async function claim(s: ToolSession, input: z.infer<typeof ClaimInput>): Promise
   );
   const text = r.claimed
     ? `${r.resumed ? `Resumed the claim an earlier call made (its reply was lost): ${r.step_anchor} is yours. ` : ''}Claimed ${r.step_anchor} (${r.step_title}) of ${r.plan_path}: claim token ${r.claim_token}, lease until ${r.lease_expires_at}. Next: do its items, tick them with springfield_update_items, then springfield_commit_step.`
-    : r.reason === 'all_completed'
-      ? `Every step of ${r.plan_path} is completed.`
-      : r.reason === 'files_busy'
-        ? `No step of ${r.plan_path} can be claimed now: ${(r.files_waiting ?? []).map((w) => w.message).join('; ')}.`
-        : `No step of ${r.plan_path} is ready${r.blocked_steps.length ? `; waiting on dependencies: ${r.blocked_steps.join(', ')}` : ''}.`;
+    : nothingClaimedText(r);
   return { text, data: r };
 }
 

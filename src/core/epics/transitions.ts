@@ -4,6 +4,7 @@
  */
 import type { Role } from '../../shared/roles.ts';
 import { RefusedError } from '../errors.ts';
+import { BUILDING_ROLE, MERGING_ROLE, PLANNING_ROLE, REVIEWING_ROLE } from '../../shared/roles.ts';
 
 export { ROLE_NAMES, ROLES, type Role } from '../../shared/roles.ts';
 
@@ -100,34 +101,34 @@ export interface TransitionRow {
  */
 export const TRANSITIONS: readonly TransitionRow[] = [
   { from: 'planned', event: 'plan_approved', to: 'ready', nextRole: null, when: 'plan approved' },
-  { from: 'ready', event: 'start', to: 'in_progress', nextRole: 'ralph', when: 'scheduler starts it' },
+  { from: 'ready', event: 'start', to: 'in_progress', nextRole: BUILDING_ROLE, when: 'scheduler starts it' },
   {
     from: 'in_progress',
     event: 'steps_completed',
     to: 'implemented',
-    nextRole: 'bart',
+    nextRole: REVIEWING_ROLE,
     when: 'all steps completed and verification passes',
   },
-  { from: 'implemented', event: 'signal_pass', to: 'verified', nextRole: 'lovejoy', when: 'signal pass' },
+  { from: 'implemented', event: 'signal_pass', to: 'verified', nextRole: MERGING_ROLE, when: 'signal pass' },
   {
     from: 'implemented',
     event: 'signal_implementation_failure',
     to: 'in_progress',
-    nextRole: 'ralph',
+    nextRole: BUILDING_ROLE,
     when: 'signal implementation_failure (next iteration)',
   },
   {
     from: 'implemented',
     event: 'signal_option_viability_failure',
     to: 'blocked',
-    nextRole: 'lisa',
+    nextRole: PLANNING_ROLE,
     when: 'signal option_viability_failure',
   },
   {
     from: 'implemented',
     event: 'signal_adr_invalidated',
     to: 'blocked',
-    nextRole: 'lisa',
+    nextRole: PLANNING_ROLE,
     when: 'signal adr_invalidated',
   },
   // A person's review may still send a verified epic back before it merges (docs/lifecycle.md, "A person reviews the changes").
@@ -135,11 +136,11 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     from: 'verified',
     event: 'signal_implementation_failure',
     to: 'in_progress',
-    nextRole: 'ralph',
+    nextRole: BUILDING_ROLE,
     when: 'a person requests changes before the merge (next iteration)',
   },
   { from: 'verified', event: 'merged', to: 'done', nextRole: null, when: 'merged' },
-  { from: 'blocked', event: 'new_plan_approved', to: 'ready', nextRole: 'ralph', when: 'new plan approved' },
+  { from: 'blocked', event: 'new_plan_approved', to: 'ready', nextRole: BUILDING_ROLE, when: 'new plan approved' },
   { from: 'planned', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
   { from: 'ready', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
   { from: 'in_progress', event: 'defer', to: 'deferred', nextRole: null, when: 'defer' },
@@ -166,14 +167,14 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     from: 'in_progress',
     event: 'iteration_budget_exhausted',
     to: 'blocked',
-    nextRole: 'lisa',
+    nextRole: PLANNING_ROLE,
     when: 'iteration budget exhausted',
   },
   {
     from: 'implemented',
     event: 'iteration_budget_exhausted',
     to: 'blocked',
-    nextRole: 'lisa',
+    nextRole: PLANNING_ROLE,
     when: 'iteration budget exhausted',
   },
   ...(['planned', 'ready', 'in_progress', 'implemented', 'blocked'] as const).map((from): TransitionRow => ({

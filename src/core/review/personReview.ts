@@ -10,6 +10,7 @@ import type { SignalLocation, SignalResult, TransitionOutcome } from '../store/e
 import type { Store } from '../store/index.ts';
 import type { Actor } from '../store/types.ts';
 import { epicChanges, type EpicChanges } from './epicChanges.ts';
+import { PERSON_ROLE } from '../../shared/roles.ts';
 
 export type ReviewDecision = 'request_changes' | 'approve';
 export const REVIEW_DECISIONS: readonly ReviewDecision[] = ['request_changes', 'approve'];
@@ -47,7 +48,7 @@ export interface ReviewResult {
 }
 
 /** The agent id a person's review is recorded under when they give none: Marge, the person (src/shared/roles.ts). */
-export const PERSON_REVIEWER = 'marge';
+export const PERSON_REVIEWER = PERSON_ROLE;
 
 /** The actor a review is recorded as: the person's own agent id, else PERSON_REVIEWER. */
 export function reviewerOf(actor: Actor): Actor {

@@ -5,6 +5,7 @@ import {
   AGENT_ROLES,
   type AgentRole,
   BUILDING_ROLE,
+  PLANNING_ROLE,
   ROLE_REGISTRY,
   type RoleSpec,
   RUN_ROLES,
@@ -93,7 +94,7 @@ const ConfigSchema = z.strictObject({
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin')
     .optional(),
   prCheckSeconds: z.int().min(0).max(86_400).optional(),
-  planner: z.enum(['lisa', 'person']).optional(),
+  planner: z.enum([PLANNING_ROLE, 'person']).optional(),
   reviewedByPerson: z.array(z.enum(COMPLEXITIES as [Complexity, ...Complexity[]])).optional(),
   worktreeRoot: z
     .string()
@@ -172,7 +173,7 @@ export interface RunConfig extends FleetSettings {
   /** PR mode: at most one `gh pr view` per epic this often (default 60 s). */
   readonly prCheckSeconds?: number;
   /** Who writes a new epic's plan unless its creator says (`epic create --planner`): lisa (default) or person. */
-  readonly planner: 'lisa' | 'person';
+  readonly planner: typeof PLANNING_ROLE | 'person';
   /** Complexities whose built epics a person reviews instead of Bart (Review changes); default none. */
   readonly reviewedByPerson?: readonly Complexity[];
   /** Where epic and planning worktrees go (relative to the main worktree); default a sibling `<repo>.springfield/` (docs/worktrees.md). */
@@ -229,7 +230,7 @@ export const DEFAULT_RUN_CONFIG: RunConfig = {
   run: [],
   ports: 10,
   env: {},
-  planner: 'lisa',
+  planner: PLANNING_ROLE,
 };
 
 /** The timeout of one role's runs, in seconds (setup defaults to 30 minutes, agents to runTimeoutSeconds). */

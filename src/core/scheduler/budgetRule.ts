@@ -16,6 +16,7 @@ import {
 } from '../epics/costBudget.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicSnapshot, SchedulerConfig } from './types.ts';
+import { BUILDING_ROLE, PERSON_ROLE } from '../../shared/roles.ts';
 
 /** The epic's limit its spend has reached, or null (no spend known, no limit, or under every limit). */
 export function epicBudgetSpent(epic: EpicSnapshot, config: SchedulerConfig): BudgetLine | null {
@@ -53,7 +54,7 @@ export function dailyHold(
   return {
     kind: 'wait',
     epicId: epic.id,
-    role: action.kind === 'run' && action.role !== 'marge' ? action.role : 'ralph',
+    role: action.kind === 'run' && action.role !== PERSON_ROLE ? action.role : BUILDING_ROLE,
     until: utcDayOf(`${today.day}T00:00:00.000Z`).next,
     message: dailyWaitMessage(today, limit),
     dailyBudget: { ...today, limit },

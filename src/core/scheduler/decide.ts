@@ -2,7 +2,7 @@
  * The scheduler's decision function (docs/scheduler.md): snapshot, configuration and time in, actions out.
  * Pure and deterministic: no database, no I/O, no clock; the same input gives the same list.
  */
-import { ROLE_REGISTRY } from '../../shared/roles.ts';
+import { BUILDING_ROLE, ROLE_REGISTRY } from '../../shared/roles.ts';
 import { dailyHold, gateEpicBudget } from './budgetRule.ts';
 import { gateFaults } from './faults.ts';
 import { builtStep, busySteps, filesChoice } from './filesRule.ts';
@@ -94,7 +94,7 @@ export function decide(snapshot: SchedulerSnapshot, config: SchedulerConfig, now
     const held = filesChoice(epic, gated, snapshot.epics, busyFiles);
     const daily = dailyHold(epic, held, config, snapshot.today) ?? held;
     const action = daily.kind === 'wait' ? daily : (fleetHold(fleet, epic, daily, config) ?? daily);
-    const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, 'ralph'));
+    const needsSlot = action.kind === 'run' || (action.kind === 'start_epic' && hasCommand(config, BUILDING_ROLE));
     if (needsSlot) {
       if (free <= 0) continue;
       free -= 1;

@@ -4,7 +4,7 @@
  * epic is blocked (agent_failed) until a person retries. Pure: the failures come in the snapshot.
  */
 import { lastAgentLine } from '../runs/agentErrors.ts';
-import { FAULT_ROLES, isRoleIn, ROLE_REGISTRY, type RunRole } from '../../shared/roles.ts';
+import { FAULT_ROLES, isRoleIn, ROLE_REGISTRY, type RunRole, SETUP_ROLE } from '../../shared/roles.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicSnapshot, FaultRole, RoleFaults, SchedulerConfig } from './types.ts';
 
@@ -22,7 +22,7 @@ export function backoffMs(config: SchedulerConfig, consecutive: number): number 
 
 /** What the action needs from the fault record: its role, or null when it starts nothing. */
 function roleOf(action: EpicAction): FaultRole | null {
-  if (action.kind === 'setup') return 'setup';
+  if (action.kind === SETUP_ROLE) return SETUP_ROLE;
   if (action.kind === 'run' && isRoleIn(FAULT_ROLES, action.role)) return action.role;
   return null;
 }

@@ -8,6 +8,7 @@ import type { EpicStatus } from '../epics/transitions.ts';
 import { sharedFile } from './fileGlobs.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicFiles, EpicSnapshot, FileShare, SchedulerSnapshot } from './types.ts';
+import { BUILDING_ROLE, MERGING_ROLE } from '../../shared/roles.ts';
 
 /** A step being built now (a live Ralph run or a live claim), and the files it touches. */
 export interface BusyStep {
@@ -45,14 +46,14 @@ export function busySteps(snapshot: SchedulerSnapshot): BusyStep[] {
     out.push({ epicId, stepAnchor, files: stepAnchor === null ? files.changed : (files.openSteps[stepAnchor] ?? []) });
   };
   for (const run of [...snapshot.runs].sort((a, b) => a.id - b.id))
-    if (run.role === 'ralph' && run.epicId !== null) add(run.epicId, run.stepAnchor);
+    if (run.role === BUILDING_ROLE && run.epicId !== null) add(run.epicId, run.stepAnchor);
   for (const epic of snapshot.epics) for (const anchor of epic.steps.claimedLive) add(epic.id, anchor);
   return out;
 }
 
 /** The step `action` would have built, for the busy list of the rest of the pass; null for any other action. */
 export function builtStep(epic: EpicSnapshot, action: EpicAction): BusyStep | null {
-  if (action.kind !== 'run' || action.role !== 'ralph' || !epic.files) return null;
+  if (action.kind !== 'run' || action.role !== BUILDING_ROLE || !epic.files) return null;
   const files = action.stepAnchor === null ? epic.files.changed : (epic.files.openSteps[action.stepAnchor] ?? []);
   return { epicId: epic.id, stepAnchor: action.stepAnchor, files };
 }
@@ -70,7 +71,7 @@ export function filesHold(
   if (!epic.files) return null;
   let share: FileShare | null = null;
   let why = '';
-  if (action.kind === 'run' && action.role === 'ralph' && action.stepAnchor !== null) {
+  if (action.kind === 'run' && action.role === BUILDING_ROLE && action.stepAnchor !== null) {
     const mine = epic.files.openSteps[action.stepAnchor] ?? [];
     if (mine.length === 0) return null;
     [share, why] = builderShare(epic, mine, epics, busy);
@@ -78,7 +79,7 @@ export function filesHold(
     [share, why] = mergeShare(epic, epics);
   }
   if (!share) return null;
-  const role = action.kind === 'merge' ? 'lovejoy' : 'ralph';
+  const role = action.kind === 'merge' ? MERGING_ROLE : BUILDING_ROLE;
   const step = share.stepAnchor ? ` ${share.stepAnchor}` : '';
   return {
     kind: 'wait',

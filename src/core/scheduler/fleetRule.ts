@@ -7,6 +7,7 @@
 import type { EpicAction } from './rules.ts';
 import { hasCommand, nextRoleFor } from './rules.ts';
 import type { EpicSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
+import { BUILDING_ROLE, MERGING_ROLE, PERSON_ROLE, PLANNING_ROLE, SETUP_ROLE } from '../../shared/roles.ts';
 
 type Wait = Extract<EpicAction, { kind: 'wait' }>;
 type Hold = NonNullable<Wait['hold']>;
@@ -41,7 +42,7 @@ function heavyAction(action: EpicAction, config: SchedulerConfig): boolean {
     action.kind === 'run' ||
     action.kind === 'setup' ||
     action.kind === 'verify' ||
-    (action.kind === 'start_epic' && hasCommand(config, 'ralph'))
+    (action.kind === 'start_epic' && hasCommand(config, BUILDING_ROLE))
   );
 }
 
@@ -56,7 +57,7 @@ export function fleetHold(
   if (
     max !== undefined &&
     action.kind === 'run' &&
-    action.role === 'lisa' &&
+    action.role === PLANNING_ROLE &&
     epic.status === 'planned' &&
     pass.waitingOnPerson >= max
   )
@@ -92,12 +93,12 @@ export function fleetTake(pass: FleetPass, action: EpicAction, config: Scheduler
 
 function wait(epic: EpicSnapshot, action: EpicAction, hold: Hold, message: string): Wait {
   const role =
-    action.kind === 'run' && action.role !== 'marge'
+    action.kind === 'run' && action.role !== PERSON_ROLE
       ? action.role
       : action.kind === 'setup'
-        ? 'setup'
+        ? SETUP_ROLE
         : action.kind === 'verify'
-          ? 'lovejoy'
-          : 'ralph';
+          ? MERGING_ROLE
+          : BUILDING_ROLE;
   return { kind: 'wait', epicId: epic.id, role, until: null, message, hold };
 }

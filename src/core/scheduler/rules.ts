@@ -9,6 +9,7 @@ import { isCostBlockReason, pausedMessage } from '../epics/costBudget.ts';
 import { COMPLEXITY_POLICY } from '../epics/complexity.ts';
 import { RETRYABLE_BLOCKS, type Role } from '../epics/transitions.ts';
 import type { Action, EpicSnapshot, SchedulerConfig } from './types.ts';
+import { BUILDING_ROLE, MERGING_ROLE, PLANNING_ROLE, REVIEWING_ROLE } from '../../shared/roles.ts';
 
 /** An epic-scoped action (every kind but stop_run). */
 export type EpicAction = Exclude<Action, { kind: 'stop_run' }>;
@@ -102,8 +103,8 @@ function planning(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
   if (epic.planIteration >= epic.planBudget) return surface(epic, MESSAGES.planBudget(epic));
   // An epic a person said they would plan is theirs, re-plans included: Lisa never starts for it.
   if (epic.planner === 'person') return surface(epic, MESSAGES.personPlans);
-  if (!hasCommand(config, 'lisa')) return null;
-  return run(epic, 'lisa', epic.status === 'blocked' ? 're-plan the blocked epic' : 'write the plan');
+  if (!hasCommand(config, PLANNING_ROLE)) return null;
+  return run(epic, PLANNING_ROLE, epic.status === 'blocked' ? 're-plan the blocked epic' : 'write the plan');
 }
 
 function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | null {
@@ -124,20 +125,20 @@ function building(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nul
   if (failed && epic.iteration >= epic.buildBudget) {
     return { kind: 'transition', epicId: epic.id, event: 'iteration_budget_exhausted', reason: REASONS.budget(epic) };
   }
-  const ralph = hasCommand(config, 'ralph');
+  const ralph = hasCommand(config, BUILDING_ROLE);
   const next = epic.steps.ready[0] ?? null;
   const allDone = epic.steps.completed >= epic.steps.total;
   if (failed) {
     // Back to Ralph: on the next ready step, or on the whole epic once every step is done.
     if (!ralph || (!allDone && next === null)) return null;
-    return run(epic, 'ralph', 'verification failed: back to Ralph', next, true);
+    return run(epic, BUILDING_ROLE, 'verification failed: back to Ralph', next, true);
   }
   if (allDone) {
-    if (epic.reworkPending) return ralph ? run(epic, 'ralph', "fix the review's findings") : null;
+    if (epic.reworkPending) return ralph ? run(epic, BUILDING_ROLE, "fix the review's findings") : null;
     if (completionHold(configured, v) === null) return { kind: 'complete_mechanically', epicId: epic.id };
     return { kind: 'verify', epicId: epic.id };
   }
-  return next !== null && ralph ? run(epic, 'ralph', `build ${next}`, next) : null;
+  return next !== null && ralph ? run(epic, BUILDING_ROLE, `build ${next}`, next) : null;
 }
 
 /** Whether a person reviews this epic instead of Bart (`"reviewedByPerson"` lists its complexity). */
@@ -162,7 +163,7 @@ function reviewing(epic: EpicSnapshot, config: SchedulerConfig): EpicAction | nu
   }
   if (epic.review.signalsThisIteration > 0) return null;
   // A review that ended without a signal is a Bart fault (no_progress): retried after a backoff, then blocked.
-  return hasCommand(config, 'bart') ? run(epic, 'bart', 'review the implementation') : null;
+  return hasCommand(config, REVIEWING_ROLE) ? run(epic, REVIEWING_ROLE, 'review the implementation') : null;
 }
 
 /**
@@ -181,22 +182,22 @@ export function nextRoleFor(
         epic.planIteration >= epic.planBudget ||
         epic.planner === 'person'
         ? 'person'
-        : 'lisa';
+        : PLANNING_ROLE;
     case 'ready':
-      return epic.planPath === null ? 'person' : 'ralph';
+      return epic.planPath === null ? 'person' : BUILDING_ROLE;
     case 'in_progress':
-      return 'ralph';
+      return BUILDING_ROLE;
     case 'implemented': {
       if (epic.signalsAwaitingPerson > 0 || reviewedByPerson(epic, config)) return 'person';
       const policy = COMPLEXITY_POLICY[epic.complexity];
-      if (policy.review === 'skip_when_verified' && epic.verification.lastVerdict === 'pass') return 'lovejoy';
-      return 'bart';
+      if (policy.review === 'skip_when_verified' && epic.verification.lastVerdict === 'pass') return MERGING_ROLE;
+      return REVIEWING_ROLE;
     }
     case 'verified':
       if (epic.pullRequest) return 'person';
       return COMPLEXITY_POLICY[epic.complexity].personApprovalBeforeMerge && !epic.mergeApprovedByPerson
         ? 'person'
-        : 'lovejoy';
+        : MERGING_ROLE;
     case 'done':
     case 'deferred':
       return null;

@@ -5,7 +5,7 @@
 import type { Complexity } from '../epics/complexity.ts';
 import type { Priority } from '../epics/ids.ts';
 import type { EpicEvent, EpicStatus, Role } from '../epics/transitions.ts';
-import type { FaultRole } from '../../shared/roles.ts';
+import type { FaultRole, MERGING_ROLE, PLANNING_ROLE, SETUP_ROLE } from '../../shared/roles.ts';
 import type { BudgetConfig, DailySpend, EpicBudgetOverride, Spend } from '../epics/costBudget.ts';
 
 export interface StepsSnapshot {
@@ -71,7 +71,7 @@ export interface EpicSnapshot {
   /** A proposed plan version waits for a person. */
   readonly awaitingApproval: boolean;
   /** Who writes its plan: the scheduler starts Lisa only for `lisa` (docs/lifecycle.md, "Who plans"). */
-  readonly planner?: 'lisa' | 'person';
+  readonly planner?: typeof PLANNING_ROLE | 'person';
   readonly steps: StepsSnapshot;
   /** The epic's worktree once created. */
   readonly worktree: string | null;
@@ -126,7 +126,7 @@ export interface RunSnapshot {
   readonly epicId: string | null;
   readonly stepAnchor: string | null;
   /** `setup`: the scheduler's own setup of a worktree; it takes no agent slot. */
-  readonly role: Role | 'setup';
+  readonly role: Role | typeof SETUP_ROLE;
   /** ISO 8601. */
   readonly startedAt: string;
   /** The supervising process and the agent's process group, for stopping a run (decide() ignores them). */
@@ -152,7 +152,7 @@ export interface SchedulerConfig {
   readonly maxParallelAgents: number;
   /** The default run timeout; `timeoutsMs` overrides it per role. */
   readonly runTimeoutMs: number;
-  readonly timeoutsMs?: Readonly<Partial<Record<Role | 'setup', number>>>;
+  readonly timeoutsMs?: Readonly<Partial<Record<Role | typeof SETUP_ROLE, number>>>;
   /** `springfield run` ends a run at its timeout, with this grace before SIGKILL; a run still going after both is stopped. */
   readonly killGraceMs?: number;
   /** Consecutive non-successes of one role on one epic that block it (agent_failed). */
@@ -217,7 +217,7 @@ export type Action =
   | {
       readonly kind: 'wait';
       readonly epicId: string;
-      readonly role: FaultRole | 'lovejoy';
+      readonly role: FaultRole | typeof MERGING_ROLE;
       readonly until: string | null;
       readonly message: string;
       readonly shares?: FileShare;

@@ -2,7 +2,7 @@
  * Why a pass started nothing for an epic that is not waiting for a person: the role that acts next
  * (nextRoleFor) has no command configured. Pure; the orchestrator reports it beside its waiting list.
  */
-import { isRoleIn, ROLE_REGISTRY, STARTED_ROLES, type StartedRole } from '../../shared/roles.ts';
+import { BUILDING_ROLE, isRoleIn, ROLE_REGISTRY, STARTED_ROLES, type StartedRole } from '../../shared/roles.ts';
 import { hasCommand, nextRoleFor } from './rules.ts';
 import type { EpicSnapshot, SchedulerConfig } from './types.ts';
 
@@ -26,7 +26,7 @@ export function unstaffedEpics(
     if (!isRoleIn(STARTED_ROLES, role) || hasCommand(config, role)) continue;
     // Every open step is held by someone else: nothing would start even with an agent.
     if (
-      role === 'ralph' &&
+      role === BUILDING_ROLE &&
       epic.status === 'in_progress' &&
       epic.steps.ready.length === 0 &&
       epic.steps.completed < epic.steps.total

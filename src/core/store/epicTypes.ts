@@ -6,6 +6,7 @@ import type { Retrospective } from '../epics/retrospective.ts';
 export type { ApprovedVersion } from '../epics/handoffVersions.ts';
 export type { Retrospective };
 import type { PlanSource } from '../plan/types.ts';
+import { PLANNING_ROLE } from '../../shared/roles.ts';
 import type { RunView, UsageByRole, VerificationView } from './runTypes.ts';
 import type { Actor, InitResult, PlanView, StepView } from './types.ts';
 
@@ -40,8 +41,8 @@ export interface EpicRow {
 }
 
 /** Who writes an epic's plan. */
-export type Planner = 'lisa' | 'person';
-export const PLANNERS: readonly Planner[] = ['lisa', 'person'];
+export type Planner = typeof PLANNING_ROLE | 'person';
+export const PLANNERS: readonly Planner[] = [PLANNING_ROLE, 'person'];
 
 export interface NewEpic {
   readonly title: string;

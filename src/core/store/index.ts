@@ -9,8 +9,8 @@ import type { DoctorInput } from './maintenanceTypes.ts';
 import type { Checklist } from './shared/checklist.ts';
 import { builtinConnect } from './sqlite/builtinSqlite.ts';
 import { diagnoseDatabase } from './sqlite/doctor.ts';
-import { SqliteStore } from './sqlite/sqliteStore.ts';
-import { SqliteStepStore } from './sqlite/stepStore.ts';
+import { sqliteStore } from './sqlite/sqliteStore.ts';
+import { sqliteStepStore } from './sqlite/stepStore.ts';
 import type { StepStore, Store } from './store.ts';
 import { openPostgresLazily } from './postgres/lazy.ts';
 import { isDatabaseUrl } from './databaseUrl.ts';
@@ -22,7 +22,7 @@ export * from './maintenanceTypes.ts';
 export type * from './store.ts';
 export { Checklist, commandFinding } from './shared/checklist.ts';
 export { planRoots } from './shared/planRoots.ts';
-export { claimElsewhere, type Claimer, type EpicPlace } from './shared/epicPlace.ts';
+export { claimElsewhere, claimPlace, type Claimer, type EpicPlace } from './shared/epicPlace.ts';
 export { isDatabaseUrl, redactDatabaseUrl } from './databaseUrl.ts';
 export { migrateToPostgres, migrateToSqlite, type MigrateResult } from './migrate/migrate.ts';
 
@@ -47,7 +47,7 @@ export interface StoreSettings {
 /** Opens the store at `settings.location`, migrating an older schema; refuses one written by a newer Springfield. */
 export function openStore(settings: StoreSettings): Store {
   if (isDatabaseUrl(settings.location)) return openPostgresLazily(settings);
-  return new SqliteStore(settings.location, sqliteOptions(settings));
+  return sqliteStore(settings.location, sqliteOptions(settings));
 }
 
 /**
@@ -59,7 +59,7 @@ export function openStepStore(settings: StoreSettings, options: { readonly built
   // The runtime's own SQLite where it has it (docs/architecture.md, "Two SQLite drivers"): only a process that
   // opens the database through no other driver may ask for it.
   const connect = options.builtinSqlite ? builtinConnect() : undefined;
-  return new SqliteStepStore(settings.location, { ...sqliteOptions(settings), ...(connect ? { connect } : {}) });
+  return sqliteStepStore(settings.location, { ...sqliteOptions(settings), ...(connect ? { connect } : {}) });
 }
 
 /** The settings SQLite takes (the rest are PostgreSQL's). */

@@ -11,6 +11,7 @@ import { tellLisaPlans } from './lisaPlans.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { reportClaim, startEpicAndClaim } from './flow.ts';
+import { PLANNING_ROLE } from '../../shared/roles.ts';
 
 function epicOf(ctx: CommandContext, row: Row | undefined): string {
   const id = refOf(ctx, row)?.epicId;
@@ -57,7 +58,7 @@ export async function createEpic(
     void vscode.window.showInformationMessage(created);
     return epic;
   }
-  if (planner === 'lisa') {
+  if (planner === PLANNING_ROLE) {
     void tellLisaPlans(ctx, epic, `${created} `);
     return epic;
   }
@@ -74,7 +75,7 @@ export async function createEpic(
 /** Create epic…'s third question: Lisa first once an agent plays her, else the person. */
 async function whoPlans(ctx: CommandContext): Promise<Planner | undefined> {
   const state = ctx.scheduler?.();
-  const staffed = state?.roles.includes('lisa') ?? false;
+  const staffed = state?.roles.includes(PLANNING_ROLE) ?? false;
   const me = {
     label: '$(edit) I write it',
     description: 'New plan… opens a template with the brief; you propose it',
@@ -87,7 +88,7 @@ async function whoPlans(ctx: CommandContext): Promise<Planner | undefined> {
       : state?.running
         ? 'the scheduler starts her now; her plan comes back for your approval'
         : 'when the scheduler runs; her plan comes back for your approval',
-    who: 'lisa' as const,
+    who: PLANNING_ROLE,
   };
   const pick = await vscode.window.showQuickPick(staffed ? [lisa, me] : [me, lisa], {
     title: `New epic (3/3): who writes its plan?`,

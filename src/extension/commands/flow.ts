@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import {
+  claimedText,
+  claimPlace,
   type ClaimResult,
   loadPlanSource,
+  nothingClaimedText,
   readHead,
   RefusedError,
-  shortRef,
   startEpicInWorktree,
-  takenOverText,
   UsageError,
 } from '../../core/index.ts';
 import { userSetting } from '../userSettings.ts';
@@ -23,14 +24,11 @@ export function leaseSeconds(): number {
  * steps are built in its own worktree, so a claim made from a window elsewhere (not on the epic's
  * branch) is made for that worktree, and the person is offered to open it.
  */
-function claimPlace(ctx: CommandContext, planPath: string): { worktree: string; elsewhere: boolean } {
+function placeOf(ctx: CommandContext, planPath: string): { worktree: string; elsewhere: boolean } {
   const here = ctx.host.actor.worktree;
   const epicId = ctx.host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
   const epic = epicId ? ctx.host.snapshot?.epics.find((e) => e.id === epicId) : undefined;
-  if (!epic?.worktree_path || epic.worktree_path === here) return { worktree: here, elsewhere: false };
-  const branch = readHead(here, process.env)?.branch;
-  if (branch && epic.branch && shortRef(branch) === shortRef(epic.branch)) return { worktree: here, elsewhere: false };
-  return { worktree: epic.worktree_path, elsewhere: true };
+  return claimPlace(epic ?? null, { worktree: here, branch: readHead(here, process.env)?.branch ?? null });
 }
 
 /** Claims the next ready step of a plan (in its epic's worktree); says what happened in a person's words, and where to work. */
@@ -38,7 +36,7 @@ export async function claimIn(
   ctx: CommandContext,
   planPath: string,
 ): Promise<{ result: ClaimResult; message: string; openIn: string | null }> {
-  const place = claimPlace(ctx, planPath);
+  const place = placeOf(ctx, planPath);
   const actor = { ...ctx.host.actor, worktree: place.worktree };
   const source = loadPlanSource(place.worktree, planPath);
   const result = await ctx.host.writable().claimNext(source, actor, {
@@ -46,26 +44,15 @@ export async function claimIn(
     branch: readHead(place.worktree, process.env)?.branch ?? null,
   });
   await ctx.host.refresh();
-  if (!result.claimed) {
-    const why =
-      result.reason === 'all_completed'
-        ? 'every step is completed'
-        : result.reason === 'files_busy'
-          ? `every ready step shares files with a claimed one (${(result.files_waiting ?? []).map((w) => w.message).join('; ')})`
-          : 'every open step is claimed or waits for another';
-    return { result, message: `Nothing to claim in ${planPath}: ${why}.`, openIn: null };
-  }
+  if (!result.claimed) return { result, message: nothingClaimedText(result), openIn: null };
   ctx.revealStep?.(result.plan_path, result.step_anchor);
   const number = source.plan().steps.find((s) => s.anchor === result.step_anchor)?.number;
-  const name = number ? stepName(number) : result.step_anchor;
-  const takeover = result.reclaimed_from_expired
-    ? ` (${takenOverText({ worktree: result.previous_holder, agent: result.previous_agent, leaseExpiresAt: result.previous_lease_expires_at }, new Date(), actor.worktree)})`
-    : '';
+  const claimed = claimedText(result, number ? stepName(number) : result.step_anchor, new Date(), actor.worktree);
   const lease = shortDuration(Date.parse(result.lease_expires_at) - Date.now() + 500);
   const where = place.elsewhere ? ` Its epic is built in ${baseName(place.worktree)}: work there.` : '';
   return {
     result,
-    message: `Claimed ${name}: ${result.step_title}${takeover}. It is yours for ${lease}; renew it while you work.${where}`,
+    message: `${claimed}. It is yours for ${lease}; renew it while you work.${where}`,
     openIn: place.elsewhere ? place.worktree : null,
   };
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { EpicRow } from '../../core/index.ts';
 import type { CommandContext } from './commandContext.ts';
+import { PLANNING_ROLE } from '../../shared/roles.ts';
 
 /**
  * Says what really happens to an epic Lisa is to plan (docs/lifecycle.md, "Who plans"): the scheduler
@@ -9,7 +10,7 @@ import type { CommandContext } from './commandContext.ts';
  */
 export async function tellLisaPlans(ctx: CommandContext, epic: EpicRow, prefix: string): Promise<void> {
   const state = ctx.scheduler?.();
-  if (!state?.roles.includes('lisa')) {
+  if (!state?.roles.includes(PLANNING_ROLE)) {
     const choice = await vscode.window.showInformationMessage(
       `${prefix}Lisa writes the plan for “${epic.title}” once an agent plays her: choose one, then start the scheduler.`,
       'Configure agents…',

@@ -7,6 +7,7 @@ import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { createEpic } from './epicCommands.ts';
 import { tellLisaPlans } from './lisaPlans.ts';
+import { PLANNING_ROLE } from '../../shared/roles.ts';
 
 const STEP_HEADING = /^ {0,3}#{2,3}[ \t]+step[ \t]+\d/im;
 const NEW_PLAN = '$(new-file) New plan…';
@@ -77,7 +78,7 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
   const epic = await ctx.host.writable().getEpic(epicId);
   const who = await whoWrites(ctx, epic);
   if (who === undefined) return undefined;
-  if (who === 'lisa') {
+  if (who === PLANNING_ROLE) {
     await askLisa(ctx, epic);
     return undefined;
   }
@@ -114,9 +115,9 @@ export async function newPlan(ctx: CommandContext, row?: Row): Promise<string | 
  * New plan…'s first question: write the plan yourself (a template opens), or ask Lisa (the
  * scheduler starts her; her plan comes back for approval). Lisa comes first once an agent plays her.
  */
-async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | 'lisa' | undefined> {
+async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | typeof PLANNING_ROLE | undefined> {
   const state = ctx.scheduler?.();
-  const staffed = state?.roles.includes('lisa') ?? false;
+  const staffed = state?.roles.includes(PLANNING_ROLE) ?? false;
   const me = {
     label: '$(edit) Write it myself',
     description: "a template opens with the epic's brief; propose it when it is ready",
@@ -129,7 +130,7 @@ async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | 'li
       : state?.running
         ? 'the scheduler starts her now; her plan comes back for your approval'
         : 'the scheduler starts her; her plan comes back for your approval',
-    who: 'lisa' as const,
+    who: PLANNING_ROLE,
   };
   const pick = await vscode.window.showQuickPick(staffed && epic.planner !== 'person' ? [lisa, me] : [me, lisa], {
     title: `Plan for “${epic.title}”: who writes it?`,
@@ -143,7 +144,7 @@ async function whoWrites(ctx: CommandContext, epic: EpicRow): Promise<'me' | 'li
  * person is offered to start it, or to configure an agent for Lisa first. Nothing runs unasked.
  */
 async function askLisa(ctx: CommandContext, epic: EpicRow): Promise<void> {
-  if (epic.planner !== 'lisa') await ctx.host.writable().setPlanner(epic.id, 'lisa', ctx.host.actor);
+  if (epic.planner !== PLANNING_ROLE) await ctx.host.writable().setPlanner(epic.id, PLANNING_ROLE, ctx.host.actor);
   await ctx.host.refresh();
   await tellLisaPlans(ctx, epic, '');
 }

@@ -29,6 +29,7 @@ import type { Row } from '../views/treeProvider.ts';
 import { AppRunner } from './appCommands.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { guarded } from './guard.ts';
+import { SETUP_ROLE } from '../../shared/roles.ts';
 
 export interface WorktreeCommandOptions {
   /** The CLI this extension ships (`dist/cli.cjs`), run for an epic's app. */
@@ -181,7 +182,7 @@ export class WorktreeCommands extends Disposable {
     const options = {
       force: null,
       archive: config.archive,
-      archiveTimeoutMs: timeoutFor(config, 'setup') * 1000,
+      archiveTimeoutMs: timeoutFor(config, SETUP_ROLE) * 1000,
       location: this.location(),
       config,
       beforeRemove: removeFromSourceControl,

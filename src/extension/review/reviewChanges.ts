@@ -9,6 +9,7 @@ import type { Row } from '../views/treeProvider.ts';
 import { registerReviewDocuments } from './reviewDocuments.ts';
 import { ReviewThreads } from './reviewThreads.ts';
 import { reviewUri } from './reviewUris.ts';
+import { BUILDING_ROLE } from '../../shared/roles.ts';
 
 /** What a review command was invoked on: an epic or run row, a comment thread or its reply box, an epic id, or nothing (the palette). */
 type Target = Row | vscode.CommentThread | vscode.CommentReply | string | undefined;
@@ -124,7 +125,7 @@ export class ReviewChanges extends Disposable {
       );
       return;
     }
-    const hint = hasAgent(this.ctx, 'ralph')
+    const hint = hasAgent(this.ctx, BUILDING_ROLE)
       ? ''
       : ' No agent is configured for Ralph, so nothing picks this up by itself: configure one, or do it yourself.';
     void vscode.window.showInformationMessage(

@@ -1,6 +1,6 @@
 /** Small text helpers shared by the views; no vscode, so they are tested in plain Node. */
 import { agoText, shortDuration } from '../../shared/format.ts';
-import { ROLE_NAMES as NAMES } from '../../shared/roles.ts';
+import { PERSON_ROLE, ROLE_NAMES as NAMES } from '../../shared/roles.ts';
 
 export { folderName as baseName, holderName } from '../../core/names.ts';
 export { progressBar, shortDuration } from '../../shared/format.ts';
@@ -90,7 +90,7 @@ export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
 
 /** Whether a signal was a person's review (src/core/review: Marge's agent id, or a worktree when no agent id was given). */
 export function isPersonReview(createdBy: string | null): boolean {
-  return createdBy === 'marge' || (createdBy?.startsWith('/') ?? false);
+  return createdBy === PERSON_ROLE || (createdBy?.startsWith('/') ?? false);
 }
 
 /** A signal's kind as the views say it: Bart's type, or a person's review in a person's words. */

@@ -3,7 +3,7 @@ import { EnvironmentError, RefusedError, SpringfieldError } from '../../errors.t
 import { openDatabase } from '../sqlite/open.ts';
 import { SCHEMA_VERSION } from '../sqlite/migrations.ts';
 import { writeEvent, type EventInput } from '../sqlite/rows.ts';
-import { connect, mapSqliteError, type Database } from '../sqlite/sqlite.ts';
+import { connect, mapSqliteError, type SqlConnection } from '../sqlite/sqlite.ts';
 import type { Actor } from '../types.ts';
 import { emptySnapshot, TABLES, type Row, type Snapshot, type TableSpec } from './tables.ts';
 import { messageOf } from '../../../shared/errorMessage.ts';
@@ -17,7 +17,7 @@ const quoted = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join
 export function readSqliteSnapshot(path: string): Snapshot {
   if (!existsSync(path))
     throw new RefusedError('nothing_to_migrate', `${path} does not exist: there is no SQLite state to migrate`);
-  let db: Database | undefined;
+  let db: SqlConnection | undefined;
   try {
     db = connect(path, { readonly: true, fileMustExist: true });
     const version = Number(db.pragma('user_version', { simple: true }));
@@ -86,7 +86,7 @@ export function writeSqliteCopy(target: string, rows: Snapshot, progress: (line:
       );
     throw new EnvironmentError('unwritable', `${temp}: cannot create (${messageOf(err)})`);
   }
-  let db: Database | undefined;
+  let db: SqlConnection | undefined;
   try {
     db = openDatabase(temp, { ifMissing: 'create' });
     const conn = db;
@@ -105,7 +105,7 @@ export function writeSqliteCopy(target: string, rows: Snapshot, progress: (line:
   return temp;
 }
 
-function insertRows(db: Database, t: TableSpec, rows: readonly Row[]): void {
+function insertRows(db: SqlConnection, t: TableSpec, rows: readonly Row[]): void {
   const columns = t.name === 'plans' ? t.columns.filter((c) => c !== 'structure') : t.columns;
   const insert = db.prepare(`INSERT INTO ${t.name} (${quoted(columns)}) VALUES (${columns.map(() => '?').join(', ')})`);
   const file =

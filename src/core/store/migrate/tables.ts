@@ -154,7 +154,9 @@ export function mapEventData(event: Row, data: unknown, map: (table: TableName, 
 }
 
 export function emptySnapshot(): Snapshot {
-  return Object.fromEntries(TABLE_NAMES.map((t) => [t, []])) as unknown as Snapshot;
+  const snapshot: Partial<Snapshot> = {};
+  for (const t of TABLE_NAMES) snapshot[t] = [];
+  return snapshot as Snapshot; // every table is set
 }
 
 /** Rows per table. */

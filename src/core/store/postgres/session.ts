@@ -128,11 +128,9 @@ export class Session {
               (v) => literal(client, v),
               afterCommit,
             );
-            const results = (await client.query(
-              `/* sf op ${op} */ ${[...statements, ...ending].join(';\n')}`,
-            )) as unknown as pg.QueryResult[] | pg.QueryResult;
+            const results = await queryAll(client, `/* sf op ${op} */ ${[...statements, ...ending].join(';\n')}`);
             return rowsOf(
-              (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]),
+              results.map((r) => r.rows as Record<string, unknown>[]),
               statements.length,
               afterCommit.length,
             );
@@ -149,12 +147,7 @@ export class Session {
           // The reply was lost: did the operation commit? (docs/postgres-design.md, "Failures, retries, idempotence")
           released = true;
           client.release(true);
-          const found = await this.lookUp(
-            doing,
-            (client as unknown as { processID: number | null }).processID,
-            op,
-            recover,
-          ).catch(() => {
+          const found = await this.lookUp(doing, processOf(client), op, recover).catch(() => {
             throw mapPgError(err, this.options.url, doing, op);
           });
           if (found !== null) return found;
@@ -257,8 +250,7 @@ export class Session {
         // BEGIN and the server's clock in one round trip (a simple query with two statements).
         const now = this.options.clock
           ? (await client.query(begin), this.options.clock.now().toISOString())
-          : (((await client.query(`${begin}; SELECT now() AS now`)) as unknown as pg.QueryResult<{ now: string }>[])[1]
-              ?.rows[0]?.now ?? '');
+          : String((await queryAll(client, `${begin}; SELECT now() AS now`))[1]?.rows[0]?.now ?? '');
         begun = true;
         let finished = false;
         const mark = end === 'notify' ? `/* sf op ${op} */ ` : '';
@@ -280,10 +272,9 @@ export class Session {
             const before = end === 'notify' ? statements : [...statements, ...afterCommit];
             const after = end === 'notify' ? afterCommit : [];
             // A write's text leads with its operation id, as in direct(): a later lookup can end the backend still running it.
-            const results = (await client.query(`${mark}${[...before, ...ending(after)].join(';\n')}`)) as unknown as
-              pg.QueryResult[] | pg.QueryResult;
+            const results = await queryAll(client, `${mark}${[...before, ...ending(after)].join(';\n')}`);
             return rowsOf(
-              (Array.isArray(results) ? results : [results]).map((r) => r.rows as Record<string, unknown>[]),
+              results.map((r) => r.rows as Record<string, unknown>[]),
               before.length,
               after.length,
             );
@@ -403,6 +394,17 @@ export class Session {
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/** A simple query of several statements: pg answers one result per statement (its types name only one). */
+async function queryAll(client: pg.PoolClient, text: string): Promise<pg.QueryResult[]> {
+  const results: pg.QueryResult | pg.QueryResult[] = await client.query(text);
+  return Array.isArray(results) ? results : [results];
+}
+
+/** The server process serving `client` (pg sets it when it connects; its published types leave it out). */
+function processOf(client: pg.PoolClient): number | null {
+  return 'processID' in client && typeof client.processID === 'number' ? client.processID : null;
 }
 
 const guarded = new WeakSet<pg.PoolClient>();

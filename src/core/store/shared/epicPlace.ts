@@ -20,10 +20,20 @@ export interface Claimer {
 
 const short = (ref: string): string => ref.replace(/^refs\/heads\//, '');
 
+/**
+ * Where `claimer`'s claim on a step of `epic`'s plan belongs: where the claimer is, or (`elsewhere`)
+ * the epic's own worktree. The store refuses a claim elsewhere (claimElsewhere); the editor makes it
+ * for that worktree and offers to open it (src/extension/commands/flow.ts).
+ */
+export function claimPlace(epic: EpicPlace | null, claimer: Claimer): { worktree: string; elsewhere: boolean } {
+  const here = { worktree: claimer.worktree, elsewhere: false };
+  if (!epic?.worktree_path || claimer.worktree === epic.worktree_path) return here;
+  if (epic.branch && claimer.branch && short(claimer.branch) === short(epic.branch)) return here;
+  return { worktree: epic.worktree_path, elsewhere: true };
+}
+
 /** Why `claimer` may not claim a step of `epic`'s plan `planPath`, or null when it may. */
 export function claimElsewhere(planPath: string, epic: EpicPlace | null, claimer: Claimer): string | null {
-  if (!epic?.worktree_path || claimer.worktree === epic.worktree_path) return null;
-  const branch = epic.branch ? short(epic.branch) : null;
-  if (branch && claimer.branch && short(claimer.branch) === branch) return null;
-  return epicElsewhereMessage(planPath, epic.id, epic.worktree_path, branch);
+  if (!epic || !claimPlace(epic, claimer).elsewhere) return null;
+  return epicElsewhereMessage(planPath, epic.id, epic.worktree_path ?? '', epic.branch ? short(epic.branch) : null);
 }

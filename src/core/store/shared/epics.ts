@@ -195,7 +195,7 @@ export function* setPlanner(port: StorePort, epicId: string, planner: Planner, a
       entity: 'epic',
       action: 'planner',
       epicId,
-      reason: planner === 'lisa' ? 'Lisa writes its plan' : 'a person writes its plan',
+      reason: planner === PLANNING_ROLE ? 'Lisa writes its plan' : 'a person writes its plan',
       data: { planner, was: epic.planner },
     }),
   );

@@ -71,5 +71,6 @@ export function portOver<P extends StepPort, S extends { readonly now: string; r
   methods: Omit<P, PortState>,
   state: S,
 ): P {
-  return Object.assign(Object.create(methods) as object, state) as unknown as P;
+  const port: P = Object.create(methods);
+  return Object.assign(port, state);
 }

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import type * as NodeSqlite from 'node:sqlite';
-import type { Connect, ConnectOptions, Database } from './sqlite.ts';
+import type { Connect, ConnectOptions, SqlConnection, SqlStatement } from './sqlite.ts';
 
 /**
- * The SQLite built into Node (`node:sqlite`) behind the part of better-sqlite3's API the step
- * commands' store uses (docs/architecture.md, "Two SQLite drivers"). A step command is a fresh
+ * The SQLite built into Node (`node:sqlite`) behind the store's SqlConnection (sqlite.ts), the part of
+ * better-sqlite3's API the store uses (docs/architecture.md, "Two SQLite drivers"). A step command is a fresh
  * process: loading better-sqlite3's native module and opening through it cost about 2.5 ms, the
  * built-in one about 0.3 ms (docs/cli-cost.md, "The built-in SQLite"). Only the step commands' bundle
  * asks for it (src/cli/fastPath/stepBundle.ts); a process never holds the same database through both drivers, whose
@@ -15,7 +15,7 @@ import type { Connect, ConnectOptions, Database } from './sqlite.ts';
  */
 export function builtinConnect(): Connect | undefined {
   const sqlite = builtinModule();
-  return sqlite === undefined ? undefined : (path, options) => new BuiltinDatabase(sqlite, path, options).asDatabase();
+  return sqlite === undefined ? undefined : (path, options) => new BuiltinDatabase(sqlite, path, options);
 }
 
 let loaded: typeof NodeSqlite | null | undefined;
@@ -37,6 +37,7 @@ function quietLoad(): typeof NodeSqlite | null {
     const statement = sqlite.StatementSync.prototype;
     const complete =
       typeof statement.setReturnArrays === 'function' &&
+      typeof statement.iterate === 'function' &&
       typeof statement.setAllowUnknownNamedParameters === 'function' &&
       // An instance's accessor, not the prototype's; one that is never opened costs nothing to ask.
       'isTransaction' in new sqlite.DatabaseSync(':memory:', { open: false });
@@ -102,7 +103,7 @@ function translated(err: unknown): unknown {
 type Mode = 'rows' | 'raw' | 'pluck';
 
 /** A prepared statement with better-sqlite3's modes: rows as objects, `raw` arrays, or `pluck`ed first columns. */
-class BuiltinStatement {
+class BuiltinStatement implements SqlStatement {
   private readonly statement: NodeSqlite.StatementSync;
   private mode: Mode = 'rows';
   private returnsData: boolean | undefined;
@@ -126,32 +127,37 @@ class BuiltinStatement {
     return this.setMode(on ? 'raw' : this.mode === 'raw' ? 'rows' : this.mode);
   }
 
-  expand(on = true): this {
-    if (on) throw new Error('expand() is not available on the built-in SQLite driver');
-    return this;
-  }
-
-  get(...params: NodeSqlite.SQLInputValue[]): unknown {
+  get(...params: unknown[]): unknown {
     try {
-      const row = this.statement.get(...params) as unknown;
+      const row = this.statement.get(...inputs(params)) as unknown;
       return this.mode === 'pluck' && row !== undefined ? (row as unknown[])[0] : row;
     } catch (err) {
       throw translated(err);
     }
   }
 
-  all(...params: NodeSqlite.SQLInputValue[]): unknown[] {
+  all(...params: unknown[]): unknown[] {
     try {
-      const rows = this.statement.all(...params) as unknown[];
+      const rows = this.statement.all(...inputs(params)) as unknown[];
       return this.mode === 'pluck' ? rows.map((row) => (row as unknown[])[0]) : rows;
     } catch (err) {
       throw translated(err);
     }
   }
 
-  run(...params: NodeSqlite.SQLInputValue[]): NodeSqlite.StatementResultingChanges {
+  *iterate(...params: unknown[]): IterableIterator<unknown> {
     try {
-      return this.statement.run(...params);
+      for (const row of this.statement.iterate(...inputs(params)) as Iterable<unknown>)
+        yield this.mode === 'pluck' ? (row as unknown[])[0] : row;
+    } catch (err) {
+      throw translated(err);
+    }
+  }
+
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint } {
+    try {
+      const { changes, lastInsertRowid } = this.statement.run(...inputs(params));
+      return { changes: Number(changes), lastInsertRowid };
     } catch (err) {
       throw translated(err);
     }
@@ -164,8 +170,13 @@ class BuiltinStatement {
   }
 }
 
-/** A connection with the methods of better-sqlite3's `Database` the store calls. */
-class BuiltinDatabase {
+/** The store's parameters, as node:sqlite takes them: values, and named ones in an object (better-sqlite3's `@name`). */
+function inputs(params: unknown[]): NodeSqlite.SQLInputValue[] {
+  return params as NodeSqlite.SQLInputValue[];
+}
+
+/** A connection over node:sqlite's DatabaseSync. */
+class BuiltinDatabase implements SqlConnection {
   private readonly db: NodeSqlite.DatabaseSync;
 
   constructor(sqlite: typeof NodeSqlite, path: string, options: ConnectOptions) {
@@ -215,11 +226,11 @@ class BuiltinDatabase {
   }
 
   /** better-sqlite3's `transaction(fn)` as the store uses it: a deferred transaction, rolled back on a throw. */
-  transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
-    return (...args: A): T => {
+  transaction<T>(fn: () => T): () => T {
+    return (): T => {
       this.exec('BEGIN');
       try {
-        const result = fn(...args);
+        const result = fn();
         this.exec('COMMIT');
         return result;
       } catch (err) {
@@ -232,10 +243,5 @@ class BuiltinDatabase {
   close(): this {
     if (this.db.isOpen) this.db.close();
     return this;
-  }
-
-  /** Typed as better-sqlite3's connection for the store's SQL, which uses only the methods above. */
-  asDatabase(): Database {
-    return this as unknown as Database;
   }
 }

@@ -5,7 +5,7 @@ import { claimChanged, type OpenItem } from '../shared/refusals.ts';
 import { countRemaining } from './readiness.ts';
 import { findPlan, writeEvent } from './rows.ts';
 import type { SqliteMethods } from './port.ts';
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 
 /** Completion's reads and writes (shared/complete.ts), all inside the operation's IMMEDIATE transaction. */
 export const completeSql: SqliteMethods<CompletePort> = {
@@ -78,7 +78,7 @@ export const completeSql: SqliteMethods<CompletePort> = {
 };
 
 /** The plan marked done, with its event, when no step of it is open and it is not done yet: whether it was. */
-function markDone(db: Database, now: string, actor: Actor, plan: string, event: EventInput): boolean {
+function markDone(db: SqlConnection, now: string, actor: Actor, plan: string, event: EventInput): boolean {
   if (db.prepare(`SELECT 1 FROM steps WHERE plan_path = ? AND status != 'completed' LIMIT 1`).get(plan) !== undefined)
     return false;
   const status = findPlan(db, plan)?.status;

@@ -7,7 +7,7 @@ import { planRoots } from '../shared/planRoots.ts';
 import { checkIntegrity } from './integrity.ts';
 import { findOrphanedPlans, foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import { SCHEMA_VERSION } from './migrations.ts';
-import { connect, type Database } from './sqlite.ts';
+import { connect, type SqlConnection } from './sqlite.ts';
 import { messageOf } from '../../../shared/errorMessage.ts';
 
 /**
@@ -56,7 +56,7 @@ export function diagnoseDatabase(input: DoctorInput, list: Checklist): void {
 
 type Check = (name: string, found: Finding[], okDetail: string, badDetail?: string) => void;
 
-function openReadOnly(input: DoctorInput, check: Check): Database | null {
+function openReadOnly(input: DoctorInput, check: Check): SqlConnection | null {
   const path = input.dbPath;
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) {
@@ -93,7 +93,7 @@ function openReadOnly(input: DoctorInput, check: Check): Database | null {
     );
     return null;
   }
-  let db: Database | undefined;
+  let db: SqlConnection | undefined;
   try {
     db = connect(path, { readonly: true, fileMustExist: true, timeout: 5000 });
     db.prepare('SELECT COUNT(*) FROM sqlite_master').pluck().get(); // reads the schema itself, not just the header
@@ -134,7 +134,7 @@ function unreadable(input: DoctorInput, err: unknown): Finding {
 
 /** Integrity, schema version, journal mode, foreign keys; true when the state checks can run. */
 function databaseChecks(
-  db: Database,
+  db: SqlConnection,
   input: DoctorInput,
   check: Check,
   skip: (name: string, detail: string) => void,
@@ -230,7 +230,7 @@ interface ClaimRow {
 }
 
 function stateChecks(
-  db: Database,
+  db: SqlConnection,
   input: DoctorInput,
   check: Check,
   skip: (name: string, detail: string) => void,
@@ -292,7 +292,7 @@ function stateChecks(
 
 /** PLAN.md ids (`**springfield:** \`sf-a3f8\``) that name no epic, and epics PLAN.md never mentions. */
 function planMdCheck(
-  db: Database,
+  db: SqlConnection,
   input: DoctorInput,
   check: Check,
   skip: (name: string, detail: string) => void,

@@ -1,4 +1,4 @@
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 import { messageOf } from '../../../shared/errorMessage.ts';
 
 /** The append-only event log: it grows with every change, the rest of the state does not. */
@@ -20,7 +20,7 @@ export interface Integrity {
  * in each index. `full`: `integrity_check` of every page, the whole file (seconds on a store of a
  * million events).
  */
-export function checkIntegrity(db: Database, full: boolean): Integrity {
+export function checkIntegrity(db: SqlConnection, full: boolean): Integrity {
   if (full) return { problems: problemsOf(db.pragma('integrity_check')), scope: 'every page' };
   const tables = db
     .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name <> ? ORDER BY name`)
@@ -41,7 +41,7 @@ function problemsOf(rows: unknown): string[] {
 }
 
 /** The log's ends, in the table and in each index, and its newest rows found in each index; corruption there is a problem, not a crash. */
-function logEnds(db: Database): string[] {
+function logEnds(db: SqlConnection): string[] {
   try {
     const indexes = (
       db

@@ -1,8 +1,8 @@
 import { orphanedPlans } from '../shared/prune.ts';
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 
 /** Plans whose file exists in none of `roots` (shared/prune.ts). */
-export function findOrphanedPlans(db: Database, roots: readonly string[]): string[] {
+export function findOrphanedPlans(db: SqlConnection, roots: readonly string[]): string[] {
   if (roots.length === 0) return [];
   return orphanedPlans(db.prepare('SELECT plan_path FROM plans ORDER BY plan_path').pluck().all() as string[], roots);
 }
@@ -23,6 +23,6 @@ interface ForeignKeyViolation {
 }
 
 /** Rows that violate a foreign key, as `PRAGMA foreign_key_check` reports them. */
-export function foreignKeyViolations(db: Database): ForeignKeyViolation[] {
+export function foreignKeyViolations(db: SqlConnection): ForeignKeyViolation[] {
   return db.pragma('foreign_key_check') as ForeignKeyViolation[];
 }

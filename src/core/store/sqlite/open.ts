@@ -2,7 +2,14 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EnvironmentError } from '../../errors.ts';
 import { migrations, SCHEMA_VERSION } from './migrations.ts';
-import { checkRuntime, connect, mapSqliteError, type Connect, type Database } from './sqlite.ts';
+import {
+  checkRuntime,
+  connect,
+  mapSqliteError,
+  type Connect,
+  type SqlConnection,
+  type SqlStatement,
+} from './sqlite.ts';
 
 export interface OpenOptions {
   /** Milliseconds to wait for a lock before giving up: at least 5000, so agents that write at once wait rather than fail. */
@@ -19,7 +26,7 @@ export interface OpenOptions {
  * Opens (creating if asked) the shared database with the pragmas the store relies on (WAL,
  * synchronous FULL, foreign keys), refusing a database written by a newer Springfield without touching it.
  */
-export function openDatabase(path: string, options: OpenOptions = {}): Database {
+export function openDatabase(path: string, options: OpenOptions = {}): SqlConnection {
   checkRuntime(); // refuses an old runtime before anything is created
   const missing = path !== ':memory:' && !existsSync(path);
   if (missing && options.ifMissing === 'empty') return openDatabase(':memory:', { ...options, readOnly: false });
@@ -29,7 +36,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     if (db) return db;
   }
   if (missing) mkdirSync(dirname(path), { recursive: true });
-  let db: Database | undefined;
+  let db: SqlConnection | undefined;
   try {
     db = (options.connect ?? connect)(path, { timeout: options.busyTimeoutMs ?? 10_000 });
     const version = Number(db.pragma('user_version', { simple: true }));
@@ -59,8 +66,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
  * cannot write (a read-only mount, someone else's checkout) with no writer (no -wal file), the file is
  * read as immutable instead.
  */
-function openReadOnly(path: string, timeout: number, open: Connect): Database | null {
-  let db: Database | undefined;
+function openReadOnly(path: string, timeout: number, open: Connect): SqlConnection | null {
+  let db: SqlConnection | undefined;
   try {
     try {
       db = open(path, { readonly: true, fileMustExist: true, timeout });
@@ -104,27 +111,27 @@ const STATEMENT_CACHE_SIZE = 500;
 /**
  * Makes `db.prepare` return the already-compiled statement for SQL it has seen, so a claim does not
  * recompile its queries inside the write lock. A reused statement comes back in its default modes
- * (no raw, pluck or expand), exactly as a fresh one would; so a statement kept with a mode set must
+ * (no raw or pluck), exactly as a fresh one would; so a statement kept with a mode set must
  * be used before the same SQL is prepared again. No caller iterates a statement lazily.
  */
-function cacheStatements(db: Database): void {
+function cacheStatements(db: SqlConnection): void {
   const prepare = db.prepare.bind(db);
-  const cache = new Map<string, ReturnType<Database['prepare']>>();
-  db.prepare = ((sql: string) => {
+  const cache = new Map<string, SqlStatement>();
+  db.prepare = (sql: string): SqlStatement => {
     const known = cache.get(sql);
     if (known) {
-      if (known.reader) known.raw(false).pluck(false).expand(false);
+      if (known.reader) known.raw(false).pluck(false);
       return known;
     }
     const statement = prepare(sql);
     if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
     cache.set(sql, statement);
     return statement;
-  }) as Database['prepare'];
+  };
 }
 
 /** Applies pending migrations in one IMMEDIATE transaction; safe when several processes race. */
-function migrate(db: Database): void {
+function migrate(db: SqlConnection): void {
   db.exec('BEGIN IMMEDIATE');
   try {
     const current = Number(db.pragma('user_version', { simple: true }));
@@ -139,7 +146,7 @@ function migrate(db: Database): void {
 }
 
 /** Runs `fn` inside BEGIN IMMEDIATE … COMMIT, rolling back on any throw. */
-export function writeTransaction<T>(db: Database, fn: () => T): T {
+export function writeTransaction<T>(db: SqlConnection, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
     const result = fn();
@@ -152,7 +159,7 @@ export function writeTransaction<T>(db: Database, fn: () => T): T {
 }
 
 /** Runs `fn` inside BEGIN IMMEDIATE and always rolls back: the exact checks of a write, nothing written. */
-export function rolledBackTransaction<T>(db: Database, fn: () => T): T {
+export function rolledBackTransaction<T>(db: SqlConnection, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
     return fn();

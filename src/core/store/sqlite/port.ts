@@ -19,14 +19,14 @@ import { schedulerSql } from './schedulerSnapshot.ts';
 import { signalsSql } from './signals.ts';
 import { spendSql } from './spend.ts';
 import { statsSql } from './stats.ts';
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 
 /** SQLite port methods answer synchronously, with rows (shared/op.ts); each sees the connection, inside the operation's transaction, and its time. */
 export type SqliteMethods<P> = PortMethods<P, SqliteState>;
 
 /** What a SQLite port method sees as `this`: the connection, inside the operation's transaction, and its time. */
 export interface SqliteState {
-  readonly db: Database;
+  readonly db: SqlConnection;
   readonly now: string;
   readonly host: null;
 }
@@ -53,11 +53,11 @@ const METHODS: SqliteMethods<StorePort> = {
 };
 
 /** The port of one SQLite transaction: `now` is the operation's time; holders are not named by host (one machine). */
-export function sqlitePort(db: Database, now: Date): StorePort {
+export function sqlitePort(db: SqlConnection, now: Date): StorePort {
   return portOver<StorePort, SqliteState>(METHODS, { db, now: iso(now), host: null });
 }
 
 /** Runs a shared operation on this connection at `now`, synchronously (inside the caller's transaction). */
-export function runSqlite<T>(db: Database, now: Date, op: (port: StorePort) => Op<T>): T {
+export function runSqlite<T>(db: SqlConnection, now: Date, op: (port: StorePort) => Op<T>): T {
   return runSync(op(sqlitePort(db, now)));
 }

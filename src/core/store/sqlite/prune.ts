@@ -1,7 +1,7 @@
 import type { PrunePort } from '../shared/prune.ts';
 import { foreignKeyViolations, PLAN_CHILD_TABLES } from './maintenance.ts';
 import type { SqliteMethods } from './port.ts';
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 
 /** Pruning plans (shared/prune.ts), and the rows a file written without foreign keys may have left dangling. */
 export const pruneSql: SqliteMethods<PrunePort> = {
@@ -32,7 +32,7 @@ export const pruneSql: SqliteMethods<PrunePort> = {
   },
 };
 
-function danglingRows(db: Database): { table: string; rowid: number }[] {
+function danglingRows(db: SqlConnection): { table: string; rowid: number }[] {
   return foreignKeyViolations(db)
     .filter((v) => PLAN_CHILD_TABLES.includes(v.table) && v.rowid !== null)
     .map((v) => ({ table: v.table, rowid: v.rowid as number }));

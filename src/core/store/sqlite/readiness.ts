@@ -1,4 +1,4 @@
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 import { emptyPartition, place, stateLetter, type ReadinessPort, type StepPartition } from '../shared/readiness.ts';
 import type { SqliteMethods } from './port.ts';
 
@@ -28,7 +28,7 @@ export const DERIVED_BLOCKERS = `
   GROUP BY 1`;
 
 /** Rewrites a plan's stored blockers and open-step count from scratch (after its structure changed). */
-export function recomputeReadiness(db: Database, plan: string): void {
+export function recomputeReadiness(db: SqlConnection, plan: string): void {
   db.prepare('UPDATE steps SET blockers = 0 WHERE plan_path = @plan AND blockers != 0').run({ plan });
   db.prepare(
     `UPDATE steps SET blockers = b.n FROM (${DERIVED_BLOCKERS}) AS b WHERE steps.plan_path = @plan AND steps.anchor = b.top`,
@@ -46,7 +46,7 @@ export function recomputeReadiness(db: Database, plan: string): void {
  * only the small sets (partitionByShape). Both give the same answer. Call it inside a read
  * transaction so every query sees the same snapshot.
  */
-export function partitionSteps(db: Database, plan: string, now: string): StepPartition {
+export function partitionSteps(db: SqlConnection, plan: string, now: string): StepPartition {
   let byPlan = shapes.get(db);
   if (!byPlan) shapes.set(db, (byPlan = new Map()));
   if (byPlan.has(plan)) return partitionByShape(db, plan, now);
@@ -66,7 +66,7 @@ const STATE_LETTER = `CASE
  * letter, then its anchor) joined inside SQLite: a fresh process reads a 2,000-step plan so in about
  * a millisecond, where fetching the steps as rows costs several (docs/cli-cost.md).
  */
-export function partitionAtOnce(db: Database, plan: string, now: string): StepPartition {
+export function partitionAtOnce(db: SqlConnection, plan: string, now: string): StepPartition {
   const p = emptyPartition();
   const lines = db
     .prepare(
@@ -96,9 +96,9 @@ interface Shape {
 }
 
 /** Per connection and plan: the shape, or null after the first call (which read the plan at once). */
-const shapes = new WeakMap<Database, Map<string, Shape | null>>();
+const shapes = new WeakMap<SqlConnection, Map<string, Shape | null>>();
 
-function shapeOf(db: Database, plan: string, hash: string): Shape {
+function shapeOf(db: SqlConnection, plan: string, hash: string): Shape {
   const byPlan = shapes.get(db) as Map<string, Shape | null>;
   const known = byPlan.get(plan);
   if (known?.hash === hash) return known;
@@ -125,7 +125,7 @@ const BLOCKED = 6;
  * The partition from the cached shape: reads only the small sets (ready, held) and the smaller of
  * completed and pending, as step indexes; the rest follows by elimination.
  */
-export function partitionByShape(db: Database, plan: string, now: string): StepPartition {
+export function partitionByShape(db: SqlConnection, plan: string, now: string): StepPartition {
   const p = emptyPartition();
   const head = db.prepare('SELECT plan_hash, open_steps FROM plans WHERE plan_path = ?').get(plan) as
     { plan_hash: string; open_steps: number } | undefined;
@@ -167,7 +167,7 @@ export function partitionByShape(db: Database, plan: string, now: string): StepP
 }
 
 /** How many top-level steps are claimable right now, and how many are not yet completed: one query. */
-export function countOpen(db: Database, plan: string, now: string): { ready: number; remaining: number } {
+export function countOpen(db: SqlConnection, plan: string, now: string): { ready: number; remaining: number } {
   const [ready, remaining] = db
     .prepare(
       `SELECT
@@ -181,7 +181,7 @@ export function countOpen(db: Database, plan: string, now: string): { ready: num
 }
 
 /** How many top-level steps are not yet completed. */
-export function countRemaining(db: Database, plan: string): number {
+export function countRemaining(db: SqlConnection, plan: string): number {
   return Number(db.prepare('SELECT open_steps FROM plans WHERE plan_path = ?').pluck().get(plan) ?? 0);
 }
 

@@ -1,5 +1,5 @@
 import { knownPlanHash, rememberPlanHash, structureJson, type PlanStructure } from '../../plan/hash.ts';
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 import type { Actor } from '../types.ts';
 import type { PlanSource } from '../../plan/types.ts';
 import { eventValues, type Claim, type EventInput, type PlanRow, type RowsPort, type StepRow } from '../shared/rows.ts';
@@ -11,19 +11,19 @@ export type { EventInput, PlanRow, StepRow } from '../shared/rows.ts';
 export const PLAN_COLUMNS = 'plan_path, epic_id, plan_hash, title, status, open_steps, created_at, updated_at';
 
 /** Appends one audit event; every state change calls this inside its own transaction. */
-export function writeEvent(db: Database, at: string, actor: Actor | null, e: EventInput): void {
+export function writeEvent(db: SqlConnection, at: string, actor: Actor | null, e: EventInput): void {
   db.prepare(
     `INSERT INTO events (at, worktree, agent, entity, action, plan_path, step_anchor, epic_id, from_status, to_status, reason, data)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(at, ...eventValues(actor, e));
 }
 
-export function findPlan(db: Database, planPath: string): PlanRow | undefined {
+export function findPlan(db: SqlConnection, planPath: string): PlanRow | undefined {
   return db.prepare(`SELECT ${PLAN_COLUMNS} FROM plans WHERE plan_path = ?`).get(planPath) as PlanRow | undefined;
 }
 
 /** The structure recorded when the plan was initialised. */
-export function initialisedStructure(db: Database, planPath: string): PlanStructure {
+export function initialisedStructure(db: SqlConnection, planPath: string): PlanStructure {
   return JSON.parse(
     String(db.prepare('SELECT structure FROM plan_files WHERE plan_path = ?').pluck().get(planPath)),
   ) as PlanStructure;
@@ -33,7 +33,7 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function stepRow(db: Database, planPath: string, anchor: string): StepRow | undefined {
+function stepRow(db: SqlConnection, planPath: string, anchor: string): StepRow | undefined {
   return db.prepare('SELECT * FROM steps WHERE plan_path = ? AND anchor = ?').get(planPath, anchor) as
     StepRow | undefined;
 }
@@ -94,7 +94,7 @@ export const rowsSql: SqliteMethods<RowsPort> = {
  * Whether the file's structure is the plan's: at once when its bytes are the ones last recorded with
  * it, else by its structure (recording these bytes when it is).
  */
-function bytesOrStructure(db: Database, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
+function bytesOrStructure(db: SqlConnection, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
   const read = source.bytes();
   const bytes = read === undefined ? undefined : asBuffer(read);
   if (bytes !== undefined) {
@@ -118,7 +118,7 @@ function bytesOrStructure(db: Database, source: PlanSource): { plan: PlanRow; cu
  * Whether the parsed plan has the initialised structure: compares hashes when this parsed plan's is
  * known, else the structure JSON itself in the same query (equal JSON is equal hash).
  */
-function sameStructure(db: Database, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
+function sameStructure(db: SqlConnection, source: PlanSource): { plan: PlanRow; current: boolean } | undefined {
   const known = knownPlanHash(source.plan());
   let row: (PlanRow & { same?: number }) | undefined;
   if (known !== undefined) row = findPlan(db, source.planPath);

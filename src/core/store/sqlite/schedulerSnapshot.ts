@@ -1,7 +1,7 @@
 import { FAULT_ROLES, type FaultRole } from '../../scheduler/types.ts';
 import type { EndedRun, RunRow, SchedulerPort } from '../shared/schedulerSnapshot.ts';
 import type { SqliteMethods } from './port.ts';
-import { cached, type Database } from './sqlite.ts';
+import { cached, type SqlConnection } from './sqlite.ts';
 import { BUILDING_ROLE_SQL, REVIEWING_ROLE_SQL, SETUP_ROLE_SQL } from '../shared/roleSql.ts';
 
 /** What the scheduler's snapshot reads per epic (shared/schedulerSnapshot.ts): statements kept prepared, a dozen per epic. */
@@ -68,7 +68,13 @@ export const schedulerSql: SqliteMethods<SchedulerPort> = {
 };
 
 /** A role's ended runs on an epic since `since` (ISO; '' for all), newest first, read one at a time. */
-function endedRuns(db: Database, epicId: string, role: string, since: string, limit = 200): IterableIterator<EndedRun> {
+function endedRuns(
+  db: SqlConnection,
+  epicId: string,
+  role: string,
+  since: string,
+  limit = 200,
+): IterableIterator<EndedRun> {
   return cached(
     db,
     `SELECT id, role, status, exit_code, outcome_reason, started_at, ended_at FROM runs

@@ -6,26 +6,67 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { runtimeTooOld } from '../../../shared/runtime.ts';
 import { EnvironmentError } from '../../errors.ts';
 
-export type Database = BetterSqlite3.Database;
-type DatabaseConstructor = typeof BetterSqlite3;
-export type ConnectOptions = Omit<BetterSqlite3.Options, 'nativeBinding'>;
+/**
+ * A prepared statement, as the store uses one: rows as objects, or in `raw` mode as arrays, or in
+ * `pluck` mode as their first column. better-sqlite3's statements are these; so are the built-in
+ * driver's (builtinSqlite.ts).
+ */
+export interface SqlStatement {
+  /** True when it returns rows (a SELECT, or a statement with RETURNING). */
+  readonly reader: boolean;
+  pluck(on?: boolean): this;
+  raw(on?: boolean): this;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+}
+
+/**
+ * One SQLite connection: the part of better-sqlite3's `Database` the store uses, which both drivers
+ * implement (docs/architecture.md, "Two SQLite drivers"). No SQL outside src/core/store sees one.
+ */
+export interface SqlConnection {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  prepare(sql: string): SqlStatement;
+  exec(sql: string): this;
+  /** `PRAGMA source`: its rows, or with `simple` the first column of the first row. */
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  /** `fn` as a deferred transaction, rolled back on a throw. */
+  transaction<T>(fn: () => T): () => T;
+  close(): this;
+}
+
+export interface ConnectOptions {
+  readonly readonly?: boolean;
+  readonly fileMustExist?: boolean;
+  /** The busy timeout, in milliseconds. */
+  readonly timeout?: number;
+}
 /** Opens a connection: better-sqlite3's (`connect`), or the built-in driver's for the step commands (builtinSqlite.ts). */
-export type Connect = (path: string, options: ConnectOptions) => Database;
+export type Connect = (path: string, options: ConnectOptions) => SqlConnection;
+
+/** better-sqlite3's constructor as the store calls it: `nativeBinding` may be the loaded module as well as its path. */
+type SqliteDriver = new (path: string, options?: ConnectOptions & { nativeBinding?: string | object }) => SqlConnection;
+type DatabaseConstructor = typeof BetterSqlite3;
 
 /**
  * better-sqlite3, after checking Node-API 10 is available: on older runtimes its native module
  * crashes the process instead of failing cleanly. (The import loads only JavaScript; the native
  * module is loaded by the first connection.)
  */
-export function loadSqlite(): DatabaseConstructor {
+export function loadSqlite(): DatabaseConstructor & SqliteDriver {
   checkRuntime();
   // Required on first use, not imported: the step commands open the database through the runtime's own
   // SQLite (builtinSqlite.ts) and never run better-sqlite3's JavaScript.
-  betterSqlite3 ??= createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
-  return betterSqlite3;
+  const loaded: DatabaseConstructor & SqliteDriver = betterSqlite3 ?? createRequire(import.meta.url)('better-sqlite3');
+  betterSqlite3 = loaded;
+  return loaded;
 }
 
-let betterSqlite3: DatabaseConstructor | undefined;
+/** The module, with its published types (tests, benches) and as the store calls it. */
+let betterSqlite3: (DatabaseConstructor & SqliteDriver) | undefined;
 
 /** Refuses a runtime without Node-API 10 (Node.js before 22.14), before anything is created. */
 export function checkRuntime(): void {
@@ -38,8 +79,8 @@ export function checkRuntime(): void {
  * start-up: this spares better-sqlite3's search and Node's module resolution). Should that file not
  * load, better-sqlite3 searches as usual.
  */
-export function connect(path: string, options: ConnectOptions, nativeFile = addonFile()): Database {
-  const Sqlite = loadSqlite();
+export function connect(path: string, options: ConnectOptions, nativeFile = addonFile()): SqlConnection {
+  const Sqlite: SqliteDriver = loadSqlite();
   if (nativeFile === undefined) return new Sqlite(path, options);
   let nativeBinding: object;
   try {
@@ -48,8 +89,7 @@ export function connect(path: string, options: ConnectOptions, nativeFile = addo
     if ((err as { code?: unknown }).code !== 'ERR_DLOPEN_FAILED') throw err;
     return new Sqlite(path, options);
   }
-  // better-sqlite3 takes the loaded module as well as a path; its published types name only the path.
-  return new Sqlite(path, { ...options, nativeBinding: nativeBinding as unknown as string });
+  return new Sqlite(path, { ...options, nativeBinding });
 }
 
 const addons = new Map<string, object>();
@@ -149,13 +189,13 @@ export function mapSqliteError(err: unknown, dbPath: string): unknown {
   return err;
 }
 
-const statements = new WeakMap<Database, Map<string, BetterSqlite3.Statement>>();
+const statements = new WeakMap<SqlConnection, Map<string, SqlStatement>>();
 
 /**
  * A prepared statement kept per connection: for reads run many times in one call (the scheduler's
  * snapshot reads a dozen per epic), where compiling the SQL each time cost more than running it.
  */
-export function cached(db: Database, sql: string): BetterSqlite3.Statement {
+export function cached(db: SqlConnection, sql: string): SqlStatement {
   let byText = statements.get(db);
   if (!byText) statements.set(db, (byText = new Map()));
   let statement = byText.get(sql);

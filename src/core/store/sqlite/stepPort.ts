@@ -9,7 +9,7 @@ import type { SqliteMethods, SqliteState } from './port.ts';
 import { queriesSql } from './queries.ts';
 import { readinessSql } from './readiness.ts';
 import { rowsSql } from './rows.ts';
-import type { Database } from './sqlite.ts';
+import type { SqlConnection } from './sqlite.ts';
 
 /** The step commands' methods (StepPort): all the step commands' bundle links (docs/cli-cost.md, "The step store"). */
 export const STEP_METHODS: SqliteMethods<StepPort> = {
@@ -24,6 +24,6 @@ export const STEP_METHODS: SqliteMethods<StepPort> = {
 };
 
 /** The port of one SQLite transaction of a step command (StepStore). */
-export function sqliteStepPort(db: Database, now: Date): StepPort {
+export function sqliteStepPort(db: SqlConnection, now: Date): StepPort {
   return portOver<StepPort, SqliteState>(STEP_METHODS, { db, now: iso(now), host: null });
 }

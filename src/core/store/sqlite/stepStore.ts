@@ -1,35 +1,14 @@
-import type { Op } from '../shared/op.ts';
-import type { StepPort } from '../shared/port.ts';
-import { StepOperations } from '../shared/stepOperations.ts';
-import type { StoreDescription } from '../store.ts';
+import { stepOperations } from '../shared/stepOperations.ts';
+import type { StepStore } from '../store.ts';
 import { sqliteStepPort } from './stepPort.ts';
 import { SqliteTransactions, type SqliteStoreOptions } from './transactions.ts';
 
 /**
- * The step commands' SQLite store (StepStore): the same operations and transactions as SqliteStore's,
- * without the rest, so the step commands' bundle links only what they run (docs/cli-cost.md, "The step store").
+ * The step commands' SQLite store (StepStore): the step operations' table over the same transactions
+ * as sqliteStore's, without the rest, so the step commands' bundle links only what they run
+ * (docs/cli-cost.md, "The step store").
  */
-export class SqliteStepStore extends StepOperations<StepPort> {
-  private readonly sqlite: SqliteTransactions<StepPort>;
-
-  constructor(path: string, options: SqliteStoreOptions = {}) {
-    super();
-    this.sqlite = new SqliteTransactions(path, options, sqliteStepPort);
-  }
-
-  describe(): StoreDescription {
-    return this.sqlite.describe();
-  }
-
-  close(): Promise<void> {
-    return this.sqlite.close();
-  }
-
-  protected write<T>(_doing: string, op: (port: StepPort) => Op<T>): Promise<T> {
-    return this.sqlite.write(op);
-  }
-
-  protected read<T>(_doing: string, op: (port: StepPort) => Op<T>): Promise<T> {
-    return this.sqlite.read(op);
-  }
+export function sqliteStepStore(path: string, options: SqliteStoreOptions = {}): StepStore {
+  const sqlite = new SqliteTransactions(path, options, sqliteStepPort);
+  return { ...stepOperations(sqlite), describe: () => sqlite.describe(), close: () => sqlite.close() };
 }
