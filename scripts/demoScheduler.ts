@@ -87,12 +87,26 @@ export interface SchedulerDemo {
   readonly refunds: string;
 }
 
+/** Admission limits any machine meets. */
+const ANY_MACHINE = {
+  minFreeMemoryMb: 0,
+  maxCpuPressure: 100,
+  maxMemoryPressure: 100,
+  maxIoPressure: 100,
+  maxLoadPerCore: 1000,
+};
+
 /**
  * Writes the agents' configuration into the demo repository, allows it with `springfield allow` in
  * `stateDir` (the demo's own state, never the user's: the demo's editor is started with it as
  * XDG_STATE_HOME, so its Start scheduler asks nothing), and adds the epics the agents work on.
  */
-export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSeconds = DEFAULT_PACE): SchedulerDemo {
+export function prepareSchedulerDemo(
+  demo: DemoRepo,
+  stateDir: string,
+  paceSeconds = DEFAULT_PACE,
+  options: { readonly anyMachine?: boolean } = {},
+): SchedulerDemo {
   const repo = demo.root;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
   mkdirSync(join(repo, 'test'), { recursive: true });
@@ -116,6 +130,8 @@ export function prepareSchedulerDemo(demo: DemoRepo, stateDir: string, paceSecon
         reviewedByPerson: ['critical'],
         run: [[process.execPath, '-e', APP]],
         env: { PORT: '$SPRINGFIELD_PORT' },
+        // A test about the person's loop admits every start however busy the machine (admission is judged by test/faults/fleet.test.ts).
+        ...(options.anyMachine ? { admission: ANY_MACHINE } : {}),
       },
       null,
       2,
