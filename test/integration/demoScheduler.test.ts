@@ -162,7 +162,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
         new RegExp(`^Order history \\(${work.orders}\\)$`, 'm'),
         'squash-merged into main',
       );
-      await rowShows(page, 'Order history', ['done'], 20_000);
+      await rowShows(page, 'Order history', ['merged'], 20_000);
       // Ralph's three runs went to one terminal, the epic's; Bart's to one of his own.
       const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
       assert.deepEqual(

@@ -324,7 +324,7 @@ describe("A person's epic is built on its own branch: main and the person's chec
             `the epic is not done within 300 s\nepic: ${JSON.stringify(epicNow())}\nruns: ${JSON.stringify(runs().map((r) => [r.role, r.step_anchor, r.status]))}\n${schedulerLog(base)}`,
           );
       }
-      await rowShows(page, TITLE, ['done'], 20_000);
+      await rowShows(page, TITLE, ['merged'], 20_000);
       await toast(page, new RegExp(`${epic.id} “${TITLE}” is done: reviewed and merged`)).waitFor({ timeout: 20_000 });
       await screenshot(page, 'branch-done');
     },

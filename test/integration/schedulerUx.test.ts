@@ -250,7 +250,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
 
   test(
     'agent terminals stay open with their outcome; a failing agent brings no terminal toast; the row shows iteration 1/5',
-    { timeout: 240_000 },
+    { timeout: 480_000 },
     async () => {
       await agentsWelcome(page).getByRole('button', { name: 'Start scheduler' }).click();
       // A config nobody allowed yet: the person sees what it runs and allows it (docs/trust.md).
@@ -261,7 +261,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await eventually(
         'the flaky run failed',
         () => cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.some((r) => r.status === 'failed'),
-        30_000,
+        120_000,
       );
       await row(page, 'Lisa · Write the docs')
         .filter({ hasText: /running \d+s · iteration 1\/5/ })
@@ -281,7 +281,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await eventually(
         'the flaky epic blocked',
         () => cli<Epic>(repo, ['epic', 'show', flaky]).status === 'blocked',
-        30_000,
+        120_000,
       );
       const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
       assert.equal(
@@ -338,13 +338,13 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
 
   test(
     'config.json changed while the scheduler runs is asked about again; Cancel stops the scheduler, saying why',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       const config = join(repo, '.springfield', 'config.json');
       const changed = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
       writeFileSync(config, JSON.stringify({ ...changed, verification: [['npm', 'test']] }));
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 20_000 });
+      await dialog.waitFor({ timeout: 60_000 });
       assert.match(await dialog.innerText(), /changed since you allowed it[\s\S]*verification\[0\]: npm test/);
       await screenshot(page, 'scheduler-config-changed');
       await dialog.getByRole('button', { name: 'Cancel' }).click();

@@ -157,7 +157,9 @@ function checkStepRow(rows: readonly TreeNode[], plan: PlanJson, st: StepJson): 
     assert.ok(tip.includes(baseName(st.claimed_by)), `${where} worktree in the tooltip`);
     assert.ok(!desc.includes(st.claimed_by), `${where} no worktree path in "${desc}"`);
   } else if (st.status === 'completed' && st.commit_hash) {
-    assert.ok(desc.includes(st.commit_hash.slice(0, 7)), `${where} commit in "${desc}"`);
+    // A completed step says when in its row and names its commit in the tooltip.
+    assert.match(desc, /(^| · )done \S/, `${where} "done … ago" in "${desc}"`);
+    assert.ok(tip.includes(st.commit_hash.slice(0, 7)), `${where} commit in the tooltip`);
   } else if (st.status === 'pending') {
     const name = (a: string) => plan.steps.flatMap((x) => [x, ...x.substeps]).find((x) => x.anchor === a)?.title ?? a;
     assert.ok(
