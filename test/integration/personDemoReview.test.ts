@@ -147,7 +147,13 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     assert.ok(!before.includes('Stop app'), `no Stop app while nothing runs: ${JSON.stringify(before)}`);
     await row(page, 'Refunds').first().click({ button: 'right' });
     await page.locator('.context-view .action-label', { hasText: 'Run app' }).first().click();
-    await toast(page, /app \(Refunds\) runs at http:\/\/localhost:\d+\//).waitFor({ timeout: 60_000 });
+    await toast(page, /app \(Refunds\) runs at http:\/\/localhost:\d+\//)
+      .waitFor({ timeout: 60_000 })
+      .catch(async () =>
+        assert.fail(
+          `no "runs at" toast; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`,
+        ),
+      );
     const worktree = show(work.refunds).worktree_path;
     assert.ok(worktree, 'Refunds has a worktree');
     let running: string[] = [];
@@ -157,7 +163,13 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     await screenshot(page, 'demo-review-app-runs');
     await row(page, 'Refunds').first().click({ button: 'right' });
     await page.locator('.context-view .action-label', { hasText: 'Stop app' }).first().click();
-    await toast(page, /stopped .*'s app \(Refunds\)/).waitFor({ timeout: 30_000 });
+    await toast(page, /stopped .*'s app \(Refunds\)/)
+      .waitFor({ timeout: 30_000 })
+      .catch(async () =>
+        assert.fail(
+          `no "stopped" toast; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`,
+        ),
+      );
     let stopped: string[] = [];
     for (let i = 0; i < 20 && !stopped.includes('Run app'); i++) stopped = await menuOf(page, 'Refunds');
     assert.ok(stopped.includes('Run app') && !stopped.includes('Stop app'), JSON.stringify(stopped));
