@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sf, type DemoRepo } from './demoRepo.ts';
+import { ADMIT_ANY_MACHINE } from '../src/shared/fleetSettings.ts';
 
 const STAND_IN = resolve(dirname(fileURLToPath(import.meta.url)), 'standInAgent.ts');
 
@@ -87,15 +88,6 @@ export interface SchedulerDemo {
   readonly refunds: string;
 }
 
-/** Admission limits any machine meets. */
-const ANY_MACHINE = {
-  minFreeMemoryMb: 0,
-  maxCpuPressure: 100,
-  maxMemoryPressure: 100,
-  maxIoPressure: 100,
-  maxLoadPerCore: 1000,
-};
-
 /**
  * Writes the agents' configuration into the demo repository, allows it with `springfield allow` in
  * `stateDir` (the demo's own state, never the user's: the demo's editor is started with it as
@@ -131,7 +123,7 @@ export function prepareSchedulerDemo(
         run: [[process.execPath, '-e', APP]],
         env: { PORT: '$SPRINGFIELD_PORT' },
         // A test about the person's loop admits every start however busy the machine (admission is judged by test/faults/fleet.test.ts).
-        ...(options.anyMachine ? { admission: ANY_MACHINE } : {}),
+        ...(options.anyMachine ? { admission: ADMIT_ANY_MACHINE } : {}),
       },
       null,
       2,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI_PATH } from '../helpers/gitRepo.ts';
+import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 
 /** The builder: its step applies the edits SF_EDITS names for its epic, once the other builder has started too (bounded). A conflict session resolves or fails as SF_RESOLVER says. */
 const AGENT = String.raw`
@@ -149,13 +150,7 @@ function setUp(
       verification: [[process.execPath, join(dir, 'verify.cjs')]],
       maxParallelAgents: 2,
       // Built at the same time however busy the machine is: the fleet's admission never holds them.
-      admission: {
-        minFreeMemoryMb: 0,
-        maxCpuPressure: 100,
-        maxMemoryPressure: 100,
-        maxIoPressure: 100,
-        maxLoadPerCore: 1000,
-      },
+      admission: ADMIT_ANY_MACHINE,
       retryBackoffSeconds: [0],
       killGraceSeconds: 1,
     }),

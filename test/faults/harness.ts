@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, CLI_PATH, ensureCli } from '../helpers/gitRepo.ts';
+import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 
 /** A two-step plan (step-2 after step-1). */
 export function planText(title: string): string {
@@ -264,15 +265,6 @@ export interface Orchestrated {
   };
 }
 
-/** Admission limits any machine meets: what a test about something else runs with, so its verdict does not hang on the machine's load. */
-export const ANY_MACHINE = {
-  minFreeMemoryMb: 0,
-  maxCpuPressure: 100,
-  maxMemoryPressure: 100,
-  maxIoPressure: 100,
-  maxLoadPerCore: 1000,
-};
-
 /** A fresh repository with the agent configured for lisa, ralph and bart, zero backoff and the default retry limit of 3. */
 export function faultRepo(
   t: { after: (fn: () => void) => void },
@@ -334,7 +326,7 @@ export function faultRepo(
     verification: [[process.execPath, '-e', '0']],
     maxParallelAgents: 2,
     // These scenarios are about faults, not the machine: admission lets every start through (test/faults/fleet.test.ts judges it).
-    admission: ANY_MACHINE,
+    admission: ADMIT_ANY_MACHINE,
     retryBackoffSeconds: [0],
     killGraceSeconds: 1,
     ...config,
