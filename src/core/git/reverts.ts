@@ -1,7 +1,8 @@
 /**
  * What git shows of reverted merges (docs/stats.md, "Terms"), read from the branch `ref`: the
  * commits whose message says "This reverts commit <sha>" (`git revert`'s own words, the sha full or, with
- * `--reference`, abbreviated), and the commits carrying a `Springfield-Epic` trailer (a squash merge's).
+ * `--reference`, abbreviated), the commits carrying a `Springfield-Epic` trailer (a squash merge's, or an
+ * epic branch's own), and, for each reverted merge commit (`git revert -m 1`), the commits it brought in.
  */
 import { gitRun } from './exec.ts';
 import { EPIC_TRAILER } from './trailers.ts';
@@ -11,6 +12,8 @@ export interface RevertFacts {
   readonly reverts: ReadonlyMap<string, string>;
   /** An epic → the newest commit on `ref` whose Springfield-Epic trailer names it. */
   readonly epicCommits: ReadonlyMap<string, string>;
+  /** A reverted merge commit (as the revert names it) → the commits it brought into its first parent's line. */
+  readonly mergedBy: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 const RECORD = '\x1e';
@@ -30,7 +33,14 @@ export function readRevertFacts(root: string, ref: string, env: NodeJS.ProcessEn
   const epicCommits = new Map<string, string>();
   for (const [sha, values] of records(epics.stdout))
     for (const epic of values.split('\n').map((v) => v.trim())) if (epic !== '') epicCommits.set(epic, sha);
-  return { reverts, epicCommits };
+  const mergedBy = new Map<string, Set<string>>();
+  for (const reverted of reverts.keys()) {
+    const parents = gitRun(root, ['rev-list', '--parents', '-n', '1', reverted, '--'], env);
+    if (parents.status !== 0 || parents.stdout.trim().split(' ').length < 3) continue;
+    const brought = gitRun(root, ['rev-list', `${reverted}^1..${reverted}`, '--'], env);
+    if (brought.status === 0) mergedBy.set(reverted, new Set(brought.stdout.split('\n').filter((l) => l !== '')));
+  }
+  return { reverts, epicCommits, mergedBy };
 }
 
 function records(out: string): [string, string][] {
