@@ -33,12 +33,16 @@ export function readRevertFacts(root: string, ref: string, env: NodeJS.ProcessEn
   const epicCommits = new Map<string, string>();
   for (const [sha, values] of records(epics.stdout))
     for (const epic of values.split('\n').map((v) => v.trim())) if (epic !== '') epicCommits.set(epic, sha);
+  // One git call lists the merges; one more per reverted merge lists what it brought in (reverts are few).
+  const merges = gitRun(root, ['rev-list', '--merges', ref, '--'], env);
+  if (merges.status !== 0) return null;
+  const lines = (out: string) => out.split('\n').filter((l) => l !== '');
   const mergedBy = new Map<string, Set<string>>();
-  for (const reverted of reverts.keys()) {
-    const parents = gitRun(root, ['rev-list', '--parents', '-n', '1', reverted, '--'], env);
-    if (parents.status !== 0 || parents.stdout.trim().split(' ').length < 3) continue;
-    const brought = gitRun(root, ['rev-list', `${reverted}^1..${reverted}`, '--'], env);
-    if (brought.status === 0) mergedBy.set(reverted, new Set(brought.stdout.split('\n').filter((l) => l !== '')));
+  for (const merge of lines(merges.stdout)) {
+    const reverted = [...reverts.keys()].find((r) => merge.startsWith(r));
+    if (reverted === undefined) continue;
+    const brought = gitRun(root, ['rev-list', `${merge}^1..${merge}`, '--'], env);
+    if (brought.status === 0) mergedBy.set(reverted, new Set(lines(brought.stdout)));
   }
   return { reverts, epicCommits, mergedBy };
 }
