@@ -1,4 +1,4 @@
-// Routing by outcomes (docs/agents.md, "Routing"; docs/performance.md, "Routing"): two scripted agents of
+// Routing by outcomes (docs/stats.md, "Routing"; docs/performance.md, "Routing"): two scripted agents of
 // known quality and cost per kind of step — codex better on docs and cheaper, claude better on code and
 // dearer — build one-step epics (docs and code, shuffled) on a real SQLite store: 50 steps while the router
 // learns, then 50 more. Each step's preset is chosen by the scheduler's own wiring (routedCommand over the
@@ -90,7 +90,7 @@ async function build(
 }
 
 /** One routed history; returns the preset chosen per step. */
-async function routedHistory(steps: readonly Step[], seed: number): Promise<Preset[]> {
+async function routedHistory(steps: readonly Step[]): Promise<Preset[]> {
   // The figures are counts, not timings: a memory-backed folder only spares the disk's syncs.
   const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sf-bench-routing-'));
   const clock = new ManualClock(Date.UTC(2026, 3, 1));
@@ -104,7 +104,6 @@ async function routedHistory(steps: readonly Step[], seed: number): Promise<Pres
     // Its own state folder: no usage limit of this host's is met.
     env: { XDG_STATE_HOME: join(dir, 'state') },
     holdMs: 60_000,
-    random: seeded(seed * 7919),
   };
   const chosen: Preset[] = [];
   try {
@@ -202,7 +201,7 @@ for (const seed of SEEDS) {
     kinds.push(...phase);
   }
   const steps = kinds.map((kind) => ({ kind, u: random() }));
-  const chosen = await routedHistory(steps, seed);
+  const chosen = await routedHistory(steps);
   const learning = steps.slice(0, STEPS);
   const dearest = Math.max(...PRESETS.map((p) => costOf(learning, () => p)));
   const ratio = costOf(learning, (i) => chosen[i]!) / dearest;

@@ -29,6 +29,18 @@ interface Backend {
   open(t: TestContext, clock: ManualClock): { store: Store; args: string[]; env: Record<string, string>; repo: Repo };
 }
 
+/** Commits `file` (none: an empty commit) with the message's paragraphs in `repo`; returns the commit. */
+const commitIn =
+  (repo: Repo) =>
+  (file: string, ...message: string[]): string => {
+    if (file) {
+      writeFileSync(join(repo.root, file), `${file}\n`);
+      repo.git(['add', file]);
+    }
+    repo.git(['commit', '-q', '--allow-empty', ...message.flatMap((m) => ['-m', m])]);
+    return repo.git(['rev-parse', 'HEAD']);
+  };
+
 const pg = postgresAvailable() ? postgresForFile({ durability: 'fast' }) : null;
 let databases = 0;
 const BACKENDS: Backend[] = [
@@ -148,14 +160,7 @@ for (const backend of BACKENDS) {
     test('a merge git shows reverted counts its steps as reverted; a reverted revert does not', async (t) => {
       const clock = new ManualClock(T0);
       const { store, args, env, repo } = backend.open(t, clock);
-      const commit = (file: string, ...message: string[]) => {
-        if (file) {
-          writeFileSync(join(repo.root, file), `${file}\n`);
-          repo.git(['add', file]);
-        }
-        repo.git(['commit', '-q', '--allow-empty', ...message.flatMap((m) => ['-m', m])]);
-        return repo.git(['rev-parse', 'HEAD']);
-      };
+      const commit = commitIn(repo);
       // A's merge is named by its merged event (as the scheduler's squash merge writes it); B's by its trailer.
       const shaA = commit('a.md', 'Guide');
       const { b } = await script(store, clock, `squash-merged as ${shaA.slice(0, 12)} with 2 trailers`);
@@ -186,6 +191,45 @@ for (const backend of BACKENDS) {
         ['claude', 2, 0],
         ['codex', 1, 1],
         ['total', 3, 1],
+      ]);
+    });
+
+    test('a merge commit reverted with git revert -m 1 counts the epic it brought in; that revert reverted does not', async (t) => {
+      const clock = new ManualClock(T0);
+      const { store, args, env, repo } = backend.open(t, clock);
+      const commit = commitIn(repo);
+      const { b } = await script(store, clock);
+      // B's branch, its commits carrying its trailer (as Ralph's do), merged with a merge commit (no squash), as a
+      // pull request merged on its host is: the revert names the merge, none of B's commits.
+      repo.git(['checkout', '-q', '-b', `epic/${b}`]);
+      commit('b.ts', 'Step 1', `Springfield-Epic: ${b}`);
+      commit('b2.ts', 'Step 2', `Springfield-Epic: ${b}`);
+      repo.git(['checkout', '-q', 'main']);
+      commit('main.md', 'Meanwhile on main');
+      repo.git(['merge', '-q', '--no-ff', '--no-edit', `epic/${b}`]);
+      const merge = repo.git(['rev-parse', 'HEAD']);
+      const reverted = async () => {
+        const r = assertOk<StatsReport>(await runCli(repo.root, ['stats', '--json', ...args], env));
+        return [...r.groups, r.total].map((g) => [g.group, g.merged_steps, g.reverted_steps]);
+      };
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 0],
+        ['codex', 1, 0],
+        ['total', 3, 0],
+      ]);
+      repo.git(['revert', '--no-edit', '-m', '1', merge]);
+      const revert = repo.git(['rev-parse', 'HEAD']);
+      assert.match(repo.git(['log', '-1', '--format=%B']), new RegExp(`This reverts commit ${merge}, reversing`));
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 0],
+        ['codex', 1, 1],
+        ['total', 3, 1],
+      ]);
+      repo.git(['revert', '--no-edit', revert]);
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 0],
+        ['codex', 1, 0],
+        ['total', 3, 0],
       ]);
     });
 

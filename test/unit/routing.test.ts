@@ -1,7 +1,9 @@
 // Routing by outcomes (src/core/runs/routing.ts, src/core/orchestrate/routedCommand.ts): one step per
-// preset first, then first-pass acceptance with cost per merged step as the tie-breaker, a skipped preset, the
-// reason in words; and the wiring over a real SQLite store with the scripted history, which records
-// each choice in the event log.
+// preset first, then the best upper bound on first-pass acceptance (Bayes-UCB; docs/stats.md, "Routing")
+// with cost per merged step as the tie-breaker, a skipped preset, the reason in words; and the wiring
+// over a real SQLite store with the scripted history, which records each choice in the event log.
+// The rule is deterministic: the tests marked so failed on the Thompson sampling it replaced, whose
+// draws kept giving a decisively worse preset work and split ties at random.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,22 +13,16 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { clearLimit, limitedUntil, recordLimit } from '../../src/core/limits/hostLimits.ts';
 import { routedCommand } from '../../src/core/orchestrate/routedCommand.ts';
 import { findPreset } from '../../src/core/runs/presets.ts';
-import { betaSample, chooseRoute, type PresetStanding, routeLeader } from '../../src/core/runs/routing.ts';
+import {
+  betaQuantile,
+  boundLevel,
+  chooseRoute,
+  type PresetStanding,
+  routeLeader,
+} from '../../src/core/runs/routing.ts';
 import { DEFAULT_RUN_CONFIG } from '../../src/core/runs/runConfig.ts';
 import { openStore, type Store } from '../../src/core/store/index.ts';
 import { script, T0 } from '../helpers/statsHistory.ts';
-
-/** A seeded uniform source (mulberry32), so a test's draws are the same every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const standing = (built: number, reviewed: number, accepted: number, costPerStep: number | null): PresetStanding => ({
   built,
@@ -40,15 +36,29 @@ const request = (standings: Record<string, PresetStanding>, by: 'acceptance' | '
   presets: ['claude', 'codex'],
   by,
   standings: new Map(Object.entries(standings)),
-  random: seeded(7),
 });
+/** The presets chosen over `n` choices on the same record, counted (the same record, the same choice). */
+const picks = (standings: Record<string, PresetStanding>, by: 'acceptance' | 'cost' = 'acceptance', n = 200) => {
+  const out: Record<string, number> = {};
+  for (let i = 0; i < n; i++) {
+    const c = chooseRoute(request(standings, by));
+    if (c) out[c.preset] = (out[c.preset] ?? 0) + 1;
+  }
+  return out;
+};
 
-test('a Beta draw stays in [0, 1] and centres on its mean', () => {
-  const random = seeded(1);
-  const draws = Array.from({ length: 2000 }, () => betaSample(9, 3, random));
-  assert.ok(draws.every((d) => d >= 0 && d <= 1));
-  const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
-  assert.ok(Math.abs(mean - 0.75) < 0.02, `mean ${mean} of Beta(9, 3) is near 0.75`);
+test("a Beta quantile is exact where it has a closed form; the level rises with the kind's reviewed steps", () => {
+  const close = (x: number, y: number, what: string, within = 1e-6) =>
+    assert.ok(Math.abs(x - y) < within, `${what}: ${x} against ${y}`);
+  close(betaQuantile(1, 1, 0.9), 0.9, 'Beta(1, 1) is uniform');
+  close(betaQuantile(2, 1, 0.81), 0.9, 'Beta(2, 1): x²');
+  close(betaQuantile(1, 3, 1 - 0.5 ** 3), 0.5, 'Beta(1, 3): 1 − (1 − x)³');
+  close(betaQuantile(5, 5, 0.5), 0.5, 'Beta(5, 5) is symmetric');
+  close(betaQuantile(400, 100, 0.5), (400 - 1 / 3) / (500 - 2 / 3), 'a long record: the median approximation', 1e-4);
+  assert.equal(boundLevel(0), 0.5);
+  assert.equal(boundLevel(1), 0.5, 'never below the median');
+  close(boundLevel(9), 1 - 1 / (10 * Math.log(10)), '1 − 1/(n ln n), n = reviewed + 1');
+  assert.ok(boundLevel(40) > boundLevel(20) && boundLevel(20) > boundLevel(9));
 });
 
 test('a preset that has built no step of the kind goes first, the first named when several have none', () => {
@@ -59,37 +69,56 @@ test('a preset that has built no step of the kind goes first, the first named wh
   assert.equal(next?.preset, 'codex');
   assert.match(next?.reason ?? '', /\(exploring: every preset builds a docs step first\)$/);
   const built = chooseRoute(request({ claude: standing(9, 9, 9, 0.4), codex: standing(1, 0, 0, null) }));
-  assert.equal(built?.explored, false, 'codex has built one (not yet reviewed): sampling decides from here');
+  assert.equal(built?.explored, false, 'codex has built one (not yet reviewed): the bounds decide from here');
 });
 
-test('sampling decides from the first review: no preset is held to a count of reviewed steps', () => {
-  // The old rule explored until each preset had 5 reviewed steps, so claude (2 reviewed) went every time.
-  const r = { ...request({ claude: standing(2, 2, 0, 0.2), codex: standing(4, 4, 4, 0.5) }), random: seeded(3) };
-  const picks = Array.from({ length: 200 }, () => chooseRoute(r));
-  const codex = picks.filter((c) => c?.preset === 'codex').length;
-  assert.ok(codex > 180, `codex (4/4) over claude (0/2), though claude is cheaper: ${codex}/200`);
-  assert.ok(picks.every((c) => c?.explored === false));
+test('the bounds decide from the first review: no preset is held to a count of reviewed steps', () => {
+  // An earlier rule explored until each preset had 5 reviewed steps, so claude (2 reviewed) went every time.
+  const r = picks({ claude: standing(2, 2, 0, 0.2), codex: standing(4, 4, 4, 0.5) });
+  assert.deepEqual(r, { codex: 200 }, 'codex (4/4) over claude (0/2), though claude is cheaper');
+  assert.equal(
+    chooseRoute(request({ claude: standing(2, 2, 0, 0.2), codex: standing(4, 4, 4, 0.5) }))?.explored,
+    false,
+  );
 });
 
-test('then the better first-pass acceptance wins nearly always; a tie goes to the cheaper; by cost weighs dollars', () => {
-  const picks = (s: Record<string, PresetStanding>, by: 'acceptance' | 'cost' = 'acceptance') => {
-    const r = { ...request(s, by), random: seeded(42) };
-    const out: Record<string, number> = {};
-    for (let i = 0; i < 500; i++) {
-      const c = chooseRoute(r);
-      if (c) out[c.preset] = (out[c.preset] ?? 0) + 1;
-    }
-    return out;
-  };
-  const better = picks({ claude: standing(10, 10, 7, 0.48), codex: standing(10, 10, 9, 0.21) });
-  assert.ok((better.codex ?? 0) > 400, `codex (9/10) over claude (7/10): ${JSON.stringify(better)}`);
+test('a preset decisively behind gets no more work (failed on Thompson sampling: its draws still won some)', () => {
+  // Code-like rates: claude 20/22 at $0.60, codex 13/20 at $0.30.
+  const r = picks({ claude: standing(22, 22, 20, 0.6), codex: standing(20, 20, 13, 0.3) });
+  assert.deepEqual(r, { claude: 200 });
+});
+
+test("a preset whose first step was unlucky is tried again as the kind's history grows, and dropped once it is decisively behind (failed on Thompson sampling)", () => {
+  // claude failed its one step; codex goes on at 70%. Early on codex leads; by 14/20 claude's bound is above codex's.
+  const unlucky = standing(1, 1, 0, 0.6);
+  assert.deepEqual(picks({ claude: unlucky, codex: standing(10, 10, 7, 0.3) }), { codex: 200 });
+  for (const [accepted, reviewed] of [
+    [14, 20],
+    [28, 40],
+  ] as const) {
+    const r = picks({ claude: unlucky, codex: standing(reviewed, reviewed, accepted, 0.3) });
+    assert.deepEqual(r, { claude: 200 }, `claude 0/1 against codex ${accepted}/${reviewed}`);
+  }
+  // Tried again and failing again, it is behind for good.
+  assert.deepEqual(picks({ claude: standing(6, 6, 1, 0.6), codex: standing(40, 40, 28, 0.3) }), { codex: 200 });
+});
+
+test('a tie goes to the cheaper, only when the bounds are within a point (failed on Thompson sampling: ties split at random)', () => {
+  assert.deepEqual(picks({ claude: standing(20, 20, 18, 0.48), codex: standing(20, 20, 18, 0.21) }), { codex: 200 });
+  assert.deepEqual(
+    picks({ claude: standing(20, 20, 19, 0.6), codex: standing(20, 20, 17, 0.3) }),
+    { claude: 200 },
+    '19/20 against 17/20: the better, though dearer',
+  );
   const tie = routeLeader(request({ claude: standing(20, 20, 18, 0.48), codex: standing(20, 20, 18, 0.21) }));
   assert.equal(tie?.preset, 'codex', 'the same record: the cheaper per merged step');
-  // By cost: claude accepts a little more often (8/10 against 7/10) at over twice the price.
-  const cost = picks({ claude: standing(10, 10, 8, 0.5), codex: standing(10, 10, 7, 0.2) }, 'cost');
-  assert.ok((cost.codex ?? 0) > 400, JSON.stringify(cost));
-  const acceptance = picks({ claude: standing(10, 10, 8, 0.5), codex: standing(10, 10, 7, 0.2) });
-  assert.ok((acceptance.claude ?? 0) > (acceptance.codex ?? 0), JSON.stringify(acceptance));
+});
+
+test('by cost weighs dollars: the bound per dollar', () => {
+  // Claude accepts a little more often (8/10 against 7/10) at over twice the price.
+  const record = { claude: standing(10, 10, 8, 0.5), codex: standing(10, 10, 7, 0.2) };
+  assert.deepEqual(picks(record, 'cost'), { codex: 200 });
+  assert.deepEqual(picks(record), { claude: 200 });
 });
 
 test('the reason says the choice and the record it was made on; an unavailable preset is skipped, and none left is no choice', () => {

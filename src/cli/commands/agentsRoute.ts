@@ -37,10 +37,11 @@ export const agentsRouteCommand: Command = {
     },
   ],
   details: [
-    `Each step ${ROLE_NAMES[BUILDING_ROLE]} builds goes to one of the presets: until each has a few reviewed steps of the step's kind`,
-    '(docs, code, tests) they take turns; then the one with better first-pass review acceptance is preferred, sampled',
-    '(Thompson sampling) so a lucky start does not decide for ever. Every choice is in the event log with its reason.',
-    'A preset whose CLI cannot run now is skipped. See docs/agents.md, "Routing", and springfield stats --by preset.',
+    `Each step ${ROLE_NAMES[BUILDING_ROLE]} builds goes to one of the presets: one that has built no step of the step's kind`,
+    '(docs, code, tests) goes first; then the one whose first-pass review acceptance may be highest (an upper bound that',
+    "widens as the kind's history grows, so an unlucky start is tried again), the cheaper on a tie. Every choice is in the",
+    'event log with its reason. A preset whose CLI cannot run now is skipped. See docs/stats.md, "Routing", and',
+    'springfield stats --by preset.',
   ].join('\n'),
   async run(ctx) {
     const [role, ...presets] = ctx.args.positionals;

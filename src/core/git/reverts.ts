@@ -1,7 +1,8 @@
 /**
  * What git shows of reverted merges (docs/stats.md, "Terms"), read from the branch `ref`: the
  * commits whose message says "This reverts commit <sha>" (`git revert`'s own words, the sha full or, with
- * `--reference`, abbreviated), and the commits carrying a `Springfield-Epic` trailer (a squash merge's).
+ * `--reference`, abbreviated), the commits carrying a `Springfield-Epic` trailer (a squash merge's, or an
+ * epic branch's own), and, for each reverted merge commit (`git revert -m 1`), the commits it brought in.
  */
 import { gitRun } from './exec.ts';
 import { EPIC_TRAILER } from './trailers.ts';
@@ -11,6 +12,8 @@ export interface RevertFacts {
   readonly reverts: ReadonlyMap<string, string>;
   /** An epic → the newest commit on `ref` whose Springfield-Epic trailer names it. */
   readonly epicCommits: ReadonlyMap<string, string>;
+  /** A reverted merge commit (as the revert names it) → the commits it brought into its first parent's line. */
+  readonly mergedBy: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 const RECORD = '\x1e';
@@ -30,7 +33,18 @@ export function readRevertFacts(root: string, ref: string, env: NodeJS.ProcessEn
   const epicCommits = new Map<string, string>();
   for (const [sha, values] of records(epics.stdout))
     for (const epic of values.split('\n').map((v) => v.trim())) if (epic !== '') epicCommits.set(epic, sha);
-  return { reverts, epicCommits };
+  // One git call lists the merges; one more per reverted merge lists what it brought in (reverts are few).
+  const merges = gitRun(root, ['rev-list', '--merges', ref, '--'], env);
+  if (merges.status !== 0) return null;
+  const lines = (out: string) => out.split('\n').filter((l) => l !== '');
+  const mergedBy = new Map<string, Set<string>>();
+  for (const merge of lines(merges.stdout)) {
+    const reverted = [...reverts.keys()].find((r) => merge.startsWith(r));
+    if (reverted === undefined) continue;
+    const brought = gitRun(root, ['rev-list', `${merge}^1..${merge}`, '--'], env);
+    if (brought.status === 0) mergedBy.set(reverted, new Set(lines(brought.stdout)));
+  }
+  return { reverts, epicCommits, mergedBy };
 }
 
 function records(out: string): [string, string][] {

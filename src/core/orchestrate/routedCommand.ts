@@ -25,7 +25,6 @@ export interface RouteContext {
   /** Where the host's limits are kept (the user's state folder), and how long a probe is held at most. */
   readonly env: NodeJS.ProcessEnv;
   readonly holdMs: number;
-  readonly random?: () => number;
 }
 
 /** The routed argv for this run and the choice, or null when the role is not routed (its configured command runs). */
@@ -58,7 +57,6 @@ export async function routedCommand(
       presets: route.presets,
       by: route.by ?? 'acceptance',
       standings,
-      random: c.random ?? Math.random,
       unavailable: (id) => why.get(id) ?? null,
     });
     const argv = choice ? argvOf(choice.preset) : undefined;

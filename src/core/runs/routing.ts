@@ -1,11 +1,12 @@
 /**
- * Routing by outcomes (docs/agents.md, "Routing"): which of a role's presets builds the next step of a
+ * Routing by outcomes (docs/stats.md, "Routing"): which of a role's presets builds the next step of a
  * kind. A preset that has built no step of that kind goes first (every preset gets work); from then on
- * Thompson sampling on first-pass acceptance, from a uniform prior, picks one — the best draw, or a
- * cheaper preset whose draw is within ROUTE_TIE of it (`by: acceptance`), or the best draw per dollar
- * (`by: cost`). Pure: standings and a random source in, a choice with its reason out.
+ * each preset's index is an upper quantile of its first-pass acceptance, Beta(accepted + 1, rejected + 1),
+ * at the level boundLevel sets for the kind's reviewed steps (Bayes-UCB): the best index wins, or a
+ * cheaper preset's within ROUTE_TIE of it (`by: acceptance`), or the best index per dollar (`by: cost`).
+ * Pure and deterministic: standings in, a choice with its reason out.
  */
-export const ROUTE_TIE = 0.02;
+export const ROUTE_TIE = 0.01;
 export type RouteBy = 'acceptance' | 'cost';
 
 /** A preset's record on one kind of step, from the outcome ledger (src/core/stats/standings.ts). */
@@ -24,8 +25,6 @@ export interface RouteRequest {
   readonly presets: readonly string[];
   readonly by: RouteBy;
   readonly standings: ReadonlyMap<string, PresetStanding>;
-  /** Uniform in [0, 1). */
-  readonly random: () => number;
   /** Why a preset cannot take work now (not installed, at its usage limit), or null. */
   readonly unavailable?: (preset: string) => string | null;
 }
@@ -40,23 +39,54 @@ export interface RouteChoice {
 
 const NONE: PresetStanding = { built: 0, reviewed: 0, accepted: 0, costPerStep: null };
 
-/** A draw from Beta(a, b) for whole a, b ≥ 1: the a-th smallest of a + b − 1 uniforms. */
-export function betaSample(a: number, b: number, random: () => number): number {
-  const draws = Array.from({ length: a + b - 1 }, random).sort((x, y) => x - y);
-  return draws[a - 1] ?? 0;
+/** Beta(a, b)'s distribution function at x, for whole a, b ≥ 1: the chance of at least a successes in a + b − 1 trials at x. */
+export function betaCdf(a: number, b: number, x: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const n = a + b - 1;
+  let lnChoose = 0;
+  let sum = 0;
+  for (let j = 1; j <= n; j++) {
+    lnChoose += Math.log((n - j + 1) / j);
+    if (j >= a) sum += Math.exp(lnChoose + j * Math.log(x) + (n - j) * Math.log(1 - x));
+  }
+  return Math.min(1, sum);
 }
 
-/** The preset for the next step of `kind` (sampled), or null when none of them can take work. */
+/** The level-quantile of Beta(a, b) (whole a, b ≥ 1), by bisection to 1e-9. */
+export function betaQuantile(a: number, b: number, level: number): number {
+  let [lo, hi] = [0, 1];
+  while (hi - lo > 1e-9) {
+    const mid = (lo + hi) / 2;
+    if (betaCdf(a, b, mid) < level) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * The quantile read when the kind has `reviewed` reviewed steps: 1 − 1/(n ln n) with n = reviewed + 1, at
+ * least the median. It rises with the kind's history, so a preset whose few steps were unlucky has its
+ * bound widen until it is tried again, while a preset that is decisively behind stays behind.
+ */
+export function boundLevel(reviewed: number): number {
+  const n = reviewed + 1;
+  return Math.max(0.5, 1 - 1 / (n * Math.log(n)));
+}
+
+/** The preset for the next step of `kind`, or null when none of them can take work. */
 export function chooseRoute(r: RouteRequest): RouteChoice | null {
-  return pick(r, (s) => betaSample(s.accepted + 1, s.reviewed - s.accepted + 1, r.random));
+  const reviewed = r.presets.reduce((t, p) => t + (r.standings.get(p)?.reviewed ?? 0), 0);
+  const level = boundLevel(reviewed);
+  return pick(r, (s) => betaQuantile(s.accepted + 1, s.reviewed - s.accepted + 1, level));
 }
 
-/** Who leads on `kind` now, by each preset's mean first-pass acceptance (what `agents route` shows; no draw). */
-export function routeLeader(r: Omit<RouteRequest, 'random'>): RouteChoice | null {
+/** Who leads on `kind` now, by each preset's mean first-pass acceptance (what `agents route` shows). */
+export function routeLeader(r: RouteRequest): RouteChoice | null {
   return pick(r, (s) => (s.accepted + 1) / (s.reviewed + 2));
 }
 
-function pick(r: Omit<RouteRequest, 'random'>, thetaOf: (s: PresetStanding) => number): RouteChoice | null {
+function pick(r: RouteRequest, thetaOf: (s: PresetStanding) => number): RouteChoice | null {
   const skipped = r.presets.flatMap((preset) => {
     const why = r.unavailable?.(preset) ?? null;
     return why === null ? [] : [{ preset, why }];
@@ -69,16 +99,16 @@ function pick(r: Omit<RouteRequest, 'random'>, thetaOf: (s: PresetStanding) => n
   if (untried.length > 0) {
     preset = untried[0]!;
   } else {
-    const sampled = open.map((p) => ({ p, theta: thetaOf(of(p)) }));
+    const indexed = open.map((p) => ({ p, theta: thetaOf(of(p)) }));
     const costs = open.map((p) => of(p).costPerStep);
     if (r.by === 'cost' && costs.every((c) => c !== null && c > 0)) {
       const value = (s: { p: string; theta: number }) => s.theta / (of(s.p).costPerStep ?? 1);
-      preset = sampled.reduce((best, s) => (value(s) > value(best) ? s : best)).p;
+      preset = indexed.reduce((best, s) => (value(s) > value(best) ? s : best)).p;
     } else {
-      // The best draw wins, unless a cheaper preset's draw is within ROUTE_TIE of it.
-      const winner = sampled.reduce((best, s) => (s.theta > best.theta ? s : best));
+      // The best index wins, unless a cheaper preset's is within ROUTE_TIE of it.
+      const winner = indexed.reduce((best, s) => (s.theta > best.theta ? s : best));
       const cost = (p: string) => of(p).costPerStep ?? Number.POSITIVE_INFINITY;
-      preset = sampled
+      preset = indexed
         .filter((s) => s.theta >= winner.theta - ROUTE_TIE)
         .reduce((best, s) => (cost(s.p) < cost(best.p) ? s : best), winner).p;
     }
@@ -90,7 +120,7 @@ function pick(r: Omit<RouteRequest, 'random'>, thetaOf: (s: PresetStanding) => n
 const money = (n: number | null) => (n === null ? 'no merged step yet' : `$${n.toFixed(2)}`);
 
 function routeReason(
-  r: Omit<RouteRequest, 'random'>,
+  r: RouteRequest,
   preset: string,
   explored: boolean,
   skipped: readonly { preset: string; why: string }[],

@@ -1,8 +1,9 @@
 /**
  * Which merged epics git shows reverted (docs/stats.md, "Terms"): an epic's merge commit is the
  * one its last `merged` event names ("squash-merged as <sha>"), else the newest commit on the branch with
- * its Springfield-Epic trailer; it is reverted when a commit on the branch reverts it and that revert was
- * not itself reverted. Pure: the store's events and git's facts in.
+ * its Springfield-Epic trailer; it is reverted when a commit on the branch reverts it, or reverts a merge
+ * commit that brought it in (`git revert -m 1`), and that revert was not itself reverted. Pure: the store's
+ * events and git's facts in.
  */
 import type { RevertFacts } from '../git/reverts.ts';
 import type { StatsRows } from '../store/shared/stats.ts';
@@ -26,7 +27,10 @@ export function revertedEpics(rows: StatsRows, facts: RevertFacts): Map<string, 
     if (!merged) continue;
     const named = /squash-merged as ([0-9a-f]{7,40})\b/.exec(merged.reason ?? '')?.[1];
     const commit = named ?? facts.epicCommits.get(e.id);
-    const revert = commit ? undoneBy(facts, commit) : null;
+    if (!commit) continue;
+    // `git revert -m 1 <merge>` names the merge commit, not the epic's own commits it brought in.
+    const mergedIn = [...facts.mergedBy].filter(([, brought]) => [...brought].some((c) => same(c, commit)));
+    const revert = [commit, ...mergedIn.map(([merge]) => merge)].map((c) => undoneBy(facts, c)).find((r) => r);
     if (revert) out.set(e.id, revert);
   }
   return out;
