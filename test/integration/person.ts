@@ -44,16 +44,28 @@ export function row(page: Page, label: string): Locator {
 
 type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
 
-/** Waits until a sidebar row starting with `label` includes every fragment. */
+/** Waits until a sidebar row starting with `label` includes every fragment; fails naming the rows shown. */
 export async function rowShows(page: Page, label: string, fragments: string[], timeout = 10_000): Promise<void> {
-  await page.waitForFunction(
-    ([l, f]) =>
-      [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
-        .map((r) => r.getAttribute('aria-label') ?? '')
-        .some((text) => text.startsWith(l) && f.every((x) => text.includes(x))),
-    [label, fragments] as const,
-    { polling: 'raf', timeout },
-  );
+  const labels = () =>
+    page.evaluate(() =>
+      [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')].map(
+        (r) => r.getAttribute('aria-label') ?? '',
+      ),
+    );
+  await page
+    .waitForFunction(
+      ([l, f]) =>
+        [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')]
+          .map((r) => r.getAttribute('aria-label') ?? '')
+          .some((text) => text.startsWith(l) && f.every((x) => text.includes(x))),
+      [label, fragments] as const,
+      { polling: 'raf', timeout },
+    )
+    .catch(async () =>
+      assert.fail(
+        `no row "${label}" saying ${JSON.stringify(fragments)} within ${timeout} ms; rows: ${JSON.stringify(await labels())}`,
+      ),
+    );
 }
 
 /** The newest webview panel's content frame. */
