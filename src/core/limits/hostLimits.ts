@@ -135,7 +135,7 @@ export function limitGate(
   const limit = limitOf(env, preset);
   if (!limit) return { kind: 'free' };
   if (Date.parse(limit.until) > now.getTime())
-    return { kind: 'wait', limit, reason: `${preset} limited until ${clock(limit.until)}` };
+    return { kind: 'wait', limit, reason: `${preset} limited until ${clock(limit.until, now)}` };
   const probe = fileOf(env, preset, '.probe');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -29,6 +29,7 @@ import { slotsOf } from './fleetConfig.ts';
 import { startEpicInWorktree } from './epicStart.ts';
 import type { PlanSource } from '../plan/types.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
+import { BUILDING_ROLE } from '../../shared/roles.ts';
 
 export interface EpicWorkOptions {
   readonly store: Store;
@@ -244,7 +245,7 @@ export class EpicWork {
     const worktree = epic.worktree_path ?? this.mainRoot;
     // The evidence is tied to the build it followed: the latest builder run and its step.
     const build = {
-      run: await this.store.latestRun(epicId, 'ralph'),
+      run: await this.store.latestRun(epicId, BUILDING_ROLE),
       planPath: (await this.store.epicPlans(epicId)).livePlanPath,
     };
     const runId = build.run?.id ?? null;
@@ -312,7 +313,7 @@ export class EpicWork {
       // A real conflict goes to Ralph first: one session; only if that fails is it a person's (docs/files.md).
       if (conflict instanceof RebaseConflict && (await this.ralphResolves(epicId, conflict))) {
         try {
-          await this.landNow(epicId, { by: 'ralph', files: conflict.files, resolutions: [] });
+          await this.landNow(epicId, { by: BUILDING_ROLE, files: conflict.files, resolutions: [] });
           return;
         } catch (again) {
           if (!(again instanceof RefusedError) || again.code !== 'merge_conflict') throw again;
@@ -579,7 +580,7 @@ export class EpicWork {
 /** The merge commit's account of a conflict met on the way: what was resolved how, and by whom. */
 function resolvedBody(landed: Landed): string {
   const mechanical = describeResolutions(landed.resolutions).map((l) => `- ${l}`);
-  if (landed.by === 'ralph')
+  if (landed.by === BUILDING_ROLE)
     return [
       `Conflict in ${landed.files.join(', ')} resolved by Ralph (one session).`,
       ...(mechanical.length ? ['Resolved mechanically:', ...mechanical] : []),

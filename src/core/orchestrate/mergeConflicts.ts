@@ -10,6 +10,7 @@ import type { Resolution } from '../git/rebaseResolve.ts';
 import type { ResolvedHow } from '../git/mergeKinds.ts';
 import type { Actor, EventView, Store } from '../store/index.ts';
 import type { RebaseConflict } from './merge.ts';
+import { BUILDING_ROLE } from '../../shared/roles.ts';
 
 export const HOW: Readonly<Record<ResolvedHow, string>> = {
   additive: 'both sides added lines: both kept',
@@ -26,7 +27,7 @@ export function describeResolutions(resolutions: readonly Resolution[]): string[
 }
 
 /** Who resolved a conflict met at the merge. */
-export type ResolvedBy = 'mechanical' | 'ralph' | 'person';
+export type ResolvedBy = 'mechanical' | typeof BUILDING_ROLE | 'person';
 
 /** The event log's record of one conflict met at the merge and who resolved it (no migration: an event). */
 export async function recordConflict(
@@ -59,7 +60,7 @@ export function conflictRate(events: readonly EventView[]): ConflictRate {
   for (const e of events) {
     if (e.entity !== 'worktree' || e.action !== 'conflict') continue;
     const by = (e.data as { resolved_by?: unknown } | null)?.resolved_by;
-    if (by !== 'mechanical' && by !== 'ralph' && by !== 'person') continue;
+    if (by !== 'mechanical' && by !== BUILDING_ROLE && by !== 'person') continue;
     rate.met += 1;
     rate[by] += 1;
   }

@@ -24,7 +24,7 @@ import { mainChanges } from './merge.ts';
 import { Fleet, type HeavyKind, type Parallel } from './fleet.ts';
 import { Notifier } from './notify.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
-import { ROLE_REGISTRY } from '../../shared/roles.ts';
+import { BUILDING_ROLE, ROLE_REGISTRY } from '../../shared/roles.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -627,12 +627,12 @@ export class Orchestrator {
   private async conflictSession(epicId: string, worktree: string, brief: string): Promise<number> {
     const command = this.config.roles.ralph;
     if (!command) return 1;
-    const argv = [...this.cli, 'run', '--role', 'ralph', '--epic', epicId];
-    argv.push('--timeout', String(timeoutFor(this.config, 'ralph')), '--', ...command);
-    const env = { SPRINGFIELD_AGENT: 'ralph', SPRINGFIELD_CONFLICT: brief };
+    const argv = [...this.cli, 'run', '--role', BUILDING_ROLE, '--epic', epicId];
+    argv.push('--timeout', String(timeoutFor(this.config, BUILDING_ROLE)), '--', ...command);
+    const env = { SPRINGFIELD_AGENT: BUILDING_ROLE, SPRINGFIELD_CONFLICT: brief };
     const name = `${ROLE_NAMES.ralph} · ${epicId} · merge conflict`;
     this.log(`start ${name}`);
-    const agent = this.launcher.launch({ argv, cwd: worktree, env, name, role: 'ralph', epicId, step: null });
+    const agent = this.launcher.launch({ argv, cwd: worktree, env, name, role: BUILDING_ROLE, epicId, step: null });
     const id = randomUUID();
     this.agents.set(id, agent);
     const code = await agent.done.finally(() => this.agents.delete(id));
