@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { clearLimit, limitedUntil, limitOf, presetLimits, recordLimit } from '../../src/core/index.ts';
-import { limitGate, settleLimit } from '../../src/core/limits/hostLimits.ts';
+import { giveBackProbe, limitGate, settleLimit } from '../../src/core/limits/hostLimits.ts';
 import { chooseCommand } from '../../src/core/orchestrate/presetChoice.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../src/core/runs/runConfig.ts';
 
@@ -71,7 +71,7 @@ test('the scheduler runs a role on its next preset while the first is limited, a
   const opencode = ['opencode', 'run', 'x'];
   const config: RunConfig = { ...DEFAULT_RUN_CONFIG, roles: { ralph: claude }, fallbacks: { ralph: [opencode] } };
   const runs = async (now: Date) => chooseCommand(config, 'ralph', env, async () => null, HOLD, now);
-  assert.deepEqual(await runs(T0), { kind: 'run', command: claude, instead: null });
+  assert.deepEqual(await runs(T0), { kind: 'run', command: claude, instead: null, probe: null });
   recordLimit(env, 'claude', { message: 'limit', resetAt: at(300).toISOString() }, 1, T0);
   const fallback = await runs(at(1));
   assert.equal(fallback?.kind === 'run' && fallback.command, opencode);
@@ -81,8 +81,13 @@ test('the scheduler runs a role on its next preset while the first is limited, a
   assert.equal(wait?.kind, 'wait');
   assert.equal(wait?.kind === 'wait' && wait.until, at(120).toISOString(), 'the nearest reset');
   assert.match(wait?.kind === 'wait' ? wait.reason : '', /^waiting: claude limited until .+; opencode limited until/);
-  // Once the first resets, new runs go back to it.
-  assert.deepEqual(await runs(at(301)), { kind: 'run', command: claude, instead: null });
+  // Once the first resets, new runs go back to it, the first as its probe.
+  assert.deepEqual(await runs(at(301)), {
+    kind: 'run',
+    command: claude,
+    instead: null,
+    probe: { key: 'claude', at: at(301).toISOString() },
+  });
   // A first preset that cannot run is passed over for one that can.
   const missing = await chooseCommand(
     config,
@@ -93,4 +98,21 @@ test('the scheduler runs a role on its next preset while the first is limited, a
     T0,
   );
   assert.equal(missing?.kind === 'run' && missing.command, opencode);
+});
+
+test('a probe no run settled is given back by its taker only: the next start may probe; another taker’s stays out', (t) => {
+  const env = stateEnv(t);
+  recordLimit(env, 'claude', { message: 'limit', resetAt: at(60).toISOString() }, 1, T0);
+  const taken = limitGate(env, 'claude', process.pid, HOLD, at(61));
+  assert.equal(taken.kind, 'probe');
+  const takenAt = taken.kind === 'probe' ? taken.at : '';
+  assert.equal(limitGate(env, 'claude', process.pid, HOLD, at(62)).kind, 'wait', 'one probe at a time');
+  // Another process's give-back, or one for an earlier probe, leaves it out.
+  giveBackProbe(env, 'claude', process.pid + 1, takenAt);
+  giveBackProbe(env, 'claude', process.pid, at(1).toISOString());
+  assert.equal(limitGate(env, 'claude', process.pid, HOLD, at(63)).kind, 'wait');
+  // Its taker's give-back (the scheduler started no run with it): the next start probes, and the limit stays.
+  giveBackProbe(env, 'claude', process.pid, takenAt);
+  assert.equal(limitGate(env, 'claude', process.pid, HOLD, at(64)).kind, 'probe');
+  assert.ok(limitOf(env, 'claude'), 'still limited: nothing got through');
 });

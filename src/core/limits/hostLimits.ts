@@ -30,7 +30,8 @@ export interface PresetLimit {
 /** Whether a preset may start a run now. */
 export type LimitGate =
   | { readonly kind: 'free' }
-  | { readonly kind: 'probe' }
+  /** This process holds the one probe, taken at `at` (ISO 8601): the run it starts gives it back (giveBackProbe if none starts). */
+  | { readonly kind: 'probe'; readonly at: string }
   | { readonly kind: 'wait'; readonly limit: PresetLimit; readonly reason: string };
 
 const PRESET_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -141,9 +142,9 @@ export function limitGate(
     try {
       const until = new Date(now.getTime() + holdMs).toISOString();
       writeFileSync(probe, JSON.stringify({ pid, at: now.toISOString(), until }) + '\n', { flag: 'wx', mode: 0o600 });
-      return { kind: 'probe' };
+      return { kind: 'probe', at: now.toISOString() };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return { kind: 'probe' };
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return { kind: 'probe', at: now.toISOString() };
       const holder = probeHolder(probe);
       if (holder !== null && pidAlive(holder.pid) && Date.parse(holder.until) > now.getTime())
         return { kind: 'wait', limit, reason: `${preset} limited: one run is trying it again after its reset` };
@@ -165,10 +166,21 @@ export function settleLimit(env: NodeJS.ProcessEnv, preset: string, startedAt: D
   else releaseProbe(env, preset);
 }
 
-function probeHolder(path: string): { pid: number; until: string } | null {
+/**
+ * Gives back the probe `pid` took at `at` when no run of it settled the limit (the scheduler started
+ * none, or its run ended before its agent did): the next start may probe. Another's probe is left alone.
+ */
+export function giveBackProbe(env: NodeJS.ProcessEnv, preset: string, pid: number, at: string): void {
+  const holder = probeHolder(fileOf(env, preset, '.probe'));
+  if (holder?.pid === pid && holder.at === at) releaseProbe(env, preset);
+}
+
+function probeHolder(path: string): { pid: number; at: string | null; until: string } | null {
   try {
-    const p = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; until?: unknown };
-    return typeof p.pid === 'number' && typeof p.until === 'string' ? { pid: p.pid, until: p.until } : null;
+    const p = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; at?: unknown; until?: unknown };
+    return typeof p.pid === 'number' && typeof p.until === 'string'
+      ? { pid: p.pid, at: typeof p.at === 'string' ? p.at : null, until: p.until }
+      : null;
   } catch {
     return null;
   }

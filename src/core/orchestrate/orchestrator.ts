@@ -1,4 +1,4 @@
-import { chooseCommand } from './presetChoice.ts';
+import { chooseCommand, type TakenProbe } from './presetChoice.ts';
 import { limitKeyOf } from '../limits/runLimit.ts';
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
@@ -25,6 +25,7 @@ import { Fleet, type HeavyKind, type Parallel } from './fleet.ts';
 import { Notifier } from './notify.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
 import { BUILDING_ROLE, ROLE_REGISTRY } from '../../shared/roles.ts';
+import { giveBackProbe } from '../limits/hostLimits.ts';
 
 export interface OrchestratorOptions {
   readonly store: Store;
@@ -466,11 +467,11 @@ export class Orchestrator {
   private async commandFor(
     epicId: string,
     role: AgentRole,
-  ): Promise<{ command: readonly string[]; unavailable: string | null } | null> {
+  ): Promise<{ command: readonly string[]; unavailable: string | null; probe: TakenProbe | null } | null> {
     const holdMs = this.probeHoldMs(role);
     const choice = await chooseCommand(this.config, role, process.env, (c) => this.preflightOf(c), holdMs);
     if (!choice) return null;
-    if (choice.kind === 'unavailable') return { command: choice.command, unavailable: choice.reason };
+    if (choice.kind === 'unavailable') return { command: choice.command, unavailable: choice.reason, probe: null };
     if (choice.kind === 'wait') {
       const message = `${choice.reason} (${ROLE_NAMES[role]})`;
       this.limitWaits.push({ epic_id: epicId, kind: 'limit', message, until: choice.until });
@@ -479,7 +480,7 @@ export class Orchestrator {
     }
     if (choice.instead)
       this.log(`${epicId}: ${ROLE_NAMES[role]} runs on ${limitKeyOf(choice.command)} (${choice.instead})`);
-    return { command: choice.command, unavailable: null };
+    return { command: choice.command, unavailable: null, probe: choice.probe };
   }
 
   private async launch(a: RunAction): Promise<boolean> {
@@ -496,131 +497,155 @@ export class Orchestrator {
     };
     const routed = await routedCommand(context, role, a.epicId, a.stepAnchor);
     if (routed) this.log(`${a.epicId}: ${routed.choice.reason}`);
-    const choice = routed ? { command: routed.command, unavailable: null } : await this.commandFor(a.epicId, role);
+    const choice = routed ? { ...routed, unavailable: null } : await this.commandFor(a.epicId, role);
     if (!choice) return false;
-    const { command, unavailable } = choice;
-    if (unavailable) {
-      // Nothing is claimed, counted or started: the epic waits for a person to install or log in and retry.
-      await this.store.applyEpicEvent(a.epicId, 'agent_unavailable', this.actor, unavailableReason(role, unavailable), {
-        role,
-        command,
-        reason: unavailable,
-      });
-      this.log(
-        `${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`,
-      );
-      return true;
-    }
-    // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
-    const planner = ROLE_REGISTRY[role].worktree === 'planning';
-    const epic = planner ? await this.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
-    await this.work.tidy(epic);
-    let worktree = epic.worktree_path ?? this.mainRoot;
-    // One planner per epic at a time, in a worktree of her own, removed when her run ends.
-    if (planner && this.planning.busy(a.epicId)) return false;
-    const planning = planner ? await this.planning.open(a.epicId, epic.status === 'blocked') : null;
-    if (planning?.path) worktree = planning.path;
-    const planningFailed = planning?.failed ?? null;
+    // A probe taken past a limit's reset goes with the run; when no run starts it is given back at once,
+    // and when the run ends without settling it (its agent never started), then (docs/agents.md, "Usage limits").
+    const probe = choice.probe;
+    const giveBack = (): void => {
+      if (probe) giveBackProbe(process.env, probe.key, process.pid, probe.at);
+    };
+    let planning: Awaited<ReturnType<PlanningRuns['open']>> | null = null;
     const closePlanning = async (): Promise<void> => {
       if (planning) await this.planning.close(a.epicId, planning.run);
     };
-    if (a.newIteration && !(await this.store.countIteration(a.epicId, this.actor, a.reason))) {
-      this.log(`${a.epicId}: build budget spent; blocked`);
-      await closePlanning();
-      return true;
-    }
-    // The invariant, checked before anything is claimed or started: never a person's checkout, never another branch.
-    const misplaced = planningFailed ? null : agentPlaceProblem(role, epic, worktree, this.mainRoot, process.env);
-    if (misplaced) {
-      this.logOnce(`place:${a.epicId}:${misplaced}`, `${a.epicId}: not starting ${ROLE_NAMES[role]}: ${misplaced}`);
-      await closePlanning();
-      return false;
-    }
-    const planPath = (await this.store.epicPlans(a.epicId)).livePlanPath;
-    const env: Record<string, string> = {};
-    let step = a.stepAnchor;
-    let claimToken: number | null = null;
-    const building = ROLE_REGISTRY[role].rule === 'building';
-    if (building && a.stepAnchor) await this.files.beforeStep(a.epicId, a.stepAnchor, worktree);
-    if (building && planPath) {
-      const source = await this.work.builderPlan(epic, planPath, worktree);
-      if (!source) return true;
-      if (a.stepAnchor) {
-        // The store's files rule is for agents that claim by themselves: decide() already applied the
-        // scheduler's, which "filesAware": false turns off (docs/files.md).
-        const claim = await this.store.claimNext(
-          source,
-          { worktree, agent: role },
-          { leaseSeconds: this.config.leaseSeconds, files: false, anchor: a.stepAnchor },
+    let handedOff = false;
+    try {
+      const { command, unavailable } = choice;
+      if (unavailable) {
+        // Nothing is claimed, counted or started: the epic waits for a person to install or log in and retry.
+        await this.store.applyEpicEvent(
+          a.epicId,
+          'agent_unavailable',
+          this.actor,
+          unavailableReason(role, unavailable),
+          {
+            role,
+            command,
+            reason: unavailable,
+          },
         );
-        if (!claim.claimed) return false;
-        step = claim.step_anchor;
-        claimToken = claim.claim_token;
-        env.SPRINGFIELD_CLAIM_TOKEN = String(claim.claim_token);
+        this.log(
+          `${a.epicId}: ${ROLE_NAMES[role]} cannot run — ${unavailable}; nothing is started for it until a person retries: springfield epic retry ${a.epicId}`,
+        );
+        return true;
+      }
+      // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
+      const planner = ROLE_REGISTRY[role].worktree === 'planning';
+      const epic = planner ? await this.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+      await this.work.tidy(epic);
+      let worktree = epic.worktree_path ?? this.mainRoot;
+      // One planner per epic at a time, in a worktree of her own, removed when her run ends.
+      if (planner && this.planning.busy(a.epicId)) return false;
+      planning = planner ? await this.planning.open(a.epicId, epic.status === 'blocked') : null;
+      if (planning?.path) worktree = planning.path;
+      const planningFailed = planning?.failed ?? null;
+      if (a.newIteration && !(await this.store.countIteration(a.epicId, this.actor, a.reason))) {
+        this.log(`${a.epicId}: build budget spent; blocked`);
+        return true;
+      }
+      // The invariant, checked before anything is claimed or started: never a person's checkout, never another branch.
+      const misplaced = planningFailed ? null : agentPlaceProblem(role, epic, worktree, this.mainRoot, process.env);
+      if (misplaced) {
+        this.logOnce(`place:${a.epicId}:${misplaced}`, `${a.epicId}: not starting ${ROLE_NAMES[role]}: ${misplaced}`);
+        return false;
+      }
+      const planPath = (await this.store.epicPlans(a.epicId)).livePlanPath;
+      const env: Record<string, string> = {};
+      let step = a.stepAnchor;
+      let claimToken: number | null = null;
+      const building = ROLE_REGISTRY[role].rule === 'building';
+      if (building && a.stepAnchor) await this.files.beforeStep(a.epicId, a.stepAnchor, worktree);
+      if (building && planPath) {
+        const source = await this.work.builderPlan(epic, planPath, worktree);
+        if (!source) return true;
+        if (a.stepAnchor) {
+          // The store's files rule is for agents that claim by themselves: decide() already applied the
+          // scheduler's, which "filesAware": false turns off (docs/files.md).
+          const claim = await this.store.claimNext(
+            source,
+            { worktree, agent: role },
+            { leaseSeconds: this.config.leaseSeconds, files: false, anchor: a.stepAnchor },
+          );
+          if (!claim.claimed) return false;
+          step = claim.step_anchor;
+          claimToken = claim.claim_token;
+          env.SPRINGFIELD_CLAIM_TOKEN = String(claim.claim_token);
+        }
+      }
+      const launchId = randomUUID();
+      env.SPRINGFIELD_AGENT = role;
+      env.SPRINGFIELD_LAUNCH_ID = launchId;
+      const argv = [
+        ...this.cli,
+        'run',
+        '--role',
+        role,
+        '--epic',
+        a.epicId,
+        ...(step ? ['--step', step] : []),
+        ...(planPath ? ['--plan', planPath] : []),
+        '--timeout',
+        String(timeoutFor(this.config, role)),
+        '--',
+        ...command,
+      ];
+      const name = [ROLE_NAMES[role], a.epicId, step].filter(Boolean).join(' · ');
+      this.log(`start ${name} (${a.reason})`);
+      let agent: LaunchedAgent;
+      try {
+        // A planning worktree that could not be made or set up is recorded as a failed Lisa run (a fault like any other).
+        if (planningFailed) throw new Error(planningFailed);
+        agent = this.launcher.launch({ argv, cwd: worktree, env, name, role, epicId: a.epicId, step });
+      } catch (err) {
+        // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
+        const lines = messageOf(err).split('\n');
+        const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
+        agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
+      }
+      // From here the run's end closes the planning worktree and gives the probe back if the run did not.
+      handedOff = true;
+      const launch: Launch = {
+        id: launchId,
+        placeholder: {
+          id: this.nextLocalId--,
+          epicId: a.epicId,
+          stepAnchor: step,
+          role,
+          startedAt: new Date().toISOString(),
+        },
+        role,
+        planPath,
+        worktree,
+        claimToken,
+        command,
+        agent,
+        exited: null,
+      };
+      this.launches.set(launchId, launch);
+      this.agents.set(launchId, agent);
+      const done = agent.done.then(async (code) => {
+        this.log(`${name} exited ${code}`);
+        await closePlanning();
+        launch.exited = code;
+        this.endedUnseen = true;
+        this.agents.delete(launchId);
+        if (building) await this.files.afterBuild(a.epicId);
+        giveBack();
+        const ended = await this.store.runsByLaunch([launchId]).catch(() => []);
+        this.fleet.runEnded(ended[0]?.status ?? 'failed');
+        this.pending.delete(done);
+      });
+      this.pending.add(done);
+      return true;
+    } finally {
+      // Nothing handed to a run (an early return, or a store error on the way): the planning worktree
+      // and the probe go back at once, so neither waits for a run that never started.
+      if (!handedOff) {
+        giveBack();
+        await closePlanning();
       }
     }
-    const launchId = randomUUID();
-    env.SPRINGFIELD_AGENT = role;
-    env.SPRINGFIELD_LAUNCH_ID = launchId;
-    const argv = [
-      ...this.cli,
-      'run',
-      '--role',
-      role,
-      '--epic',
-      a.epicId,
-      ...(step ? ['--step', step] : []),
-      ...(planPath ? ['--plan', planPath] : []),
-      '--timeout',
-      String(timeoutFor(this.config, role)),
-      '--',
-      ...command,
-    ];
-    const name = [ROLE_NAMES[role], a.epicId, step].filter(Boolean).join(' · ');
-    this.log(`start ${name} (${a.reason})`);
-    let agent: LaunchedAgent;
-    try {
-      // A planning worktree that could not be made or set up is recorded as a failed Lisa run (a fault like any other).
-      if (planningFailed) throw new Error(planningFailed);
-      agent = this.launcher.launch({ argv, cwd: worktree, env, name, role, epicId: a.epicId, step });
-    } catch (err) {
-      // The last line is the reason the run is recorded with; lines before it (a setup's output) are its output.
-      const lines = messageOf(err).split('\n');
-      const message = [...lines.slice(0, -1), `cannot launch: ${lines.at(-1) ?? ''}`].join('\n');
-      agent = { done: Promise.resolve(127), kill: () => undefined, tail: () => message };
-    }
-    const launch: Launch = {
-      id: launchId,
-      placeholder: {
-        id: this.nextLocalId--,
-        epicId: a.epicId,
-        stepAnchor: step,
-        role,
-        startedAt: new Date().toISOString(),
-      },
-      role,
-      planPath,
-      worktree,
-      claimToken,
-      command,
-      agent,
-      exited: null,
-    };
-    this.launches.set(launchId, launch);
-    this.agents.set(launchId, agent);
-    const done = agent.done.then(async (code) => {
-      this.log(`${name} exited ${code}`);
-      await closePlanning();
-      launch.exited = code;
-      this.endedUnseen = true;
-      this.agents.delete(launchId);
-      if (building) await this.files.afterBuild(a.epicId);
-      const ended = await this.store.runsByLaunch([launchId]).catch(() => []);
-      this.fleet.runEnded(ended[0]?.status ?? 'failed');
-      this.pending.delete(done);
-    });
-    this.pending.add(done);
-    return true;
   }
 
   /** Ralph's one session on a real conflict at the merge (docs/files.md): `springfield run` in the epic's worktree, the brief in his context. */

@@ -6,9 +6,23 @@ import { clock, limitGate, limitOf } from '../limits/hostLimits.ts';
 import { limitKeyOf } from '../limits/runLimit.ts';
 import type { AgentRole, RunConfig } from '../runs/runConfig.ts';
 
+/** A probe this process took for a preset (its limit key), at `at`. */
+export interface TakenProbe {
+  readonly key: string;
+  readonly at: string;
+}
+
 export type CommandChoice =
-  /** Start this command; `instead` says why an earlier one was passed over (null for the first). */
-  | { readonly kind: 'run'; readonly command: readonly string[]; readonly instead: string | null }
+  /**
+   * Start this command; `instead` says why an earlier one was passed over (null for the first);
+   * `probe`: the probe taken for it past its preset's reset (given back if no run starts), else null.
+   */
+  | {
+      readonly kind: 'run';
+      readonly command: readonly string[];
+      readonly instead: string | null;
+      readonly probe: TakenProbe | null;
+    }
   /** Every configured preset is limited: start nothing, say why and until when. */
   | { readonly kind: 'wait'; readonly reason: string; readonly until: string | null }
   /** None can run at all: the first one's reason (the epic waits for a person, as without fallbacks). */
@@ -59,7 +73,8 @@ export async function chooseCommand(
       passed.push(gate.reason);
       continue;
     }
-    return { kind: 'run', command, instead: passed.length > 0 ? passed.join('; ') : null };
+    const probe = gate.kind === 'probe' ? { key, at: gate.at } : null;
+    return { kind: 'run', command, instead: passed.length > 0 ? passed.join('; ') : null, probe };
   }
   if (waits.length > 0) {
     const untils = waits

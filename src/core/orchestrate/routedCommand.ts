@@ -6,7 +6,7 @@
  * goes (limitGate claims it, as for a role's fallbacks): the next choice passes it over while the probe is out.
  */
 import { ROLE_NAMES } from '../epics/transitions.ts';
-import { clock, limitedUntil, limitGate } from '../limits/hostLimits.ts';
+import { clock, giveBackProbe, limitedUntil, limitGate } from '../limits/hostLimits.ts';
 import { limitKeyOf } from '../limits/runLimit.ts';
 import { chooseRoute, type RouteChoice } from '../runs/routing.ts';
 import { findPreset } from '../runs/presets.ts';
@@ -15,6 +15,7 @@ import { buildLedger, presetStandings } from '../stats/index.ts';
 import { filesOf, stepArea } from '../stats/stepKind.ts';
 import type { Actor, Store } from '../store/index.ts';
 import { BUILDING_ROLE } from '../../shared/roles.ts';
+import type { TakenProbe } from './presetChoice.ts';
 
 export interface RouteContext {
   readonly store: Store;
@@ -33,7 +34,7 @@ export async function routedCommand(
   role: AgentRole,
   epicId: string,
   stepAnchor: string | null,
-): Promise<{ command: readonly string[]; choice: RouteChoice } | null> {
+): Promise<{ command: readonly string[]; choice: RouteChoice; probe: TakenProbe | null } | null> {
   const route = role === BUILDING_ROLE ? c.config.routes?.ralph : undefined;
   if (!route || !stepAnchor) return null;
   const rows = await c.store.statsRows(null);
@@ -49,6 +50,7 @@ export async function routedCommand(
   const standings = presetStandings(buildLedger(rows), kind);
   let choice: RouteChoice | null = null;
   let command: readonly string[] | undefined;
+  let probe: TakenProbe | null = null;
   // The chosen preset must win its start: past a limit's reset only one probe goes, so while another's is out it is passed over.
   for (let tries = 0; tries < route.presets.length && !command; tries++) {
     choice = chooseRoute({
@@ -63,15 +65,23 @@ export async function routedCommand(
     if (!choice || !argv) return null;
     const gate = limitGate(c.env, limitKeyOf(argv), process.pid, c.holdMs);
     if (gate.kind === 'wait') why.set(choice.preset, gate.reason);
-    else command = argv;
+    else {
+      command = argv;
+      probe = gate.kind === 'probe' ? { key: limitKeyOf(argv), at: gate.at } : null;
+    }
   }
   if (!choice || !command) return null;
-  await c.store.recordRoute(epicId, stepAnchor, c.actor, choice.reason, {
-    role,
-    preset: choice.preset,
-    kind,
-    by: route.by ?? 'acceptance',
-    explored: choice.explored,
-  });
-  return { command, choice };
+  try {
+    await c.store.recordRoute(epicId, stepAnchor, c.actor, choice.reason, {
+      role,
+      preset: choice.preset,
+      kind,
+      by: route.by ?? 'acceptance',
+      explored: choice.explored,
+    });
+  } catch (err) {
+    if (probe) giveBackProbe(c.env, probe.key, process.pid, probe.at);
+    throw err;
+  }
+  return { command, choice, probe };
 }
