@@ -192,6 +192,13 @@ for (const backend of BACKENDS) {
         ['codex', 1, 1],
         ['total', 3, 1],
       ]);
+      // A reverted again after its reapply: the newest revert of A stands, so A counts as reverted.
+      repo.git(['revert', '--no-edit', shaA]);
+      assert.deepEqual(await reverted(), [
+        ['claude', 2, 2],
+        ['codex', 1, 1],
+        ['total', 3, 3],
+      ]);
     });
 
     test('a merge commit reverted with git revert -m 1 counts the epic it brought in; that revert reverted does not', async (t) => {

@@ -8,8 +8,8 @@ import { gitRun } from './exec.ts';
 import { EPIC_TRAILER } from './trailers.ts';
 
 export interface RevertFacts {
-  /** A reverted commit (as the revert names it) → the commit that reverts it, oldest revert first. */
-  readonly reverts: ReadonlyMap<string, string>;
+  /** A reverted commit (as the revert names it) → every commit that reverts it, oldest first (revert, reapply, revert again). */
+  readonly reverts: ReadonlyMap<string, readonly string[]>;
   /** An epic → the newest commit on `ref` whose Springfield-Epic trailer names it. */
   readonly epicCommits: ReadonlyMap<string, string>;
   /** A reverted merge commit (as the revert names it) → the commits it brought into its first parent's line. */
@@ -22,14 +22,14 @@ const FIELD = '\x1f';
 /** The facts of `ref` in `root`, or null when git cannot read it (no repository, no commit yet). */
 export function readRevertFacts(root: string, ref: string, env: NodeJS.ProcessEnv): RevertFacts | null {
   const log = (grep: string, body: string) =>
-    gitRun(root, ['log', ref, '--reverse', `--grep=${grep}`, `--format=%H${FIELD}${body}${RECORD}`], env);
+    gitRun(root, ['log', ref, '--reverse', `--grep=${grep}`, `--format=%H${FIELD}${body}${RECORD}`, '--'], env);
   const reverting = log('This reverts commit', '%B');
   const epics = log(`^${EPIC_TRAILER}: `, `%(trailers:key=${EPIC_TRAILER},valueonly,unfold)`);
   if (reverting.status !== 0 || epics.status !== 0) return null;
-  const reverts = new Map<string, string>();
+  const reverts = new Map<string, string[]>();
   for (const [sha, body] of records(reverting.stdout))
     for (const m of body.matchAll(/This reverts commit ([0-9a-f]{7,40})\b/g))
-      if (!reverts.has(m[1]!)) reverts.set(m[1]!, sha);
+      reverts.set(m[1]!, [...(reverts.get(m[1]!) ?? []), sha]);
   const epicCommits = new Map<string, string>();
   for (const [sha, values] of records(epics.stdout))
     for (const epic of values.split('\n').map((v) => v.trim())) if (epic !== '') epicCommits.set(epic, sha);

@@ -11,11 +11,12 @@ import type { StatsRows } from '../store/shared/stats.ts';
 /** Two names of one commit: equal, or one an abbreviation (≥ 7 hex digits) of the other. */
 const same = (a: string, b: string) => a.length >= 7 && b.length >= 7 && (a.startsWith(b) || b.startsWith(a));
 
-/** The commit that undoes `commit` for good, or null. */
+/** The newest commit that undoes `commit` for good (a revert not itself reverted), or null. */
 function undoneBy(facts: RevertFacts, commit: string, depth = 0): string | null {
   if (depth > 50) return null;
-  for (const [reverted, revert] of facts.reverts)
-    if (same(reverted, commit) && undoneBy(facts, revert, depth + 1) === null) return revert;
+  for (const [reverted, reverting] of facts.reverts)
+    if (same(reverted, commit))
+      for (const revert of [...reverting].reverse()) if (undoneBy(facts, revert, depth + 1) === null) return revert;
   return null;
 }
 
