@@ -77,11 +77,7 @@ export interface Watch {
   dispose(): void;
 }
 
-/**
- * What the step commands ask of the store (docs/steps.md): plans, steps, claims and leases, and the
- * audit log. The step commands' bundle links a store of these operations only (docs/cli-cost.md,
- * "The step store"); every other caller has the whole Store.
- */
+/** How a claim is made: its lease, a resumed claim, the branch, the files rule, a chosen step. */
 export interface ClaimOptions {
   readonly leaseSeconds?: number;
   readonly resume?: string;
@@ -95,6 +91,11 @@ export interface ClaimOptions {
   readonly anchor?: string;
 }
 
+/**
+ * What the step commands ask of the store (docs/steps.md): plans, steps, claims and leases, and the
+ * audit log. The step commands' bundle links a store of these operations only (docs/cli-cost.md,
+ * "The step store"); every other caller has the whole Store.
+ */
 export interface StepStore {
   describe(): StoreDescription;
   close(): Promise<void>;
