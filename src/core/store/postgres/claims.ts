@@ -32,6 +32,17 @@ export const claimsPg: PgMethods<ClaimsPort> = {
       )
     )[0];
   },
+  async readyStep(plan, anchor) {
+    return (
+      await this.tx.q<PgStepRow>(
+        `SELECT ${STEP_COLUMNS} FROM steps
+        WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3 AND parent_anchor IS NULL AND blockers = 0
+          AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < $4))
+        FOR UPDATE SKIP LOCKED`,
+        [this.tx.repo, plan, anchor, this.now],
+      )
+    )[0];
+  },
   async claimStep(step, actor, token, until) {
     const changed = await this.tx.q(
       `UPDATE steps SET ${CLAIM} WHERE repo_id = $1 AND plan_path = $2 AND anchor = $3 AND claim_token = $10

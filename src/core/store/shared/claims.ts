@@ -33,6 +33,8 @@ export interface ClaimsPort {
    * lease; PostgreSQL locks it (SKIP LOCKED: concurrent claimers get different rows).
    */
   firstReady(planPath: string): Io<StepRow | undefined>;
+  /** The top-level step `anchor` if it is claimable as firstReady's are; PostgreSQL locks that row only (SKIP LOCKED). */
+  readyStep(planPath: string, anchor: string): Io<StepRow | undefined>;
   /** Claims `step` for `actor` (and this host) with `token` until `until`, if its token is still `step.claim_token` and it is claimable: whether it did. */
   claimStep(step: StepRow, actor: Actor, token: number, until: string): Io<boolean>;
   /** Claims the open substeps of `parent` the same way: their anchors in step order. `source` matched the stored structure. */
@@ -81,10 +83,7 @@ export function* claimNext(
   if (waiting) throw refuse.epicNotInProgress(waiting);
   const elsewhere = claimElsewhere(plan, epic, { worktree: actor.worktree, branch });
   if (elsewhere) throw refuse.epicElsewhere(elsewhere);
-  const first =
-    anchor === null
-      ? yield* call(port.firstReady(plan))
-      : (yield* call(port.readyCandidates(plan))).find((step) => step.anchor === anchor);
+  const first = anchor === null ? yield* call(port.firstReady(plan)) : yield* call(port.readyStep(plan, anchor));
   if (!first) {
     const p = yield* call(port.partitionSteps(plan));
     const allDone = p.completed.length === p.all.length;

@@ -35,6 +35,14 @@ export const claimsSql: SqliteMethods<ClaimsPort> = {
     }
     return first;
   },
+  readyStep(plan, anchor) {
+    return this.db
+      .prepare(
+        `SELECT * FROM steps WHERE plan_path = @plan AND anchor = @anchor AND parent_anchor IS NULL AND blockers = 0
+        AND (status = 'pending' OR (status IN ('claimed', 'in_progress') AND lease_expires_at < @now))`,
+      )
+      .get({ plan, anchor, now: this.now }) as StepRow | undefined;
+  },
   claimStep(step, actor, token, until) {
     return (
       this.db
