@@ -331,51 +331,47 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     },
   );
 
-  test(
-    'the scripted agent completes step-1 and the tree shows it done',
-    { timeout: 90_000 },
-    async () => {
-      writeFileSync(join(out, 'release-step-1'), '');
-      await eventually(
-        'step-1 completed in the store',
-        () => step(repo, 'step-1').status === 'completed',
-        30_000,
-        diagnose,
-      );
-      const done = step(repo, 'step-1');
-      assert.ok(done.commit_hash, 'completed by a commit');
-      const log = execFileSync('git', ['log', '-1', '--format=%H%n%B', done.commit_hash], {
-        cwd: worktree,
-        encoding: 'utf8',
-        env: cleanEnv(),
-      });
-      assert.match(log, /Write the greeting of step-1/);
-      assert.match(log, /Springfield-Step: step-1/);
-      assert.equal(
-        readFileSync(join(worktree, 'greetings', 'step-1.txt'), 'utf8'),
-        'step-1\n',
-        'the agent wrote in the worktree',
-      );
-      assert.ok(!existsSync(join(repo, 'greetings')), 'nothing was written in the main worktree');
-      // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
-      const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`);
-      if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
-      const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Hello"]');
-      // The row says when it was done; its commit is in the tooltip (checked by the in-host suite).
-      await stepRow
-        .filter({ hasText: /done \S+ ago/ })
-        .waitFor({ timeout: 30_000 })
-        .catch(async () => assert.fail(`no step-1 row saying done … ago; rows:\n${await rows(page)}`));
-      assert.equal(await stepRow.locator('.codicon-pass-filled').count(), 1, 'the completed icon');
-      await eventually(
-        'the run ended with exit 0',
-        () => runs(repo, epic).some((r) => r.step_anchor === 'step-1' && r.status !== 'running' && r.exit_code === 0),
-        15_000,
-        diagnose,
-      );
-      await screenshot(page, 'scheduler-tree');
-    },
-  );
+  test('the scripted agent completes step-1 and the tree shows it done', { timeout: 90_000 }, async () => {
+    writeFileSync(join(out, 'release-step-1'), '');
+    await eventually(
+      'step-1 completed in the store',
+      () => step(repo, 'step-1').status === 'completed',
+      30_000,
+      diagnose,
+    );
+    const done = step(repo, 'step-1');
+    assert.ok(done.commit_hash, 'completed by a commit');
+    const log = execFileSync('git', ['log', '-1', '--format=%H%n%B', done.commit_hash], {
+      cwd: worktree,
+      encoding: 'utf8',
+      env: cleanEnv(),
+    });
+    assert.match(log, /Write the greeting of step-1/);
+    assert.match(log, /Springfield-Step: step-1/);
+    assert.equal(
+      readFileSync(join(worktree, 'greetings', 'step-1.txt'), 'utf8'),
+      'step-1\n',
+      'the agent wrote in the worktree',
+    );
+    assert.ok(!existsSync(join(repo, 'greetings')), 'nothing was written in the main worktree');
+    // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
+    const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`);
+    if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
+    const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Hello"]');
+    // The row says when it was done; its commit is in the tooltip (checked by the in-host suite).
+    await stepRow
+      .filter({ hasText: /done \S+ ago/ })
+      .waitFor({ timeout: 30_000 })
+      .catch(async () => assert.fail(`no step-1 row saying done … ago; rows:\n${await rows(page)}`));
+    assert.equal(await stepRow.locator('.codicon-pass-filled').count(), 1, 'the completed icon');
+    await eventually(
+      'the run ended with exit 0',
+      () => runs(repo, epic).some((r) => r.step_anchor === 'step-1' && r.status !== 'running' && r.exit_code === 0),
+      15_000,
+      diagnose,
+    );
+    await screenshot(page, 'scheduler-tree');
+  });
 
   test('"Stop scheduler" stops launching agents', { timeout: 90_000 }, async () => {
     await palette(page, 'Springfield: Stop scheduler');
