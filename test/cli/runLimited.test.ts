@@ -41,7 +41,7 @@ test('a manual run is held by a known limit: until when, exit 1, nothing started
   assert.equal(held.code, 1, held.stderr);
   assert.match(
     held.stderr,
-    /^springfield: claude limited until \d\d:\d\d on this host: nothing started \(springfield run --ignore-limit starts it anyway\)\n$/,
+    /^springfield: claude limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d on this host: nothing started \(springfield run --ignore-limit starts it anyway\)\n$/,
   );
   assert.equal(held.stdout, '');
   assert.equal(started(), 0, 'the CLI was not started');

@@ -255,7 +255,7 @@ test(
     );
     assert.match(
       met[0]?.outcome_reason ?? '',
-      /Please try again in \d+ seconds\. — claude limited until \d\d:\d\d on this host$/,
+      /Please try again in \d+ seconds\. — claude limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d on this host$/,
     );
     const known = at(met[0]?.ended_at ?? null);
     // Real Claude Code built the first two epics before the window, and the fallback carried the rest through it.
@@ -270,7 +270,7 @@ test(
         .sort(),
       table,
     );
-    assert.match(run.stderr, /Ralph runs on node \(claude limited until \d\d:\d\d\)/);
+    assert.match(run.stderr, /Ralph runs on node \(claude limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d\)/);
 
     // Nothing started into the known limit: no Claude Code run, and no request at the server, from the
     // moment the limit was recorded until the window's end.

@@ -213,7 +213,7 @@ test('routedCommand respects a limit: passed over inside its window, after its r
   recordLimit(env, 'claude', hit(90), 1);
   const inside = await routedCommand(context, 'ralph', b, 'step-1');
   assert.equal(inside?.choice.preset, 'codex');
-  assert.match(inside?.choice.reason ?? '', /\(claude skipped: limited until \d\d:\d\d\)$/);
+  assert.match(inside?.choice.reason ?? '', /\(claude skipped: limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d\)$/);
   // Past the reset: the first choice is the one probe, the next ones pass claude over while it is out.
   clearLimit(env, 'claude');
   recordLimit(env, 'claude', hit(-1), 1, new Date(Date.now() - 2000));

@@ -76,7 +76,8 @@ async function limitedRun(
   return runs[0] as RunRow;
 }
 
-const until = (preset: string) => new RegExp(` — ${preset} limited until \\d\\d:\\d\\d on this host$`);
+const until = (preset: string) =>
+  new RegExp(` — ${preset} limited until (?:\\d{4}-\\d\\d-\\d\\d )?\\d\\d:\\d\\d on this host$`);
 
 test('Codex meets an OpenAI rate limit: limited, in its words', { timeout: 300_000 }, async (t) => {
   const run = await limitedRun(t, CODEX, OPENAI_LIMIT(20));
