@@ -5,7 +5,7 @@
 // goes first merges first, and the other's conflict (both only added lines) resolves mechanically at its merge.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI_PATH } from '../helpers/gitRepo.ts';
@@ -148,6 +148,38 @@ test(
     );
     for (const epic of [alpha, beta]) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
     assert.equal(f.git('show', 'main:src/shared.ts'), `export const shared = [];\n${alpha} step-1\n${beta} step-1`);
+  },
+);
+
+test(
+  "files-aware: the epic held by another's files starts its step as soon as that one is recorded merged, while its worktree is still being archived",
+  { timeout: 180_000 },
+  (t) => {
+    const { f, alpha, beta } = setUp(t, {}, 'trivial');
+    // Alpha's archive command runs once its merge is recorded, before its worktree is removed: it waits
+    // until beta's held step-1 has started (60 s at most) and writes down which came first.
+    const found = join(f.base, 'archive-found.txt');
+    const archive = String.raw`
+      const fs = require('node:fs');
+      if (process.env.SPRINGFIELD_EPIC !== ${JSON.stringify(alpha)}) process.exit(0);
+      const started = () => fs.readFileSync(process.env.SF_LOG, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+        .some((r) => r.event === 'edit-start' && r.epic === ${JSON.stringify(beta)} && r.step === 'step-1');
+      const deadline = Date.now() + 60000;
+      while (!started() && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      fs.writeFileSync(${JSON.stringify(found)}, started() ? 'beta started' : 'beta had not started after 60 s');
+    `;
+    f.config({ archive: [[process.execPath, '-e', archive]] });
+    // The loop wakes when something happens, not on a timer: a short interval would start beta's step anyway.
+    const run = f.orchestrate({ intervalSeconds: 600 });
+    assert.equal(readFileSync(found, 'utf8'), 'beta started', run.stderr);
+    assert.equal(run.timedOut, false, run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    const at = (line: RegExp) => run.stderr.split('\n').findIndex((l) => line.test(l));
+    const started = at(new RegExp(`start Ralph · ${beta} · step-1 `));
+    const removed = at(new RegExp(`${alpha}: merged as [0-9a-f]+; worktree removed; done`));
+    assert.ok(started >= 0 && removed > started, run.stderr);
+    for (const epic of [alpha, beta]) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
+    assert.deepEqual(overlapping(intervals(f)), []);
   },
 );
 

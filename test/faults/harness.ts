@@ -251,7 +251,7 @@ export interface FaultRepo {
    * `springfield orchestrate --watch --until-idle`, killed by a safety timeout far above what a
    * converging run needs (`untilIdle: false` leaves the flag out, for the checker's own test).
    */
-  orchestrate(options?: { untilIdle?: boolean; timeoutMs?: number }): Orchestrated;
+  orchestrate(options?: { untilIdle?: boolean; timeoutMs?: number; intervalSeconds?: number }): Orchestrated;
 }
 
 export interface Orchestrated {
@@ -386,7 +386,7 @@ export function faultRepo(
         '--watch',
         ...(options.untilIdle === false ? [] : ['--until-idle']),
         '--interval',
-        '1',
+        String(options.intervalSeconds ?? 1),
         '--json',
       ];
       const r = spawnSync(process.execPath, args, {

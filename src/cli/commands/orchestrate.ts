@@ -128,7 +128,10 @@ export const orchestrateCommand: Command = {
           .filter((w) => w.until !== null)
           .map((w) => Date.parse(w.until ?? '') - Date.now() + 50);
         const wait = actions.some((a) => a.kind !== 'check_pr') ? 50 : Math.max(50, Math.min(interval, ...backoff));
-        await Promise.race([new Promise((r) => setTimeout(r, wait)), orchestrator.nextExit()]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise((r) => (timer = setTimeout(r, wait))), orchestrator.nextExit()]);
+        // A timer left pending would keep the process alive up to an interval after --until-idle ends.
+        clearTimeout(timer);
       }
       await orchestrator.settle();
     }

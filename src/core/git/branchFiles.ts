@@ -22,15 +22,12 @@ export async function branchFiles(
   branch: string,
   env: NodeJS.ProcessEnv,
 ): Promise<BranchFiles | null> {
-  const changed = await changedSince(cwd, base, branch, env);
-  if (!changed) return null;
   const format = `--format=%x1e%(trailers:key=${STEP_TRAILER},valueonly,separator=%x1d)`;
-  const log = await gitRunAsync(
-    cwd,
-    ['log', '-z', '--no-renames', '--name-only', format, `${base}..${branch}`, '--'],
-    env,
-  );
-  if (log.status !== 0) return null;
+  const [changed, log] = await Promise.all([
+    changedSince(cwd, base, branch, env),
+    gitRunAsync(cwd, ['log', '-z', '--no-renames', '--name-only', format, `${base}..${branch}`, '--'], env),
+  ]);
+  if (!changed || log.status !== 0) return null;
   return { changed, bySteps: stepFiles(log.stdout) };
 }
 

@@ -52,7 +52,8 @@ export class ConflictForecast {
     if (main) this.tips.set(main.name, main.commit);
     if (this.mainTested === (main?.commit ?? null)) return;
     this.mainTested = main?.commit ?? null;
-    for (const id of this.underWay) await this.after(id);
+    // At once: the pass that saw main move waits for them before it starts anything.
+    await Promise.all(this.underWay.map((id) => this.after(id)));
   }
 
   /** After a build of `epicId`: its conflicts ahead, recorded for both sides of each pair of epics, and logged when new. */

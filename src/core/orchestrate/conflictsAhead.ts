@@ -66,10 +66,15 @@ export async function testConflicts(
     if (commit) targets.push({ with: id, commit });
   }
   const changed = (commit: string) => (main ? changedSince(mainRoot, main.commit, commit, process.env) : null);
-  const ownFiles = targets.length > 1 ? await changed(ours) : null;
+  // The test merges are made at once (a scheduler's pass may wait for them), then read in order.
+  const [ownFiles, merges] = await Promise.all([
+    targets.length > 1 ? changed(ours) : null,
+    Promise.all(targets.map((t) => testMerge(mainRoot, t.commit, ours, process.env))),
+  ]);
   const out: TestedConflict[] = [];
-  for (const t of targets) {
-    const r = await testMerge(mainRoot, t.commit, ours, process.env);
+  for (const [i, t] of targets.entries()) {
+    const r = merges[i];
+    if (!r) continue;
     if (!r.ok) {
       onError(`cannot test-merge ${epicBranch(epicId)} with ${t.with}: ${r.reason}`);
       continue;

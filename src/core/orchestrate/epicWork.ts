@@ -41,6 +41,8 @@ export interface EpicWorkOptions {
   /** A real conflict at the merge: one bounded Ralph session in the epic's worktree with `brief` in its context; resolves with its exit code (docs/files.md). */
   readonly resolveConflict?: (epicId: string, worktree: string, brief: string) => Promise<number>;
   readonly beforeWorktreeRemoved?: (path: string) => Promise<void>;
+  /** The epic is recorded merged (done); its worktree is closed after (docs/files.md, "Scheduling"). */
+  readonly merged?: (epicId: string) => void;
 }
 
 /** How a merge that met a conflict landed: who resolved it, what and how. */
@@ -64,6 +66,7 @@ export class EpicWork {
   private readonly config: EpicWorkOptions['config'];
   private readonly resolveConflict: EpicWorkOptions['resolveConflict'];
   private readonly beforeWorktreeRemoved: EpicWorkOptions['beforeWorktreeRemoved'];
+  private readonly merged: EpicWorkOptions['merged'];
   private readonly pool: SlotPool;
   private readonly mergeQueue = new SlotPool(1);
 
@@ -76,6 +79,7 @@ export class EpicWork {
     this.config = options.config;
     this.resolveConflict = options.resolveConflict;
     this.beforeWorktreeRemoved = options.beforeWorktreeRemoved;
+    this.merged = options.merged;
     // decide() holds a verification while its slots are taken; a merge's re-verification waits here for one.
     this.pool = new SlotPool(slotsOf(options.config).verification);
   }
@@ -425,6 +429,8 @@ export class EpicWork {
       retro,
     );
     if (outcome) await recordConflict(this.store, epicId, this.actor, outcome.by, outcome.files, outcome.resolutions);
+    // Epics held by its files may go on now, while its worktree is archived and removed.
+    this.merged?.(epicId);
     await this.closeWorktree(epic, `merged as ${r.commit_hash.slice(0, 12)}`);
   }
 

@@ -127,6 +127,8 @@ export class Orchestrator {
    * that pass could not act on it, so the orchestrator is not idle until the next one has looked.
    */
   private endedUnseen = false;
+  /** Resolves nextExit() early: an epic was recorded merged while its merge's cleanup goes on (wake()). */
+  private woken = wakeSignal();
 
   constructor(options: OrchestratorOptions) {
     // A location given here (a flag, an editor setting) wins over the config's worktreeRoot.
@@ -155,6 +157,7 @@ export class Orchestrator {
       actor: this.actor,
       resolveConflict: (epicId, worktree, brief) => this.conflictSession(epicId, worktree, brief),
       beforeWorktreeRemoved: options.beforeWorktreeRemoved,
+      merged: () => this.wake(),
     });
     this.fleet = new Fleet(options.config, options.log);
     this.notifier = new Notifier(options.config.notify?.command ?? null, options.mainRoot, options.log);
@@ -267,9 +270,23 @@ export class Orchestrator {
     while (this.pending.size > 0) await Promise.race(this.pending);
   }
 
-  /** A promise that resolves when any launched agent or scheduler work ends (for --watch). */
+  /**
+   * A promise that resolves when any launched agent or scheduler work ends (or ended unseen by the last
+   * pass), or when a merge is recorded, before its worktree is archived and removed: epics its files
+   * held go on at once (for --watch).
+   */
   nextExit(): Promise<unknown> {
-    return this.pending.size > 0 ? Promise.race(this.pending) : new Promise(() => undefined);
+    // Work that ended while the last pass ran, after it read the store, is no longer in `pending`: look now.
+    if (this.endedUnseen) return Promise.resolve();
+    return Promise.race([...this.pending, this.woken.promise]);
+  }
+
+  /** The store changed under work still under way (an epic merged): the next pass should look now. */
+  private wake(): void {
+    this.endedUnseen = true;
+    this.woken.resolve();
+    this.woken = wakeSignal();
+    this.onWrite?.();
   }
 
   /** Agents this orchestrator started that have not ended yet. */
@@ -664,4 +681,13 @@ export class Orchestrator {
     this.log(`${name} exited ${code}`);
     return code;
   }
+}
+
+/** A promise and its resolve (Promise.withResolvers, which an older editor's Node may lack). */
+function wakeSignal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }

@@ -57,12 +57,16 @@ export class StepFiles {
     const head = readHead(this.mainRoot, process.env);
     const refs = active.map((e) => `refs/heads/${epicBranch(e.id)}`);
     const tips = await refTips(this.mainRoot, refs, process.env);
+    // The branches are read at once: each pass waits for them before it decides (docs/files.md).
+    const branches = await Promise.all(
+      active.map((epic) => {
+        const tip = tips.get(`refs/heads/${epicBranch(epic.id)}`) ?? null;
+        return tip && head?.commit ? this.branchOf(epic.id, head.commit, tip) : null;
+      }),
+    );
     const files = new Map<string, EpicFiles>();
-    for (const epic of active) {
-      const tip = tips.get(`refs/heads/${epicBranch(epic.id)}`) ?? null;
-      const branch = tip && head?.commit ? await this.branchOf(epic.id, head.commit, tip) : null;
-      files.set(epic.id, await this.filesOf(epic, branch, conflicts.get(epic.id) ?? []));
-    }
+    for (const [i, epic] of active.entries())
+      files.set(epic.id, await this.filesOf(epic, branches[i] ?? null, conflicts.get(epic.id) ?? []));
     return {
       ...snapshot,
       epics: snapshot.epics.map((e) => {
