@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { approvedEpics, benchEnv, initRepo } from './benchRepo.ts';
 import { sqliteStore } from '../src/core/store/sqlite/sqliteStore.ts';
 import type { TargetRow } from './run.ts';
+import { ADMIT_ANY_MACHINE } from '../src/shared/fleetSettings.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -187,20 +188,13 @@ function prepare(repo: string, dir: string, way: Way, timeoutS: number): NodeJS.
     env,
     Array.from({ length: EPICS }, (_, i) => [`e${i + 1}`, `plans/e${i + 1}.md`]),
   );
-  const roomy = {
-    minFreeMemoryMb: 0,
-    maxCpuPressure: 100,
-    maxMemoryPressure: 100,
-    maxIoPressure: 100,
-    maxLoadPerCore: 1000,
-  };
   writeFileSync(
     join(repo, '.springfield', 'config.json'),
     JSON.stringify({
       roles: { ralph: [process.execPath, join(dir, 'builder.cjs')] },
       verification: [[process.execPath, join(dir, 'build.cjs')]],
       maxParallelAgents: way.maxParallelAgents,
-      ...(way.admission ? {} : { admission: roomy, slots: { verification: 20, setup: 20 } }),
+      ...(way.admission ? {} : { admission: ADMIT_ANY_MACHINE, slots: { verification: 20, setup: 20 } }),
       timeouts: { ralph: timeoutS },
       retryBackoffSeconds: [0],
       killGraceSeconds: 1,

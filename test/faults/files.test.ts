@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI_PATH } from '../helpers/gitRepo.ts';
 import { approve, faultRepo, type FaultRepo } from './harness.ts';
+import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 
 /** Two steps: the first edits the shared file and one of its own, the second another of its own (after the first unless `independent`). */
 function filesPlan(title: string, slug: string, independent = false): string {
@@ -46,14 +47,7 @@ function setUp(
   independent: readonly string[] = [],
 ): { f: FaultRepo; alpha: string; beta: string } {
   // Admission never holds the builders back on a busy machine: whether they overlap is the files rule's alone.
-  const admission = {
-    minFreeMemoryMb: 0,
-    maxCpuPressure: 100,
-    maxMemoryPressure: 100,
-    maxIoPressure: 100,
-    maxLoadPerCore: 1000,
-  };
-  const f = faultRepo(t, { maxParallelAgents: 2, admission, ...config });
+  const f = faultRepo(t, { maxParallelAgents: 2, admission: ADMIT_ANY_MACHINE, ...config });
   mkdirSync(join(f.repo, 'src'));
   writeFileSync(join(f.repo, 'src', 'shared.ts'), 'export const shared = [];\n');
   f.git('add', 'src/shared.ts');
