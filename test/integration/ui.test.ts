@@ -504,7 +504,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
 
   test(
     'Send back to Ralph from the comment thread, with a note, puts the epic back in progress',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       // Decide in Needs you opens the thread, on the file in the epic's worktree (its branch, where Bart read it).
       await page.keyboard.press('Escape');
