@@ -1,11 +1,13 @@
 import {
   configPathFor,
+  epicHolds,
   loadRoleCommands,
   retryStatus,
   type RoleLimit,
   roleLimits,
   type RoleRetry,
   type Store,
+  type Waiting,
 } from '../core/index.ts';
 import { str } from './args.ts';
 import type { CliContext } from './cliContext.ts';
@@ -42,6 +44,20 @@ export function limitsOf(ctx: CliContext, status: string): RoleLimit[] {
   if (status === 'done' || status === 'deferred' || status === 'blocked') return [];
   try {
     return roleLimits(loadRoleCommands(configPathFor(ctx.stateFile)), ctx.env);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Why the scheduler would hold the epic back now (the person's queue, the machine, a slot, the daily
+ * budget), in a pass's words; none for an epic at rest. A bad configuration only costs this line.
+ */
+export async function holdsOf(ctx: CliContext, store: Store, epicId: string, status: string): Promise<Waiting[]> {
+  const mainRoot = ctx.location.mainRoot;
+  if (!mainRoot || status === 'done' || status === 'deferred') return [];
+  try {
+    return await epicHolds(store, mainRoot, loadRoleCommands(configPathFor(ctx.stateFile)), epicId);
   } catch {
     return [];
   }

@@ -70,7 +70,7 @@ export { epicBranch } from './orchestrate/epicWorktree.ts';
 export { UNDER_WAY } from './scheduler/filesRule.ts';
 export { MESSAGES } from './scheduler/rules.ts';
 export { startEpicInWorktree } from './orchestrate/epicStart.ts';
-export { dryRun } from './orchestrate/dryRun.ts';
+export { dryRun, epicHolds } from './orchestrate/dryRun.ts';
 export { Orchestrator, type Waiting } from './orchestrate/orchestrator.ts';
 export { retryLines, retryStatus, type RoleRetry } from './orchestrate/retryStatus.ts';
 export { type SpringfieldWorktree, springfieldWorktrees } from './orchestrate/worktreeList.ts';

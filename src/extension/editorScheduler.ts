@@ -12,6 +12,7 @@ import {
   type RoleLimit,
   roleLimits,
   type RunConfig,
+  type Store,
   trustTargetFor,
 } from '../core/index.ts';
 import { AgentTerminalLauncher } from './agentTerminal.ts';
@@ -72,6 +73,9 @@ export class EditorScheduler extends Disposable {
   /** A pass ended: what it did, and why it did not do more (docs/editor-scheduler.md). */
   readonly onDidPass = this.passed.event;
   private orchestrator: Orchestrator | undefined;
+  /** The scheduler's own connection to the store (StoreHost.openAnother), closed with the scheduler. */
+  private store: Store | undefined;
+  private storeFor: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private again = false;
@@ -94,7 +98,13 @@ export class EditorScheduler extends Disposable {
     };
     this.launcher = new AgentTerminalLauncher({ host, binDir, reveal });
     this.register(host.onDidChange(() => void this.tick()));
-    this.register({ dispose: () => this.stop() });
+    this.register({
+      dispose: () => {
+        this.stop();
+        void this.store?.close();
+        this.store = undefined;
+      },
+    });
   }
 
   get running(): boolean {
@@ -137,10 +147,15 @@ export class EditorScheduler extends Disposable {
     requireAllowed(trustTargetFor(this.host.location, this.host.dbPath, process.env));
     const log = (line: string) => this.output.appendLine(`${new Date().toISOString().slice(11, 19)} ${line}`);
     const location = userSetting<string>('worktrees.location', '');
-    // The scheduler writes through this window's own connection, which PRAGMA data_version does not count: it says when it wrote.
+    // The scheduler writes through a connection of its own, which the window's watch sees write by write
+    // (a merge's "done" shows when it is recorded, not when the job ends); it also says when it wrote.
     const wrote = () => void this.host.refresh();
+    const where = this.host.databaseUrl ?? this.host.dbPath;
+    if (this.store && this.storeFor !== where) void this.store.close();
+    if (!this.store || this.storeFor !== where) this.store = this.host.openAnother();
+    this.storeFor = where;
     return new Orchestrator({
-      store: this.host.writable(),
+      store: this.store,
       mainRoot,
       config: runConfig(this.host),
       cli: [process.execPath, this.cliPath],

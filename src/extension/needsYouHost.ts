@@ -48,9 +48,10 @@ export class NeedsYouHost extends Disposable {
   /** The scheduler passed, started or stopped, or the conflicts ahead changed: what it waits for may have changed. */
   schedulerChanged(): void {
     if (!this.snapshot) return;
-    const before = JSON.stringify(this.model);
+    const key = (m: NeedsYou) => JSON.stringify({ ...m, held: [...m.held] });
+    const before = key(this.model);
     this.compute();
-    if (JSON.stringify(this.model) !== before) this.changed.fire(this.model);
+    if (key(this.model) !== before) this.changed.fire(this.model);
   }
 
   private compute(): void {

@@ -3,6 +3,7 @@ import { Disposable } from './lifecycle.ts';
 import type { Snapshot } from './model/snapshot.ts';
 import { PERSON_REVIEWER } from '../core/index.ts';
 import { holderName, ROLE_NAMES, signalCommentBody, signalWords } from './views/viewText.ts';
+import { signalFilePath } from './model/epicFacts.ts';
 
 /** Bart's signals inline: a comment thread at each signal location, with the decision actions in its title. */
 export class SignalComments extends Disposable {
@@ -37,12 +38,17 @@ export class SignalComments extends Disposable {
     );
     const wanted = new Map<
       string,
-      { sig: Snapshot['signals'][number]; loc: Snapshot['signals'][number]['locations'][number] }
+      { sig: Snapshot['signals'][number]; loc: Snapshot['signals'][number]['locations'][number]; path: string }
     >();
     for (const sig of s.signals) {
       if (sig.type === 'pass' && sig.status !== 'awaiting_person') continue;
       if (sig.status !== 'awaiting_person' && !active.has(sig.epic_id)) continue;
-      sig.locations.forEach((loc, i) => wanted.set(`${sig.id}:${i}:${sig.status}`, { sig, loc }));
+      const epic = s.epics.find((e) => e.id === sig.epic_id);
+      // In the epic's worktree (its changes at those lines), so the key moves the thread when the worktree comes or goes.
+      sig.locations.forEach((loc, i) => {
+        const path = signalFilePath(epic, loc.file, root);
+        wanted.set(`${sig.id}:${i}:${sig.status}:${path}`, { sig, loc, path });
+      });
     }
     for (const [key, thread] of this.threads) {
       if (!wanted.has(key)) {
@@ -50,14 +56,14 @@ export class SignalComments extends Disposable {
         this.threads.delete(key);
       }
     }
-    for (const [key, { sig, loc }] of wanted) {
+    for (const [key, { sig, loc, path }] of wanted) {
       if (this.threads.has(key)) continue;
       const start = Math.max(0, loc.line - 1);
       const range = new vscode.Range(start, 0, Math.max(start, (loc.end_line ?? loc.line) - 1), 0);
       const body = new vscode.MarkdownString(
         signalCommentBody(sig, loc, sig.resolved_by ? holderName(sig.resolved_by, null, root) : null),
       );
-      const thread = this.controller.createCommentThread(vscode.Uri.file(`${root}/${loc.file}`), range, [
+      const thread = this.controller.createCommentThread(vscode.Uri.file(path), range, [
         {
           body,
           mode: vscode.CommentMode.Preview,

@@ -86,6 +86,25 @@ export class StoreHost extends Disposable {
     await this.open();
   }
 
+  /**
+   * A connection of its own to this window's store, for the scheduler: its writes reach the watch
+   * like another process's (PRAGMA data_version, LISTEN), so the views follow each at once instead of
+   * when the scheduler's pass or job ends. The caller closes it.
+   */
+  openAnother(): Store {
+    this.writable();
+    if (!this.location) throw new Error('Springfield needs a folder inside a git repository');
+    if (this.database?.url) {
+      const cwd = this.location.worktreeRoot ?? this.folder;
+      return openStore({
+        location: this.database.url,
+        repository: repositoryId(this.location.commonDir, cwd, process.env),
+        host: hostId(process.env),
+      });
+    }
+    return openStore({ location: this.location.dbPath, ifMissing: 'create' });
+  }
+
   /** The store, opened for writing (created on first write, e.g. from the welcome view, which also ignores it in git). */
   writable(): Store {
     if (!this.location) throw new Error('Springfield needs a folder inside a git repository');

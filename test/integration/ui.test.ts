@@ -87,6 +87,19 @@ function row(page: Page, label: string): Locator {
   return page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(label)}]`);
 }
 
+/** Waits until the active editor is the file at `path` (the window's title is its whole path: see openEditor below). */
+async function editorShows(page: Page, path: string): Promise<void> {
+  await page
+    .waitForFunction(
+      (p) => (globalThis as unknown as { document: { title: string } }).document.title.startsWith(p),
+      path,
+      {
+        timeout: 20_000,
+      },
+    )
+    .catch(async () => assert.fail(`the editor shows "${await page.title()}", not ${path}`));
+}
+
 /** The bit of the DOM the in-page checks use (the project's lib has no DOM types). */
 type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
 
@@ -234,7 +247,12 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
         'bart',
       );
       await ensureCodeServer();
-      session = await openEditor({ extensionPath: root, workspace: demo.root });
+      session = await openEditor({
+        extensionPath: root,
+        workspace: demo.root,
+        // The window's title names the active editor's file by its whole path (editorShows).
+        settings: { 'window.title': '${activeEditorLong}' },
+      });
       page = session.page;
       await clickSpringfieldIcon(page);
       await row(page, 'Add cache store').waitFor({ timeout: 60_000 });
@@ -486,13 +504,12 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
 
   test(
     'Send back to Ralph from the comment thread, with a note, puts the epic back in progress',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
+      // Decide in Needs you opens the thread, on the file in the epic's worktree (its branch, where Bart read it).
       await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('src/greeting.ts');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.ts' }).first().waitFor();
-      await page.keyboard.press('Enter');
+      await row(page, 'Decide Fix typo in greeting').first().click();
+      await editorShows(page, join(demo.epicWorktrees.typo, 'src', 'greeting.ts'));
       const thread = page.locator('.review-widget', { hasText: 'The greeting is still misspelt' });
       await thread.waitFor({ timeout: 20_000 });
       await thread.getByText('"Helo" should be "Hello"').waitFor();
@@ -524,10 +541,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
 
   test('Accept asks first; confirmed, the epic passes review', { timeout: 60_000 }, async () => {
     await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('README.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await row(page, 'Decide Greeting docs').first().click();
     const thread = page.locator('.review-widget', { hasText: 'The README example is outdated' });
     await thread.waitFor({ timeout: 20_000 });
     await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).click();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { signalFilePath } from '../../src/extension/model/epicFacts.ts';
 import { signalCommentBody } from '../../src/extension/views/viewText.ts';
 
 const HOSTILE =
@@ -56,4 +57,15 @@ test('a signal waiting for a person says so; its own words stay escaped', () => 
     body,
     '**pass** — all \\*good\\*\n\n_Waiting for your decision: add a note if you like, then Send back to Ralph, Escalate to Lisa or Accept._',
   );
+});
+
+test("a signal's thread is on the file in the epic's worktree, whose branch was reviewed; main's copy only once it has none", () => {
+  const at = (status: string, worktree_path: string | null) =>
+    signalFilePath({ status, worktree_path } as Parameters<typeof signalFilePath>[0], 'src/refund.ts', '/repo/shop');
+  assert.equal(at('in_progress', '/repo/shop.springfield/sf-1/'), '/repo/shop.springfield/sf-1/src/refund.ts');
+  assert.equal(at('implemented', '/repo/shop.springfield/sf-1'), '/repo/shop.springfield/sf-1/src/refund.ts');
+  // Merged (its worktree removed with the merge) or never started: the window's checkout.
+  assert.equal(at('done', '/repo/shop.springfield/sf-1'), '/repo/shop/src/refund.ts');
+  assert.equal(at('blocked', null), '/repo/shop/src/refund.ts');
+  assert.equal(signalFilePath(undefined, 'a.ts', '/repo/'), '/repo/a.ts');
 });

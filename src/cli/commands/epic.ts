@@ -27,7 +27,7 @@ import type { CliContext } from '../cliContext.ts';
 import { output } from '../output.ts';
 import { renderEpic, renderEpicLine } from '../render/epicText.ts';
 import { byEarlierRun, withHandOver } from '../pending.ts';
-import { limitsOf, planningStore, retriesOf, worktreeLocation } from '../planning.ts';
+import { holdsOf, limitsOf, planningStore, retriesOf, worktreeLocation } from '../planning.ts';
 import { REVIEWING_ROLE } from '../../shared/roles.ts';
 import { budgetJson, budgetOf, budgetOptions, checkBudgetBeforeRetry } from './epicBudget.ts';
 
@@ -237,6 +237,12 @@ export const epicShow: Command = {
       blocked_by: blocked,
       retries,
       limits: limitsOf(ctx, epic.status),
+      // What the scheduler would hold it back for now: the same words its pass and the editor's row give.
+      waiting: (await holdsOf(ctx, store, epic.id, epic.status)).map(({ kind, message, until }) => ({
+        kind,
+        message,
+        until,
+      })),
       recent_runs: recent,
       conflicts_ahead: conflicts,
       conflicts_at_merge: rate,

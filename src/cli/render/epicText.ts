@@ -45,6 +45,7 @@ interface EpicDetail extends EpicLine {
   blocked_by: Record<string, unknown> | null;
   retries: readonly RoleRetry[];
   limits?: readonly { readonly role: string; readonly message: string }[];
+  waiting?: readonly { readonly message: string }[];
   recent_runs: readonly {
     id: number;
     role: string;
@@ -83,6 +84,7 @@ export function renderEpic(e: EpicDetail): string {
   }
   for (const line of retryLines(e.retries)) lines.push(`  backing off: ${line}`);
   for (const l of e.limits ?? []) lines.push(`  ${l.message} (${l.role})`);
+  for (const w of e.waiting ?? []) lines.push(`  the scheduler holds it: ${w.message.replace(/^waiting: /, '')}`);
   for (const c of e.conflicts_ahead ?? [])
     lines.push(`  conflict ahead with ${c.with} in ${c.files.join(', ')} (a test merge; docs/files.md)`);
   const rate = e.conflicts_at_merge ? conflictRateLine(e.conflicts_at_merge) : null;

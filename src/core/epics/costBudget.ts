@@ -83,11 +83,27 @@ function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-function minutes(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+/** A limit of agent minutes as it was set: `240`, `0.2`, `0.25`. */
+function minutesLimit(n: number): string {
+  return String(Number(n.toPrecision(3)));
 }
 
-/** `$20.40 of $20`, `2,013,400 of 2,000,000 tokens`, `241.5 of 240 agent minutes`; without a limit, only what was spent. */
+/**
+ * Agent minutes spent, to a tenth and never rounded across the limit (`0.9 of 1`, `0.3 of 0.25`);
+ * a spend too small for a tenth reads `under 0.1` (never `0.0`; docs/budgets.md).
+ */
+export function minutesSpent(n: number, limit: number | null = null): string {
+  if (Number.isInteger(n)) return String(n);
+  if (n > 0 && n < 0.1 && (limit === null || n < limit))
+    return `under ${limit !== null && limit < 0.1 ? minutesLimit(limit) : '0.1'}`;
+  const tenth = (x: number) => Math.round(x * 10) / 10;
+  let r = tenth(n);
+  if (limit !== null && n < limit && r >= limit) r = Math.floor(n * 10) / 10;
+  if (limit !== null && n >= limit && r < limit) r = Math.ceil(n * 10) / 10;
+  return String(tenth(r));
+}
+
+/** `$20.40 of $20`, `2,013,400 of 2,000,000 tokens`, `241.5 of 240 agent minutes`, `under 0.1 of 0.2 agent minutes`; without a limit, only what was spent. */
 export function spendText(line: BudgetLine): string {
   const of = line.limit === null ? '' : ' of ';
   switch (line.kind) {
@@ -96,7 +112,7 @@ export function spendText(line: BudgetLine): string {
     case 'tokens':
       return `${count(line.spent)}${of}${line.limit === null ? '' : count(line.limit)} tokens`;
     case 'minutes':
-      return `${minutes(line.spent)}${of}${line.limit === null ? '' : minutes(line.limit)} agent minutes`;
+      return `${minutesSpent(line.spent, line.limit)}${of}${line.limit === null ? '' : minutesLimit(line.limit)} agent minutes`;
   }
 }
 

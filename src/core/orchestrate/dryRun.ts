@@ -73,6 +73,21 @@ export async function dryRun(store: Store, mainRoot: string, config: RunConfig, 
   };
 }
 
+/**
+ * What the scheduler would hold an epic back for now (`epic show`'s `waiting`): the person's queue,
+ * the machine, a slot, the daily budget — the waits of decide() on the store's snapshot, in the
+ * words a pass gives them (the editor's row shows the same from its scheduler's pass). No git.
+ */
+export async function epicHolds(store: Store, mainRoot: string, config: RunConfig, epicId: string, now = new Date()) {
+  const stored = await store.schedulerSnapshot();
+  const admission = admissionHold(readMachine(), admissionOf(config));
+  const snapshot = { ...stored, fleet: { admission, heavy: { verification: 0, setup: 0 } } };
+  return decide(snapshot, schedulerConfigOf(config, mainRoot), now)
+    .filter((a) => a.kind === 'wait' && a.epicId === epicId && (a.hold !== undefined || a.dailyBudget !== undefined))
+    .map((a) => waitingOf(a))
+    .filter((w): w is Waiting => w !== null);
+}
+
 /** Every epic under way test-merged now against the default branch and the others (git writes objects only). */
 async function conflictsNow(snapshot: SchedulerSnapshot, mainRoot: string): Promise<DryRun['conflicts_ahead']> {
   const ids = snapshot.epics

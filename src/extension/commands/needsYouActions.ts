@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { budgetInputError, suggestedBudget } from '../model/budgetInput.ts';
+import { signalFilePath } from '../model/epicFacts.ts';
 import type { NeedsYouAction } from '../model/needsYou.ts';
 import { shortDuration, stepName } from '../views/viewText.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
@@ -90,8 +91,10 @@ async function openSignal(ctx: CommandContext, signalId: number): Promise<void> 
     return;
   }
   const root = ctx.host.location?.worktreeRoot ?? ctx.host.actor.worktree;
+  const epic = ctx.host.snapshot?.epics.find((e) => e.id === signal?.epic_id);
   const pos = new vscode.Position(Math.max(0, at.line - 1), 0);
-  await vscode.window.showTextDocument(vscode.Uri.file(`${root}/${at.file}`), {
+  // Where its thread is: the file in the epic's worktree (signalComments.ts).
+  await vscode.window.showTextDocument(vscode.Uri.file(signalFilePath(epic, at.file, root)), {
     selection: new vscode.Range(pos, pos),
   });
   // The decision is the thread at that line (Send back to Ralph, Escalate to Lisa, Accept): opened and focused, not just the file.

@@ -4,6 +4,7 @@ import { runConfig } from '../editorScheduler.ts';
 import { ROLE_NAMES, SIGNAL_WORDS, statusWord } from '../views/viewText.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { isRoleIn, STARTED_ROLES } from '../../shared/roles.ts';
+import { signalFilePath } from '../model/epicFacts.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 
 /** What the action was invoked on: a Signals tree row, a comment thread, or a thread's note box (a reply). */
@@ -74,8 +75,11 @@ export async function openLocation(ctx: CommandContext, row?: Row): Promise<void
   const ref = refOf(ctx, row);
   if (!ref?.file) return;
   const root = ctx.host.location?.worktreeRoot ?? ctx.host.actor.worktree;
+  const epicId = ctx.host.snapshot?.signals.find((x) => x.id === ref.signalId)?.epic_id;
+  const epic = ctx.host.snapshot?.epics.find((e) => e.id === epicId);
   const pos = new vscode.Position(Math.max(0, (ref.line ?? 1) - 1), 0);
-  await vscode.window.showTextDocument(vscode.Uri.file(`${root}/${ref.file}`), {
+  // The place in the epic's worktree, where its thread is (signalComments.ts).
+  await vscode.window.showTextDocument(vscode.Uri.file(signalFilePath(epic, ref.file, root)), {
     selection: new vscode.Range(pos, pos),
   });
 }

@@ -8,3 +8,17 @@ export function blockedFact(e: Pick<EpicRow, 'status_reason'>): string {
   if (failed) return failed;
   return reason.split(':')[0]?.replace(/_/g, ' ') ?? '';
 }
+
+/**
+ * Where a signal's place is in files (its comment thread, Decide, a Signals location): the file in
+ * the epic's own worktree, whose branch was reviewed; the window's checkout once the epic has none
+ * (merged, or its worktree pruned). Main's copy would not have the epic's changes at those lines.
+ */
+export function signalFilePath(
+  epic: Pick<EpicRow, 'status' | 'worktree_path'> | undefined,
+  file: string,
+  windowRoot: string,
+): string {
+  const root = epic?.worktree_path && epic.status !== 'done' ? epic.worktree_path : windowRoot;
+  return `${root.replace(/\/$/, '')}/${file}`;
+}

@@ -84,9 +84,14 @@ export interface NeedsYou {
   readonly idle: string | null;
   /** While it runs here: how many agents may run at once, and why new ones wait for the machine (docs/scheduler.md, "The fleet"). */
   readonly fleet: string | null;
+  /**
+   * Per epic the scheduler holds back and nothing else is said of: why, in its own words (the
+   * person's queue, the machine, a slot, a usage limit, the daily budget), as `epic show` says it.
+   */
+  readonly held: ReadonlyMap<string, string>;
 }
 
-export const NOTHING: NeedsYou = { items: [], idle: null, fleet: null };
+export const NOTHING: NeedsYou = { items: [], idle: null, fleet: null, held: new Map() };
 
 /**
  * Everything that waits for the person now, most urgent first. `ahead`: per epic under way, the
@@ -145,7 +150,31 @@ export function needsYou(
   const limited = scheduler?.waiting.filter((w) => w.kind === 'limit') ?? [];
   if (limited.length > 0 && !scheduler?.busy && !s.runs.some((r) => r.status === 'running'))
     items.push(limitItem(limited, titleOf));
-  return { items, idle: idleText(s, scheduler, items.length, title, now), fleet: fleetText(scheduler) };
+  return {
+    items,
+    idle: idleText(s, scheduler, items.length, title, now),
+    fleet: fleetText(scheduler),
+    held: heldFacts(s, scheduler),
+  };
+}
+
+/** The scheduler's holds an epic's row says (a person's wait, a backoff or files are said elsewhere). */
+const HOLDS: readonly Waiting['kind'][] = ['queue', 'machine', 'slot', 'limit', 'budget'];
+
+/**
+ * Why the scheduler's last pass held each epic back, while the store still says what it held: an
+ * epic with a run under way or settled is not held, and a queue holds only a new epic's planning.
+ */
+function heldFacts(s: Snapshot, scheduler: SchedulerState | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const running = new Set(s.runs.filter((r) => r.status === 'running').map((r) => r.epic_id));
+  for (const w of scheduler?.running ? scheduler.waiting : []) {
+    const e = s.epics.find((x) => x.id === w.epic_id);
+    if (!e || !HOLDS.includes(w.kind) || out.has(e.id) || running.has(e.id) || SETTLED.includes(e.status)) continue;
+    if (w.kind === 'queue' && e.status !== 'planned') continue;
+    out.set(e.id, w.message.replace(/^waiting: /, ''));
+  }
+  return out;
 }
 
 /** The person's queue is full (maxWaitingOnPerson): one item for the new epics whose planning waits. */

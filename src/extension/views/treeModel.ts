@@ -49,6 +49,7 @@ export function epicsRoot(s: Snapshot, needs: NeedsYou = NOTHING): TreeNode[] {
       e,
       byEpic.get(e.id),
       needs.items.find((i) => i.epicId === e.id),
+      needs.held.get(e.id),
     ),
   );
   const loose = s.plans
@@ -62,9 +63,16 @@ export function epicsRoot(s: Snapshot, needs: NeedsYou = NOTHING): TreeNode[] {
  * for, why it is blocked, its state), progress and where its worktree is; id, complexity and paths
  * are in the tooltip.
  */
-function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined, need: NeedsYouItem | undefined): TreeNode {
+function epicNode(
+  s: Snapshot,
+  e: EpicRow,
+  plan: PlanView | undefined,
+  need: NeedsYouItem | undefined,
+  held: string | undefined,
+): TreeNode {
   const awaiting = s.awaitingApproval.get(e.id);
-  const facts = [need?.fact ?? epicState(s, e)];
+  // What the person must do first; else why the scheduler holds it (not "Lisa writes its plan" while she may not).
+  const facts = [need?.fact ?? held ?? epicState(s, e)];
   if (plan) facts.push(progressBar(plan.progress.steps_completed, plan.progress.steps_total));
   const worktree = e.worktree_path && e.status !== 'done' ? e.worktree_path : null;
   if (worktree) facts.push(`in ${baseName(worktree)}`);
@@ -98,6 +106,7 @@ function epicNode(s: Snapshot, e: EpicRow, plan: PlanView | undefined, need: Nee
         `**${md(e.title)}** · ${md(e.id)}`,
         `Status: **${statusWord(e.status)}**${e.status_reason ? ` — ${md(e.status_reason)}` : ''}`,
         need ? `Needs you: ${md(need.text)}` : '',
+        held && !need ? `The scheduler holds it: ${md(held)}` : '',
         `Complexity: ${e.complexity} · priority ${e.priority} · iteration ${e.iteration} · plan written by ${e.planner === 'person' ? 'a person' : 'Lisa'}`,
         plan
           ? `Plan: \`${plan.plan_path}\` — ${plan.progress.steps_completed}/${plan.progress.steps_total} steps, ${plan.progress.items_completed}/${plan.progress.items_total} items`

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Snapshot } from '../model/snapshot.ts';
+import { ChangeBatch } from './changeBatch.ts';
 import { nodeSignature, type TreeNode } from './nodes.ts';
 
 /** The element VS Code holds on to: one stable object per row id, so refreshes can name rows. */
@@ -29,6 +30,8 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
   private readonly shown = new Map<string, string | undefined>();
   private readonly overrides = new Map<string, string>();
   private readonly build: (s: Snapshot) => TreeNode[];
+  /** What changed, told to VS Code only when something did, at most every 250 ms and once it took up the last (changeBatch.ts). */
+  private readonly batch = new ChangeBatch<Row>((rows) => this.emitter.fire(rows));
 
   constructor(build: (s: Snapshot) => TreeNode[]) {
     this.build = build;
@@ -47,7 +50,7 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
     this.root = this.build(snapshot);
     this.live.clear();
     this.overrides.clear();
-    if (this.rootIds === undefined) return this.emitter.fire(undefined);
+    if (this.rootIds === undefined) return this.batch.add(undefined);
     const changed = new Set<Row>();
     let rootChanged = !sameIds(
       this.rootIds,
@@ -83,10 +86,11 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
       this.rootIds = undefined;
       rootChanged = true;
     }
-    this.emitter.fire(rootChanged ? undefined : changed.size > 0 ? [...changed] : []);
+    this.batch.add(rootChanged ? undefined : [...changed]);
   }
 
   getChildren(row?: Row): Row[] {
+    this.batch.asked();
     const nodes = row ? (this.nodes.get(row.id)?.children?.() ?? []) : this.root;
     const ids = nodes.map((n) => n.id);
     if (row) this.childIds.set(row.id, ids);
@@ -124,11 +128,12 @@ export class NodeTreeProvider implements vscode.TreeDataProvider<Row> {
       this.overrides.set(id, live.text);
       changed.push(row);
     }
-    if (changed.length > 0) this.emitter.fire(changed);
+    this.batch.add(changed);
     return next;
   }
 
   getTreeItem(row: Row): vscode.TreeItem {
+    this.batch.asked();
     const n = this.nodes.get(row.id);
     if (!n) return new vscode.TreeItem('…');
     const item = new vscode.TreeItem(
