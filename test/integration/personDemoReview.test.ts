@@ -53,12 +53,25 @@ async function rowLabels(page: Page): Promise<string[]> {
 
 /** The labels of the context menu a right-click on `label`'s row opens (then closed). */
 async function menuOf(page: Page, label: string): Promise<string[]> {
-  await row(page, label).first().click({ button: 'right' });
   const menu = page.locator('.context-view .action-label');
+  await closeMenus(page);
+  await row(page, label).first().click({ button: 'right' });
   await menu.first().waitFor({ timeout: 10_000 });
   const labels = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
-  await page.keyboard.press('Escape');
+  await closeMenus(page);
   return labels;
+}
+
+/** Closes any open context menu (Escape until none shows; a menu left open would take the next click). */
+async function closeMenus(page: Page): Promise<void> {
+  const open = page.locator('.context-view .action-label');
+  for (let i = 0; i < 5 && (await open.count()) > 0; i++) {
+    await page.keyboard.press('Escape');
+    await open
+      .first()
+      .waitFor({ state: 'detached', timeout: 2000 })
+      .catch(() => undefined);
+  }
 }
 
 /** `label`'s menu once `ok` holds for it, read again every second up to `ms`; fails naming the last menu. */
@@ -158,6 +171,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     const before = await menuOf(page, 'Refunds');
     assert.ok(before.includes('Run app'), `Run app offered: ${JSON.stringify(before)}`);
     assert.ok(!before.includes('Stop app'), `no Stop app while nothing runs: ${JSON.stringify(before)}`);
+    await closeMenus(page);
     await row(page, 'Refunds').first().click({ button: 'right' });
     await page.locator('.context-view .action-label', { hasText: 'Run app' }).first().click();
     // What the test means: the menu offers Stop app once the app runs. The toast that says where it
@@ -172,6 +186,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
       `a notification says where the app runs: ${JSON.stringify(said)}`,
     );
     await screenshot(page, 'demo-review-app-runs');
+    await closeMenus(page);
     await row(page, 'Refunds').first().click({ button: 'right' });
     await page.locator('.context-view .action-label', { hasText: 'Stop app' }).first().click();
     const stopped = await menuUntil(page, 'Refunds', (m) => m.includes('Run app'), 60_000);

@@ -182,8 +182,14 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
       await eventually('Refunds built', () => show(work.refunds).status === 'implemented', 240_000);
       await rowShows(page, 'Review changes', ['Refunds'], 90_000);
       await look('walk-4-review-waits');
-      await row(page, 'Review changes Refunds').first().click();
-      await page.locator('.tab', { hasText: `Review ${work.refunds} · Refunds` }).waitFor({ timeout: 30_000 });
+      // Clicked again if the review has not opened: the tree may redraw under the pointer while agents write.
+      const tab = page.locator('.tab', { hasText: `Review ${work.refunds} · Refunds` });
+      for (const deadline = Date.now() + 90_000; !(await tab.isVisible());) {
+        if (Date.now() > deadline)
+          assert.fail(`the review of Refunds did not open; rows: ${JSON.stringify(await rowLabels(page))}`);
+        await row(page, 'Review changes Refunds').first().click();
+        await tab.waitFor({ timeout: 15_000 }).catch(() => undefined);
+      }
       const summary = `SUMMARY-${work.refunds}.md`;
       await page.locator('.multiDiffEntry .title.modified', { hasText: summary }).first().waitFor({ timeout: 30_000 });
       const entry = page
