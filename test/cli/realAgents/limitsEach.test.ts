@@ -104,7 +104,7 @@ test(
     const run = await limitedRun(t, OPENCODE, OPENAI_LIMIT(600), { stallSeconds: 120 });
     assert.match(
       run.outcome_reason ?? '',
-      /^Rate limit reached for gpt-4\.1 .*Please try again in 600s\. — opencode limited until/,
+      /^(?:Failed after \d+ attempts\. Last error: )?Rate limit reached for gpt-4\.1 .*Please try again in 600s\. — opencode limited until/,
     );
   },
 );
