@@ -44,14 +44,17 @@ export function row(page: Page, label: string): Locator {
 
 type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
 
+/** The aria-labels of every sidebar row (a row's label and description, as a screen reader reads them). */
+export async function rowLabels(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')].map(
+      (r) => r.getAttribute('aria-label') ?? '',
+    ),
+  );
+}
+
 /** Waits until a sidebar row starting with `label` includes every fragment; fails naming the rows shown. */
 export async function rowShows(page: Page, label: string, fragments: string[], timeout = 10_000): Promise<void> {
-  const labels = () =>
-    page.evaluate(() =>
-      [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')].map(
-        (r) => r.getAttribute('aria-label') ?? '',
-      ),
-    );
   await page
     .waitForFunction(
       ([l, f]) =>
@@ -63,7 +66,7 @@ export async function rowShows(page: Page, label: string, fragments: string[], t
     )
     .catch(async () =>
       assert.fail(
-        `no row "${label}" saying ${JSON.stringify(fragments)} within ${timeout} ms; rows: ${JSON.stringify(await labels())}`,
+        `no row "${label}" saying ${JSON.stringify(fragments)} within ${timeout} ms; rows: ${JSON.stringify(await rowLabels(page))}`,
       ),
     );
 }

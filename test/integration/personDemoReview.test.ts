@@ -23,6 +23,7 @@ import {
   palette,
   root,
   row,
+  rowLabels,
   rowShows,
   screenshot,
   webview,
@@ -36,19 +37,6 @@ interface Epic {
   status: string;
   iteration: number;
   worktree_path: string | null;
-}
-
-type InPage = {
-  document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> };
-};
-
-/** The aria-labels of every sidebar row (a row's label and description, as a screen reader reads them). */
-async function rowLabels(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')].map(
-      (r) => r.getAttribute('aria-label') ?? '',
-    ),
-  );
 }
 
 /** The labels of the context menu a right-click on `label`'s row opens (then closed). */

@@ -20,6 +20,7 @@ import {
   palette,
   root,
   row,
+  rowLabels,
   rowShows,
   screenshot,
   toast,
@@ -38,19 +39,6 @@ interface Shown {
   plan_versions: { status: string }[];
   signals: { status: string }[];
   waiting: { message: string }[];
-}
-
-type InPage = {
-  document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> };
-};
-
-/** The aria-labels of every sidebar row (a row's label and description, as a screen reader reads them). */
-async function rowLabels(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...(globalThis as unknown as InPage).document.querySelectorAll('.part.sidebar .monaco-list-row')].map(
-      (r) => r.getAttribute('aria-label') ?? '',
-    ),
-  );
 }
 
 /** What an epic's row must say, from `epic show` (null: nothing to hold it to), and what it must not. */
