@@ -118,8 +118,15 @@ test(
       .split('\n')
       .map((l) => JSON.parse(l) as { epic: string; port: string; ports: string; PORT: string });
     for (const epic of [a, b]) {
-      const s = setups.find((x) => x.epic === epic);
-      assert.ok(s, `setup ran in ${epic}'s worktree`);
+      // Setup also ran in each epic's planning worktree, in the first orchestrate, with that worktree's
+      // own block (released with it): the building worktree's setup is the epic's last line.
+      const lines = setups.filter((x) => x.epic === epic);
+      assert.equal(
+        lines.length,
+        2,
+        `setup ran in ${epic}'s planning and building worktrees: ${JSON.stringify(setups)}`,
+      );
+      const s = lines[1]!;
       assert.equal(Number(s.port), portOf(epic)[0], 'setup saw the block its agents got');
       assert.equal(s.PORT, s.port, '"PORT": "$SPRINGFIELD_PORT" in the env map');
     }
