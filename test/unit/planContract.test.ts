@@ -467,13 +467,14 @@ for (const backend of BACKENDS) {
       );
       await store.forgetEpicWorktree(id, '/wt/other');
       assert.equal((await store.getEpic(id)).worktree_path, '/wt/cache', 'another path: kept');
+      const set = clock.now().toISOString();
       clock.advance(5000);
       await store.forgetEpicWorktree(id, '/wt/cache');
       const gone = await store.getEpic(id);
       assert.deepEqual(
         [gone.worktree_path, gone.branch, gone.updated_at],
-        [null, 'sf/cache', clock.now().toISOString()],
-        'a removed worktree is forgotten; its branch name stays',
+        [null, 'sf/cache', set],
+        'a removed worktree is forgotten; its branch name stays, and so does when the epic last changed (a merged row says when it merged, not when it was pruned)',
       );
     });
 

@@ -204,7 +204,7 @@ export interface Store extends StepStore {
   /** One more build iteration for a retry that stays in progress; false (and the epic blocked) past the budget. */
   countIteration(epicId: string, actor: Actor, reason: string): Promise<boolean>;
   setEpicWorktree(epicId: string, path: string, branch: string): Promise<void>;
-  /** A removed worktree forgotten: the epic's worktree_path cleared while it is still `path`. */
+  /** A removed worktree forgotten: the epic's worktree_path cleared while it is still `path` (its updated_at kept: housekeeping, not a change to the epic). */
   forgetEpicWorktree(epicId: string, path: string): Promise<void>;
   /** The blocks of ports reserved on `host` (docs/worktrees.md, "Ports"). */
   portBlocks(host: string): Promise<PortBlock[]>;

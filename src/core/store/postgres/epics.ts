@@ -104,9 +104,10 @@ export const epicsPg: PgMethods<EpicsPort> = {
     );
   },
   async clearEpicWorktree(id, path) {
+    // Housekeeping, not a change to the epic: updated_at stays (a merged epic's row says when it merged).
     await this.tx.q(
-      'UPDATE epics SET worktree_path = NULL, worktree_host = NULL, updated_at = $4 WHERE repo_id = $1 AND id = $2 AND worktree_path = $3',
-      [this.tx.repo, id, path, this.now],
+      'UPDATE epics SET worktree_path = NULL, worktree_host = NULL WHERE repo_id = $1 AND id = $2 AND worktree_path = $3',
+      [this.tx.repo, id, path],
     );
   },
   async openDebt(epicId, event, fromStatus, reason, by) {

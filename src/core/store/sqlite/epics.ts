@@ -67,9 +67,8 @@ export const epicsSql: SqliteMethods<EpicsPort> = {
       .run(path, branch, this.now, id);
   },
   clearEpicWorktree(id, path) {
-    this.db
-      .prepare('UPDATE epics SET worktree_path = NULL, updated_at = ? WHERE id = ? AND worktree_path = ?')
-      .run(this.now, id, path);
+    // Housekeeping, not a change to the epic: updated_at stays (a merged epic's row says when it merged).
+    this.db.prepare('UPDATE epics SET worktree_path = NULL WHERE id = ? AND worktree_path = ?').run(id, path);
   },
   openDebt(epicId, event, fromStatus, reason, by) {
     this.db
