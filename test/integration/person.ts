@@ -103,15 +103,16 @@ export async function epicsTitleAction(page: Page, label: string): Promise<void>
 }
 
 /**
- * Runs a context-menu action on a tree row and waits for what it should bring (`until`). A live
- * refresh of the row (a lease countdown ticking) can close the menu before the click lands, so the
- * right-click and the click are tried again, up to three times, until `until` shows.
+ * Runs a context-menu action on a tree row and waits for what it should bring (`until`: a locator that
+ * shows, or a wait that resolves within the timeout it is given). A live refresh of the row (a lease
+ * countdown ticking, an agent's write) can close the menu or lose the click, so the right-click and the
+ * click are tried again, up to three times, until `until` holds.
  */
 export async function contextAction(
   page: Page,
   target: Locator,
   action: string | RegExp,
-  until: Locator,
+  until: Locator | ((timeout: number) => Promise<void>),
   timeout = 10_000,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -122,7 +123,7 @@ export async function contextAction(
     if (attempt === 1) await item.click();
     else await chooseInMenu(page, action);
     try {
-      await until.waitFor({ timeout });
+      await (typeof until === 'function' ? until(timeout) : until.waitFor({ timeout }));
       return;
     } catch (err) {
       if (attempt >= 3) {
@@ -140,6 +141,7 @@ export async function contextAction(
           { cause: err },
         );
       }
+      console.log(`[menu] ${action.toString()} did not take on try ${attempt}: trying again`);
       await page.keyboard.press('Escape');
     }
   }

@@ -14,10 +14,12 @@ import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
+import { runningApp } from '../../src/core/orchestrate/apps.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import {
   allNotifications,
   cli,
+  contextAction,
   eventually,
   openSpringfield,
   palette,
@@ -44,7 +46,15 @@ async function menuOf(page: Page, label: string): Promise<string[]> {
   const menu = page.locator('.context-view .action-label');
   await closeMenus(page);
   await row(page, label).first().click({ button: 'right' });
-  await menu.first().waitFor({ timeout: 10_000 });
+  await menu
+    .first()
+    .waitFor({ timeout: 10_000 })
+    .catch(async (err: unknown) => {
+      await screenshot(page, 'demo-review-no-menu');
+      const dialog = page.locator('.monaco-dialog-box');
+      const says = (await dialog.count()) > 0 ? await dialog.first().innerText() : 'no dialog';
+      throw new Error(`no menu on ${label}'s row (${says.replace(/\s+/g, ' ')}): ${String(err)}`);
+    });
   const labels = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
   await closeMenus(page);
   return labels;
@@ -62,13 +72,22 @@ async function closeMenus(page: Page): Promise<void> {
   }
 }
 
-/** `label`'s menu once `ok` holds for it, read again every second up to `ms`; fails naming the last menu. */
-async function menuUntil(page: Page, label: string, ok: (menu: string[]) => boolean, ms: number): Promise<string[]> {
+/** `label`'s menu once `ok` holds for it, read again every second up to `ms`; fails naming the last menu and what `why` says. */
+async function menuUntil(
+  page: Page,
+  label: string,
+  ok: (menu: string[]) => boolean,
+  ms: number,
+  why: () => Promise<string>,
+): Promise<string[]> {
   const deadline = Date.now() + ms;
   for (;;) {
     const menu = await menuOf(page, label);
     if (ok(menu)) return menu;
-    if (Date.now() > deadline) assert.fail(`${label}'s menu after ${ms} ms: ${JSON.stringify(menu)}`);
+    if (Date.now() > deadline) {
+      await screenshot(page, `demo-review-menu-failed`);
+      assert.fail(`${label}'s menu after ${ms} ms: ${JSON.stringify(menu)}; ${await why()}`);
+    }
     await page.waitForTimeout(1000);
   }
 }
@@ -156,18 +175,27 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
   });
 
   test('Run app and Stop app: the menu offers only the one that applies', { timeout: 120_000 }, async () => {
+    // What a failure names besides the menu: the app's record and what the editor said.
+    const appState = async (): Promise<string> => {
+      const worktree = show(work.refunds).worktree_path;
+      const app = worktree ? runningApp(worktree) : null;
+      return `the app's record: ${JSON.stringify(app)}; notifications: ${JSON.stringify(await allNotifications(page))}`;
+    };
     const before = await menuOf(page, 'Refunds');
     assert.ok(before.includes('Run app'), `Run app offered: ${JSON.stringify(before)}`);
     assert.ok(!before.includes('Stop app'), `no Stop app while nothing runs: ${JSON.stringify(before)}`);
     await closeMenus(page);
-    await row(page, 'Refunds').first().click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Run app' }).first().click();
+    const worktree = show(work.refunds).worktree_path;
+    assert.ok(worktree, 'Refunds has a worktree');
+    // `springfield app` records the app before it starts the commands: the click took.
+    await contextAction(page, row(page, 'Refunds').first(), 'Run app', (ms) =>
+      eventually('the app recorded', () => runningApp(worktree) !== null, ms + 10_000),
+    );
     // What the test means: the menu offers Stop app once the app runs. The toast that says where it
     // runs is read from the notification center afterwards (VS Code may keep a toast out of view while
     // others from the merges are queued).
-    const running = await menuUntil(page, 'Refunds', (m) => m.includes('Stop app'), 90_000);
+    const running = await menuUntil(page, 'Refunds', (m) => m.includes('Stop app'), 90_000, appState);
     assert.ok(!running.includes('Run app'), `no Run app while it runs: ${JSON.stringify(running)}`);
-    assert.ok(show(work.refunds).worktree_path, 'Refunds has a worktree');
     const said = await allNotifications(page);
     assert.ok(
       said.some((t) => /app \(Refunds\) runs at http:\/\/localhost:\d+\//.test(t)),
@@ -175,9 +203,10 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     );
     await screenshot(page, 'demo-review-app-runs');
     await closeMenus(page);
-    await row(page, 'Refunds').first().click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Stop app' }).first().click();
-    const stopped = await menuUntil(page, 'Refunds', (m) => m.includes('Run app'), 60_000);
+    await contextAction(page, row(page, 'Refunds').first(), 'Stop app', (ms) =>
+      eventually('the app stopped', () => runningApp(worktree) === null, ms + 10_000),
+    );
+    const stopped = await menuUntil(page, 'Refunds', (m) => m.includes('Run app'), 60_000, appState);
     assert.ok(!stopped.includes('Stop app'), `no Stop app once stopped: ${JSON.stringify(stopped)}`);
     const saidAfter = await allNotifications(page);
     assert.ok(

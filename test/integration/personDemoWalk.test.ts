@@ -13,8 +13,10 @@ import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
 import { openEditor, type EditorSession } from './harness.ts';
+import { runningApp } from '../../src/core/orchestrate/apps.ts';
 import {
   cli,
+  contextAction,
   eventually,
   openSpringfield,
   palette,
@@ -39,6 +41,7 @@ interface Shown {
   plan_versions: { status: string }[];
   signals: { status: string }[];
   waiting: { message: string }[];
+  worktree_path: string | null;
 }
 
 /** What an epic's row must say, from `epic show` (null: nothing to hold it to), and what it must not. */
@@ -239,8 +242,12 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
 
   test('Run app on Refunds: the app runs at a local address', { timeout: 240_000 }, async () => {
     await page.keyboard.press('Escape');
-    await row(page, 'Refunds').first().click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Run app' }).first().click({ timeout: 10_000 });
+    const worktree = show(work.refunds).worktree_path;
+    assert.ok(worktree, 'Refunds has a worktree');
+    // `springfield app` records the app before it starts the commands: the click took.
+    await contextAction(page, row(page, 'Refunds').first(), 'Run app', (ms) =>
+      eventually('the app recorded', () => runningApp(worktree) !== null, ms + 10_000),
+    );
     await toast(page, /app \(Refunds\) runs at http:\/\/localhost:\d+\//).waitFor({ timeout: 90_000 });
     await look('walk-8-app-runs');
   });
