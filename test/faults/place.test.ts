@@ -2,7 +2,7 @@
 // An epic a person started, or one an older Springfield started without a worktree, is built in a
 // worktree of its own; one whose branch a person has checked out waits for it, and says so.
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadSqlite } from '../../src/core/store/sqlite/sqlite.ts';
@@ -197,5 +197,48 @@ test(
     assert.equal(f.sf('epic', 'show', first).json.status, 'done');
     assert.equal(f.sf('epic', 'show', second).json.status, 'done');
     assert.doesNotMatch(run.stderr, /uncommitted changes/, 'no wait for a person while Springfield merges');
+  },
+);
+
+test(
+  'an epic that moves between the pass that chose its builder and the start (here deferred by a person meanwhile) gets no builder: the start re-reads it',
+  { timeout: 300_000 },
+  async (t) => {
+    const f = faultRepo(t);
+    const epic = f.epic('Moves meanwhile');
+    assert.equal(f.orchestrate().code, 0);
+    approve(f, epic);
+    // Ralph's command is a program named `claude`, so the scheduler checks its login before the start
+    // (docs/agents.md, "Preflight"); that check, run after the pass chose Ralph, is where the person's
+    // defer lands: deterministically between the choice and the start.
+    const bin = join(f.base, 'bin');
+    mkdirSync(bin);
+    const ran = join(f.base, 'ralph-ran');
+    const claude = join(bin, 'claude');
+    writeFileSync(
+      claude,
+      `#!${process.execPath}
+const { appendFileSync } = require('node:fs');
+const { spawnSync } = require('node:child_process');
+if (process.argv.includes('auth')) {
+  spawnSync(process.execPath, [${JSON.stringify(CLI_PATH)}, 'epic', 'defer', ${JSON.stringify(epic)}, '--reason', 'not now'], { cwd: ${JSON.stringify(f.repo)}, stdio: 'ignore', env: { ...process.env, SPRINGFIELD_AGENT: '' } });
+  console.log(JSON.stringify({ loggedIn: true }));
+} else appendFileSync(${JSON.stringify(ran)}, 'ran\\n');
+`,
+    );
+    chmodSync(claude, 0o755);
+    f.config({ roles: { lisa: [process.execPath, join(f.base, 'agent.cjs')], ralph: [claude] } });
+    const run = f.orchestrate();
+    assert.equal(run.code, 0, run.stderr);
+    const shown = f.sf('epic', 'show', epic).json;
+    assert.equal(shown.status, 'deferred', 'the defer landed while the scheduler was starting Ralph');
+    assert.equal(existsSync(ran), false, 'Ralph never ran on the deferred epic');
+    assert.match(run.stderr, new RegExp(`${epic}: not starting Ralph: it is deferred now`), run.stderr);
+    const runs = f.sf('runs', '--epic', epic).json as { runs?: { role: string }[] };
+    assert.deepEqual(
+      (runs.runs ?? []).filter((r) => r.role === 'ralph'),
+      [],
+      'no Ralph run recorded',
+    );
   },
 );

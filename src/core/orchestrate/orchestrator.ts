@@ -2,7 +2,7 @@ import { chooseCommand, type TakenProbe } from './presetChoice.ts';
 import { limitKeyOf } from '../limits/runLimit.ts';
 import { randomUUID } from 'node:crypto';
 import { preflight } from '../agents/preflight.ts';
-import { ROLE_NAMES } from '../epics/transitions.ts';
+import { ROLE_NAMES, type EpicStatus } from '../epics/transitions.ts';
 import { isEditorVariable } from '../runs/agentEnv.ts';
 import { endGroup, groupOfRun, pidAlive } from '../runs/processGroup.ts';
 import { timeoutFor, type AgentRole, type RunConfig } from '../runs/runConfig.ts';
@@ -65,6 +65,9 @@ export function waitingOf(action: Action): Waiting | null {
     return { epic_id: action.epicId, kind: 'person', message: MESSAGES.pullRequestOpen(action.url), until: null };
   return null;
 }
+
+/** The status an epic must still have for a role's run to start, by the role's rule (docs/lifecycle.md). */
+const RUNS_IN: Readonly<Record<string, EpicStatus>> = { building: 'in_progress', reviewing: 'implemented' };
 
 /** A launch of `springfield run` whose run row has not been seen yet: it holds its epic like a live run. */
 interface Launch {
@@ -550,6 +553,14 @@ export class Orchestrator {
       // Ralph and Bart work in the epic's own worktree, which an epic started long ago may still need (docs/lifecycle.md).
       const planner = ROLE_REGISTRY[role].worktree === 'planning';
       const epic = planner ? await this.store.getEpic(a.epicId) : await this.work.epicPlace(a.epicId);
+      // The pass decided from what it read; the epic may have moved since (paused by the budget the run
+      // that just ended spent, deferred by a person): Ralph builds only what is in progress, Bart reviews
+      // only what is implemented.
+      const wants = RUNS_IN[ROLE_REGISTRY[role].rule ?? ''];
+      if (wants && epic.status !== wants) {
+        this.log(`${a.epicId}: not starting ${ROLE_NAMES[role]}: it is ${epic.status.replace(/_/g, ' ')} now`);
+        return false;
+      }
       await this.work.tidy(epic);
       let worktree = epic.worktree_path ?? this.mainRoot;
       // One planner per epic at a time, in a worktree of her own, removed when her run ends.
