@@ -38,8 +38,10 @@ interface Slot {
  * Each agent run goes to a terminal the extension drives (a pseudoterminal): `springfield run …` is
  * its child process, its output is shown as it comes, and when it ends the terminal keeps a one-line
  * outcome from the store. The next run of the same role on the same epic goes to the same terminal,
- * under that line; the newest run's terminal is shown when the panel shows an agent's (or after
- * Start); past TERMINAL_LIMIT the oldest ended terminals close (docs/editor-scheduler.md). The run's
+ * under that line; only the first run after Start shows its terminal (VS Code does not tell an
+ * extension what its panel shows, so any later reveal could take the panel from the Comments or
+ * Problems view the person reads); past TERMINAL_LIMIT the oldest ended terminals close
+ * (docs/editor-scheduler.md). The run's
  * exit code goes to the scheduler, not to VS Code, so no "terminal process terminated" toast.
  */
 export class AgentTerminalLauncher implements Launcher {
@@ -72,7 +74,7 @@ export class AgentTerminalLauncher implements Launcher {
     const [program, ...args] = spec.argv;
     const child = spawn(program ?? '', args, { cwd: spec.cwd, env: this.env(spec), stdio: ['ignore', 'pipe', 'pipe'] });
     slot.child = child;
-    if (this.reveal?.() || this.showsAgent()) slot.terminal.show(true);
+    if (this.reveal?.()) slot.terminal.show(true);
     write(`${DIM}springfield run · ${spec.name} · in ${baseName(spec.cwd)} · Ctrl+C stops it${RESET}\n`);
     const show = (chunk: Buffer): void => {
       tail.push(chunk);
@@ -108,12 +110,6 @@ export class AgentTerminalLauncher implements Launcher {
       this.closeOld();
     });
     return { done, kill: () => child.kill('SIGTERM'), tail: () => tail.text() };
-  }
-
-  /** The panel shows one of the agents' terminals now: the newest run's takes its place. */
-  private showsAgent(): boolean {
-    const active = vscode.window.activeTerminal;
-    return active !== undefined && [...this.slots.values()].some((s) => s.terminal === active);
   }
 
   /** The epic's role's terminal when its last run is over, else a new one. */
