@@ -572,6 +572,8 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       )
       .waitFor({ timeout: 5000 });
     await center.getByText(`Accepted: ${docs} is now verified.`).waitFor({ timeout: 5000 });
+    // Decide opened the threads without an error of VS Code's own on the way.
+    assert.equal(await center.getByText(/must be on a line with a comment/).count(), 0, 'no comment-focus error');
     await screenshot(page, 'ui-notifications');
   });
 

@@ -93,12 +93,14 @@ async function openSignal(ctx: CommandContext, signalId: number): Promise<void> 
   const root = ctx.host.location?.worktreeRoot ?? ctx.host.actor.worktree;
   const epic = ctx.host.snapshot?.epics.find((e) => e.id === signal?.epic_id);
   const pos = new vscode.Position(Math.max(0, at.line - 1), 0);
-  // Where its thread is: the file in the epic's worktree (signalComments.ts).
-  await vscode.window.showTextDocument(vscode.Uri.file(signalFilePath(epic, at.file, root)), {
+  // Where its thread is: the file in the epic's worktree (signalComments.ts), where a waiting signal's
+  // thread shows expanded with its decisions (Send back to Ralph, Escalate to Lisa, Accept). Not VS
+  // Code's "focus comment on current line": run before the new editor has its threads, it shows the
+  // person an error ("the cursor must be on a line with a comment").
+  const editor = await vscode.window.showTextDocument(vscode.Uri.file(signalFilePath(epic, at.file, root)), {
     selection: new vscode.Range(pos, pos),
   });
-  // The decision is the thread at that line (Send back to Ralph, Escalate to Lisa, Accept): opened and focused, not just the file.
-  await vscode.commands.executeCommand('workbench.action.focusCommentOnCurrentLine').then(undefined, () => undefined);
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
 /** A person's lease renewed where they hold it (their claim from this window went to the epic's worktree). */
