@@ -166,15 +166,26 @@ async function chooseInMenu(page: Page, action: string | RegExp): Promise<void> 
 
 /** Runs a command from the palette by its title. */
 export async function palette(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
-  await page
-    .locator('.quick-input-list .monaco-list-row', { hasText: title.replace(/^.*: /, '') })
-    .first()
-    .waitFor({ state: 'visible' });
+  // Opened again if it closed before the typing (a window that moved the focus while agents work closes it).
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 10_000 });
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: title.replace(/^.*: /, '') })
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      break;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      console.log(
+        `[palette] the command palette closed before "${title}" was chosen (try ${attempt}): opening it again`,
+      );
+    }
+  }
   await page.keyboard.press('Enter');
 }
 
