@@ -41,8 +41,8 @@ interface Slot {
  * under that line; only the first run after Start shows its terminal (VS Code does not tell an
  * extension what its panel shows, so any later reveal could take the panel from the Comments or
  * Problems view the person reads); past TERMINAL_LIMIT the oldest ended terminals close
- * (docs/editor-scheduler.md). The run's
- * exit code goes to the scheduler, not to VS Code, so no "terminal process terminated" toast.
+ * (docs/editor-scheduler.md). The run's exit code goes to the scheduler, not to VS Code, so no
+ * "terminal process terminated" toast.
  */
 export class AgentTerminalLauncher implements Launcher {
   private readonly reveal: AgentTerminalOptions['reveal'];
