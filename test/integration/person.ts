@@ -116,7 +116,10 @@ export async function contextAction(
   timeout = 10_000,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await target.click({ button: 'right' });
+    // A hover or menu left open (a context view) would take the right-click.
+    if (await page.locator('.context-view p, .context-view .monaco-hover, .context-view .action-label').count())
+      await page.keyboard.press('Escape');
+    await target.click({ button: 'right', timeout });
     const item = page.locator('.context-view .action-label', { hasText: action }).first();
     await item.waitFor({ timeout });
     // The mouse first, as a person would; if that did not take (a loaded machine), the keyboard.

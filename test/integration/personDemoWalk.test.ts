@@ -188,9 +188,14 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
         .filter({ has: page.locator('.title.modified', { hasText: summary }) });
       await entry.first().scrollIntoViewIfNeeded();
       const number = entry.locator('.editor.modified .margin .line-numbers', { hasText: /^3$/ }).first();
-      // The multi-file diff editor lays an entry's lines out once it is scrolled into view, not at once.
-      await number.waitFor({ timeout: 30_000 });
-      const box = await number.boundingBox();
+      // The multi-file diff editor lays an entry's lines out once it is scrolled into view, not at once,
+      // and may lay them out again while the review's content settles: read until a box comes.
+      let box = null;
+      for (const deadline = Date.now() + 30_000; !box && Date.now() < deadline;) {
+        await entry.first().scrollIntoViewIfNeeded();
+        box = await number.boundingBox();
+        if (!box) await page.waitForTimeout(500);
+      }
       assert.ok(box, `line 3 of ${summary} is on screen`);
       // As a person does: the pointer on the line brings the "+" into its gutter. In the demo at 1,400
       // px it is not offered (issue 36, defect 5: reproduced, cause not found; reviewChanges.test.ts
