@@ -179,18 +179,15 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
   });
 
   test('Run app and Stop app: the menu offers only the one that applies', { timeout: 120_000 }, async () => {
+    const worktree = show(work.refunds).worktree_path;
+    assert.ok(worktree, 'Refunds has a worktree');
     // What a failure names besides the menu: the app's record and what the editor said.
-    const appState = async (): Promise<string> => {
-      const worktree = show(work.refunds).worktree_path;
-      const app = worktree ? runningApp(worktree) : null;
-      return `the app's record: ${JSON.stringify(app)}; notifications: ${JSON.stringify(await allNotifications(page))}`;
-    };
+    const appState = async (): Promise<string> =>
+      `the app's record: ${JSON.stringify(runningApp(worktree))}; notifications: ${JSON.stringify(await allNotifications(page))}`;
     const before = await menuOf(page, 'Refunds');
     assert.ok(before.includes('Run app'), `Run app offered: ${JSON.stringify(before)}`);
     assert.ok(!before.includes('Stop app'), `no Stop app while nothing runs: ${JSON.stringify(before)}`);
     await closeMenus(page);
-    const worktree = show(work.refunds).worktree_path;
-    assert.ok(worktree, 'Refunds has a worktree');
     // `springfield app` records the app before it starts the commands: the click took.
     await contextAction(page, row(page, 'Refunds').first(), 'Run app', (ms) =>
       eventually('the app recorded', () => runningApp(worktree) !== null, ms + 10_000),
