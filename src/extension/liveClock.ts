@@ -1,4 +1,6 @@
 import { Disposable } from './lifecycle.ts';
+import { LEASE_WARNING_MS } from './model/needsYou.ts';
+import type { Snapshot } from './model/snapshot.ts';
 
 /** Something whose text moves with the clock: it redraws for `now` and says when it next changes. */
 export interface Ticking {
@@ -23,10 +25,10 @@ export class LiveClock extends Disposable {
     this.register({ dispose: () => clearTimeout(this.timer) });
   }
 
-  /** After a new snapshot: the leases still running, whose expiry should refresh the views. */
-  update(leaseExpiries: readonly string[]): void {
+  /** After a new snapshot: the moments that should refresh the views (wakeTimes). */
+  update(moments: readonly string[]): void {
     const now = Date.now();
-    this.nextExpiry = Math.min(Infinity, ...leaseExpiries.map((x) => Date.parse(x)).filter((t) => t > now));
+    this.nextExpiry = Math.min(Infinity, ...moments.map((x) => Date.parse(x)).filter((t) => t > now));
     this.run();
   }
 
@@ -48,4 +50,26 @@ export class LiveClock extends Disposable {
     if (!Number.isFinite(wait)) return;
     this.timer = setTimeout(() => this.run(), Math.min(Math.max(wait, 200), 3600_000));
   }
+}
+
+/**
+ * When the views must refresh though the store has not changed: at each lease's end, ten minutes
+ * before a person's (when it joins Needs you), and at each preset's usage-limit reset.
+ */
+export function wakeTimes(s: Snapshot, limits: readonly { until: string }[]): string[] {
+  const leases = s.plans
+    .flatMap((p) => p.steps.flatMap((st) => [st, ...st.substeps]))
+    .filter((st) => st.status === 'claimed' || st.status === 'in_progress');
+  return limits
+    .map((l) => l.until)
+    .concat(
+      leases.flatMap((st) =>
+        st.lease_expires_at
+          ? [
+              st.lease_expires_at,
+              ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()]),
+            ]
+          : [],
+      ),
+    );
 }

@@ -27,8 +27,7 @@ import {
   startStep,
 } from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';
-import { LiveClock } from './liveClock.ts';
-import { LEASE_WARNING_MS } from './model/needsYou.ts';
+import { LiveClock, wakeTimes } from './liveClock.ts';
 import { walkthroughProgress, type Snapshot } from './model/snapshot.ts';
 import { ConflictWatch } from './model/conflictWatch.ts';
 import { NeedsYouHost } from './needsYouHost.ts';
@@ -52,6 +51,19 @@ import { DashboardPanel } from './webviews/dashboardPanel.ts';
 const NO_AGENTS =
   'No agent is configured, so the scheduler starts nothing. Configure agents… (the gear above) picks the CLI that plays each role.';
 
+interface Views {
+  readonly epicsView: vscode.TreeView<Row>;
+  readonly agentsView: vscode.TreeView<Row>;
+}
+
+/** The scheduler a window hosts and what hangs on it. */
+interface Scheduling {
+  readonly scheduler: EditorScheduler;
+  readonly watch: ConflictWatch;
+  readonly needs: NeedsYouHost;
+  readonly setup: AgentSetup;
+}
+
 /** Wires the store host to the views, commands, comments, status bar and panels of one window. */
 export class SpringfieldExtension extends Disposable {
   private readonly context: vscode.ExtensionContext;
@@ -66,6 +78,7 @@ export class SpringfieldExtension extends Disposable {
   private revealEpic: ((epicId: string) => void) | undefined;
   private scheduler: EditorScheduler | undefined;
   private epicsView: vscode.TreeView<Row> | undefined;
+  private agentsView: vscode.TreeView<Row> | undefined;
   private conflicts: ConflictWatch | undefined;
 
   /** What tests and other extensions may read: the current snapshot and the rows each view would show. */
@@ -128,12 +141,36 @@ export class SpringfieldExtension extends Disposable {
     }
   }
 
+  /** One window's wiring, in four parts: the views, the scheduler, the snapshot's fan-out, the integrations. */
   private async activateInFolder(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     void vscode.commands.executeCommand('setContext', 'springfield.state', 'noRepo');
     if (!folder || folder.uri.scheme !== 'file') return;
     const host = this.register(new StoreHost(folder.uri.fsPath, databaseSetting()));
     this.host = host;
+    const views = this.createViews();
+    const scheduling = this.createScheduler(host, views);
+    const ctx = this.createCommandContext(host, views.epicsView, scheduling);
+    const comments = this.register(new SignalComments(() => host.location?.worktreeRoot ?? undefined));
+    this.fanOutSnapshot(host, ctx, scheduling, comments);
+    this.register(new SchedulerNotices(host, scheduling.scheduler, ctx));
+    this.registerCommands(ctx, comments);
+    this.register(views.epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
+    this.register(new WorktreeCommands(ctx, { cliPath: this.cliPath(), binDir: this.binDir() }));
+    this.register(new ReviewChanges(ctx));
+    this.registerIntegrations(host, scheduling.scheduler);
+    // The views, commands and status bar are ready now; the first read of the store fills them in.
+    // On the next macrotask: the store's calls are synchronous, so starting inline would still run inside activate().
+    this.started = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.start());
+    void this.started.then(() => {
+      // Only the user's own settings can switch this on, never the repository's .vscode/settings.json.
+      if (vscode.workspace.isTrusted && userSetting<boolean>('autoOrchestrate', false))
+        void guarded(() => scheduling.scheduler.start(false))();
+    });
+  }
+
+  /** The three trees: Epics (with Needs you at its top), Review signals and Agents. */
+  private createViews(): Views {
     const epicsView = this.register(
       vscode.window.createTreeView('springfield.epics', {
         treeDataProvider: this.epics,
@@ -146,6 +183,12 @@ export class SpringfieldExtension extends Disposable {
     const agentsView = this.register(
       vscode.window.createTreeView('springfield.agents', { treeDataProvider: this.agents }),
     );
+    this.agentsView = agentsView;
+    return { epicsView, agentsView };
+  }
+
+  /** The scheduler this window hosts, what it forecasts and waits for, its agents' setup and its commands. */
+  private createScheduler(host: StoreHost, views: Views): Scheduling {
     const scheduler = this.register(new EditorScheduler(host, this.context.extensionUri.fsPath, this.binDir()));
     this.scheduler = scheduler;
     // Conflicts ahead: the scheduler's forecast while it runs here, else test merges of the editor's own, throttled.
@@ -158,7 +201,7 @@ export class SpringfieldExtension extends Disposable {
     this.conflicts = watch;
     const needs = this.register(
       new NeedsYouHost(
-        epicsView,
+        views.epicsView,
         () => scheduler.state,
         () => watch.current,
       ),
@@ -166,14 +209,46 @@ export class SpringfieldExtension extends Disposable {
     this.needs = needs;
     const setup = this.register(new AgentSetup(host));
     this.setup = setup;
-    // A list of past runs hides the view's welcome, so the hint about a missing agent goes above it.
-    const setupHint = (s: Snapshot | undefined) => {
-      agentsView.message = s && s.runs.length > 0 && !setup.configured ? NO_AGENTS : undefined;
+    // What the scheduler waits for joins Needs you after each pass, and leaves it when the scheduler stops.
+    this.register(scheduler.onDidPass(() => needs.schedulerChanged()));
+    this.register(
+      scheduler.onDidChangeRunning(() => {
+        // Started: its forecast is shown; stopped: the editor's own test merges take over.
+        if (host.snapshot) watch.update(host.snapshot);
+        needs.schedulerChanged();
+      }),
+    );
+    const epicName = (id: string) => {
+      const title = host.snapshot?.epics.find((e) => e.id === id)?.title;
+      return title ? `“${title}”` : id;
     };
-    const status = this.register(new StatusBar((now) => hostRoleLimits(host, now)));
-    const clock = this.register(new LiveClock([this.epics, this.agents, status], () => void host.refresh()));
-    for (const tree of [this.epics, this.agents]) this.register(tree.onDidShowLiveRow(() => clock.wake()));
-    const comments = this.register(new SignalComments(() => host.location?.worktreeRoot ?? undefined));
+    this.register(new SchedulerStatus(scheduler, views.agentsView, epicName));
+    this.register(
+      setup.onDidChange(() => {
+        scheduler.reload();
+        void this.setWalkthroughKeys(host.snapshot);
+        this.showAgentsHint(host.snapshot);
+      }),
+    );
+    const commands: Record<string, () => unknown> = {
+      'springfield.scheduler.start': () => scheduler.start(),
+      'springfield.scheduler.stop': () => scheduler.stop(),
+      'springfield.scheduler.runOnce': () => scheduler.runOnce(),
+      'springfield.agents.configure': async () => {
+        await configureAgents(host, this.context.extensionUri.fsPath);
+        setup.check(true);
+      },
+    };
+    for (const [id, fn] of Object.entries(commands)) this.register(vscode.commands.registerCommand(id, guarded(fn)));
+    return { scheduler, watch, needs, setup };
+  }
+
+  /** What the commands, panels and notifications act through. */
+  private createCommandContext(
+    host: StoreHost,
+    epicsView: vscode.TreeView<Row>,
+    scheduling: Scheduling,
+  ): CommandContext {
     const revealStep = (planPath: string, anchor: string) => {
       const epicId = host.snapshot?.plans.find((p) => p.plan_path === planPath)?.epic_id;
       const top = epicId ? `epic:${epicId}` : `plan:${planPath}`;
@@ -185,6 +260,7 @@ export class SpringfieldExtension extends Disposable {
       const row = this.epics.materialise([`epic:${epicId}`]);
       if (row) void epicsView.reveal(row, { expand: true, select: true, focus: true }).then(undefined, () => undefined);
     };
+    const { scheduler, setup } = scheduling;
     const ctx: CommandContext = {
       host,
       epics: this.epics,
@@ -196,7 +272,15 @@ export class SpringfieldExtension extends Disposable {
       agentTerminal: (epicId) => scheduler.terminalFor(epicId),
     };
     this.ctx = ctx;
-    this.register(epicsView.onDidChangeCheckboxState((e) => guarded(onCheckboxes)(ctx, e.items)));
+    return ctx;
+  }
+
+  /** Each new snapshot reaches every view, the status bar, the comments, the notifiers and the live clock. */
+  private fanOutSnapshot(host: StoreHost, ctx: CommandContext, scheduling: Scheduling, comments: SignalComments): void {
+    const { watch, needs } = scheduling;
+    const status = this.register(new StatusBar((now) => hostRoleLimits(host, now)));
+    const clock = this.register(new LiveClock([this.epics, this.agents, status], () => void host.refresh()));
+    for (const tree of [this.epics, this.agents]) this.register(tree.onDidShowLiveRow(() => clock.wake()));
     const blocks = this.register(
       new BlockNotifier(
         this.context.workspaceState,
@@ -220,37 +304,11 @@ export class SpringfieldExtension extends Disposable {
         this.agents.update(s);
         status.update(s);
         comments.update(s);
-        // At a lease's end the views refresh, and ten minutes before a person's, when it joins Needs you.
-        const leases = s.plans
-          .flatMap((p) => p.steps.flatMap((st) => [st, ...st.substeps]))
-          .filter((st) => st.status === 'claimed' || st.status === 'in_progress');
-        // A preset's reset changes the status bar, the cards and Needs you: refresh then too.
-        const resets = hostRoleLimits(host).map((l) => l.until);
-        clock.update(
-          resets.concat(
-            leases.flatMap((st) =>
-              st.lease_expires_at
-                ? [
-                    st.lease_expires_at,
-                    ...(st.agent ? [] : [new Date(Date.parse(st.lease_expires_at) - LEASE_WARNING_MS).toISOString()]),
-                  ]
-                : [],
-            ),
-          ),
-        );
+        clock.update(wakeTimes(s, hostRoleLimits(host)));
         void this.setWalkthroughKeys(s);
         blocks.update(s);
         told.update(needs.current);
-        setupHint(s);
-      }),
-    );
-    // What the scheduler waits for joins Needs you after each pass, and leaves it when the scheduler stops.
-    this.register(scheduler.onDidPass(() => needs.schedulerChanged()));
-    this.register(
-      scheduler.onDidChangeRunning(() => {
-        // Started: its forecast is shown; stopped: the editor's own test merges take over.
-        if (host.snapshot) watch.update(host.snapshot);
-        needs.schedulerChanged();
+        this.showAgentsHint(s);
       }),
     );
     this.register(
@@ -260,49 +318,10 @@ export class SpringfieldExtension extends Disposable {
         told.update(needs.current);
       }),
     );
-    const epicName = (id: string) => {
-      const title = host.snapshot?.epics.find((e) => e.id === id)?.title;
-      return title ? `“${title}”` : id;
-    };
-    this.register(new SchedulerStatus(scheduler, agentsView, epicName));
-    this.register(new SchedulerNotices(host, scheduler, ctx));
-    this.register(
-      setup.onDidChange(() => {
-        scheduler.reload();
-        void this.setWalkthroughKeys(host.snapshot);
-        setupHint(host.snapshot);
-      }),
-    );
-    this.registerCommands(ctx, comments);
-    this.register(new WorktreeCommands(ctx, { cliPath: this.cliPath(), binDir: this.binDir() }));
-    this.register(new ReviewChanges(ctx));
-    this.register(
-      vscode.commands.registerCommand(
-        'springfield.scheduler.start',
-        guarded(() => scheduler.start()),
-      ),
-    );
-    this.register(
-      vscode.commands.registerCommand(
-        'springfield.scheduler.stop',
-        guarded(() => scheduler.stop()),
-      ),
-    );
-    this.register(
-      vscode.commands.registerCommand(
-        'springfield.scheduler.runOnce',
-        guarded(() => scheduler.runOnce()),
-      ),
-    );
-    this.register(
-      vscode.commands.registerCommand(
-        'springfield.agents.configure',
-        guarded(async () => {
-          await configureAgents(host, this.context.extensionUri.fsPath);
-          setup.check(true);
-        }),
-      ),
-    );
+  }
+
+  /** What reaches beyond the views: language-model tools, the MCP server, settings, panels after a reload, terminals' PATH. */
+  private registerIntegrations(host: StoreHost, scheduler: EditorScheduler): void {
     for (const tool of registerLanguageModelTools(host)) this.register(tool);
     this.register(registerMcpServer(this.context.extensionUri.fsPath, () => host.databaseUrl));
     // A changed database (or user settings that arrive after activation) takes effect at once; the scheduler follows when idle.
@@ -313,16 +332,14 @@ export class SpringfieldExtension extends Disposable {
         void host.useDatabase(databaseSetting());
       }),
     );
-    this.registerSerializers(host);
+    this.registerSerializers();
     this.exposeCli();
-    // The views, commands and status bar are ready now; the first read of the store fills them in.
-    // On the next macrotask: the store's calls are synchronous, so starting inline would still run inside activate().
-    this.started = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.start());
-    void this.started.then(() => {
-      // Only the user's own settings can switch this on, never the repository's .vscode/settings.json.
-      if (vscode.workspace.isTrusted && userSetting<boolean>('autoOrchestrate', false))
-        void guarded(() => scheduler.start(false))();
-    });
+  }
+
+  /** A list of past runs hides the Agents view's welcome, so the hint about a missing agent goes above it. */
+  private showAgentsHint(s: Snapshot | undefined): void {
+    if (!this.agentsView) return;
+    this.agentsView.message = s && s.runs.length > 0 && !this.setup?.configured ? NO_AGENTS : undefined;
   }
 
   private readonly walkthroughKeys = new Map<string, boolean>();
@@ -499,8 +516,7 @@ export class SpringfieldExtension extends Disposable {
   }
 
   /** Panels come back after a window reload. */
-  private registerSerializers(host: StoreHost): void {
-    void host;
+  private registerSerializers(): void {
     this.register(
       vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
         deserializeWebviewPanel: async (panel) => this.adoptDashboard(panel),

@@ -13,6 +13,7 @@ import { needsYou, type SchedulerState } from '../../src/extension/model/needsYo
 import { loadSnapshot } from '../../src/extension/model/snapshot.ts';
 import { epicsRoot } from '../../src/extension/views/treeModel.ts';
 import { needsYouNews } from '../../src/extension/model/needsYouNews.ts';
+import { wakeTimes } from '../../src/extension/liveClock.ts';
 import { sqliteOf } from '../helpers/sqlite.ts';
 import { planSourceOf } from '../../src/core/plan/source.ts';
 
@@ -86,6 +87,19 @@ test('plans to approve, reviews to decide and blocks to retry are listed in word
   );
   assert.equal(needs.idle, null, 'no scheduler here: nothing said about it');
   for (const i of needs.items) assert.doesNotMatch(i.text, /sf-[0-9a-f]+|\/wt\//, 'epics by title, no ids or paths');
+});
+
+test("the views wake at each lease's end, ten minutes before a person's, and at each usage limit's reset", async (t) => {
+  const { store, clock, started } = setup(t);
+  const { src } = await started('Cache', '/wt/cache');
+  await store.claimNext(src, { worktree: '/wt/cache', agent: null }, { leaseSeconds: 30 * 60 });
+  await store.claimNext(src, { worktree: '/wt/cache', agent: 'ralph' }, { leaseSeconds: 60 });
+  const snap = await loadSnapshot(store, me.worktree, clock.now());
+  const at = (minutes: number) => new Date(clock.now().getTime() + minutes * 60_000).toISOString();
+  assert.deepEqual(wakeTimes(snap, [{ until: at(90) }]).sort(), [at(1), at(20), at(30), at(90)].sort());
+  await store.complete(src, 'step-2', { worktree: '/wt/cache', agent: 'ralph' }, { forceReason: 'test' });
+  const after = await loadSnapshot(store, me.worktree, clock.now());
+  assert.deepEqual(wakeTimes(after, []).sort(), [at(20), at(30)].sort(), 'a completed step wakes nothing');
 });
 
 test("a person's lease near its end needs them (renewed where they hold it); an agent's does not", async (t) => {
