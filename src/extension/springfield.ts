@@ -11,7 +11,6 @@ import { onCheckboxes } from './commands/checkboxes.ts';
 import type { CommandContext } from './commands/commandContext.ts';
 import { BlockNotifier } from './blockNotifier.ts';
 import { createEpic, deferEpic, resumeEpic, retryEpic, reviewPlan, startEpic } from './commands/epicCommands.ts';
-import { reportClaim, startEpicAndClaim } from './commands/flow.ts';
 import { initHere, newPlan, proposePlan } from './commands/planCommands.ts';
 import { guarded } from './commands/guard.ts';
 import { decide, openLocation, type SignalTarget } from './commands/signalCommands.ts';
@@ -22,8 +21,10 @@ import {
   heartbeatStep,
   openInPlan,
   openWorktree,
+  reportClaim,
   resetStep,
   showTerminal,
+  startEpicAndClaim,
   startStep,
 } from './commands/stepCommands.ts';
 import { Disposable } from './lifecycle.ts';

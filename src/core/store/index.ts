@@ -22,7 +22,7 @@ export * from './maintenanceTypes.ts';
 export type * from './store.ts';
 export { Checklist, commandFinding } from './shared/checklist.ts';
 export { planRoots } from './shared/planRoots.ts';
-export { claimElsewhere, claimPlace, type Claimer, type EpicPlace } from './shared/epicPlace.ts';
+export { claimElsewhere, claimPlace, type Claimer, type EpicPlace } from './shared/claims.ts';
 export { isDatabaseUrl, redactDatabaseUrl } from './databaseUrl.ts';
 export { migrateToPostgres, migrateToSqlite, type MigrateResult } from './migrate/migrate.ts';
 

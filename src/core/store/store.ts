@@ -107,7 +107,7 @@ export interface StepStore {
   ): Promise<InitResult>;
   /**
    * `branch`: the branch the claimer's worktree is on; a step of an epic's plan is claimed only in
-   * the epic's worktree or on its branch (store/shared/epicPlace.ts).
+   * the epic's worktree or on its branch (store/shared/claims.ts).
    * `resume`: the operation id of an earlier claim whose reply was lost (PostgreSQL only; the CLI's
    * pending.json, docs/postgres-design.md, "Failures, retries, idempotence"): the step it claimed is returned (`resumed: true`) if it
    * committed and is still this holder's; else a claim is made as usual. SQLite never gets one.

@@ -10,7 +10,7 @@ import {
 import { tellLisaPlans } from './lisaPlans.ts';
 import type { Row } from '../views/treeProvider.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
-import { reportClaim, startEpicAndClaim } from './flow.ts';
+import { reportClaim, startEpicAndClaim } from './stepCommands.ts';
 import { PLANNING_ROLE } from '../../shared/roles.ts';
 
 function epicOf(ctx: CommandContext, row: Row | undefined): string {

@@ -5,7 +5,7 @@ import type { NeedsYouAction } from '../model/needsYou.ts';
 import { shortDuration, stepName } from '../views/viewText.ts';
 import { refOf, type CommandContext } from './commandContext.ts';
 import { deferEpic, retryEpic } from './epicCommands.ts';
-import { leaseSeconds } from './flow.ts';
+import { leaseSeconds } from './stepCommands.ts';
 import { newPlan, proposePlan } from './planCommands.ts';
 
 /** Runs what a Needs you item offers (the tree row, the dashboard's button): each through the command a person would use. */

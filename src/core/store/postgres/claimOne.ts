@@ -19,7 +19,7 @@ const CANDIDATE =
   'anchor, title, step_index, claim_token, status, claimed_by, claimed_agent, claimed_host, lease_expires_at, files';
 
 // $1 repo, $2 plan, $3 plan hash, $4 host, $5 worktree, $6 agent, $7 lease seconds, $8 operation id, $9 test clock or null,
-// $10 the branch the claimer's worktree is on (store/shared/epicPlace.ts: an epic's steps are claimed in its worktree or on its branch).
+// $10 the branch the claimer's worktree is on (store/shared/claims.ts: an epic's steps are claimed in its worktree or on its branch).
 const CLAIM_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'double precision', 'uuid', 'timestamptz', 'text'];
 const CLAIM = `WITH t AS (SELECT ${nowSql('$9')} AS now),
   plan AS (SELECT plan_hash, epic_id FROM plans WHERE ${PLAN}),

@@ -85,7 +85,7 @@ export function epicNotInProgress(message: string): RefusedError {
   return new RefusedError('epic_not_in_progress', message);
 }
 
-/** Where an epic's steps are claimed instead (store/shared/epicPlace.ts). */
+/** Where an epic's steps are claimed instead (store/shared/claims.ts). */
 export function epicElsewhereMessage(
   planPath: string,
   epicId: string,

@@ -1,6 +1,6 @@
 import { iso } from '../../clock.ts';
 import { portOver, type PortMethods, type StorePort } from '../shared/port.ts';
-import { STEP_METHODS } from './stepPort.ts';
+import { STEP_METHODS } from './stepStore.ts';
 import { runSync, type Op } from '../shared/op.ts';
 import { commitTargetSql } from './commitTarget.ts';
 import { contextSql } from './context.ts';
