@@ -221,6 +221,31 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
     },
   );
 
+  test(
+    'the open review takes no comment while Ralph works, and takes comments again once the epic is built',
+    { timeout: 240_000 },
+    async () => {
+      // Each line where a comment may go carries VS Code's commenting-range glyph, hovered or not.
+      const lines = page
+        .locator('.multiDiffEntry')
+        .filter({ has: page.locator('.title.modified', { hasText: new RegExp(`^${epic.id}\\.md`) }) })
+        .locator('.editor.modified .comment-range-glyph');
+      const offered = async (want: boolean, what: string) => {
+        let n = -1;
+        for (const deadline = Date.now() + 30_000; (n = await lines.count()) > 0 !== want;) {
+          if (Date.now() > deadline) assert.fail(`${what}: ${n} lines offer a comment after 30 s`);
+          await page.waitForTimeout(250);
+        }
+      };
+      assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'in_progress');
+      await offered(false, 'sent back to Ralph');
+      await screenshot(page, 'review-while-building');
+      const log = orchestrate(repo);
+      assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'implemented', log);
+      await offered(true, 'built again, in the review left open');
+    },
+  );
+
   test("Ralph's next run reads the comment at its place in his context file", { timeout: 120_000 }, () => {
     const log = orchestrate(repo);
     const ralph = cli<{ runs: { id: number; role: string; status: string; step_anchor: string | null }[] }>(repo, [

@@ -29,6 +29,19 @@ export class ReviewChanges extends Disposable {
     super();
     this.ctx = ctx;
     this.threads = this.register(new ReviewThreads((id) => REVIEWABLE.has(this.epic(id)?.status ?? '')));
+    // An open review takes comments from the moment its epic is built, and none once it is sent back.
+    let reviewable = '';
+    this.register(
+      ctx.host.onDidChange((s) => {
+        const now = s.epics
+          .filter((e) => REVIEWABLE.has(e.status))
+          .map((e) => e.id)
+          .join(' ');
+        if (now === reviewable) return;
+        reviewable = now;
+        this.threads.rangesChanged();
+      }),
+    );
     this.register(registerReviewDocuments(() => this.repository()));
     const commands: Record<string, (target?: Target) => Promise<void>> = {
       'springfield.review.open': (t) => this.open(t),
@@ -64,6 +77,8 @@ export class ReviewChanges extends Disposable {
       `Review ${epicId}${epic ? ` · ${epic.title}` : ''}`,
       resources,
     );
+    // Once more now that its editors are open, so they ask with the snapshot of this moment.
+    this.threads.rangesChanged();
     const files = `${changes.files.length} file${changes.files.length === 1 ? '' : 's'}`;
     if (!REVIEWABLE.has(epic?.status ?? '')) {
       void vscode.window.showInformationMessage(

@@ -14,20 +14,31 @@ export class ReviewThreads extends Disposable {
   );
   private readonly pending = new Map<string, Set<vscode.CommentThread>>();
 
+  private readonly ranges: vscode.CommentingRangeProvider;
+
   constructor(reviewable: (epicId: string) => boolean) {
     super();
-    this.controller.commentingRangeProvider = {
+    this.ranges = {
       provideCommentingRanges: (document) => {
         const f = reviewFileOf(document.uri);
         if (!f || f.side !== 'branch' || !reviewable(f.epicId)) return [];
         return [new vscode.Range(0, 0, Math.max(0, document.lineCount - 1), 0)];
       },
     };
+    this.controller.commentingRangeProvider = this.ranges;
     this.controller.options = {
       prompt: 'Comment for Ralph',
       placeHolder: 'What should change here? Add it to your review, then Request changes or Approve',
     };
     this.register({ dispose: () => this.pending.forEach((threads) => threads.forEach((t) => t.dispose())) });
+  }
+
+  /**
+   * VS Code asks where comments may go when a document opens, not when the answer changes: setting
+   * the provider again makes it ask every open editor anew (an epic became reviewable, or stopped being).
+   */
+  rangesChanged(): void {
+    this.controller.commentingRangeProvider = this.ranges;
   }
 
   /** The epic whose review a thread belongs to. */
