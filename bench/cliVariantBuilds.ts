@@ -93,7 +93,7 @@ export const VARIANTS: readonly Variant[] = [
     without: 'the store of the step operations only: the whole SqliteStore',
     edits: {
       'core/store/index.ts': [
-        ['return new SqliteStepStore(settings.location, {', 'return new SqliteStore(settings.location, {'],
+        ['return sqliteStepStore(settings.location, {', 'return sqliteStore(settings.location, {'],
       ],
     },
   },
