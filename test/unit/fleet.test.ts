@@ -143,30 +143,51 @@ describe('maxParallelAgents: auto', () => {
   });
 
   test('halves on a usage limit or on pressure, never below one; a failure only ends the stretch', () => {
-    let s: AutoParallel = { current: 9, ceiling: 20, streak: 1, cutBy: null };
+    let s: AutoParallel = { current: 9, ceiling: 20, streak: 1, cutBy: null, beforeLimit: null };
     s = autoAfterRun(s, 'limited', false);
-    assert.deepEqual(s, { current: 4, ceiling: 20, streak: 0, cutBy: 'limit' });
+    assert.deepEqual(s, { current: 4, ceiling: 20, streak: 0, cutBy: 'limit', beforeLimit: 9 });
     s = autoAfterRun(s, 'succeeded', true);
     assert.equal(s.current, 2);
     s = autoAfterRun(s, 'limited', false);
     assert.equal(s.current, 1);
     s = autoAfterRun(autoAfterRun(s, 'succeeded', false), 'limited', false);
     assert.equal(s.current, 1);
-    const streak = autoAfterRun({ current: 3, ceiling: 20, streak: AUTO_STRETCH - 1, cutBy: null }, 'failed', false);
-    assert.deepEqual(streak, { current: 3, ceiling: 20, streak: 0, cutBy: null });
+    const streak = autoAfterRun(
+      { current: 3, ceiling: 20, streak: AUTO_STRETCH - 1, cutBy: null, beforeLimit: null },
+      'failed',
+      false,
+    );
+    assert.deepEqual(streak, { current: 3, ceiling: 20, streak: 0, cutBy: null, beforeLimit: null });
   });
 
   test('one limit halves once, however many runs it ends; a success ends the limit', () => {
-    let s: AutoParallel = { current: 16, ceiling: 20, streak: 0, cutBy: null };
+    let s: AutoParallel = { current: 16, ceiling: 20, streak: 0, cutBy: null, beforeLimit: null };
     for (let i = 0; i < 5; i++) s = autoAfterRun(s, 'limited', false);
     assert.equal(s.current, 8, 'runs that met the same limit halve once');
     s = autoAfterRun(s, 'succeeded', false);
+    assert.equal(s.current, 16, 'the limit is over: back where it found the fleet');
     s = autoAfterRun(s, 'limited', false);
-    assert.equal(s.current, 4, 'a limit after a success is a new one');
+    assert.equal(s.current, 8, 'a limit after a success is a new one');
+  });
+
+  test('once a limit is over the fleet is back where the limit found it; then one per stretch', () => {
+    let s: AutoParallel = { current: 5, ceiling: 20, streak: 0, cutBy: null, beforeLimit: null };
+    const values: number[] = [];
+    s = autoAfterRun(s, 'limited', false);
+    values.push(s.current);
+    for (let i = 0; i < 1 + AUTO_STRETCH; i++) {
+      s = autoAfterRun(s, 'succeeded', false);
+      values.push(s.current);
+    }
+    assert.deepEqual(values, [2, 5, ...Array<number>(AUTO_STRETCH - 1).fill(5), 6]);
+    assert.equal(s.beforeLimit, null);
+    // Pressure is the machine's: what a limit cut is not won back under it.
+    s = autoAfterRun(autoAfterRun(s, 'limited', false), 'succeeded', true);
+    assert.deepEqual([s.current, s.beforeLimit, s.cutBy], [1, null, 'pressure']);
   });
 
   test('one stretch of pressure halves once; room again ends it', () => {
-    let s: AutoParallel = { current: 8, ceiling: 20, streak: 0, cutBy: null };
+    let s: AutoParallel = { current: 8, ceiling: 20, streak: 0, cutBy: null, beforeLimit: null };
     s = autoAfterLook(s, true);
     for (const outcome of ['succeeded', 'succeeded', 'failed', 'succeeded']) s = autoAfterRun(s, outcome, true);
     assert.equal(s.current, 4, 'runs that end in the same pressure halve once');

@@ -55,10 +55,11 @@ export class Fleet {
   runEnded(outcome: string): void {
     if (!this.auto) return;
     const before = this.auto.current;
+    const limited = this.auto.beforeLimit !== null;
     this.auto = autoAfterRun(this.auto, outcome, this.hold !== null);
     if (this.auto.current !== before)
       this.log(
-        `${autoText(this.auto)} — ${this.auto.current > before ? 'runs succeed with room to spare' : outcome === 'limited' ? 'a run met a usage limit' : 'the machine is under pressure'}`,
+        `${autoText(this.auto)} — ${this.auto.current > before ? (limited ? 'the usage limit is over' : 'runs succeed with room to spare') : outcome === 'limited' ? 'a run met a usage limit' : 'the machine is under pressure'}`,
       );
   }
 
