@@ -1,8 +1,8 @@
 // Issue 36's walk: the demo as a person meets it (code-server + Chromium at 1,400 px, the extension
-// installed as a user has it), from Start scheduler through plan approval, Review changes and a line
-// comment sent with Request changes (from the terminal while the diff's "+" is not offered: issue 36,
-// defect 5), Run app, a budget pause and Raise budget…, the scheduler never stopped. At each screenshot every epic's row is compared with `springfield epic show` at that
-// moment; a row that says something the store does not is a failure naming both.
+// installed as a user has it), from Start scheduler through plan approval, Review changes, a line
+// comment by the diff's "+" sent with Request changes, Run app, a budget pause and Raise budget…, the
+// scheduler never stopped. At each screenshot every epic's row is compared with `springfield epic show`
+// at that moment; a row that says something the store does not is a failure naming both.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -197,21 +197,35 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
         if (!box) await page.waitForTimeout(500);
       }
       assert.ok(box, `line 3 of ${summary} is on screen`);
-      // As a person does: the pointer on the line brings the "+" into its gutter. In the demo at 1,400
-      // px it is not offered (issue 36, defect 5: reproduced, cause not found; reviewChanges.test.ts
-      // comments with the mouse elsewhere), so the person sends the same review from the terminal.
-      const text = await entry.locator('.editor.modified .view-lines').first().boundingBox();
-      assert.ok(text, 'the right-hand side is on screen');
-      await page.mouse.move(text.x + 40, box.y + box.height / 2, { steps: 4 });
-      await screenshot(page, 'walk-5-gutter-plus');
-      const plus = await entry
-        .locator('.comment-range-glyph.line-hover')
-        .first()
-        .waitFor({ timeout: 10_000 })
-        .then(() => true)
-        .catch(() => false);
-      process.stderr.write(`[walk-5] the gutter's + ${plus ? 'is' : 'is not'} offered on line 3 of ${summary}\n`);
-      cli(demo.root, ['review', work.refunds, '--comment', `${summary}:3:${NOTE}`, '--request-changes']);
+      // As a person does: the pointer beside line 3 brings the "+" into its gutter, and is moved again
+      // while it does not (VS Code draws it on a mouse move, and redraws the gutter when comments change).
+      const plus = entry.locator('.comment-range-glyph.line-hover').first();
+      let moves = 0;
+      for (let at = box; !(await plus.isVisible()); moves++) {
+        const ranged = await entry.locator('.editor.modified .comment-range-glyph').count();
+        if (moves === 20)
+          assert.fail(`no + beside line 3 of ${summary} after 20 moves (${ranged} lines take a comment)`);
+        at = (await number.boundingBox()) ?? at;
+        await page.mouse.move(at.x + at.width + 8, at.y + at.height / 2 + (moves % 3) - 1, { steps: 2 });
+        await page.waitForTimeout(500);
+      }
+      process.stderr.write(`[walk-5] the + shows beside line 3 of ${summary} after ${moves} moves\n`);
+      // Clicked before any screenshot: taking one moves the pointer away, and the + goes with it.
+      await plus.click();
+      const widget = page.locator('.review-widget').last();
+      await widget.locator('.comment-form .monaco-editor').waitFor({ timeout: 10_000 });
+      await screenshot(page, 'walk-5-comment-box');
+      await page.keyboard.type(NOTE);
+      await widget.locator('.form-actions .monaco-button', { hasText: 'Add to review' }).click();
+      const thread = page.locator('.review-widget', { hasText: `Your pending review of ${work.refunds}` });
+      await thread.locator('.comments-container', { hasText: NOTE }).waitFor({ timeout: 10_000 });
+      await look('walk-6-comment');
+      assert.equal(show(work.refunds).status, 'implemented', 'nothing is sent before Request changes');
+      await thread.locator('.head .action-label', { hasText: 'Request changes' }).click();
+      await page
+        .locator('.quick-input-widget', { hasText: `Request changes on ${work.refunds}` })
+        .waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
       await eventually('Refunds sent back', () => show(work.refunds).status !== 'implemented', 15_000);
       // The moment the store says it no longer waits, the tree and the status bar say so too.
       const since = Date.now();
