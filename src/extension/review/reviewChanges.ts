@@ -77,8 +77,6 @@ export class ReviewChanges extends Disposable {
       `Review ${epicId}${epic ? ` · ${epic.title}` : ''}`,
       resources,
     );
-    // Once more now that its editors are open, so they ask with the snapshot of this moment.
-    this.threads.rangesChanged();
     const files = `${changes.files.length} file${changes.files.length === 1 ? '' : 's'}`;
     if (!REVIEWABLE.has(epic?.status ?? '')) {
       void vscode.window.showInformationMessage(
