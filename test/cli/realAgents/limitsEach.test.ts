@@ -26,16 +26,33 @@ const OPENAI_LIMIT = (retryAfter: number): Failure => ({
   },
 });
 
-/** The Gemini API's spent quota. */
+/**
+ * The Gemini API's spent daily quota, as the API sends it: a QuotaFailure naming the per-day quota, which
+ * Gemini CLI takes as final and reports at once. (A per-minute quota it retries itself, 5 s then doubling,
+ * for about a minute and a half before it gives up with the same words: the same outcome, slower.)
+ */
 const GEMINI_LIMIT: Failure = {
   status: 429,
   body: {
     error: {
       code: 429,
       message:
-        'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+        'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 50, model: gemini-2.5-pro\nPlease retry in 34s.',
       status: 'RESOURCE_EXHAUSTED',
-      details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34s' }],
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+          violations: [
+            {
+              quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+              quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+              quotaDimensions: { location: 'global', model: 'gemini-2.5-pro' },
+              quotaValue: '50',
+            },
+          ],
+        },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34s' },
+      ],
     },
   },
 };
@@ -87,7 +104,7 @@ test('Codex meets an OpenAI rate limit: limited, in its words', { timeout: 300_0
 
 test('Gemini CLI meets a spent quota: limited, in its words', { timeout: 300_000 }, async (t) => {
   const run = await limitedRun(t, GEMINI, GEMINI_LIMIT);
-  assert.match(run.outcome_reason ?? '', /quota/i);
+  assert.match(run.outcome_reason ?? '', /exhausted your daily quota/i);
   assert.match(run.outcome_reason ?? '', until('gemini'));
 });
 
@@ -101,7 +118,7 @@ test(
   'opencode retrying a long limit in silence: ended by the stall watch, limited (not stalled) by its logged attempts',
   { timeout: 600_000 },
   async (t) => {
-    const run = await limitedRun(t, OPENCODE, OPENAI_LIMIT(600), { stallSeconds: 120 });
+    const run = await limitedRun(t, OPENCODE, OPENAI_LIMIT(600), { stallSeconds: 30 });
     assert.match(
       run.outcome_reason ?? '',
       /^(?:Failed after \d+ attempts\. Last error: )?Rate limit reached for gpt-4\.1 .*Please try again in 600s\. — opencode limited until/,
