@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, CLI_PATH, ensureCli } from '../helpers/gitRepo.ts';
+import { runCliSync } from '../helpers/cliSync.ts';
 import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 
 /** A two-step plan (step-2 after step-1). */
@@ -307,19 +308,14 @@ export function faultRepo(
   git('add', '-A');
   git('commit', '-qm', 'start');
   const sf = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI_PATH, ...args, '--json'], {
-      cwd: repo,
-      encoding: 'utf8',
-      env,
-      timeout: 60_000,
-    });
+    const r = runCliSync(repo, [...args, '--json'], env);
     let json: Record<string, unknown> = {};
     try {
       json = r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : {};
     } catch {
       json = {};
     }
-    return { code: r.status, json, stderr: r.stderr, stdout: r.stdout };
+    return { code: r.code, json, stderr: r.stderr, stdout: r.stdout };
   };
   let current: Record<string, unknown> = {
     roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },

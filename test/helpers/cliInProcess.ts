@@ -21,7 +21,7 @@ import { messageOf } from '../../src/shared/errorMessage.ts';
 import { assertOk, cleanEnv, cliResult, ensureCli, runCliAsync, type CliResult } from './gitRepo.ts';
 
 /** Commands that use their process's own stdout, stderr or stdin (a supervised agent, the scheduler's agents, a server, migrate's progress): run as a process. */
-const OWN_STREAMS = new Set(['run', 'orchestrate', 'app', 'mcp', 'migrate']);
+export const OWN_STREAMS: ReadonlySet<string> = new Set(['run', 'orchestrate', 'app', 'mcp', 'migrate']);
 let built = false;
 
 /** Runs one CLI invocation in this process in `cwd`; `env` entries override (undefined removes), as gitRepo's runCli. */
@@ -35,11 +35,24 @@ export async function runCli(
     built = true;
     return runCliAsync(cwd, args, env);
   }
+  const r = await dispatchHere(cwd, args, cleanEnv(env));
+  return cliResult(r.code, r.stdout, r.stderr);
+}
+
+/** What one invocation printed and its exit code. */
+export interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs one invocation (not one of OWN_STREAMS) in this process in `cwd` with exactly `env`. */
+export async function dispatchHere(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Ran> {
   let stdout = '';
   let stderr = '';
   const io: Io = {
     cwd,
-    env: cleanEnv(env),
+    env,
     stdout: (t) => {
       stdout += t;
     },
@@ -57,7 +70,7 @@ export async function runCli(
     stderr += `springfield: internal error: ${messageOf(err)}\n`;
     code = 70;
   }
-  return cliResult(code, stdout, stderr);
+  return { code, stdout, stderr };
 }
 
 /** `runCli` with `--json` appended. */
