@@ -17,6 +17,7 @@ export interface SyncRequest {
 }
 
 let worker: { readonly port: MessagePort; readonly done: Int32Array; readonly thread: Worker } | undefined;
+let built = false;
 
 function start(): NonNullable<typeof worker> {
   const done = new Int32Array(new SharedArrayBuffer(4));
@@ -38,7 +39,8 @@ export function runCliSync(
   timeoutMs = 60_000,
 ): { code: number | null; stdout: string; stderr: string } {
   if (OWN_STREAMS.has(args[0] ?? '')) {
-    ensureCli();
+    if (!built) ensureCli();
+    built = true;
     const r = spawnSync(process.execPath, [CLI_PATH, ...args], { cwd, encoding: 'utf8', env, timeout: timeoutMs });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
