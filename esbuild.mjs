@@ -58,7 +58,9 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode', 'better-sqlite3'],
-    define: { 'import.meta.url': '__sfImportMeta.url', ...promptsDefine, ...versionDefine },
+    // zod asks `typeof navigator` once (is this Cloudflare?); in the extension host that global is a
+    // getter that logs an error for every extension touching it. Nothing here needs a browser's navigator.
+    define: { 'import.meta.url': '__sfImportMeta.url', navigator: 'undefined', ...promptsDefine, ...versionDefine },
     banner: {
       js: 'const __sfImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
     },

@@ -54,6 +54,8 @@ export interface RunningCodeServer {
   port: number;
   /** Everything code-server printed so far. */
   output(): string;
+  /** What the remote extension host logged so far (every window's, in order). */
+  extensionHostLog(): string;
   stop(): Promise<void>;
 }
 
@@ -377,11 +379,31 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
           ['skipWelcome', 'true'],
         ]
       : [];
-    return { url: workbenchUrl(port, resolve(options.folder), payload), port, output: () => output, stop };
+    return {
+      url: workbenchUrl(port, resolve(options.folder), payload),
+      port,
+      output: () => output,
+      extensionHostLog: () => extensionHostLog(join(userDataDir, 'logs')),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** The remote extension host's log files under `logsDir` (`<session>/exthost<n>/remoteexthost.log`), joined. */
+function extensionHostLog(logsDir: string): string {
+  const read = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? read(join(dir, e.name)) : e.name === 'remoteexthost.log' ? [join(dir, e.name)] : [],
+    );
+  return existsSync(logsDir)
+    ? read(logsDir)
+        .sort()
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('')
+    : '';
 }
 
 /** Links an extension folder into an extensions folder under the name VS Code gives installed ones (publisher.name-version). */

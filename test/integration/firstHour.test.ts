@@ -408,4 +408,12 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
       await screenshot(page, 'first-takeover');
     },
   );
+
+  test('all the while, the extension host logged no error (a person reading its log sees none)', () => {
+    const errors = session
+      .extensionHostLog()
+      .split('\n')
+      .filter((line) => /\[error\]/.test(line));
+    assert.deepEqual(errors, []);
+  });
 });
