@@ -56,6 +56,8 @@ export interface RunningCodeServer {
   output(): string;
   /** What the remote extension host logged so far (every window's, in order). */
   extensionHostLog(): string;
+  /** The folder holding this server's settings, logs and sockets; stop() removes it. */
+  home: string;
   stop(): Promise<void>;
 }
 
@@ -299,6 +301,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
   const extensionsDir = options.extensionsDir ?? join(home, 'extensions');
   const config = join(home, 'config.yaml');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(join(home, 'run'), { mode: 0o700 });
   mkdirSync(extensionsDir, { recursive: true });
   if (options.installedExtensionPath) linkExtension(options.installedExtensionPath, extensionsDir);
   writeFileSync(config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
@@ -384,6 +387,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
       port,
       output: () => output,
       extensionHostLog: () => extensionHostLog(join(userDataDir, 'logs')),
+      home,
       stop,
     };
   } catch (error) {
@@ -423,10 +427,12 @@ export function linkExtension(extensionPath: string, extensionsDir: string): str
 function codeServerEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   // An empty gallery keeps the workbench from looking up open-vsx.org (there is no network here anyway).
   // XDG_STATE_HOME too: what the person allows in a test session never reaches the real user's state.
+  // XDG_RUNTIME_DIR holds the server's vscode-ipc-*.sock, which would otherwise stay behind in /tmp.
   const env = cleanEnv({
     XDG_DATA_HOME: join(home, 'data'),
     XDG_CONFIG_HOME: join(home, 'config'),
     XDG_STATE_HOME: join(home, 'state'),
+    XDG_RUNTIME_DIR: join(home, 'run'),
     EXTENSIONS_GALLERY: '{}',
   });
   for (const key of Object.keys(env)) {

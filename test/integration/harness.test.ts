@@ -1,7 +1,7 @@
 // Proves the integration harness against a throwaway extension: a passing suite, a failing one, and a screenshot.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,9 +152,12 @@ describe('integration harness (real VS Code via code-server)', () => {
           .locator('.statusbar-item', { hasText: 'Hello person' })
           .waitFor({ state: 'visible', timeout: 30_000 });
         await screenshot(page, 'harness-command.png');
+        const sockets = readdirSync(join(session.serverHome, 'run')).filter((f) => /^vscode-ipc-.*\.sock$/.test(f));
+        assert.ok(sockets.length > 0, "code-server's sockets are in its own folder, not in /tmp");
       } finally {
         await session.close();
       }
+      assert.equal(existsSync(session.serverHome), false, 'closing the editor removes its folder, sockets and all');
     },
   );
 });

@@ -59,6 +59,8 @@ export interface EditorSession {
   url: string;
   /** What the remote extension host logged so far. */
   extensionHostLog(): string;
+  /** code-server's own folder (settings, logs, sockets); close() removes it. */
+  serverHome: string;
   close(): Promise<void>;
 }
 
@@ -181,6 +183,7 @@ export async function openEditor(options: {
       page,
       url: server.url,
       extensionHostLog: () => server.extensionHostLog(),
+      serverHome: server.home,
       close: async () => {
         await opened.close();
         await server.stop();
