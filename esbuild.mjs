@@ -6,7 +6,13 @@ import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 // The executable and the step commands' bundle: the fast path, one folder (docs/cli-cost.md).
 import { fastPathBuilds } from './src/cli/fastPath/builds.ts';
 // The options and plugins every bundle shares (bench/cliVariantBuilds.ts builds the fast path with them too).
-import { common, ownModulesArePure, postgresApart, versionDefine as versionOf } from './scripts/buildParts.ts';
+import {
+  common,
+  ownModulesArePure,
+  postgresApart,
+  versionDefine as versionOf,
+  zodMiniApart,
+} from './scripts/buildParts.ts';
 
 const watch = process.argv.includes('--watch');
 const apart = { ...common, plugins: [postgresApart, ownModulesArePure] };
@@ -28,6 +34,7 @@ const builds = [
     // Every other command: ES modules split per command, loaded by the executable when named.
     ...common,
     entryPoints: { main: 'src/cli/main.ts' },
+    plugins: [ownModulesArePure, zodMiniApart],
     outdir: 'dist/full',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

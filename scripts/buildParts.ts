@@ -1,6 +1,6 @@
 // What every bundle esbuild.mjs makes shares, and what bench/cliVariantBuilds.ts builds the fast path with.
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { BuildOptions, Plugin } from 'esbuild';
 
 /**
@@ -49,3 +49,33 @@ export function versionDefine(root = '.'): Record<string, string> {
   const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
   return { __SF_VERSION__: JSON.stringify(pkg.version) };
 }
+
+/**
+ * zod/mini (the run config's schemas) with a zod core of its own in the CLI's split bundle: the MCP
+ * server's SDK needs the full zod, and a core shared with it would be a chunk of about 650 KB that
+ * every command loads (docs/cli-cost.md). zod keeps its settings on globalThis, so two copies agree.
+ */
+export const zodMiniApart: Plugin = {
+  name: 'zod-mini-apart',
+  setup(build) {
+    const inZodMini = { namespace: 'zod-mini', sideEffects: false } as const;
+    build.onResolve({ filter: /^zod\/(mini|v4\/locales\/en\.js)$/ }, async (args) => {
+      if (args.pluginData === 'zod-mini') return undefined;
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        pluginData: 'zod-mini',
+      });
+      return { path: found.path, ...inZodMini };
+    });
+    build.onResolve({ filter: /.*/, namespace: 'zod-mini' }, (args) => ({
+      path: resolve(args.resolveDir, args.path),
+      ...inZodMini,
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'zod-mini' }, (args) => ({
+      contents: readFileSync(args.path, 'utf8'),
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};

@@ -6,18 +6,14 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  primeText,
-  runTool,
-  SpringfieldError,
-  TOOL_META,
-  toolJsonSchema,
-  type ToolKey,
-  toolKeyOf,
-  type ToolSession,
-} from '../core/index.ts';
+import { primeText, SpringfieldError } from '../core/index.ts';
+// The tools' own public API, not core/index.ts: their schemas are written in the full zod, which
+// through the index would load with every command (docs/cli-cost.md, "The full CLI").
+import { runTool, TOOL_META, toolJsonSchema, type ToolKey, toolKeyOf, type ToolSession } from '../core/agents/tools.ts';
 import { VERSION } from './help.ts';
 import { messageOf } from '../shared/errorMessage.ts';
+
+export { LostReplies } from '../core/agents/tools.ts';
 
 /**
  * The Springfield tools over MCP. Bad arguments and unknown tools are protocol errors (-32602) and

@@ -1,4 +1,4 @@
-import type { LostReplies, ToolSession } from '../core/index.ts';
+import type { LostReplies, ToolSession } from '../core/agents/tools.ts';
 import type { CliContext } from './cliContext.ts';
 import { renderContext } from './render/contextText.ts';
 

@@ -18,8 +18,6 @@ export {
   writeRoleCommands,
 } from './agents/roleConfig.ts';
 export { fillPrompt, loadRolePrompt, promptNameFor, promptValues, withPrompt } from './agents/rolePrompt.ts';
-export { TOOL_META, toolJsonSchema, type ToolKey } from './agents/toolSchemas.ts';
-export { confirmationFor, LostReplies, runTool, toolKeyOf, type ToolSession } from './agents/tools.ts';
 export { buildBudget, type Complexity, COMPLEXITY_POLICY, parseComplexity } from './epics/complexity.ts';
 export {
   type BudgetConfig,

@@ -3,7 +3,7 @@
  * commands, the person's queue, notify and `"maxParallelAgents": "auto"`. They join the run config's
  * schema (src/core/runs/runConfig.ts); src/core/orchestrate/fleetConfig.ts resolves their defaults.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** What admission lets the machine come to before new heavy work waits (src/core/scheduler/admission.ts). */
 export interface AdmissionLimits {
@@ -28,28 +28,30 @@ export const ADMIT_ANY_MACHINE: AdmissionLimits = {
   maxLoadPerCore: 1000,
 };
 
-const Percent = z.number().min(0).max(100);
-const Slots = z.int().min(1).max(64);
+const Percent = z.number().check(z.gte(0), z.lte(100));
+const Slots = z.int().check(z.gte(1), z.lte(64));
 
 /** The keys this file adds to the config's schema. */
 export const FLEET_SCHEMA = {
-  maxParallelAgents: z.union([z.int().min(1).max(64), z.literal('auto')]).optional(),
-  admission: z
-    .strictObject({
-      minFreeMemoryMb: z.int().min(0).max(10_000_000).optional(),
-      maxCpuPressure: Percent.optional(),
-      maxMemoryPressure: Percent.optional(),
-      maxIoPressure: Percent.optional(),
-      maxLoadPerCore: z.number().positive().max(1000).optional(),
-    })
-    .optional(),
-  slots: z.strictObject({ verification: Slots.optional(), setup: Slots.optional() }).optional(),
-  maxWaitingOnPerson: z.int().min(1).max(1000).optional(),
-  notify: z
-    .strictObject({
-      command: z.array(z.string().min(1, 'must be a non-empty string')).min(1, 'a command needs at least the program'),
-    })
-    .optional(),
+  maxParallelAgents: z.optional(z.union([z.int().check(z.gte(1), z.lte(64)), z.literal('auto')])),
+  admission: z.optional(
+    z.strictObject({
+      minFreeMemoryMb: z.optional(z.int().check(z.gte(0), z.lte(10_000_000))),
+      maxCpuPressure: z.optional(Percent),
+      maxMemoryPressure: z.optional(Percent),
+      maxIoPressure: z.optional(Percent),
+      maxLoadPerCore: z.optional(z.number().check(z.positive(), z.lte(1000))),
+    }),
+  ),
+  slots: z.optional(z.strictObject({ verification: z.optional(Slots), setup: z.optional(Slots) })),
+  maxWaitingOnPerson: z.optional(z.int().check(z.gte(1), z.lte(1000))),
+  notify: z.optional(
+    z.strictObject({
+      command: z
+        .array(z.string().check(z.minLength(1, 'must be a non-empty string')))
+        .check(z.minLength(1, 'a command needs at least the program')),
+    }),
+  ),
 };
 
 /** The same keys as the run config holds them: as written, so a config read back validates again. */

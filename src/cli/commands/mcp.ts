@@ -12,13 +12,11 @@ export const mcpCommand: Command = {
   ].join('\n'),
   async run(ctx) {
     // Loaded here, not at the top: the SDK stays out of every other command's start-up.
-    const [{ createMcpServer, serveMcp }, { StdioServerTransport }, { toolSession }, { LostReplies }] =
-      await Promise.all([
-        import('../mcpServer.ts'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
-        import('../toolSession.ts'),
-        import('../../core/index.ts'),
-      ]);
+    const [{ createMcpServer, LostReplies, serveMcp }, { StdioServerTransport }, { toolSession }] = await Promise.all([
+      import('../mcpServer.ts'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../toolSession.ts'),
+    ]);
     // Kept for the life of the server: a claim or signal whose reply was lost is resumed by the same call again.
     const lostReplies = new LostReplies();
     const server = createMcpServer(() => toolSession(ctx, 'mcp', lostReplies));

@@ -2,6 +2,7 @@
  * The Springfield tools' implementations, shared by the editor's language-model tools and the MCP
  * server (`springfield mcp`): input is parsed with the zod schemas of toolSchemas.ts, and every
  * operation goes through the same core calls as the CLI, so the store's rules hold unchanged.
+ * Their public API, apart from core/index.ts: those schemas use the full zod (docs/architecture.md).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -47,6 +48,7 @@ export interface ToolSession {
 }
 
 export { LostReplies };
+export { TOOL_META, toolJsonSchema, type ToolKey } from './toolSchemas.ts';
 
 export interface ToolOutcome {
   /** For the model: one readable text. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import {
   AGENT_ROLES,
   type AgentRole,
@@ -21,118 +22,125 @@ import { FLEET_SCHEMA, type FleetSettings, fleetSettingsOf } from '../../shared/
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
+// zod/mini keeps its messages out unless asked: the English ones, as the full zod gives.
+z.config(en());
+
 /** A command as an argument vector: the program, then its arguments; never shell text. */
 const CommandSchema = z
-  .array(z.string().min(1, 'must be a non-empty string'))
-  .min(1, 'a command needs at least the program');
+  .array(z.string().check(z.minLength(1, 'must be a non-empty string')))
+  .check(z.minLength(1, 'a command needs at least the program'));
 
 /** The roles a run of which has a timeout: the agents and the scheduler's setup of a new worktree. */
 export type TimedRole = RunRole;
-const Seconds = z.int().min(1).max(31_622_400);
+const Seconds = z.int().check(z.gte(1), z.lte(31_622_400));
+/** A whole number from `min` to `max`. */
+const whole = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
 
 const Path = z
   .string()
-  .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted field path like usage.input_tokens');
+  .check(z.regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/, 'must be a dotted field path like usage.input_tokens'));
 /** How to read usage from a role's output: a preset's name (claude, codex, …) or the fields themselves. */
 const UsageChoice = z.union([
-  z.string().refine((name) => AGENT_PRESETS.some((p) => p.id === name && p.usage !== null), {
-    message: `must name a preset that reports usage (${AGENT_PRESETS.filter((p) => p.usage !== null)
-      .map((p) => p.id)
-      .join(', ')}) or give the fields`,
-  }),
+  z.string().check(
+    z.refine((name) => AGENT_PRESETS.some((p) => p.id === name && p.usage !== null), {
+      message: `must name a preset that reports usage (${AGENT_PRESETS.filter((p) => p.usage !== null)
+        .map((p) => p.id)
+        .join(', ')}) or give the fields`,
+    }),
+  ),
   z.strictObject({
     format: z.enum(['jsonl', 'json']),
     match: z.record(z.string(), z.string()),
-    costUsd: Path.optional(),
-    inputTokens: Path.optional(),
-    outputTokens: Path.optional(),
-    cacheReadTokens: Path.optional(),
-    cacheWriteTokens: Path.optional(),
-    premiumRequests: Path.optional(),
-    perModel: Path.optional(),
-    sum: z.boolean().optional(),
+    costUsd: z.optional(Path),
+    inputTokens: z.optional(Path),
+    outputTokens: z.optional(Path),
+    cacheReadTokens: z.optional(Path),
+    cacheWriteTokens: z.optional(Path),
+    premiumRequests: z.optional(Path),
+    perModel: z.optional(Path),
+    sum: z.optional(z.boolean()),
   }),
 ]);
 
 /** An object with an optional `schema` per role of `roles` (the role registry's), and no other key. */
-function perRole<K extends string, S extends z.ZodType>(roles: readonly K[], schema: S) {
+function perRole<K extends string, S extends z.ZodMiniType>(roles: readonly K[], schema: S) {
   return z.strictObject(
-    Object.fromEntries(roles.map((role) => [role, schema.optional()])) as Record<K, z.ZodOptional<S>>,
+    Object.fromEntries(roles.map((role) => [role, z.optional(schema)])) as Record<K, z.ZodMiniOptional<S>>,
   );
 }
 
 /** A spending limit: a positive number (dollars, minutes). */
-const Limit = z.number().positive('must be a positive number').max(1e9);
+const Limit = z.number().check(z.positive('must be a positive number'), z.lte(1e9));
+/** Text without a NUL. */
+const noNul = z.refine<string>((v) => !v.includes('\0'), 'must not contain NUL');
 
 const ConfigSchema = z.strictObject({
-  roles: perRole(AGENT_ROLES, CommandSchema).optional(),
-  fallbacks: perRole(AGENT_ROLES, z.array(CommandSchema).max(5)).optional(),
-  verification: z.array(CommandSchema).optional(),
-  leaseSeconds: Seconds.optional(),
-  runTimeoutSeconds: Seconds.optional(),
-  timeouts: perRole(RUN_ROLES, Seconds).optional(),
-  killGraceSeconds: z.int().min(0).max(3600).optional(),
-  stallSeconds: z.int().min(0).max(86_400).optional(),
-  retryLimit: z.int().min(1).max(100).optional(),
-  retryBackoffSeconds: z.array(z.int().min(0).max(86_400)).min(1, 'needs at least one delay').max(20).optional(),
-  setup: z.array(CommandSchema).optional(),
-  archive: z.array(CommandSchema).optional(),
-  run: z.array(CommandSchema).optional(),
-  ports: z.int().min(0).max(100).optional(),
-  env: z
-    .record(
-      z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like PORT')
-        .refine((k) => !k.startsWith('SPRINGFIELD_'), 'SPRINGFIELD_ variables are set by Springfield'),
-      z.string().refine((v) => !v.includes('\0'), 'must not contain NUL'),
-    )
-    .optional(),
-  merge: z.enum(['squash', 'pr']).optional(),
-  remote: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin')
-    .optional(),
-  prCheckSeconds: z.int().min(0).max(86_400).optional(),
-  planner: z.enum([PLANNING_ROLE, 'person']).optional(),
-  reviewedByPerson: z.array(z.enum(COMPLEXITIES as [Complexity, ...Complexity[]])).optional(),
-  worktreeRoot: z
-    .string()
-    .trim()
-    .min(1, 'must name a folder')
-    .refine((v) => !v.includes('\0'), 'must not contain NUL')
-    .optional(),
-  usage: perRole(AGENT_ROLES, UsageChoice).optional(),
-  filesAware: z.boolean().optional(),
-  mechanicalMerge: z.boolean().optional(),
-  mergeable: z.array(z.string().trim().min(1, 'must be a file glob')).optional(),
-  regenerate: z.record(z.string().trim().min(1, 'must be a file glob'), CommandSchema).optional(),
-  routes: z
-    .strictObject({
-      [BUILDING_ROLE]: z
-        .strictObject({
+  roles: z.optional(perRole(AGENT_ROLES, CommandSchema)),
+  fallbacks: z.optional(perRole(AGENT_ROLES, z.array(CommandSchema).check(z.maxLength(5)))),
+  verification: z.optional(z.array(CommandSchema)),
+  leaseSeconds: z.optional(Seconds),
+  runTimeoutSeconds: z.optional(Seconds),
+  timeouts: z.optional(perRole(RUN_ROLES, Seconds)),
+  killGraceSeconds: z.optional(whole(0, 3600)),
+  stallSeconds: z.optional(whole(0, 86_400)),
+  retryLimit: z.optional(whole(1, 100)),
+  retryBackoffSeconds: z.optional(
+    z.array(whole(0, 86_400)).check(z.minLength(1, 'needs at least one delay'), z.maxLength(20)),
+  ),
+  setup: z.optional(z.array(CommandSchema)),
+  archive: z.optional(z.array(CommandSchema)),
+  run: z.optional(z.array(CommandSchema)),
+  ports: z.optional(whole(0, 100)),
+  env: z.optional(
+    z.record(
+      z.string().check(
+        z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name like PORT'),
+        z.refine((k) => !k.startsWith('SPRINGFIELD_'), 'SPRINGFIELD_ variables are set by Springfield'),
+      ),
+      z.string().check(noNul),
+    ),
+  ),
+  merge: z.optional(z.enum(['squash', 'pr'])),
+  remote: z.optional(
+    z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be a git remote name like origin')),
+  ),
+  prCheckSeconds: z.optional(whole(0, 86_400)),
+  planner: z.optional(z.enum([PLANNING_ROLE, 'person'])),
+  reviewedByPerson: z.optional(z.array(z.enum(COMPLEXITIES as [Complexity, ...Complexity[]]))),
+  worktreeRoot: z.optional(z.string().check(z.trim(), z.minLength(1, 'must name a folder'), noNul)),
+  usage: z.optional(perRole(AGENT_ROLES, UsageChoice)),
+  filesAware: z.optional(z.boolean()),
+  mechanicalMerge: z.optional(z.boolean()),
+  mergeable: z.optional(z.array(z.string().check(z.trim(), z.minLength(1, 'must be a file glob')))),
+  regenerate: z.optional(z.record(z.string().check(z.trim(), z.minLength(1, 'must be a file glob')), CommandSchema)),
+  routes: z.optional(
+    z.strictObject({
+      [BUILDING_ROLE]: z.optional(
+        z.strictObject({
           presets: z
             .array(
-              z.string().refine((id) => AGENT_PRESETS.some((p) => p.id === id && p.roles[BUILDING_ROLE]), {
-                message: `must name a preset that can build (${AGENT_PRESETS.filter((p) => p.roles[BUILDING_ROLE])
-                  .map((p) => p.id)
-                  .join(', ')})`,
-              }),
+              z.string().check(
+                z.refine((id) => AGENT_PRESETS.some((p) => p.id === id && p.roles[BUILDING_ROLE]), {
+                  message: `must name a preset that can build (${AGENT_PRESETS.filter((p) => p.roles[BUILDING_ROLE])
+                    .map((p) => p.id)
+                    .join(', ')})`,
+                }),
+              ),
             )
-            .min(2, 'needs at least two presets to choose between'),
-          by: z.enum(['acceptance', 'cost']).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  budget: z
-    .strictObject({
-      epicUsd: Limit.optional(),
-      dailyUsd: Limit.optional(),
-      epicTokens: z.int().min(1).optional(),
-      epicMinutes: Limit.optional(),
-    })
-    .optional(),
+            .check(z.minLength(2, 'needs at least two presets to choose between')),
+          by: z.optional(z.enum(['acceptance', 'cost'])),
+        }),
+      ),
+    }),
+  ),
+  budget: z.optional(
+    z.strictObject({
+      epicUsd: z.optional(Limit),
+      dailyUsd: z.optional(Limit),
+      epicTokens: z.optional(z.int().check(z.gte(1))),
+      epicMinutes: z.optional(Limit),
+    }),
+  ),
   ...FLEET_SCHEMA,
 });
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { UsageError } from '../../core/index.ts';
 import {
   confirmationFor,
   LostReplies,
@@ -6,8 +7,7 @@ import {
   TOOL_META,
   type ToolKey,
   type ToolSession,
-  UsageError,
-} from '../../core/index.ts';
+} from '../../core/agents/tools.ts';
 import { renderContext } from '../../cli/render/contextText.ts';
 import type { StoreHost } from '../storeHost.ts';
 
