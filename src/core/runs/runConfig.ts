@@ -22,9 +22,6 @@ import { FLEET_SCHEMA, type FleetSettings, fleetSettingsOf } from '../../shared/
 
 export { AGENT_ROLES, type AgentRole } from '../../shared/roles.ts';
 
-// zod/mini keeps its messages out unless asked: the English ones, as the full zod gives.
-z.config(en());
-
 /** A command as an argument vector: the program, then its arguments; never shell text. */
 const CommandSchema = z
   .array(z.string().check(z.minLength(1, 'must be a non-empty string')))
@@ -32,9 +29,9 @@ const CommandSchema = z
 
 /** The roles a run of which has a timeout: the agents and the scheduler's setup of a new worktree. */
 export type TimedRole = RunRole;
-const Seconds = z.int().check(z.gte(1), z.lte(31_622_400));
 /** A whole number from `min` to `max`. */
 const whole = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
+const Seconds = whole(1, 31_622_400);
 
 const Path = z
   .string()
@@ -272,6 +269,7 @@ export function loadRoleCommands(configPath: string): RunConfig {
 
 /** Validates an already-parsed configuration value (the file's, or editor settings) named `source` in errors. */
 export function parseRunConfig(value: unknown, source: string): RunConfig {
+  z.config(en()); // zod/mini's messages in English, as the full zod sets them when loaded
   const parsed = ConfigSchema.safeParse(value);
   if (!parsed.success) {
     const [first, ...others] = parsed.error.issues;
