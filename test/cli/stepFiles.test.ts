@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { branchFiles, stepFiles } from '../../src/core/git/branchFiles.ts';
-import { testMerge } from '../../src/core/git/mergeTree.ts';
+import { readStdinMerges, testMerge, testMerges } from '../../src/core/git/mergeTree.ts';
 import { conflictsAhead } from '../../src/core/orchestrate/conflictsAhead.ts';
 import { StepFiles } from '../../src/core/orchestrate/stepFiles.ts';
 import type { EpicSnapshot, SchedulerSnapshot } from '../../src/core/scheduler/types.ts';
@@ -172,4 +172,34 @@ test('testMerge: a clean merge, a conflict naming its files, and a name git cann
     { with: 'sf-b', files: ['src/shared.ts'] },
   ]);
   assert.deepEqual(await conflictsAhead(repo.root, 'sf-gone', ['sf-a']), [], 'an epic without a branch has none');
+
+  // Several at once in one git process, each answered as on its own; a pair git cannot merge is
+  // answered alone (the one process gives up on it) and the others still are.
+  const a = 'springfield/sf-a';
+  const pairs = [
+    { ours: a, theirs: 'springfield/sf-b' },
+    { ours: a, theirs: 'springfield/sf-c' },
+    { ours: 'main', theirs: a },
+  ];
+  const alone = await Promise.all(pairs.map((p) => testMerge(repo.root, p.ours, p.theirs, process.env)));
+  assert.deepEqual(await testMerges(repo.root, pairs, process.env), alone);
+  assert.deepEqual(
+    alone.map((r) => r.ok && r.conflicts),
+    [['src/shared.ts'], [], ['src/shared.ts']],
+  );
+  const withBad = await testMerges(repo.root, [...pairs, { ours: 'main', theirs: 'nothing-here' }], process.env);
+  assert.deepEqual(withBad.slice(0, 3), alone);
+  assert.equal(withBad[3]?.ok, false);
+  assert.equal(repo.git(['status', '--porcelain']), status);
+});
+
+test('readStdinMerges reads merge-tree --stdin output, and refuses what is not its shape', () => {
+  const tree = 'a'.repeat(40);
+  assert.deepEqual(readStdinMerges(`0\0${tree}\0f\0g\0f\0\0` + `1\0${tree}\0\0`), [
+    { ok: true, conflicts: ['f', 'g'] },
+    { ok: true, conflicts: [] },
+  ]);
+  assert.deepEqual(readStdinMerges(''), []);
+  for (const bad of [`2\0${tree}\0\0`, `1\0nottree\0\0`, `0\0${tree}\0f`, `1\0${tree}\0\0x`])
+    assert.equal(readStdinMerges(bad), null, JSON.stringify(bad));
 });

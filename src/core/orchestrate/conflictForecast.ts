@@ -4,11 +4,14 @@
  * once, kept for `between` (decide() merges the epic that goes first first) and forgotten with the
  * scheduler. A conflict is kept only while both branches stay where they were tested and both sides
  * are still under way; when the default branch moves, every epic under way is tested again.
+ * A test merge of two commits always gives the same answer, so each pair is asked of git once: when
+ * main moves, only the merges with main are new, not every pair of epics (docs/files.md).
  * `epic show` and the dry run ask git again instead.
  */
 import { refTips } from '../git/branchFiles.ts';
 import { UNDER_WAY } from '../scheduler/filesRule.ts';
 import type { EpicSnapshot } from '../scheduler/types.ts';
+import { testMerges, type MergePair, type TestMerge } from '../git/mergeTree.ts';
 import {
   defaultBranch,
   describeConflicts,
@@ -26,6 +29,8 @@ export class ConflictForecast {
   private tips = new Map<string, string | null>();
   private mainName: string | null = null;
   private mainTested: string | null | undefined;
+  /** What git answered, by `ours theirs` commits; pairs of commits no branch is at any more are dropped each pass. */
+  private readonly merges = new Map<string, TestMerge>();
 
   private readonly mainRoot: string;
   private readonly logOnce: (key: string, line: string) => void;
@@ -50,6 +55,8 @@ export class ConflictForecast {
     this.tips = new Map(this.underWay.map((id) => [id, tips.get(epicRef(id)) ?? null]));
     this.mainName = main?.name ?? null;
     if (main) this.tips.set(main.name, main.commit);
+    const current = new Set(this.tips.values());
+    for (const key of this.merges.keys()) if (!key.split(' ').every((c) => current.has(c))) this.merges.delete(key);
     if (this.mainTested === (main?.commit ?? null)) return;
     this.mainTested = main?.commit ?? null;
     // At once: the pass that saw main move waits for them before it starts anything.
@@ -58,8 +65,12 @@ export class ConflictForecast {
 
   /** After a build of `epicId`: its conflicts ahead, recorded for both sides of each pair of epics, and logged when new. */
   async after(epicId: string): Promise<readonly ConflictAhead[]> {
-    const found = await testConflicts(this.mainRoot, epicId, this.underWay, (why) =>
-      this.logOnce(`forecast:${why}`, why),
+    const found = await testConflicts(
+      this.mainRoot,
+      epicId,
+      this.underWay,
+      (why) => this.logOnce(`forecast:${why}`, why),
+      (root, pairs) => this.merge(root, pairs),
     );
     this.ahead.set(epicId, found);
     for (const other of this.underWay) {
@@ -80,6 +91,18 @@ export class ConflictForecast {
         `${line} (a test merge, nothing touched; of two epics the one that goes first merges first, the other rebases after)`,
       );
     return found;
+  }
+
+  /** git's test merges of these pairs, asking only for those not known yet; one git could not try is asked again next time. */
+  private async merge(root: string, pairs: readonly MergePair[]): Promise<TestMerge[]> {
+    const key = (p: MergePair) => `${p.ours} ${p.theirs}`;
+    const unknown = pairs.filter((p) => !this.merges.has(key(p)));
+    const asked = await testMerges(root, unknown, process.env);
+    const answers = new Map(unknown.map((p, i) => [key(p), asked[i]]));
+    for (const [k, r] of answers) if (r?.ok) this.merges.set(k, r);
+    return pairs.map(
+      (p) => this.merges.get(key(p)) ?? answers.get(key(p)) ?? { ok: false, reason: 'git gave no answer' },
+    );
   }
 
   /** What the last test merges found and still holds, per epic under way (those without a conflict have an empty list): what the editor shows. */

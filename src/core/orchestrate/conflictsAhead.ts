@@ -4,7 +4,7 @@
  * either merges. Computed from git whenever asked; the store keeps none of it.
  */
 import { readHead } from '../git/head.ts';
-import { testMerge } from '../git/mergeTree.ts';
+import { testMerges, type MergePair, type TestMerge } from '../git/mergeTree.ts';
 import { changedSince, refTips } from '../git/branchFiles.ts';
 import { UNDER_WAY } from '../scheduler/filesRule.ts';
 import type { Store } from '../store/index.ts';
@@ -48,12 +48,18 @@ export async function conflictsAhead(
   return (await testConflicts(mainRoot, epicId, others, onError)).map((c) => ({ with: c.with, files: c.files }));
 }
 
+/** Test merges of pairs of commits: git's, unless the caller remembers the answers (ConflictForecast). */
+export type MergeTester = (mainRoot: string, pairs: readonly MergePair[]) => Promise<TestMerge[]>;
+
+const askGit: MergeTester = (mainRoot, pairs) => testMerges(mainRoot, pairs, process.env);
+
 /** conflictsAhead with the commits each test merge was made on. */
 export async function testConflicts(
   mainRoot: string,
   epicId: string,
   others: readonly string[],
   onError: (why: string) => void = () => undefined,
+  merge: MergeTester = askGit,
 ): Promise<TestedConflict[]> {
   const ids = others.filter((o) => o !== epicId);
   const tips = await refTips(mainRoot, [epicRef(epicId), ...ids.map(epicRef)], process.env);
@@ -69,7 +75,10 @@ export async function testConflicts(
   // The test merges are made at once (a scheduler's pass may wait for them), then read in order.
   const [ownFiles, merges] = await Promise.all([
     targets.length > 1 ? changed(ours) : null,
-    Promise.all(targets.map((t) => testMerge(mainRoot, t.commit, ours, process.env))),
+    merge(
+      mainRoot,
+      targets.map((t) => ({ ours: t.commit, theirs: ours })),
+    ),
   ]);
   const out: TestedConflict[] = [];
   for (const [i, t] of targets.entries()) {
