@@ -88,5 +88,30 @@ describe('race on PostgreSQL: 16 processes on two hosts claim and complete one p
       (tampered.wrong_holder ?? 0) > 0 && (tampered.lost_completion ?? 0) > 0 && (tampered.integrity ?? 0) > 0,
       `the checker must see the tampering: ${JSON.stringify(tampered)}`,
     );
+    // A step's stored blockers off by one, then a dependency from another family no longer completed
+    // while its dependant's stored blockers stay 0 (the readiness triggers off for that write): each
+    // is reported against the graph.
+    const graph = async () =>
+      (await postgresRows(url, REPO)).integrity.filter((v) => v.detail.includes('the graph says'));
+    const top = `(SELECT max(anchor) FROM springfield.steps WHERE parent_anchor IS NULL)`;
+    pgServer.server.psql(`UPDATE springfield.steps SET blockers = blockers + 1 WHERE anchor = ${top}`, db);
+    assert.deepEqual(
+      (await graph()).map((v) => v.detail),
+      ['blockers 1, the graph says 0'],
+    );
+    pgServer.server.psql(`UPDATE springfield.steps SET blockers = 0`, db);
+    assert.deepEqual(await graph(), []);
+    pgServer.server.psql(
+      `SET session_replication_role = replica; UPDATE springfield.steps SET status = 'pending' WHERE anchor = (SELECT sd.depends_on FROM springfield.step_deps sd
+      JOIN springfield.steps c ON c.plan_path = sd.plan_path AND c.anchor = sd.step_anchor
+      JOIN springfield.steps d ON d.plan_path = sd.plan_path AND d.anchor = sd.depends_on
+      WHERE coalesce(c.parent_anchor, c.anchor) <> coalesce(d.parent_anchor, d.anchor) ORDER BY 1 LIMIT 1)`,
+      db,
+    );
+    const off = await graph();
+    assert.ok(
+      off.length > 0 && off.every((v) => /^blockers 0, the graph says [1-9]/.test(v.detail)),
+      JSON.stringify(off),
+    );
   });
 });
