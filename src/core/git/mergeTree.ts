@@ -32,10 +32,11 @@ export async function testMerge(cwd: string, ours: string, theirs: string, env: 
 }
 
 /**
- * Several test merges in one git process (`--stdin`, git 2.40): a scheduler pass tests an epic
- * against every other epic under way, and a process per pair is most of its CPU at twenty epics
- * (docs/files.md). Where that one process cannot answer them all (an older git, a name git cannot
- * merge), each pair is tried on its own, so a bad pair is reported as testMerge would.
+ * Several test merges in one git process (`--stdin`, which the git 2.39 here has): a scheduler pass
+ * tests an epic against every other epic under way, and a process per pair was most of its CPU at
+ * twenty epics (docs/files.md). Where that one process cannot answer them all (a git without
+ * `--stdin`, a name git cannot merge), each pair is tried on its own, so a bad pair is reported as
+ * testMerge would.
  */
 export async function testMerges(
   cwd: string,
