@@ -118,7 +118,9 @@ test(
   'opencode retrying a long limit in silence: ended by the stall watch, limited (not stalled) by its logged attempts',
   { timeout: 600_000 },
   async (t) => {
-    const run = await limitedRun(t, OPENCODE, OPENAI_LIMIT(600), { stallSeconds: 30 });
+    // The stall watch starts with the run, so it must outlast opencode's start before its first
+    // attempt: 30 s did not at load 13 (all three runs stalled with nothing logged).
+    const run = await limitedRun(t, OPENCODE, OPENAI_LIMIT(600), { stallSeconds: 90 });
     assert.match(
       run.outcome_reason ?? '',
       /^(?:Failed after \d+ attempts\. Last error: )?Rate limit reached for gpt-4\.1 .*Please try again in 600s\. — opencode limited until/,
