@@ -45,6 +45,9 @@ renameSync(out + '.tmp', out);
 setTimeout(() => (/^SIG/.test(exit) ? process.kill(process.pid, exit) : process.exit(Number(exit))), Number(sleep));
 `;
 
+/** A run's length as shortDuration writes it (40s, 12m, 1h45m): a loaded machine makes a run of seconds last minutes. */
+const SPAN = String.raw`(?:\d+[smd]|\d+h(?:\d\dm)?)`;
+
 interface AgentReport {
   readonly env: Record<string, string>;
   readonly argv: string[];
@@ -594,12 +597,12 @@ describe('leases, sessions and orphans', () => {
     assert.match(text.stdout, new RegExp(`^  ${id}: 6 — lisa 1 · ralph 3 · bart 1 · lovejoy 1$`, 'm'));
     assert.match(
       text.stdout,
-      new RegExp(`^#\\d+ bart ${id} \\[failed\\] iteration \\d+ — exit 1 after \\d+s — exit 1$`, 'm'),
+      new RegExp(`^#\\d+ bart ${id} \\[failed\\] iteration \\d+ — exit 1 after ${SPAN} — exit 1$`, 'm'),
     );
     assert.match(
       text.stdout,
       new RegExp(
-        `^#\\d+ lisa ${id} \\[no_progress\\] iteration \\d+ — exit 0 after \\d+s — exited 0 without proposing a plan$`,
+        `^#\\d+ lisa ${id} \\[no_progress\\] iteration \\d+ — exit 0 after ${SPAN} — exited 0 without proposing a plan$`,
         'm',
       ),
     );

@@ -22,6 +22,9 @@ import {
 } from '../helpers/gitRepo.ts';
 import { runCli, runJson } from '../helpers/cliInProcess.ts';
 
+/** A run's length as shortDuration writes it (40s, 12m, 1h45m): a loaded machine makes a run of seconds last minutes. */
+const SPAN = String.raw`(?:\d+[smd]|\d+h(?:\d\dm)?)`;
+
 const PLAN =
   '# Plan: Notes\n\n## Step 1: Store {#step-1}\n**Tasks:**\n- [ ] Write it\n\n## Step 2: Index {#step-2}\n**Tasks:**\n- [ ] Index it\n';
 
@@ -83,7 +86,10 @@ test("a builder's run: succeeded, the step completed, its commit; a failing one:
   assertClaimed(await runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
   const ok = await run(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--plan', 'plans/notes.md'], wt);
   assert.equal(ok.code, 0);
-  assert.match(await outcomeOf(ok.id), /^succeeded · exit 0 · \d+s · Step 1 completed · 1 commit \([0-9a-f]{7}\)$/);
+  assert.match(
+    await outcomeOf(ok.id),
+    new RegExp(`^succeeded · exit 0 · ${SPAN} · Step 1 completed · 1 commit \\([0-9a-f]{7}\\)$`),
+  );
 
   assertClaimed(await runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
   const r = await runCli(
@@ -113,7 +119,10 @@ test("a builder's run: succeeded, the step completed, its commit; a failing one:
     (await outcomeOf(failed)).replace(/ — .*/, ''),
     'the reason "exit 1" is not said twice',
   );
-  assert.match(await outcomeOf(failed), /^failed · exit 1 · \d+s · Step 2 released \(pending\) · no commits$/);
+  assert.match(
+    await outcomeOf(failed),
+    new RegExp(`^failed · exit 1 · ${SPAN} · Step 2 released \\(pending\\) · no commits$`),
+  );
 
   assertClaimed(await runJson(wt, ['claim', 'plans/notes.md'], { SPRINGFIELD_AGENT: 'ralph' }));
   assert.equal(
@@ -123,14 +132,17 @@ test("a builder's run: succeeded, the step completed, its commit; a failing one:
   assertOk(await runJson(repo.root, ['epic', 'finish', id]));
   const bart = await run(['--role', 'bart', '--epic', id], wt);
   assert.equal(bart.code, 0);
-  assert.match(await outcomeOf(bart.id), /^succeeded · exit 0 · \d+s · signal: pass$/);
+  assert.match(await outcomeOf(bart.id), new RegExp(`^succeeded · exit 0 · ${SPAN} · signal: pass$`));
 });
 
 test("a planner's run names the plan version it proposed", async () => {
   const { id } = assertOk<{ id: string }>(await runJson(repo.root, ['epic', 'create', 'Lisa plans']));
   const lisa = await run(['--role', 'lisa', '--epic', id], planningWorktree(repo, id));
   assert.equal(lisa.code, 0);
-  assert.match(await outcomeOf(lisa.id), /^succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval$/);
+  assert.match(
+    await outcomeOf(lisa.id),
+    new RegExp(`^succeeded · exit 0 · ${SPAN} · plan version 1 proposed, waiting for approval$`),
+  );
 });
 
 test('commits git cannot count (a head gone, a folder gone) are left out, not guessed', async () => {

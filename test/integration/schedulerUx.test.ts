@@ -28,6 +28,9 @@ import {
   toast,
 } from './person.ts';
 
+/** A run's length as shortDuration writes it (40s, 12m, 1h45m): a loaded machine makes a run of seconds last minutes. */
+const SPAN = String.raw`(?:\d+[smd]|\d+h(?:\d\dm)?)`;
+
 interface Epic {
   id: string;
   status: string;
@@ -264,12 +267,12 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
         120_000,
       );
       await row(page, 'Lisa · Write the docs')
-        .filter({ hasText: /running \d+s · iteration 1\/5/ })
+        .filter({ hasText: new RegExp(`running ${SPAN} · iteration 1/5`) })
         .waitFor({ timeout: 15_000 });
       const failed = await eventuallyText(
         page,
         'Lisa · Flaky',
-        /✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · \d+s · no plan proposed/,
+        new RegExp(`✗ Lisa · sf-[0-9a-f]+: failed · exit 1 · ${SPAN} · no plan proposed`),
       );
       assert.match(
         failed,
@@ -297,7 +300,9 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       const ok = await eventuallyText(
         page,
         'Lisa · Write the docs',
-        /✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · \d+s · plan version 1 proposed, waiting for approval/,
+        new RegExp(
+          `✓ Lisa · sf-[0-9a-f]+: succeeded · exit 0 · ${SPAN} · plan version 1 proposed, waiting for approval`,
+        ),
       );
       assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, "the agent's output stays above it");
       await told(page, new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`));
