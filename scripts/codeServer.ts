@@ -16,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extensionHostLog } from './extensionHostLog.ts';
 
 export const CODE_SERVER_VERSION = '4.139.1';
 /** What its install usually takes on a 2-core machine, and its size on disk: the progress line's yardsticks. */
@@ -394,20 +395,6 @@ export async function startCodeServer(options: CodeServerOptions): Promise<Runni
     await stop();
     throw error;
   }
-}
-
-/** The remote extension host's log files under `logsDir` (`<session>/exthost<n>/remoteexthost.log`), joined. */
-function extensionHostLog(logsDir: string): string {
-  const read = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? read(join(dir, e.name)) : e.name === 'remoteexthost.log' ? [join(dir, e.name)] : [],
-    );
-  return existsSync(logsDir)
-    ? read(logsDir)
-        .sort()
-        .map((f) => readFileSync(f, 'utf8'))
-        .join('')
-    : '';
 }
 
 /** Links an extension folder into an extensions folder under the name VS Code gives installed ones (publisher.name-version). */
