@@ -107,6 +107,14 @@ export class EditorScheduler extends Disposable {
     });
   }
 
+  /**
+   * A line in the scheduler's output channel. A pass still in flight when the window reloads ends after
+   * the channel was disposed, and VS Code throws "Channel has been closed" for any line written then.
+   */
+  private say(line: string): void {
+    if (!this.isDisposed) this.output.appendLine(line);
+  }
+
   get running(): boolean {
     return this.timer !== undefined;
   }
@@ -145,7 +153,7 @@ export class EditorScheduler extends Disposable {
     if (!mainRoot || !this.host.location || !this.host.dbPath)
       throw new Error('the scheduler needs a repository with a main worktree');
     requireAllowed(trustTargetFor(this.host.location, this.host.dbPath, process.env));
-    const log = (line: string) => this.output.appendLine(`${new Date().toISOString().slice(11, 19)} ${line}`);
+    const log = (line: string) => this.say(`${new Date().toISOString().slice(11, 19)} ${line}`);
     const location = userSetting<string>('worktrees.location', '');
     // The scheduler writes through a connection of its own, which the window's watch sees write by write
     // (a merge's "done" shows when it is recorded, not when the job ends); it also says when it wrote.
@@ -175,7 +183,7 @@ export class EditorScheduler extends Disposable {
     this.orchestrator = this.create();
     this.stale = false;
     this.timer = setInterval(() => void this.tick(), 2000);
-    this.output.appendLine('scheduler started');
+    this.say('scheduler started');
     this.revealNext = true;
     this.runningChanged.fire(true);
     void this.tick(true);
@@ -187,7 +195,7 @@ export class EditorScheduler extends Disposable {
     this.timer = undefined;
     this.last = undefined;
     this.revealNext = false;
-    this.output.appendLine('scheduler stopped (running agents keep going; their terminals stay open)');
+    this.say('scheduler stopped (running agents keep going; their terminals stay open)');
     this.runningChanged.fire(false);
   }
 
@@ -255,7 +263,7 @@ export class EditorScheduler extends Disposable {
         this.stop();
         void vscode.window.showWarningMessage(`Springfield scheduler stopped: ${err.message}`);
       } else {
-        this.output.appendLine(`tick failed: ${messageOf(err)}`);
+        this.say(`tick failed: ${messageOf(err)}`);
       }
     } finally {
       this.ticking = false;

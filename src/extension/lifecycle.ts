@@ -5,6 +5,11 @@ export class Disposable implements vscode.Disposable {
   private readonly owned: vscode.Disposable[] = [];
   private disposed = false;
 
+  /** Disposed already: work still in flight (a pass, a timer) must not touch what it owned. */
+  protected get isDisposed(): boolean {
+    return this.disposed;
+  }
+
   protected register<T extends vscode.Disposable>(d: T): T {
     if (this.disposed) d.dispose();
     else this.owned.push(d);
