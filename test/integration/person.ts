@@ -2,7 +2,8 @@
 // toasts and screenshots under test-results/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
@@ -79,6 +80,65 @@ export function webview(page: Page): FrameLocator {
 /** A notification toast (as a person sees it, bottom right) containing `text`. */
 export function toast(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast', { hasText: text });
+}
+
+/**
+ * The notification saying `text`, as a person finds it: its toast, held by the pointer resting on it
+ * (VS Code keeps a toast the pointer is over), or, once it has faded, its entry in the notification
+ * center. Waits up to `timeout` for the toast.
+ */
+export async function notification(page: Page, text: string | RegExp, timeout = 15_000): Promise<Locator> {
+  const shown = toast(page, text).first();
+  try {
+    await shown.waitFor({ timeout });
+    await shown.hover({ timeout: 3000 });
+    return shown;
+  } catch {
+    // faded before the test got to it: the notification center keeps it
+  }
+  await palette(page, 'Notifications: Show Notifications');
+  const listed = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await listed.waitFor({ timeout: 15_000 });
+  return listed;
+}
+
+/**
+ * Clicks `button` on the notification saying `text`: on its toast while it shows, else in the
+ * notification center, which keeps it, buttons and all. VS Code removes an info toast 10 s after it
+ * showed (12 s a warning, 15 s an error: PURGE_TIMEOUT in notificationsToasts.ts) while the window has
+ * focus and the pointer is elsewhere, and on a busy machine a test's screenshots and checks take longer.
+ */
+export async function clickNotification(page: Page, text: string | RegExp, button: string): Promise<void> {
+  try {
+    await toast(page, text).first().getByRole('button', { name: button }).click({ timeout: 3000 });
+    return;
+  } catch {
+    // faded: the notification center has it
+  }
+  await palette(page, 'Notifications: Show Notifications');
+  await page
+    .locator('.notifications-center .notification-list-item', { hasText: text })
+    .first()
+    .getByRole('button', { name: button })
+    .click({ timeout: 15_000 });
+}
+
+/**
+ * Clicks `button` in VS Code's modal dialog and waits until the dialog has gone, clicking again if
+ * the first click did not take (on a busy machine a click can land while the dialog still animates in).
+ */
+export async function answerDialog(page: Page, button: string): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  for (let attempt = 1; ; attempt++) {
+    await dialog.getByRole('button', { name: button }).click({ timeout: 15_000 });
+    try {
+      await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+      return;
+    } catch (err) {
+      if (attempt >= 3 || !(await dialog.isVisible())) throw err;
+      console.log(`[dialog] ${button} did not take on try ${attempt}: trying again`);
+    }
+  }
 }
 
 /** Opens the Springfield container and drags the sidebar wider, so descriptions are readable. */
@@ -228,4 +288,21 @@ export async function allNotifications(page: Page): Promise<string[]> {
   }
   await page.keyboard.press('Escape');
   return [...seen.values()];
+}
+
+/** The "Springfield scheduler" output channel of the code-server session that worked on `base`, for failure messages. */
+export function schedulerLog(base: string): string {
+  const found: string[] = [];
+  for (const home of readdirSync(tmpdir()).filter((d) => d.startsWith('springfield-code-server-'))) {
+    const logs = join(tmpdir(), home, 'user-data', 'logs');
+    if (!existsSync(logs)) continue;
+    for (const f of readdirSync(logs, { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('Springfield scheduler.log')) continue;
+      const text = readFileSync(join(logs, f), 'utf8');
+      if (text.includes(base)) found.push(text);
+    }
+  }
+  return found.length
+    ? `Springfield scheduler output:\n${found.join('\n---\n')}`
+    : 'no "Springfield scheduler" output log found';
 }

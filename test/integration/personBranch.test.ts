@@ -11,16 +11,7 @@
 // person's files in the main checkout are as they left them, and Bart's signal points into the diff.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -29,14 +20,17 @@ import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import {
   cli,
+  clickNotification,
   contextAction,
   eventually,
   git,
+  notification,
   openSpringfield,
   palette,
   root,
   row,
   rowShows,
+  schedulerLog,
   screenshot,
   toast,
   webview,
@@ -81,23 +75,6 @@ interface Signal {
   type: string;
   created_by: string;
   locations: { file: string; line: number }[];
-}
-
-/** The "Springfield scheduler" output channel of the code-server session that worked on `base`, for failure messages. */
-function schedulerLog(base: string): string {
-  const found: string[] = [];
-  for (const home of readdirSync(tmpdir()).filter((d) => d.startsWith('springfield-code-server-'))) {
-    const logs = join(tmpdir(), home, 'user-data', 'logs');
-    if (!existsSync(logs)) continue;
-    for (const f of readdirSync(logs, { recursive: true, encoding: 'utf8' })) {
-      if (!f.endsWith('Springfield scheduler.log')) continue;
-      const text = readFileSync(join(logs, f), 'utf8');
-      if (text.includes(base)) found.push(text);
-    }
-  }
-  return found.length
-    ? `Springfield scheduler output:\n${found.join('\n---\n')}`
-    : 'no "Springfield scheduler" output log found';
 }
 
 describe("A person's epic is built on its own branch: main and the person's checkout keep only the merge (code-server + Chromium)", () => {
@@ -183,13 +160,11 @@ describe("A person's epic is built on its own branch: main and the person's chec
       .locator('.quick-input-widget', { hasText: 'New epic (3/3)' })
       .locator('.quick-input-list .monaco-list-row', { hasText: 'I write it' })
       .click({ timeout: 15_000 });
-    await toast(page, /Created sf-[0-9a-f]+: Add a caching layer/)
-      .getByRole('button', { name: 'New plan…' })
-      .click({ timeout: 15_000 });
+    await clickNotification(page, /Created sf-[0-9a-f]+: Add a caching layer/, 'New plan…');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write it myself' }).click({ timeout: 15_000 });
     epic = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics[0] as Epic;
     await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: 15_000 });
-    await toast(page, `Wrote ${PLAN}`).getByRole('button', { name: 'Propose plan' }).click({ timeout: 15_000 });
+    await clickNotification(page, `Wrote ${PLAN}`, 'Propose plan');
     await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
     await page.keyboard.press('Enter');
     const frame = webview(page);
@@ -218,8 +193,7 @@ describe("A person's epic is built on its own branch: main and the person's chec
       assert.equal(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main', "the person's checkout stays on main");
       const first = steps()[0];
       assert.deepEqual([first?.status, first?.claimed_by, first?.agent], ['claimed', worktree, null]);
-      const offer = toast(page, 'Claimed Step 1: Read the code and write the first failing test');
-      await offer.waitFor({ timeout: 15_000 });
+      const offer = await notification(page, 'Claimed Step 1: Read the code and write the first failing test');
       assert.match(
         await offer.innerText(),
         new RegExp(
@@ -230,7 +204,10 @@ describe("A person's epic is built on its own branch: main and the person's chec
       const newWindow = offer.getByRole('button', { name: 'Open in new window' });
       await newWindow.waitFor();
       await screenshot(page, 'branch-open-offer');
-      [there] = await Promise.all([page.context().waitForEvent('page', { timeout: 30_000 }), newWindow.click()]);
+      [there] = await Promise.all([
+        page.context().waitForEvent('page', { timeout: 30_000 }),
+        clickNotification(page, 'Claimed Step 1: Read the code and write the first failing test', 'Open in new window'),
+      ]);
       await there.waitForURL((url) => url.searchParams.get('folder') === worktree, { timeout: 30_000 });
       await there.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
       await openSpringfield(there);
