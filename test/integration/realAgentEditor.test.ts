@@ -32,7 +32,7 @@ import { cleanEnv, ensureCli, runCliAsync, type CliResult } from '../helpers/git
 import { AGENT_BIN, agentTurns, CLAUDE } from '../helpers/realAgents.ts';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scriptedModel/server.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { openSpringfield, palette, root, row, rowShows, screenshot, toast } from './person.ts';
+import { openSpringfield, palette, root, row, rowShows, schedulerLog, screenshot, toast } from './person.ts';
 
 const PLAN_PATH = 'plans/greeting.md';
 const PLAN =
@@ -65,23 +65,6 @@ function agentPath(): string {
     AGENT_BIN,
     ...(process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'springfield'))),
   ].join(delimiter);
-}
-
-/** The "Springfield scheduler" output channel of the code-server session that worked on `base` (read from its log file). */
-function schedulerLog(base: string): string {
-  const found: string[] = [];
-  for (const home of readdirSync(tmpdir()).filter((d) => d.startsWith('springfield-code-server-'))) {
-    const logs = join(tmpdir(), home, 'user-data', 'logs');
-    if (!existsSync(logs)) continue;
-    for (const f of readdirSync(logs, { recursive: true, encoding: 'utf8' })) {
-      if (!f.endsWith('Springfield scheduler.log')) continue;
-      const text = readFileSync(join(logs, f), 'utf8');
-      if (text.includes(base)) found.push(text);
-    }
-  }
-  return found.length
-    ? `Springfield scheduler output:\n${found.join('\n---\n')}`
-    : 'no "Springfield scheduler" output log found';
 }
 
 /** The name of every terminal the panel lists: tab entries, or the single-terminal title when tabs are hidden. */

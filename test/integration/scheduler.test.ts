@@ -8,7 +8,6 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -21,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
+import { schedulerLog } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -147,23 +147,6 @@ async function rows(page: Page): Promise<string> {
       .locator('.part.sidebar .monaco-list-row')
       .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''))
   ).join('\n');
-}
-
-/** The "Springfield scheduler" output channel of the code-server session that worked on `base` (read from its log file). */
-function schedulerLog(base: string): string {
-  const found: string[] = [];
-  for (const home of readdirSync(tmpdir()).filter((d) => d.startsWith('springfield-code-server-'))) {
-    const logs = join(tmpdir(), home, 'user-data', 'logs');
-    if (!existsSync(logs)) continue;
-    for (const f of readdirSync(logs, { recursive: true, encoding: 'utf8' })) {
-      if (!f.endsWith('Springfield scheduler.log')) continue;
-      const text = readFileSync(join(logs, f), 'utf8');
-      if (text.includes(base)) found.push(text);
-    }
-  }
-  return found.length
-    ? `Springfield scheduler output:\n${found.join('\n---\n')}`
-    : 'no "Springfield scheduler" output log found';
 }
 
 /** The name of every terminal the panel lists: tab entries, or the single-terminal title when tabs are hidden. */
