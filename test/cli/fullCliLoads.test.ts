@@ -36,8 +36,9 @@ test('a command of the whole CLI loads no chunk holding the full zod; the MCP se
   );
 });
 
-test("a bad run config is refused in zod's English words by the built CLI", () => {
+test("a bad run config is refused in zod's English words by the built CLI", (t) => {
   const repo = makeRepo();
+  t.after(() => repo.cleanup());
   mkdirSync(join(repo.root, '.springfield'), { recursive: true });
   const config = join(repo.root, '.springfield', 'config.json');
   const said = (value: unknown) => {
