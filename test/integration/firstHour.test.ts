@@ -20,6 +20,7 @@ import { openEditor, type EditorSession } from './harness.ts';
 import {
   cli,
   clickNotification,
+  dismissNotification,
   contextAction,
   epicsTitleAction,
   git,
@@ -290,12 +291,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
         'worded for a person: no paths, no store refusal',
       );
       await screenshot(page, 'first-complete-elsewhere');
-      // Cleared, unless VS Code removed it already (an info toast goes after 10 s).
-      await refusal
-        .hover({ timeout: 3000 })
-        .then(() => refusal.locator('.codicon-notifications-clear').click({ timeout: 3000 }))
-        .catch(() => undefined);
-      await refusal.waitFor({ state: 'detached', timeout: 15_000 });
+      await dismissNotification(refusal);
       assert.equal(steps(repo)[0]?.status, 'claimed', 'nothing was completed');
     },
   );

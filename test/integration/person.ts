@@ -109,18 +109,17 @@ export async function notification(page: Page, text: string | RegExp, timeout = 
  * focus and the pointer is elsewhere, and on a busy machine a test's screenshots and checks take longer.
  */
 export async function clickNotification(page: Page, text: string | RegExp, button: string): Promise<void> {
-  try {
-    await toast(page, text).first().getByRole('button', { name: button }).click({ timeout: 3000 });
-    return;
-  } catch {
-    // faded: the notification center has it
-  }
-  await palette(page, 'Notifications: Show Notifications');
-  await page
-    .locator('.notifications-center .notification-list-item', { hasText: text })
-    .first()
-    .getByRole('button', { name: button })
-    .click({ timeout: 15_000 });
+  const found = await notification(page, text, 3000);
+  await found.getByRole('button', { name: button }).click({ timeout: 15_000 });
+}
+
+/** Clears a notification the person has read, unless VS Code removed it already (an info toast goes after 10 s). */
+export async function dismissNotification(found: Locator): Promise<void> {
+  await found
+    .hover({ timeout: 3000 })
+    .then(() => found.locator('.codicon-notifications-clear').click({ timeout: 3000 }))
+    .catch(() => undefined);
+  await found.waitFor({ state: 'detached', timeout: 15_000 });
 }
 
 /**

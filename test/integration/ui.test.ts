@@ -14,7 +14,7 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { clickNotification, notification } from './person.ts';
+import { clickNotification, dismissNotification, notification } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NOTES = 'plans/notes.md';
@@ -492,12 +492,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       await open.getByRole('button', { name: 'Open here' }).waitFor();
       await screenshot(page, 'ui-claim-offers-worktree');
       // The person stays here: the toast is dismissed and nothing else changes.
-      // Cleared, unless VS Code removed it already (an info toast goes after 10 s).
-      await open
-        .hover({ timeout: 3000 })
-        .then(() => open.locator('.codicon-notifications-clear').click({ timeout: 3000 }))
-        .catch(() => undefined);
-      await open.waitFor({ state: 'detached', timeout: 15_000 });
+      await dismissNotification(open);
       assert.equal(step(demo.root, 'plans/search.md', 'step-1').claimed_by, worktree);
     },
   );
