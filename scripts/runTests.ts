@@ -1,6 +1,6 @@
 // `npm test`: build, typecheck and lint side by side (each one's output printed whole when it ends),
-// then prepare, then every tier, each run even when one before it failed, their output streamed as it
-// comes; then one summary (tier, passed, failed, time) and, last, `tests: N passed, M failed`. Exits
+// then prepare, then every tier, each run even when one before it failed: the real editor's beside
+// the others, whose output is streamed as it comes, its own printed whole after; then one summary (tier, passed, failed, time) and, last, `tests: N passed, M failed`. Exits
 // non-zero when anything failed. A failed build or typecheck leaves nothing meaningful to test: the
 // tiers are then not run, and the summary says so.
 import { spawn } from 'node:child_process';
@@ -28,6 +28,8 @@ export interface TierRun {
   /** Folders under test/, run together by one `node --test`. */
   readonly folders: readonly string[];
   readonly concurrency: number;
+  /** Runs beside the run before it, not after; its output comes whole once both have ended. */
+  readonly beside?: boolean;
 }
 
 export const CHECKS: readonly Check[] = [
@@ -38,14 +40,15 @@ export const CHECKS: readonly Check[] = [
 ];
 
 /**
- * The tiers in order: all but the real editor in one run, two files at a time (the longest folders
- * first, the many short unit files last, so no core idles at the end); then the editor, two at a time
- * (each editor session has its own code-server, port, profile and repository; one at a time left half
- * a core idle: 25.7 min against 16.5, quiet).
+ * The tiers: all but the real editor in one run, two files at a time (the longest folders first, the
+ * many short unit files last, so no core idles at the end); beside it the editor, two at a time (each
+ * editor session has its own code-server, port, profile and repository). Apart, the first kept 1.6 of
+ * the 2 cores busy and the editor 0.7, mostly waiting on the editor: side by side they fill the
+ * machine (docs/development.md, "`npm test` and the tiers").
  */
 export const RUNS: readonly TierRun[] = [
   { folders: ['stress', 'postgres', 'cli', 'faults', 'unit'], concurrency: 2 },
-  { folders: ['integration'], concurrency: 2 },
+  { folders: ['integration'], concurrency: 2, beside: true },
 ];
 
 const NAMES: Readonly<Record<string, string>> = { cli: 'CLI', postgres: 'PostgreSQL' };
@@ -86,19 +89,24 @@ function readTally(path: string): Record<string, FileTally> {
   }
 }
 
-async function runTier(root: string, tier: TierRun, scratch: string): Promise<Row[]> {
+/** Runs one tier; with `captured`, its output is collected there instead of streamed. */
+async function runTier(root: string, tier: TierRun, scratch: string, captured?: Buffer[]): Promise<Row[]> {
   const { folders } = tier;
   const tallyFile = join(scratch, `${folders.join('-')}.json`);
-  const { code, ms } = await run(root, [
-    node,
-    '--test',
-    `--test-concurrency=${tier.concurrency}`,
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    `--test-reporter=${join(here, 'testTally.ts')}`,
-    `--test-reporter-destination=${tallyFile}`,
-    ...folders.map((f) => `test/${f}/**/*.test.ts`),
-  ]);
+  const { code, ms } = await run(
+    root,
+    [
+      node,
+      '--test',
+      `--test-concurrency=${tier.concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(here, 'testTally.ts')}`,
+      `--test-reporter-destination=${tallyFile}`,
+      ...folders.map((f) => `test/${f}/**/*.test.ts`),
+    ],
+    captured,
+  );
   const shared = folders.length > 1;
   const rows: Row[] = folders.map((f) => ({ name: tierName(f), pass: 0, fail: 0, ms: shared ? 0 : ms, note: '' }));
   for (const [file, t] of Object.entries(readTally(tallyFile))) {
@@ -114,6 +122,17 @@ async function runTier(root: string, tier: TierRun, scratch: string): Promise<Ro
     rows[0].note = `exit code ${code} with no failed test counted`;
   }
   return rows;
+}
+
+/** The runs grouped: each with the runs marked `beside` that follow it. */
+function besideGroups(runs: readonly TierRun[]): TierRun[][] {
+  const groups: TierRun[][] = [];
+  for (const tier of runs) {
+    const last = groups.at(-1);
+    if (tier.beside && last) last.push(tier);
+    else groups.push([tier]);
+  }
+  return groups;
 }
 
 function duration(ms: number): string {
@@ -167,16 +186,29 @@ export async function runTests(root: string, checks: readonly Check[], runs: rea
     else rows.push(await runCheck(check));
   }
   const scratch = mkdtempSync(join(tmpdir(), 'springfield-test-tally-'));
+  const heading = (tier: TierRun) => `tests: ${tier.folders.map(tierName).join(', ')} (${tier.concurrency} at a time)`;
   try {
-    for (const tier of runs) {
+    // Each run with those beside it: the first streams its output, the others' comes whole after.
+    for (const group of besideGroups(runs)) {
       if (gateFailed || interrupted) {
-        for (const f of tier.folders) notRun(tierName(f));
+        for (const tier of group) for (const f of tier.folders) notRun(tierName(f));
         continue;
       }
+      const [first, ...beside] = group;
+      if (!first) continue;
+      const outputs = beside.map((): Buffer[] => []);
       process.stdout.write(
-        `\n=== tests: ${tier.folders.map(tierName).join(', ')} (${tier.concurrency} at a time) ===\n`,
+        `\n=== ${heading(first)}${beside.map((b) => `; beside it ${heading(b)}, its output after`).join('')} ===\n`,
       );
-      rows.push(...(await runTier(root, tier, scratch)));
+      const ran = await Promise.all([
+        runTier(root, first, scratch),
+        ...beside.map((tier, i) => runTier(root, tier, scratch, outputs[i])),
+      ]);
+      for (const [i, tier] of beside.entries()) {
+        process.stdout.write(`\n=== ${heading(tier)}, run beside the above ===\n`);
+        process.stdout.write(Buffer.concat(outputs[i] ?? []));
+      }
+      rows.push(...ran.flat());
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // `npm test`'s runner (scripts/runTests.ts) on a small project of its own: every tier runs even when a
 // check or a tier before it failed, the summary counts each tier's tests from node's test runner, the
-// last line is `tests: N passed, M failed`, and a failed build leaves the tiers unrun, saying so.
+// last line is `tests: N passed, M failed`, a failed build leaves the tiers unrun, saying so, and a
+// tier marked `beside` runs at the same time as the one before it, its output printed whole after.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../helpers/gitRepo.ts';
+import type { TierRun } from '../../scripts/runTests.ts';
 
 const RUNNER = join(PROJECT_ROOT, 'scripts', 'runTests.ts');
 
@@ -30,18 +32,20 @@ interface FakeCheck {
   code?: string;
 }
 
+const RUNS: TierRun[] = [
+  { folders: ['unit', 'cli'], concurrency: 2 },
+  { folders: ['faults'], concurrency: 1 },
+];
+
 /** Runs runTests(dir, checks, runs) in a process of its own; checks are node one-liners exiting with a code. */
-function runner(dir: string, checks: FakeCheck[]) {
+function runner(dir: string, checks: FakeCheck[], runs: TierRun[] = RUNS) {
   const script = `
     import { runTests } from ${JSON.stringify(RUNNER)};
     const checks = ${JSON.stringify(checks)}.map((c) => ({
       ...c,
       argv: [process.execPath, '-e', (c.code ?? 'console.log("out of ' + c.name + '")') + '; process.exit(' + c.exit + ')'],
     }));
-    process.exitCode = await runTests(${JSON.stringify(dir)}, checks, [
-      { folders: ['unit', 'cli'], concurrency: 2 },
-      { folders: ['faults'], concurrency: 1 },
-    ]);`;
+    process.exitCode = await runTests(${JSON.stringify(dir)}, checks, ${JSON.stringify(runs)});`;
   // Without the outer test run's context, whose children report to it instead of printing.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
@@ -113,4 +117,45 @@ test('the checks run side by side: each waits for a file the other writes', (t) 
 
   assert.equal(r.code, 0, r.out);
   assert.equal(r.lines.at(-1), 'tests: 1 passed, 0 failed');
+});
+
+test('a tier beside another runs at the same time, its output whole after the streamed one', (t) => {
+  // Each tier's test writes its own file, then waits (up to a generous limit) for the other's: run one
+  // after the other, the first would never see the second's file and would fail.
+  const meets = (mine: string, theirs: string) =>
+    "import { test } from 'node:test';\nimport fs from 'node:fs';\n" +
+    `test('meets ${theirs}', () => { fs.writeFileSync(${JSON.stringify(mine)}, ''); ` +
+    `const until = Date.now() + 120000; while (!fs.existsSync(${JSON.stringify(theirs)})) ` +
+    `{ if (Date.now() > until) throw new Error('never met'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20); } });\n`;
+  const dir = project(t, {});
+  for (const [path, text] of Object.entries({
+    'test/unit/a.test.ts': meets(join(dir, 'unit-here'), join(dir, 'editor-here')),
+    'test/integration/b.test.ts': meets(join(dir, 'editor-here'), join(dir, 'unit-here')),
+  })) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+
+  const r = runner(
+    dir,
+    [{ name: 'build', exit: 0, gate: true }],
+    [
+      { folders: ['unit'], concurrency: 1 },
+      { folders: ['integration'], concurrency: 1, beside: true },
+    ],
+  );
+
+  assert.equal(r.code, 0, r.out);
+  assert.match(
+    r.out,
+    /=== tests: unit \(1 at a time\); beside it tests: integration \(1 at a time\), its output after ===/,
+  );
+  const streamed = r.out.indexOf('/editor-here');
+  const besideHeading = r.out.indexOf('=== tests: integration (1 at a time), run beside the above ===');
+  assert.ok(streamed > 0 && besideHeading > streamed, `the beside tier's output comes after: ${r.out}`);
+  assert.ok(r.out.indexOf('/unit-here') > besideHeading, "the beside tier's own output follows its heading");
+  const row = (name: string) => r.lines.find((l) => l.startsWith(`${name} `))?.split(/\s{2,}/) ?? [];
+  assert.deepEqual(row('unit').slice(0, 3), ['unit', '1', '0']);
+  assert.deepEqual(row('integration').slice(0, 3), ['integration', '1', '0']);
+  assert.equal(r.lines.at(-1), 'tests: 2 passed, 0 failed');
 });
