@@ -1,8 +1,9 @@
 // `npm test`: build, typecheck and lint side by side (each one's output printed whole when it ends),
 // then prepare, then every tier, each run even when one before it failed: the real editor's beside
-// the others, whose output is streamed as it comes, its own printed whole after; then one summary (tier, passed, failed, time) and, last, `tests: N passed, M failed`. Exits
-// non-zero when anything failed. A failed build or typecheck leaves nothing meaningful to test: the
-// tiers are then not run, and the summary says so.
+// the others, whose output is streamed as it comes, its own printed whole after; then one summary
+// (tier, passed, failed, time) and, last, `tests: N passed, M failed`. Exits non-zero when anything
+// failed. A failed build or typecheck leaves nothing meaningful to test: the tiers are then not run,
+// and the summary says so.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -202,7 +203,15 @@ export async function runTests(root: string, checks: readonly Check[], runs: rea
       );
       const ran = await Promise.all([
         runTier(root, first, scratch),
-        ...beside.map((tier, i) => runTier(root, tier, scratch, outputs[i])),
+        ...beside.map(async (tier, i) => {
+          const done = await runTier(root, tier, scratch, outputs[i]);
+          const passed = done.reduce((n, r) => n + (r.pass ?? 0), 0);
+          const failed = done.reduce((n, r) => n + r.fail, 0);
+          process.stdout.write(
+            `\n(${heading(tier)}: ended, ${passed} passed, ${failed} failed; its output comes after)\n`,
+          );
+          return done;
+        }),
       ]);
       for (const [i, tier] of beside.entries()) {
         process.stdout.write(`\n=== ${heading(tier)}, run beside the above ===\n`);

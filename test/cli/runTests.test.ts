@@ -150,6 +150,7 @@ test('a tier beside another runs at the same time, its output whole after the st
     r.out,
     /=== tests: unit \(1 at a time\); beside it tests: integration \(1 at a time\), its output after ===/,
   );
+  assert.match(r.out, /\(tests: integration \(1 at a time\): ended, 1 passed, 0 failed; its output comes after\)/);
   const streamed = r.out.indexOf('/editor-here');
   const besideHeading = r.out.indexOf('=== tests: integration (1 at a time), run beside the above ===');
   assert.ok(streamed > 0 && besideHeading > streamed, `the beside tier's output comes after: ${r.out}`);
