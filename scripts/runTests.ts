@@ -125,6 +125,11 @@ async function runTier(root: string, tier: TierRun, scratch: string, captured?: 
   return rows;
 }
 
+/** The tests the rows passed and failed, a failed check counting as one failure. */
+function counted(rows: readonly Row[]): { passed: number; failed: number } {
+  return { passed: rows.reduce((n, r) => n + (r.pass ?? 0), 0), failed: rows.reduce((n, r) => n + r.fail, 0) };
+}
+
 /** The runs grouped: each with the runs marked `beside` that follow it. */
 function besideGroups(runs: readonly TierRun[]): TierRun[][] {
   const groups: TierRun[][] = [];
@@ -205,8 +210,7 @@ export async function runTests(root: string, checks: readonly Check[], runs: rea
         runTier(root, first, scratch),
         ...beside.map(async (tier, i) => {
           const done = await runTier(root, tier, scratch, outputs[i]);
-          const passed = done.reduce((n, r) => n + (r.pass ?? 0), 0);
-          const failed = done.reduce((n, r) => n + r.fail, 0);
+          const { passed, failed } = counted(done);
           process.stdout.write(
             `\n(${heading(tier)}: ended, ${passed} passed, ${failed} failed; its output comes after)\n`,
           );
@@ -222,8 +226,7 @@ export async function runTests(root: string, checks: readonly Check[], runs: rea
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  const passed = rows.reduce((n, r) => n + (r.pass ?? 0), 0);
-  const failed = rows.reduce((n, r) => n + r.fail, 0);
+  const { passed, failed } = counted(rows);
   rows.push({ name: 'total', pass: passed, fail: failed, ms: Date.now() - started, note: '' });
   process.stdout.write(`\n${table(rows)}\n`);
   if (rows.some((r) => r.pass === null && r.fail > 0)) process.stdout.write('(a failed check counts as one failure)\n');
