@@ -39,9 +39,6 @@ test(
       rmSync(run.dir, { recursive: true, force: true });
     });
     const clones = await prepareShared(url, run);
-    // Node's compile cache, shared by the short-lived workers as in the SQLite crash test: with it this
-    // test took 31 CPU-s and 69 s instead of 47 and 101 (one run each, one seed, at load 35).
-    const compileCache = join(run.dir, 'compile-cache');
     const rng = seededRandom(SEED);
     const logs: string[] = [];
     const exits: string[] = [];
@@ -55,24 +52,21 @@ test(
       const host = n % 2 === 0 ? 'a' : 'b';
       const log = join(run.dir, `crash-${n}.log`);
       logs.push(log);
-      const handle = spawnWorker(
-        {
-          db: url,
-          host,
-          repo: REPO,
-          plan: host === 'a' ? clones.a : clones.b,
-          planPath: run.planPath,
-          worktree: `/wt/crash-${n}`,
-          mode: 'correct',
-          log,
-          leaseSeconds: 2,
-          maxOps: Number.MAX_SAFE_INTEGER,
-          idleMs: 60_000,
-          seed: SEED * 7 + n,
-          thinkMs: 20,
-        },
-        compileCache,
-      );
+      const handle = spawnWorker({
+        db: url,
+        host,
+        repo: REPO,
+        plan: host === 'a' ? clones.a : clones.b,
+        planPath: run.planPath,
+        worktree: `/wt/crash-${n}`,
+        mode: 'correct',
+        log,
+        leaseSeconds: 2,
+        maxOps: Number.MAX_SAFE_INTEGER,
+        idleMs: 60_000,
+        seed: SEED * 7 + n,
+        thinkMs: 20,
+      });
       const entry = { handle, holder: `${host}:/wt/crash-${n}`, killed: false };
       live.add(entry);
       running.add(handle);
