@@ -3,6 +3,7 @@
  * files-aware scheduling infers a step's files from when its plan names none (docs/files.md).
  * Read-only git plumbing; paths are NUL-separated, so no name is ever quoted or split.
  */
+import { CommitMemo } from './commitMemo.ts';
 import { gitOutAsync, gitRunAsync } from './exec.ts';
 import { refFromFiles } from './head.ts';
 import { STEP_TRAILER } from './trailers.ts';
@@ -31,6 +32,8 @@ export async function branchFiles(
   return { changed, bySteps: stepFiles(log.stdout) };
 }
 
+const changedMemo = new CommitMemo<readonly string[]>();
+
 /** Every file `branch` changed since it left `base` (the three-dot diff); null when either cannot be read. */
 export async function changedSince(
   cwd: string,
@@ -38,8 +41,15 @@ export async function changedSince(
   branch: string,
   env: NodeJS.ProcessEnv,
 ): Promise<string[] | null> {
-  const diff = await gitRunAsync(cwd, ['diff', '--name-only', '-z', '--no-renames', `${base}...${branch}`, '--'], env);
-  return diff.status === 0 ? nulList(diff.stdout) : null;
+  const files = await changedMemo.get([base, branch], async () => {
+    const diff = await gitRunAsync(
+      cwd,
+      ['diff', '--name-only', '-z', '--no-renames', `${base}...${branch}`, '--'],
+      env,
+    );
+    return diff.status === 0 ? nulList(diff.stdout) : null;
+  });
+  return files && [...files];
 }
 
 /** Parses `log -z --name-only --format=%x1e<steps>`: each record is the step list, a NUL, then its files. */

@@ -3,7 +3,9 @@
  * default branch when that branch changed the step's files since the epic left it (another epic
  * merged there), so the step is built on top of that work rather than beside it (docs/files.md).
  */
+import { CommitMemo } from '../git/commitMemo.ts';
 import { gitOutAsync, gitRunAsync } from '../git/exec.ts';
+import { readHead } from '../git/head.ts';
 import { sharedFile } from '../scheduler/fileGlobs.ts';
 import { defaultBranch } from './conflictsAhead.ts';
 import { messageOf } from '../../shared/errorMessage.ts';
@@ -21,6 +23,9 @@ export type Refresh =
     }
   | { readonly kind: 'conflict'; readonly reason: string };
 
+/** Where an epic's branch left main, by the two commits (every step asks; main seldom moves). */
+const mergeBases = new CommitMemo<string>();
+
 /** Rebases the epic's worktree onto the default branch when it changed a file of `stepFiles` since their merge base. */
 export async function refreshForStep(
   mainRoot: string,
@@ -30,9 +35,12 @@ export async function refreshForStep(
 ): Promise<Refresh> {
   const main = defaultBranch(mainRoot);
   if (!main || stepFiles.length === 0) return { kind: 'current' };
-  const base = await gitRunAsync(worktree, ['merge-base', 'HEAD', main.commit], process.env);
-  const mergeBase = base.stdout.trim();
-  if (base.status !== 0 || mergeBase === '' || mergeBase === main.commit) return { kind: 'current' };
+  const head = readHead(worktree, process.env)?.commit ?? 'HEAD';
+  const mergeBase = await mergeBases.get([head, main.commit], async () => {
+    const base = await gitRunAsync(worktree, ['merge-base', head, main.commit], process.env);
+    return base.status === 0 && base.stdout.trim() !== '' ? base.stdout.trim() : null;
+  });
+  if (mergeBase === null || mergeBase === main.commit) return { kind: 'current' };
   const moved = (
     await gitOutAsync(
       worktree,
