@@ -293,3 +293,45 @@ test(
     assert.match(off.stdout, new RegExp(`^  ${beta}: start Ralph on step-1 `, 'm'));
   },
 );
+
+test(
+  'files-aware: in a chain (alpha meets beta on x.ts, beta meets gamma on y.ts) gamma does not wait behind beta waiting behind alpha: beta goes after both',
+  { timeout: 180_000 },
+  (t) => {
+    const f = faultRepo(t, { maxParallelAgents: 3, admission: ADMIT_ANY_MACHINE });
+    mkdirSync(join(f.repo, 'src'));
+    for (const name of ['x', 'y']) writeFileSync(join(f.repo, 'src', `${name}.ts`), `// ${name}\n`);
+    f.git('add', 'src');
+    f.git('commit', '-qm', 'Shared files');
+    const ids: string[] = [];
+    for (const [title, files] of [
+      ['Alpha', 'src/x.ts'],
+      ['Beta', 'src/x.ts, src/y.ts'],
+      ['Gamma', 'src/y.ts'],
+    ] as const) {
+      const plan = [`# Plan: ${title}`, '', '## Step 1: Edit {#step-1}', `**Files:** ${files}`, '- [ ] Edit', ''];
+      writeFileSync(join(f.repo, 'plans', `${title}.md`), plan.join('\n'));
+      f.git('add', `plans/${title}.md`);
+      f.git('commit', '-qm', `Plan ${title}`);
+      const id = f.epic(title, { complexity: 'trivial' });
+      assert.equal(f.sf('plan', 'propose', id, `plans/${title}.md`, '--agent', 'lisa').code, 0);
+      approve(f, id);
+      ids.push(id);
+    }
+    const [alpha = '', beta = '', gamma = ''] = ids;
+    f.behave({ ralph: { do: 'edit', ms: 1000 } });
+    const run = f.orchestrate();
+    assert.equal(run.timedOut, false, run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    const runs = intervals(f);
+    assert.deepEqual(overlapping(runs), []);
+    const of = (epic: string) => runs.find((r) => r.epic === epic) as Interval;
+    // By age alone gamma would start only once beta, itself held by alpha, had merged.
+    assert.ok(of(gamma).start < of(beta).start, `gamma built before beta: ${JSON.stringify(runs)}\n${run.stderr}`);
+    assert.ok(of(beta).start > of(alpha).end && of(beta).start > of(gamma).end, JSON.stringify(runs));
+    assert.doesNotMatch(run.stderr, new RegExp(`${gamma}: waiting: shares`));
+    for (const epic of ids) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
+    assert.equal(f.git('show', 'main:src/x.ts'), `// x\n${alpha} step-1\n${beta} step-1`);
+    assert.equal(f.git('show', 'main:src/y.ts'), `// y\n${gamma} step-1\n${beta} step-1`);
+  },
+);

@@ -1,5 +1,5 @@
 import { COMPLEXITY_POLICY, type EpicStatus } from '../../src/core/epics/index.ts';
-import type { EpicSnapshot } from '../../src/core/scheduler/types.ts';
+import type { EpicFiles, EpicSnapshot, SchedulerConfig } from '../../src/core/scheduler/types.ts';
 
 /**
  * The scheduler's snapshot of a standard P2 epic titled by its id, in its first build iteration, with
@@ -36,5 +36,32 @@ export function standardEpic(id: string, status: EpicStatus): EpicSnapshot {
     },
     review: { signalsThisIteration: 0, bartRunsThisIteration: 0 },
     steps: { total: 2, completed: 0, ready: ['step-1'], claimedLive: [] },
+  };
+}
+
+/** A scheduler configuration with Ralph configured, 8 slots and verification: the files tables' base. */
+export const FILES_CONFIG: SchedulerConfig = {
+  maxParallelAgents: 8,
+  runTimeoutMs: 3_600_000,
+  sameFailureLimit: 3,
+  verificationConfigured: true,
+  retryLimit: 3,
+  retryBackoffMs: [15_000],
+  setupConfigured: false,
+  roles: { ralph: ['ralph-agent'] },
+};
+
+/** An epic under way with one step, step-1, touching `step1`; created on the day of its id's last digit. */
+export function oneStepEpic(id: string, step1: string[], files: Partial<EpicFiles> = {}): EpicSnapshot {
+  return {
+    ...standardEpic(id, 'in_progress'),
+    steps: { total: 1, completed: 0, ready: ['step-1'], claimedLive: [] },
+    files: {
+      openSteps: { 'step-1': step1 },
+      changed: [],
+      createdAt: `2025-01-0${id.slice(-1)}T00:00:00.000Z`,
+      conflictsWith: [],
+      ...files,
+    },
   };
 }

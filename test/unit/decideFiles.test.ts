@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { EpicStatus } from '../../src/core/epics/index.ts';
 import { decide } from '../../src/core/scheduler/decide.ts';
-import { standardEpic } from '../helpers/epicSnapshot.ts';
+import { FILES_CONFIG, standardEpic } from '../helpers/epicSnapshot.ts';
 import type {
   Action,
   EpicFiles,
@@ -54,16 +54,7 @@ function ralphRun(id: number, epicId: string, stepAnchor: string | null): RunSna
   return { id, epicId, role: 'ralph', stepAnchor, startedAt: new Date(NOW.getTime() - 60_000).toISOString() };
 }
 
-const CONFIG: SchedulerConfig = {
-  maxParallelAgents: 8,
-  runTimeoutMs: 3_600_000,
-  sameFailureLimit: 3,
-  verificationConfigured: true,
-  retryLimit: 3,
-  retryBackoffMs: [15_000],
-  setupConfigured: false,
-  roles: { ralph: ['ralph-agent'], bart: ['bart-agent'] },
-};
+const CONFIG: SchedulerConfig = { ...FILES_CONFIG, roles: { ralph: ['ralph-agent'], bart: ['bart-agent'] } };
 
 const build = (epicId: string, step: string, reason = `build ${step}`): Action => ({
   kind: 'run',

@@ -5,41 +5,14 @@ import { test } from 'node:test';
 import { hotspotsOf } from '../../src/core/orchestrate/filesAware.ts';
 import { decide } from '../../src/core/scheduler/decide.ts';
 import { withoutHotspots } from '../../src/core/scheduler/filesRule.ts';
-import type { EpicFiles, EpicSnapshot, SchedulerConfig } from '../../src/core/scheduler/types.ts';
+import type { EpicFiles, EpicSnapshot } from '../../src/core/scheduler/types.ts';
 import { DEFAULT_RUN_CONFIG } from '../../src/core/runs/runConfig.ts';
-import { standardEpic } from '../helpers/epicSnapshot.ts';
+import { FILES_CONFIG, oneStepEpic } from '../helpers/epicSnapshot.ts';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
-const CONFIG: SchedulerConfig = {
-  maxParallelAgents: 8,
-  runTimeoutMs: 3_600_000,
-  sameFailureLimit: 3,
-  verificationConfigured: true,
-  retryLimit: 3,
-  retryBackoffMs: [15_000],
-  setupConfigured: false,
-  roles: { ralph: ['ralph-agent'] },
-};
-
-function epic(id: string, step1: string[], files?: Partial<EpicFiles>): EpicSnapshot {
-  return {
-    ...standardEpic(id, 'in_progress'),
-    planIteration: 1,
-    planPath: `plans/${id}.md`,
-    worktree: `/wt/${id}`,
-    steps: { total: 1, completed: 0, ready: ['step-1'], claimedLive: [] },
-    files: {
-      openSteps: { 'step-1': step1 },
-      changed: [],
-      createdAt: `2025-01-0${id.slice(-1)}T00:00:00.000Z`,
-      conflictsWith: [],
-      ...files,
-    },
-  };
-}
 
 const kinds = (epics: EpicSnapshot[]) =>
-  decide({ epics, runs: [] }, CONFIG, NOW).map((a) => `${a.kind} ${'epicId' in a ? a.epicId : ''}`);
+  decide({ epics, runs: [] }, FILES_CONFIG, NOW).map((a) => `${a.kind} ${'epicId' in a ? a.epicId : ''}`);
 
 test('steps sharing only hotspots run side by side; sharing a real file still waits', () => {
   const hotspot = hotspotsOf({
@@ -48,11 +21,11 @@ test('steps sharing only hotspots run side by side; sharing a real file still wa
     regenerate: { 'gen/**': ['gen'] },
   });
   const shared = ['CHANGELOG.md', 'package-lock.json', 'Cargo.toml', 'docs/index.md', 'gen/api.ts'];
-  const epics = [epic('sf-1', ['src/a.ts', ...shared]), epic('sf-2', ['src/b.ts', ...shared])];
+  const epics = [oneStepEpic('sf-1', ['src/a.ts', ...shared]), oneStepEpic('sf-2', ['src/b.ts', ...shared])];
   assert.deepEqual(kinds(epics), ['run sf-1', 'wait sf-2'], 'without the hotspot rule the second waits');
   const relieved = epics.map((e) => ({ ...e, files: withoutHotspots(e.files as EpicFiles, hotspot) }));
   assert.deepEqual(kinds(relieved), ['run sf-1', 'run sf-2']);
-  const real = [epic('sf-1', ['src/a.ts', 'CHANGELOG.md']), epic('sf-2', ['src/a.ts', 'CHANGELOG.md'])];
+  const real = [oneStepEpic('sf-1', ['src/a.ts', 'CHANGELOG.md']), oneStepEpic('sf-2', ['src/a.ts', 'CHANGELOG.md'])];
   assert.deepEqual(kinds(real.map((e) => ({ ...e, files: withoutHotspots(e.files as EpicFiles, hotspot) }))), [
     'run sf-1',
     'wait sf-2',

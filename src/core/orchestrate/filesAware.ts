@@ -14,7 +14,8 @@ import { StepFiles } from './stepFiles.ts';
 import { refreshForStep } from './stepRefresh.ts';
 import type { Resolving } from './merge.ts';
 import { describeResolutions } from './mergeConflicts.ts';
-import { withoutHotspots } from '../scheduler/filesRule.ts';
+import { busySteps, withoutHotspots } from '../scheduler/filesRule.ts';
+import { assignWaves } from '../scheduler/waves.ts';
 import { globsOverlap } from '../scheduler/fileGlobs.ts';
 import { isBuiltInMergeable } from '../git/mergeKinds.ts';
 
@@ -38,6 +39,7 @@ export class FilesAware {
   private readonly steps: StepFiles;
   private readonly forecast: ConflictForecast;
   private filesNow = new Map<string, EpicFiles>();
+  private waves = new Map<string, number>();
 
   constructor(options: FilesAwareOptions) {
     this.config = options.config;
@@ -65,9 +67,17 @@ export class FilesAware {
       if (!filesAwareOf(this.config)) return snapshot;
       const found = await this.steps.annotate(snapshot, this.forecast.between(snapshot.epics));
       const hotspot = hotspotsOf(this.config);
-      const annotated = {
+      const stripped = {
         ...found,
         epics: found.epics.map((e) => (e.files ? { ...e, files: withoutHotspots(e.files, hotspot) } : e)),
+      };
+      // Waves are kept from pass to pass, so two epics never trade places (waves.ts).
+      this.waves = assignWaves(stripped.epics, this.waves, busySteps(stripped));
+      const annotated = {
+        ...stripped,
+        epics: stripped.epics.map((e) =>
+          e.files ? { ...e, files: { ...e.files, wave: this.waves.get(e.id) ?? 0 } } : e,
+        ),
       };
       this.filesNow = new Map(annotated.epics.flatMap((e) => (e.files ? [[e.id, e.files] as const] : [])));
       return annotated;

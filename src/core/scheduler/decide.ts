@@ -5,27 +5,23 @@
 import { BUILDING_ROLE, ROLE_REGISTRY } from '../../shared/roles.ts';
 import { dailyHold, gateEpicBudget } from './budgetRule.ts';
 import { gateFaults } from './faults.ts';
-import { builtStep, busySteps, filesChoice } from './filesRule.ts';
+import { builtStep, busySteps, filesChoice, goesFirst } from './filesRule.ts';
 import { fleetHold, fleetPass, fleetTake } from './fleetRule.ts';
 import { hasCommand, intentFor } from './rules.ts';
 import type { Action, EpicSnapshot, RunSnapshot, SchedulerConfig, SchedulerSnapshot } from './types.ts';
 
 /**
  * Epics by priority (P0 first), then id; plain code-unit order so no locale can change it. With
- * files-aware scheduling the epics under way of one priority take their places oldest first: the one
- * the others wait for where files meet takes a free slot first (docs/files.md); the rest keep theirs.
+ * files-aware scheduling the epics under way take their places in the order they go first where
+ * files meet (goesFirst): the one the others wait for takes a free slot first (docs/files.md); the
+ * rest keep theirs.
  */
 export function scheduleOrder(epics: readonly EpicSnapshot[]): EpicSnapshot[] {
   const sorted = [...epics].sort((a, b) => compare(a.priority, b.priority) || compare(a.id, b.id));
   const places = sorted.flatMap((e, i) => (e.files ? [i] : []));
   const underWay = places
     .map((i) => sorted[i] as EpicSnapshot)
-    .sort(
-      (a, b) =>
-        compare(a.priority, b.priority) ||
-        compare(a.files?.createdAt ?? '', b.files?.createdAt ?? '') ||
-        compare(a.id, b.id),
-    );
+    .sort((a, b) => (goesFirst(a, b) ? -1 : goesFirst(b, a) ? 1 : 0));
   places.forEach((place, k) => (sorted[place] = underWay[k] as EpicSnapshot));
   return sorted;
 }

@@ -6,6 +6,7 @@
  */
 import type { EpicStatus } from '../epics/transitions.ts';
 import { sharedFile } from './fileGlobs.ts';
+import { byAge } from './waves.ts';
 import type { EpicAction } from './rules.ts';
 import type { EpicFiles, EpicSnapshot, FileShare, SchedulerSnapshot } from './types.ts';
 import { BUILDING_ROLE, MERGING_ROLE } from '../../shared/roles.ts';
@@ -21,15 +22,16 @@ export interface BusyStep {
 export const UNDER_WAY: readonly EpicStatus[] = ['in_progress', 'implemented', 'verified'];
 
 /**
- * Of two epics whose files meet, whether `a` goes before `b`: the higher priority, then the older,
- * then the lower id. A total order, so no two epics ever wait for each other.
+ * Of two epics whose files meet, whether `a` goes before `b`: the higher priority, then the lower
+ * wave (waves.ts), then the older, then the lower id. A total order, so no two epics ever wait for
+ * each other.
  */
 export function goesFirst(a: EpicSnapshot, b: EpicSnapshot): boolean {
   if (a.priority !== b.priority) return a.priority < b.priority;
-  const ca = a.files?.createdAt ?? '';
-  const cb = b.files?.createdAt ?? '';
-  if (ca !== cb) return ca < cb;
-  return a.id < b.id;
+  const wa = a.files?.wave ?? 0;
+  const wb = b.files?.wave ?? 0;
+  if (wa !== wb) return wa < wb;
+  return byAge(a, b) < 0;
 }
 
 /** The steps being built now, from live Ralph runs and live claims, with the files the snapshot knows for them. */

@@ -107,8 +107,10 @@ export interface EpicFiles {
   readonly openSteps: Readonly<Record<string, readonly string[]>>;
   /** Files changed on the epic's branch since it left the default branch: not merged yet. */
   readonly changed: readonly string[];
-  /** When the epic was created (ISO 8601): of two epics of one priority, the older goes first. */
+  /** When the epic was created (ISO 8601): of two epics of one priority and wave, the older goes first. */
   readonly createdAt: string;
+  /** Of two epics of one priority whose files meet, the lower wave goes first (waves.ts); absent: 0. */
+  readonly wave?: number;
   /** Other epics whose branches are predicted to conflict with this one's, and in which files (conflict ahead). */
   readonly conflictsWith: readonly { readonly epicId: string; readonly files: readonly string[] }[];
 }
