@@ -171,28 +171,32 @@ async function killWorkers(
   while (kills < KILLS && exits.length === 0 && !givenUp()) await sleep(50);
   stopping = true;
   // The final kills must leave orphans to check: nobody else may reclaim them (the long-lived worker
-  // stops first; leases are short), and at least one live worker must hold a claim when they come
-  // (a loaded machine can be slow to start the last replacements; if every worker was just killed,
-  // one more is started).
+  // stops first; leases are short), and a live worker must hold a claim when they come (a loaded
+  // machine can be slow to start the last replacements; if every worker was just killed, one more is
+  // started). One seen holding a claim may complete its step before its kill lands: then another
+  // worker is started and killed the same way, until a claim is left.
   await beforeFinalKills();
-  if (![...live].some((e) => !e.killed)) spawnOne();
-  while (
-    exits.length === 0 &&
-    !givenUp() &&
-    ![...live].some((e) => !e.killed && claimHolders(run.dbPath).has(e.worktree))
-  )
-    await sleep(20);
+  let finalKills = 0;
+  do {
+    if (![...live].some((e) => !e.killed)) spawnOne();
+    while (
+      exits.length === 0 &&
+      !givenUp() &&
+      ![...live].some((e) => !e.killed && claimHolders(run.dbPath).has(e.worktree))
+    )
+      await sleep(20);
+    for (const e of [...live].filter((x) => !x.killed)) {
+      e.killed = true;
+      finalKills++;
+      e.handle.child.kill('SIGKILL');
+    }
+    await Promise.all([...live].map((e) => e.handle.done));
+  } while (exits.length === 0 && !givenUp() && claimHolders(run.dbPath).size === 0);
   const gaveUp = givenUp()
     ? `gave up after ${GIVE_UP_MS / 60_000} min with ${kills} of ${KILLS} kills, ${spawned} workers started, ` +
       `${completedSteps(run.dbPath)} steps completed: the machine is too busy to finish this run`
     : undefined;
-  const rest = [...live].filter((e) => !e.killed);
-  for (const e of rest) {
-    e.killed = true;
-    e.handle.child.kill('SIGKILL');
-  }
-  await Promise.all([...live].map((e) => e.handle.done));
-  return { logs, spawned, kills, finalKills: rest.length, exits, gaveUp };
+  return { logs, spawned, kills, finalKills, exits, gaveUp };
 }
 
 test(
