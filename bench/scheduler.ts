@@ -8,7 +8,7 @@ import { approvePlan, finishEpic, proposePlan, startEpic } from '../src/core/sto
 import { recordSignal } from '../src/core/store/shared/signals.ts';
 import { parsePlan } from '../src/core/plan/parse.ts';
 import { finishRun, startRun } from '../src/core/store/shared/runs.ts';
-import { one } from '../src/core/store/shared/op.ts';
+import { call, one } from '../src/core/store/shared/op.ts';
 import { decide } from '../src/core/scheduler/decide.ts';
 import type { SchedulerConfig } from '../src/core/scheduler/types.ts';
 import { claimNext } from '../src/core/store/shared/claims.ts';
@@ -326,16 +326,16 @@ async function benchTick(dir: string): Promise<TargetRow[]> {
 function benchRunOverhead(dir: string): TargetRow[] {
   const repo = join(dir, 'repo');
   const env = childEnv();
-  const epicId = makeRepo(repo);
+  const { id: epicId, worktree } = makeRepo(repo);
   const stampFile = join(dir, 'stamp');
   const node = process.execPath;
-  const runArgs = [CLI, 'run', '--role', 'lisa', '--epic', epicId, '--'];
+  const runArgs = [CLI, 'run', '--role', 'ralph', '--epic', epicId, '--'];
   const zodChunk = findChunk('node_modules/zod/');
   // The CLI turns on Node's compile cache (default folder); the what-if import of the zod chunk uses the same one.
   const cached = { ...env, NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache') };
   const time = (args: string[], withEnv = env): number => {
     const t0 = performance.now();
-    const r = spawnSync(node, args, { cwd: repo, env: withEnv, encoding: 'utf8' });
+    const r = spawnSync(node, args, { cwd: worktree, env: withEnv, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr}`);
     return performance.now() - t0;
   };
@@ -386,7 +386,7 @@ function benchRunOverhead(dir: string): TargetRow[] {
   console.log(
     `  of which, fresh-process deltas over node -e 0: importing the zod chunk (${zodChunk.name}, ${zodChunk.kb} KB, loaded by 'run' for config.json) +${(med(totals.zod) - a).toFixed(1)} ms; a first String#localeCompare (ICU collator) +${(med(totals.collator) - a).toFixed(1)} ms`,
   );
-  profileRun(dir, repo, env, runArgs);
+  profileRun(dir, worktree, env, runArgs);
   return [
     {
       metric: 'springfield run overhead / node -e 0 (median)',
@@ -440,14 +440,14 @@ const PHASES: readonly [string, (f: ProfileNode['callFrame']) => boolean][] = [
 ];
 
 /** `--cpu-prof` of a few runs: time by phase and the top functions by self time (profiles start after Node's bootstrap). */
-function profileRun(dir: string, repo: string, env: NodeJS.ProcessEnv, runArgs: string[]): void {
+function profileRun(dir: string, cwd: string, env: NodeJS.ProcessEnv, runArgs: string[]): void {
   const out = join(dir, 'prof');
   const runs = 5;
   for (let i = 0; i < runs; i++) {
     const r = spawnSync(
       process.execPath,
       ['--cpu-prof', '--cpu-prof-interval', '250', '--cpu-prof-dir', out, ...runArgs, process.execPath, '-e', '0'],
-      { cwd: repo, env, encoding: 'utf8' },
+      { cwd, env, encoding: 'utf8' },
     );
     if (r.status !== 0) return void console.log(`  (profile run failed: ${r.stderr.trim()})`);
   }
@@ -502,7 +502,7 @@ function findChunk(marker: string): { name: string; url: string; kb: number } {
   return { name: '(not found)', url: 'data:text/javascript,', kb: 0 };
 }
 
-function makeRepo(repo: string): string {
+function makeRepo(repo: string): { id: string; worktree: string } {
   mkdirSync(join(repo, 'plans'), { recursive: true });
   const git = (...args: string[]): void => void execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
   const text = planText(0, 3);
@@ -529,8 +529,14 @@ function makeRepo(repo: string): string {
     op((p) => startEpic(p, epic.id, source, { worktree: repo, agent: 'marge' }));
     return epic.id;
   })();
+  // Agents never work in the main worktree: the epic gets its own, on its branch, as `epic start` gives it.
+  const worktree = join(dirname(repo), 'worktree');
+  git('worktree', 'add', '-q', '-b', `springfield/${id}`, worktree);
+  runSqlite(sqliteConnection(store), new Date(), (p) =>
+    call(p.setEpicWorktree(id, worktree, `refs/heads/springfield/${id}`)),
+  );
   store.close();
-  return id;
+  return { id, worktree };
 }
 
 function childEnv(): NodeJS.ProcessEnv {
