@@ -37,7 +37,8 @@ export function assignWaves(
     const wave = kept.get(e.id);
     if (wave !== undefined) waves.set(e.id, wave);
   }
-  // Those with work on their branch first (after a restart, the one that built a shared file keeps going first), then by age.
+  // Those with work on their branch first (after a restart, the one that built a shared file still
+  // goes first), then by age.
   const worked = (e: EpicSnapshot & { files: EpicFiles }) => (e.files.changed.length > 0 ? 0 : 1);
   for (const epic of [...withFiles].sort((a, b) => worked(a) - worked(b) || byAge(a, b))) {
     if (waves.has(epic.id)) continue;
