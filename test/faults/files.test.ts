@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI_PATH } from '../helpers/gitRepo.ts';
-import { approve, faultRepo, type FaultRepo } from './harness.ts';
+import { approve, faultRepo, violations, type FaultRepo } from './harness.ts';
 import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 
 /** Two steps: the first edits the shared file and one of its own, the second another of its own (after the first unless `independent`). */
@@ -333,5 +333,27 @@ test(
     for (const epic of ids) assert.equal(statusOf(f, epic).status, 'done', run.stderr);
     assert.equal(f.git('show', 'main:src/x.ts'), `// x\n${alpha} step-1\n${beta} step-1`);
     assert.equal(f.git('show', 'main:src/y.ts'), `// y\n${gamma} step-1\n${beta} step-1`);
+  },
+);
+
+test(
+  'files-aware: the epic that goes first has a builder that fails (exit 1) or does nothing (exit 0): it is blocked after 3 sessions with the reason, and the one waiting for its files then builds and merges, nothing left claimed',
+  { timeout: 300_000 },
+  async (t) => {
+    for (const [behaviour, reason] of [
+      ['exit1', /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ failed/],
+      ['noop', /^agent_failed: Ralph failed 3 times in a row \(last: run \d+ no_progress/],
+    ] as const) {
+      const { f, alpha, beta } = setUp(t, {}, 'trivial');
+      f.behave({ [`${alpha}:ralph`]: { do: behaviour }, ralph: { do: 'edit', ms: 200 } });
+      const run = f.orchestrate();
+      assert.deepEqual(
+        violations(f, run, { epic: alpha, maxSessions: { ralph: 3 }, status: 'blocked', reason }),
+        [],
+        `${behaviour}: ${run.stderr}`,
+      );
+      assert.match(run.stderr, new RegExp(`${beta}: waiting: shares src/shared\\.ts with ${alpha}`), behaviour);
+      assert.deepEqual(violations(f, run, { epic: beta, maxSessions: { ralph: 2 }, status: 'done' }), [], behaviour);
+    }
   },
 );
