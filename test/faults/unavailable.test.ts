@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_PRESETS } from '../../src/core/runs/presets.ts';
-import { AGENT_BIN } from '../helpers/realAgents.ts';
+import { AGENT_BIN, REAL_AGENT_TEST_MS } from '../helpers/realAgents.ts';
 import { approve, faultRepo, violations } from './harness.ts';
 
 function approved(f: ReturnType<typeof faultRepo>, title: string): string {
@@ -23,7 +23,7 @@ const runsOf = (f: ReturnType<typeof faultRepo>, epic: string) =>
 
 test(
   'a builder whose CLI is not installed: blocked at once, nothing spent; installed and retried, it builds',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const bin = join(process.env.TMPDIR ?? '/tmp', `sf-bin-${process.pid}-${Date.now()}`);
     t.after(() => rmSync(bin, { recursive: true, force: true }));
@@ -64,7 +64,7 @@ test(
 
 test(
   'a builder whose command exits 127 (a wrapper that cannot find its CLI): one unavailable run, blocked, no iteration',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const f = faultRepo(t);
     const epic = approved(f, 'Exit one two seven');
@@ -92,7 +92,7 @@ test(
 
 test(
   'the real Claude Code, not logged in: the planner is blocked before any session with the reason and what to do',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const claude = AGENT_PRESETS.find((p) => p.id === 'claude')?.roles.lisa ?? [];
     const f = faultRepo(t, {}, (base) => ({

@@ -29,6 +29,13 @@ import {
 } from './scriptedModel/server.ts';
 import { cleanEnv, ensureCli, PROJECT_ROOT, runCliAsync, type CliResult } from './gitRepo.ts';
 
+/**
+ * How long a test of a real agent CLI may take before it counts as hung: a bound on a hang, never a
+ * verdict on the machine's speed. A whole epic with opencode takes 45 s alone on a quiet 2-core machine,
+ * 75 s beside four CPU hogs, about 200 s inside `npm test`, and went past 300 s in a CI run.
+ */
+export const REAL_AGENT_TEST_MS = 20 * 60_000;
+
 /** Where the test pass installs the agent CLIs (scripts/prepareTests.ts). */
 export const AGENT_BIN = join(PROJECT_ROOT, '.cache', 'agent-clis', 'node_modules', '.bin');
 
@@ -225,7 +232,7 @@ export async function realAgentRepo(
     adapters: [cli.adapter, ...(options.also ?? []).map((a) => a.adapter)],
     logFile: join(base, 'requests.jsonl'),
     maxRequests: 300,
-    lifetimeMs: 8 * 60_000,
+    lifetimeMs: REAL_AGENT_TEST_MS,
     ...(options.fail ? { fail: options.fail } : {}),
     ...(options.delayMs ? { delayMs: options.delayMs } : {}),
   });

@@ -5,15 +5,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   agentTurns,
+  assertReadableBuilderLogs,
   CLAUDE,
+  REAL_AGENT_TEST_MS,
   realAgentRepo,
   runWholeEpic,
-  assertReadableBuilderLogs,
 } from '../../helpers/realAgents.ts';
 
 test(
   'Claude Code takes an epic from plan to merge; it reads its context file with its own Read tool, unprompted',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const r = await realAgentRepo(t, CLAUDE);
     await runWholeEpic(r);

@@ -3,11 +3,18 @@
 // server on 127.0.0.1 (a custom model provider in CODEX_HOME/config.toml): a whole epic.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agentTurns, CODEX, realAgentRepo, runWholeEpic, assertReadableBuilderLogs } from '../../helpers/realAgents.ts';
+import {
+  agentTurns,
+  assertReadableBuilderLogs,
+  CODEX,
+  REAL_AGENT_TEST_MS,
+  realAgentRepo,
+  runWholeEpic,
+} from '../../helpers/realAgents.ts';
 
 test(
   'Codex CLI takes an epic from plan to merge through its exec_command and apply_patch tools',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const r = await realAgentRepo(t, CODEX);
     await runWholeEpic(r);

@@ -5,15 +5,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   agentTurns,
+  assertReadableBuilderLogs,
   COPILOT,
+  REAL_AGENT_TEST_MS,
   realAgentRepo,
   runWholeEpic,
-  assertReadableBuilderLogs,
 } from '../../helpers/realAgents.ts';
 
 test(
   'GitHub Copilot CLI takes an epic from plan to merge through its bash, view and create tools',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const r = await realAgentRepo(t, COPILOT);
     await runWholeEpic(r);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLAUDE, CODEX, realAgentRepo, type RealAgentRepo } from '../../helpers/realAgents.ts';
+import { CLAUDE, CODEX, REAL_AGENT_TEST_MS, realAgentRepo, type RealAgentRepo } from '../../helpers/realAgents.ts';
 import { CLI_PATH, cleanEnv } from '../../helpers/gitRepo.ts';
 
 const PLAN =
@@ -25,7 +25,7 @@ async function approvedEpic(r: RealAgentRepo): Promise<string> {
 
 test(
   'Claude Code stopped with the scheduler three times: each run is stopped, its step released, no iteration counted, never agent_failed',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     // The model never answers while the test lasts: Claude Code waits, as it would on a slow model.
     const r = await realAgentRepo(t, CLAUDE, { delayMs: () => 10 * 60_000 });
@@ -43,7 +43,7 @@ test(
       const exited = new Promise<number | null>((resolve) => orchestrate.on('exit', (code) => resolve(code)));
       // Stopped once Claude Code is waiting on its model: its request has arrived.
       const seen = r.model.requests.length;
-      const deadline = Date.now() + 90_000;
+      const deadline = Date.now() + 10 * 60_000;
       while (
         !r.model.requests.slice(seen).some((q) => JSON.stringify(q.body ?? '').includes('started by Springfield'))
       ) {
@@ -80,7 +80,7 @@ test(
 
 test(
   'Codex retrying a model it cannot reach ("Reconnecting…" forever) is ended as stalled: its retry lines are no sign of life',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const cli = {
       ...CODEX,

@@ -3,11 +3,11 @@
 // server on 127.0.0.1 (GOOGLE_GEMINI_BASE_URL): a whole epic, its context read with read_file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agentTurns, GEMINI, realAgentRepo, runWholeEpic } from '../../helpers/realAgents.ts';
+import { agentTurns, GEMINI, REAL_AGENT_TEST_MS, realAgentRepo, runWholeEpic } from '../../helpers/realAgents.ts';
 
 test(
   'Gemini CLI takes an epic from plan to merge; read_file reads its context inside the workspace',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const r = await realAgentRepo(t, GEMINI);
     await runWholeEpic(r);

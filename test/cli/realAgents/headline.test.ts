@@ -2,7 +2,7 @@
 // agent said (the headline: docs/scheduler-faults.md), not a cut JSON line or a brace.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CLAUDE, CODEX, OPENCODE, realAgentRepo, type AgentCli } from '../../helpers/realAgents.ts';
+import { CLAUDE, CODEX, OPENCODE, REAL_AGENT_TEST_MS, realAgentRepo, type AgentCli } from '../../helpers/realAgents.ts';
 
 const REFUSED = {
   status: 401,
@@ -19,7 +19,7 @@ const SAYS: [AgentCli, RegExp][] = [
 for (const [cli, says] of SAYS) {
   test(
     `${cli.preset}: a model that refuses the key blocks the epic with the agent's own error as its headline`,
-    { timeout: 180_000 },
+    { timeout: REAL_AGENT_TEST_MS },
     async (t) => {
       // Claude Code retries a 401 ten times over minutes by default.
       const r = await realAgentRepo(

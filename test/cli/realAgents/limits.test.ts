@@ -1,11 +1,11 @@
 // A usage limit is not a failure (docs/agents.md, "Usage limits"): real Claude Code against the
-// scripted Anthropic server answering 429 rate_limit_error "try again in 90 seconds", told not to
+// scripted Anthropic server answering 429 rate_limit_error "try again in 30 minutes", told not to
 // retry (CLAUDE_CODE_MAX_RETRIES=0, as when a subscription's limit is reached). The run ends limited,
 // the epic is not blocked, the limit is recorded for the preset on this host, the next pass starts no
 // Claude Code inside the window, and a fallback preset (real Codex CLI) carries the role through.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CLAUDE, CODEX, realAgentRepo } from '../../helpers/realAgents.ts';
+import { CLAUDE, CODEX, REAL_AGENT_TEST_MS, realAgentRepo } from '../../helpers/realAgents.ts';
 
 const LIMITED = {
   status: 429,
@@ -13,7 +13,7 @@ const LIMITED = {
     type: 'error',
     error: {
       type: 'rate_limit_error',
-      message: "This request would exceed your account's rate limit. Please try again in 90 seconds.",
+      message: "This request would exceed your account's rate limit. Please try again in 30 minutes.",
     },
   },
 };
@@ -28,7 +28,7 @@ interface RunRow {
 
 test(
   'Claude Code meets a usage limit: the run is limited, not failed; nothing starts Claude Code inside the window; Codex carries Lisa through',
-  { timeout: 420_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const r = await realAgentRepo(
       t,
@@ -45,7 +45,7 @@ test(
     assert.equal(limited?.status, 'limited', `${limited?.outcome_reason}\n${first.stderr}`);
     assert.match(
       limited?.outcome_reason ?? '',
-      /try again in 90 seconds\. — claude limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d on this host$/,
+      /try again in 30 minutes\. — claude limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d on this host$/,
     );
     const shown = (await r.sf('epic', 'show', epic, '--json')).json<{
       status: string;
@@ -66,7 +66,8 @@ test(
     const agents = (await r.sf('agents', '--json')).json<{ presets: { id: string; limited_until: string | null }[] }>();
     const until = Date.parse(agents.presets.find((p) => p.id === 'claude')?.limited_until ?? '');
     const left = until - Date.now();
-    assert.ok(left > 30_000 && left <= 90_000, `the window the message names (${left} ms left)`);
+    // A window far longer than the test, so that no step below depends on how fast the machine is.
+    assert.ok(left > 20 * 60_000 && left <= 30 * 60_000, `the window the message names (${left} ms left)`);
     assert.match(
       (await r.sf('agents')).stdout,
       /claude .* · limited until (?:\d{4}-\d\d-\d\d )?\d\d:\d\d on this host/,

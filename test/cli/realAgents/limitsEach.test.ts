@@ -7,7 +7,15 @@
 // by the stall watch and is classified by those attempts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CODEX, COPILOT, GEMINI, OPENCODE, realAgentRepo, type AgentCli } from '../../helpers/realAgents.ts';
+import {
+  CODEX,
+  COPILOT,
+  GEMINI,
+  OPENCODE,
+  REAL_AGENT_TEST_MS,
+  realAgentRepo,
+  type AgentCli,
+} from '../../helpers/realAgents.ts';
 import type { Failure } from '../../helpers/scriptedModel/server.ts';
 import { testStateHome } from '../../helpers/gitRepo.ts';
 import { limitOf } from '../../../src/core/limits/hostLimits.ts';
@@ -96,27 +104,31 @@ async function limitedRun(
 const until = (preset: string) =>
   new RegExp(` — ${preset} limited until (?:\\d{4}-\\d\\d-\\d\\d )?\\d\\d:\\d\\d on this host$`);
 
-test('Codex meets an OpenAI rate limit: limited, in its words', { timeout: 300_000 }, async (t) => {
+test('Codex meets an OpenAI rate limit: limited, in its words', { timeout: REAL_AGENT_TEST_MS }, async (t) => {
   const run = await limitedRun(t, CODEX, OPENAI_LIMIT(20));
   assert.match(run.outcome_reason ?? '', /429 Too Many Requests/);
   assert.match(run.outcome_reason ?? '', until('codex'));
 });
 
-test('Gemini CLI meets a spent quota: limited, in its words', { timeout: 300_000 }, async (t) => {
+test('Gemini CLI meets a spent quota: limited, in its words', { timeout: REAL_AGENT_TEST_MS }, async (t) => {
   const run = await limitedRun(t, GEMINI, GEMINI_LIMIT);
   assert.match(run.outcome_reason ?? '', /exhausted your daily quota/i);
   assert.match(run.outcome_reason ?? '', until('gemini'));
 });
 
-test('Copilot CLI meets a rate limit of its model: limited, in its words', { timeout: 300_000 }, async (t) => {
-  const run = await limitedRun(t, COPILOT, OPENAI_LIMIT(2));
-  assert.match(run.outcome_reason ?? '', /429|rate limit/i);
-  assert.match(run.outcome_reason ?? '', until('copilot'));
-});
+test(
+  'Copilot CLI meets a rate limit of its model: limited, in its words',
+  { timeout: REAL_AGENT_TEST_MS },
+  async (t) => {
+    const run = await limitedRun(t, COPILOT, OPENAI_LIMIT(2));
+    assert.match(run.outcome_reason ?? '', /429|rate limit/i);
+    assert.match(run.outcome_reason ?? '', until('copilot'));
+  },
+);
 
 test(
   'opencode retrying a long limit in silence: ended by the stall watch, limited (not stalled) by its logged attempts',
-  { timeout: 600_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     // The stall watch starts with the run, so it must outlast opencode's start before its first
     // attempt: 30 s did not at load 13 (all three runs stalled with nothing logged).

@@ -3,11 +3,11 @@
 // chat completions server on 127.0.0.1 (a custom provider in its config): a whole epic.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agentTurns, OPENCODE, realAgentRepo, runWholeEpic } from '../../helpers/realAgents.ts';
+import { agentTurns, OPENCODE, REAL_AGENT_TEST_MS, realAgentRepo, runWholeEpic } from '../../helpers/realAgents.ts';
 
 test(
   'opencode takes an epic from plan to merge through its own bash, read and write tools',
-  { timeout: 300_000 },
+  { timeout: REAL_AGENT_TEST_MS },
   async (t) => {
     const r = await realAgentRepo(t, OPENCODE);
     await runWholeEpic(r);
