@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { presetFor, type AgentPreset } from '../runs/presets.ts';
+import { startGroup } from '../runs/processGroup.ts';
 import { which } from './detect.ts';
 
 /** What a preflight found: null reason when the agent can run (docs/agents.md, "Preflight"). */
@@ -52,25 +52,30 @@ function locate(program: string, env: NodeJS.ProcessEnv, cwd: string): string | 
 
 type LoginCheck = (path: string, env: NodeJS.ProcessEnv, cwd: string, preset: AgentPreset) => Promise<string | null>;
 
-/** Runs a CLI's own status command (no shell, no stdin, bounded); null when it could not be run to an answer. */
-function status(
+/**
+ * Runs a CLI's own status command (no shell, no stdin, bounded); null when it could not be run to an
+ * answer. It leads its own process group, so a timeout also ends what it started: Gemini CLI
+ * restarts itself in a child that would otherwise keep the pipe, and the caller, open.
+ */
+async function status(
   path: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<{ code: number; out: string } | null> {
-  return new Promise((done) => {
-    execFile(
-      path,
-      args,
-      { env, cwd, timeout: statusTimeoutMs(env), maxBuffer: 1024 * 1024, encoding: 'utf8' },
-      (err, stdout, stderr) => {
-        const e = err as (NodeJS.ErrnoException & { killed?: boolean; code?: number | string }) | null;
-        if (e && (e.killed || typeof e.code !== 'number')) return done(null);
-        done({ code: e ? Number(e.code) : 0, out: `${stdout}${stderr}` });
-      },
-    ).stdin?.end();
-  });
+  const end = await startGroup([path, ...args], {
+    cwd,
+    env,
+    timeoutMs: statusTimeoutMs(env),
+    graceMs: 1000,
+    stdout: null,
+    stderr: null,
+    stdin: 'ignore',
+    captureStdoutBytes: 1024 * 1024,
+    captureStderrBytes: 1024 * 1024,
+  }).done;
+  if (end.timedOut || end.spawnError || end.signal) return null;
+  return { code: end.exitCode, out: `${end.stdout ?? ''}${end.stderr ?? ''}` };
 }
 
 /**
