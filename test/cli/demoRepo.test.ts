@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildDemoRepo } from '../../scripts/demoRepo.ts';
 
-test("the demo's implemented epic has a change of its own to review", { timeout: 120_000 }, (t) => {
+test("the demo's implemented epic has a change of its own to review", { timeout: 600_000 }, (t) => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'sf-demo-')));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const demo = buildDemoRepo(base);

@@ -60,7 +60,7 @@ function text(r: unknown): string {
 
 test(
   'the npm package installs with npm install -g and its springfield command works from PATH',
-  { timeout: 180_000 },
+  { timeout: 600_000 },
   async (t) => {
     const started = Date.now();
     const work = realpathSync(mkdtempSync(join(tmpdir(), 'sf-installed-')));

@@ -25,7 +25,7 @@ function text(r: unknown): string {
 
 test(
   'the MCP server lists the tools and claims, updates, commits and signals through them',
-  { timeout: 60_000 },
+  { timeout: 600_000 },
   async (t) => {
     const repo = makeRepo({ files: { '.gitignore': '.springfield/\n', 'plans/greeting.md': PLAN } });
     t.after(() => repo.cleanup());

@@ -170,7 +170,7 @@ function coveredMs(runs: readonly RalphRecord[]): number {
 
 test(
   "three epics with three slots run concurrently in three worktrees without touching each other's branches",
-  { timeout: 150_000 },
+  { timeout: 600_000 },
   async (t) => {
     const { repo, ids, sf, git, records } = setup(t);
     const planning = sf('orchestrate', '--watch', '--until-idle', '--interval', '1');
