@@ -176,8 +176,12 @@ test('agents use refuses a symbolic link for the config file or its folder', asy
 test('agents says whether each CLI found can run: the real Claude Code without a login, then with a key', async (t) => {
   const repo = makeRepo();
   t.after(() => repo.cleanup());
+  // Claude Code alone on PATH: the other CLIs' checks (Gemini CLI starts for seconds) are not this test's.
+  const bin = join(repo.tmp, 'bin');
+  mkdirSync(bin);
+  symlinkSync(join(AGENT_BIN, 'claude'), join(bin, 'claude'));
   const env = {
-    PATH: `${AGENT_BIN}:/usr/bin:/bin`,
+    PATH: `${bin}:/usr/bin:/bin`,
     HOME: repo.tmp,
     // The verdict must not depend on how fast a loaded machine starts Claude Code: its status command
     // may take as long as it needs (a check that times out passes, which is what this test refutes).

@@ -12,6 +12,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -196,10 +197,10 @@ export interface RealAgentRepo {
   git(...args: string[]): string;
 }
 
-/** PATH without any `springfield`, with the agent CLIs: what a person's shell would have before installing Springfield. */
-export function agentPath(): string {
+/** PATH without any `springfield`, with the agent CLIs in `bin`: what a person's shell would have before installing Springfield. */
+export function agentPath(bin = AGENT_BIN): string {
   const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'springfield')));
-  return [AGENT_BIN, ...dirs].join(delimiter);
+  return [bin, ...dirs].join(delimiter);
 }
 
 /**
@@ -241,9 +242,13 @@ export async function realAgentRepo(
     await model.close();
     if (!kept) rmSync(base, { recursive: true, force: true });
   });
+  // Only the CLIs the test uses are installed, as on a person's machine: `springfield agents` asks each one it finds.
+  const bin = join(base, 'bin');
+  mkdirSync(bin);
+  for (const c of [cli, ...(options.also ?? [])]) symlinkSync(join(AGENT_BIN, c.preset), join(bin, c.preset));
   const env: Record<string, string> = {
     HOME: home,
-    PATH: agentPath(),
+    PATH: agentPath(bin),
     TMPDIR: join(base, 'tmp'),
     ...cli.prepare(home, model.url),
   };
