@@ -190,9 +190,10 @@ test(
     for (const r of ralph)
       assert.ok(Date.parse(r.ended_at) - Date.parse(r.started_at) < 60_000, 'ended long before its 120 s timeout');
 
-    const g = faultRepo(t, { stallSeconds: 2, timeouts: { ralph: 120 } });
+    // 6 s, not 2: each breadcrumb is a CLI process, and on a loaded machine one can take seconds to start.
+    const g = faultRepo(t, { stallSeconds: 6, timeouts: { ralph: 120 } });
     const quiet = approved(g, 'Quiet');
-    g.behave({ ralph: { do: 'quiet-progress', n: 8 } });
+    g.behave({ ralph: { do: 'quiet-progress', n: 16 } });
     const run2 = g.orchestrate();
     assert.deepEqual(violations(g, run2, { epic: quiet, maxSessions: { ralph: 2 }, status: 'done' }), [], run2.stderr);
     const statuses = (g.sf('runs', '--epic', quiet).json.runs as { role: string; status: string }[])
@@ -201,7 +202,7 @@ test(
     assert.deepEqual(
       statuses,
       ['succeeded', 'succeeded'],
-      'four seconds without a word, but progress in the store: not stalled',
+      'eight seconds without a word, but progress in the store: not stalled',
     );
   },
 );
