@@ -1,6 +1,6 @@
 // The scheduler end to end, headless: scripted agents (real processes calling the CLI as an agent
-// would) take a 12-step epic from planned to done through `springfield orchestrate`; the faults a
-// 3-step epic (each of its builder sessions is processes the 12-step test already counts).
+// would) take a 12-step epic from planned to done through `springfield orchestrate`. The fault
+// tests use a 3-step epic: more steps would only repeat builder sessions the 12-step test counts.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
