@@ -18,6 +18,9 @@ const LIMITED = {
   },
 };
 
+/** The reset as a message shows it: "14:05", or "2026-12-04 00:05" when it falls on another day than now. */
+const UNTIL = /(?:\d{4}-\d\d-\d\d )?\d\d:\d\d/;
+
 interface RunRow {
   id: number;
   role: string;
@@ -56,7 +59,7 @@ test(
     assert.equal(shown.status, 'planned', 'not blocked');
     assert.deepEqual(shown.retries, [], 'no failure counted, no backoff');
     assert.deepEqual(
-      shown.limits.map((l) => [l.role, l.message.replace(/\d\d:\d\d/, 'HH:MM')]),
+      shown.limits.map((l) => [l.role, l.message.replace(UNTIL, 'HH:MM')]),
       [
         ['lisa', 'waiting: claude limited until HH:MM'],
         ['ralph', 'waiting: claude limited until HH:MM'],
@@ -79,7 +82,7 @@ test(
     assert.equal(again.code, 0, again.stderr);
     const waiting = again.json<{ waiting: { kind: string; message: string }[] }>().waiting;
     assert.deepEqual(
-      waiting.map((w) => [w.kind, w.message.replace(/\d\d:\d\d/, 'HH:MM')]),
+      waiting.map((w) => [w.kind, w.message.replace(UNTIL, 'HH:MM')]),
       [['limit', 'waiting: claude limited until HH:MM (Lisa)']],
     );
     assert.equal((await runs()).length, 1, 'no run started inside the window');
