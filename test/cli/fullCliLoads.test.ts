@@ -8,8 +8,8 @@ import { dirname, join } from 'node:path';
 import { assertFails, ensureCli, makeRepo, PROJECT_ROOT, runCli } from '../helpers/gitRepo.ts';
 
 const FULL = join(PROJECT_ROOT, 'dist', 'full');
-/** esbuild names each source file it bundles in a comment above its code. */
-const FULL_ZOD = '// node_modules/zod/v4/classic/schemas.js';
+/** esbuild names each source file it bundles in a comment above its code (by its real path: a linked node_modules shows as `// ../…/node_modules/…`). */
+const FULL_ZOD = 'node_modules/zod/v4/classic/schemas.js';
 
 /** `file` and every file it imports statically, transitively (`from "./…"`). */
 function staticClosure(file: string, seen = new Set<string>()): Set<string> {
