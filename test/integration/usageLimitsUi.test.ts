@@ -54,8 +54,9 @@ describe('Usage limits in the status bar (code-server + Chromium)', () => {
   });
 
   test('the status bar says until when Claude is limited; its tooltip, what each role runs on', async () => {
-    const text = `Claude limited until ${clock(until)}`;
-    const item = page.locator('.part.statusbar .statusbar-item', { hasText: text });
+    // "HH:MM", with the date before it when the reset falls on another day than the editor's now.
+    const at = `(?:\\d{4}-\\d\\d-\\d\\d )?${clock(until, new Date(until))}`;
+    const item = page.locator('.part.statusbar .statusbar-item', { hasText: new RegExp(`Claude limited until ${at}`) });
     await item.waitFor({ timeout: 30_000 });
     await item.hover();
     const hover = page.locator('.workbench-hover-container, .monaco-hover', {
@@ -63,8 +64,8 @@ describe('Usage limits in the status bar (code-server + Chromium)', () => {
     });
     await hover.first().waitFor({ timeout: 10_000 });
     const shown = await hover.first().innerText();
-    assert.match(shown, new RegExp(`Lisa: claude limited until ${clock(until)}; no fallback free, waits`));
-    assert.match(shown, new RegExp(`Ralph: claude limited until ${clock(until)}; runs on opencode meanwhile`));
+    assert.match(shown, new RegExp(`Lisa: claude limited until ${at}; no fallback free, waits`));
+    assert.match(shown, new RegExp(`Ralph: claude limited until ${at}; runs on opencode meanwhile`));
     await screenshot(page, 'ui-usage-limit-status-bar');
   });
 });

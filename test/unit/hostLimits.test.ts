@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { clearLimit, limitedUntil, limitOf, presetLimits, recordLimit } from '../../src/core/index.ts';
-import { giveBackProbe, limitGate, settleLimit } from '../../src/core/limits/hostLimits.ts';
+import { clock, giveBackProbe, limitGate, settleLimit } from '../../src/core/limits/hostLimits.ts';
 import { chooseCommand } from '../../src/core/orchestrate/presetChoice.ts';
 import { DEFAULT_RUN_CONFIG, type RunConfig } from '../../src/core/runs/runConfig.ts';
 
@@ -115,4 +115,11 @@ test('a probe no run settled is given back by its taker only: the next start may
   giveBackProbe(env, 'claude', process.pid, takenAt);
   assert.equal(limitGate(env, 'claude', process.pid, HOLD, at(64)).kind, 'probe');
   assert.ok(limitOf(env, 'claude'), 'still limited: nothing got through');
+});
+
+test('a reset is said as HH:MM on the same day, with its date before it on another (local time)', () => {
+  const now = new Date(2026, 10, 28, 23, 0);
+  assert.equal(clock(new Date(2026, 10, 28, 23, 50).toISOString(), now), '23:50');
+  assert.equal(clock(new Date(2026, 10, 29, 0, 20).toISOString(), now), '2026-11-29 00:20');
+  assert.equal(clock(new Date(2026, 10, 27, 9, 5).toISOString(), now), '2026-11-27 09:05');
 });
