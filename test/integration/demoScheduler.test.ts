@@ -170,7 +170,6 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
         [1, 1],
         `one terminal per epic and role: ${JSON.stringify(tabs)}`,
       );
-      // Its toast, or its entry in the notification center once VS Code has faded it (10 s after it showed).
       await notification(page, new RegExp(`${work.orders} “Order history” is done: reviewed and merged`), 20_000).catch(
         async () =>
           assert.fail(

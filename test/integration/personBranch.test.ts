@@ -301,7 +301,6 @@ describe("A person's epic is built on its own branch: main and the person's chec
           );
       }
       await rowShows(page, TITLE, ['merged'], 20_000);
-      // Its toast, or its entry in the notification center once VS Code has faded it (10 s after it showed).
       await notification(page, new RegExp(`${epic.id} “${TITLE}” is done: reviewed and merged`), 20_000);
       await screenshot(page, 'branch-done');
     },

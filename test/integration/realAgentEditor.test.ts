@@ -32,17 +32,7 @@ import { cleanEnv, ensureCli, runCliAsync, type CliResult } from '../helpers/git
 import { AGENT_BIN, agentTurns, CLAUDE } from '../helpers/realAgents.ts';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scriptedModel/server.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import {
-  dismissNotification,
-  notification,
-  openSpringfield,
-  palette,
-  root,
-  row,
-  rowShows,
-  schedulerLog,
-  screenshot,
-} from './person.ts';
+import { notification, openSpringfield, palette, root, row, rowShows, schedulerLog, screenshot } from './person.ts';
 
 const PLAN_PATH = 'plans/greeting.md';
 const PLAN =
@@ -397,15 +387,13 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
           ),
         );
       const done = new RegExp(`${epic} “Greeting” is done: reviewed and merged`);
-      // Its toast, or, once VS Code has faded it (10 s after it showed, sooner than a busy machine gets
-      // here), its entry in the notification center.
       const found = await notification(page, done, 20_000).catch(async () =>
         assert.fail(
           `no "done" notification; toasts: ${JSON.stringify(await page.locator('.notifications-toasts .notification-toast').allInnerTexts())}`,
         ),
       );
-      await dismissNotification(found); // read; it would cover the end of the outcome line
-      await palette(page, 'Notifications: Clear All Notifications');
+      await palette(page, 'Notifications: Clear All Notifications'); // read; it would cover the end of the outcome line
+      await found.waitFor({ state: 'detached', timeout: 10_000 });
       // The epic's steps, as a person opens them: both completed, each saying when (its commit is in the tooltip).
       const epicRow = row(page, 'Greeting').first(); // the epic; its step 'Greeting module' follows it
       if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
