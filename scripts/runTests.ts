@@ -236,5 +236,9 @@ export async function runTests(root: string, checks: readonly Check[], runs: rea
 
 if (import.meta.main) {
   process.on('SIGINT', () => (interrupted = true)); // the child has it too; the summary still comes
-  process.exitCode = await runTests(resolve(here, '..'), CHECKS, RUNS);
+  const root = resolve(here, '..');
+  // Every Node process the run starts shares Node's compile cache: a test file's process then reads the
+  // TypeScript it imports stripped and compiled already (docs/development.md, "`npm test` and the tiers").
+  process.env.NODE_COMPILE_CACHE ??= join(root, '.cache', 'node-compile-cache');
+  process.exitCode = await runTests(root, CHECKS, RUNS);
 }
