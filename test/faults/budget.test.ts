@@ -4,8 +4,13 @@
 // person raises the budget and retries; and once today's spend reaches the daily budget no new run
 // starts on any epic, while a run already under way finishes.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
+import { clearOfUtcMidnight } from '../helpers/utcDay.ts';
 import { approve, faultRepo, type FaultRepo } from './harness.ts';
+
+const TEST_MS = 400_000;
+// The daily budget counts today's spend: no midnight within this file's two tests.
+before(() => clearOfUtcMidnight(2 * TEST_MS));
 
 interface Run {
   id: number;
@@ -32,7 +37,7 @@ function plannedAndApproved(f: FaultRepo, epics: readonly string[]): void {
 
 test(
   'an epic past its budget is paused with budget_exhausted and zero extra runs; a retry is refused until the budget is raised, then it finishes',
-  { timeout: 400_000 },
+  { timeout: TEST_MS },
   (t) => {
     const f = faultRepo(t, { usage: { ralph: 'claude' }, budget: { epicUsd: 0.02 } });
     const epic = f.epic('Budgeted work');
@@ -127,7 +132,7 @@ test(
 
 test(
   'the daily budget crossed: no new run starts on any epic, a run under way finishes, and the wait is said once',
-  { timeout: 400_000 },
+  { timeout: TEST_MS },
   (t) => {
     const f = faultRepo(t, { usage: { ralph: 'claude' }, budget: { dailyUsd: 0.05 }, maxParallelAgents: 2 });
     const fast = f.epic('Fast costly work');

@@ -14,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { clearOfUtcMidnight } from '../helpers/utcDay.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import { cli, epicsTitleAction, git, openSpringfield, root, row, rowShows, screenshot, webview } from './person.ts';
 
@@ -32,6 +33,8 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
   let page: Page;
   const ids: Record<string, string> = {};
 
+  // The dashboard shows today's spend: no midnight within the hook and tests' bounds (16 minutes).
+  before(() => clearOfUtcMidnight(16 * 60_000));
   before(
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
