@@ -1,12 +1,11 @@
 // Tests whose verdict counts today's spend (the daily budget, the dashboard's "spent today") must not
 // run across UTC midnight, where the day's spend starts again from zero (docs/budgets.md). Such a
 // file waits, before it starts, for a midnight closer than the span its tests may take.
-
-const DAY_MS = 86_400_000;
+import { utcDayOf } from '../../src/core/epics/costBudget.ts';
 
 /** How long to wait, from `now`, so that `spanMs` from then on holds no UTC midnight: 0 almost always. */
 export function msUntilClearOfUtcMidnight(spanMs: number, now: number): number {
-  const left = DAY_MS - (now % DAY_MS);
+  const left = Date.parse(utcDayOf(new Date(now).toISOString()).next) - now; // the store's own day
   return left > spanMs ? 0 : left + 1000;
 }
 
