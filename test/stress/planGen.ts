@@ -69,7 +69,10 @@ export interface PreparedRun {
   readonly source: PlanSource;
 }
 
-/** Writes a generated plan into a fresh temp dir and initialises it in a new database there. */
+/**
+ * Writes a generated plan into a fresh temp dir and initialises it in a new database there, with its
+ * bytes, as `springfield init` does: workers then take the file as any command does, without parsing it.
+ */
 export async function prepareRun(shape: PlanShape): Promise<PreparedRun> {
   const dir = mkdtempSync(join(tmpdir(), 'springfield-stress-'));
   const planPath = 'plans/stress.md';
@@ -77,7 +80,7 @@ export async function prepareRun(shape: PlanShape): Promise<PreparedRun> {
   const text = generatePlan(shape);
   writeFileSync(planFile, text);
   const dbPath = join(dir, '.springfield', 'state.db');
-  const source: PlanSource = planSourceOf(planPath, parsePlan(text, planPath));
+  const source: PlanSource = planSourceOf(planPath, parsePlan(text, planPath), Buffer.from(text));
   const store = sqliteStore(dbPath, { ifMissing: 'create' });
   try {
     await store.initPlan(source, { worktree: '/wt/setup', agent: null });

@@ -10,7 +10,6 @@ import { flushCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, RefusedError } from '../../src/core/errors.ts';
-import { parsePlan } from '../../src/core/plan/index.ts';
 import { READY_CONDITION } from '../../src/core/store/sqlite/readiness.ts';
 import { writeEvent, type StepRow } from '../../src/core/store/sqlite/rows.ts';
 import { leaseUntil } from '../../src/core/store/shared/rows.ts';
@@ -20,7 +19,7 @@ import { isDatabaseUrl, openStore, type Store } from '../../src/core/store/index
 import type { Actor } from '../../src/core/store/types.ts';
 import { randomInt, seededRandom } from './planGen.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
-import { planSourceOf } from '../../src/core/plan/source.ts';
+import { planFileSource } from '../../src/core/plan/source.ts';
 
 export interface WorkerConfig {
   /** A SQLite file, or a postgres:// URL (then `host` and `repo` say who this worker is and which repository). */
@@ -175,7 +174,8 @@ class StressWorker {
           host: cfg.host ?? 'stress-host',
         })
       : sqliteStore(cfg.db);
-    this.source = planSourceOf(cfg.planPath, parsePlan(readFileSync(cfg.plan, 'utf8'), cfg.planPath));
+    // The plan file as a CLI command takes it: once its stat is on record, a claim reads nothing of it.
+    this.source = planFileSource(cfg.plan, cfg.planPath, cfg.plan);
     this.actor = { worktree: cfg.worktree, agent: null };
     this.logFd = openSync(cfg.log, 'a');
   }
