@@ -1,7 +1,8 @@
-// The dashboard as a person sees it, at 20 steps, in a real VS Code (code-server + Chromium), dark
-// and light: the whole graph fits the panel's width (arrows, status fills), the figures sit on one
-// line each, leases name their epic and plan, the timeline reads in words and filters, and the
-// cards open the epic in the tree and its plan. Screenshots under test-results/.
+// The dashboard as a person sees it, at 20 steps, in a real VS Code (code-server + Chromium), dark and
+// then light once the person switches the theme: the whole graph fits the panel's width (arrows,
+// status fills), the figures sit on one line each, leases name their epic and plan, the timeline reads
+// in words and filters, and the cards open the epic in the tree and its plan. Screenshots under
+// test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,7 +13,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, epicsTitleAction, git, openSpringfield, root, row, screenshot, webview } from './person.ts';
+import { cli, epicsTitleAction, git, openSpringfield, palette, root, row, screenshot, webview } from './person.ts';
 
 const PLAN = 'plans/search.md';
 const TITLES = [
@@ -216,21 +217,25 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
+  // One editor for both themes: the person switches to the light theme after the dark tests.
+  let session: EditorSession;
+  let page: Page;
+  before(
+    async () => {
+      session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'dark' });
+      page = session.page;
+      await openSpringfield(page, 60);
+      await row(page, 'Product search').waitFor({ timeout: 60_000 });
+    },
+    { timeout: 5 * 60_000 },
+  );
+  after(async () => session?.close());
+
   describe('in the dark theme', () => {
-    let session: EditorSession;
-    let page: Page;
     let frame: FrameLocator;
-    before(
-      async () => {
-        session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'dark' });
-        page = session.page;
-        await openSpringfield(page, 60);
-        await row(page, 'Product search').waitFor({ timeout: 60_000 });
-        frame = await openDashboard(page);
-      },
-      { timeout: 5 * 60_000 },
-    );
-    after(async () => session?.close());
+    before(async () => {
+      frame = await openDashboard(page);
+    });
 
     test('the graph fits the width with arrows and status fills; figures line up', { timeout: 60_000 }, async () => {
       await checkLayout(frame);
@@ -342,19 +347,26 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
   });
 
   describe('in the light theme', () => {
-    let session: EditorSession;
     before(
       async () => {
-        session = await openEditor({ extensionPath: root, workspace: fixture.repo, theme: 'light' });
-        await openSpringfield(session.page, 60);
-        await row(session.page, 'Product search').waitFor({ timeout: 60_000 });
+        // The editors the dark tests opened go first, so the dashboard opens anew, in the light theme.
+        await palette(page, 'View: Close All Editors');
+        await page.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: 10_000 });
+        // Preferences: Color Theme, from its keys (Ctrl+K Ctrl+T), as a person picks one.
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+T');
+        const input = page.locator('.quick-input-widget input[placeholder^="Select Color Theme"]');
+        await input.waitFor({ timeout: 10_000 });
+        await input.fill('Light Modern');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
+        await page.keyboard.press('Enter');
+        await page.locator('.monaco-workbench.vs').waitFor({ timeout: 10_000 });
       },
-      { timeout: 5 * 60_000 },
+      { timeout: 60_000 },
     );
-    after(async () => session?.close());
 
     test("the same layout holds, in the theme's own colours", { timeout: 60_000 }, async () => {
-      const frame = await openDashboard(session.page);
+      const frame = await openDashboard(page);
       await checkLayout(frame);
       const background = await frame
         .locator('body')
@@ -365,7 +377,7 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
         );
       const [r, g, bl] = (background.match(/\d+/g) ?? []).map(Number);
       assert.ok((r ?? 0) + (g ?? 0) + (bl ?? 0) > 600, `a light background (${background})`);
-      await screenshot(session.page, 'dashboard-20-steps-light');
+      await screenshot(page, 'dashboard-20-steps-light');
     });
   });
 });
