@@ -12,6 +12,8 @@ import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
 const STEP_MS = 1000;
+/** Not a measure of speed: the longest an epic's first Ralph run waits for the other epics' (a serial scheduler's runs then end apart). */
+const BARRIER_MS = 120_000;
 
 const EPICS = [
   { title: 'Alpha report', plan: 'plans/alpha.md', steps: 3 },
@@ -48,7 +50,14 @@ if (role === 'ralph') {
   const start = Date.now();
   const step = process.env.SPRINGFIELD_STEP;
   const branch = git('rev-parse', '--abbrev-ref', 'HEAD');
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.env.SF_STEP_MS));
+  const wait = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  // The first run of each epic waits (at most SF_BARRIER_MS) until every epic has one under way, so
+  // runs the scheduler starts side by side overlap however slowly a busy machine starts them.
+  let first = true;
+  try { fs.closeSync(fs.openSync(process.env.SF_BARRIER + '/' + epic, 'wx')); } catch { first = false; }
+  const until = Date.now() + Number(process.env.SF_BARRIER_MS);
+  while (first && fs.readdirSync(process.env.SF_BARRIER).length < Number(process.env.SF_EPICS) && Date.now() < until) wait(50);
+  wait(Number(process.env.SF_STEP_MS));
   fs.mkdirSync('work/' + epic, { recursive: true });
   fs.writeFileSync('work/' + epic + '/' + step + '.txt', epic + ' ' + step + '\\n');
   sf('update', process.env.SPRINGFIELD_PLAN, step, '--all', 'completed');
@@ -99,6 +108,7 @@ function setup(t: { after: (fn: () => void) => void }) {
   writeFileSync(agent, AGENT);
   writeFileSync(verify, "if (!require('node:fs').existsSync('plans')) process.exit(1);\n");
   writeFileSync(logFile, '');
+  mkdirSync(join(base, 'barrier'));
   const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8' }).trim();
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 't@example.com');
@@ -110,6 +120,9 @@ function setup(t: { after: (fn: () => void) => void }) {
     SF_LOG: logFile,
     SF_PLANS: plansFile,
     SF_STEP_MS: String(STEP_MS),
+    SF_BARRIER: join(base, 'barrier'),
+    SF_BARRIER_MS: String(BARRIER_MS),
+    SF_EPICS: String(EPICS.length),
     XDG_STATE_HOME: join(base, 'state'),
   };
   for (const [k, v] of Object.entries(process.env))
