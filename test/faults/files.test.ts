@@ -213,6 +213,12 @@ test(
   { timeout: 180_000 },
   (t) => {
     const { f, alpha, beta } = setUp(t, { filesAware: false }, 'critical');
+    // Each builder of the shared step goes on only once the other's has started (bounded): the two then
+    // overlap however far apart a busy machine starts them, if the scheduler runs them at once.
+    f.behave({
+      [`${alpha}:ralph`]: { do: 'edit', ms: 120_000, waitFor: { 'step-1': `${beta} step-1` } },
+      [`${beta}:ralph`]: { do: 'edit', ms: 120_000, waitFor: { 'step-1': `${alpha} step-1` } },
+    });
     const run = f.orchestrate();
     assert.equal(run.timedOut, false, run.stderr);
     assert.equal(run.code, 0, run.stderr);
