@@ -166,15 +166,16 @@ switch (behaviour) {
   }
   case 'serve': {
     // Starts its app's server on $SPRINGFIELD_PORT (else port rule.port, a fixed default as a tool
-    // would have), keeps it up until another epic's server is up too (bounded by rule.ms), then does
-    // its job. Logs whether the port was free, and what the env map gave it.
+    // would have), keeps it up until another epic's server has tried to start too, up or refused its
+    // port (bounded by rule.ms), then does its job. Logs whether the port was free, and what the env
+    // map gave it.
     const port = Number(env.SPRINGFIELD_PORT || rule.port);
     const server = require('node:net').createServer();
     const up = (ok, error) => {
       log({ event: 'serve', ok, error: error || null, port, ports: env.SPRINGFIELD_PORTS || null, database: env.DATABASE_URL || null, at: Date.now() });
-      if (ok) fs.writeFileSync(path.join(env.SF_SYNC, 'serving@' + epic), '');
+      fs.writeFileSync(path.join(env.SF_SYNC, 'served@' + epic), '');
       const deadline = Date.now() + (rule.ms || 0);
-      const others = () => fs.readdirSync(env.SF_SYNC).some((n) => n.startsWith('serving@') && n !== 'serving@' + epic);
+      const others = () => fs.readdirSync(env.SF_SYNC).some((n) => n.startsWith('served@') && n !== 'served@' + epic);
       const wait = setInterval(() => {
         if (Date.now() < deadline && !others()) return;
         clearInterval(wait);

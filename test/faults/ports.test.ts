@@ -54,7 +54,7 @@ function twoServingEpics(f: FaultRepo, extra: Record<string, unknown> = {}): [st
   assert.equal(f.orchestrate().code, 0, 'Lisa proposed both plans');
   approve(f, a);
   approve(f, b);
-  f.behave({ ralph: { do: 'serve', ms: 20_000, ...extra } });
+  f.behave({ ralph: { do: 'serve', ms: 120_000, ...extra } });
   return [a, b];
 }
 
@@ -142,7 +142,7 @@ test(
     const port = (fixed!.address() as { port: number }).port;
     fixed!.close();
     const f = faultRepo(t, { maxParallelAgents: 2, ports: 0 });
-    twoServingEpics(f, { port, ms: 8_000 });
+    twoServingEpics(f, { port });
     const run = f.orchestrate();
     assert.equal(run.code, 0, run.stderr);
     const serves = served(f);
