@@ -280,7 +280,12 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
         ['Metrics', metrics],
         ['Add a caching layer', 'in progress'],
       ] as const) {
-        const fit = await visibleText(row(page, label), holder);
+        let fit = await visibleText(row(page, label), holder);
+        // Metrics' lease may tick to the next minute between reading and measuring it: read it again.
+        for (let i = 0; label === 'Metrics' && fit.right === -1 && i < 3; i++) {
+          const now = /ralph-b · \d+m/.exec(await row(page, 'Metrics').innerText())?.[0] ?? holder;
+          fit = await visibleText(row(page, label), now);
+        }
         assert.ok(
           fit.visible,
           `"${holder}" is cut in the row "${label}" (its end at ${fit.right} px, the row shows up to ${fit.limit} px)`,
