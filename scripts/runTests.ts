@@ -43,9 +43,9 @@ export const CHECKS: readonly Check[] = [
 /**
  * The tiers: all but the real editor in one run, two files at a time (the longest folders first, the
  * many short unit files last, so no core idles at the end); beside it the editor, two at a time (each
- * editor session has its own code-server, port, profile and repository). Apart, the first kept 1.6 of
- * the 2 cores busy and the editor 0.7, mostly waiting on the editor: side by side they fill the
- * machine (docs/development.md, "`npm test` and the tiers").
+ * editor session has its own code-server, port, profile and repository). The editor's tier alone keeps
+ * both cores busy (Chromium and code-server), the first 1.6 of them: side by side, neither leaves a
+ * core idle at its end (docs/development.md, "`npm test` and the tiers").
  */
 export const RUNS: readonly TierRun[] = [
   { folders: ['stress', 'postgres', 'cli', 'faults', 'unit'], concurrency: 2 },
