@@ -14,9 +14,11 @@ import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import {
+  allNotifications,
   cli,
   eventually,
   git,
+  inNotificationCenter,
   notification,
   openSpringfield,
   palette,
@@ -185,20 +187,15 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
     { timeout: 180_000 },
     async () => {
       await eventually('Wishlist done', () => status(demo.root, work.wishlist) === 'done', 120_000);
-      // It came early (Lisa plans while Ralph builds) and its toast has faded: the notification center keeps it.
-      await palette(page, 'Notifications: Show Notifications');
-      const center = page.locator('.notifications-center');
-      await center
-        .locator('.notification-list-item', {
-          hasText: `a plan for ${work.giftCards} “Gift cards” (version 1) waits for your approval`,
-        })
-        .first()
-        .waitFor({ timeout: 20_000 })
-        .catch(async () =>
-          assert.fail(
-            `no approval notice; notifications: ${JSON.stringify(await center.locator('.notification-list-item').allInnerTexts())}`,
-          ),
-        );
+      // It came early (Lisa plans while Ralph builds) and its toast has faded: the notification center keeps
+      // it, below those that came after.
+      await inNotificationCenter(
+        page,
+        `a plan for ${work.giftCards} “Gift cards” (version 1) waits for your approval`,
+        20_000,
+      ).catch(async () =>
+        assert.fail(`no approval notice; notifications: ${JSON.stringify(await allNotifications(page))}`),
+      );
       await screenshot(page, 'demo-scheduler-notifications');
       await page.keyboard.press('Escape');
       await rowShows(page, 'Gift cards', ['plan awaiting approval'], 20_000);

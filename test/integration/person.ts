@@ -96,9 +96,36 @@ export async function notification(page: Page, text: string | RegExp, timeout = 
   } catch {
     // faded before the test got to it: the notification center keeps it
   }
+  return inNotificationCenter(page, text);
+}
+
+/**
+ * The notification center open, scrolled to its entry saying `text`. The center is a virtualized list
+ * that renders only the rows in view, newest on top, so an early entry is below the fold once a few
+ * came after it: the list is scrolled down step by step, and from the top again, until the entry shows.
+ */
+export async function inNotificationCenter(page: Page, text: string | RegExp, timeout = 15_000): Promise<Locator> {
   await palette(page, 'Notifications: Show Notifications');
-  const listed = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
-  await listed.waitFor({ timeout: 15_000 });
+  const center = page.locator('.notifications-center');
+  await center.waitFor({ timeout: 10_000 });
+  const listed = center.locator('.notification-list-item', { hasText: text }).first();
+  const lastShown = () =>
+    center
+      .locator('.monaco-list-row')
+      .evaluateAll((rows) => Math.max(-1, ...rows.map((r) => Number(r.getAttribute('data-index')))));
+  const deadline = Date.now() + timeout;
+  for (let last = -1, still = 0; !(await listed.isVisible());) {
+    if (Date.now() > deadline)
+      throw new Error(`no notification ${String(text)} within ${timeout} ms; listed: ${await center.innerText()}`);
+    await center.locator('.monaco-list').hover();
+    const now = await lastShown();
+    still = now === last ? still + 1 : 0;
+    last = now;
+    // At the end of the list: from the top again (an entry may have come since).
+    await page.mouse.wheel(0, still >= 2 ? -100_000 : 150);
+    if (still >= 2) still = 0;
+    await page.waitForTimeout(100);
+  }
   return listed;
 }
 
