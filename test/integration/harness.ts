@@ -23,8 +23,8 @@ const CHROMIUM_ARGS = [
 
 /**
  * CSS animations off in every page and frame. A spinning icon or a running progress bar keeps
- * Chromium's software compositor drawing whole frames: about a third of the browser's CPU in a
- * scheduler test on two cores (docs/development.md). What shows, and every class, stays as it is.
+ * Chromium's software compositor drawing whole frames for as long as it shows, on cores the tests
+ * share (docs/development.md, "`npm test` and the tiers"). What shows, and every class, stays as it is.
  */
 const STILL_FRAMES = `document.addEventListener('DOMContentLoaded', () => {
   const style = document.createElement('style');
