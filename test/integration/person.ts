@@ -140,6 +140,23 @@ export async function clickNotification(page: Page, text: string | RegExp, butto
   await found.getByRole('button', { name: button }).click({ timeout: 15_000 });
 }
 
+/**
+ * Types `text` into the editor box `box` (a comment's, say) as a person does: clicks into it, types,
+ * and looks that the text is there. A toast or a view redrawn while agents write can take the focus
+ * between the box opening and the typing; the keys then go elsewhere, so it is clicked and typed again
+ * (replacing what it holds) until the box shows the text, three times at most.
+ */
+export async function typeInBox(page: Page, box: Locator, text: string): Promise<void> {
+  const shown = box.locator('.view-lines', { hasText: text });
+  for (let attempt = 1; !(await shown.isVisible()); attempt++) {
+    if (attempt > 3) assert.fail(`"${text}" did not reach the box after 3 tries; it shows: ${await box.innerText()}`);
+    await box.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(text);
+    await shown.waitFor({ timeout: 3000 }).catch(() => undefined);
+  }
+}
+
 /** Clears a notification the person has read, unless VS Code removed it already (an info toast goes after 10 s). */
 export async function dismissNotification(found: Locator): Promise<void> {
   await found

@@ -26,6 +26,7 @@ import {
   rowShows,
   screenshot,
   toast,
+  typeInBox,
   webview,
 } from './person.ts';
 
@@ -213,9 +214,10 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
       // Clicked before any screenshot: taking one moves the pointer away, and the + goes with it.
       await plus.click();
       const widget = page.locator('.review-widget').last();
-      await widget.locator('.comment-form .monaco-editor').waitFor({ timeout: 10_000 });
+      const input = widget.locator('.comment-form .monaco-editor');
+      await input.waitFor({ timeout: 10_000 });
       await screenshot(page, 'walk-5-comment-box');
-      await page.keyboard.type(NOTE);
+      await typeInBox(page, input, NOTE);
       await widget.locator('.form-actions .monaco-button', { hasText: 'Add to review' }).click();
       const thread = page.locator('.review-widget', { hasText: `Your pending review of ${work.refunds}` });
       await thread.locator('.comments-container', { hasText: NOTE }).waitFor({ timeout: 10_000 });

@@ -24,7 +24,7 @@ import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, contextAction, git, openSpringfield, root, row, screenshot, toast } from './person.ts';
+import { cli, contextAction, git, openSpringfield, root, row, screenshot, toast, typeInBox } from './person.ts';
 
 const TITLE = 'Add a caching layer';
 const STAND_IN = join(root, 'scripts', 'standInAgent.ts');
@@ -167,8 +167,9 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
     await page.mouse.move(box.x + box.width + 8, box.y + box.height / 2);
     await entry.locator('.comment-range-glyph.line-hover').click({ timeout: 10_000 });
     const widget = page.locator('.review-widget').last();
-    await widget.locator('.comment-form .monaco-editor').waitFor({ timeout: 10_000 });
-    await page.keyboard.type(COMMENT);
+    const input = widget.locator('.comment-form .monaco-editor');
+    await input.waitFor({ timeout: 10_000 });
+    await typeInBox(page, input, COMMENT);
     await widget.locator('.form-actions .monaco-button', { hasText: 'Add to review' }).click();
     const thread = page.locator('.review-widget', { hasText: `Your pending review of ${epic.id}` });
     await thread.locator('.comments-container', { hasText: COMMENT }).waitFor({ timeout: 10_000 });
