@@ -122,8 +122,8 @@ export function sf(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Re
   return JSON.parse(out) as Record<string, unknown>;
 }
 
-/** Creates the demo repository under `base` (which must exist and be empty). */
-export function buildDemoRepo(base: string): DemoRepo {
+/** Creates the demo repository under `base` (which must exist and be empty), running the CLI with `run` (the tests pass one that runs it in their own process). */
+export function buildDemoRepo(base: string, run: typeof sf = sf): DemoRepo {
   const repo = join(base, 'shop');
   mkdirSync(join(repo, 'plans'), { recursive: true });
   mkdirSync(join(repo, 'src'), { recursive: true });
@@ -154,7 +154,7 @@ export function buildDemoRepo(base: string): DemoRepo {
   const person = { SPRINGFIELD_AGENT: '' };
 
   const cache = String(
-    sf(repo, [
+    run(repo, [
       'epic',
       'create',
       'Add a caching layer',
@@ -163,33 +163,33 @@ export function buildDemoRepo(base: string): DemoRepo {
       '--plan-md',
     ]).id,
   );
-  sf(repo, ['plan', 'propose', cache, 'plans/cache.md'], lisa);
-  sf(repo, ['plan', 'approve', cache], person);
+  run(repo, ['plan', 'propose', cache, 'plans/cache.md'], lisa);
+  run(repo, ['plan', 'approve', cache], person);
   // Two agents build the cache epic side by side, both in its worktree (as the scheduler's would).
-  const a = String(sf(repo, ['epic', 'start', cache], person).worktree_path);
-  sf(a, ['claim', 'plans/cache.md'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  sf(a, ['update', 'plans/cache.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
+  const a = String(run(repo, ['epic', 'start', cache], person).worktree_path);
+  run(a, ['claim', 'plans/cache.md'], { SPRINGFIELD_AGENT: 'ralph-a' });
+  run(a, ['update', 'plans/cache.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
   writeFileSync(
     join(a, 'src', 'client.ts'),
     'export async function fetchJson(url: string): Promise<unknown> {\n  return (await fetch(url)).json();\n}\n',
   );
-  sf(a, ['commit', '-m', 'Add the API client'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  sf(a, ['claim', 'plans/cache.md', '--lease', '6300'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  sf(a, ['start', 'plans/cache.md', 'step-2'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  sf(a, ['update', 'plans/cache.md', 'step-2', '--task', '0', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
-  sf(a, ['claim', 'plans/cache.md', '--lease', '480'], { SPRINGFIELD_AGENT: 'ralph-b' });
+  run(a, ['commit', '-m', 'Add the API client'], { SPRINGFIELD_AGENT: 'ralph-a' });
+  run(a, ['claim', 'plans/cache.md', '--lease', '6300'], { SPRINGFIELD_AGENT: 'ralph-a' });
+  run(a, ['start', 'plans/cache.md', 'step-2'], { SPRINGFIELD_AGENT: 'ralph-a' });
+  run(a, ['update', 'plans/cache.md', 'step-2', '--task', '0', 'completed'], { SPRINGFIELD_AGENT: 'ralph-a' });
+  run(a, ['claim', 'plans/cache.md', '--lease', '480'], { SPRINGFIELD_AGENT: 'ralph-b' });
 
-  const search = String(sf(repo, ['epic', 'create', 'Search', '--brief', 'Find products by name.', '--plan-md']).id);
-  sf(repo, ['plan', 'propose', search, 'plans/search.md'], lisa);
+  const search = String(run(repo, ['epic', 'create', 'Search', '--brief', 'Find products by name.', '--plan-md']).id);
+  run(repo, ['plan', 'propose', search, 'plans/search.md'], lisa);
 
   const typo = String(
-    sf(repo, ['epic', 'create', 'Fix typo in greeting', '--brief', 'The greeting says "Helo".', '--plan-md']).id,
+    run(repo, ['epic', 'create', 'Fix typo in greeting', '--brief', 'The greeting says "Helo".', '--plan-md']).id,
   );
-  sf(repo, ['plan', 'propose', typo, 'plans/typo.md'], lisa);
-  sf(repo, ['plan', 'approve', typo], person);
-  const t = String(sf(repo, ['epic', 'start', typo], person).worktree_path);
-  sf(t, ['claim', 'plans/typo.md'], { SPRINGFIELD_AGENT: 'ralph-c' });
-  sf(t, ['update', 'plans/typo.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  run(repo, ['plan', 'propose', typo, 'plans/typo.md'], lisa);
+  run(repo, ['plan', 'approve', typo], person);
+  const t = String(run(repo, ['epic', 'start', typo], person).worktree_path);
+  run(t, ['claim', 'plans/typo.md'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  run(t, ['update', 'plans/typo.md', 'step-1', '--all', 'completed'], { SPRINGFIELD_AGENT: 'ralph-c' });
   // Ralph's change, for a person to review (Review changes): the greeting still misspelt, and a change to the cache that slipped in.
   writeFileSync(
     join(t, 'src', 'greeting.ts'),
@@ -199,10 +199,10 @@ export function buildDemoRepo(base: string): DemoRepo {
     join(t, 'src', 'cache.ts'),
     'const store = new Map<string, unknown>();\n\nexport function put(key: string, value: unknown): void {\n  console.log(`put ${key}`);\n  store.set(key, value);\n}\n\nexport function get(key: string): unknown {\n  return store.get(key);\n}\n',
   );
-  sf(t, ['commit', '-m', 'Fix the greeting'], { SPRINGFIELD_AGENT: 'ralph-c' });
-  sf(t, ['complete', 'plans/typo.md', 'step-1'], { SPRINGFIELD_AGENT: 'ralph-c' });
-  sf(repo, ['epic', 'finish', typo, '--reason', 'verification passed'], person);
-  sf(
+  run(t, ['commit', '-m', 'Fix the greeting'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  run(t, ['complete', 'plans/typo.md', 'step-1'], { SPRINGFIELD_AGENT: 'ralph-c' });
+  run(repo, ['epic', 'finish', typo, '--reason', 'verification passed'], person);
+  run(
     repo,
     [
       'signal',

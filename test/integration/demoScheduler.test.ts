@@ -26,6 +26,7 @@ import {
   row,
   rowShows,
   screenshot,
+  sfHere,
   webview,
 } from './person.ts';
 
@@ -74,7 +75,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
       base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-demo-editor-')));
-      demo = buildDemoRepo(base);
+      demo = buildDemoRepo(base, sfHere);
       // As npm run demo does: the config allowed in the demo's own state, which the editor is started with.
       const state = join(base, 'state');
       work = prepareSchedulerDemo(demo, state, 0.3, { anyMachine: true });

@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { buildDemoRepo, CLI, sf, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { runExtensionSuite } from './harness.ts';
+import { sfHere } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LOOSE_PLAN = 'plans/notes.md';
@@ -35,7 +36,7 @@ describe('extension host integration suite (real VS Code via code-server)', () =
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
       base = mkdtempSync(join(tmpdir(), 'springfield-exthost-'));
-      demo = buildDemoRepo(base);
+      demo = buildDemoRepo(base, sfHere);
       writeFileSync(join(demo.root, LOOSE_PLAN), NOTES);
       sf(demo.root, ['init', LOOSE_PLAN], { SPRINGFIELD_AGENT: '' });
       const fixture = {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { allNotifications } from './person.ts';
+import { allNotifications, cli } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -32,16 +32,6 @@ execFileSync(process.execPath, [${JSON.stringify(CLI)}, 'plan', 'propose', epic,
 interface Epic {
   status: string;
   status_reason: string | null;
-}
-
-function cli<T>(cwd: string, args: string[]): T {
-  return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args, '--json'], {
-      cwd,
-      encoding: 'utf8',
-      env: cleanEnv({ SPRINGFIELD_AGENT: '' }),
-    }),
-  ) as T;
 }
 
 async function eventually(what: string, check: () => boolean, ms: number): Promise<void> {

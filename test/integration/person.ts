@@ -1,4 +1,4 @@
-// What the person-level tests share: the CLI as another process runs it, sidebar rows, webviews,
+// What the person-level tests share: the CLI with another process's environment, sidebar rows, webviews,
 // toasts and screenshots under test-results/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -7,20 +7,30 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { CLI } from '../../scripts/demoRepo.ts';
 import { cleanEnv } from '../../scripts/codeServer.ts';
+import { runCliSync } from '../helpers/cliSync.ts';
 import { clickSpringfieldIcon } from './harness.ts';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The CLI as another process runs it, with editor variables stripped; its --json answer. */
-export function cli<T>(cwd: string, args: string[], agent = ''): T {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], {
-    cwd,
-    encoding: 'utf8',
-    env: cleanEnv({ SPRINGFIELD_AGENT: agent }),
-  });
-  return JSON.parse(out) as T;
+/**
+ * The CLI's --json answer, run in this process (test/helpers/cliSync.ts: each start of the built CLI
+ * cost about 0.24 s of CPU) with the environment another process would get: editor variables
+ * stripped, `env` added. Throws with its stderr when it fails, as a spawned run would.
+ */
+export function cli<T>(cwd: string, args: string[], agent = '', env: NodeJS.ProcessEnv = {}): T {
+  return answer<T>(cwd, args, cleanEnv({ SPRINGFIELD_AGENT: agent, ...env }));
+}
+
+/** scripts/demoRepo.ts's `sf` (the environment as given, added to this process's), run in this process. */
+export function sfHere(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
+  return answer<Record<string, unknown>>(cwd, args, { ...process.env, ...env });
+}
+
+function answer<T>(cwd: string, args: string[], env: NodeJS.ProcessEnv): T {
+  const ran = runCliSync(cwd, [...args, '--json'], env, 300_000);
+  if (ran.code !== 0) throw new Error(`springfield ${args.join(' ')} in ${cwd}: exit ${ran.code}\n${ran.stderr}`);
+  return JSON.parse(ran.stdout) as T;
 }
 
 export function git(cwd: string, ...args: string[]): string {

@@ -25,6 +25,7 @@ import {
   rowLabels,
   rowShows,
   screenshot,
+  sfHere,
   toast,
   typeInBox,
   webview,
@@ -107,7 +108,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
       base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-demo-walk-')));
-      demo = buildDemoRepo(base);
+      demo = buildDemoRepo(base, sfHere);
       const state = join(base, 'state');
       work = prepareSchedulerDemo(demo, state, 0.2, { anyMachine: true });
       await ensureCodeServer();

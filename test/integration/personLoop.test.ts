@@ -27,6 +27,7 @@ import {
   row,
   rowShows,
   screenshot,
+  sfHere,
   toast,
   webview,
 } from './person.ts';
@@ -62,7 +63,7 @@ describe('The person in the loop: dashboard and approval panel after merges (cod
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
       base = realpathSync(mkdtempSync(join(tmpdir(), 'springfield-loop-')));
-      demo = buildDemoRepo(base);
+      demo = buildDemoRepo(base, sfHere);
       state = join(base, 'state');
       work = prepareSchedulerDemo(demo, state, 0, { anyMachine: true });
       orchestrate(demo.root, state);

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { schedulerLog } from './person.ts';
+import { cli, schedulerLog } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -80,16 +80,6 @@ interface AgentSaw {
   cwd: string;
   worktree: string;
   run: string;
-}
-
-/** The CLI as another process runs it, with editor variables stripped; its --json answer. */
-function cli<T>(cwd: string, args: string[], agent = '', stateHome?: string): T {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], {
-    cwd,
-    encoding: 'utf8',
-    env: cleanEnv({ SPRINGFIELD_AGENT: agent, ...(stateHome ? { XDG_STATE_HOME: stateHome } : {}) }),
-  });
-  return JSON.parse(out) as T;
 }
 
 function step(repo: string, anchor: string): Step {
@@ -236,7 +226,11 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await page.waitForTimeout(1000);
       assert.equal(cli<{ status: string }>(repo, ['epic', 'show', epic]).status, 'ready', 'declined: nothing started');
-      assert.equal(cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state, 'new', 'and nothing recorded');
+      assert.equal(
+        cli<{ state: string }>(repo, ['allow', '--show'], '', { XDG_STATE_HOME: state() }).state,
+        'new',
+        'and nothing recorded',
+      );
     },
   );
 
@@ -266,7 +260,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
       );
       assert.deepEqual(runs(repo, epic), [], 'one pass only starts the epic; no agent yet');
       assert.equal(
-        cli<{ state: string }>(repo, ['allow', '--show'], '', state()).state,
+        cli<{ state: string }>(repo, ['allow', '--show'], '', { XDG_STATE_HOME: state() }).state,
         'allowed',
         "the editor's Allow counts for the CLI too",
       );

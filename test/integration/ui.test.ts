@@ -5,21 +5,22 @@
 // Every scenario checks the store through the CLI and saves a screenshot under test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
-import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
+import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
 import {
   allNotifications,
+  cli,
   clickNotification,
   dismissNotification,
   inNotificationCenter,
   notification,
+  sfHere,
 } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,16 +51,6 @@ interface Step {
 interface Epic {
   status: string;
   status_reason: string | null;
-}
-
-/** The CLI as another process runs it, with editor variables stripped; its --json answer. */
-function cli<T>(cwd: string, args: string[], agent = ''): T {
-  const out = execFileSync(process.execPath, [CLI, ...args, '--json'], {
-    cwd,
-    encoding: 'utf8',
-    env: cleanEnv({ SPRINGFIELD_AGENT: agent }),
-  });
-  return JSON.parse(out) as T;
 }
 
 function step(cwd: string, plan: string, anchor: string): Step {
@@ -216,7 +207,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
       base = mkdtempSync(join(tmpdir(), 'springfield-ui-'));
-      demo = buildDemoRepo(base);
+      demo = buildDemoRepo(base, sfHere);
       writeFileSync(join(demo.root, NOTES), NOTES_PLAN);
       cli(demo.root, ['init', NOTES]);
       writeFileSync(join(demo.root, 'plans', 'billing.md'), BILLING_PLAN);

@@ -14,6 +14,7 @@ import { cleanEnv, ensureCodeServer, node24, startCodeServer } from '../../scrip
 import { buildDemoRepo } from '../../scripts/demoRepo.ts';
 import { hostTarget, platformVsix, VSIX_TARGETS } from '../../scripts/vsixTargets.ts';
 import { clickSpringfieldIcon, launchBrowser } from './harness.ts';
+import { sfHere } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -61,7 +62,7 @@ test(
 
     const base = join(work, 'repo');
     mkdirSync(base);
-    const demo = buildDemoRepo(base);
+    const demo = buildDemoRepo(base, sfHere);
     const server = await startCodeServer({ folder: demo.root, extensionsDir });
     const browser = await launchBrowser();
     try {
