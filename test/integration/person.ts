@@ -115,28 +115,53 @@ export async function notification(page: Page, text: string | RegExp, timeout = 
  * came after it: the list is scrolled down step by step, and from the top again, until the entry shows.
  */
 export async function inNotificationCenter(page: Page, text: string | RegExp, timeout = 15_000): Promise<Locator> {
+  const center = await openNotificationCenter(page);
+  const listed = center.locator('.notification-list-item', { hasText: text }).first();
+  const deadline = Date.now() + timeout;
+  const seen = new Map<string, string>();
+  for (let still = 0; !(await listed.isVisible());) {
+    if (Date.now() > deadline)
+      throw new Error(`no notification ${String(text)} within ${timeout} ms; listed: ${await center.innerText()}`);
+    still = (await renderedRows(center, seen)) ? 0 : still + 1;
+    // At the end of the list: from the top again (an entry may have come since).
+    const atEnd = still >= 2;
+    await scrollCenter(page, center, atEnd ? -100_000 : 150);
+    if (atEnd) {
+      still = 0;
+      seen.clear();
+    }
+  }
+  return listed;
+}
+
+/** Opens the notification center from the command palette; the center. */
+async function openNotificationCenter(page: Page): Promise<Locator> {
   await palette(page, 'Notifications: Show Notifications');
   const center = page.locator('.notifications-center');
   await center.waitFor({ timeout: 10_000 });
-  const listed = center.locator('.notification-list-item', { hasText: text }).first();
-  const lastShown = () =>
-    center
-      .locator('.monaco-list-row')
-      .evaluateAll((rows) => Math.max(-1, ...rows.map((r) => Number(r.getAttribute('data-index')))));
-  const deadline = Date.now() + timeout;
-  for (let last = -1, still = 0; !(await listed.isVisible());) {
-    if (Date.now() > deadline)
-      throw new Error(`no notification ${String(text)} within ${timeout} ms; listed: ${await center.innerText()}`);
-    await center.locator('.monaco-list').hover();
-    const now = await lastShown();
-    still = now === last ? still + 1 : 0;
-    last = now;
-    // At the end of the list: from the top again (an entry may have come since).
-    await page.mouse.wheel(0, still >= 2 ? -100_000 : 150);
-    if (still >= 2) still = 0;
-    await page.waitForTimeout(100);
-  }
-  return listed;
+  return center;
+}
+
+/**
+ * The notification center is a virtualized list that renders only the rows in view: adds the rows it
+ * renders now to `seen` (text by row index); true when one of them was not there before.
+ */
+async function renderedRows(center: Locator, seen: Map<string, string>): Promise<boolean> {
+  const rows = await center
+    .locator('.monaco-list-row')
+    .evaluateAll((els) =>
+      els.map((e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const),
+    );
+  const before = seen.size;
+  for (const [i, text] of rows) seen.set(i, text.replace(/\s+/g, ' '));
+  return seen.size > before;
+}
+
+/** Scrolls the open notification center by `dy` pixels with the mouse wheel. */
+async function scrollCenter(page: Page, center: Locator, dy: number): Promise<void> {
+  await center.locator('.monaco-list').hover();
+  await page.mouse.wheel(0, dy);
+  await page.waitForTimeout(100);
 }
 
 /**
@@ -320,24 +345,11 @@ export async function eventually(what: string, check: () => boolean, ms = 10_000
  */
 export async function allNotifications(page: Page): Promise<string[]> {
   await page.keyboard.press('Escape');
-  await palette(page, 'Notifications: Show Notifications');
-  const center = page.locator('.notifications-center');
-  await center.waitFor({ timeout: 10_000 });
+  const center = await openNotificationCenter(page);
   const seen = new Map<string, string>();
   for (let unchanged = 0; unchanged < 3;) {
-    const rows = await center
-      .locator('.monaco-list-row')
-      .evaluateAll((els) =>
-        els.map(
-          (e) => [e.getAttribute('data-index') ?? '', (e as unknown as { innerText: string }).innerText] as const,
-        ),
-      );
-    const before = seen.size;
-    for (const [i, text] of rows) seen.set(i, text.replace(/\s+/g, ' '));
-    unchanged = seen.size === before ? unchanged + 1 : 0;
-    await center.locator('.monaco-list').hover();
-    await page.mouse.wheel(0, 200);
-    await page.waitForTimeout(100);
+    unchanged = (await renderedRows(center, seen)) ? 0 : unchanged + 1;
+    await scrollCenter(page, center, 200);
   }
   await page.keyboard.press('Escape');
   return [...seen.values()];
