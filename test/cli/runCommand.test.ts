@@ -35,14 +35,17 @@ import { pidAlive } from '../../src/core/runs/processGroup.ts';
 
 /** A scripted agent: records its env, argv and cwd as JSON in argv[2], sleeps argv[4] ms, then exits with argv[3] (or kills itself with a signal name). */
 const AGENT = String.raw`
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 const [out, exit, sleep, ...rest] = process.argv.slice(2);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SPRINGFIELD_') || k.startsWith('VSCODE_') || k === 'ELECTRON_RUN_AS_NODE'));
 const context = env.SPRINGFIELD_CONTEXT_FILE ? readFileSync(env.SPRINGFIELD_CONTEXT_FILE, 'utf8') : null;
 // Written whole, then renamed: the test polls for the file and must never read half of it.
 writeFileSync(out + '.tmp', JSON.stringify({ env, argv: rest, cwd: process.cwd(), pid: process.pid, context }));
 renameSync(out + '.tmp', out);
-setTimeout(() => (/^SIG/.test(exit) ? process.kill(process.pid, exit) : process.exit(Number(exit))), Number(sleep));
+const end = () => (/^SIG/.test(exit) ? process.kill(process.pid, exit) : process.exit(Number(exit)));
+// A number: lives that many ms. A path: lives until the test creates that file, however slow the machine.
+if (/^\d+$/.test(sleep)) setTimeout(end, Number(sleep));
+else setInterval(() => existsSync(sleep) && end(), 25);
 `;
 
 /** A run's length as shortDuration writes it (40s, 12m, 1h45m): a loaded machine makes a run of seconds last minutes. */
@@ -124,11 +127,17 @@ function planning(epic: string): string {
 function runArgs(
   head: readonly string[],
   exit: string,
-  sleepMs: number,
+  sleepMs: number | 'until released',
   extra: readonly string[] = [],
-): { args: string[]; report: string } {
+): { args: string[]; report: string; release: () => void } {
   const report = join(reportDir, `agent-${++counter}.json`);
-  return { args: ['run', ...head, '--', process.execPath, agentPath, report, exit, String(sleepMs), ...extra], report };
+  const released = `${report}.release`;
+  const lives = sleepMs === 'until released' ? released : String(sleepMs);
+  return {
+    args: ['run', ...head, '--', process.execPath, agentPath, report, exit, lives, ...extra],
+    report,
+    release: () => writeFileSync(released, ''),
+  };
 }
 
 function startWrapper(cwd: string, args: readonly string[], env: Record<string, string> = {}): Wrapper {
@@ -184,22 +193,30 @@ describe('springfield run', () => {
   test('passes SPRINGFIELD_* values and a context file, strips editor variables, and records running → no_progress (it did nothing) releasing its step', async () => {
     const { id, planPath, claim, wt } = await epicWithClaim('env');
     mkdirSync(join(wt, 'src'), { recursive: true });
-    const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--json'], '0', 300);
+    const { args, report, release } = runArgs(
+      ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--json'],
+      '0',
+      'until released',
+    );
     const w = startWrapper(join(wt, 'src'), args, {
       ELECTRON_RUN_AS_NODE: '1',
       VSCODE_PID: '4242',
       VSCODE_IPC_HOOK: '/tmp/x.sock',
       SPRINGFIELD_DEBUG: '1',
     });
-    const seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
+    let seen: AgentReport;
+    try {
+      seen = await waitFor('the agent to start', () => existsSync(report) && readReport(report));
+      const live = runRow(Number(seen.env.SPRINGFIELD_RUN_ID));
+      assert.deepEqual(
+        [live?.status, live?.pid, live?.ended_at, live?.exit_code],
+        ['running', w.child.pid, null, null],
+        'recorded as running with the supervising pid while the agent lives',
+      );
+    } finally {
+      release();
+    }
     const runId = Number(seen.env.SPRINGFIELD_RUN_ID);
-    const live = runRow(runId);
-    assert.deepEqual(
-      [live?.status, live?.pid, live?.ended_at, live?.exit_code],
-      ['running', w.child.pid, null, null],
-      'recorded as running with the supervising pid while the agent lives',
-    );
-
     const r = await w.done;
     assert.equal(r.code, 0, r.stderr);
     const contextFile = seen.env.SPRINGFIELD_CONTEXT_FILE ?? '';
@@ -530,35 +547,38 @@ describe('leases, sessions and orphans', () => {
     const { id, planPath, wt } = await epicWithClaim('heartbeat', 3);
     const claimedLease = stepLease(planPath);
     const lastEvent = rows<{ id: number }>('SELECT MAX(id) AS id FROM events')[0]?.id ?? 0;
-    const { args, report } = runArgs(['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3'], '0', 2500);
+    const { args, report, release } = runArgs(
+      ['--role', 'ralph', '--epic', id, '--step', 'step-1', '--lease', '3'],
+      '0',
+      'until released',
+    );
     const w = startWrapper(wt, args);
     await waitFor('the agent to start', () => existsSync(report));
+    const beats = () =>
+      rows<{ at: string }>(
+        `SELECT at FROM events WHERE id > ? AND entity = 'step' AND action = 'heartbeat' AND plan_path = ? ORDER BY id`,
+        lastEvent,
+        planPath,
+      );
     const observed = new Set<string>();
-    let ended = false;
-    void w.done.then(() => {
-      ended = true;
-    });
-    while (!ended) {
-      observed.add(stepLease(planPath));
-      await new Promise((r) => setTimeout(r, 100));
+    const advanced = () => Date.parse([...observed].filter(Boolean).sort().at(-1) ?? '') - Date.parse(claimedLease);
+    // The agent lives until three heartbeats came and moved the lease on, however slow the machine.
+    try {
+      await waitFor(
+        'a heartbeat at start and two more, the lease moved on by 1.5 s',
+        () => observed.add(stepLease(planPath)) && beats().length >= 3 && advanced() >= 1500,
+        60_000,
+      );
+    } finally {
+      release();
     }
     const r = await w.done;
     assert.equal(r.code, 0, r.stderr);
-    const beats = rows<{ at: string }>(
-      `SELECT at FROM events WHERE id > ? AND entity = 'step' AND action = 'heartbeat' AND plan_path = ? ORDER BY id`,
-      lastEvent,
-      planPath,
-    );
-    assert.ok(beats.length >= 3, `expected a heartbeat at start and about every second, got ${beats.length}`);
-    const latest = [...observed].filter(Boolean).sort().at(-1) ?? '';
-    assert.ok(
-      Date.parse(latest) - Date.parse(claimedLease) >= 1500,
-      `lease advanced from ${claimedLease} to ${latest}`,
-    );
+    assert.ok(beats().length >= 3, `expected a heartbeat at start and about every second, got ${beats().length}`);
     assert.equal(stepLease(planPath), '', 'the run ended without finishing the step: released, no lease left');
     assert.ok(observed.size >= 2, `the lease moved while the agent lived: ${[...observed].join(', ')}`);
     const run = runRow(Number(readReport(report).env.SPRINGFIELD_RUN_ID));
-    for (const b of beats) assert.ok(run?.ended_at && b.at <= run.ended_at, 'no heartbeat after the run ended');
+    for (const b of beats()) assert.ok(run?.ended_at && b.at <= run.ended_at, 'no heartbeat after the run ended');
   });
 
   test('runs lists runs with per-epic session counts by role', async () => {
