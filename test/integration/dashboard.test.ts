@@ -155,7 +155,7 @@ type InFrame = { document: { documentElement: { scrollWidth: number; clientWidth
 async function openDashboard(page: Page): Promise<FrameLocator> {
   await epicsTitleAction(page, 'Open dashboard');
   const frame = webview(page);
-  await frame.locator('svg.graph .node').first().waitFor({ timeout: 20_000 });
+  await frame.locator('svg.graph .node').first().waitFor({ timeout: 60_000 });
   return frame;
 }
 
@@ -322,7 +322,7 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
 
     test(
       'a card opens its epic in the tree, and its plan (or the plan waiting for approval)',
-      { timeout: 60_000 },
+      { timeout: 180_000 },
       async () => {
         await frame.locator('.card', { hasText: fixture.search }).getByRole('button', { name: 'Show in tree' }).click();
         await page.waitForFunction(
@@ -335,13 +335,13 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
               ).document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]'),
             ].some((r) => (r.getAttribute('aria-label') ?? '').startsWith(label)),
           'Product search',
-          { timeout: 10_000 },
+          { timeout: 60_000 },
         );
         await frame.locator('.card', { hasText: fixture.search }).getByRole('button', { name: 'Open plan' }).click();
-        await page.locator('.tab', { hasText: 'search.md' }).waitFor({ timeout: 10_000 });
+        await page.locator('.tab', { hasText: 'search.md' }).waitFor({ timeout: 60_000 });
         await page.locator('.tab', { hasText: 'Springfield' }).first().click();
         await frame.locator('.card', { hasText: fixture.billing }).getByRole('button', { name: 'Review plan' }).click();
-        await page.locator('.tab', { hasText: `Plan · ${fixture.billing}` }).waitFor({ timeout: 10_000 });
+        await page.locator('.tab', { hasText: `Plan · ${fixture.billing}` }).waitFor({ timeout: 60_000 });
       },
     );
   });

@@ -165,7 +165,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
         new RegExp(`^Order history \\(${work.orders}\\)$`, 'm'),
         'squash-merged into main',
       );
-      await rowShows(page, 'Order history', ['merged'], 20_000);
+      await rowShows(page, 'Order history', ['merged'], 60_000);
       // Ralph's three runs went to one terminal, the epic's; Bart's to one of his own.
       const tabs = await page.locator('.part.panel .terminal-tabs-entry').allInnerTexts();
       assert.deepEqual(
@@ -199,10 +199,10 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       );
       await screenshot(page, 'demo-scheduler-notifications');
       await page.keyboard.press('Escape');
-      await rowShows(page, 'Gift cards', ['plan awaiting approval'], 20_000);
+      await rowShows(page, 'Gift cards', ['plan awaiting approval'], 60_000);
       await row(page, 'Bart · Order history').filter({ hasText: 'succeeded' }).first().waitFor({ timeout: 10_000 });
       await palette(page, 'Springfield: Open dashboard');
-      await webview(page).locator('.card', { hasText: work.orders }).first().waitFor({ timeout: 20_000 });
+      await webview(page).locator('.card', { hasText: work.orders }).first().waitFor({ timeout: 60_000 });
       await screenshot(page, 'demo-scheduler-dashboard');
       const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
       await header.hover();

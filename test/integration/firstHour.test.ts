@@ -16,7 +16,7 @@ import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { extensionHostErrors } from '../../scripts/extensionHostLog.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
-import { openEditor, type EditorSession } from './harness.ts';
+import { openEditor, workbenchOpensAt, type EditorSession } from './harness.ts';
 import {
   cli,
   clickNotification,
@@ -208,7 +208,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     },
   );
 
-  test("Propose plan offers the epic's own plan first and opens the approval panel", { timeout: 60_000 }, async () => {
+  test("Propose plan offers the epic's own plan first and opens the approval panel", { timeout: 180_000 }, async () => {
     await clickNotification(page, `Wrote ${PLAN}`, 'Propose plan');
     const first = page.locator('.quick-input-list .monaco-list-row').first();
     await first.waitFor({ timeout: 15_000 });
@@ -216,7 +216,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     await screenshot(page, 'first-propose-pick');
     await page.keyboard.press('Enter');
     const frame = webview(page);
-    await frame.locator('h1', { hasText: `Plan for ${epic.id} · ${TITLE}` }).waitFor({ timeout: 20_000 });
+    await frame.locator('h1', { hasText: `Plan for ${epic.id} · ${TITLE}` }).waitFor({ timeout: 60_000 });
     await frame.getByText('proposed by you').waitFor();
     const shown = cli<{ version: { version: number; status: string; plan_path: string } }>(repo, [
       'plan',
@@ -310,12 +310,11 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
 
   test(
     "Open here, from the claim's notification, opens the epic's worktree in this window, where the step is the person's",
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       // The toast may have faded by now: the notification center keeps it, buttons and all.
       await clickNotification(page, 'Claimed Step 1: Read the code', 'Open here');
-      await page.waitForURL((url) => url.searchParams.get('folder') === worktree, { timeout: 30_000 });
-      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+      await workbenchOpensAt(page, worktree);
       await openSpringfield(page);
       await rowShows(page, 'Read the code and write the first failing test', ['you · 1h'], 30_000);
       assert.equal(steps(worktree)[0]?.claimed_by, worktree, 'still held there');
@@ -388,7 +387,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
       cli(worktree, ['claim', PLAN, '--lease', '4'], 'ralph-b');
       await rowShows(page, 'Make the change', ['ralph-b · ', 's · ']);
       // No store write happens now: the live timer alone moves the row to "expired".
-      await rowShows(page, 'Make the change', ['ralph-b · expired'], 20_000);
+      await rowShows(page, 'Make the change', ['ralph-b · expired'], 60_000);
       await screenshot(page, 'first-lease-expired');
       await epicsTitleAction(page, 'Claim next step');
       const claimed = toast(

@@ -98,13 +98,12 @@ describe('integration harness (real VS Code via code-server)', () => {
 
   after(() => rmSync(fixture.base, { recursive: true, force: true }));
 
-  test('a passing suite exits 0', { timeout: 180_000 }, async () => {
+  test('a passing suite exits 0', { timeout: 600_000 }, async () => {
     const started = Date.now();
     const result = await runExtensionSuite({
       extensionPath: fixture.extensionPath,
       suitePath: join(fixture.extensionPath, 'suite.js'),
       workspace: fixture.workspace,
-      timeoutMs: 150_000,
     });
     assert.equal(result.code, 0, result.logs.join('\n'));
     assert.ok(
@@ -114,12 +113,11 @@ describe('integration harness (real VS Code via code-server)', () => {
     process.stderr.write(`passing suite took ${Date.now() - started} ms\n`);
   });
 
-  test('a failing suite exits non-zero and its assertion reaches the logs', { timeout: 180_000 }, async () => {
+  test('a failing suite exits non-zero and its assertion reaches the logs', { timeout: 600_000 }, async () => {
     const result = await runExtensionSuite({
       extensionPath: fixture.extensionPath,
       suitePath: join(fixture.extensionPath, 'failingSuite.js'),
       workspace: fixture.workspace,
-      timeoutMs: 150_000,
     });
     assert.notEqual(result.code, 0);
     assert.ok(

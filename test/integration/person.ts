@@ -65,7 +65,7 @@ export async function rowLabels(page: Page): Promise<string[]> {
 }
 
 /** Waits until a sidebar row starting with `label` includes every fragment; fails naming the rows shown. */
-export async function rowShows(page: Page, label: string, fragments: string[], timeout = 10_000): Promise<void> {
+export async function rowShows(page: Page, label: string, fragments: string[], timeout = 30_000): Promise<void> {
   await page
     .waitForFunction(
       ([l, f]) =>
@@ -97,7 +97,7 @@ export function toast(page: Page, text: string | RegExp): Locator {
  * (VS Code keeps a toast the pointer is over), or, once it has faded, its entry in the notification
  * center. Waits up to `timeout` for the toast.
  */
-export async function notification(page: Page, text: string | RegExp, timeout = 15_000): Promise<Locator> {
+export async function notification(page: Page, text: string | RegExp, timeout = 30_000): Promise<Locator> {
   const shown = toast(page, text).first();
   try {
     await shown.waitFor({ timeout });
@@ -222,7 +222,7 @@ export async function answerDialog(page: Page, button: string): Promise<void> {
 /** Opens the Springfield container and drags the sidebar wider, so descriptions are readable. */
 export async function openSpringfield(page: Page, widen = 320): Promise<void> {
   await clickSpringfieldIcon(page);
-  await page.locator('.part.sidebar .pane-header', { hasText: 'Epics' }).waitFor({ timeout: 60_000 });
+  await page.locator('.part.sidebar .pane-header', { hasText: 'Epics' }).waitFor({ timeout: 120_000 });
   const bar = await page.locator('.part.sidebar').boundingBox();
   if (!bar) return;
   const x = bar.x + bar.width + 1;
@@ -330,10 +330,16 @@ export async function palette(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-export async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+/** Waits until `check()` holds; on failure, says what did not happen and, with `diagnose`, what it shows. */
+export async function eventually(
+  what: string,
+  check: () => boolean,
+  ms = 30_000,
+  diagnose: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > deadline) assert.fail(`${what}: not so within ${ms} ms`);
+    if (Date.now() > deadline) assert.fail(`${what}: not so within ${ms} ms\n${diagnose()}`.trimEnd());
     await new Promise((r) => setTimeout(r, 150));
   }
 }

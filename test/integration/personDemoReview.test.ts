@@ -222,7 +222,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     async () => {
       await palette(page, 'Springfield: Open dashboard');
       const frame = webview(page);
-      await frame.locator('.figure-detail').first().waitFor({ timeout: 20_000 });
+      await frame.locator('.figure-detail').first().waitFor({ timeout: 60_000 });
       const cut = await frame.locator('.figure-detail, .figure-label').evaluateAll((els) =>
         els
           .map((e) => e as unknown as { scrollWidth: number; clientWidth: number; textContent: string })

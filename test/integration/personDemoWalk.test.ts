@@ -154,7 +154,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     async () => {
       await row(page, 'Review plan Gift cards').first().click();
       const frame = webview(page);
-      await frame.locator('h1', { hasText: `Plan for ${work.giftCards}` }).waitFor({ timeout: 20_000 });
+      await frame.locator('h1', { hasText: `Plan for ${work.giftCards}` }).waitFor({ timeout: 60_000 });
       await frame.locator('#approve').click();
       await frame.locator('.result.ok').first().waitFor({ timeout: 15_000 });
       await eventually('Gift cards approved', () => show(work.giftCards).status !== 'planned', 15_000);

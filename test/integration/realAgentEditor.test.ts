@@ -363,7 +363,7 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
           listed.some((l) => l.includes(name)),
           `a terminal named "${name}"; the panel lists ${JSON.stringify(listed)}`,
         );
-      await rowShows(page, 'Greeting', ['merged'], 20_000);
+      await rowShows(page, 'Greeting', ['merged'], 60_000);
       for (const [name, step] of [
         ['Ralph · Greeting', 'Step 1'],
         ['Ralph · Greeting', 'Step 2'],

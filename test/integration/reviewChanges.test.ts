@@ -112,7 +112,7 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
 
   test(
     "Review changes on the implemented epic opens its branch's files against their merge base in the multi-file diff editor",
-    { timeout: 90_000 },
+    { timeout: 180_000 },
     async () => {
       const epicRow = row(page, TITLE);
       await epicRow.waitFor({ timeout: 30_000 });

@@ -45,7 +45,7 @@ describe('The Stats view (code-server + Chromium)', () => {
       await row(page, 'Guide').waitFor({ timeout: 60_000 });
       await epicsTitleAction(page, 'Open dashboard');
       frame = webview(page);
-      await frame.locator('.stats .chart').first().waitFor({ timeout: 20_000 });
+      await frame.locator('.stats .chart').first().waitFor({ timeout: 60_000 });
     },
     { timeout: 10 * 60_000 },
   );

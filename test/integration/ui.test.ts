@@ -191,7 +191,7 @@ async function reviewPlan(page: Page, epicId: string, title: string): Promise<Fr
   await epicRow.hover();
   await epicRow.locator('[aria-label="Review plan"]').click();
   const frame = webview(page);
-  await frame.locator('h1', { hasText: `${epicId} · ${title}` }).waitFor({ timeout: 20_000 });
+  await frame.locator('h1', { hasText: `${epicId} · ${title}` }).waitFor({ timeout: 60_000 });
   return frame;
 }
 
@@ -401,7 +401,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await screenshot(page, 'ui-cli-live-update');
   });
 
-  test('Approving a plan in the webview makes the epic ready', { timeout: 60_000 }, async () => {
+  test('Approving a plan in the webview makes the epic ready', { timeout: 180_000 }, async () => {
     const frame = await reviewPlan(page, demo.epics.search, 'Search');
     await frame.locator('#approve').click();
     await frame.locator('.result.ok', { hasText: `${demo.epics.search} is ready` }).waitFor({ timeout: 15_000 });
@@ -417,7 +417,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await screenshot(page, 'ui-approve-plan');
   });
 
-  test('Requesting changes stores the feedback for Lisa', { timeout: 60_000 }, async () => {
+  test('Requesting changes stores the feedback for Lisa', { timeout: 180_000 }, async () => {
     const frame = await reviewPlan(page, billing, 'Billing export');
     await frame.locator('#feedback').fill(FEEDBACK);
     await frame.locator('#request-changes').click();
@@ -555,7 +555,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await rowShows(page, 'Greeting docs', ['verified']);
   });
 
-  test('Each action was reported to the person in a notification', { timeout: 30_000 }, async () => {
+  test('Each action was reported to the person in a notification', { timeout: 120_000 }, async () => {
     // Decide opened the threads without an error of VS Code's own on the way.
     const all = await allNotifications(page);
     assert.deepEqual(
@@ -564,26 +564,25 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       'no comment-focus error',
     );
     // Each found in the center, scrolled to: an early one is below the fold once more came after it.
-    await inNotificationCenter(page, /Claimed Step 1: Draft notes\. It is yours for 2h/, 5000);
+    await inNotificationCenter(page, /Claimed Step 1: Draft notes\. It is yours for 2h/);
     await inNotificationCenter(
       page,
       `Sent back to Ralph: ${demo.epics.typo} is now in progress (your note is recorded). No agent is configured for Ralph`,
-      5000,
     );
-    await inNotificationCenter(page, `Accepted: ${docs} is now verified.`, 5000);
+    await inNotificationCenter(page, `Accepted: ${docs} is now verified.`);
     await screenshot(page, 'ui-notifications');
   });
 
   test(
     'The dashboard shows epics, the dependency graph, leases and the timeline, and follows the CLI live',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       await page.keyboard.press('Escape');
       const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
       await header.hover();
       await header.locator('[aria-label="Open dashboard"]').click();
       const frame = webview(page);
-      await frame.locator('h1', { hasText: 'Springfield' }).waitFor({ timeout: 20_000 });
+      await frame.locator('h1', { hasText: 'Springfield' }).waitFor({ timeout: 60_000 });
       await frame.locator('.card', { hasText: demo.epics.cache }).first().waitFor({ timeout: 10_000 });
       await frame.locator('svg.graph .node').first().waitFor({ timeout: 10_000 });
       const nodes = await frame.locator('svg.graph .node').count();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanEnv, ensureCodeServer, node24, startCodeServer } from '../../scripts/codeServer.ts';
 import { buildDemoRepo } from '../../scripts/demoRepo.ts';
 import { hostTarget, platformVsix, VSIX_TARGETS } from '../../scripts/vsixTargets.ts';
-import { clickSpringfieldIcon, launchBrowser } from './harness.ts';
+import { clickSpringfieldIcon, launchBrowser, openWorkbench } from './harness.ts';
 import { sfHere } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -67,9 +67,8 @@ test(
     const browser = await launchBrowser();
     try {
       const { page } = browser;
-      await page.goto(server.url);
-      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-      await clickSpringfieldIcon(page, 60_000);
+      await openWorkbench(page, server.url);
+      await clickSpringfieldIcon(page);
       const row = page.locator('.monaco-list-row', { hasText: 'Add a caching layer' }).first();
       await row.waitFor({ state: 'visible', timeout: 30_000 });
       mkdirSync(join(root, 'test-results'), { recursive: true });

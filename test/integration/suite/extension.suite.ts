@@ -113,7 +113,7 @@ async function until(
   what: string,
   attempt: () => Thenable<unknown>,
   done: () => Promise<boolean>,
-  ms = 15_000,
+  ms = 60_000,
 ): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -219,10 +219,10 @@ async function checkRowsMatchStore(api: Api): Promise<void> {
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension<{ api: Api }>('springfield.springfield');
   assert.ok(ext, 'springfield.springfield is loaded as a development extension');
-  const exports = await within(30_000, 'activation', ext.activate());
+  const exports = await within(120_000, 'activation', ext.activate());
   assert.equal(ext.isActive, true);
   const api = exports.api;
-  await within(30_000, 'the first store read', api.ready());
+  await within(120_000, 'the first store read', api.ready());
   assert.ok(api.snapshot(), 'the store was read after activation');
   assert.deepEqual(
     vscode.workspace.workspaceFolders?.map((f) => realpathSync(f.uri.fsPath)),
@@ -255,7 +255,7 @@ export async function run(): Promise<void> {
     ['heartbeat', 'plans/cache.md', 'step-3', '--lease', '3000'],
     'ralph-b',
   );
-  await within(10_000, 'springfield.refresh', vscode.commands.executeCommand('springfield.refresh'));
+  await within(60_000, 'springfield.refresh', vscode.commands.executeCommand('springfield.refresh'));
   const step3 = api
     .snapshot()
     ?.plans.find((p) => p.plan_path === 'plans/cache.md')
@@ -264,7 +264,7 @@ export async function run(): Promise<void> {
 
   // springfield.claimNextStep: exactly one plan (the loose one) has a ready step, so no quick pick.
   const before = Date.now();
-  await within(10_000, 'springfield.claimNextStep', vscode.commands.executeCommand('springfield.claimNextStep'));
+  await within(60_000, 'springfield.claimNextStep', vscode.commands.executeCommand('springfield.claimNextStep'));
   const claimed = await stepOf(fx.loosePlan, 'step-1');
   assert.equal(claimed.status, 'claimed');
   assert.equal(claimed.claimed_by, root, "claimed for the window's worktree");
@@ -283,7 +283,7 @@ export async function run(): Promise<void> {
     async () => (await stepOf(fx.loosePlan, 'step-1')).status === 'in_progress',
   );
   await within(
-    10_000,
+    60_000,
     'springfield.step.heartbeat',
     vscode.commands.executeCommand('springfield.step.heartbeat', stepRow),
   );
