@@ -77,7 +77,8 @@ export class EditorScheduler extends Disposable {
   private store: Store | undefined;
   private storeFor: string | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
+  /** The passes under way, if any. */
+  private ticking: Promise<void> | undefined;
   private again = false;
   /** The first agent after a Start shows its terminal. */
   private revealNext = false;
@@ -189,14 +190,20 @@ export class EditorScheduler extends Disposable {
     void this.tick(true);
   }
 
+  /**
+   * Stops the loop. A pass under way still ends (what it launched keeps running); "stopped" is logged
+   * once it has, so nothing starts after the log says the scheduler stopped.
+   */
   stop(): void {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
     this.last = undefined;
     this.revealNext = false;
-    this.say('scheduler stopped (running agents keep going; their terminals stay open)');
     this.runningChanged.fire(false);
+    const stopped = () => this.say('scheduler stopped (running agents keep going; their terminals stay open)');
+    if (this.ticking) void this.ticking.then(stopped);
+    else stopped();
   }
 
   /** The settings or config.json changed: the next pass runs with them (at once when nothing is under way). */
@@ -249,7 +256,13 @@ export class EditorScheduler extends Disposable {
       this.again = true;
       return;
     }
-    this.ticking = true;
+    this.ticking = this.passes(first).finally(() => {
+      this.ticking = undefined;
+    });
+    await this.ticking;
+  }
+
+  private async passes(first: boolean): Promise<void> {
     try {
       let kind: SchedulerPass['kind'] = first ? 'start' : 'loop';
       do {
@@ -265,8 +278,6 @@ export class EditorScheduler extends Disposable {
       } else {
         this.say(`tick failed: ${messageOf(err)}`);
       }
-    } finally {
-      this.ticking = false;
     }
   }
 }

@@ -4,14 +4,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { allNotifications, cli } from './person.ts';
+import { allNotifications, cli, eventually, palette, screenshot } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -32,35 +32,6 @@ execFileSync(process.execPath, [${JSON.stringify(CLI)}, 'plan', 'propose', epic,
 interface Epic {
   status: string;
   status_reason: string | null;
-}
-
-async function eventually(what: string, check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function palette(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
-  await page
-    .locator(`.quick-input-list .monaco-list-row[aria-label^=${JSON.stringify(title)}]`)
-    .first()
-    .click({ timeout: 15_000 });
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const path = join(root, 'test-results', `${name}.png`);
-  mkdirSync(dirname(path), { recursive: true });
-  await page.mouse.move(1200, 17);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path });
-  assert.ok(statSync(path).size > 10_000, `${path} written`);
 }
 
 /** Notifications that say an epic is blocked; `all` gets every notification's text, for the failure message. */

@@ -4,23 +4,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { cli, schedulerLog } from './person.ts';
+import { cli, eventually, palette, schedulerLog, screenshot } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -93,41 +84,6 @@ function step(repo: string, anchor: string): Step {
 
 function runs(repo: string, epic: string): Run[] {
   return cli<{ runs: Run[] }>(repo, ['runs', '--epic', epic]).runs;
-}
-
-async function eventually(
-  what: string,
-  check: () => boolean,
-  ms: number,
-  diagnose: () => string = () => '',
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms\n${diagnose()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const path = join(root, 'test-results', `${name}.png`);
-  mkdirSync(dirname(path), { recursive: true });
-  await page.mouse.move(1200, 17);
-  await page.waitForTimeout(300);
-  await page.screenshot({ path });
-  assert.ok(statSync(path).size > 10_000, `${path} written`);
-}
-
-/** Runs a command from the palette (F1) by its full title, e.g. "Springfield: Start scheduler". */
-async function palette(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
-  await page
-    .locator(`.quick-input-list .monaco-list-row[aria-label^=${JSON.stringify(title)}]`)
-    .first()
-    .click({ timeout: 15_000 });
 }
 
 /** Every sidebar row label, for failure messages. */
@@ -350,29 +306,32 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     await screenshot(page, 'scheduler-tree');
   });
 
-  test('"Stop scheduler" stops launching agents', { timeout: 90_000 }, async () => {
+  test('"Stop scheduler" stops launching agents', { timeout: 180_000 }, async () => {
     await palette(page, 'Springfield: Stop scheduler');
-    await page.waitForTimeout(1500); // a pass already under way may finish
+    // Logged once a pass under way has ended: every launch the scheduler made is in the log before it.
+    await eventually(
+      'the scheduler log says it stopped',
+      () => /scheduler stopped/.test(schedulerLog(base)),
+      30_000,
+      diagnose,
+    );
+    const launches = () => schedulerLog(base).match(/start Ralph · /g)?.length ?? 0;
     // If Ralph was launched on step-2 before the stop, let it finish: its slot is then free again.
-    if (existsSync(join(out, 'cwd-step-2.json'))) {
+    if (schedulerLog(base).includes(`start Ralph · ${epic} · step-2`)) {
       writeFileSync(join(out, 'release-step-2'), '');
-      await eventually('step-2 completed', () => step(repo, 'step-2').status === 'completed', 30_000, diagnose);
-      await eventually('its run ended', () => runs(repo, epic).every((r) => r.status !== 'running'), 15_000, diagnose);
+      await eventually('step-2 completed', () => step(repo, 'step-2').status === 'completed', 60_000, diagnose);
+      await eventually('its run ended', () => runs(repo, epic).every((r) => r.status !== 'running'), 30_000, diagnose);
     }
     const before = runs(repo, epic).map((r) => r.id);
+    const launched = launches();
     await page.waitForTimeout(7000); // more than three ticks of the 2 s loop
     assert.deepEqual(
       runs(repo, epic).map((r) => r.id),
       before,
       'no agent was launched after the stop',
     );
+    assert.equal(launches(), launched, 'nor did the log say one was');
     assert.equal(step(repo, 'step-3').status, 'pending', 'a step was ready to launch all along');
-    await eventually(
-      'the scheduler log says it stopped',
-      () => /scheduler stopped/.test(schedulerLog(base)),
-      10_000,
-      diagnose,
-    );
     assert.match(schedulerLog(base), new RegExp(`start Ralph · ${epic} · step-1`));
   });
 });
