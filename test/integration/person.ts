@@ -251,7 +251,7 @@ export async function contextAction(
   target: Locator,
   action: string | RegExp,
   until: Locator | ((timeout: number) => Promise<void>),
-  timeout = 10_000,
+  timeout = 30_000,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     // A hover or menu left open (a context view) would take the right-click.

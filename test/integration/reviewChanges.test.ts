@@ -123,9 +123,9 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
         .filter((f) => f !== `TODO-${epic.id}.md`);
       await page
         .locator('.tab', { hasText: `Review ${epic.id} · ${TITLE} (${expected.length} files)` })
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: 60_000 });
       await toast(page, `Reviewing ${epic.id}: ${expected.length} files against ${base.slice(0, 7)}`).waitFor({
-        timeout: 15_000,
+        timeout: 60_000,
       });
       await screenshot(page, 'review-open');
       // The editor renders only the entries in view: scroll through it, collecting each header's file.
