@@ -37,7 +37,7 @@ const STILL_FRAMES = `document.addEventListener('DOMContentLoaded', () => {
  * (scripts/cpuQuota.sh) the in-host suite took 170 s, and the workbench, extensions and views
  * took well past Playwright's defaults.
  */
-export const SUITE_TIMEOUT_MS = 480_000;
+const SUITE_TIMEOUT_MS = 480_000;
 const WORKBENCH_TIMEOUT_MS = 180_000;
 
 export interface SuiteOptions {
