@@ -360,6 +360,7 @@ ${building.stderr}`,
   ]);
   for (const run of runs)
     assert.notEqual(run.worktree, r.repo, `${run.role} ran in its own worktree, never in the person's checkout`);
+  assertAgentsWereIn(r.model, runs);
 
   const [head, ...status] = mainCheckout(r);
   assert.deepEqual(
@@ -404,6 +405,21 @@ function mainCheckout(r: RealAgentRepo): string[] {
     r.git('rev-parse', 'HEAD'),
     ...r.git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean),
   ];
+}
+
+/**
+ * Each agent's shell was in its run's worktree: the folder every conversation's first command (`pwd`)
+ * answered, by role, is the worktree the store recorded for a run of that role, one conversation a run.
+ */
+export function assertAgentsWereIn(
+  model: ScriptedModel,
+  runs: readonly { role: string; worktree: string | null }[],
+): void {
+  const told = model
+    .conversations()
+    .map((c) => `${/\bYou are (\w+), [^\n]*started by Springfield/.exec(c.kickoff)?.[1] ?? c.kickoff}: ${c.folder}`);
+  const recorded = runs.map((run) => `${run.role.charAt(0).toUpperCase()}${run.role.slice(1)}: ${run.worktree}`);
+  assert.deepEqual(told.sort(), recorded.sort(), "each agent's pwd answered its run's worktree");
 }
 
 /** The requests of the conversation Springfield's kickoff began (not titles, quota checks, compactions). */

@@ -29,7 +29,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { cleanEnv, ensureCli, runCliAsync, type CliResult } from '../helpers/gitRepo.ts';
-import { AGENT_BIN, agentTurns, CLAUDE } from '../helpers/realAgents.ts';
+import { AGENT_BIN, agentTurns, assertAgentsWereIn, CLAUDE } from '../helpers/realAgents.ts';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scriptedModel/server.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import { notification, openSpringfield, palette, root, row, rowShows, schedulerLog, screenshot } from './person.ts';
@@ -278,6 +278,7 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
           worktree,
           `${r.role} run ${r.id} ran in the epic's worktree, never in the person's checkout`,
         );
+      assertAgentsWereIn(model as ScriptedModel, runs);
       assert.deepEqual(
         runs
           .filter((r) => r.role === 'ralph')

@@ -3,7 +3,7 @@
 // by roleScript.ts through Claude Code's own tools (Bash, Read, Write); any other request (a title,
 // a quota check) gets a short text answer.
 import type { ServerResponse } from 'node:http';
-import { isKickoff, nextAction, type Turn } from './roleScript.ts';
+import { isKickoff, turnFor, type Conversation, type Turn } from './roleScript.ts';
 import { json, sse, type Adapter, type ModelRequest } from './server.ts';
 
 interface Block {
@@ -31,31 +31,33 @@ const blocks = (m: Message | undefined): Block[] =>
   typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : (m?.content ?? []);
 const text = (b: Block): string =>
   typeof b.content === 'string' ? b.content : (b.content ?? []).map((c) => c.text ?? '').join('\n');
+const toolsOf = (body: Body): Set<string> => new Set((body.tools ?? []).map((t) => t.name));
+
+/** Springfield's kickoff and the tool results so far, for a request of that conversation with tools offered. */
+function conversationOf(body: Body): Conversation | null {
+  const messages = body.messages ?? [];
+  const kickoff = blocks(messages.find((m) => m.role === 'user'))
+    .map((b) => b.text ?? '')
+    .join('\n');
+  if (!isKickoff(kickoff) || toolsOf(body).size === 0) return null;
+  const results = messages.flatMap((m) =>
+    m.role === 'user'
+      ? blocks(m)
+          .filter((b) => b.type === 'tool_result')
+          .map(text)
+      : [],
+  );
+  return { kickoff, results };
+}
 
 export const anthropic: Adapter = {
   name: 'anthropic',
   handles: (method, path) => method === 'POST' && path === '/v1/messages',
+  conversation: (request) => conversationOf((request.body ?? {}) as Body),
   respond(request: ModelRequest, res: ServerResponse) {
     const body = (request.body ?? {}) as Body;
     const messages = body.messages ?? [];
-    const kickoff = blocks(messages.find((m) => m.role === 'user'))
-      .map((b) => b.text ?? '')
-      .join('\n');
-    const tools = new Set((body.tools ?? []).map((t) => t.name));
-    const turn: Turn =
-      isKickoff(kickoff) && tools.size > 0
-        ? nextAction(
-            kickoff,
-            messages.flatMap((m) =>
-              m.role === 'user'
-                ? blocks(m)
-                    .filter((b) => b.type === 'tool_result')
-                    .map(text)
-                : [],
-            ),
-          )
-        : { kind: 'final', text: 'Springfield agent session' };
-    const content = toBlock(turn, tools, messages.length);
+    const content = toBlock(turnFor(conversationOf(body)), toolsOf(body), messages.length);
     const model = body.model ?? 'claude-scripted';
     const usage = {
       input_tokens: 100 + messages.length,

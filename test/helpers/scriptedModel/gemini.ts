@@ -4,7 +4,7 @@
 // conversation that began with Springfield's kickoff is played by roleScript.ts through Gemini CLI's
 // own tools: run_shell_command, read_file, write_file.
 import type { ServerResponse } from 'node:http';
-import { isKickoff, nextAction, type Turn } from './roleScript.ts';
+import { isKickoff, turnFor, type Conversation, type Turn } from './roleScript.ts';
 import { json, sse, type Adapter, type ModelRequest } from './server.ts';
 
 interface Part {
@@ -29,10 +29,22 @@ function resultOf(p: Part): string {
   return out ? (out[1] ?? '') : text;
 }
 
+const toolsOf = (body: Body): Set<string> =>
+  new Set((body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name));
+
+/** Springfield's kickoff and the tool results so far, for a request of that conversation with tools offered. */
+function conversationOf(body: Body): Conversation | null {
+  const parts = (body.contents ?? []).flatMap((c) => c.parts ?? []);
+  const kickoff = parts.map((p) => p.text ?? '').find(isKickoff);
+  if (!kickoff || toolsOf(body).size === 0) return null;
+  return { kickoff, results: parts.filter((p) => p.functionResponse).map(resultOf) };
+}
+
 export const gemini: Adapter = {
   name: 'gemini',
   handles: (method, path) =>
     method === 'POST' && /^\/v1beta\/models\/[^/:]+:(streamGenerateContent|generateContent|countTokens)$/.test(path),
+  conversation: (request) => conversationOf((request.body ?? {}) as Body),
   respond(request: ModelRequest, res: ServerResponse) {
     const body = (request.body ?? {}) as Body;
     const usageMetadata = { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120 };
@@ -62,14 +74,7 @@ export const gemini: Adapter = {
         usageMetadata,
       });
     }
-    const parts = (body.contents ?? []).flatMap((c) => c.parts ?? []);
-    const kickoff = parts.map((p) => p.text ?? '').find(isKickoff) ?? '';
-    const tools = new Set((body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name));
-    const turn: Turn =
-      kickoff && tools.size > 0
-        ? nextAction(kickoff, parts.filter((p) => p.functionResponse).map(resultOf))
-        : { kind: 'final', text: 'Springfield agent session' };
-    const part = toPart(turn, tools);
+    const part = toPart(turnFor(conversationOf(body)), toolsOf(body));
     const chunk = {
       candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
       usageMetadata,

@@ -3,7 +3,7 @@
 // with Springfield's kickoff is played by roleScript.ts through the CLI's own tools: opencode's
 // bash/read/write, Copilot's bash/view/create; any other request gets a short text answer.
 import type { ServerResponse } from 'node:http';
-import { isKickoff, nextAction, type Turn } from './roleScript.ts';
+import { isKickoff, turnFor, type Conversation, type Turn } from './roleScript.ts';
 import { json, sse, type Adapter, type ModelRequest } from './server.ts';
 
 interface Part {
@@ -27,24 +27,28 @@ const textOf = (m: Message): string =>
   typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('\n');
 /** A tool's result as the model reads it: Copilot's bash adds a `<shellId: 0 completed with exit code 0>` line. */
 const resultOf = (m: Message): string => textOf(m).replace(/\n?<shellId: [^>]*>\s*$/, '');
+const toolsOf = (body: Body): Set<string> => new Set((body.tools ?? []).map((t) => t.function?.name ?? ''));
+
+/** Springfield's kickoff and the tool results so far, for a request of that conversation with tools offered. */
+function conversationOf(body: Body): Conversation | null {
+  const messages = body.messages ?? [];
+  const kickoff = messages
+    .filter((m) => m.role === 'user')
+    .map(textOf)
+    .find(isKickoff);
+  if (!kickoff || toolsOf(body).size === 0) return null;
+  return { kickoff, results: messages.filter((m) => m.role === 'tool').map(resultOf) };
+}
 
 export const openaiChat: Adapter = {
   name: 'openai-chat',
   handles: (method, path) => method === 'POST' && /\/chat\/completions$/.test(path),
+  conversation: (request) => conversationOf((request.body ?? {}) as Body),
   respond(request: ModelRequest, res: ServerResponse) {
     const body = (request.body ?? {}) as Body;
     const messages = body.messages ?? [];
-    const kickoff =
-      messages
-        .filter((m) => m.role === 'user')
-        .map(textOf)
-        .find(isKickoff) ?? '';
-    const tools = new Set((body.tools ?? []).map((t) => t.function?.name ?? ''));
-    const turn: Turn =
-      kickoff && tools.size > 0
-        ? nextAction(kickoff, messages.filter((m) => m.role === 'tool').map(resultOf))
-        : { kind: 'final', text: 'Springfield agent session' };
-    const call = toCall(turn, tools, messages.length);
+    const turn = turnFor(conversationOf(body));
+    const call = toCall(turn, toolsOf(body), messages.length);
     const model = body.model ?? 'scripted';
     const id = `chatcmpl-${request.at}`;
     const created = Math.floor(request.at / 1000);

@@ -3,7 +3,7 @@
 // own tools: `exec_command` for commands (Codex has no file-read tool: it reads with cat) and the
 // freeform `apply_patch` for new files. Any other request (a compaction) gets a short text answer.
 import type { ServerResponse } from 'node:http';
-import { isKickoff, nextAction, type Turn } from './roleScript.ts';
+import { isKickoff, turnFor, type Conversation, type Turn } from './roleScript.ts';
 import { sse, type Adapter, type ModelRequest } from './server.ts';
 
 interface Item {
@@ -26,31 +26,29 @@ const outputOf = (i: Item): string => {
   const at = out.indexOf('\nOutput:\n');
   return at < 0 ? out : out.slice(at + '\nOutput:\n'.length);
 };
+const toolsOf = (body: Body): Set<string> => new Set((body.tools ?? []).map((t) => t.name ?? ''));
+
+/** Springfield's kickoff and the tool results so far, for a request of that conversation with tools offered. */
+function conversationOf(body: Body): Conversation | null {
+  const input = body.input ?? [];
+  const kickoff = input
+    .filter((i) => i.role === 'user')
+    .map(textOf)
+    .find(isKickoff);
+  if (!kickoff || toolsOf(body).size === 0) return null;
+  const outputs = input.filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output');
+  return { kickoff, results: outputs.map(outputOf) };
+}
 
 export const openaiResponses: Adapter = {
   name: 'openai-responses',
   handles: (method, path) => method === 'POST' && /\/responses$/.test(path),
+  conversation: (request) => conversationOf((request.body ?? {}) as Body),
   respond(request: ModelRequest, res: ServerResponse) {
     const body = (request.body ?? {}) as Body;
     const input = body.input ?? [];
-    const kickoff =
-      input
-        .filter((i) => i.type === 'message' || i.role === 'user')
-        .filter((i) => i.role === 'user')
-        .map(textOf)
-        .find(isKickoff) ?? '';
-    const tools = new Set((body.tools ?? []).map((t) => t.name ?? ''));
-    const turn: Turn =
-      kickoff && tools.size > 0
-        ? nextAction(
-            kickoff,
-            input
-              .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
-              .map(outputOf),
-          )
-        : { kind: 'final', text: 'Springfield agent session' };
     const id = `resp_${request.at}`;
-    const item = toItem(turn, tools, input.length);
+    const item = toItem(turnFor(conversationOf(body)), toolsOf(body), input.length);
     const usage = {
       input_tokens: 100 + input.length,
       input_tokens_details: { cached_tokens: 0 },

@@ -18,6 +18,25 @@ export type Turn = Action | { readonly kind: 'final'; readonly text: string };
 
 type Script = Generator<Action, string, string>;
 
+/** A conversation Springfield's kickoff began, as one request carries it: the kickoff and the tool results so far. */
+export interface Conversation {
+  readonly kickoff: string;
+  readonly results: readonly string[];
+}
+
+/** The script's next turn in `conversation`; any other request (a title, a quota check) gets a short answer. */
+export function turnFor(conversation: Conversation | null): Turn {
+  return conversation
+    ? nextAction(conversation.kickoff, conversation.results)
+    : { kind: 'final', text: 'Springfield agent session' };
+}
+
+/** The folder the agent is in, as its first command (`pwd`) answered; null before it has answered. */
+export function folderOf(results: readonly string[]): string | null {
+  const first = results[0];
+  return first === undefined ? null : (first.trim().split('\n').at(-1)?.trim() ?? '');
+}
+
 /** The next turn of the conversation that began with `kickoff` and has had these tool results so far. */
 export function nextAction(kickoff: string, results: readonly string[]): Turn {
   const script = roleScript(kickoff);
@@ -35,7 +54,7 @@ export function isKickoff(text: string): boolean {
 }
 
 function* roleScript(kickoff: string): Script {
-  const folder = (yield { kind: 'bash', command: 'pwd' }).trim().split('\n').at(-1)?.trim() ?? '';
+  const folder = folderOf([yield { kind: 'bash', command: 'pwd' }]) ?? '';
   if (!folder.startsWith('/')) return `I could not tell which folder I am in: ${folder}`;
   const path = /\bfile (\/[^\s:"]+\.md)\b/.exec(kickoff)?.[1];
   const raw = path ? yield { kind: 'read', path } : yield { kind: 'bash', command: 'cat "$SPRINGFIELD_CONTEXT_FILE"' };

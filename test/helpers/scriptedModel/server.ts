@@ -5,6 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { folderOf, type Conversation } from './roleScript.ts';
 
 export interface ModelRequest {
   readonly method: string;
@@ -24,6 +25,8 @@ export interface Failure {
 export interface Adapter {
   readonly name: string;
   handles(method: string, path: string): boolean;
+  /** The conversation Springfield's kickoff began, as this request carries it; null for any other request. */
+  conversation(request: ModelRequest): Conversation | null;
   /** Answers one request; `send` writes the whole response. */
   respond(request: ModelRequest, res: ServerResponse): void;
 }
@@ -45,6 +48,8 @@ export interface ScriptedModelOptions {
 export interface ScriptedModel {
   readonly url: string;
   readonly requests: readonly ModelRequest[];
+  /** Each conversation Springfield's kickoff began, with the folder its agent's first command (`pwd`) answered. */
+  conversations(): { kickoff: string; folder: string | null }[];
   close(): Promise<void>;
 }
 
@@ -106,7 +111,17 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     });
     return closing;
   };
-  return { url: `http://127.0.0.1:${port}`, requests, close };
+  const conversations = () => {
+    const folders = new Map<string, string | null>();
+    for (const request of requests) {
+      const path = request.path.split('?')[0] ?? '/';
+      const conversation = options.adapters.find((a) => a.handles(request.method, path))?.conversation(request);
+      if (conversation)
+        folders.set(conversation.kickoff, folderOf(conversation.results) ?? folders.get(conversation.kickoff) ?? null);
+    }
+    return [...folders].map(([kickoff, folder]) => ({ kickoff, folder }));
+  };
+  return { url: `http://127.0.0.1:${port}`, requests, conversations, close };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
