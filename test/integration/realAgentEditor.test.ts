@@ -3,7 +3,9 @@
 // `springfield agents use claude` and pointed at the scripted Anthropic model on 127.0.0.1. A person
 // planned and approved the epic, opens the editor, starts the scheduler from the palette and allows
 // the config in the modal; Ralph builds both steps in Claude Code terminals, verification passes,
-// Bart (Claude Code) records a signal and the epic merges. The PATH the editor has (code-server's, and
+// Bart (Claude Code) records a signal and the epic merges. While Ralph's second run is under way (the
+// model holds its first answer) the person stops the scheduler: that run goes on to the end, nothing
+// else starts, and Start carries the epic on. The PATH the editor has (code-server's, and
 // the login shell's, which VS Code gives extensions) holds the agent CLIs but no `springfield`: the
 // agents find it only through what Springfield puts on their PATH (`springfield run`'s per-run command
 // first, the extension's own wrapper behind it).
@@ -32,7 +34,17 @@ import { cleanEnv, ensureCli, runCliAsync, type CliResult } from '../helpers/git
 import { AGENT_BIN, agentTurns, assertAgentsWereIn, CLAUDE } from '../helpers/realAgents.ts';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scriptedModel/server.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { notification, openSpringfield, palette, root, row, rowShows, schedulerLog, screenshot } from './person.ts';
+import {
+  eventually,
+  notification,
+  openSpringfield,
+  palette,
+  root,
+  row,
+  rowShows,
+  schedulerLog,
+  screenshot,
+} from './person.ts';
 
 const PLAN_PATH = 'plans/greeting.md';
 const PLAN =
@@ -91,6 +103,11 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
   const commits = new Map<string, string>();
   /** Names of the per-run `springfield` command folders seen under .springfield/bin (`<run id>-<random>`). */
   const shims = new Set<string>();
+  /** Ralph's second conversation: its first request is held until the person has stopped the scheduler. */
+  const ralphKickoffs = new Set<string>();
+  let held = false;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
 
   /** `springfield …` in the person's checkout, as their shell runs it (same state, same model): asynchronous. */
   const sf = (...args: string[]): Promise<CliResult> => runCliAsync(repo, args, env);
@@ -116,6 +133,49 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
   };
   const diagnose = (): string =>
     `${schedulerLog(base)}\n(kept ${base}: the agents' logs in repo/.springfield/logs, the model's requests in requests.jsonl)`;
+  const runsOf = async (): Promise<Run[]> => (await json<{ runs: Run[] }>('runs', '--epic', epic)).runs;
+
+  /**
+   * Ralph's step-2 run is under way (Claude Code waits for the model's first answer): Stop scheduler.
+   * The run goes on to succeed, nothing starts while the scheduler is stopped (more than three ticks of
+   * its 2 s loop), and Start, with the config already allowed, takes the epic on.
+   */
+  const stopWhileRalphWorks = async (): Promise<void> => {
+    const step2 = async () => (await runsOf()).find((r) => r.role === 'ralph' && r.step_anchor === 'step-2');
+    assert.equal((await step2())?.status, 'running', `Ralph's step-2 run is under way\n${diagnose()}`);
+    await palette(page, 'Springfield: Stop scheduler');
+    await eventually(
+      'the scheduler log says it stopped',
+      () => /scheduler stopped/.test(schedulerLog(base)),
+      60_000,
+      diagnose,
+    );
+    const status = page.locator('.part.statusbar').getByText('Scheduler running', { exact: true });
+    await status.waitFor({ state: 'detached', timeout: 30_000 });
+    release();
+    const ends = Date.now() + 4 * 60_000;
+    let run = await step2();
+    while (run?.status === 'running' && Date.now() < ends) {
+      await new Promise((r) => setTimeout(r, 1000));
+      run = await step2();
+    }
+    assert.equal(run?.status, 'succeeded', `the run under way at the stop went on to the end\n${diagnose()}`);
+    const before = (await runsOf()).map((r) => r.id);
+    await page.waitForTimeout(7000);
+    assert.deepEqual(
+      (await runsOf()).map((r) => r.id),
+      before,
+      `nothing started while the scheduler was stopped\n${diagnose()}`,
+    );
+    const log = schedulerLog(base);
+    assert.doesNotMatch(
+      log.slice(log.lastIndexOf('scheduler stopped')),
+      /\bstart (Ralph|Bart|Lisa)\b/,
+      'nor did the log say so',
+    );
+    await palette(page, 'Springfield: Start scheduler');
+    await status.waitFor({ timeout: 30_000 });
+  };
 
   before(
     async () => {
@@ -135,6 +195,14 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
         logFile: join(base, 'requests.jsonl'),
         maxRequests: 300,
         lifetimeMs: 14 * 60_000,
+        hold: (request) => {
+          const conversation = CLAUDE.adapter.conversation(request);
+          if (!conversation || !/\bYou are Ralph\b/.test(conversation.kickoff)) return Promise.resolve();
+          ralphKickoffs.add(conversation.kickoff);
+          if (held || ralphKickoffs.size < 2 || conversation.results.length > 0) return Promise.resolve();
+          held = true;
+          return released;
+        },
       });
       // What the person's shell and their editor both have: a fresh HOME, the agent CLIs on PATH (no springfield),
       // Claude Code pointed at the scripted model, and their own user state (where Allow is recorded).
@@ -210,14 +278,15 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
   );
 
   after(async () => {
+    release();
     await session?.close();
     await model?.close();
     if (base && !failed && !process.env.SPRINGFIELD_KEEP_TEST_DIRS) rmSync(base, { recursive: true, force: true });
   });
 
   test(
-    'Start scheduler, Allow in the modal: Claude Code builds both steps, Bart reviews, the epic merges',
-    { timeout: EPIC_MS + 60_000 },
+    'Start scheduler, Allow in the modal: Claude Code builds both steps, Bart reviews, the epic merges; Stop mid-run',
+    { timeout: EPIC_MS + 4 * 60_000 },
     keepOnFailure(async () => {
       // The per-run folders springfield run puts first on each agent's PATH, seen while they exist (a cheap read, off the model's way).
       const bin = join(repo, '.springfield', 'bin');
@@ -240,19 +309,24 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
 
         const deadline = Date.now() + EPIC_MS;
         let shown = await json<Epic>('epic', 'show', epic);
-        while (shown.status !== 'done') {
-          assert.ok(
-            !['blocked', 'deferred'].includes(shown.status),
-            `the epic is ${shown.status}: ${shown.status_reason ?? ''}\n${diagnose()}`,
-          );
-          assert.ok(
-            Date.now() < deadline,
-            `the epic is not done within ${EPIC_MS / 1000} s (${shown.status}: ${shown.status_reason ?? ''})\n${diagnose()}`,
-          );
-          await new Promise((r) => setTimeout(r, 2000));
-          shown = await json<Epic>('epic', 'show', epic);
-          worktree ??= shown.worktree_path;
-        }
+        const underWay = async (until: () => boolean): Promise<void> => {
+          while (!until()) {
+            assert.ok(
+              !['blocked', 'deferred'].includes(shown.status),
+              `the epic is ${shown.status}: ${shown.status_reason ?? ''}\n${diagnose()}`,
+            );
+            assert.ok(
+              Date.now() < deadline,
+              `the epic is not done within ${EPIC_MS / 1000} s (${shown.status}: ${shown.status_reason ?? ''})\n${diagnose()}`,
+            );
+            await new Promise((r) => setTimeout(r, 2000));
+            shown = await json<Epic>('epic', 'show', epic);
+            worktree ??= shown.worktree_path;
+          }
+        };
+        await underWay(() => held);
+        await stopWhileRalphWorks();
+        await underWay(() => shown.status === 'done');
         worktree ??= shown.worktree_path;
       } finally {
         clearInterval(watch);
@@ -266,7 +340,7 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
     keepOnFailure(async () => {
       assert.ok(worktree, 'the epic had a worktree');
       assert.notEqual(worktree, repo);
-      const runs = (await json<{ runs: Run[] }>('runs', '--epic', epic)).runs;
+      const runs = await runsOf();
       assert.deepEqual(
         runs.map((r) => `${r.role}:${r.status}`).sort(),
         ['bart:succeeded', 'ralph:succeeded', 'ralph:succeeded'],
