@@ -28,6 +28,7 @@ import {
   type ModelRequest,
   type ScriptedModel,
 } from './scriptedModel/server.ts';
+import { roleSpec } from '../../src/shared/roles.ts';
 import { cleanEnv, ensureCli, PROJECT_ROOT, runCliAsync, type CliResult } from './gitRepo.ts';
 
 /**
@@ -418,7 +419,7 @@ export function assertAgentsWereIn(
   const told = model
     .conversations()
     .map((c) => `${/\bYou are (\w+), [^\n]*started by Springfield/.exec(c.kickoff)?.[1] ?? c.kickoff}: ${c.folder}`);
-  const recorded = runs.map((run) => `${run.role.charAt(0).toUpperCase()}${run.role.slice(1)}: ${run.worktree}`);
+  const recorded = runs.map((run) => `${roleSpec(run.role)?.name ?? run.role}: ${run.worktree}`);
   assert.deepEqual(told.sort(), recorded.sort(), "each agent's pwd answered its run's worktree");
 }
 
