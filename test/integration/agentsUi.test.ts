@@ -26,20 +26,44 @@ async function configure(page: Page): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'visible' });
 }
 
+/** The page's `document`, as far as `pick` reads it (the tests are typed without the DOM). */
+type InPage = {
+  document: {
+    elementFromPoint(x: number, y: number): { closest(s: string): { textContent: string | null } | null } | null;
+  };
+};
+
 /**
  * Chooses a quick-pick row as a person does, with the pointer. A row's label, description and detail
  * each have a hover of their own, shown under a resting pointer and placed over the row's other line;
  * the pointer rests where the last pick was made, over the next pick's rows, and such a hover would
- * take the click for as long as the pointer stays. So the pointer leaves the list first (its hover
- * goes), and the row is clicked at its first line's left end, where none of its hovers is placed.
+ * take the click for as long as the pointer stays. So the pointer leaves the list first, the pick
+ * waits until no hover covers the point it clicks (a hover elsewhere, such as the activity bar's
+ * "Springfield" left from opening the view, takes no click and may stay), and the row is clicked at
+ * its first line's left end, where none of its hovers is placed.
  */
 async function pick(page: Page, text: string | RegExp): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
   await row.waitFor({ timeout: 10_000 });
   const view = page.viewportSize() ?? { width: 1280, height: 800 };
   await page.mouse.move(view.width * 0.75, view.height * 0.8);
-  await page.locator('.workbench-hover-container').first().waitFor({ state: 'hidden', timeout: 10_000 });
-  await row.click({ position: { x: 12, y: 10 } });
+  const at = { x: 12, y: 10 };
+  let covering: string | undefined;
+  for (const deadline = Date.now() + 10_000; ; await page.waitForTimeout(100)) {
+    const box = await row.boundingBox();
+    assert.ok(box, `the row ${String(text)} is on screen`);
+    covering = await page.evaluate(
+      ({ x, y }) => {
+        const { document } = globalThis as unknown as InPage;
+        const hover = document.elementFromPoint(x, y)?.closest('.workbench-hover-container');
+        return hover ? (hover.textContent ?? '') : undefined;
+      },
+      { x: box.x + at.x, y: box.y + at.y },
+    );
+    if (covering === undefined || Date.now() > deadline) break;
+  }
+  assert.equal(covering, undefined, `a hover ("${covering}") still covers the row ${String(text)} after 10 s`);
+  await row.click({ position: at });
 }
 
 describe('Configure agents… as a person uses it (code-server + Chromium)', () => {
