@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { ADMIT_ANY_MACHINE } from '../../src/shared/fleetSettings.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -85,7 +86,8 @@ function setup(
       cwd: repo,
       encoding: 'utf8',
       env: fullEnv,
-      timeout: 180_000,
+      // A bound on a hang, not on speed: a whole 12-step epic takes 2.5 minutes on a busy 2-core machine.
+      timeout: 540_000,
     });
     return {
       code: r.status,
@@ -101,7 +103,12 @@ function setup(
       roles: { lisa: [process.execPath, agent], ralph: [process.execPath, agent], bart: [process.execPath, agent] },
       verification: [[process.execPath, verify]],
       maxParallelAgents: 2,
-      leaseSeconds: 3,
+      // About the scheduler's sessions, not the machine: admission lets every start through
+      // (test/faults/fleet.test.ts judges admission).
+      admission: ADMIT_ANY_MACHINE,
+      // Ten minutes: no test here waits for a lease to run out, and a short one would, on a busy
+      // machine, expire between two late heartbeats and start another builder on its step.
+      leaseSeconds: 600,
       ...config,
     }),
   );
