@@ -97,7 +97,11 @@ export function prepareSchedulerDemo(
   demo: DemoRepo,
   stateDir: string,
   paceSeconds = DEFAULT_PACE,
-  options: { readonly anyMachine?: boolean } = {},
+  options: {
+    readonly anyMachine?: boolean;
+    /** Put before Ralph's command (a test's wrapper around the stand-in); nothing by default. */
+    readonly ralphPrefix?: readonly string[];
+  } = {},
 ): SchedulerDemo {
   const repo = demo.root;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
@@ -113,7 +117,7 @@ export function prepareSchedulerDemo(
     join(repo, '.springfield', 'config.json'),
     JSON.stringify(
       {
-        roles: { lisa: agent, ralph: agent, bart: agent },
+        roles: { lisa: agent, ralph: [...(options.ralphPrefix ?? []), ...agent], bart: agent },
         verification: [[process.execPath, '--test']],
         maxParallelAgents: 3,
         // The demo puts a plan, a decision and a review before the person at once: Lisa still plans Gift cards.

@@ -5,7 +5,7 @@
 // toasts follow. Checked in the store through the CLI and in the tree, with screenshots.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -29,6 +29,27 @@ import {
   sfHere,
   webview,
 } from './person.ts';
+
+/**
+ * Ralph's wrapper: the first builder run waits (at most 60 s) until a builder of another epic has
+ * started, then both run the stand-in. So "two epics at once" holds however slow the machine, and
+ * fails only if the scheduler never starts the second epic while the first is being built. Once two
+ * epics have met, no run waits.
+ */
+const MEET = String.raw`
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const [dir, ...agent] = process.argv.slice(2);
+const met = () => fs.readdirSync(dir).length >= 2;
+if (!met()) {
+  fs.writeFileSync(path.join(dir, process.env.SPRINGFIELD_EPIC), '');
+  const deadline = Date.now() + 60000;
+  while (!met() && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+}
+const r = spawnSync(agent[0], agent.slice(1), { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+`;
 
 interface Run {
   id: number;
@@ -78,7 +99,13 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       demo = buildDemoRepo(base, sfHere);
       // As npm run demo does: the config allowed in the demo's own state, which the editor is started with.
       const state = join(base, 'state');
-      work = prepareSchedulerDemo(demo, state, 0.3, { anyMachine: true });
+      const meet = join(base, 'meet');
+      mkdirSync(meet);
+      writeFileSync(join(base, 'meet.cjs'), MEET);
+      work = prepareSchedulerDemo(demo, state, 0.3, {
+        anyMachine: true,
+        ralphPrefix: [process.execPath, join(base, 'meet.cjs'), meet],
+      });
       await ensureCodeServer();
       session = await openEditor({
         extensionPath: root,
