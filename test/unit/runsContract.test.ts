@@ -8,10 +8,11 @@ import { ManualClock } from '../../src/core/clock.ts';
 import { parsePlan } from '../../src/core/plan/parse.ts';
 import type { PlanSource } from '../../src/core/plan/types.ts';
 import type { Store } from '../../src/core/store/index.ts';
-import type { AgentRunInput, NewRun } from '../../src/core/store/runTypes.ts';
+import type { AgentRunInput, AgentRunStart, NewRun } from '../../src/core/store/runTypes.ts';
 import type { Actor } from '../../src/core/store/types.ts';
 import { contractBackends, type Backend } from '../helpers/storeBackends.ts';
 import { planSourceOf } from '../../src/core/plan/source.ts';
+import { renewalWarning } from '../../src/core/supervisor/heartbeat.ts';
 
 const MARGE: Actor = { worktree: '/wt/main', agent: 'marge' };
 const RALPH: Actor = { worktree: '/wt/build', agent: 'ralph' };
@@ -159,6 +160,34 @@ for (const backend of BACKENDS) {
       assert.deepEqual([again.status, again.exit_code], ['no_progress', 0], 'finishing twice changes nothing');
       assert.equal((await store.getEpic(id)).iteration, 2);
       await assert.rejects(store.finishRun(99_999, { exitCode: 0, signal: null }, RALPH), { code: 'unknown_run' });
+    });
+
+    test('a refused renewal of the lease warns, unless the run’s step is completed (a beat between the finish and the exit)', async (t) => {
+      const refusal = async (store: Store, begun: AgentRunStart) => {
+        const err: unknown = await store.heartbeat(P, 'step-1', begun.holder, { leaseSeconds: 600 }).then(
+          () => assert.fail('the renewal was refused'),
+          (e: unknown) => e,
+        );
+        return renewalWarning(store, begun, err);
+      };
+      const finished = open(t).store;
+      const done = await finished.beginAgentRun(input((await heldStep(finished)).id));
+      const items = [0, 1].map((ordinal) => ({
+        selector: { kind: 'task' as const, ordinal },
+        status: 'completed' as const,
+      }));
+      await finished.updateItems(SOURCE, 'step-1', items, { ...RALPH, token: done.holder.token });
+      await finished.complete(SOURCE, 'step-1', { ...RALPH, token: done.holder.token });
+      assert.equal((await finished.stepRecord(P, 'step-1')).status, 'completed');
+      assert.equal(await refusal(finished, done), null, 'nothing to warn of: the agent finished its step');
+
+      const reset = open(t).store;
+      const taken = await reset.beginAgentRun(input((await heldStep(reset)).id));
+      await reset.reset(P, 'step-1', MARGE, 'hand it over');
+      assert.match(
+        (await refusal(reset, taken)) ?? '',
+        /^stopped renewing the lease on step-1: cannot heartbeat step-1: it is pending, not claimed/,
+      );
     });
 
     test('beginAgentRun refuses a worktree that does not hold the step, a plan of another epic, a step without a plan; nothing is recorded', async (t) => {
