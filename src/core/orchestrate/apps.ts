@@ -9,7 +9,7 @@ import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { RefusedError } from '../errors.ts';
 import { endGroup, pidAlive } from '../runs/processGroup.ts';
-import { createExclusively } from '../safeFiles.ts';
+import { replaceFile } from '../safeFiles.ts';
 
 export interface AppRecord {
   readonly epic_id: string;
@@ -83,8 +83,9 @@ export function recordApp(record: AppRecord): void {
     );
   const other = runningApp(record.worktree);
   if (other && other.pid !== record.pid) throw appRunning(record.epic_id, other);
-  rmSync(path, { force: true });
-  createExclusively(path, `${JSON.stringify(record)}\n`);
+  // Replaced in one rename, never removed and written again: a reader (the editor's snapshot) that came
+  // between the two saw no app, and nothing told it to look again (docs/worktrees.md, "Running an epic's app").
+  replaceFile(path, `${JSON.stringify(record)}\n`, 0o644);
 }
 
 /** Forgets the worktree's app if `pid` is the one recorded (its supervisor ending). */
