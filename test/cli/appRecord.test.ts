@@ -14,7 +14,11 @@ import { runningApp } from ${JSON.stringify(join(PROJECT_ROOT, 'src/core/orchest
 const [worktree, stop] = process.argv.slice(1);
 const { existsSync } = await import('node:fs');
 let reads = 0, missed = 0;
-while (!existsSync(stop)) { reads++; if (runningApp(worktree) === null) missed++; }
+while (!existsSync(stop)) {
+  reads++;
+  if (runningApp(worktree) === null) missed++;
+  if (reads === 1) console.log('reading');
+}
 console.log(JSON.stringify({ reads, missed }));
 `;
 
@@ -41,6 +45,10 @@ test('a rewritten app record is never missing to a reader in another process', {
   let out = '';
   reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const ended = new Promise((r) => reader.on('close', r));
+  // The rewrites start once the reader reads, however long its start-up takes.
+  for (const deadline = Date.now() + 60_000; !out.includes('reading') && Date.now() < deadline;)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.ok(out.includes('reading'), 'the reader started');
   // Rewrites while the reader reads, until it has read a good many times.
   for (let i = 0; i < 3000; i++) {
     recordApp(record([i]));
@@ -48,7 +56,7 @@ test('a rewritten app record is never missing to a reader in another process', {
   }
   writeFileSync(stop, '');
   await ended;
-  const { reads, missed } = JSON.parse(out) as { reads: number; missed: number };
+  const { reads, missed } = JSON.parse(out.trim().split('\n').at(-1) ?? '') as { reads: number; missed: number };
   assert.ok(reads > 0, 'the reader read the record');
   assert.equal(missed, 0, `the reader found no app ${missed} times in ${reads} reads`);
 });
