@@ -16,7 +16,7 @@ import {
 } from '../core/index.ts';
 import { Disposable } from './lifecycle.ts';
 import type { EditorDatabase } from './model/databaseSetting.ts';
-import { loadSnapshot, type Snapshot } from './model/snapshot.ts';
+import { loadSnapshot, runningApps, sameApps, type Snapshot } from './model/snapshot.ts';
 import { messageOf } from '../shared/errorMessage.ts';
 
 export type HostState = 'noRepo' | 'empty' | 'ready' | 'error';
@@ -39,6 +39,7 @@ export class StoreHost extends Disposable {
   private store: Store | undefined;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private appsTimer: NodeJS.Timeout | undefined;
   private pending: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private again = false;
@@ -83,7 +84,18 @@ export class StoreHost extends Disposable {
       this.watchFolder();
       this.timer = setInterval(() => this.poke(), 2000);
     }
+    this.appsTimer = setInterval(() => this.checkApps(), 2000);
     await this.open();
+  }
+
+  /**
+   * An epic's app is recorded beside its worktree, not in the store, so no write tells of one started
+   * from a terminal or one that ended: the records are read every 2 s, and the snapshot reloaded when
+   * the apps running differ from the snapshot's (docs/worktrees.md, "Running an epic's app").
+   */
+  private checkApps(): void {
+    const s = this.snapshot;
+    if (s && !this.loading && !sameApps(s.appsRunning, runningApps(s.epics))) void this.refresh();
   }
 
   /**
@@ -227,6 +239,8 @@ export class StoreHost extends Disposable {
 
   private stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.appsTimer) clearInterval(this.appsTimer);
+    this.appsTimer = undefined;
     if (this.pending) clearTimeout(this.pending);
     this.watcher?.close();
     void this.store?.close();

@@ -288,6 +288,67 @@ export async function contextAction(
   }
 }
 
+/**
+ * The labels of the context menu a right-click on `label`'s row opens (then closed). A live refresh of
+ * the row (a countdown ticking, an agent's write) can lose the right-click, as in contextAction: it is
+ * tried again, up to three times.
+ */
+export async function menuOf(page: Page, label: string): Promise<string[]> {
+  const menu = page.locator('.context-view .action-label');
+  for (let attempt = 1; ; attempt++) {
+    await closeMenus(page);
+    await row(page, label).first().click({ button: 'right' });
+    try {
+      await menu.first().waitFor({ timeout: 10_000 });
+      break;
+    } catch (err) {
+      if (attempt < 3) {
+        console.log(`[menu] no menu on ${label}'s row on try ${attempt}: right-clicking again`);
+        continue;
+      }
+      await screenshot(page, 'no-menu');
+      const dialog = page.locator('.monaco-dialog-box');
+      const says = (await dialog.count()) > 0 ? await dialog.first().innerText() : 'no dialog';
+      throw new Error(`no menu on ${label}'s row after 3 tries (${says.replace(/\s+/g, ' ')}): ${String(err)}`);
+    }
+  }
+  const labels = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+  await closeMenus(page);
+  return labels;
+}
+
+/** Closes any open context menu (Escape until none shows; a menu left open would take the next click). */
+export async function closeMenus(page: Page): Promise<void> {
+  const open = page.locator('.context-view .action-label');
+  for (let i = 0; i < 5 && (await open.count()) > 0; i++) {
+    await page.keyboard.press('Escape');
+    await open
+      .first()
+      .waitFor({ state: 'detached', timeout: 2000 })
+      .catch(() => undefined);
+  }
+}
+
+/** `label`'s menu once `ok` holds for it, read again every second up to `ms`; fails naming the last menu and what `why` says. */
+export async function menuUntil(
+  page: Page,
+  label: string,
+  ok: (menu: string[]) => boolean,
+  ms: number,
+  why: () => Promise<string>,
+): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const menu = await menuOf(page, label);
+    if (ok(menu)) return menu;
+    if (Date.now() > deadline) {
+      await screenshot(page, 'menu-failed');
+      assert.fail(`${label}'s menu after ${ms} ms: ${JSON.stringify(menu)}; ${await why()}`);
+    }
+    await page.waitForTimeout(1000);
+  }
+}
+
 /** Moves down the open context menu to the item labelled `action` and presses Enter. */
 async function chooseInMenu(page: Page, action: string | RegExp): Promise<void> {
   for (let i = 0; i < 20; i++) {

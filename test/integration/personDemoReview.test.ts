@@ -19,8 +19,11 @@ import { openEditor, type EditorSession } from './harness.ts';
 import {
   allNotifications,
   cli,
+  closeMenus,
   contextAction,
   eventually,
+  menuOf,
+  menuUntil,
   openSpringfield,
   palette,
   root,
@@ -39,57 +42,6 @@ interface Epic {
   status: string;
   iteration: number;
   worktree_path: string | null;
-}
-
-/** The labels of the context menu a right-click on `label`'s row opens (then closed). */
-async function menuOf(page: Page, label: string): Promise<string[]> {
-  const menu = page.locator('.context-view .action-label');
-  await closeMenus(page);
-  await row(page, label).first().click({ button: 'right' });
-  await menu
-    .first()
-    .waitFor({ timeout: 10_000 })
-    .catch(async (err: unknown) => {
-      await screenshot(page, 'demo-review-no-menu');
-      const dialog = page.locator('.monaco-dialog-box');
-      const says = (await dialog.count()) > 0 ? await dialog.first().innerText() : 'no dialog';
-      throw new Error(`no menu on ${label}'s row (${says.replace(/\s+/g, ' ')}): ${String(err)}`);
-    });
-  const labels = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
-  await closeMenus(page);
-  return labels;
-}
-
-/** Closes any open context menu (Escape until none shows; a menu left open would take the next click). */
-async function closeMenus(page: Page): Promise<void> {
-  const open = page.locator('.context-view .action-label');
-  for (let i = 0; i < 5 && (await open.count()) > 0; i++) {
-    await page.keyboard.press('Escape');
-    await open
-      .first()
-      .waitFor({ state: 'detached', timeout: 2000 })
-      .catch(() => undefined);
-  }
-}
-
-/** `label`'s menu once `ok` holds for it, read again every second up to `ms`; fails naming the last menu and what `why` says. */
-async function menuUntil(
-  page: Page,
-  label: string,
-  ok: (menu: string[]) => boolean,
-  ms: number,
-  why: () => Promise<string>,
-): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const menu = await menuOf(page, label);
-    if (ok(menu)) return menu;
-    if (Date.now() > deadline) {
-      await screenshot(page, `demo-review-menu-failed`);
-      assert.fail(`${label}'s menu after ${ms} ms: ${JSON.stringify(menu)}; ${await why()}`);
-    }
-    await page.waitForTimeout(1000);
-  }
 }
 
 describe('The demo offers the person a review; what the rows, the menu, the dashboard and the Comments panel say (code-server + Chromium)', () => {

@@ -4,18 +4,33 @@
 // commands; with one, it asks to allow config.json, opens the terminal `App · <title>` and shows the
 // app's address as a link (the server answers there). The worktree shows in the Source Control view
 // by itself. Worktrees… (the Epics view's "…" menu) lists the worktree with its ports and the app's
-// address, and Stop app from there stops it. Open worktree… offers where to open it. Once the epic is
+// address, and Stop app from there stops it. An app started from a terminal shows on the epic's menu
+// (Stop app), and Run app once it ends. Open worktree… offers where to open it. Once the epic is
 // deferred, Prune worktrees… shows what would go in a modal and removes the worktree, keeping its branch.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ensureCodeServer } from '../../scripts/codeServer.ts';
+import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI, TYPO_PLAN } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, contextAction, git, openSpringfield, palette, root, row, screenshot, toast } from './person.ts';
+import {
+  cli,
+  contextAction,
+  eventually,
+  git,
+  menuUntil,
+  openSpringfield,
+  palette,
+  root,
+  row,
+  screenshot,
+  toast,
+} from './person.ts';
 
 const TITLE = 'Greeting service';
 const SERVER =
@@ -187,6 +202,43 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
       await screenshot(page, 'worktrees-stopped');
       await palette(page, 'Notifications: Clear All Notifications');
       assert.equal(worktrees().find((w) => w.epic_id === epicId)?.app, null);
+    },
+  );
+
+  test(
+    "an app started from a terminal, not the editor: the epic's menu offers Stop app within seconds, and Run app once it ends",
+    { timeout: 180_000 },
+    async () => {
+      // The CLI's own allowance (a terminal is not the editor's session), kept in the test's folder.
+      const state = { XDG_STATE_HOME: join(base, 'state') };
+      cli(repo, ['allow'], '', state);
+      const app = spawn(process.execPath, [CLI, 'app', epicId], { cwd: repo, env: cleanEnv(state), stdio: 'ignore' });
+      const ended = once(app, 'exit');
+      const recorded = () => JSON.stringify(worktrees().find((w) => w.epic_id === epicId)?.app ?? null);
+      try {
+        // The wait for the record is the CLI's start-up; the menu's is the editor's reading it (every 2 s).
+        await eventually('springfield app records its app', () => recorded() !== 'null', 60_000);
+        const running = await menuUntil(
+          page,
+          TITLE,
+          (m) => m.includes('Stop app'),
+          30_000,
+          async () => `the app: ${recorded()}`,
+        );
+        assert.ok(!running.includes('Run app'), `Stop app, not Run app: ${JSON.stringify(running)}`);
+        await screenshot(page, 'worktrees-terminal-app-menu');
+      } finally {
+        execStop(repo, epicId);
+      }
+      await ended;
+      const stopped = await menuUntil(
+        page,
+        TITLE,
+        (m) => m.includes('Run app'),
+        30_000,
+        async () => `the app: ${recorded()}`,
+      );
+      assert.ok(!stopped.includes('Stop app'), `Run app, not Stop app: ${JSON.stringify(stopped)}`);
     },
   );
 

@@ -54,9 +54,7 @@ export async function loadSnapshot(
       });
     else if (versions.at(-1)?.status === 'changes_requested') changesRequested.add(epic.id);
   }
-  const appsRunning = new Set(
-    epics.filter((e) => e.worktree_path && e.status !== 'done' && runningApp(e.worktree_path)).map((e) => e.id),
-  );
+  const appsRunning = runningApps(epics);
   return {
     now,
     worktree,
@@ -92,4 +90,16 @@ export function walkthroughProgress(s: Snapshot): {
     loosePlan: s.plans.some((p) => p.epic_id === null),
     agentsRan: s.runs.some((r) => roleSpec(r.role)?.kind !== 'scheduler'),
   };
+}
+
+/** The epics whose app runs in their worktree now (`springfield app`; the record is read, not the store). */
+export function runningApps(epics: readonly EpicRow[]): ReadonlySet<string> {
+  return new Set(
+    epics.filter((e) => e.worktree_path && e.status !== 'done' && runningApp(e.worktree_path)).map((e) => e.id),
+  );
+}
+
+/** Whether the same epics' apps run in both (none started or stopped in between). */
+export function sameApps(before: ReadonlySet<string>, now: ReadonlySet<string>): boolean {
+  return before.size === now.size && [...before].every((id) => now.has(id));
 }
