@@ -261,7 +261,7 @@ export async function contextAction(
     const item = page.locator('.context-view .action-label', { hasText: action }).first();
     await item.waitFor({ timeout });
     // The mouse first, as a person would; if that did not take (a loaded machine), the keyboard.
-    if (attempt === 1) await item.click();
+    if (attempt === 1) await clickMenuItem(page, item);
     else await chooseInMenu(page, action);
     try {
       await (typeof until === 'function' ? until(timeout) : until.waitFor({ timeout }));
@@ -347,6 +347,18 @@ export async function menuUntil(
     }
     await page.waitForTimeout(1000);
   }
+}
+
+/**
+ * Clicks an item of an open menu (a context menu, a view's "…" menu). VS Code's menu items take a
+ * mouse-up only 100 ms after they show (so the release of the right-click that opened the menu does
+ * not choose an item: `runOnceToEnableMouseUp` in its menu); a person's hand is slower than that, a
+ * test's click may not be, and such a click does nothing. So the click waits that long first.
+ */
+export async function clickMenuItem(page: Page, item: Locator): Promise<void> {
+  await item.waitFor();
+  await page.waitForTimeout(150);
+  await item.click();
 }
 
 /** Moves down the open context menu to the item labelled `action` and presses Enter. */

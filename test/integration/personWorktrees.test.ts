@@ -20,6 +20,7 @@ import { CLI, TYPO_PLAN } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import {
   cli,
+  clickMenuItem,
   contextAction,
   eventually,
   git,
@@ -173,7 +174,7 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
       const header = page.locator('.part.sidebar .pane-header', { hasText: 'Epics' });
       await header.hover();
       await header.locator('[aria-label="More Actions..."]').click();
-      await page.locator('.context-view .action-label', { hasText: 'Worktrees…' }).click();
+      await clickMenuItem(page, page.locator('.context-view .action-label', { hasText: 'Worktrees…' }));
       const item = page.locator('.quick-input-list .monaco-list-row', { hasText: TITLE });
       await item.waitFor({ timeout: 30_000 });
       const text = await item.innerText();
