@@ -11,6 +11,7 @@ import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { findPreset } from '../../src/core/index.ts';
 import { ensureCli, makeRepo, PROJECT_ROOT, type Repo } from '../helpers/gitRepo.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
+import { UI_MS } from './person.ts';
 
 async function screenshot(page: Page, name: string): Promise<void> {
   const path = join(PROJECT_ROOT, 'test-results', `${name}.png`);
@@ -18,13 +19,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path });
   assert.ok(statSync(path).size > 10_000, `${path} written`);
 }
-
-/**
- * How long a wait for the editor's answer may take: a bound for a hang, not a measure of speed. On a
- * saturated machine the extension host's answer (a quick pick's rows, a written file's notification)
- * can take many seconds, and a test must not fail for that (docs/development.md: a timeout bounds a hang).
- */
-const UI_MS = 60_000;
 
 async function configure(page: Page): Promise<void> {
   const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });

@@ -13,7 +13,18 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, epicsTitleAction, git, openSpringfield, palette, root, row, screenshot, webview } from './person.ts';
+import {
+  cli,
+  epicsTitleAction,
+  git,
+  openSpringfield,
+  palette,
+  root,
+  row,
+  screenshot,
+  webview,
+  UI_MS,
+} from './person.ts';
 
 const PLAN = 'plans/search.md';
 const TITLES = [
@@ -351,16 +362,16 @@ describe('The dashboard at 20 steps (code-server + Chromium)', () => {
       async () => {
         // The editors the dark tests opened go first, so the dashboard opens anew, in the light theme.
         await palette(page, 'View: Close All Editors');
-        await page.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: 10_000 });
+        await page.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: UI_MS });
         // Preferences: Color Theme, from its keys (Ctrl+K Ctrl+T), as a person picks one.
         await page.keyboard.press('Control+K');
         await page.keyboard.press('Control+T');
         const input = page.locator('.quick-input-widget input[placeholder^="Select Color Theme"]');
-        await input.waitFor({ timeout: 10_000 });
+        await input.waitFor({ timeout: UI_MS });
         await input.fill('Light Modern');
         await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
         await page.keyboard.press('Enter');
-        await page.locator('.monaco-workbench.vs').waitFor({ timeout: 10_000 });
+        await page.locator('.monaco-workbench.vs').waitFor({ timeout: UI_MS });
       },
       { timeout: 60_000 },
     );

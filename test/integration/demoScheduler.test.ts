@@ -28,6 +28,7 @@ import {
   screenshot,
   sfHere,
   webview,
+  UI_MS,
 } from './person.ts';
 
 /**
@@ -135,10 +136,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
       await header.hover();
       await header.locator('[aria-label="Start scheduler"]').click();
-      await page
-        .locator('.part.statusbar')
-        .getByText('Scheduler running', { exact: true })
-        .waitFor({ timeout: 15_000 });
+      await page.locator('.part.statusbar').getByText('Scheduler running', { exact: true }).waitFor({ timeout: UI_MS });
       assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'the demo allowed its config: no question');
       await eventually(
         'two epics built at the same time',
@@ -149,11 +147,11 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       await page
         .locator('.part.panel .terminal-tabs-entry', { hasText: 'Ralph · Order history' })
         .first()
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: UI_MS });
       await page
         .locator('.part.panel .terminal-tabs-entry', { hasText: 'Ralph · Wishlist' })
         .first()
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: UI_MS });
       await screenshot(page, 'demo-scheduler-parallel');
     },
   );
@@ -227,7 +225,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       await screenshot(page, 'demo-scheduler-notifications');
       await page.keyboard.press('Escape');
       await rowShows(page, 'Gift cards', ['plan awaiting approval'], 60_000);
-      await row(page, 'Bart · Order history').filter({ hasText: 'succeeded' }).first().waitFor({ timeout: 10_000 });
+      await row(page, 'Bart · Order history').filter({ hasText: 'succeeded' }).first().waitFor({ timeout: UI_MS });
       await palette(page, 'Springfield: Open dashboard');
       await webview(page).locator('.card', { hasText: work.orders }).first().waitFor({ timeout: 60_000 });
       await screenshot(page, 'demo-scheduler-dashboard');
@@ -237,7 +235,7 @@ describe('The demo: Start scheduler takes epics to done with stand-in agents (co
       await page
         .locator('.part.statusbar')
         .getByText('Scheduler running', { exact: true })
-        .waitFor({ state: 'detached', timeout: 10_000 });
+        .waitFor({ state: 'detached', timeout: UI_MS });
     },
   );
 });

@@ -33,6 +33,7 @@ import {
   screenshot,
   toast,
   webview,
+  UI_MS,
 } from './person.ts';
 
 const TITLE = 'Add a caching layer';
@@ -116,7 +117,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
         .getByRole('button', { name: 'Initialise with a plan file…' })
         .click();
       const rows = page.locator('.quick-input-list .monaco-list-row');
-      await rows.first().waitFor({ timeout: 15_000 });
+      await rows.first().waitFor({ timeout: UI_MS });
       const labels = await rows.allInnerTexts();
       assert.equal(labels.length, 1, `only New plan… is offered: ${JSON.stringify(labels)}`);
       assert.match(labels[0] ?? '', /New plan…[\s\S]*no plan file in this repository yet/);
@@ -146,13 +147,13 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
       const who = page
         .locator('.quick-input-widget', { hasText: 'New epic (3/3): who writes its plan?' })
         .locator('.quick-input-list .monaco-list-row');
-      await who.first().waitFor({ timeout: 15_000 });
+      await who.first().waitFor({ timeout: UI_MS });
       const offered = await who.allInnerTexts();
       assert.match(offered[0] ?? '', /I write it/, JSON.stringify(offered));
       assert.match(offered[1] ?? '', /Lisa writes it[\s\S]*no agent plays Lisa yet/, JSON.stringify(offered));
       await page.keyboard.press('Enter');
       const created = toast(page, /Created sf-[0-9a-f]+: Add a caching layer\. Next: write its plan\./);
-      await created.waitFor({ timeout: 15_000 });
+      await created.waitFor({ timeout: UI_MS });
       const epics = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics;
       assert.equal(epics.length, 1);
       epic = epics[0] as Epic;
@@ -183,13 +184,13 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
       const choices = page
         .locator('.quick-input-widget', { hasText: 'who writes it?' })
         .locator('.quick-input-list .monaco-list-row');
-      await choices.first().waitFor({ timeout: 15_000 });
+      await choices.first().waitFor({ timeout: UI_MS });
       const offered = await choices.allInnerTexts();
       assert.match(offered[0] ?? '', /Write it myself/, JSON.stringify(offered));
       assert.match(offered[1] ?? '', /Ask Lisa to write it[\s\S]*no agent plays Lisa yet/, JSON.stringify(offered));
       await screenshot(page, 'first-new-plan-who-writes');
       await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: 15_000 });
+      await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: UI_MS });
       const text = readFileSync(join(repo, PLAN), 'utf8');
       const plan = parsePlan(text, PLAN);
       assert.equal(plan.title, TITLE);
@@ -211,7 +212,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
   test("Propose plan offers the epic's own plan first and opens the approval panel", { timeout: 180_000 }, async () => {
     await clickNotification(page, `Wrote ${PLAN}`, 'Propose plan');
     const first = page.locator('.quick-input-list .monaco-list-row').first();
-    await first.waitFor({ timeout: 15_000 });
+    await first.waitFor({ timeout: UI_MS });
     assert.match(await first.innerText(), new RegExp(`${PLAN.replace(/[.]/g, '\\.')}[\\s\\S]*this epic's plan`));
     await screenshot(page, 'first-propose-pick');
     await page.keyboard.press('Enter');
@@ -232,7 +233,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
     async () => {
       const frame = webview(page);
       await frame.locator('#approve').click();
-      await frame.locator('.result.ok', { hasText: `${epic.id} is ready` }).waitFor({ timeout: 15_000 });
+      await frame.locator('.result.ok', { hasText: `${epic.id} is ready` }).waitFor({ timeout: UI_MS });
       await frame.locator('#start-and-claim').waitFor();
       await frame.locator('#open-handoff', { hasText: `TODO-${epic.id}.md` }).waitFor();
       assert.equal(cli<Epic>(repo, ['epic', 'show', epic.id]).status, 'ready');
@@ -242,7 +243,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
         .locator('.result.ok', {
           hasText: `Started ${epic.id} in its own worktree ${epic.id} (branch springfield/${epic.id})`,
         })
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: UI_MS });
       await frame
         .locator('.result.ok', { hasText: 'Claimed Step 1: Read the code and write the first failing test' })
         .waitFor();
@@ -275,7 +276,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
       const center = page.locator('.notifications-center.visible');
       if ((await center.count()) > 0) {
         await page.keyboard.press('Escape');
-        await center.waitFor({ state: 'detached', timeout: 10_000 });
+        await center.waitFor({ state: 'detached', timeout: UI_MS });
       }
     },
   );
@@ -305,7 +306,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
 
   test('the handoff name in the panel opens the handoff file', { timeout: 30_000 }, async () => {
     await webview(page).locator('#open-handoff').click();
-    await page.locator('.tab', { hasText: `TODO-${epic.id}.md` }).waitFor({ timeout: 10_000 });
+    await page.locator('.tab', { hasText: `TODO-${epic.id}.md` }).waitFor({ timeout: UI_MS });
   });
 
   test(
@@ -394,7 +395,7 @@ describe('From an empty repository to a claimed step, all in the editor', () => 
         page,
         /Claimed Step 2: Make the change \(taken over from ralph-b, lease expired \d+ s ago\)/,
       );
-      await claimed.waitFor({ timeout: 15_000 });
+      await claimed.waitFor({ timeout: UI_MS });
       assert.equal(
         await claimed.getByRole('button', { name: 'Open here' }).count(),
         0,

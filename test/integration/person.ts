@@ -37,6 +37,13 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: cleanEnv() }).trim();
 }
 
+/**
+ * The bound on a wait for what the editor shows after an action: long enough that only a hang reaches
+ * it. On a saturated machine (a fresh clone's `npm test` beside the other tiers) the extension host's
+ * answer can take many seconds; a test's verdict must not depend on that (docs/development.md).
+ */
+export const UI_MS = 60_000;
+
 /** Saves a screenshot of the page into test-results/<name>.png (the mouse parked where it shows no hover card). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(root, 'test-results', `${name}.png`);

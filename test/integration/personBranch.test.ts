@@ -33,6 +33,7 @@ import {
   schedulerLog,
   screenshot,
   webview,
+  UI_MS,
 } from './person.ts';
 
 const TITLE = 'Add a caching layer';
@@ -158,18 +159,18 @@ describe("A person's epic is built on its own branch: main and the person's chec
     await page
       .locator('.quick-input-widget', { hasText: 'New epic (3/3)' })
       .locator('.quick-input-list .monaco-list-row', { hasText: 'I write it' })
-      .click({ timeout: 15_000 });
+      .click({ timeout: UI_MS });
     await clickNotification(page, /Created sf-[0-9a-f]+: Add a caching layer/, 'New plan…');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write it myself' }).click({ timeout: 15_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write it myself' }).click({ timeout: UI_MS });
     epic = cli<{ epics: Epic[] }>(repo, ['epic', 'list']).epics[0] as Epic;
-    await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: 15_000 });
+    await page.locator('.tab', { hasText: 'add-a-caching-layer.md' }).waitFor({ timeout: UI_MS });
     await clickNotification(page, `Wrote ${PLAN}`, 'Propose plan');
-    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
+    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: UI_MS });
     await page.keyboard.press('Enter');
     const frame = webview(page);
     await frame.locator('h1', { hasText: `Plan for ${epic.id} · ${TITLE}` }).waitFor({ timeout: 60_000 });
     await frame.locator('#approve').click();
-    await frame.locator('.result.ok', { hasText: `${epic.id} is ready` }).waitFor({ timeout: 15_000 });
+    await frame.locator('.result.ok', { hasText: `${epic.id} is ready` }).waitFor({ timeout: UI_MS });
     assert.equal(epicNow().status, 'ready');
     // Springfield's first write ignored its state store in the person's .gitignore, below their own lines.
     assert.equal(personsFiles().gitignore, `${GITIGNORE}.springfield/\n`);
@@ -183,7 +184,7 @@ describe("A person's epic is built on its own branch: main and the person's chec
       await frame.locator('#start-and-claim').click();
       await frame
         .locator('.result.ok', { hasText: 'Claimed Step 1: Read the code and write the first failing test' })
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: UI_MS });
       epic = epicNow();
       worktree = join(`${repo}.springfield`, epic.id);
       branch = `springfield/${epic.id}`;
@@ -228,7 +229,7 @@ describe("A person's epic is built on its own branch: main and the person's chec
         for (let attempt = 1; !ticked(); attempt++) {
           const box = row(there, item).locator('.custom-view-tree-node-item-checkbox');
           if ((await box.getAttribute('aria-checked', { timeout: 15_000 })) !== 'true')
-            await box.click({ timeout: 15_000 });
+            await box.click({ timeout: UI_MS });
           // The mouse moves off the box, as a person's would: the box's "Checked" hover card would cover the next row's box.
           await there.mouse.move(1200, 17);
           await eventually(`${item} ticked`, ticked, 8000).catch((err: unknown) => {
@@ -269,8 +270,8 @@ describe("A person's epic is built on its own branch: main and the person's chec
       await page
         .locator('.quick-input-list .monaco-list-row', { hasText: 'config.json template' })
         .first()
-        .click({ timeout: 10_000 });
-      await page.locator('.tabs-container .tab', { hasText: 'config.json' }).waitFor({ timeout: 10_000 });
+        .click({ timeout: UI_MS });
+      await page.locator('.tabs-container .tab', { hasText: 'config.json' }).waitFor({ timeout: UI_MS });
       // The person fills in the roles of the file the template created, and saves it.
       const configFile = join(repo, '.springfield', 'config.json');
       const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
@@ -285,13 +286,10 @@ describe("A person's epic is built on its own branch: main and the person's chec
       );
       await palette(page, 'Springfield: Start scheduler');
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 15_000 });
+      await dialog.waitFor({ timeout: UI_MS });
       assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.ralph: \S+ \S+standInAgent\.ts/);
       await dialog.getByRole('button', { name: 'Allow' }).click();
-      await page
-        .locator('.part.statusbar')
-        .getByText('Scheduler running', { exact: true })
-        .waitFor({ timeout: 15_000 });
+      await page.locator('.part.statusbar').getByText('Scheduler running', { exact: true }).waitFor({ timeout: UI_MS });
       // Polled once a second: the CLI's start-up is not free on a small machine the agents share.
       for (const deadline = Date.now() + 300_000; epicNow().status !== 'done'; await page.waitForTimeout(1000)) {
         if (Date.now() > deadline)

@@ -16,7 +16,18 @@ import { CLI } from '../../scripts/demoRepo.ts';
 import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
 import { clearOfUtcMidnight } from '../helpers/utcDay.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, epicsTitleAction, git, openSpringfield, root, row, rowShows, screenshot, webview } from './person.ts';
+import {
+  cli,
+  epicsTitleAction,
+  git,
+  openSpringfield,
+  root,
+  row,
+  rowShows,
+  screenshot,
+  webview,
+  UI_MS,
+} from './person.ts';
 
 const plan = (title: string) =>
   `# Plan: ${title}\n\n## Step 1: Change the user store {#step-1}\n**Tasks:**\n- [ ] Do it\n`;
@@ -154,7 +165,7 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       assert.match(shown.text, /^conflict ahead with Add caching in user\.ts/);
       await screenshot(page, 'show27-rows-300px');
       const needs = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Raise budget' });
-      await needs.first().waitFor({ timeout: 10_000 });
+      await needs.first().waitFor({ timeout: UI_MS });
     },
   );
 
@@ -177,7 +188,7 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       await frame
         .locator('.figure', { hasText: 'spent today of $100' })
         .locator('.figure-value', { hasText: '$20.40' })
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: UI_MS });
       await card('Rename users')
         .locator('.conflict-ahead', { hasText: 'Conflict ahead with Add caching in src/db/user.ts' })
         .waitFor({ timeout: 30_000 });
@@ -192,12 +203,12 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
     async () => {
       await row(page, 'Raise budget…').first().click();
       const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ timeout: 10_000 });
+      await input.waitFor({ timeout: UI_MS });
       assert.equal(await input.inputValue(), '31', 'a suggested limit above the $20.40 spent');
       await input.fill('20');
       await page
         .locator('.quick-input-widget', { hasText: 'more than it has already spent ($20.40)' })
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: UI_MS });
       await input.press('Enter');
       await page.waitForTimeout(500);
       assert.equal(

@@ -32,6 +32,7 @@ import {
   rowShows,
   screenshot,
   webview,
+  UI_MS,
 } from './person.ts';
 
 const COMMENT = 'Refund into the card it was paid with, and say so on the page';
@@ -89,10 +90,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
       const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
       await header.hover();
       await header.locator('[aria-label="Start scheduler"]').click();
-      await page
-        .locator('.part.statusbar')
-        .getByText('Scheduler running', { exact: true })
-        .waitFor({ timeout: 15_000 });
+      await page.locator('.part.statusbar').getByText('Scheduler running', { exact: true }).waitFor({ timeout: UI_MS });
       await eventually('Refunds built', () => show(work.refunds).status === 'implemented', 240_000);
       // The tree follows the store within a second on an idle machine; on one loaded by other test runs
       // (load 30-60 on 2 cores) it has taken half a minute: each row is waited for up to 90 s.
@@ -185,7 +183,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
       await frame.locator('select[aria-label="Epic"]').selectOption(work.orders);
       await frame.locator('select[aria-label="Who"]').selectOption('bart');
       const timeline = frame.locator('.timeline .events > li');
-      await timeline.first().waitFor({ timeout: 10_000 });
+      await timeline.first().waitFor({ timeout: UI_MS });
       const entries = (await timeline.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
       // Both checked at once, so a failure names every defect: a cut line, a review shown twice.
       assert.deepEqual(
@@ -207,7 +205,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
         .locator('.tab', { hasText: `Review ${work.refunds} · Refunds (2 files)` })
         .waitFor({ timeout: 30_000 });
       const summary = `SUMMARY-${work.refunds}.md`;
-      await page.locator('.multiDiffEntry .title.modified', { hasText: summary }).first().waitFor({ timeout: 15_000 });
+      await page.locator('.multiDiffEntry .title.modified', { hasText: summary }).first().waitFor({ timeout: UI_MS });
       await screenshot(page, 'demo-review-open');
       // The person's review, two line comments, as `springfield review` records it: its summary names the first only.
       cli(demo.root, [

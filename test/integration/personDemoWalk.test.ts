@@ -29,6 +29,7 @@ import {
   toast,
   typeInBox,
   webview,
+  UI_MS,
 } from './person.ts';
 
 const NOTE = 'Name the epic in the heading, not only its id';
@@ -142,7 +143,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     const header = page.locator('.part.sidebar .pane-header', { hasText: 'Agents' });
     await header.hover();
     await header.locator('[aria-label="Start scheduler"]').click();
-    await page.locator('.part.statusbar').getByText('Scheduler running', { exact: true }).waitFor({ timeout: 15_000 });
+    await page.locator('.part.statusbar').getByText('Scheduler running', { exact: true }).waitFor({ timeout: UI_MS });
     await look('walk-1-started');
     await rowShows(page, 'Review plan', ['Gift cards'], 180_000);
     await look('walk-2-plan-waits');
@@ -156,7 +157,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
       const frame = webview(page);
       await frame.locator('h1', { hasText: `Plan for ${work.giftCards}` }).waitFor({ timeout: 60_000 });
       await frame.locator('#approve').click();
-      await frame.locator('.result.ok').first().waitFor({ timeout: 15_000 });
+      await frame.locator('.result.ok').first().waitFor({ timeout: UI_MS });
       await eventually('Gift cards approved', () => show(work.giftCards).status !== 'planned', 15_000);
       await look('walk-3-plan-approved');
       await page.keyboard.press('Control+W');
@@ -216,18 +217,18 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
       await plus.click();
       const widget = page.locator('.review-widget').last();
       const input = widget.locator('.comment-form .monaco-editor');
-      await input.waitFor({ timeout: 10_000 });
+      await input.waitFor({ timeout: UI_MS });
       await screenshot(page, 'walk-5-comment-box');
       await typeInBox(page, input, NOTE);
       await widget.locator('.form-actions .monaco-button', { hasText: 'Add to review' }).click();
       const thread = page.locator('.review-widget', { hasText: `Your pending review of ${work.refunds}` });
-      await thread.locator('.comments-container', { hasText: NOTE }).waitFor({ timeout: 10_000 });
+      await thread.locator('.comments-container', { hasText: NOTE }).waitFor({ timeout: UI_MS });
       await look('walk-6-comment');
       assert.equal(show(work.refunds).status, 'implemented', 'nothing is sent before Request changes');
       await thread.locator('.head .action-label', { hasText: 'Request changes' }).click();
       await page
         .locator('.quick-input-widget', { hasText: `Request changes on ${work.refunds}` })
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: UI_MS });
       await page.keyboard.press('Enter');
       await eventually('Refunds sent back', () => show(work.refunds).status !== 'implemented', 15_000);
       // The moment the store says it no longer waits, the tree and the status bar say so too.
@@ -293,7 +294,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     await look('walk-9-paused');
     await row(page, 'Raise budget… Gift cards').first().click();
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10_000 });
+    await input.waitFor({ timeout: UI_MS });
     await screenshot(page, 'walk-10-raise-budget');
     await input.press('Enter');
     await eventually('Gift cards retried', () => show(work.giftCards).status !== 'blocked', 20_000);

@@ -30,6 +30,7 @@ import {
   sfHere,
   toast,
   webview,
+  UI_MS,
 } from './person.ts';
 
 /** The CLI's scheduler with the demo's allowed config, until nothing is left for it to do. */
@@ -102,7 +103,7 @@ describe('The person in the loop: dashboard and approval panel after merges (cod
       const frame = webview(page);
       await frame.locator('.card', { hasText: work.orders }).waitFor({ timeout: 60_000 });
       const verification = frame.locator('.panel', { has: frame.locator('h2', { hasText: /^Verification$/ }) });
-      await verification.locator('td.command').first().waitFor({ timeout: 10_000 });
+      await verification.locator('td.command').first().waitFor({ timeout: UI_MS });
       const overflow = await frame.locator('body').evaluate(() => {
         const d = (globalThis as unknown as InFrame).document.documentElement;
         return d.scrollWidth - d.clientWidth;
@@ -193,7 +194,7 @@ describe('The person in the loop: dashboard and approval panel after merges (cod
 
   test('The approval panel of a merged epic says it is done, its boxes ticked', { timeout: 60_000 }, async () => {
     const frame = await openApproval(page, 'Order history', work.orders);
-    await frame.locator('.progress', { hasText: 'Done: merged into the main branch' }).waitFor({ timeout: 10_000 });
+    await frame.locator('.progress', { hasText: 'Done: merged into the main branch' }).waitFor({ timeout: UI_MS });
     assert.match(await frame.locator('.progress').innerText(), /3 of 3 steps completed/);
     await checkDone(frame);
     await screenshot(page, 'loop-approval-done');
@@ -203,8 +204,8 @@ describe('The person in the loop: dashboard and approval panel after merges (cod
   test('An approval panel left open follows its epic from approved to merged', { timeout: 240_000 }, async () => {
     const frame = await openApproval(page, 'Gift cards', work.giftCards);
     await frame.locator('#approve').click();
-    await frame.locator('.result.ok', { hasText: 'when the epic starts' }).waitFor({ timeout: 15_000 });
-    await frame.locator('#start-epic').waitFor({ timeout: 10_000 });
+    await frame.locator('.result.ok', { hasText: 'when the epic starts' }).waitFor({ timeout: UI_MS });
+    await frame.locator('#start-epic').waitFor({ timeout: UI_MS });
     // The demo's "Fix typo in greeting" waits for the person's review and changed src/greeting.ts, which
     // Gift cards' plan declares: files-aware scheduling would rightly hold Gift cards behind it. The
     // person sets it aside first, so this test follows Gift cards alone.
@@ -272,7 +273,7 @@ describe('The person in the loop: dashboard and approval panel after merges (cod
       );
       await toast(page, /Lisa writes the plan for “Loyalty points” when the scheduler runs/)
         .getByRole('button', { name: 'Run scheduler once' })
-        .click({ timeout: 15_000 });
+        .click({ timeout: UI_MS });
       await rowShows(page, 'Loyalty points', ['plan awaiting approval'], 120_000);
       const versions = cli<{ versions: { status: string; proposed_agent: string | null }[] }>(demo.root, [
         'plan',

@@ -31,6 +31,7 @@ import {
   row,
   screenshot,
   toast,
+  UI_MS,
 } from './person.ts';
 
 const TITLE = 'Greeting service';
@@ -184,7 +185,7 @@ describe("An epic's worktree from the editor: Run app, Source Control, Worktrees
       await screenshot(page, 'worktrees-list');
       await item.click();
       const stop = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Stop app' });
-      await stop.waitFor({ timeout: 10_000 });
+      await stop.waitFor({ timeout: UI_MS });
       for (const action of [
         'Open in new window',
         'Open in this window',

@@ -44,6 +44,7 @@ import {
   rowShows,
   schedulerLog,
   screenshot,
+  UI_MS,
 } from './person.ts';
 
 const PLAN_PATH = 'plans/greeting.md';
@@ -447,7 +448,7 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
         await row(page, name)
           .filter({ hasText: new RegExp(`${step}.*succeeded`) })
           .first()
-          .waitFor({ timeout: 10_000 });
+          .waitFor({ timeout: UI_MS });
       }
       // Bart's terminal, as a person clicks it: Claude Code's output, then the outcome read from the store.
       await page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Bart · Greeting' }).first().click();
@@ -468,7 +469,7 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
         ),
       );
       await palette(page, 'Notifications: Clear All Notifications'); // read; it would cover the end of the outcome line
-      await found.waitFor({ state: 'detached', timeout: 10_000 });
+      await found.waitFor({ state: 'detached', timeout: UI_MS });
       // The epic's steps, as a person opens them: both completed, each saying when (its commit is in the tooltip).
       const epicRow = row(page, 'Greeting').first(); // the epic; its step 'Greeting module' follows it
       if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();

@@ -24,7 +24,7 @@ import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, contextAction, git, openSpringfield, root, row, screenshot, toast, typeInBox } from './person.ts';
+import { cli, contextAction, git, openSpringfield, root, row, screenshot, toast, typeInBox, UI_MS } from './person.ts';
 
 const TITLE = 'Add a caching layer';
 const STAND_IN = join(root, 'scripts', 'standInAgent.ts');
@@ -165,14 +165,14 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
     const box = await number.boundingBox();
     assert.ok(box, `line ${LINE} of ${file()} is on screen`);
     await page.mouse.move(box.x + box.width + 8, box.y + box.height / 2);
-    await entry.locator('.comment-range-glyph.line-hover').click({ timeout: 10_000 });
+    await entry.locator('.comment-range-glyph.line-hover').click({ timeout: UI_MS });
     const widget = page.locator('.review-widget').last();
     const input = widget.locator('.comment-form .monaco-editor');
-    await input.waitFor({ timeout: 10_000 });
+    await input.waitFor({ timeout: UI_MS });
     await typeInBox(page, input, COMMENT);
     await widget.locator('.form-actions .monaco-button', { hasText: 'Add to review' }).click();
     const thread = page.locator('.review-widget', { hasText: `Your pending review of ${epic.id}` });
-    await thread.locator('.comments-container', { hasText: COMMENT }).waitFor({ timeout: 10_000 });
+    await thread.locator('.comments-container', { hasText: COMMENT }).waitFor({ timeout: UI_MS });
     assert.equal(
       cli<Epic>(repo, ['epic', 'show', epic.id]).status,
       'implemented',
@@ -188,16 +188,16 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
       const thread = page.locator('.review-widget', { hasText: `Your pending review of ${epic.id}` });
       await thread.locator('.head .action-label', { hasText: 'Request changes' }).click();
       const box = page.locator('.quick-input-widget', { hasText: `Request changes on ${epic.id}` });
-      await box.waitFor({ timeout: 10_000 });
+      await box.waitFor({ timeout: UI_MS });
       assert.match(await box.innerText(), /Ralph goes back with your 1 comment/);
       await page.keyboard.press('Enter');
       await toast(
         page,
         `Sent ${epic.id} back to Ralph with your 1 comment: it is now in progress (build iteration 2).`,
-      ).waitFor({ timeout: 15_000 });
+      ).waitFor({ timeout: UI_MS });
       await page
         .locator('.review-widget', { hasText: 'Your pending review' })
-        .waitFor({ state: 'detached', timeout: 10_000 });
+        .waitFor({ state: 'detached', timeout: UI_MS });
       await screenshot(page, 'review-sent');
       const now = cli<Epic>(repo, ['epic', 'show', epic.id]);
       assert.deepEqual([now.status, now.iteration], ['in_progress', 2]);
@@ -293,7 +293,7 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
       );
       await page.keyboard.press('Escape');
       const run = page.locator('.part.sidebar .monaco-list-row[aria-label^="Ralph · ' + TITLE + '"]').first();
-      await run.waitFor({ timeout: 15_000 });
+      await run.waitFor({ timeout: UI_MS });
       await contextAction(
         page,
         run,
@@ -302,7 +302,7 @@ describe('Review changes: a line comment on the diff sends Ralph back with it (c
       );
       await page
         .locator('.tab', { hasText: `Review ${epic.id} · ${TITLE} (${files.length} files)` })
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: UI_MS });
       await screenshot(page, 'review-from-run');
     },
   );

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { cli, eventually, palette, schedulerLog, screenshot } from './person.ts';
+import { cli, eventually, palette, schedulerLog, screenshot, UI_MS } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -172,7 +172,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     async () => {
       const dialog = page.locator('.monaco-dialog-box');
       await palette(page, 'Springfield: Run scheduler once');
-      await dialog.waitFor({ timeout: 15_000 });
+      await dialog.waitFor({ timeout: UI_MS });
       assert.match(
         await dialog.innerText(),
         /wants to run commands[\s\S]*roles\.ralph: \S+ \S+ralph\.cjs/,
@@ -196,7 +196,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     async () => {
       const dialog = page.locator('.monaco-dialog-box');
       await palette(page, 'Springfield: Run scheduler once');
-      await dialog.getByRole('button', { name: 'Allow' }).click({ timeout: 15_000 });
+      await dialog.getByRole('button', { name: 'Allow' }).click({ timeout: UI_MS });
       await eventually(
         'the epic in progress',
         () => cli<{ status: string }>(repo, ['epic', 'show', epic]).status === 'in_progress',
@@ -224,7 +224,7 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
         .locator(
           `.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}][aria-label*="in progress"]`,
         )
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: UI_MS });
     },
   );
 

@@ -30,6 +30,7 @@ import {
   schedulerLog,
   screenshot,
   toast,
+  UI_MS,
 } from './person.ts';
 
 /** A run's length as shortDuration writes it (40s, 12m, 1h45m): a loaded machine makes a run of seconds last minutes. */
@@ -168,13 +169,13 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await agentsAction(page, 'Run scheduler once');
       const nothing =
         /Springfield: Nothing was started because no agent is configured: there is no Lisa to plan, Ralph to build or Bart to review\./;
-      await toast(page, nothing).waitFor({ timeout: 15_000 });
+      await toast(page, nothing).waitFor({ timeout: UI_MS });
       await screenshot(page, 'scheduler-no-agents-toast');
       await clickNotification(page, nothing, 'Configure agents…');
       await page
         .locator('.quick-input-list .monaco-list-row', { hasText: 'Claude Code' })
         .first()
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: UI_MS });
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'config.json template' }).first().waitFor();
       await screenshot(page, 'scheduler-configure-from-toast');
       await page.keyboard.press('Escape');
@@ -194,18 +195,15 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await toast(page, /Springfield scheduler running\. Nothing was started because no agent is configured/).waitFor({
         timeout: 15_000,
       });
-      await page
-        .locator('.part.statusbar')
-        .getByText('Scheduler running', { exact: true })
-        .waitFor({ timeout: 10_000 });
-      await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: 10_000 });
+      await page.locator('.part.statusbar').getByText('Scheduler running', { exact: true }).waitFor({ timeout: UI_MS });
+      await agentsHeader(page).filter({ hasText: 'scheduler running' }).waitFor({ timeout: UI_MS });
       await expectSchedulerActions(page, ['Stop scheduler'], 'Stop only');
       await screenshot(page, 'scheduler-running-no-agents');
       await agentsAction(page, 'Stop scheduler');
       await page
         .locator('.part.statusbar')
         .getByText('Scheduler running', { exact: true })
-        .waitFor({ state: 'detached', timeout: 10_000 });
+        .waitFor({ state: 'detached', timeout: UI_MS });
       await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again after Stop');
     },
   );
@@ -229,7 +227,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
         }),
       );
       const welcome = agentsWelcome(page);
-      await welcome.getByText('Agents are configured.').waitFor({ timeout: 15_000 });
+      await welcome.getByText('Agents are configured.').waitFor({ timeout: UI_MS });
       await welcome.getByRole('button', { name: 'Start scheduler' }).waitFor();
       await palette(page, 'Springfield: Get started');
       const step = page.locator('.getting-started-step', { hasText: 'Choose your agents' });
@@ -267,7 +265,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       await agentsWelcome(page).getByRole('button', { name: 'Start scheduler' }).click();
       // A config nobody allowed yet: the person sees what it runs and allows it (docs/trust.md).
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 15_000 });
+      await dialog.waitFor({ timeout: UI_MS });
       assert.match(await dialog.innerText(), /wants to run commands[\s\S]*roles\.lisa: \S+ \S+lisa\.cjs/);
       await answerDialog(page, 'Allow');
       await page
@@ -286,7 +284,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       );
       await row(page, 'Lisa · Write the docs')
         .filter({ hasText: new RegExp(`running ${SPAN} · iteration 1/5`) })
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: UI_MS });
       const failed = await eventuallyText(
         page,
         'Lisa · Flaky',
@@ -311,7 +309,7 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
         `one terminal for the epic's Lisa: ${JSON.stringify(tabs)}`,
       );
       assert.equal(cli<{ runs: Run[] }>(repo, ['runs', '--epic', flaky]).runs.length, 3, 'three runs');
-      await row(page, 'Retry').filter({ hasText: 'Flaky · Lisa failed 3 times in a row' }).waitFor({ timeout: 10_000 });
+      await row(page, 'Retry').filter({ hasText: 'Flaky · Lisa failed 3 times in a row' }).waitFor({ timeout: UI_MS });
       await screenshot(page, 'scheduler-terminal-failed');
 
       writeFileSync(join(out, 'release'), '');
@@ -325,9 +323,9 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       assert.match(ok, /Proposed plans\/sf-[0-9a-f]+\.md as version 1/, "the agent's output stays above it");
       await told(page, new RegExp(`a plan for ${docs} “Write the docs” \\(version 1\\) waits for your approval`));
       // Nothing under way: the scheduler says it waits for the person, under what waits for them.
-      await row(page, 'Needs you (2)').waitFor({ timeout: 10_000 });
-      await row(page, 'Scheduler idle: waiting for you (the 2 items above).').waitFor({ timeout: 10_000 });
-      await page.locator('.part.statusbar').getByText('2 need you').waitFor({ timeout: 10_000 });
+      await row(page, 'Needs you (2)').waitFor({ timeout: UI_MS });
+      await row(page, 'Scheduler idle: waiting for you (the 2 items above).').waitFor({ timeout: UI_MS });
+      await page.locator('.part.statusbar').getByText('2 need you').waitFor({ timeout: UI_MS });
       await screenshot(page, 'scheduler-terminal-outcome');
       assert.deepEqual(
         (await allNotifications(page)).filter((t) => /terminal process|terminated with exit code/i.test(t)),
@@ -371,11 +369,11 @@ describe('The scheduler explains itself, and agent terminals keep their outcome 
       assert.match(await dialog.innerText(), /changed since you allowed it[\s\S]*verification\[0\]: npm test/);
       await screenshot(page, 'scheduler-config-changed');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
-      await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: 10_000 });
+      await toast(page, /Springfield scheduler stopped: .*config\.json .*not allowed/).waitFor({ timeout: UI_MS });
       await page
         .locator('.part.statusbar')
         .getByText('Scheduler running', { exact: true })
-        .waitFor({ state: 'detached', timeout: 10_000 });
+        .waitFor({ state: 'detached', timeout: UI_MS });
       await expectSchedulerActions(page, ['Start scheduler', 'Run scheduler once'], 'Start again once stopped');
     },
   );

@@ -21,6 +21,7 @@ import {
   inNotificationCenter,
   notification,
   sfHere,
+  UI_MS,
 } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -287,7 +288,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
         );
       }
       const needs = row(page, 'Needs you (4)');
-      await needs.waitFor({ timeout: 10_000 });
+      await needs.waitFor({ timeout: UI_MS });
       const items = await page
         .locator('.part.sidebar .monaco-list-row[aria-level="2"]')
         .evaluateAll((els) =>
@@ -300,7 +301,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
         'Decide Fix typo in greeting · Bart: implementation failure',
       ]);
       const status = page.locator('.part.statusbar').getByText('4 need you');
-      await status.waitFor({ timeout: 10_000 });
+      await status.waitFor({ timeout: UI_MS });
       assert.equal(
         (
           await page
@@ -404,7 +405,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
   test('Approving a plan in the webview makes the epic ready', { timeout: 180_000 }, async () => {
     const frame = await reviewPlan(page, demo.epics.search, 'Search');
     await frame.locator('#approve').click();
-    await frame.locator('.result.ok', { hasText: `${demo.epics.search} is ready` }).waitFor({ timeout: 15_000 });
+    await frame.locator('.result.ok', { hasText: `${demo.epics.search} is ready` }).waitFor({ timeout: UI_MS });
     const epic = cli<Epic>(demo.root, ['epic', 'show', demo.epics.search]);
     assert.equal(epic.status, 'ready');
     const version = cli<{ version: { status: string } }>(demo.root, ['plan', 'show', demo.epics.search]).version;
@@ -421,7 +422,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     const frame = await reviewPlan(page, billing, 'Billing export');
     await frame.locator('#feedback').fill(FEEDBACK);
     await frame.locator('#request-changes').click();
-    await frame.locator('.result.ok', { hasText: 'Requested changes' }).waitFor({ timeout: 15_000 });
+    await frame.locator('.result.ok', { hasText: 'Requested changes' }).waitFor({ timeout: UI_MS });
     const version = cli<{ version: { status: string; feedback: string | null } }>(demo.root, [
       'plan',
       'show',
@@ -447,7 +448,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     cli(demo.root, ['plan', 'propose', billing, 'plans/billing.md'], 'lisa');
     await frame
       .locator('header', { hasText: 'version 2 of 2 · waiting for your approval · proposed by lisa' })
-      .waitFor({ timeout: 10_000 });
+      .waitFor({ timeout: UI_MS });
     assert.equal(
       await frame.locator('.result').count(),
       0,
@@ -541,7 +542,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await thread.waitFor({ timeout: 20_000 });
     await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).click();
     const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ timeout: 10_000 });
+    await dialog.waitFor({ timeout: UI_MS });
     assert.match(
       await dialog.innerText(),
       new RegExp(`Accept ${docs} as it is\\?[\\s\\S]*The README example is outdated`),
@@ -583,16 +584,16 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       await header.locator('[aria-label="Open dashboard"]').click();
       const frame = webview(page);
       await frame.locator('h1', { hasText: 'Springfield' }).waitFor({ timeout: 60_000 });
-      await frame.locator('.card', { hasText: demo.epics.cache }).first().waitFor({ timeout: 10_000 });
-      await frame.locator('svg.graph .node').first().waitFor({ timeout: 10_000 });
+      await frame.locator('.card', { hasText: demo.epics.cache }).first().waitFor({ timeout: UI_MS });
+      await frame.locator('svg.graph .node').first().waitFor({ timeout: UI_MS });
       const nodes = await frame.locator('svg.graph .node').count();
       assert.ok(nodes >= 4, `the cache plan's steps are drawn (${nodes} nodes)`);
-      await frame.locator('[data-expires]').first().waitFor({ timeout: 10_000 });
+      await frame.locator('[data-expires]').first().waitFor({ timeout: UI_MS });
       // What waits for the person is the first figure, and listed with its button.
       await frame
         .locator('.figure', { hasText: 'needs you' })
         .locator('.figure-value', { hasText: '1' })
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: UI_MS });
       const need = frame.locator('.needs-list li');
       assert.deepEqual(await need.allInnerTexts(), [
         'The plan for “Billing export” waits for your approval (version 2).\nReview plan',
@@ -608,7 +609,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
         .waitFor({ timeout: 5000 });
       await screenshot(page, 'ui-dashboard');
       await need.getByRole('button', { name: 'Review plan' }).click();
-      await page.locator('.tab', { hasText: `Plan · ${billing}` }).waitFor({ timeout: 10_000 });
+      await page.locator('.tab', { hasText: `Plan · ${billing}` }).waitFor({ timeout: UI_MS });
     },
   );
 });

@@ -13,7 +13,7 @@ import { CLI } from '../../scripts/demoRepo.ts';
 import { clock, recordLimit } from '../../src/core/index.ts';
 import { testStateHome } from '../helpers/gitRepo.ts';
 import { openEditor, type EditorSession } from './harness.ts';
-import { cli, git, openSpringfield, root, screenshot } from './person.ts';
+import { cli, git, openSpringfield, root, screenshot, UI_MS } from './person.ts';
 
 describe('Usage limits in the status bar (code-server + Chromium)', () => {
   let base: string;
@@ -62,7 +62,7 @@ describe('Usage limits in the status bar (code-server + Chromium)', () => {
     const hover = page.locator('.workbench-hover-container, .monaco-hover', {
       hasText: 'Ralph: claude limited until',
     });
-    await hover.first().waitFor({ timeout: 10_000 });
+    await hover.first().waitFor({ timeout: UI_MS });
     const shown = await hover.first().innerText();
     assert.match(shown, new RegExp(`Lisa: claude limited until ${at}; no fallback free, waits`));
     assert.match(shown, new RegExp(`Ralph: claude limited until ${at}; runs on opencode meanwhile`));
