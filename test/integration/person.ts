@@ -55,6 +55,26 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * Moves the pointer off the sidebar, as a person's hand leaves what it rested on, and waits for a row's
+ * hover card to go. VS Code shows a tree item's tooltip under a pointer resting on its row, placed over
+ * the rows below it; there it takes the next click, and Playwright retries that click until its timeout
+ * with the pointer still resting (a fresh-clone run failed so). Escape closes a card that stays.
+ */
+export async function leaveHover(page: Page): Promise<void> {
+  await page.mouse.move(1200, 17);
+  const card = page.locator('.context-view .workbench-hover-container').first();
+  if (await card.isVisible()) {
+    await card.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => page.keyboard.press('Escape'));
+  }
+}
+
+/** Clicks a sidebar row (`leaveHover` first, so no hover card left showing takes the click). */
+export async function clickRow(page: Page, target: Locator, timeout = UI_MS): Promise<void> {
+  await leaveHover(page);
+  await target.click({ timeout });
+}
+
 /** A row of the Springfield sidebar whose accessible label starts with `label`. */
 export function row(page: Page, label: string): Locator {
   return page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(label)}]`);
@@ -262,6 +282,7 @@ export async function contextAction(
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     // A hover or menu left open (a context view) would take the right-click.
+    await leaveHover(page);
     if (await page.locator('.context-view p, .context-view .monaco-hover, .context-view .action-label').count())
       await page.keyboard.press('Escape');
     await target.click({ button: 'right', timeout });
@@ -304,6 +325,7 @@ export async function menuOf(page: Page, label: string): Promise<string[]> {
   const menu = page.locator('.context-view .action-label');
   for (let attempt = 1; ; attempt++) {
     await closeMenus(page);
+    await leaveHover(page);
     await row(page, label).first().click({ button: 'right' });
     try {
       await menu.first().waitFor({ timeout: 10_000 });

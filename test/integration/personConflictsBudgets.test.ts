@@ -22,6 +22,7 @@ import {
   git,
   openSpringfield,
   root,
+  clickRow,
   row,
   rowShows,
   screenshot,
@@ -201,7 +202,7 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
     "Raise budget… from Needs you: the epic's own budget is set, and it is retried",
     { timeout: 120_000 },
     async () => {
-      await row(page, 'Raise budget…').first().click();
+      await clickRow(page, row(page, 'Raise budget…').first());
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ timeout: UI_MS });
       assert.equal(await input.inputValue(), '31', 'a suggested limit above the $20.40 spent');

@@ -27,6 +27,7 @@ import {
   openSpringfield,
   palette,
   root,
+  clickRow,
   row,
   rowLabels,
   rowShows,
@@ -200,7 +201,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     "Review changes opens Refunds' changes from Needs you; the person's line comment, sent with Request changes, is in the Comments panel",
     { timeout: 300_000 },
     async () => {
-      await row(page, 'Review changes').first().click();
+      await clickRow(page, row(page, 'Review changes').first());
       await page
         .locator('.tab', { hasText: `Review ${work.refunds} · Refunds (2 files)` })
         .waitFor({ timeout: 30_000 });

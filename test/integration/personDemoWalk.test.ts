@@ -21,6 +21,7 @@ import {
   openSpringfield,
   palette,
   root,
+  clickRow,
   row,
   rowLabels,
   rowShows,
@@ -153,7 +154,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     'Approve the plan in the approval panel; Gift cards gets a small budget of agent minutes',
     { timeout: 240_000 },
     async () => {
-      await row(page, 'Review plan Gift cards').first().click();
+      await clickRow(page, row(page, 'Review plan Gift cards').first());
       const frame = webview(page);
       await frame.locator('h1', { hasText: `Plan for ${work.giftCards}` }).waitFor({ timeout: 60_000 });
       await frame.locator('#approve').click();
@@ -181,7 +182,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
       for (const deadline = Date.now() + 90_000; !(await tab.isVisible());) {
         if (Date.now() > deadline)
           assert.fail(`the review of Refunds did not open; rows: ${JSON.stringify(await rowLabels(page))}`);
-        await row(page, 'Review changes Refunds').first().click();
+        await clickRow(page, row(page, 'Review changes Refunds').first());
         await tab.waitFor({ timeout: 15_000 }).catch(() => undefined);
       }
       const summary = `SUMMARY-${work.refunds}.md`;
@@ -292,7 +293,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     });
     await rowShows(page, 'Raise budget…', ['Gift cards'], 90_000);
     await look('walk-9-paused');
-    await row(page, 'Raise budget… Gift cards').first().click();
+    await clickRow(page, row(page, 'Raise budget… Gift cards').first());
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ timeout: UI_MS });
     await screenshot(page, 'walk-10-raise-budget');

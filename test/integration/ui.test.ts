@@ -17,9 +17,11 @@ import {
   allNotifications,
   cli,
   clickNotification,
+  clickRow,
   dismissNotification,
   inNotificationCenter,
   notification,
+  row,
   sfHere,
   UI_MS,
 } from './person.ts';
@@ -79,11 +81,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.waitForTimeout(300);
   await page.screenshot({ path });
   assert.ok(statSync(path).size > 10_000, `${path} written`);
-}
-
-/** A row of the Springfield sidebar whose accessible label starts with `label`. */
-function row(page: Page, label: string): Locator {
-  return page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify(label)}]`);
 }
 
 /** Waits until the active editor is the file at `path` (the window's title is its whole path: see openEditor below). */
@@ -321,7 +318,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       );
       await screenshot(page, 'ui-sidebar-300px');
       // The status bar's count opens the list; a row does what it says.
-      await row(page, 'Review plan Search').click();
+      await clickRow(page, row(page, 'Review plan Search'));
       await webview(page)
         .locator('h1', { hasText: `${demo.epics.search} · Search` })
         .waitFor({ timeout: 20_000 });
@@ -504,7 +501,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     async () => {
       // Decide in Needs you opens the thread, on the file in the epic's worktree (its branch, where Bart read it).
       await page.keyboard.press('Escape');
-      await row(page, 'Decide Fix typo in greeting').first().click();
+      await clickRow(page, row(page, 'Decide Fix typo in greeting').first());
       await editorShows(page, join(demo.epicWorktrees.typo, 'src', 'greeting.ts'));
       const thread = page.locator('.review-widget', { hasText: 'The greeting is still misspelt' });
       await thread.waitFor({ timeout: 20_000 });
@@ -537,7 +534,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
 
   test('Accept asks first; confirmed, the epic passes review', { timeout: 60_000 }, async () => {
     await page.keyboard.press('Escape');
-    await row(page, 'Decide Greeting docs').first().click();
+    await clickRow(page, row(page, 'Decide Greeting docs').first());
     const thread = page.locator('.review-widget', { hasText: 'The README example is outdated' });
     await thread.waitFor({ timeout: 20_000 });
     await thread.locator('.review-actions a.action-label', { hasText: 'Accept…' }).click();
