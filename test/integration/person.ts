@@ -69,7 +69,7 @@ export async function leaveHover(page: Page): Promise<void> {
   }
 }
 
-/** Clicks a sidebar row (`leaveHover` first, so no hover card left showing takes the click). */
+/** Clicks a sidebar row, or a part of one (its twistie, its checkbox): `leaveHover` first, so no hover card left showing takes the click. */
 export async function clickRow(page: Page, target: Locator, timeout = UI_MS): Promise<void> {
   await leaveHover(page);
   await target.click({ timeout });

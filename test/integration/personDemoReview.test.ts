@@ -118,7 +118,7 @@ describe('The demo offers the person a review; what the rows, the menu, the dash
     // a redraw of the tree (agents write meanwhile) lost the click.
     const refunds = row(page, 'Refunds').first();
     for (let i = 0; i < 10 && (await refunds.getAttribute('aria-expanded')) === 'false'; i++) {
-      await refunds.locator('.monaco-tl-twistie').click();
+      await clickRow(page, refunds.locator('.monaco-tl-twistie'));
       await page.waitForTimeout(1000);
     }
     await rowShows(page, 'Refund an order', ['done', 'ago'], 90_000);

@@ -40,6 +40,7 @@ import {
   openSpringfield,
   palette,
   root,
+  clickRow,
   row,
   rowShows,
   schedulerLog,
@@ -472,7 +473,8 @@ describe("The editor's scheduler runs Claude Code itself (code-server + Chromium
       await found.waitFor({ state: 'detached', timeout: UI_MS });
       // The epic's steps, as a person opens them: both completed, each saying when (its commit is in the tooltip).
       const epicRow = row(page, 'Greeting').first(); // the epic; its step 'Greeting module' follows it
-      if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
+      if ((await epicRow.getAttribute('aria-expanded')) !== 'true')
+        await clickRow(page, epicRow.locator('.monaco-tl-twistie'));
       for (const label of ['Greeting module', 'Wire it']) {
         await row(page, label)
           .filter({ hasText: /done \S+ ago/ })

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { cli, eventually, palette, schedulerLog, screenshot, UI_MS } from './person.ts';
+import { cli, clickRow, eventually, palette, schedulerLog, screenshot, UI_MS } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -289,7 +289,8 @@ describe('The scheduler in a real VS Code (code-server + Chromium)', () => {
     assert.ok(!existsSync(join(repo, 'greetings')), 'nothing was written in the main worktree');
     // The epic row was collapsed while the epic was ready; VS Code keeps that state, so open it as a person would.
     const epicRow = page.locator(`.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Greetings')}]`);
-    if ((await epicRow.getAttribute('aria-expanded')) !== 'true') await epicRow.locator('.monaco-tl-twistie').click();
+    if ((await epicRow.getAttribute('aria-expanded')) !== 'true')
+      await clickRow(page, epicRow.locator('.monaco-tl-twistie'));
     const stepRow = page.locator('.part.sidebar .monaco-list-row[aria-label^="Hello"]');
     // The row says when it was done; its commit is in the tooltip (checked by the in-host suite).
     await stepRow

@@ -358,9 +358,10 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     if (step(demo.root, NOTES, 'step-1').claimed_by !== realpathSync(demo.root)) cli(demo.root, ['claim', NOTES]);
     const stepRow = row(page, 'Draft notes');
     await rowShows(page, 'Draft notes', ['you · ']);
-    if ((await stepRow.getAttribute('aria-expanded')) !== 'true') await stepRow.locator('.monaco-tl-twistie').click();
+    if ((await stepRow.getAttribute('aria-expanded')) !== 'true')
+      await clickRow(page, stepRow.locator('.monaco-tl-twistie'));
     const box = row(page, 'List changes').locator('.custom-view-tree-node-item-checkbox');
-    await box.click();
+    await clickRow(page, box);
     await eventually(
       'List changes completed',
       () => step(demo.root, NOTES, 'step-1').items.find((i) => i.text === 'List changes')?.status === 'completed',
