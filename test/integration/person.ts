@@ -92,7 +92,7 @@ export async function rowLabels(page: Page): Promise<string[]> {
 }
 
 /** Waits until a sidebar row starting with `label` includes every fragment; fails naming the rows shown. */
-export async function rowShows(page: Page, label: string, fragments: string[], timeout = 30_000): Promise<void> {
+export async function rowShows(page: Page, label: string, fragments: string[], timeout = UI_MS): Promise<void> {
   await page
     .waitForFunction(
       ([l, f]) =>
@@ -141,7 +141,7 @@ export async function notification(page: Page, text: string | RegExp, timeout = 
  * that renders only the rows in view, newest on top, so an early entry is below the fold once a few
  * came after it: the list is scrolled down step by step, and from the top again, until the entry shows.
  */
-export async function inNotificationCenter(page: Page, text: string | RegExp, timeout = 15_000): Promise<Locator> {
+export async function inNotificationCenter(page: Page, text: string | RegExp, timeout = UI_MS): Promise<Locator> {
   const center = await openNotificationCenter(page);
   const listed = center.locator('.notification-list-item', { hasText: text }).first();
   const deadline = Date.now() + timeout;
@@ -165,7 +165,7 @@ export async function inNotificationCenter(page: Page, text: string | RegExp, ti
 async function openNotificationCenter(page: Page): Promise<Locator> {
   await palette(page, 'Notifications: Show Notifications');
   const center = page.locator('.notifications-center');
-  await center.waitFor({ timeout: 10_000 });
+  await center.waitFor({ timeout: UI_MS });
   return center;
 }
 

@@ -159,7 +159,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
       await frame.locator('h1', { hasText: `Plan for ${work.giftCards}` }).waitFor({ timeout: 60_000 });
       await frame.locator('#approve').click();
       await frame.locator('.result.ok').first().waitFor({ timeout: UI_MS });
-      await eventually('Gift cards approved', () => show(work.giftCards).status !== 'planned', 15_000);
+      await eventually('Gift cards approved', () => show(work.giftCards).status !== 'planned', UI_MS);
       await look('walk-3-plan-approved');
       await page.keyboard.press('Control+W');
       // The demo's "Fix typo in greeting" waits for a review and changed src/greeting.ts, which Gift
@@ -231,7 +231,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
         .locator('.quick-input-widget', { hasText: `Request changes on ${work.refunds}` })
         .waitFor({ timeout: UI_MS });
       await page.keyboard.press('Enter');
-      await eventually('Refunds sent back', () => show(work.refunds).status !== 'implemented', 15_000);
+      await eventually('Refunds sent back', () => show(work.refunds).status !== 'implemented', UI_MS);
       // The moment the store says it no longer waits, the tree and the status bar say so too.
       const since = Date.now();
       await page
@@ -298,7 +298,7 @@ describe('Walking the demo as a person: what the editor shows is what `epic show
     await input.waitFor({ timeout: UI_MS });
     await screenshot(page, 'walk-10-raise-budget');
     await input.press('Enter');
-    await eventually('Gift cards retried', () => show(work.giftCards).status !== 'blocked', 20_000);
+    await eventually('Gift cards retried', () => show(work.giftCards).status !== 'blocked', UI_MS);
     await look('walk-11-raised');
   });
 });

@@ -100,7 +100,7 @@ async function editorShows(page: Page, path: string): Promise<void> {
 type InPage = { document: { querySelectorAll(s: string): Iterable<{ getAttribute(n: string): string | null }> } };
 
 /** Waits (polling every frame) until a sidebar row starting with `label` includes every fragment; returns the ms it took. */
-async function rowShows(page: Page, label: string, fragments: string[], timeout = 30_000): Promise<number> {
+async function rowShows(page: Page, label: string, fragments: string[], timeout = UI_MS): Promise<number> {
   const started = Date.now();
   await page.waitForFunction(
     ([l, f]) =>
@@ -528,7 +528,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       await page
         .locator('.review-widget', { hasText: 'The greeting is still misspelt' })
         .locator('.review-actions a.action-label', { hasText: 'Send back to Ralph' })
-        .waitFor({ state: 'detached', timeout: 5000 });
+        .waitFor({ state: 'detached', timeout: UI_MS });
       await screenshot(page, 'ui-signal-sent-back');
     },
   );
@@ -604,7 +604,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
       await frame
         .locator('.events > li', { hasText: 'ralph-b noted a note on Step 3 (Metrics)' })
         .first()
-        .waitFor({ timeout: 5000 });
+        .waitFor({ timeout: UI_MS });
       await screenshot(page, 'ui-dashboard');
       await need.getByRole('button', { name: 'Review plan' }).click();
       await page.locator('.tab', { hasText: `Plan · ${billing}` }).waitFor({ timeout: UI_MS });
