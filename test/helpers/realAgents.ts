@@ -119,6 +119,10 @@ export const OPENCODE: AgentCli = {
           $schema: 'https://opencode.ai/config.json',
           autoupdate: false,
           share: 'disabled',
+          // opencode's own undo history (a shadow git repository it adds every file of the worktree to) and
+          // its language servers: neither is what these tests are about, and they took a quarter of its CPU.
+          snapshot: false,
+          lsp: false,
           model: 'scripted/scripted-model',
           small_model: 'scripted/scripted-model',
           enabled_providers: ['scripted'],
