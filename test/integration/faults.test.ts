@@ -11,7 +11,16 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { allNotifications, cli, clickMenuItem, eventually, palette, screenshot } from './person.ts';
+import {
+  allNotifications,
+  cli,
+  clickMenuItem,
+  eventually,
+  palette,
+  rightClickUntil,
+  row,
+  screenshot,
+} from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(root, 'dist', 'cli.cjs');
@@ -142,24 +151,15 @@ describe('Agent faults in a real VS Code (code-server + Chromium)', () => {
 
   test('Retry in the tree starts the epic again after the person fixed the cause', { timeout: 240_000 }, async () => {
     writeFileSync(join(out, `fixed-${treeEpic}`), '');
-    const epicRow = page.locator(
-      `.part.sidebar .monaco-list-row[aria-label^=${JSON.stringify('Retry from the tree')}]`,
-    );
+    const epicRow = row(page, 'Retry from the tree');
     const item = page.locator('.context-view .action-item', { hasText: /^Retry$/ }).first();
-    // A live refresh of the row (the scheduler runs) can lose a right-click: up to three.
-    for (let attempt = 1; ; attempt++) {
-      await epicRow.click({ button: 'right' });
-      const shown = await item.waitFor({ timeout: 10_000 }).then(
-        () => true,
-        () => false,
-      );
-      if (shown) break;
+    // The scheduler runs meanwhile: a live refresh of the row can lose a right-click.
+    if (await rightClickUntil(page, epicRow.first(), item, 'Retry in the menu')) {
       const menu = await page
         .locator('.context-view')
         .innerText()
         .catch(() => '(no menu)');
-      if (attempt >= 3) assert.fail(`no Retry in the context menu after 3 right-clicks: ${menu}`);
-      await page.keyboard.press('Escape');
+      assert.fail(`no Retry in the context menu after 3 right-clicks: ${menu}`);
     }
     await screenshot(page, 'faults-retry-menu');
     await clickMenuItem(page, item);

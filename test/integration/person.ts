@@ -44,11 +44,16 @@ export function git(cwd: string, ...args: string[]): string {
  */
 export const UI_MS = 60_000;
 
+/** Moves the pointer to an empty spot of the title bar, where it rests on nothing that shows a hover card. */
+export async function parkPointer(page: Page): Promise<void> {
+  await page.mouse.move(1200, 17);
+}
+
 /** Saves a screenshot of the page into test-results/<name>.png (the mouse parked where it shows no hover card). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(root, 'test-results', `${name}.png`);
   mkdirSync(dirname(path), { recursive: true });
-  await page.mouse.move(1200, 17);
+  await parkPointer(page);
   await page.waitForTimeout(300);
   await page.screenshot({ path });
   assert.ok(statSync(path).size > 10_000, `${path} written`);
@@ -62,7 +67,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
  * with the pointer still resting (a fresh-clone run failed so). Escape closes a card that stays.
  */
 export async function leaveHover(page: Page): Promise<void> {
-  await page.mouse.move(1200, 17);
+  await parkPointer(page);
   const card = page.locator('.context-view .workbench-hover-container').first();
   if (await card.isVisible()) {
     await card.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => page.keyboard.press('Escape'));
@@ -323,27 +328,36 @@ export async function contextAction(
  */
 export async function menuOf(page: Page, label: string): Promise<string[]> {
   const menu = page.locator('.context-view .action-label');
-  for (let attempt = 1; ; attempt++) {
-    await closeMenus(page);
-    await leaveHover(page);
-    await row(page, label).first().click({ button: 'right' });
-    try {
-      await menu.first().waitFor({ timeout: 10_000 });
-      break;
-    } catch (err) {
-      if (attempt < 3) {
-        console.log(`[menu] no menu on ${label}'s row on try ${attempt}: right-clicking again`);
-        continue;
-      }
-      await screenshot(page, 'no-menu');
-      const dialog = page.locator('.monaco-dialog-box');
-      const says = (await dialog.count()) > 0 ? await dialog.first().innerText() : 'no dialog';
-      throw new Error(`no menu on ${label}'s row after 3 tries (${says.replace(/\s+/g, ' ')}): ${String(err)}`);
-    }
+  const missed = await rightClickUntil(page, row(page, label).first(), menu.first(), `a menu on ${label}'s row`);
+  if (missed) {
+    await screenshot(page, 'no-menu');
+    const dialog = page.locator('.monaco-dialog-box');
+    const says = (await dialog.count()) > 0 ? await dialog.first().innerText() : 'no dialog';
+    throw new Error(`no menu on ${label}'s row after 3 tries (${says.replace(/\s+/g, ' ')}): ${String(missed)}`);
   }
   const labels = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
   await closeMenus(page);
   return labels;
+}
+
+/**
+ * Right-clicks `target` until `shown` (its menu, or an item of it) shows within 10 s, up to three times: a
+ * live refresh of the row (a countdown ticking, an agent's write) can lose a right-click, and a menu
+ * opened just before the row changed never gains the item. Undefined once shown; else the last wait's error.
+ */
+export async function rightClickUntil(page: Page, target: Locator, shown: Locator, what: string): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    await closeMenus(page);
+    await leaveHover(page);
+    await target.click({ button: 'right' });
+    try {
+      await shown.waitFor({ timeout: 10_000 });
+      return undefined;
+    } catch (err) {
+      if (attempt >= 3) return err ?? new Error(`no ${what}`);
+      console.log(`[menu] no ${what} on try ${attempt}: right-clicking again`);
+    }
+  }
 }
 
 /** Closes any open context menu (Escape until none shows; a menu left open would take the next click). */

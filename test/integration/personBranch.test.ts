@@ -28,6 +28,7 @@ import {
   openSpringfield,
   palette,
   root,
+  clickRow,
   row,
   rowShows,
   schedulerLog,
@@ -228,10 +229,8 @@ describe("A person's epic is built on its own branch: main and the person's chec
         // ticked again only while it still shows open (never toggled back).
         for (let attempt = 1; !ticked(); attempt++) {
           const box = row(there, item).locator('.custom-view-tree-node-item-checkbox');
-          if ((await box.getAttribute('aria-checked', { timeout: 15_000 })) !== 'true')
-            await box.click({ timeout: UI_MS });
-          // The mouse moves off the box, as a person's would: the box's "Checked" hover card would cover the next row's box.
-          await there.mouse.move(1200, 17);
+          // clickRow moves the pointer off first: the last box's "Checked" hover card would cover this row's box.
+          if ((await box.getAttribute('aria-checked', { timeout: 15_000 })) !== 'true') await clickRow(there, box);
           await eventually(`${item} ticked`, ticked, 8000).catch((err: unknown) => {
             if (attempt >= 3) throw err;
           });

@@ -5,7 +5,7 @@
 // Every scenario checks the store through the CLI and saves a screenshot under test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,9 @@ import {
   dismissNotification,
   inNotificationCenter,
   notification,
+  parkPointer,
   row,
+  screenshot,
   sfHere,
   UI_MS,
 } from './person.ts';
@@ -74,15 +76,6 @@ async function eventually(what: string, check: () => boolean, ms = 30_000): Prom
   }
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  const path = join(root, 'test-results', `${name}.png`);
-  mkdirSync(dirname(path), { recursive: true });
-  await page.mouse.move(1200, 17); // an empty spot of the title bar: no hover card over the view
-  await page.waitForTimeout(300);
-  await page.screenshot({ path });
-  assert.ok(statSync(path).size > 10_000, `${path} written`);
-}
-
 /** Waits until the active editor is the file at `path` (the window's title is its whole path: see openEditor below). */
 async function editorShows(page: Page, path: string): Promise<void> {
   await page
@@ -128,7 +121,7 @@ async function sidebarWidth(page: Page, width: number): Promise<void> {
   await page.mouse.down();
   await page.mouse.move(x + width - bar.width, y, { steps: 5 });
   await page.mouse.up();
-  await page.mouse.move(1200, 17);
+  await parkPointer(page);
 }
 
 /** The bit of the DOM the width measurement uses (the project's lib has no DOM types). */
