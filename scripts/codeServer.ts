@@ -430,7 +430,11 @@ function codeServerEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Proc
 
 const CODE_SERVER_VARS = new Set(['PORT', 'PASSWORD', 'HASHED_PASSWORD', 'GITHUB_TOKEN']);
 
-/** Settings that keep tours, tips and network calls out of the way of a test. */
+/**
+ * Settings that keep tours, tips and network calls out of the way of a test. VS Code finds ports to
+ * forward in the terminals' output, not by listing every process's sockets every few seconds (its
+ * default in a remote window: 4 CPU-s a minute in an idle session's extension host; docs/development.md).
+ */
 const QUIET_SETTINGS = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
@@ -442,6 +446,7 @@ const QUIET_SETTINGS = {
   'update.mode': 'none',
   'chat.disableAIFeatures': true,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'remote.autoForwardPortsSource': 'output',
 };
 
 async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
