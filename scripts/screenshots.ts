@@ -18,12 +18,12 @@ export const PICTURES: readonly Picture[] = [
   {
     file: 'screenshot-scheduler.png',
     from: 'demo-scheduler-parallel.png',
-    test: 'test/integration/demoScheduler.test.ts',
+    test: 'test/integration/demoWalk.test.ts',
   },
   {
     file: 'screenshot-dashboard.png',
     from: 'demo-scheduler-dashboard.png',
-    test: 'test/integration/demoScheduler.test.ts',
+    test: 'test/integration/demoWalk.test.ts',
   },
   { file: 'screenshot-approval.png', from: 'ui-approve-plan.png', test: 'test/integration/ui.test.ts' },
   {
