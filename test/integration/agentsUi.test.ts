@@ -1,17 +1,20 @@
 // A person at a real VS Code (code-server + Debian Chromium) configures the agents from the Agents
 // view: the quick pick lists the presets and the demo agents, the choice (with the preset a role
 // falls back to while it is limited) lands in .springfield/config.json (other settings kept), and "config.json template" opens the file; with no
-// verification configured, the repository's test command is proposed and written once confirmed.
+// verification configured, the repository's test command is proposed and written once confirmed. And
+// a preset's usage limit: with Claude Code playing every role and opencode as Ralph's fallback, and
+// Claude's limit met on this host, the status bar says "Claude limited until HH:MM" and its tooltip
+// names each role and the preset it runs on meanwhile (docs/agents.md, "Usage limits").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
-import { findPreset } from '../../src/core/index.ts';
-import { ensureCli, makeRepo, PROJECT_ROOT, type Repo } from '../helpers/gitRepo.ts';
+import { clock, findPreset, recordLimit } from '../../src/core/index.ts';
+import { ensureCli, makeRepo, PROJECT_ROOT, type Repo, testStateHome } from '../helpers/gitRepo.ts';
 import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
-import { UI_MS } from './person.ts';
+import { cli, UI_MS } from './person.ts';
 
 async function screenshot(page: Page, name: string): Promise<void> {
   const path = join(PROJECT_ROOT, 'test-results', `${name}.png`);
@@ -102,7 +105,12 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
       mkdirSync(dirname(config));
       writeFileSync(config, JSON.stringify({ verification: [['npm', 'test']], maxParallelAgents: 4 }));
       await ensureCodeServer();
-      session = await openEditor({ extensionPath: PROJECT_ROOT, workspace: repo.root });
+      // The CLI's state folder is the editor's too: a usage limit met on this host shows in both.
+      session = await openEditor({
+        extensionPath: PROJECT_ROOT,
+        workspace: repo.root,
+        env: { XDG_STATE_HOME: testStateHome() },
+      });
       page = session.page;
       await clickSpringfieldIcon(page);
       await page.locator('.part.sidebar .pane-header', { hasText: 'Agents' }).waitFor({ timeout: UI_MS });
@@ -235,6 +243,41 @@ describe('Configure agents… as a person uses it (code-server + Chromium)', () 
       assert.deepEqual((JSON.parse(readFileSync(config, 'utf8')) as { verification: string[][] }).verification, [
         ['npm', 'test'],
       ]);
+    },
+  );
+
+  test(
+    "Claude Code on every role, opencode as Ralph's fallback, Claude's limit met on this host: the status bar says until when, its tooltip what each role runs on",
+    { timeout: 6 * UI_MS },
+    async () => {
+      await page.keyboard.press('Escape');
+      cli(repo.root, ['agents', 'use', 'claude']);
+      cli(repo.root, ['agents', 'use', 'claude', '--role', 'ralph', '--fallback', 'opencode']);
+      const until = new Date(Date.now() + 2 * 3600_000).toISOString();
+      recordLimit(
+        { XDG_STATE_HOME: testStateHome() },
+        'claude',
+        { message: 'usage limit reached', resetAt: until },
+        null,
+      );
+      // The scheduler records a limit when a run ends on it, a write to the store the editor follows;
+      // here an epic's creation is that write.
+      cli(repo.root, ['epic', 'create', 'Write the docs']);
+      // "HH:MM", with the date before it when the reset falls on another day than the editor's now.
+      const at = `(?:\\d{4}-\\d\\d-\\d\\d )?${clock(until, new Date(until))}`;
+      const item = page.locator('.part.statusbar .statusbar-item', {
+        hasText: new RegExp(`Claude limited until ${at}`),
+      });
+      await item.waitFor({ timeout: UI_MS });
+      await item.hover();
+      const hover = page.locator('.workbench-hover-container, .monaco-hover', {
+        hasText: 'Ralph: claude limited until',
+      });
+      await hover.first().waitFor({ timeout: UI_MS });
+      const shown = await hover.first().innerText();
+      assert.match(shown, new RegExp(`Lisa: claude limited until ${at}; no fallback free, waits`));
+      assert.match(shown, new RegExp(`Ralph: claude limited until ${at}; runs on opencode meanwhile`));
+      await screenshot(page, 'ui-usage-limit-status-bar');
     },
   );
 });
