@@ -19,6 +19,7 @@ import {
   clickNotification,
   clickRow,
   dismissNotification,
+  eventually,
   inNotificationCenter,
   notification,
   parkPointer,
@@ -65,15 +66,6 @@ function step(cwd: string, plan: string, anchor: string): Step {
   const found = shown?.steps.flatMap((s) => [s, ...s.substeps]).find((s) => s.anchor === anchor);
   assert.ok(found, `${plan}#${anchor} in springfield show`);
   return found;
-}
-
-// Generous bounds: a wait ends as soon as its condition holds; the bound only names a store or a view that never follows.
-async function eventually(what: string, check: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`${what}: not in the store within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Waits until the active editor is the file at `path` (the window's title is its whole path: see openEditor below). */
