@@ -20,6 +20,7 @@ import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { prepareSchedulerDemo, type SchedulerDemo } from '../../scripts/demoScheduler.ts';
+import type { RunView } from '../../src/core/index.ts';
 import { runningApp } from '../../src/core/orchestrate/apps.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import {
@@ -74,19 +75,9 @@ const r = spawnSync(agent[0], agent.slice(1), { stdio: 'inherit' });
 process.exit(r.status ?? 1);
 `;
 
-interface Run {
-  id: number;
-  epic_id: string;
-  role: string;
-  status: string;
-  started_at: string;
-  ended_at: string | null;
-  exit_code: number | null;
-}
-
 /** Two runs of different epics that were under way at the same moment. */
-function overlapping(all: readonly Run[]): [Run, Run] | undefined {
-  const end = (r: Run) => (r.ended_at ? Date.parse(r.ended_at) : Infinity);
+function overlapping(all: readonly RunView[]): [RunView, RunView] | undefined {
+  const end = (r: RunView) => (r.ended_at ? Date.parse(r.ended_at) : Infinity);
   for (const a of all)
     for (const b of all) {
       if (
@@ -141,7 +132,7 @@ describe('The demo walked as a person, one session from Start scheduler to Stop 
   const errors: string[] = [];
   const show = (id: string): Shown => cli<Shown>(demo.root, ['epic', 'show', id]);
   const epics = (): string[] => [work.orders, work.wishlist, work.refunds, work.giftCards, demo.epics.search];
-  const runs = (): Run[] => cli<{ runs: Run[] }>(demo.root, ['runs']).runs;
+  const runs = (): RunView[] => cli<{ runs: RunView[] }>(demo.root, ['runs']).runs;
 
   /**
    * Takes the screenshot, then holds every epic's row to `epic show` read at that moment, read again
