@@ -1,7 +1,7 @@
 // The editor's "Install 'springfield' command in PATH" and its removal (src/extension/cliOnPath.ts),
 // on real files in a temporary home: the wrapper, the link into ~/.local/bin or ~/bin, what is not
 // ours left alone, folders others could have planted refused. The in-host run of the command is
-// test/integration/cliOnPath.test.ts.
+// test/integration/trustAndPath.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {

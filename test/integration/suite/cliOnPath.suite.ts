@@ -2,7 +2,7 @@
 // extension's wrapper into ~/.local/bin of the HOME the editor was given (on its login shell's PATH),
 // the linked command runs `springfield --version` outside the editor, a second install leaves it,
 // and "Uninstall" removes it; a `springfield` of the user's own is left alone by both.
-// Bundled by cliOnPath.test.ts, which bakes the fixture into SUITE_FIXTURE.
+// Run by trustAndPath.suite.ts, bundled by trustAndPath.test.ts (the fixture in SUITE_FIXTURE).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ function springfield(args: string[], path: string): string {
   return execFileSync('springfield', args, { env: { ...env, PATH: path }, encoding: 'utf8' }).trim();
 }
 
-/** Entry point called by the smoke-test driver. */
+/** Called by trustAndPath.suite.ts, in the extension host. */
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension('springfield.springfield');
   assert.ok(ext, 'springfield.springfield is loaded as a development extension');

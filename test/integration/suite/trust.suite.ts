@@ -1,6 +1,6 @@
 // Runs inside the real extension host (code-server): a repository whose .vscode/settings.json turns
 // the scheduler on and names its own commands and worktree folder. None of it counts.
-// Bundled by trust.test.ts, which bakes the fixture into SUITE_FIXTURE.
+// Run by trustAndPath.suite.ts, bundled by trustAndPath.test.ts (the fixture in SUITE_FIXTURE).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -37,7 +37,7 @@ function cli<T>(args: string[]): T {
   return JSON.parse(execFileSync(fx.node, [fx.cli, ...args, '--json'], { cwd: fx.root, env, encoding: 'utf8' })) as T;
 }
 
-/** Entry point called by the smoke-test driver. */
+/** Called by trustAndPath.suite.ts, in the extension host. */
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension<{ api: Api }>('springfield.springfield');
   assert.ok(ext, 'springfield.springfield is loaded as a development extension');
