@@ -4,7 +4,7 @@
 // inside, the README's images are HTTPS (vsce rewrites the relative ones against the repository),
 // the demo agents ship, and no dev-only file does; each platform's carries the same files but only
 // its own better-sqlite3 build, and its manifest names its platform. The release script's dry run
-// checks them and prints the publishing commands. test/integration/vsix.test.ts installs this
+// checks them and prints the publishing commands. test/integration/ui.test.ts installs this
 // machine's platform package into code-server.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,15 +1,20 @@
 // Runs extension code inside a real VS Code (code-server) driven by Debian's Chromium through playwright-core.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import {
   cleanEnv,
+  ensureCodeServer,
+  node24,
   remoteUri,
   startCodeServer,
   workbenchUrl,
   type RunningCodeServer,
 } from '../../scripts/codeServer.ts';
+import { hostTarget, platformVsix } from '../../scripts/vsixTargets.ts';
 
 const CHROMIUM = process.env.SPRINGFIELD_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -156,12 +161,15 @@ export async function runExtensionSuite(options: SuiteOptions): Promise<SuiteRes
 }
 
 /**
- * Opens the workbench at `workspace` for UI tests, with `extensionPath` installed as a person has it
- * (linked into the extensions folder, no test driver: notifications show as toasts). `env` goes to
+ * Opens the workbench at `workspace` for UI tests, with the extension installed as a person has it
+ * (linked from `extensionPath`, or in `extensionsDir`; no test driver: notifications show as toasts). `env` goes to
  * code-server and so the extension host (e.g. XDG_STATE_HOME shared with the CLI).
  */
 export async function openEditor(options: {
-  extensionPath: string;
+  /** The extension's folder, linked into the extensions folder (a development build)… */
+  extensionPath?: string;
+  /** …or an extensions folder it is installed in (installPlatformVsix). */
+  extensionsDir?: string;
   workspace: string;
   theme?: 'dark' | 'light';
   width?: number;
@@ -177,7 +185,8 @@ export async function openEditor(options: {
   };
   const server = await startCodeServer({
     folder: options.workspace,
-    installedExtensionPath: options.extensionPath,
+    ...(options.extensionPath ? { installedExtensionPath: options.extensionPath } : {}),
+    ...(options.extensionsDir ? { extensionsDir: options.extensionsDir } : {}),
     settings,
     ...(options.env ? { env: options.env } : {}),
   });
@@ -238,4 +247,49 @@ function tail(lines: string[], count = 40): string {
  */
 export async function clickSpringfieldIcon(page: Page, timeout = WORKBENCH_TIMEOUT_MS): Promise<void> {
   await page.locator('.activitybar li.action-item:has(> [aria-label^="Springfield"])').first().click({ timeout });
+}
+
+/** This machine's VSIX, installed as the Marketplace or Open VSX would install it (installPlatformVsix). */
+export interface InstalledVsix {
+  readonly target: string;
+  /** The extensions folder it is installed in: start code-server with it (openEditor's `extensionsDir`). */
+  readonly extensionsDir: string;
+  /** What `--install-extension` printed. */
+  readonly output: string;
+}
+
+/**
+ * Builds this machine's platform VSIX with `npm run package`'s script (scripts/package.ts --target,
+ * no bypass) under `work`, and installs it with code-server's `--install-extension` into an
+ * extensions folder of its own there. Null where no VSIX is built for this platform.
+ */
+export async function installPlatformVsix(work: string): Promise<InstalledVsix | null> {
+  const target = hostTarget();
+  if (!target) return null;
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  execFileSync(process.execPath, [join(root, 'scripts', 'package.ts'), '--target', target, '--out', work], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+  const extensionsDir = join(work, 'extensions');
+  const home = join(work, 'install-home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+  const entry = await ensureCodeServer();
+  const output = execFileSync(
+    node24(),
+    [
+      entry,
+      '--config',
+      join(home, 'config.yaml'),
+      '--user-data-dir',
+      join(home, 'data'),
+      '--extensions-dir',
+      extensionsDir,
+      '--install-extension',
+      platformVsix(work, target),
+    ],
+    { encoding: 'utf8', env: cleanEnv({ XDG_DATA_HOME: join(home, 'xdg'), XDG_CONFIG_HOME: join(home, 'xdg') }) },
+  );
+  return { target, extensionsDir, output };
 }

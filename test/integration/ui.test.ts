@@ -1,18 +1,27 @@
-// A person at a real VS Code (code-server + Debian Chromium, the extension installed as a user has
-// it): claims a step, ticks a box, watches the CLI's writes arrive, approves and sends back a plan,
+// A person at a real VS Code (code-server + Debian Chromium) with the extension installed as a user
+// has it: this machine's platform VSIX, built by `npm run package` and installed with
+// --install-extension (where none is built for the platform, the development build, linked). The
+// person claims a step, ticks a box, watches the CLI's writes arrive, approves and sends back a plan,
 // starts an approved epic from Claim next step, sends a signal back to Ralph with a note and accepts
 // another after a confirmation.
 // Every scenario checks the store through the CLI and saves a screenshot under test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { buildDemoRepo, CLI, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
-import { clickSpringfieldIcon, openEditor, type EditorSession } from './harness.ts';
+import { hostTarget, VSIX_TARGETS } from '../../scripts/vsixTargets.ts';
+import {
+  clickSpringfieldIcon,
+  installPlatformVsix,
+  openEditor,
+  type EditorSession,
+  type InstalledVsix,
+} from './harness.ts';
 import {
   allNotifications,
   cli,
@@ -185,6 +194,7 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
   let docs: string;
   let session: EditorSession;
   let page: Page;
+  let installed: InstalledVsix | null = null;
 
   before(
     async () => {
@@ -232,8 +242,9 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
         'bart',
       );
       await ensureCodeServer();
+      installed = await installPlatformVsix(join(base, 'vsix'));
       session = await openEditor({
-        extensionPath: root,
+        ...(installed ? { extensionsDir: installed.extensionsDir } : { extensionPath: root }),
         workspace: demo.root,
         // The window's title names the active editor's file by its whole path (editorShows).
         settings: { 'window.title': '${activeEditorLong}' },
@@ -249,6 +260,23 @@ describe('Springfield as a person uses it (code-server + Chromium)', () => {
     await session?.close();
     if (base) rmSync(base, { recursive: true, force: true });
   });
+
+  test(
+    "this machine's VSIX installed with code-server's --install-extension, carrying only its own better-sqlite3 build; the view reads the store through it",
+    { timeout: 60_000, skip: hostTarget() ? false : `no VSIX is built for ${process.platform}-${process.arch}` },
+    async () => {
+      assert.ok(installed, 'installed in before');
+      assert.match(installed.output, /was successfully installed/);
+      const folders = readdirSync(installed.extensionsDir).filter((d) => d.startsWith('springfield.'));
+      assert.equal(folders.length, 1, folders.join(', '));
+      const prebuilds = join(installed.extensionsDir, folders[0] ?? '', 'node_modules', 'better-sqlite3', 'prebuilds');
+      const own = VSIX_TARGETS.find((p) => p.target === installed?.target)?.prebuild;
+      assert.deepEqual(readdirSync(prebuilds), [`${own}.node`], "only this platform's build is installed");
+      // No build step: the view shows the demo's epics, read through that build.
+      await row(page, 'Add a caching layer').waitFor({ timeout: UI_MS });
+      await screenshot(page, 'vsix-installed');
+    },
+  );
 
   test(
     'At a 300 px sidebar each row shows its title and the fact that matters; Needs you lists what waits, counted in the status bar and the badge',
