@@ -1,4 +1,8 @@
-// Proves the integration harness against a throwaway extension: a passing suite, a failing one, and a screenshot.
+// Proves the integration harness against a throwaway extension: a suite that gets past its checks
+// that the extension loaded and activated and the workspace is open, then fails at its command's
+// answer, is reported as failed with that assertion in the logs; openEditor shows the extension and
+// runs its command. That a passing suite exits 0 having run to its end is checked by every in-host
+// test of its own suite on Springfield (trustAndPath, extensionHost, agentTools, postgresEditor).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -73,7 +77,6 @@ function makeFixture(): Fixture {
     ),
   );
   writeFileSync(join(extensionPath, 'extension.js'), EXTENSION_JS);
-  writeFileSync(join(extensionPath, 'suite.js'), suiteJs('hello suite'));
   writeFileSync(join(extensionPath, 'failingSuite.js'), suiteJs('this answer is wrong'));
   return { base, extensionPath, workspace };
 }
@@ -97,21 +100,6 @@ describe('integration harness (real VS Code via code-server)', () => {
   );
 
   after(() => rmSync(fixture.base, { recursive: true, force: true }));
-
-  test('a passing suite exits 0', { timeout: 600_000 }, async () => {
-    const started = Date.now();
-    const result = await runExtensionSuite({
-      extensionPath: fixture.extensionPath,
-      suitePath: join(fixture.extensionPath, 'suite.js'),
-      workspace: fixture.workspace,
-    });
-    assert.equal(result.code, 0, result.logs.join('\n'));
-    assert.ok(
-      result.logs.some((line) => line.includes('harness-probe suite finished')),
-      'the suite ran inside the extension host',
-    );
-    process.stderr.write(`passing suite took ${Date.now() - started} ms\n`);
-  });
 
   test('a failing suite exits non-zero and its assertion reaches the logs', { timeout: 600_000 }, async () => {
     const result = await runExtensionSuite({
