@@ -3,8 +3,11 @@
 // worktrees) show a conflict ahead on their rows, naming the other epic and the file; a third epic
 // whose runs spent $20.40 against a $20 budget is paused — its row says so with the spend, its card
 // shows the spend against the budget and the message, the day's spend is a figure, and Needs you
-// offers Raise budget…. The repository is prepared with the CLI and the store, as the scheduler
-// would leave it; screenshots under test-results/.
+// offers Raise budget…. Beside them, the scripted two-epic history of test/helpers/statsHistory.ts,
+// dated two days before (so today's spend stays this repository's), shows in the dashboard's Stats view
+// as three charts with the numbers behind them, each reachable from the keyboard; none of the three
+// epics above has a merged step or a review, so the charts are the history's alone. The repository is
+// prepared with the CLI and the store, as the scheduler would leave it; screenshots under test-results/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +16,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { CLI } from '../../scripts/demoRepo.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import { openStore } from '../../src/core/store/index.ts';
 import { sqliteStore } from '../../src/core/store/sqlite/sqliteStore.ts';
+import { script } from '../helpers/statsHistory.ts';
 import { clearOfUtcMidnight } from '../helpers/utcDay.ts';
 import { openEditor, type EditorSession } from './harness.ts';
 import {
@@ -113,6 +119,10 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
       );
       await store.applyEpicEvent(ids.search as string, 'budget_exhausted', actor, 'budget_exhausted: $20.40 of $20');
       store.close();
+      const clock = new ManualClock(Date.now() - 2 * 86_400_000);
+      const history = openStore({ location: join(repo, '.springfield', 'state.db'), ifMissing: 'create', clock });
+      await script(history, clock);
+      await history.close();
       assert.equal(cli<{ status: string }>(repo, ['epic', 'show', ids.search as string]).status, 'blocked');
       assert.deepEqual(
         cli<{ conflicts_ahead: { with: string }[] }>(repo, ['epic', 'show', ids.users as string]).conflicts_ahead.map(
@@ -237,6 +247,55 @@ describe('Conflicts ahead and a paused epic, at 300 px (code-server + Chromium)'
         ['in_progress', { spent: 20.4, limit: 30, limit_from: 'epic' }],
       );
       await rowShows(page, 'Search index', ['in progress']);
+    },
+  );
+  test(
+    'the Stats view: three charts with their numbers; each is focusable and says what it shows',
+    { timeout: 120_000 },
+    async () => {
+      await row(page, 'Guide').waitFor({ timeout: UI_MS });
+      await epicsTitleAction(page, 'Open dashboard');
+      const frame = webview(page);
+      const charts = frame.locator('.stats .chart');
+      await charts.first().waitFor({ timeout: UI_MS });
+      assert.equal(await charts.count(), 3);
+      assert.deepEqual(await frame.locator('.stats .chart figcaption').allInnerTexts(), [
+        'Cost per merged step, by preset and week',
+        'First-pass review acceptance, by preset and kind of step',
+        'Sessions per merged step, by preset (line: the seed’s steps + 2 per epic)',
+      ]);
+      assert.equal(
+        await frame.locator('.stats .chart circle.chart-dot').count(),
+        2,
+        'one point per preset: both merged the same week',
+      );
+      assert.equal(
+        await frame.locator('.stats .chart rect.chart-bar').count(),
+        4,
+        'two acceptance bars, two session bars',
+      );
+      const acceptance = charts.nth(1);
+      await acceptance.focus();
+      assert.equal(
+        await acceptance.getAttribute('aria-label'),
+        'First-pass review acceptance, by preset and kind of step: claude on docs 2/2, codex on code 0/1',
+      );
+      assert.equal(await frame.locator('.chart:focus').count(), 1, 'the chart holds the keyboard focus');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await acceptance.locator('tbody tr').allInnerTexts(), [
+        'claude\tdocs\t2/2\t100%',
+        'codex\tcode\t0/1\t0%',
+      ]);
+      const fill = await acceptance
+        .locator('rect.chart-bar')
+        .first()
+        .evaluate(
+          (r) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(r).fill,
+        );
+      assert.notEqual(fill, 'rgb(0, 0, 0)', `the bar takes a theme chart colour (${fill})`);
+      await frame.locator('.stats').scrollIntoViewIfNeeded();
+      await screenshot(page, 'dashboard-stats-dark');
     },
   );
 });
