@@ -4,11 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
-import { build } from 'esbuild';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
 import { assertOk, CLI_PATH, ensureCli, makeRepo, PROJECT_ROOT, runJson, type Repo } from '../helpers/gitRepo.ts';
-import { runExtensionSuite } from './harness.ts';
+import { bundleSuite, runExtensionSuite } from './harness.ts';
 
 const PLAN = 'plans/tools.md';
 
@@ -41,18 +39,7 @@ describe('language-model tools in the extension host (real VS Code via code-serv
         epic,
         plan: PLAN,
       };
-      suitePath = join(repo.tmp, 'agentTools.suite.cjs');
-      await build({
-        entryPoints: [join(PROJECT_ROOT, 'test', 'integration', 'suite', 'agentTools.suite.ts')],
-        outfile: suitePath,
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node20',
-        external: ['vscode'],
-        define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
-        logLevel: 'silent',
-      });
+      suitePath = await bundleSuite('agentTools', fixture, repo.tmp);
       await ensureCodeServer();
     },
     { timeout: 15 * 60_000 },

@@ -6,10 +6,9 @@ import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { buildDemoRepo, CLI, sf, type DemoRepo } from '../../scripts/demoRepo.ts';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
-import { runExtensionSuite } from './harness.ts';
+import { bundleSuite, runExtensionSuite } from './harness.ts';
 import { sfHere } from './person.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -47,18 +46,7 @@ describe('extension host integration suite (real VS Code via code-server)', () =
         epics: demo.epics,
         loosePlan: LOOSE_PLAN,
       };
-      suitePath = join(base, 'extension.suite.cjs');
-      await build({
-        entryPoints: [join(root, 'test', 'integration', 'suite', 'extension.suite.ts')],
-        outfile: suitePath,
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node20',
-        external: ['vscode'],
-        define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
-        logLevel: 'silent',
-      });
+      suitePath = await bundleSuite('extension', fixture, base);
       await ensureCodeServer();
     },
     { timeout: 15 * 60_000 },

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import {
   cleanEnv,
@@ -105,6 +106,27 @@ export async function launchBrowser(width = 1400, height = 900): Promise<Browser
     rmSync(profile, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Bundles test/integration/suite/<name>.suite.ts for the extension host into `outDir`, with `fixture`
+ * baked in as SUITE_FIXTURE (the suite's paths and ids); returns the bundle, runExtensionSuite's `suitePath`.
+ */
+export async function bundleSuite(name: string, fixture: unknown, outDir: string): Promise<string> {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const outfile = join(outDir, `${name}.suite.cjs`);
+  await build({
+    entryPoints: [join(root, 'test', 'integration', 'suite', `${name}.suite.ts`)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
+    logLevel: 'silent',
+  });
+  return outfile;
 }
 
 /** Runs `suitePath` in the remote extension host with `extensionPath` under development; always stops code-server and Chromium. */

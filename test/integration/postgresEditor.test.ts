@@ -9,11 +9,10 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { CLI, sf } from '../../scripts/demoRepo.ts';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
 import { postgresForFile } from '../helpers/postgres.ts';
-import { runExtensionSuite } from './harness.ts';
+import { bundleSuite, runExtensionSuite } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PLAN = '# Plan: Shared\n\n## Step 1: One {#step-1}\n- [ ] a\n\n## Step 2: Two {#step-2}\n- [ ] b\n';
@@ -59,18 +58,7 @@ describe('the editor on PostgreSQL (real VS Code via code-server)', () => {
         SPRINGFIELD_AGENT: '',
       });
       const fixture = { node: realpathSync(process.execPath), cli: CLI, root: repo, other, url };
-      suitePath = join(base, 'postgresEditor.suite.cjs');
-      await build({
-        entryPoints: [join(root, 'test', 'integration', 'suite', 'postgresEditor.suite.ts')],
-        outfile: suitePath,
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node20',
-        external: ['vscode'],
-        define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
-        logLevel: 'silent',
-      });
+      suitePath = await bundleSuite('postgresEditor', fixture, base);
       await ensureCodeServer();
     },
     { timeout: 15 * 60_000 },

@@ -12,10 +12,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { CLI, sf } from '../../scripts/demoRepo.ts';
 import { cleanEnv, ensureCodeServer } from '../../scripts/codeServer.ts';
-import { runExtensionSuite, type SuiteResult } from './harness.ts';
+import { bundleSuite, runExtensionSuite, type SuiteResult } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PLAN = '# Plan: Quiet\n\n## Step 1: Nothing to see {#step-1}\n**Tasks:**\n- [ ] Wait\n';
@@ -84,18 +83,7 @@ describe('workspace settings and the command on PATH (real VS Code via code-serv
         home,
         version,
       };
-      const suitePath = join(base, 'trustAndPath.suite.cjs');
-      await build({
-        entryPoints: [join(root, 'test', 'integration', 'suite', 'trustAndPath.suite.ts')],
-        outfile: suitePath,
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node20',
-        external: ['vscode'],
-        define: { SUITE_FIXTURE: JSON.stringify(JSON.stringify(fixture)) },
-        logLevel: 'silent',
-      });
+      const suitePath = await bundleSuite('trustAndPath', fixture, base);
       await ensureCodeServer();
       result = await runExtensionSuite({
         extensionPath: root,
