@@ -1,52 +1,27 @@
 // Runs test/integration/suite/extension.suite.ts inside a real extension host (code-server) against
-// the demo repository plus one loose plan, so that exactly one plan has a ready step.
+// the demo repository plus one loose plan, so that exactly one plan has a ready step (extensionSuite.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildDemoRepo, CLI, sf, type DemoRepo } from '../../scripts/demoRepo.ts';
+import { CLI } from '../../scripts/demoRepo.ts';
 import { ensureCodeServer } from '../../scripts/codeServer.ts';
-import { bundleSuite, runExtensionSuite } from './harness.ts';
-import { sfHere } from './person.ts';
+import { prepareExtensionSuite } from './extensionSuite.ts';
+import { runExtensionSuite } from './harness.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const LOOSE_PLAN = 'plans/notes.md';
-const NOTES = `# Plan: Release notes
-
-## Step 1: Draft notes {#step-1}
-**Tasks:**
-- [ ] List changes
-- [ ] Thank contributors
-
-## Step 2: Publish {#step-2}
-**Depends on:** #step-1
-**Tasks:**
-- [ ] Post it
-`;
-
 describe('extension host integration suite (real VS Code via code-server)', () => {
   let base: string;
-  let demo: DemoRepo;
+  let workspace: string;
   let suitePath: string;
 
   before(
     async () => {
       assert.ok(existsSync(join(root, 'dist', 'extension.cjs')) && existsSync(CLI), 'build first: node esbuild.mjs');
       base = mkdtempSync(join(tmpdir(), 'springfield-exthost-'));
-      demo = buildDemoRepo(base, sfHere);
-      writeFileSync(join(demo.root, LOOSE_PLAN), NOTES);
-      sf(demo.root, ['init', LOOSE_PLAN], { SPRINGFIELD_AGENT: '' });
-      const fixture = {
-        node: realpathSync(process.execPath),
-        cli: CLI,
-        root: demo.root,
-        epicWorktrees: demo.epicWorktrees,
-        epics: demo.epics,
-        loosePlan: LOOSE_PLAN,
-      };
-      suitePath = await bundleSuite('extension', fixture, base);
+      ({ workspace, suitePath } = await prepareExtensionSuite(base));
       await ensureCodeServer();
     },
     { timeout: 15 * 60_000 },
@@ -64,7 +39,7 @@ describe('extension host integration suite (real VS Code via code-server)', () =
       const result = await runExtensionSuite({
         extensionPath: root,
         suitePath,
-        workspace: demo.root,
+        workspace,
       });
       const suiteLines = result.logs.filter((l) => l.includes('springfield-suite'));
       if (result.code !== 0)
