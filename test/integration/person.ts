@@ -74,6 +74,25 @@ export async function leaveHover(page: Page): Promise<void> {
   }
 }
 
+/**
+ * Right-clicks `target`. A hover card can come up over it even after leaveHover, when the tree refreshes
+ * and another row moves under the pointer Playwright has just moved (a fresh-clone run failed so: the
+ * card of the row above took the right-click until the timeout, the pointer resting under it). So each
+ * try is short, and between tries the pointer leaves and the card goes; `timeout` bounds them all.
+ */
+export async function rightClick(page: Page, target: Locator, timeout: number): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      await target.click({ button: 'right', timeout: Math.min(5_000, timeout) });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await leaveHover(page);
+    }
+  }
+}
+
 /** Clicks a sidebar row, or a part of one (its twistie, its checkbox): `leaveHover` first, so no hover card left showing takes the click. */
 export async function clickRow(page: Page, target: Locator, timeout = UI_MS): Promise<void> {
   await leaveHover(page);
@@ -290,7 +309,7 @@ export async function contextAction(
     await leaveHover(page);
     if (await page.locator('.context-view p, .context-view .monaco-hover, .context-view .action-label').count())
       await page.keyboard.press('Escape');
-    await target.click({ button: 'right', timeout });
+    await rightClick(page, target, timeout);
     const item = page.locator('.context-view .action-label', { hasText: action }).first();
     await item.waitFor({ timeout });
     // The mouse first, as a person would; if that did not take (a loaded machine), the keyboard.
@@ -349,7 +368,7 @@ export async function rightClickUntil(page: Page, target: Locator, shown: Locato
   for (let attempt = 1; ; attempt++) {
     await closeMenus(page);
     await leaveHover(page);
-    await target.click({ button: 'right' });
+    await rightClick(page, target, UI_MS);
     try {
       await shown.waitFor({ timeout: 10_000 });
       return undefined;
