@@ -80,7 +80,7 @@ export async function leaveHover(page: Page): Promise<void> {
  * card of the row above took the right-click until the timeout, the pointer resting under it). So each
  * try is short, and between tries the pointer leaves and the card goes; `timeout` bounds them all.
  */
-export async function rightClick(page: Page, target: Locator, timeout: number): Promise<void> {
+async function rightClick(page: Page, target: Locator, timeout: number): Promise<void> {
   const deadline = Date.now() + timeout;
   for (;;) {
     try {
